@@ -1,0 +1,26 @@
+import type { MessageRecord, MediaBlob } from '../domain/message.js';
+import type { CallLinkType, PresenceRequest, SendRequest } from '../domain/outgoing.js';
+
+/**
+ * Sending (spec 4.2, 4.3) and media download (4.4). The server validates the body, resolves media and
+ * quoted messages and stores the returned record; the adapter maps the request onto its protocol.
+ */
+export interface MessagingCapability {
+  /**
+   * Sends one message. Answers its record with `status: 'PENDING'`; later delivery statuses arrive as
+   * `message.status` events. Throws ConflictError when not connected, CapabilityNotSupportedError when
+   * this channel cannot send `request.content.type` (see {@link MessagingCapability.supports}).
+   */
+  send(request: SendRequest): Promise<MessageRecord>;
+  /** True when `send` handles this content type. Unsupported types answer 422 before any I/O. */
+  supports(type: SendRequest['content']['type']): boolean;
+  /** Sends a chat presence (typing, recording, …). */
+  sendPresence(request: PresenceRequest): Promise<void>;
+  /** Creates a call link without sending it (spec 4.2 `/create-call-link`). Absent where unsupported. */
+  createCallLink?(type: CallLinkType): Promise<string>;
+  /**
+   * Downloads the media of a received message that the server has not stored. Answers null when the
+   * message has no media.
+   */
+  downloadMedia?(record: MessageRecord): Promise<MediaBlob | null>;
+}

@@ -1,0 +1,101 @@
+import type { CapabilityGaps, ChannelCapabilities } from '../capabilities/index.js';
+import type { ChannelName } from '../domain/channel-name.js';
+import type { InstanceRecord, SocialLink } from '../domain/instance.js';
+import type { Logger } from '../logger.js';
+import type { Storage } from '../storage/storage.js';
+import type { EventSink } from './events.js';
+
+/**
+ * One channel connection of one instance. Adapters know nothing about HTTP routes or webhooks: they
+ * map capability calls onto their protocol and emit normalized events.
+ */
+export interface ChannelAdapter {
+  readonly channel: ChannelName;
+  /** What this adapter can do; absent members answer 422. */
+  readonly capabilities: ChannelCapabilities;
+  /** Optional reasons for absent capabilities, shown in the 422 message. */
+  readonly capabilityGaps?: CapabilityGaps;
+  /**
+   * Closes sockets and timers without logging out (server shutdown, instance unload). Idempotent.
+   */
+  stop(): Promise<void>;
+}
+
+/** What the server gives a driver to create an adapter for one instance. */
+export interface ChannelContext {
+  /** Instance key. Never log it. */
+  readonly instanceKey: string;
+  /** Current instance record (re-read on every call; settings change at run time). */
+  instance(): Promise<InstanceRecord>;
+  /** Emits a normalized event; the server stamps, stores and routes it to webhooks. */
+  emit: EventSink;
+  storage: Storage;
+  /** Logger bound to the instance (its key redacted to a short fingerprint). */
+  logger: Logger;
+}
+
+/**
+ * A channel driver: registered by a channel plugin, asked by the server for one adapter per
+ * instance (architecture: `ChannelDriver.create(instanceConfig, deps)`).
+ */
+export interface ChannelDriver {
+  /**
+   * The channel name this driver claims in configuration and at instance creation (`whatsapp`,
+   * `sandbox`, `instagram`, `messenger`). Two drivers claiming one name refuse to boot.
+   */
+  readonly name: string;
+  /** Wire channel it drives (the sandbox simulates `whatsapp`). */
+  readonly channel: ChannelName;
+  /** Main-channel drivers back an instance; social drivers link beside one (spec 1.6). */
+  readonly role: 'main' | 'social';
+  /** Creates the adapter of one instance. Must not do network I/O before `connect`. */
+  create(context: ChannelContext): ChannelAdapter | Promise<ChannelAdapter>;
+  /**
+   * Validates and normalizes driver-specific creation options of an instance (for example the
+   * sandbox phone number). Throws ValidationError naming the field.
+   */
+  instanceOptions?(input: Record<string, unknown>, existing: InstanceRecord[]): Record<string, unknown>;
+  /**
+   * Social drivers: validates link input (checking the token against the channel) and answers the
+   * link to store. Throws ValidationError or UpstreamError with a clear message.
+   */
+  link?(input: Record<string, unknown>): Promise<SocialLink>;
+  /** Extra routes mounted under `/<name>/…` (for example the sandbox scan and Meta webhook endpoints). */
+  routes?: DriverRoute[];
+  /** Releases driver-wide resources at shutdown. */
+  close?(): Promise<void>;
+}
+
+/** A raw HTTP route a driver contributes (for inbound webhooks or simulation controls). */
+export interface DriverRoute {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Express path, relative to `/<driver name>`. */
+  path: string;
+  /** Needs the raw body (for signature checks) instead of parsed JSON. */
+  rawBody?: boolean;
+  /** Needs the admin token. */
+  admin?: boolean;
+  summary: string;
+  handler(request: DriverRequest): Promise<DriverResponse>;
+}
+
+/** The framework-neutral request a driver route receives. */
+export interface DriverRequest {
+  params: Record<string, string>;
+  query: Record<string, string | undefined>;
+  headers: Record<string, string | undefined>;
+  /** Parsed JSON, or undefined with `rawBody`. */
+  body: unknown;
+  rawBody?: Buffer;
+  /** Looks up an instance adapter by key (404 when unknown). */
+  adapter(instanceKey: string, channel?: ChannelName): Promise<ChannelAdapter>;
+  /** Every instance record (social drivers find the instance of an inbound account id). */
+  instances(): Promise<InstanceRecord[]>;
+}
+
+/** The answer of a driver route; `body` is sent as JSON unless it is a string. */
+export interface DriverResponse {
+  status: number;
+  body?: unknown;
+  contentType?: string;
+}

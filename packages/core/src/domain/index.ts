@@ -1,0 +1,5 @@
+export * from './channel-name.js';
+export * from './instance.js';
+export * from './message.js';
+export * from './resources.js';
+export * from './outgoing.js';

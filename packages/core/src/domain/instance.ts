@@ -1,0 +1,111 @@
+import type { SocialChannelName } from './channel-name.js';
+
+/** Webhook settings of an instance (spec 2.2), written with `PUT /{key}/instance`. */
+export interface WebhookSettings {
+  /** Master switch: nothing is delivered while false. */
+  allowWebhook: boolean;
+  /** `all`, or a comma-separated list of phone numbers (digits) whose events are forwarded. */
+  allowNumber: string;
+  /** `native`, `meta` or `both`. */
+  webhookFormat: WebhookFormatName;
+  /** Default URL, used for every event type whose own URL is empty. */
+  webhookMessage: string;
+  webhookGroup: string;
+  webhookConnection: string;
+  webhookQrCode: string;
+  webhookMessageFromMe: string;
+  webhookHistory: string;
+}
+
+/** Webhook format selector of spec 2.2 / 9.2. */
+export type WebhookFormatName = 'native' | 'meta' | 'both';
+
+/** Behaviour toggles of an instance (spec 2.1), written with `PATCH /{key}/instance`. */
+export interface InstanceFlags {
+  receiveStatusMessage: boolean;
+  saveMedia: boolean;
+  receivePresence: boolean;
+  markMessages: boolean;
+  permission: number;
+  blocked: boolean;
+}
+
+/** The connected account (spec 2.1 `instance.user`). */
+export interface AccountUser {
+  /** Account JID, `<number>@s.whatsapp.net` on the main channel. */
+  id: string;
+  /** Account LID, ends with `@lid`. */
+  lid?: string;
+  name?: string;
+  imageProfile?: string;
+}
+
+/** Business profile of the account (spec 2.1). */
+export interface BusinessProfile {
+  wid?: string;
+  description?: string;
+  website?: string[];
+  category?: string;
+}
+
+/** Health of an instance (spec 3). */
+export type HealthStatus = 'healthy' | 'restricted';
+
+/** A linked social channel (Instagram professional account or Facebook Page). Secrets stay in storage. */
+export interface SocialLink {
+  channel: SocialChannelName;
+  /** Instagram account id or Page id: `entry[].id` of inbound webhooks. */
+  accountId: string;
+  accessToken: string;
+  appSecret: string;
+  verifyToken: string;
+  username?: string;
+  linkedAt: number;
+}
+
+/** External MongoDB attached with `POST /{key}/instance/mongodb`. */
+export interface ExternalDatabase {
+  uri: string;
+  dbName: string;
+}
+
+/**
+ * An instance as stored: one messaging account behind one secret key. The REST view of spec 2.1 is
+ * derived from it; secrets (`key`, `webhookSecret`, link tokens, database credentials) never leave
+ * the server except the key in the admin creation answer.
+ */
+export interface InstanceRecord {
+  key: string;
+  name: string;
+  /** Main-channel driver name (`baileys`, `sandbox`, …). */
+  driver: string;
+  createdAt: number;
+  flags: InstanceFlags;
+  webhook: WebhookSettings;
+  /** Per-instance HMAC secret for webhook signatures (`whsec_…`). */
+  webhookSecret: string;
+  user: AccountUser | null;
+  phoneConnected: boolean;
+  /** True when the operator (or a QR scan) connected it and it has not logged out: restored at start. */
+  wantsConnection: boolean;
+  businessProfile?: BusinessProfile;
+  proxy?: string;
+  mongodb?: ExternalDatabase;
+  health: HealthStatus;
+  /** Driver-specific creation options (for example the sandbox phone number). */
+  driverOptions: Record<string, unknown>;
+  links: Partial<Record<SocialChannelName, SocialLink>>;
+}
+
+/** Defaults of a fresh instance. */
+export function defaultWebhookSettings(): WebhookSettings {
+  return {
+    allowWebhook: false, allowNumber: 'all', webhookFormat: 'native', webhookMessage: '', webhookGroup: '',
+    webhookConnection: '', webhookQrCode: '', webhookMessageFromMe: '', webhookHistory: '',
+  };
+}
+
+/** Defaults of a fresh instance's flags. */
+export function defaultInstanceFlags(): InstanceFlags {
+  return { receiveStatusMessage: false, saveMedia: false, receivePresence: true, markMessages: false, permission: 0, blocked: false };
+}

@@ -1,0 +1,87 @@
+/**
+ * The one error model of Parley. Every failure that reaches a client is a {@link ParleyError}; the
+ * server renders it as `{"status": <http>, "error": {"code", "message", "details"?}}`. Anything else
+ * thrown is answered as a 500 `internal_error` without internals.
+ */
+export class ParleyError extends Error {
+  /**
+   * @param status - HTTP status the server answers with.
+   * @param code - stable, machine-readable snake_case code.
+   * @param message - human-readable explanation, safe to show to the client.
+   * @param details - optional structured context (field paths, limits, retry hints).
+   */
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** 400: a body, query or parameter fails its schema or a semantic check. `message` names the field. */
+export class ValidationError extends ParleyError {
+  constructor(message: string, details?: unknown) {
+    super(400, 'validation_failed', message, details);
+  }
+}
+
+/** 401: missing or wrong credentials (admin token, Meta signature). */
+export class UnauthorizedError extends ParleyError {
+  constructor(message = 'missing or invalid credentials') {
+    super(401, 'unauthorized', message);
+  }
+}
+
+/** 404: an unknown instance key, message, chat, group, label, product… */
+export class NotFoundError extends ParleyError {
+  constructor(what: string, code = 'not_found') {
+    super(404, code, `${what} not found`);
+  }
+}
+
+/** 409: the operation conflicts with the current state (for example sending while not connected). */
+export class ConflictError extends ParleyError {
+  constructor(message: string, code = 'conflict', details?: unknown) {
+    super(409, code, message, details);
+  }
+}
+
+/** 413: a body or media payload over its limit. */
+export class PayloadTooLargeError extends ParleyError {
+  constructor(message: string, details?: unknown) {
+    super(413, 'payload_too_large', message, details);
+  }
+}
+
+/**
+ * 422: the instance's channel has no such capability. Thrown by {@link requireCapability}; never a
+ * fake success. `message` reads `<channel> does not support <capability>` plus an optional reason.
+ */
+export class CapabilityNotSupportedError extends ParleyError {
+  constructor(channel: string, capability: string, reason?: string) {
+    super(422, 'capability_not_supported', `${channel} does not support ${capability}${reason ? `: ${reason}` : ''}`);
+  }
+}
+
+/** 502: the upstream network (WhatsApp, Graph API) refused or failed the operation. */
+export class UpstreamError extends ParleyError {
+  constructor(message: string, details?: { retryable?: boolean; upstreamCode?: string | number; [k: string]: unknown }) {
+    super(502, 'upstream_error', message, details);
+  }
+}
+
+/** 503: a dependency (storage, channel) is temporarily unavailable; retry later. */
+export class ServiceUnavailableError extends ParleyError {
+  constructor(message: string, details?: unknown) {
+    super(503, 'service_unavailable', message, details);
+  }
+}
+
+/** True for a {@link ParleyError} of any subclass, also across duplicated module copies. */
+export function isParleyError(err: unknown): err is ParleyError {
+  return err instanceof ParleyError || (typeof err === 'object' && err !== null && (err as { name?: string }).name !== undefined
+    && typeof (err as ParleyError).status === 'number' && typeof (err as ParleyError).code === 'string' && err instanceof Error);
+}

@@ -1,0 +1,84 @@
+/** A webhook delivery to enqueue: one rendered payload for one URL. */
+export interface NewDelivery {
+  /** Stable id across retries (the `webhook-id` header). Unique. */
+  id: string;
+  instance: string;
+  url: string;
+  /** Webhook format that rendered it (`native`, `meta`). */
+  format: string;
+  eventId: string;
+  eventType: string;
+  /** The exact JSON body to POST. */
+  body: string;
+  /** Unix ms. */
+  createdAt: number;
+}
+
+/** A queued delivery with its attempt bookkeeping. */
+export interface Delivery extends NewDelivery {
+  /** Attempts made so far. */
+  attempts: number;
+  /** Unix ms when it is due. */
+  nextAttemptAt: number;
+  lastError?: string;
+  lastStatus?: number;
+}
+
+/** A delivery that exhausted its schedule. */
+export interface DeadLetter extends Delivery {
+  /** Unix ms. */
+  deadAt: number;
+}
+
+/** Outcome of a failed attempt. */
+export interface DeliveryFailure {
+  /** When to try again (Unix ms), or null to dead-letter it. */
+  nextAttemptAt: number | null;
+  error: string;
+  /** HTTP status, when the receiver answered. */
+  status?: number;
+  /** Response time in ms, when the receiver answered. */
+  responseTimeMs?: number;
+}
+
+/** Webhook statistics of one instance (spec 2.3), exact and persisted. */
+export interface WebhookStats {
+  /** Deliveries acknowledged with 2xx. */
+  totalSent: number;
+  /** Failed attempts: non-2xx answers, timeouts and network errors, each attempt counted once. */
+  totalFailed: number;
+  /** Deliveries queued and not yet acknowledged or dead-lettered. */
+  totalPending: number;
+  /** Mean response time in whole milliseconds over every attempt that got an HTTP answer. */
+  avgResponseTime: number;
+}
+
+/**
+ * The durable webhook delivery queue. Deliveries are grouped in lanes (instance + URL); within a lane
+ * only the oldest delivery is claimable, so order is kept per instance and URL, and a stuck lane never
+ * holds up another. Every method is atomic: a delivery enqueued is never lost, and never claimed by
+ * two workers while its lease holds.
+ */
+export interface DeliveryQueue {
+  /** Writes all deliveries durably (resolves only after they are persisted). Duplicate ids are ignored. */
+  enqueue(deliveries: NewDelivery[]): Promise<void>;
+  /**
+   * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
+   * (worker crash) makes the delivery claimable again.
+   */
+  claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]>;
+  /** Removes a delivered item and counts it sent. */
+  ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void>;
+  /** Counts a failed attempt; reschedules it, or moves it to the dead letters when `nextAttemptAt` is null. */
+  fail(id: string, failure: DeliveryFailure): Promise<void>;
+  /** Earliest `nextAttemptAt` among unleased deliveries, or null when empty (lets workers sleep). */
+  nextDueAt(): Promise<number | null>;
+  deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }>;
+  /** Moves dead letters (all of the instance when `ids` is omitted) back to the queue, due now. Answers how many. */
+  redeliver(instance: string, ids?: string[]): Promise<number>;
+  /** Deletes dead letters older than `before` (Unix ms). Answers how many. */
+  purgeDeadLetters(before: number): Promise<number>;
+  stats(instance: string): Promise<WebhookStats>;
+  /** Deletes every queued delivery, dead letter and counter of the instance. */
+  clear(instance: string): Promise<void>;
+}

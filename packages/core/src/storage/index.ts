@@ -1,0 +1,4 @@
+export * from './codec.js';
+export * from './delivery-queue.js';
+export * from './repositories.js';
+export * from './storage.js';

@@ -1,0 +1,102 @@
+import type { InstanceRecord } from '../domain/instance.js';
+import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
+import type { Chat, Contact } from '../domain/resources.js';
+
+/** Instances and their settings. Keys are secrets: repositories never log them. */
+export interface InstanceRepository {
+  /** Inserts a new instance. Throws ConflictError when the key exists. */
+  create(record: InstanceRecord): Promise<void>;
+  get(key: string): Promise<InstanceRecord | null>;
+  /** Every instance, oldest first. */
+  list(): Promise<InstanceRecord[]>;
+  /** Shallow-merges `patch` and answers the new record. Throws NotFoundError for an unknown key. */
+  update(key: string, patch: Partial<Omit<InstanceRecord, 'key'>>): Promise<InstanceRecord>;
+  /** Answers false when there was nothing to delete. */
+  delete(key: string): Promise<boolean>;
+}
+
+/** One page of a listing. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** Paging of spec 4.5: `page` starts at 1. */
+export interface PageRequest {
+  page: number;
+  limit: number;
+}
+
+/** Message history of every instance. */
+export interface MessageRepository {
+  /** Inserts or replaces the record with the same `key.id` in this instance. */
+  upsert(instance: string, record: MessageRecord): Promise<void>;
+  get(instance: string, id: string): Promise<MessageRecord | null>;
+  /**
+   * Moves a message's status forward (by {@link MESSAGE_STATUS_RANK}); `ERROR` always applies. Answers
+   * the updated record, or null for an unknown message.
+   */
+  setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null>;
+  /** Messages of one chat, newest first (by timestamp, then insertion order). */
+  listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>>;
+  /** Deletes the given ids; answers how many existed. */
+  delete(instance: string, ids: string[]): Promise<number>;
+  deleteChat(instance: string, chatJid: string): Promise<number>;
+  clear(instance: string): Promise<void>;
+}
+
+/** Chats (spec 2.5), fed by events. */
+export interface ChatRepository {
+  /** Merges the given fields into the chat, creating it with defaults (`name` = id, zeros) when new. */
+  upsert(instance: string, chat: Partial<Chat> & { id: string }): Promise<Chat>;
+  get(instance: string, id: string): Promise<Chat | null>;
+  /** Every chat, most recent activity first. */
+  list(instance: string): Promise<Chat[]>;
+  delete(instance: string, id: string): Promise<boolean>;
+  clear(instance: string): Promise<void>;
+}
+
+/** Contacts (spec 2.6), fed by events and the contacts API. */
+export interface ContactRepository {
+  /** Merges the given fields, creating the contact with empty `name`/`notify` when new. */
+  upsert(instance: string, contact: Partial<Contact> & { id: string }): Promise<Contact>;
+  get(instance: string, id: string): Promise<Contact | null>;
+  /** Every contact, ordered by id. */
+  list(instance: string): Promise<Contact[]>;
+  delete(instance: string, id: string): Promise<boolean>;
+  clear(instance: string): Promise<void>;
+}
+
+/** Media bytes of messages (spec 4.4), keyed by message id. */
+export interface MediaRepository {
+  put(instance: string, messageId: string, blob: MediaBlob): Promise<void>;
+  get(instance: string, messageId: string): Promise<MediaBlob | null>;
+  clear(instance: string): Promise<void>;
+}
+
+/**
+ * Channel auth state (creds and signal keys) as opaque text, by category and id. Values are written
+ * with {@link encodeStored} so Buffers round-trip; the repository stores text as it is.
+ */
+export interface AuthStateRepository {
+  /** Answers the stored values of the ids that exist (absent ids are missing from the result). */
+  get(instance: string, category: string, ids: string[]): Promise<Record<string, string>>;
+  /** Writes all entries atomically; a null value deletes the entry. */
+  set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void>;
+  /** Deletes the whole auth state of an instance (logout). */
+  clear(instance: string): Promise<void>;
+}
+
+/**
+ * Small JSON documents that plugins keep (the sandbox network, label sets, dedup windows…), by
+ * namespace and id. Values are JSON-serializable.
+ */
+export interface StateRepository {
+  get<T = unknown>(namespace: string, id: string): Promise<T | null>;
+  put(namespace: string, id: string, value: unknown): Promise<void>;
+  delete(namespace: string, id: string): Promise<boolean>;
+  /** Every document of a namespace, ordered by id. */
+  list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]>;
+  /** Deletes every namespace starting with `prefix`. */
+  clearPrefix(prefix: string): Promise<void>;
+}

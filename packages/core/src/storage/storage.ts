@@ -1,0 +1,33 @@
+import type { DeliveryQueue } from './delivery-queue.js';
+import type {
+  AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
+} from './repositories.js';
+
+/** Readiness of a storage back end, for `/readyz`. */
+export interface StorageHealth {
+  ready: boolean;
+  detail?: string;
+}
+
+/**
+ * A storage back end: every repository of Parley behind one object, registered under the
+ * {@link Tokens.Storage} token by exactly one storage plugin. Operations that cannot reach the store
+ * throw ServiceUnavailableError (HTTP 503).
+ */
+export interface Storage {
+  /** Back end name, for logs and the banner. */
+  readonly name: string;
+  readonly instances: InstanceRepository;
+  readonly messages: MessageRepository;
+  readonly chats: ChatRepository;
+  readonly contacts: ContactRepository;
+  readonly media: MediaRepository;
+  readonly authState: AuthStateRepository;
+  readonly state: StateRepository;
+  readonly deliveries: DeliveryQueue;
+  /** Connects and migrates. Called once by the server before anything else. */
+  init(): Promise<void>;
+  health(): Promise<StorageHealth>;
+  /** Flushes and closes. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,3 @@
+export * from './ids.js';
+export * from './jid.js';
+export * from './net-guard.js';

@@ -1,0 +1,103 @@
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { ValidationError } from '../errors.js';
+
+const blocked = new BlockList();
+for (const [net, prefix] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
+  ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) blocked.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [
+  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64],
+] as const) blocked.addSubnet(net, prefix, 'ipv6');
+
+/**
+ * True for loopback, private, link-local, carrier-grade NAT, multicast, documentation and other
+ * non-public addresses (IPv4, IPv6 and IPv4-mapped IPv6).
+ */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 0) return true;
+  if (family === 6) {
+    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
+    return blocked.check(address, 'ipv6');
+  }
+  return blocked.check(address, 'ipv4');
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/**
+ * A `lookup` for `http.request`/`net.connect` that refuses private addresses at connect time, so a
+ * host that resolves differently between validation and connection (DNS rebinding) is still refused.
+ */
+export function guardedLookup(allowPrivate: boolean) {
+  return (hostname: string, options: LookupOneOptions | LookupAllOptions | number, callback: LookupCallback): void => {
+    const opts = typeof options === 'number' ? { family: options } : options;
+    dnsLookup(hostname, { ...opts, all: true }, (err, addresses) => {
+      if (err) return callback(err, '');
+      const list = addresses as LookupAddress[];
+      const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
+      if (bad) {
+        const e: NodeJS.ErrnoException = new Error(`${hostname} resolves to a private address (${bad.address})`);
+        e.code = 'EPRIVATEADDR';
+        return callback(e, '');
+      }
+      if ((opts as LookupAllOptions).all) return callback(null, list);
+      const first = list[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), '');
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Options of {@link assertUrlAllowed}. */
+export interface UrlCheck {
+  /** Field name for the error message. */
+  field: string;
+  /** Allowed schemes without colon; default http and https. */
+  protocols?: string[];
+  allowPrivate: boolean;
+  /** Resolve the host name and check every address (default true). */
+  resolve?: boolean;
+}
+
+/**
+ * Validates a user-supplied URL: parseable, an allowed scheme, and (unless private networks are
+ * allowed) not pointing at a private address, by literal or by DNS. Throws ValidationError naming the
+ * field. Answers the parsed URL.
+ */
+export async function assertUrlAllowed(raw: string, check: UrlCheck): Promise<URL> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ValidationError(`${check.field} must be an absolute URL`);
+  }
+  const protocols = check.protocols ?? ['http', 'https'];
+  if (!protocols.includes(url.protocol.slice(0, -1))) {
+    throw new ValidationError(`${check.field} must use ${protocols.join(', ')}`);
+  }
+  if (!url.hostname) throw new ValidationError(`${check.field} has no host`);
+  if (check.allowPrivate) return url;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host)) {
+    if (isPrivateAddress(host)) throw new ValidationError(`${check.field} points to a private network address`);
+    return url;
+  }
+  if (/^localhost$|\.localhost$|\.local$|\.internal$/i.test(host)) {
+    throw new ValidationError(`${check.field} points to a private network host`);
+  }
+  if (check.resolve === false) return url;
+  const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
+    dnsLookup(host, { all: true }, (err, list) => (err ? reject(err) : resolve(list))),
+  ).catch(() => {
+    throw new ValidationError(`${check.field} host cannot be resolved`);
+  });
+  if (addresses.some((a) => isPrivateAddress(a.address))) {
+    throw new ValidationError(`${check.field} points to a private network address`);
+  }
+  return url;
+}
