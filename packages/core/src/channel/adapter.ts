@@ -23,14 +23,14 @@ export interface ChannelAdapter {
 
 /** What the server gives a driver to create an adapter for one instance. */
 export interface ChannelContext {
-  /** Instance key. Never log it. */
-  readonly instanceKey: string;
+  /** Public instance id: the partition of every storage repository. */
+  readonly instanceId: string;
   /** Current instance record (re-read on every call; settings change at run time). */
   instance(): Promise<InstanceRecord>;
   /** Emits a normalized event; the server stamps, stores and routes it to webhooks. */
   emit: EventSink;
   storage: Storage;
-  /** Logger bound to the instance (its key redacted to a short fingerprint). */
+  /** Logger bound to the instance id. */
   logger: Logger;
 }
 
@@ -87,8 +87,10 @@ export interface DriverRequest {
   /** Parsed JSON, or undefined with `rawBody`. */
   body: unknown;
   rawBody?: Buffer;
-  /** Looks up an instance adapter by key (404 when unknown). */
-  adapter(instanceKey: string, channel?: ChannelName): Promise<ChannelAdapter>;
+  /** Looks up an instance's adapter by public id (NotFoundError when unknown or not linked). */
+  adapter(instanceId: string, channel?: ChannelName): Promise<ChannelAdapter>;
+  /** Looks up an instance by its secret key (NotFoundError when unknown); for routes carrying a key. */
+  instanceByKey(key: string): Promise<InstanceRecord>;
   /** Every instance record (social drivers find the instance of an inbound account id). */
   instances(): Promise<InstanceRecord[]>;
 }

@@ -128,7 +128,7 @@ export type ChannelEventType = ChannelEventPayload['type'];
 export interface ChannelEventMeta {
   /** Unique, time-ordered event id (also the webhook delivery id base). */
   id: string;
-  /** Instance key. */
+  /** Public instance id (never the secret key). */
   instance: string;
   provider: ChannelName;
   /** Unix milliseconds when the server received it. */

@@ -72,9 +72,15 @@ export interface ExternalDatabase {
 /**
  * An instance as stored: one messaging account behind one secret key. The REST view of spec 2.1 is
  * derived from it; secrets (`key`, `webhookSecret`, link tokens, database credentials) never leave
- * the server except the key in the admin creation answer.
+ * the server except in the admin API's answers.
  */
 export interface InstanceRecord {
+  /**
+   * Public, immutable instance id (`ins_…`): the `instance` of webhook payloads, the partition of
+   * every storage repository, the handle in logs and admin listings. Not a secret.
+   */
+  id: string;
+  /** Secret API key (≥128 random bits, URL-safe): the first path segment of every REST call. */
   key: string;
   name: string;
   /** Main-channel driver name (`baileys`, `sandbox`, …). */

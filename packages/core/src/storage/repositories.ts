@@ -2,17 +2,22 @@ import type { InstanceRecord } from '../domain/instance.js';
 import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
 
-/** Instances and their settings. Keys are secrets: repositories never log them. */
+/**
+ * Instances and their settings, by public id. Every other repository takes that id as its `instance`
+ * partition. Keys are secrets: repositories never log them.
+ */
 export interface InstanceRepository {
-  /** Inserts a new instance. Throws ConflictError when the key exists. */
+  /** Inserts a new instance. Throws ConflictError when the id or the key exists. */
   create(record: InstanceRecord): Promise<void>;
-  get(key: string): Promise<InstanceRecord | null>;
+  get(id: string): Promise<InstanceRecord | null>;
+  /** Looks an instance up by its secret key (an indexed lookup, not a scan). */
+  findByKey(key: string): Promise<InstanceRecord | null>;
   /** Every instance, oldest first. */
   list(): Promise<InstanceRecord[]>;
-  /** Shallow-merges `patch` and answers the new record. Throws NotFoundError for an unknown key. */
-  update(key: string, patch: Partial<Omit<InstanceRecord, 'key'>>): Promise<InstanceRecord>;
+  /** Shallow-merges `patch` and answers the new record. Throws NotFoundError for an unknown id. */
+  update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord>;
   /** Answers false when there was nothing to delete. */
-  delete(key: string): Promise<boolean>;
+  delete(id: string): Promise<boolean>;
 }
 
 /** One page of a listing. */

@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// Runs every compiled test file of the workspace with node's test runner.
+// Usage: node scripts/run-tests.mjs [filter…]  (filters match file paths as substrings)
+import { spawn } from 'node:child_process';
+import { readdirSync, statSync, existsSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const roots = ['packages', 'plugins'].flatMap((dir) =>
+  readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'dist', 'test')),
+);
+roots.push(join(root, 'test', 'dist'));
+
+function collect(dir, out) {
+  if (!existsSync(dir)) return out;
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) collect(path, out);
+    else if (name.endsWith('.test.js')) out.push(path);
+  }
+  return out;
+}
+
+const filters = process.argv.slice(2);
+const files = roots.flatMap((dir) => collect(dir, [])).filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)));
+if (files.length === 0) {
+  console.error('no test files found: run `npm run build` first');
+  process.exit(1);
+}
+console.log(`running ${files.length} test files`);
+const concurrency = process.env.PARLEY_TEST_CONCURRENCY ?? '2';
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => relative(root, f))], {
+  cwd: root,
+  stdio: 'inherit',
+  env: process.env,
+});
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
