@@ -1,1 +1,2 @@
-export {};
+export { default } from './memory.plugin.js';
+export { MemoryStorage } from './memory.storage.js';

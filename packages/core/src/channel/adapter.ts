@@ -95,7 +95,7 @@ export interface DriverRequest {
   instances(): Promise<InstanceRecord[]>;
 }
 
-/** The answer of a driver route; `body` is sent as JSON unless it is a string. */
+/** The answer of a driver route; `body` is sent as JSON, unless it is a string (text) or a Buffer (bytes). */
 export interface DriverResponse {
   status: number;
   body?: unknown;

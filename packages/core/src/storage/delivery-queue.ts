@@ -60,21 +60,36 @@ export interface WebhookStats {
  * two workers while its lease holds.
  */
 export interface DeliveryQueue {
-  /** Writes all deliveries durably (resolves only after they are persisted). Duplicate ids are ignored. */
+  /**
+   * Writes all deliveries durably (resolves only after they are persisted). Duplicate ids are ignored.
+   * Each starts with 0 attempts, due at its `createdAt`; a lane keeps enqueue order.
+   */
   enqueue(deliveries: NewDelivery[]): Promise<void>;
   /**
    * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
-   * (worker crash) makes the delivery claimable again.
+   * (worker crash) makes the delivery claimable again. Answers the oldest due first (by `nextAttemptAt`,
+   * then enqueue order); claiming does not count an attempt.
    */
   claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]>;
-  /** Removes a delivered item and counts it sent. */
+  /** Removes a delivered item and counts it sent. An unknown id (already acked, cleared) is ignored. */
   ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void>;
-  /** Counts a failed attempt; reschedules it, or moves it to the dead letters when `nextAttemptAt` is null. */
+  /**
+   * Counts a failed attempt and releases the lease; reschedules it, or moves it to the dead letters (dead
+   * now) when `nextAttemptAt` is null. `lastStatus` becomes `status` (absent when not given). An unknown id
+   * is ignored.
+   */
   fail(id: string, failure: DeliveryFailure): Promise<void>;
-  /** Earliest `nextAttemptAt` among unleased deliveries, or null when empty (lets workers sleep). */
+  /**
+   * Earliest `nextAttemptAt` among unleased lane heads (a leased head counts at its lease expiry), or null
+   * when nothing is queued (lets workers sleep): the earliest time a claim can answer something.
+   */
   nextDueAt(): Promise<number | null>;
+  /** Dead letters of an instance, oldest dead first (then enqueue order). */
   deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }>;
-  /** Moves dead letters (all of the instance when `ids` is omitted) back to the queue, due now. Answers how many. */
+  /**
+   * Moves dead letters (all of the instance when `ids` is omitted) back to the queue, due now, with
+   * attempts back at 0 (a fresh retry schedule). Answers how many.
+   */
   redeliver(instance: string, ids?: string[]): Promise<number>;
   /** Deletes dead letters older than `before` (Unix ms). Answers how many. */
   purgeDeadLetters(before: number): Promise<number>;

@@ -1,4 +1,5 @@
 export * from './codec.js';
 export * from './delivery-queue.js';
+export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';

@@ -1,3 +1,4 @@
 export * from './ids.js';
 export * from './jid.js';
 export * from './net-guard.js';
+export * from './redact.js';

@@ -1,0 +1,120 @@
+import {
+  ConflictError,
+  type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type InboundMessage, type SocialLink,
+} from '@parley/core';
+import type { MetaChannelProfile } from '../channel-profile.js';
+import type { GraphClient, GraphCredentials } from '../graph/graph-client.js';
+import { DedupWindow } from '../inbound/dedup-window.js';
+import { mapEntry } from '../inbound/map-messaging.js';
+import { ProfileCache, type SenderProfile } from '../inbound/profile-cache.js';
+import type { WebhookEntry } from '../inbound/webhook-payload.js';
+import type { MetaGraphOptions } from '../options.js';
+import { MetaMessaging } from '../outbound/meta-messaging.js';
+
+/** Collaborators of an adapter besides its context. */
+export interface MetaAdapterDeps {
+  client: GraphClient;
+  options: MetaGraphOptions;
+  /** Unix milliseconds. */
+  now: () => number;
+}
+
+/** Why the families a Meta channel lacks are absent (shown in the 422 message). */
+function gaps(label: string): CapabilityGaps {
+  const only = `${label} messaging through the Graph API has direct messages only`;
+  return {
+    connection: `${label} is linked with an access token (POST link), there is no session to connect`,
+    groups: only, communities: only, labels: only, catalog: only, calls: only, callReject: only, status: only,
+  };
+}
+
+interface ProfileAnswer {
+  name?: unknown;
+  username?: unknown;
+  profile_pic?: unknown;
+}
+
+/**
+ * The adapter of one instance's Instagram or Messenger link: messaging only. Inbound events come in
+ * through the driver's webhook route, which calls {@link MetaChannelAdapter.ingest}.
+ */
+export class MetaChannelAdapter implements ChannelAdapter {
+  readonly channel: MetaChannelProfile['channel'];
+  readonly capabilities: ChannelCapabilities;
+  readonly capabilityGaps: CapabilityGaps;
+  private readonly dedup: DedupWindow;
+  private readonly profiles: ProfileCache;
+
+  constructor(
+    private readonly profile: MetaChannelProfile,
+    private readonly context: ChannelContext,
+    private readonly deps: MetaAdapterDeps,
+  ) {
+    this.channel = profile.channel;
+    const credentials = (): Promise<GraphCredentials> => this.credentials();
+    this.capabilities = { messaging: new MetaMessaging(profile, deps.client, credentials, () => Math.floor(deps.now() / 1000)) };
+    this.capabilityGaps = gaps(profile.label);
+    const base = `meta:${profile.channel}:${context.instanceId}`;
+    this.dedup = new DedupWindow(context.storage.state, `${base}:dedup`, deps.options.dedupWindowHours * 3600_000, deps.now);
+    this.profiles = new ProfileCache(context.storage.state, `${base}:profiles`, (userId) => this.lookupProfile(userId), deps.now, context.logger);
+  }
+
+  /**
+   * Emits the events of one verified webhook entry, dropping redeliveries. Does no Graph API call
+   * before returning (profile lookups run afterwards). Answers how many events were emitted.
+   */
+  async ingest(entry: WebhookEntry): Promise<number> {
+    let emitted = 0;
+    for (const { payload, dedupKey } of mapEntry(entry, this.channel, this.deps.now())) {
+      if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
+      try {
+        if (payload.type === 'message' && !payload.message.fromMe && this.deps.options.profileLookup) {
+          withProfile(payload.message, await this.profiles.get(payload.message.from));
+        }
+        this.context.emit(payload);
+      } catch (err) {
+        if (dedupKey !== undefined) this.dedup.abort(dedupKey);
+        throw err;
+      }
+      if (dedupKey !== undefined) await this.dedup.commit(dedupKey);
+      emitted++;
+    }
+    return emitted;
+  }
+
+  /** Waits for background profile lookups; there is no connection to close. */
+  async stop(): Promise<void> {
+    await this.profiles.stop();
+  }
+
+  private async credentials(): Promise<GraphCredentials> {
+    const link: SocialLink | undefined = (await this.context.instance()).links[this.channel];
+    if (!link) throw new ConflictError(`${this.profile.label} is not linked to this instance`, 'not_linked');
+    return { accessToken: link.accessToken, appSecret: link.appSecret };
+  }
+
+  private async lookupProfile(userId: string): Promise<SenderProfile> {
+    const answer = await this.deps.client.get<ProfileAnswer>(userId, await this.credentials(), { fields: this.profile.profileFields });
+    return {
+      ...(typeof answer.name === 'string' && answer.name !== '' ? { name: answer.name } : {}),
+      ...(typeof answer.username === 'string' && answer.username !== '' ? { username: answer.username } : {}),
+      ...(typeof answer.profile_pic === 'string' && answer.profile_pic !== '' ? { picture: answer.profile_pic } : {}),
+    };
+  }
+}
+
+function withProfile(message: InboundMessage, profile: SenderProfile | null): void {
+  if (!profile) return;
+  if (profile.name) {
+    message.pushName = profile.name;
+    message.record.pushName = profile.name;
+  }
+  if (profile.username) message.username = profile.username;
+  if (profile.picture) message.picture = profile.picture;
+}
+
+/** True for adapters of this package (also across duplicated module copies). */
+export function isMetaChannelAdapter(adapter: unknown): adapter is MetaChannelAdapter {
+  return adapter instanceof MetaChannelAdapter || (typeof adapter === 'object' && adapter !== null
+    && typeof (adapter as { ingest?: unknown }).ingest === 'function');
+}

@@ -1,0 +1,36 @@
+import type { ChannelContext, ChannelDriver, Logger } from '@parley/core';
+import { MetaChannelAdapter } from '../adapter/meta-adapter.js';
+import type { MetaChannelProfile } from '../channel-profile.js';
+import { GraphClient } from '../graph/graph-client.js';
+import { linkAccount } from '../link/link-account.js';
+import { resolveMetaGraphOptions, type MetaDriverOptions } from '../options.js';
+import { webhookRoutes } from '../webhook/webhook-routes.js';
+
+const silentLogger: Logger = {
+  child: () => silentLogger, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
+};
+
+/**
+ * Builds the social driver of one Meta channel from its profile: name and channel from the profile,
+ * `link` checking the token with the Graph API, one adapter per instance, and the webhook routes.
+ */
+export function createMetaDriver(profile: MetaChannelProfile, options: MetaDriverOptions = {}): ChannelDriver {
+  const resolved = resolveMetaGraphOptions(options);
+  const now = options.clock ? () => options.clock!.now() : () => Date.now();
+  const logger = (options.logger ?? silentLogger).child({ channel: profile.channel });
+  const client = new GraphClient({
+    baseUrl: resolved.graphBaseUrl,
+    version: resolved.graphVersion,
+    timeoutMs: resolved.timeoutMs,
+    label: profile.label,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+  return {
+    name: profile.channel,
+    channel: profile.channel,
+    role: 'social',
+    create: (context: ChannelContext) => new MetaChannelAdapter(profile, context, { client, options: resolved, now }),
+    link: (input: Record<string, unknown>) => linkAccount(profile, client, input, now()),
+    routes: webhookRoutes(profile, logger),
+  };
+}

@@ -1,0 +1,73 @@
+/**
+ * Shapes of the Messenger Platform / Instagram Messaging webhook bodies this package reads (Meta's
+ * documented `entry[].messaging[]` events). Everything is optional: bodies are parsed defensively.
+ */
+
+/** `POST /webhook` body. */
+export interface WebhookBody {
+  object?: string;
+  entry?: WebhookEntry[];
+}
+
+/** One account's batch of events; `id` is the Instagram account id or the Page id. */
+export interface WebhookEntry {
+  id?: string;
+  /** Unix milliseconds. */
+  time?: number;
+  messaging?: MessagingEvent[];
+}
+
+/** One messaging event: exactly one of the members below `timestamp` is set. */
+export interface MessagingEvent {
+  sender?: { id?: string };
+  recipient?: { id?: string };
+  /** Unix milliseconds (absent on Messenger deliveries). */
+  timestamp?: number;
+  message?: WebhookMessage;
+  /** Instagram `messaging_seen` carries `mid`; Messenger `message_reads` carries `watermark`. */
+  read?: { mid?: string; watermark?: number };
+  /** Messenger `message_deliveries`. */
+  delivery?: { mids?: string[]; watermark?: number };
+  /** `message_reactions`. */
+  reaction?: { mid?: string; action?: string; reaction?: string; emoji?: string };
+  /** `messaging_postbacks`. */
+  postback?: { mid?: string; title?: string; payload?: string };
+}
+
+/** A message (also echoes of the account's own messages, with `is_echo`). */
+export interface WebhookMessage {
+  mid?: string;
+  text?: string;
+  is_echo?: boolean;
+  is_deleted?: boolean;
+  /** Instagram: the message type (GIFs, some stickers) is not available through the API. */
+  is_unsupported?: boolean;
+  attachments?: WebhookAttachment[];
+  /** A reply to a message (`mid`) or, on Instagram, to a story (`story`). */
+  reply_to?: { mid?: string; story?: { url?: string; id?: string } };
+  quick_reply?: { payload?: string };
+}
+
+/** `image`, `video`, `audio`, `file`, `ig_reel`, `reel`, `story_mention`, `share`, `location`, `fallback`, … */
+export interface WebhookAttachment {
+  type?: string;
+  payload?: {
+    url?: string;
+    title?: string;
+    reel_video_id?: string;
+    sticker_id?: number;
+    coordinates?: { lat?: number; long?: number };
+  } | null;
+}
+
+/** Parses a raw body; answers null when it is not a JSON object with an `entry` array. */
+export function parseWebhookBody(rawBody: Buffer): WebhookBody | null {
+  let body: unknown;
+  try {
+    body = JSON.parse(rawBody.toString('utf8'));
+  } catch {
+    return null;
+  }
+  if (!body || typeof body !== 'object' || !Array.isArray((body as WebhookBody).entry)) return null;
+  return body as WebhookBody;
+}

@@ -1,0 +1,62 @@
+import type { Clock, Logger } from '@parley/core';
+
+/** Plugin options shared by the Instagram and Messenger channel plugins. */
+export interface MetaGraphOptions {
+  /** Graph API origin (and optional path prefix), without the version: `https://graph.facebook.com`. */
+  graphBaseUrl: string;
+  /** Graph API version segment: `v21.0`. */
+  graphVersion: string;
+  /** Time limit of one Graph API call, in milliseconds. */
+  timeoutMs: number;
+  /**
+   * Looks up the sender's name, username and picture after a webhook is answered, so later messages
+   * of that sender carry them (Meta's webhooks carry ids only).
+   */
+  profileLookup: boolean;
+  /** Minimum time a message id is remembered to drop Meta's redeliveries, in hours. */
+  dedupWindowHours: number;
+}
+
+/** Defaults of {@link MetaGraphOptions}. */
+export const META_GRAPH_DEFAULTS: Readonly<MetaGraphOptions> = {
+  graphBaseUrl: 'https://graph.facebook.com',
+  graphVersion: 'v21.0',
+  timeoutMs: 15_000,
+  profileLookup: true,
+  dedupWindowHours: 48,
+};
+
+/**
+ * JSON Schema of the plugin options (ajv strict mode: no formats, every keyword typed). The host
+ * validates with it; {@link resolveMetaGraphOptions} fills the defaults.
+ */
+export const metaGraphOptionsSchema: Record<string, unknown> = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    graphBaseUrl: { type: 'string', pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' },
+    graphVersion: { type: 'string', pattern: '^v\\d+\\.\\d+$' },
+    timeoutMs: { type: 'integer', minimum: 1000, maximum: 120000 },
+    profileLookup: { type: 'boolean' },
+    dedupWindowHours: { type: 'integer', minimum: 1, maximum: 720 },
+  },
+};
+
+/** What a driver factory accepts: the plugin options plus injected collaborators (tests, host). */
+export interface MetaDriverOptions extends Partial<MetaGraphOptions> {
+  /** HTTP client; defaults to the global `fetch`. */
+  fetch?: typeof fetch;
+  clock?: Clock;
+  logger?: Logger;
+}
+
+/** Fills the defaults of every absent option. */
+export function resolveMetaGraphOptions(options: Partial<MetaGraphOptions>): MetaGraphOptions {
+  return {
+    graphBaseUrl: options.graphBaseUrl ?? META_GRAPH_DEFAULTS.graphBaseUrl,
+    graphVersion: options.graphVersion ?? META_GRAPH_DEFAULTS.graphVersion,
+    timeoutMs: options.timeoutMs ?? META_GRAPH_DEFAULTS.timeoutMs,
+    profileLookup: options.profileLookup ?? META_GRAPH_DEFAULTS.profileLookup,
+    dedupWindowHours: options.dedupWindowHours ?? META_GRAPH_DEFAULTS.dedupWindowHours,
+  };
+}

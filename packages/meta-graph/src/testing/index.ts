@@ -1,0 +1,6 @@
+/**
+ * Test helpers of the Meta channels: a local Graph API mock and the webhook signature. Exported as
+ * `@parley/meta-graph/testing`, so both channel plugins test against the same mock.
+ */
+export * from './mock-graph.js';
+export { signatureHeader } from '../security/signature.js';

@@ -1,0 +1,177 @@
+import 'reflect-metadata';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { container as rootContainer } from 'tsyringe';
+import { Tokens, type Clock, type HostSettings, type Logger } from '@parley/core';
+import type { ParleyConfig } from '../config/config.js';
+import { EventBus } from '../events/event-bus.js';
+import { instanceFilter } from '../events/instance-filter.js';
+import { StoreProjector } from '../events/store-projector.js';
+import { driverRoutes } from '../http/driver-routes.js';
+import { createHttpApp } from '../http/http-app.js';
+import type { RouteDefinition, RouteAuth } from '../http/route.js';
+import { InstanceRegistry } from '../instances/instance-registry.js';
+import { createLogger } from '../logging/logger.js';
+import { loadPlugins } from '../plugins/plugin-host.js';
+import { allRoutes } from '../routes/index.js';
+import { MediaResolver } from '../services/media-resolver.js';
+import { MessagingService } from '../services/messaging-service.js';
+import { AdminToken } from './admin-token.js';
+import type { ServerContext } from './server-context.js';
+import { createWebhookService } from './webhook-wiring.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+/** Options of {@link ParleyServer.create}. */
+export interface ServerOptions {
+  config: ParleyConfig;
+  /** Defaults to a pino logger at `config.logLevel`. */
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * The composition root: loads the plugins into a container, initialises storage, wires the event
+ * bus, the instance registry, the webhook engine and the HTTP API, and owns start-up and graceful
+ * shutdown.
+ */
+export class ParleyServer {
+  private server?: Server;
+  private shuttingDown = false;
+  private restoring?: Promise<void>;
+  private closed?: Promise<void>;
+
+  private constructor(
+    readonly context: ServerContext,
+    readonly adminToken: AdminToken,
+    readonly routes: RouteDefinition[],
+    readonly openapi: Record<string, unknown>,
+    private readonly app: ReturnType<typeof createHttpApp>['app'],
+  ) {}
+
+  /** Builds everything; nothing listens yet. Throws on bad plugins or unreachable storage. */
+  static async create(options: ServerOptions): Promise<ParleyServer> {
+    const { config } = options;
+    const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
+    const clock = options.clock ?? { now: () => Date.now() };
+    const adminToken = AdminToken.load(config.dataDir, config.adminToken);
+    const host: HostSettings = {
+      dataDir: config.dataDir,
+      publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
+      allowPrivateUrls: config.allowPrivateUrls,
+    };
+    const container = rootContainer.createChildContainer();
+    container.register(Tokens.Logger, { useValue: logger });
+    container.register(Tokens.HostSettings, { useValue: host });
+    container.register(Tokens.Clock, { useValue: clock });
+    const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
+    const storage = plugins.storage;
+    await storage.init();
+
+    const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
+    const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
+    bus.attach((id) => registry.byIdOrThrow(id));
+    const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
+    const partial = {
+      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, version: VERSION,
+      media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
+      messaging: new MessagingService(storage, bus, projector),
+    };
+    const webhooks = createWebhookService({ ...partial, logger: logger.child({ component: 'webhooks' }) });
+    const context: ServerContext = { ...partial, webhooks };
+    bus.subscribe(projector);
+    bus.subscribe(webhooks);
+
+    let server: ParleyServer | undefined;
+    const routes = [
+      ...allRoutes(context, () => server?.shuttingDown ?? false),
+      ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
+    ];
+    const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
+      if (auth === 'instance') return registry.byKey(req.params.key!);
+      if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+      return undefined;
+    };
+    const http = createHttpApp({
+      routes, resolveScope: resolveScope as never, logger, bodyLimitBytes: config.bodyLimitBytes, version: VERSION,
+      isShuttingDown: () => server?.shuttingDown ?? false,
+    });
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http.app);
+    return server;
+  }
+
+  /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
+  async listen(): Promise<string> {
+    const { config, logger } = this.context;
+    this.server = createServer(this.app);
+    this.server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      this.server!.once('error', reject);
+      this.server!.listen(config.port, config.host, () => resolve());
+    });
+    this.context.webhooks.start();
+    this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
+    return this.url;
+  }
+
+  /** Base URL the server listens on (loopback form for wildcard hosts). */
+  get url(): string {
+    const address = this.server?.address() as AddressInfo | null;
+    if (!address) throw new Error('not listening');
+    const host = ['0.0.0.0', '::'].includes(address.address) ? '127.0.0.1' : address.family === 'IPv6' ? `[${address.address}]` : address.address;
+    return `http://${host}:${address.port}`;
+  }
+
+  /** Resolves when the start-up restore has finished (tests wait on it). */
+  restored(): Promise<void> {
+    return this.restoring ?? Promise.resolve();
+  }
+
+  /**
+   * Reconnects every instance that was connected before the restart, one every `restore.staggerMs`
+   * so that a restart with many instances does not stampede the network.
+   */
+  private async restoreInstances(): Promise<void> {
+    const { storage, registry, config, logger } = this.context;
+    const records = (await storage.instances.list()).filter((r) => r.wantsConnection);
+    for (const [i, record] of records.entries()) {
+      if (this.shuttingDown) return;
+      if (i > 0 && config.restore.staggerMs > 0) await new Promise((r) => setTimeout(r, config.restore.staggerMs));
+      try {
+        const runtime = await registry.load(record);
+        await runtime.main.capabilities.connection?.connect();
+        logger.info({ instance: record.id }, 'instance restored');
+      } catch (err) {
+        logger.warn({ err, instance: record.id }, 'instance could not be restored');
+      }
+    }
+  }
+
+  /**
+   * Graceful shutdown: refuse new requests, let in-flight ones finish (bounded by
+   * `shutdownTimeoutMs`), stop channels, drain events into the durable queue, stop delivery, close
+   * storage. Idempotent.
+   */
+  close(): Promise<void> {
+    this.closed ??= (async () => {
+      const { registry, bus, webhooks, storage, config, logger } = this.context;
+      this.shuttingDown = true;
+      if (this.server) {
+        const server = this.server;
+        const done = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+        await done;
+        clearTimeout(timer);
+      }
+      await this.restoring;
+      await registry.close();
+      await bus.drain();
+      await webhooks.stop();
+      await storage.close();
+      logger.info('shutdown complete');
+    })();
+    return this.closed;
+  }
+}

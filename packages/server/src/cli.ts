@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+import { ConfigError, loadConfig } from './config/config.js';
+import { ParleyServer } from './app/parley-server.js';
+import { PluginError } from './plugins/plugin-host.js';
+import { printBanner } from './app/banner.js';
+
+/** `parley` — starts the server from the environment and `PARLEY_CONFIG`; stops gracefully on SIGTERM/SIGINT. */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const server = await ParleyServer.create({ config });
+  const url = await server.listen();
+  printBanner(server, url);
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      server.context.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    server.context.logger.info({ signal }, 'shutting down');
+    server.close().then(() => process.exit(0), (err: unknown) => {
+      server.context.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof PluginError) {
+    console.error(`parley: ${err.message}`);
+  } else {
+    console.error('parley: start-up failed:', err);
+  }
+  process.exit(1);
+});

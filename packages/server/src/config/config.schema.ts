@@ -1,0 +1,45 @@
+/** JSON Schema of the server's JSON config file (`PARLEY_CONFIG`). */
+export const configSchema = {
+  $id: 'parley.config',
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    $schema: { type: 'string' },
+    port: { type: 'integer', minimum: 0, maximum: 65535 },
+    host: { type: 'string', minLength: 1 },
+    dataDir: { type: 'string', minLength: 1 },
+    publicUrl: { type: 'string', pattern: '^https?://' },
+    logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    defaultChannel: { type: 'string', minLength: 1 },
+    serviceTag: { type: 'string', minLength: 1, maxLength: 64 },
+    bodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
+    allowPrivateUrls: { type: 'boolean' },
+    media: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
+        timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+      },
+    },
+    restore: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { staggerMs: { type: 'integer', minimum: 0, maximum: 60000 } },
+    },
+    shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+    webhooks: { type: 'object' },
+    plugins: {
+      type: 'array',
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['package'],
+        properties: {
+          package: { type: 'string', minLength: 1 },
+          options: { type: 'object' },
+        },
+      },
+    },
+  },
+} as const;

@@ -1,0 +1,107 @@
+import { newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type Logger } from '@parley/core';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+
+/** A consumer of channel events: the storage projector, the webhook engine. */
+export interface EventSubscriber {
+  readonly name: string;
+  /** Handles one event; the bus awaits it before the next event of the same instance. */
+  handle(event: ChannelEvent, runtime: InstanceRuntime): Promise<void>;
+}
+
+/** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
+export type EventFilter = (event: ChannelEvent, runtime: InstanceRuntime) => boolean;
+
+/** Bounded retry of a failing subscriber: 3 attempts after the first, 100 ms, 500 ms, 2 s apart. */
+export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
+
+/**
+ * Stamps adapter payloads into {@link ChannelEvent}s and hands them to the subscribers in order:
+ * events of one instance are processed one after another (so statuses never overtake their
+ * message); instances proceed independently.
+ */
+export class EventBus {
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly taps = new Set<(event: ChannelEvent) => void>();
+  private resolveRuntime?: (id: string) => Promise<InstanceRuntime>;
+
+  constructor(
+    private readonly subscribers: EventSubscriber[],
+    private readonly filter: EventFilter,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Connects the bus to the registry (they reference each other). */
+  attach(resolveRuntime: (id: string) => Promise<InstanceRuntime>): void {
+    this.resolveRuntime = resolveRuntime;
+  }
+
+  /** Adds a subscriber after construction (the webhook engine joins once it is built). */
+  subscribe(subscriber: EventSubscriber): void {
+    this.subscribers.push(subscriber);
+  }
+
+  /** Observes every processed event (tests, diagnostics). Answers an unsubscribe function. */
+  tap(listener: (event: ChannelEvent) => void): () => void {
+    this.taps.add(listener);
+    return () => this.taps.delete(listener);
+  }
+
+  /** Accepts a payload from an adapter; never throws. */
+  publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void {
+    const event = { ...payload, id: newUlid(this.clock.now()), instance: instanceId, provider, receivedAt: this.clock.now() } as ChannelEvent;
+    void this.enqueue(instanceId, () => this.process(event));
+  }
+
+  /**
+   * Runs a task in the instance's event order (after every event published so far, before any
+   * published later) and answers its result. The send path stores its records this way, so a
+   * delivery status can never be applied before the message it belongs to.
+   */
+  run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
+    return this.enqueue(instanceId, task);
+  }
+
+  private enqueue<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.chains.get(instanceId) ?? Promise.resolve();
+    const result = previous.then(task);
+    const next = result.then(() => undefined, () => undefined);
+    this.chains.set(instanceId, next);
+    void next.finally(() => {
+      if (this.chains.get(instanceId) === next) this.chains.delete(instanceId);
+    });
+    return result;
+  }
+
+  /** Resolves when every event published so far has been processed. */
+  async drain(): Promise<void> {
+    while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
+  }
+
+  private async process(event: ChannelEvent): Promise<void> {
+    let runtime: InstanceRuntime;
+    try {
+      runtime = await this.resolveRuntime!(event.instance);
+    } catch (err) {
+      this.logger.warn({ err, event: event.id, type: event.type, instance: event.instance }, 'event for an unknown instance dropped');
+      return;
+    }
+    if (!this.filter(event, runtime)) return;
+    for (const subscriber of this.subscribers) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await subscriber.handle(event, runtime);
+          break;
+        } catch (err) {
+          const delay = SUBSCRIBER_RETRY_DELAYS_MS[attempt];
+          if (delay === undefined) {
+            this.logger.error({ err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance }, 'event handling failed after retries');
+            break;
+          }
+          await new Promise((r) => setTimeout(r, delay));
+        }
+      }
+    }
+    for (const tap of this.taps) tap(event);
+  }
+}

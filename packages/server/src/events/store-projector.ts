@@ -1,0 +1,144 @@
+import {
+  MESSAGE_STATUS_RANK, restStatusOf, type ChannelEvent, type Logger, type MessageRecord, type MessageStatus, type Storage,
+} from '@parley/core';
+import type { InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import type { EventSubscriber } from './event-bus.js';
+
+const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
+
+/** Statuses that arrived before their message are kept this long, at most this many per process. */
+export const EARLY_STATUS_TTL_MS = 60_000;
+export const EARLY_STATUS_MAX = 10_000;
+
+/**
+ * Projects channel events onto storage: messages and their statuses, chats, contacts, the instance's
+ * connection state and health; downloads incoming media when `save_media` is on; marks incoming
+ * messages read when `mark_messages` is on.
+ */
+export class StoreProjector implements EventSubscriber {
+  readonly name = 'store';
+  /** Statuses seen before their message was stored, by `instance/messageId`. */
+  private readonly early = new Map<string, { status: MessageStatus; at: number }>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly registry: InstanceRegistry,
+    private readonly logger: Logger,
+  ) {}
+
+  async handle(event: ChannelEvent, runtime: InstanceRuntime): Promise<void> {
+    const id = runtime.id;
+    switch (event.type) {
+      case 'message': {
+        const m = event.message;
+        await this.storeMessage(id, { ...m.record, provider: event.provider });
+        const chat = await this.storage.chats.get(id, m.chatJid);
+        await this.storage.chats.upsert(id, {
+          id: m.chatJid,
+          timestamp: Math.max(m.timestamp, chat?.timestamp ?? 0),
+          unreadCount: (chat?.unreadCount ?? 0) + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
+          ...(chat?.name && chat.name !== chat.id ? {} : m.chatType === 'individual' && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
+        });
+        if (!m.fromMe && m.chatType === 'individual' && m.pushName) {
+          await this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName });
+        }
+        if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
+        if (runtime.record.flags.markMessages && !m.fromMe) {
+          runtime.adapter(event.provider).capabilities.chats?.markRead(m.chatJid, true).catch((err: unknown) =>
+            this.logger.warn({ err, instance: id }, 'auto mark-read failed'));
+        }
+        return;
+      }
+      case 'message.status': {
+        // Group receipts of single members do not move the message's own status.
+        if (event.participant) return;
+        const status = restStatusOf(event.status);
+        if (!(await this.storage.messages.setStatus(id, event.messageId, status))) this.rememberEarly(id, event.messageId, status);
+        return;
+      }
+      case 'message.delete':
+        await this.storage.messages.delete(id, event.messageIds);
+        return;
+      case 'chats.upsert':
+        for (const chat of event.chats) await this.storage.chats.upsert(id, chat);
+        return;
+      case 'chats.delete':
+        for (const jid of event.jids) {
+          await this.storage.chats.delete(id, jid);
+          await this.storage.messages.deleteChat(id, jid);
+        }
+        return;
+      case 'contacts.upsert':
+        for (const contact of event.contacts) await this.storage.contacts.upsert(id, contact);
+        return;
+      case 'history':
+        for (const record of event.messages) await this.storeMessage(id, { ...record, provider: event.provider });
+        for (const chat of event.chats) await this.storage.chats.upsert(id, chat);
+        for (const contact of event.contacts) await this.storage.contacts.upsert(id, contact);
+        return;
+      case 'connection':
+        if (event.provider !== runtime.main.channel) return;
+        if (event.status === 'open') {
+          await this.registry.update(id, { phoneConnected: true, user: event.user, wantsConnection: true });
+        } else {
+          await this.registry.update(id, event.loggedOut
+            ? { phoneConnected: false, user: null, wantsConnection: false }
+            : { phoneConnected: false });
+        }
+        return;
+      case 'health':
+        await this.registry.update(id, { health: event.status });
+        return;
+      default:
+        return;
+    }
+  }
+
+  /**
+   * Stores a message record without ever moving its status backwards (the same message can arrive
+   * from the send path and as the channel's own echo), then applies a status that came early.
+   */
+  async storeMessage(instanceId: string, record: MessageRecord): Promise<MessageRecord> {
+    const existing = await this.storage.messages.get(instanceId, record.key.id);
+    let status = record.status;
+    if (existing && MESSAGE_STATUS_RANK[existing.status] > MESSAGE_STATUS_RANK[status]) status = existing.status;
+    const earlyKey = `${instanceId}/${record.key.id}`;
+    const early = this.early.get(earlyKey);
+    if (early) {
+      this.early.delete(earlyKey);
+      if (early.status === 'ERROR' || MESSAGE_STATUS_RANK[early.status] > MESSAGE_STATUS_RANK[status]) status = early.status;
+    }
+    const stored = { ...record, status };
+    await this.storage.messages.upsert(instanceId, stored);
+    return stored;
+  }
+
+  private rememberEarly(instanceId: string, messageId: string, status: MessageStatus): void {
+    const now = Date.now();
+    if (this.early.size >= EARLY_STATUS_MAX) {
+      for (const [key, value] of this.early) {
+        if (now - value.at > EARLY_STATUS_TTL_MS || this.early.size >= EARLY_STATUS_MAX) this.early.delete(key);
+        else break;
+      }
+    }
+    const key = `${instanceId}/${messageId}`;
+    const previous = this.early.get(key);
+    if (!previous || status === 'ERROR' || MESSAGE_STATUS_RANK[status] > MESSAGE_STATUS_RANK[previous.status]) {
+      this.early.delete(key);
+      this.early.set(key, { status, at: now });
+    }
+  }
+
+  private async saveMedia(event: Extract<ChannelEvent, { type: 'message' }>, runtime: InstanceRuntime): Promise<void> {
+    const messaging = runtime.adapter(event.provider).capabilities.messaging;
+    if (!messaging?.downloadMedia) return;
+    try {
+      const blob = await messaging.downloadMedia(event.message.record);
+      if (blob) await this.storage.media.put(runtime.id, event.message.id, blob);
+    } catch (err) {
+      // The message is stored either way; the media endpoint retries the download on demand.
+      this.logger.warn({ err, instance: runtime.id, message: event.message.id }, 'saving incoming media failed');
+    }
+  }
+}

@@ -1,0 +1,38 @@
+import type { Request } from 'express';
+import type { ChannelDriver, ChannelName, DriverRequest } from '@parley/core';
+import type { ServerContext } from '../app/server-context.js';
+import { BinaryReply, defineRoute, JsonReply, TextReply, type RouteDefinition } from './route.js';
+
+/** Raw request bytes, captured by the JSON body parser for signature checks. */
+export type RequestWithRaw = Request & { rawBody?: Buffer };
+
+/**
+ * Turns the raw routes a driver contributes into route definitions mounted under `/<driver name>`,
+ * so they share validation-free mounting, the error model and the OpenAPI document.
+ */
+export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDefinition[] {
+  return (driver.routes ?? []).map((route) => {
+    const path = `/${driver.name}${route.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    return defineRoute({
+      method: route.method, path, tag: `Channel: ${driver.name}`, summary: route.summary, auth: route.admin ? 'admin' : 'public',
+      operationId: `${driver.name}_${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
+      response: { type: 'object', description: 'Channel-specific answer' },
+      handler: async ({ req }) => {
+        const request: DriverRequest = {
+          params: req.params as Record<string, string>,
+          query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
+          headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])),
+          body: route.rawBody ? undefined : req.body,
+          rawBody: route.rawBody ? (req as RequestWithRaw).rawBody ?? Buffer.alloc(0) : undefined,
+          adapter: async (instanceId: string, channel?: ChannelName) => (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel),
+          instances: () => ctx.storage.instances.list(),
+          instanceByKey: async (key: string) => (await ctx.registry.byKey(key)).record,
+        };
+        const answer = await route.handler(request);
+        if (Buffer.isBuffer(answer.body)) return new BinaryReply(answer.body, answer.contentType ?? 'application/octet-stream');
+        if (typeof answer.body === 'string') return new TextReply(answer.body, answer.contentType ?? 'text/plain; charset=utf-8', answer.status);
+        return new JsonReply(answer.status, answer.body ?? { status: answer.status });
+      },
+    });
+  });
+}

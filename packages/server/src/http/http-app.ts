@@ -1,0 +1,87 @@
+import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import type { Logger } from '@parley/core';
+import { redactPath } from '../logging/logger.js';
+import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
+import type { RequestWithRaw } from './driver-routes.js';
+import { errorHandler, sendError } from './error-handler.js';
+import { buildOpenApi } from './openapi.js';
+import { defineRoute, TextReply, type RouteDefinition } from './route.js';
+import { mountRoutes, type ScopeResolver } from './router.js';
+
+/** Options of {@link createHttpApp}. */
+export interface HttpAppOptions {
+  routes: RouteDefinition[];
+  resolveScope: ScopeResolver;
+  logger: Logger;
+  bodyLimitBytes: number;
+  version: string;
+  /** Refuses new requests with 503 while shutting down. */
+  isShuttingDown: () => boolean;
+}
+
+const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
+
+/** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
+export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[] } {
+  const { routes, logger } = options;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', 'simple');
+  const prefixes = new Set([...STATIC_PREFIXES, ...routes.map((r) => r.path.split('/')[1]!).filter((p) => !p.startsWith('{'))]);
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (options.isShuttingDown()) {
+      res.set('Connection', 'close');
+      sendError(res, 503, 'shutting_down', 'the server is shutting down');
+      return;
+    }
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const line = { method: req.method, path: redactPath(req.path, (seg) => prefixes.has(seg)), status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
+      if (res.statusCode >= 500) logger.error(line, 'request');
+      else if (res.statusCode >= 400) logger.info(line, 'request');
+      else logger.debug(line, 'request');
+    });
+    next();
+  });
+  app.use(express.json({
+    limit: options.bodyLimitBytes,
+    type: ['application/json', 'application/*+json'],
+    verify: (req, _res, buf) => {
+      (req as RequestWithRaw).rawBody = buf;
+    },
+  }));
+
+  const docs: RouteDefinition[] = [
+    defineRoute({
+      method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
+      summary: 'This OpenAPI 3.1 document', response: { text: 'application/json' },
+      handler: async () => new TextReply(openapiText, 'application/json; charset=utf-8'),
+    }),
+    defineRoute({
+      method: 'get', path: '/docs', operationId: 'docs', tag: 'Operations', auth: 'public',
+      summary: 'Browsable API documentation (Swagger UI, served offline)', response: { text: 'text/html' },
+      handler: async () => new TextReply(DOCS_HTML, 'text/html; charset=utf-8'),
+    }),
+    defineRoute({
+      method: 'get', path: '/docs/init.js', operationId: 'docsInit', tag: 'Operations', auth: 'public',
+      summary: 'Start-up script of the documentation page', response: { text: 'application/javascript' },
+      handler: async () => new TextReply(DOCS_INIT_JS, 'application/javascript; charset=utf-8'),
+    }),
+  ];
+  const all = [...routes, ...docs];
+  const openapi = buildOpenApi(all, { version: options.version });
+  const openapiText = JSON.stringify(openapi);
+  app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
+
+  mountRoutes(app, all, options.resolveScope);
+
+  app.use((req: Request, res: Response) => {
+    sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);
+  });
+  app.use(errorHandler(logger));
+  return { app, openapi, routes: all };
+}

@@ -1,0 +1,91 @@
+import type { Request, Response } from 'express';
+import type { JsonSchema } from './schema.js';
+
+/** HTTP methods routes use. */
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** Who may call a route: anyone, the holder of the instance key in the path, or the admin token. */
+export type RouteAuth = 'public' | 'instance' | 'admin';
+
+/** A binary answer (spec 4.4 `format=binary`). */
+export class BinaryReply {
+  constructor(
+    readonly data: Buffer,
+    readonly contentType: string,
+    readonly fileName?: string,
+  ) {}
+}
+
+/** A non-JSON text answer (the docs page, Meta's verification challenge). */
+export class TextReply {
+  constructor(
+    readonly text: string,
+    readonly contentType = 'text/plain; charset=utf-8',
+    readonly status = 200,
+  ) {}
+}
+
+/** A JSON answer with a status of the handler's choosing (driver routes relay channel protocols). */
+export class JsonReply {
+  constructor(
+    readonly status: number,
+    readonly body: unknown,
+  ) {}
+}
+
+/** What a handler receives. `P`, `Q`, `B` are the validated params, query and body. */
+export interface RouteContext<P, Q, B, S> {
+  params: P;
+  query: Q;
+  body: B;
+  /** Resolved per auth mode (the instance for `instance` routes). */
+  scope: S;
+  req: Request;
+  res: Response;
+}
+
+/**
+ * One REST operation: its contract (schemas, auth, docs) and its handler. The router validates with
+ * ajv from the same schemas the OpenAPI document shows, and wraps JSON answers as
+ * `{"status": 200, ...handlerResult}`.
+ */
+export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
+  method: HttpMethod;
+  /** OpenAPI path template, e.g. `/{key}/message/{messageId}/{type}`. */
+  path: string;
+  operationId: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  auth: RouteAuth;
+  params?: JsonSchema;
+  query?: JsonSchema;
+  body?: JsonSchema;
+  /** Schema of the success answer, or a binary/text description. */
+  response: JsonSchema | { binary: string[] } | { text: string };
+  /** Extra documented error statuses besides the common ones. */
+  errors?: number[];
+  handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply>;
+}
+
+/** Identity helper that keeps a route's generic types. */
+export function defineRoute<P = any, Q = any, B = any, S = any>(route: RouteDefinition<P, Q, B, S>): RouteDefinition<P, Q, B, S> {
+  return route;
+}
+
+/** Converts `/{key}/x/{id}` to express's `/:key/x/:id`. */
+export function toExpressPath(path: string): string {
+  return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * Sort key so that static segments win over parameters at the same position
+ * (`/{key}/contacts/blocked` before `/{key}/contacts/{number}`).
+ */
+export function specificity(path: string): string {
+  return path
+    .split('/')
+    .slice(1)
+    .map((seg, i) => (i === 0 && seg === '{key}' ? '1' : seg.startsWith('{') ? '1' : '0'))
+    .join('');
+}

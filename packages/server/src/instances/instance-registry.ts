@@ -1,0 +1,147 @@
+import {
+  newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type InstanceRecord, type Logger,
+  type SocialChannelName, type Storage,
+} from '@parley/core';
+import type { EventBus } from '../events/event-bus.js';
+import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
+
+/**
+ * Keeps the loaded instances of this process: records cached in memory (every change goes through
+ * {@link InstanceRegistry.update}, which writes storage first), and one adapter per channel.
+ */
+export class InstanceRegistry {
+  private readonly byId = new Map<string, InstanceRuntime>();
+  private readonly idByKey = new Map<string, string>();
+  private readonly loading = new Map<string, Promise<InstanceRuntime>>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly drivers: Map<string, ChannelDriver>,
+    private readonly bus: EventBus,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The driver claiming a channel name, or a ValidationError naming `field`. */
+  driver(name: string, field = 'channel'): ChannelDriver {
+    const driver = this.drivers.get(name);
+    if (!driver) throw new ValidationError(`${field} "${name}" is not available; configured channels: ${[...this.drivers.keys()].join(', ')}`);
+    return driver;
+  }
+
+  /** Main-channel driver names. */
+  mainChannels(): string[] {
+    return [...this.drivers.values()].filter((d) => d.role === 'main').map((d) => d.name);
+  }
+
+  /** The instance behind a secret key (404 `instance_not_found`). */
+  async byKey(key: string): Promise<InstanceRuntime> {
+    const cached = this.idByKey.get(key);
+    if (cached) return this.byIdOrThrow(cached);
+    const record = await this.storage.instances.findByKey(key);
+    if (!record) throw instanceNotFound();
+    return this.load(record);
+  }
+
+  /** The instance with a public id (404 `instance_not_found`). */
+  async byIdOrThrow(id: string): Promise<InstanceRuntime> {
+    const loaded = this.byId.get(id);
+    if (loaded) return loaded;
+    const record = await this.storage.instances.get(id);
+    if (!record) throw instanceNotFound();
+    return this.load(record);
+  }
+
+  /** Loads an instance's adapters once (concurrent callers share the load). */
+  load(record: InstanceRecord): Promise<InstanceRuntime> {
+    const existing = this.byId.get(record.id);
+    if (existing) return Promise.resolve(existing);
+    let pending = this.loading.get(record.id);
+    if (!pending) {
+      pending = this.createRuntime(record).finally(() => this.loading.delete(record.id));
+      this.loading.set(record.id, pending);
+    }
+    return pending;
+  }
+
+  private async createRuntime(record: InstanceRecord): Promise<InstanceRuntime> {
+    const main = await this.createAdapter(record, this.driver(record.driver, 'driver'));
+    const runtime = new InstanceRuntime(record, main);
+    for (const channel of Object.keys(record.links) as SocialChannelName[]) {
+      const driver = this.drivers.get(channel);
+      if (driver) runtime.social.set(channel, await this.createAdapter(record, driver));
+      else this.logger.warn({ instance: record.id, channel }, 'linked channel has no driver configured; link ignored');
+    }
+    this.byId.set(record.id, runtime);
+    this.idByKey.set(record.key, record.id);
+    return runtime;
+  }
+
+  private async createAdapter(record: InstanceRecord, driver: ChannelDriver): Promise<ChannelAdapter> {
+    const id = record.id;
+    let adapter: ChannelAdapter | undefined;
+    adapter = await driver.create({
+      instanceId: id,
+      instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
+      emit: (payload: ChannelEventPayload) => this.bus.publish(id, adapter?.channel ?? driver.channel, payload),
+      storage: this.storage,
+      logger: this.logger.child({ instance: id, channel: driver.name }),
+    });
+    return adapter;
+  }
+
+  /** Writes a change to storage, then to the cached record. */
+  async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {
+    const record = await this.storage.instances.update(id, patch);
+    const runtime = this.byId.get(id);
+    if (runtime) runtime.record = record;
+    return record;
+  }
+
+  /** Creates an instance record and loads it. */
+  async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }): Promise<InstanceRuntime> {
+    const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid().toLowerCase()}`, createdAt: Date.now() };
+    await this.storage.instances.create(full);
+    return this.load(full);
+  }
+
+  /** Links a social channel: stores the link and starts its adapter. */
+  async link(id: string, channel: SocialChannelName, link: InstanceRecord['links'][SocialChannelName]): Promise<InstanceRecord> {
+    const runtime = await this.byIdOrThrow(id);
+    const record = await this.update(id, { links: { ...runtime.record.links, [channel]: link } });
+    const previous = runtime.social.get(channel);
+    if (previous) await previous.stop();
+    runtime.social.set(channel, await this.createAdapter(record, this.driver(channel)));
+    return record;
+  }
+
+  /** Unlinks a social channel. */
+  async unlink(id: string, channel: SocialChannelName): Promise<InstanceRecord> {
+    const runtime = await this.byIdOrThrow(id);
+    const links = { ...runtime.record.links };
+    delete links[channel];
+    const record = await this.update(id, { links });
+    await runtime.social.get(channel)?.stop();
+    runtime.social.delete(channel);
+    return record;
+  }
+
+  /** Stops an instance's adapters and forgets it (the record stays unless the caller deletes it). */
+  async unload(id: string): Promise<void> {
+    const runtime = this.byId.get(id);
+    if (!runtime) return;
+    this.byId.delete(id);
+    this.idByKey.delete(runtime.record.key);
+    await Promise.allSettled(runtime.adapters().map((a) => a.stop()));
+  }
+
+  /** Loaded instances. */
+  loaded(): InstanceRuntime[] {
+    return [...this.byId.values()];
+  }
+
+  /** Stops every adapter and driver (shutdown). */
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.byId.keys()].map((id) => this.unload(id)));
+    await Promise.allSettled([...this.drivers.values()].map((d) => d.close?.()));
+  }
+}

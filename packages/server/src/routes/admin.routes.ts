@@ -1,0 +1,53 @@
+import type { ServerContext } from '../app/server-context.js';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { dataResponse, okResponse, s } from '../http/schema.js';
+import { webhookSettingsSchema } from '../schemas/common.schemas.js';
+import { adminView, InstanceAdmin, type CreateInstanceInput } from '../services/instance-admin.js';
+
+const tag = 'Admin';
+
+const adminInstanceSchema = s.openObject({
+  id: s.string(), key: s.string(), name: s.string(), channel: s.string(), createdAt: s.integer(), phoneConnected: s.boolean(),
+  user: s.nullable(s.anyObject()), health: s.string(), webhookSecret: s.string(), webhook: s.anyObject(), options: s.anyObject(),
+  linkedChannels: s.array(s.string()),
+}, ['id', 'key', 'name', 'channel', 'createdAt', 'phoneConnected', 'webhookSecret']);
+
+/** Operator API: instance issuance (spec 5 leaves it to the operator). Every route needs the admin token. */
+export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
+  const admin = new InstanceAdmin(ctx);
+  return [
+    defineRoute<unknown, unknown, CreateInstanceInput>({
+      method: 'post', path: '/admin/instances', operationId: 'adminCreateInstance', tag, auth: 'admin',
+      summary: 'Create an instance; answers its secret key and webhook signing secret',
+      body: s.object({
+        channel: s.string({ minLength: 1, maxLength: 64, description: 'Main-channel driver: `whatsapp` (Baileys) or `sandbox`. Default from the config.' }),
+        name: s.string({ maxLength: 200 }),
+        webhook: webhookSettingsSchema,
+        options: s.anyObject({ description: 'Driver options (sandbox: `number`).' }),
+      }),
+      response: dataResponse(adminInstanceSchema),
+      handler: async ({ body }) => ({ data: adminView(await admin.create(body)) }),
+    }),
+    defineRoute({
+      method: 'get', path: '/admin/instances', operationId: 'adminListInstances', tag, auth: 'admin',
+      summary: 'Every instance', response: dataResponse(s.array(adminInstanceSchema)),
+      handler: async () => ({ data: (await ctx.storage.instances.list()).map(adminView) }),
+    }),
+    defineRoute<{ key: string }>({
+      method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
+      summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
+      response: dataResponse(adminInstanceSchema), errors: [404],
+      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record) }),
+    }),
+    defineRoute<{ key: string }>({
+      method: 'delete', path: '/admin/instances/{key}', operationId: 'adminDeleteInstance', tag, auth: 'admin',
+      summary: 'Log out and delete an instance with all its data (by key or public id)',
+      params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
+      response: okResponse({ message: s.string() }), errors: [404],
+      handler: async ({ params }) => {
+        await admin.delete(params.key);
+        return { message: 'Instance deleted' };
+      },
+    }),
+  ];
+}

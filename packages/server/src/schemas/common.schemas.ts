@@ -1,0 +1,52 @@
+import { s, type JsonSchema } from '../http/schema.js';
+
+/** The `{key}` path parameter. */
+export const keyParams = s.object({ key: s.string({ description: 'Instance key (secret).' }) }, ['key']);
+
+/** Path parameters `{key}` plus the given ones. */
+export function keyAnd(more: Record<string, JsonSchema>): JsonSchema {
+  return s.object({ key: s.string(), ...more }, ['key', ...Object.keys(more)]);
+}
+
+/** A URL field (http or https; the SSRF guard runs in the handler). */
+export const urlField = s.string({ minLength: 1, maxLength: 4096, description: 'http or https URL, or a base64 data URI where media is accepted.' });
+
+/** Webhook settings (spec 2.2); every member optional on write. */
+const webhookUrl = s.string({ maxLength: 2048, description: 'http/https URL; empty means "use webhookMessage".' });
+export const webhookSettingsSchema = s.object({
+  allowWebhook: s.boolean({ description: 'Master switch.' }),
+  allowNumber: s.string({
+    maxLength: 4096, pattern: '^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$',
+    description: '`all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md).',
+  }),
+  webhookFormat: s.enum(['native', 'meta', 'both']),
+  webhookMessage: webhookUrl,
+  webhookGroup: webhookUrl,
+  webhookConnection: webhookUrl,
+  webhookQrCode: webhookUrl,
+  webhookMessageFromMe: webhookUrl,
+  webhookHistory: webhookUrl,
+});
+
+/** The account user (spec 2.1). */
+export const userSchema = s.nullable(s.openObject({ id: s.string(), lid: s.string(), name: s.string(), imageProfile: s.string() }, ['id']));
+
+/** The instance record of spec 2.1 plus Parley's documented extensions. */
+export const instanceViewSchema = s.openObject({
+  id: s.string({ description: 'Public instance id (extension): the `instance` of webhook payloads.' }),
+  name: s.string({ description: 'Extension.' }),
+  channel: s.string({ description: 'Main-channel driver (extension).' }),
+  receive_status_message: s.boolean(),
+  save_media: s.boolean(),
+  receive_presence: s.boolean(),
+  permission: s.integer(),
+  mark_messages: s.boolean(),
+  blocked: s.boolean(),
+  user: userSchema,
+  phoneConnected: s.boolean(),
+  webhook: s.openObject((webhookSettingsSchema.properties as Record<string, JsonSchema>)),
+  businessProfile: s.openObject({ wid: s.string(), description: s.string(), website: s.array(s.string()), category: s.string() }),
+  health: s.enum(['healthy', 'restricted'], { description: 'Extension (spec 3 health).' }),
+  failure: s.openObject({ code: s.integer(), reason: s.string(), attempts: s.integer() }, [], { description: 'Extension: set when reconnection gave up.' }),
+  links: s.anyObject({ description: 'Extension: linked social channels (secrets redacted).' }),
+}, ['receive_status_message', 'save_media', 'receive_presence', 'permission', 'mark_messages', 'blocked', 'user', 'phoneConnected', 'webhook', 'businessProfile']);

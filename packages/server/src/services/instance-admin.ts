@@ -1,0 +1,99 @@
+import {
+  defaultInstanceFlags, defaultWebhookSettings, newSecret, ValidationError, type InstanceRecord, type WebhookSettings,
+} from '@parley/core';
+import type { ServerContext } from '../app/server-context.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { instanceNotFound } from '../instances/instance-runtime.js';
+
+/** Input of `POST /admin/instances`. */
+export interface CreateInstanceInput {
+  channel?: string;
+  name?: string;
+  webhook?: Partial<WebhookSettings>;
+  options?: Record<string, unknown>;
+}
+
+/** Admin view of an instance: includes its key and webhook secret (admin answers only). */
+export function adminView(record: InstanceRecord): Record<string, unknown> {
+  return {
+    id: record.id,
+    key: record.key,
+    name: record.name,
+    channel: record.driver,
+    createdAt: record.createdAt,
+    phoneConnected: record.phoneConnected,
+    user: record.user,
+    health: record.health,
+    webhookSecret: record.webhookSecret,
+    webhook: record.webhook,
+    options: record.driverOptions,
+    linkedChannels: Object.keys(record.links),
+  };
+}
+
+/** Issues, lists and deletes instances (operator API; the spec leaves key issuance to the operator). */
+export class InstanceAdmin {
+  constructor(private readonly ctx: ServerContext) {}
+
+  async create(input: CreateInstanceInput): Promise<InstanceRecord> {
+    const channel = input.channel ?? this.ctx.config.defaultChannel;
+    const driver = this.ctx.registry.driver(channel, 'body.channel');
+    if (driver.role !== 'main') throw new ValidationError(`body.channel "${channel}" is a social channel; link it to an instance instead`);
+    const webhook = { ...defaultWebhookSettings(), ...(input.webhook ?? {}) };
+    if (input.webhook) await this.ctx.webhooks.validateSettings(input.webhook);
+    const existing = await this.ctx.storage.instances.list();
+    const driverOptions = driver.instanceOptions
+      ? driver.instanceOptions(input.options ?? {}, existing.filter((r) => r.driver === channel))
+      : (() => {
+        if (input.options && Object.keys(input.options).length) throw new ValidationError(`body.options is not accepted by the ${channel} channel`);
+        return {};
+      })();
+    const runtime = await this.ctx.registry.create({
+      key: newSecret(24),
+      name: input.name ?? '',
+      driver: channel,
+      flags: defaultInstanceFlags(),
+      webhook,
+      webhookSecret: `whsec_${newSecret(32).replace(/-/g, '+').replace(/_/g, '/')}`,
+      user: null,
+      phoneConnected: false,
+      wantsConnection: false,
+      health: 'healthy',
+      driverOptions,
+      links: {},
+    });
+    this.ctx.logger.info({ instance: runtime.id, channel }, 'instance created');
+    return runtime.record;
+  }
+
+  /** Finds an instance by key or by public id. */
+  async find(keyOrId: string): Promise<InstanceRuntime> {
+    if (keyOrId.startsWith('ins_')) {
+      try {
+        return await this.ctx.registry.byIdOrThrow(keyOrId);
+      } catch {
+        // fall through: a key may start with the same letters
+      }
+    }
+    return this.ctx.registry.byKey(keyOrId).catch(() => {
+      throw instanceNotFound();
+    });
+  }
+
+  /** Logs out, stops and deletes an instance with all its data. */
+  async delete(keyOrId: string): Promise<void> {
+    const runtime = await this.find(keyOrId);
+    const id = runtime.id;
+    await runtime.main.capabilities.connection?.logout().catch((err: unknown) =>
+      this.ctx.logger.warn({ err, instance: id }, 'logout during deletion failed; deleting anyway'));
+    await this.ctx.registry.unload(id);
+    await this.ctx.bus.drain();
+    const s = this.ctx.storage;
+    await Promise.all([
+      s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
+      s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),
+    ]);
+    await s.instances.delete(id);
+    this.ctx.logger.info({ instance: id }, 'instance deleted');
+  }
+}

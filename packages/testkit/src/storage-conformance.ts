@@ -1,0 +1,37 @@
+import { after, describe } from 'node:test';
+import { describeAuthStateCases } from './storage-auth-state.cases.js';
+import { describeDeliveryCases } from './storage-deliveries.cases.js';
+import type { StorageHarness } from './storage-harness.js';
+import { describeInstanceCases } from './storage-instances.cases.js';
+import { describeLifecycleCases } from './storage-lifecycle.cases.js';
+import { describeMessageCases } from './storage-messages.cases.js';
+import { describePersistenceCases } from './storage-persistence.cases.js';
+import { describeResourceCases } from './storage-resources.cases.js';
+import { describeStateCases } from './storage-state.cases.js';
+
+export type { StorageHarness } from './storage-harness.js';
+
+/**
+ * The conformance suite every storage back end runs: every repository of the Storage contract, the
+ * delivery queue's lanes, leases, retries, dead letters and statistics, and — when the harness can
+ * reopen — durability across close and reopen. Each test gets its own storage from the harness and
+ * its own random instance ids.
+ *
+ * @param label - back end name shown in the test report.
+ * @param harness - how to create (and optionally reopen and clean up) the back end under test.
+ */
+export function describeStorageConformance(label: string, harness: StorageHarness): void {
+  describe(`storage conformance: ${label}`, () => {
+    after(async () => {
+      await harness.cleanup?.();
+    });
+    describeLifecycleCases(harness);
+    describeInstanceCases(harness);
+    describeMessageCases(harness);
+    describeResourceCases(harness);
+    describeAuthStateCases(harness);
+    describeStateCases(harness);
+    describeDeliveryCases(harness);
+    describePersistenceCases(harness);
+  });
+}

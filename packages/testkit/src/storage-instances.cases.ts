@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { ConflictError, NotFoundError } from '@parley/core';
+import { instanceRecord, uniqueId } from './storage-fixtures.js';
+import { withStorage, type StorageHarness } from './storage-harness.js';
+
+/** InstanceRepository: identity, secret-key lookup, ordering, merge and deletion. */
+export function describeInstanceCases(harness: StorageHarness): void {
+  describe('instances', () => {
+    it('creates, gets and finds by key a record that reads back whole', () => withStorage(harness, async ({ instances }) => {
+      const record = instanceRecord();
+      await instances.create(record);
+      assert.deepEqual(await instances.get(record.id), record);
+      assert.deepEqual(await instances.findByKey(record.key), record);
+      assert.equal(await instances.get(uniqueId('ins')), null);
+      assert.equal(await instances.findByKey(uniqueId('key')), null);
+    }));
+
+    it('stores copies: mutating the written or the read object changes nothing', () => withStorage(harness, async ({ instances }) => {
+      const record = instanceRecord();
+      const expected = structuredClone(record);
+      await instances.create(record);
+      record.name = 'mutated';
+      record.flags.blocked = true;
+      const read = await instances.get(record.id);
+      assert.ok(read);
+      read.webhook.webhookMessage = 'mutated';
+      assert.deepEqual(await instances.get(record.id), expected);
+    }));
+
+    it('refuses a duplicate id or key with ConflictError', () => withStorage(harness, async ({ instances }) => {
+      const first = instanceRecord();
+      await instances.create(first);
+      await assert.rejects(instances.create(instanceRecord({ id: first.id })), ConflictError);
+      await assert.rejects(instances.create(instanceRecord({ key: first.key })), ConflictError);
+      assert.deepEqual(await instances.list(), [first]);
+    }));
+
+    it('lists oldest first by createdAt, ties in creation order', () => withStorage(harness, async ({ instances }) => {
+      const late = instanceRecord({ createdAt: 3_000 });
+      const early = instanceRecord({ createdAt: 1_000 });
+      const tieA = instanceRecord({ createdAt: 2_000 });
+      const tieB = instanceRecord({ createdAt: 2_000 });
+      for (const record of [late, early, tieA, tieB]) await instances.create(record);
+      assert.deepEqual(await instances.list(), [early, tieA, tieB, late]);
+    }));
+
+    it('update merges shallowly, answers the new record, and an undefined value removes the field', () => withStorage(harness, async ({ instances }) => {
+      const record = instanceRecord();
+      await instances.create(record);
+      const flags = { ...record.flags, blocked: true };
+      const updated = await instances.update(record.id, { name: 'renamed', flags, proxy: undefined, phoneConnected: false });
+      const { proxy: _removed, ...rest } = record;
+      const expected = { ...rest, name: 'renamed', flags, phoneConnected: false };
+      assert.deepEqual(updated, expected);
+      assert.deepEqual(await instances.get(record.id), expected);
+      assert.equal(Object.hasOwn((await instances.get(record.id))!, 'proxy'), false);
+    }));
+
+    it('update of the key moves the key lookup, and refuses a key another instance holds', () => withStorage(harness, async ({ instances }) => {
+      const a = instanceRecord();
+      const b = instanceRecord();
+      await instances.create(a);
+      await instances.create(b);
+      const newKey = uniqueId('key');
+      await instances.update(a.id, { key: newKey });
+      assert.equal(await instances.findByKey(a.key), null);
+      assert.deepEqual(await instances.findByKey(newKey), { ...a, key: newKey });
+      await assert.rejects(instances.update(a.id, { key: b.key }), ConflictError);
+      assert.deepEqual(await instances.findByKey(b.key), b);
+      assert.deepEqual(await instances.findByKey(newKey), { ...a, key: newKey });
+    }));
+
+    it('update of an unknown id throws NotFoundError', () => withStorage(harness, async ({ instances }) => {
+      await assert.rejects(instances.update(uniqueId('ins'), { name: 'x' }), NotFoundError);
+    }));
+
+    it('delete removes the record and its key, and answers whether it existed', () => withStorage(harness, async ({ instances }) => {
+      const a = instanceRecord();
+      const b = instanceRecord();
+      await instances.create(a);
+      await instances.create(b);
+      assert.equal(await instances.delete(a.id), true);
+      assert.equal(await instances.delete(a.id), false);
+      assert.equal(await instances.get(a.id), null);
+      assert.equal(await instances.findByKey(a.key), null);
+      assert.deepEqual(await instances.list(), [b]);
+      await instances.create(instanceRecord({ id: a.id, key: a.key, name: 'again' }));
+      assert.equal((await instances.findByKey(a.key))?.name, 'again');
+    }));
+  });
+}

@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { StorageHarness } from './storage-harness.js';
+
+/** Storage lifecycle: init, health and idempotent close. */
+export function describeLifecycleCases(harness: StorageHarness): void {
+  describe('lifecycle', () => {
+    it('is ready after init, not ready after close, and close is idempotent', async () => {
+      const storage = await harness.create();
+      assert.equal(typeof storage.name, 'string');
+      assert.notEqual(storage.name, '');
+      assert.equal((await storage.health()).ready, false);
+      await storage.init();
+      assert.equal((await storage.health()).ready, true);
+      await storage.close();
+      assert.equal((await storage.health()).ready, false);
+      await storage.close();
+    });
+  });
+}

@@ -1,0 +1,65 @@
+import { jidUser, ValidationError, type ChannelEvent } from '@parley/core';
+
+/** A parsed `allowNumber`: every number, or a set of digit strings. */
+export type AllowedNumbers = 'all' | ReadonlySet<string>;
+
+const ENTRY = /^\+?(\d{6,20})$/;
+
+/**
+ * Parses `allowNumber`: `all`, or a comma-separated list of numbers written as digits with country code
+ * (an optional leading `+` and spaces around entries are accepted). Group ids (`120363…`) are numbers
+ * too. Throws ValidationError naming the field.
+ */
+export function parseAllowNumber(value: string): AllowedNumbers {
+  const text = value.trim();
+  if (text === 'all') return 'all';
+  const numbers = new Set<string>();
+  for (const entry of text.split(',')) {
+    const match = ENTRY.exec(entry.trim());
+    if (!match) throw new ValidationError('allowNumber must be "all" or a comma-separated list of numbers (6 to 20 digits with country code)');
+    numbers.add(match[1]!);
+  }
+  return numbers;
+}
+
+/**
+ * The numbers an event is about, or null for instance-level events that always pass. Only the main
+ * channel has phone numbers: social-channel events are instance-level for this filter.
+ */
+export function counterpartNumbers(event: ChannelEvent): string[] | null {
+  if (event.provider !== 'whatsapp') return null;
+  switch (event.type) {
+    case 'message':
+      return [jidUser(event.message.chatJid), jidUser(event.message.from)];
+    case 'message.status':
+      return [jidUser(event.chatJid), jidUser(event.recipientId), ...(event.participant ? [jidUser(event.participant)] : [])];
+    case 'presence':
+      return [jidUser(event.jid), ...(event.chatJid ? [jidUser(event.chatJid)] : [])];
+    case 'call':
+      return [jidUser(event.from), jidUser(event.fromJid)];
+    case 'group.participants':
+      return [jidUser(event.groupJid), ...event.participants.map(jidUser)];
+    case 'group.update':
+      return event.groups.map((group) => jidUser(group.id));
+    case 'chats.upsert':
+      return event.chats.map((chat) => jidUser(chat.id));
+    case 'chats.delete':
+      return event.jids.map(jidUser);
+    case 'contacts.upsert':
+      return event.contacts.map((contact) => jidUser(contact.id));
+    case 'message.delete':
+      return [jidUser(event.chatJid)];
+    case 'connection':
+    case 'qrcode':
+    case 'health':
+    case 'history':
+      return null;
+  }
+}
+
+/** True when `allowed` lets the event through: `all`, an instance-level event, or any counterpart listed. */
+export function isAllowedNumber(event: ChannelEvent, allowed: AllowedNumbers): boolean {
+  if (allowed === 'all') return true;
+  const numbers = counterpartNumbers(event);
+  return numbers === null || numbers.some((number) => allowed.has(number));
+}

@@ -1,0 +1,80 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { guardedLookup, isPrivateAddress } from '@parley/core';
+
+/** An HTTP answer to one attempt. */
+export interface HttpAnswer {
+  status: number;
+  /** From request start until the answer's body ended, in whole ms. */
+  responseTimeMs: number;
+  retryAfter?: string;
+}
+
+/** Raised when an attempt runs out of time; other failures are Node's network errors. */
+export class AttemptTimeoutError extends Error {
+  readonly code = 'ETIMEDOUT';
+  constructor(timeoutMs: number) {
+    super(`no complete answer within ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * POSTs webhook bodies over keep-alive connections. Private addresses are refused at connect time
+ * through the agents' DNS lookup (so DNS rebinding is caught) and before connecting for literal IPs
+ * (which skip the lookup), unless private URLs are allowed. Redirects are not followed.
+ */
+export class HttpSender {
+  private readonly http: HttpAgent;
+  private readonly https: HttpsAgent;
+
+  constructor(private readonly allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
+    const lookup = guardedLookup(allowPrivate) as unknown as LookupFunction;
+    this.http = new HttpAgent({ keepAlive: true, maxSockets, lookup });
+    this.https = new HttpsAgent({ keepAlive: true, maxSockets, lookup });
+  }
+
+  /** Sends one attempt. Rejects on network errors, on time-out and when `signal` aborts. */
+  post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<HttpAnswer> {
+    const target = new URL(url);
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!this.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
+      return Promise.reject(Object.assign(new Error(`${host} is a private address`), { code: 'EPRIVATEADDR' }));
+    }
+    const secure = target.protocol === 'https:';
+    if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));
+    const payload = Buffer.from(body, 'utf8');
+    return new Promise((resolve, reject) => {
+      const started = performance.now();
+      const request = (secure ? httpsRequest : httpRequest)(target, {
+        method: 'POST',
+        agent: secure ? this.https : this.http,
+        signal,
+        headers: { ...headers, 'user-agent': this.userAgent, 'content-length': String(payload.length) },
+      });
+      const timer = setTimeout(() => request.destroy(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+      const settle = (outcome: () => void) => {
+        clearTimeout(timer);
+        outcome();
+      };
+      request.on('error', (error) => settle(() => reject(error)));
+      request.on('response', (response: IncomingMessage) => {
+        response.on('error', (error) => settle(() => reject(error)));
+        response.on('end', () => settle(() => resolve({
+          status: response.statusCode ?? 0,
+          responseTimeMs: Math.round(performance.now() - started),
+          ...(typeof response.headers['retry-after'] === 'string' ? { retryAfter: response.headers['retry-after'] } : {}),
+        })));
+        // The answer's body is not used; reading it frees the connection for reuse.
+        response.resume();
+      });
+      request.end(payload);
+    });
+  }
+
+  /** Closes every connection. */
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}

@@ -1,0 +1,22 @@
+import { createHmac, randomBytes } from 'node:crypto';
+
+const PREFIX = 'whsec_';
+
+/** A new webhook secret as the Standard Webhooks spec writes them: `whsec_` + base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  return PREFIX + randomBytes(24).toString('base64');
+}
+
+/** The HMAC key of a secret: the base64 after `whsec_` decoded (a secret without the prefix is base64 as a whole). */
+function secretKey(secret: string): Buffer {
+  return Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, 'base64');
+}
+
+/**
+ * Standard Webhooks headers: `webhook-id`, `webhook-timestamp` (Unix seconds) and `webhook-signature`
+ * = `v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{body}`.
+ */
+export function standardWebhookHeaders(id: string, timestamp: number, body: string, secret: string): Record<string, string> {
+  const signature = createHmac('sha256', secretKey(secret)).update(`${id}.${timestamp}.${body}`, 'utf8').digest('base64');
+  return { 'webhook-id': id, 'webhook-timestamp': String(timestamp), 'webhook-signature': `v1,${signature}` };
+}

@@ -1,0 +1,146 @@
+import type { InboundMessage, MessageRecord, Referral } from '@parley/core';
+import {
+  getContentType, isJidBroadcast, isJidGroup, isJidNewsletter, isJidStatusBroadcast, normalizeMessageContent, proto,
+  type WAMessage,
+} from '@whiskeysockets/baileys';
+import { isLidJid, normalizeJid, preferPn, userPart } from '../util/jids.js';
+import { inboundContent } from './inbound-content.js';
+import { messageJson, restStatus, seconds } from './record.js';
+
+/** What inbound mapping needs to know about the account and the LID mapping. */
+export interface InboundEnv {
+  /** Own account JID without device suffix. */
+  ownJid: string;
+  ownLid?: string;
+  /** Phone-number JID of a LID, when WhatsApp has told us. */
+  pnForLid(lid: string): Promise<string | undefined>;
+  /** Unix seconds now, for messages without a timestamp. */
+  now(): number;
+}
+
+/** Outcome of mapping one upserted message. */
+export type InboundResult =
+  | { kind: 'message'; message: InboundMessage }
+  | { kind: 'delete'; chatJid: string; messageId: string }
+  | { kind: 'ignore'; why: string };
+
+const AD_MEDIA: Record<number, string> = {
+  [proto.ContextInfo.ExternalAdReplyInfo.MediaType.IMAGE]: 'image',
+  [proto.ContextInfo.ExternalAdReplyInfo.MediaType.VIDEO]: 'video',
+};
+
+/** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */
+export async function resolvePn(env: InboundEnv, jid: string | null | undefined, alt: string | null | undefined): Promise<string | undefined> {
+  const picked = preferPn(jid, alt);
+  if (!picked || !isLidJid(picked)) return picked;
+  return (await env.pnForLid(picked)) ?? picked;
+}
+
+function lidOf(jid: string | null | undefined, alt: string | null | undefined): string | undefined {
+  if (isLidJid(jid)) return normalizeJid(jid);
+  if (isLidJid(alt)) return normalizeJid(alt);
+  return undefined;
+}
+
+/**
+ * Maps a message of `messages.upsert` (or of a history sync) to a normalized inbound message. Edits
+ * become the edited content with `edit.originalMessageId` (the record keeps the original id, so the
+ * stored message shows the new text); revocations become deletions; stubs, newsletters and
+ * broadcast-list copies are ignored.
+ */
+export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promise<InboundResult> {
+  const key = msg.key;
+  const remote = key?.remoteJid;
+  if (!key?.id || !remote) return { kind: 'ignore', why: 'message without key' };
+  if (isJidNewsletter(remote) || (isJidBroadcast(remote) && !isJidStatusBroadcast(remote))) {
+    return { kind: 'ignore', why: 'newsletter or broadcast list' };
+  }
+  let content = normalizeMessageContent(msg.message);
+  let type = getContentType(content ?? undefined);
+  if (!content || !type) return { kind: 'ignore', why: 'no content (protocol stub)' };
+
+  const group = isJidGroup(remote) === true;
+  const multiSender = group || isJidStatusBroadcast(remote) === true;
+  const chatJid = group || multiSender ? remote : ((await resolvePn(env, remote, key.remoteJidAlt)) ?? remote);
+
+  let edit: { originalMessageId: string } | undefined;
+  if (type === 'protocolMessage') {
+    const protocol = content.protocolMessage!;
+    const targetId = protocol.key?.id;
+    if (protocol.type === proto.Message.ProtocolMessage.Type.REVOKE && targetId) return { kind: 'delete', chatJid, messageId: targetId };
+    if (protocol.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !protocol.editedMessage || !targetId) {
+      return { kind: 'ignore', why: `protocol message ${String(protocol.type)}` };
+    }
+    content = normalizeMessageContent(protocol.editedMessage);
+    type = getContentType(content ?? undefined);
+    if (!content || !type) return { kind: 'ignore', why: 'empty edit' };
+    edit = { originalMessageId: targetId };
+  }
+
+  const fromMe = key.fromMe === true;
+  let senderJid: string;
+  let senderLid: string | undefined;
+  if (fromMe) {
+    senderJid = env.ownJid;
+    senderLid = env.ownLid;
+  } else if (multiSender) {
+    senderJid = (await resolvePn(env, key.participant, key.participantAlt)) ?? remote;
+    senderLid = lidOf(key.participant, key.participantAlt);
+  } else {
+    senderJid = chatJid;
+    senderLid = lidOf(remote, key.remoteJidAlt);
+  }
+
+  const recordId = edit?.originalMessageId ?? key.id;
+  const timestamp = seconds(msg.messageTimestamp, env.now());
+  const contextInfo = (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined;
+  const context = await replyContext(env, contextInfo);
+  const referral = adReferral(contextInfo);
+  const record: MessageRecord = {
+    key: { remoteJid: chatJid, fromMe, id: recordId, ...(multiSender ? { participant: senderJid } : {}) },
+    message: messageJson(content),
+    messageTimestamp: String(timestamp),
+    status: restStatus(msg.status) ?? (fromMe ? 'SERVER_ACK' : 'DELIVERY_ACK'),
+    provider: 'whatsapp',
+    ...(msg.pushName ? { pushName: msg.pushName } : {}),
+  };
+  const message: InboundMessage = {
+    id: key.id,
+    chatJid,
+    from: userPart(senderJid),
+    ...(senderLid ? { fromUserId: senderLid } : {}),
+    fromMe,
+    timestamp,
+    chatType: group ? 'group' : 'individual',
+    ...(group ? { groupId: remote } : {}),
+    ...(msg.pushName ? { pushName: msg.pushName } : {}),
+    content: inboundContent(content, type, recordId),
+    ...(context ? { context } : {}),
+    ...(referral ? { referral } : {}),
+    ...(edit ? { edit } : {}),
+    record,
+  };
+  return { kind: 'message', message };
+}
+
+async function replyContext(env: InboundEnv, info: proto.IContextInfo | undefined): Promise<InboundMessage['context']> {
+  if (!info?.stanzaId) return undefined;
+  const participant = await resolvePn(env, info.participant, undefined);
+  return { id: info.stanzaId, ...(participant ? { from: userPart(participant) } : {}) };
+}
+
+function adReferral(info: proto.IContextInfo | undefined): Referral | undefined {
+  const ad = info?.externalAdReply;
+  if (!ad || !(ad.sourceId || ad.ctwaClid || ad.sourceType)) return undefined;
+  const referral: Referral = {};
+  if (ad.sourceUrl) referral.sourceUrl = ad.sourceUrl;
+  if (ad.sourceId) referral.sourceId = ad.sourceId;
+  if (ad.sourceType) referral.sourceType = ad.sourceType;
+  if (ad.title) referral.headline = ad.title;
+  if (ad.body) referral.body = ad.body;
+  const mediaType = ad.mediaType === null || ad.mediaType === undefined ? undefined : AD_MEDIA[ad.mediaType];
+  if (mediaType) referral.mediaType = mediaType;
+  if (ad.thumbnailUrl) referral.thumbnailUrl = ad.thumbnailUrl;
+  if (ad.ctwaClid) referral.ctwaClid = ad.ctwaClid;
+  return referral;
+}

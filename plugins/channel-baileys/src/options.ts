@@ -1,0 +1,108 @@
+/** Reconnection policy: capped exponential backoff with jitter, bounded by `maxAttempts`. */
+export interface ReconnectPolicy {
+  /** Consecutive failed reconnections before giving up and reporting `state().failure`. */
+  maxAttempts: number;
+  /** Delay before the first reconnection; doubles on each further attempt. */
+  baseDelayMs: number;
+  /** Upper bound of one delay. */
+  maxDelayMs: number;
+  /** Fraction (0–1) of each delay taken off at random, so instances do not reconnect in lockstep. */
+  jitter: number;
+}
+
+/** Thresholds that turn repeated restriction signals into a `health` event. */
+export interface HealthPolicy {
+  /** Sends failing with error 463 within `failedSendWindowMs` that mark the account restricted. */
+  failedSendThreshold: number;
+  failedSendWindowMs: number;
+}
+
+/** Options of the `@parley/channel-baileys` plugin (validated by the host against {@link baileysOptionsSchema}). */
+export interface BaileysOptions {
+  reconnect?: Partial<ReconnectPolicy>;
+  /** Signal keys kept in memory per instance (least recently used first out). */
+  keyCacheSize?: number;
+  /** Group metadata entries kept in memory per instance, to send to groups without a query each time. */
+  groupCacheSize?: number;
+  /** Name shown in the phone's linked-devices list. */
+  browserName?: string;
+  markOnlineOnConnect?: boolean;
+  /** Ask the phone for the full history on first pairing (large). */
+  syncFullHistory?: boolean;
+  /** WebSocket connect timeout handed to Baileys. */
+  connectTimeoutMs?: number;
+  /** How long `connect()` and `requestPairingCode()` wait for the first QR or the open connection. */
+  qrWaitMs?: number;
+  /** WhatsApp Web version to announce, when Baileys' built-in one is refused. */
+  version?: [number, number, number];
+  /** Level of Baileys' own log lines forwarded to the Parley logger. */
+  logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
+  health?: Partial<HealthPolicy>;
+}
+
+/** Options with every default applied. */
+export interface ResolvedBaileysOptions {
+  reconnect: ReconnectPolicy;
+  keyCacheSize: number;
+  groupCacheSize: number;
+  browserName: string;
+  markOnlineOnConnect: boolean;
+  syncFullHistory: boolean;
+  connectTimeoutMs: number;
+  qrWaitMs: number;
+  version?: [number, number, number];
+  logLevel: NonNullable<BaileysOptions['logLevel']>;
+  health: HealthPolicy;
+}
+
+/** JSON Schema of {@link BaileysOptions}. */
+export const baileysOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    reconnect: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        maxAttempts: { type: 'integer', minimum: 1, maximum: 1000 },
+        baseDelayMs: { type: 'integer', minimum: 0, maximum: 3_600_000 },
+        maxDelayMs: { type: 'integer', minimum: 0, maximum: 86_400_000 },
+        jitter: { type: 'number', minimum: 0, maximum: 1 },
+      },
+    },
+    keyCacheSize: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+    groupCacheSize: { type: 'integer', minimum: 0, maximum: 100_000 },
+    browserName: { type: 'string', minLength: 1, maxLength: 64 },
+    markOnlineOnConnect: { type: 'boolean' },
+    syncFullHistory: { type: 'boolean' },
+    connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    qrWaitMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    version: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 3, maxItems: 3 },
+    logLevel: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] },
+    health: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        failedSendThreshold: { type: 'integer', minimum: 1, maximum: 10_000 },
+        failedSendWindowMs: { type: 'integer', minimum: 1000, maximum: 86_400_000 },
+      },
+    },
+  },
+} as const;
+
+/** Applies the defaults to validated options. */
+export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOptions {
+  return {
+    reconnect: { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 120_000, jitter: 0.2, ...options.reconnect },
+    keyCacheSize: options.keyCacheSize ?? 5_000,
+    groupCacheSize: options.groupCacheSize ?? 500,
+    browserName: options.browserName ?? 'Parley',
+    markOnlineOnConnect: options.markOnlineOnConnect ?? false,
+    syncFullHistory: options.syncFullHistory ?? false,
+    connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
+    qrWaitMs: options.qrWaitMs ?? 30_000,
+    ...(options.version ? { version: options.version } : {}),
+    logLevel: options.logLevel ?? 'warn',
+    health: { failedSendThreshold: 3, failedSendWindowMs: 600_000, ...options.health },
+  };
+}

@@ -1,0 +1,32 @@
+import type { BaileysEventEmitter, UserFacingSocketConfig, WASocket } from '@whiskeysockets/baileys';
+
+/**
+ * The part of a Baileys socket the adapter uses. Tests hand in a fake with the same members (same
+ * event names on `ev`, same method signatures), so the adapter never sees a difference.
+ */
+export type BaileysSocket = Pick<
+  WASocket,
+  | 'user' | 'authState' | 'signalRepository' | 'end' | 'logout' | 'requestPairingCode' | 'resyncAppState'
+  | 'fetchAccountReachoutTimelock'
+  // messaging
+  | 'sendMessage' | 'relayMessage' | 'sendPresenceUpdate' | 'createCallLink' | 'updateMediaMessage' | 'readMessages'
+  // chats, contacts, labels, profile
+  | 'chatModify' | 'presenceSubscribe' | 'fetchPrivacySettings' | 'addOrEditContact' | 'removeContact' | 'updateBlockStatus'
+  | 'fetchBlocklist' | 'fetchStatus' | 'onWhatsApp' | 'addLabel' | 'addChatLabel' | 'removeChatLabel' | 'updateProfilePicture'
+  | 'removeProfilePicture' | 'profilePictureUrl' | 'updateProfileName' | 'updateProfileStatus' | 'getBusinessProfile'
+  // groups
+  | 'groupMetadata' | 'groupCreate' | 'groupLeave' | 'groupUpdateSubject' | 'groupUpdateDescription' | 'groupSettingUpdate'
+  | 'groupParticipantsUpdate' | 'groupRequestParticipantsList' | 'groupRequestParticipantsUpdate' | 'groupInviteCode'
+  | 'groupGetInviteInfo' | 'groupFetchAllParticipating'
+  // communities
+  | 'communityMetadata' | 'communityCreate' | 'communityCreateGroup' | 'communityLeave' | 'communityUpdateSubject'
+  | 'communityUpdateDescription' | 'communityInviteCode' | 'communityAcceptInvite' | 'communityGetInviteInfo'
+  | 'communityRequestParticipantsList' | 'communityRequestParticipantsUpdate' | 'communityParticipantsUpdate'
+  | 'communityToggleEphemeral' | 'communitySettingUpdate' | 'communityMemberAddMode' | 'communityJoinApprovalMode'
+  | 'communityFetchAllParticipating' | 'communityFetchLinkedGroups'
+  // business catalog and calls
+  | 'getCatalog' | 'getCollections' | 'productCreate' | 'productUpdate' | 'productDelete' | 'getOrderDetails' | 'rejectCall'
+> & { ev: BaileysEventEmitter };
+
+/** Builds a socket from Baileys' configuration; the default is Baileys' `makeWASocket`. */
+export type SocketFactory = (config: UserFacingSocketConfig) => BaileysSocket;

@@ -1,0 +1,140 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import QRCode from 'qrcode';
+import { ConflictError, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult } from '@parley/core';
+import type { SandboxDevice } from '../sandbox-device.js';
+
+const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTVWXYZ23456789';
+
+/**
+ * Connection of a sandbox phone: a real QR code (PNG data URI) refreshed on a timer, a pairing code,
+ * and a "scan" (route or timer) that links the session. Linked sessions reconnect without a QR.
+ */
+export class SandboxConnection implements ConnectionCapability {
+  private qr?: { value: string; image: string };
+  private pairingCode?: string;
+  private refreshes = 0;
+  private timers: NodeJS.Timeout[] = [];
+  private user: AccountUser | null = null;
+
+  constructor(private readonly device: SandboxDevice) {}
+
+  state(): ConnectionState {
+    return { phoneConnected: this.device.connected, user: this.device.connected ? this.user : null };
+  }
+
+  async connect(): Promise<ConnectResult> {
+    if (!this.device.connected && (await this.device.session()).linked) await this.open();
+    if (this.device.connected) return { phoneConnected: true, qrcode: '', image: '', user: this.user };
+    if (!this.qr) {
+      this.refreshes = 0;
+      await this.newQr();
+      this.schedulePairingTimers();
+    }
+    return { phoneConnected: false, qrcode: this.qr!.value, image: this.qr!.image, user: null };
+  }
+
+  async requestPairingCode(phoneNumber: string): Promise<string> {
+    if (this.device.connected) throw new ConflictError('the instance is already connected', 'already_connected');
+    if (phoneNumber !== this.device.number) {
+      throw new ValidationError(`body.phoneNumber must be this sandbox instance's number (${this.device.number})`);
+    }
+    const chars = Array.from({ length: 8 }, () => PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)]).join('');
+    this.pairingCode = `${chars.slice(0, 4)}-${chars.slice(4)}`;
+    if (!this.timers.length) this.schedulePairingTimers();
+    return this.pairingCode;
+  }
+
+  /**
+   * Simulates the phone scanning the QR (or entering the pairing code). Throws 409 when nothing is
+   * waiting, 400 for a wrong pairing code.
+   */
+  async scan(code?: string): Promise<AccountUser> {
+    if (this.device.connected) throw new ConflictError('the instance is already connected', 'already_connected');
+    if (!this.qr && !this.pairingCode) {
+      throw new ConflictError('no QR code or pairing code is waiting: call POST /{key}/instance (or pairing-code) first', 'not_pairing');
+    }
+    if (code !== undefined && code.toUpperCase() !== this.pairingCode) throw new ValidationError('body.code does not match the pairing code');
+    await this.device.saveSession({ linked: true });
+    await this.open();
+    return this.user!;
+  }
+
+  async restart(): Promise<void> {
+    if (!(await this.device.session()).linked) throw new ConflictError('the instance is not paired: connect it first', 'not_connected');
+    if (this.device.connected) this.close(515, 'restart_required', false, true);
+    await this.open();
+  }
+
+  async resync(): Promise<void> {
+    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+    const { storage, instanceId } = this.device.ctx;
+    const [chats, contacts] = await Promise.all([storage.chats.list(instanceId), storage.contacts.list(instanceId)]);
+    this.device.ctx.emit({ type: 'history', messages: [], chats, contacts, isLatest: true, progress: 100 });
+  }
+
+  async logout(): Promise<void> {
+    const wasLinked = (await this.device.session()).linked || this.device.connected;
+    this.reset();
+    await this.device.saveSession({ linked: false });
+    if (wasLinked) this.close(401, 'logged_out', true, false);
+  }
+
+  /** Stops timers and goes offline without logging out. */
+  stop(): void {
+    this.reset();
+    if (this.device.connected) {
+      this.device.connected = false;
+      this.device.network.detach(this.device);
+    }
+  }
+
+  private reset(): void {
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers = [];
+    this.qr = undefined;
+    this.pairingCode = undefined;
+  }
+
+  private close(code: number, reason: string, loggedOut: boolean, willReconnect: boolean): void {
+    this.device.connected = false;
+    this.device.network.detach(this.device);
+    this.device.ctx.emit({ type: 'connection', status: 'close', code, reason, loggedOut, willReconnect });
+  }
+
+  private async open(): Promise<void> {
+    this.reset();
+    this.user = await this.device.user();
+    this.device.connected = true;
+    this.device.ctx.emit({ type: 'connection', status: 'open', code: 200, user: this.user });
+    await this.device.network.register(this.device.number, this.device.ctx.instanceId);
+    await this.device.network.attach(this.device, this.device.ctx.instanceId);
+  }
+
+  private async newQr(): Promise<void> {
+    const value = `2@${randomBytes(24).toString('base64')},${randomBytes(32).toString('base64')},sandbox:${this.device.number}`;
+    const image = await QRCode.toDataURL(value, { errorCorrectionLevel: 'L', margin: 1 });
+    this.qr = { value, image };
+    this.device.ctx.emit({ type: 'qrcode', qr: value, image });
+  }
+
+  private schedulePairingTimers(): void {
+    const { autoScanMs, qrRefreshMs, maxQrRefreshes } = this.device.options;
+    if (autoScanMs > 0) {
+      this.timers.push(setTimeout(() => {
+        this.scan().catch((err: unknown) => this.device.ctx.logger.warn({ err }, 'sandbox auto-scan failed'));
+      }, autoScanMs).unref());
+    }
+    const refresh = () => {
+      if (!this.qr) return;
+      if (this.refreshes >= maxQrRefreshes) {
+        this.reset();
+        this.device.ctx.emit({ type: 'connection', status: 'close', code: 408, reason: 'qr_timeout', loggedOut: false, willReconnect: false });
+        return;
+      }
+      this.refreshes++;
+      this.newQr().then(() => this.timers.push(setTimeout(refresh, qrRefreshMs).unref()),
+        (err: unknown) => this.device.ctx.logger.error({ err }, 'sandbox QR refresh failed'));
+    };
+    this.timers.push(setTimeout(refresh, qrRefreshMs).unref());
+  }
+}

@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
+import { inboundFromPacket } from './content/packet-to-inbound.js';
+import { phoneNamespace, type SandboxNetwork, type SandboxPhone } from './sandbox-network.js';
+import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
+import type { SandboxOptions } from './sandbox.options.js';
+
+/** What a sandbox phone keeps across restarts. */
+export interface SandboxSession {
+  linked: boolean;
+  name?: string;
+  about?: string;
+  /** Hex SHA-256 of the profile picture, when one is set. */
+  pictureSha?: string;
+}
+
+/** An incoming message not read yet, for read receipts. */
+interface Unread {
+  id: string;
+  from: string;
+  /** The chat as the sender sees it. */
+  senderChat: string;
+}
+
+/** Deterministic LID of a sandbox number (`<15 digits>@lid`). */
+export function lidOf(number: string): string {
+  const digest = createHash('sha256').update(`sandbox-lid:${number}`).digest();
+  return `${digest.readBigUInt64BE(0).toString().slice(0, 15).padStart(15, '1')}@lid`;
+}
+
+/**
+ * One simulated phone: the state every capability of a sandbox instance shares. It receives packets
+ * from the network and turns them into channel events.
+ */
+export class SandboxDevice implements SandboxPhone {
+  readonly jid: string;
+  readonly lid: string;
+  connected = false;
+  private sessionCache?: SandboxSession;
+
+  constructor(
+    readonly ctx: ChannelContext,
+    readonly network: SandboxNetwork,
+    readonly options: SandboxOptions,
+    readonly number: string,
+  ) {
+    this.jid = `${number}${USER_SUFFIX}`;
+    this.lid = lidOf(number);
+  }
+
+  get namespace(): string {
+    return phoneNamespace(this.ctx.instanceId);
+  }
+
+  async session(): Promise<SandboxSession> {
+    this.sessionCache ??= (await this.ctx.storage.state.get<SandboxSession>(this.namespace, 'session')) ?? { linked: false };
+    return this.sessionCache;
+  }
+
+  async saveSession(patch: Partial<SandboxSession>): Promise<SandboxSession> {
+    const next = { ...(await this.session()), ...patch };
+    await this.ctx.storage.state.put(this.namespace, 'session', next);
+    this.sessionCache = next;
+    return next;
+  }
+
+  /** The account as the spec shows it (`user.id`, `user.lid`, `user.name`). */
+  async user(): Promise<AccountUser> {
+    const session = await this.session();
+    const record = await this.ctx.instance();
+    return {
+      id: this.jid,
+      lid: this.lid,
+      name: session.name ?? (record.name || this.number),
+      ...(session.pictureSha ? { imageProfile: `${record.user?.imageProfile ?? ''}` || undefined } : {}),
+    };
+  }
+
+  /** Display name shown to peers. */
+  async displayName(): Promise<string> {
+    return (await this.user()).name ?? this.number;
+  }
+
+  receive(packet: Packet): void {
+    if (packet.kind === 'receipt') this.onReceipt(packet);
+    else if (packet.kind === 'presence') this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
+    else void this.onMessage(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox receive failed'));
+  }
+
+  private onReceipt(packet: ReceiptPacket): void {
+    this.ctx.emit({
+      type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
+      status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
+    });
+  }
+
+  private async onMessage(packet: MessagePacket): Promise<void> {
+    const message: InboundMessage = inboundFromPacket(packet);
+    this.ctx.emit({ type: 'message', message });
+    await this.trackUnread(message.chatJid, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
+    await this.network.send(packet.from, {
+      kind: 'receipt', from: this.number, messageId: packet.id, chatJid: packet.groupJid ?? this.jid, status: 'delivered',
+      timestamp: Math.floor(Date.now() / 1000),
+    });
+  }
+
+  private async trackUnread(chatJid: string, unread: Unread): Promise<void> {
+    const all = (await this.ctx.storage.state.get<Record<string, Unread[]>>(this.namespace, 'unread')) ?? {};
+    (all[chatJid] ??= []).push(unread);
+    await this.ctx.storage.state.put(this.namespace, 'unread', all);
+  }
+
+  /** Sends read receipts for everything unread in a chat, and forgets them. Answers how many. */
+  async readChat(chatJid: string): Promise<number> {
+    const all = (await this.ctx.storage.state.get<Record<string, Unread[]>>(this.namespace, 'unread')) ?? {};
+    const unread = all[chatJid] ?? [];
+    if (!unread.length) return 0;
+    delete all[chatJid];
+    await this.ctx.storage.state.put(this.namespace, 'unread', all);
+    const now = Math.floor(Date.now() / 1000);
+    for (const u of unread) {
+      await this.network.send(u.from, { kind: 'receipt', from: this.number, messageId: u.id, chatJid: u.senderChat, status: 'read', timestamp: now });
+    }
+    return unread.length;
+  }
+}

@@ -1,0 +1,113 @@
+import type { Logger, Storage } from '@parley/core';
+import type { Packet } from './sandbox-packets.js';
+
+/** A connected sandbox phone: receives packets. */
+export interface SandboxPhone {
+  readonly number: string;
+  receive(packet: Packet): void;
+}
+
+const NUMBERS = 'sandbox:numbers';
+
+/** Namespace of an instance's sandbox state; cleared with the instance (`<id>:` prefix). */
+export function phoneNamespace(instanceId: string): string {
+  return `${instanceId}:sandbox`;
+}
+
+/**
+ * The simulated main-channel network shared by every sandbox instance of this server: numbers,
+ * online phones, and a persistent mailbox per number for packets sent while it is offline (delivered
+ * when it reconnects, as the real network does).
+ */
+export class SandboxNetwork {
+  private readonly online = new Map<string, SandboxPhone>();
+  private readonly locks = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly storage: Storage,
+    private readonly latencyMs: number,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Records which instance holds a number (persisted, so offline numbers stay reachable). */
+  async register(number: string, instanceId: string): Promise<void> {
+    const current = await this.storage.state.get<string>(NUMBERS, number);
+    if (current !== instanceId) await this.storage.state.put(NUMBERS, number, instanceId);
+  }
+
+  /** Whether a number belongs to a sandbox instance that still exists. */
+  async instanceOf(number: string): Promise<string | null> {
+    const id = await this.storage.state.get<string>(NUMBERS, number);
+    if (!id) return null;
+    if (!(await this.storage.instances.get(id))) {
+      await this.storage.state.delete(NUMBERS, number);
+      return null;
+    }
+    return id;
+  }
+
+  /** Marks a phone online and hands it what waited in its mailbox, in order. */
+  async attach(phone: SandboxPhone, instanceId: string): Promise<void> {
+    this.online.set(phone.number, phone);
+    const waiting = await this.withLock(phone.number, async () => {
+      const list = (await this.storage.state.get<Packet[]>(phoneNamespace(instanceId), 'mailbox')) ?? [];
+      if (list.length) await this.storage.state.delete(phoneNamespace(instanceId), 'mailbox');
+      return list;
+    });
+    for (const packet of waiting) phone.receive(packet);
+  }
+
+  /** Marks a phone offline. */
+  detach(phone: SandboxPhone): void {
+    if (this.online.get(phone.number) === phone) this.online.delete(phone.number);
+  }
+
+  isOnline(number: string): boolean {
+    return this.online.has(number);
+  }
+
+  /**
+   * Carries a packet to a number after the simulated latency: straight to the phone when it is
+   * online, into its mailbox when it is offline. Answers false for a number no sandbox instance
+   * holds (an unreachable phone).
+   */
+  async send(to: string, packet: Packet): Promise<boolean> {
+    if (packet.kind === 'presence') {
+      const phone = this.online.get(to);
+      if (phone) setImmediate(() => phone.receive(packet));
+      return Boolean(phone);
+    }
+    const instanceId = this.online.has(to) ? 'online' : await this.instanceOf(to);
+    if (!instanceId) return false;
+    const deliver = async () => {
+      const phone = this.online.get(to);
+      if (phone) {
+        phone.receive(packet);
+        return;
+      }
+      const id = await this.instanceOf(to);
+      if (!id) return;
+      await this.withLock(to, async () => {
+        const ns = phoneNamespace(id);
+        const list = (await this.storage.state.get<Packet[]>(ns, 'mailbox')) ?? [];
+        list.push(packet);
+        await this.storage.state.put(ns, 'mailbox', list);
+      });
+    };
+    const run = () => deliver().catch((err: unknown) => this.logger.error({ err }, 'sandbox delivery failed'));
+    if (this.latencyMs > 0) setTimeout(run, this.latencyMs).unref();
+    else setImmediate(run);
+    return true;
+  }
+
+  private async withLock<T>(number: string, fn: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(number) ?? Promise.resolve();
+    const result = previous.then(fn);
+    const tail = result.then(() => undefined, () => undefined);
+    this.locks.set(number, tail);
+    void tail.finally(() => {
+      if (this.locks.get(number) === tail) this.locks.delete(number);
+    });
+    return result;
+  }
+}

@@ -1,0 +1,31 @@
+import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities } from '@parley/core';
+import { SandboxChats } from './capabilities/chats.js';
+import { SandboxConnection } from './capabilities/connection.js';
+import { SandboxMessaging } from './capabilities/messaging.js';
+import { SandboxProfile } from './capabilities/profile.js';
+import type { SandboxDevice } from './sandbox-device.js';
+
+/** A sandbox instance's adapter: one simulated phone and its capabilities. */
+export class SandboxAdapter implements ChannelAdapter {
+  readonly channel = 'whatsapp' as const;
+  readonly capabilities: ChannelCapabilities;
+  readonly capabilityGaps: CapabilityGaps = {};
+  readonly connection: SandboxConnection;
+
+  constructor(
+    readonly device: SandboxDevice,
+    pictureUrl: (instanceId: string, sha: string) => string,
+  ) {
+    this.connection = new SandboxConnection(device);
+    this.capabilities = {
+      connection: this.connection,
+      profile: new SandboxProfile(device, pictureUrl),
+      messaging: new SandboxMessaging(device),
+      chats: new SandboxChats(device),
+    };
+  }
+
+  async stop(): Promise<void> {
+    this.connection.stop();
+  }
+}

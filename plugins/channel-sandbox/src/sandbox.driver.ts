@@ -1,0 +1,96 @@
+import { randomInt } from 'node:crypto';
+import {
+  ConflictError, NotFoundError, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type HostSettings,
+  type InstanceRecord, type Logger, type Storage,
+} from '@parley/core';
+import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
+import { SandboxAdapter } from './sandbox.adapter.js';
+import { SandboxDevice } from './sandbox-device.js';
+import { SandboxNetwork } from './sandbox-network.js';
+import type { SandboxOptions } from './sandbox.options.js';
+
+/** Dependencies of the sandbox driver. */
+export interface SandboxDriverDeps {
+  options: SandboxOptions;
+  host: HostSettings;
+  logger: Logger;
+}
+
+function numberOf(record: { driverOptions: Record<string, unknown> }): string {
+  return String(record.driverOptions.number);
+}
+
+/**
+ * The sandbox driver: a simulated main-channel network inside the server process, so the whole API
+ * can be used, demonstrated, tested and benchmarked offline. It drives the `whatsapp` wire channel
+ * under the channel name `sandbox`.
+ */
+export class SandboxDriver implements ChannelDriver {
+  readonly name = 'sandbox';
+  readonly channel = 'whatsapp' as const;
+  readonly role = 'main' as const;
+  readonly routes: DriverRoute[];
+  private network?: SandboxNetwork;
+
+  constructor(private readonly deps: SandboxDriverDeps) {
+    this.routes = [
+      {
+        method: 'post', path: '/:key/scan',
+        summary: 'Simulate the phone scanning the QR code (or entering the pairing code, with body {"code"}). Authenticated by the instance key in the path.',
+        handler: async (req) => {
+          const adapter = await this.adapterByKey(req);
+          const body = (req.body ?? {}) as { code?: unknown };
+          if (body.code !== undefined && typeof body.code !== 'string') throw new ValidationError('body.code must be string');
+          const user = await adapter.connection.scan(body.code as string | undefined);
+          return { status: 200, body: { status: 200, data: { phoneConnected: true, user } } };
+        },
+      },
+      {
+        method: 'get', path: '/pictures/:id',
+        summary: 'Profile picture of a sandbox instance (public, like profile pictures on the real network).',
+        handler: async (req) => {
+          const adapter = (await req.adapter(req.params.id!)) as SandboxAdapter;
+          const session = await adapter.device.session();
+          const blob = session.pictureSha ? await adapter.device.ctx.storage.media.get(adapter.device.ctx.instanceId, PICTURE_MEDIA_ID) : null;
+          if (!blob) throw new NotFoundError('profile picture');
+          return { status: 200, body: blob.data, contentType: blob.mimetype };
+        },
+      },
+    ];
+  }
+
+  private async adapterByKey(req: Parameters<DriverRoute['handler']>[0]): Promise<SandboxAdapter> {
+    const record = await req.instanceByKey(req.params.key!);
+    if (record.driver !== this.name) throw new ConflictError('this instance is not a sandbox instance', 'not_sandbox');
+    return (await req.adapter(record.id)) as SandboxAdapter;
+  }
+
+  private networkFor(storage: Storage): SandboxNetwork {
+    this.network ??= new SandboxNetwork(storage, this.deps.options.latencyMs, this.deps.logger);
+    return this.network;
+  }
+
+  async create(context: ChannelContext): Promise<SandboxAdapter> {
+    const record = await context.instance();
+    const device = new SandboxDevice(context, this.networkFor(context.storage), this.deps.options, numberOf(record));
+    return new SandboxAdapter(device, (id, sha) => `${this.deps.host.publicUrl}/sandbox/pictures/${id}?v=${sha.slice(0, 12)}`);
+  }
+
+  /** Validates `options.number` (digits with country code, unique among sandbox instances) or assigns one. */
+  instanceOptions(input: Record<string, unknown>, existing: InstanceRecord[]): Record<string, unknown> {
+    const unknownKeys = Object.keys(input).filter((k) => k !== 'number');
+    if (unknownKeys.length) throw new ValidationError(`body.options.${unknownKeys[0]} is not allowed (the sandbox accepts only number)`);
+    const taken = new Set(existing.map(numberOf));
+    if (input.number !== undefined) {
+      if (typeof input.number !== 'string' || !/^\d{8,15}$/.test(input.number)) {
+        throw new ValidationError('body.options.number must be a phone number with country code (8 to 15 digits)');
+      }
+      if (taken.has(input.number)) throw new ConflictError(`sandbox number ${input.number} is taken`, 'number_taken');
+      return { number: input.number };
+    }
+    for (;;) {
+      const number = `5500${String(randomInt(100_000_000, 999_999_999))}`;
+      if (!taken.has(number)) return { number };
+    }
+  }
+}

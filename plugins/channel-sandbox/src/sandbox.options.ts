@@ -1,0 +1,24 @@
+/** Options of the sandbox channel plugin. */
+export interface SandboxOptions {
+  /** Scan the QR automatically this many ms after it is shown (0 = only through the scan route). */
+  autoScanMs: number;
+  /** A new QR every this many ms while waiting for a scan. */
+  qrRefreshMs: number;
+  /** QR refreshes before the attempt ends with a `close` (code 408). */
+  maxQrRefreshes: number;
+  /** Simulated network latency of each hop (message, receipt), in ms. */
+  latencyMs: number;
+}
+
+export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0 };
+
+export const sandboxOptionsSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    autoScanMs: { type: 'integer', minimum: 0, maximum: 600000, default: defaultSandboxOptions.autoScanMs },
+    qrRefreshMs: { type: 'integer', minimum: 100, maximum: 600000, default: defaultSandboxOptions.qrRefreshMs },
+    maxQrRefreshes: { type: 'integer', minimum: 0, maximum: 100, default: defaultSandboxOptions.maxQrRefreshes },
+    latencyMs: { type: 'integer', minimum: 0, maximum: 60000, default: defaultSandboxOptions.latencyMs },
+  },
+} as const;

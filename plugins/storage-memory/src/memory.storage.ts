@@ -1,0 +1,39 @@
+import type { Storage, StorageHealth } from '@parley/core';
+import { MemoryAuthStateRepository } from './repositories/auth-state.repository.js';
+import { MemoryChatRepository } from './repositories/chats.repository.js';
+import { MemoryContactRepository } from './repositories/contacts.repository.js';
+import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
+import { MemoryInstanceRepository } from './repositories/instances.repository.js';
+import { MemoryMediaRepository } from './repositories/media.repository.js';
+import { MemoryMessageRepository } from './repositories/messages.repository.js';
+import { MemoryStateRepository } from './repositories/state.repository.js';
+
+/**
+ * Storage held in process memory: for tests and ephemeral runs. Nothing survives the process. Records
+ * are copied in and out, so callers never share objects with the store.
+ */
+export class MemoryStorage implements Storage {
+  readonly name = 'memory';
+  readonly instances = new MemoryInstanceRepository();
+  readonly messages = new MemoryMessageRepository();
+  readonly chats = new MemoryChatRepository();
+  readonly contacts = new MemoryContactRepository();
+  readonly media = new MemoryMediaRepository();
+  readonly authState = new MemoryAuthStateRepository();
+  readonly state = new MemoryStateRepository();
+  readonly deliveries = new MemoryDeliveryQueue();
+  private phase: 'created' | 'open' | 'closed' = 'created';
+
+  async init(): Promise<void> {
+    this.phase = 'open';
+  }
+
+  async health(): Promise<StorageHealth> {
+    if (this.phase === 'open') return { ready: true };
+    return { ready: false, detail: this.phase === 'closed' ? 'closed' : 'not initialized' };
+  }
+
+  async close(): Promise<void> {
+    this.phase = 'closed';
+  }
+}

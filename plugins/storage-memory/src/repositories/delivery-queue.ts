@@ -1,0 +1,167 @@
+import {
+  averageResponseTime,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+} from '@parley/core';
+
+interface Entry {
+  delivery: Delivery;
+  /** Enqueue rank: the order of lanes and of dead letters dying in the same millisecond. */
+  seq: number;
+  leaseUntil: number | null;
+  deadAt: number | null;
+}
+
+interface Counters {
+  sent: number;
+  failed: number;
+  responseTimeSum: number;
+  responses: number;
+}
+
+function laneOf(delivery: Delivery): string {
+  return JSON.stringify([delivery.instance, delivery.url]);
+}
+
+/**
+ * The delivery queue in one Map kept in enqueue order, which is lane order. Every method runs
+ * synchronously to its end, so two claimers can never interleave.
+ */
+export class MemoryDeliveryQueue implements DeliveryQueue {
+  private readonly entries = new Map<string, Entry>();
+  private readonly counters = new Map<string, Counters>();
+  private seq = 0;
+
+  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+    for (const delivery of deliveries) {
+      if (this.entries.has(delivery.id)) continue;
+      this.entries.set(delivery.id, {
+        delivery: { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt }, seq: ++this.seq, leaseUntil: null, deadAt: null,
+      });
+    }
+  }
+
+  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+    const claimable = this.laneHeads()
+      .filter((entry) => entry.delivery.nextAttemptAt <= now && (entry.leaseUntil === null || entry.leaseUntil <= now))
+      .sort((a, b) => a.delivery.nextAttemptAt - b.delivery.nextAttemptAt || a.seq - b.seq)
+      .slice(0, limit);
+    for (const entry of claimable) entry.leaseUntil = now + leaseMs;
+    return claimable.map((entry) => ({ ...entry.delivery }));
+  }
+
+  async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
+    const entry = this.live(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    const counters = this.countersOf(entry.delivery.instance);
+    counters.sent++;
+    counters.responseTimeSum += result.responseTimeMs;
+    counters.responses++;
+  }
+
+  async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    const entry = this.live(id);
+    if (!entry) return;
+    const { lastStatus: _previous, ...delivery } = entry.delivery;
+    entry.delivery = {
+      ...delivery,
+      attempts: delivery.attempts + 1,
+      nextAttemptAt: failure.nextAttemptAt ?? delivery.nextAttemptAt,
+      lastError: failure.error,
+      ...(failure.status === undefined ? {} : { lastStatus: failure.status }),
+    };
+    entry.leaseUntil = null;
+    if (failure.nextAttemptAt === null) entry.deadAt = Date.now();
+    const counters = this.countersOf(delivery.instance);
+    counters.failed++;
+    if (failure.responseTimeMs !== undefined) {
+      counters.responseTimeSum += failure.responseTimeMs;
+      counters.responses++;
+    }
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const times = this.laneHeads().map((entry) => Math.max(entry.delivery.nextAttemptAt, entry.leaseUntil ?? -Infinity));
+    return times.length === 0 ? null : Math.min(...times);
+  }
+
+  async deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }> {
+    const dead = [...this.entries.values()]
+      .filter((entry) => entry.deadAt !== null && entry.delivery.instance === instance)
+      .sort((a, b) => a.deadAt! - b.deadAt! || a.seq - b.seq);
+    return {
+      items: dead.slice(page.offset, page.offset + page.limit).map((entry) => ({ ...entry.delivery, deadAt: entry.deadAt! })),
+      total: dead.length,
+    };
+  }
+
+  async redeliver(instance: string, ids?: string[]): Promise<number> {
+    const wanted = ids ? new Set(ids) : null;
+    const now = Date.now();
+    let moved = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.deadAt === null || entry.delivery.instance !== instance || (wanted && !wanted.has(entry.delivery.id))) continue;
+      entry.deadAt = null;
+      entry.delivery = { ...entry.delivery, attempts: 0, nextAttemptAt: now };
+      moved++;
+    }
+    return moved;
+  }
+
+  async purgeDeadLetters(before: number): Promise<number> {
+    let purged = 0;
+    for (const [id, entry] of this.entries) {
+      if (entry.deadAt !== null && entry.deadAt < before) {
+        this.entries.delete(id);
+        purged++;
+      }
+    }
+    return purged;
+  }
+
+  async stats(instance: string): Promise<WebhookStats> {
+    const counters = this.counters.get(instance);
+    let pending = 0;
+    for (const entry of this.entries.values()) if (entry.deadAt === null && entry.delivery.instance === instance) pending++;
+    return {
+      totalSent: counters?.sent ?? 0,
+      totalFailed: counters?.failed ?? 0,
+      totalPending: pending,
+      avgResponseTime: averageResponseTime(counters?.responseTimeSum ?? 0, counters?.responses ?? 0),
+    };
+  }
+
+  async clear(instance: string): Promise<void> {
+    for (const [id, entry] of this.entries) if (entry.delivery.instance === instance) this.entries.delete(id);
+    this.counters.delete(instance);
+  }
+
+  /** The first not-dead entry of each lane, leased or not: a leased head still blocks its lane. */
+  private laneHeads(): Entry[] {
+    const seen = new Set<string>();
+    const heads: Entry[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.deadAt !== null) continue;
+      const lane = laneOf(entry.delivery);
+      if (seen.has(lane)) continue;
+      seen.add(lane);
+      heads.push(entry);
+    }
+    return heads;
+  }
+
+  /** A queued (not dead) entry. */
+  private live(id: string): Entry | undefined {
+    const entry = this.entries.get(id);
+    return entry && entry.deadAt === null ? entry : undefined;
+  }
+
+  private countersOf(instance: string): Counters {
+    let counters = this.counters.get(instance);
+    if (!counters) {
+      counters = { sent: 0, failed: 0, responseTimeSum: 0, responses: 0 };
+      this.counters.set(instance, counters);
+    }
+    return counters;
+  }
+}

@@ -1,0 +1,6 @@
+import { describeStorageConformance } from '@parley/testkit';
+import { MemoryStorage } from '../src/index.js';
+
+describeStorageConformance('memory', {
+  create: async () => new MemoryStorage(),
+});

@@ -1,0 +1,137 @@
+import { createClient, ErrorReply, type RedisClientType } from 'redis';
+import { ParleyError, ServiceUnavailableError, redactUrlCredentials, type Logger } from '@parley/core';
+import type { ResolvedRedisOptions } from './redis.options.js';
+
+/** The node-redis client type this back end uses. */
+export type RedisClient = RedisClientType;
+
+/** Reconnect delays grow from 100 ms and are capped, so a long outage costs one attempt per few seconds. */
+const RECONNECT_BASE_MS = 100;
+const RECONNECT_CAP_MS = 5000;
+
+/**
+ * Redis answers that mean "not now" rather than "wrong": a restarted server loading its data set, a
+ * replica promoted or a script stuck. They map to HTTP 503 like a lost connection.
+ */
+const TRANSIENT_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|READONLY|MISCONF|CLUSTERDOWN)\b/;
+
+/**
+ * One Redis connection with Parley's failure model: commands never wait for a reconnection (the
+ * offline queue is disabled), every operation is bounded by `commandTimeoutMs`, and every failure to
+ * reach Redis surfaces as {@link ServiceUnavailableError}. The client reconnects by itself with a
+ * capped exponential backoff; what Redis persisted stays where it is.
+ */
+export class RedisConnection {
+  private client: RedisClient | undefined;
+  private everReady = false;
+  private connected = false;
+  private readonly target: string;
+
+  constructor(private readonly options: ResolvedRedisOptions, private readonly logger?: Logger) {
+    this.target = redactUrlCredentials(options.url);
+  }
+
+  /** Connects, retrying `connectAttempts` times; throws ServiceUnavailableError when Redis stays unreachable. */
+  async connect(): Promise<void> {
+    if (this.client) return;
+    const client: RedisClient = createClient({
+      url: this.options.url,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: Math.min(this.options.commandTimeoutMs, 10_000),
+        reconnectStrategy: (retries: number, cause: Error) => {
+          if (!this.everReady && retries + 1 >= this.options.connectAttempts) return cause;
+          return Math.min(RECONNECT_BASE_MS * 2 ** retries, RECONNECT_CAP_MS) + Math.floor(Math.random() * RECONNECT_BASE_MS);
+        },
+      },
+    });
+    client.on('error', (err: Error) => {
+      // Logged once per outage: the client keeps emitting an error per failed reconnection.
+      if (this.connected) {
+        this.connected = false;
+        this.logger?.warn({ redis: this.target, err: redactUrlCredentials(err.message) }, 'redis connection lost; reconnecting');
+      }
+    });
+    client.on('ready', () => {
+      if (this.everReady && !this.connected) this.logger?.info({ redis: this.target }, 'redis connection restored');
+      this.everReady = true;
+      this.connected = true;
+    });
+    this.client = client;
+    try {
+      await client.connect();
+    } catch (err) {
+      this.client = undefined;
+      if (client.isOpen) client.destroy();
+      const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
+      throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${redactUrlCredentials(describe(cause))}`);
+    }
+  }
+
+  /** True while commands can be sent. */
+  get isReady(): boolean {
+    return this.client?.isReady ?? false;
+  }
+
+  /**
+   * Runs `operation` on the client. Fails at once with ServiceUnavailableError while disconnected,
+   * and after `commandTimeoutMs` when Redis does not answer; an operation that timed out may still
+   * complete on the server, which every repository tolerates (writes are idempotent or conditional).
+   */
+  async run<T>(operation: (client: RedisClient) => Promise<T>): Promise<T> {
+    const client = this.client;
+    if (!client) throw new ServiceUnavailableError('redis storage is not connected');
+    if (!client.isReady) throw new ServiceUnavailableError(`redis at ${this.target} is unreachable; reconnecting`);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new ServiceUnavailableError(`redis at ${this.target} did not answer within ${this.options.commandTimeoutMs} ms`)),
+        this.options.commandTimeoutMs,
+      );
+    });
+    try {
+      return await Promise.race([operation(client), timeout]);
+    } catch (err) {
+      throw this.translate(err);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Answers whether Redis responds to PING now. */
+  async ping(): Promise<{ ready: boolean; detail?: string }> {
+    if (!this.client) return { ready: false, detail: 'not connected' };
+    if (!this.client.isReady) return { ready: false, detail: `redis at ${this.target} is unreachable; reconnecting` };
+    try {
+      await this.run((client) => client.ping());
+      return { ready: true };
+    } catch (err) {
+      return { ready: false, detail: describe(err) };
+    }
+  }
+
+  /** Closes the connection, waiting for answers in flight while connected. Idempotent. */
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    this.connected = false;
+    if (!client || !client.isOpen) return;
+    if (client.isReady) {
+      await client.close();
+    } else {
+      client.destroy();
+    }
+  }
+
+  private translate(err: unknown): unknown {
+    if (err instanceof ParleyError) return err;
+    if (err instanceof ErrorReply && !TRANSIENT_REPLIES.test(err.message)) return err;
+    return new ServiceUnavailableError(`redis at ${this.target} is unavailable: ${redactUrlCredentials(describe(err))}`);
+  }
+}
+
+function describe(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return describe(err.errors[0]);
+  if (err instanceof Error) return err.message || err.name;
+  return String(err);
+}

@@ -1,0 +1,15 @@
+import { definePlugin, Tokens } from '@parley/core';
+import { RedisStorage } from './redis.storage.js';
+import { redisOptionsSchema, type RedisStorageOptions } from './redis.options.js';
+
+/** `@parley/storage-redis`: registers {@link RedisStorage} as the server's storage. */
+export default definePlugin<RedisStorageOptions>({
+  name: '@parley/storage-redis',
+  kind: 'storage',
+  coreVersion: '^0.1.0',
+  optionsSchema: redisOptionsSchema,
+  register({ container, options, logger }) {
+    const storage = new RedisStorage(options, logger.child({ storage: 'redis' }));
+    container.register(Tokens.Storage, { useValue: storage });
+  },
+});

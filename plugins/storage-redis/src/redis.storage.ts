@@ -1,0 +1,59 @@
+import type { Logger, Storage, StorageHealth } from '@parley/core';
+import { RedisConnection } from './redis-connection.js';
+import { RedisKeys } from './redis-keys.js';
+import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
+import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
+import { RedisChatRepository } from './repositories/chats.redis.js';
+import { RedisContactRepository } from './repositories/contacts.redis.js';
+import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
+import { RedisInstanceRepository } from './repositories/instances.redis.js';
+import { RedisMediaRepository } from './repositories/media.redis.js';
+import { RedisMessageRepository } from './repositories/messages.redis.js';
+import { RedisStateRepository } from './repositories/state.redis.js';
+
+/**
+ * Parley's storage on Redis. Several servers may share one Redis and key prefix: every multi-key
+ * change is a Lua script or MULTI transaction, and the delivery queue hands each delivery to one
+ * worker at a time. While Redis is unreachable every operation fails at once with
+ * ServiceUnavailableError and `health()` answers not ready; the client reconnects by itself.
+ * Durability is Redis's own (configure AOF `appendfsync everysec` or stricter for the webhook queue).
+ */
+export class RedisStorage implements Storage {
+  readonly name = 'redis';
+  readonly instances: RedisInstanceRepository;
+  readonly messages: RedisMessageRepository;
+  readonly chats: RedisChatRepository;
+  readonly contacts: RedisContactRepository;
+  readonly media: RedisMediaRepository;
+  readonly authState: RedisAuthStateRepository;
+  readonly state: RedisStateRepository;
+  readonly deliveries: RedisDeliveryQueue;
+  private readonly connection: RedisConnection;
+
+  constructor(options: RedisStorageOptions = {}, logger?: Logger) {
+    const resolved = resolveRedisOptions(options);
+    this.connection = new RedisConnection(resolved, logger);
+    const keys = new RedisKeys(resolved.keyPrefix);
+    this.instances = new RedisInstanceRepository(this.connection, keys);
+    this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays);
+    this.chats = new RedisChatRepository(this.connection, keys);
+    this.contacts = new RedisContactRepository(this.connection, keys);
+    this.media = new RedisMediaRepository(this.connection, keys);
+    this.authState = new RedisAuthStateRepository(this.connection, keys);
+    this.state = new RedisStateRepository(this.connection, keys);
+    this.deliveries = new RedisDeliveryQueue(this.connection, keys);
+  }
+
+  /** Connects; there is no schema to migrate. Throws ServiceUnavailableError when Redis stays unreachable. */
+  async init(): Promise<void> {
+    await this.connection.connect();
+  }
+
+  health(): Promise<StorageHealth> {
+    return this.connection.ping();
+  }
+
+  async close(): Promise<void> {
+    await this.connection.close();
+  }
+}

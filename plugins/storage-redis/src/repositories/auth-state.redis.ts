@@ -1,0 +1,52 @@
+import type { AuthStateRepository } from '@parley/core';
+import type { RedisConnection } from '../redis-connection.js';
+import type { RedisKeys } from '../redis-keys.js';
+
+/** Auth state of an instance in one hash; the field is `[category, id]` as JSON, unambiguous for any text. */
+export class RedisAuthStateRepository implements AuthStateRepository {
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+
+  async get(instance: string, category: string, ids: string[]): Promise<Record<string, string>> {
+    if (ids.length === 0) return {};
+    const values = await this.connection.run((client) => client.hmGet(this.keys.authState(instance), ids.map((id) => field(category, id))));
+    const out: Record<string, string> = {};
+    ids.forEach((id, i) => {
+      const value = values[i];
+      if (value != null) out[id] = value;
+    });
+    return out;
+  }
+
+  async set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void> {
+    if (entries.length === 0) return;
+    const key = this.keys.authState(instance);
+    const writes: Record<string, string> = {};
+    const deletes: string[] = [];
+    // Entries apply in order, so a later entry for the same id wins.
+    for (const entry of entries) {
+      const name = field(entry.category, entry.id);
+      if (entry.value === null) {
+        delete writes[name];
+        deletes.push(name);
+      } else {
+        writes[name] = entry.value;
+      }
+    }
+    const stillDeleted = deletes.filter((name) => !(name in writes));
+    await this.connection.run((client) => {
+      // MULTI/EXEC: both commands apply together, no reader sees half of the batch.
+      const transaction = client.multi();
+      if (stillDeleted.length > 0) transaction.hDel(key, stillDeleted);
+      if (Object.keys(writes).length > 0) transaction.hSet(key, writes);
+      return transaction.exec();
+    });
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.connection.run((client) => client.del(this.keys.authState(instance)));
+  }
+}
+
+function field(category: string, id: string): string {
+  return JSON.stringify([category, id]);
+}

@@ -1,0 +1,122 @@
+import type { DeadLetter, Delivery, DeliveryFailure, DeliveryQueue, NewDelivery, WebhookStats } from '@parley/core';
+import { pairsToObject } from '../lua-script.js';
+import type { RedisConnection } from '../redis-connection.js';
+import { laneId, type RedisKeys } from '../redis-keys.js';
+import {
+  ackScript, claimScript, clearScript, deadLettersScript, enqueueScript, failScript, purgeScript, redeliverScript,
+} from './delivery-queue.scripts.js';
+
+/** Dead letters deleted per script run, so a large purge never blocks Redis for long. */
+const PURGE_BATCH = 1000;
+
+/**
+ * The durable delivery queue on Redis (layout in `delivery-queue.scripts.ts`). Every operation is
+ * one Lua script; `deadAt` and the due time of redeliveries come from `nowMs`.
+ */
+export class RedisDeliveryQueue implements DeliveryQueue {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly keys: RedisKeys,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  private scriptKeys(): string[] {
+    return [this.keys.dueLanes, this.keys.deliverySeq, this.keys.deadAll, this.keys.dueMembers];
+  }
+
+  private stems(): string[] {
+    const k = this.keys;
+    return [k.deliveryStem, k.laneStem, k.lanesOfStem, k.deadOfStem, k.statsStem];
+  }
+
+  private exec(script: typeof ackScript, args: (string | number)[]): Promise<unknown> {
+    return this.connection.run((client) => script.run(client, this.scriptKeys(), [...this.stems(), ...args]));
+  }
+
+  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    const args = deliveries.flatMap((d) => [
+      d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, laneId(d.instance, d.url),
+    ]);
+    await this.exec(enqueueScript, args);
+  }
+
+  async claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+    if (options.limit <= 0) return [];
+    const reply = await this.exec(claimScript, [options.now, options.limit, options.now + options.leaseMs]) as unknown[];
+    return reply.map((fields) => toDelivery(pairsToObject(fields)));
+  }
+
+  async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
+    await this.exec(ackScript, [id, result.responseTimeMs]);
+  }
+
+  async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    await this.exec(failScript, [
+      id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.nowMs(),
+    ]);
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const [first] = await this.connection.run((client) => client.zRangeWithScores(this.keys.dueLanes, 0, 0));
+    return first ? first.score : null;
+  }
+
+  async deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }> {
+    const [total, ...items] = await this.exec(deadLettersScript, [instance, Math.max(0, page.offset), page.limit]) as [number, ...unknown[]];
+    return { items: items.map((fields) => toDeadLetter(pairsToObject(fields))), total };
+  }
+
+  async redeliver(instance: string, ids?: string[]): Promise<number> {
+    if (ids && ids.length === 0) return 0;
+    const selection = ids ? ['ids', ...new Set(ids)] : ['all'];
+    return await this.exec(redeliverScript, [instance, this.nowMs(), ...selection]) as number;
+  }
+
+  async purgeDeadLetters(before: number): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const purged = await this.exec(purgeScript, [before, PURGE_BATCH]) as number;
+      total += purged;
+      if (purged < PURGE_BATCH) return total;
+    }
+  }
+
+  async stats(instance: string): Promise<WebhookStats> {
+    const [sent, failed, pending, sum, count] = await this.connection.run((client) =>
+      client.hmGet(this.keys.stats(instance), ['sent', 'failed', 'pending', 'responseTimeSum', 'responseCount']));
+    const answered = Number(count ?? 0);
+    return {
+      totalSent: Number(sent ?? 0),
+      totalFailed: Number(failed ?? 0),
+      totalPending: Number(pending ?? 0),
+      avgResponseTime: answered > 0 ? Math.round(Number(sum) / answered) : 0,
+    };
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.exec(clearScript, [instance]);
+  }
+}
+
+function toDelivery(fields: Record<string, string>): Delivery {
+  const delivery: Delivery = {
+    id: fields.id!,
+    instance: fields.instance!,
+    url: fields.url!,
+    format: fields.format!,
+    eventId: fields.eventId!,
+    eventType: fields.eventType!,
+    body: fields.body!,
+    createdAt: Number(fields.createdAt),
+    attempts: Number(fields.attempts),
+    nextAttemptAt: Number(fields.nextAttemptAt),
+  };
+  if (fields.lastError !== undefined) delivery.lastError = fields.lastError;
+  if (fields.lastStatus !== undefined) delivery.lastStatus = Number(fields.lastStatus);
+  return delivery;
+}
+
+function toDeadLetter(fields: Record<string, string>): DeadLetter {
+  return { ...toDelivery(fields), deadAt: Number(fields.deadAt) };
+}

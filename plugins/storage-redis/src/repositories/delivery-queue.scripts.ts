@@ -1,0 +1,210 @@
+import { LuaScript } from '../lua-script.js';
+
+/*
+ * The delivery queue's Lua scripts. Each runs atomically, so a claim, an ack or a failure is one
+ * indivisible step: a delivery is never leased to two workers at once, and counters move together
+ * with the data they count.
+ *
+ * Layout: a delivery is a hash (its fields, `attempts`, `nextAttemptAt`, optional `lastError`,
+ * `lastStatus`, `leaseUntil`, `deadAt`, its `lane` and a 16-digit enqueue `seq`); a lane is a list of
+ * delivery ids in enqueue order; the `due` sorted set scores each non-empty lane by when its head can
+ * next be claimed (its lease end while leased, else its `nextAttemptAt`), member `<head seq>:<lane>` so
+ * lanes due at the same time are claimed in enqueue order of their heads. Dead letters leave their
+ * lane and sit in per-instance and global sorted sets by dead time, member `<seq>:<id>` so letters
+ * that died in the same millisecond keep enqueue order.
+ *
+ * KEYS: 1 due lanes, 2 enqueue sequence, 3 all dead letters.
+ * ARGV 1–5: stems of delivery hashes, lanes, lane sets per instance, dead letters per instance,
+ * stats per instance; operation arguments start at ARGV[6].
+ */
+const PRELUDE = `
+local ITEM, LANE, LANES, DEAD, STATS = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+local function setDue(lane, score, seq)
+  local member = seq .. ':' .. lane
+  local old = redis.call('HGET', KEYS[4], lane)
+  if old and old ~= member then redis.call('ZREM', KEYS[1], old) end
+  redis.call('ZADD', KEYS[1], score, member)
+  redis.call('HSET', KEYS[4], lane, member)
+end
+local function unsetDue(lane)
+  local old = redis.call('HGET', KEYS[4], lane)
+  if old then
+    redis.call('ZREM', KEYS[1], old)
+    redis.call('HDEL', KEYS[4], lane)
+  end
+end
+local function refresh(lane, instance)
+  local head = redis.call('LINDEX', LANE .. lane, 0)
+  if not head then
+    unsetDue(lane)
+    redis.call('SREM', LANES .. instance, lane)
+    return
+  end
+  local due = redis.call('HMGET', ITEM .. head, 'leaseUntil', 'nextAttemptAt', 'seq')
+  setDue(lane, due[1] or due[2], due[3])
+end
+local function countResponse(stats, ms)
+  if ms ~= '' then
+    redis.call('HINCRBYFLOAT', stats, 'responseTimeSum', ms)
+    redis.call('HINCRBY', stats, 'responseCount', 1)
+  end
+end
+`;
+
+function script(body: string): LuaScript {
+  return new LuaScript(PRELUDE + body);
+}
+
+/** ARGV 6…: groups of id, instance, url, format, eventId, eventType, body, createdAt, lane. */
+export const enqueueScript = script(`
+local added = 0
+for i = 6, #ARGV, 9 do
+  local id, instance, createdAt, lane = ARGV[i], ARGV[i + 1], ARGV[i + 7], ARGV[i + 8]
+  local item = ITEM .. id
+  if redis.call('EXISTS', item) == 0 then
+    local seq = string.format('%016d', redis.call('INCR', KEYS[2]))
+    redis.call('HSET', item, 'id', id, 'instance', instance, 'url', ARGV[i + 2], 'format', ARGV[i + 3],
+      'eventId', ARGV[i + 4], 'eventType', ARGV[i + 5], 'body', ARGV[i + 6], 'createdAt', createdAt,
+      'attempts', 0, 'nextAttemptAt', createdAt, 'lane', lane, 'seq', seq)
+    if redis.call('RPUSH', LANE .. lane, id) == 1 then setDue(lane, createdAt, seq) end
+    redis.call('SADD', LANES .. instance, lane)
+    redis.call('HINCRBY', STATS .. instance, 'pending', 1)
+    added = added + 1
+  end
+end
+return added
+`);
+
+/** ARGV 6: now, 7: limit, 8: lease end. Answers the HGETALL of every leased head. */
+export const claimScript = script(`
+local out = {}
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[6], 'LIMIT', 0, tonumber(ARGV[7]))) do
+  local lane = string.sub(member, 18)
+  local head = redis.call('LINDEX', LANE .. lane, 0)
+  if head then
+    redis.call('HSET', ITEM .. head, 'leaseUntil', ARGV[8])
+    redis.call('ZADD', KEYS[1], ARGV[8], member)
+    out[#out + 1] = redis.call('HGETALL', ITEM .. head)
+  else
+    unsetDue(lane)
+  end
+end
+return out
+`);
+
+/** ARGV 6: id, 7: response time. Answers 1, or 0 for an unknown or dead delivery (nothing counted). */
+export const ackScript = script(`
+local item = ITEM .. ARGV[6]
+local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt')
+if not f[1] or f[3] then return 0 end
+redis.call('LREM', LANE .. f[2], 1, ARGV[6])
+redis.call('DEL', item)
+refresh(f[2], f[1])
+local stats = STATS .. f[1]
+redis.call('HINCRBY', stats, 'sent', 1)
+redis.call('HINCRBY', stats, 'pending', -1)
+countResponse(stats, ARGV[7])
+return 1
+`);
+
+/**
+ * ARGV 6: id, 7: next attempt ('' dead-letters it), 8: error, 9: status or '', 10: response time or '',
+ * 11: dead time. Answers 1, or 0 for an unknown or dead delivery.
+ */
+export const failScript = script(`
+local id = ARGV[6]
+local item = ITEM .. id
+local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt', 'seq')
+if not f[1] or f[3] then return 0 end
+local stats = STATS .. f[1]
+redis.call('HINCRBY', item, 'attempts', 1)
+redis.call('HSET', item, 'lastError', ARGV[8])
+if ARGV[9] ~= '' then redis.call('HSET', item, 'lastStatus', ARGV[9]) else redis.call('HDEL', item, 'lastStatus') end
+redis.call('HDEL', item, 'leaseUntil')
+redis.call('HINCRBY', stats, 'failed', 1)
+countResponse(stats, ARGV[10])
+if ARGV[7] ~= '' then
+  redis.call('HSET', item, 'nextAttemptAt', ARGV[7])
+else
+  local member = f[4] .. ':' .. id
+  redis.call('LREM', LANE .. f[2], 1, id)
+  redis.call('HSET', item, 'deadAt', ARGV[11])
+  redis.call('ZADD', DEAD .. f[1], ARGV[11], member)
+  redis.call('ZADD', KEYS[3], ARGV[11], member)
+  redis.call('HINCRBY', stats, 'pending', -1)
+end
+refresh(f[2], f[1])
+return 1
+`);
+
+/** ARGV 6: instance, 7: offset, 8: limit. Answers {total, HGETALL…}. */
+export const deadLettersScript = script(`
+local key = DEAD .. ARGV[6]
+local total = redis.call('ZCARD', key)
+local out = {total}
+local offset, limit = tonumber(ARGV[7]), tonumber(ARGV[8])
+if limit > 0 and offset < total then
+  for _, member in ipairs(redis.call('ZRANGE', key, offset, offset + limit - 1)) do
+    out[#out + 1] = redis.call('HGETALL', ITEM .. string.sub(member, 18))
+  end
+end
+return out
+`);
+
+/** ARGV 6: instance, 7: now, 8: 'all' or 'ids', 9…: ids. Answers how many moved back. */
+export const redeliverScript = script(`
+local instance, now = ARGV[6], ARGV[7]
+local deadKey = DEAD .. instance
+local members = {}
+if ARGV[8] == 'all' then
+  members = redis.call('ZRANGE', deadKey, 0, -1)
+else
+  for i = 9, #ARGV do
+    local seq = redis.call('HGET', ITEM .. ARGV[i], 'seq')
+    if seq and redis.call('ZSCORE', deadKey, seq .. ':' .. ARGV[i]) then members[#members + 1] = seq .. ':' .. ARGV[i] end
+  end
+end
+for _, member in ipairs(members) do
+  local id = string.sub(member, 18)
+  local item = ITEM .. id
+  local lane = redis.call('HGET', item, 'lane')
+  local seq = string.sub(member, 1, 16)
+  redis.call('ZREM', deadKey, member)
+  redis.call('ZREM', KEYS[3], member)
+  redis.call('HDEL', item, 'deadAt', 'leaseUntil')
+  redis.call('HSET', item, 'attempts', 0, 'nextAttemptAt', now)
+  if redis.call('RPUSH', LANE .. lane, id) == 1 then setDue(lane, now, seq) end
+  redis.call('SADD', LANES .. instance, lane)
+  redis.call('HINCRBY', STATS .. instance, 'pending', 1)
+end
+return #members
+`);
+
+/** ARGV 6: before, 7: batch size. Answers how many it deleted (at most the batch size). */
+export const purgeScript = script(`
+local members = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[6], 'LIMIT', 0, tonumber(ARGV[7]))
+for _, member in ipairs(members) do
+  local item = ITEM .. string.sub(member, 18)
+  local instance = redis.call('HGET', item, 'instance')
+  if instance then redis.call('ZREM', DEAD .. instance, member) end
+  redis.call('DEL', item)
+  redis.call('ZREM', KEYS[3], member)
+end
+return #members
+`);
+
+/** ARGV 6: instance. */
+export const clearScript = script(`
+local instance = ARGV[6]
+for _, lane in ipairs(redis.call('SMEMBERS', LANES .. instance)) do
+  for _, id in ipairs(redis.call('LRANGE', LANE .. lane, 0, -1)) do redis.call('DEL', ITEM .. id) end
+  redis.call('DEL', LANE .. lane)
+  unsetDue(lane)
+end
+for _, member in ipairs(redis.call('ZRANGE', DEAD .. instance, 0, -1)) do
+  redis.call('DEL', ITEM .. string.sub(member, 18))
+  redis.call('ZREM', KEYS[3], member)
+end
+redis.call('DEL', LANES .. instance, DEAD .. instance, STATS .. instance)
+return 1
+`);

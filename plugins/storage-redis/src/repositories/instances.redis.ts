@@ -1,0 +1,112 @@
+import { ConflictError, NotFoundError, type InstanceRecord, type InstanceRepository } from '@parley/core';
+import { LuaScript } from '../lua-script.js';
+import type { RedisConnection } from '../redis-connection.js';
+import { keyDigest, type RedisKeys } from '../redis-keys.js';
+
+// KEYS: record, key index, order, order seq. ARGV: id, key digest, record JSON.
+const createScript = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 'id' end
+if redis.call('HEXISTS', KEYS[2], ARGV[2]) == 1 then return 'key' end
+redis.call('SET', KEYS[1], ARGV[3])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[1])
+redis.call('ZADD', KEYS[3], redis.call('INCR', KEYS[4]), ARGV[1])
+return 'ok'
+`);
+
+// KEYS: record, key index. ARGV: id, expected JSON, next JSON, old key digest, new key digest.
+const updateScript = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 'stale' end
+if ARGV[4] ~= ARGV[5] then
+  local owner = redis.call('HGET', KEYS[2], ARGV[5])
+  if owner and owner ~= ARGV[1] then return 'key' end
+  if redis.call('HGET', KEYS[2], ARGV[4]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[4]) end
+  redis.call('HSET', KEYS[2], ARGV[5], ARGV[1])
+end
+redis.call('SET', KEYS[1], ARGV[3])
+return 'ok'
+`);
+
+// KEYS: record, key index, order. ARGV: id, expected JSON, key digest.
+const deleteScript = new LuaScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 'stale' end
+redis.call('DEL', KEYS[1])
+if redis.call('HGET', KEYS[2], ARGV[3]) == ARGV[1] then redis.call('HDEL', KEYS[2], ARGV[3]) end
+redis.call('ZREM', KEYS[3], ARGV[1])
+return 'ok'
+`);
+
+const MAX_ATTEMPTS = 50;
+
+/** Instances as JSON strings, listed in insertion order and found by the digest of their key. */
+export class RedisInstanceRepository implements InstanceRepository {
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+
+  async create(record: InstanceRecord): Promise<void> {
+    const k = this.keys;
+    const outcome = await this.connection.run((client) =>
+      createScript.run(client, [k.instance(record.id), k.instanceByKey, k.instanceOrder, k.instanceOrderSeq], [record.id, keyDigest(record.key), JSON.stringify(record)]));
+    if (outcome === 'id') throw new ConflictError(`instance ${record.id} already exists`, 'instance_exists');
+    if (outcome === 'key') throw new ConflictError('an instance with this key already exists', 'instance_exists');
+  }
+
+  async get(id: string): Promise<InstanceRecord | null> {
+    const raw = await this.connection.run((client) => client.get(this.keys.instance(id)));
+    return raw == null ? null : (JSON.parse(raw) as InstanceRecord);
+  }
+
+  async findByKey(key: string): Promise<InstanceRecord | null> {
+    return this.connection.run(async (client) => {
+      const id = await client.hGet(this.keys.instanceByKey, keyDigest(key));
+      if (id == null) return null;
+      const raw = await client.get(this.keys.instance(id));
+      if (raw == null) return null;
+      const record = JSON.parse(raw) as InstanceRecord;
+      // The index is keyed by digest: compare the key itself too.
+      return record.key === key ? record : null;
+    });
+  }
+
+  async list(): Promise<InstanceRecord[]> {
+    const records = await this.connection.run(async (client) => {
+      const ids = await client.zRange(this.keys.instanceOrder, 0, -1);
+      if (ids.length === 0) return [];
+      return client.mGet(ids.map((id) => this.keys.instance(id)));
+    });
+    const list = records.filter((raw): raw is string => raw != null).map((raw) => JSON.parse(raw) as InstanceRecord);
+    // Stable: instances created in the same millisecond stay in insertion order.
+    return list.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {
+    const k = this.keys;
+    return this.connection.run(async (client) => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const raw = await client.get(k.instance(id));
+        if (raw == null) throw new NotFoundError(`instance ${id}`);
+        const current = JSON.parse(raw) as InstanceRecord;
+        // A member patched to undefined is removed, as JSON has no undefined.
+        const json = JSON.stringify({ ...current, ...patch, id });
+        const next = JSON.parse(json) as InstanceRecord;
+        const outcome = await updateScript.run(client, [k.instance(id), k.instanceByKey],
+          [id, raw, json, keyDigest(current.key), keyDigest(next.key)]);
+        if (outcome === 'key') throw new ConflictError('an instance with this key already exists', 'instance_exists');
+        if (outcome === 'ok') return next;
+      }
+      throw new ConflictError(`instance ${id} is being updated concurrently; retry`);
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const k = this.keys;
+    return this.connection.run(async (client) => {
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        const raw = await client.get(k.instance(id));
+        if (raw == null) return false;
+        const current = JSON.parse(raw) as InstanceRecord;
+        const outcome = await deleteScript.run(client, [k.instance(id), k.instanceByKey, k.instanceOrder], [id, raw, keyDigest(current.key)]);
+        if (outcome === 'ok') return true;
+      }
+      throw new ConflictError(`instance ${id} is being updated concurrently; retry`);
+    });
+  }
+}

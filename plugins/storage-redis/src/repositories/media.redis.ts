@@ -1,0 +1,31 @@
+import type { MediaBlob, MediaRepository } from '@parley/core';
+import { LuaScript } from '../lua-script.js';
+import type { RedisConnection } from '../redis-connection.js';
+import type { RedisKeys } from '../redis-keys.js';
+
+// KEYS: data, meta. ARGV: message id. Reads both in one atomic step.
+const getScript = new LuaScript(`return {redis.call('HGET', KEYS[1], ARGV[1]), redis.call('HGET', KEYS[2], ARGV[1])}`);
+
+/** Media of an instance: bytes in one hash (binary-safe), `{mimetype, fileName}` JSON in another. */
+export class RedisMediaRepository implements MediaRepository {
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+
+  async put(instance: string, messageId: string, blob: MediaBlob): Promise<void> {
+    const meta = JSON.stringify(blob.fileName === undefined ? { mimetype: blob.mimetype } : { mimetype: blob.mimetype, fileName: blob.fileName });
+    await this.connection.run((client) => client.multi()
+      .hSet(this.keys.mediaData(instance), messageId, Buffer.from(blob.data))
+      .hSet(this.keys.mediaMeta(instance), messageId, meta)
+      .exec());
+  }
+
+  async get(instance: string, messageId: string): Promise<MediaBlob | null> {
+    const [data, meta] = await this.connection.run((client) =>
+      getScript.run(client, [this.keys.mediaData(instance), this.keys.mediaMeta(instance)], [messageId], true)) as [Buffer | null, Buffer | null];
+    if (data == null || meta == null) return null;
+    return { data, ...(JSON.parse(meta.toString('utf8')) as Omit<MediaBlob, 'data'>) };
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.connection.run((client) => client.del([this.keys.mediaData(instance), this.keys.mediaMeta(instance)]));
+  }
+}

@@ -1,0 +1,159 @@
+import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest } from '@parley/core';
+import { updateHashDocument } from '../hash-document.js';
+import { LuaScript } from '../lua-script.js';
+import type { RedisConnection } from '../redis-connection.js';
+import type { RedisKeys } from '../redis-keys.js';
+
+/*
+ * Layout per instance: a hash id → record JSON, a hash id → {c: chat, m: member} locating each
+ * message in its chat's sorted set, one sorted set per chat (score: message timestamp, member
+ * `<16-digit insertion seq>:<id>`, so equal timestamps order by insertion and ZREVRANGE reads newest
+ * first), the set of chats that have messages, and a sorted set id → timestamp for retention.
+ *
+ * Common KEYS of the scripts: 1 records, 2 index, 3 chats set, 4 times. ARGV[1] is the chat set stem.
+ */
+const REMOVE_FUNCTION = `
+local function remove(id)
+  local located = redis.call('HGET', KEYS[2], id)
+  if not located then return 0 end
+  local at = cjson.decode(located)
+  local chatKey = ARGV[1] .. at.c
+  redis.call('ZREM', chatKey, at.m)
+  if redis.call('EXISTS', chatKey) == 0 then redis.call('SREM', KEYS[3], at.c) end
+  redis.call('ZREM', KEYS[4], id)
+  redis.call('HDEL', KEYS[2], id)
+  redis.call('HDEL', KEYS[1], id)
+  return 1
+end
+`;
+
+// KEYS: records, index, chats, times, seq. ARGV: stem, id, chat, timestamp, record JSON, retention cutoff ('' = none).
+const upsertScript = new LuaScript(`${REMOVE_FUNCTION}
+local id, chat, ts = ARGV[2], ARGV[3], ARGV[4]
+local located = redis.call('HGET', KEYS[2], id)
+local member
+if located then
+  local at = cjson.decode(located)
+  member = at.m
+  if at.c ~= chat then
+    local oldKey = ARGV[1] .. at.c
+    redis.call('ZREM', oldKey, member)
+    if redis.call('EXISTS', oldKey) == 0 then redis.call('SREM', KEYS[3], at.c) end
+  end
+else
+  member = string.format('%016d', redis.call('INCR', KEYS[5])) .. ':' .. id
+end
+redis.call('ZADD', ARGV[1] .. chat, ts, member)
+redis.call('SADD', KEYS[3], chat)
+redis.call('ZADD', KEYS[4], ts, id)
+redis.call('HSET', KEYS[2], id, cjson.encode({c = chat, m = member}))
+redis.call('HSET', KEYS[1], id, ARGV[5])
+if ARGV[6] ~= '' then
+  for _, old in ipairs(redis.call('ZRANGEBYSCORE', KEYS[4], '-inf', '(' .. ARGV[6], 'LIMIT', 0, 1000)) do remove(old) end
+end
+return 1
+`);
+
+// KEYS: records, index, chats, times. ARGV: stem, ids…
+const deleteScript = new LuaScript(`${REMOVE_FUNCTION}
+local count = 0
+for i = 2, #ARGV do count = count + remove(ARGV[i]) end
+return count
+`);
+
+// KEYS: records, index, chats, times. ARGV: stem, chat.
+const deleteChatScript = new LuaScript(`${REMOVE_FUNCTION}
+local count = 0
+for _, member in ipairs(redis.call('ZRANGE', ARGV[1] .. ARGV[2], 0, -1)) do count = count + remove(string.sub(member, 18)) end
+return count
+`);
+
+// KEYS: records, index, chats, times, seq. ARGV: stem.
+const clearScript = new LuaScript(`
+for _, chat in ipairs(redis.call('SMEMBERS', KEYS[3])) do redis.call('DEL', ARGV[1] .. chat) end
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+return 1
+`);
+
+// KEYS: chat set, records. ARGV: offset, limit. Answers {total, record…} read in one atomic step.
+const pageScript = new LuaScript(`
+local total = redis.call('ZCARD', KEYS[1])
+local out = {total}
+local offset, limit = tonumber(ARGV[1]), tonumber(ARGV[2])
+if limit > 0 and offset < total then
+  for _, member in ipairs(redis.call('ZREVRANGE', KEYS[1], offset, offset + limit - 1)) do
+    out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(member, 18)) or ''
+  end
+end
+return out
+`);
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * Message history. With `retentionDays` > 0, every write of an instance also deletes (up to 1,000 at
+ * a time) that instance's messages whose timestamp is older than the retention window, so history is
+ * trimmed by message time without a background job.
+ */
+export class RedisMessageRepository implements MessageRepository {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly keys: RedisKeys,
+    private readonly retentionDays: number,
+    private readonly nowMs: () => number = Date.now,
+  ) {}
+
+  private scriptKeys(instance: string): string[] {
+    const k = this.keys;
+    return [k.messages(instance), k.messageIndex(instance), k.messageChats(instance), k.messageTimes(instance), k.messageSeq(instance)];
+  }
+
+  async upsert(instance: string, record: MessageRecord): Promise<void> {
+    const cutoff = this.retentionDays > 0 ? String(Math.floor(this.nowMs() / 1000) - this.retentionDays * DAY_SECONDS) : '';
+    await this.connection.run((client) => upsertScript.run(client, this.scriptKeys(instance), [
+      this.keys.chatMessagesStem(instance), record.key.id, record.key.remoteJid, timestampScore(record), JSON.stringify(record), cutoff,
+    ]));
+  }
+
+  async get(instance: string, id: string): Promise<MessageRecord | null> {
+    const raw = await this.connection.run((client) => client.hGet(this.keys.messages(instance), id));
+    return raw == null ? null : (JSON.parse(raw) as MessageRecord);
+  }
+
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
+    return this.connection.run((client) => updateHashDocument<MessageRecord>(client, this.keys.messages(instance), id, (current) => {
+      if (!current) return undefined;
+      if (status !== 'ERROR' && MESSAGE_STATUS_RANK[status] <= MESSAGE_STATUS_RANK[current.status]) return undefined;
+      return current.status === status ? undefined : { ...current, status };
+    }));
+  }
+
+  async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
+    const offset = Math.max(0, (page.page - 1) * page.limit);
+    const reply = await this.connection.run((client) =>
+      pageScript.run(client, [this.keys.chatMessages(instance, chatJid), this.keys.messages(instance)], [offset, page.limit])) as [number, ...string[]];
+    const [total, ...records] = reply;
+    return { items: records.filter((raw) => raw !== '').map((raw) => JSON.parse(raw) as MessageRecord), total };
+  }
+
+  async delete(instance: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return await this.connection.run((client) =>
+      deleteScript.run(client, this.scriptKeys(instance).slice(0, 4), [this.keys.chatMessagesStem(instance), ...ids])) as number;
+  }
+
+  async deleteChat(instance: string, chatJid: string): Promise<number> {
+    return await this.connection.run((client) =>
+      deleteChatScript.run(client, this.scriptKeys(instance).slice(0, 4), [this.keys.chatMessagesStem(instance), chatJid])) as number;
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.connection.run((client) => clearScript.run(client, this.scriptKeys(instance), [this.keys.chatMessagesStem(instance)]));
+  }
+}
+
+/** Sort score of a record: its Unix-seconds timestamp, 0 when the text is not a number. */
+function timestampScore(record: MessageRecord): string {
+  const seconds = Number(record.messageTimestamp);
+  return Number.isFinite(seconds) ? String(seconds) : '0';
+}

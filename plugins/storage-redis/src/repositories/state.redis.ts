@@ -1,0 +1,50 @@
+import type { StateRepository } from '@parley/core';
+import { compareIds } from '../hash-document.js';
+import { LuaScript } from '../lua-script.js';
+import type { RedisConnection } from '../redis-connection.js';
+import type { RedisKeys } from '../redis-keys.js';
+
+// KEYS: namespaces set. ARGV: state key stem, prefix. Compares plain text: no glob, no pattern.
+const clearPrefixScript = new LuaScript(`
+local prefix = ARGV[2]
+for _, ns in ipairs(redis.call('SMEMBERS', KEYS[1])) do
+  if string.sub(ns, 1, #prefix) == prefix then
+    redis.call('DEL', ARGV[1] .. ns)
+    redis.call('SREM', KEYS[1], ns)
+  end
+end
+return 1
+`);
+
+/** State documents: one hash per namespace (id → JSON), and the set of namespaces for prefix clearing. */
+export class RedisStateRepository implements StateRepository {
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+
+  async get<T = unknown>(namespace: string, id: string): Promise<T | null> {
+    const raw = await this.connection.run((client) => client.hGet(this.keys.state(namespace), id));
+    return raw == null ? null : (JSON.parse(raw) as T);
+  }
+
+  async put(namespace: string, id: string, value: unknown): Promise<void> {
+    const json = JSON.stringify(value) ?? 'null';
+    await this.connection.run((client) => client.multi()
+      .sAdd(this.keys.stateNamespaces, namespace)
+      .hSet(this.keys.state(namespace), id, json)
+      .exec());
+  }
+
+  async delete(namespace: string, id: string): Promise<boolean> {
+    return (await this.connection.run((client) => client.hDel(this.keys.state(namespace), id))) > 0;
+  }
+
+  async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
+    const all = await this.connection.run((client) => client.hGetAll(this.keys.state(namespace)));
+    return Object.entries(all)
+      .sort(([a], [b]) => compareIds(a, b))
+      .map(([id, raw]) => ({ id, value: JSON.parse(raw) as T }));
+  }
+
+  async clearPrefix(prefix: string): Promise<void> {
+    await this.connection.run((client) => clearPrefixScript.run(client, [this.keys.stateNamespaces], [this.keys.stateStem(), prefix]));
+  }
+}

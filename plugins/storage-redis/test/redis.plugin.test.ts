@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+// @parley/core loads reflect-metadata, which tsyringe needs first.
+import { Tokens, type Logger } from '@parley/core';
+import { container as rootContainer } from 'tsyringe';
+import plugin, { RedisStorage, redisOptionsSchema, resolveRedisOptions } from '../src/index.js';
+
+const silent: Logger = {
+  child: () => silent, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
+};
+
+describe('@parley/storage-redis plugin manifest', () => {
+  it('declares a storage plugin with a closed options schema', () => {
+    assert.equal(plugin.name, '@parley/storage-redis');
+    assert.equal(plugin.kind, 'storage');
+    assert.equal(plugin.coreVersion, '^0.1.0');
+    assert.equal(plugin.optionsSchema, redisOptionsSchema);
+    assert.equal(redisOptionsSchema.additionalProperties, false);
+    assert.deepEqual(Object.keys(redisOptionsSchema.properties).sort(), ['commandTimeoutMs', 'connectAttempts', 'keyPrefix', 'messageRetentionDays', 'url']);
+  });
+
+  it('registers a RedisStorage under Tokens.Storage without connecting', async () => {
+    const container = rootContainer.createChildContainer();
+    await plugin.register({
+      container, options: { url: 'redis://127.0.0.1:1', keyPrefix: 'test:' }, logger: silent,
+      host: { dataDir: '/tmp', publicUrl: 'http://localhost:8080', allowPrivateUrls: false },
+    });
+    const storage = container.resolve(Tokens.Storage);
+    assert.ok(storage instanceof RedisStorage);
+    assert.equal(storage.name, 'redis');
+    assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });
+    await storage.close();
+  });
+
+  it('applies defaults: REDIS_URL, then the local Redis; prefix parley:; history kept forever', () => {
+    assert.deepEqual(resolveRedisOptions({}, {}), {
+      url: 'redis://127.0.0.1:6379', keyPrefix: 'parley:', messageRetentionDays: 0, commandTimeoutMs: 5000, connectAttempts: 5,
+    });
+    assert.equal(resolveRedisOptions({}, { REDIS_URL: 'redis://cache:6380/2' }).url, 'redis://cache:6380/2');
+    assert.equal(resolveRedisOptions({ url: 'rediss://h:1' }, { REDIS_URL: 'redis://cache:6380/2' }).url, 'rediss://h:1');
+  });
+});

@@ -1,0 +1,67 @@
+import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+
+/**
+ * A loopback TCP proxy in front of the shared Redis. Cutting it drops every connection and refuses
+ * new ones — an outage as the client sees it — without touching the Redis server others use.
+ */
+export class TcpProxy {
+  private server: Server | undefined;
+  private readonly sockets = new Set<Socket>();
+  private readonly pairs = new Set<[Socket, Socket]>();
+  port = 0;
+
+  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+
+  async start(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = createConnection({ host: this.targetHost, port: this.targetPort });
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on('close', () => this.sockets.delete(socket));
+        socket.on('error', () => { client.destroy(); upstream.destroy(); });
+      }
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      client.on('close', () => this.pairs.delete(pair));
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+  }
+
+  /** Stops listening and drops every open connection. */
+  async cut(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.destroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Keeps connections open but stops forwarding requests: a server that hangs. */
+  stall(): void {
+    for (const [client, upstream] of this.pairs) client.unpipe(upstream);
+  }
+
+  /** Forwards again what stalled connections sent and send. */
+  resume(): void {
+    for (const [client, upstream] of this.pairs) client.pipe(upstream);
+  }
+
+  /** Listens again on the same port. */
+  restore(): Promise<void> {
+    return this.start();
+  }
+}
+
+/** Polls `condition` every `intervalMs`, at most `attempts` times; answers whether it became true. */
+export async function eventually(condition: () => Promise<boolean>, attempts = 100, intervalMs = 50): Promise<boolean> {
+  for (let i = 0; i < attempts; i++) {
+    if (await condition()) return true;
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+  return false;
+}

@@ -1,0 +1,121 @@
+import type Database from 'better-sqlite3';
+
+/**
+ * Schema migrations, applied in order; `PRAGMA user_version` records how many ran. Append new steps,
+ * never edit a released one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: initial schema. Records are JSON (encodeStored) beside the columns their lookups need.
+  // `seq INTEGER PRIMARY KEY` aliases the rowid and, unlike an implicit rowid, survives VACUUM: it is
+  // the insertion order that listings and delivery lanes rely on.
+  `
+  CREATE TABLE instances (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    key TEXT NOT NULL UNIQUE,
+    created_at INTEGER NOT NULL,
+    record TEXT NOT NULL
+  );
+  CREATE INDEX instances_by_age ON instances (created_at, seq);
+
+  CREATE TABLE messages (
+    seq INTEGER PRIMARY KEY,
+    instance TEXT NOT NULL,
+    id TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    UNIQUE (instance, id)
+  );
+  CREATE INDEX messages_by_chat ON messages (instance, chat, timestamp DESC, seq DESC);
+
+  CREATE TABLE chats (
+    instance TEXT NOT NULL,
+    id TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    chat TEXT NOT NULL,
+    PRIMARY KEY (instance, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX chats_by_activity ON chats (instance, timestamp DESC, id);
+
+  CREATE TABLE contacts (
+    instance TEXT NOT NULL,
+    id TEXT NOT NULL,
+    contact TEXT NOT NULL,
+    PRIMARY KEY (instance, id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE media (
+    instance TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    mimetype TEXT NOT NULL,
+    file_name TEXT,
+    data BLOB NOT NULL,
+    PRIMARY KEY (instance, message_id)
+  );
+
+  CREATE TABLE auth_state (
+    instance TEXT NOT NULL,
+    category TEXT NOT NULL,
+    id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (instance, category, id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE state (
+    namespace TEXT NOT NULL,
+    id TEXT NOT NULL,
+    value TEXT NOT NULL,
+    PRIMARY KEY (namespace, id)
+  ) WITHOUT ROWID;
+
+  CREATE TABLE deliveries (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    instance TEXT NOT NULL,
+    url TEXT NOT NULL,
+    format TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    event_type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL,
+    next_attempt_at INTEGER NOT NULL,
+    last_error TEXT,
+    last_status INTEGER,
+    lease_until INTEGER,
+    dead_at INTEGER
+  );
+  -- Lane heads (MIN(seq) per instance and url) and pending counts read only this index. dead_at is
+  -- always NULL here, but listing it makes the index covering: SQLite re-checks the column otherwise.
+  CREATE INDEX deliveries_lanes ON deliveries (instance, url, seq, dead_at) WHERE dead_at IS NULL;
+  CREATE INDEX deliveries_dead ON deliveries (instance, dead_at, seq) WHERE dead_at IS NOT NULL;
+  CREATE INDEX deliveries_dead_age ON deliveries (dead_at) WHERE dead_at IS NOT NULL;
+
+  CREATE TABLE delivery_stats (
+    instance TEXT PRIMARY KEY,
+    total_sent INTEGER NOT NULL DEFAULT 0,
+    total_failed INTEGER NOT NULL DEFAULT 0,
+    response_time_sum REAL NOT NULL DEFAULT 0,
+    responses INTEGER NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings the database to {@link SCHEMA_VERSION} in one IMMEDIATE transaction (two processes starting
+ * together migrate once). Refuses a database written by a newer build rather than guessing.
+ */
+export function migrate(db: Database.Database): void {
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > SCHEMA_VERSION) {
+      throw new Error(`sqlite database schema version ${current} is newer than this build's ${SCHEMA_VERSION}: upgrade Parley`);
+    }
+    for (let version = current; version < SCHEMA_VERSION; version++) db.exec(MIGRATIONS[version]!);
+    if (current !== SCHEMA_VERSION) db.pragma(`user_version = ${SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,158 @@
+import {
+  averageResponseTime,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+} from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+interface DeliveryRow {
+  [column: string]: unknown;
+  id: string;
+  instance: string;
+  url: string;
+  format: string;
+  event_id: string;
+  event_type: string;
+  body: string;
+  created_at: number;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  last_status: number | null;
+  lease_until: number | null;
+  dead_at: number | null;
+  seq: number;
+}
+
+/** The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not. */
+const LANE_HEADS = `
+  SELECT d.* FROM (SELECT MIN(seq) AS seq FROM deliveries WHERE dead_at IS NULL GROUP BY instance, url) AS head
+  JOIN deliveries AS d ON d.seq = head.seq`;
+
+function toDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: row.id, instance: row.instance, url: row.url, format: row.format, eventId: row.event_id, eventType: row.event_type,
+    body: row.body, createdAt: row.created_at, attempts: row.attempts, nextAttemptAt: row.next_attempt_at,
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+    ...(row.last_status === null ? {} : { lastStatus: row.last_status }),
+  };
+}
+
+/**
+ * The durable delivery queue. Lanes are not stored: a lane's head is its lowest `seq` among rows not
+ * dead, read from the `deliveries_lanes` index. Statistics are counters in `delivery_stats`, written in
+ * the same transaction as the ack or fail they count.
+ */
+export class SqliteDeliveryQueue implements DeliveryQueue {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    this.db.transaction(() => {
+      for (const delivery of deliveries) {
+        this.db.run(
+          `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at)
+           VALUES (@id, @instance, @url, @format, @eventId, @eventType, @body, @createdAt, 0, @createdAt)
+           ON CONFLICT (id) DO NOTHING`,
+          {
+            id: delivery.id, instance: delivery.instance, url: delivery.url, format: delivery.format, eventId: delivery.eventId,
+            eventType: delivery.eventType, body: delivery.body, createdAt: delivery.createdAt,
+          },
+        );
+      }
+    });
+  }
+
+  /** Selects and leases in one IMMEDIATE transaction, so two claimers (or processes) never share a head. */
+  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+    return this.db.transaction(() => {
+      const heads = this.db.all<DeliveryRow>(
+        `${LANE_HEADS}
+         WHERE d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)
+         ORDER BY d.next_attempt_at, d.seq LIMIT @limit`,
+        { now, limit },
+      );
+      for (const head of heads) this.db.run('UPDATE deliveries SET lease_until = ? WHERE seq = ?', [now + leaseMs, head.seq]);
+      return heads.map(toDelivery);
+    });
+  }
+
+  async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.db.get<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
+      if (!row) return;
+      this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: result.responseTimeMs });
+    });
+  }
+
+  async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.db.get<{ instance: string }>(
+        `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
+           last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
+         WHERE id = @id AND dead_at IS NULL RETURNING instance`,
+        { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: Date.now() },
+      );
+      if (!row) return;
+      this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
+    });
+  }
+
+  async nextDueAt(): Promise<number | null> {
+    const row = this.db.get<{ due: number | null }>(
+      `SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.lease_until, d.next_attempt_at))) AS due FROM (${LANE_HEADS}) AS d`,
+    );
+    return row?.due ?? null;
+  }
+
+  async deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }> {
+    const rows = this.db.all<DeliveryRow>(
+      'SELECT * FROM deliveries WHERE instance = ? AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT ? OFFSET ?',
+      [instance, page.limit, page.offset],
+    );
+    const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM deliveries WHERE instance = ? AND dead_at IS NOT NULL', [instance])!;
+    return { items: rows.map((row) => ({ ...toDelivery(row), deadAt: row.dead_at! })), total };
+  }
+
+  async redeliver(instance: string, ids?: string[]): Promise<number> {
+    const revive = 'UPDATE deliveries SET dead_at = NULL, lease_until = NULL, attempts = 0, next_attempt_at = @now WHERE instance = @instance AND dead_at IS NOT NULL';
+    const now = Date.now();
+    if (!ids) return this.db.run(revive, { instance, now });
+    return this.db.run(`${revive} AND id IN (SELECT value FROM json_each(@ids))`, { instance, now, ids: JSON.stringify(ids) });
+  }
+
+  async purgeDeadLetters(before: number): Promise<number> {
+    return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < ?', [before]);
+  }
+
+  async stats(instance: string): Promise<WebhookStats> {
+    const counters = this.db.get<{ total_sent: number; total_failed: number; response_time_sum: number; responses: number }>(
+      'SELECT total_sent, total_failed, response_time_sum, responses FROM delivery_stats WHERE instance = ?',
+      [instance],
+    );
+    const { pending } = this.db.get<{ pending: number }>('SELECT COUNT(*) AS pending FROM deliveries WHERE instance = ? AND dead_at IS NULL', [instance])!;
+    return {
+      totalSent: counters?.total_sent ?? 0,
+      totalFailed: counters?.total_failed ?? 0,
+      totalPending: pending,
+      avgResponseTime: averageResponseTime(counters?.response_time_sum ?? 0, counters?.responses ?? 0),
+    };
+  }
+
+  async clear(instance: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.run('DELETE FROM deliveries WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM delivery_stats WHERE instance = ?', [instance]);
+    });
+  }
+
+  /** Adds one attempt to the counters; only attempts with an HTTP answer carry a response time. */
+  private count(instance: string, attempt: { sent: number; failed: number; responseTimeMs: number | undefined }): void {
+    const answered = attempt.responseTimeMs !== undefined;
+    this.db.run(
+      `INSERT INTO delivery_stats (instance, total_sent, total_failed, response_time_sum, responses) VALUES (@instance, @sent, @failed, @sum, @responses)
+       ON CONFLICT (instance) DO UPDATE SET total_sent = total_sent + excluded.total_sent, total_failed = total_failed + excluded.total_failed,
+         response_time_sum = response_time_sum + excluded.response_time_sum, responses = responses + excluded.responses`,
+      { instance, sent: attempt.sent, failed: attempt.failed, sum: answered ? attempt.responseTimeMs : 0, responses: answered ? 1 : 0 },
+    );
+  }
+}

@@ -1,0 +1,55 @@
+import {
+  ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, type InstanceRecord, type InstanceRepository,
+} from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+type RecordRow = { record: string };
+
+export class SqliteInstanceRepository implements InstanceRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async create(record: InstanceRecord): Promise<void> {
+    this.db.transaction(() => {
+      if (this.db.get('SELECT 1 AS found FROM instances WHERE id = ?', [record.id])) throw new ConflictError(`instance ${record.id} already exists`);
+      this.assertKeyFree(record.key);
+      this.db.run('INSERT INTO instances (id, key, created_at, record) VALUES (?, ?, ?, ?)', [record.id, record.key, record.createdAt, encodeStored(record)]);
+    });
+  }
+
+  async get(id: string): Promise<InstanceRecord | null> {
+    return this.read(this.db.get<RecordRow>('SELECT record FROM instances WHERE id = ?', [id]));
+  }
+
+  async findByKey(key: string): Promise<InstanceRecord | null> {
+    return this.read(this.db.get<RecordRow>('SELECT record FROM instances WHERE key = ?', [key]));
+  }
+
+  async list(): Promise<InstanceRecord[]> {
+    return this.db.all<RecordRow>('SELECT record FROM instances ORDER BY created_at, seq').map((row) => decodeStored<InstanceRecord>(row.record));
+  }
+
+  async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {
+    return this.db.transaction(() => {
+      const current = this.read(this.db.get<RecordRow>('SELECT record FROM instances WHERE id = ?', [id]));
+      if (!current) throw new NotFoundError(`instance ${id}`);
+      const next = mergeInstance(current, patch);
+      if (next.key !== current.key) this.assertKeyFree(next.key);
+      const text = encodeStored(next);
+      this.db.run('UPDATE instances SET key = ?, created_at = ?, record = ? WHERE id = ?', [next.key, next.createdAt, text, id]);
+      return decodeStored<InstanceRecord>(text);
+    });
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.db.run('DELETE FROM instances WHERE id = ?', [id]) > 0;
+  }
+
+  /** The message never holds the key: keys are secrets. */
+  private assertKeyFree(key: string): void {
+    if (this.db.get('SELECT 1 AS found FROM instances WHERE key = ?', [key])) throw new ConflictError('an instance with this key already exists');
+  }
+
+  private read(row: RecordRow | undefined): InstanceRecord | null {
+    return row ? decodeStored<InstanceRecord>(row.record) : null;
+  }
+}

@@ -1,0 +1,59 @@
+import {
+  decodeStored, encodeStored, statusAdvances,
+  type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+} from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+type RecordRow = { record: string };
+
+export class SqliteMessageRepository implements MessageRepository {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
+  async upsert(instance: string, record: MessageRecord): Promise<void> {
+    this.db.run(
+      `INSERT INTO messages (instance, id, chat, timestamp, record) VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, record = excluded.record`,
+      // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
+      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, encodeStored(record)],
+    );
+  }
+
+  async get(instance: string, id: string): Promise<MessageRecord | null> {
+    const row = this.db.get<RecordRow>('SELECT record FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+    return row ? decodeStored<MessageRecord>(row.record) : null;
+  }
+
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
+    return this.db.transaction(() => {
+      const row = this.db.get<RecordRow>('SELECT record FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+      if (!row) return null;
+      const record = decodeStored<MessageRecord>(row.record);
+      if (!statusAdvances(record.status, status)) return record;
+      record.status = status;
+      this.db.run('UPDATE messages SET record = ? WHERE instance = ? AND id = ?', [encodeStored(record), instance, id]);
+      return record;
+    });
+  }
+
+  async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
+    const rows = this.db.all<RecordRow>(
+      'SELECT record FROM messages WHERE instance = ? AND chat = ? ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?',
+      [instance, chatJid, page.limit, (page.page - 1) * page.limit],
+    );
+    const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid])!;
+    return { items: rows.map((row) => decodeStored<MessageRecord>(row.record)), total };
+  }
+
+  async delete(instance: string, ids: string[]): Promise<number> {
+    return this.db.run('DELETE FROM messages WHERE instance = ? AND id IN (SELECT value FROM json_each(?))', [instance, JSON.stringify(ids)]);
+  }
+
+  async deleteChat(instance: string, chatJid: string): Promise<number> {
+    return this.db.run('DELETE FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid]);
+  }
+
+  async clear(instance: string): Promise<void> {
+    this.db.run('DELETE FROM messages WHERE instance = ?', [instance]);
+  }
+}

@@ -1,0 +1,71 @@
+import type { Logger, Storage, StorageHealth } from '@parley/core';
+import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
+import { SqliteChatRepository } from './repositories/chats.repository.js';
+import { SqliteContactRepository } from './repositories/contacts.repository.js';
+import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
+import { SqliteInstanceRepository } from './repositories/instances.repository.js';
+import { SqliteMediaRepository } from './repositories/media.repository.js';
+import { SqliteMessageRepository } from './repositories/messages.repository.js';
+import { SqliteStateRepository } from './repositories/state.repository.js';
+import { SqliteDatabase } from './sqlite-database.js';
+
+/** Options of {@link SqliteStorage}. */
+export interface SqliteStorageOptions {
+  /** Database file; its directory is created on `init`. */
+  file: string;
+  logger?: Logger;
+}
+
+/**
+ * Storage in one embedded SQLite file (better-sqlite3), the default back end. Nothing touches the
+ * disk before `init`, which opens the file, sets WAL and migrates the schema.
+ */
+export class SqliteStorage implements Storage {
+  readonly name = 'sqlite';
+  readonly file: string;
+  readonly instances: SqliteInstanceRepository;
+  readonly messages: SqliteMessageRepository;
+  readonly chats: SqliteChatRepository;
+  readonly contacts: SqliteContactRepository;
+  readonly media: SqliteMediaRepository;
+  readonly authState: SqliteAuthStateRepository;
+  readonly state: SqliteStateRepository;
+  readonly deliveries: SqliteDeliveryQueue;
+  private readonly db: SqliteDatabase;
+  private readonly logger: Logger | undefined;
+
+  constructor(options: SqliteStorageOptions) {
+    this.file = options.file;
+    this.logger = options.logger;
+    this.db = new SqliteDatabase(options.file);
+    this.instances = new SqliteInstanceRepository(this.db);
+    this.messages = new SqliteMessageRepository(this.db);
+    this.chats = new SqliteChatRepository(this.db);
+    this.contacts = new SqliteContactRepository(this.db);
+    this.media = new SqliteMediaRepository(this.db);
+    this.authState = new SqliteAuthStateRepository(this.db);
+    this.state = new SqliteStateRepository(this.db);
+    this.deliveries = new SqliteDeliveryQueue(this.db);
+  }
+
+  async init(): Promise<void> {
+    const schemaVersion = this.db.open();
+    this.logger?.info({ file: this.file, schemaVersion }, 'sqlite storage open');
+  }
+
+  async health(): Promise<StorageHealth> {
+    if (!this.db.isOpen) return { ready: false, detail: 'sqlite storage is not open' };
+    try {
+      this.db.get('SELECT 1 AS ok');
+      return { ready: true };
+    } catch (err) {
+      return { ready: false, detail: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.db.isOpen) return;
+    this.db.close();
+    this.logger?.info({ file: this.file }, 'sqlite storage closed');
+  }
+}

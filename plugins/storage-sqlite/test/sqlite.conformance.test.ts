@@ -1,0 +1,15 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Storage } from '@parley/core';
+import { describeStorageConformance } from '@parley/testkit';
+import { SqliteStorage } from '../src/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-conformance-'));
+let files = 0;
+
+describeStorageConformance('sqlite', {
+  create: async () => new SqliteStorage({ file: join(root, `store-${++files}`, 'parley.db') }),
+  reopen: async (previous: Storage) => new SqliteStorage({ file: (previous as SqliteStorage).file }),
+  cleanup: async () => rmSync(root, { recursive: true, force: true }),
+});

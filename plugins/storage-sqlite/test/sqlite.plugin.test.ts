@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+// @parley/core first: it loads the reflect polyfill tsyringe needs.
+import { Tokens, type Logger } from '@parley/core';
+import { container } from 'tsyringe';
+import plugin, { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-plugin-'));
+after(() => rmSync(root, { recursive: true, force: true }));
+
+const logged: { bindings: Record<string, unknown>; obj: unknown; msg?: string }[] = [];
+function logger(bindings: Record<string, unknown> = {}): Logger {
+  const record = (obj: unknown, msg?: string) => void logged.push({ bindings, obj, ...(msg === undefined ? {} : { msg }) });
+  return { child: (more) => logger({ ...bindings, ...more }), trace: record, debug: record, info: record, warn: record, error: record, fatal: record };
+}
+
+async function register(options: { path?: string }, dataDir: string): Promise<SqliteStorage> {
+  const child = container.createChildContainer();
+  await plugin.register({ container: child, options, logger: logger(), host: { dataDir, publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false } });
+  const storage = child.resolve(Tokens.Storage);
+  assert.ok(storage instanceof SqliteStorage);
+  assert.equal(child.resolve(Tokens.Storage), storage);
+  return storage;
+}
+
+describe('@parley/storage-sqlite manifest', () => {
+  it('declares a storage plugin whose only option is path', () => {
+    assert.equal(plugin.name, '@parley/storage-sqlite');
+    assert.equal(plugin.kind, 'storage');
+    assert.equal(plugin.coreVersion, '^0.1.0');
+    assert.deepEqual(plugin.optionsSchema, { type: 'object', additionalProperties: false, properties: { path: { type: 'string', minLength: 1 } } });
+  });
+
+  it('defaults to <dataDir>/parley.db, creates the directory on init and logs the open', async () => {
+    const dataDir = join(root, 'data', 'dir');
+    const storage = await register({}, dataDir);
+    assert.equal(storage.file, join(dataDir, 'parley.db'));
+    assert.equal(existsSync(dataDir), false, 'register starts no I/O');
+    logged.length = 0;
+    await storage.init();
+    assert.equal(existsSync(join(dataDir, 'parley.db')), true);
+    assert.deepEqual(logged, [{ bindings: { storage: 'sqlite' }, obj: { file: storage.file, schemaVersion: SCHEMA_VERSION }, msg: 'sqlite storage open' }]);
+    await storage.close();
+  });
+
+  it('uses options.path when given', async () => {
+    const file = join(root, 'custom', 'gateway.sqlite');
+    const storage = await register({ path: file }, join(root, 'unused'));
+    assert.equal(storage.file, file);
+    await storage.init();
+    assert.equal((await storage.health()).ready, true);
+    await storage.close();
+    assert.equal(existsSync(file), true);
+    assert.equal(existsSync(join(root, 'unused')), false);
+  });
+});

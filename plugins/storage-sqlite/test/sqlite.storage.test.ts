@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { ServiceUnavailableError, type NewDelivery } from '@parley/core';
+import { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
+
+const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
+let files = 0;
+after(() => rmSync(root, { recursive: true, force: true }));
+
+function freshFile(): string {
+  return join(root, `case-${++files}`, 'nested', 'parley.db');
+}
+
+async function opened(file: string): Promise<SqliteStorage> {
+  const storage = new SqliteStorage({ file });
+  await storage.init();
+  return storage;
+}
+
+function delivery(id: string, url: string): NewDelivery {
+  return { id, instance: 'ins_a', url, format: 'native', eventId: 'message-text', eventType: 'messages.upsert', body: '{}', createdAt: 1_000 };
+}
+
+describe('SqliteStorage file', () => {
+  it('creates the directory, uses WAL and records the schema version', async () => {
+    const file = freshFile();
+    const storage = new SqliteStorage({ file });
+    assert.equal(existsSync(file), false, 'nothing is written before init');
+    await storage.init();
+    await storage.close();
+    const raw = new Database(file, { readonly: true });
+    try {
+      assert.equal(raw.pragma('journal_mode', { simple: true }), 'wal');
+      assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('reopening a migrated file keeps its data and version', async () => {
+    const file = freshFile();
+    const first = await opened(file);
+    await first.state.put('ns', 'doc', { kept: true });
+    await first.close();
+    const second = await opened(file);
+    assert.deepEqual(await second.state.get('ns', 'doc'), { kept: true });
+    await second.close();
+    const raw = new Database(file, { readonly: true });
+    assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    raw.close();
+  });
+
+  it('refuses a database written by a newer schema', async () => {
+    const file = freshFile();
+    mkdirSync(join(file, '..'), { recursive: true });
+    const raw = new Database(file);
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    const storage = new SqliteStorage({ file });
+    await assert.rejects(storage.init(), { message: `sqlite database schema version ${SCHEMA_VERSION + 1} is newer than this build's ${SCHEMA_VERSION}: upgrade Parley` });
+    assert.deepEqual(await storage.health(), { ready: false, detail: 'sqlite storage is not open' });
+  });
+
+  it('answers ServiceUnavailableError when used before init or after close', async () => {
+    const storage = new SqliteStorage({ file: freshFile() });
+    await assert.rejects(storage.instances.list(), ServiceUnavailableError);
+    await storage.init();
+    assert.deepEqual(await storage.instances.list(), []);
+    await storage.close();
+    await assert.rejects(storage.deliveries.nextDueAt(), ServiceUnavailableError);
+  });
+});
+
+describe('SqliteStorage shared by two connections (two processes on one file)', () => {
+  it('a second storage sees what the first committed, while both are open and after the first closes', async () => {
+    const file = freshFile();
+    const writer = await opened(file);
+    const reader = await opened(file);
+    try {
+      await writer.messages.upsert('ins_a', {
+        key: { remoteJid: 'a@s.whatsapp.net', fromMe: true, id: 'M1' }, message: { conversation: 'hi' }, messageTimestamp: '10', status: 'PENDING',
+      });
+      await writer.deliveries.enqueue([delivery('d1', 'http://127.0.0.1:1/a')]);
+      await writer.deliveries.fail('d1', { nextAttemptAt: 5_000, error: 'HTTP 500', status: 500, responseTimeMs: 8 });
+      assert.equal((await reader.messages.get('ins_a', 'M1'))?.message.conversation, 'hi');
+      assert.deepEqual(await reader.deliveries.stats('ins_a'), { totalSent: 0, totalFailed: 1, totalPending: 1, avgResponseTime: 8 });
+      await writer.close();
+      const third = await opened(file);
+      assert.equal(await third.deliveries.nextDueAt(), 5_000);
+      assert.equal((await third.messages.setStatus('ins_a', 'M1', 'READ'))?.status, 'READ');
+      await third.close();
+      assert.equal((await reader.messages.get('ins_a', 'M1'))?.status, 'READ');
+    } finally {
+      await writer.close();
+      await reader.close();
+    }
+  });
+
+  it('two connections claiming together never lease the same delivery', async () => {
+    const file = freshFile();
+    const one = await opened(file);
+    const two = await opened(file);
+    try {
+      const heads = Array.from({ length: 6 }, (_, i) => delivery(`d${i}`, `http://127.0.0.1:1/${i}`));
+      await one.deliveries.enqueue(heads);
+      const claims = await Promise.all([
+        one.deliveries.claim({ now: 2_000, limit: 4, leaseMs: 60_000 }),
+        two.deliveries.claim({ now: 2_000, limit: 4, leaseMs: 60_000 }),
+        one.deliveries.claim({ now: 2_000, limit: 4, leaseMs: 60_000 }),
+      ]);
+      const ids = claims.flat().map((claimed) => claimed.id);
+      assert.deepEqual([...ids].sort(), heads.map((head) => head.id).sort());
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+});
+
+describe('SqliteStorage query plans', () => {
+  it('every lookup path reads an index', async () => {
+    const file = freshFile();
+    await (await opened(file)).close();
+    const raw = new Database(file, { readonly: true });
+    const plan = (sql: string) => (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
+    try {
+      assert.match(plan("SELECT record FROM instances WHERE key = 'k'"), /USING INDEX sqlite_autoindex_instances_2/);
+      assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND id = 'm'"), /USING INDEX sqlite_autoindex_messages_1/);
+      assert.match(plan("SELECT seq FROM deliveries WHERE id = 'd'"), /USING COVERING INDEX sqlite_autoindex_deliveries_1/);
+      assert.match(plan('SELECT record FROM instances ORDER BY created_at, seq'), /instances_by_age/);
+      assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND chat = 'c' ORDER BY timestamp DESC, seq DESC LIMIT 10"), /USING INDEX messages_by_chat/);
+      assert.doesNotMatch(plan("SELECT record FROM messages WHERE instance = 'i' AND chat = 'c' ORDER BY timestamp DESC, seq DESC LIMIT 10"), /TEMP B-TREE/);
+      assert.doesNotMatch(plan("SELECT chat FROM chats WHERE instance = 'i' ORDER BY timestamp DESC, id"), /TEMP B-TREE/);
+      assert.match(plan('SELECT MIN(seq) FROM deliveries WHERE dead_at IS NULL GROUP BY instance, url'), /COVERING INDEX deliveries_lanes/);
+      assert.match(plan("SELECT COUNT(*) FROM deliveries WHERE instance = 'i' AND dead_at IS NULL"), /COVERING INDEX deliveries_lanes \(instance=\?\)/);
+      assert.match(plan("SELECT id, value FROM auth_state WHERE instance = 'i' AND category = 'c' AND id IN (SELECT value FROM json_each('[1]'))"), /SEARCH auth_state USING PRIMARY KEY/);
+      assert.match(plan("SELECT * FROM deliveries WHERE instance = 'i' AND dead_at IS NOT NULL ORDER BY dead_at, seq"), /USING INDEX deliveries_dead/);
+      assert.match(plan('SELECT * FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < 5'), /USING INDEX deliveries_dead_age/);
+    } finally {
+      raw.close();
+    }
+  });
+});

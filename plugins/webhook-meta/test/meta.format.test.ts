@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { Tokens, type ChannelEvent } from '@parley/core';
+import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, webhookEventFixtures } from '@parley/testkit';
+import { container } from 'tsyringe';
+import plugin, { MAIN_ENTRY_PREFIX, MetaFormat, type MetaWebhookPayload } from '../src/index.js';
+
+const fixtures = webhookEventFixtures();
+const format = new MetaFormat();
+
+describeWebhookFormatConformance(format, { ...fixtures, unsupported: INTERNAL_EVENT_NAMES });
+
+describe('meta format', () => {
+  const render = (event: ChannelEvent, context = fixtures.context) => format.render(event, context) as MetaWebhookPayload;
+
+  it('uses the render context service tag as object', () => {
+    assert.equal(render(fixtures.events['message-text'], { ...fixtures.context, serviceTag: 'acme' }).object, 'acme');
+  });
+
+  it('encodes the public instance id in the main channel entry id', () => {
+    const id = render(fixtures.events['presence']).entry[0]!.id;
+    assert.ok(id.startsWith(MAIN_ENTRY_PREFIX));
+    assert.equal(Buffer.from(id.slice(MAIN_ENTRY_PREFIX.length), 'base64url').toString('utf8'), fixtures.instance.id);
+  });
+
+  it('sends an empty display_phone_number while the main channel is not connected', () => {
+    const instance = { ...fixtures.instance, user: null };
+    const body = render(fixtures.events['qrcode'], { ...fixtures.context, instance });
+    assert.deepEqual(body.entry[0]!.changes[0]!.value.metadata, { display_phone_number: '', phone_number_id: fixtures.instance.id });
+  });
+
+  it('signs the exact body as X-Hub-Signature-256 keyed by the secret text', () => {
+    const body = JSON.stringify(render(fixtures.events['message-text']));
+    const expected = createHmac('sha256', fixtures.instance.webhookSecret).update(Buffer.from(body, 'utf8')).digest('hex');
+    assert.deepEqual(format.signatureHeaders(body, fixtures.instance.webhookSecret), { 'X-Hub-Signature-256': `sha256=${expected}` });
+  });
+
+  it('registers itself as a webhook format', async () => {
+    const child = container.createChildContainer();
+    const logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
+    await plugin.register({ container: child, options: {}, logger, host: { dataDir: '.', publicUrl: 'http://localhost', allowPrivateUrls: false } });
+    assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['meta']);
+  });
+});
