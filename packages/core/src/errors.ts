@@ -35,6 +35,13 @@ export class UnauthorizedError extends ParleyError {
   }
 }
 
+/** 403: the instance may not do this (for example a group member who is not an admin changing settings). */
+export class ForbiddenError extends ParleyError {
+  constructor(message: string, code = 'forbidden') {
+    super(403, code, message);
+  }
+}
+
 /** 404: an unknown instance key, message, chat, group, label, product… */
 export class NotFoundError extends ParleyError {
   constructor(what: string, code = 'not_found') {

@@ -47,6 +47,8 @@ export function counterpartNumbers(event: ChannelEvent): string[] | null {
       return event.jids.map(jidUser);
     case 'contacts.upsert':
       return event.contacts.map((contact) => jidUser(contact.id));
+    case 'contacts.delete':
+      return event.jids.map(jidUser);
     case 'message.delete':
       return [jidUser(event.chatJid)];
     case 'connection':

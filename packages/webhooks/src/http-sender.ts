@@ -52,12 +52,20 @@ export class HttpSender {
         signal,
         headers: { ...headers, 'user-agent': this.userAgent, 'content-length': String(payload.length) },
       });
-      const timer = setTimeout(() => request.destroy(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+      let settled = false;
       const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         outcome();
       };
+      const timer = setTimeout(() => {
+        const error = new AttemptTimeoutError(timeoutMs);
+        settle(() => reject(error));
+        request.destroy(error);
+      }, timeoutMs);
       request.on('error', (error) => settle(() => reject(error)));
+      request.on('close', () => settle(() => reject(new Error('connection closed before the answer was complete'))));
       request.on('response', (response: IncomingMessage) => {
         response.on('error', (error) => settle(() => reject(error)));
         response.on('end', () => settle(() => resolve({

@@ -1,1 +1,16 @@
-export {};
+/**
+ * @parley/webhooks — the webhook engine: routing by instance settings (spec 2.2), rendering through
+ * the format plugins, durable signed delivery with retries, dead letters and statistics.
+ */
+export { counterpartNumbers, isAllowedNumber, parseAllowNumber, type AllowedNumbers } from './allow-number.js';
+export { deliveryId } from './delivery-id.js';
+export { AttemptTimeoutError } from './http-sender.js';
+export { parseRetryAfter, RetryPolicy } from './retry-policy.js';
+export { formatNames, routeUrl } from './routing.js';
+export { WEBHOOK_URL_FIELDS } from './settings-validation.js';
+export { newWebhookSecret, standardWebhookHeaders } from './signing.js';
+export { WebhookEngine, type WebhookEngineDeps } from './webhook.engine.js';
+export {
+  defaultWebhookOptions, resolveWebhookOptions, webhookOptionsSchema, type HousekeepingOptions, type RetryOptions, type WebhookOptions,
+  type WebhookOptionsInput,
+} from './webhook-options.js';

@@ -1,1 +1,22 @@
-export {};
+import { definePlugin, Tokens } from '@parley/core';
+import { createBaileysDriver } from './baileys.driver.js';
+import { baileysOptionsSchema, type BaileysOptions } from './options.js';
+
+export { BaileysAdapter, BAILEYS_CAPABILITY_GAPS, type BaileysAdapterDeps } from './baileys.adapter.js';
+export { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
+export { loadStorageAuthState, type StorageAuthState } from './auth/storage-auth-state.js';
+export { baileysOptionsSchema, resolveOptions, type BaileysOptions, type ResolvedBaileysOptions, type ReconnectPolicy, type HealthPolicy } from './options.js';
+export type { BaileysSocket, SocketFactory } from './socket.js';
+export type { MediaDownloader } from './runtime.js';
+
+/** `@parley/channel-baileys`: the WhatsApp main channel on Baileys. */
+export default definePlugin<BaileysOptions>({
+  name: '@parley/channel-baileys',
+  kind: 'channel',
+  coreVersion: '^0.1.0',
+  optionsSchema: baileysOptionsSchema,
+  register(ctx) {
+    const driver = createBaileysDriver({ options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls });
+    ctx.container.register(Tokens.ChannelDriver, { useValue: driver });
+  },
+});

@@ -1,1 +1,3 @@
-export {};
+export { default } from './instagram.plugin.js';
+export { createInstagramDriver } from './instagram.driver.js';
+export { instagramProfile } from './instagram.profile.js';

@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
 import { USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
+import { receiveCall } from './capabilities/calls.js';
+import { receiveEphemeral } from './capabilities/chats.js';
+import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
+import { keepReceivedMedia } from './content/received-media.js';
 import { phoneNamespace, type SandboxNetwork, type SandboxPhone } from './sandbox-network.js';
 import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
 import type { SandboxOptions } from './sandbox.options.js';
@@ -10,6 +14,8 @@ export interface SandboxSession {
   linked: boolean;
   name?: string;
   about?: string;
+  /** Unix seconds when `about` was set. */
+  aboutSetAt?: number;
   /** Hex SHA-256 of the profile picture, when one is set. */
   pictureSha?: string;
 }
@@ -37,6 +43,7 @@ export class SandboxDevice implements SandboxPhone {
   readonly lid: string;
   connected = false;
   private sessionCache?: SandboxSession;
+  private readonly locks = new Map<string, Promise<void>>();
 
   constructor(
     readonly ctx: ChannelContext,
@@ -64,6 +71,21 @@ export class SandboxDevice implements SandboxPhone {
     return next;
   }
 
+  /**
+   * Runs read-modify-write work on one of this phone's state documents one task at a time: API calls
+   * and incoming packets touch the same documents concurrently.
+   */
+  exclusive<T>(document: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.locks.get(document) ?? Promise.resolve();
+    const result = previous.then(task);
+    const tail = result.then(() => undefined, () => undefined);
+    this.locks.set(document, tail);
+    void tail.finally(() => {
+      if (this.locks.get(document) === tail) this.locks.delete(document);
+    });
+    return result;
+  }
+
   /** The account as the spec shows it (`user.id`, `user.lid`, `user.name`). */
   async user(): Promise<AccountUser> {
     const session = await this.session();
@@ -84,6 +106,9 @@ export class SandboxDevice implements SandboxPhone {
   receive(packet: Packet): void {
     if (packet.kind === 'receipt') this.onReceipt(packet);
     else if (packet.kind === 'presence') this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
+    else if (packet.kind === 'notification') for (const event of packet.events) this.ctx.emit(event);
+    else if (packet.kind === 'call') void receiveCall(this, packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox call signal failed'));
+    else if (packet.kind === 'ephemeral') receiveEphemeral(this, packet);
     else void this.onMessage(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox receive failed'));
   }
 
@@ -95,7 +120,11 @@ export class SandboxDevice implements SandboxPhone {
   }
 
   private async onMessage(packet: MessagePacket): Promise<void> {
+    // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
+    if (!packet.groupJid && (await hasBlocked(this, packet.from))) return;
+    await establishSession(this, packet.from);
     const message: InboundMessage = inboundFromPacket(packet);
+    await keepReceivedMedia(this.ctx, packet);
     this.ctx.emit({ type: 'message', message });
     await this.trackUnread(message.chatJid, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
     await this.network.send(packet.from, {
@@ -104,23 +133,31 @@ export class SandboxDevice implements SandboxPhone {
     });
   }
 
+  /** Namespace of the unread incoming messages of one chat: one small document each, so a write stays O(1). */
+  private unreadNamespace(chatJid: string): string {
+    return `${this.namespace}:unread:${chatJid}`;
+  }
+
   private async trackUnread(chatJid: string, unread: Unread): Promise<void> {
-    const all = (await this.ctx.storage.state.get<Record<string, Unread[]>>(this.namespace, 'unread')) ?? {};
-    (all[chatJid] ??= []).push(unread);
-    await this.ctx.storage.state.put(this.namespace, 'unread', all);
+    await this.ctx.storage.state.put(this.unreadNamespace(chatJid), unread.id, unread);
+  }
+
+  /** Forgets a chat's unread messages without sending read receipts (the chat was deleted). */
+  async forgetUnread(chatJid: string): Promise<void> {
+    await this.ctx.storage.state.clearPrefix(this.unreadNamespace(chatJid));
   }
 
   /** Sends read receipts for everything unread in a chat, and forgets them. Answers how many. */
   async readChat(chatJid: string): Promise<number> {
-    const all = (await this.ctx.storage.state.get<Record<string, Unread[]>>(this.namespace, 'unread')) ?? {};
-    const unread = all[chatJid] ?? [];
+    const ns = this.unreadNamespace(chatJid);
+    const unread = await this.ctx.storage.state.list<Unread>(ns);
     if (!unread.length) return 0;
-    delete all[chatJid];
-    await this.ctx.storage.state.put(this.namespace, 'unread', all);
+    await this.ctx.storage.state.clearPrefix(ns);
     const now = Math.floor(Date.now() / 1000);
-    for (const u of unread) {
+    for (const { value: u } of unread) {
       await this.network.send(u.from, { kind: 'receipt', from: this.number, messageId: u.id, chatJid: u.senderChat, status: 'read', timestamp: now });
     }
     return unread.length;
   }
+
 }

@@ -1,4 +1,5 @@
-import type { Logger, Storage } from '@parley/core';
+import { isGroupJid, jidUser, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
+import { groupMemberNumbers } from './sandbox-groups.js';
 import type { Packet } from './sandbox-packets.js';
 
 /** A connected sandbox phone: receives packets. */
@@ -46,6 +47,13 @@ export class SandboxNetwork {
     return id;
   }
 
+  /** Every number a still-existing sandbox instance holds (the network's directory). */
+  async numbers(): Promise<string[]> {
+    const entries = await this.storage.state.list<string>(NUMBERS);
+    const held = await Promise.all(entries.map(async ({ id }) => ((await this.instanceOf(id)) ? id : null)));
+    return held.filter((n): n is string => n !== null);
+  }
+
   /** Marks a phone online and hands it what waited in its mailbox, in order. */
   async attach(phone: SandboxPhone, instanceId: string): Promise<void> {
     this.online.set(phone.number, phone);
@@ -64,6 +72,13 @@ export class SandboxNetwork {
 
   isOnline(number: string): boolean {
     return this.online.has(number);
+  }
+
+  /** Numbers a message to a chat JID reaches: the user of a user JID, every member of a group; nobody for other JIDs. */
+  async recipientsOf(jid: string): Promise<string[]> {
+    if (jid.endsWith(USER_SUFFIX)) return [jidUser(jid)];
+    if (isGroupJid(jid)) return groupMemberNumbers(this.storage, jid);
+    return [];
   }
 
   /**
@@ -98,6 +113,14 @@ export class SandboxNetwork {
     if (this.latencyMs > 0) setTimeout(run, this.latencyMs).unref();
     else setImmediate(run);
     return true;
+  }
+
+  /**
+   * Runs `fn` after every earlier task of the same key: read-modify-write of shared sandbox state
+   * (groups, catalogs) without lost updates, the server being one process.
+   */
+  serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
+    return this.withLock(`task:${key}`, fn);
   }
 
   private async withLock<T>(number: string, fn: () => Promise<T>): Promise<T> {

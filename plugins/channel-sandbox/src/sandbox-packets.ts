@@ -1,4 +1,4 @@
-import type { ContactCard } from '@parley/core';
+import type { ChannelEventPayload, ContactCard } from '@parley/core';
 
 /** Media as it travels between sandbox phones (base64, so mailboxes stay JSON). */
 export interface WireMedia {
@@ -45,5 +45,38 @@ export interface PresencePacket {
   status: 'unavailable' | 'available' | 'composing' | 'recording' | 'paused';
 }
 
+/**
+ * A call signal between sandbox phones: `offer` from the caller, `ringing` back from the callee's
+ * phone when the offer reaches it, `accept`/`reject` from the callee, `terminate` from either side.
+ */
+export interface CallPacket {
+  kind: 'call';
+  action: 'offer' | 'ringing' | 'accept' | 'reject' | 'terminate';
+  callId: string;
+  /** Number of the phone sending this signal. */
+  from: string;
+  isVideo: boolean;
+  /** Unix seconds. */
+  timestamp: number;
+}
+
+/** The disappearing-messages timer one side of a direct chat set; the other side's chat follows it. */
+export interface EphemeralPacket {
+  kind: 'ephemeral';
+  from: string;
+  /** Seconds, 0 when turned off. */
+  expiration: number;
+}
+
+/**
+ * Group and community notifications the network pushes to a member's phone (membership, subject,
+ * settings…): the phone emits the carried events as they are, like a phone relaying the network's
+ * notification stanzas. Kept in the mailbox while the phone is offline.
+ */
+export interface NotificationPacket {
+  kind: 'notification';
+  events: ChannelEventPayload[];
+}
+
 /** Anything the sandbox network carries. */
-export type Packet = MessagePacket | ReceiptPacket | PresencePacket;
+export type Packet = MessagePacket | ReceiptPacket | PresencePacket | CallPacket | EphemeralPacket | NotificationPacket;

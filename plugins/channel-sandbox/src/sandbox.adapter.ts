@@ -1,6 +1,9 @@
 import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities } from '@parley/core';
+import { SandboxCalls } from './capabilities/calls.js';
 import { SandboxChats } from './capabilities/chats.js';
 import { SandboxConnection } from './capabilities/connection.js';
+import { SandboxContacts } from './capabilities/contacts.js';
+import { SandboxLabels } from './capabilities/labels.js';
 import { SandboxMessaging } from './capabilities/messaging.js';
 import { SandboxProfile } from './capabilities/profile.js';
 import type { SandboxDevice } from './sandbox-device.js';
@@ -22,6 +25,9 @@ export class SandboxAdapter implements ChannelAdapter {
       profile: new SandboxProfile(device, pictureUrl),
       messaging: new SandboxMessaging(device),
       chats: new SandboxChats(device),
+      calls: new SandboxCalls(device),
+      labels: new SandboxLabels(device),
+      contacts: new SandboxContacts(device),
     };
   }
 

@@ -64,7 +64,7 @@ export class RedisConnection {
       this.client = undefined;
       if (client.isOpen) client.destroy();
       const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
-      throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${redactUrlCredentials(describe(cause))}`);
+      throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${redactUrlCredentials(describeError(cause))}`);
     }
   }
 
@@ -106,32 +106,39 @@ export class RedisConnection {
       await this.run((client) => client.ping());
       return { ready: true };
     } catch (err) {
-      return { ready: false, detail: describe(err) };
+      return { ready: false, detail: describeError(err) };
     }
   }
 
-  /** Closes the connection, waiting for answers in flight while connected. Idempotent. */
+  /** Closes the connection, waiting (at most `commandTimeoutMs`) for answers in flight. Idempotent. */
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
     this.connected = false;
     if (!client || !client.isOpen) return;
-    if (client.isReady) {
-      await client.close();
-    } else {
+    if (!client.isReady) {
       client.destroy();
+      return;
     }
+    // close() waits for the answers in flight; a Redis that stopped answering must not hold shutdown.
+    let timer: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.options.commandTimeoutMs);
+    });
+    const outcome = await Promise.race([client.close().then(() => 'closed' as const), gaveUp]);
+    clearTimeout(timer);
+    if (outcome === 'timeout') client.unref();
   }
 
   private translate(err: unknown): unknown {
     if (err instanceof ParleyError) return err;
     if (err instanceof ErrorReply && !TRANSIENT_REPLIES.test(err.message)) return err;
-    return new ServiceUnavailableError(`redis at ${this.target} is unavailable: ${redactUrlCredentials(describe(err))}`);
+    return new ServiceUnavailableError(`redis at ${this.target} is unavailable: ${redactUrlCredentials(describeError(err))}`);
   }
 }
 
-function describe(err: unknown): string {
-  if (err instanceof AggregateError && err.errors.length > 0) return describe(err.errors[0]);
+function describeError(err: unknown): string {
+  if (err instanceof AggregateError && err.errors.length > 0) return describeError(err.errors[0]);
   if (err instanceof Error) return err.message || err.name;
   return String(err);
 }

@@ -3,12 +3,11 @@ import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
-import { RedisChatRepository } from './repositories/chats.redis.js';
-import { RedisContactRepository } from './repositories/contacts.redis.js';
 import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
 import { RedisInstanceRepository } from './repositories/instances.redis.js';
 import { RedisMediaRepository } from './repositories/media.redis.js';
 import { RedisMessageRepository } from './repositories/messages.redis.js';
+import { RedisChatRepository, RedisContactRepository } from './repositories/resources.redis.js';
 import { RedisStateRepository } from './repositories/state.redis.js';
 
 /**
@@ -36,8 +35,8 @@ export class RedisStorage implements Storage {
     const keys = new RedisKeys(resolved.keyPrefix);
     this.instances = new RedisInstanceRepository(this.connection, keys);
     this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays);
-    this.chats = new RedisChatRepository(this.connection, keys);
-    this.contacts = new RedisContactRepository(this.connection, keys);
+    this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance));
+    this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance));
     this.media = new RedisMediaRepository(this.connection, keys);
     this.authState = new RedisAuthStateRepository(this.connection, keys);
     this.state = new RedisStateRepository(this.connection, keys);

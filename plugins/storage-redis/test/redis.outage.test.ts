@@ -87,7 +87,7 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
     }
   });
 
-  it('fails a call with 503 when Redis stops answering, and answers again once it does', { timeout: 30_000 }, async () => {
+  it('fails a call with 503 when Redis stops answering, answers again once it does, and closes while it does not', { timeout: 30_000 }, async () => {
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
     const proxied = new URL(url);
@@ -103,6 +103,11 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
       proxy.resume();
       assert.equal(await eventually(async () => (await storage.health()).ready, 100, 50), true);
       assert.deepEqual(await storage.state.get('outage', 'doc'), { n: 1 });
+      // A call left unanswered must not hold close() (and so the server's shutdown) forever.
+      proxy.stall();
+      const unanswered = storage.state.get('outage', 'doc').catch((err: unknown) => err);
+      await storage.close();
+      assert.ok(await unanswered instanceof ServiceUnavailableError);
     } finally {
       await storage.close();
       await proxy.cut();

@@ -37,6 +37,7 @@ export class MetaFormat implements WebhookFormat {
       case 'chats.upsert':
       case 'chats.delete':
       case 'contacts.upsert':
+      case 'contacts.delete':
       case 'message.delete':
         return null;
     }

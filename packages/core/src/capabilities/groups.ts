@@ -23,4 +23,11 @@ export interface GroupsCapability {
   inviteInfo(code: string): Promise<InviteInfo>;
   setPicture(groupJid: string, image: MediaInput): Promise<void>;
   removePicture(groupJid: string): Promise<void>;
+  /**
+   * Joins a group through its invite code (extension); answers the group JID. With join approval on,
+   * the join becomes a pending request instead. Throws NotFoundError for an unknown code.
+   */
+  acceptInvite?(code: string): Promise<string>;
+  /** Turns admin approval of new members on or off (extension). */
+  joinApproval?(groupJid: string, mode: 'on' | 'off'): Promise<void>;
 }

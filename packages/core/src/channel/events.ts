@@ -119,6 +119,8 @@ export type ChannelEventPayload =
   | { type: 'chats.upsert'; chats: (Partial<Chat> & { id: string })[] }
   | { type: 'chats.delete'; jids: string[] }
   | { type: 'contacts.upsert'; contacts: (Partial<Contact> & { id: string })[] }
+  /** Contacts removed from the account's address book. */
+  | { type: 'contacts.delete'; jids: string[] }
   | { type: 'message.delete'; chatJid: string; messageIds: string[] };
 
 /** Name of an event payload kind. */

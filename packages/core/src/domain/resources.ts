@@ -46,6 +46,8 @@ export interface Group {
   linkedParent?: string;
   joinApprovalMode?: boolean;
   memberAddMode?: 'admin_add' | 'all_member_add';
+  /** Picture URL, when the channel knows it (extension). */
+  imgUrl?: string;
 }
 
 /** A community (spec 2.8). */
@@ -60,9 +62,13 @@ export interface Community {
   /** Groups linked to the community. */
   groups?: string[];
   announce?: boolean;
+  /** Only admins edit the community's info (`locked`). */
+  restrict?: boolean;
   ephemeralDuration?: number;
   memberAddMode?: 'admin_add' | 'all_member_add';
   joinApprovalMode?: boolean;
+  /** Picture URL, when the channel knows it (extension). */
+  imgUrl?: string;
 }
 
 /** A pending join request of a group or community. */

@@ -2,3 +2,4 @@ export * from './ids.js';
 export * from './jid.js';
 export * from './net-guard.js';
 export * from './redact.js';
+export * from './whatsapp-content.js';

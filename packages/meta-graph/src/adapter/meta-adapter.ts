@@ -54,7 +54,8 @@ export class MetaChannelAdapter implements ChannelAdapter {
     const credentials = (): Promise<GraphCredentials> => this.credentials();
     this.capabilities = { messaging: new MetaMessaging(profile, deps.client, credentials, () => Math.floor(deps.now() / 1000)) };
     this.capabilityGaps = gaps(profile.label);
-    const base = `meta:${profile.channel}:${context.instanceId}`;
+    // Under the instance id prefix, so deleting the instance clears it with everything else.
+    const base = `${context.instanceId}:meta:${profile.channel}`;
     this.dedup = new DedupWindow(context.storage.state, `${base}:dedup`, deps.options.dedupWindowHours * 3600_000, deps.now);
     this.profiles = new ProfileCache(context.storage.state, `${base}:profiles`, (userId) => this.lookupProfile(userId), deps.now, context.logger);
   }

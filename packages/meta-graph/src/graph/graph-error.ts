@@ -13,6 +13,8 @@ export interface GraphErrorInfo {
   type?: string;
   message: string;
   fbtraceId?: string;
+  /** Meta's own hint that retrying the same call may succeed. */
+  transient?: boolean;
 }
 
 /** The `error` member of a Graph API error answer. */
@@ -22,11 +24,16 @@ interface GraphErrorBody {
   code?: unknown;
   error_subcode?: unknown;
   fbtrace_id?: unknown;
+  is_transient?: unknown;
 }
 
 /** Application, user and page-level throttling, plus the Messenger/Instagram business-use-case limits. */
 const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80001, 80002, 80003, 80004, 80005, 80006, 80008, 80009, 80014]);
-/** Expired, revoked or malformed tokens (`OAuthException` 190 and 102; 2500 = no active token). */
+/**
+ * Expired, revoked or malformed tokens (`OAuthException` 190 and 102; 2500 = no active token). Graph
+ * types many unrelated errors (`#100` invalid parameter, `#2` service unavailable) `OAuthException`
+ * too, so the type alone only counts when no code says otherwise.
+ */
 const TOKEN_CODES = new Set([190, 102, 2500]);
 /** Meta's own transient failures: unknown error and service unavailable. */
 const TRANSIENT_CODES = new Set([1, 2]);
@@ -40,7 +47,7 @@ export function classifyGraphError(httpStatus: number, code: number | undefined,
   if (httpStatus === 429 || (code !== undefined && RATE_LIMIT_CODES.has(code))) return 'rate_limit';
   if (/appsecret_proof/i.test(message)) return 'app_secret';
   if (isPermissionCode(code)) return 'permission';
-  if ((code !== undefined && TOKEN_CODES.has(code)) || type === 'OAuthException') return 'token';
+  if ((code !== undefined && TOKEN_CODES.has(code)) || (code === undefined && type === 'OAuthException')) return 'token';
   return 'other';
 }
 
@@ -65,7 +72,7 @@ export class GraphApiError extends UpstreamError {
 function isRetryable(info: GraphErrorInfo): boolean {
   if (info.kind === 'rate_limit' || info.kind === 'network') return true;
   if (info.kind !== 'other') return false;
-  return info.httpStatus >= 500 || (info.code !== undefined && TRANSIENT_CODES.has(info.code));
+  return info.transient === true || info.httpStatus >= 500 || (info.code !== undefined && TRANSIENT_CODES.has(info.code));
 }
 
 /** Builds the error of a Graph answer that carries `{error: {...}}` or a non-2xx status. */
@@ -82,6 +89,7 @@ export function graphErrorFromAnswer(label: string, httpStatus: number, body: un
     ...(typeof error.error_subcode === 'number' ? { subcode: error.error_subcode } : {}),
     ...(type !== undefined ? { type } : {}),
     ...(typeof error.fbtrace_id === 'string' ? { fbtraceId: error.fbtrace_id } : {}),
+    ...(error.is_transient === true ? { transient: true } : {}),
   };
   return new GraphApiError(describe(label, info), info);
 }

@@ -80,7 +80,7 @@ export async function linkAccount(
 
 function linkError(profile: MetaChannelProfile, link: MetaLinkInput, err: unknown): unknown {
   if (!(err instanceof GraphApiError)) return err;
-  const details = { ...(err.details as Record<string, unknown>), field: '' };
+  const details = err.details as Record<string, unknown>;
   switch (err.graph.kind) {
     case 'token':
     case 'permission':

@@ -86,7 +86,7 @@ export class MetaMessaging implements MessagingCapability {
   private async mediaMessage(content: MediaContent): Promise<Record<string, unknown>> {
     const kind = ATTACHMENT_KIND[content.type];
     if (content.media.sourceUrl) return attachmentMessage(kind, { url: content.media.sourceUrl });
-    const fileName = content.type === 'document' ? content.fileName : (content.media.fileName ?? `${content.type}`);
+    const fileName = content.type === 'document' ? content.fileName : (content.media.fileName ?? defaultFileName(content));
     const answer = await this.client.postForm<{ attachment_id?: string }>(
       UPLOAD_PATH, await this.credentials(), uploadForm(this.profile, kind, content.media, fileName),
     );
@@ -107,4 +107,10 @@ export class MetaMessaging implements MessagingCapability {
       });
     }
   }
+}
+
+/** Base64 input carries no name: `image.png` and the like, from the MIME subtype. */
+function defaultFileName(content: MediaContent): string {
+  const subtype = /^[\w-]+\/([\w.+-]+)/.exec(content.media.mimetype)?.[1];
+  return subtype ? `${content.type}.${subtype}` : content.type;
 }

@@ -4,3 +4,4 @@
  */
 export * from './mock-graph.js';
 export { signatureHeader } from '../security/signature.js';
+export * from './driver-harness.js';

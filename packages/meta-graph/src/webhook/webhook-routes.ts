@@ -47,11 +47,15 @@ function headerOf(request: DriverRequest, name: string): string | undefined {
 }
 
 function forbidden(): DriverResponse {
-  return { status: 403, body: { error: { code: 'forbidden', message: 'verification failed' } } };
+  return { status: 403, body: { status: 403, error: { code: 'forbidden', message: 'verification failed' } } };
+}
+
+function invalid(message: string): DriverResponse {
+  return { status: 400, body: { status: 400, error: { code: 'validation_failed', message } } };
 }
 
 function unauthorized(message: string): DriverResponse {
-  return { status: 401, body: { error: { code: 'unauthorized', message } } };
+  return { status: 401, body: { status: 401, error: { code: 'unauthorized', message } } };
 }
 
 /**
@@ -71,10 +75,10 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       const signature = headerOf(request, SIGNATURE_HEADER);
       const raw = request.rawBody;
       if (!signature) return unauthorized(`missing ${SIGNATURE_HEADER} header`);
-      if (!raw) return { status: 400, body: { error: { code: 'validation_failed', message: 'empty body' } } };
+      if (!raw || raw.length === 0) return invalid('empty body');
       const body = parseWebhookBody(raw);
       if (!body || body.object !== profile.webhookObject) {
-        return { status: 400, body: { error: { code: 'validation_failed', message: `body is not a ${profile.label} webhook notification` } } };
+        return invalid(`body is not a ${profile.label} webhook notification`);
       }
 
       const links = linksOf(await request.instances(), profile);

@@ -1,5 +1,5 @@
 import {
-  MESSAGE_STATUS_RANK, restStatusOf, type ChannelEvent, type Logger, type MessageRecord, type MessageStatus, type Storage,
+  MESSAGE_STATUS_RANK, restStatusOf, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type Logger, type MessageRecord, type MessageStatus, type Storage,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -34,13 +34,15 @@ export class StoreProjector implements EventSubscriber {
         const m = event.message;
         await this.storeMessage(id, { ...m.record, provider: event.provider });
         const chat = await this.storage.chats.get(id, m.chatJid);
+        // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
+        const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
         await this.storage.chats.upsert(id, {
           id: m.chatJid,
           timestamp: Math.max(m.timestamp, chat?.timestamp ?? 0),
           unreadCount: (chat?.unreadCount ?? 0) + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
-          ...(chat?.name && chat.name !== chat.id ? {} : m.chatType === 'individual' && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
+          ...(chat?.name && chat.name !== chat.id ? {} : direct && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
         });
-        if (!m.fromMe && m.chatType === 'individual' && m.pushName) {
+        if (!m.fromMe && direct && m.pushName) {
           await this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName });
         }
         if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
@@ -51,8 +53,9 @@ export class StoreProjector implements EventSubscriber {
         return;
       }
       case 'message.status': {
-        // Group receipts of single members do not move the message's own status.
-        if (event.participant) return;
+        // Group receipts of single members do not move the message's own status; watermark receipts
+        // (Messenger) name no message.
+        if (event.participant || !event.messageId) return;
         const status = restStatusOf(event.status);
         if (!(await this.storage.messages.setStatus(id, event.messageId, status))) this.rememberEarly(id, event.messageId, status);
         return;
@@ -71,6 +74,9 @@ export class StoreProjector implements EventSubscriber {
         return;
       case 'contacts.upsert':
         for (const contact of event.contacts) await this.storage.contacts.upsert(id, contact);
+        return;
+      case 'contacts.delete':
+        for (const jid of event.jids) await this.storage.contacts.delete(id, jid);
         return;
       case 'history':
         for (const record of event.messages) await this.storeMessage(id, { ...record, provider: event.provider });
@@ -107,7 +113,7 @@ export class StoreProjector implements EventSubscriber {
     const early = this.early.get(earlyKey);
     if (early) {
       this.early.delete(earlyKey);
-      if (early.status === 'ERROR' || MESSAGE_STATUS_RANK[early.status] > MESSAGE_STATUS_RANK[status]) status = early.status;
+      if (statusAdvances(status, early.status)) status = early.status;
     }
     const stored = { ...record, status };
     await this.storage.messages.upsert(instanceId, stored);
@@ -124,7 +130,7 @@ export class StoreProjector implements EventSubscriber {
     }
     const key = `${instanceId}/${messageId}`;
     const previous = this.early.get(key);
-    if (!previous || status === 'ERROR' || MESSAGE_STATUS_RANK[status] > MESSAGE_STATUS_RANK[previous.status]) {
+    if (!previous || statusAdvances(previous.status, status)) {
       this.early.delete(key);
       this.early.set(key, { status, at: now });
     }

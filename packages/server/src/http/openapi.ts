@@ -4,6 +4,7 @@ import type { RouteDefinition } from './route.js';
 const COMMON_ERRORS: Record<number, string> = {
   400: 'The body, query or a path parameter fails its schema (the message names the field).',
   401: 'Missing or wrong admin token.',
+  403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
   409: 'The operation conflicts with the current state (for example the instance is not connected).',
   413: 'The body or media is over its size limit.',
@@ -33,7 +34,10 @@ function parameters(route: RouteDefinition): unknown[] {
 function success(route: RouteDefinition): unknown {
   const r = route.response as Record<string, unknown>;
   if (Array.isArray(r.binary)) {
-    return { description: 'Raw bytes', content: Object.fromEntries((r.binary as string[]).map((t) => [t, { schema: { type: 'string', format: 'binary' } }])) };
+    const content: Record<string, unknown> = Object.fromEntries((r.binary as string[]).map((t) => [t, { schema: { type: 'string', format: 'binary' } }]));
+    // A route that answers bytes or JSON by a query parameter documents both (`{binary, json}`).
+    if (r.json) content['application/json'] = { schema: r.json };
+    return { description: r.json ? 'Raw bytes, or JSON' : 'Raw bytes', content };
   }
   if (typeof r.text === 'string') return { description: 'Text', content: { [r.text as string]: { schema: { type: 'string' } } } };
   return { description: 'Success', content: { 'application/json': { schema: r } } };

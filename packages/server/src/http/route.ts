@@ -61,8 +61,8 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
   params?: JsonSchema;
   query?: JsonSchema;
   body?: JsonSchema;
-  /** Schema of the success answer, or a binary/text description. */
-  response: JsonSchema | { binary: string[] } | { text: string };
+  /** Schema of the success answer, or a binary/text description (`json` too when a query picks the form). */
+  response: JsonSchema | { binary: string[]; json?: JsonSchema } | { text: string };
   /** Extra documented error statuses besides the common ones. */
   errors?: number[];
   handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply>;

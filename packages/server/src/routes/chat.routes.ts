@@ -1,10 +1,11 @@
-import { toJid } from '@parley/core';
+import { NotFoundError, requireCapability, toJid, type Chat, type Storage } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, okResponse, s } from '../http/schema.js';
+import { dataResponse, messageResponse, okResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema, messageRecordSchema } from '../schemas/message.schemas.js';
+import { ensureConnected } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Chats';
@@ -12,8 +13,35 @@ const tag = 'Chats';
 /** Paging bounds of chat messages (spec 8 leaves them open): page ≥ 1, limit 1–100, default 20. */
 export const CHAT_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 
-/** Spec 4.5: chat list and paginated chat messages. */
+/** Disappearing-message timers WhatsApp offers (seconds): off, 24 hours, 7 days, 90 days. */
+export const DISAPPEARING_EXPIRATIONS = [0, 86400, 604800, 7776000] as const;
+
+const chatJidParams = keyAnd({ jid: s.string({ minLength: 3, maxLength: 128, description: 'Chat JID, or a phone number.' }) });
+
+/** Moves the REST status of a chat's incoming messages to `READ` (spec 2.4), page by page. */
+async function markIncomingRead(storage: Storage, instance: string, jid: string): Promise<void> {
+  const limit = 100;
+  for (let page = 1; ; page++) {
+    const { items, total } = await storage.messages.listByChat(instance, jid, { page, limit });
+    for (const record of items) if (!record.key.fromMe) await storage.messages.setStatus(instance, record.key.id, 'READ');
+    if (items.length === 0 || page * limit >= total) return;
+  }
+}
+
+/** Spec 4.5: chat list, paginated messages, update (mark read, pin), delete, presence, disappearing, privacy. */
 export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
+  const chats = (rt: Scope) => requireCapability(rt.main, 'chats');
+  const existingChat = async (rt: Scope, jid: string): Promise<Chat> => {
+    const chat = await ctx.storage.chats.get(rt.id, jid);
+    if (!chat) throw new NotFoundError(`chat ${jid}`, 'chat_not_found');
+    return chat;
+  };
+  /** The stored chat once every event emitted so far is applied (plus `task` in that order). */
+  const settledChat = (rt: Scope, jid: string, task?: () => Promise<void>) =>
+    ctx.bus.run(rt.id, async () => {
+      await task?.();
+      return existingChat(rt, jid);
+    });
   return [
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/chat', operationId: 'listChats', tag, auth: 'instance', params: keyParams,
@@ -22,7 +50,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<{ jid: string }, { page: number; limit: number }, unknown, Scope>({
       method: 'get', path: '/{key}/chat/{jid}/messages', operationId: 'listChatMessages', tag, auth: 'instance',
-      params: keyAnd({ jid: s.string({ minLength: 3, maxLength: 128, description: 'Chat JID, or a phone number.' }) }),
+      params: chatJidParams,
       summary: 'Messages of a chat, newest first',
       query: s.object({
         page: s.integer({ minimum: 1, maximum: 1000000, default: 1 }),
@@ -33,6 +61,87 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
         const jid = toJid(params.jid, 'path.jid');
         const page = await ctx.storage.messages.listByChat(scope.id, jid, query);
         return { data: page.items, page: query.page, limit: query.limit, total: page.total };
+      },
+    }),
+    defineRoute<{ jid: string }, { action: 'markRead' | 'pin'; value: boolean }, unknown, Scope>({
+      method: 'patch', path: '/{key}/chat/{jid}', operationId: 'updateChat', tag, auth: 'instance', params: chatJidParams,
+      summary: 'Mark a chat read or unread, or pin or unpin it',
+      description: 'The spec leaves the path open; Parley uses `PATCH /{key}/chat/{jid}?action=markRead|pin&value=true|false`. '
+        + 'Answers `data`: the updated chat. `markRead=true` zeroes `unreadCount`, sends read receipts to the senders and sets the '
+        + 'stored incoming messages of the chat to `READ`; `markRead=false` marks the chat unread (`unreadCount` at least 1). '
+        + 'At most 3 chats are pinned (409 `pin_limit`). Unknown chat: 404 `chat_not_found`.',
+      query: s.object({ action: s.enum(['markRead', 'pin']), value: s.flag() }, ['action', 'value']),
+      response: dataResponse(chatSchema), errors: [404, 409, 422],
+      handler: async ({ scope, params, query }) => {
+        const jid = toJid(params.jid, 'path.jid');
+        const capability = chats(scope);
+        ensureConnected(scope);
+        await existingChat(scope, jid);
+        if (query.action === 'pin') await capability.pin(jid, query.value);
+        else await capability.markRead(jid, query.value);
+        const read = query.action === 'markRead' && query.value;
+        return { data: await settledChat(scope, jid, read ? () => markIncomingRead(ctx.storage, scope.id, jid) : undefined) };
+      },
+    }),
+    defineRoute<{ jid: string }, unknown, unknown, Scope>({
+      method: 'delete', path: '/{key}/chat/{jid}', operationId: 'deleteChat', tag, auth: 'instance', params: chatJidParams,
+      summary: 'Delete a chat and its messages',
+      description: 'The spec leaves the path open; Parley uses `DELETE /{key}/chat/{jid}`. Removes the chat, its stored messages and '
+        + 'its labels. Answers `message`. Unknown chat: 404 `chat_not_found`.',
+      response: messageResponse, errors: [404, 409, 422],
+      handler: async ({ scope, params }) => {
+        const jid = toJid(params.jid, 'path.jid');
+        const capability = chats(scope);
+        ensureConnected(scope);
+        await existingChat(scope, jid);
+        await capability.delete(jid);
+        await ctx.bus.run(scope.id, async () => undefined);
+        return { message: `Chat ${jid} deleted` };
+      },
+    }),
+    defineRoute<unknown, unknown, { jid: string }, Scope>({
+      method: 'post', path: '/{key}/chat/presence/subscribe', operationId: 'subscribePresence', tag, auth: 'instance', params: keyParams,
+      summary: 'Subscribe to the presence of a contact',
+      description: 'The contact\'s presence updates arrive as `presence` events (delivered when `receive_presence` is on); the current '
+        + 'presence is reported at once. Answers `message`.',
+      body: s.object({ jid: recipient }, ['jid']),
+      response: messageResponse, errors: [404, 409, 422],
+      handler: async ({ scope, body }) => {
+        const jid = toJid(body.jid, 'body.jid');
+        const capability = chats(scope);
+        ensureConnected(scope);
+        await capability.subscribePresence(jid);
+        return { message: `Subscribed to the presence of ${jid}` };
+      },
+    }),
+    defineRoute<unknown, unknown, { jid: string; expiration: number }, Scope>({
+      method: 'post', path: '/{key}/chat/disappearing', operationId: 'setDisappearingMessages', tag, auth: 'instance', params: keyParams,
+      summary: 'Disappearing-messages timer of a chat',
+      description: '`expiration` in seconds, one of the timers WhatsApp offers: 0 (off), 86400 (24 hours), 604800 (7 days), '
+        + '7776000 (90 days). Answers `data`: the chat, whose `ephemeralExpiration` shows the timer.',
+      body: s.object({
+        jid: recipient,
+        expiration: s.integer({ enum: [...DISAPPEARING_EXPIRATIONS], description: 'Seconds: 0, 86400, 604800 or 7776000.' }),
+      }, ['jid', 'expiration']),
+      response: dataResponse(chatSchema), errors: [409, 422],
+      handler: async ({ scope, body }) => {
+        const jid = toJid(body.jid, 'body.jid');
+        const capability = chats(scope);
+        ensureConnected(scope);
+        await capability.setDisappearing(jid, body.expiration);
+        return { data: await settledChat(scope, jid) };
+      },
+    }),
+    defineRoute<unknown, unknown, unknown, Scope>({
+      method: 'get', path: '/{key}/chat/privacy', operationId: 'getPrivacySettings', tag, auth: 'instance', params: keyParams,
+      summary: 'Privacy settings of the account',
+      description: 'Answers `data`: one member per WhatsApp privacy category (`readreceipts`, `profile`, `status`, `online`, `last`, '
+        + '`groupadd`, `calladd`, `messages`) with its value (`all`, `contacts`, `contact_blacklist`, `none`, `match_last_seen`…).',
+      response: dataResponse(s.anyObject({ additionalProperties: s.string() })), errors: [409, 422],
+      handler: async ({ scope }) => {
+        const capability = chats(scope);
+        ensureConnected(scope);
+        return { data: await capability.privacy() };
       },
     }),
   ];

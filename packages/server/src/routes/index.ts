@@ -1,10 +1,17 @@
 import type { ServerContext } from '../app/server-context.js';
 import type { RouteDefinition } from '../http/route.js';
+import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
+import { callRoutes } from './call.routes.js';
 import { chatRoutes } from './chat.routes.js';
+import { contactRoutes } from './contact.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { instanceRoutes } from './instance.routes.js';
+import { labelRoutes } from './label.routes.js';
+import { linkRoutes } from './link.routes.js';
+import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
+import { replyRoutes } from './reply.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 
 /** Every REST route of the server, by family. */
@@ -13,8 +20,15 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...healthRoutes(ctx, isShuttingDown),
     ...adminRoutes(ctx),
     ...instanceRoutes(ctx),
+    ...linkRoutes(ctx),
     ...webhookRoutes(ctx),
     ...messageRoutes(ctx),
+    ...replyRoutes(ctx),
+    ...messageMediaRoutes(ctx),
     ...chatRoutes(ctx),
+    ...callRoutes(ctx),
+    ...labelRoutes(ctx),
+    ...actionRoutes(ctx),
+    ...contactRoutes(ctx),
   ];
 }

@@ -1,25 +1,79 @@
-import type { ChannelName } from '@parley/core';
+import { toJid } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, recipient, s } from '../http/schema.js';
+import { dataResponse, messageResponse, s } from '../http/schema.js';
 import { keyParams } from '../schemas/common.schemas.js';
-import { messageRecordSchema, providerField } from '../schemas/message.schemas.js';
+import { messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
+import {
+  callLinkCreator, connectedMessaging, MESSAGE_SUFFIXES, prepareSend, type MessageSuffix, type SendBodies,
+} from '../services/outgoing-content.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Messages';
 
-/** Spec 4.2 `/text`. */
+/** Docs of each sending suffix of spec 4.2: operation id and summary. */
+export const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; description?: string }> = {
+  text: { operationId: 'sendText', summary: 'Send a text message' },
+  image: { operationId: 'sendImage', summary: 'Send an image fetched from a URL', description: 'The URL is fetched once (or a data URI decoded); the bytes are stored and served back by GET media.' },
+  audio: { operationId: 'sendAudio', summary: 'Send an audio fetched from a URL', description: 'Ogg/Opus audio is sent as a voice note (ptt), other formats as an audio file.' },
+  video: { operationId: 'sendVideo', summary: 'Send a video fetched from a URL' },
+  document: { operationId: 'sendDocument', summary: 'Send a document fetched from a URL', description: 'The given mimetype and fileName are what the recipient sees.' },
+  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG or GIF) fetched from a URL' },
+  'video-note': { operationId: 'sendVideoNote', summary: 'Send a round video note fetched from a URL' },
+  'base64/image': { operationId: 'sendBase64Image', summary: 'Send an image given as a base64 data URI' },
+  'base64/audio': { operationId: 'sendBase64Audio', summary: 'Send an audio given as a base64 data URI' },
+  'base64/document': { operationId: 'sendBase64Document', summary: 'Send a document given as a base64 data URI' },
+  contact: { operationId: 'sendContact', summary: 'Share a contact card (vCard)' },
+  contacts: { operationId: 'sendContacts', summary: 'Share several contact cards' },
+  location: { operationId: 'sendLocation', summary: 'Send a location' },
+  'live-location': { operationId: 'sendLiveLocation', summary: 'Send a live location' },
+  link: { operationId: 'sendLink', summary: 'Send a text with a link preview', description: 'sourceUrl is not fetched; thumbnailUrl is fetched once as the preview image.' },
+  reaction: { operationId: 'sendReaction', summary: 'React to a message of this instance', description: 'The reaction goes to the chat of message msgId (404 message_not_found when unknown). An empty text removes the reaction.' },
+  title: { operationId: 'sendTitle', summary: 'Send a message with a title, text and footer' },
+  button_reply: { operationId: 'sendButtonReply', summary: 'Send quick-reply buttons (1 to 3)' },
+  button_action: { operationId: 'sendButtonAction', summary: 'Send URL, call or copy-code buttons (1 to 3)' },
+  survey: { operationId: 'sendSurvey', summary: 'Send a single-answer poll' },
+  poll: { operationId: 'sendPoll', summary: 'Send a poll where each person may pick selectableCount options' },
+  pix: { operationId: 'sendPix', summary: 'Send a Pix payment request for an itemized order' },
+  event: { operationId: 'sendEvent', summary: 'Send a calendar event' },
+  pin: { operationId: 'pinMessage', summary: 'Pin a message of this instance in its chat', description: 'Sends a pin for everyone in the chat of message id (404 message_not_found when unknown).' },
+  unpin: { operationId: 'unpinMessage', summary: 'Unpin a message of this instance in its chat' },
+  'call-link': { operationId: 'sendCallLink', summary: 'Create a call link and send it' },
+  product: { operationId: 'sendProduct', summary: 'Send a catalog product card' },
+  'group-invite': { operationId: 'sendGroupInvite', summary: 'Send a group invite' },
+  'request-phone': { operationId: 'sendRequestPhone', summary: 'Ask the recipient to share their phone number' },
+};
+
+/** Spec 4.2: every send operation, plus presence and call-link creation. */
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
+  const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
+    method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
+    body: SEND_BODIES[suffix], response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
+    handler: async ({ scope, body }) => {
+      const send = await prepareSend(ctx, scope, suffix, body);
+      return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider }) };
+    },
+  }));
   return [
-    defineRoute<unknown, unknown, { to: string; text: string; provider?: ChannelName }, Scope>({
-      method: 'post', path: '/{key}/message/text', operationId: 'sendText', tag, auth: 'instance', params: keyParams,
-      summary: 'Send a text message',
-      body: s.object({ to: recipient, text: s.text(65536), provider: providerField }, ['to', 'text']),
-      response: dataResponse(messageRecordSchema), errors: [409, 422],
-      handler: async ({ scope, body }) => ({
-        data: await ctx.messaging.send(scope, body.to, { type: 'text', text: body.text }, { provider: body.provider }),
-      }),
+    ...sends,
+    defineRoute<unknown, unknown, SendBodies['presence'], Scope>({
+      method: 'post', path: '/{key}/message/presence', operationId: 'sendPresence', tag, auth: 'instance', params: keyParams,
+      summary: 'Send a chat presence (typing, recording, online…)',
+      description: 'No message results, so the answer is `{status: 200, message}`.',
+      body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
+      handler: async ({ scope, body }) => {
+        const jid = toJid(body.to, 'body.to');
+        await connectedMessaging(scope).sendPresence({ to: body.to, status: body.status });
+        return { message: `presence ${body.status} sent to ${jid}` };
+      },
+    }),
+    defineRoute<unknown, unknown, SendBodies['create-call-link'], Scope>({
+      method: 'post', path: '/{key}/message/create-call-link', operationId: 'createCallLink', tag, auth: 'instance', params: keyParams,
+      summary: 'Create a call link without sending it',
+      description: 'Answers the created link as `{status: 200, data: {link}}`.',
+      body: SEND_BODIES['create-call-link'], response: dataResponse(s.openObject({ link: s.string() }, ['link'])), errors: [409, 422],
+      handler: async ({ scope, body }) => ({ data: { link: await callLinkCreator(scope)(body.type) } }),
     }),
   ];
 }

@@ -1,18 +1,26 @@
+import { randomBytes } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, jidUser, newMessageId, toJid, type MessageRecord, type MessagingCapability, type PresenceRequest,
-  type SendRequest,
+  ConflictError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
+  type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
 import { inboundContentOf } from '../content/packet-to-inbound.js';
+import { receivedMedia, toWire } from '../content/received-media.js';
 import type { SandboxDevice } from '../sandbox-device.js';
+import type { MessagePacket } from '../sandbox-packets.js';
 
 /**
  * Sending on the sandbox network: the record answers `PENDING`, the instance's own echo is emitted
- * (as linked devices see their sent messages), then `sent`, and `delivered`/`read` arrive as
- * receipts from the peer phone. A number no sandbox instance holds stays at `sent`.
+ * (as linked devices see their sent messages), the packet (with the media bytes) goes to every
+ * recipient of the chat, then `sent` is emitted; `delivered`/`read` arrive as receipts from the
+ * peers. A number no sandbox instance holds stays at `sent`.
  */
 export class SandboxMessaging implements MessagingCapability {
   constructor(private readonly device: SandboxDevice) {}
+
+  private ensureConnected(): void {
+    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+  }
 
   supports(type: SendRequest['content']['type']): boolean {
     return SANDBOX_SEND_TYPES.has(type);
@@ -20,45 +28,75 @@ export class SandboxMessaging implements MessagingCapability {
 
   async send(request: SendRequest): Promise<MessageRecord> {
     const device = this.device;
-    if (!device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+    this.ensureConnected();
     const remoteJid = toJid(request.to, 'body.to');
-    const message = outgoingToProto(request.content);
-    if (request.quoted) {
+    const nowMs = Date.now();
+    const message = outgoingToProto(request.content, nowMs);
+    // Who wrote the quoted message: this phone, the group member, or the peer of a direct chat.
+    const quoted = request.quoted
+      ? { id: request.quoted.key.id, sender: request.quoted.key.fromMe ? device.jid : request.quoted.key.participant ?? request.quoted.key.remoteJid }
+      : undefined;
+    if (quoted) {
       const inner = Object.values(message)[0] as Record<string, unknown>;
-      inner.contextInfo = { stanzaId: request.quoted.key.id, participant: request.quoted.key.participant ?? request.quoted.key.remoteJid, quotedMessage: request.quoted.message };
+      inner.contextInfo = { stanzaId: quoted.id, participant: quoted.sender, quotedMessage: request.quoted!.message };
     }
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(nowMs / 1000);
     const record: MessageRecord = {
       key: { remoteJid, fromMe: true, id: newMessageId() },
       message,
       messageTimestamp: String(timestamp),
       status: 'PENDING',
     };
+    const group = isGroupJid(remoteJid);
     device.ctx.emit({
       type: 'message',
       message: {
         id: record.key.id, chatJid: remoteJid, from: device.number, fromMe: true, timestamp,
-        chatType: isGroupJid(remoteJid) ? 'group' : 'individual', ...(isGroupJid(remoteJid) ? { groupId: remoteJid } : {}),
-        content: inboundContentOf(message),
-        ...(request.quoted ? { context: { from: jidUser(request.quoted.key.participant ?? request.quoted.key.remoteJid), id: request.quoted.key.id } } : {}),
+        chatType: group ? 'group' : 'individual', ...(group ? { groupId: remoteJid } : {}),
+        content: inboundContentOf(message, record.key.id),
+        ...(quoted ? { context: { from: jidUser(quoted.sender), id: quoted.id } } : {}),
         record,
       },
     });
-    void this.dispatch(record, timestamp, request).catch((err: unknown) => device.ctx.logger.error({ err }, 'sandbox dispatch failed'));
+    const packet: MessagePacket = {
+      kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message,
+      ...(group ? { groupJid: remoteJid } : {}),
+      ...('media' in request.content ? { media: toWire(request.content.media) } : {}),
+      ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
+    };
+    void this.dispatch(record, packet).catch((err: unknown) => device.ctx.logger.error({ err }, 'sandbox dispatch failed'));
     return record;
   }
 
-  private async dispatch(record: MessageRecord, timestamp: number, request: SendRequest): Promise<void> {
+  /** Hands the packet to every phone the chat reaches except this one, then reports `sent`. */
+  private async dispatch(record: MessageRecord, packet: MessagePacket): Promise<void> {
     const device = this.device;
-    await device.network.send(jidUser(record.key.remoteJid), {
-      kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message: record.message,
-      ...(request.quoted ? { quoted: { id: request.quoted.key.id, from: jidUser(request.quoted.key.participant ?? request.quoted.key.remoteJid) } } : {}),
+    const recipients = await device.network.recipientsOf(record.key.remoteJid);
+    for (const number of recipients) {
+      if (number !== device.number) await device.network.send(number, packet);
+    }
+    device.ctx.emit({
+      type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: jidUser(record.key.remoteJid), status: 'sent',
+      timestamp: packet.timestamp,
     });
-    device.ctx.emit({ type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: jidUser(record.key.remoteJid), status: 'sent', timestamp });
   }
 
   async sendPresence(request: PresenceRequest): Promise<void> {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+    this.ensureConnected();
     await this.device.network.send(jidUser(toJid(request.to, 'body.to')), { kind: 'presence', from: this.device.number, status: request.status });
+  }
+
+  /**
+   * A call link in WhatsApp's format (`https://call.whatsapp.com/<type>/<token>`). The sandbox
+   * simulates no call behind it: the link is only text to share.
+   */
+  async createCallLink(type: CallLinkType): Promise<string> {
+    this.ensureConnected();
+    return `https://call.whatsapp.com/${type}/${randomBytes(16).toString('base64url')}`;
+  }
+
+  /** The phone's own copy of media it received (media it sent is stored by the server). */
+  downloadMedia(record: MessageRecord): Promise<MediaBlob | null> {
+    return receivedMedia(this.device.ctx, record.key.id);
   }
 }

@@ -1,5 +1,5 @@
 import type { StateRepository } from '@parley/core';
-import { compareIds } from '../hash-document.js';
+import { compareIds } from '../record-fields.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';

@@ -1,0 +1,67 @@
+/**
+ * A benchmark target in its own process: `bare-http`, `bare-express` or `parley`. Prints one JSON
+ * line `{ port, key?, to? }` on stdout once it listens; stops on SIGTERM.
+ */
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import { createLogger, loadConfig, ParleyServer } from '@parley/server';
+import type { Logger } from '@parley/core';
+
+const kind = process.argv[2];
+
+async function main(): Promise<Record<string, unknown>> {
+  if (kind === 'bare-http') {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text: string };
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 200, data: { text: body.text } }));
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+    return { port: (server.address() as { port: number }).port };
+  }
+  if (kind === 'bare-express') {
+    const app = express();
+    app.use(express.json());
+    app.post('/:key/message/text', (req, res) => {
+      res.json({ status: 200, data: { text: (req.body as { text: string }).text } });
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise<void>((r) => server.once('listening', () => r()));
+    process.on('SIGTERM', () => server.close(() => process.exit(0)));
+    return { port: (server.address() as { port: number }).port };
+  }
+  if (kind === 'parley') {
+    const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
+    const config = loadConfig({}, {
+      port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
+      plugins: [{ package: `@parley/storage-${process.env.BENCH_STORAGE ?? 'sqlite'}` }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
+    });
+    const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
+    const url = await server.listen();
+    const admin = { authorization: 'Bearer bench-admin-token-0123456789', 'content-type': 'application/json' };
+    const keys: string[] = [];
+    for (const number of ['5511970000001', '5511970000002']) {
+      const res = await fetch(`${url}/admin/instances`, { method: 'POST', headers: admin, body: JSON.stringify({ channel: 'sandbox', options: { number } }) });
+      const key = ((await res.json()) as { data: { key: string } }).data.key;
+      await fetch(`${url}/${key}/instance`, { method: 'POST' });
+      await fetch(`${url}/sandbox/${key}/scan`, { method: 'POST' });
+      keys.push(key);
+    }
+    process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+    return { port: Number(new URL(url).port), key: keys[0], to: '5511970000002' };
+  }
+  throw new Error(`unknown target ${kind}`);
+}
+
+main().then((info) => process.stdout.write(`${JSON.stringify(info)}\n`), (err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

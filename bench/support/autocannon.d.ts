@@ -1,0 +1,11 @@
+// The subset of autocannon's API the benchmarks use (it ships no types).
+declare module 'autocannon' {
+  interface Histogram { average: number; p50: number; p90: number; p99: number; max: number }
+  interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; non2xx: number; errors: number; timeouts: number }
+  interface Options {
+    url: string; method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number;
+    amount?: number; pipelining?: number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import type { LookupAddress } from 'node:dns';
+import { describe, it } from 'node:test';
+import { assertUrlAllowed, guardedLookup, isPrivateAddress, ValidationError } from '../src/index.js';
+
+describe('isPrivateAddress', () => {
+  it('flags loopback, private, link-local, CGNAT, multicast, reserved and documentation IPv4 ranges', () => {
+    for (const ip of [
+      '0.0.0.0', '10.1.2.3', '100.64.0.1', '100.127.255.255', '127.0.0.1', '127.255.255.254', '169.254.169.254', '172.16.0.1',
+      '172.31.255.255', '192.0.0.8', '192.0.2.10', '192.168.1.1', '198.18.0.1', '198.19.255.255', '198.51.100.7', '203.0.113.9',
+      '224.0.0.1', '239.255.255.250', '240.0.0.1', '255.255.255.255',
+    ]) assert.equal(isPrivateAddress(ip), true, ip);
+  });
+
+  it('lets public IPv4 addresses through, including the neighbours of private ranges', () => {
+    for (const ip of ['8.8.8.8', '1.1.1.1', '100.63.255.255', '100.128.0.0', '172.15.255.255', '172.32.0.0', '192.169.0.1', '11.0.0.1', '223.255.255.255']) {
+      assert.equal(isPrivateAddress(ip), false, ip);
+    }
+  });
+
+  it('flags IPv6 loopback, unspecified, unique-local, link-local, multicast, documentation, NAT64 and discard', () => {
+    for (const ip of ['::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '2001:db8::1', '64:ff9b::808:808', '100::1']) {
+      assert.equal(isPrivateAddress(ip), true, ip);
+    }
+  });
+
+  it('lets public IPv6 through', () => {
+    for (const ip of ['2001:4860:4860::8888', '2606:4700:4700::1111']) assert.equal(isPrivateAddress(ip), false, ip);
+  });
+
+  it('checks IPv4-mapped IPv6 by its IPv4 address', () => {
+    assert.equal(isPrivateAddress('::ffff:127.0.0.1'), true);
+    assert.equal(isPrivateAddress('::FFFF:10.0.0.1'), true);
+    assert.equal(isPrivateAddress('::ffff:8.8.8.8'), false);
+  });
+
+  it('treats anything that is not an IP address as private (fail closed)', () => {
+    for (const value of ['', 'localhost', 'example.com', '999.1.1.1', '1.2.3']) assert.equal(isPrivateAddress(value), true, value);
+  });
+});
+
+async function rejects(raw: string, options: Parameters<typeof assertUrlAllowed>[1], message: string): Promise<void> {
+  await assert.rejects(assertUrlAllowed(raw, options), (err: unknown) => {
+    assert.ok(err instanceof ValidationError, String(err));
+    assert.equal(err.status, 400);
+    assert.equal(err.message, message);
+    return true;
+  });
+}
+
+describe('assertUrlAllowed', () => {
+  it('answers the parsed URL of an allowed public address', async () => {
+    const url = await assertUrlAllowed('https://93.184.216.34:8443/a?b=c', { field: 'body.url', allowPrivate: false });
+    assert.equal(url.href, 'https://93.184.216.34:8443/a?b=c');
+    const named = await assertUrlAllowed('http://media.example.com/x.png', { field: 'body.url', allowPrivate: false, resolve: false });
+    assert.equal(named.hostname, 'media.example.com');
+  });
+
+  it('refuses what does not parse, naming the field', async () => {
+    await rejects('not a url', { field: 'body.url', allowPrivate: false }, 'body.url must be an absolute URL');
+    await rejects('/relative/path', { field: 'webhookMessage', allowPrivate: true }, 'webhookMessage must be an absolute URL');
+  });
+
+  it('refuses schemes outside the allowed list', async () => {
+    await rejects('ftp://93.184.216.34/file', { field: 'body.url', allowPrivate: false }, 'body.url must use http, https');
+    await rejects('file:///etc/passwd', { field: 'body.url', allowPrivate: true }, 'body.url must use http, https');
+    await rejects('http://1.2.3.4:3128', { field: 'body.proxy', protocols: ['socks5'], allowPrivate: false }, 'body.proxy must use socks5');
+    const socks = await assertUrlAllowed('socks5://u:p@1.2.3.4:1080', { field: 'body.proxy', protocols: ['http', 'socks5'], allowPrivate: false });
+    assert.equal(socks.protocol, 'socks5:');
+  });
+
+  it('refuses private IP literals (v4, v6, mapped) unless private URLs are allowed', async () => {
+    for (const raw of ['http://127.0.0.1:8080/', 'http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[::ffff:192.168.0.1]/', 'http://0.0.0.0/']) {
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address');
+    }
+    const allowed = await assertUrlAllowed('http://127.0.0.1:8080/x', { field: 'body.url', allowPrivate: true });
+    assert.equal(allowed.port, '8080');
+  });
+
+  it('refuses local host names without resolving them', async () => {
+    for (const raw of ['http://localhost/', 'http://LOCALHOST:3000/', 'http://api.localhost/', 'http://printer.local/', 'http://db.internal/']) {
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host');
+    }
+  });
+});
+
+describe('guardedLookup', () => {
+  function lookup(allowPrivate: boolean, host: string, options: object): Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }> {
+    return new Promise((resolve) => guardedLookup(allowPrivate)(host, options as never, (err, address, family) => resolve({ err, address, family })));
+  }
+
+  it('refuses a host resolving to a private address at connect time (EPRIVATEADDR)', async () => {
+    const { err } = await lookup(false, 'localhost', {});
+    assert.equal(err?.code, 'EPRIVATEADDR');
+    assert.match(err!.message, /^localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
+  });
+
+  it('answers the address when private addresses are allowed, in single and all forms', async () => {
+    const one = await lookup(true, 'localhost', { family: 4 });
+    assert.equal(one.err, null);
+    assert.equal(one.address, '127.0.0.1');
+    assert.equal(one.family, 4);
+    const all = await lookup(true, 'localhost', { family: 4, all: true });
+    assert.deepEqual(all.address, [{ address: '127.0.0.1', family: 4 }]);
+  });
+});

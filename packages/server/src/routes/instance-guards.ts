@@ -1,0 +1,19 @@
+import { ConflictError, toJid, ValidationError } from '@parley/core';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+
+/** 409 `not_connected` unless the instance's main channel is connected (checked before any side effect). */
+export function ensureConnected(runtime: InstanceRuntime): void {
+  if (!runtime.isConnected()) throw new ConflictError('the instance is not connected: connect it with POST /{key}/instance first', 'not_connected');
+}
+
+/**
+ * A person's JID from a number or a JID (`@s.whatsapp.net` or `@lid`): 400 naming `field` for
+ * anything else, groups and broadcasts included.
+ */
+export function personJid(value: string, field: string): string {
+  const jid = toJid(value, field);
+  if (!/@(s\.whatsapp\.net|lid)$/.test(jid)) {
+    throw new ValidationError(`${field} must be a phone number or a contact JID, not a group or broadcast`);
+  }
+  return jid;
+}

@@ -1,0 +1,57 @@
+import { ValidationError, type SocialChannelName } from '@parley/core';
+import type { ServerContext } from '../app/server-context.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { linksView } from '../instances/instance-view.js';
+import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { dataResponse, messageResponse, s } from '../http/schema.js';
+import { keyAnd, keyParams } from '../schemas/common.schemas.js';
+
+type Scope = InstanceRuntime;
+const tag = 'Social channels';
+const channelParam = keyAnd({ channel: s.enum(['instagram', 'messenger']) });
+
+const linkView = s.openObject({ accountId: s.string(), username: s.string(), linkedAt: s.integer() }, ['accountId', 'linkedAt']);
+
+/**
+ * Linking Instagram professional accounts and Facebook Pages to an instance (spec 1.6 `provider`).
+ * Tokens are stored as secrets and never answered.
+ */
+export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
+  const socialDriver = (channel: SocialChannelName) => {
+    const driver = ctx.registry.driver(channel, 'path.channel');
+    if (driver.role !== 'social' || !driver.link) throw new ValidationError(`path.channel "${channel}" cannot be linked`);
+    return driver;
+  };
+  return [
+    defineRoute<unknown, unknown, unknown, Scope>({
+      method: 'get', path: '/{key}/instance/links', operationId: 'listLinks', tag, auth: 'instance', params: keyParams,
+      summary: 'Linked social channels (ids only; tokens are never answered)',
+      response: dataResponse(s.openObject({ instagram: linkView, messenger: linkView })),
+      handler: async ({ scope }) => ({ data: linksView(scope.record) }),
+    }),
+    defineRoute<{ channel: SocialChannelName }, unknown, Record<string, string>, Scope>({
+      method: 'post', path: '/{key}/instance/links/{channel}', operationId: 'linkChannel', tag, auth: 'instance', params: channelParam,
+      summary: 'Link an Instagram professional account or a Facebook Page; the token is checked against the Graph API first',
+      description: 'Answers the link without its secrets. A token, app secret or account id the Graph API refuses answers 400 naming the field, with the Graph message; a Graph outage or rate limit answers 502 `upstream_error` (retryable). Nothing is stored on failure.',
+      body: s.object({
+        accessToken: s.text(1024), appSecret: s.text(256), verifyToken: s.text(256),
+        accountId: s.string({ minLength: 1, maxLength: 64, pattern: '^\\d+$', description: 'Instagram account id or Page id (entry[].id of inbound webhooks).' }),
+      }, ['accessToken', 'appSecret', 'verifyToken', 'accountId']),
+      response: dataResponse(linkView), errors: [502, 503],
+      handler: async ({ scope, params, body }) => {
+        const link = await socialDriver(params.channel).link!(body);
+        const record = await ctx.registry.link(scope.id, params.channel, link);
+        return { data: linksView(record)[params.channel] as Record<string, unknown> };
+      },
+    }),
+    defineRoute<{ channel: SocialChannelName }, unknown, unknown, Scope>({
+      method: 'delete', path: '/{key}/instance/links/{channel}', operationId: 'unlinkChannel', tag, auth: 'instance', params: channelParam,
+      summary: 'Unlink a social channel', response: messageResponse,
+      handler: async ({ scope, params }) => {
+        if (!scope.record.links[params.channel]) throw new ValidationError(`path.channel: ${params.channel} is not linked`);
+        await ctx.registry.unlink(scope.id, params.channel);
+        return { message: `${params.channel} unlinked` };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,49 @@
+import { NotFoundError, type MediaBlob, type MessageRecord, type SocialChannelName } from '@parley/core';
+import type { ServerContext } from '../app/server-context.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { BinaryReply, defineRoute, type RouteDefinition } from '../http/route.js';
+import { dataResponse, s } from '../http/schema.js';
+import { keyAnd } from '../schemas/common.schemas.js';
+import { messageRecordSchema } from '../schemas/message.schemas.js';
+
+type Scope = InstanceRuntime;
+const tag = 'Messages';
+const messageIdParams = keyAnd({ messageId: s.string({ minLength: 1, maxLength: 128 }) });
+
+/**
+ * The media of a message: the server's stored copy (sent media, or received media saved with
+ * `save_media`), else the channel's download. Null when the message has none.
+ */
+async function mediaOf(ctx: ServerContext, runtime: InstanceRuntime, record: MessageRecord): Promise<MediaBlob | null> {
+  const stored = await ctx.storage.media.get(runtime.id, record.key.id);
+  if (stored) return stored;
+  // A social channel unlinked since cannot download any more.
+  const adapter = !record.provider || record.provider === runtime.main.channel ? runtime.main : runtime.social.get(record.provider as SocialChannelName);
+  const messaging = adapter?.capabilities.messaging;
+  return messaging?.downloadMedia ? messaging.downloadMedia(record) : null;
+}
+
+/** Spec 4.4: message details and media. */
+export function messageMediaRoutes(ctx: ServerContext): RouteDefinition[] {
+  return [
+    defineRoute<{ messageId: string }, unknown, unknown, Scope>({
+      method: 'get', path: '/{key}/message/{messageId}', operationId: 'getMessage', tag, auth: 'instance', params: messageIdParams,
+      summary: 'A message record', response: dataResponse(messageRecordSchema), errors: [404],
+      handler: async ({ scope, params }) => ({ data: await ctx.messaging.existing(scope, params.messageId) }),
+    }),
+    defineRoute<{ messageId: string }, { format: 'json' | 'binary' }, unknown, Scope>({
+      method: 'get', path: '/{key}/message/{messageId}/media', operationId: 'getMessageMedia', tag, auth: 'instance', params: messageIdParams,
+      query: s.object({ format: s.enum(['json', 'binary'], { default: 'binary', description: 'binary (default, the download address webhooks link to) or json.' }) }),
+      summary: 'The media of a message',
+      description: '`format=json` answers `{status: 200, data: "data:<mime>;base64,<bytes>"}`; `format=binary` answers the bytes with their Content-Type and Content-Length. 404 media_not_found when the message has no media.',
+      response: { binary: ['*/*'], json: dataResponse(s.string({ description: 'data:<mime>;base64,<bytes>' })) }, errors: [404],
+      handler: async ({ scope, params, query }) => {
+        const record = await ctx.messaging.existing(scope, params.messageId);
+        const blob = await mediaOf(ctx, scope, record);
+        if (!blob) throw new NotFoundError(`media of message ${params.messageId}`, 'media_not_found');
+        if (query.format === 'json') return { data: `data:${blob.mimetype};base64,${blob.data.toString('base64')}` };
+        return new BinaryReply(blob.data, blob.mimetype, blob.fileName);
+      },
+    }),
+  ];
+}

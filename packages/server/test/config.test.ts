@@ -1,0 +1,210 @@
+import 'reflect-metadata';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { container as rootContainer } from 'tsyringe';
+import { ConfigError, DEFAULT_PLUGINS, loadConfig } from '../src/config/config.js';
+import { loadPlugins } from '../src/plugins/plugin-host.js';
+import { silentLogger } from './support.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+let dir: string;
+
+/** Writes a config file and answers the environment that points at it. */
+function configFile(content: unknown, name = 'parley.json'): { PARLEY_CONFIG: string } {
+  const path = join(dir, name);
+  writeFileSync(path, typeof content === 'string' ? content : JSON.stringify(content));
+  return { PARLEY_CONFIG: path };
+}
+
+function invalid(content: unknown, message: string): void {
+  const env = configFile(content);
+  assert.throws(() => loadConfig(env), (err: unknown) => {
+    assert.ok(err instanceof ConfigError, String(err));
+    assert.equal(err.message, `invalid config ${env.PARLEY_CONFIG}: ${message}`);
+    return true;
+  });
+}
+
+before(() => {
+  dir = mkdtempSync(join(tmpdir(), 'parley-config-test-'));
+});
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('loadConfig defaults', () => {
+  it('without a file or environment: port 8080 on every interface, SQLite under ./data, the default plugins', () => {
+    assert.deepEqual(loadConfig({}), {
+      port: 8080,
+      host: '0.0.0.0',
+      dataDir: resolve('./data'),
+      publicUrl: undefined,
+      logLevel: 'info',
+      defaultChannel: 'whatsapp',
+      serviceTag: 'parley',
+      bodyLimitBytes: 32 * 1024 * 1024,
+      allowPrivateUrls: false,
+      media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
+      restore: { staggerMs: 500 },
+      shutdownTimeoutMs: 10000,
+      webhooks: {},
+      plugins: DEFAULT_PLUGINS,
+      adminToken: undefined,
+      baseDir: process.cwd(),
+    });
+    assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
+      '@parley/storage-sqlite', '@parley/webhook-native', '@parley/webhook-meta', '@parley/channel-baileys', '@parley/channel-sandbox',
+      '@parley/channel-instagram', '@parley/channel-messenger',
+    ]);
+  });
+});
+
+describe('loadConfig from PARLEY_CONFIG', () => {
+  it('reads every member; relative dataDir and plugin paths resolve against the file\'s directory', () => {
+    const env = configFile({
+      $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
+      defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, allowPrivateUrls: true, media: { maxBytes: 2048, timeoutMs: 500 },
+      restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 },
+      plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
+    });
+    assert.deepEqual(loadConfig(env), {
+      port: 9000,
+      host: '127.0.0.1',
+      dataDir: join(dir, 'state'),
+      publicUrl: 'https://parley.example.com',
+      logLevel: 'warn',
+      defaultChannel: 'sandbox',
+      serviceTag: 'acme',
+      bodyLimitBytes: 4096,
+      allowPrivateUrls: true,
+      media: { maxBytes: 2048, timeoutMs: 500 },
+      restore: { staggerMs: 0 },
+      shutdownTimeoutMs: 1000,
+      webhooks: { maxAttempts: 3 },
+      plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
+      adminToken: undefined,
+      baseDir: dir,
+    });
+  });
+
+  it('keeps an absolute dataDir and fills partial nested objects with defaults', () => {
+    const config = loadConfig(configFile({ dataDir: '/var/lib/parley', media: { timeoutMs: 100 } }));
+    assert.equal(config.dataDir, '/var/lib/parley');
+    assert.deepEqual(config.media, { maxBytes: 16 * 1024 * 1024, timeoutMs: 100 });
+    assert.deepEqual(config.plugins, DEFAULT_PLUGINS);
+  });
+
+  it('loads a plugin given by a path relative to the config file', async () => {
+    const fixture = relative(dir, join(here, 'fixtures', 'greeting-format.plugin.js'));
+    const config = loadConfig(configFile({ plugins: [{ package: '@parley/storage-memory' }, { package: `./${fixture}`, options: { greeting: 'yo' } }] }));
+    const loaded = await loadPlugins(config.plugins, {
+      container: rootContainer.createChildContainer(), logger: silentLogger(), host: { dataDir: dir, publicUrl: 'http://x', allowPrivateUrls: false }, baseDir: config.baseDir,
+    });
+    assert.deepEqual([...loaded.formats.keys()], ['greeting']);
+  });
+
+  it('errors name the field: wrong types', () => {
+    invalid({ port: '8080' }, 'config.port must be integer');
+    invalid({ allowPrivateUrls: 'yes' }, 'config.allowPrivateUrls must be boolean');
+    invalid({ plugins: { package: 'x' } }, 'config.plugins must be array');
+  });
+
+  it('errors name the field: bounds, enums, patterns', () => {
+    invalid({ port: 70000 }, 'config.port must be <= 65535');
+    invalid({ logLevel: 'loud' }, 'config.logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"');
+    invalid({ publicUrl: 'ftp://x' }, 'config.publicUrl must match pattern "^https?://"');
+    invalid({ media: { maxBytes: 10 } }, 'config.media.maxBytes must be >= 1024');
+    invalid({ dataDir: '' }, 'config.dataDir must NOT have fewer than 1 characters');
+  });
+
+  it('errors name the field: missing and unknown members, in arrays and nested objects', () => {
+    invalid({ plugins: [{ package: '@parley/storage-memory' }, { options: {} }] }, 'config.plugins[1].package is required');
+    invalid({ prot: 8080 }, 'config.prot is not allowed');
+    invalid({ restore: { stagger: 1 } }, 'config.restore.stagger is not allowed');
+    invalid({ plugins: [{ package: 'x', option: {} }] }, 'config.plugins[0].option is not allowed');
+  });
+
+  it('reports every error at once', () => {
+    invalid({ port: -1, host: '', shutdownTimeoutMs: 1 }, 'config.port must be >= 0; config.host must NOT have fewer than 1 characters; config.shutdownTimeoutMs must be >= 100');
+  });
+
+  it('refuses a file that is not a JSON object', () => {
+    invalid([1, 2], 'config must be object');
+  });
+
+  it('names a file that cannot be read or parsed', () => {
+    const missing = join(dir, 'missing.json');
+    assert.throws(() => loadConfig({ PARLEY_CONFIG: missing }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.match(err.message, new RegExp(`^cannot read config ${missing.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: ENOENT`));
+      return true;
+    });
+    const env = configFile('{ "port": 80, }', 'broken.json');
+    assert.throws(() => loadConfig(env), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.ok(err.message.startsWith(`cannot read config ${env.PARLEY_CONFIG}: `), err.message);
+      assert.match(err.message, /JSON/);
+      return true;
+    });
+  });
+});
+
+describe('loadConfig environment overrides', () => {
+  const file = () => configFile({ port: 9000, host: '127.0.0.1', dataDir: 'from-file', allowPrivateUrls: true, logLevel: 'warn', publicUrl: 'https://file.example.com' });
+
+  it('PORT, PARLEY_DATA_DIR, PARLEY_ADMIN_TOKEN, PARLEY_ALLOW_PRIVATE_URLS, HOST, LOG_LEVEL and PARLEY_PUBLIC_URL win over the file', () => {
+    const config = loadConfig({
+      ...file(), PORT: '7001', PARLEY_DATA_DIR: join(dir, 'from-env'), PARLEY_ADMIN_TOKEN: 'env-admin-token-0123456789', PARLEY_ALLOW_PRIVATE_URLS: '0',
+      HOST: '::1', LOG_LEVEL: 'debug', PARLEY_PUBLIC_URL: 'https://env.example.com',
+    });
+    assert.equal(config.port, 7001);
+    assert.equal(config.dataDir, join(dir, 'from-env'));
+    assert.equal(config.adminToken, 'env-admin-token-0123456789');
+    assert.equal(config.allowPrivateUrls, false);
+    assert.equal(config.host, '::1');
+    assert.equal(config.logLevel, 'debug');
+    assert.equal(config.publicUrl, 'https://env.example.com');
+  });
+
+  it('without the variables the file values stay', () => {
+    const config = loadConfig(file());
+    assert.equal(config.port, 9000);
+    assert.equal(config.dataDir, join(dir, 'from-file'));
+    assert.equal(config.adminToken, undefined);
+    assert.equal(config.allowPrivateUrls, true);
+  });
+
+  it('a relative PARLEY_DATA_DIR resolves against the working directory', () => {
+    assert.equal(loadConfig({ PARLEY_DATA_DIR: 'rel-data' }).dataDir, resolve('rel-data'));
+  });
+
+  it('PARLEY_ALLOW_PRIVATE_URLS accepts 1/true/yes/on (any case) as true, anything else as false, empty as unset', () => {
+    for (const value of ['1', 'true', 'TRUE', 'yes', 'on']) assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, true, value);
+    for (const value of ['0', 'false', 'no', 'off']) assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, false, value);
+    assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: '' }).allowPrivateUrls, true);
+  });
+
+  it('an empty PORT or PARLEY_ADMIN_TOKEN counts as unset', () => {
+    const config = loadConfig({ ...file(), PORT: '', PARLEY_ADMIN_TOKEN: '' });
+    assert.equal(config.port, 9000);
+    assert.equal(config.adminToken, undefined);
+  });
+
+  it('refuses a PORT that is not an integer from 0 to 65535', () => {
+    for (const value of ['abc', '70000', '-1', '80.5']) {
+      assert.throws(() => loadConfig({ PORT: value }), (err: unknown) => {
+        assert.ok(err instanceof ConfigError);
+        assert.equal(err.message, 'PORT must be an integer from 0 to 65535');
+        return true;
+      }, value);
+    }
+  });
+
+  it('explicit overrides win over file and environment', () => {
+    const config = loadConfig({ ...file(), PORT: '7001' }, { port: 0, dataDir: '/tmp/override' });
+    assert.equal(config.port, 0);
+    assert.equal(config.dataDir, '/tmp/override');
+  });
+});

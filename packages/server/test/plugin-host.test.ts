@@ -1,0 +1,132 @@
+import assert from 'node:assert/strict';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { Tokens, type ChannelEvent, type HostSettings } from '@parley/core';
+import { container as rootContainer } from 'tsyringe';
+import type { PluginEntry } from '../src/config/config.js';
+import { loadPlugins, PluginError } from '../src/plugins/plugin-host.js';
+import { silentLogger } from './support.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const host: HostSettings = { dataDir: '/tmp/parley-plugin-host-test', publicUrl: 'http://localhost:8080', allowPrivateUrls: false };
+const fixture = (name: string) => `./fixtures/${name}.js`;
+const memory: PluginEntry = { package: '@parley/storage-memory' };
+const sandbox: PluginEntry = { package: '@parley/channel-sandbox' };
+
+function load(entries: PluginEntry[]) {
+  return loadPlugins(entries, { container: rootContainer.createChildContainer(), logger: silentLogger(), host, baseDir: here });
+}
+
+async function refused(entries: PluginEntry[], message: string | RegExp): Promise<void> {
+  await assert.rejects(load(entries), (err: unknown) => {
+    assert.ok(err instanceof PluginError, `expected a PluginError, got ${String(err)}`);
+    if (typeof message === 'string') assert.equal(err.message, message);
+    else assert.match(err.message, message);
+    return true;
+  });
+}
+
+const qrEvent = { type: 'qrcode', qr: 'q', image: 'i', id: '01', instance: 'ins_1', provider: 'whatsapp', receivedAt: 1 } as ChannelEvent;
+
+describe('plugin host: a good configuration', () => {
+  it('loads packages and relative-path modules in order, validates and defaults options, and answers what they provide', async () => {
+    const loaded = await load([
+      memory, sandbox, { package: '@parley/webhook-native' },
+      { package: fixture('greeting-format.plugin'), options: { greeting: 'hello' } },
+    ]);
+    assert.deepEqual(loaded.manifests.map((m) => [m.name, m.kind]), [
+      ['@parley/storage-memory', 'storage'], ['@parley/channel-sandbox', 'channel'], ['@parley/webhook-native', 'webhook-format'],
+      ['@fixture/greeting-format', 'webhook-format'],
+    ]);
+    assert.equal(loaded.storage.name, 'memory');
+    assert.deepEqual([...loaded.drivers.keys()], ['sandbox']);
+    assert.equal(loaded.drivers.get('sandbox')!.role, 'main');
+    assert.deepEqual([...loaded.formats.keys()], ['native', 'greeting']);
+    // `times` was absent: the schema default (1) was applied before register ran.
+    assert.deepEqual(loaded.formats.get('greeting')!.render(qrEvent, {} as never), { text: 'hello', type: 'qrcode' });
+  });
+
+  it('hands each plugin its own validated options', async () => {
+    const loaded = await load([memory, { package: fixture('greeting-format.plugin'), options: { greeting: 'hi', times: 3 } }]);
+    assert.deepEqual(loaded.formats.get('greeting')!.render(qrEvent, {} as never), { text: 'hi hi hi', type: 'qrcode' });
+  });
+
+  it('registers the storage under the core token of the given container', async () => {
+    const container = rootContainer.createChildContainer();
+    const loaded = await loadPlugins([memory], { container, logger: silentLogger(), host, baseDir: here });
+    assert.equal(container.resolve(Tokens.Storage), loaded.storage);
+  });
+
+  it('accepts an absolute module path', async () => {
+    const loaded = await load([memory, { package: `${here}/fixtures/greeting-format.plugin.js`, options: { greeting: 'abs' } }]);
+    assert.deepEqual([...loaded.formats.keys()], ['greeting']);
+  });
+});
+
+describe('plugin host: bad options name the plugin and the field', () => {
+  it('a missing required option', async () => {
+    await refused([memory, { package: fixture('greeting-format.plugin') }], 'plugin @fixture/greeting-format: invalid options: options.greeting is required');
+  });
+
+  it('every wrong option at once (type, bound, unknown member)', async () => {
+    await refused(
+      [memory, { package: fixture('greeting-format.plugin'), options: { greeting: 5, times: 0, colour: 'red' } }],
+      'plugin @fixture/greeting-format: invalid options: options.colour is not allowed; options.greeting must be string; options.times must be >= 1',
+    );
+  });
+
+  it('a real plugin\'s options (the sandbox channel)', async () => {
+    await refused([memory, { package: '@parley/channel-sandbox', options: { autoScanMs: -1 } }],
+      'plugin @parley/channel-sandbox: invalid options: options.autoScanMs must be >= 0');
+    await refused([memory, { package: '@parley/channel-sandbox', options: { latencyMs: '5' } }],
+      'plugin @parley/channel-sandbox: invalid options: options.latencyMs must be integer');
+  });
+
+  it('an optionsSchema that does not compile', async () => {
+    await refused([memory, { package: fixture('invalid-schema.plugin') }], /^plugin @fixture\/invalid-schema has an invalid optionsSchema: /);
+  });
+});
+
+describe('plugin host: modules that are not plugins', () => {
+  it('refuses a core version the plugin was not built for, before register runs', async () => {
+    await refused([memory, { package: fixture('future-core.plugin') }], 'plugin @fixture/future-core needs @parley/core ^9.0.0, this server has 0.1.0');
+  });
+
+  it('refuses a module without a definePlugin default export', async () => {
+    await refused([memory, { package: fixture('named-export-only') }], 'plugin ./fixtures/named-export-only.js has no definePlugin(...) default export');
+    await refused([memory, { package: fixture('default-not-manifest') }], 'plugin ./fixtures/default-not-manifest.js has no definePlugin(...) default export');
+  });
+
+  it('refuses an unknown kind', async () => {
+    await refused([memory, { package: fixture('unknown-kind.plugin') }], 'plugin @fixture/unknown-kind: unknown kind "widget"');
+  });
+
+  it('names a module that cannot be imported', async () => {
+    await refused([memory, { package: './fixtures/missing.plugin.js' }], /^plugin \.\/fixtures\/missing\.plugin\.js cannot be loaded: /);
+    await refused([memory, { package: '@parley/no-such-plugin' }], /^plugin @parley\/no-such-plugin cannot be loaded: .*@parley\/no-such-plugin/);
+  });
+});
+
+describe('plugin host: conflicts refuse to boot', () => {
+  it('two storage back ends', async () => {
+    await refused([memory, sandbox, { package: fixture('second-storage.plugin') }],
+      'two storage back ends configured: @parley/storage-memory and @fixture/second-storage; keep exactly one');
+  });
+
+  it('two drivers claiming one channel name', async () => {
+    await refused([memory, sandbox, { package: fixture('sandbox-twin.plugin') }],
+      'two drivers claim the channel "sandbox": @parley/channel-sandbox and @fixture/sandbox-twin');
+  });
+
+  it('two webhook formats with one name', async () => {
+    await refused([memory, { package: '@parley/webhook-native' }, { package: '@parley/webhook-native' }],
+      'two webhook formats named "native": @parley/webhook-native and @parley/webhook-native');
+  });
+
+  it('no storage back end', async () => {
+    await refused([sandbox, { package: '@parley/webhook-native' }],
+      'no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+    await refused([], 'no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+  });
+});

@@ -1,0 +1,175 @@
+import type { Clock, Delivery, Logger, Storage, WebhookFormat } from '@parley/core';
+import type { HttpAnswer, HttpSender } from './http-sender.js';
+import { parseRetryAfter, type RetryPolicy } from './retry-policy.js';
+import { standardWebhookHeaders } from './signing.js';
+import type { WebhookOptions } from './webhook-options.js';
+
+/** While lanes are blocked behind leased heads, the worker looks again this often (ms). */
+const BLOCKED_RECHECK_MS = 1_000;
+/** After a storage error the worker tries again this much later (ms). */
+const STORAGE_RETRY_MS = 1_000;
+
+/** What the worker needs. */
+export interface DeliveryWorkerDeps {
+  storage: Storage;
+  formats: ReadonlyMap<string, WebhookFormat>;
+  sender: HttpSender;
+  policy: RetryPolicy;
+  clock: Clock;
+  logger: Logger;
+  options: WebhookOptions;
+}
+
+/** Origin only: webhook URLs often carry tokens in their path or query. */
+function origin(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return 'invalid-url';
+  }
+}
+
+/**
+ * Claims due lane heads from the durable queue and POSTs them, at most `concurrency` at once. It sleeps
+ * between wake-ups: on enqueue and redelivery, when an attempt ends, at the queue's next due time, and
+ * on the housekeeping sweep. Nothing is acknowledged before the receiver answered 2xx.
+ */
+export class DeliveryWorker {
+  private running = false;
+  private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: DeliveryWorkerDeps) {}
+
+  start(): void {
+    this.running = true;
+    this.wake();
+  }
+
+  /** Asks for a claim round now (cheap when one is running: it loops once more). */
+  wake(): void {
+    if (!this.running) return;
+    this.again = true;
+    if (this.pumping) return;
+    this.pumping = this.pump().finally(() => {
+      this.pumping = null;
+      // A wake-up that came after the last loop check but before this point would be lost otherwise.
+      if (this.again) this.wake();
+    });
+  }
+
+  /**
+   * Stops claiming, waits up to `stopTimeoutMs` for in-flight attempts, then aborts the rest: those
+   * stay leased and are sent again once the lease expires (the receiver may see them twice, with the
+   * same `webhook-id`).
+   */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.pumping;
+    const pending = [...this.inFlight.values()];
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.deps.options.stopTimeoutMs);
+    });
+    const result = await Promise.race([Promise.all(pending.map((p) => p.done)), bound]);
+    clearTimeout(timer);
+    if (result === 'timeout') {
+      this.deps.logger.warn({ inFlight: this.inFlight.size }, 'webhook deliveries still in flight at shutdown: aborted, retried after their lease');
+      for (const entry of this.inFlight.values()) entry.abort.abort();
+      await Promise.all([...this.inFlight.values()].map((p) => p.done));
+    }
+  }
+
+  private async pump(): Promise<void> {
+    const { storage, options, clock } = this.deps;
+    try {
+      while (this.again && this.running) {
+        this.again = false;
+        const free = options.concurrency - this.inFlight.size;
+        // Full: the next ending attempt wakes the worker.
+        if (free <= 0) return;
+        const now = clock.now();
+        const batch = await storage.deliveries.claim({ now, limit: free, leaseMs: options.leaseMs });
+        for (const delivery of batch) this.launch(delivery);
+        if (batch.length === free) this.again = true;
+        else if (!this.again) await this.sleepUntilDue(now);
+      }
+    } catch (error) {
+      this.again = false;
+      this.deps.logger.error({ err: error }, 'webhook queue unavailable; retrying');
+      this.arm(STORAGE_RETRY_MS);
+    }
+  }
+
+  /**
+   * Arms the timer for the next due delivery. A due time at or before the claim means those deliveries
+   * wait behind leased lane heads: an ending attempt wakes the worker, and a lease held by a crashed
+   * worker is picked up by a recheck.
+   */
+  private async sleepUntilDue(claimedAt: number): Promise<void> {
+    const due = await this.deps.storage.deliveries.nextDueAt();
+    if (due === null) {
+      clearTimeout(this.timer);
+      return;
+    }
+    this.arm(due > claimedAt ? due - this.deps.clock.now() : BLOCKED_RECHECK_MS);
+  }
+
+  private arm(delayMs: number): void {
+    clearTimeout(this.timer);
+    if (!this.running) return;
+    this.timer = setTimeout(() => this.wake(), Math.min(Math.max(0, delayMs), 2 ** 31 - 1));
+  }
+
+  private launch(delivery: Delivery): void {
+    const abort = new AbortController();
+    const done = this.attempt(delivery, abort.signal)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt bookkeeping failed'))
+      .finally(() => {
+        this.inFlight.delete(delivery.id);
+        this.wake();
+      });
+    this.inFlight.set(delivery.id, { abort, done });
+  }
+
+  private async attempt(delivery: Delivery, signal: AbortSignal): Promise<void> {
+    const { storage, formats, sender, policy, clock, options } = this.deps;
+    const logger = this.deps.logger.child({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
+    const attempt = delivery.attempts + 1;
+    const instance = await storage.instances.get(delivery.instance);
+    if (!instance) {
+      await storage.deliveries.fail(delivery.id, { nextAttemptAt: null, error: 'instance no longer exists' });
+      return;
+    }
+    const secret = instance.webhookSecret;
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      ...(secret ? standardWebhookHeaders(delivery.id, Math.floor(clock.now() / 1_000), delivery.body, secret) : {}),
+      ...(secret ? formats.get(delivery.format)?.signatureHeaders?.(delivery.body, secret) : {}),
+    };
+    let answer: HttpAnswer;
+    try {
+      answer = await sender.post(delivery.url, headers, delivery.body, options.timeoutMs, signal);
+    } catch (error) {
+      if (signal.aborted) return;
+      const message = error instanceof Error ? error.message : String(error);
+      const nextAttemptAt = policy.nextAttemptAt(attempt, clock.now());
+      logger.warn({ attempt, error: message, nextAttemptAt }, 'webhook attempt failed');
+      await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: message });
+      return;
+    }
+    const { status, responseTimeMs } = answer;
+    if (status >= 200 && status < 300) {
+      logger.debug({ attempt, status, responseTimeMs }, 'webhook delivered');
+      await storage.deliveries.ack(delivery.id, { status, responseTimeMs });
+      return;
+    }
+    const now = clock.now();
+    const nextAttemptAt = policy.nextAttemptAt(attempt, now, parseRetryAfter(answer.retryAfter, now));
+    logger.warn({ attempt, status, responseTimeMs, nextAttemptAt }, 'webhook receiver refused the delivery');
+    await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: `HTTP ${status}`, status, responseTimeMs });
+  }
+}

@@ -1,0 +1,168 @@
+import type {
+  ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, PageRequest, Storage, WebhookFormat,
+  WebhookRenderContext, WebhookSettings, WebhookStats,
+} from '@parley/core';
+import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
+import { deliveryId } from './delivery-id.js';
+import { DeliveryWorker } from './delivery-worker.js';
+import { scheduleHousekeeping } from './housekeeping.js';
+import { HttpSender } from './http-sender.js';
+import { RetryPolicy } from './retry-policy.js';
+import { formatNames, routeUrl } from './routing.js';
+import { validateWebhookSettings } from './settings-validation.js';
+import type { WebhookOptions } from './webhook-options.js';
+
+/** Everything the engine needs, given explicitly (the server resolves them from its container). */
+export interface WebhookEngineDeps {
+  storage: Storage;
+  formats: WebhookFormat[];
+  logger: Logger;
+  clock: Clock;
+  host: HostSettings;
+  /** Resolved options (see `resolveWebhookOptions`). */
+  options: WebhookOptions;
+  /**
+   * Download address of a message's media in payloads. The default is the REST media endpoint (spec
+   * 4.4) under `host.publicUrl` with a literal `{key}` placeholder: the instance key is a secret and
+   * never goes into a payload, so receivers substitute their own.
+   */
+  mediaUrl?: (instance: Readonly<InstanceRecord>, messageId: string) => string;
+  /** Source of retry jitter in [0, 1) (tests pin it). */
+  random?: () => number;
+}
+
+/**
+ * Parley's webhook engine: routes each channel event by the instance's settings (spec 2.2), renders it
+ * in the selected formats, enqueues the bodies durably and delivers them with signatures, retries,
+ * dead letters and exact statistics.
+ */
+export class WebhookEngine {
+  private readonly formats: ReadonlyMap<string, WebhookFormat>;
+  private readonly logger: Logger;
+  private readonly worker: DeliveryWorker;
+  private readonly sender: HttpSender;
+  private stopHousekeeping: (() => Promise<void>) | null = null;
+
+  constructor(private readonly deps: WebhookEngineDeps) {
+    this.formats = new Map(deps.formats.map((format) => [format.name, format]));
+    this.logger = deps.logger.child({ component: 'webhooks' });
+    const { options } = deps;
+    this.sender = new HttpSender(deps.host.allowPrivateUrls, options.userAgent, options.concurrency);
+    this.worker = new DeliveryWorker({
+      storage: deps.storage, formats: this.formats, sender: this.sender, policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock,
+      logger: this.logger, options,
+    });
+  }
+
+  /**
+   * Routes, renders and durably enqueues one event. Resolves once the deliveries are persisted (or
+   * when the settings route the event nowhere); delivery happens in the background.
+   */
+  async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
+    const settings = instance.webhook;
+    if (!settings.allowWebhook) return;
+    if (!this.passesAllowNumber(event, settings)) return;
+    const url = routeUrl(event, settings);
+    if (!url) return;
+    const context = this.renderContext(instance);
+    const createdAt = this.deps.clock.now();
+    const deliveries: NewDelivery[] = [];
+    for (const name of formatNames(settings.webhookFormat)) {
+      const body = this.render(name, event, context);
+      if (body === null) continue;
+      deliveries.push({
+        id: deliveryId(event.id, name, url), instance: instance.id, url, format: name, eventId: event.id, eventType: event.type, body, createdAt,
+      });
+    }
+    if (deliveries.length === 0) return;
+    await this.deps.storage.deliveries.enqueue(deliveries);
+    this.worker.wake();
+  }
+
+  /** Spec 2.3 statistics of an instance. */
+  stats(instanceId: string): Promise<WebhookStats> {
+    return this.deps.storage.deliveries.stats(instanceId);
+  }
+
+  /** Dead letters of an instance, oldest first; `page` starts at 1. */
+  async deadLetters(instanceId: string, page: PageRequest): Promise<Page<DeadLetter>> {
+    return this.deps.storage.deliveries.deadLetters(instanceId, { limit: page.limit, offset: (page.page - 1) * page.limit });
+  }
+
+  /** Queues dead letters again (all of the instance when `ids` is omitted), due now. Answers how many. */
+  async redeliver(instanceId: string, ids?: string[]): Promise<number> {
+    const count = await this.deps.storage.deliveries.redeliver(instanceId, ids);
+    if (count > 0) this.worker.wake();
+    return count;
+  }
+
+  /** Validates a settings patch (PUT instance). Throws ValidationError naming the field. */
+  validateSettings(patch: Partial<WebhookSettings>): Promise<void> {
+    return validateWebhookSettings(patch, new Set(this.formats.keys()), this.deps.host.allowPrivateUrls);
+  }
+
+  /** Deletes dead letters older than the retention. Answers how many (the dead-letter expiry job). */
+  async purgeExpiredDeadLetters(): Promise<number> {
+    const count = await this.deps.storage.deliveries.purgeDeadLetters(this.deps.clock.now() - this.deps.options.housekeeping.deadLetterRetentionMs);
+    if (count > 0) this.logger.info({ count }, 'expired webhook dead letters deleted');
+    return count;
+  }
+
+  /** Starts the delivery worker and the housekeeping jobs. Idempotent. */
+  start(): void {
+    if (this.stopHousekeeping) return;
+    this.stopHousekeeping = scheduleHousekeeping(this.deps.options.housekeeping, {
+      sweep: () => this.worker.wake(),
+      purge: () => this.purgeExpiredDeadLetters(),
+    }, this.logger);
+    this.worker.start();
+  }
+
+  /** Stops claiming, lets in-flight attempts finish (bounded by `stopTimeoutMs`) and closes connections. */
+  async stop(): Promise<void> {
+    const stopHousekeeping = this.stopHousekeeping;
+    if (!stopHousekeeping) return;
+    this.stopHousekeeping = null;
+    await stopHousekeeping();
+    await this.worker.stop();
+    this.sender.destroy();
+  }
+
+  private passesAllowNumber(event: ChannelEvent, settings: WebhookSettings): boolean {
+    try {
+      return isAllowedNumber(event, parseAllowNumber(settings.allowNumber));
+    } catch {
+      // Settings are validated on write; an unreadable filter forwards nothing rather than everything.
+      this.logger.warn({ instance: event.instance }, 'allowNumber is invalid: event not forwarded');
+      return false;
+    }
+  }
+
+  private renderContext(instance: InstanceRecord): WebhookRenderContext {
+    const { mediaUrl, host } = this.deps;
+    const base = host.publicUrl.replace(/\/+$/, '');
+    return {
+      instance,
+      serviceTag: this.deps.options.serviceTag,
+      mediaUrl: mediaUrl
+        ? (messageId) => mediaUrl(instance, messageId)
+        : (messageId) => `${base}/{key}/message/${encodeURIComponent(messageId)}/media`,
+    };
+  }
+
+  /** The JSON body in one format, or null when the format does not carry the event or is unknown. */
+  private render(name: string, event: ChannelEvent, context: WebhookRenderContext): string | null {
+    const format = this.formats.get(name);
+    if (!format) {
+      this.logger.warn({ instance: event.instance, format: name }, 'webhook format not installed: event not delivered in it');
+      return null;
+    }
+    try {
+      const body = format.render(event, context);
+      return body === null ? null : JSON.stringify(body);
+    } catch (error) {
+      this.logger.error({ err: error, instance: event.instance, event: event.id, type: event.type, format: name }, 'webhook format failed to render');
+      return null;
+    }
+  }
+}

@@ -1,0 +1,121 @@
+import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext } from '@parley/core';
+import type { GroupMetadata } from '@whiskeysockets/baileys';
+import { callRejectCapability } from './capabilities/calls.js';
+import { catalogCapability } from './capabilities/catalog.js';
+import { chatsCapability } from './capabilities/chats.js';
+import { communitiesCapability } from './capabilities/communities.js';
+import { connectionCapability } from './capabilities/connection.js';
+import { contactsCapability } from './capabilities/contacts.js';
+import { groupsCapability } from './capabilities/groups.js';
+import { labelsCapability } from './capabilities/labels.js';
+import { messagingCapability } from './capabilities/messaging.js';
+import { profileCapability } from './capabilities/profile.js';
+import { statusCapability } from './capabilities/status.js';
+import { ConnectionManager } from './connection/connection-manager.js';
+import { EventRouter } from './events/event-router.js';
+import { HealthMonitor } from './health/health-monitor.js';
+import { LabelStore } from './labels/label-store.js';
+import type { InboundEnv } from './mapping/inbound-message.js';
+import type { ResolvedBaileysOptions } from './options.js';
+import type { AdapterRuntime, MediaDownloader } from './runtime.js';
+import type { BaileysSocket, SocketFactory } from './socket.js';
+import { BoundedCache } from './util/bounded-cache.js';
+import { normalizeJid } from './util/jids.js';
+
+/** Why the adapter lacks some capabilities (shown in the 422 answer). */
+export const BAILEYS_CAPABILITY_GAPS: CapabilityGaps = {
+  calls: 'Baileys cannot place, accept or end voice calls; only rejecting is possible (DELETE /{key}/call/{callId}/{callFrom})',
+  mobile: 'Baileys 7 removed the mobile registration API; connect with a QR code or a pairing code (POST /{key}/instance/pairing-code)',
+};
+
+/** What the driver hands each adapter. */
+export interface BaileysAdapterDeps {
+  socketFactory: SocketFactory;
+  options: ResolvedBaileysOptions;
+  download: MediaDownloader;
+  qrImage(qr: string): Promise<string>;
+  allowPrivateUrls: boolean;
+  /** Unix ms. */
+  now(): number;
+  random(): number;
+}
+
+/** The WhatsApp main-channel adapter of one instance, on Baileys. */
+export class BaileysAdapter implements ChannelAdapter {
+  readonly channel = 'whatsapp' as const;
+  readonly capabilities: ChannelCapabilities;
+  readonly capabilityGaps = BAILEYS_CAPABILITY_GAPS;
+  private readonly router: EventRouter;
+  private readonly connection: ConnectionManager;
+
+  constructor(context: ChannelContext, deps: BaileysAdapterDeps) {
+    const logger = context.logger.child({ channel: 'whatsapp' });
+    const health = new HealthMonitor(deps.options.health, context.emit, deps.now);
+    const labels = new LabelStore(context.storage.state, context.instanceId);
+    const groupCache = new BoundedCache<GroupMetadata>({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
+    this.router = new EventRouter({
+      emit: context.emit,
+      health,
+      labels,
+      groupCache,
+      logger,
+      env: (socket) => inboundEnv(socket, deps.now),
+      receiveStatusMessages: async () => (await context.instance()).flags.receiveStatusMessage,
+    });
+    this.connection = new ConnectionManager({
+      context,
+      options: deps.options,
+      socketFactory: deps.socketFactory,
+      health,
+      groupCache,
+      logger,
+      listen: (socket) => this.router.listen(socket),
+      onLoggedOut: async () => {
+        groupCache.flushAll();
+        await labels.clear();
+      },
+      qrImage: deps.qrImage,
+      random: deps.random,
+    });
+    const runtime: AdapterRuntime = {
+      context, connection: this.connection, labels, groupCache, logger, allowPrivateUrls: deps.allowPrivateUrls, download: deps.download,
+      now: deps.now,
+    };
+    this.capabilities = {
+      connection: connectionCapability(this.connection),
+      profile: profileCapability(runtime),
+      messaging: messagingCapability(runtime),
+      chats: chatsCapability(runtime),
+      callReject: callRejectCapability(runtime),
+      labels: labelsCapability(runtime),
+      contacts: contactsCapability(runtime),
+      groups: groupsCapability(runtime),
+      communities: communitiesCapability(runtime),
+      catalog: catalogCapability(runtime),
+      status: statusCapability(runtime),
+    };
+  }
+
+  /** Resolves once every WhatsApp event received so far has been mapped and emitted. */
+  idle(): Promise<void> {
+    return this.router.idle();
+  }
+
+  async stop(): Promise<void> {
+    await this.connection.stop();
+    await this.router.idle();
+  }
+}
+
+function inboundEnv(socket: BaileysSocket, now: () => number): InboundEnv {
+  const user = socket.user;
+  return {
+    ownJid: user?.id ? normalizeJid(user.id) : '',
+    ...(user?.lid ? { ownLid: normalizeJid(user.lid) } : {}),
+    pnForLid: async (lid) => {
+      const pn = await socket.signalRepository.lidMapping.getPNForLID(lid).catch(() => null);
+      return pn ? normalizeJid(pn) : undefined;
+    },
+    now: () => Math.floor(now() / 1000),
+  };
+}

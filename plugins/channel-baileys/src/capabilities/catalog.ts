@@ -1,0 +1,78 @@
+import {
+  assertUrlAllowed, NotFoundError, type CatalogCapability, type Order, type Product, type ProductInput,
+} from '@parley/core';
+import type { ProductUpdate } from '@whiskeysockets/baileys';
+import { toProduct } from '../mapping/resources.js';
+import type { AdapterRuntime } from '../runtime.js';
+import { upstream } from '../util/errors.js';
+
+/** Business catalog (spec 4.12) over Baileys' `w:biz:catalog` queries. */
+export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
+  const socket = () => runtime.connection.openSocket();
+
+  /** Baileys downloads product images itself, so their URLs get the same guard as any user URL. */
+  async function images(list: { url: string }[] | undefined): Promise<{ url: string }[]> {
+    const out: { url: string }[] = [];
+    for (const [i, image] of (list ?? []).entries()) {
+      const url = await assertUrlAllowed(image.url, { field: `images[${i}].url`, allowPrivate: runtime.allowPrivateUrls });
+      out.push({ url: url.toString() });
+    }
+    return out;
+  }
+
+  return {
+    async products({ limit, cursor }) {
+      const s = socket();
+      const page = await upstream('the catalog query', () => s.getCatalog({ limit, ...(cursor ? { cursor } : {}) }));
+      return { products: page.products.map(toProduct), ...(page.nextPageCursor ? { cursor: page.nextPageCursor } : {}) };
+    },
+    async collections({ limit }) {
+      const s = socket();
+      const { collections } = await upstream('the collections query', () => s.getCollections(undefined, limit));
+      return collections.map((c) => ({ id: c.id, name: c.name, products: c.products.map(toProduct) }));
+    },
+    async createProduct(input: ProductInput): Promise<Product> {
+      const s = socket();
+      const urls = await images(input.images);
+      const created = await upstream('the product creation', () => s.productCreate({
+        name: input.name, description: input.description, price: input.price, currency: input.currency,
+        originCountryCode: input.originCountryCode, images: urls,
+        ...(input.retailerId ? { retailerId: input.retailerId } : {}), ...(input.url ? { url: input.url } : {}),
+        ...(input.isHidden !== undefined ? { isHidden: input.isHidden } : {}),
+      }));
+      return toProduct(created);
+    },
+    async updateProduct(productId, change) {
+      const s = socket();
+      const urls = change.images ? await images(change.images) : [];
+      // Baileys writes only the fields present; an empty image list leaves the images as they are.
+      const update = {
+        ...(change.name !== undefined ? { name: change.name } : {}),
+        ...(change.description !== undefined ? { description: change.description } : {}),
+        ...(change.price !== undefined ? { price: change.price } : {}),
+        ...(change.currency !== undefined ? { currency: change.currency } : {}),
+        ...(change.retailerId !== undefined ? { retailerId: change.retailerId } : {}),
+        ...(change.url !== undefined ? { url: change.url } : {}),
+        ...(change.isHidden !== undefined ? { isHidden: change.isHidden } : {}),
+        images: urls,
+      } as ProductUpdate;
+      return toProduct(await upstream('product', () => s.productUpdate(productId, update)));
+    },
+    async deleteProduct(productId) {
+      const s = socket();
+      const { deleted } = await upstream('the product deletion', () => s.productDelete([productId]));
+      if (deleted === 0) throw new NotFoundError('product');
+    },
+    async order(orderId, token): Promise<Order> {
+      const s = socket();
+      const details = await upstream('order', () => s.getOrderDetails(orderId, token));
+      return {
+        id: orderId,
+        price: { total: details.price.total, currency: details.price.currency },
+        products: details.products.map((p) => ({
+          id: p.id, name: p.name, price: p.price, quantity: p.quantity, currency: p.currency, ...(p.imageUrl ? { imageUrl: p.imageUrl } : {}),
+        })),
+      };
+    },
+  };
+}

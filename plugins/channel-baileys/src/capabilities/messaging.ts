@@ -1,0 +1,86 @@
+import {
+  UpstreamError, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType,
+  type PresenceRequest, type SendRequest,
+} from '@parley/core';
+import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, type proto, type WAMessage } from '@whiskeysockets/baileys';
+import { callLink, outboundPlan, SEND_TYPES } from '../mapping/outbound-content.js';
+import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
+import { ownJid, type AdapterRuntime } from '../runtime.js';
+import type { BaileysSocket } from '../socket.js';
+import { upstream } from '../util/errors.js';
+
+const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
+const DEFAULT_MIME: Record<string, string> = {
+  imageMessage: 'image/jpeg', videoMessage: 'video/mp4', ptvMessage: 'video/mp4', audioMessage: 'audio/ogg; codecs=opus',
+  documentMessage: 'application/octet-stream', stickerMessage: 'image/webp',
+};
+
+/** The record answered for a fresh send (spec 2.4, status `PENDING`). */
+function sentRecord(sent: WAMessage, jid: string, nowSeconds: number): MessageRecord {
+  return {
+    key: { remoteJid: sent.key.remoteJid ?? jid, fromMe: true, id: sent.key.id! },
+    message: messageJson(sent.message),
+    messageTimestamp: String(seconds(sent.messageTimestamp, nowSeconds)),
+    status: 'PENDING',
+    provider: 'whatsapp',
+  };
+}
+
+async function createLink(socket: BaileysSocket, type: CallLinkType): Promise<string> {
+  const token = await upstream('the call link creation', () => socket.createCallLink(type));
+  if (!token) throw new UpstreamError('WhatsApp did not answer a call link', { retryable: true });
+  return callLink(type, token);
+}
+
+/** Sending (spec 4.2, 4.3), presence, call links and media download over Baileys. */
+export function messagingCapability(runtime: AdapterRuntime): MessagingCapability {
+  return {
+    supports: (type: OutgoingType) => SEND_TYPES[type] === true,
+
+    async send(request: SendRequest): Promise<MessageRecord> {
+      const socket = runtime.connection.openSocket();
+      let content = request.content;
+      if (content.type === 'call-link' && !content.link) content = { ...content, link: await createLink(socket, content.callType) };
+      const plan = outboundPlan({ ...request, content }, { now: () => runtime.now() });
+      const timestamp = new Date(runtime.now());
+      const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
+      const nowSeconds = Math.floor(runtime.now() / 1000);
+      if (plan.via === 'send') {
+        const sent = await upstream(`the ${content.type} message`, () =>
+          socket.sendMessage(plan.jid, plan.content, { timestamp, ...(quoted ? { quoted } : {}) }));
+        if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
+        return sentRecord(sent, plan.jid, nowSeconds);
+      }
+      const message = generateWAMessageFromContent(plan.jid, plan.message, {
+        userJid: ownJid(socket), timestamp, messageId: generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}),
+      });
+      await upstream(`the ${content.type} message`, () => socket.relayMessage(plan.jid, message.message!, {
+        messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),
+      }));
+      return sentRecord(message, plan.jid, nowSeconds);
+    },
+
+    async sendPresence(request: PresenceRequest): Promise<void> {
+      const socket = runtime.connection.openSocket();
+      const jid = toJid(request.to);
+      await upstream('the presence update', () => socket.sendPresenceUpdate(request.status, jid));
+    },
+
+    async createCallLink(type: CallLinkType): Promise<string> {
+      return createLink(runtime.connection.openSocket(), type);
+    },
+
+    async downloadMedia(record: MessageRecord): Promise<MediaBlob | null> {
+      const content = normalizeMessageContent(messageProto(record.message));
+      const type = getContentType(content ?? undefined);
+      if (!content || !type || !MEDIA_TYPES.has(type)) return null;
+      const media = content[type] as proto.Message.IImageMessage & { fileName?: string | null };
+      if (!media?.directPath && !media?.url) return null;
+      const socket = runtime.connection.openSocket();
+      // Baileys derives the decryption keys from the member name; a video note decrypts as a video.
+      const message: WAMessage = { ...recordToWAMessage(record), message: type === 'ptvMessage' ? { videoMessage: content.ptvMessage } : content };
+      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger));
+      return { data, mimetype: media.mimetype || DEFAULT_MIME[type]!, ...(media.fileName ? { fileName: media.fileName } : {}) };
+    },
+  };
+}

@@ -1,0 +1,161 @@
+import type { ChannelEventPayload, EventSink, Logger } from '@parley/core';
+import { STATUS_BROADCAST } from '@parley/core';
+import type { BaileysEventMap, GroupMetadata } from '@whiskeysockets/baileys';
+import type { HealthMonitor } from '../health/health-monitor.js';
+import type { LabelStore } from '../labels/label-store.js';
+import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
+import { mapInboundMessage, type InboundEnv } from '../mapping/inbound-message.js';
+import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
+import { chatChange, contactChange, groupChange, toGroup } from '../mapping/resources.js';
+import type { BaileysSocket } from '../socket.js';
+import type { BoundedCache } from '../util/bounded-cache.js';
+import { normalizeJid } from '../util/jids.js';
+
+/** What the router needs besides the socket. */
+export interface EventRouterDeps {
+  emit: EventSink;
+  health: HealthMonitor;
+  labels: LabelStore;
+  groupCache: BoundedCache<GroupMetadata>;
+  logger: Logger;
+  /** Mapping environment of a socket (own JIDs, LID resolution, clock). */
+  env(socket: BaileysSocket): InboundEnv;
+  /** The instance's `receive_status_message` flag (read only when a status story arrives). */
+  receiveStatusMessages(): Promise<boolean>;
+}
+
+type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) => Promise<void> };
+
+/**
+ * Maps Baileys events of one socket to normalized channel events. Handlers run one at a time in
+ * arrival order (LID lookups and label writes are asynchronous), so events leave in the order
+ * WhatsApp sent them.
+ */
+export class EventRouter {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: EventRouterDeps) {}
+
+  /** Subscribes to a socket's events; answers the function that unsubscribes. */
+  listen(socket: BaileysSocket): () => void {
+    const handlers = this.handlers(socket);
+    type Listener = (payload: BaileysEventMap[keyof BaileysEventMap]) => void;
+    const listeners: [keyof BaileysEventMap, Listener][] = [];
+    for (const [event, handler] of Object.entries(handlers) as [keyof BaileysEventMap, (p: unknown) => Promise<void>][]) {
+      const listener: Listener = (payload) => this.enqueue(event, () => handler(payload));
+      socket.ev.on(event, listener);
+      listeners.push([event, listener]);
+    }
+    return () => {
+      for (const [event, listener] of listeners) socket.ev.off(event, listener);
+    };
+  }
+
+  /** Resolves once every event received so far has been handled (for orderly shutdown and tests). */
+  idle(): Promise<void> {
+    return this.queue;
+  }
+
+  private enqueue(event: string, work: () => Promise<void>): void {
+    this.queue = this.queue.then(work).catch((err: unknown) => {
+      this.deps.logger.error({ err, event }, 'failed to handle a WhatsApp event');
+    });
+  }
+
+  private handlers(socket: BaileysSocket): Handlers {
+    const { emit, health, labels, groupCache } = this.deps;
+    const env = () => this.deps.env(socket);
+    return {
+      'messages.upsert': async ({ messages }) => {
+        for (const msg of messages) {
+          const mapped = await mapInboundMessage(msg, env());
+          if (mapped.kind === 'delete') emit({ type: 'message.delete', chatJid: mapped.chatJid, messageIds: [mapped.messageId] });
+          if (mapped.kind !== 'message') continue;
+          if (mapped.message.chatJid === STATUS_BROADCAST && !(await this.deps.receiveStatusMessages())) continue;
+          emit({ type: 'message', message: mapped.message });
+        }
+      },
+      'messages.update': async (updates) => {
+        for (const update of updates) {
+          const status = await statusFromUpdate(update, env());
+          if (!status) continue;
+          if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
+          if (status.status === 'sent') health.sendAccepted();
+          emit(status);
+        }
+      },
+      'message-receipt.update': async (receipts) => {
+        for (const receipt of receipts) {
+          const status = await statusFromReceipt(receipt, env());
+          if (status) emit(status);
+        }
+      },
+      'messages.delete': async (deletion) => {
+        if (!('keys' in deletion)) return this.deps.logger.debug({ jid: deletion.jid }, 'chat cleared on the phone; records are kept');
+        const byChat = new Map<string, string[]>();
+        for (const key of deletion.keys) {
+          if (!key.remoteJid || !key.id) continue;
+          byChat.set(key.remoteJid, [...(byChat.get(key.remoteJid) ?? []), key.id]);
+        }
+        for (const [chatJid, messageIds] of byChat) emit({ type: 'message.delete', chatJid, messageIds });
+      },
+      'presence.update': async (update) => {
+        for (const event of await presenceEvents(update, env())) emit(event);
+      },
+      call: async (calls) => {
+        for (const call of calls) {
+          const event = callEvent(call, env().now());
+          if (event) emit(event);
+        }
+      },
+      'groups.upsert': async (groups) => {
+        for (const group of groups) groupCache.set(group.id, group);
+        if (groups.length > 0) emit({ type: 'group.update', groups: groups.map(toGroup) });
+      },
+      'groups.update': async (updates) => {
+        const groups = updates.filter((g): g is Partial<GroupMetadata> & { id: string } => typeof g.id === 'string');
+        for (const group of groups) groupCache.del(group.id);
+        if (groups.length > 0) emit({ type: 'group.update', groups: groups.map(groupChange) });
+      },
+      'group-participants.update': async (update) => {
+        groupCache.del(update.id);
+        const event = participantsEvent(update);
+        if (event) emit(event);
+      },
+      'contacts.upsert': async (contacts) => this.emitContacts(contacts),
+      'contacts.update': async (contacts) => this.emitContacts(contacts),
+      'chats.upsert': async (chats) => this.emitChats(chats),
+      'chats.update': async (chats) => this.emitChats(chats),
+      'chats.delete': async (jids) => {
+        if (jids.length > 0) emit({ type: 'chats.delete', jids });
+      },
+      'messaging-history.set': async (set) => {
+        emit(await historyEvent(set, env()));
+      },
+      'labels.edit': async (label) => {
+        if (label.deleted) await labels.remove(label.id);
+        else await labels.put({ id: label.id, name: label.name, color: label.color });
+      },
+      'labels.association': async ({ association, type }) => {
+        if (association.type !== 'label_jid') return;
+        await labels.associate(association.labelId, association.chatId, type === 'add');
+      },
+      'lid-mapping.update': async ({ pn, lid }) => {
+        emit({ type: 'contacts.upsert', contacts: [{ id: normalizeJid(pn), lid: normalizeJid(lid) }] });
+      },
+      'message-capping.update': async (info) => {
+        health.messageCap(info);
+      },
+    };
+  }
+
+  private emitContacts(contacts: Parameters<typeof contactChange>[0][]): void {
+    const changes = contacts.map(contactChange).filter((c) => c !== undefined);
+    if (changes.length > 0) this.deps.emit({ type: 'contacts.upsert', contacts: changes } satisfies ChannelEventPayload);
+  }
+
+  private emitChats(chats: Parameters<typeof chatChange>[0][]): void {
+    const changes = chats.map(chatChange).filter((c) => c !== undefined);
+    if (changes.length > 0) this.deps.emit({ type: 'chats.upsert', chats: changes });
+  }
+}

@@ -1,0 +1,69 @@
+import type { CallStatus, ChannelEventPayload, MessageRecord, PresenceStatus } from '@parley/core';
+import type { BaileysEventMap, WACallEvent } from '@whiskeysockets/baileys';
+import { userPart } from '../util/jids.js';
+import { mapInboundMessage, resolvePn, type InboundEnv } from './inbound-message.js';
+import { fullChat, fullContact, participantJid } from './resources.js';
+
+type Payload<T extends ChannelEventPayload['type']> = Extract<ChannelEventPayload, { type: T }>;
+
+const PRESENCES = new Set<PresenceStatus>(['unavailable', 'available', 'composing', 'recording', 'paused']);
+const CALL_STATUSES = new Set<CallStatus>(['offer', 'ringing', 'accept', 'reject', 'timeout', 'terminate']);
+const PARTICIPANT_ACTIONS = new Set(['add', 'remove', 'promote', 'demote']);
+
+/** One presence event per member listed in a `presence.update`. */
+export async function presenceEvents(update: BaileysEventMap['presence.update'], env: InboundEnv): Promise<Payload<'presence'>[]> {
+  const chatJid = (await resolvePn(env, update.id, undefined)) ?? update.id;
+  const out: Payload<'presence'>[] = [];
+  for (const [member, data] of Object.entries(update.presences)) {
+    if (!PRESENCES.has(data.lastKnownPresence)) continue;
+    const jid = (await resolvePn(env, member, undefined)) ?? member;
+    out.push({ type: 'presence', jid, status: data.lastKnownPresence, chatJid });
+  }
+  return out;
+}
+
+/** A call event; signalling-only updates (transport, pre-accept, latency) answer undefined. */
+export function callEvent(call: WACallEvent, nowSeconds: number): Payload<'call'> | undefined {
+  if (!CALL_STATUSES.has(call.status as CallStatus)) return undefined;
+  const fromJid = call.callerPn ?? call.from;
+  return {
+    type: 'call',
+    callId: call.id,
+    from: userPart(fromJid),
+    fromJid,
+    status: call.status as CallStatus,
+    isVideo: call.isVideo === true,
+    isGroup: call.isGroup === true,
+    timestamp: call.date instanceof Date && !Number.isNaN(call.date.getTime()) ? Math.floor(call.date.getTime() / 1000) : nowSeconds,
+  };
+}
+
+/** A participant change; `modify` (a member's LID/number change) has no spec counterpart. */
+export function participantsEvent(update: BaileysEventMap['group-participants.update']): Payload<'group.participants'> | undefined {
+  if (!PARTICIPANT_ACTIONS.has(update.action)) return undefined;
+  const author = update.authorPn || update.author;
+  return {
+    type: 'group.participants',
+    groupJid: update.id,
+    action: update.action as Payload<'group.participants'>['action'],
+    participants: update.participants.map(participantJid),
+    ...(author ? { author } : {}),
+  };
+}
+
+/** A history sync chunk: records of its messages, its chats and contacts. */
+export async function historyEvent(set: BaileysEventMap['messaging-history.set'], env: InboundEnv): Promise<Payload<'history'>> {
+  const messages: MessageRecord[] = [];
+  for (const msg of set.messages) {
+    const mapped = await mapInboundMessage(msg, env);
+    if (mapped.kind === 'message' && !mapped.message.edit) messages.push(mapped.message.record);
+  }
+  return {
+    type: 'history',
+    messages,
+    chats: set.chats.map(fullChat).filter((c) => c !== undefined),
+    contacts: set.contacts.map(fullContact).filter((c) => c !== undefined),
+    isLatest: set.isLatest === true,
+    ...(typeof set.progress === 'number' ? { progress: set.progress } : {}),
+  };
+}

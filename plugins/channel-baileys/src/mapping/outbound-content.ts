@@ -1,0 +1,170 @@
+import { toJid, ValidationError, type MessageKey, type OutgoingContent, type OutgoingType, type SendRequest } from '@parley/core';
+import { CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey } from '@whiskeysockets/baileys';
+import { NATIVE_FLOW_NODES, actionButtons, interactive, pixButton, quickReplies } from './outbound-interactive.js';
+import { buildVcard } from './outbound-vcard.js';
+
+/**
+ * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
+ * proto message handed to `relayMessage` for what it has no builder for (interactive flows, live
+ * location, product cards).
+ */
+export type OutboundPlan =
+  | { via: 'send'; jid: string; content: AnyMessageContent }
+  | { via: 'relay'; jid: string; message: proto.IMessage; additionalNodes?: BinaryNode[] };
+
+/** What building a plan needs from the outside. */
+export interface OutboundEnv {
+  /** Unix ms now (group-invite expiry). */
+  now(): number;
+}
+
+/** Every send type, each mapped below; a missing one fails to compile. */
+export const SEND_TYPES: Record<OutgoingType, true> = {
+  text: true, image: true, audio: true, video: true, document: true, sticker: true, 'video-note': true, contact: true, contacts: true,
+  location: true, 'live-location': true, link: true, reaction: true, title: true, button_reply: true, button_action: true, survey: true,
+  poll: true, pix: true, event: true, pin: true, unpin: true, 'call-link': true, product: true, 'group-invite': true, 'request-phone': true,
+};
+
+/** Pin durations WhatsApp offers: 24 hours, 7 days, 30 days. */
+const PIN_DURATIONS = [86_400, 604_800, 2_592_000] as const;
+/** Invites sent as messages stay valid for three days, like the ones WhatsApp's apps send. */
+const INVITE_TTL_SECONDS = 3 * 86_400;
+
+/** The shortest pin duration WhatsApp offers that covers `seconds`. */
+export function pinDuration(seconds: number): (typeof PIN_DURATIONS)[number] {
+  return PIN_DURATIONS.find((d) => d >= seconds) ?? PIN_DURATIONS[PIN_DURATIONS.length - 1]!;
+}
+
+/** A WhatsApp call link for a token from `createCallLink`. */
+export function callLink(type: 'audio' | 'video', token: string): string {
+  return `${type === 'video' ? CALL_VIDEO_PREFIX : CALL_AUDIO_PREFIX}${token}`;
+}
+
+function protoKey(key: MessageKey): WAMessageKey {
+  return { remoteJid: key.remoteJid, fromMe: key.fromMe, id: key.id, ...(key.participant ? { participant: key.participant } : {}) };
+}
+
+function withCaption<T extends object>(content: T, caption: string | undefined): T & { caption?: string } {
+  return caption ? { ...content, caption } : content;
+}
+
+/** Maps one send request onto Baileys message content. */
+export function outboundPlan(request: SendRequest, env: OutboundEnv): OutboundPlan {
+  const content: OutgoingContent = request.content;
+  switch (content.type) {
+    case 'reaction':
+      return { via: 'send', jid: content.target.remoteJid, content: { react: { text: content.emoji, key: protoKey(content.target) } } };
+    case 'pin':
+      return {
+        via: 'send', jid: content.target.remoteJid,
+        content: { pin: protoKey(content.target), type: proto.PinInChat.Type.PIN_FOR_ALL, time: pinDuration(content.duration) },
+      };
+    case 'unpin':
+      return { via: 'send', jid: content.target.remoteJid, content: { pin: protoKey(content.target), type: proto.PinInChat.Type.UNPIN_FOR_ALL } };
+    default:
+      return planFor(toJid(request.to), content, env);
+  }
+}
+
+function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reaction' | 'pin' | 'unpin' }>, env: OutboundEnv): OutboundPlan {
+  const send = (c: AnyMessageContent): OutboundPlan => ({ via: 'send', jid, content: c });
+  const relay = (message: proto.IMessage, additionalNodes?: BinaryNode[]): OutboundPlan => ({
+    via: 'relay', jid, message, ...(additionalNodes ? { additionalNodes } : {}),
+  });
+  switch (content.type) {
+    case 'text':
+      // Never let Baileys fetch URLs found in user text: previews come only from the `link` type.
+      return send({ text: content.text, linkPreview: null });
+    case 'image':
+      return send(withCaption({ image: content.media.data, mimetype: content.media.mimetype }, content.caption));
+    case 'audio':
+      return send({ audio: content.media.data, mimetype: content.media.mimetype, ptt: content.ptt === true });
+    case 'video':
+      return send(withCaption({ video: content.media.data, mimetype: content.media.mimetype }, content.caption));
+    case 'document':
+      return send(withCaption({ document: content.media.data, mimetype: content.mimetype, fileName: content.fileName }, content.caption));
+    case 'sticker':
+      return send({ sticker: content.media.data, mimetype: content.media.mimetype });
+    case 'video-note':
+      return send({ video: content.media.data, mimetype: content.media.mimetype, ptv: true });
+    case 'contact':
+      return send({ contacts: { displayName: content.contact.fullName, contacts: [{ displayName: content.contact.fullName, vcard: buildVcard(content.contact) }] } });
+    case 'contacts':
+      return send({
+        contacts: { displayName: content.displayName, contacts: content.contacts.map((c) => ({ displayName: c.fullName, vcard: buildVcard(c) })) },
+      });
+    case 'location':
+      return send({
+        location: {
+          degreesLatitude: content.latitude, degreesLongitude: content.longitude,
+          ...(content.name ? { name: content.name } : {}), ...(content.address ? { address: content.address } : {}),
+        },
+      });
+    case 'live-location':
+      return relay({
+        liveLocationMessage: {
+          degreesLatitude: content.latitude, degreesLongitude: content.longitude, ...(content.caption ? { caption: content.caption } : {}),
+        },
+      });
+    case 'link': {
+      const text = content.text.includes(content.sourceUrl) ? content.text : `${content.text}\n${content.sourceUrl}`;
+      return send({
+        text,
+        linkPreview: {
+          'canonical-url': content.sourceUrl,
+          'matched-text': content.sourceUrl,
+          title: content.title,
+          ...(content.description ? { description: content.description } : {}),
+          ...(content.thumbnail ? { jpegThumbnail: content.thumbnail.data } : {}),
+          ...(content.thumbnailUrl ? { originalThumbnailUrl: content.thumbnailUrl } : {}),
+        },
+      });
+    }
+    case 'title':
+      return relay(interactive({ title: content.title, text: content.text, ...(content.footer ? { footer: content.footer } : {}), buttons: [] }), NATIVE_FLOW_NODES);
+    case 'button_reply':
+      return relay(interactive({
+        ...(content.header ? { title: content.header.title } : {}), text: content.text, ...(content.footer ? { footer: content.footer } : {}),
+        buttons: quickReplies(content.buttons),
+      }), NATIVE_FLOW_NODES);
+    case 'button_action':
+      return relay(interactive({
+        ...(content.header ? { title: content.header.title } : {}), text: content.text, ...(content.footer ? { footer: content.footer } : {}),
+        buttons: actionButtons(content.buttons),
+      }), NATIVE_FLOW_NODES);
+    case 'pix':
+      return relay(interactive({ title: content.title, text: content.text, buttons: [pixButton(content)] }), NATIVE_FLOW_NODES);
+    case 'survey':
+      // A survey lets each person pick one option; `poll` takes the count from the caller.
+      return send({ poll: { name: content.name, values: content.options, selectableCount: 1 } });
+    case 'poll':
+      return send({ poll: { name: content.name, values: content.values, selectableCount: content.selectableCount } });
+    case 'event': {
+      const location = content.locationName || content.locationAddress
+        ? { location: { ...(content.locationName ? { name: content.locationName } : {}), ...(content.locationAddress ? { address: content.locationAddress } : {}) } }
+        : {};
+      return send({
+        event: {
+          name: content.name, ...(content.description ? { description: content.description } : {}), startDate: new Date(content.startTime * 1000),
+          ...location,
+        },
+      });
+    }
+    case 'call-link':
+      if (!content.link) throw new ValidationError('call-link needs a link created with createCallLink');
+      return send({ text: content.caption ? `${content.caption}\n${content.link}` : content.link, linkPreview: null });
+    case 'product':
+      // WhatsApp's product card names the product and its owner; the recipient's app loads the rest
+      // from that business's catalog (the card has no field for a catalog id).
+      return relay({ productMessage: { product: { productId: content.productId }, businessOwnerJid: toJid(content.businessOwnerJid, 'businessOwnerJid') } });
+    case 'group-invite':
+      return send({
+        groupInvite: {
+          inviteCode: content.inviteCode, inviteExpiration: Math.floor(env.now() / 1000) + INVITE_TTL_SECONDS, text: content.caption ?? '',
+          jid: content.groupJid, subject: content.groupName,
+        },
+      });
+    case 'request-phone':
+      return send({ requestPhoneNumber: true });
+  }
+}

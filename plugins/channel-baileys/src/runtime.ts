@@ -1,0 +1,35 @@
+import type { ChannelContext, Logger } from '@parley/core';
+import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
+import type { ConnectionManager } from './connection/connection-manager.js';
+import type { LabelStore } from './labels/label-store.js';
+import type { BaileysSocket } from './socket.js';
+import type { BoundedCache } from './util/bounded-cache.js';
+import { normalizeJid } from './util/jids.js';
+
+/** Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default). */
+export type MediaDownloader = (message: WAMessage, socket: BaileysSocket, logger: Logger) => Promise<Buffer>;
+
+/** What every capability of one adapter shares. */
+export interface AdapterRuntime {
+  readonly context: ChannelContext;
+  readonly connection: ConnectionManager;
+  readonly labels: LabelStore;
+  readonly groupCache: BoundedCache<GroupMetadata>;
+  readonly logger: Logger;
+  /** When true, user-supplied URLs (catalog images) may point to private networks. */
+  readonly allowPrivateUrls: boolean;
+  readonly download: MediaDownloader;
+  /** Unix ms. */
+  now(): number;
+}
+
+/** The open socket (ConflictError while not connected). */
+export function openSocket(runtime: AdapterRuntime): BaileysSocket {
+  return runtime.connection.openSocket();
+}
+
+/** The account's own JID without device suffix. */
+export function ownJid(socket: BaileysSocket): string {
+  if (!socket.user?.id) throw new Error('socket has no user');
+  return normalizeJid(socket.user.id);
+}

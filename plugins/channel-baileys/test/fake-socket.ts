@@ -1,0 +1,225 @@
+import { EventEmitter } from 'node:events';
+import {
+  addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, type BaileysEventEmitter, type BaileysEventMap, type Contact,
+  type SocketConfig, type UserFacingSocketConfig, type WAMediaUploadFunction,
+} from '@whiskeysockets/baileys';
+import type { BaileysSocket, SocketFactory } from '../src/socket.js';
+
+/** One call the adapter made on a fake socket. */
+export interface SocketCall {
+  method: string;
+  args: unknown[];
+}
+
+/** Test controls of a fake socket. */
+export interface FakeControls {
+  /** The configuration the adapter built the socket with. */
+  readonly config: UserFacingSocketConfig;
+  readonly calls: SocketCall[];
+  /** Answer of a method by name (instead of its default). */
+  readonly results: Map<string, unknown>;
+  /** Error a method throws by name. */
+  readonly failures: Map<string, Error>;
+  ended: boolean;
+  /** Emits a Baileys event the way the socket's event buffer does. */
+  emit<E extends keyof BaileysEventMap>(event: E, payload: BaileysEventMap[E]): void;
+  /** Pushes a new QR code. */
+  showQr(qr: string): void;
+  /** Opens the connection as `user`. */
+  open(user: Contact): void;
+  /** Closes the connection with a Boom-shaped error of `code`. */
+  close(code: number, message?: string): void;
+  /** Arguments of every call to `method`. */
+  callsTo(method: string): unknown[][];
+}
+
+export type FakeSocket = BaileysSocket & FakeControls;
+
+/** An error shaped like Baileys' Boom errors (`output.statusCode`). */
+export function boom(code: number, message = `boom ${code}`): Error {
+  return Object.assign(new Error(message), { isBoom: true, output: { statusCode: code, payload: { message } } });
+}
+
+type Logger = SocketConfig['logger'];
+const silent: Logger = { level: 'silent', child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Media "uploads" answer fixed WhatsApp paths, so Baileys builds real media messages offline. */
+const fakeUpload: WAMediaUploadFunction = async (_path, { mediaType }) => ({
+  mediaUrl: `https://mmg.whatsapp.net/v/t62/${mediaType}`, directPath: `/v/t62/${mediaType}`,
+});
+
+/**
+ * A socket that behaves like Baileys' on the surface the adapter uses: the same event names on an
+ * EventEmitter `ev`, messages built by Baileys' own `generateWAMessage` (proto classes included), the
+ * real signal repository (LID mapping, session deletion) over the adapter's auth state, and every
+ * other method recorded and answered from {@link FakeControls.results}.
+ */
+export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
+  const ev = new EventEmitter();
+  const calls: SocketCall[] = [];
+  const results = new Map<string, unknown>();
+  const failures = new Map<string, Error>();
+  const keys = addTransactionCapability(config.auth.keys, silent, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
+  const signalRepository = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: config.auth.creds, keys }, silent);
+  const deleteSession = signalRepository.deleteSession.bind(signalRepository);
+
+  const record = (method: string, args: unknown[]) => {
+    calls.push({ method, args });
+    const failure = failures.get(method);
+    if (failure) throw failure;
+  };
+  const stub = (method: string, fallback: (...args: never[]) => unknown = () => undefined) =>
+    async (...args: unknown[]) => {
+      record(method, args);
+      return results.has(method) ? results.get(method) : fallback(...(args as never[]));
+    };
+
+  const socket = {
+    config,
+    calls,
+    results,
+    failures,
+    ended: false,
+    ev: ev as unknown as BaileysEventEmitter,
+    user: undefined as Contact | undefined,
+    authState: { creds: config.auth.creds, keys },
+    signalRepository: Object.assign(signalRepository, {
+      deleteSession: async (jids: string[]) => {
+        record('deleteSession', [jids]);
+        await deleteSession(jids);
+      },
+    }),
+    emit(event: string, payload: unknown) {
+      ev.emit(event, payload);
+    },
+    showQr(qr: string) {
+      ev.emit('connection.update', { qr });
+    },
+    open(user: Contact) {
+      socket.user = user;
+      config.auth.creds.me = user;
+      config.auth.creds.registered = true;
+      ev.emit('connection.update', { connection: 'open' });
+    },
+    close(code: number, message?: string) {
+      ev.emit('connection.update', { connection: 'close', lastDisconnect: { error: boom(code, message), date: new Date(0) } });
+    },
+    callsTo(method: string) {
+      return calls.filter((c) => c.method === method).map((c) => c.args);
+    },
+    async end(error: Error | undefined) {
+      record('end', [error]);
+      if (socket.ended) return;
+      socket.ended = true;
+      ev.emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date(0) } });
+    },
+    async logout(msg?: string) {
+      record('logout', [msg]);
+      await socket.end(boom(401, msg ?? 'Intentional Logout'));
+    },
+    requestPairingCode: stub('requestPairingCode', () => 'ABCD1234'),
+    resyncAppState: stub('resyncAppState'),
+    fetchAccountReachoutTimelock: async () => {
+      record('fetchAccountReachoutTimelock', []);
+      const state = (results.get('fetchAccountReachoutTimelock') as object | undefined) ?? { isActive: false };
+      ev.emit('connection.update', { reachoutTimeLock: state });
+      return state;
+    },
+    async sendMessage(jid: string, content: unknown, options: Record<string, unknown> = {}) {
+      record('sendMessage', [jid, content, options]);
+      if (results.has('sendMessage')) return results.get('sendMessage');
+      return generateWAMessage(jid, content as never, {
+        logger: silent, userJid: socket.user?.id ?? '', upload: fakeUpload, ...options,
+      });
+    },
+    relayMessage: stub('relayMessage', (_jid: string, _message: unknown, opts: { messageId?: string }) => opts.messageId),
+    sendPresenceUpdate: stub('sendPresenceUpdate'),
+    createCallLink: stub('createCallLink', () => 'Xq3PZnd8BQw'),
+    updateMediaMessage: stub('updateMediaMessage', (m: unknown) => m),
+    readMessages: stub('readMessages'),
+    chatModify: stub('chatModify'),
+    presenceSubscribe: stub('presenceSubscribe'),
+    fetchPrivacySettings: stub('fetchPrivacySettings', () => ({})),
+    addOrEditContact: stub('addOrEditContact'),
+    removeContact: stub('removeContact'),
+    updateBlockStatus: stub('updateBlockStatus'),
+    fetchBlocklist: stub('fetchBlocklist', () => []),
+    fetchStatus: stub('fetchStatus', () => []),
+    onWhatsApp: stub('onWhatsApp', () => []),
+    addLabel: stub('addLabel'),
+    addChatLabel: stub('addChatLabel'),
+    removeChatLabel: stub('removeChatLabel'),
+    updateProfilePicture: stub('updateProfilePicture'),
+    removeProfilePicture: stub('removeProfilePicture'),
+    profilePictureUrl: stub('profilePictureUrl'),
+    updateProfileName: stub('updateProfileName'),
+    updateProfileStatus: stub('updateProfileStatus'),
+    getBusinessProfile: stub('getBusinessProfile'),
+    groupMetadata: stub('groupMetadata'),
+    groupCreate: stub('groupCreate'),
+    groupLeave: stub('groupLeave'),
+    groupUpdateSubject: stub('groupUpdateSubject'),
+    groupUpdateDescription: stub('groupUpdateDescription'),
+    groupSettingUpdate: stub('groupSettingUpdate'),
+    groupParticipantsUpdate: stub('groupParticipantsUpdate', () => []),
+    groupRequestParticipantsList: stub('groupRequestParticipantsList', () => []),
+    groupRequestParticipantsUpdate: stub('groupRequestParticipantsUpdate', () => []),
+    groupInviteCode: stub('groupInviteCode'),
+    groupGetInviteInfo: stub('groupGetInviteInfo'),
+    groupFetchAllParticipating: stub('groupFetchAllParticipating', () => ({})),
+    communityMetadata: stub('communityMetadata'),
+    communityCreate: stub('communityCreate'),
+    communityCreateGroup: stub('communityCreateGroup'),
+    communityLeave: stub('communityLeave'),
+    communityUpdateSubject: stub('communityUpdateSubject'),
+    communityUpdateDescription: stub('communityUpdateDescription'),
+    communityInviteCode: stub('communityInviteCode'),
+    communityAcceptInvite: stub('communityAcceptInvite'),
+    communityGetInviteInfo: stub('communityGetInviteInfo'),
+    communityRequestParticipantsList: stub('communityRequestParticipantsList', () => []),
+    communityRequestParticipantsUpdate: stub('communityRequestParticipantsUpdate', () => []),
+    communityParticipantsUpdate: stub('communityParticipantsUpdate', () => []),
+    communityToggleEphemeral: stub('communityToggleEphemeral'),
+    communitySettingUpdate: stub('communitySettingUpdate'),
+    communityMemberAddMode: stub('communityMemberAddMode'),
+    communityJoinApprovalMode: stub('communityJoinApprovalMode'),
+    communityFetchAllParticipating: stub('communityFetchAllParticipating', () => ({})),
+    communityFetchLinkedGroups: stub('communityFetchLinkedGroups', (jid: string) => ({ communityJid: jid, isCommunity: true, linkedGroups: [] })),
+    getCatalog: stub('getCatalog', () => ({ products: [], nextPageCursor: undefined })),
+    getCollections: stub('getCollections', () => ({ collections: [] })),
+    productCreate: stub('productCreate'),
+    productUpdate: stub('productUpdate'),
+    productDelete: stub('productDelete', () => ({ deleted: 1 })),
+    getOrderDetails: stub('getOrderDetails'),
+    rejectCall: stub('rejectCall'),
+  } satisfies Record<keyof BaileysSocket, unknown> & Omit<FakeControls, 'results' | 'failures' | 'calls' | 'config'>;
+  return socket as unknown as FakeSocket;
+}
+
+/** A socket factory that keeps every socket it built, newest last. */
+export class FakeSockets {
+  readonly all: FakeSocket[] = [];
+  private waiting: ((socket: FakeSocket) => void)[] = [];
+
+  readonly factory: SocketFactory = (config) => {
+    const socket = createFakeSocket(config);
+    this.all.push(socket);
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve(socket);
+    return socket;
+  };
+
+  /** The newest socket. */
+  last(): FakeSocket {
+    const socket = this.all[this.all.length - 1];
+    if (!socket) throw new Error('no socket was created');
+    return socket;
+  }
+
+  /** Resolves with the next socket the adapter builds (or the newest, when `count` already exist). */
+  next(count = this.all.length + 1): Promise<FakeSocket> {
+    if (this.all.length >= count) return Promise.resolve(this.all[count - 1]!);
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+}

@@ -1,0 +1,14 @@
+import { definePlugin, Tokens } from '@parley/core';
+import { metaGraphOptionsSchema, type MetaGraphOptions } from '@parley/meta-graph';
+import { createInstagramDriver } from './instagram.driver.js';
+
+/** Registers the `instagram` channel driver (Instagram Messaging through Meta's Graph API). */
+export default definePlugin<Partial<MetaGraphOptions>>({
+  name: '@parley/channel-instagram',
+  kind: 'channel',
+  coreVersion: '^0.1.0',
+  optionsSchema: metaGraphOptionsSchema,
+  register({ container, options, logger }) {
+    container.register(Tokens.ChannelDriver, { useValue: createInstagramDriver({ ...options, logger }) });
+  },
+});

@@ -1,0 +1,327 @@
+import { after, before, beforeEach, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import type { ChannelEventPayload, InboundMessage, MessageContent, SocialLink } from '@parley/core';
+import { MemoryStorage } from '@parley/storage-memory';
+import {
+  createDriverHarness, signatureHeader, startMockGraph, testInstance, type DriverHarness, type MockGraph,
+} from '@parley/meta-graph/testing';
+import { createInstagramDriver } from '../src/index.js';
+
+const ACCOUNT = '17841405822304914';
+const USER = '6543210987654321';
+const APP_SECRET = 'test-app-secret-0123456789abcdef';
+const CDN = 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=';
+
+function fixture(name: string): Buffer {
+  return readFileSync(new URL(`../../test/fixtures/${name}.json`, import.meta.url));
+}
+
+/** The `mid` (or read/reaction mid) of a fixture's first event, so expectations name the ids Meta sent. */
+function midOf(name: string): string {
+  const event = JSON.parse(fixture(name).toString('utf8')).entry[0].messaging[0];
+  return (event.message ?? event.read ?? event.reaction).mid;
+}
+
+function link(overrides: Partial<SocialLink> = {}): SocialLink {
+  return {
+    channel: 'instagram', accountId: ACCOUNT, accessToken: 'EAAGtestaccesstoken0000000000', appSecret: APP_SECRET,
+    verifyToken: 'verify-token-instagram-1234', username: 'parley.shop', linkedAt: 1_700_000_000_000, ...overrides,
+  };
+}
+
+function signed(body: Buffer, secret = APP_SECRET): Record<string, string> {
+  return { 'content-type': 'application/json', 'x-hub-signature-256': signatureHeader(body, secret) };
+}
+
+/** A received message from USER with the given id, timestamp, content and record member. */
+function received(id: string, timestamp: number, content: InboundMessage['content'], message: MessageContent, extra: Partial<InboundMessage> = {}): ChannelEventPayload {
+  return {
+    type: 'message',
+    message: {
+      id, chatJid: USER, from: USER, fromUserId: USER, fromMe: false, timestamp, chatType: 'individual', content, ...extra,
+      record: {
+        key: { remoteJid: USER, fromMe: false, id }, message, messageTimestamp: String(timestamp), status: 'DELIVERY_ACK', provider: 'instagram',
+      },
+    },
+  };
+}
+
+describe('instagram webhook: inbound mapping', () => {
+  let storage: MemoryStorage;
+  let harness: DriverHarness;
+
+  beforeEach(async () => {
+    storage = new MemoryStorage();
+    await storage.init();
+    harness = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
+  });
+
+  async function deliver(name: string): Promise<ChannelEventPayload[]> {
+    const body = fixture(name);
+    const answer = await harness.notify(body, signed(body));
+    assert.equal(answer.status, 200);
+    return harness.emitted;
+  }
+
+  it('maps a text message (message-text-instagram)', async () => {
+    const mid = midOf('ig-text');
+    assert.deepStrictEqual(await deliver('ig-text'), [
+      received(mid, 1718000000, { type: 'text', body: 'Hi! Is the blue jacket still available?' }, {
+        extendedTextMessage: { text: 'Hi! Is the blue jacket still available?' },
+      }),
+    ]);
+    assert.deepStrictEqual(harness.emitters, ['ins_ig']);
+  });
+
+  it('maps an image with the CDN link (message-image-instagram)', async () => {
+    const mid = midOf('ig-image');
+    const url = `${CDN}17902139405000001&signature=AbxQ3kZ-image`;
+    assert.deepStrictEqual(await deliver('ig-image'), [
+      received(mid, 1718000001, { type: 'image', media: { id: mid, mimeType: 'image/jpeg', sha256: '', link: url } }, {
+        imageMessage: { url, mimetype: 'image/jpeg' },
+      }),
+    ]);
+  });
+
+  it('maps a shared reel to a video whose link is the reel (message-reel-instagram)', async () => {
+    const mid = midOf('ig-reel');
+    const url = `${CDN}18034567890123456&signature=AbxQ3kZ-reel`;
+    assert.deepStrictEqual(await deliver('ig-reel'), [
+      received(mid, 1718000002, {
+        type: 'video', media: { id: '18034567890123456', mimeType: 'video/mp4', sha256: '', link: url, caption: 'Summer collection drop' },
+      }, { videoMessage: { url, mimetype: 'video/mp4', caption: 'Summer collection drop' } }),
+    ]);
+  });
+
+  it('maps a story reply to text with context.story (message-story-reply-instagram)', async () => {
+    const mid = midOf('ig-story-reply');
+    const story = { url: `${CDN}17951234567890123&signature=AbxQ3kZ-story`, id: '17951234567890123' };
+    assert.deepStrictEqual(await deliver('ig-story-reply'), [
+      received(mid, 1718000003, { type: 'text', body: 'Where can I buy this?' }, {
+        extendedTextMessage: { text: 'Where can I buy this?', contextInfo: { story } },
+      }, { context: { story } }),
+    ]);
+  });
+
+  it('maps a story mention to an image (message-story-mention-instagram)', async () => {
+    const mid = midOf('ig-story-mention');
+    const url = `${CDN}17961234567890124&signature=AbxQ3kZ-mention`;
+    assert.deepStrictEqual(await deliver('ig-story-mention'), [
+      received(mid, 1718000004, { type: 'image', media: { id: mid, mimeType: 'image/jpeg', sha256: '', link: url } }, {
+        imageMessage: { url, mimetype: 'image/jpeg' },
+      }),
+    ]);
+  });
+
+  it('maps is_unsupported and unhandled attachment types to unsupported (message-unsupported-instagram)', async () => {
+    await deliver('ig-unsupported');
+    await deliver('ig-share');
+    assert.deepStrictEqual(harness.emitted, [
+      received(midOf('ig-unsupported'), 1718000005, { type: 'unsupported', typeName: 'unsupported' }, { unsupportedMessage: { type: 'unsupported' } }),
+      received(midOf('ig-share'), 1718000005, { type: 'unsupported', typeName: 'share' }, { unsupportedMessage: { type: 'share' } }),
+    ]);
+  });
+
+  it('maps messaging_seen to a read status with the message id (status-read-instagram)', async () => {
+    assert.deepStrictEqual(await deliver('ig-read'), [
+      { type: 'message.status', messageId: midOf('ig-read'), chatJid: USER, recipientId: USER, status: 'read', timestamp: 1718000006 },
+    ]);
+  });
+
+  it('maps an echo of the account\'s own message to a from-me message in the user\'s chat', async () => {
+    const mid = midOf('ig-echo');
+    assert.deepStrictEqual(await deliver('ig-echo'), [{
+      type: 'message',
+      message: {
+        id: mid, chatJid: USER, from: ACCOUNT, fromUserId: ACCOUNT, fromMe: true, timestamp: 1718000007, chatType: 'individual',
+        content: { type: 'text', body: 'Yes, it is! Which size?' },
+        record: {
+          key: { remoteJid: USER, fromMe: true, id: mid }, message: { extendedTextMessage: { text: 'Yes, it is! Which size?' } },
+          messageTimestamp: '1718000007', status: 'SERVER_ACK', provider: 'instagram',
+        },
+      },
+    }]);
+  });
+
+  it('maps a reply to a message to context.id', async () => {
+    const quoted = midOf('ig-echo');
+    assert.deepStrictEqual(await deliver('ig-reply'), [
+      received(midOf('ig-reply'), 1718000008, { type: 'text', body: 'Medium, please' }, {
+        extendedTextMessage: { text: 'Medium, please', contextInfo: { stanzaId: quoted } },
+      }, { context: { id: quoted } }),
+    ]);
+  });
+
+  it('maps a reaction (escaped unicode in the signed body) to a reaction message', async () => {
+    const target = midOf('ig-reaction');
+    const id = `${target}-reaction-1718000009000`;
+    assert.deepStrictEqual(await deliver('ig-reaction'), [
+      received(id, 1718000009, { type: 'reaction', messageId: target, emoji: '❤️' }, {
+        reactionMessage: { key: { remoteJid: USER, id: target }, text: '❤️' },
+      }),
+    ]);
+  });
+
+  it('maps a deleted message to message.delete', async () => {
+    assert.deepStrictEqual(await deliver('ig-deleted'), [
+      { type: 'message.delete', chatJid: USER, messageIds: [midOf('ig-deleted')] },
+    ]);
+  });
+});
+
+describe('instagram webhook: signatures, verification, redelivery', () => {
+  let storage: MemoryStorage;
+  let harness: DriverHarness;
+
+  beforeEach(async () => {
+    storage = new MemoryStorage();
+    await storage.init();
+    harness = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
+  });
+
+  it('answers 401 and emits nothing for a signature made with another secret', async () => {
+    const body = fixture('ig-text');
+    const answer = await harness.notify(body, signed(body, 'some-other-app-secret'));
+    assert.deepStrictEqual(answer, { status: 401, body: { status: 401, error: { code: 'unauthorized', message: 'invalid x-hub-signature-256 signature' } } });
+    assert.deepStrictEqual(harness.emitted, []);
+  });
+
+  it('answers 401 and emits nothing when the body was changed after signing', async () => {
+    const body = fixture('ig-text');
+    const tampered = Buffer.from(body.toString('utf8').replace('blue jacket', 'red jacket'));
+    const answer = await harness.notify(tampered, signed(body));
+    assert.equal(answer.status, 401);
+    assert.deepStrictEqual(harness.emitted, []);
+  });
+
+  it('answers 401 and emits nothing without a signature, or with a malformed one', async () => {
+    const body = fixture('ig-text');
+    assert.deepStrictEqual(await harness.notify(body, { 'content-type': 'application/json' }), {
+      status: 401, body: { status: 401, error: { code: 'unauthorized', message: 'missing x-hub-signature-256 header' } },
+    });
+    assert.equal((await harness.notify(body, { 'x-hub-signature-256': 'sha1=abc' })).status, 401);
+    assert.equal((await harness.notify(body, { 'X-Hub-Signature-256': signatureHeader(body, 'wrong') })).status, 401);
+    assert.deepStrictEqual(harness.emitted, []);
+  });
+
+  it('answers 400 for a body of another object type', async () => {
+    const body = Buffer.from(JSON.stringify({ object: 'page', entry: [{ id: ACCOUNT, time: 1, messaging: [] }] }));
+    assert.equal((await harness.notify(body, signed(body))).status, 400);
+    assert.deepStrictEqual(harness.emitted, []);
+  });
+
+  it('skips entries of accounts no instance links, answering 200', async () => {
+    const body = Buffer.from(fixture('ig-text').toString('utf8').replaceAll(ACCOUNT, '17841400000000999'));
+    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 0 } });
+    assert.deepStrictEqual(harness.emitted, []);
+  });
+
+  it('answers the challenge as text/plain for the right verify token', async () => {
+    const answer = await harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '1158201444' });
+    assert.deepStrictEqual(answer, { status: 200, body: '1158201444', contentType: 'text/plain' });
+  });
+
+  it('answers 403 for a wrong verify token, a wrong mode or a missing challenge', async () => {
+    const queries: Record<string, string>[] = [
+      { 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-123', 'hub.challenge': '1158201444' },
+      { 'hub.mode': 'unsubscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '1158201444' },
+      { 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234' },
+    ];
+    for (const query of queries) {
+      assert.deepStrictEqual(await harness.verify(query), { status: 403, body: { status: 403, error: { code: 'forbidden', message: 'verification failed' } } });
+    }
+  });
+
+  it('emits a redelivered message once, also after a restart on the same storage', async () => {
+    const body = fixture('ig-text');
+    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 1 } });
+    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 0 } });
+    assert.equal(harness.emitted.length, 1);
+
+    const restarted = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
+    assert.deepStrictEqual(await restarted.notify(body, signed(body)), { status: 200, body: { received: 0 } });
+    assert.deepStrictEqual(restarted.emitted, []);
+  });
+
+  it('emits two racing deliveries of one message once', async () => {
+    const body = fixture('ig-image');
+    const answers = await Promise.all([harness.notify(body, signed(body)), harness.notify(body, signed(body))]);
+    assert.deepStrictEqual(answers.map((answer) => answer.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
+      { received: 0 }, { received: 1 },
+    ]);
+    assert.equal(harness.emitted.length, 1);
+  });
+
+  it('routes each entry to the instance linking its account, each verified with its app secret', async () => {
+    const other = '17841400000000222';
+    const twoAccounts = testInstance('ins_other', [link({ accountId: other, verifyToken: 'verify-token-other-00000' })]);
+    const both = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()]), twoAccounts]);
+    const parsed = JSON.parse(fixture('ig-text').toString('utf8'));
+    const second = JSON.parse(JSON.stringify(parsed.entry[0]).replaceAll(ACCOUNT, other).replace(/"mid":"[^"]+"/, '"mid":"mid-of-other-account"'));
+    const body = Buffer.from(JSON.stringify({ object: 'instagram', entry: [parsed.entry[0], second] }));
+    assert.deepStrictEqual(await both.notify(body, signed(body)), { status: 200, body: { received: 2 } });
+    assert.deepStrictEqual(both.emitters, ['ins_ig', 'ins_other']);
+    assert.deepStrictEqual(both.emitted.map((payload) => payload.type === 'message' && payload.message.id), [midOf('ig-text'), 'mid-of-other-account']);
+  });
+});
+
+describe('instagram webhook: sender profiles', () => {
+  let graph: MockGraph;
+
+  before(async () => {
+    graph = await startMockGraph();
+  });
+  after(async () => {
+    await graph.close();
+  });
+
+  it('looks the sender up after answering and adds name, username and picture to later messages', async () => {
+    graph.on('GET', `/v21.0/${USER}`, {
+      status: 200, body: { name: 'Ana Souza', username: 'ana.souza', profile_pic: 'https://scontent.cdninstagram.com/v/ana.jpg', id: USER },
+    });
+    const storage = new MemoryStorage();
+    await storage.init();
+    const harness = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const first = fixture('ig-text');
+    assert.deepStrictEqual(await harness.notify(first, signed(first)), { status: 200, body: { received: 1 } });
+    assert.equal(graph.requests.length, 0, 'no Graph call before the webhook is answered');
+    await harness.stop();
+    const [lookup] = graph.requests;
+    assert.equal(graph.requests.length, 1);
+    assert.equal(lookup!.headers.authorization, 'Bearer EAAGtestaccesstoken0000000000');
+    assert.deepStrictEqual(lookup!.query.fields, 'name,username,profile_pic');
+
+    const again = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const second = fixture('ig-reply');
+    await again.notify(second, signed(second));
+    await again.stop();
+    const [withoutProfile] = harness.emitted;
+    const [withProfile] = again.emitted;
+    assert.equal(withoutProfile!.type === 'message' && withoutProfile.message.username, undefined);
+    assert.ok(withProfile!.type === 'message');
+    assert.deepStrictEqual(
+      { pushName: withProfile.message.pushName, username: withProfile.message.username, picture: withProfile.message.picture, recordName: withProfile.message.record.pushName },
+      { pushName: 'Ana Souza', username: 'ana.souza', picture: 'https://scontent.cdninstagram.com/v/ana.jpg', recordName: 'Ana Souza' },
+    );
+    assert.equal(graph.requests.length, 1, 'a fresh profile is not looked up again');
+  });
+
+  it('stores a failed lookup without logging secrets, and answers without a profile', async () => {
+    graph.reset();
+    graph.on('GET', `/v21.0/${USER}`, {
+      status: 400, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
+    });
+    const storage = new MemoryStorage();
+    await storage.init();
+    const harness = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const body = fixture('ig-text');
+    await harness.notify(body, signed(body));
+    await harness.stop();
+    assert.equal(graph.requests.length, 1);
+    assert.equal(harness.emitted.length, 1);
+    const logged = JSON.stringify(harness.logged);
+    assert.match(logged, /sender profile lookup failed/);
+    for (const secret of [link().accessToken, APP_SECRET, link().verifyToken]) assert.ok(!logged.includes(secret), 'no secret in logs');
+  });
+});

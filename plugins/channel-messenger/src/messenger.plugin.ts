@@ -1,0 +1,14 @@
+import { definePlugin, Tokens } from '@parley/core';
+import { metaGraphOptionsSchema, type MetaGraphOptions } from '@parley/meta-graph';
+import { createMessengerDriver } from './messenger.driver.js';
+
+/** Registers the `messenger` channel driver (Messenger Platform through Meta's Graph API). */
+export default definePlugin<Partial<MetaGraphOptions>>({
+  name: '@parley/channel-messenger',
+  kind: 'channel',
+  coreVersion: '^0.1.0',
+  optionsSchema: metaGraphOptionsSchema,
+  register({ container, options, logger }) {
+    container.register(Tokens.ChannelDriver, { useValue: createMessengerDriver({ ...options, logger }) });
+  },
+});

@@ -1,0 +1,154 @@
+import { randomBytes } from 'node:crypto';
+import {
+  ConflictError, NotFoundError, USER_SUFFIX, ValidationError, isGroupJid, jidUser, toJid, type Call, type CallStatus, type CallsCapability,
+} from '@parley/core';
+import type { SandboxDevice } from '../sandbox-device.js';
+import type { CallPacket } from '../sandbox-packets.js';
+import { hasBlocked } from './contacts.js';
+
+/** State document of a phone's active calls, by call id. */
+const CALLS = 'calls';
+
+/** A call this phone takes part in, until it is rejected or terminated. */
+export interface ActiveCall {
+  callId: string;
+  /** The other party's number. */
+  peer: string;
+  /** True when this phone placed the call. */
+  outgoing: boolean;
+  isVideo: boolean;
+  status: CallStatus;
+  /** Unix seconds of the offer. */
+  startedAt: number;
+}
+
+type Calls = Record<string, ActiveCall>;
+
+const now = () => Math.floor(Date.now() / 1000);
+
+async function readCalls(device: SandboxDevice): Promise<Calls> {
+  return (await device.ctx.storage.state.get<Calls>(device.namespace, CALLS)) ?? {};
+}
+
+/** Applies `change` to the active calls atomically; answers what `change` answered. */
+function updateCalls<T>(device: SandboxDevice, change: (calls: Calls) => T): Promise<T> {
+  return device.exclusive(CALLS, async () => {
+    const calls = await readCalls(device);
+    const result = change(calls);
+    await device.ctx.storage.state.put(device.namespace, CALLS, calls);
+    return result;
+  });
+}
+
+/** A `call` event as this phone reports it: `from` is always the other party of the call. */
+function emitCall(device: SandboxDevice, call: ActiveCall, status: CallStatus): void {
+  device.ctx.emit({
+    type: 'call', callId: call.callId, from: call.peer, fromJid: `${call.peer}${USER_SUFFIX}`, status, isVideo: call.isVideo, isGroup: false,
+    timestamp: now(),
+  });
+}
+
+function signal(device: SandboxDevice, call: ActiveCall, action: CallPacket['action']): Promise<boolean> {
+  return device.network.send(call.peer, { kind: 'call', action, callId: call.callId, from: device.number, isVideo: call.isVideo, timestamp: now() });
+}
+
+/**
+ * Handles a call signal from another phone. An offer from a number this phone blocked is dropped
+ * (the caller never hears it ring); signals for calls this phone does not know are ignored.
+ */
+export async function receiveCall(device: SandboxDevice, packet: CallPacket): Promise<void> {
+  if (packet.action === 'offer') {
+    if (await hasBlocked(device, packet.from)) return;
+    const call: ActiveCall = { callId: packet.callId, peer: packet.from, outgoing: false, isVideo: packet.isVideo, status: 'offer', startedAt: packet.timestamp };
+    await updateCalls(device, (calls) => {
+      calls[call.callId] = call;
+    });
+    emitCall(device, call, 'offer');
+    await signal(device, call, 'ringing');
+    return;
+  }
+  const changed = await updateCalls(device, (calls) => {
+    const call = calls[packet.callId];
+    if (!call || call.peer !== packet.from) return null;
+    if (packet.action === 'terminate') {
+      delete calls[packet.callId];
+      return call;
+    }
+    // Only the caller hears ringing and the answer, and ringing only before the answer.
+    if (!call.outgoing || (packet.action === 'ringing' && call.status !== 'offer')) return null;
+    if (packet.action === 'reject') delete calls[packet.callId];
+    else call.status = packet.action;
+    return call;
+  });
+  if (changed) emitCall(device, changed, packet.action);
+}
+
+/**
+ * Voice and video calls between sandbox phones. Placing a call sends an offer to the callee's phone,
+ * which reports it as a `call` event with status `offer` and rings back (`ringing` on the caller);
+ * accepting, rejecting and ending are signalled to the other phone, and both sides report the new
+ * status. Active calls are kept in each phone's state; a rejected or ended call is gone (404 after).
+ */
+export class SandboxCalls implements CallsCapability {
+  constructor(private readonly device: SandboxDevice) {}
+
+  private ensureConnected(): void {
+    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+  }
+
+  async offer(to: string, options: { isVideo?: boolean } = {}): Promise<Call> {
+    this.ensureConnected();
+    const peerJid = toJid(to, 'body.to');
+    if (isGroupJid(peerJid) || !peerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number: the sandbox places one-to-one calls');
+    const peer = jidUser(peerJid);
+    if (peer === this.device.number) throw new ValidationError('body.to cannot be the instance\'s own number');
+    if (!(await this.device.network.instanceOf(peer))) throw new NotFoundError(`number ${peer} on the sandbox network`, 'number_not_registered');
+    if (await hasBlocked(this.device, peer)) throw new ConflictError(`${peer} is blocked: unblock it to call it`, 'contact_blocked');
+    const call: ActiveCall = {
+      callId: randomBytes(16).toString('hex').toUpperCase(), peer, outgoing: true, isVideo: options.isVideo ?? false, status: 'offer',
+      startedAt: now(),
+    };
+    await updateCalls(this.device, (calls) => {
+      calls[call.callId] = call;
+    });
+    await signal(this.device, call, 'offer');
+    return { callId: call.callId, peerJid, isVideo: call.isVideo, status: 'offer' };
+  }
+
+  async accept(callId: string, callFrom: string): Promise<void> {
+    await this.answer(callId, callFrom, 'accept');
+  }
+
+  async reject(callId: string, callFrom: string): Promise<void> {
+    await this.answer(callId, callFrom, 'reject');
+  }
+
+  /** Accepts or rejects an incoming call that is still ringing. */
+  private async answer(callId: string, callFrom: string, action: 'accept' | 'reject'): Promise<void> {
+    this.ensureConnected();
+    const caller = jidUser(callFrom);
+    const call = await updateCalls(this.device, (calls) => {
+      const found = calls[callId];
+      if (!found || found.outgoing || found.peer !== caller) throw new NotFoundError(`incoming call ${callId} from ${caller}`, 'call_not_found');
+      if (found.status !== 'offer') throw new ConflictError(`call ${callId} was already ${found.status === 'accept' ? 'accepted' : 'answered'}`, 'call_not_ringing');
+      if (action === 'accept') found.status = 'accept';
+      else delete calls[callId];
+      return found;
+    });
+    emitCall(this.device, call, action);
+    await signal(this.device, call, action);
+  }
+
+  async end(callId: string, peerJid: string): Promise<void> {
+    this.ensureConnected();
+    const peer = jidUser(peerJid);
+    const call = await updateCalls(this.device, (calls) => {
+      const found = calls[callId];
+      if (!found || found.peer !== peer) throw new NotFoundError(`call ${callId} with ${peer}`, 'call_not_found');
+      delete calls[callId];
+      return found;
+    });
+    emitCall(this.device, call, 'terminate');
+    await signal(this.device, call, 'terminate');
+  }
+}

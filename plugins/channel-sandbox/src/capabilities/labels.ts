@@ -1,0 +1,133 @@
+import { ConflictError, NotFoundError, type Label, type LabelsCapability } from '@parley/core';
+import type { SandboxDevice } from '../sandbox-device.js';
+
+/** State document of a phone's labels. */
+const LABELS = 'labels';
+
+/** WhatsApp Business keeps at most this many labels per account. */
+export const MAX_LABELS = 20;
+/** Size of WhatsApp's label palette: colors are indexes 0–19. */
+export const LABEL_COLORS = 20;
+
+interface LabelBook {
+  /** Next numeric id (WhatsApp label ids are small integers as text). */
+  next: number;
+  labels: Label[];
+  /** Chat JIDs carrying each label, by label id. */
+  chats: Record<string, string[]>;
+}
+
+async function readBook(device: SandboxDevice): Promise<LabelBook> {
+  return (await device.ctx.storage.state.get<LabelBook>(device.namespace, LABELS)) ?? { next: 1, labels: [], chats: {} };
+}
+
+/** Labels of a chat, in label order. */
+function labelsOfChat(book: LabelBook, jid: string): string[] {
+  return book.labels.filter((l) => book.chats[l.id]?.includes(jid)).map((l) => l.id);
+}
+
+/** Drops a deleted chat from every label (no event: the chat is gone). */
+export async function forgetLabelledChat(device: SandboxDevice, jid: string): Promise<void> {
+  await device.exclusive(LABELS, async () => {
+    const book = await readBook(device);
+    let changed = false;
+    for (const id of Object.keys(book.chats)) {
+      const kept = book.chats[id]!.filter((j) => j !== jid);
+      if (kept.length !== book.chats[id]!.length) {
+        book.chats[id] = kept;
+        changed = true;
+      }
+    }
+    if (changed) await device.ctx.storage.state.put(device.namespace, LABELS, book);
+  });
+}
+
+/**
+ * WhatsApp Business labels on the sandbox: kept in the phone's state (at most 20, unique names,
+ * palette colors 0–19); attaching and detaching emits the chat with its new `labels`, so the stored
+ * chats show them.
+ */
+export class SandboxLabels implements LabelsCapability {
+  constructor(private readonly device: SandboxDevice) {}
+
+  private ensureConnected(): void {
+    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+  }
+
+  /** Runs `change` on the label book atomically and saves it. */
+  private update<T>(change: (book: LabelBook) => T): Promise<T> {
+    return this.device.exclusive(LABELS, async () => {
+      const book = await readBook(this.device);
+      const result = change(book);
+      await this.device.ctx.storage.state.put(this.device.namespace, LABELS, book);
+      return result;
+    });
+  }
+
+  private static find(book: LabelBook, labelId: string): Label {
+    const label = book.labels.find((l) => l.id === labelId);
+    if (!label) throw new NotFoundError(`label ${labelId}`, 'label_not_found');
+    return label;
+  }
+
+  async list(): Promise<Label[]> {
+    this.ensureConnected();
+    return (await readBook(this.device)).labels;
+  }
+
+  async create(name: string, color?: number): Promise<Label> {
+    this.ensureConnected();
+    return this.update((book) => {
+      if (book.labels.length >= MAX_LABELS) throw new ConflictError(`an account has at most ${MAX_LABELS} labels`, 'label_limit');
+      if (book.labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) throw new ConflictError(`a label named "${name}" exists`, 'label_exists');
+      const id = String(book.next++);
+      // Like WhatsApp, a label without a chosen color takes the next one of the palette.
+      const label: Label = { id, name, color: color ?? (Number(id) - 1) % LABEL_COLORS };
+      book.labels.push(label);
+      book.chats[id] = [];
+      return label;
+    });
+  }
+
+  async chats(labelId: string): Promise<string[]> {
+    this.ensureConnected();
+    const book = await readBook(this.device);
+    SandboxLabels.find(book, labelId);
+    return book.chats[labelId] ?? [];
+  }
+
+  async addToChat(labelId: string, jid: string): Promise<void> {
+    this.ensureConnected();
+    const labels = await this.update((book) => {
+      SandboxLabels.find(book, labelId);
+      const chats = (book.chats[labelId] ??= []);
+      if (!chats.includes(jid)) chats.push(jid);
+      return labelsOfChat(book, jid);
+    });
+    this.device.ctx.emit({ type: 'chats.upsert', chats: [{ id: jid, labels }] });
+  }
+
+  async removeFromChat(labelId: string, jid: string): Promise<void> {
+    this.ensureConnected();
+    const labels = await this.update((book) => {
+      SandboxLabels.find(book, labelId);
+      const chats = book.chats[labelId] ?? [];
+      if (!chats.includes(jid)) throw new NotFoundError(`chat ${jid} with label ${labelId}`, 'label_not_on_chat');
+      book.chats[labelId] = chats.filter((j) => j !== jid);
+      return labelsOfChat(book, jid);
+    });
+    this.device.ctx.emit({ type: 'chats.upsert', chats: [{ id: jid, labels }] });
+  }
+
+  async delete(labelId: string): Promise<void> {
+    this.ensureConnected();
+    const changed = await this.update((book) => {
+      SandboxLabels.find(book, labelId);
+      const chats = book.chats[labelId] ?? [];
+      book.labels = book.labels.filter((l) => l.id !== labelId);
+      delete book.chats[labelId];
+      return chats.map((jid) => ({ id: jid, labels: labelsOfChat(book, jid) }));
+    });
+    if (changed.length) this.device.ctx.emit({ type: 'chats.upsert', chats: changed });
+  }
+}

@@ -1,0 +1,497 @@
+import { randomInt } from 'node:crypto';
+import {
+  ForbiddenError, jidUser, LID_SUFFIX, NotFoundError, USER_SUFFIX, type ChannelEventPayload, type Community, type Group,
+  type GroupParticipant, type InviteInfo, type JoinRequest, type MediaInput, type ParticipantResult, type Storage,
+} from '@parley/core';
+import { lidOf } from './sandbox-device.js';
+import type { SandboxNetwork } from './sandbox-network.js';
+
+/** Network-wide namespace of groups and communities, by JID: shared by the members' phones. */
+export const GROUPS_NAMESPACE = 'sandbox:groups';
+/** Invite code → group JID. */
+const INVITES_NAMESPACE = 'sandbox:group-invites';
+/** Group picture bytes (base64, so the state stays JSON), by group JID. */
+export const GROUP_PICTURES_NAMESPACE = 'sandbox:group-pictures';
+
+/** A community is a group with linked groups, as on WhatsApp; both live in one namespace. */
+export type GroupKind = 'group' | 'community';
+
+/** A group or community as the sandbox network keeps it. Participants are phone-number JIDs. */
+export interface StoredGroup {
+  id: string;
+  kind: GroupKind;
+  subject: string;
+  desc: string;
+  owner: string;
+  /** Unix seconds. */
+  creation: number;
+  participants: GroupParticipant[];
+  announce: boolean;
+  restrict: boolean;
+  ephemeralDuration: number;
+  joinApprovalMode: boolean;
+  memberAddMode: 'admin_add' | 'all_member_add';
+  inviteCode: string;
+  requests: JoinRequest[];
+  /** Parent community of a linked group. */
+  linkedParent?: string;
+  /** Linked groups of a community. */
+  groups?: string[];
+  pictureSha?: string;
+}
+
+/** A group picture as stored. */
+export interface StoredPicture {
+  mimetype: string;
+  data: string;
+  sha256: string;
+}
+
+/** Settings an admin changes (spec 4.10 PATCH, 4.11 settings, member-add-mode, join-approval, ephemeral). */
+export type GroupSettings = Partial<Pick<StoredGroup, 'announce' | 'restrict' | 'ephemeralDuration' | 'joinApprovalMode' | 'memberAddMode'>>;
+
+const INVITE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+const seconds = (): number => Math.floor(Date.now() / 1000);
+const isMember = (g: StoredGroup, jid: string): boolean => g.participants.some((p) => p.id === jid);
+const roleOf = (g: StoredGroup, jid: string) => g.participants.find((p) => p.id === jid)?.admin;
+const memberJids = (g: StoredGroup): string[] => g.participants.map((p) => p.id);
+
+function notFound(kind: GroupKind): NotFoundError {
+  return new NotFoundError(kind, `${kind}_not_found`);
+}
+
+function requireAdmin(g: StoredGroup, jid: string): void {
+  if (!roleOf(g, jid)) throw new ForbiddenError(`only admins of the ${g.kind} can do this`, 'not_admin');
+}
+
+/** The members of a group as phone numbers (message fan-out); empty for an unknown group. */
+export async function groupMemberNumbers(storage: Storage, groupJid: string): Promise<string[]> {
+  const g = await storage.state.get<StoredGroup>(GROUPS_NAMESPACE, groupJid);
+  return g ? g.participants.map((p) => jidUser(p.id)) : [];
+}
+
+/**
+ * One unit of work over the shared group state: the groups it loaded and changed and the
+ * notifications it owes the members' phones, written and sent together only when the work succeeds.
+ */
+class GroupTx {
+  private readonly cache = new Map<string, StoredGroup | null>();
+  private readonly dirty = new Map<string, StoredGroup | null>();
+  private readonly outbox = new Map<string, ChannelEventPayload[]>();
+  private readonly dropped: StoredGroup[] = [];
+
+  constructor(private readonly storage: Storage) {}
+
+  async get(id: string): Promise<StoredGroup | null> {
+    if (!this.cache.has(id)) this.cache.set(id, await this.storage.state.get<StoredGroup>(GROUPS_NAMESPACE, id));
+    return this.cache.get(id)!;
+  }
+
+  put(g: StoredGroup): void {
+    this.cache.set(g.id, g);
+    this.dirty.set(g.id, g);
+  }
+
+  drop(g: StoredGroup): void {
+    this.cache.set(g.id, null);
+    this.dirty.set(g.id, null);
+    this.dropped.push(g);
+  }
+
+  /** Queues events for the phones of these JIDs, in order. */
+  notify(jids: Iterable<string>, ...events: ChannelEventPayload[]): void {
+    for (const number of new Set([...jids].map(jidUser))) (this.outbox.get(number) ?? this.outbox.set(number, []).get(number)!).push(...events);
+  }
+
+  async commit(network: SandboxNetwork): Promise<void> {
+    for (const [id, g] of this.dirty) {
+      if (g) await this.storage.state.put(GROUPS_NAMESPACE, id, g);
+      else await this.storage.state.delete(GROUPS_NAMESPACE, id);
+    }
+    for (const g of this.dropped) {
+      await this.storage.state.delete(INVITES_NAMESPACE, g.inviteCode);
+      await this.storage.state.delete(GROUP_PICTURES_NAMESPACE, g.id);
+    }
+    for (const [number, events] of this.outbox) await network.send(number, { kind: 'notification', events });
+  }
+}
+
+/**
+ * Groups and communities of the sandbox network, shared by every sandbox instance: one record per
+ * group, its members' phones notified (`group.participants`, `group.update`, the group chat) on every
+ * change. Every change runs in one serialized unit of work, so concurrent requests never lose updates.
+ */
+export class SandboxGroupDirectory {
+  constructor(
+    private readonly network: SandboxNetwork,
+    private readonly storage: Storage,
+    private readonly pictureUrl: (id: string, sha: string) => string,
+  ) {}
+
+  private run<T>(work: (tx: GroupTx) => Promise<T>): Promise<T> {
+    return this.network.serialize('sandbox-groups', async () => {
+      const tx = new GroupTx(this.storage);
+      const result = await work(tx);
+      await tx.commit(this.network);
+      return result;
+    });
+  }
+
+  /** A group of `kind` that `actor` belongs to; 404 otherwise (non-members cannot see a group). */
+  private async joined(tx: GroupTx, actor: string, id: string, kind: GroupKind): Promise<StoredGroup> {
+    const g = await tx.get(id);
+    if (!g || g.kind !== kind || !isMember(g, actor)) throw notFound(kind);
+    return g;
+  }
+
+  /** The phone-number JID behind a participant (a LID is resolved through the network's numbers), or null when no phone holds it. */
+  private async resolve(jid: string): Promise<string | null> {
+    if (jid.endsWith(LID_SUFFIX)) {
+      const number = (await this.network.numbers()).find((n) => lidOf(n) === jid);
+      return number ? `${number}${USER_SUFFIX}` : null;
+    }
+    if (!jid.endsWith(USER_SUFFIX)) return null;
+    return (await this.network.instanceOf(jidUser(jid))) ? jid : null;
+  }
+
+  groupView(g: StoredGroup): Group {
+    return {
+      id: g.id, subject: g.subject, owner: g.owner, creation: g.creation, desc: g.desc,
+      participants: g.participants.map((p) => ({ ...p })),
+      announce: g.announce, restrict: g.restrict, ephemeralDuration: g.ephemeralDuration, joinApprovalMode: g.joinApprovalMode,
+      memberAddMode: g.memberAddMode,
+      ...(g.linkedParent ? { linkedParent: g.linkedParent } : {}),
+      ...(g.pictureSha ? { imgUrl: this.pictureUrl(g.id, g.pictureSha) } : {}),
+    };
+  }
+
+  communityView(g: StoredGroup): Community {
+    return {
+      id: g.id, name: g.subject, subject: g.subject, description: g.desc, participants: g.participants.map((p) => ({ ...p })),
+      owner: g.owner, creation: g.creation, groups: [...(g.groups ?? [])], announce: g.announce, restrict: g.restrict,
+      ephemeralDuration: g.ephemeralDuration, memberAddMode: g.memberAddMode, joinApprovalMode: g.joinApprovalMode,
+      ...(g.pictureSha ? { imgUrl: this.pictureUrl(g.id, g.pictureSha) } : {}),
+    };
+  }
+
+  /** Every group of `kind` the actor belongs to, oldest first. */
+  async list(actor: string, kind: GroupKind): Promise<StoredGroup[]> {
+    const all = await this.storage.state.list<StoredGroup>(GROUPS_NAMESPACE);
+    return all.map((e) => e.value).filter((g) => g.kind === kind && isMember(g, actor)).sort((a, b) => a.creation - b.creation);
+  }
+
+  async get(actor: string, id: string, kind: GroupKind): Promise<StoredGroup> {
+    const g = await this.storage.state.get<StoredGroup>(GROUPS_NAMESPACE, id);
+    if (!g || g.kind !== kind || !isMember(g, actor)) throw notFound(kind);
+    return g;
+  }
+
+  /**
+   * Creates a group or community with the actor as `superadmin`. Participants no sandbox phone holds
+   * are left out, as WhatsApp leaves out numbers it cannot add. A group created in a community is
+   * linked to it and its members join the community.
+   */
+  async create(actor: string, kind: GroupKind, input: { subject: string; desc: string; participants: string[]; linkedParent?: string }): Promise<StoredGroup> {
+    return this.run(async (tx) => {
+      const parent = input.linkedParent ? await this.joined(tx, actor, input.linkedParent, 'community') : undefined;
+      if (parent) requireAdmin(parent, actor);
+      const participants: GroupParticipant[] = [{ id: actor, admin: 'superadmin' }];
+      for (const given of input.participants) {
+        const jid = await this.resolve(given);
+        if (jid && !participants.some((p) => p.id === jid)) participants.push({ id: jid, admin: null });
+      }
+      const g: StoredGroup = {
+        id: await this.newGroupJid(tx), kind, subject: input.subject, desc: input.desc, owner: actor, creation: seconds(), participants,
+        announce: false, restrict: kind === 'community', ephemeralDuration: 0, joinApprovalMode: false, memberAddMode: 'admin_add',
+        inviteCode: await this.newInviteCode(), requests: [],
+        ...(kind === 'community' ? { groups: [] } : {}), ...(parent ? { linkedParent: parent.id } : {}),
+      };
+      tx.put(g);
+      await this.storage.state.put(INVITES_NAMESPACE, g.inviteCode, g.id);
+      const jids = memberJids(g);
+      tx.notify(jids, { type: 'group.update', groups: [this.groupView(g)] },
+        { type: 'group.participants', groupJid: g.id, action: 'add', participants: jids, author: actor });
+      if (kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: g.creation }] });
+      if (parent) {
+        parent.groups = [...(parent.groups ?? []), g.id];
+        this.addMembers(tx, parent, jids.filter((jid) => !isMember(parent, jid)), actor);
+        tx.put(parent);
+      }
+      return g;
+    });
+  }
+
+  /** Subject and description: any member may change them unless the group is locked (`restrict`). */
+  async update(actor: string, id: string, kind: GroupKind, change: { subject?: string; desc?: string }): Promise<StoredGroup> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      if (g.restrict) requireAdmin(g, actor);
+      const changed: Partial<Group> & { id: string } = { id };
+      if (change.subject !== undefined) g.subject = changed.subject = change.subject;
+      if (change.desc !== undefined) g.desc = changed.desc = change.desc;
+      tx.put(g);
+      tx.notify(memberJids(g), { type: 'group.update', groups: [changed] });
+      if (change.subject !== undefined && kind === 'group') tx.notify(memberJids(g), { type: 'chats.upsert', chats: [{ id, name: g.subject }] });
+      return g;
+    });
+  }
+
+  /** Admin settings; the members are told what changed. */
+  async configure(actor: string, id: string, kind: GroupKind, settings: GroupSettings): Promise<StoredGroup> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      requireAdmin(g, actor);
+      Object.assign(g, settings);
+      tx.put(g);
+      tx.notify(memberJids(g), { type: 'group.update', groups: [{ id, ...settings }] });
+      return g;
+    });
+  }
+
+  /** Leaves a group; leaving a community also leaves its linked groups. */
+  async leave(actor: string, id: string, kind: GroupKind): Promise<void> {
+    await this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      await this.removeMembers(tx, g, [actor], actor);
+    });
+  }
+
+  async addParticipants(actor: string, id: string, kind: GroupKind, jids: string[]): Promise<ParticipantResult[]> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      if (g.memberAddMode !== 'all_member_add') requireAdmin(g, actor);
+      const results: ParticipantResult[] = [];
+      const added: string[] = [];
+      for (const given of jids) {
+        const jid = await this.resolve(given);
+        if (!jid) results.push({ jid: given, status: '404' });
+        else if (isMember(g, jid) || added.includes(jid)) results.push({ jid: given, status: '409' });
+        else {
+          added.push(jid);
+          results.push({ jid: given, status: '200' });
+        }
+      }
+      await this.admit(tx, g, added, actor);
+      return results;
+    });
+  }
+
+  /** Removes members (admins only; the creator cannot be removed). Removal from a community also removes them from its linked groups. */
+  async removeParticipants(actor: string, id: string, kind: GroupKind, jids: string[]): Promise<ParticipantResult[]> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      requireAdmin(g, actor);
+      const results: ParticipantResult[] = [];
+      const removed: string[] = [];
+      for (const given of jids) {
+        const jid = (await this.resolve(given)) ?? given;
+        const role = roleOf(g, jid);
+        if (role === undefined || removed.includes(jid)) results.push({ jid: given, status: '404' });
+        else if (role === 'superadmin') results.push({ jid: given, status: '403' });
+        else {
+          removed.push(jid);
+          results.push({ jid: given, status: '200' });
+        }
+      }
+      await this.removeMembers(tx, g, removed, actor);
+      return results;
+    });
+  }
+
+  /** Promotes members to `admin` or demotes admins to regular members; the creator stays `superadmin`. */
+  async setRole(actor: string, id: string, kind: GroupKind, jids: string[], action: 'promote' | 'demote'): Promise<ParticipantResult[]> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      requireAdmin(g, actor);
+      const results: ParticipantResult[] = [];
+      const changed: string[] = [];
+      for (const given of jids) {
+        const jid = (await this.resolve(given)) ?? given;
+        const member = g.participants.find((p) => p.id === jid);
+        if (!member) results.push({ jid: given, status: '404' });
+        else if (member.admin === 'superadmin') results.push({ jid: given, status: action === 'promote' ? '200' : '403' });
+        else {
+          const next = action === 'promote' ? 'admin' : null;
+          if (member.admin !== next) {
+            member.admin = next;
+            changed.push(jid);
+          }
+          results.push({ jid: given, status: '200' });
+        }
+      }
+      if (changed.length) {
+        tx.put(g);
+        tx.notify(memberJids(g), { type: 'group.participants', groupJid: id, action, participants: changed, author: actor });
+      }
+      return results;
+    });
+  }
+
+  async joinRequests(actor: string, id: string, kind: GroupKind): Promise<JoinRequest[]> {
+    const g = await this.get(actor, id, kind);
+    requireAdmin(g, actor);
+    return g.requests.map((r) => ({ ...r }));
+  }
+
+  /** Approves (the requester becomes a member) or rejects pending join requests. */
+  async handleJoinRequests(actor: string, id: string, kind: GroupKind, jids: string[], action: 'approve' | 'reject'): Promise<ParticipantResult[]> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      requireAdmin(g, actor);
+      const results: ParticipantResult[] = [];
+      const approved: string[] = [];
+      for (const given of jids) {
+        const jid = (await this.resolve(given)) ?? given;
+        if (!g.requests.some((r) => r.jid === jid)) {
+          results.push({ jid: given, status: '404' });
+          continue;
+        }
+        g.requests = g.requests.filter((r) => r.jid !== jid);
+        if (action === 'approve' && !isMember(g, jid)) approved.push(jid);
+        results.push({ jid: given, status: '200' });
+      }
+      tx.put(g);
+      await this.admit(tx, g, approved, actor);
+      return results;
+    });
+  }
+
+  async inviteCode(actor: string, id: string, kind: GroupKind): Promise<string> {
+    const g = await this.get(actor, id, kind);
+    requireAdmin(g, actor);
+    return g.inviteCode;
+  }
+
+  private async byInvite(code: string, kind: GroupKind): Promise<StoredGroup> {
+    const id = await this.storage.state.get<string>(INVITES_NAMESPACE, code);
+    const g = id ? await this.storage.state.get<StoredGroup>(GROUPS_NAMESPACE, id) : null;
+    if (!g || g.kind !== kind) throw new NotFoundError('invite code', 'invite_not_found');
+    return g;
+  }
+
+  /** What an invite code leads to; anyone on the network may ask. */
+  async inviteInfo(code: string, kind: GroupKind): Promise<InviteInfo> {
+    const g = await this.byInvite(code, kind);
+    return {
+      id: g.id, subject: g.subject, owner: g.owner, desc: g.desc, size: g.participants.length, creation: g.creation,
+      isCommunity: kind === 'community',
+    };
+  }
+
+  /**
+   * Joins through an invite code and answers the group JID. With join approval on, a non-member's
+   * join becomes a pending request (`requestMethod` `invite_link`) that an admin approves or rejects.
+   */
+  async acceptInvite(actor: string, code: string, kind: GroupKind): Promise<string> {
+    const { id } = await this.byInvite(code, kind);
+    return this.run(async (tx) => {
+      const g = await tx.get(id);
+      if (!g) throw new NotFoundError('invite code', 'invite_not_found');
+      if (isMember(g, actor)) return id;
+      if (g.joinApprovalMode) {
+        if (!g.requests.some((r) => r.jid === actor)) g.requests.push({ jid: actor, requestTime: seconds(), requestMethod: 'invite_link' });
+        tx.put(g);
+        return id;
+      }
+      await this.admit(tx, g, [actor], actor);
+      return id;
+    });
+  }
+
+  /** Sets (or, with null, removes) the picture; locked groups accept it from admins only. */
+  async setPicture(actor: string, id: string, kind: GroupKind, image: MediaInput | null): Promise<StoredGroup> {
+    return this.run(async (tx) => {
+      const g = await this.joined(tx, actor, id, kind);
+      if (g.restrict) requireAdmin(g, actor);
+      if (image) {
+        const picture: StoredPicture = { mimetype: image.mimetype, data: image.data.toString('base64'), sha256: image.sha256 };
+        await this.storage.state.put(GROUP_PICTURES_NAMESPACE, id, picture);
+        g.pictureSha = image.sha256;
+      } else {
+        await this.storage.state.delete(GROUP_PICTURES_NAMESPACE, id);
+        delete g.pictureSha;
+      }
+      tx.put(g);
+      return g;
+    });
+  }
+
+  /** Adds members and tells everyone; members of a linked group join its community too. */
+  private async admit(tx: GroupTx, g: StoredGroup, jids: string[], author: string): Promise<void> {
+    if (!jids.length) return;
+    g.requests = g.requests.filter((r) => !jids.includes(r.jid));
+    this.addMembers(tx, g, jids, author);
+    if (g.kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: seconds() }] });
+    if (g.linkedParent) {
+      const parent = await tx.get(g.linkedParent);
+      if (parent) this.addMembers(tx, parent, jids.filter((jid) => !isMember(parent, jid)), author);
+    }
+  }
+
+  private addMembers(tx: GroupTx, g: StoredGroup, jids: string[], author: string): void {
+    if (!jids.length) return;
+    g.participants.push(...jids.map((id) => ({ id, admin: null })));
+    tx.put(g);
+    tx.notify(memberJids(g), { type: 'group.participants', groupJid: g.id, action: 'add', participants: jids, author });
+  }
+
+  /**
+   * Removes members, telling them and everyone else; a group left without admins gets its oldest
+   * member promoted, and one left empty is deleted. Removal from a community cascades to its groups.
+   */
+  private async removeMembers(tx: GroupTx, g: StoredGroup, jids: string[], author: string): Promise<void> {
+    if (!jids.length) return;
+    tx.notify(memberJids(g), { type: 'group.participants', groupJid: g.id, action: 'remove', participants: jids, author });
+    g.participants = g.participants.filter((p) => !jids.includes(p.id));
+    if (g.participants.length && !g.participants.some((p) => p.admin)) {
+      const heir = g.participants[0]!;
+      heir.admin = 'admin';
+      tx.notify(memberJids(g), { type: 'group.participants', groupJid: g.id, action: 'promote', participants: [heir.id], author });
+    }
+    if (g.participants.length) tx.put(g);
+    else await this.dissolve(tx, g);
+    if (g.kind === 'community') {
+      for (const linked of g.groups ?? []) {
+        const child = await tx.get(linked);
+        const present = child ? jids.filter((jid) => isMember(child, jid)) : [];
+        if (child && present.length) await this.removeMembers(tx, child, present, author);
+      }
+    }
+  }
+
+  /** Deletes an empty group, unlinking it from its community (or a community from its groups). */
+  private async dissolve(tx: GroupTx, g: StoredGroup): Promise<void> {
+    tx.drop(g);
+    if (g.linkedParent) {
+      const parent = await tx.get(g.linkedParent);
+      if (parent) {
+        parent.groups = (parent.groups ?? []).filter((id) => id !== g.id);
+        tx.put(parent);
+      }
+    }
+    for (const linked of g.groups ?? []) {
+      const child = await tx.get(linked);
+      if (child) {
+        delete child.linkedParent;
+        tx.put(child);
+      }
+    }
+  }
+
+  /** A fresh group JID in WhatsApp's style (`120363` + 12 digits). */
+  private async newGroupJid(tx: GroupTx): Promise<string> {
+    for (;;) {
+      const id = `120363${randomInt(100_000_000_000, 999_999_999_999)}@g.us`;
+      if (!(await tx.get(id))) return id;
+    }
+  }
+
+  /** A fresh 22-character invite code. */
+  private async newInviteCode(): Promise<string> {
+    for (;;) {
+      const code = Array.from({ length: 22 }, () => INVITE_ALPHABET[randomInt(INVITE_ALPHABET.length)]).join('');
+      if (!(await this.storage.state.get(INVITES_NAMESPACE, code))) return code;
+    }
+  }
+}

@@ -1,0 +1,61 @@
+import {
+  ServiceUnavailableError, UpstreamError, type ChatRepository, type ContactRepository, type ExternalDatabase, type Logger, type MessageRepository,
+} from '@parley/core';
+import { HISTORY_INDEXES, MongoCollections } from './mongo-collections.js';
+import { MongoConnection, describeError } from './mongo-connection.js';
+import { validateDbName, validateMongoUri } from './mongo-uri.js';
+import { MongoMessageRepository } from './repositories/messages.mongo.js';
+import { MongoChatRepository, MongoContactRepository } from './repositories/resources.mongo.js';
+
+/**
+ * The history of one instance kept in the operator's own MongoDB (spec 4.1 `POST /{key}/instance/mongodb`):
+ * messages, chats and contacts, in collections `messages`, `chats` and `contacts` of `dbName`, with the
+ * same documents and semantics as the MongoDB storage (partitioned by `instance`, so one database
+ * may serve several instances).
+ */
+export interface ExternalMessageStore {
+  readonly messages: MessageRepository;
+  readonly chats: ChatRepository;
+  readonly contacts: ContactRepository;
+  /** Closes the connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Options of {@link connectExternalDatabase}. */
+export interface ExternalDatabaseOptions {
+  /** Bound of the connection test and of each later operation, in ms. Default 5000. */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * Validates `uri` (`mongodb://` or `mongodb+srv://`) and `dbName`, connects, pings and creates the
+ * indexes, then answers the store. Throws ValidationError naming `uri` or `dbName` for malformed
+ * input, and UpstreamError (502) when the database cannot be reached or refuses the connection
+ * within the timeout; messages carry the URI with its credentials redacted.
+ */
+export async function connectExternalDatabase(database: ExternalDatabase, options: ExternalDatabaseOptions = {}): Promise<ExternalMessageStore> {
+  const uri = validateMongoUri(database.uri, 'uri');
+  const dbName = validateDbName(database.dbName, 'dbName');
+  const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database' }, options.logger);
+  try {
+    await connection.connect();
+    const collections = new MongoCollections('');
+    await connection.run((db) => Promise.all([
+      collections.messages(db).createIndexes(HISTORY_INDEXES.messages),
+      collections.chats(db).createIndexes(HISTORY_INDEXES.chats),
+      collections.contacts(db).createIndexes(HISTORY_INDEXES.contacts),
+    ]));
+    return {
+      messages: new MongoMessageRepository(connection, collections),
+      chats: new MongoChatRepository(connection, collections),
+      contacts: new MongoContactRepository(connection, collections),
+      close: () => connection.close(),
+    };
+  } catch (err) {
+    await connection.close();
+    if (err instanceof ServiceUnavailableError) throw new UpstreamError(err.message, { retryable: true });
+    // Authentication and permission failures (creating the indexes needs write access).
+    throw new UpstreamError(`the external database at ${connection.target} refused the connection: ${describeError(err)}`, { retryable: false });
+  }
+}

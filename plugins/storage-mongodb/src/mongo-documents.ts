@@ -1,0 +1,38 @@
+/** An auth state entry: opaque text by instance, category and id. */
+export interface AuthStateDocument {
+  instance: string;
+  category: string;
+  id: string;
+  value: string;
+}
+
+/**
+ * A non-empty delivery lane (instance + URL). `headId`/`headSeq` name its oldest queued delivery;
+ * `dueAt` is when a claim may take it (its lease end while leased, else its `nextAttemptAt`);
+ * `version` changes on every write, so recomputing the head is a compare-and-set.
+ */
+export interface LaneDocument {
+  _id: string;
+  instance: string;
+  headId: string;
+  headSeq: number;
+  dueAt: number;
+  leasedId: string | null;
+  leaseUntil: number | null;
+  version: number;
+}
+
+/** Webhook counters of one instance; pending is counted from the queue itself. */
+export interface StatsDocument {
+  _id: string;
+  sent: number;
+  failed: number;
+  responseTimeSum: number;
+  responseCount: number;
+}
+
+/** A named sequence. */
+export interface CounterDocument {
+  _id: string;
+  value: number;
+}

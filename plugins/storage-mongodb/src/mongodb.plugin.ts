@@ -1,0 +1,15 @@
+import { definePlugin, Tokens } from '@parley/core';
+import { MongoStorage } from './mongodb.storage.js';
+import { mongoOptionsSchema, type MongoStorageOptions } from './mongodb.options.js';
+
+/** `@parley/storage-mongodb`: registers {@link MongoStorage} as the server's storage. */
+export default definePlugin<MongoStorageOptions>({
+  name: '@parley/storage-mongodb',
+  kind: 'storage',
+  coreVersion: '^0.1.0',
+  optionsSchema: mongoOptionsSchema,
+  register({ container, options, logger }) {
+    const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }));
+    container.register(Tokens.Storage, { useValue: storage });
+  },
+});

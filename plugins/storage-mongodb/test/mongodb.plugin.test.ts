@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+// @parley/core loads reflect-metadata, which tsyringe needs first.
+import { ServiceUnavailableError, Tokens, type Logger } from '@parley/core';
+import { container as rootContainer } from 'tsyringe';
+import plugin, { MongoStorage, mongoOptionsSchema, resolveMongoOptions } from '../src/index.js';
+
+const silent: Logger = {
+  child: () => silent, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
+};
+
+describe('@parley/storage-mongodb plugin manifest', () => {
+  it('declares a storage plugin with a closed options schema', () => {
+    assert.equal(plugin.name, '@parley/storage-mongodb');
+    assert.equal(plugin.kind, 'storage');
+    assert.equal(plugin.coreVersion, '^0.1.0');
+    assert.equal(plugin.optionsSchema, mongoOptionsSchema);
+    assert.equal(mongoOptionsSchema.additionalProperties, false);
+    assert.deepEqual(Object.keys(mongoOptionsSchema.properties).sort(), ['collectionPrefix', 'commandTimeoutMs', 'dbName', 'messageRetentionDays', 'url']);
+  });
+
+  it('registers a MongoStorage under Tokens.Storage without connecting', async () => {
+    const container = rootContainer.createChildContainer();
+    await plugin.register({
+      container, options: { url: 'mongodb://127.0.0.1:1' }, logger: silent,
+      host: { dataDir: '/tmp', publicUrl: 'http://localhost:8080', allowPrivateUrls: false },
+    });
+    const storage = container.resolve(Tokens.Storage);
+    assert.ok(storage instanceof MongoStorage);
+    assert.equal(storage.name, 'mongodb');
+    assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });
+    await assert.rejects(storage.instances.get('ins_x'), ServiceUnavailableError);
+    await storage.close();
+  });
+
+  it('fails init with ServiceUnavailableError when MongoDB is unreachable, without the password', async () => {
+    const storage = new MongoStorage({ url: 'mongodb://parley:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300', commandTimeoutMs: 2_000 });
+    await assert.rejects(storage.init(), (err: unknown) => {
+      assert.ok(err instanceof ServiceUnavailableError);
+      assert.match(err.message, /^cannot connect to the mongodb storage at mongodb:\/\/\*\*\*@127\.0\.0\.1:1\//);
+      assert.doesNotMatch(err.message, /s3cret/);
+      return true;
+    });
+    await storage.close();
+  });
+
+  it('applies defaults: MONGODB_URL, then the local server; database parley; history kept forever', () => {
+    assert.deepEqual(resolveMongoOptions({}, {}), {
+      url: 'mongodb://127.0.0.1:27017', dbName: 'parley', collectionPrefix: '', messageRetentionDays: 0, commandTimeoutMs: 5000,
+    });
+    assert.equal(resolveMongoOptions({}, { MONGODB_URL: 'mongodb://db:27018' }).url, 'mongodb://db:27018');
+  });
+});

@@ -1,0 +1,59 @@
+import type { Chat, ChatRepository, Contact, ContactRepository } from '@parley/core';
+import { updateHashDocument } from '../hash-document.js';
+import { compareIds, definedFields } from '../record-fields.js';
+import type { RedisConnection } from '../redis-connection.js';
+
+/**
+ * Chats and contacts: one hash per instance, id → JSON. An upsert merges the given fields (undefined
+ * ones ignored) into the stored document, or into the defaults when new, by compare-and-set.
+ */
+class RedisResourceRepository<T extends { id: string }> {
+  constructor(
+    private readonly connection: RedisConnection,
+    private readonly key: (instance: string) => string,
+    private readonly defaults: (id: string) => T,
+    private readonly order: (a: T, b: T) => number,
+  ) {}
+
+  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+    const given = definedFields(resource);
+    const stored = await this.connection.run((client) => updateHashDocument<T>(client, this.key(instance), resource.id, (current) => ({
+      ...(current ?? this.defaults(resource.id)),
+      ...given,
+      id: resource.id,
+    })));
+    return stored!;
+  }
+
+  async get(instance: string, id: string): Promise<T | null> {
+    const raw = await this.connection.run((client) => client.hGet(this.key(instance), id));
+    return raw == null ? null : (JSON.parse(raw) as T);
+  }
+
+  async list(instance: string): Promise<T[]> {
+    const all = await this.connection.run((client) => client.hVals(this.key(instance)));
+    return all.map((raw) => JSON.parse(raw) as T).sort(this.order);
+  }
+
+  async delete(instance: string, id: string): Promise<boolean> {
+    return (await this.connection.run((client) => client.hDel(this.key(instance), id))) > 0;
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.connection.run((client) => client.del(this.key(instance)));
+  }
+}
+
+/** Chats, most recent activity first, ties by id. */
+export class RedisChatRepository extends RedisResourceRepository<Chat> implements ChatRepository {
+  constructor(connection: RedisConnection, key: (instance: string) => string) {
+    super(connection, key, (id) => ({ id, name: id, timestamp: 0, unreadCount: 0 }), (a, b) => b.timestamp - a.timestamp || compareIds(a.id, b.id));
+  }
+}
+
+/** Contacts, ordered by id. */
+export class RedisContactRepository extends RedisResourceRepository<Contact> implements ContactRepository {
+  constructor(connection: RedisConnection, key: (instance: string) => string) {
+    super(connection, key, (id) => ({ id, name: '', notify: '' }), (a, b) => compareIds(a.id, b.id));
+  }
+}

@@ -1,0 +1,148 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import type { ChannelEvent, Logger } from '@parley/core';
+import { createLogger, loadConfig, ParleyServer, type ParleyConfig, type PluginEntry } from '@parley/server';
+
+/** An HTTP answer as tests see it. */
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+  raw: Buffer;
+}
+
+/** Options of {@link startTestServer}. */
+export interface TestServerOptions {
+  /** Storage plugin: `memory` (default) or `sqlite`; or a full plugin list. */
+  storage?: 'memory' | 'sqlite';
+  plugins?: PluginEntry[];
+  /** Sandbox driver options (autoScanMs, latencyMs, …). */
+  sandbox?: Record<string, unknown>;
+  /** Reuse a data directory (restart tests). Created in the OS temp dir otherwise and removed on stop. */
+  dataDir?: string;
+  port?: number;
+  config?: Partial<ParleyConfig>;
+  /** Collect log lines (for redaction tests). */
+  captureLogs?: boolean;
+}
+
+/** A running Parley server on 127.0.0.1 with helpers for tests. */
+export class TestServer {
+  readonly logs: string[] = [];
+  readonly events: ChannelEvent[] = [];
+  private untap?: () => void;
+
+  constructor(
+    readonly server: ParleyServer,
+    readonly url: string,
+    readonly dataDir: string,
+    private readonly ownsDataDir: boolean,
+  ) {
+    this.untap = server.context.bus.tap((e) => this.events.push(e));
+  }
+
+  get adminToken(): string {
+    return this.server.adminToken.value;
+  }
+
+  /** A real HTTP request; JSON bodies are encoded, JSON answers decoded. */
+  async request<T = any>(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<TestResponse<T>> {
+    const init: RequestInit = { method, headers: { ...headers } };
+    if (body !== undefined) {
+      init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
+      (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
+    }
+    const res = await fetch(`${this.url}${path}`, init);
+    const raw = Buffer.from(await res.arrayBuffer());
+    const type = res.headers.get('content-type') ?? '';
+    const parsed = type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
+    return { status: res.status, headers: res.headers, body: parsed as T, raw };
+  }
+
+  /** Same as {@link request} with the admin token. */
+  admin<T = any>(method: string, path: string, body?: unknown): Promise<TestResponse<T>> {
+    return this.request<T>(method, path, body, { authorization: `Bearer ${this.adminToken}` });
+  }
+
+  /** Creates an instance through the admin API; answers the admin view (id, key, webhookSecret, …). */
+  async createInstance(input: { channel?: string; name?: string; number?: string; webhook?: Record<string, unknown> } = {}): Promise<{ id: string; key: string; webhookSecret: string; options: { number?: string } }> {
+    const { number, ...rest } = input;
+    const res = await this.admin('POST', '/admin/instances', { channel: 'sandbox', ...rest, ...(number ? { options: { number } } : {}) });
+    if (res.status !== 200) throw new Error(`createInstance failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.data;
+  }
+
+  /** Creates and connects a sandbox instance (QR shown, then scanned). */
+  async connectedSandbox(input: { name?: string; number?: string; webhook?: Record<string, unknown> } = {}) {
+    const instance = await this.createInstance({ channel: 'sandbox', ...input });
+    const qr = await this.request('POST', `/${instance.key}/instance`);
+    if (qr.status !== 200) throw new Error(`connect failed: ${JSON.stringify(qr.body)}`);
+    const scan = await this.request('POST', `/sandbox/${instance.key}/scan`);
+    if (scan.status !== 200) throw new Error(`scan failed: ${JSON.stringify(scan.body)}`);
+    await this.settle();
+    return instance;
+  }
+
+  /** Waits until every event published so far is processed (stored, enqueued). */
+  async settle(): Promise<void> {
+    // Sandbox hops are scheduled with setImmediate/timers; let them run, then drain the bus.
+    for (let i = 0; i < 3; i++) {
+      await new Promise((r) => setTimeout(r, 5));
+      await this.server.context.bus.drain();
+    }
+  }
+
+  /** Polls `check` until it answers a truthy value (bounded). */
+  async waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<T> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const value = await check();
+      if (value) return value;
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+
+  /** Stops the server (graceful) and removes its data directory unless it was given. */
+  async stop(): Promise<void> {
+    this.untap?.();
+    await this.server.close();
+    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Starts the real server on 127.0.0.1 with the sandbox channel and the chosen storage. */
+export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
+  const ownsDataDir = !options.dataDir;
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'parley-test-'));
+  const storage = options.storage ?? 'memory';
+  const plugins = options.plugins ?? [
+    { package: `@parley/storage-${storage}` },
+    { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...(options.sandbox ?? {}) } },
+    { package: '@parley/webhook-native' },
+    { package: '@parley/webhook-meta' },
+  ];
+  const config = loadConfig({}, {
+    port: options.port ?? 0, host: '127.0.0.1', dataDir, defaultChannel: 'sandbox', allowPrivateUrls: true, logLevel: 'info',
+    plugins, adminToken: 'test-admin-token-0123456789', restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config,
+  });
+  const logs: string[] = [];
+  const destination = new Writable({
+    write(chunk, _enc, cb) {
+      if (options.captureLogs) logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const logger = createLogger({ level: options.captureLogs ? 'debug' : 'warn', destination }) as unknown as Logger;
+  const server = await ParleyServer.create({ config, logger });
+  const url = await server.listen();
+  const harness = new TestServer(server, url, dataDir, ownsDataDir);
+  harness.logs.push(...logs);
+  if (options.captureLogs) {
+    destination.on('finish', () => undefined);
+    (harness as unknown as { logs: string[] }).logs = logs;
+  }
+  return harness;
+}
