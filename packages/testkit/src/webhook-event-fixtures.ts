@@ -20,7 +20,7 @@ export const SPEC_EVENT_IDS = [
 export type SpecEventId = (typeof SPEC_EVENT_IDS)[number];
 
 /** Event kinds that exist on the bus but have no spec 6.3 id (history sync and storage bookkeeping). */
-export const INTERNAL_EVENT_NAMES = ['history', 'chats-upsert', 'chats-delete', 'contacts-upsert', 'message-delete'] as const;
+export const INTERNAL_EVENT_NAMES = ['history', 'chats-upsert', 'chats-delete', 'contacts-upsert', 'contacts-delete', 'message-delete'] as const;
 
 /** Name of an internal fixture event. */
 export type InternalEventName = (typeof INTERNAL_EVENT_NAMES)[number];
@@ -270,6 +270,7 @@ function internalEvents(): Record<InternalEventName, ChannelEvent> {
     'chats-delete': stamp('whatsapp', { type: 'chats.delete', jids: [GROUP_JID] }, 52),
     'contacts-upsert': stamp('whatsapp', { type: 'contacts.upsert', contacts: [{ id: PEER_JID, notify: 'Maria' }] }, 53),
     'message-delete': stamp('whatsapp', { type: 'message.delete', chatJid: PEER_JID, messageIds: ['3EB0A1B2C3D4E5F60708090A'] }, 54),
+    'contacts-delete': stamp('whatsapp', { type: 'contacts.delete', jids: ['5511977776666@s.whatsapp.net'] }, 55),
   };
 }
 

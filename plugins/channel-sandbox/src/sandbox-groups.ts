@@ -495,3 +495,9 @@ export class SandboxGroupDirectory {
     }
   }
 }
+
+/** A group's picture bytes (served publicly by the sandbox pictures route), or null when it has none. */
+export async function groupPicture(storage: Storage, groupJid: string): Promise<{ data: Buffer; mimetype: string } | null> {
+  const picture = await storage.state.get<StoredPicture>(GROUP_PICTURES_NAMESPACE, groupJid);
+  return picture ? { data: Buffer.from(picture.data, 'base64'), mimetype: picture.mimetype } : null;
+}

@@ -1,11 +1,15 @@
 import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities } from '@parley/core';
 import { SandboxCalls } from './capabilities/calls.js';
+import { SandboxCatalog } from './capabilities/catalog.js';
 import { SandboxChats } from './capabilities/chats.js';
+import { SandboxCommunities } from './capabilities/communities.js';
 import { SandboxConnection } from './capabilities/connection.js';
 import { SandboxContacts } from './capabilities/contacts.js';
+import { SandboxGroups } from './capabilities/groups.js';
 import { SandboxLabels } from './capabilities/labels.js';
 import { SandboxMessaging } from './capabilities/messaging.js';
 import { SandboxProfile } from './capabilities/profile.js';
+import { SandboxStatus } from './capabilities/status.js';
 import type { SandboxDevice } from './sandbox-device.js';
 
 /** A sandbox instance's adapter: one simulated phone and its capabilities. */
@@ -28,6 +32,10 @@ export class SandboxAdapter implements ChannelAdapter {
       calls: new SandboxCalls(device),
       labels: new SandboxLabels(device),
       contacts: new SandboxContacts(device),
+      groups: new SandboxGroups(device, pictureUrl),
+      communities: new SandboxCommunities(device, pictureUrl),
+      catalog: new SandboxCatalog(device),
+      status: new SandboxStatus(device),
     };
   }
 

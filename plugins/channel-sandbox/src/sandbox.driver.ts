@@ -1,12 +1,14 @@
 import { randomInt } from 'node:crypto';
 import {
-  ConflictError, NotFoundError, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type HostSettings,
+  ConflictError, isGroupJid, NotFoundError, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type HostSettings,
   type InstanceRecord, type Logger, type Storage,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
+import { groupPicture } from './sandbox-groups.js';
 import { SandboxNetwork } from './sandbox-network.js';
+import { placeOrder } from './sandbox-orders.js';
 import type { SandboxOptions } from './sandbox.options.js';
 
 /** Dependencies of the sandbox driver. */
@@ -31,6 +33,8 @@ export class SandboxDriver implements ChannelDriver {
   readonly role = 'main' as const;
   readonly routes: DriverRoute[];
   private network?: SandboxNetwork;
+  /** Storage of the network's shared state (group pictures), known once the first instance is created. */
+  private storage?: Storage;
 
   constructor(private readonly deps: SandboxDriverDeps) {
     this.routes = [
@@ -47,13 +51,27 @@ export class SandboxDriver implements ChannelDriver {
       },
       {
         method: 'get', path: '/pictures/:id',
-        summary: 'Profile picture of a sandbox instance (public, like profile pictures on the real network).',
+        summary: 'Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).',
         handler: async (req) => {
+          if (isGroupJid(req.params.id!)) {
+            const picture = this.storage ? await groupPicture(this.storage, req.params.id!) : null;
+            if (!picture) throw new NotFoundError('group picture');
+            return { status: 200, body: picture.data, contentType: picture.mimetype };
+          }
           const adapter = (await req.adapter(req.params.id!)) as SandboxAdapter;
           const session = await adapter.device.session();
           const blob = session.pictureSha ? await adapter.device.ctx.storage.media.get(adapter.device.ctx.instanceId, PICTURE_MEDIA_ID) : null;
           if (!blob) throw new NotFoundError('profile picture');
           return { status: 200, body: blob.data, contentType: blob.mimetype };
+        },
+      },
+      {
+        method: 'post', path: '/:key/order',
+        summary: 'Simulate this instance buying from another sandbox instance\'s catalog: body {"to": "<seller number>", "items": [{"productId", "quantity"}]}. '
+          + 'The order is recorded in the seller\'s catalog and reaches the seller as an orderMessage with its orderId and token. Authenticated by the buyer\'s instance key in the path.',
+        handler: async (req) => {
+          const adapter = await this.adapterByKey(req);
+          return { status: 200, body: { status: 200, data: await placeOrder(adapter.device, req.body) } };
         },
       },
     ];
@@ -67,6 +85,7 @@ export class SandboxDriver implements ChannelDriver {
 
   private networkFor(storage: Storage): SandboxNetwork {
     this.network ??= new SandboxNetwork(storage, this.deps.options.latencyMs, this.deps.logger);
+    this.storage ??= storage;
     return this.network;
   }
 

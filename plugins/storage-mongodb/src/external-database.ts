@@ -1,5 +1,5 @@
 import {
-  ServiceUnavailableError, UpstreamError, type ChatRepository, type ContactRepository, type ExternalDatabase, type Logger, type MessageRepository,
+  ServiceUnavailableError, UpstreamError, type ExternalDatabase, type ExternalDataStore, type Logger,
 } from '@parley/core';
 import { HISTORY_INDEXES, MongoCollections } from './mongo-collections.js';
 import { MongoConnection, describeError } from './mongo-connection.js';
@@ -13,13 +13,7 @@ import { MongoChatRepository, MongoContactRepository } from './repositories/reso
  * same documents and semantics as the MongoDB storage (partitioned by `instance`, so one database
  * may serve several instances).
  */
-export interface ExternalMessageStore {
-  readonly messages: MessageRepository;
-  readonly chats: ChatRepository;
-  readonly contacts: ContactRepository;
-  /** Closes the connection. Idempotent. */
-  close(): Promise<void>;
-}
+export type ExternalMessageStore = ExternalDataStore;
 
 /** Options of {@link connectExternalDatabase}. */
 export interface ExternalDatabaseOptions {
@@ -31,12 +25,12 @@ export interface ExternalDatabaseOptions {
 /**
  * Validates `uri` (`mongodb://` or `mongodb+srv://`) and `dbName`, connects, pings and creates the
  * indexes, then answers the store. Throws ValidationError naming `uri` or `dbName` for malformed
- * input, and UpstreamError (502) when the database cannot be reached or refuses the connection
+ * input (`body.uri`, `body.dbName`: the REST fields), and UpstreamError (502) when the database cannot be reached or refuses the connection
  * within the timeout; messages carry the URI with its credentials redacted.
  */
 export async function connectExternalDatabase(database: ExternalDatabase, options: ExternalDatabaseOptions = {}): Promise<ExternalMessageStore> {
-  const uri = validateMongoUri(database.uri, 'uri');
-  const dbName = validateDbName(database.dbName, 'dbName');
+  const uri = validateMongoUri(database.uri, 'body.uri');
+  const dbName = validateDbName(database.dbName, 'body.dbName');
   const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database' }, options.logger);
   try {
     await connection.connect();

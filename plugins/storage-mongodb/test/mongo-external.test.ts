@@ -7,22 +7,22 @@ function assertValidation(field: string) {
   return (err: unknown) => {
     assert.ok(err instanceof ValidationError, `expected ValidationError, got ${String(err)}`);
     assert.equal(err.status, 400);
-    assert.match(err.message, new RegExp(`^${field} `));
+    assert.match(err.message, new RegExp(`^${field.replace(".", "\\.")} `));
     assert.deepEqual(err.details, { field });
     return true;
   };
 }
 
 describe('@parley/storage-mongodb connectExternalDatabase', () => {
-  it('refuses a malformed or non-MongoDB uri with a ValidationError naming uri', async () => {
+  it('refuses a malformed or non-MongoDB uri with a ValidationError naming body.uri', async () => {
     for (const uri of ['', 'not a uri', 'http://127.0.0.1:27017/db', 'mongodb://', 'mongodb+srv://host:27017/db', 'mongodb://h:99999999/db', 42]) {
-      await assert.rejects(connectExternalDatabase({ uri: uri as string, dbName: 'parley' }), assertValidation('uri'), `uri ${String(uri)}`);
+      await assert.rejects(connectExternalDatabase({ uri: uri as string, dbName: 'parley' }), assertValidation('body.uri'), `uri ${String(uri)}`);
     }
   });
 
-  it('refuses an invalid dbName with a ValidationError naming dbName', async () => {
+  it('refuses an invalid dbName with a ValidationError naming body.dbName', async () => {
     for (const dbName of ['', 'a/b', 'with space', 'dot.ted', 'x'.repeat(64)]) {
-      await assert.rejects(connectExternalDatabase({ uri: 'mongodb://127.0.0.1:1/', dbName }), assertValidation('dbName'), `dbName ${dbName}`);
+      await assert.rejects(connectExternalDatabase({ uri: 'mongodb://127.0.0.1:1/', dbName }), assertValidation('body.dbName'), `dbName ${dbName}`);
     }
   });
 

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
-import { Tokens, type Clock, type HostSettings, type Logger } from '@parley/core';
+import { Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -15,6 +15,7 @@ import { InstanceRegistry } from '../instances/instance-registry.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
+import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
 import { MessagingService } from '../services/messaging-service.js';
 import { AdminToken } from './admin-token.js';
@@ -66,7 +67,7 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
-    const storage = plugins.storage;
+    const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
@@ -74,7 +75,8 @@ export class ParleyServer {
     bus.attach((id) => registry.byIdOrThrow(id));
     const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
     const partial = {
-      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, version: VERSION,
+      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, connectors: plugins.connectors,
+      version: VERSION,
       media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
       messaging: new MessagingService(storage, bus, projector),
     };
@@ -134,7 +136,9 @@ export class ParleyServer {
    */
   private async restoreInstances(): Promise<void> {
     const { storage, registry, config, logger } = this.context;
-    const records = (await storage.instances.list()).filter((r) => r.wantsConnection);
+    const all = await storage.instances.list();
+    await this.reattachExternalDatabases(all);
+    const records = all.filter((r) => r.wantsConnection);
     for (const [i, record] of records.entries()) {
       if (this.shuttingDown) return;
       if (i > 0 && config.restore.staggerMs > 0) await new Promise((r) => setTimeout(r, config.restore.staggerMs));
@@ -146,6 +150,25 @@ export class ParleyServer {
         logger.warn({ err, instance: record.id }, 'instance could not be restored');
       }
     }
+  }
+
+  /** Reconnects the external databases of instances that have one (their history lives there). */
+  private async reattachExternalDatabases(records: InstanceRecord[]): Promise<void> {
+    const { storage, connectors, logger } = this.context;
+    const bound = records.filter((r) => r.mongodb);
+    for (const r of bound) storage.expect(r.id);
+    await Promise.all(bound.map(async (r) => {
+      const connector = connectors.get('mongodb');
+      if (!connector) {
+        logger.error({ instance: r.id }, 'instance has an external MongoDB but no connector is configured (@parley/storage-mongodb/external)');
+        return;
+      }
+      try {
+        await storage.attach(r.id, await connector.connect(r.mongodb!));
+      } catch (err) {
+        logger.error({ err, instance: r.id }, 'external database could not be reconnected; its history answers 503 until it is attached again');
+      }
+    }));
   }
 
   /**

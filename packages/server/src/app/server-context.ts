@@ -1,7 +1,8 @@
-import type { ChannelDriver, Clock, HostSettings, Logger, Storage, WebhookFormat } from '@parley/core';
+import type { ChannelDriver, Clock, ExternalDataConnector, HostSettings, Logger, WebhookFormat } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { MessagingService } from '../services/messaging-service.js';
 import type { WebhookService } from '../services/webhook-service.js';
@@ -12,7 +13,9 @@ export interface ServerContext {
   host: HostSettings;
   logger: Logger;
   clock: Clock;
-  storage: Storage;
+  /** The storage back end, with per-instance external databases routed in. */
+  storage: InstanceDataRouter;
+  connectors: Map<string, ExternalDataConnector>;
   registry: InstanceRegistry;
   bus: EventBus;
   drivers: Map<string, ChannelDriver>;

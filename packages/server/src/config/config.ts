@@ -44,6 +44,7 @@ export const DEFAULT_PLUGINS: PluginEntry[] = [
   { package: '@parley/channel-sandbox' },
   { package: '@parley/channel-instagram' },
   { package: '@parley/channel-messenger' },
+  { package: '@parley/storage-mongodb/external' },
 ];
 
 /** Raised for an unreadable or invalid configuration; the CLI prints it and exits 1. */

@@ -1,17 +1,6 @@
 import type { InstanceRecord } from '@parley/core';
 import type { InstanceRuntime } from './instance-runtime.js';
 
-/** Hides the credentials of a proxy URL (`http://user:pass@host` → `http://user:***@host`). */
-export function redactUrlCredentials(raw: string): string {
-  try {
-    const url = new URL(raw);
-    if (url.password) url.password = '***';
-    return url.href;
-  } catch {
-    return '***';
-  }
-}
-
 /** Public view of the social links: ids and names, never tokens. */
 export function linksView(record: InstanceRecord): Record<string, unknown> {
   return Object.fromEntries(Object.entries(record.links).map(([channel, link]) => [channel, {

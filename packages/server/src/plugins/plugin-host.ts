@@ -4,7 +4,8 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, Tokens, type ChannelDriver, type HostSettings, type Logger, type PluginManifest, type Storage, type WebhookFormat,
+  CORE_VERSION, Tokens, type ChannelDriver, type ExternalDataConnector, type HostSettings, type Logger, type PluginManifest, type Storage,
+  type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
@@ -18,6 +19,8 @@ export interface LoadedPlugins {
   storage: Storage;
   drivers: Map<string, ChannelDriver>;
   formats: Map<string, WebhookFormat>;
+  /** External-database connectors by kind (`mongodb`). */
+  connectors: Map<string, ExternalDataConnector>;
 }
 
 const KINDS = ['channel', 'storage', 'webhook-format', 'extension'];
@@ -57,6 +60,7 @@ export async function loadPlugins(
   const drivers = new Map<string, ChannelDriver>();
   const formats = new Map<string, WebhookFormat>();
   const formatOwners = new Map<string, string>();
+  const connectors = new Map<string, ExternalDataConnector>();
 
   for (const entry of entries) {
     const manifest = await importManifest(entry, context.baseDir);
@@ -97,9 +101,13 @@ export async function loadPlugins(
       formatOwners.set(format.name, manifest.name);
       formats.set(format.name, format);
     }
+    for (const connector of child.isRegistered(Tokens.ExternalDataConnector, false) ? child.resolveAll(Tokens.ExternalDataConnector) : []) {
+      if (connectors.has(connector.kind)) throw new PluginError(`two external-database connectors for "${connector.kind}" (the second from ${manifest.name})`);
+      connectors.set(connector.kind, connector);
+    }
     manifests.push(manifest);
     context.logger.debug({ plugin: manifest.name, kind: manifest.kind }, 'plugin registered');
   }
   if (storageOwners.length === 0) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
-  return { manifests, storage: context.container.resolve(Tokens.Storage), drivers, formats };
+  return { manifests, storage: context.container.resolve(Tokens.Storage), drivers, formats, connectors };
 }

@@ -4,6 +4,7 @@ import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { callRoutes } from './call.routes.js';
 import { chatRoutes } from './chat.routes.js';
+import { externalDatabaseRoutes } from './external-db.routes.js';
 import { contactRoutes } from './contact.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { instanceRoutes } from './instance.routes.js';
@@ -21,6 +22,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...adminRoutes(ctx),
     ...instanceRoutes(ctx),
     ...linkRoutes(ctx),
+    ...externalDatabaseRoutes(ctx),
     ...webhookRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),

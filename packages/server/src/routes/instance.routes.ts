@@ -1,6 +1,6 @@
-import { ConflictError, requireCapability, ValidationError } from '@parley/core';
+import { ConflictError, redactUrlCredentials, requireCapability, ValidationError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
-import { instanceView, redactUrlCredentials } from '../instances/instance-view.js';
+import { instanceView } from '../instances/instance-view.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';

@@ -89,6 +89,8 @@ export class InstanceAdmin {
     await this.ctx.registry.unload(id);
     await this.ctx.bus.drain();
     const s = this.ctx.storage;
+    // An attached external database belongs to the operator: it is detached, never wiped.
+    await s.detach(id);
     await Promise.all([
       s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
       s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),

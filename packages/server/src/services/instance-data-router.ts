@@ -1,0 +1,124 @@
+import {
+  ServiceUnavailableError, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
+  type DeliveryQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
+  type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth,
+} from '@parley/core';
+
+/**
+ * Keeps track of which instances have an external database attached (spec 4.1 `/instance/mongodb`).
+ * An instance whose record names one that is not connected yet is refused with 503 rather than
+ * silently written to the main storage.
+ */
+class Attachments {
+  readonly stores = new Map<string, ExternalDataStore>();
+  readonly pending = new Set<string>();
+
+  pick(instance: string): ExternalDataStore | undefined {
+    const store = this.stores.get(instance);
+    if (store) return store;
+    if (this.pending.has(instance)) throw new ServiceUnavailableError('the external database of this instance is not connected yet');
+    return undefined;
+  }
+}
+
+class RoutedMessages implements MessageRepository {
+  constructor(private readonly base: MessageRepository, private readonly a: Attachments) {}
+  private r(instance: string): MessageRepository {
+    return this.a.pick(instance)?.messages ?? this.base;
+  }
+  upsert(instance: string, record: MessageRecord) { return this.r(instance).upsert(instance, record); }
+  get(instance: string, id: string) { return this.r(instance).get(instance, id); }
+  setStatus(instance: string, id: string, status: MessageStatus) { return this.r(instance).setStatus(instance, id, status); }
+  listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> { return this.r(instance).listByChat(instance, chatJid, page); }
+  delete(instance: string, ids: string[]) { return this.r(instance).delete(instance, ids); }
+  deleteChat(instance: string, chatJid: string) { return this.r(instance).deleteChat(instance, chatJid); }
+  clear(instance: string) { return this.r(instance).clear(instance); }
+}
+
+class RoutedChats implements ChatRepository {
+  constructor(private readonly base: ChatRepository, private readonly a: Attachments) {}
+  private r(instance: string): ChatRepository {
+    return this.a.pick(instance)?.chats ?? this.base;
+  }
+  upsert(instance: string, chat: Partial<Chat> & { id: string }) { return this.r(instance).upsert(instance, chat); }
+  get(instance: string, id: string) { return this.r(instance).get(instance, id); }
+  list(instance: string) { return this.r(instance).list(instance); }
+  delete(instance: string, id: string) { return this.r(instance).delete(instance, id); }
+  clear(instance: string) { return this.r(instance).clear(instance); }
+}
+
+class RoutedContacts implements ContactRepository {
+  constructor(private readonly base: ContactRepository, private readonly a: Attachments) {}
+  private r(instance: string): ContactRepository {
+    return this.a.pick(instance)?.contacts ?? this.base;
+  }
+  upsert(instance: string, contact: Partial<Contact> & { id: string }) { return this.r(instance).upsert(instance, contact); }
+  get(instance: string, id: string) { return this.r(instance).get(instance, id); }
+  list(instance: string) { return this.r(instance).list(instance); }
+  delete(instance: string, id: string) { return this.r(instance).delete(instance, id); }
+  clear(instance: string) { return this.r(instance).clear(instance); }
+}
+
+/**
+ * The storage the server uses: the configured back end, except that messages, chats and contacts of
+ * an instance with an attached external database go there.
+ */
+export class InstanceDataRouter implements Storage {
+  private readonly attachments = new Attachments();
+  readonly name: string;
+  readonly instances: InstanceRepository;
+  readonly messages: MessageRepository;
+  readonly chats: ChatRepository;
+  readonly contacts: ContactRepository;
+  readonly media: MediaRepository;
+  readonly authState: AuthStateRepository;
+  readonly state: StateRepository;
+  readonly deliveries: DeliveryQueue;
+
+  constructor(private readonly base: Storage) {
+    this.name = base.name;
+    this.instances = base.instances;
+    this.media = base.media;
+    this.authState = base.authState;
+    this.state = base.state;
+    this.deliveries = base.deliveries;
+    this.messages = new RoutedMessages(base.messages, this.attachments);
+    this.chats = new RoutedChats(base.chats, this.attachments);
+    this.contacts = new RoutedContacts(base.contacts, this.attachments);
+  }
+
+  /** Marks an instance as bound to an external database that is being connected. */
+  expect(instance: string): void {
+    if (!this.attachments.stores.has(instance)) this.attachments.pending.add(instance);
+  }
+
+  /** Routes an instance's history to `store` from now on (closing a previous one). */
+  async attach(instance: string, store: ExternalDataStore): Promise<void> {
+    const previous = this.attachments.stores.get(instance);
+    this.attachments.stores.set(instance, store);
+    this.attachments.pending.delete(instance);
+    if (previous && previous !== store) await previous.close();
+  }
+
+  /** Routes an instance's history back to the main storage. */
+  async detach(instance: string): Promise<void> {
+    const store = this.attachments.stores.get(instance);
+    this.attachments.stores.delete(instance);
+    this.attachments.pending.delete(instance);
+    await store?.close();
+  }
+
+  init(): Promise<void> {
+    return this.base.init();
+  }
+
+  health(): Promise<StorageHealth> {
+    return this.base.health();
+  }
+
+  async close(): Promise<void> {
+    await Promise.allSettled([...this.attachments.stores.values()].map((s) => s.close()));
+    this.attachments.stores.clear();
+    await this.base.close();
+  }
+}

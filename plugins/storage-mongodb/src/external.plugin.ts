@@ -1,0 +1,30 @@
+import { definePlugin, Tokens, type ExternalDataConnector } from '@parley/core';
+import { connectExternalDatabase } from './external-database.js';
+
+/** Options of the external-database extension. */
+export interface ExternalMongoOptions {
+  /** Bound of the connection test and of each later operation, in ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * `@parley/storage-mongodb/external`: lets instances attach their own MongoDB with
+ * `POST /{key}/instance/mongodb` (their messages, chats and contacts are kept there), whatever the
+ * server's storage back end is.
+ */
+export default definePlugin<ExternalMongoOptions>({
+  name: '@parley/storage-mongodb/external',
+  kind: 'extension',
+  coreVersion: '^0.1.0',
+  optionsSchema: {
+    type: 'object', additionalProperties: false,
+    properties: { timeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 } },
+  },
+  register({ container, options, logger }) {
+    const connector: ExternalDataConnector = {
+      kind: 'mongodb',
+      connect: (database) => connectExternalDatabase(database, { timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }) }),
+    };
+    container.register(Tokens.ExternalDataConnector, { useValue: connector });
+  },
+});

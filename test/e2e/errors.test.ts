@@ -1,0 +1,175 @@
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { startTestServer, type TestResponse, type TestServer } from '../support/test-server.js';
+
+/** An error answer has exactly `status` and `error` {code, message, details?}: no stack, no internals. */
+function assertErrorShape(res: TestResponse, status: number, code: string, message?: string): void {
+  assert.equal(res.status, status);
+  assert.match(res.headers.get('content-type') ?? '', /^application\/json; charset=utf-8$/);
+  assert.deepEqual(Object.keys(res.body).sort(), ['error', 'status']);
+  assert.equal(res.body.status, status);
+  assert.deepEqual(Object.keys(res.body.error).filter((k) => k !== 'details').sort(), ['code', 'message']);
+  assert.equal(res.body.error.code, code);
+  if (message !== undefined) assert.equal(res.body.error.message, message);
+  assert.doesNotMatch(res.raw.toString('utf8'), /<html|<pre|\bat [\w.<>]+ \(|node_modules|\/dist\//i);
+}
+
+describe('the error model', () => {
+  let t: TestServer;
+  let small: TestServer;
+  let key: string;
+
+  before(async () => {
+    t = await startTestServer();
+    small = await startTestServer({ config: { bodyLimitBytes: 1024 } });
+    key = (await t.createInstance({ number: '5511930000001' })).key;
+  });
+  after(async () => {
+    await small.stop();
+    await t.stop();
+  });
+
+  it('malformed JSON answers 400 malformed_json', async () => {
+    for (const body of ['{"phoneNumber": ', '{phoneNumber: "1"}', 'nul', '{"a":1}}']) {
+      const res = await t.request('POST', `/${key}/instance/pairing-code`, body, { 'content-type': 'application/json' });
+      assert.deepEqual(res.body, { status: 400, error: { code: 'malformed_json', message: 'request body is not valid JSON' } }, body);
+      assertErrorShape(res, 400, 'malformed_json');
+    }
+  });
+
+  it('a JSON body that is not an object, or no JSON body where one is required, answers 400', async () => {
+    for (const body of ['[1,2]', '"text"', '42', 'null']) {
+      const res = await t.request('POST', `/${key}/instance/pairing-code`, body, { 'content-type': 'application/json' });
+      assertErrorShape(res, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
+    }
+    const text = await t.request('POST', `/${key}/instance/pairing-code`, 'phoneNumber=5511930000001', { 'content-type': 'application/x-www-form-urlencoded' });
+    assertErrorShape(text, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
+    const none = await t.request('POST', `/${key}/instance/pairing-code`);
+    assertErrorShape(none, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
+  });
+
+  it('an oversized body answers 413 payload_too_large before any handler runs', async () => {
+    const smallKey = (await small.createInstance({ number: '5511930000002' })).key;
+    const res = await small.request('PUT', `/${smallKey}/instance`, { webhookMessage: `https://hooks.example.com/${'a'.repeat(1100)}` });
+    assert.deepEqual(res.body, { status: 413, error: { code: 'payload_too_large', message: 'request body exceeds the limit of 1024 bytes', details: { limit: 1024 } } });
+    assertErrorShape(res, 413, 'payload_too_large');
+    assert.equal((await small.request('GET', `/${smallKey}/instance`)).body.instance.webhook.webhookMessage, '');
+    // Under the limit the same route works.
+    assert.equal((await small.request('PUT', `/${smallKey}/instance`, { webhookMessage: 'https://hooks.example.com/ok' })).status, 200);
+  });
+
+  it('an unsupported body encoding or charset answers 415', async () => {
+    const encoded = await t.request('POST', `/${key}/instance/pairing-code`, '{}', { 'content-type': 'application/json', 'content-encoding': 'x-unknown' });
+    assertErrorShape(encoded, 415, 'unsupported_media_type');
+    const charset = await t.request('POST', `/${key}/instance/pairing-code`, '{}', { 'content-type': 'application/json; charset=ebcdic' });
+    assertErrorShape(charset, 415, 'unsupported_media_type');
+  });
+
+  it('an unknown route answers 404 route_not_found as JSON, never HTML, without echoing a key', async () => {
+    const cases: [string, string, string][] = [
+      ['GET', '/nope', 'no route GET /:key'],
+      ['GET', `/${key}/nothing/here`, 'no route GET /:key/nothing/here'],
+      ['PATCH', '/admin/instances', 'no route PATCH /admin/instances'],
+      ['DELETE', '/healthz', 'no route DELETE /healthz'],
+      ['GET', '/', 'no route GET /'],
+    ];
+    for (const [method, path, message] of cases) {
+      const res = await t.request(method, path, undefined, { accept: 'text/html' });
+      assert.deepEqual(res.body, { status: 404, error: { code: 'route_not_found', message } }, `${method} ${path}`);
+      assertErrorShape(res, 404, 'route_not_found');
+      assert.ok(!res.raw.toString().includes(key));
+    }
+  });
+
+  it('a missing docs asset answers a JSON 404, not an HTML page', async () => {
+    const res = await t.request('GET', '/docs/assets/no-such-file.js');
+    assertErrorShape(res, 404, 'not_found');
+  });
+
+  it('wrong types and missing fields name every failing field, with details', async () => {
+    const res = await t.request('POST', `/${key}/instance/mobile/prepare`, { phoneNumberCountryCode: 55, phoneNumberMobileNetworkCode: '1', extra: true });
+    assertErrorShape(res, 400, 'validation_failed',
+      'body.phoneNumberNationalNumber is required; body.extra is not allowed; body.phoneNumberCountryCode must be string');
+    assert.deepEqual(res.body.error.details, {
+      fields: [
+        { field: 'body.phoneNumberNationalNumber', message: 'body.phoneNumberNationalNumber is required' },
+        { field: 'body.extra', message: 'body.extra is not allowed' },
+        { field: 'body.phoneNumberCountryCode', message: 'body.phoneNumberCountryCode must be string' },
+      ],
+    });
+  });
+
+  it('numbers are not coerced from strings in bodies, but are in queries', async () => {
+    const body = await t.admin('POST', '/admin/instances', { name: 12 });
+    assertErrorShape(body, 400, 'validation_failed', 'body.name must be string');
+    const query = await t.request('PATCH', `/${key}/instance?saveMedia=1`);
+    assert.equal(query.status, 200);
+    assert.equal((await t.request('GET', `/${key}/instance`)).body.instance.save_media, true);
+  });
+
+  it('an unknown instance key answers 404 instance_not_found before validation', async () => {
+    const res = await t.request('POST', '/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/instance/pairing-code', { wrong: true });
+    assert.deepEqual(res.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } });
+  });
+
+  it('a request line the HTTP parser refuses gets a 400 without a body leak', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const url = new URL(t.url);
+      const req = httpRequest({ host: url.hostname, port: url.port, method: 'GET', path: '/healthz', headers: { 'content-length': 'abc' } }, (res) => {
+        let text = '';
+        res.on('data', (c: Buffer) => (text += c.toString()));
+        res.on('end', () => resolve(`${res.statusCode} ${text}`));
+      });
+      req.on('error', (err: NodeJS.ErrnoException) => resolve(`error ${err.code}`));
+      req.on('timeout', () => reject(new Error('timeout')));
+      req.end();
+    }).catch((err: Error) => `error ${err.message}`);
+    assert.match(answer, /^(400|error)/);
+    assert.doesNotMatch(answer, /\bat \w+ \(|node_modules/);
+  });
+});
+
+describe('health and readiness', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({ storage: 'sqlite' });
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('GET /healthz answers ok with the uptime and version', async () => {
+    const res = await t.request('GET', '/healthz');
+    assert.equal(res.status, 200);
+    assert.deepEqual(Object.keys(res.body.data).sort(), ['status', 'uptime', 'version']);
+    assert.equal(res.body.status, 200);
+    assert.equal(res.body.data.status, 'ok');
+    assert.ok(Number.isInteger(res.body.data.uptime) && res.body.data.uptime >= 0);
+    assert.equal(res.body.data.version, t.server.context.version);
+    assert.match(res.body.data.version, /^\d+\.\d+\.\d+/);
+  });
+
+  it('GET /readyz answers ready with the storage name', async () => {
+    assert.deepEqual((await t.request('GET', '/readyz')).body, { status: 200, data: { status: 'ready', storage: 'sqlite' } });
+  });
+
+  it('GET /readyz answers 503 while storage is not reachable, and recovers', async () => {
+    const storage = t.server.context.storage;
+    const health = storage.health.bind(storage);
+    // Simulates an unreachable database for the probe only.
+    storage.health = async () => ({ ready: false, detail: 'disk unavailable' });
+    try {
+      const res = await t.request('GET', '/readyz');
+      assert.deepEqual(res.body, { status: 503, error: { code: 'service_unavailable', message: 'storage sqlite is not ready: disk unavailable' } });
+      storage.health = async () => {
+        throw new Error('connection reset');
+      };
+      assert.deepEqual((await t.request('GET', '/readyz')).body, { status: 503, error: { code: 'service_unavailable', message: 'storage sqlite is not ready: connection reset' } });
+      assert.equal((await t.request('GET', '/healthz')).status, 200);
+    } finally {
+      storage.health = health;
+    }
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+  });
+});

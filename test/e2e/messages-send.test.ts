@@ -1,0 +1,415 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { buildVcard } from '@parley/core';
+import { dataUri, SAMPLES, sha256Base64, sha256Hex } from '../support/media-server.js';
+import { MessagingPair } from '../support/messaging.js';
+
+/** Spec 4.2: every send operation, the exact record answered and what the peer phone received. */
+describe('sending every message type (spec 4.2)', () => {
+  let p: MessagingPair;
+  const media = (path: string) => `${p.media.url}${path}`;
+
+  before(async () => {
+    p = await MessagingPair.start();
+    p.media.serve('/photo.png', { body: SAMPLES.png, type: 'image/png' });
+    p.media.serve('/voice.ogg', { body: SAMPLES.ogg, type: 'audio/ogg; codecs=opus' });
+    p.media.serve('/song.mp3', { body: SAMPLES.mp3, type: 'audio/mpeg' });
+    p.media.serve('/clip.mp4', { body: SAMPLES.mp4, type: 'video/mp4' });
+    p.media.serve('/files/q3.bin', { body: SAMPLES.pdf, type: 'application/octet-stream' });
+    p.media.serve('/party.webp', { body: SAMPLES.animatedWebp, type: 'image/webp' });
+    p.media.serve('/still.webp', { body: SAMPLES.webp, type: 'image/webp' });
+    p.media.serve('/thumb.jpg', { body: SAMPLES.jpeg, type: 'image/jpeg' });
+  });
+  after(async () => {
+    await p.stop();
+  });
+
+  const to = () => p.bob.number;
+
+  it('text: extendedTextMessage; the peer gets a text', async () => {
+    const record = await p.send('text', { to: to(), text: 'hello bob' });
+    p.expectSent(record, { extendedTextMessage: { text: 'hello bob' } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'text', body: 'hello bob' });
+    assert.equal(got.message.context, undefined);
+  });
+
+  it('image by URL: imageMessage with url, mimetype, caption, digest and length', async () => {
+    const record = await p.send('image', { to: to(), url: media('/photo.png'), caption: 'our shop' });
+    p.expectSent(record, {
+      imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: SAMPLES.png.length, caption: 'our shop' },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, {
+      type: 'image', media: { id: record.key.id, mimeType: 'image/png', sha256: sha256Hex(SAMPLES.png), caption: 'our shop' },
+    });
+  });
+
+  it('image without caption (an empty caption is none)', async () => {
+    const record = await p.send('image', { to: to(), url: media('/photo.png'), caption: '' });
+    p.expectSent(record, { imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: SAMPLES.png.length } });
+  });
+
+  it('audio by URL: Ogg goes as a voice note (ptt), MP3 as an audio file', async () => {
+    const voice = await p.send('audio', { to: to(), url: media('/voice.ogg') });
+    p.expectSent(voice, {
+      audioMessage: { url: media('/voice.ogg'), mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: SAMPLES.ogg.length, ptt: true },
+    });
+    const gotVoice = await p.received(voice.key.id);
+    p.expectStored(gotVoice.record, voice);
+    assert.deepEqual(gotVoice.message.content, { type: 'audio', media: { id: voice.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
+
+    const song = await p.send('audio', { to: to(), url: media('/song.mp3') });
+    p.expectSent(song, {
+      audioMessage: { url: media('/song.mp3'), mimetype: 'audio/mpeg', fileSha256: sha256Base64(SAMPLES.mp3), fileLength: SAMPLES.mp3.length, ptt: false },
+    });
+    const gotSong = await p.received(song.key.id);
+    assert.deepEqual(gotSong.message.content, { type: 'audio', media: { id: song.key.id, mimeType: 'audio/mpeg', sha256: sha256Hex(SAMPLES.mp3) }, voice: false });
+  });
+
+  it('video by URL with a caption', async () => {
+    const record = await p.send('video', { to: to(), url: media('/clip.mp4'), caption: 'the launch' });
+    p.expectSent(record, {
+      videoMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: SAMPLES.mp4.length, caption: 'the launch' },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, {
+      type: 'video', media: { id: record.key.id, mimeType: 'video/mp4', sha256: sha256Hex(SAMPLES.mp4), caption: 'the launch' },
+    });
+  });
+
+  it('document by URL: the given mimetype and fileName win over what the server answered', async () => {
+    const record = await p.send('document', { to: to(), url: media('/files/q3.bin'), mimetype: 'application/pdf', fileName: 'Q3 report.pdf' });
+    p.expectSent(record, {
+      documentMessage: {
+        url: media('/files/q3.bin'), mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: SAMPLES.pdf.length, fileName: 'Q3 report.pdf',
+      },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, {
+      type: 'document', media: { id: record.key.id, mimeType: 'application/pdf', sha256: sha256Hex(SAMPLES.pdf) }, filename: 'Q3 report.pdf',
+    });
+  });
+
+  it('sticker: an animated WebP is isAnimated, a still one is not', async () => {
+    const animated = await p.send('sticker', { to: to(), url: media('/party.webp') });
+    p.expectSent(animated, {
+      stickerMessage: {
+        url: media('/party.webp'), mimetype: 'image/webp', fileSha256: sha256Base64(SAMPLES.animatedWebp), fileLength: SAMPLES.animatedWebp.length, isAnimated: true,
+      },
+    });
+    const got = await p.received(animated.key.id);
+    p.expectStored(got.record, animated);
+    assert.deepEqual(got.message.content, {
+      type: 'sticker', media: { id: animated.key.id, mimeType: 'image/webp', sha256: sha256Hex(SAMPLES.animatedWebp) }, animated: true,
+    });
+    const still = await p.send('sticker', { to: to(), url: media('/still.webp') });
+    assert.equal(still.message.stickerMessage.isAnimated, false);
+    assert.equal((await p.received(still.key.id)).message.content.type, 'sticker');
+  });
+
+  it('video-note: ptvMessage; the peer gets a video', async () => {
+    const record = await p.send('video-note', { to: to(), url: media('/clip.mp4') });
+    p.expectSent(record, { ptvMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: SAMPLES.mp4.length } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'video', media: { id: record.key.id, mimeType: 'video/mp4', sha256: sha256Hex(SAMPLES.mp4) } });
+  });
+
+  it('base64/image: imageMessage without url', async () => {
+    const record = await p.send('base64/image', { to: to(), base64: dataUri('image/png', SAMPLES.png), caption: 'inline' });
+    p.expectSent(record, { imageMessage: { mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: SAMPLES.png.length, caption: 'inline' } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, {
+      type: 'image', media: { id: record.key.id, mimeType: 'image/png', sha256: sha256Hex(SAMPLES.png), caption: 'inline' },
+    });
+  });
+
+  it('base64/audio: an Ogg data URI is a voice note', async () => {
+    const record = await p.send('base64/audio', { to: to(), base64: dataUri('audio/ogg', SAMPLES.ogg) });
+    p.expectSent(record, { audioMessage: { mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: SAMPLES.ogg.length, ptt: true } });
+    const got = await p.received(record.key.id);
+    assert.deepEqual(got.message.content, { type: 'audio', media: { id: record.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
+  });
+
+  it('base64/document: documentMessage with the given name and type', async () => {
+    const record = await p.send('base64/document', { to: to(), base64: dataUri('application/octet-stream', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'invoice.pdf' });
+    p.expectSent(record, {
+      documentMessage: { mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: SAMPLES.pdf.length, fileName: 'invoice.pdf' },
+    });
+    const got = await p.received(record.key.id);
+    assert.deepEqual(got.message.content, {
+      type: 'document', media: { id: record.key.id, mimeType: 'application/pdf', sha256: sha256Hex(SAMPLES.pdf) }, filename: 'invoice.pdf',
+    });
+  });
+
+  it('contact: contactMessage with a vCard carrying the waid', async () => {
+    const card = { fullName: 'Ana Souza', phoneNumber: '+55 11 98888-7777', organization: 'Acme; Ltd' };
+    const record = await p.send('contact', { to: to(), contact: card });
+    const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ana Souza\nORG:Acme\\; Ltd;\nTEL;type=CELL;type=VOICE;waid=5511988887777:+5511988887777\nEND:VCARD';
+    assert.equal(buildVcard(card), vcard);
+    p.expectSent(record, { contactMessage: { displayName: 'Ana Souza', vcard } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'contacts', contacts: [{ formattedName: 'Ana Souza', vcard }] });
+  });
+
+  it('contacts: contactsArrayMessage', async () => {
+    const cards = [{ fullName: 'Ana', phoneNumber: '5511988887777' }, { fullName: 'Rui', phoneNumber: '351912345678' }];
+    const record = await p.send('contacts', { to: to(), displayName: 'Team', contacts: cards });
+    const vcards = cards.map((c) => buildVcard(c));
+    p.expectSent(record, { contactsArrayMessage: { displayName: 'Team', contacts: [{ displayName: 'Ana', vcard: vcards[0] }, { displayName: 'Rui', vcard: vcards[1] }] } });
+    const got = await p.received(record.key.id);
+    assert.deepEqual(got.message.content, { type: 'contacts', contacts: [{ formattedName: 'Ana', vcard: vcards[0] }, { formattedName: 'Rui', vcard: vcards[1] }] });
+  });
+
+  it('location: locationMessage', async () => {
+    const record = await p.send('location', { to: to(), location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } });
+    p.expectSent(record, { locationMessage: { degreesLatitude: -23.5613, degreesLongitude: -46.6565, address: 'Av. Paulista, 1578' } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'location', latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' });
+  });
+
+  it('live-location: liveLocationMessage; the peer gets a location', async () => {
+    const record = await p.send('live-location', { to: to(), latitude: 38.7223, longitude: -9.1393, caption: 'on my way' });
+    p.expectSent(record, { liveLocationMessage: { degreesLatitude: 38.7223, degreesLongitude: -9.1393, caption: 'on my way', sequenceNumber: 1 } });
+    const got = await p.received(record.key.id);
+    assert.deepEqual(got.message.content, { type: 'location', latitude: 38.7223, longitude: -9.1393 });
+  });
+
+  it('link: extendedTextMessage with the preview; the thumbnail is fetched once, the source never', async () => {
+    const record = await p.send('link', {
+      to: to(), title: 'Parley', text: 'Look at this', description: 'A messaging gateway', thumbnailUrl: media('/thumb.jpg'), sourceUrl: 'https://parley.example/',
+    });
+    p.expectSent(record, {
+      extendedTextMessage: {
+        text: 'Look at this\nhttps://parley.example/', matchedText: 'https://parley.example/', canonicalUrl: 'https://parley.example/', title: 'Parley',
+        description: 'A messaging gateway', thumbnailUrl: media('/thumb.jpg'), jpegThumbnail: SAMPLES.jpeg.toString('base64'),
+      },
+    });
+    assert.equal(p.media.hitsOf('/thumb.jpg'), 1);
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'text', body: 'Look at this\nhttps://parley.example/' });
+  });
+
+  it('reaction: goes to the chat of the reacted message; an empty text removes it', async () => {
+    const question = await p.send('text', { to: p.alice.number, text: 'lunch?' }, p.bob);
+    await p.received(question.key.id, p.alice);
+    const record = await p.send('reaction', { text: '👍', msgId: question.key.id });
+    const target = { remoteJid: p.bob.jid, fromMe: false, id: question.key.id };
+    const stamp = record.message.reactionMessage.senderTimestampMs;
+    assert.match(stamp, /^\d{13}$/);
+    assert.equal(Math.floor(Number(stamp) / 1000), Number(record.messageTimestamp));
+    p.expectSent(record, { reactionMessage: { key: target, text: '👍', senderTimestampMs: stamp } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'reaction', messageId: question.key.id, emoji: '👍' });
+
+    const removal = await p.send('reaction', { text: '', msgId: question.key.id });
+    assert.deepEqual(removal.message.reactionMessage.text, '');
+    const gotRemoval = await p.received(removal.key.id);
+    assert.deepEqual(gotRemoval.message.content, { type: 'reaction', messageId: question.key.id });
+  });
+
+  it('presence: answers a message and the peer sees the presence', async () => {
+    const res = await p.t.request('POST', `/${p.alice.key}/message/presence`, { to: to(), status: 'composing' });
+    assert.deepEqual(res.body, { status: 200, message: `presence composing sent to ${p.bob.jid}` });
+    await p.t.waitFor(() => p.t.events.find((e) => e.type === 'presence' && e.instance === p.bob.id && e.jid === p.alice.jid && e.status === 'composing'),
+      5000, 'bob to see alice composing');
+  });
+
+  it('title: interactiveMessage with header, body and footer', async () => {
+    const record = await p.send('title', { to: to(), title: 'Order #41', text: 'Your order shipped', footer: 'Acme' });
+    p.expectSent(record, {
+      interactiveMessage: {
+        header: { title: 'Order #41', hasMediaAttachment: false }, body: { text: 'Your order shipped' }, footer: { text: 'Acme' },
+        nativeFlowMessage: { buttons: [], messageVersion: 1 },
+      },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'interactiveMessage' });
+  });
+
+  it('button_reply: quick_reply native-flow buttons', async () => {
+    const record = await p.send('button_reply', {
+      to: to(), header: { title: 'Survey' }, text: 'Did it arrive?', footer: 'Acme',
+      buttons: [{ type: 'quick_reply', id: 'yes', text: 'Yes' }, { type: 'quick_reply', id: 'no', text: 'No' }],
+    });
+    p.expectSent(record, {
+      interactiveMessage: {
+        header: { title: 'Survey', hasMediaAttachment: false }, body: { text: 'Did it arrive?' }, footer: { text: 'Acme' },
+        nativeFlowMessage: {
+          buttons: [
+            { name: 'quick_reply', buttonParamsJson: '{"display_text":"Yes","id":"yes"}' },
+            { name: 'quick_reply', buttonParamsJson: '{"display_text":"No","id":"no"}' },
+          ],
+          messageVersion: 1,
+        },
+      },
+    });
+    p.expectStored((await p.received(record.key.id)).record, record);
+  });
+
+  it('button_action: URL, call and copy-code buttons', async () => {
+    const record = await p.send('button_action', {
+      to: to(), text: 'Need help?',
+      buttons: [
+        { type: 'cta_url', text: 'Site', url: 'https://acme.example/help' },
+        { type: 'cta_call', text: 'Call us', phone_number: '+5511999990000' },
+        { type: 'cta_copy', text: 'Coupon', copy_code: 'SAVE10' },
+      ],
+    });
+    p.expectSent(record, {
+      interactiveMessage: {
+        body: { text: 'Need help?' },
+        nativeFlowMessage: {
+          buttons: [
+            { name: 'cta_url', buttonParamsJson: '{"display_text":"Site","url":"https://acme.example/help","merchant_url":"https://acme.example/help"}' },
+            { name: 'cta_call', buttonParamsJson: '{"display_text":"Call us","phone_number":"+5511999990000"}' },
+            { name: 'cta_copy', buttonParamsJson: '{"display_text":"Coupon","copy_code":"SAVE10"}' },
+          ],
+          messageVersion: 1,
+        },
+      },
+    });
+    p.expectStored((await p.received(record.key.id)).record, record);
+  });
+
+  it('survey: a single-answer pollCreationMessage', async () => {
+    const record = await p.send('survey', { to: to(), name: 'Best day?', options: ['Mon', 'Fri'] });
+    p.expectSent(record, { pollCreationMessage: { name: 'Best day?', options: [{ optionName: 'Mon' }, { optionName: 'Fri' }], selectableOptionsCount: 1 } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'pollCreationMessage' });
+  });
+
+  it('poll: pollCreationMessage with the selectable count', async () => {
+    const record = await p.send('poll', { to: to(), name: 'Toppings', values: ['Cheese', 'Olives', 'Basil'], selectableCount: 2 });
+    p.expectSent(record, {
+      pollCreationMessage: { name: 'Toppings', options: [{ optionName: 'Cheese' }, { optionName: 'Olives' }, { optionName: 'Basil' }], selectableOptionsCount: 2 },
+    });
+    p.expectStored((await p.received(record.key.id)).record, record);
+  });
+
+  it('pix: interactiveMessage with the review_and_pay order flow', async () => {
+    const record = await p.send('pix', {
+      to: to(), title: 'Pedido 77', text: 'Pague com Pix', referenceId: 'PED77', code: '00020126580014br.gov.bcb.pix0136chave', key: '12345678000199',
+      merchantName: 'Acme LTDA', keyType: 'CNPJ', items: [{ id: 'sku-1', name: 'Caneca', price: 19.9, quantity: 2 }, { id: 'sku-2', name: 'Frete', price: 10, quantity: 1 }],
+      subtotal: 49.8, totalAmount: 49.8,
+    });
+    const params = {
+      reference_id: 'PED77', type: 'physical-goods', payment_type: 'br',
+      payment_settings: [{ type: 'pix_dynamic_code', pix_dynamic_code: { code: '00020126580014br.gov.bcb.pix0136chave', merchant_name: 'Acme LTDA', key: '12345678000199', key_type: 'CNPJ' } }],
+      currency: 'BRL', total_amount: { value: 4980, offset: 100 },
+      order: {
+        status: 'pending', subtotal: { value: 4980, offset: 100 },
+        items: [
+          { retailer_id: 'sku-1', name: 'Caneca', amount: { value: 1990, offset: 100 }, quantity: 2 },
+          { retailer_id: 'sku-2', name: 'Frete', amount: { value: 1000, offset: 100 }, quantity: 1 },
+        ],
+      },
+    };
+    p.expectSent(record, {
+      interactiveMessage: {
+        header: { title: 'Pedido 77', hasMediaAttachment: false }, body: { text: 'Pague com Pix' },
+        nativeFlowMessage: { buttons: [{ name: 'review_and_pay', buttonParamsJson: JSON.stringify(params) }], messageVersion: 1 },
+      },
+    });
+    p.expectStored((await p.received(record.key.id)).record, record);
+  });
+
+  it('event: eventMessage with startTime in Unix seconds', async () => {
+    const record = await p.send('event', {
+      to: to(), name: 'Launch', description: 'Release party', startTime: '2030-05-01T18:30:00Z', locationName: 'HQ', locationAddress: 'Rua A, 1',
+    });
+    p.expectSent(record, {
+      eventMessage: {
+        name: 'Launch', description: 'Release party', startTime: Date.UTC(2030, 4, 1, 18, 30) / 1000, location: { name: 'HQ', address: 'Rua A, 1' }, isCanceled: false,
+      },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'eventMessage' });
+  });
+
+  it('pin and unpin: pinInChatMessage for a message of the chat; duration rounded up to 24 h / 7 d / 30 d', async () => {
+    const target = await p.send('text', { to: to(), text: 'pin me' });
+    await p.received(target.key.id);
+    const pin = await p.send('pin', { id: target.key.id, duration: 3600 * 30 });
+    const key = { remoteJid: p.bob.jid, fromMe: true, id: target.key.id };
+    const stamp = pin.message.pinInChatMessage.senderTimestampMs;
+    assert.equal(Math.floor(Number(stamp) / 1000), Number(pin.messageTimestamp));
+    p.expectSent(pin, { pinInChatMessage: { key, type: 1, senderTimestampMs: stamp, messageAddOnDurationInSecs: 604800 } });
+    const got = await p.received(pin.key.id);
+    p.expectStored(got.record, pin);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'pinInChatMessage' });
+
+    const unpin = await p.send('unpin', { id: target.key.id });
+    p.expectSent(unpin, { pinInChatMessage: { key, type: 2, senderTimestampMs: unpin.message.pinInChatMessage.senderTimestampMs } });
+    p.expectStored((await p.received(unpin.key.id)).record, unpin);
+  });
+
+  it('call-link: creates a link and sends it with the caption', async () => {
+    const record = await p.send('call-link', { to: to(), type: 'video', caption: 'Join the call' });
+    const link = record.message.extendedTextMessage.matchedText;
+    assert.match(link, /^https:\/\/call\.whatsapp\.com\/video\/[\w-]{22}$/);
+    p.expectSent(record, { extendedTextMessage: { text: `Join the call\n${link}`, matchedText: link } });
+    const got = await p.received(record.key.id);
+    assert.deepEqual(got.message.content, { type: 'text', body: `Join the call\n${link}` });
+  });
+
+  it('create-call-link: answers {data: {link}} and sends nothing', async () => {
+    const before = p.messagesOf(p.alice).length;
+    const res = await p.t.request('POST', `/${p.alice.key}/message/create-call-link`, { type: 'audio' });
+    assert.equal(res.status, 200);
+    assert.deepEqual(Object.keys(res.body), ['status', 'data']);
+    assert.equal(res.body.status, 200);
+    assert.deepEqual(Object.keys(res.body.data), ['link']);
+    assert.match(res.body.data.link, /^https:\/\/call\.whatsapp\.com\/audio\/[\w-]{22}$/);
+    await p.t.settle();
+    assert.equal(p.messagesOf(p.alice).length, before);
+  });
+
+  it('product: productMessage naming the product, its owner and catalog', async () => {
+    const record = await p.send('product', { to: to(), businessOwnerJid: '5511900000999', productId: 'prod-1', catalogId: 'cat-9' });
+    p.expectSent(record, { productMessage: { product: { productId: 'prod-1' }, businessOwnerJid: '5511900000999@s.whatsapp.net', catalogId: 'cat-9' } });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'productMessage' });
+  });
+
+  it('group-invite: groupInviteMessage valid for three days', async () => {
+    const record = await p.send('group-invite', { to: to(), groupJid: '120363012345678901@g.us', groupName: 'Book club', inviteCode: 'AbCdEfGh12345' });
+    p.expectSent(record, {
+      groupInviteMessage: {
+        groupJid: '120363012345678901@g.us', inviteCode: 'AbCdEfGh12345', inviteExpiration: Number(record.messageTimestamp) + 3 * 86400, groupName: 'Book club',
+      },
+    });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'groupInviteMessage' });
+  });
+
+  it('request-phone: requestPhoneNumberMessage', async () => {
+    const record = await p.send('request-phone', { to: to() });
+    p.expectSent(record, { requestPhoneNumberMessage: {} });
+    const got = await p.received(record.key.id);
+    p.expectStored(got.record, record);
+    assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'requestPhoneNumberMessage' });
+  });
+
+  it('a send reports sent, then delivered by the peer phone', async () => {
+    const record = await p.send('text', { to: to(), text: 'status check' });
+    await p.t.waitFor(async () => (await p.t.request('GET', `/${p.alice.key}/message/${record.key.id}`)).body.data?.status === 'DELIVERY_ACK', 5000, 'delivery');
+    const statuses = p.t.events.filter((e) => e.type === 'message.status' && e.messageId === record.key.id).map((e) => (e as { status: string }).status);
+    assert.deepEqual(statuses, ['sent', 'delivered']);
+  });
+});

@@ -1,0 +1,40 @@
+import type { TestServer } from './test-server.js';
+
+/** A connected sandbox instance as tests hold it. */
+export interface Phone {
+  id: string;
+  key: string;
+  number: string;
+}
+
+/** Creates and connects a sandbox instance with a fixed number. */
+export async function phone(t: TestServer, name: string, number: string): Promise<Phone> {
+  const instance = await t.connectedSandbox({ name, number });
+  return { id: instance.id, key: instance.key, number };
+}
+
+/** The JID of a sandbox phone number. */
+export function jidOf(number: string): string {
+  return `${number}@s.whatsapp.net`;
+}
+
+/**
+ * Sends a text from one phone to another and waits until the receiver stored it. Answers the sent
+ * message id.
+ */
+export async function deliverText(t: TestServer, from: Phone, to: Phone, text: string): Promise<string> {
+  const sent = await t.request('POST', `/${from.key}/message/text`, { to: to.number, text });
+  if (sent.status !== 200) throw new Error(`send failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+  const id: string = sent.body.data.key.id;
+  await t.waitFor(async () => {
+    const res = await t.request('GET', `/${to.key}/chat/${from.number}/messages?limit=100`);
+    return res.body.data?.some((m: { key: { id: string } }) => m.key.id === id);
+  }, 5000, `message ${id} to reach ${to.number}`);
+  await t.settle();
+  return id;
+}
+
+/** Events of one instance of the given type, in processing order. */
+export function eventsOf<T = any>(t: TestServer, instanceId: string, type: string): T[] {
+  return t.events.filter((e) => e.instance === instanceId && e.type === type) as T[];
+}
