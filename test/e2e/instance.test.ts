@@ -357,7 +357,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     it('stores the proxy, answers it with the password redacted; an empty value removes it', async () => {
       const created = await t.createInstance({ number: '5511910000022' });
       const res = await t.request('POST', `/${created.key}/instance/proxy`, { proxy: 'http://agent:s3cr3t-pass@proxy.example.com:3128' });
-      assert.deepEqual(res.body, { status: 200, data: { proxy: 'http://agent:***@proxy.example.com:3128/' } });
+      assert.deepEqual(res.body, { status: 200, data: { proxy: 'http://***@proxy.example.com:3128' } });
       assert.ok(!JSON.stringify(res.body).includes('s3cr3t-pass'));
       assert.equal((await t.server.context.storage.instances.get(created.id))?.proxy, 'http://agent:s3cr3t-pass@proxy.example.com:3128');
       assert.ok(!JSON.stringify((await t.request('GET', `/${created.key}/instance`)).body).includes('s3cr3t-pass'));

@@ -59,7 +59,7 @@ export class MediaServer {
     return [...this.hits.values()].reduce((a, b) => a + b, 0);
   }
 
-  close(): Promise<void> {
+  stop(): Promise<void> {
     this.server.closeAllConnections();
     return new Promise((resolve) => this.server.close(() => resolve()));
   }

@@ -75,7 +75,7 @@ export class MessagingPair {
   }
 
   async stop(): Promise<void> {
-    await this.media.close();
+    await this.media.stop();
     await this.t.stop();
   }
 }

@@ -1,3 +1,5 @@
+const PARLEY_ERROR = Symbol.for('parley.core.ParleyError');
+
 /**
  * The one error model of Parley. Every failure that reaches a client is a {@link ParleyError}; the
  * server renders it as `{"status": <http>, "error": {"code", "message", "details"?}}`. Anything else
@@ -18,6 +20,8 @@ export class ParleyError extends Error {
   ) {
     super(message);
     this.name = new.target.name;
+    // Brand read by isParleyError; a global symbol, so duplicated copies of core agree.
+    Object.defineProperty(this, PARLEY_ERROR, { value: true });
   }
 }
 
@@ -89,6 +93,7 @@ export class ServiceUnavailableError extends ParleyError {
 
 /** True for a {@link ParleyError} of any subclass, also across duplicated module copies. */
 export function isParleyError(err: unknown): err is ParleyError {
-  return err instanceof ParleyError || (typeof err === 'object' && err !== null && (err as { name?: string }).name !== undefined
-    && typeof (err as ParleyError).status === 'number' && typeof (err as ParleyError).code === 'string' && err instanceof Error);
+  // Checked by brand, not by shape: library errors (http-errors, fs) also carry `status` and `code`, and
+  // their messages (file paths, internals) must never reach a client.
+  return err instanceof ParleyError || (err instanceof Error && (err as unknown as Record<symbol, unknown>)[PARLEY_ERROR] === true);
 }

@@ -57,10 +57,14 @@ describe('the error model', () => {
     assert.deepEqual(new UpstreamError('refused', { retryable: true }).details, { retryable: true });
   });
 
-  it('recognises Parley errors from another copy of core by shape, and nothing else', () => {
-    const foreign = Object.assign(new Error('x'), { name: 'ValidationError', status: 400, code: 'validation_failed' });
+  it('recognises Parley errors by their global brand (another copy of core), never by shape', () => {
+    const foreign = Object.defineProperty(new Error('x'), Symbol.for('parley.core.ParleyError'), { value: true });
     assert.equal(isParleyError(foreign), true);
+    // http-errors and fs errors carry status and code too; their messages hold file paths.
+    const library = Object.assign(new Error("ENOENT: no such file or directory, stat '/srv/app/x'"), { name: 'NotFoundError', status: 404, code: 'ENOENT', expose: true });
+    assert.equal(isParleyError(library), false);
     assert.equal(isParleyError(new Error('plain')), false);
+    assert.equal(JSON.stringify(new ValidationError('x')), '{"status":400,"code":"validation_failed","name":"ValidationError"}');
     assert.equal(isParleyError({ status: 400, code: 'x', name: 'Fake', message: 'not an Error' }), false);
     assert.equal(isParleyError(null), false);
     assert.equal(isParleyError('validation_failed'), false);

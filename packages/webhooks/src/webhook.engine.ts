@@ -1,5 +1,5 @@
 import type {
-  ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, PageRequest, Storage, WebhookFormat,
+  ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Storage, WebhookFormat,
   WebhookRenderContext, WebhookSettings, WebhookStats,
 } from '@parley/core';
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
@@ -10,7 +10,7 @@ import { HttpSender } from './http-sender.js';
 import { RetryPolicy } from './retry-policy.js';
 import { formatNames, routeUrl } from './routing.js';
 import { validateWebhookSettings } from './settings-validation.js';
-import type { WebhookOptions } from './webhook-options.js';
+import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
@@ -19,8 +19,8 @@ export interface WebhookEngineDeps {
   logger: Logger;
   clock: Clock;
   host: HostSettings;
-  /** Resolved options (see `resolveWebhookOptions`). */
-  options: WebhookOptions;
+  /** Options; missing members take their defaults (`resolveWebhookOptions`, which throws ValidationError). */
+  options?: WebhookOptionsInput;
   /**
    * Download address of a message's media in payloads. The default is the REST media endpoint (spec
    * 4.4) under `host.publicUrl` with a literal `{key}` placeholder: the instance key is a secret and
@@ -38,6 +38,7 @@ export interface WebhookEngineDeps {
  */
 export class WebhookEngine {
   private readonly formats: ReadonlyMap<string, WebhookFormat>;
+  private readonly options: WebhookOptions;
   private readonly logger: Logger;
   private readonly worker: DeliveryWorker;
   private readonly sender: HttpSender;
@@ -46,7 +47,7 @@ export class WebhookEngine {
   constructor(private readonly deps: WebhookEngineDeps) {
     this.formats = new Map(deps.formats.map((format) => [format.name, format]));
     this.logger = deps.logger.child({ component: 'webhooks' });
-    const { options } = deps;
+    const options = (this.options = resolveWebhookOptions(deps.options));
     this.sender = new HttpSender(deps.host.allowPrivateUrls, options.userAgent, options.concurrency);
     this.worker = new DeliveryWorker({
       storage: deps.storage, formats: this.formats, sender: this.sender, policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock,
@@ -84,9 +85,9 @@ export class WebhookEngine {
     return this.deps.storage.deliveries.stats(instanceId);
   }
 
-  /** Dead letters of an instance, oldest first; `page` starts at 1. */
-  async deadLetters(instanceId: string, page: PageRequest): Promise<Page<DeadLetter>> {
-    return this.deps.storage.deliveries.deadLetters(instanceId, { limit: page.limit, offset: (page.page - 1) * page.limit });
+  /** Dead letters of an instance, oldest dead first, with their total. */
+  deadLetters(instanceId: string, page: { limit: number; offset: number }): Promise<Page<DeadLetter>> {
+    return this.deps.storage.deliveries.deadLetters(instanceId, page);
   }
 
   /** Queues dead letters again (all of the instance when `ids` is omitted), due now. Answers how many. */
@@ -103,7 +104,7 @@ export class WebhookEngine {
 
   /** Deletes dead letters older than the retention. Answers how many (the dead-letter expiry job). */
   async purgeExpiredDeadLetters(): Promise<number> {
-    const count = await this.deps.storage.deliveries.purgeDeadLetters(this.deps.clock.now() - this.deps.options.housekeeping.deadLetterRetentionMs);
+    const count = await this.deps.storage.deliveries.purgeDeadLetters(this.deps.clock.now() - this.options.housekeeping.deadLetterRetentionMs);
     if (count > 0) this.logger.info({ count }, 'expired webhook dead letters deleted');
     return count;
   }
@@ -111,7 +112,7 @@ export class WebhookEngine {
   /** Starts the delivery worker and the housekeeping jobs. Idempotent. */
   start(): void {
     if (this.stopHousekeeping) return;
-    this.stopHousekeeping = scheduleHousekeeping(this.deps.options.housekeeping, {
+    this.stopHousekeeping = scheduleHousekeeping(this.options.housekeeping, {
       sweep: () => this.worker.wake(),
       purge: () => this.purgeExpiredDeadLetters(),
     }, this.logger);
@@ -143,7 +144,7 @@ export class WebhookEngine {
     const base = host.publicUrl.replace(/\/+$/, '');
     return {
       instance,
-      serviceTag: this.deps.options.serviceTag,
+      serviceTag: this.options.serviceTag,
       mediaUrl: mediaUrl
         ? (messageId) => mediaUrl(instance, messageId)
         : (messageId) => `${base}/{key}/message/${encodeURIComponent(messageId)}/media`,

@@ -123,7 +123,7 @@ for (const backend of backends()) {
       const instance = await createInstance(storage, { webhookMessage: url });
       const event = textEvent(instance, 1);
       await engine.handle(event, instance);
-      const letters = await eventually(() => engine.deadLetters(instance.id, { page: 1, limit: 10 }), (page) => page.total === 1);
+      const letters = await eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (page) => page.total === 1);
       assert.equal(r.requests.length, 6, 'one attempt plus five retries');
       const [letter] = letters.items;
       assert.deepEqual(
@@ -138,7 +138,7 @@ for (const backend of backends()) {
       await eventually(() => counters(engine, instance.id), (s) => s.totalSent === 1);
       assert.deepEqual(await counters(engine, instance.id), { totalSent: 1, totalFailed: 6, totalPending: 0 });
       assert.equal(r.requests[6]!.headers['webhook-id'], letter!.id);
-      assert.deepEqual(await engine.deadLetters(instance.id, { page: 1, limit: 10 }), { items: [], total: 0 });
+      assert.deepEqual(await engine.deadLetters(instance.id, { limit: 10, offset: 0 }), { items: [], total: 0 });
     });
 
     it('a slow receiver on one instance does not delay another instance', async () => {

@@ -50,7 +50,7 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
       await engine.handle(textEvent(literal, 1), literal);
       await engine.handle(textEvent(named, 1), named);
       const [a, b] = await Promise.all([literal, named].map((instance) =>
-        eventually(() => engine.deadLetters(instance.id, { page: 1, limit: 10 }), (page) => page.total === 1)));
+        eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (page) => page.total === 1)));
       assert.equal(a!.items[0]!.lastError, '127.0.0.1 is a private address');
       assert.match(b!.items[0]!.lastError!, /^localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
       assert.equal(receiver.requests.length, before, 'the receiver was reached');
@@ -66,6 +66,10 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
     } finally {
       await allowed.stop();
     }
+  });
+
+  it('fills option defaults and refuses invalid options at construction', () => {
+    assert.throws(() => engineFor(storage, { timeoutMs: 5_000, leaseMs: 5_500 }), (error: unknown) => error instanceof ValidationError && /leaseMs/.test(error.message));
   });
 
   it('validateSettings checks URLs, the private-network guard, the format and allowNumber, naming the field', async () => {
@@ -97,10 +101,10 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
     try {
       const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/expire` });
       await engine.handle(textEvent(instance, 1), instance);
-      await eventually(() => engine.deadLetters(instance.id, { page: 1, limit: 10 }), (page) => page.total === 1);
+      await eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (page) => page.total === 1);
       assert.equal(await engine.purgeExpiredDeadLetters(), 0);
       offset = 7 * DAY + 1_000;
-      await eventually(() => engine.deadLetters(instance.id, { page: 1, limit: 10 }), (page) => page.total === 0, 5_000);
+      await eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (page) => page.total === 0, 5_000);
     } finally {
       await engine.stop();
       receiver.respond({});

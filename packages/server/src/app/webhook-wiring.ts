@@ -1,19 +1,28 @@
-// TEMPORARY development bridge until @parley/webhooks exports WebhookEngine; replaced by
-// /tmp/webhook-wiring.final.ts before any commit that claims webhooks.
-import type { InstanceRecord } from '@parley/core';
+import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
+import type { ChannelEvent, InstanceRecord } from '@parley/core';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { WebhookService } from '../services/webhook-service.js';
 import type { ServerContext } from './server-context.js';
 
+/** Builds the webhook engine of `@parley/webhooks` and adapts it to the server's event bus. */
 export function createWebhookService(ctx: Omit<ServerContext, 'webhooks'>): WebhookService {
+  const engine = new WebhookEngine({
+    storage: ctx.storage,
+    formats: [...ctx.formats.values()],
+    logger: ctx.logger,
+    clock: ctx.clock,
+    host: ctx.host,
+    options: { serviceTag: ctx.config.serviceTag, ...ctx.config.webhooks } as Partial<WebhookOptions>,
+  });
   return {
     name: 'webhooks',
-    handle: async () => undefined,
-    validateSettings: async () => undefined,
-    stats: (id) => ctx.storage.deliveries.stats(id),
-    deadLetters: (id, page) => ctx.storage.deliveries.deadLetters(id, page),
-    redeliver: (id, ids) => ctx.storage.deliveries.redeliver(id, ids),
-    start: () => undefined,
-    stop: async () => undefined,
+    handle: (event: ChannelEvent, runtime: InstanceRuntime) => engine.handle(event, runtime.record),
+    validateSettings: (patch) => engine.validateSettings(patch),
+    stats: (id) => engine.stats(id),
+    deadLetters: (id, page) => engine.deadLetters(id, page),
+    redeliver: (id, ids) => engine.redeliver(id, ids),
+    start: () => engine.start(),
+    stop: () => engine.stop(),
     forget: (instance: InstanceRecord) => ctx.storage.deliveries.clear(instance.id),
   };
 }

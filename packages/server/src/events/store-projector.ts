@@ -47,6 +47,8 @@ export class StoreProjector implements EventSubscriber {
         }
         if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
         if (runtime.record.flags.markMessages && !m.fromMe) {
+          // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
+          await this.storage.messages.setStatus(id, m.id, 'READ');
           runtime.adapter(event.provider).capabilities.chats?.markRead(m.chatJid, true).catch((err: unknown) =>
             this.logger.warn({ err, instance: id }, 'auto mark-read failed'));
         }
@@ -106,6 +108,14 @@ export class StoreProjector implements EventSubscriber {
    * from the send path and as the channel's own echo), then applies a status that came early.
    */
   async storeMessage(instanceId: string, record: MessageRecord): Promise<MessageRecord> {
+    return (await this.storeMessageIfChanged(instanceId, record)).stored;
+  }
+
+  /**
+   * Like {@link storeMessage}; also tells whether the message was already stored (the send path
+   * then skips work the channel's own echo already did).
+   */
+  async storeMessageIfChanged(instanceId: string, record: MessageRecord): Promise<{ stored: MessageRecord; existed: boolean }> {
     const existing = await this.storage.messages.get(instanceId, record.key.id);
     let status = record.status;
     if (existing && MESSAGE_STATUS_RANK[existing.status] > MESSAGE_STATUS_RANK[status]) status = existing.status;
@@ -116,8 +126,9 @@ export class StoreProjector implements EventSubscriber {
       if (statusAdvances(status, early.status)) status = early.status;
     }
     const stored = { ...record, status };
-    await this.storage.messages.upsert(instanceId, stored);
-    return stored;
+    const same = existing !== null && existing.status === status && JSON.stringify(existing) === JSON.stringify({ ...existing, ...stored });
+    if (!same) await this.storage.messages.upsert(instanceId, stored);
+    return { stored, existed: existing !== null };
   }
 
   private rememberEarly(instanceId: string, messageId: string, status: MessageStatus): void {

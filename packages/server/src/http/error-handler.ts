@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, type Logger } from '@parley/core';
 
@@ -23,8 +24,9 @@ export function errorHandler(logger: Logger) {
       sendError(res, 400, 'malformed_json', 'request body is not valid JSON');
     } else if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
       sendError(res, 415, 'unsupported_media_type', e.message ?? 'unsupported body encoding');
-    } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500 && e.expose) {
-      sendError(res, e.status, 'bad_request', e.message ?? 'bad request');
+    } else if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      // Client errors of express and its middleware (static files); a wrapped error's message is never shown.
+      sendError(res, e.status, e.status === 404 ? 'not_found' : 'bad_request', (e.expose && e.message) || STATUS_CODES[e.status] || 'bad request');
     } else {
       logger.error({ err, method: req.method, route: req.route?.path }, 'unhandled error');
       sendError(res, 500, 'internal_error', 'internal server error');

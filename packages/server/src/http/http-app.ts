@@ -39,7 +39,9 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      const line = { method: req.method, path: redactPath(req.path, (seg) => prefixes.has(seg)), status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
+      const path = typeof req.route?.path === 'string' ? req.route.path : redactPath(req.path, (seg) => prefixes.has(seg));
+      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
       if (res.statusCode >= 500) logger.error(line, 'request');
       else if (res.statusCode >= 400) logger.info(line, 'request');

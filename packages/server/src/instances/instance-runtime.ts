@@ -29,10 +29,16 @@ export class InstanceRuntime {
     return this.main.capabilities.connection?.state().phoneConnected ?? this.record.phoneConnected;
   }
 
-  /** Connected account, live from the adapter when it has a connection capability. */
+  /**
+   * Connected account. Whether and as whom the instance is connected is the adapter's live view; the
+   * profile (name, picture) is the record's, which every profile route updates — adapters keep the
+   * user they saw when the connection opened.
+   */
   user(): InstanceRecord['user'] {
     const live = this.main.capabilities.connection?.state();
-    return live ? (live.user ? { ...this.record.user, ...live.user } : null) : this.record.user;
+    if (!live) return this.record.user;
+    if (!live.user) return null;
+    return this.record.user?.id === live.user.id ? this.record.user : live.user;
   }
 
   /** Every adapter, main first. */

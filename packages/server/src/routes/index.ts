@@ -3,8 +3,11 @@ import type { RouteDefinition } from '../http/route.js';
 import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { callRoutes } from './call.routes.js';
+import { catalogRoutes } from './catalog.routes.js';
 import { chatRoutes } from './chat.routes.js';
+import { communityRoutes } from './community.routes.js';
 import { externalDatabaseRoutes } from './external-db.routes.js';
+import { groupRoutes } from './group.routes.js';
 import { contactRoutes } from './contact.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { instanceRoutes } from './instance.routes.js';
@@ -13,6 +16,7 @@ import { linkRoutes } from './link.routes.js';
 import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
 import { replyRoutes } from './reply.routes.js';
+import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 
 /** Every REST route of the server, by family. */
@@ -32,5 +36,9 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...labelRoutes(ctx),
     ...actionRoutes(ctx),
     ...contactRoutes(ctx),
+    ...groupRoutes(ctx),
+    ...communityRoutes(ctx),
+    ...catalogRoutes(ctx),
+    ...statusRoutes(ctx),
   ];
 }

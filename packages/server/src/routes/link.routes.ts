@@ -13,6 +13,19 @@ const channelParam = keyAnd({ channel: s.enum(['instagram', 'messenger']) });
 const linkView = s.openObject({ accountId: s.string(), username: s.string(), linkedAt: s.integer() }, ['accountId', 'linkedAt']);
 
 /**
+ * Drivers name the link fields as the body spells them (`accessToken`); the API names every field
+ * from its root (`body.accessToken`), in the message and in `details.field`.
+ */
+function underBody(err: unknown): unknown {
+  if (!(err instanceof ValidationError)) return err;
+  const details = err.details as Record<string, unknown> | undefined;
+  const field = details?.field;
+  if (typeof field !== 'string' || field.startsWith('body.')) return err;
+  const message = err.message.startsWith(field) ? `body.${err.message}` : err.message;
+  return new ValidationError(message, { ...details, field: `body.${field}` });
+}
+
+/**
  * Linking Instagram professional accounts and Facebook Pages to an instance (spec 1.6 `provider`).
  * Tokens are stored as secrets and never answered.
  */
@@ -39,7 +52,9 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
       }, ['accessToken', 'appSecret', 'verifyToken', 'accountId']),
       response: dataResponse(linkView), errors: [502, 503],
       handler: async ({ scope, params, body }) => {
-        const link = await socialDriver(params.channel).link!(body);
+        const link = await socialDriver(params.channel).link!(body).catch((err: unknown) => {
+          throw underBody(err);
+        });
         const record = await ctx.registry.link(scope.id, params.channel, link);
         return { data: linksView(record)[params.channel] as Record<string, unknown> };
       },

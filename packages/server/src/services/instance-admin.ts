@@ -1,6 +1,7 @@
 import {
   defaultInstanceFlags, defaultWebhookSettings, newSecret, ValidationError, type InstanceRecord, type WebhookSettings,
 } from '@parley/core';
+import { newWebhookSecret } from '@parley/webhooks';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
@@ -54,7 +55,7 @@ export class InstanceAdmin {
       driver: channel,
       flags: defaultInstanceFlags(),
       webhook,
-      webhookSecret: `whsec_${newSecret(32).replace(/-/g, '+').replace(/_/g, '/')}`,
+      webhookSecret: newWebhookSecret(),
       user: null,
       phoneConnected: false,
       wantsConnection: false,

@@ -64,17 +64,21 @@ export interface PreparedSend {
   quoted?: MessageRecord;
 }
 
-/** What building a content may use: the server's services, the instance, and the quoted message. */
+/** What building a content may use: the server's services, the instance, the chosen channel and the target message. */
 interface Env {
   ctx: ServerContext;
   runtime: InstanceRuntime;
   provider?: ChannelName;
+  /** The message a reaction or pin acts on (see {@link Mapping.targetOf}). */
+  target?: MessageRecord;
 }
 
 interface Mapping<S extends MessageSuffix> {
   type: OutgoingType;
   /** Checks beyond the schema, before any I/O (400 naming the field). */
   check?(body: SendBodies[S]): void;
+  /** Id of the stored message the send acts on; its chat and channel decide where the send goes. */
+  targetOf?(body: SendBodies[S]): string;
   /** Resolves media and referenced messages and answers the recipient and the content. */
   build(env: Env, body: SendBodies[S]): Promise<{ to: string; content: OutgoingContent }>;
 }
@@ -111,7 +115,7 @@ function checkEmoji(text: string): void {
 }
 
 /** Unix seconds of an ISO 8601 UTC timestamp whose fields are all in range. */
-export function unixSecondsOf(iso: string, field: string): number {
+function unixSecondsOf(iso: string, field: string): number {
   const ms = Date.parse(iso);
   // Date.parse rolls impossible days over (Feb 30 → Mar 2); a round trip catches them.
   if (Number.isNaN(ms) || new Date(ms).toISOString().slice(0, 16) !== iso.slice(0, 16)) {
@@ -229,10 +233,8 @@ const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   reaction: {
     type: 'reaction',
     check: (b) => checkEmoji(b.text),
-    build: async (env, b) => {
-      const target = await env.ctx.messaging.existing(env.runtime, b.msgId);
-      return { to: target.key.remoteJid, content: { type: 'reaction', emoji: b.text, target: target.key } };
-    },
+    targetOf: (b) => b.msgId,
+    build: async ({ target }, b) => ({ to: target!.key.remoteJid, content: { type: 'reaction', emoji: b.text, target: target!.key } }),
   },
   title: { type: 'title', build: async (_env, b) => ({ to: b.to, content: defined({ type: 'title', title: b.title, text: b.text, footer: b.footer }) }) },
   button_reply: {
@@ -296,17 +298,13 @@ const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   pin: {
     type: 'pin',
-    build: async (env, b) => {
-      const target = await env.ctx.messaging.existing(env.runtime, b.id);
-      return { to: target.key.remoteJid, content: { type: 'pin', target: target.key, duration: b.duration } };
-    },
+    targetOf: (b) => b.id,
+    build: async ({ target }, b) => ({ to: target!.key.remoteJid, content: { type: 'pin', target: target!.key, duration: b.duration } }),
   },
   unpin: {
     type: 'unpin',
-    build: async (env, b) => {
-      const target = await env.ctx.messaging.existing(env.runtime, b.id);
-      return { to: target.key.remoteJid, content: { type: 'unpin', target: target.key } };
-    },
+    targetOf: (b) => b.id,
+    build: async ({ target }) => ({ to: target!.key.remoteJid, content: { type: 'unpin', target: target!.key } }),
   },
   'call-link': {
     type: 'call-link',
@@ -354,11 +352,6 @@ function actionButton(b: SendBodies['button_action']['buttons'][number], i: numb
   }
 }
 
-/** The send type of a path suffix. */
-export function sendTypeOf(suffix: MessageSuffix): OutgoingType {
-  return MAPPINGS[suffix].type;
-}
-
 /** The main channel's messaging, refusing (409) while it is not connected. */
 export function connectedMessaging(runtime: InstanceRuntime, provider?: ChannelName): MessagingCapability {
   const adapter = runtime.adapter(provider);
@@ -379,19 +372,22 @@ export function callLinkCreator(runtime: InstanceRuntime, provider?: ChannelName
 /**
  * Turns a validated send body into a send: checks beyond the schema, then refuses what the channel
  * cannot send right now (422, 409), then looks up the quoted message (404) and resolves media and
- * referenced messages. Nothing is stored or sent here, so a failure leaves no trace.
+ * referenced messages. A reaction or pin looks its message up first (404), because that message's
+ * channel is the one that sends. Nothing is stored or sent here, so a failure leaves no trace.
  */
 export async function prepareSend<S extends MessageSuffix>(
   ctx: ServerContext, runtime: InstanceRuntime, suffix: S, body: SendBodies[S], quotedId?: string,
 ): Promise<PreparedSend> {
   const mapping = MAPPINGS[suffix] as Mapping<S>;
   mapping.check?.(body);
-  const provider = 'provider' in body ? (body as Recipient).provider : undefined;
+  const targetId = mapping.targetOf?.(body);
+  const target = targetId === undefined ? undefined : await ctx.messaging.existing(runtime, targetId);
+  const provider = target ? target.provider : 'provider' in body ? (body as Recipient).provider : undefined;
   ctx.messaging.ensureCanSend(runtime, mapping.type, provider);
   // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
   if ('to' in body && runtime.adapter(provider) === runtime.main) toJid((body as Recipient).to, 'body.to');
   const quoted = quotedId === undefined ? undefined : await ctx.messaging.existing(runtime, quotedId);
-  const { to, content } = await mapping.build({ ctx, runtime, provider }, body);
+  const { to, content } = await mapping.build({ ctx, runtime, provider, target }, body);
   return { to, content, ...(provider ? { provider } : {}), ...(quoted ? { quoted } : {}) };
 }
 

@@ -11,7 +11,7 @@ import { SqliteStorage } from '@parley/storage-sqlite';
 import { webhookEventFixtures, type ReceivedRequest } from '@parley/testkit';
 import { MetaFormat } from '@parley/webhook-meta';
 import { NativeFormat } from '@parley/webhook-native';
-import { newWebhookSecret, resolveWebhookOptions, WebhookEngine, type WebhookOptionsInput } from '../../src/index.js';
+import { newWebhookSecret, WebhookEngine, type WebhookOptionsInput } from '../../src/index.js';
 
 /** A storage back end under test. */
 export interface Backend {
@@ -82,7 +82,7 @@ export function engineFor(
     logger: extra.logger ?? recordingLogger(),
     clock: extra.clock ?? { now: () => Date.now() },
     host: { dataDir: tmpdir(), publicUrl: 'https://parley.example/', allowPrivateUrls: extra.allowPrivateUrls ?? true },
-    options: resolveWebhookOptions({ ...TEST_OPTIONS, ...options, retry: { ...TEST_OPTIONS.retry, ...options.retry }, housekeeping: { ...TEST_OPTIONS.housekeeping, ...options.housekeeping } }),
+    options: { ...TEST_OPTIONS, ...options, retry: { ...TEST_OPTIONS.retry, ...options.retry }, housekeeping: { ...TEST_OPTIONS.housekeeping, ...options.housekeeping } },
   });
 }
 

@@ -99,7 +99,7 @@ export class SandboxCalls implements CallsCapability {
   async offer(to: string, options: { isVideo?: boolean } = {}): Promise<Call> {
     this.ensureConnected();
     const peerJid = toJid(to, 'body.to');
-    if (isGroupJid(peerJid) || !peerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number: the sandbox places one-to-one calls');
+    if (isGroupJid(peerJid) || !peerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number: the sandbox calls one number at a time');
     const peer = jidUser(peerJid);
     if (peer === this.device.number) throw new ValidationError('body.to cannot be the instance\'s own number');
     if (!(await this.device.network.instanceOf(peer))) throw new NotFoundError(`number ${peer} on the sandbox network`, 'number_not_registered');

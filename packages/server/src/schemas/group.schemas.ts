@@ -1,0 +1,93 @@
+import { GROUP_SUFFIX } from '@parley/core';
+import { s } from '../http/schema.js';
+import { personJid } from '../routes/instance-guards.js';
+import { keyAnd } from './common.schemas.js';
+
+/** Most members a participant list carries in one call (WhatsApp's group size limit). */
+export const MAX_PARTICIPANTS = 1024;
+
+/** A group member (spec 2.7); `admin` is `superadmin`, `admin` or null. */
+export const participantSchema = s.openObject({
+  id: s.string({ description: 'Member JID.' }),
+  admin: s.nullable(s.enum(['superadmin', 'admin'])),
+}, ['id', 'admin']);
+
+const addModeSchema = s.enum(['admin_add', 'all_member_add']);
+
+/** The group of spec 2.7 plus the settings WhatsApp reports (extensions). */
+export const groupSchema = s.openObject({
+  id: s.string(), subject: s.string(), owner: s.string(), creation: s.integer({ description: 'Unix seconds.' }), desc: s.string(),
+  participants: s.array(participantSchema),
+  announce: s.boolean({ description: 'Extension: only admins send messages (`announcement`).' }),
+  restrict: s.boolean({ description: 'Extension: only admins edit the group info (`locked`).' }),
+  ephemeralDuration: s.integer({ description: 'Extension: disappearing-messages timer in seconds.' }),
+  linkedParent: s.string({ description: 'Extension: the community the group is linked to.' }),
+  joinApprovalMode: s.boolean({ description: 'Extension: admins approve new members.' }),
+  memberAddMode: addModeSchema,
+  imgUrl: s.string({ description: 'Extension: picture URL, when set.' }),
+}, ['id', 'subject', 'owner', 'creation', 'desc', 'participants']);
+
+/** The community of spec 2.8 plus its linked groups and settings (extensions). */
+export const communitySchema = s.openObject({
+  id: s.string(), name: s.string(), subject: s.string(), description: s.string(), participants: s.array(participantSchema),
+  owner: s.string(), creation: s.integer(),
+  groups: s.array(s.string(), { description: 'Extension: JIDs of the linked groups.' }),
+  announce: s.boolean(), restrict: s.boolean(), ephemeralDuration: s.integer(), memberAddMode: addModeSchema, joinApprovalMode: s.boolean(),
+  imgUrl: s.string(),
+}, ['id', 'name', 'subject', 'description', 'participants']);
+
+/** Outcome of a participant change, one per participant given, in order. */
+export const participantResultSchema = s.openObject({
+  jid: s.string({ description: 'The participant as given (JID form).' }),
+  status: s.string({ description: '`200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member.' }),
+}, ['jid', 'status']);
+
+/** A pending join request. */
+export const joinRequestSchema = s.openObject({
+  jid: s.string(), requestTime: s.integer({ description: 'Unix seconds.' }), requestMethod: s.string(),
+}, ['jid', 'requestTime']);
+
+/** What an invite code leads to. */
+export const inviteInfoSchema = s.openObject({
+  id: s.string(), subject: s.string(), owner: s.string(), desc: s.string(), size: s.integer({ description: 'Members.' }),
+  creation: s.integer(), isCommunity: s.boolean(),
+}, ['id', 'subject', 'size']);
+
+/** A participant as callers give it: a phone number (digits, as a string or a JSON integer) or a JID. */
+export const participantInput = {
+  anyOf: [s.string({ minLength: 1, maxLength: 128 }), s.integer({ minimum: 100000, maximum: 999999999999999 })],
+  description: 'Phone number with country code (a string of digits, or a JSON integer), or a contact JID (`@s.whatsapp.net`, `@lid`).',
+};
+
+/** `participants`: 1 to 1024 numbers or JIDs. */
+export const participantsField = s.array(participantInput, { minItems: 1, maxItems: MAX_PARTICIPANTS });
+
+/** Participants as JIDs; a group, broadcast or malformed entry is a 400 naming `body.participants[i]`. */
+export function participantJids(participants: (string | number)[], field = 'body.participants'): string[] {
+  return participants.map((p, i) => personJid(String(p), `${field}[${i}]`));
+}
+
+/** An invite code, or the whole `https://chat.whatsapp.com/<code>` link. */
+export const inviteCodeField = s.string({
+  pattern: '^(https://chat\\.whatsapp\\.com/)?[A-Za-z0-9_-]{1,64}$', description: 'Invite code, or the chat.whatsapp.com invite link.',
+});
+
+/** The bare code of {@link inviteCodeField}. */
+export function inviteCodeOf(value: string): string {
+  return value.replace(/^https:\/\/chat\.whatsapp\.com\//, '');
+}
+
+const groupIdPattern = '^\\d{5,40}(-\\d{5,20})?(@g\\.us)?$';
+
+/** Path parameters with a group (or community) JID; the bare digits are accepted too. */
+export function groupParams(name: string) {
+  return keyAnd({ [name]: s.string({ pattern: groupIdPattern, description: 'Group JID (`<digits>@g.us`), or its digits.' }) });
+}
+
+/** The group JID of a path parameter accepted by {@link groupParams}. */
+export function groupJidOf(value: string): string {
+  return value.endsWith(GROUP_SUFFIX) ? value : `${value}${GROUP_SUFFIX}`;
+}
+
+/** The setting values of spec 4.10 PATCH and 4.11 settings. */
+export const groupSettingField = s.enum(['announcement', 'not_announcement', 'locked', 'unlocked']);

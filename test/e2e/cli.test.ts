@@ -1,0 +1,125 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+
+const require = createRequire(import.meta.url);
+/** The `parley` executable as installed: @parley/server's compiled CLI. */
+const CLI = join(dirname(require.resolve('@parley/server')), 'cli.js');
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+function run(env: Record<string, string>): Run {
+  const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+async function until<T>(check: () => T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe('the parley CLI', () => {
+  let dir: string;
+  let configPath: string;
+  before(() => {
+    dir = mkdtempSync(join(tmpdir(), 'parley-cli-'));
+    configPath = join(dir, 'parley.json');
+    writeFileSync(configPath, JSON.stringify({
+      host: '127.0.0.1', defaultChannel: 'sandbox', logLevel: 'warn',
+      plugins: [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
+    }));
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('starts from PARLEY_CONFIG and the environment, prints the banner, serves, and exits 0 on SIGTERM', async () => {
+    const dataDir = join(dir, 'env-data');
+    const proc = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: 'cli-admin-token-0123456789', PARLEY_ALLOW_PRIVATE_URLS: '1' });
+    try {
+      const url = await until(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1], 'the banner');
+      const banner = proc.stdout();
+      assert.ok(banner.includes(`Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)`), banner);
+      assert.ok(banner.includes(`Storage    sqlite   data dir: ${dataDir}`), banner);
+      assert.ok(banner.includes('Channels   sandbox   (default: sandbox)'), banner);
+      assert.ok(banner.includes('Webhooks   formats native   private URLs ALLOWED'), banner);
+      assert.ok(banner.includes('Admin      token from PARLEY_ADMIN_TOKEN'), banner);
+      assert.ok(!banner.includes('cli-admin-token-0123456789'), 'an environment token is never printed');
+
+      assert.equal((await fetch(`${url}/healthz`)).status, 200);
+      const list = await fetch(`${url}/admin/instances`, { headers: { authorization: 'Bearer cli-admin-token-0123456789' } });
+      assert.deepEqual(await list.json(), { status: 200, data: [] });
+      assert.ok(existsSync(join(dataDir, 'parley.db')));
+      assert.equal(existsSync(join(dataDir, 'admin-token')), false);
+    } finally {
+      proc.child.kill('SIGTERM');
+    }
+    assert.deepEqual(await proc.exited, { code: 0, signal: null });
+    assert.equal(proc.stderr(), '');
+  });
+
+  it('without PARLEY_ADMIN_TOKEN generates one, shows it once, and keeps it in the data directory (0600)', async () => {
+    const dataDir = join(dir, 'generated');
+    const first = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: dataDir });
+    let token: string;
+    try {
+      token = await until(() => /token generated and saved to .*admin-token:\n {13}([A-Za-z0-9_-]{43})\n/.exec(first.stdout())?.[1], 'the generated token');
+      const url = /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(first.stdout())![1]!;
+      const file = join(dataDir, 'admin-token');
+      assert.equal(readFileSync(file, 'utf8'), `${token}\n`);
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal((await fetch(`${url}/admin/instances`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+    } finally {
+      first.child.kill('SIGTERM');
+    }
+    assert.equal((await first.exited).code, 0);
+
+    const second = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: dataDir });
+    try {
+      await until(() => (second.stdout().includes('Admin      token in') ? true : undefined), 'the second banner');
+      assert.ok(second.stdout().includes(`Admin      token in ${join(dataDir, 'admin-token')}`));
+      assert.ok(!second.stdout().includes(token!), 'shown only when generated');
+    } finally {
+      second.child.kill('SIGTERM');
+    }
+    assert.equal((await second.exited).code, 0);
+  });
+
+  it('exits 1 naming the field of an invalid config file', async () => {
+    const bad = join(dir, 'bad.json');
+    writeFileSync(bad, JSON.stringify({ port: 'eighty', plugins: [{ options: {} }] }));
+    const proc = run({ PARLEY_CONFIG: bad, PARLEY_DATA_DIR: join(dir, 'bad-data') });
+    assert.deepEqual(await proc.exited, { code: 1, signal: null });
+    assert.equal(proc.stderr(), `parley: invalid config ${bad}: config.port must be integer; config.plugins[0].package is required\n`);
+    assert.equal(proc.stdout(), '');
+  });
+
+  it('exits 1 naming the plugin and the option of bad plugin options, and on a bad PORT', async () => {
+    const badPlugin = join(dir, 'bad-plugin.json');
+    writeFileSync(badPlugin, JSON.stringify({ plugins: [{ package: '@parley/storage-memory' }, { package: '@parley/channel-sandbox', options: { latencyMs: -5 } }] }));
+    const proc = run({ PARLEY_CONFIG: badPlugin, PORT: '0', PARLEY_DATA_DIR: join(dir, 'bad-plugin-data'), PARLEY_ADMIN_TOKEN: 'cli-admin-token-0123456789' });
+    assert.deepEqual(await proc.exited, { code: 1, signal: null });
+    assert.equal(proc.stderr(), 'parley: plugin @parley/channel-sandbox: invalid options: options.latencyMs must be >= 0\n');
+
+    const port = run({ PARLEY_CONFIG: configPath, PORT: 'http', PARLEY_DATA_DIR: join(dir, 'bad-port') });
+    assert.deepEqual(await port.exited, { code: 1, signal: null });
+    assert.equal(port.stderr(), 'parley: PORT must be an integer from 0 to 65535\n');
+  });
+});

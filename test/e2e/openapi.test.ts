@@ -1,0 +1,258 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import type { RouteDefinition } from '@parley/server';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
+type Operation = {
+  operationId: string; summary: string; tags: string[]; parameters: { name: string; in: string; required: boolean; schema: unknown }[];
+  requestBody?: { required: boolean; content: Record<string, { schema: Record<string, unknown> }> };
+  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, unknown> }> }>;
+  security?: unknown[];
+};
+type Doc = { openapi: string; info: Record<string, string>; tags: { name: string }[]; paths: Record<string, Record<string, Operation>>; components: Record<string, any> };
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const BOGUS_KEY = 'openapiProbeKeyAAAAAAAAAAAAAAAAAAAAAA';
+
+/** Every operation in the document as `METHOD /path`. */
+function documented(doc: Doc): string[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) => Object.keys(item).filter((m) => METHODS.includes(m)).map((m) => `${m.toUpperCase()} ${path}`));
+}
+
+/** Routes express really has: the router stack's route layers, in OpenAPI form. */
+function expressRoutes(t: TestServer): string[] {
+  const app = (t.server as unknown as { app: { router: { stack: { route?: { path: string; methods: Record<string, boolean> } }[] } } }).app;
+  return app.router.stack.flatMap((layer) => {
+    if (!layer.route) return [];
+    const path = layer.route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+    return Object.keys(layer.route.methods).filter((m) => m !== '_all').map((m) => `${m.toUpperCase()} ${path}`);
+  });
+}
+
+/** A schema compiler for the document's JSON Schemas (OpenAPI 3.1 = JSON Schema 2020-12 plus OpenAPI's own annotations). */
+function schemaCompiler(): Ajv2020 {
+  const ajv = addFormats(new Ajv2020({ strict: true, allErrors: true, allowUnionTypes: true }));
+  ajv.addFormat('binary', true);
+  for (const keyword of ['example', 'discriminator', 'xml', 'externalDocs']) ajv.addKeyword(keyword);
+  return ajv;
+}
+
+describe('OpenAPI document', () => {
+  let t: TestServer;
+  let doc: Doc;
+
+  before(async () => {
+    // Every channel plugin, so driver routes are part of the check.
+    t = await startTestServer({
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
+        { package: '@parley/channel-baileys' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+        { package: '@parley/channel-instagram' }, { package: '@parley/channel-messenger' },
+      ],
+    });
+    const res = await t.request('GET', '/openapi.json');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
+    doc = res.body;
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('is the document the server built, OpenAPI 3.1.0 with info, tags, the Error schema and the admin security scheme', () => {
+    assert.deepEqual(doc, JSON.parse(JSON.stringify(t.server.openapi)));
+    assert.equal(doc.openapi, '3.1.0');
+    assert.equal(doc.info.title, 'Parley messaging gateway');
+    assert.equal(doc.info.version, t.server.context.version);
+    assert.ok(doc.components.schemas.Error);
+    assert.deepEqual(doc.components.securitySchemes.adminToken.type, 'http');
+    assert.deepEqual(doc.components.securitySchemes.adminToken.scheme, 'bearer');
+    const tagNames = doc.tags.map((tag) => tag.name);
+    assert.equal(new Set(tagNames).size, tagNames.length);
+  });
+
+  it('documents every registered route (ParleyServer.routes) and every route express has', () => {
+    const inDoc = new Set(documented(doc));
+    const registered = t.server.routes.map((r: RouteDefinition) => `${r.method.toUpperCase()} ${r.path}`);
+    assert.deepEqual(registered.filter((r) => !inDoc.has(r)), [], 'registered routes missing from the document');
+    const mounted = expressRoutes(t);
+    assert.ok(mounted.length >= registered.length);
+    assert.deepEqual(mounted.filter((r) => !inDoc.has(r)), [], 'express routes missing from the document');
+    assert.equal(inDoc.size, documented(doc).length);
+    assert.equal(new Set(registered).size, inDoc.size, 'one registered route per documented operation');
+  });
+
+  it('lists no operation that does not exist: each documented operation answers something other than route_not_found', async () => {
+    const missing: string[] = [];
+    for (const entry of documented(doc)) {
+      const [method, template] = entry.split(' ') as [string, string];
+      const path = template.replace(/\{key\}/g, BOGUS_KEY).replace(/\{[^}]+\}/g, 'probe');
+      const op = doc.paths[template]![method.toLowerCase()]!;
+      const res = await t.request(method, path, op.requestBody ? {} : undefined);
+      if (res.status === 404 && res.body?.error?.code === 'route_not_found') missing.push(entry);
+      // The key model: operations under /{key} resolve the instance first; admin operations check the token first.
+      if (template.startsWith('/{key}/')) assert.deepEqual(res.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } }, entry);
+      if (template.startsWith('/admin/')) assert.equal(res.status, 401, entry);
+    }
+    assert.deepEqual(missing, []);
+  });
+
+  it('gives every operation a unique operationId, a summary, tags, and a 200 response with a schema', () => {
+    const ids = new Map<string, string>();
+    const tagNames = new Set(doc.tags.map((tag) => tag.name));
+    for (const entry of documented(doc)) {
+      const [method, path] = entry.split(' ') as [string, string];
+      const op = doc.paths[path]![method.toLowerCase()]!;
+      assert.match(op.operationId, /^[A-Za-z][A-Za-z0-9_]*$/, `${entry}: operationId must be an identifier`);
+      if (!op.tags[0]!.startsWith('Channel: ')) assert.match(op.operationId, /^[a-z][A-Za-z0-9]*$/, `${entry}: operationId must be camelCase`);
+      assert.ok(!ids.has(op.operationId), `${entry}: operationId ${op.operationId} also used by ${ids.get(op.operationId)}`);
+      ids.set(op.operationId, entry);
+      assert.equal(typeof op.summary, 'string');
+      assert.ok(op.summary.trim().length > 3, `${entry}: summary`);
+      assert.ok(op.tags.length > 0 && op.tags.every((tag) => tagNames.has(tag)), `${entry}: tags`);
+      const ok = op.responses['200'];
+      assert.ok(ok?.content && Object.keys(ok.content).length > 0, `${entry}: 200 response content`);
+      for (const [type, media] of Object.entries(ok.content)) assert.ok(media.schema && typeof media.schema === 'object', `${entry}: 200 ${type} schema`);
+      for (const [status, response] of Object.entries(op.responses)) {
+        if (status === '200') continue;
+        assert.match(status, /^[45]\d\d$/, entry);
+        assert.deepEqual(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${entry} ${status}`);
+      }
+      if (path.startsWith('/admin/')) assert.deepEqual(op.security, [{ adminToken: [] }], entry);
+      else assert.equal(op.security, undefined, entry);
+    }
+  });
+
+  it('JSON success answers of the REST API carry status 200 in their schema (in every branch of a union)', () => {
+    type Answer = { properties?: Record<string, { const?: number }>; required?: string[]; anyOf?: Answer[]; oneOf?: Answer[] };
+    const carriesStatus = (schema: Answer): boolean => {
+      const branches = schema.anyOf ?? schema.oneOf;
+      if (branches) return branches.every(carriesStatus);
+      return schema.properties?.status?.const === 200 && Boolean(schema.required?.includes('status'));
+    };
+    const offenders = t.server.routes.filter((route) => {
+      const schema = doc.paths[route.path]![route.method]!.responses['200']!.content!['application/json']?.schema as Answer | undefined;
+      const plain = 'text' in route.response || 'binary' in route.response;
+      return schema && !plain && !route.tag.startsWith('Channel: ') && !carriesStatus(schema);
+    }).map((route) => `${route.method.toUpperCase()} ${route.path}`);
+    assert.deepEqual(offenders, []);
+  });
+
+  it('declares path parameters exactly, query parameters from the route schema, and a requestBody exactly for routes with bodies', () => {
+    for (const route of t.server.routes) {
+      const entry = `${route.method.toUpperCase()} ${route.path}`;
+      const op = doc.paths[route.path]![route.method]!;
+      const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+      const pathParams = op.parameters.filter((p) => p.in === 'path');
+      assert.deepEqual(pathParams.map((p) => p.name), names, `${entry}: path parameters`);
+      assert.ok(pathParams.every((p) => p.required === true), entry);
+      const queryNames = Object.keys(((route.query as { properties?: object } | undefined)?.properties) ?? {});
+      assert.deepEqual(op.parameters.filter((p) => p.in === 'query').map((p) => p.name), queryNames, `${entry}: query parameters`);
+      if (route.body) {
+        assert.ok(op.requestBody, `${entry}: requestBody`);
+        assert.deepEqual(op.requestBody!.content['application/json']!.schema, JSON.parse(JSON.stringify(route.body)), entry);
+        assert.equal(op.requestBody!.required, Boolean((route.body.required as string[] | undefined)?.length), entry);
+      } else {
+        assert.equal(op.requestBody, undefined, `${entry}: no body, no requestBody`);
+      }
+    }
+  });
+
+  it('every schema in the document is valid JSON Schema 2020-12 and uses no OpenAPI 3.0 keywords', () => {
+    const ajv = schemaCompiler();
+    ajv.addSchema({ $id: 'parley-components', ...doc.components, $defs: doc.components.schemas });
+    const text = JSON.stringify(doc);
+    assert.doesNotMatch(text, /"nullable":/, 'OpenAPI 3.1 expresses null with anyOf/type, not nullable');
+    for (const entry of documented(doc)) {
+      const [method, path] = entry.split(' ') as [string, string];
+      const op = doc.paths[path]![method.toLowerCase()]!;
+      const schemas = [
+        ...op.parameters.map((p) => p.schema),
+        ...Object.values(op.requestBody?.content ?? {}).map((m) => m.schema),
+        ...Object.values(op.responses['200']?.content ?? {}).map((m) => m.schema),
+      ];
+      for (const schema of schemas) {
+        assert.doesNotThrow(() => ajv.compile(schema as object), `${entry}: ${JSON.stringify(schema).slice(0, 200)}`);
+      }
+    }
+    assert.doesNotThrow(() => ajv.compile(doc.components.schemas.Error));
+  });
+
+  it('real answers match their documented 200 schemas', async () => {
+    const ajv = schemaCompiler();
+    const check = async (operationId: string, method: string, path: string, body?: unknown, admin = false): Promise<any> => {
+      const res = admin ? await t.admin(method, path, body) : await t.request(method, path, body);
+      assert.equal(res.status, 200, `${operationId}: ${JSON.stringify(res.body)}`);
+      const op = Object.values(doc.paths).flatMap((item) => Object.values(item)).find((o: Operation) => o.operationId === operationId) as Operation | undefined;
+      assert.ok(op, operationId);
+      const validate = ajv.compile(op.responses['200']!.content!['application/json']!.schema);
+      assert.ok(validate(res.body), `${operationId}: ${ajv.errorsText(validate.errors)} in ${JSON.stringify(res.body)}`);
+      return res.body;
+    };
+    await check('healthz', 'GET', '/healthz');
+    await check('readyz', 'GET', '/readyz');
+    const created = (await check('adminCreateInstance', 'POST', '/admin/instances', { channel: 'sandbox', name: 'doc', options: { number: '5511970000001' } }, true)).data;
+    await check('adminListInstances', 'GET', '/admin/instances', undefined, true);
+    await check('adminGetInstance', 'GET', `/admin/instances/${created.key}`, undefined, true);
+    await check('getInstance', 'GET', `/${created.key}/instance`);
+    await check('connectInstance', 'POST', `/${created.key}/instance`);
+    await check('requestPairingCode', 'POST', `/${created.key}/instance/pairing-code`, { phoneNumber: '5511970000001' });
+    await check('updateInstanceFlags', 'PATCH', `/${created.key}/instance?saveMedia=true`);
+    await check('updateWebhookSettings', 'PUT', `/${created.key}/instance`, { webhookFormat: 'meta' });
+    await check('setProxy', 'POST', `/${created.key}/instance/proxy`, { proxy: 'http://u:p@proxy.example.com:8080' });
+    await check('webhookStatistics', 'GET', `/${created.key}/instance/webhook/statistics`);
+    assert.equal((await t.request('POST', `/sandbox/${created.key}/scan`)).status, 200);
+    await t.settle();
+    await check('getInstance', 'GET', `/${created.key}/instance`);
+    await check('connectInstance', 'POST', `/${created.key}/instance`);
+    await check('setProfileName', 'PUT', `/${created.key}/instance/profile/name`, { name: 'Docs' });
+    await check('setProfileStatus', 'PUT', `/${created.key}/instance/status`, { text: 'Documented' });
+    await check('removeProfilePicture', 'DELETE', `/${created.key}/instance/profile/picture`);
+    await check('resyncInstance', 'POST', `/${created.key}/instance/resync`);
+    const peer = await t.connectedSandbox({ name: 'peer', number: '5511970000002' });
+    await check('sendText', 'POST', `/${created.key}/message/text`, { to: '5511970000002', text: 'schema check' });
+    await t.waitFor(async () => (await t.request('GET', `/${peer.key}/chat/5511970000001/messages`)).body.total === 1, 5000, 'delivery');
+    await check('listChats', 'GET', `/${peer.key}/chat`);
+    await check('listChatMessages', 'GET', `/${peer.key}/chat/5511970000001/messages?page=1&limit=5`);
+    await check('restartInstance', 'POST', `/${created.key}/instance/restart`);
+    await check('logoutInstance', 'DELETE', `/${created.key}/instance`);
+    await check('adminDeleteInstance', 'DELETE', `/admin/instances/${created.key}`, undefined, true);
+  });
+});
+
+describe('/docs', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer();
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('answers an offline Swagger UI page whose every asset is served', async () => {
+    const page = await t.request('GET', '/docs');
+    assert.equal(page.status, 200);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    const html = page.body as string;
+    assert.match(html, /^<!doctype html>/);
+    assert.ok(html.includes('<script src="/docs/assets/swagger-ui-bundle.js"></script>'));
+    assert.doesNotMatch(html, /https?:\/\//, 'no external requests');
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.deepEqual(assets, ['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+    const types: Record<string, RegExp> = { css: /^text\/css/, js: /^(application|text)\/javascript/ };
+    for (const asset of assets) {
+      const res = await t.request('GET', asset);
+      assert.equal(res.status, 200, asset);
+      assert.match(res.headers.get('content-type') ?? '', types[asset.split('.').pop()!]!, asset);
+      assert.ok(res.raw.length > 50, asset);
+    }
+    const bundle = await t.request('GET', '/docs/assets/swagger-ui-bundle.js');
+    assert.ok(bundle.raw.length > 100_000);
+    assert.ok(bundle.raw.toString('utf8').includes('SwaggerUIBundle'));
+    const init = await t.request('GET', '/docs/init.js');
+    assert.equal(init.body, "window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n");
+  });
+});

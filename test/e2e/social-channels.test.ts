@@ -1,0 +1,558 @@
+import assert from 'node:assert/strict';
+import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
+import {
+  appSecretProof, metaFixture, PNG_PIXEL, postWebhook, startImageServer, type ImageServer, type MetaChannel,
+} from '../support/meta-channels.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+// The accounts and senders of the channel plugins' fixtures (Meta's documented webhook shapes).
+const IG_ACCOUNT = '17841405822304914';
+const IG_USER = '6543210987654321';
+const IG_TOKEN = 'IGQWRe2eaccesstoken0123456789';
+const IG_SECRET = 'instagram-app-secret-0123456789ab';
+const IG_VERIFY = 'verify-instagram-e2e-0001';
+const FB_PAGE = '106123456789012';
+const FB_USER = '7012345678901234';
+const FB_TOKEN = 'EAAMe2epagetoken0123456789';
+const FB_SECRET = 'messenger-app-secret-abcdef012345';
+const FB_VERIFY = 'verify-messenger-e2e-0001';
+const SENT_MID = 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQxNDA1ODIyMzA0OTE0OjM0MDI4MjM2NjsentAZDZD';
+const FB_SENT_MID = 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fplwlqLP_5cgXIbu7I3rBNsent';
+
+const IG_LINK = { accessToken: IG_TOKEN, appSecret: IG_SECRET, verifyToken: IG_VERIFY, accountId: IG_ACCOUNT };
+const FB_LINK = { accessToken: FB_TOKEN, appSecret: FB_SECRET, verifyToken: FB_VERIFY, accountId: FB_PAGE };
+
+/** The `mid` of a fixture's first messaging event. */
+function midOf(channel: MetaChannel, name: string): string {
+  return JSON.parse(metaFixture(channel, name).toString('utf8')).entry[0].messaging[0].message.mid;
+}
+
+/** True when an answer carries none of the given secrets (raw bytes, so no member escapes the check). */
+function carriesNone(raw: Buffer, secrets: string[]): boolean {
+  const text = raw.toString('utf8');
+  return secrets.every((secret) => !text.includes(secret));
+}
+
+for (const storage of ['memory', 'sqlite'] as const) {
+  describe(`instagram and messenger through the server (${storage})`, () => {
+    let t: TestServer;
+    let igGraph: MockGraph;
+    let fbGraph: MockGraph;
+    let images: ImageServer;
+    const created: string[] = [];
+
+    before(async () => {
+      igGraph = await startMockGraph();
+      fbGraph = await startMockGraph();
+      images = await startImageServer();
+      t = await startTestServer({
+        plugins: [
+          { package: `@parley/storage-${storage}` },
+          { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+          { package: '@parley/webhook-native' },
+          { package: '@parley/webhook-meta' },
+          { package: '@parley/channel-instagram', options: { graphBaseUrl: igGraph.url, profileLookup: false } },
+          { package: '@parley/channel-messenger', options: { graphBaseUrl: fbGraph.url, profileLookup: false } },
+        ],
+      });
+    });
+    after(async () => {
+      await t.stop();
+      await igGraph.close();
+      await fbGraph.close();
+      await images.close();
+    });
+    beforeEach(() => {
+      igGraph.reset();
+      fbGraph.reset();
+      images.hits.length = 0;
+    });
+    // Webhooks reach every instance linked to an account: each test removes its instances.
+    afterEach(async () => {
+      for (const key of created.splice(0)) assert.equal((await t.admin('DELETE', `/admin/instances/${key}`)).status, 200);
+    });
+
+    async function instance(name: string): Promise<{ id: string; key: string }> {
+      const made = await t.createInstance({ name });
+      created.push(made.key);
+      return made;
+    }
+
+    async function linkInstagram(key: string): Promise<void> {
+      igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+      const res = await t.request('POST', `/${key}/instance/links/instagram`, IG_LINK);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      igGraph.reset();
+    }
+
+    async function linkMessenger(key: string): Promise<void> {
+      fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
+      const res = await t.request('POST', `/${key}/instance/links/messenger`, FB_LINK);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      fbGraph.reset();
+    }
+
+    async function messagesOf(key: string, chat: string) {
+      const res = await t.request('GET', `/${key}/chat/${chat}/messages`);
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      return res.body as { status: number; data: Record<string, unknown>[]; page: number; limit: number; total: number };
+    }
+
+    describe('linking', () => {
+      it('links Instagram after the Graph API accepts the token, and never answers a secret', async () => {
+        const shop = await instance('ig-shop');
+        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+        const before = Date.now();
+        const res = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+        const afterLink = Date.now();
+
+        assert.equal(res.status, 200);
+        const linkedAt = res.body.data.linkedAt as number;
+        assert.ok(Number.isInteger(linkedAt) && linkedAt >= before && linkedAt <= afterLink, `linkedAt ${linkedAt}`);
+        assert.deepStrictEqual(res.body, { status: 200, data: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
+        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+
+        // The token was checked once, in the Authorization header, with appsecret_proof.
+        assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization })), [{
+          method: 'GET', path: `/v21.0/${IG_ACCOUNT}`, query: { fields: 'id,username,name', appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) },
+          authorization: `Bearer ${IG_TOKEN}`,
+        }]);
+
+        const links = await t.request('GET', `/${shop.key}/instance/links`);
+        assert.deepStrictEqual(links.body, { status: 200, data: { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } } });
+        const view = await t.request('GET', `/${shop.key}/instance`);
+        assert.equal(view.status, 200);
+        assert.deepStrictEqual(view.body.instance.links, { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
+        assert.ok(carriesNone(view.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        const admin = await t.admin('GET', `/admin/instances/${shop.key}`);
+        assert.deepStrictEqual(admin.body.data.linkedChannels, ['instagram']);
+        assert.ok(carriesNone(admin.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+      });
+
+      it('links Messenger when /me of the Page token is the Page, beside Instagram', async () => {
+        const shop = await instance('fb-shop');
+        await linkInstagram(shop.key);
+        fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
+        const res = await t.request('POST', `/${shop.key}/instance/links/messenger`, FB_LINK);
+
+        assert.equal(res.status, 200);
+        const linkedAt = res.body.data.linkedAt as number;
+        assert.deepStrictEqual(res.body, { status: 200, data: { accountId: FB_PAGE, linkedAt } });
+        assert.ok(carriesNone(res.raw, [FB_TOKEN, FB_SECRET, FB_VERIFY]));
+        assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, query: r.query, authorization: r.headers.authorization })), [{
+          path: '/v21.0/me', query: { fields: 'id,name,username', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) }, authorization: `Bearer ${FB_TOKEN}`,
+        }]);
+
+        const links = await t.request('GET', `/${shop.key}/instance/links`);
+        assert.deepStrictEqual(Object.keys(links.body.data).sort(), ['instagram', 'messenger']);
+        assert.deepStrictEqual(links.body.data.messenger, { accountId: FB_PAGE, linkedAt });
+        assert.ok(carriesNone(links.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY, FB_TOKEN, FB_SECRET, FB_VERIFY]));
+      });
+
+      it('answers 400 naming accessToken when the Graph API refuses the token, and stores nothing', async () => {
+        const shop = await instance('ig-expired');
+        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, {
+          status: 400,
+          body: { error: { message: 'Error validating access token: Session has expired.', type: 'OAuthException', code: 190, error_subcode: 463, fbtrace_id: 'AqE2Efbtrace' } },
+        });
+        const res = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+
+        assert.deepStrictEqual(res.body, {
+          status: 400,
+          error: {
+            code: 'validation_failed',
+            message: 'body.accessToken was rejected: Instagram access token is invalid or expired (OAuthException 190): '
+              + 'Error validating access token: Session has expired.; link the account again with a valid token',
+            details: {
+              retryable: false, upstreamCode: 190, kind: 'token', httpStatus: 400, subcode: 463, type: 'OAuthException', fbtraceId: 'AqE2Efbtrace',
+              field: 'body.accessToken',
+            },
+          },
+        });
+        assert.equal(res.status, 400);
+        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance`)).body.instance.links, {});
+        // Nothing stored: the verify token of the refused link opens no handshake.
+        const handshake = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=42`);
+        assert.equal(handshake.status, 403);
+      });
+
+      it('answers 400 naming accountId when the token belongs to another Page', async () => {
+        const shop = await instance('fb-other-page');
+        fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: '999000111222333', name: 'Other Page' } });
+        const res = await t.request('POST', `/${shop.key}/instance/links/messenger`, FB_LINK);
+        assert.deepStrictEqual(res.body, {
+          status: 400,
+          error: {
+            code: 'validation_failed',
+            message: `body.accountId ${FB_PAGE} does not match the Messenger account of the access token (999000111222333)`,
+            details: { field: 'body.accountId' },
+          },
+        });
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+      });
+
+      it('answers 502 upstream_error (retryable) on a Graph rate limit or outage, and stores nothing', async () => {
+        const shop = await instance('ig-throttled');
+        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`,
+          { status: 400, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } } },
+          { status: 503, body: {} });
+
+        const limited = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+        assert.equal(limited.status, 502);
+        assert.deepStrictEqual(limited.body, {
+          status: 502,
+          error: {
+            code: 'upstream_error',
+            message: 'Instagram Graph API rate limit reached (OAuthException 4): (#4) Application request limit reached; retry later',
+            details: { retryable: true, upstreamCode: 4, kind: 'rate_limit', httpStatus: 400, type: 'OAuthException' },
+          },
+        });
+        const down = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+        assert.deepStrictEqual(down.body, {
+          status: 502,
+          error: {
+            code: 'upstream_error', message: 'Instagram Graph API error (HTTP 503): HTTP 503',
+            details: { retryable: true, upstreamCode: 503, kind: 'other', httpStatus: 503 },
+          },
+        });
+        assert.equal(igGraph.requests.length, 2);
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+      });
+
+      it('refuses bad link input before any Graph call', async () => {
+        const shop = await instance('ig-bad-input');
+        const missing = await t.request('POST', `/${shop.key}/instance/links/instagram`, { accessToken: IG_TOKEN, appSecret: IG_SECRET, accountId: IG_ACCOUNT });
+        assert.deepStrictEqual(missing.body, {
+          status: 400,
+          error: { code: 'validation_failed', message: 'body.verifyToken is required', details: { fields: [{ field: 'body.verifyToken', message: 'body.verifyToken is required' }] } },
+        });
+        const letters = await t.request('POST', `/${shop.key}/instance/links/instagram`, { ...IG_LINK, accountId: 'parley.shop' });
+        assert.equal(letters.status, 400);
+        assert.equal(letters.body.error.details.fields[0].field, 'body.accountId');
+        const unknownChannel = await t.request('POST', `/${shop.key}/instance/links/telegram`, IG_LINK);
+        assert.equal(unknownChannel.status, 400);
+        assert.equal(unknownChannel.body.error.details.fields[0].field, 'path.channel');
+        const spaced = await t.request('POST', `/${shop.key}/instance/links/instagram`, { ...IG_LINK, accessToken: 'two words' });
+        assert.deepStrictEqual(spaced.body, {
+          status: 400,
+          error: { code: 'validation_failed', message: 'body.accessToken must be a single token of at most 2048 characters', details: { field: 'body.accessToken' } },
+        });
+        assert.equal(igGraph.requests.length, 0);
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+      });
+
+      it('unlinks: the link, its handshake and its sends are gone', async () => {
+        const shop = await instance('ig-unlink');
+        await linkInstagram(shop.key);
+        const res = await t.request('DELETE', `/${shop.key}/instance/links/instagram`);
+        assert.deepStrictEqual(res.body, { status: 200, message: 'instagram unlinked' });
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+        assert.deepStrictEqual((await t.admin('GET', `/admin/instances/${shop.key}`)).body.data.linkedChannels, []);
+
+        const again = await t.request('DELETE', `/${shop.key}/instance/links/instagram`);
+        assert.deepStrictEqual(again.body, { status: 400, error: { code: 'validation_failed', message: 'path.channel: instagram is not linked' } });
+        const handshake = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=42`);
+        assert.equal(handshake.status, 403);
+        const send = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'still there?', provider: 'instagram' });
+        assert.deepStrictEqual(send.body, { status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } });
+        // Webhooks of the unlinked account are acknowledged (Meta must not disable the app) and dropped.
+        const hook = await postWebhook(t, 'instagram', metaFixture('instagram', 'ig-text'), { appSecret: IG_SECRET });
+        assert.deepStrictEqual({ status: hook.status, body: hook.body }, { status: 200, body: { received: 0 } });
+        await t.settle();
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.equal(igGraph.requests.length, 0);
+      });
+    });
+
+    describe('inbound webhooks', () => {
+      it('answers Meta\'s verification handshake with the challenge as text/plain, 403 otherwise', async () => {
+        const shop = await instance('ig-handshake');
+        await linkInstagram(shop.key);
+        const ok = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=1158201444`);
+        assert.equal(ok.status, 200);
+        assert.equal(ok.headers.get('content-type'), 'text/plain; charset=utf-8');
+        assert.equal(ok.body, '1158201444');
+
+        const forbidden = { status: 403, error: { code: 'forbidden', message: 'verification failed' } };
+        const wrong = await t.request('GET', '/instagram/webhook?hub.mode=subscribe&hub.verify_token=not-the-token&hub.challenge=1158201444');
+        assert.deepStrictEqual({ status: wrong.status, body: wrong.body }, { status: 403, body: forbidden });
+        const mode = await t.request('GET', `/instagram/webhook?hub.mode=unsubscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=1158201444`);
+        assert.deepStrictEqual({ status: mode.status, body: mode.body }, { status: 403, body: forbidden });
+        // Verify tokens are per channel: Instagram's opens no Messenger subscription.
+        const otherChannel = await t.request('GET', `/messenger/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=1158201444`);
+        assert.deepStrictEqual({ status: otherChannel.status, body: otherChannel.body }, { status: 403, body: forbidden });
+      });
+
+      it('stores a signed Instagram text under the sender\'s chat with provider instagram, once per redelivery', async () => {
+        const shop = await instance('ig-inbound');
+        await linkInstagram(shop.key);
+        const body = metaFixture('instagram', 'ig-text');
+        const mid = midOf('instagram', 'ig-text');
+
+        const first = await postWebhook(t, 'instagram', body, { appSecret: IG_SECRET });
+        assert.deepStrictEqual({ status: first.status, body: first.body }, { status: 200, body: { received: 1 } });
+        await t.settle();
+
+        const chats = await t.request('GET', `/${shop.key}/chat`);
+        assert.equal(chats.status, 200);
+        assert.equal(chats.body.data.length, 1);
+        assert.deepStrictEqual(
+          { id: chats.body.data[0].id, timestamp: chats.body.data[0].timestamp, unreadCount: chats.body.data[0].unreadCount },
+          { id: IG_USER, timestamp: 1718000000, unreadCount: 1 },
+        );
+        const record = {
+          key: { remoteJid: IG_USER, fromMe: false, id: mid },
+          message: { extendedTextMessage: { text: 'Hi! Is the blue jacket still available?' } },
+          messageTimestamp: '1718000000',
+          status: 'DELIVERY_ACK',
+          provider: 'instagram',
+        };
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
+        const event = t.events.find((e) => e.type === 'message' && e.message.id === mid);
+        assert.deepStrictEqual({ instance: event?.instance, provider: event?.provider }, { instance: shop.id, provider: 'instagram' });
+
+        // Meta redelivers until it sees a 200 in time: the same message is acknowledged and dropped.
+        const again = await postWebhook(t, 'instagram', body, { appSecret: IG_SECRET });
+        assert.deepStrictEqual({ status: again.status, body: again.body }, { status: 200, body: { received: 0 } });
+        await t.settle();
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
+        assert.equal(t.events.filter((e) => e.type === 'message' && e.message.id === mid).length, 1);
+        // No Graph call for an inbound message (profile lookups are off in this server).
+        assert.equal(igGraph.requests.length, 0);
+      });
+
+      it('answers 401 to a missing, foreign or stale signature and stores nothing', async () => {
+        const shop = await instance('ig-forged');
+        await linkInstagram(shop.key);
+        const body = metaFixture('instagram', 'ig-text');
+        const unauthorized = (message: string) => ({ status: 401, body: { status: 401, error: { code: 'unauthorized', message } } });
+
+        const foreign = await postWebhook(t, 'instagram', body, { appSecret: 'some-other-app-secret-000000000' });
+        assert.deepStrictEqual({ status: foreign.status, body: foreign.body }, unauthorized('invalid x-hub-signature-256 signature'));
+        const missing = await postWebhook(t, 'instagram', body, {});
+        assert.deepStrictEqual({ status: missing.status, body: missing.body }, unauthorized('missing x-hub-signature-256 header'));
+        // A body changed after signing: the signature of the original does not cover it.
+        const original = metaFixture('instagram', 'ig-text');
+        const tampered = Buffer.from(original.toString('utf8').replace('blue jacket', 'red jacket'));
+        const stale = await postWebhook(t, 'instagram', tampered, { header: `sha256=${appSecretProof(original.toString('utf8'), IG_SECRET)}` });
+        assert.deepStrictEqual({ status: stale.status, body: stale.body }, unauthorized('invalid x-hub-signature-256 signature'));
+        const garbage = await postWebhook(t, 'instagram', body, { header: 'sha1=abc' });
+        assert.deepStrictEqual({ status: garbage.status, body: garbage.body }, unauthorized('invalid x-hub-signature-256 signature'));
+
+        await t.settle();
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [], page: 1, limit: 20, total: 0 });
+        assert.equal(t.events.filter((e) => e.type === 'message' && e.instance === shop.id).length, 0);
+      });
+
+      it('refuses a body of the other channel on the Instagram route (400) and stores nothing', async () => {
+        const shop = await instance('ig-wrong-object');
+        await linkInstagram(shop.key);
+        const page = metaFixture('messenger', 'fb-text');
+        const res = await postWebhook(t, 'instagram', page, { appSecret: IG_SECRET });
+        assert.deepStrictEqual({ status: res.status, body: res.body }, {
+          status: 400, body: { status: 400, error: { code: 'validation_failed', message: 'body is not a Instagram webhook notification' } },
+        });
+        await t.settle();
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+      });
+
+      it('stores Messenger texts and images under the PSID with provider messenger', async () => {
+        const shop = await instance('fb-inbound');
+        await linkMessenger(shop.key);
+        const text = await postWebhook(t, 'messenger', metaFixture('messenger', 'fb-text'), { appSecret: FB_SECRET });
+        assert.deepStrictEqual({ status: text.status, body: text.body }, { status: 200, body: { received: 1 } });
+        const image = await postWebhook(t, 'messenger', metaFixture('messenger', 'fb-image'), { appSecret: FB_SECRET });
+        assert.deepStrictEqual({ status: image.status, body: image.body }, { status: 200, body: { received: 1 } });
+        await t.settle();
+
+        const chats = (await t.request('GET', `/${shop.key}/chat`)).body.data;
+        assert.deepStrictEqual(chats.map((c: { id: string; timestamp: number; unreadCount: number }) => ({ id: c.id, timestamp: c.timestamp, unreadCount: c.unreadCount })), [
+          { id: FB_USER, timestamp: 1718000001, unreadCount: 2 },
+        ]);
+        const page = await messagesOf(shop.key, FB_USER);
+        assert.equal(page.total, 2);
+        assert.deepStrictEqual(page.data, [
+          {
+            key: { remoteJid: FB_USER, fromMe: false, id: midOf('messenger', 'fb-image') },
+            message: {
+              imageMessage: {
+                url: 'https://scontent.xx.fbcdn.net/v/t1.15752-9/448311222_1234567890_n.png?_nc_cat=1&ccb=1-7&oh=00_AYB&oe=66A0B1C2', mimetype: 'image/png',
+              },
+            },
+            messageTimestamp: '1718000001', status: 'DELIVERY_ACK', provider: 'messenger',
+          },
+          {
+            key: { remoteJid: FB_USER, fromMe: false, id: midOf('messenger', 'fb-text') },
+            message: { extendedTextMessage: { text: 'Hello, do you ship to Lisbon?' } },
+            messageTimestamp: '1718000000', status: 'DELIVERY_ACK', provider: 'messenger',
+          },
+        ]);
+        // The Instagram route does not take Page notifications, even correctly signed ones.
+        const crossed = await postWebhook(t, 'instagram', metaFixture('messenger', 'fb-text'), { appSecret: FB_SECRET });
+        assert.equal(crossed.status, 400);
+      });
+    });
+
+    describe('outbound sends', () => {
+      it('sends a text with provider instagram as the exact Send API body and stores the PENDING record', async () => {
+        const shop = await instance('ig-send');
+        await linkInstagram(shop.key);
+        igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        const before = Math.floor(Date.now() / 1000);
+        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'Yes, in sizes S to L.', provider: 'instagram' });
+        const afterSend = Math.floor(Date.now() / 1000);
+
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const timestamp = Number(res.body.data.messageTimestamp);
+        assert.ok(timestamp >= before && timestamp <= afterSend, `messageTimestamp ${timestamp}`);
+        const record = {
+          key: { remoteJid: IG_USER, fromMe: true, id: SENT_MID },
+          message: { extendedTextMessage: { text: 'Yes, in sizes S to L.' } },
+          messageTimestamp: String(timestamp),
+          status: 'PENDING',
+          provider: 'instagram',
+        };
+        assert.deepStrictEqual(res.body, { status: 200, data: record });
+        assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization, json: r.json })), [{
+          method: 'POST', path: '/v21.0/me/messages', query: { appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) }, authorization: `Bearer ${IG_TOKEN}`,
+          json: { recipient: { id: IG_USER }, message: { text: 'Yes, in sizes S to L.' } },
+        }]);
+        assert.equal(fbGraph.requests.length, 0);
+
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
+        const chats = (await t.request('GET', `/${shop.key}/chat`)).body.data;
+        assert.deepStrictEqual(chats.map((c: { id: string }) => c.id), [IG_USER]);
+      });
+
+      it('sends a URL button template to Instagram', async () => {
+        const shop = await instance('ig-buttons');
+        await linkInstagram(shop.key);
+        igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        const res = await t.request('POST', `/${shop.key}/message/button_action`, {
+          to: IG_USER, provider: 'instagram', header: { title: 'Blue jacket' }, text: 'Back in stock.', footer: 'Parley Shop',
+          buttons: [{ type: 'cta_url', text: 'Buy now', url: 'https://shop.example.com/jacket' }],
+        });
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.deepStrictEqual(res.body.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });
+        assert.deepStrictEqual(res.body.data.message, {
+          interactiveMessage: {
+            header: { title: 'Blue jacket' }, body: { text: 'Back in stock.' }, footer: { text: 'Parley Shop' },
+            buttons: [{ type: 'cta_url', text: 'Buy now', url: 'https://shop.example.com/jacket' }],
+          },
+        });
+        assert.deepStrictEqual(igGraph.requests.map((r) => r.json), [{
+          recipient: { id: IG_USER },
+          message: {
+            attachment: {
+              type: 'template',
+              payload: {
+                template_type: 'button', text: 'Blue jacket\n\nBack in stock.\n\nParley Shop',
+                buttons: [{ type: 'web_url', url: 'https://shop.example.com/jacket', title: 'Buy now' }],
+              },
+            },
+          },
+        }]);
+      });
+
+      it('sends an image by URL with provider messenger: attachment by URL, then the caption', async () => {
+        const shop = await instance('fb-image-send');
+        await linkMessenger(shop.key);
+        const captionMid = `${FB_SENT_MID}-caption`;
+        fbGraph.on('POST', '/v21.0/me/messages',
+          { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } },
+          { status: 200, body: { recipient_id: FB_USER, message_id: captionMid } });
+        const url = images.url('/catalogue.png');
+        const res = await t.request('POST', `/${shop.key}/message/image`, { to: FB_USER, url, caption: 'Our summer catalogue', provider: 'messenger' });
+
+        assert.equal(res.status, 200, JSON.stringify(res.body));
+        const record = {
+          key: { remoteJid: FB_USER, fromMe: true, id: FB_SENT_MID },
+          message: { imageMessage: { url, mimetype: 'image/png', caption: 'Our summer catalogue' } },
+          messageTimestamp: res.body.data.messageTimestamp,
+          status: 'PENDING',
+          provider: 'messenger',
+        };
+        assert.deepStrictEqual(res.body, { status: 200, data: record });
+        assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, authorization: r.headers.authorization, json: r.json })), [
+          {
+            path: '/v21.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
+            json: { recipient: { id: FB_USER }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { url, is_reusable: true } } } },
+          },
+          {
+            path: '/v21.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
+            json: { recipient: { id: FB_USER }, messaging_type: 'RESPONSE', message: { text: 'Our summer catalogue' } },
+          },
+        ]);
+        // The server fetched the image once (size and type checks) and serves its copy back.
+        assert.deepStrictEqual(images.hits, ['/catalogue.png']);
+        const media = await t.request('GET', `/${shop.key}/message/${FB_SENT_MID}/media?format=json`);
+        assert.deepStrictEqual(media.body, { status: 200, data: `data:image/png;base64,${PNG_PIXEL.toString('base64')}` });
+        assert.deepStrictEqual(await messagesOf(shop.key, FB_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
+        assert.equal(igGraph.requests.length, 0);
+      });
+
+      it('answers 422 capability_not_supported for buttons Meta has no template for, before any Graph call', async () => {
+        const shop = await instance('ig-copy');
+        await linkInstagram(shop.key);
+        const copy = await t.request('POST', `/${shop.key}/message/button_action`, {
+          to: IG_USER, provider: 'instagram', text: 'Your discount code',
+          buttons: [{ type: 'cta_copy', text: 'Copy code', copy_code: 'SUMMER25' }],
+        });
+        assert.deepStrictEqual(copy.body, {
+          status: 422,
+          error: { code: 'capability_not_supported', message: 'instagram does not support cta_copy buttons: Meta\'s button template has no copy-code button; send the code as text' },
+        });
+        const call = await t.request('POST', `/${shop.key}/message/button_action`, {
+          to: IG_USER, provider: 'instagram', text: 'Talk to us', buttons: [{ type: 'cta_call', text: 'Call', phone_number: '+351 912 345 678' }],
+        });
+        assert.deepStrictEqual(call.body, {
+          status: 422,
+          error: { code: 'capability_not_supported', message: 'instagram does not support cta_call buttons: Instagram button templates carry only cta_url buttons' },
+        });
+        assert.equal(igGraph.requests.length, 0);
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [], page: 1, limit: 20, total: 0 });
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+      });
+
+      it('answers 409 channel_not_linked for a provider the instance has not linked', async () => {
+        const shop = await instance('not-linked');
+        await linkMessenger(shop.key);
+        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'hello', provider: 'instagram' });
+        assert.deepStrictEqual(res.body, { status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } });
+        assert.equal(res.status, 409);
+        const image = await t.request('POST', `/${shop.key}/message/image`, { to: IG_USER, url: images.url('/x.png'), provider: 'instagram' });
+        assert.equal(image.status, 409);
+        // Refused before the media was fetched or anything was sent.
+        assert.deepStrictEqual(images.hits, []);
+        assert.equal(igGraph.requests.length + fbGraph.requests.length, 0);
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+      });
+
+      it('answers 502 with retryable details when the Graph API rate-limits a send, and stores nothing', async () => {
+        const shop = await instance('ig-rate-limited');
+        await linkInstagram(shop.key);
+        igGraph.on('POST', '/v21.0/me/messages', {
+          status: 400, body: { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613, fbtrace_id: 'Bq7rate' } },
+        });
+        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'hello', provider: 'instagram' });
+        assert.equal(res.status, 502);
+        assert.deepStrictEqual(res.body, {
+          status: 502,
+          error: {
+            code: 'upstream_error',
+            message: 'Instagram Graph API rate limit reached (OAuthException 613): Calls to this api have exceeded the rate limit.; retry later',
+            details: { retryable: true, upstreamCode: 613, kind: 'rate_limit', httpStatus: 400, type: 'OAuthException', fbtraceId: 'Bq7rate' },
+          },
+        });
+        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET]));
+        assert.equal(igGraph.requests.length, 1);
+        assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [], page: 1, limit: 20, total: 0 });
+        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+      });
+    });
+  });
+}

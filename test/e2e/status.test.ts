@@ -1,0 +1,187 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { deliverText, eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
+import { dataUri, MediaServer, SAMPLES, sha256Base64 } from '../support/media-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const ALICE = '5511963000001';
+const BOB = '5511963000002';
+const CAROL = '5511963000003';
+const DAVE = '5511963000004';
+const STATUS = 'status@broadcast';
+
+/** Spec 4.13 end to end: stories travel to the listed contacts' sandbox instances and land in their `status@broadcast` chat. */
+describe('status stories (spec 4.13)', () => {
+  let t: TestServer;
+  let media: MediaServer;
+  let alice: Phone;
+  let bob: Phone;
+  let carol: Phone;
+  let dave: Phone;
+  let offline: { key: string };
+  let textStory: { id: string; timestamp: number };
+
+  before(async () => {
+    t = await startTestServer();
+    media = await MediaServer.start();
+    alice = await phone(t, 'alice', ALICE);
+    bob = await phone(t, 'bob', BOB);
+    carol = await phone(t, 'carol', CAROL);
+    dave = await phone(t, 'dave', DAVE);
+    offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511963000099' });
+    // Bob and Carol keep others' stories; Dave keeps the default (receive_status_message off).
+    for (const p of [bob, carol]) assert.equal((await t.request('PATCH', `/${p.key}/instance?receiveStatusMessage=true`)).status, 200);
+  });
+  after(async () => {
+    await t.stop();
+    await media.stop();
+  });
+
+  const statusChat = async (p: Phone) => (await t.request('GET', `/${p.key}/chat/${STATUS}/messages?limit=100`)).body;
+  const storyOn = (p: Phone, id: string) => t.waitFor(async () => (await statusChat(p)).data.find((m: { key: { id: string } }) => m.key.id === id),
+    5000, `story ${id} on ${p.number}`);
+  const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string) => {
+    assert.equal(res.status, status, JSON.stringify(res.body));
+    assert.equal(res.body.status, status);
+    assert.equal(res.body.error.code, code);
+    if (message !== undefined) assert.equal(res.body.error.message, message);
+  };
+
+  it('posts a text story: a listed contact receives it in status@broadcast, an unlisted one does not; the poster keeps its copy', async () => {
+    const res = await t.request('POST', `/${alice.key}/status/text`, { text: 'Out for lunch', statusJidList: [BOB, jidOf(DAVE)] });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    textStory = res.body.data;
+    assert.match(textStory.id, /^3EB0[0-9A-F]{18}$/);
+    assert.deepEqual(res.body, { status: 200, data: { id: textStory.id, type: 'text', statusJidList: [jidOf(BOB), jidOf(DAVE)], timestamp: textStory.timestamp } });
+
+    const got = await storyOn(bob, textStory.id);
+    assert.deepEqual(got.key, { remoteJid: STATUS, fromMe: false, id: textStory.id, participant: jidOf(ALICE) });
+    assert.deepEqual(got.message, { extendedTextMessage: { text: 'Out for lunch' } });
+    assert.equal(got.messageTimestamp, String(textStory.timestamp));
+    const inbound = eventsOf(t, bob.id, 'message').find((e) => e.message.id === textStory.id);
+    assert.deepEqual([inbound.message.chatJid, inbound.message.chatType, inbound.message.from, inbound.message.groupId], [STATUS, 'individual', ALICE, undefined]);
+    // A story names neither the chat nor a contact after its poster.
+    assert.equal((await t.request('GET', `/${bob.key}/chat`)).body.data.find((c: { id: string }) => c.id === STATUS).name, STATUS);
+    assert.deepEqual((await t.request('GET', `/${bob.key}/contacts`)).body.data, []);
+
+    const own = await storyOn(alice, textStory.id);
+    assert.deepEqual(own.key, { remoteJid: STATUS, fromMe: true, id: textStory.id, participant: jidOf(ALICE) });
+
+    // Dave's phone got it (its delivery receipt reached Alice), but his instance keeps no stories.
+    await t.waitFor(() => eventsOf(t, alice.id, 'message.status').some((e) => e.messageId === textStory.id && e.recipientId === DAVE), 5000, 'dave\'s receipt');
+    await t.settle();
+    assert.deepEqual((await statusChat(dave)).data, []);
+    assert.equal(eventsOf(t, dave.id, 'message').length, 0);
+    assert.deepEqual((await statusChat(carol)).data, []);
+  });
+
+  it('an empty or absent statusJidList shares the story with every stored contact', async () => {
+    await deliverText(t, bob, alice, 'hi alice');
+    assert.equal((await t.request('POST', `/${alice.key}/contacts`, { number: CAROL, name: 'Carol' })).status, 200);
+    await t.settle();
+    const res = await t.request('POST', `/${alice.key}/status/text`, { text: 'Hello contacts', statusJidList: [], backgroundColor: '#FF0000', font: 2 });
+    assert.deepEqual(res.body.data.statusJidList, [jidOf(BOB), jidOf(CAROL)]);
+    for (const p of [bob, carol]) {
+      const got = await storyOn(p, res.body.data.id);
+      assert.deepEqual(got.message, { extendedTextMessage: { text: 'Hello contacts', backgroundArgb: 0xffff0000, font: 2 } });
+    }
+    const absent = await t.request('POST', `/${alice.key}/status/text`, { text: 'Again' });
+    assert.deepEqual(absent.body.data.statusJidList, [jidOf(BOB), jidOf(CAROL)]);
+    await storyOn(carol, absent.body.data.id);
+  });
+
+  it('posts image, video and audio stories: the receiver gets the media bytes, the poster serves them too', async () => {
+    const url = media.serve('/story.png', { body: SAMPLES.png, type: 'image/png' });
+    const image = await t.request('POST', `/${alice.key}/status/image`, { url, caption: 'View', statusJidList: [BOB] });
+    assert.equal(image.status, 200, JSON.stringify(image.body));
+    assert.deepEqual(image.body.data, { id: image.body.data.id, type: 'image', statusJidList: [jidOf(BOB)], timestamp: image.body.data.timestamp });
+    const video = await t.request('POST', `/${alice.key}/status/video`, { url: dataUri('video/mp4', SAMPLES.mp4), caption: 'Clip', statusJidList: [BOB] });
+    assert.equal(video.body.data.type, 'video');
+    const audio = await t.request('POST', `/${alice.key}/status/audio`, { url: dataUri('audio/ogg', SAMPLES.ogg), statusJidList: [BOB] });
+    assert.equal(audio.body.data.type, 'audio');
+
+    for (const [story, member, bytes, mime, caption] of [
+      [image, 'imageMessage', SAMPLES.png, 'image/png', 'View'], [video, 'videoMessage', SAMPLES.mp4, 'video/mp4', 'Clip'],
+      [audio, 'audioMessage', SAMPLES.ogg, 'audio/ogg', undefined],
+    ] as const) {
+      const id = story.body.data.id;
+      const got = await storyOn(bob, id);
+      const content = got.message[member];
+      assert.equal(content.mimetype, mime);
+      assert.equal(content.fileSha256, sha256Base64(bytes));
+      assert.equal(content.caption, caption);
+      for (const p of [bob, alice]) {
+        const served = await t.request('GET', `/${p.key}/message/${id}/media?format=binary`);
+        assert.equal(served.status, 200, `${member} on ${p.number}`);
+        assert.ok(served.raw.equals(bytes), `${member} bytes on ${p.number}`);
+      }
+    }
+    assert.equal(media.hitsOf('/story.png'), 1);
+  });
+
+  it('mentions a contact: it gets the story and a statusMentionMessage; a listed contact is not sent the story twice', async () => {
+    const res = await t.request('POST', `/${alice.key}/status/mention`, { jid: jidOf(CAROL), statusMsgId: textStory.id });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const mention = res.body.data;
+    assert.deepEqual(res.body, { status: 200, data: { id: mention.id, type: 'mention', statusJidList: [jidOf(CAROL)], timestamp: mention.timestamp } });
+    assert.notEqual(mention.id, textStory.id);
+    const story = await storyOn(carol, textStory.id);
+    assert.deepEqual(story.message, { extendedTextMessage: { text: 'Out for lunch' } });
+    const note = await t.waitFor(async () => (await t.request('GET', `/${carol.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === mention.id),
+      5000, 'the mention message on carol');
+    assert.deepEqual(note.key, { remoteJid: jidOf(ALICE), fromMe: false, id: mention.id });
+    assert.deepEqual(note.message, {
+      statusMentionMessage: { message: { protocolMessage: { key: { remoteJid: STATUS, fromMe: true, id: textStory.id }, type: 'STATUS_MENTION_MESSAGE' } } },
+    });
+
+    const again = await t.request('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id });
+    assert.equal(again.status, 200);
+    await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/${ALICE}/messages`)).body.data.some((m: { key: { id: string } }) => m.key.id === again.body.data.id),
+      5000, 'the mention message on bob');
+    await t.settle();
+    assert.equal((await statusChat(bob)).data.filter((m: { key: { id: string } }) => m.key.id === textStory.id).length, 1);
+    assert.equal(eventsOf(t, bob.id, 'message').filter((e) => e.message.id === textStory.id).length, 1);
+  });
+
+  describe('bad input changes nothing', () => {
+    it('rejects malformed stories and mentions (400 naming the field) without posting', async () => {
+      const before = (await statusChat(alice)).total;
+      const cases: [string, unknown, string][] = [
+        ['text', { statusJidList: [BOB] }, 'body.text is required'],
+        ['text', { text: 'x'.repeat(701) }, 'body.text must NOT have more than 700 characters'],
+        ['text', { text: 'x', statusJidList: [BOB, '120363000000000001@g.us'] }, 'body.statusJidList[1] must be a phone number or a contact JID, not a group or broadcast'],
+        ['text', { text: 'x', statusJidList: ['abc'] }, 'body.statusJidList[0] must be a phone number with country code (6 to 15 digits) or a JID'],
+        ['text', { text: 'x', statusJidList: BOB }, 'body.statusJidList must be array'],
+        ['text', { text: 'x', backgroundColor: 'red' }, 'body.backgroundColor must match pattern "^#([0-9A-Fa-f]{6}|[0-9A-Fa-f]{8})$"'],
+        ['text', { text: 'x', font: 12 }, 'body.font must be <= 9'],
+        ['image', { caption: 'x' }, 'body.url is required'],
+        ['image', { url: dataUri('text/plain', Buffer.from('hi')) }, 'body.url has content type text/plain, which is not a valid image'],
+        ['video', { url: dataUri('image/png', SAMPLES.png) }, 'body.url has content type image/png, which is not a valid video'],
+        ['audio', { url: dataUri('audio/ogg', SAMPLES.ogg), caption: 'x' }, 'body.caption is not allowed'],
+        ['mention', { jid: 'status@broadcast', statusMsgId: textStory.id }, 'body.jid must be a phone number or a contact JID, not a group or broadcast'],
+        ['mention', { jid: BOB }, 'body.statusMsgId is required'],
+      ];
+      for (const [kind, body, message] of cases) {
+        expectError(await t.request('POST', `/${alice.key}/status/${kind}`, body), 400, 'validation_failed', message);
+      }
+      await t.settle();
+      assert.equal((await statusChat(alice)).total, before);
+    });
+
+    it('answers 404 for a story that is not one of the instance\'s live stories', async () => {
+      expectError(await t.request('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: '3EB0000000000000000000' }), 404, 'status_not_found',
+        'status story 3EB0000000000000000000 not found');
+      // Another instance's story cannot be mentioned by Bob.
+      expectError(await t.request('POST', `/${bob.key}/status/mention`, { jid: CAROL, statusMsgId: textStory.id }), 404, 'status_not_found');
+    });
+
+    it('answers 409 not_connected for an instance that is not connected', async () => {
+      const before = (await statusChat(bob)).total;
+      expectError(await t.request('POST', `/${offline.key}/status/text`, { text: 'x', statusJidList: [BOB] }), 409, 'not_connected');
+      expectError(await t.request('POST', `/${offline.key}/status/image`, { url: dataUri('image/png', SAMPLES.png), statusJidList: [BOB] }), 409, 'not_connected');
+      expectError(await t.request('POST', `/${offline.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id }), 409, 'not_connected');
+      await t.settle();
+      assert.equal((await statusChat(bob)).total, before);
+    });
+  });
+});
