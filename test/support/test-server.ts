@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ChannelEvent, Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer, type ParleyConfig, type PluginEntry } from '@parley/server';
+import { ParleyClient, type InstanceClient } from '@parley/client';
 
 /** An HTTP answer as tests see it. */
 export interface TestResponse<T = any> {
@@ -61,6 +62,14 @@ export class TestServer {
     return { status: res.status, headers: res.headers, body: parsed as T, raw };
   }
 
+  /** The typed `@parley/client` for this server, with the admin token; with a key, scoped to that instance. */
+  client(): ParleyClient;
+  client(key: string): InstanceClient;
+  client(key?: string): ParleyClient | InstanceClient {
+    const client = new ParleyClient({ baseUrl: this.url, adminToken: this.adminToken });
+    return key === undefined ? client : client.instance(key);
+  }
+
   /** Same as {@link request} with the admin token. */
   admin<T = any>(method: string, path: string, body?: unknown): Promise<TestResponse<T>> {
     return this.request<T>(method, path, body, { authorization: `Bearer ${this.adminToken}` });
@@ -95,11 +104,11 @@ export class TestServer {
   }
 
   /** Polls `check` until it answers a truthy value (bounded). */
-  async waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<T> {
+  async waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = 'condition'): Promise<Exclude<T, undefined | null | false | 0 | ''>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const value = await check();
-      if (value) return value;
+      if (value) return value as Exclude<T, undefined | null | false | 0 | ''>;
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
       await new Promise((r) => setTimeout(r, 20));
     }

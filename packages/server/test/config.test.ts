@@ -56,7 +56,7 @@ describe('loadConfig defaults', () => {
     });
     assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
       '@parley/storage-sqlite', '@parley/webhook-native', '@parley/webhook-meta', '@parley/channel-baileys', '@parley/channel-sandbox',
-      '@parley/channel-instagram', '@parley/channel-messenger',
+      '@parley/channel-instagram', '@parley/channel-messenger', '@parley/storage-mongodb/external',
     ]);
   });
 });

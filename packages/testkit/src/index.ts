@@ -1,7 +1,8 @@
-export {};
 export { describeStorageConformance, type StorageHarness } from './storage-conformance.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';
 export { describeWebhookFormatConformance, type WebhookFormatConformanceFixtures } from './webhook-format-conformance.js';
 export {
   INTERNAL_EVENT_NAMES, SPEC_EVENT_IDS, webhookEventFixtures, type InternalEventName, type SpecEventId, type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
+export { eventually, TcpProxy } from './tcp-proxy.js';
+export { serviceUrlOrSkip } from './service-env.js';

@@ -3,7 +3,7 @@ import { after, describe, it } from 'node:test';
 import { ServiceUnavailableError, defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord, type MessageRecord } from '@parley/core';
 import { RedisStorage } from '../src/index.js';
 import { deleteKeys, redisUrlOrSkip, uniquePrefix } from './redis-env.js';
-import { TcpProxy, eventually } from './tcp-proxy.js';
+import { TcpProxy, eventually } from '@parley/testkit';
 
 const T = 1_000_000;
 

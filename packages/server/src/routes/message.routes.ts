@@ -13,7 +13,7 @@ type Scope = InstanceRuntime;
 const tag = 'Messages';
 
 /** Docs of each sending suffix of spec 4.2: operation id and summary. */
-export const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; description?: string }> = {
+const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; description?: string }> = {
   text: { operationId: 'sendText', summary: 'Send a text message' },
   image: { operationId: 'sendImage', summary: 'Send an image fetched from a URL', description: 'The URL is fetched once (or a data URI decoded); the bytes are stored and served back by GET media.' },
   audio: { operationId: 'sendAudio', summary: 'Send an audio fetched from a URL', description: 'Ogg/Opus audio is sent as a voice note (ptt), other formats as an audio file.' },

@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { eventually, serviceUrlOrSkip, startHttpReceiver, TcpProxy, type HttpReceiver } from '@parley/testkit';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage', { example: 'redis://127.0.0.1:6379' });
+
+if (redisUrl) {
+  describe('the server on Redis storage', () => {
+    const target = new URL(redisUrl);
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    let t: TestServer;
+    let receiver: HttpReceiver;
+    const prefix = `parley-e2e-${process.pid}-${Date.now()}:`;
+
+    before(async () => {
+      await proxy.start();
+      receiver = await startHttpReceiver();
+      t = await startTestServer({
+        plugins: [
+          { package: '@parley/storage-redis', options: { url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 500 } },
+          { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
+        ],
+      });
+    });
+    after(async () => {
+      await t.stop();
+      await receiver.close();
+      await proxy.cut();
+      const { createClient } = await import('redis');
+      const client = createClient({ url: redisUrl });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
+      await client.close();
+    });
+
+    it('stores, delivers signed webhooks, answers 503 while Redis is unreachable and loses nothing', async () => {
+      const alice = await t.connectedSandbox({ name: 'alice', number: '5511920000001' });
+      const bob = await t.connectedSandbox({
+        name: 'bob', number: '5511920000002',
+        webhook: { allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/hook` },
+      });
+      const first = await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000002', text: 'before the outage' });
+      assert.equal(first.status, 200);
+      const delivered = await t.waitFor(() => receiver.requests.find((r) => (r.json as { type?: string }).type === 'message'), 5000,
+        'the incoming message to reach the webhook');
+      const id = String(delivered.headers['webhook-id']);
+      const ts = String(delivered.headers['webhook-timestamp']);
+      const secret = Buffer.from(bob.webhookSecret.replace(/^whsec_/, ''), 'base64');
+      const expected = createHmac('sha256', secret).update(`${id}.${ts}.${delivered.body}`).digest('base64');
+      assert.ok(String(delivered.headers['webhook-signature']).split(' ').includes(`v1,${expected}`));
+
+      await proxy.cut();
+      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 503), '/readyz reports not ready');
+      const ready = await t.request('GET', '/readyz');
+      assert.equal(ready.body.error.code, 'service_unavailable');
+      const during = await t.request('GET', `/${bob.key}/chat/5511920000001/messages`);
+      assert.equal(during.status, 503);
+      assert.equal(during.body.error.code, 'service_unavailable');
+      assert.equal((await t.request('GET', '/healthz')).status, 200, 'liveness is unaffected');
+
+      await proxy.restore();
+      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 200), '/readyz recovers');
+      const history = await t.request('GET', `/${bob.key}/chat/5511920000001/messages`);
+      assert.equal(history.body.total, 1, 'nothing Redis had was lost');
+      const second = await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000002', text: 'after the outage' });
+      assert.equal(second.status, 200);
+      await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/5511920000001/messages`)).body.total === 2, 5000, 'the second message');
+      const stats = await t.request('GET', `/${bob.key}/instance/webhook/statistics`);
+      assert.equal(stats.status, 200);
+      assert.equal(typeof stats.body.data.totalSent, 'number');
+    });
+  });
+}
