@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { documentedRequests } from '../support/documented-answers.js';
+import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
 
 const ALICE = '5511962000001';
 const BOB = '5511962000002';
@@ -18,6 +19,7 @@ interface Product {
 /** Spec 4.12 end to end: a sandbox instance's catalog, cursor pages, collections, and orders placed by another instance. */
 describe('business catalog (spec 4.12)', () => {
   let t: TestServer;
+  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
   let alice: Phone;
   let bob: Phone;
   let offline: { key: string };
@@ -25,6 +27,7 @@ describe('business catalog (spec 4.12)', () => {
 
   before(async () => {
     t = await startTestServer();
+    api = await documentedRequests(t);
     alice = await phone(t, 'alice', ALICE);
     bob = await phone(t, 'bob', BOB);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511962000099' });
@@ -33,7 +36,7 @@ describe('business catalog (spec 4.12)', () => {
     await t.stop();
   });
 
-  const catalog = async (p: Phone, query = '') => (await t.request('GET', `/${p.key}/business/catalog${query}`)).body;
+  const catalog = async (p: Phone, query = '') => (await api('GET', `/${p.key}/business/catalog${query}`)).body;
   const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string | RegExp) => {
     assert.equal(res.status, status, JSON.stringify(res.body));
     assert.equal(res.body.status, status);
@@ -41,11 +44,11 @@ describe('business catalog (spec 4.12)', () => {
     if (typeof message === 'string') assert.equal(res.body.error.message, message);
     else if (message) assert.match(res.body.error.message, message);
   };
-  const order = (buyer: Phone, body: unknown) => t.request('POST', `/sandbox/${buyer.key}/order`, body);
+  const order = (buyer: Phone, body: unknown) => api('POST', `/sandbox/${buyer.key}/order`, body);
 
   it('starts empty: no products, no cursor, no collections', async () => {
     assert.deepEqual(await catalog(alice), { status: 200, data: [] });
-    assert.deepEqual((await t.request('GET', `/${alice.key}/business/collections`)).body, { status: 200, data: [] });
+    assert.deepEqual((await api('GET', `/${alice.key}/business/collections`)).body, { status: 200, data: [] });
   });
 
   it('creates a product with a stable id; it is listed', async () => {
@@ -53,7 +56,7 @@ describe('business catalog (spec 4.12)', () => {
       name: 'Coffee beans', description: 'Arabica, 1 kg', currency: 'BRL', price: 59.9, images: [{ url: 'https://cdn.example.com/coffee.jpg' }],
       originCountryCode: 'BR', retailerId: 'SKU-1', url: 'https://shop.example.com/coffee',
     };
-    const res = await t.request('POST', `/${alice.key}/business/catalog/product`, input);
+    const res = await api('POST', `/${alice.key}/business/catalog/product`, input);
     assert.equal(res.status, 200, JSON.stringify(res.body));
     assert.match(res.body.data.id, /^\d{16}$/);
     assert.deepEqual(res.body, { status: 200, data: { id: res.body.data.id, ...input } });
@@ -65,7 +68,7 @@ describe('business catalog (spec 4.12)', () => {
 
   it('pages by cursor in creation order; the last page has no cursor', async () => {
     for (const [name, price] of [['Mug', 35], ['Filter', 12.5], ['Grinder', 249], ['Kettle', 180]] as const) {
-      const res = await t.request('POST', `/${alice.key}/business/catalog/product`, { name, currency: 'BRL', price, images: [{ url: `https://cdn.example.com/${name}.jpg` }] });
+      const res = await api('POST', `/${alice.key}/business/catalog/product`, { name, currency: 'BRL', price, images: [{ url: `https://cdn.example.com/${name}.jpg` }] });
       assert.deepEqual(res.body.data, { id: res.body.data.id, name, description: '', currency: 'BRL', price, images: [{ url: `https://cdn.example.com/${name}.jpg` }] });
       products.push(res.body.data);
     }
@@ -82,20 +85,20 @@ describe('business catalog (spec 4.12)', () => {
   });
 
   it('updates a product: the change is listed; an unknown product is 404', async () => {
-    const res = await t.request('PUT', `/${alice.key}/business/catalog/product/${products[1]!.id}`, { price: 39, isHidden: true });
+    const res = await api('PUT', `/${alice.key}/business/catalog/product/${products[1]!.id}`, { price: 39, isHidden: true });
     assert.deepEqual(res.body, { status: 200, data: { ...products[1], price: 39, isHidden: true } });
     products[1] = res.body.data;
     assert.deepEqual((await catalog(alice)).data[1], products[1]);
-    expectError(await t.request('PUT', `/${alice.key}/business/catalog/product/1234567890123456`, { price: 1 }), 404, 'product_not_found',
+    expectError(await api('PUT', `/${alice.key}/business/catalog/product/1234567890123456`, { price: 1 }), 404, 'product_not_found',
       'product 1234567890123456 not found');
   });
 
   it('lists the derived collection: every visible product, up to `limit`', async () => {
     const visible = products.filter((p) => !p.isHidden);
-    assert.deepEqual((await t.request('GET', `/${alice.key}/business/collections`)).body, {
+    assert.deepEqual((await api('GET', `/${alice.key}/business/collections`)).body, {
       status: 200, data: [{ id: 'all', name: 'All products', products: visible }],
     });
-    assert.deepEqual((await t.request('GET', `/${alice.key}/business/collections?limit=2`)).body.data[0].products, visible.slice(0, 2));
+    assert.deepEqual((await api('GET', `/${alice.key}/business/collections?limit=2`)).body.data[0].products, visible.slice(0, 2));
   });
 
   it('orders: a buyer instance orders, the seller gets the order message and reads the details with its token', async () => {
@@ -114,7 +117,7 @@ describe('business catalog (spec 4.12)', () => {
     };
     assert.deepEqual(placed.body, { status: 200, data: { orderId, token, messageId, order: expected } });
 
-    const received = await t.waitFor(async () => (await t.request('GET', `/${alice.key}/chat/${BOB}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === messageId),
+    const received = await t.waitFor(async () => (await api('GET', `/${alice.key}/chat/${BOB}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === messageId),
       5000, 'the order message on the seller');
     assert.deepEqual(received.key, { remoteJid: jidOf(BOB), fromMe: false, id: messageId });
     assert.deepEqual(received.message, {
@@ -123,25 +126,25 @@ describe('business catalog (spec 4.12)', () => {
         totalAmount1000: 132300, totalCurrencyCode: 'BRL',
       },
     });
-    const own = await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === messageId),
+    const own = await t.waitFor(async () => (await api('GET', `/${bob.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === messageId),
       5000, 'the buyer\'s copy');
     assert.deepEqual(own.key, { remoteJid: jidOf(ALICE), fromMe: true, id: messageId });
 
-    const details = await t.request('GET', `/${alice.key}/business/order/${orderId}?token=${token}`);
+    const details = await api('GET', `/${alice.key}/business/order/${orderId}?token=${token}`);
     assert.deepEqual(details.body, { status: 200, data: expected });
     // The order keeps its prices when the catalog changes.
-    await t.request('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 99 });
-    assert.deepEqual((await t.request('GET', `/${alice.key}/business/order/${orderId}?token=${token}`)).body.data, expected);
-    await t.request('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 59.9 });
+    await api('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 99 });
+    assert.deepEqual((await api('GET', `/${alice.key}/business/order/${orderId}?token=${token}`)).body.data, expected);
+    await api('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 59.9 });
 
-    expectError(await t.request('GET', `/${alice.key}/business/order/${orderId}?token=${token.slice(1)}x`), 404, 'order_not_found', `order ${orderId} not found`);
-    expectError(await t.request('GET', `/${alice.key}/business/order/1111111111111111?token=${token}`), 404, 'order_not_found');
+    expectError(await api('GET', `/${alice.key}/business/order/${orderId}?token=${token.slice(1)}x`), 404, 'order_not_found', `order ${orderId} not found`);
+    expectError(await api('GET', `/${alice.key}/business/order/1111111111111111?token=${token}`), 404, 'order_not_found');
     // Orders live with the seller.
-    expectError(await t.request('GET', `/${bob.key}/business/order/${orderId}?token=${token}`), 404, 'order_not_found');
+    expectError(await api('GET', `/${bob.key}/business/order/${orderId}?token=${token}`), 404, 'order_not_found');
   });
 
   it('refuses bad orders without recording or sending anything', async () => {
-    const chatTotal = async () => (await t.request('GET', `/${alice.key}/chat/${BOB}/messages`)).body.total;
+    const chatTotal = async () => (await api('GET', `/${alice.key}/chat/${BOB}/messages`)).body.total;
     const before = await chatTotal();
     expectError(await order(bob, { to: ALICE, items: [{ productId: products[1]!.id, quantity: 1 }] }), 404, 'product_not_found',
       `product ${products[1]!.id} (body.items[0].productId) not found`);
@@ -153,22 +156,24 @@ describe('business catalog (spec 4.12)', () => {
     expectError(await order(bob, { to: UNKNOWN, items: [{ productId: products[0]!.id }] }), 404, 'number_not_registered', `sandbox number ${UNKNOWN} not found`);
     expectError(await order(alice, { to: ALICE, items: [{ productId: products[0]!.id }] }), 400, 'validation_failed',
       'body.to is this instance\'s own number: a phone cannot order from itself');
-    const usd = (await t.request('POST', `/${alice.key}/business/catalog/product`, { name: 'Imported', currency: 'USD', price: 10, images: [{ url: 'https://cdn.example.com/i.jpg' }] })).body.data;
+    const usd = (await api('POST', `/${alice.key}/business/catalog/product`, { name: 'Imported', currency: 'USD', price: 10, images: [{ url: 'https://cdn.example.com/i.jpg' }] })).body.data;
     expectError(await order(bob, { to: ALICE, items: [{ productId: products[0]!.id }, { productId: usd.id }] }), 400, 'validation_failed',
       'body.items[1] is priced in USD, not BRL: an order has one currency');
-    await t.request('DELETE', `/${alice.key}/business/catalog/product/${usd.id}`);
+    await api('DELETE', `/${alice.key}/business/catalog/product/${usd.id}`);
     await t.settle();
     assert.equal(await chatTotal(), before);
+    // Only the order of the previous test is recorded in the seller's state.
+    assert.equal((await t.server.context.storage.state.list(`${alice.id}:sandbox:orders`)).length, 1);
   });
 
   it('deletes a product: it leaves the list; a cursor past it still pages; deleting again is 404', async () => {
     const cursor = (await catalog(alice, '?limit=2')).cursor;
-    const res = await t.request('DELETE', `/${alice.key}/business/catalog/product/${products[1]!.id}`);
+    const res = await api('DELETE', `/${alice.key}/business/catalog/product/${products[1]!.id}`);
     assert.deepEqual(res.body, { status: 200, message: `product ${products[1]!.id} deleted` });
     const removed = products.splice(1, 1)[0]!;
     assert.deepEqual((await catalog(alice)).data, products);
     assert.deepEqual((await catalog(alice, `?limit=2&cursor=${cursor}`)).data, products.slice(1, 3));
-    expectError(await t.request('DELETE', `/${alice.key}/business/catalog/product/${removed.id}`), 404, 'product_not_found');
+    expectError(await api('DELETE', `/${alice.key}/business/catalog/product/${removed.id}`), 404, 'product_not_found');
   });
 
   describe('bad input changes nothing', () => {
@@ -186,26 +191,26 @@ describe('business catalog (spec 4.12)', () => {
         [{ ...good, color: 'red' }, 'body.color is not allowed'],
       ];
       for (const [body, message] of cases) {
-        expectError(await t.request('POST', `/${alice.key}/business/catalog/product`, body), 400, 'validation_failed', message);
+        expectError(await api('POST', `/${alice.key}/business/catalog/product`, body), 400, 'validation_failed', message);
       }
-      expectError(await t.request('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, {}), 400, 'validation_failed', 'body must set at least one product field');
-      expectError(await t.request('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 'free' }), 400, 'validation_failed', 'body.price must be number');
-      expectError(await t.request('DELETE', `/${alice.key}/business/catalog/product/not%20an%20id`), 400, 'validation_failed');
+      expectError(await api('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, {}), 400, 'validation_failed', 'body must set at least one product field');
+      expectError(await api('PUT', `/${alice.key}/business/catalog/product/${products[0]!.id}`, { price: 'free' }), 400, 'validation_failed', 'body.price must be number');
+      expectError(await api('DELETE', `/${alice.key}/business/catalog/product/not%20an%20id`), 400, 'validation_failed');
       assert.deepEqual((await catalog(alice)).data, products);
     });
 
     it('rejects bad paging and order queries', async () => {
-      expectError(await t.request('GET', `/${alice.key}/business/catalog?limit=0`), 400, 'validation_failed', 'query.limit must be >= 1');
-      expectError(await t.request('GET', `/${alice.key}/business/catalog?limit=101`), 400, 'validation_failed', 'query.limit must be <= 100');
-      expectError(await t.request('GET', `/${alice.key}/business/catalog?cursor=bm90LWEtY3Vyc29y`), 400, 'validation_failed', 'query.cursor is not a cursor of this catalog');
-      expectError(await t.request('GET', `/${alice.key}/business/collections?limit=abc`), 400, 'validation_failed', 'query.limit must be integer');
-      expectError(await t.request('GET', `/${alice.key}/business/order/1111111111111111`), 400, 'validation_failed', 'query.token is required');
+      expectError(await api('GET', `/${alice.key}/business/catalog?limit=0`), 400, 'validation_failed', 'query.limit must be >= 1');
+      expectError(await api('GET', `/${alice.key}/business/catalog?limit=101`), 400, 'validation_failed', 'query.limit must be <= 100');
+      expectError(await api('GET', `/${alice.key}/business/catalog?cursor=bm90LWEtY3Vyc29y`), 400, 'validation_failed', 'query.cursor is not a cursor of this catalog');
+      expectError(await api('GET', `/${alice.key}/business/collections?limit=abc`), 400, 'validation_failed', 'query.limit must be integer');
+      expectError(await api('GET', `/${alice.key}/business/order/1111111111111111`), 400, 'validation_failed', 'query.token is required');
     });
 
     it('answers 409 not_connected for an instance that is not connected, creating nothing', async () => {
-      expectError(await t.request('GET', `/${offline.key}/business/catalog`), 409, 'not_connected');
-      expectError(await t.request('POST', `/${offline.key}/business/catalog/product`, { name: 'X', currency: 'BRL', price: 1, images: [{ url: 'https://cdn.example.com/x.jpg' }] }), 409, 'not_connected');
-      expectError(await t.request('POST', `/sandbox/${offline.key}/order`, { to: ALICE, items: [{ productId: products[0]!.id }] }), 409, 'not_connected');
+      expectError(await api('GET', `/${offline.key}/business/catalog`), 409, 'not_connected');
+      expectError(await api('POST', `/${offline.key}/business/catalog/product`, { name: 'X', currency: 'BRL', price: 1, images: [{ url: 'https://cdn.example.com/x.jpg' }] }), 409, 'not_connected');
+      expectError(await api('POST', `/sandbox/${offline.key}/order`, { to: ALICE, items: [{ productId: products[0]!.id }] }), 409, 'not_connected');
       assert.deepEqual((await catalog(alice)).data, products);
     });
   });

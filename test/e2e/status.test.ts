@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { deliverText, eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
 import { dataUri, MediaServer, SAMPLES, sha256Base64 } from '../support/media-server.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { documentedRequests } from '../support/documented-answers.js';
+import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
 
 const ALICE = '5511963000001';
 const BOB = '5511963000002';
@@ -13,6 +14,7 @@ const STATUS = 'status@broadcast';
 /** Spec 4.13 end to end: stories travel to the listed contacts' sandbox instances and land in their `status@broadcast` chat. */
 describe('status stories (spec 4.13)', () => {
   let t: TestServer;
+  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
   let media: MediaServer;
   let alice: Phone;
   let bob: Phone;
@@ -23,6 +25,7 @@ describe('status stories (spec 4.13)', () => {
 
   before(async () => {
     t = await startTestServer();
+    api = await documentedRequests(t);
     media = await MediaServer.start();
     alice = await phone(t, 'alice', ALICE);
     bob = await phone(t, 'bob', BOB);
@@ -30,14 +33,14 @@ describe('status stories (spec 4.13)', () => {
     dave = await phone(t, 'dave', DAVE);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511963000099' });
     // Bob and Carol keep others' stories; Dave keeps the default (receive_status_message off).
-    for (const p of [bob, carol]) assert.equal((await t.request('PATCH', `/${p.key}/instance?receiveStatusMessage=true`)).status, 200);
+    for (const p of [bob, carol]) assert.equal((await api('PATCH', `/${p.key}/instance?receiveStatusMessage=true`)).status, 200);
   });
   after(async () => {
     await t.stop();
     await media.stop();
   });
 
-  const statusChat = async (p: Phone) => (await t.request('GET', `/${p.key}/chat/${STATUS}/messages?limit=100`)).body;
+  const statusChat = async (p: Phone) => (await api('GET', `/${p.key}/chat/${STATUS}/messages?limit=100`)).body;
   const storyOn = (p: Phone, id: string) => t.waitFor(async () => (await statusChat(p)).data.find((m: { key: { id: string } }) => m.key.id === id),
     5000, `story ${id} on ${p.number}`);
   const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string) => {
@@ -48,7 +51,7 @@ describe('status stories (spec 4.13)', () => {
   };
 
   it('posts a text story: a listed contact receives it in status@broadcast, an unlisted one does not; the poster keeps its copy', async () => {
-    const res = await t.request('POST', `/${alice.key}/status/text`, { text: 'Out for lunch', statusJidList: [BOB, jidOf(DAVE)] });
+    const res = await api('POST', `/${alice.key}/status/text`, { text: 'Out for lunch', statusJidList: [BOB, jidOf(DAVE)] });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     textStory = res.body.data;
     assert.match(textStory.id, /^3EB0[0-9A-F]{18}$/);
@@ -61,8 +64,8 @@ describe('status stories (spec 4.13)', () => {
     const inbound = eventsOf(t, bob.id, 'message').find((e) => e.message.id === textStory.id);
     assert.deepEqual([inbound.message.chatJid, inbound.message.chatType, inbound.message.from, inbound.message.groupId], [STATUS, 'individual', ALICE, undefined]);
     // A story names neither the chat nor a contact after its poster.
-    assert.equal((await t.request('GET', `/${bob.key}/chat`)).body.data.find((c: { id: string }) => c.id === STATUS).name, STATUS);
-    assert.deepEqual((await t.request('GET', `/${bob.key}/contacts`)).body.data, []);
+    assert.equal((await api('GET', `/${bob.key}/chat`)).body.data.find((c: { id: string }) => c.id === STATUS).name, STATUS);
+    assert.deepEqual((await api('GET', `/${bob.key}/contacts`)).body.data, []);
 
     const own = await storyOn(alice, textStory.id);
     assert.deepEqual(own.key, { remoteJid: STATUS, fromMe: true, id: textStory.id, participant: jidOf(ALICE) });
@@ -77,27 +80,27 @@ describe('status stories (spec 4.13)', () => {
 
   it('an empty or absent statusJidList shares the story with every stored contact', async () => {
     await deliverText(t, bob, alice, 'hi alice');
-    assert.equal((await t.request('POST', `/${alice.key}/contacts`, { number: CAROL, name: 'Carol' })).status, 200);
+    assert.equal((await api('POST', `/${alice.key}/contacts`, { number: CAROL, name: 'Carol' })).status, 200);
     await t.settle();
-    const res = await t.request('POST', `/${alice.key}/status/text`, { text: 'Hello contacts', statusJidList: [], backgroundColor: '#FF0000', font: 2 });
+    const res = await api('POST', `/${alice.key}/status/text`, { text: 'Hello contacts', statusJidList: [], backgroundColor: '#FF0000', font: 2 });
     assert.deepEqual(res.body.data.statusJidList, [jidOf(BOB), jidOf(CAROL)]);
     for (const p of [bob, carol]) {
       const got = await storyOn(p, res.body.data.id);
       assert.deepEqual(got.message, { extendedTextMessage: { text: 'Hello contacts', backgroundArgb: 0xffff0000, font: 2 } });
     }
-    const absent = await t.request('POST', `/${alice.key}/status/text`, { text: 'Again' });
+    const absent = await api('POST', `/${alice.key}/status/text`, { text: 'Again' });
     assert.deepEqual(absent.body.data.statusJidList, [jidOf(BOB), jidOf(CAROL)]);
     await storyOn(carol, absent.body.data.id);
   });
 
   it('posts image, video and audio stories: the receiver gets the media bytes, the poster serves them too', async () => {
     const url = media.serve('/story.png', { body: SAMPLES.png, type: 'image/png' });
-    const image = await t.request('POST', `/${alice.key}/status/image`, { url, caption: 'View', statusJidList: [BOB] });
+    const image = await api('POST', `/${alice.key}/status/image`, { url, caption: 'View', statusJidList: [BOB] });
     assert.equal(image.status, 200, JSON.stringify(image.body));
     assert.deepEqual(image.body.data, { id: image.body.data.id, type: 'image', statusJidList: [jidOf(BOB)], timestamp: image.body.data.timestamp });
-    const video = await t.request('POST', `/${alice.key}/status/video`, { url: dataUri('video/mp4', SAMPLES.mp4), caption: 'Clip', statusJidList: [BOB] });
+    const video = await api('POST', `/${alice.key}/status/video`, { url: media.serve('/clip.mp4', { body: SAMPLES.mp4, type: 'video/mp4' }), caption: 'Clip', statusJidList: [BOB] });
     assert.equal(video.body.data.type, 'video');
-    const audio = await t.request('POST', `/${alice.key}/status/audio`, { url: dataUri('audio/ogg', SAMPLES.ogg), statusJidList: [BOB] });
+    const audio = await api('POST', `/${alice.key}/status/audio`, { url: media.serve('/voice.ogg', { body: SAMPLES.ogg, type: 'audio/ogg' }), statusJidList: [BOB] });
     assert.equal(audio.body.data.type, 'audio');
 
     for (const [story, member, bytes, mime, caption] of [
@@ -111,7 +114,7 @@ describe('status stories (spec 4.13)', () => {
       assert.equal(content.fileSha256, sha256Base64(bytes));
       assert.equal(content.caption, caption);
       for (const p of [bob, alice]) {
-        const served = await t.request('GET', `/${p.key}/message/${id}/media?format=binary`);
+        const served = await api('GET', `/${p.key}/message/${id}/media?format=binary`);
         assert.equal(served.status, 200, `${member} on ${p.number}`);
         assert.ok(served.raw.equals(bytes), `${member} bytes on ${p.number}`);
       }
@@ -120,23 +123,23 @@ describe('status stories (spec 4.13)', () => {
   });
 
   it('mentions a contact: it gets the story and a statusMentionMessage; a listed contact is not sent the story twice', async () => {
-    const res = await t.request('POST', `/${alice.key}/status/mention`, { jid: jidOf(CAROL), statusMsgId: textStory.id });
+    const res = await api('POST', `/${alice.key}/status/mention`, { jid: jidOf(CAROL), statusMsgId: textStory.id });
     assert.equal(res.status, 200, JSON.stringify(res.body));
     const mention = res.body.data;
     assert.deepEqual(res.body, { status: 200, data: { id: mention.id, type: 'mention', statusJidList: [jidOf(CAROL)], timestamp: mention.timestamp } });
     assert.notEqual(mention.id, textStory.id);
     const story = await storyOn(carol, textStory.id);
     assert.deepEqual(story.message, { extendedTextMessage: { text: 'Out for lunch' } });
-    const note = await t.waitFor(async () => (await t.request('GET', `/${carol.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === mention.id),
+    const note = await t.waitFor(async () => (await api('GET', `/${carol.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === mention.id),
       5000, 'the mention message on carol');
     assert.deepEqual(note.key, { remoteJid: jidOf(ALICE), fromMe: false, id: mention.id });
     assert.deepEqual(note.message, {
       statusMentionMessage: { message: { protocolMessage: { key: { remoteJid: STATUS, fromMe: true, id: textStory.id }, type: 'STATUS_MENTION_MESSAGE' } } },
     });
 
-    const again = await t.request('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id });
+    const again = await api('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id });
     assert.equal(again.status, 200);
-    await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/${ALICE}/messages`)).body.data.some((m: { key: { id: string } }) => m.key.id === again.body.data.id),
+    await t.waitFor(async () => (await api('GET', `/${bob.key}/chat/${ALICE}/messages`)).body.data.some((m: { key: { id: string } }) => m.key.id === again.body.data.id),
       5000, 'the mention message on bob');
     await t.settle();
     assert.equal((await statusChat(bob)).data.filter((m: { key: { id: string } }) => m.key.id === textStory.id).length, 1);
@@ -156,30 +159,30 @@ describe('status stories (spec 4.13)', () => {
         ['text', { text: 'x', font: 12 }, 'body.font must be <= 9'],
         ['image', { caption: 'x' }, 'body.url is required'],
         ['image', { url: dataUri('text/plain', Buffer.from('hi')) }, 'body.url has content type text/plain, which is not a valid image'],
-        ['video', { url: dataUri('image/png', SAMPLES.png) }, 'body.url has content type image/png, which is not a valid video'],
-        ['audio', { url: dataUri('audio/ogg', SAMPLES.ogg), caption: 'x' }, 'body.caption is not allowed'],
+        ['video', { url: dataUri('image/png', Buffer.from('not a video')) }, 'body.url has content type image/png, which is not a valid video'],
+        ['audio', { url: 'https://cdn.example.com/a.ogg', caption: 'x' }, 'body.caption is not allowed'],
         ['mention', { jid: 'status@broadcast', statusMsgId: textStory.id }, 'body.jid must be a phone number or a contact JID, not a group or broadcast'],
         ['mention', { jid: BOB }, 'body.statusMsgId is required'],
       ];
       for (const [kind, body, message] of cases) {
-        expectError(await t.request('POST', `/${alice.key}/status/${kind}`, body), 400, 'validation_failed', message);
+        expectError(await api('POST', `/${alice.key}/status/${kind}`, body), 400, 'validation_failed', message);
       }
       await t.settle();
       assert.equal((await statusChat(alice)).total, before);
     });
 
     it('answers 404 for a story that is not one of the instance\'s live stories', async () => {
-      expectError(await t.request('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: '3EB0000000000000000000' }), 404, 'status_not_found',
+      expectError(await api('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: '3EB0000000000000000000' }), 404, 'status_not_found',
         'status story 3EB0000000000000000000 not found');
       // Another instance's story cannot be mentioned by Bob.
-      expectError(await t.request('POST', `/${bob.key}/status/mention`, { jid: CAROL, statusMsgId: textStory.id }), 404, 'status_not_found');
+      expectError(await api('POST', `/${bob.key}/status/mention`, { jid: CAROL, statusMsgId: textStory.id }), 404, 'status_not_found');
     });
 
     it('answers 409 not_connected for an instance that is not connected', async () => {
       const before = (await statusChat(bob)).total;
-      expectError(await t.request('POST', `/${offline.key}/status/text`, { text: 'x', statusJidList: [BOB] }), 409, 'not_connected');
-      expectError(await t.request('POST', `/${offline.key}/status/image`, { url: dataUri('image/png', SAMPLES.png), statusJidList: [BOB] }), 409, 'not_connected');
-      expectError(await t.request('POST', `/${offline.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id }), 409, 'not_connected');
+      expectError(await api('POST', `/${offline.key}/status/text`, { text: 'x', statusJidList: [BOB] }), 409, 'not_connected');
+      expectError(await api('POST', `/${offline.key}/status/image`, { url: dataUri('image/png', SAMPLES.png), statusJidList: [BOB] }), 409, 'not_connected');
+      expectError(await api('POST', `/${offline.key}/status/mention`, { jid: BOB, statusMsgId: textStory.id }), 409, 'not_connected');
       await t.settle();
       assert.equal((await statusChat(bob)).total, before);
     });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactPath, REDACTED_PATHS } from '../src/logging/logger.js';
+import { redactPath, REDACTED_PATHS, unmatchedPath } from '../src/logging/logger.js';
 import { captureLogger } from './support.js';
 
 describe('redactPath', () => {
@@ -16,6 +16,22 @@ describe('redactPath', () => {
     assert.equal(redactPath('/admin/instances', known), '/admin/instances');
     assert.equal(redactPath('/healthz', known), '/healthz');
     assert.equal(redactPath('/', known), '/');
+  });
+});
+
+describe('unmatchedPath', () => {
+  const known = (segment: string) => ['admin', 'sandbox', 'docs'].includes(segment);
+
+  it('keeps only a known first segment, since a key may sit in any later one', () => {
+    assert.equal(unmatchedPath('/admin/instances/Zk3xQ9s-secret_KEY/typo', known), '/admin/…');
+    assert.equal(unmatchedPath('/sandbox/Zk3xQ9s-secret_KEY/scan/x', known), '/sandbox/…');
+    assert.equal(unmatchedPath('/admin', known), '/admin');
+  });
+
+  it('hides an unknown first segment and everything after it', () => {
+    assert.equal(unmatchedPath('/Zk3xQ9s-secret_KEY/no/route', known), '/:key/…');
+    assert.equal(unmatchedPath('/Zk3xQ9s-secret_KEY', known), '/:key');
+    assert.equal(unmatchedPath('/', known), '/');
   });
 });
 

@@ -79,7 +79,7 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     calls,
     results,
     failures,
-    ended: false,
+    ended: false as boolean,
     ev: ev as unknown as BaileysEventEmitter,
     user: undefined as Contact | undefined,
     authState: { creds: config.auth.creds, keys },
@@ -192,8 +192,10 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     productDelete: stub('productDelete', () => ({ deleted: 1 })),
     getOrderDetails: stub('getOrderDetails'),
     rejectCall: stub('rejectCall'),
-  } satisfies Record<keyof BaileysSocket, unknown> & Omit<FakeControls, 'results' | 'failures' | 'calls' | 'config'>;
-  return socket as unknown as FakeSocket;
+  };
+  // Every member of the real socket's surface must exist on the fake.
+  const surface: Record<keyof BaileysSocket, unknown> = socket;
+  return surface as unknown as FakeSocket;
 }
 
 /** A socket factory that keeps every socket it built, newest last. */

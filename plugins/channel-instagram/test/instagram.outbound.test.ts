@@ -273,7 +273,7 @@ describe('instagram messaging', () => {
 
   it('refuses a recipient that is not an IGSID and a type Instagram cannot send, before any I/O', async () => {
     await assert.rejects(messaging.send({ to: '+55 11 99999-0000', content: { type: 'text', text: 'x' } }), (err: unknown) =>
-      err instanceof ValidationError && err.message === 'to must be the Instagram-scoped user id (IGSID) of the recipient (digits)');
+      err instanceof ValidationError && err.message === 'body.to must be the Instagram-scoped user id (IGSID) of the recipient (digits)');
     await assert.rejects(messaging.send({ to: USER, content: { type: 'poll', name: 'Q', values: ['a'], selectableCount: 1 } }), (err: unknown) =>
       err instanceof CapabilityNotSupportedError && err.message === 'instagram does not support sending poll messages');
     assert.equal(graph.requests.length, 0);

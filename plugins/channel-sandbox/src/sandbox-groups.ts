@@ -101,7 +101,11 @@ class GroupTx {
 
   /** Queues events for the phones of these JIDs, in order. */
   notify(jids: Iterable<string>, ...events: ChannelEventPayload[]): void {
-    for (const number of new Set([...jids].map(jidUser))) (this.outbox.get(number) ?? this.outbox.set(number, []).get(number)!).push(...events);
+    for (const number of new Set([...jids].map(jidUser))) {
+      const queued = this.outbox.get(number) ?? [];
+      queued.push(...events);
+      this.outbox.set(number, queued);
+    }
   }
 
   async commit(network: SandboxNetwork): Promise<void> {

@@ -70,7 +70,7 @@ export class MetaMessaging implements MessagingCapability {
   private recipient(to: string): string {
     const value = to.trim();
     if (!USER_ID.test(value)) {
-      throw new ValidationError(`to must be the ${this.profile.userIdName} of the recipient (digits)`, { field: 'to' });
+      throw new ValidationError(`body.to must be the ${this.profile.userIdName} of the recipient (digits)`, { field: 'body.to' });
     }
     return value;
   }

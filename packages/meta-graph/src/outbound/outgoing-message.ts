@@ -124,7 +124,7 @@ export function reactionRequest(profile: MetaChannelProfile, to: string, message
   if (emoji === '') return senderActionRequest(to, 'unreact', { message_id: messageId });
   if (profile.reactions === 'love') {
     if (!HEARTS.has(emoji)) {
-      throw new ValidationError(`text: ${profile.label} reactions accept only ❤️ (love); send an empty text to remove a reaction`, { field: 'text' });
+      throw new ValidationError(`body.text: ${profile.label} reactions accept only ❤️ (love); send an empty text to remove a reaction`, { field: 'body.text' });
     }
     return senderActionRequest(to, 'react', { message_id: messageId, reaction: 'love' });
   }

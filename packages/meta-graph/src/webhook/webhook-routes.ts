@@ -78,7 +78,7 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       if (!raw || raw.length === 0) return invalid('empty body');
       const body = parseWebhookBody(raw);
       if (!body || body.object !== profile.webhookObject) {
-        return invalid(`body is not a ${profile.label} webhook notification`);
+        return invalid(`body is not ${/^[AEIOU]/i.test(profile.label) ? 'an' : 'a'} ${profile.label} webhook notification`);
       }
 
       const links = linksOf(await request.instances(), profile);

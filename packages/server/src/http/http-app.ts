@@ -1,6 +1,6 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '@parley/core';
-import { redactPath } from '../logging/logger.js';
+import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
 import type { RequestWithRaw } from './driver-routes.js';
 import { errorHandler, sendError } from './error-handler.js';
@@ -40,7 +40,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
-      const path = typeof req.route?.path === 'string' ? req.route.path : redactPath(req.path, (seg) => prefixes.has(seg));
+      const path = typeof req.route?.path === 'string' ? req.route.path : unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
       if (res.statusCode >= 500) logger.error(line, 'request');

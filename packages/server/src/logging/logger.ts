@@ -40,3 +40,14 @@ export function redactPath(path: string, isKnownPrefix: (segment: string) => boo
   if (!match) return path;
   return isKnownPrefix(match[1]!) ? path : `/:key${match[2]}`;
 }
+
+/**
+ * The path of a request no route matched, for log lines: under a known prefix a key can sit in a
+ * later segment (`/admin/instances/<key>/…`, `/sandbox/<key>/…`), so only the prefix is kept.
+ */
+export function unmatchedPath(path: string, isKnownPrefix: (segment: string) => boolean): string {
+  const match = /^\/([^/?]+)(.*)$/.exec(path);
+  if (!match) return path;
+  if (!isKnownPrefix(match[1]!)) return match[2] ? '/:key/…' : '/:key';
+  return match[2] ? `/${match[1]}/…` : path;
+}

@@ -42,6 +42,26 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       await task?.();
       return existingChat(rt, jid);
     });
+  /**
+   * The chat a path names. Instagram and Messenger key chats by the user's numeric id, which is no
+   * phone number: a stored chat of exactly that id is taken as it is.
+   */
+  const chatIdOf = async (rt: Scope, value: string): Promise<string> =>
+    !value.includes('@') && (await ctx.storage.chats.get(rt.id, value)) ? value : toJid(value, 'path.jid');
+  /**
+   * The chats capability of the channel a chat lives on: the main channel for JIDs, the channel of
+   * its latest message for social chats (which have no chat management: 422). Main-channel
+   * operations need the connection (409).
+   */
+  const chatsOfChat = async (rt: Scope, jid: string) => {
+    if (jid.includes('@')) {
+      const capability = chats(rt);
+      ensureConnected(rt);
+      return capability;
+    }
+    const latest = (await ctx.storage.messages.listByChat(rt.id, jid, { page: 1, limit: 1 })).items[0];
+    return requireCapability(rt.adapter(latest?.provider), 'chats');
+  };
   return [
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/chat', operationId: 'listChats', tag, auth: 'instance', params: keyParams,
@@ -58,7 +78,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       }),
       response: okResponse({ data: s.array(messageRecordSchema), page: s.integer(), limit: s.integer(), total: s.integer() }),
       handler: async ({ scope, params, query }) => {
-        const jid = toJid(params.jid, 'path.jid');
+        const jid = await chatIdOf(scope, params.jid);
         const page = await ctx.storage.messages.listByChat(scope.id, jid, query);
         return { data: page.items, page: query.page, limit: query.limit, total: page.total };
       },
@@ -73,9 +93,8 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       query: s.object({ action: s.enum(['markRead', 'pin']), value: s.flag() }, ['action', 'value']),
       response: dataResponse(chatSchema), errors: [404, 409, 422],
       handler: async ({ scope, params, query }) => {
-        const jid = toJid(params.jid, 'path.jid');
-        const capability = chats(scope);
-        ensureConnected(scope);
+        const jid = await chatIdOf(scope, params.jid);
+        const capability = await chatsOfChat(scope, jid);
         await existingChat(scope, jid);
         if (query.action === 'pin') await capability.pin(jid, query.value);
         else await capability.markRead(jid, query.value);
@@ -90,9 +109,8 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
         + 'its labels. Answers `message`. Unknown chat: 404 `chat_not_found`.',
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const jid = toJid(params.jid, 'path.jid');
-        const capability = chats(scope);
-        ensureConnected(scope);
+        const jid = await chatIdOf(scope, params.jid);
+        const capability = await chatsOfChat(scope, jid);
         await existingChat(scope, jid);
         await capability.delete(jid);
         await ctx.bus.run(scope.id, async () => undefined);

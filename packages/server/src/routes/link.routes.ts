@@ -1,4 +1,4 @@
-import { ValidationError, type SocialChannelName } from '@parley/core';
+import { ConflictError, ValidationError, type SocialChannelName } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { linksView } from '../instances/instance-view.js';
@@ -50,8 +50,12 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
         accessToken: s.text(1024), appSecret: s.text(256), verifyToken: s.text(256),
         accountId: s.string({ minLength: 1, maxLength: 64, pattern: '^\\d+$', description: 'Instagram account id or Page id (entry[].id of inbound webhooks).' }),
       }, ['accessToken', 'appSecret', 'verifyToken', 'accountId']),
-      response: dataResponse(linkView), errors: [502, 503],
+      response: dataResponse(linkView), errors: [409, 502, 503],
       handler: async ({ scope, params, body }) => {
+        // Meta signs each delivery with one app secret: an account linked to two instances could
+        // never verify for both, so it belongs to one instance at a time.
+        const holder = (await ctx.storage.instances.list()).find((r) => r.id !== scope.id && r.links[params.channel]?.accountId === body.accountId);
+        if (holder) throw new ConflictError(`this ${params.channel} account is already linked to another instance`, 'account_already_linked');
         const link = await socialDriver(params.channel).link!(body).catch((err: unknown) => {
           throw underBody(err);
         });

@@ -8,7 +8,7 @@ import { messageRecordSchema } from '../schemas/message.schemas.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Messages';
-const messageIdParams = keyAnd({ messageId: s.string({ minLength: 1, maxLength: 128 }) });
+const messageIdParams = keyAnd({ messageId: s.string({ minLength: 1, maxLength: 512, description: 'Message id (Instagram ids run to about 170 characters).' }) });
 
 /**
  * The media of a message: the server's stored copy (sent media, or received media saved with

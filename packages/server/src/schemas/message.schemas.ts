@@ -81,7 +81,7 @@ export const SEND_BODIES = {
   }, ['to', 'title', 'text', 'sourceUrl']),
   reaction: s.object({
     text: s.string({ maxLength: 32, description: 'One emoji; an empty text removes the reaction.' }),
-    msgId: s.text(128, { description: 'Id of the message reacted to; it must exist in this instance.' }),
+    msgId: s.text(512, { description: 'Id of the message reacted to; it must exist in this instance.' }),
   }, ['text', 'msgId']),
   presence: s.object({ to, status: s.enum(['unavailable', 'available', 'composing', 'recording', 'paused']) }, ['to', 'status']),
   title: s.object({ to, title: s.text(L.header), text: interactiveText, footer }, ['to', 'title', 'text']),
@@ -124,10 +124,10 @@ export const SEND_BODIES = {
     locationName: s.string({ maxLength: L.name }), locationAddress: s.string({ maxLength: 1024 }),
   }, ['to', 'name', 'startTime']),
   pin: s.object({
-    id: s.text(128, { description: 'Id of the message to pin; it must exist in this instance.' }),
+    id: s.text(512, { description: 'Id of the message to pin; it must exist in this instance.' }),
     duration: s.integer({ minimum: 1, maximum: L.pinSeconds, description: 'Seconds; rounded up to what WhatsApp offers (24 hours, 7 days, 30 days).' }),
   }, ['id', 'duration']),
-  unpin: s.object({ id: s.text(128) }, ['id']),
+  unpin: s.object({ id: s.text(512) }, ['id']),
   'call-link': s.object({ to, type: s.enum(['audio', 'video']), caption }, ['to', 'type']),
   'create-call-link': s.object({ type: s.enum(['audio', 'video']) }, ['type']),
   product: s.object({

@@ -370,10 +370,9 @@ export function callLinkCreator(runtime: InstanceRuntime, provider?: ChannelName
 }
 
 /**
- * Turns a validated send body into a send: checks beyond the schema, then refuses what the channel
- * cannot send right now (422, 409), then looks up the quoted message (404) and resolves media and
- * referenced messages. A reaction or pin looks its message up first (404), because that message's
- * channel is the one that sends. Nothing is stored or sent here, so a failure leaves no trace.
+ * Turns a validated send body into a send: checks beyond the schema, looks up the referenced or
+ * quoted message (404) — a reaction, pin or reply goes through that message's channel — then refuses
+ * what the channel cannot send right now (422, 409) and resolves media. Nothing is stored or sent here, so a failure leaves no trace.
  */
 export async function prepareSend<S extends MessageSuffix>(
   ctx: ServerContext, runtime: InstanceRuntime, suffix: S, body: SendBodies[S], quotedId?: string,
@@ -382,11 +381,17 @@ export async function prepareSend<S extends MessageSuffix>(
   mapping.check?.(body);
   const targetId = mapping.targetOf?.(body);
   const target = targetId === undefined ? undefined : await ctx.messaging.existing(runtime, targetId);
-  const provider = target ? target.provider : 'provider' in body ? (body as Recipient).provider : undefined;
+  const given = 'provider' in body ? (body as Recipient).provider : undefined;
+  // An unknown quoted message is a 404, but the channel's 422/409 still come first.
+  const quoted = quotedId === undefined ? undefined : await ctx.messaging.existing(runtime, quotedId).catch((err: unknown) => {
+    ctx.messaging.ensureCanSend(runtime, mapping.type, given);
+    throw err;
+  });
+  // A reply goes through the quoted message's channel unless the body names one.
+  const provider = target ? target.provider : given ?? (quoted?.provider !== runtime.main.channel ? quoted?.provider : undefined);
   ctx.messaging.ensureCanSend(runtime, mapping.type, provider);
   // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
   if ('to' in body && runtime.adapter(provider) === runtime.main) toJid((body as Recipient).to, 'body.to');
-  const quoted = quotedId === undefined ? undefined : await ctx.messaging.existing(runtime, quotedId);
   const { to, content } = await mapping.build({ ctx, runtime, provider, target }, body);
   return { to, content, ...(provider ? { provider } : {}), ...(quoted ? { quoted } : {}) };
 }

@@ -1,0 +1,48 @@
+/**
+ * Runs the real Parley server in its own process, for tests that kill it (SIGKILL) and start it again
+ * on the same data directory. Storage is SQLite in that directory; plugins are the sandbox channel and
+ * both webhook formats.
+ *
+ * Environment:
+ * - PARLEY_TEST_DATA_DIR (required): data directory, reused across runs.
+ * - PARLEY_TEST_PORT: port on 127.0.0.1 (default 0: any free port).
+ * - PARLEY_TEST_CONFIG: JSON merged over the config (for example `{"webhooks": {...}}`).
+ *
+ * Prints one JSON line on stdout once listening: `{"url": "http://127.0.0.1:<port>"}`. Logs (level
+ * warn unless the config says otherwise) go to stderr. SIGTERM closes the server gracefully.
+ */
+import type { Logger } from '@parley/core';
+import { createLogger, loadConfig, ParleyServer, type ParleyConfig } from '@parley/server';
+
+/** Admin token of servers started by this script (tests only). */
+export const SERVER_PROCESS_ADMIN_TOKEN = 'test-admin-token-0123456789';
+
+async function main(): Promise<void> {
+  const dataDir = process.env.PARLEY_TEST_DATA_DIR;
+  if (!dataDir) throw new Error('PARLEY_TEST_DATA_DIR is required');
+  const extra = JSON.parse(process.env.PARLEY_TEST_CONFIG ?? '{}') as Partial<ParleyConfig>;
+  const config = loadConfig({}, {
+    port: Number(process.env.PARLEY_TEST_PORT ?? 0), host: '127.0.0.1', dataDir, defaultChannel: 'sandbox', allowPrivateUrls: true, logLevel: 'warn',
+    plugins: [
+      { package: '@parley/storage-sqlite' },
+      { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+      { package: '@parley/webhook-native' },
+      { package: '@parley/webhook-meta' },
+    ],
+    adminToken: SERVER_PROCESS_ADMIN_TOKEN, restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...extra,
+  });
+  const logger = createLogger({ level: config.logLevel, destination: process.stderr }) as unknown as Logger;
+  const server = await ParleyServer.create({ config, logger });
+  const url = await server.listen();
+  process.once('SIGTERM', () => {
+    server.close().then(() => process.exit(0), () => process.exit(1));
+  });
+  process.stdout.write(`${JSON.stringify({ url })}\n`);
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+  main().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+    process.exit(1);
+  });
+}
