@@ -86,7 +86,7 @@ describe('admin API', () => {
         [{ name: ['a'] }, 400, 'validation_failed', 'body.name must be string'],
         [{ name: 'x'.repeat(201) }, 400, 'validation_failed', 'body.name must NOT have more than 200 characters'],
         [{ key: 'my-own-key' }, 400, 'validation_failed', 'body.key is not allowed'],
-        [{ webhook: { webhookFormat: 'xml' } }, 400, 'validation_failed', 'body.webhook.webhookFormat must be one of "native", "meta", "both"'],
+        [{ webhook: { webhookFormat: 'xml' } }, 400, 'validation_failed', 'body.webhook.webhookFormat must be one of native, meta, both'],
         [{ webhook: { allowWebhook: 1 } }, 400, 'validation_failed', 'body.webhook.allowWebhook must be boolean'],
         [{ options: { number: '12ab' } }, 400, 'validation_failed', 'body.options.number must be a phone number with country code (8 to 15 digits)'],
         [{ options: { colour: 'red' } }, 400, 'validation_failed', 'body.options.colour is not allowed (the sandbox accepts only number)'],

@@ -206,10 +206,10 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     it('refuses bad settings naming the field, changing nothing', async () => {
       const created = await t.createInstance({ number: '5511910000010' });
       const cases: [unknown, string][] = [
-        [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'webhookMessage must use http, https'],
-        [{ webhookGroup: 'not a url' }, 'webhookGroup must be an absolute URL'],
+        [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'body.webhookMessage must use http, https'],
+        [{ webhookGroup: 'not a url' }, 'body.webhookGroup must be an absolute URL'],
         [{ allowWebhook: 'yes' }, 'body.allowWebhook must be boolean'],
-        [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of "native", "meta", "both"'],
+        [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, both'],
         [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$"'],
         [{ webhookUrl: 'https://x.example.com' }, 'body.webhookUrl is not allowed'],
       ];

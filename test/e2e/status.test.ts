@@ -22,6 +22,7 @@ describe('status stories (spec 4.13)', () => {
   let dave: Phone;
   let offline: { key: string };
   let textStory: { id: string; timestamp: number };
+  let mentionId: string;
 
   before(async () => {
     t = await startTestServer();
@@ -128,6 +129,7 @@ describe('status stories (spec 4.13)', () => {
     const mention = res.body.data;
     assert.deepEqual(res.body, { status: 200, data: { id: mention.id, type: 'mention', statusJidList: [jidOf(CAROL)], timestamp: mention.timestamp } });
     assert.notEqual(mention.id, textStory.id);
+    mentionId = mention.id;
     const story = await storyOn(carol, textStory.id);
     assert.deepEqual(story.message, { extendedTextMessage: { text: 'Out for lunch' } });
     const note = await t.waitFor(async () => (await api('GET', `/${carol.key}/chat/${ALICE}/messages`)).body.data.find((m: { key: { id: string } }) => m.key.id === mention.id),
@@ -174,6 +176,8 @@ describe('status stories (spec 4.13)', () => {
     it('answers 404 for a story that is not one of the instance\'s live stories', async () => {
       expectError(await api('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: '3EB0000000000000000000' }), 404, 'status_not_found',
         'status story 3EB0000000000000000000 not found');
+      // A mention is no story to mention.
+      expectError(await api('POST', `/${alice.key}/status/mention`, { jid: BOB, statusMsgId: mentionId }), 404, 'status_not_found');
       // Another instance's story cannot be mentioned by Bob.
       expectError(await api('POST', `/${bob.key}/status/mention`, { jid: CAROL, statusMsgId: textStory.id }), 404, 'status_not_found');
     });

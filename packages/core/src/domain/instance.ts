@@ -17,8 +17,8 @@ export interface WebhookSettings {
   webhookHistory: string;
 }
 
-/** Webhook format selector of spec 2.2 / 9.2. */
-export type WebhookFormatName = 'native' | 'meta' | 'both';
+/** Webhook format selector of spec 2.2 / 9.2, or the name of a webhook-format plugin. */
+export type WebhookFormatName = 'native' | 'meta' | 'both' | (string & {});
 
 /** Behaviour toggles of an instance (spec 2.1), written with `PATCH /{key}/instance`. */
 export interface InstanceFlags {

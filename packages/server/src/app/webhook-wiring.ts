@@ -1,5 +1,5 @@
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import type { ChannelEvent, InstanceRecord } from '@parley/core';
+import { ValidationError, type ChannelEvent, type InstanceRecord } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { WebhookService } from '../services/webhook-service.js';
 import type { ServerContext } from './server-context.js';
@@ -17,7 +17,10 @@ export function createWebhookService(ctx: Omit<ServerContext, 'webhooks'>): Webh
   return {
     name: 'webhooks',
     handle: (event: ChannelEvent, runtime: InstanceRuntime) => engine.handle(event, runtime.record),
-    validateSettings: (patch) => engine.validateSettings(patch),
+    // The engine names fields as the settings spell them; the API names them from the body's root.
+    validateSettings: (patch, root = 'body') => engine.validateSettings(patch).catch((err: unknown) => {
+      throw err instanceof ValidationError ? new ValidationError(`${root}.${err.message}`, err.details) : err;
+    }),
     stats: (id) => engine.stats(id),
     deadLetters: (id, page) => engine.deadLetters(id, page),
     redeliver: (id, ids) => engine.redeliver(id, ids),

@@ -19,7 +19,10 @@ export const webhookSettingsSchema = s.object({
     maxLength: 4096, pattern: '^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$',
     description: '`all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md).',
   }),
-  webhookFormat: s.enum(['native', 'meta', 'both']),
+  webhookFormat: s.string({
+    minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9-]*$',
+    description: '`native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded.',
+  }),
   webhookMessage: webhookUrl,
   webhookGroup: webhookUrl,
   webhookConnection: webhookUrl,

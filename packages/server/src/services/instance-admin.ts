@@ -41,7 +41,7 @@ export class InstanceAdmin {
     const driver = this.ctx.registry.driver(channel, 'body.channel');
     if (driver.role !== 'main') throw new ValidationError(`body.channel "${channel}" is a social channel; link it to an instance instead`);
     const webhook = { ...defaultWebhookSettings(), ...(input.webhook ?? {}) };
-    if (input.webhook) await this.ctx.webhooks.validateSettings(input.webhook);
+    if (input.webhook) await this.ctx.webhooks.validateSettings(input.webhook, 'body.webhook');
     const existing = await this.ctx.storage.instances.list();
     const driverOptions = driver.instanceOptions
       ? driver.instanceOptions(input.options ?? {}, existing.filter((r) => r.driver === channel))

@@ -89,14 +89,16 @@ export class ConnectionManager {
 
   async connect(): Promise<ConnectResult> {
     this.stopped = false;
-    if (this.isOpen && this.socket) return this.connectedResult();
     for (let round = 0; ; round++) {
+      if (this.isOpen && this.socket) return this.connectedResult();
       if (this.qr && this.socket) return this.qrResult();
       if (!this.socket) {
         this.cancelReconnect();
         this.failure = undefined;
         this.attempts = 0;
         await this.start();
+        // The socket may have answered while it was being set up.
+        continue;
       }
       try {
         const outcome = await this.waitFor(this.deps.options.qrWaitMs);
@@ -123,10 +125,10 @@ export class ConnectionManager {
       await this.start();
     }
     // WhatsApp takes a pairing-code request once the login handshake is ready, which the first QR marks.
-    if (!this.qr && (await this.waitFor(this.deps.options.qrWaitMs)) === 'open') {
-      throw new ConflictError('the instance connected with its stored session', 'already_connected');
-    }
-    const socket = this.socket!;
+    if (!this.qr && !this.isOpen) await this.waitFor(this.deps.options.qrWaitMs);
+    if (this.isOpen) throw new ConflictError('the instance connected with its stored session', 'already_connected');
+    const socket = this.socket;
+    if (!socket) throw new ServiceUnavailableError('the connection closed before the pairing code could be requested');
     const code = await upstream('the pairing code request', () => socket.requestPairingCode(digits));
     const clean = code.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
     return `${clean.slice(0, 4)}-${clean.slice(4, 8)}`;

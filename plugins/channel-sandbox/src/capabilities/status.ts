@@ -74,7 +74,7 @@ export class SandboxStatus implements StatusCapability {
     const { storage } = this.device.ctx;
     const posted = await storage.state.get<PostedStory>(this.storiesNamespace, statusMsgId);
     const now = Math.floor(Date.now() / 1000);
-    if (!posted || posted.story.type === 'mention' || now - posted.story.timestamp > STORY_TTL_SECONDS) {
+    if (!posted || now - posted.story.timestamp > STORY_TTL_SECONDS) {
       throw new NotFoundError(`status story ${statusMsgId}`, 'status_not_found');
     }
     if (!posted.story.statusJidList.includes(jid)) {
@@ -92,9 +92,7 @@ export class SandboxStatus implements StatusCapability {
     };
     emitOwnCopy(this.device, { id, chatJid: jid, timestamp: now, message });
     await this.deliver(jidUser(jid), { id, timestamp: now, message });
-    const story: StatusStory = { id, type: 'mention', statusJidList: [jid], timestamp: now };
-    await storage.state.put(this.storiesNamespace, id, { story, message } satisfies PostedStory);
-    return story;
+    return { id, type: 'mention', statusJidList: [jid], timestamp: now };
   }
 
   private postContent(type: StatusStory['type'], content: Extract<OutgoingContent, { media: MediaInput }>, statusJidList: string[]): Promise<StatusStory> {
