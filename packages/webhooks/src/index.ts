@@ -4,7 +4,7 @@
  */
 export { counterpartNumbers, isAllowedNumber, parseAllowNumber, type AllowedNumbers } from './allow-number.js';
 export { deliveryId } from './delivery-id.js';
-export { AttemptTimeoutError } from './http-sender.js';
+export { AttemptTimeoutError, HttpSender, type HttpAnswer } from './http-sender.js';
 export { parseRetryAfter, RetryPolicy } from './retry-policy.js';
 export { formatNames, routeUrl } from './routing.js';
 export { WEBHOOK_URL_FIELDS } from './settings-validation.js';

@@ -374,7 +374,8 @@ export interface Operations {
         allowWebhook?: boolean;
         /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
-        webhookFormat?: "native" | "meta" | "both";
+        /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+        webhookFormat?: string;
         /** http/https URL; empty means "use webhookMessage". */
         webhookMessage?: string;
         /** http/https URL; empty means "use webhookMessage". */
@@ -1395,7 +1396,8 @@ export interface Operations {
           allowWebhook?: boolean;
           /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
           allowNumber?: string;
-          webhookFormat?: "native" | "meta" | "both";
+          /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+          webhookFormat?: string;
           /** http/https URL; empty means "use webhookMessage". */
           webhookMessage?: string;
           /** http/https URL; empty means "use webhookMessage". */
@@ -2349,7 +2351,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
       statusJidList?: string[];
@@ -2380,7 +2382,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       caption?: string;
       /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
@@ -2446,7 +2448,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       caption?: string;
       /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
@@ -2686,7 +2688,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -2875,7 +2877,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** MIME type, e.g. application/pdf. */
       mimetype: string;
@@ -2920,7 +2922,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
@@ -3140,7 +3142,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
@@ -3334,7 +3336,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -3712,7 +3714,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** MIME type, e.g. application/pdf. */
       mimetype: string;
@@ -3836,7 +3838,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
@@ -4222,7 +4224,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
     };
     response: {
@@ -4373,7 +4375,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
@@ -4414,7 +4416,7 @@ export interface Operations {
     body: {
       /** Phone number with country code (digits), or a JID. */
       to: string;
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
     };
     response: {
@@ -4577,7 +4579,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
     };
     response: {
@@ -4699,7 +4701,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
     };
     response: {
@@ -4770,7 +4772,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http or https URL, or a base64 data URI where media is accepted. */
+      /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
     };
     response: {
@@ -5122,7 +5124,8 @@ export interface Operations {
       allowWebhook?: boolean;
       /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
       allowNumber?: string;
-      webhookFormat?: "native" | "meta" | "both";
+      /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+      webhookFormat?: string;
       /** http/https URL; empty means "use webhookMessage". */
       webhookMessage?: string;
       /** http/https URL; empty means "use webhookMessage". */
@@ -5143,7 +5146,8 @@ export interface Operations {
         allowWebhook?: boolean;
         /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
-        webhookFormat?: "native" | "meta" | "both";
+        /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+        webhookFormat?: string;
         /** http/https URL; empty means "use webhookMessage". */
         webhookMessage?: string;
         /** http/https URL; empty means "use webhookMessage". */

@@ -9,7 +9,10 @@ export function keyAnd(more: Record<string, JsonSchema>): JsonSchema {
 }
 
 /** A URL field (http or https; the SSRF guard runs in the handler). */
-export const urlField = s.string({ minLength: 1, maxLength: 4096, description: 'http or https URL, or a base64 data URI where media is accepted.' });
+export const urlField = s.string({
+  minLength: 1, maxLength: 64 * 1024 * 1024,
+  description: 'http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit).',
+});
 
 /** Webhook settings (spec 2.2); every member optional on write. */
 const webhookUrl = s.string({ maxLength: 2048, description: 'http/https URL; empty means "use webhookMessage".' });

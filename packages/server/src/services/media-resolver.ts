@@ -61,6 +61,7 @@ export class MediaResolver {
 
   /** Fetches a URL with the limits. */
   async fromUrl(raw: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
+    if (raw.length > 4096) throw new ValidationError(`${field} must be a URL of at most 4096 characters, or a base64 data URI`);
     let url = await assertUrlAllowed(raw, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
     const deadline = Date.now() + this.limits.timeoutMs;
     for (let hop = 0; ; hop++) {
