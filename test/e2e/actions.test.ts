@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliverText, jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { deliverText, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511940000001';
 const BOB = '5511940000002';
@@ -13,13 +13,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
     let bob: Phone;
 
     before(async () => {
-      t = await startTestServer({ storage });
-      alice = await phone(t, 'alice', ALICE);
-      bob = await phone(t, 'bob', BOB);
+      ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }, { storage }));
     });
-    after(async () => {
-      await t.stop();
-    });
+    after(() => t.stop());
 
     it('answers whether a number has an account', async () => {
       assert.deepEqual((await t.request('GET', `/${alice.key}/actions/registered?number=${BOB}`)).body, {

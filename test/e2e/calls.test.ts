@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { eventsOf, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511920000001';
 const BOB = '5511920000002';
@@ -22,13 +22,9 @@ describe('calls (spec 4.6)', () => {
   let bob: Phone;
 
   before(async () => {
-    t = await startTestServer();
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }));
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   /** The `call` events of one call on one phone, without timestamps (checked separately). */
   const callEvents = (p: Phone, callId: string) =>

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { jidOf, phone, type Phone } from '../support/conversation.js';
-import { documentedRequests } from '../support/documented-answers.js';
-import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
+import { expectError } from '../support/api-assertions.js';
+import { jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import { documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511962000001';
 const BOB = '5511962000002';
@@ -19,31 +20,20 @@ interface Product {
 /** Spec 4.12 end to end: a sandbox instance's catalog, cursor pages, collections, and orders placed by another instance. */
 describe('business catalog (spec 4.12)', () => {
   let t: TestServer;
-  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
+  let api: DocumentedRequest;
   let alice: Phone;
   let bob: Phone;
   let offline: { key: string };
   const products: Product[] = [];
 
   before(async () => {
-    t = await startTestServer();
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }));
     api = await documentedRequests(t);
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511962000099' });
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   const catalog = async (p: Phone, query = '') => (await api('GET', `/${p.key}/business/catalog${query}`)).body;
-  const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string | RegExp) => {
-    assert.equal(res.status, status, JSON.stringify(res.body));
-    assert.equal(res.body.status, status);
-    assert.equal(res.body.error.code, code);
-    if (typeof message === 'string') assert.equal(res.body.error.message, message);
-    else if (message) assert.match(res.body.error.message, message);
-  };
   const order = (buyer: Phone, body: unknown) => api('POST', `/sandbox/${buyer.key}/order`, body);
 
   it('starts empty: no products, no cursor, no collections', async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliverText, eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { deliverText, eventsOf, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
+import type { TestServer } from '../support/test-server.js';
 
 const PRIVACY = {
   readreceipts: 'all', profile: 'all', status: 'contacts', online: 'all', last: 'all', groupadd: 'all', calladd: 'all', messages: 'all',
@@ -16,13 +16,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
     const BOB = '5511910000002';
 
     before(async () => {
-      t = await startTestServer({ storage });
-      alice = await phone(t, 'alice', ALICE);
-      bob = await phone(t, 'bob', BOB);
+      ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }, { storage }));
     });
-    after(async () => {
-      await t.stop();
-    });
+    after(() => t.stop());
 
     const chatOf = async (p: Phone, jid: string) => (await t.request('GET', `/${p.key}/chat`)).body.data.find((c: { id: string }) => c.id === jid);
 

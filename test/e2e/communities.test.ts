@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
+import { expectError, sameViewForAll } from '../support/api-assertions.js';
+import { eventsOf, jidOf, startWithPhones, waitForEvent, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES, sha256Hex } from '../support/media-server.js';
-import { documentedRequests } from '../support/documented-answers.js';
-import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
+import { documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511961000001';
 const BOB = '5511961000002';
@@ -16,7 +17,7 @@ const NO_COMMUNITY = '120363000000000002@g.us';
 /** Spec 4.11 end to end on real SQLite: communities shared by their members' sandbox instances, with linked groups. */
 describe('communities (spec 4.11)', () => {
   let t: TestServer;
-  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
+  let api: DocumentedRequest;
   let alice: Phone;
   let bob: Phone;
   let carol: Phone;
@@ -28,35 +29,16 @@ describe('communities (spec 4.11)', () => {
   let inviteCode: string;
 
   before(async () => {
-    t = await startTestServer({ storage: 'sqlite' });
+    ({ t, phones: { alice, bob, carol, dave, erin } } = await startWithPhones({ alice: ALICE, bob: BOB, carol: CAROL, dave: DAVE, erin: ERIN }, { storage: 'sqlite' }));
     api = await documentedRequests(t);
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
-    carol = await phone(t, 'carol', CAROL);
-    dave = await phone(t, 'dave', DAVE);
-    erin = await phone(t, 'erin', ERIN);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511961000099' });
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   const get = async (p: Phone, path: string) => (await api('GET', `/${p.key}${path}`)).body;
   const communityOf = (p: Phone) => api('GET', `/${p.key}/community/${community.id}`);
-  const sameForAll = async (members: Phone[]) => {
-    const views = await Promise.all(members.map(async (p) => (await communityOf(p)).body.data));
-    for (const view of views.slice(1)) assert.deepEqual(view, views[0]);
-    return views[0];
-  };
+  const sameForAll = (members: Phone[]) => sameViewForAll(members, async (p) => (await communityOf(p)).body.data);
   const memberIds = (c: { participants: { id: string }[] }) => c.participants.map((m) => m.id);
-  const waitEvent = (p: Phone, type: string, match: (e: any) => boolean, what: string) =>
-    t.waitFor(() => eventsOf(t, p.id, type).find(match), 5000, what);
-  const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string) => {
-    assert.equal(res.status, status, JSON.stringify(res.body));
-    assert.equal(res.body.status, status);
-    assert.equal(res.body.error.code, code);
-    if (message !== undefined) assert.equal(res.body.error.message, message);
-  };
 
   it('creates a community: `name` is its title, `subject` its description; the creator is superadmin', async () => {
     const res = await api('POST', `/${alice.key}/community`, { name: 'Neighbours', subject: 'Street news' });
@@ -74,7 +56,7 @@ describe('communities (spec 4.11)', () => {
     assert.deepEqual(await get(bob, '/community'), { status: 200, data: [] });
     // A community is not one of the instance's groups.
     assert.deepEqual(await get(alice, '/groups'), { status: 200, data: [] });
-    const created = await waitEvent(alice, 'group.update', (e) => e.groups[0].id === community.id, 'the creation event');
+    const created = await waitForEvent(t, alice, 'group.update', (e) => e.groups[0].id === community.id, 'the creation event');
     assert.equal(created.groups[0].subject, 'Neighbours');
     const bare = await api('POST', `/${alice.key}/community`, { name: 'Bare' });
     assert.equal(bare.body.data.description, '');
@@ -95,7 +77,7 @@ describe('communities (spec 4.11)', () => {
     assert.deepEqual(seen.groups, [garden]);
     assert.deepEqual(seen.participants, [{ id: jidOf(ALICE), admin: 'superadmin' }, { id: jidOf(BOB), admin: null }]);
     assert.deepEqual((await get(bob, '/groups')).data.map((g: { id: string; linkedParent: string }) => [g.id, g.linkedParent]), [[garden, community.id]]);
-    const joined = await waitEvent(bob, 'group.participants', (e) => e.groupJid === community.id, 'bob joining the community');
+    const joined = await waitForEvent(t, bob, 'group.participants', (e) => e.groupJid === community.id, 'bob joining the community');
     assert.deepEqual([joined.action, joined.participants, joined.author], ['add', [jidOf(BOB)], jidOf(ALICE)]);
     expectError(await api('POST', `/${bob.key}/community/${community.id}/group`, { subject: 'Mine', participants: [] }), 403, 'not_admin',
       'only admins of the community can do this');
@@ -108,7 +90,7 @@ describe('communities (spec 4.11)', () => {
     assert.equal(res.status, 200);
     assert.deepEqual([res.body.data.name, res.body.data.subject, res.body.data.description], ['Neighbours of Elm St', 'Neighbours of Elm St', 'News and help']);
     assert.deepEqual(await sameForAll([alice, bob]), res.body.data);
-    const update = await waitEvent(bob, 'group.update', (e) => e.groups[0].id === community.id && e.groups[0].subject === 'Neighbours of Elm St', 'the update on bob');
+    const update = await waitForEvent(t, bob, 'group.update', (e) => e.groups[0].id === community.id && e.groups[0].subject === 'Neighbours of Elm St', 'the update on bob');
     assert.deepEqual(update.groups, [{ id: community.id, subject: 'Neighbours of Elm St', desc: 'News and help' }]);
   });
 
@@ -130,7 +112,7 @@ describe('communities (spec 4.11)', () => {
     assert.equal(joined.status, 200);
     assert.deepEqual(memberIds(joined.body.data), [jidOf(ALICE), jidOf(BOB), jidOf(CAROL)]);
     assert.deepEqual(joined.body.data, await sameForAll([alice, bob, carol]));
-    const event = await waitEvent(bob, 'group.participants', (e) => e.groupJid === community.id && e.participants[0] === jidOf(CAROL), 'carol joining, on bob');
+    const event = await waitForEvent(t, bob, 'group.participants', (e) => e.groupJid === community.id && e.participants[0] === jidOf(CAROL), 'carol joining, on bob');
     assert.deepEqual([event.action, event.author], ['add', jidOf(CAROL)]);
     // Joining again changes nothing.
     assert.deepEqual(memberIds((await api('POST', `/${carol.key}/community/invite/accept`, { code: inviteCode })).body.data), memberIds(joined.body.data));
@@ -172,7 +154,7 @@ describe('communities (spec 4.11)', () => {
     assert.equal(ephemeral.body.data.ephemeralDuration, 604800);
     const seen = await sameForAll([alice, bob, carol, dave]);
     assert.deepEqual([seen.announce, seen.restrict, seen.memberAddMode, seen.ephemeralDuration, seen.joinApprovalMode], [true, false, 'all_member_add', 604800, true]);
-    await waitEvent(carol, 'group.update', (e) => e.groups[0].ephemeralDuration === 604800, 'the timer update on carol');
+    await waitForEvent(t, carol, 'group.update', (e) => e.groups[0].ephemeralDuration === 604800, 'the timer update on carol');
     const updates = eventsOf(t, carol.id, 'group.update').map((e) => e.groups[0]).filter((g) => g.id === community.id).slice(-4);
     assert.deepEqual(updates, [
       { id: community.id, announce: true }, { id: community.id, restrict: false }, { id: community.id, memberAddMode: 'all_member_add' },
@@ -206,7 +188,7 @@ describe('communities (spec 4.11)', () => {
     assert.deepEqual(await get(bob, '/groups'), { status: 200, data: [] });
     assert.deepEqual(memberIds((await get(alice, `/groups/${garden}`)).data), [jidOf(ALICE)]);
     assert.deepEqual(memberIds(await sameForAll([alice, carol, dave])), [jidOf(ALICE), jidOf(CAROL), jidOf(DAVE)]);
-    const fromGarden = await waitEvent(bob, 'group.participants', (e) => e.groupJid === garden && e.action === 'remove', 'bob removed from the linked group');
+    const fromGarden = await waitForEvent(t, bob, 'group.participants', (e) => e.groupJid === garden && e.action === 'remove', 'bob removed from the linked group');
     assert.deepEqual(fromGarden.participants, [jidOf(BOB)]);
   });
 
@@ -215,7 +197,7 @@ describe('communities (spec 4.11)', () => {
     assert.deepEqual(res.body, { status: 200, message: `left community ${community.id}` });
     assert.deepEqual(await get(carol, '/community'), { status: 200, data: [] });
     assert.deepEqual(memberIds(await sameForAll([alice, dave])), [jidOf(ALICE), jidOf(DAVE)]);
-    await waitEvent(dave, 'group.participants', (e) => e.groupJid === community.id && e.action === 'remove' && e.participants[0] === jidOf(CAROL), 'carol leaving, on dave');
+    await waitForEvent(t, dave, 'group.participants', (e) => e.groupJid === community.id && e.action === 'remove' && e.participants[0] === jidOf(CAROL), 'carol leaving, on dave');
   });
 
   describe('bad input changes nothing', () => {

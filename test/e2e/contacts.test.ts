@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliverText, jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511950000001';
 const BOB = '5511950000002';
@@ -16,15 +16,10 @@ describe('contacts (spec 4.9)', () => {
   let aliceLid: string;
 
   before(async () => {
-    t = await startTestServer();
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
-    carol = await phone(t, 'carol', CAROL);
+    ({ t, phones: { alice, bob, carol } } = await startWithPhones({ alice: ALICE, bob: BOB, carol: CAROL }));
     aliceLid = (await t.request('GET', `/${alice.key}/instance`)).body.instance.user.lid;
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   const contacts = async (p: Phone) => (await t.request('GET', `/${p.key}/contacts`)).body.data;
   const blocked = async (p: Phone) => (await t.request('GET', `/${p.key}/contacts/blocked`)).body.data;

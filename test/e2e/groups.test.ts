@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
+import { expectError, sameViewForAll } from '../support/api-assertions.js';
+import { eventsOf, jidOf, startWithPhones, waitForEvent, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES, sha256Hex } from '../support/media-server.js';
-import { documentedRequests } from '../support/documented-answers.js';
-import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
+import { documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511960000001';
 const BOB = '5511960000002';
@@ -16,7 +17,7 @@ const NO_GROUP = '120363000000000001@g.us';
 /** Spec 4.10 end to end: groups shared by the members' sandbox instances. */
 describe('groups (spec 4.10)', () => {
   let t: TestServer;
-  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
+  let api: DocumentedRequest;
   let alice: Phone;
   let bob: Phone;
   let carol: Phone;
@@ -26,35 +27,16 @@ describe('groups (spec 4.10)', () => {
   let group: { id: string; creation: number };
 
   before(async () => {
-    t = await startTestServer();
+    ({ t, phones: { alice, bob, carol, dave, erin } } = await startWithPhones({ alice: ALICE, bob: BOB, carol: CAROL, dave: DAVE, erin: ERIN }));
     api = await documentedRequests(t);
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
-    carol = await phone(t, 'carol', CAROL);
-    dave = await phone(t, 'dave', DAVE);
-    erin = await phone(t, 'erin', ERIN);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511960000099' });
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   const get = async (p: Phone, path: string) => (await api('GET', `/${p.key}${path}`)).body;
   const groupOf = async (p: Phone) => (await api('GET', `/${p.key}/groups/${group.id}`));
   /** The group as every listed member's instance sees it: identical for each. */
-  const sameForAll = async (members: Phone[]) => {
-    const views = await Promise.all(members.map(async (p) => (await groupOf(p)).body.data));
-    for (const view of views.slice(1)) assert.deepEqual(view, views[0]);
-    return views[0];
-  };
-  const waitEvent = (p: Phone, type: string, match: (e: any) => boolean, what: string) =>
-    t.waitFor(() => eventsOf(t, p.id, type).find(match), 5000, what);
-  const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string) => {
-    assert.equal(res.status, status, JSON.stringify(res.body));
-    assert.equal(res.body.status, status);
-    assert.equal(res.body.error.code, code);
-    if (message !== undefined) assert.equal(res.body.error.message, message);
-  };
+  const sameForAll = (members: Phone[]) => sameViewForAll(members, async (p) => (await groupOf(p)).body.data);
 
   it('creates a group: the creator is superadmin, every member lists it, and members get the group events and chat', async () => {
     const res = await api('POST', `/${alice.key}/groups`, { name: 'Team', participants: [BOB, jidOf(CAROL), UNKNOWN] });
@@ -73,7 +55,7 @@ describe('groups (spec 4.10)', () => {
     assert.deepEqual(await get(dave, '/groups'), { status: 200, data: [] });
 
     for (const member of [alice, bob, carol]) {
-      const added = await waitEvent(member, 'group.participants', (e) => e.groupJid === group.id, `the add event on ${member.number}`);
+      const added = await waitForEvent(t, member, 'group.participants', (e) => e.groupJid === group.id, `the add event on ${member.number}`);
       assert.equal(added.action, 'add');
       assert.deepEqual(added.participants, [jidOf(ALICE), jidOf(BOB), jidOf(CAROL)]);
       assert.equal(added.author, jidOf(ALICE));
@@ -101,12 +83,12 @@ describe('groups (spec 4.10)', () => {
     assert.equal(res.body.data.subject, 'Team A');
     assert.equal(res.body.data.desc, 'Weekly sync');
     assert.deepEqual(await sameForAll([alice, bob, carol]), res.body.data);
-    const update = await waitEvent(carol, 'group.update', (e) => e.groups[0].subject === 'Team A', 'the subject update on carol');
+    const update = await waitForEvent(t, carol, 'group.update', (e) => e.groups[0].subject === 'Team A', 'the subject update on carol');
     assert.deepEqual(update.groups, [{ id: group.id, subject: 'Team A', desc: 'Weekly sync' }]);
     const only = await api('PUT', `/${alice.key}/groups/${group.id}`, { description: '' });
     assert.equal(only.body.data.subject, 'Team A');
     assert.equal(only.body.data.desc, '');
-    await waitEvent(bob, 'group.update', (e) => e.groups[0].desc === '' && e.groups[0].subject === undefined, 'the description update on bob');
+    await waitForEvent(t, bob, 'group.update', (e) => e.groups[0].desc === '' && e.groups[0].subject === undefined, 'the description update on bob');
     await t.settle();
     assert.equal((await get(carol, '/chat')).data.find((c: { id: string }) => c.id === group.id).name, 'Team A');
   });
@@ -123,7 +105,7 @@ describe('groups (spec 4.10)', () => {
     assert.equal(locked.body.data.restrict, true);
     const seen = await sameForAll([alice, bob, carol]);
     assert.deepEqual([seen.announce, seen.restrict], [true, true]);
-    await waitEvent(bob, 'group.update', (e) => e.groups[0].restrict === true, 'the locked update on bob');
+    await waitForEvent(t, bob, 'group.update', (e) => e.groups[0].restrict === true, 'the locked update on bob');
     assert.ok(eventsOf(t, bob.id, 'group.update').some((e) => JSON.stringify(e.groups) === JSON.stringify([{ id: group.id, announce: true }])));
 
     // A locked group's info is edited by admins only.
@@ -147,7 +129,7 @@ describe('groups (spec 4.10)', () => {
     const members = (await sameForAll([alice, bob, carol, dave])).participants;
     assert.deepEqual(members.map((m: { id: string }) => m.id), [jidOf(ALICE), jidOf(BOB), jidOf(CAROL), jidOf(DAVE)]);
     for (const member of [bob, dave]) {
-      const added = await waitEvent(member, 'group.participants', (e) => e.action === 'add' && e.participants[0] === jidOf(DAVE), `dave's add on ${member.number}`);
+      const added = await waitForEvent(t, member, 'group.participants', (e) => e.action === 'add' && e.participants[0] === jidOf(DAVE), `dave's add on ${member.number}`);
       assert.deepEqual(added.participants, [jidOf(DAVE)]);
       assert.equal(added.author, jidOf(ALICE));
     }
@@ -163,7 +145,7 @@ describe('groups (spec 4.10)', () => {
     assert.deepEqual(await get(dave, '/groups'), { status: 200, data: [] });
     assert.deepEqual((await sameForAll([alice, bob, carol])).participants.map((m: { id: string }) => m.id), [jidOf(ALICE), jidOf(BOB), jidOf(CAROL)]);
     for (const member of [dave, carol]) {
-      const removed = await waitEvent(member, 'group.participants', (e) => e.action === 'remove' && e.participants[0] === jidOf(DAVE), `the removal on ${member.number}`);
+      const removed = await waitForEvent(t, member, 'group.participants', (e) => e.action === 'remove' && e.participants[0] === jidOf(DAVE), `the removal on ${member.number}`);
       assert.deepEqual(removed.participants, [jidOf(DAVE)]);
     }
   });
@@ -172,7 +154,7 @@ describe('groups (spec 4.10)', () => {
     const promoted = await api('PATCH', `/${alice.key}/groups/${group.id}/role?action=promote`, { participants: [BOB] });
     assert.deepEqual(promoted.body, { status: 200, data: [{ jid: jidOf(BOB), status: '200' }] });
     assert.deepEqual((await sameForAll([alice, bob, carol])).participants[1], { id: jidOf(BOB), admin: 'admin' });
-    const event = await waitEvent(carol, 'group.participants', (e) => e.action === 'promote', 'the promote event on carol');
+    const event = await waitForEvent(t, carol, 'group.participants', (e) => e.action === 'promote', 'the promote event on carol');
     assert.deepEqual([event.participants, event.author], [[jidOf(BOB)], jidOf(ALICE)]);
     // The new admin can change settings now.
     assert.equal((await api('PATCH', `/${bob.key}/groups/${group.id}?setting=announcement`)).status, 200);
@@ -181,7 +163,7 @@ describe('groups (spec 4.10)', () => {
     const demoted = await api('PATCH', `/${bob.key}/groups/${group.id}/role?action=demote`, { participants: [BOB, ALICE, DAVE] });
     assert.deepEqual(demoted.body.data, [{ jid: jidOf(BOB), status: '200' }, { jid: jidOf(ALICE), status: '403' }, { jid: jidOf(DAVE), status: '404' }]);
     assert.deepEqual((await sameForAll([alice, bob, carol])).participants.slice(0, 2), [{ id: jidOf(ALICE), admin: 'superadmin' }, { id: jidOf(BOB), admin: null }]);
-    const demote = await waitEvent(alice, 'group.participants', (e) => e.action === 'demote', 'the demote event on alice');
+    const demote = await waitForEvent(t, alice, 'group.participants', (e) => e.action === 'demote', 'the demote event on alice');
     assert.deepEqual(demote.participants, [jidOf(BOB)]);
     expectError(await api('PATCH', `/${bob.key}/groups/${group.id}/role?action=promote`, { participants: [CAROL] }), 403, 'not_admin');
   });
@@ -220,7 +202,7 @@ describe('groups (spec 4.10)', () => {
     const approved = await api('PUT', `/${alice.key}/groups/${group.id}/request_participants_list`, { participants: [DAVE, CAROL], action: 'approve' });
     assert.deepEqual(approved.body, { status: 200, data: [{ jid: jidOf(DAVE), status: '200' }, { jid: jidOf(CAROL), status: '404' }] });
     assert.equal((await groupOf(dave)).status, 200);
-    await waitEvent(bob, 'group.participants', (e) => e.action === 'add' && e.participants[0] === jidOf(DAVE) && eventsOf(t, bob.id, 'group.participants').filter((x) => x.action === 'add' && x.participants[0] === jidOf(DAVE)).length === 2, 'dave joining again, on bob');
+    await waitForEvent(t, bob, 'group.participants', (e) => e.action === 'add' && e.participants[0] === jidOf(DAVE) && eventsOf(t, bob.id, 'group.participants').filter((x) => x.action === 'add' && x.participants[0] === jidOf(DAVE)).length === 2, 'dave joining again, on bob');
 
     const rejected = await api('PUT', `/${alice.key}/groups/${group.id}/request_participants_list`, { participants: [ERIN], action: 'reject' });
     assert.deepEqual(rejected.body.data, [{ jid: jidOf(ERIN), status: '200' }]);
@@ -272,13 +254,13 @@ describe('groups (spec 4.10)', () => {
     assert.deepEqual(left.body, { status: 200, message: `left group ${group.id}` });
     assert.deepEqual(await get(carol, '/groups'), { status: 200, data: [] });
     assert.deepEqual((await sameForAll([alice, bob])).participants.map((m: { id: string }) => m.id), [jidOf(ALICE), jidOf(BOB), jidOf(DAVE), jidOf(ERIN)]);
-    await waitEvent(bob, 'group.participants', (e) => e.action === 'remove' && e.participants[0] === jidOf(CAROL), 'carol leaving, on bob');
+    await waitForEvent(t, bob, 'group.participants', (e) => e.action === 'remove' && e.participants[0] === jidOf(CAROL), 'carol leaving, on bob');
     expectError(await api('DELETE', `/${carol.key}/groups/${group.id}`), 404, 'group_not_found');
 
     await api('DELETE', `/${alice.key}/groups/${group.id}`);
     const members = (await sameForAll([bob, dave, erin])).participants;
     assert.deepEqual(members, [{ id: jidOf(BOB), admin: 'admin' }, { id: jidOf(DAVE), admin: null }, { id: jidOf(ERIN), admin: null }]);
-    const heir = await waitEvent(dave, 'group.participants', (e) => e.action === 'promote' && e.participants[0] === jidOf(BOB), 'bob inheriting admin, on dave');
+    const heir = await waitForEvent(t, dave, 'group.participants', (e) => e.action === 'promote' && e.participants[0] === jidOf(BOB), 'bob inheriting admin, on dave');
     assert.equal(heir.author, jidOf(ALICE));
   });
 

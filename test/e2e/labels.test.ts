@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliverText, jidOf, phone, type Phone } from '../support/conversation.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511930000001';
 const BOB = '5511930000002';
@@ -12,14 +12,10 @@ describe('labels (spec 4.7)', () => {
   let bob: Phone;
 
   before(async () => {
-    t = await startTestServer();
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }));
     await deliverText(t, alice, bob, 'hello');
   });
-  after(async () => {
-    await t.stop();
-  });
+  after(() => t.stop());
 
   const labels = async (p: Phone) => (await t.request('GET', `/${p.key}/labels`)).body.data;
   const chatOf = async (p: Phone, jid: string) => (await t.request('GET', `/${p.key}/chat`)).body.data.find((c: { id: string }) => c.id === jid);

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { deliverText, eventsOf, jidOf, phone, type Phone } from '../support/conversation.js';
+import { expectError } from '../support/api-assertions.js';
+import { deliverText, eventsOf, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
 import { dataUri, MediaServer, SAMPLES, sha256Base64 } from '../support/media-server.js';
-import { documentedRequests } from '../support/documented-answers.js';
-import { startTestServer, type TestServer, type TestResponse } from '../support/test-server.js';
+import { documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
+import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511963000001';
 const BOB = '5511963000002';
@@ -14,7 +15,7 @@ const STATUS = 'status@broadcast';
 /** Spec 4.13 end to end: stories travel to the listed contacts' sandbox instances and land in their `status@broadcast` chat. */
 describe('status stories (spec 4.13)', () => {
   let t: TestServer;
-  let api: (method: string, path: string, body?: unknown) => Promise<TestResponse>;
+  let api: DocumentedRequest;
   let media: MediaServer;
   let alice: Phone;
   let bob: Phone;
@@ -25,13 +26,9 @@ describe('status stories (spec 4.13)', () => {
   let mentionId: string;
 
   before(async () => {
-    t = await startTestServer();
+    ({ t, phones: { alice, bob, carol, dave } } = await startWithPhones({ alice: ALICE, bob: BOB, carol: CAROL, dave: DAVE }));
     api = await documentedRequests(t);
     media = await MediaServer.start();
-    alice = await phone(t, 'alice', ALICE);
-    bob = await phone(t, 'bob', BOB);
-    carol = await phone(t, 'carol', CAROL);
-    dave = await phone(t, 'dave', DAVE);
     offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511963000099' });
     // Bob and Carol keep others' stories; Dave keeps the default (receive_status_message off).
     for (const p of [bob, carol]) assert.equal((await api('PATCH', `/${p.key}/instance?receiveStatusMessage=true`)).status, 200);
@@ -44,12 +41,6 @@ describe('status stories (spec 4.13)', () => {
   const statusChat = async (p: Phone) => (await api('GET', `/${p.key}/chat/${STATUS}/messages?limit=100`)).body;
   const storyOn = (p: Phone, id: string) => t.waitFor(async () => (await statusChat(p)).data.find((m: { key: { id: string } }) => m.key.id === id),
     5000, `story ${id} on ${p.number}`);
-  const expectError = (res: { status: number; body: any }, status: number, code: string, message?: string) => {
-    assert.equal(res.status, status, JSON.stringify(res.body));
-    assert.equal(res.body.status, status);
-    assert.equal(res.body.error.code, code);
-    if (message !== undefined) assert.equal(res.body.error.message, message);
-  };
 
   it('posts a text story: a listed contact receives it in status@broadcast, an unlisted one does not; the poster keeps its copy', async () => {
     const res = await api('POST', `/${alice.key}/status/text`, { text: 'Out for lunch', statusJidList: [BOB, jidOf(DAVE)] });

@@ -1,4 +1,4 @@
-import type { TestServer } from './test-server.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 /** A connected sandbox instance as tests hold it. */
 export interface Phone {
@@ -11,6 +11,17 @@ export interface Phone {
 export async function phone(t: TestServer, name: string, number: string): Promise<Phone> {
   const instance = await t.connectedSandbox({ name, number });
   return { id: instance.id, key: instance.key, number };
+}
+
+/**
+ * Starts a test server and connects one sandbox phone per entry of `numbers` (named after its key),
+ * in the order given.
+ */
+export async function startWithPhones<N extends string>(numbers: Record<N, string>, options: TestServerOptions = {}): Promise<{ t: TestServer; phones: Record<N, Phone> }> {
+  const t = await startTestServer(options);
+  const phones = {} as Record<N, Phone>;
+  for (const [name, number] of Object.entries(numbers) as [N, string][]) phones[name] = await phone(t, name, number);
+  return { t, phones };
 }
 
 /** The JID of a sandbox phone number. */
@@ -37,4 +48,9 @@ export async function deliverText(t: TestServer, from: Phone, to: Phone, text: s
 /** Events of one instance of the given type, in processing order. */
 export function eventsOf<T = any>(t: TestServer, instanceId: string, type: string): T[] {
   return t.events.filter((e) => e.instance === instanceId && e.type === type) as T[];
+}
+
+/** Waits (at most 5 s) for an event of `type` on a phone that `match` accepts, and answers it. */
+export function waitForEvent<T = any>(t: TestServer, p: Phone, type: string, match: (e: T) => boolean, what: string) {
+  return t.waitFor(() => eventsOf<T>(t, p.id, type).find(match), 5000, what);
 }

@@ -14,12 +14,15 @@ interface Template {
   operation: Operation;
 }
 
+/** A request whose 200 JSON answer is checked against the OpenAPI document (see {@link documentedRequests}). */
+export type DocumentedRequest = (method: string, path: string, body?: unknown) => Promise<TestResponse>;
+
 /**
  * `t.request` that also checks every JSON 200 answer against the schema the OpenAPI document
  * (`/openapi.json`) declares for that operation, so tests prove the documented contract and not
  * only the values they look at.
  */
-export async function documentedRequests(t: TestServer): Promise<(method: string, path: string, body?: unknown) => Promise<TestResponse>> {
+export async function documentedRequests(t: TestServer): Promise<DocumentedRequest> {
   const doc = (await t.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, Operation>> };
   const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true }));
   const templates: Template[] = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({

@@ -8,3 +8,11 @@ export interface Logger {
   error(obj: unknown, msg?: string): void;
   fatal(obj: unknown, msg?: string): void;
 }
+
+/**
+ * A logger that drops everything: the default of components built without a logger (a driver used
+ * on its own, a test registering a plugin).
+ */
+export const silentLogger: Logger = {
+  child: () => silentLogger, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
+};

@@ -1,21 +1,14 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { GraphApiError, GraphClient, appSecretProof, classifyGraphError } from '../src/index.js';
-import { startMockGraph, type MockGraph } from '../src/testing/index.js';
+import { useMockGraph } from '../src/testing/index.js';
 
 const credentials = { accessToken: 'EAAGtoken-abcdef-0123456789', appSecret: 'app-secret-for-proof' };
 
 describe('GraphClient', () => {
-  let graph: MockGraph;
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
-  beforeEach(() => graph.reset());
+  const graph = useMockGraph();
 
   const client = (overrides: { baseUrl?: string; timeoutMs?: number } = {}) =>
     new GraphClient({ baseUrl: overrides.baseUrl ?? graph.url, version: 'v21.0', timeoutMs: overrides.timeoutMs ?? 5000, label: 'Instagram' });

@@ -6,3 +6,4 @@ export {
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
 export { serviceUrlOrSkip } from './service-env.js';
+export { driverSummary, registerPlugin } from './plugin-registration.js';

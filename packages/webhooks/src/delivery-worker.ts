@@ -8,6 +8,13 @@ import type { WebhookOptions } from './webhook-options.js';
 const BLOCKED_RECHECK_MS = 1_000;
 /** After a storage error the worker tries again this much later (ms). */
 const STORAGE_RETRY_MS = 1_000;
+/**
+ * How long an instance's webhook secret is reused without reading the instance again (ms). Secrets
+ * never change; the bound only lets a deleted instance's last claimed deliveries find out soon.
+ */
+const SECRET_CACHE_MS = 1_000;
+/** Above this many cached secrets, expired ones are dropped on the next insert. */
+const SECRET_CACHE_SWEEP_SIZE = 1_024;
 
 /** What the worker needs. */
 export interface DeliveryWorkerDeps {
@@ -40,6 +47,9 @@ export class DeliveryWorker {
   private pumping: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
+  /** Webhook secret by instance id (null: the instance no longer exists), until `expires`. */
+  private readonly secrets = new Map<string, { secret: string | null; expires: number }>();
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
@@ -48,15 +58,22 @@ export class DeliveryWorker {
     this.wake();
   }
 
-  /** Asks for a claim round now (cheap when one is running: it loops once more). */
+  /**
+   * Asks for a claim round (cheap when one is running: it loops once more). The round starts at the end
+   * of the current event-loop turn, so the wake-ups of one turn — attempts whose answers arrived
+   * together, a burst of enqueues — share one claim: finding lane heads is the queue's costliest call.
+   */
   wake(): void {
     if (!this.running) return;
     this.again = true;
-    if (this.pumping) return;
-    this.pumping = this.pump().finally(() => {
-      this.pumping = null;
-      // A wake-up that came after the last loop check but before this point would be lost otherwise.
-      if (this.again) this.wake();
+    if (this.pumping || this.scheduled) return;
+    this.scheduled = setImmediate(() => {
+      this.scheduled = undefined;
+      this.pumping = this.pump().finally(() => {
+        this.pumping = null;
+        // A wake-up that came after the last loop check but before this point would be lost otherwise.
+        if (this.again) this.wake();
+      });
     });
   }
 
@@ -68,6 +85,8 @@ export class DeliveryWorker {
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.timer);
+    clearImmediate(this.scheduled);
+    this.scheduled = undefined;
     await this.pumping;
     const pending = [...this.inFlight.values()];
     let timer: NodeJS.Timeout | undefined;
@@ -135,16 +154,30 @@ export class DeliveryWorker {
     this.inFlight.set(delivery.id, { abort, done });
   }
 
+  /** The instance's webhook secret ('' when it has none), or null when the instance no longer exists. */
+  private async secretOf(instanceId: string): Promise<string | null> {
+    const now = this.deps.clock.now();
+    const cached = this.secrets.get(instanceId);
+    if (cached && cached.expires > now) return cached.secret;
+    const instance = await this.deps.storage.instances.get(instanceId);
+    if (this.secrets.size >= SECRET_CACHE_SWEEP_SIZE) {
+      for (const [id, entry] of this.secrets) if (entry.expires <= now) this.secrets.delete(id);
+    }
+    const secret = instance ? instance.webhookSecret : null;
+    this.secrets.set(instanceId, { secret, expires: now + SECRET_CACHE_MS });
+    return secret;
+  }
+
   private async attempt(delivery: Delivery, signal: AbortSignal): Promise<void> {
-    const { storage, formats, sender, policy, clock, options } = this.deps;
-    const logger = this.deps.logger.child({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
+    const { storage, formats, sender, policy, clock, logger, options } = this.deps;
+    // Log bindings are built only for lines that are written: attempts are the hot path.
+    const about = () => ({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
     const attempt = delivery.attempts + 1;
-    const instance = await storage.instances.get(delivery.instance);
-    if (!instance) {
+    const secret = await this.secretOf(delivery.instance);
+    if (secret === null) {
       await storage.deliveries.fail(delivery.id, { nextAttemptAt: null, error: 'instance no longer exists' });
       return;
     }
-    const secret = instance.webhookSecret;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       ...(secret ? standardWebhookHeaders(delivery.id, Math.floor(clock.now() / 1_000), delivery.body, secret) : {}),
@@ -157,19 +190,19 @@ export class DeliveryWorker {
       if (signal.aborted) return;
       const message = error instanceof Error ? error.message : String(error);
       const nextAttemptAt = policy.nextAttemptAt(attempt, clock.now());
-      logger.warn({ attempt, error: message, nextAttemptAt }, 'webhook attempt failed');
+      logger.warn({ ...about(), attempt, error: message, nextAttemptAt }, 'webhook attempt failed');
       await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: message });
       return;
     }
     const { status, responseTimeMs } = answer;
     if (status >= 200 && status < 300) {
-      logger.debug({ attempt, status, responseTimeMs }, 'webhook delivered');
+      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status, responseTimeMs }, 'webhook delivered');
       await storage.deliveries.ack(delivery.id, { status, responseTimeMs });
       return;
     }
     const now = clock.now();
     const nextAttemptAt = policy.nextAttemptAt(attempt, now, parseRetryAfter(answer.retryAfter, now));
-    logger.warn({ attempt, status, responseTimeMs, nextAttemptAt }, 'webhook receiver refused the delivery');
+    logger.warn({ ...about(), attempt, status, responseTimeMs, nextAttemptAt }, 'webhook receiver refused the delivery');
     await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: `HTTP ${status}`, status, responseTimeMs });
   }
 }

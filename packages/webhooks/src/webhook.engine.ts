@@ -43,6 +43,9 @@ export class WebhookEngine {
   private readonly worker: DeliveryWorker;
   private readonly sender: HttpSender;
   private stopHousekeeping: (() => Promise<void>) | null = null;
+  /** Deliveries handed over in the current event-loop turn, written together by {@link persist}. */
+  private batch: NewDelivery[] = [];
+  private flushing: Promise<void> | null = null;
 
   constructor(private readonly deps: WebhookEngineDeps) {
     this.formats = new Map(deps.formats.map((format) => [format.name, format]));
@@ -76,8 +79,25 @@ export class WebhookEngine {
       });
     }
     if (deliveries.length === 0) return;
-    await this.deps.storage.deliveries.enqueue(deliveries);
+    await this.persist(deliveries);
     this.worker.wake();
+  }
+
+  /**
+   * Group commit: the deliveries of every event handed over in one event-loop turn (instances are
+   * handled concurrently) are written in one `enqueue` call, one storage transaction; each caller
+   * resolves only once its deliveries are written. A lane's events never share a batch out of order:
+   * the bus hands an instance's next event over only after the previous one resolved.
+   */
+  private persist(deliveries: NewDelivery[]): Promise<void> {
+    this.batch.push(...deliveries);
+    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+      const batch = this.batch;
+      this.batch = [];
+      this.flushing = null;
+      return this.deps.storage.deliveries.enqueue(batch);
+    });
+    return this.flushing;
   }
 
   /** Spec 2.3 statistics of an instance. */

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext } from '@parley/core';
 import type { GroupMetadata } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
@@ -35,6 +36,8 @@ export interface BaileysAdapterDeps {
   download: MediaDownloader;
   qrImage(qr: string): Promise<string>;
   allowPrivateUrls: boolean;
+  /** TLS options of media downloads through a proxy. */
+  mediaTls?: ConnectionOptions;
   /** Unix ms. */
   now(): number;
   random(): number;
@@ -60,7 +63,7 @@ export class BaileysAdapter implements ChannelAdapter {
       groupCache,
       logger,
       env: (socket) => inboundEnv(socket, deps.now),
-      receiveStatusMessages: async () => (await context.instance()).flags.receiveStatusMessage,
+      flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
       context,
@@ -76,6 +79,7 @@ export class BaileysAdapter implements ChannelAdapter {
       },
       qrImage: deps.qrImage,
       random: deps.random,
+      ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
     });
     const runtime: AdapterRuntime = {
       context, connection: this.connection, labels, groupCache, logger, allowPrivateUrls: deps.allowPrivateUrls, download: deps.download,

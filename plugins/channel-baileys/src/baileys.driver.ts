@@ -1,7 +1,10 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { ChannelContext, ChannelDriver, Logger } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
+import type { Dispatcher } from 'undici';
 import { BaileysAdapter } from './baileys.adapter.js';
+import { baileysLogger } from './connection/logger-bridge.js';
 import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
 import type { SocketFactory } from './socket.js';
@@ -11,11 +14,14 @@ export interface BaileysDriverInput {
   options?: BaileysOptions;
   /** Builds sockets; default Baileys' `makeWASocket`. Tests pass a fake. */
   socketFactory?: SocketFactory;
+  /** Driver-level logger (adapters log through their instance's logger). */
   logger?: Logger;
   /** Downloads message media; default Baileys' `downloadMediaMessage` with media re-upload requests. */
   download?: MediaDownloader;
   /** PNG data URI of a QR string; default the `qrcode` package. */
   qrImage?: (qr: string) => Promise<string>;
+  /** TLS options of media downloads through a proxy, such as the CA of a TLS-inspecting proxy (tests use it for a local media host). */
+  mediaTls?: ConnectionOptions;
   /** Host setting: user-supplied URLs may point to private networks. */
   allowPrivateUrls?: boolean;
   /** Unix ms; default `Date.now`. */
@@ -24,11 +30,16 @@ export interface BaileysDriverInput {
   random?: () => number;
 }
 
-const defaultDownload: MediaDownloader = (message, socket, logger) =>
-  downloadMediaMessage(message, 'buffer', {}, {
-    reuploadRequest: (m) => socket.updateMediaMessage(m),
-    logger: { level: 'warn', child: () => undefined as never, trace: () => {}, debug: () => {}, info: () => {}, warn: (o, m) => logger.warn(o, m), error: (o, m) => logger.error(o, m) },
+/**
+ * Expired media links are renewed by asking the sender's phone to upload the media again. Baileys
+ * hands `options` to the global `fetch`, which takes the proxy as an undici dispatcher.
+ */
+const defaultDownload: MediaDownloader = (message, socket, logger, dispatcher) => {
+  const options: RequestInit & { dispatcher?: Dispatcher } = dispatcher ? { dispatcher } : {};
+  return downloadMediaMessage(message, 'buffer', { options }, {
+    reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
   });
+};
 
 /**
  * The WhatsApp main-channel driver (`name` and `channel` `whatsapp`, role `main`): one Baileys
@@ -42,12 +53,14 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     channel: 'whatsapp',
     role: 'main',
     create(context: ChannelContext) {
+      input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {
         socketFactory,
         options,
         download: input.download ?? defaultDownload,
         qrImage: input.qrImage ?? ((qr) => QRCode.toDataURL(qr)),
         allowPrivateUrls: input.allowPrivateUrls ?? false,
+        ...(input.mediaTls ? { mediaTls: input.mediaTls } : {}),
         now: input.now ?? Date.now,
         random: input.random ?? Math.random,
       });

@@ -1,13 +1,17 @@
 import type { ChannelContext, Logger } from '@parley/core';
 import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
+import type { Dispatcher } from 'undici';
 import type { ConnectionManager } from './connection/connection-manager.js';
 import type { LabelStore } from './labels/label-store.js';
 import type { BaileysSocket } from './socket.js';
 import type { BoundedCache } from './util/bounded-cache.js';
 import { normalizeJid } from './util/jids.js';
 
-/** Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default). */
-export type MediaDownloader = (message: WAMessage, socket: BaileysSocket, logger: Logger) => Promise<Buffer>;
+/**
+ * Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default).
+ * `dispatcher` routes the download through the instance's proxy; undefined means a direct download.
+ */
+export type MediaDownloader = (message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined) => Promise<Buffer>;
 
 /** What every capability of one adapter shares. */
 export interface AdapterRuntime {
@@ -21,11 +25,6 @@ export interface AdapterRuntime {
   readonly download: MediaDownloader;
   /** Unix ms. */
   now(): number;
-}
-
-/** The open socket (ConflictError while not connected). */
-export function openSocket(runtime: AdapterRuntime): BaileysSocket {
-  return runtime.connection.openSocket();
 }
 
 /** The account's own JID without device suffix. */

@@ -43,6 +43,18 @@ export function boom(code: number, message = `boom ${code}`): Error {
 type Logger = SocketConfig['logger'];
 const silent: Logger = { level: 'silent', child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
+/** A deep copy that keeps Buffers, Uint8Arrays and Dates as they are (structuredClone would not). */
+function snapshot<T>(value: T): T {
+  if (Buffer.isBuffer(value)) return Buffer.from(value) as T;
+  if (value instanceof Uint8Array) return new Uint8Array(value) as T;
+  if (value instanceof Date) return new Date(value.getTime()) as T;
+  if (Array.isArray(value)) return value.map(snapshot) as T;
+  if (value && typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, snapshot(v)])) as T;
+  }
+  return value;
+}
+
 /** Media "uploads" answer fixed WhatsApp paths, so Baileys builds real media messages offline. */
 const fakeUpload: WAMediaUploadFunction = async (_path, { mediaType }) => ({
   mediaUrl: `https://mmg.whatsapp.net/v/t62/${mediaType}`, directPath: `/v/t62/${mediaType}`,
@@ -126,7 +138,8 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
       return state;
     },
     async sendMessage(jid: string, content: unknown, options: Record<string, unknown> = {}) {
-      record('sendMessage', [jid, content, options]);
+      // Baileys fills defaults into the content it is given; record what the caller handed over.
+      record('sendMessage', [jid, snapshot(content), snapshot(options)]);
       if (results.has('sendMessage')) return results.get('sendMessage');
       return generateWAMessage(jid, content as never, {
         logger: silent, userJid: socket.user?.id ?? '', upload: fakeUpload, ...options,

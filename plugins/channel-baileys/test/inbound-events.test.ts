@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, it } from 'node:test';
+import { afterEach, beforeEach, describe, it } from 'node:test';
 import { proto, type WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { FakeSocket } from './fake-socket.js';
 import { connectOpen, createHarness, GROUP_JID, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
@@ -16,6 +16,7 @@ describe('delivery statuses (messages.update, message-receipt.update → message
     h = await createHarness();
     socket = await connectOpen(h);
   });
+  afterEach(() => h.adapter.stop());
 
   async function update(...updates: WAMessageUpdate[]) {
     socket.emit('messages.update', updates);
@@ -126,6 +127,7 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     h = await createHarness();
     socket = await connectOpen(h);
   });
+  afterEach(() => h.adapter.stop());
 
   it('presence: one event per member', async () => {
     socket.emit('presence.update', { id: PEER_JID, presences: { [PEER_JID]: { lastKnownPresence: 'available', lastSeen: T } } });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { beforeEach, describe, it } from 'node:test';
-import type { ChannelEventPayload, InboundMessage } from '@parley/core';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { defaultInstanceFlags, type ChannelEventPayload, type InboundMessage } from '@parley/core';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import type { FakeSocket } from './fake-socket.js';
 import {
@@ -46,6 +46,7 @@ describe('inbound messages (messages.upsert → message events)', () => {
     h = await createHarness();
     socket = await connectOpen(h);
   });
+  afterEach(() => h.adapter.stop());
 
   async function receive(...messages: WAMessage[]): Promise<ChannelEventPayload[]> {
     socket.emit('messages.upsert', { messages, type: 'notify' });
@@ -324,5 +325,19 @@ describe('inbound messages (messages.upsert → message events)', () => {
     assert.equal(events.length, 1);
     const message = (events[0] as Extract<ChannelEventPayload, { type: 'message' }>).message;
     assert.deepStrictEqual([message.chatJid, message.from, message.chatType, message.record.key.participant], ['status@broadcast', PEER, 'individual', PEER_JID]);
+  });
+});
+
+describe('mark_messages', () => {
+  it('new incoming messages are marked read when the flag is on; own and history messages are not', async () => {
+    const h = await createHarness({ instance: { flags: { ...defaultInstanceFlags(), markMessages: true } } });
+    const socket = await connectOpen(h);
+    const incoming = waMessage('IN1', { conversation: 'hi' });
+    socket.emit('messages.upsert', { messages: [incoming, waMessage('OWN1', { conversation: 'me' }, { fromMe: true })], type: 'notify' });
+    socket.emit('messages.upsert', { messages: [waMessage('OLD1', { conversation: 'old' })], type: 'append' });
+    await h.settle();
+    assert.deepStrictEqual(socket.callsTo('readMessages'), [[[incoming.key]]]);
+    assert.equal(h.eventsOf('message').length, 3);
+    await h.adapter.stop();
   });
 });

@@ -1,10 +1,10 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import type { ChannelEventPayload, InboundMessage, MessageContent, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import {
-  createDriverHarness, signatureHeader, startMockGraph, testInstance, type DriverHarness, type MockGraph,
+  createDriverHarness, signatureHeader, testInstance, useMockGraph, type DriverHarness,
 } from '@parley/meta-graph/testing';
 import { createInstagramDriver } from '../src/index.js';
 
@@ -267,14 +267,7 @@ describe('instagram webhook: signatures, verification, redelivery', () => {
 });
 
 describe('instagram webhook: sender profiles', () => {
-  let graph: MockGraph;
-
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
+  const graph = useMockGraph();
 
   it('looks the sender up after answering and adds name, username and picture to later messages', async () => {
     graph.on('GET', `/v21.0/${USER}`, {
@@ -308,7 +301,6 @@ describe('instagram webhook: sender profiles', () => {
   });
 
   it('stores a failed lookup without logging secrets, and answers without a profile', async () => {
-    graph.reset();
     graph.on('GET', `/v21.0/${USER}`, {
       status: 400, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
     });

@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import {
@@ -6,7 +6,7 @@ import {
   type MediaInput, type MessageRecord, type MessagingCapability, type OutgoingType, type SocialLink,
 } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import { createDriverHarness, startMockGraph, testInstance, type MockGraph } from '@parley/meta-graph/testing';
+import { createDriverHarness, testInstance, useMockGraph } from '@parley/meta-graph/testing';
 import { createInstagramDriver } from '../src/index.js';
 
 const ACCOUNT = '17841405822304914';
@@ -38,14 +38,7 @@ function sentRecord(message: MessageRecord['message'], id = SENT_MID): MessageRe
 }
 
 describe('instagram link', () => {
-  let graph: MockGraph;
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
-  beforeEach(() => graph.reset());
+  const graph = useMockGraph();
 
   const driver = () => createInstagramDriver({ graphBaseUrl: graph.url, clock: { now: () => NOW } });
   const input = { accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'verify-token-instagram-1234', accountId: ACCOUNT };
@@ -108,17 +101,10 @@ describe('instagram link', () => {
 });
 
 describe('instagram messaging', () => {
-  let graph: MockGraph;
+  const graph = useMockGraph();
   let messaging: MessagingCapability;
 
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
   beforeEach(async () => {
-    graph.reset();
     graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
     const storage = new MemoryStorage();
     await storage.init();

@@ -1,4 +1,4 @@
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
@@ -6,7 +6,7 @@ import {
   type ChannelAdapter, type MessagingCapability, type SocialLink,
 } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import { createDriverHarness, startMockGraph, testInstance, type MockGraph } from '@parley/meta-graph/testing';
+import { createDriverHarness, testInstance, useMockGraph } from '@parley/meta-graph/testing';
 import { createMessengerDriver } from '../src/index.js';
 
 const PAGE = '106123456789012';
@@ -22,14 +22,7 @@ const link: SocialLink = {
 };
 
 describe('messenger link', () => {
-  let graph: MockGraph;
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
-  beforeEach(() => graph.reset());
+  const graph = useMockGraph();
 
   const input = { accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'verify-token-messenger-5678', accountId: PAGE };
   const driver = () => createMessengerDriver({ graphBaseUrl: graph.url, graphVersion: 'v20.0', clock: { now: () => NOW } });
@@ -48,18 +41,11 @@ describe('messenger link', () => {
 });
 
 describe('messenger messaging', () => {
-  let graph: MockGraph;
+  const graph = useMockGraph();
   let adapter: ChannelAdapter;
   let messaging: MessagingCapability;
 
-  before(async () => {
-    graph = await startMockGraph();
-  });
-  after(async () => {
-    await graph.close();
-  });
   beforeEach(async () => {
-    graph.reset();
     graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
     const storage = new MemoryStorage();
     await storage.init();

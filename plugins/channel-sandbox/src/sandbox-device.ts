@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
+import { ConflictError, KeyedSerialQueue, USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
 import { receiveCall } from './capabilities/calls.js';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
@@ -43,7 +43,7 @@ export class SandboxDevice implements SandboxPhone {
   readonly lid: string;
   connected = false;
   private sessionCache?: SandboxSession;
-  private readonly locks = new Map<string, Promise<void>>();
+  private readonly locks = new KeyedSerialQueue();
 
   constructor(
     readonly ctx: ChannelContext,
@@ -57,6 +57,11 @@ export class SandboxDevice implements SandboxPhone {
 
   get namespace(): string {
     return phoneNamespace(this.ctx.instanceId);
+  }
+
+  /** 409 `not_connected` unless the phone is online: the first check of every operation that needs the network. */
+  requireConnected(): void {
+    if (!this.connected) throw new ConflictError('the instance is not connected', 'not_connected');
   }
 
   async session(): Promise<SandboxSession> {
@@ -76,14 +81,7 @@ export class SandboxDevice implements SandboxPhone {
    * and incoming packets touch the same documents concurrently.
    */
   exclusive<T>(document: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(document) ?? Promise.resolve();
-    const result = previous.then(task);
-    const tail = result.then(() => undefined, () => undefined);
-    this.locks.set(document, tail);
-    void tail.finally(() => {
-      if (this.locks.get(document) === tail) this.locks.delete(document);
-    });
-    return result;
+    return this.locks.run(document, task);
   }
 
   /** The account as the spec shows it (`user.id`, `user.lid`, `user.name`). */

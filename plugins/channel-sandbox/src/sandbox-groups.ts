@@ -159,6 +159,16 @@ export class SandboxGroupDirectory {
     return (await this.network.instanceOf(jidUser(jid))) ? jid : null;
   }
 
+  /**
+   * One result per given participant, in order: `judge` gets each one resolved (null when no phone
+   * holds it) and answers its status, noting the participants it acts on.
+   */
+  private async judgeEach(given: string[], judge: (jid: string | null, given: string) => ParticipantResult['status']): Promise<ParticipantResult[]> {
+    const results: ParticipantResult[] = [];
+    for (const jid of given) results.push({ jid, status: judge(await this.resolve(jid), jid) });
+    return results;
+  }
+
   groupView(g: StoredGroup): Group {
     return {
       id: g.id, subject: g.subject, owner: g.owner, creation: g.creation, desc: g.desc,
@@ -265,17 +275,13 @@ export class SandboxGroupDirectory {
     return this.run(async (tx) => {
       const g = await this.joined(tx, actor, id, kind);
       if (g.memberAddMode !== 'all_member_add') requireAdmin(g, actor);
-      const results: ParticipantResult[] = [];
       const added: string[] = [];
-      for (const given of jids) {
-        const jid = await this.resolve(given);
-        if (!jid) results.push({ jid: given, status: '404' });
-        else if (isMember(g, jid) || added.includes(jid)) results.push({ jid: given, status: '409' });
-        else {
-          added.push(jid);
-          results.push({ jid: given, status: '200' });
-        }
-      }
+      const results = await this.judgeEach(jids, (jid) => {
+        if (!jid) return '404';
+        if (isMember(g, jid) || added.includes(jid)) return '409';
+        added.push(jid);
+        return '200';
+      });
       await this.admit(tx, g, added, actor);
       return results;
     });
@@ -286,18 +292,15 @@ export class SandboxGroupDirectory {
     return this.run(async (tx) => {
       const g = await this.joined(tx, actor, id, kind);
       requireAdmin(g, actor);
-      const results: ParticipantResult[] = [];
       const removed: string[] = [];
-      for (const given of jids) {
-        const jid = (await this.resolve(given)) ?? given;
+      const results = await this.judgeEach(jids, (resolved, given) => {
+        const jid = resolved ?? given;
         const role = roleOf(g, jid);
-        if (role === undefined || removed.includes(jid)) results.push({ jid: given, status: '404' });
-        else if (role === 'superadmin') results.push({ jid: given, status: '403' });
-        else {
-          removed.push(jid);
-          results.push({ jid: given, status: '200' });
-        }
-      }
+        if (role === undefined || removed.includes(jid)) return '404';
+        if (role === 'superadmin') return '403';
+        removed.push(jid);
+        return '200';
+      });
       await this.removeMembers(tx, g, removed, actor);
       return results;
     });
@@ -308,22 +311,19 @@ export class SandboxGroupDirectory {
     return this.run(async (tx) => {
       const g = await this.joined(tx, actor, id, kind);
       requireAdmin(g, actor);
-      const results: ParticipantResult[] = [];
       const changed: string[] = [];
-      for (const given of jids) {
-        const jid = (await this.resolve(given)) ?? given;
+      const results = await this.judgeEach(jids, (resolved, given) => {
+        const jid = resolved ?? given;
         const member = g.participants.find((p) => p.id === jid);
-        if (!member) results.push({ jid: given, status: '404' });
-        else if (member.admin === 'superadmin') results.push({ jid: given, status: action === 'promote' ? '200' : '403' });
-        else {
-          const next = action === 'promote' ? 'admin' : null;
-          if (member.admin !== next) {
-            member.admin = next;
-            changed.push(jid);
-          }
-          results.push({ jid: given, status: '200' });
+        if (!member) return '404';
+        if (member.admin === 'superadmin') return action === 'promote' ? '200' : '403';
+        const next = action === 'promote' ? 'admin' : null;
+        if (member.admin !== next) {
+          member.admin = next;
+          changed.push(jid);
         }
-      }
+        return '200';
+      });
       if (changed.length) {
         tx.put(g);
         tx.notify(memberJids(g), { type: 'group.participants', groupJid: id, action, participants: changed, author: actor });
@@ -343,18 +343,14 @@ export class SandboxGroupDirectory {
     return this.run(async (tx) => {
       const g = await this.joined(tx, actor, id, kind);
       requireAdmin(g, actor);
-      const results: ParticipantResult[] = [];
       const approved: string[] = [];
-      for (const given of jids) {
-        const jid = (await this.resolve(given)) ?? given;
-        if (!g.requests.some((r) => r.jid === jid)) {
-          results.push({ jid: given, status: '404' });
-          continue;
-        }
+      const results = await this.judgeEach(jids, (resolved, given) => {
+        const jid = resolved ?? given;
+        if (!g.requests.some((r) => r.jid === jid)) return '404';
         g.requests = g.requests.filter((r) => r.jid !== jid);
         if (action === 'approve' && !isMember(g, jid)) approved.push(jid);
-        results.push({ jid: given, status: '200' });
-      }
+        return '200';
+      });
       tx.put(g);
       await this.admit(tx, g, approved, actor);
       return results;

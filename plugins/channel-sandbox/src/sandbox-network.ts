@@ -1,4 +1,4 @@
-import { isGroupJid, jidUser, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
+import { isGroupJid, jidUser, KeyedSerialQueue, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
 import { groupMemberNumbers } from './sandbox-groups.js';
 import type { Packet } from './sandbox-packets.js';
 
@@ -22,7 +22,8 @@ export function phoneNamespace(instanceId: string): string {
  */
 export class SandboxNetwork {
   private readonly online = new Map<string, SandboxPhone>();
-  private readonly locks = new Map<string, Promise<void>>();
+  /** Mailboxes by number and shared-state tasks by `task:<key>`, each run one at a time. */
+  private readonly locks = new KeyedSerialQueue();
 
   constructor(
     private readonly storage: Storage,
@@ -57,7 +58,7 @@ export class SandboxNetwork {
   /** Marks a phone online and hands it what waited in its mailbox, in order. */
   async attach(phone: SandboxPhone, instanceId: string): Promise<void> {
     this.online.set(phone.number, phone);
-    const waiting = await this.withLock(phone.number, async () => {
+    const waiting = await this.locks.run(phone.number, async () => {
       const list = (await this.storage.state.get<Packet[]>(phoneNamespace(instanceId), 'mailbox')) ?? [];
       if (list.length) await this.storage.state.delete(phoneNamespace(instanceId), 'mailbox');
       return list;
@@ -102,7 +103,7 @@ export class SandboxNetwork {
       }
       const id = await this.instanceOf(to);
       if (!id) return;
-      await this.withLock(to, async () => {
+      await this.locks.run(to, async () => {
         const ns = phoneNamespace(id);
         const list = (await this.storage.state.get<Packet[]>(ns, 'mailbox')) ?? [];
         list.push(packet);
@@ -120,17 +121,6 @@ export class SandboxNetwork {
    * (groups, catalogs) without lost updates, the server being one process.
    */
   serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    return this.withLock(`task:${key}`, fn);
-  }
-
-  private async withLock<T>(number: string, fn: () => Promise<T>): Promise<T> {
-    const previous = this.locks.get(number) ?? Promise.resolve();
-    const result = previous.then(fn);
-    const tail = result.then(() => undefined, () => undefined);
-    this.locks.set(number, tail);
-    void tail.finally(() => {
-      if (this.locks.get(number) === tail) this.locks.delete(number);
-    });
-    return result;
+    return this.locks.run(`task:${key}`, fn);
   }
 }

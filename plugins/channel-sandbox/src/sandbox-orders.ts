@@ -1,4 +1,4 @@
-import { ConflictError, jidUser, newMessageId, NotFoundError, toJid, USER_SUFFIX, ValidationError, type Order } from '@parley/core';
+import { jidUser, newMessageId, NotFoundError, toJid, USER_SUFFIX, ValidationError, type Order } from '@parley/core';
 import { emitOwnCopy } from './own-copy.js';
 import { SandboxCatalogStore } from './sandbox-catalog.js';
 import type { SandboxDevice } from './sandbox-device.js';
@@ -56,7 +56,7 @@ export async function placeOrder(buyer: SandboxDevice, body: unknown): Promise<P
   if (!sellerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number or a user JID');
   const seller = jidUser(sellerJid);
   if (seller === buyer.number) throw new ValidationError('body.to is this instance\'s own number: a phone cannot order from itself');
-  if (!buyer.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+  buyer.requireConnected();
   const sellerInstance = await buyer.network.instanceOf(seller);
   if (!sellerInstance) throw new NotFoundError(`sandbox number ${seller}`, 'number_not_registered');
   const store = new SandboxCatalogStore(buyer.ctx.storage, buyer.network, sellerInstance);

@@ -1,11 +1,10 @@
 import type { Storage, StorageHealth } from '@parley/core';
 import { MemoryAuthStateRepository } from './repositories/auth-state.repository.js';
-import { MemoryChatRepository } from './repositories/chats.repository.js';
-import { MemoryContactRepository } from './repositories/contacts.repository.js';
 import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
 import { MemoryMediaRepository } from './repositories/media.repository.js';
 import { MemoryMessageRepository } from './repositories/messages.repository.js';
+import { MemoryChatRepository, MemoryContactRepository } from './repositories/resources.repository.js';
 import { MemoryStateRepository } from './repositories/state.repository.js';
 
 /**

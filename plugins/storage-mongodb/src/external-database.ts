@@ -1,8 +1,8 @@
 import {
-  ServiceUnavailableError, UpstreamError, type ExternalDatabase, type ExternalDataStore, type Logger,
+  ServiceUnavailableError, UpstreamError, describeError, type ExternalDatabase, type ExternalDataStore, type Logger,
 } from '@parley/core';
 import { HISTORY_INDEXES, MongoCollections } from './mongo-collections.js';
-import { MongoConnection, describeError } from './mongo-connection.js';
+import { MongoConnection } from './mongo-connection.js';
 import { validateDbName, validateMongoUri } from './mongo-uri.js';
 import { MongoMessageRepository } from './repositories/messages.mongo.js';
 import { MongoChatRepository, MongoContactRepository } from './repositories/resources.mongo.js';

@@ -2,7 +2,9 @@ import {
   MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
   type ClientSession, type Db,
 } from 'mongodb';
-import { ParleyError, ServiceUnavailableError, redactUrlCredentials, type Logger } from '@parley/core';
+import {
+  ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
+} from '@parley/core';
 
 /** Error labels and codes meaning "MongoDB cannot serve this now" (failover, shutdown, not primary). */
 const UNAVAILABLE_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequestedRetry'];
@@ -93,14 +95,9 @@ export class MongoConnection {
     });
   }
 
-  async ping(): Promise<{ ready: boolean; detail?: string }> {
+  async ping(): Promise<StorageHealth> {
     if (!this.database) return { ready: false, detail: 'not connected' };
-    try {
-      await this.run((db) => db.command({ ping: 1 }));
-      return { ready: true };
-    } catch (err) {
-      return { ready: false, detail: describeError(err) };
-    }
+    return probeStorageHealth(() => this.run((db) => db.command({ ping: 1 })));
   }
 
   /** Closes the client. Idempotent. */
@@ -142,12 +139,6 @@ export function isUnavailable(err: unknown): boolean {
     return typeof err.code === 'number' && UNAVAILABLE_CODES.has(err.code);
   }
   return false;
-}
-
-/** An error's message with any URL credentials redacted. */
-export function describeError(err: unknown): string {
-  const text = err instanceof Error ? err.message || err.name : String(err);
-  return redactUrlCredentials(text);
 }
 
 /** True for a unique index violation (E11000). */

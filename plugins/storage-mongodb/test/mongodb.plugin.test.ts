@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-// @parley/core loads reflect-metadata, which tsyringe needs first.
-import { ServiceUnavailableError, Tokens, type Logger } from '@parley/core';
-import { container as rootContainer } from 'tsyringe';
+import { ServiceUnavailableError, Tokens } from '@parley/core';
+import { registerPlugin } from '@parley/testkit';
 import plugin, { MongoStorage, mongoOptionsSchema, resolveMongoOptions } from '../src/index.js';
-
-const silent: Logger = {
-  child: () => silent, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
-};
 
 describe('@parley/storage-mongodb plugin manifest', () => {
   it('declares a storage plugin with a closed options schema', () => {
@@ -20,12 +15,7 @@ describe('@parley/storage-mongodb plugin manifest', () => {
   });
 
   it('registers a MongoStorage under Tokens.Storage without connecting', async () => {
-    const container = rootContainer.createChildContainer();
-    await plugin.register({
-      container, options: { url: 'mongodb://127.0.0.1:1' }, logger: silent,
-      host: { dataDir: '/tmp', publicUrl: 'http://localhost:8080', allowPrivateUrls: false },
-    });
-    const storage = container.resolve(Tokens.Storage);
+    const storage = (await registerPlugin(plugin, { url: 'mongodb://127.0.0.1:1' })).resolve(Tokens.Storage);
     assert.ok(storage instanceof MongoStorage);
     assert.equal(storage.name, 'mongodb');
     assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });

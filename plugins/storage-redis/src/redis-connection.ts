@@ -1,5 +1,7 @@
 import { createClient, ErrorReply, type RedisClientType } from 'redis';
-import { ParleyError, ServiceUnavailableError, redactUrlCredentials, type Logger } from '@parley/core';
+import {
+  ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
+} from '@parley/core';
 import type { ResolvedRedisOptions } from './redis.options.js';
 
 /** The node-redis client type this back end uses. */
@@ -64,7 +66,7 @@ export class RedisConnection {
       this.client = undefined;
       if (client.isOpen) client.destroy();
       const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
-      throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${redactUrlCredentials(describeError(cause))}`);
+      throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${describeError(cause)}`);
     }
   }
 
@@ -99,15 +101,10 @@ export class RedisConnection {
   }
 
   /** Answers whether Redis responds to PING now. */
-  async ping(): Promise<{ ready: boolean; detail?: string }> {
+  async ping(): Promise<StorageHealth> {
     if (!this.client) return { ready: false, detail: 'not connected' };
     if (!this.client.isReady) return { ready: false, detail: `redis at ${this.target} is unreachable; reconnecting` };
-    try {
-      await this.run((client) => client.ping());
-      return { ready: true };
-    } catch (err) {
-      return { ready: false, detail: describeError(err) };
-    }
+    return probeStorageHealth(() => this.run((client) => client.ping()));
   }
 
   /** Closes the connection, waiting (at most `commandTimeoutMs`) for answers in flight. Idempotent. */
@@ -133,12 +130,6 @@ export class RedisConnection {
   private translate(err: unknown): unknown {
     if (err instanceof ParleyError) return err;
     if (err instanceof ErrorReply && !TRANSIENT_REPLIES.test(err.message)) return err;
-    return new ServiceUnavailableError(`redis at ${this.target} is unavailable: ${redactUrlCredentials(describeError(err))}`);
+    return new ServiceUnavailableError(`redis at ${this.target} is unavailable: ${describeError(err)}`);
   }
-}
-
-function describeError(err: unknown): string {
-  if (err instanceof AggregateError && err.errors.length > 0) return describeError(err.errors[0]);
-  if (err instanceof Error) return err.message || err.name;
-  return String(err);
 }

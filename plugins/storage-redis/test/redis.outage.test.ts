@@ -42,13 +42,18 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
   const prefix = uniquePrefix('outage');
   after(() => deleteKeys(url, prefix));
 
-  it('reports not ready and rejects operations with 503 during an outage, then reconnects with data intact', { timeout: 30_000 }, async () => {
+  /** A storage reaching Redis through a fresh loopback proxy, so a test can cut or stall the link. */
+  const behindProxy = async (commandTimeoutMs: number): Promise<{ proxy: TcpProxy; storage: RedisStorage }> => {
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
     const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    const storage = new RedisStorage({ url: proxied.toString(), keyPrefix: prefix, commandTimeoutMs: 2_000 });
+    return { proxy, storage: new RedisStorage({ url: proxied.toString(), keyPrefix: prefix, commandTimeoutMs }) };
+  };
+
+  it('reports not ready and rejects operations with 503 during an outage, then reconnects with data intact', { timeout: 30_000 }, async () => {
+    const { proxy, storage } = await behindProxy(2_000);
     try {
       await storage.init();
       const record = instance();
@@ -88,12 +93,7 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
   });
 
   it('fails a call with 503 when Redis stops answering, answers again once it does, and closes while it does not', { timeout: 30_000 }, async () => {
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
-    await proxy.start();
-    const proxied = new URL(url);
-    proxied.hostname = '127.0.0.1';
-    proxied.port = String(proxy.port);
-    const storage = new RedisStorage({ url: proxied.toString(), keyPrefix: prefix, commandTimeoutMs: 300 });
+    const { proxy, storage } = await behindProxy(300);
     try {
       await storage.init();
       await storage.state.put('outage', 'doc', { n: 1 });

@@ -1,13 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-// @parley/core loads reflect-metadata, which tsyringe needs first.
-import { Tokens, type Logger } from '@parley/core';
-import { container as rootContainer } from 'tsyringe';
+import { Tokens } from '@parley/core';
+import { registerPlugin } from '@parley/testkit';
 import plugin, { RedisStorage, redisOptionsSchema, resolveRedisOptions } from '../src/index.js';
-
-const silent: Logger = {
-  child: () => silent, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
-};
 
 describe('@parley/storage-redis plugin manifest', () => {
   it('declares a storage plugin with a closed options schema', () => {
@@ -20,12 +15,7 @@ describe('@parley/storage-redis plugin manifest', () => {
   });
 
   it('registers a RedisStorage under Tokens.Storage without connecting', async () => {
-    const container = rootContainer.createChildContainer();
-    await plugin.register({
-      container, options: { url: 'redis://127.0.0.1:1', keyPrefix: 'test:' }, logger: silent,
-      host: { dataDir: '/tmp', publicUrl: 'http://localhost:8080', allowPrivateUrls: false },
-    });
-    const storage = container.resolve(Tokens.Storage);
+    const storage = (await registerPlugin(plugin, { url: 'redis://127.0.0.1:1', keyPrefix: 'test:' })).resolve(Tokens.Storage);
     assert.ok(storage instanceof RedisStorage);
     assert.equal(storage.name, 'redis');
     assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });

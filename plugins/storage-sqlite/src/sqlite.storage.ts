@@ -1,11 +1,10 @@
-import type { Logger, Storage, StorageHealth } from '@parley/core';
+import { probeStorageHealth, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
-import { SqliteChatRepository } from './repositories/chats.repository.js';
-import { SqliteContactRepository } from './repositories/contacts.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
 import { SqliteMessageRepository } from './repositories/messages.repository.js';
+import { SqliteChatRepository, SqliteContactRepository } from './repositories/resources.repository.js';
 import { SqliteStateRepository } from './repositories/state.repository.js';
 import { SqliteDatabase } from './sqlite-database.js';
 
@@ -55,12 +54,7 @@ export class SqliteStorage implements Storage {
 
   async health(): Promise<StorageHealth> {
     if (!this.db.isOpen) return { ready: false, detail: 'sqlite storage is not open' };
-    try {
-      this.db.get('SELECT 1 AS ok');
-      return { ready: true };
-    } catch (err) {
-      return { ready: false, detail: err instanceof Error ? err.message : String(err) };
-    }
+    return probeStorageHealth(() => this.db.get('SELECT 1 AS ok'));
   }
 
   async close(): Promise<void> {

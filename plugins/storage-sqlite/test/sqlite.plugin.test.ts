@@ -3,9 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-// @parley/core first: it loads the reflect polyfill tsyringe needs.
 import { Tokens, type Logger } from '@parley/core';
-import { container } from 'tsyringe';
+import { registerPlugin } from '@parley/testkit';
 import plugin, { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-plugin-'));
@@ -18,8 +17,7 @@ function logger(bindings: Record<string, unknown> = {}): Logger {
 }
 
 async function register(options: { path?: string }, dataDir: string): Promise<SqliteStorage> {
-  const child = container.createChildContainer();
-  await plugin.register({ container: child, options, logger: logger(), host: { dataDir, publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false } });
+  const child = await registerPlugin(plugin, options, { logger: logger(), host: { dataDir } });
   const storage = child.resolve(Tokens.Storage);
   assert.ok(storage instanceof SqliteStorage);
   assert.equal(child.resolve(Tokens.Storage), storage);

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { Tokens, type ChannelEvent } from '@parley/core';
-import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, webhookEventFixtures } from '@parley/testkit';
-import { container } from 'tsyringe';
+import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, registerPlugin, webhookEventFixtures } from '@parley/testkit';
 import plugin, { MAIN_ENTRY_PREFIX, MetaFormat, type MetaWebhookPayload } from '../src/index.js';
 
 const fixtures = webhookEventFixtures();
@@ -37,9 +36,7 @@ describe('meta format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = container.createChildContainer();
-    const logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
-    await plugin.register({ container: child, options: {}, logger, host: { dataDir: '.', publicUrl: 'http://localhost', allowPrivateUrls: false } });
+    const child = await registerPlugin(plugin, {});
     assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['meta']);
   });
 });

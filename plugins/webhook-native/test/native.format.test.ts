@@ -4,8 +4,7 @@ import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
 import { Tokens } from '@parley/core';
-import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, SPEC_EVENT_IDS, webhookEventFixtures } from '@parley/testkit';
-import { container } from 'tsyringe';
+import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, registerPlugin, SPEC_EVENT_IDS, webhookEventFixtures } from '@parley/testkit';
 import plugin, { NativeFormat } from '../src/index.js';
 
 const fixtures = webhookEventFixtures();
@@ -80,9 +79,7 @@ describe('native format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = container.createChildContainer();
-    const logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
-    await plugin.register({ container: child, options: {}, logger, host: { dataDir: '.', publicUrl: 'http://localhost', allowPrivateUrls: false } });
+    const child = await registerPlugin(plugin, {});
     assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['native']);
   });
 });

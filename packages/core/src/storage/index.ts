@@ -4,3 +4,4 @@ export * from './external-data.js';
 export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';
+export * from './storage-health.js';

@@ -1,14 +1,10 @@
-import type { ChannelContext, ChannelDriver, Logger } from '@parley/core';
+import { silentLogger, type ChannelContext, type ChannelDriver } from '@parley/core';
 import { MetaChannelAdapter } from '../adapter/meta-adapter.js';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { GraphClient } from '../graph/graph-client.js';
 import { linkAccount } from '../link/link-account.js';
 import { resolveMetaGraphOptions, type MetaDriverOptions } from '../options.js';
 import { webhookRoutes } from '../webhook/webhook-routes.js';
-
-const silentLogger: Logger = {
-  child: () => silentLogger, trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {}, fatal: () => {},
-};
 
 /**
  * Builds the social driver of one Meta channel from its profile: name and channel from the profile,

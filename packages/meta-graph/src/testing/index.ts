@@ -5,3 +5,4 @@
 export * from './mock-graph.js';
 export { signatureHeader } from '../security/signature.js';
 export * from './driver-harness.js';
+export * from './live-graph-test.js';

@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach } from 'node:test';
 
 /** One request the mock received, with its body decoded. */
 export interface RecordedGraphRequest {
@@ -38,8 +39,28 @@ type Answerer = GraphMockAnswer | ((request: RecordedGraphRequest) => GraphMockA
 
 /** Starts a mock Graph API on an ephemeral loopback port. */
 export async function startMockGraph(): Promise<MockGraph> {
+  const graph = createMockGraph();
+  await graph.listen();
+  return graph;
+}
+
+/**
+ * A mock Graph API for the enclosing suite (or file): listening before its first test, closed after
+ * its last, with routes and recorded requests forgotten before each test. Its `url` is readable once
+ * the suite runs.
+ */
+export function useMockGraph(): MockGraph {
+  const graph = createMockGraph();
+  before(() => graph.listen());
+  after(() => graph.close());
+  beforeEach(() => graph.reset());
+  return graph;
+}
+
+function createMockGraph(): MockGraph & { listen(): Promise<void> } {
   const routes = new Map<string, Answerer[]>();
   const requests: RecordedGraphRequest[] = [];
+  let port: number | undefined;
 
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -68,12 +89,17 @@ export async function startMockGraph(): Promise<MockGraph> {
       })();
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
 
   return {
-    url: `http://127.0.0.1:${port}`,
+    get url() {
+      if (port === undefined) throw new Error('the mock Graph API is not listening yet');
+      return `http://127.0.0.1:${port}`;
+    },
     requests,
+    async listen() {
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      port = (server.address() as AddressInfo).port;
+    },
     on(method, path, ...answers) {
       routes.set(`${method.toUpperCase()} ${path}`, answers);
     },

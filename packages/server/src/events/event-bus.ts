@@ -1,4 +1,4 @@
-import { newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type Logger } from '@parley/core';
+import { KeyedSerialQueue, newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type Logger } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 
 /** A consumer of channel events: the storage projector, the webhook engine. */
@@ -20,7 +20,7 @@ export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
  * message); instances proceed independently.
  */
 export class EventBus {
-  private readonly chains = new Map<string, Promise<void>>();
+  private readonly chains = new KeyedSerialQueue();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
   private resolveRuntime?: (id: string) => Promise<InstanceRuntime>;
 
@@ -50,7 +50,7 @@ export class EventBus {
   /** Accepts a payload from an adapter; never throws. */
   publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void {
     const event = { ...payload, id: newUlid(this.clock.now()), instance: instanceId, provider, receivedAt: this.clock.now() } as ChannelEvent;
-    void this.enqueue(instanceId, () => this.process(event));
+    void this.chains.run(instanceId, () => this.process(event));
   }
 
   /**
@@ -59,23 +59,12 @@ export class EventBus {
    * delivery status can never be applied before the message it belongs to.
    */
   run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
-    return this.enqueue(instanceId, task);
-  }
-
-  private enqueue<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
-    const previous = this.chains.get(instanceId) ?? Promise.resolve();
-    const result = previous.then(task);
-    const next = result.then(() => undefined, () => undefined);
-    this.chains.set(instanceId, next);
-    void next.finally(() => {
-      if (this.chains.get(instanceId) === next) this.chains.delete(instanceId);
-    });
-    return result;
+    return this.chains.run(instanceId, task);
   }
 
   /** Resolves when every event published so far has been processed. */
   async drain(): Promise<void> {
-    while (this.chains.size > 0) await Promise.allSettled([...this.chains.values()]);
+    await this.chains.idle();
   }
 
   private async process(event: ChannelEvent): Promise<void> {

@@ -1,10 +1,9 @@
-import { requireCapability } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { messageResponse, okResponse, s } from '../http/schema.js';
 import { keyParams } from '../schemas/common.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { connectedCapability } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Actions';
@@ -19,8 +18,7 @@ export function actionRoutes(ctx: ServerContext): RouteDefinition[] {
       query: s.object({ number: s.string({ pattern: '^\\+?\\d{6,15}$', description: 'Digits with country code.' }) }, ['number']),
       response: okResponse({ registered: s.boolean(), jid: s.string() }, ['registered']), errors: [409, 422],
       handler: async ({ scope, query }) => {
-        const contacts = requireCapability(scope.main, 'contacts');
-        ensureConnected(scope);
+        const contacts = connectedCapability(scope, 'contacts');
         const result = await contacts.isRegistered(query.number.replace(/^\+/, ''));
         return result.registered ? { registered: true, jid: result.jid } : { registered: false };
       },

@@ -4,7 +4,7 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
-import { ensureConnected, personJid } from './instance-guards.js';
+import { connectedCapability, ensureConnected, personJid } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Calls';
@@ -16,7 +16,6 @@ const callSchema = s.openObject({
 
 /** Spec 4.6: placing, accepting, rejecting and ending calls. Call progress arrives as `call` events. */
 export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
-  const calls = (rt: Scope) => requireCapability(rt.main, 'calls');
   // Channels that can only turn calls down expose `callReject`.
   const rejecter = (rt: Scope): CallRejectCapability => rt.main.capabilities.calls ?? requireCapability(rt.main, 'callReject');
   return [
@@ -29,8 +28,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(s.object({ callId: s.string(), peerJid: s.string() }, ['callId', 'peerJid'])), errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
         const peerJid = personJid(body.to, 'body.to');
-        const capability = calls(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'calls');
         const call = await capability.offer(peerJid, { isVideo: body.isVideo ?? false });
         return { data: { callId: call.callId, peerJid: call.peerJid } };
       },
@@ -44,8 +42,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(callSchema), errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
         const callFrom = personJid(body.callFrom, 'body.callFrom');
-        const capability = calls(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'calls');
         await capability.accept(body.callId, callFrom);
         return { data: { callId: body.callId, peerJid: callFrom, status: 'accept' } };
       },
@@ -73,8 +70,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
         const peerJid = personJid(body.peerJid, 'body.peerJid');
-        const capability = calls(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'calls');
         await capability.end(body.callId, peerJid);
         return { message: `Call ${body.callId} ended` };
       },

@@ -1,4 +1,4 @@
-import { requireCapability, ValidationError, type CatalogCapability, type ProductInput } from '@parley/core';
+import { ValidationError, type ProductInput } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -7,7 +7,7 @@ import {
   CATALOG_PAGE, collectionSchema, orderSchema, productCreateBody, productSchema, productUpdateBody,
 } from '../schemas/catalog.schemas.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { connectedCapability } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Business catalog';
@@ -18,12 +18,7 @@ const UNKNOWN_PRODUCT = 'Unknown product: 404 `product_not_found`.';
 
 /** Spec 4.12: the business catalog (products by cursor pages, collections) and order details. */
 export function catalogRoutes(_ctx: ServerContext): RouteDefinition[] {
-  /** The catalog capability of a connected instance (422 before 409, both before any side effect). */
-  const catalog = (rt: Scope): CatalogCapability => {
-    const capability = requireCapability(rt.main, 'catalog');
-    ensureConnected(rt);
-    return capability;
-  };
+  const catalog = (rt: Scope) => connectedCapability(rt, 'catalog');
   return [
     defineRoute<unknown, { limit: number; cursor?: string }, unknown, Scope>({
       method: 'get', path: '/{key}/business/catalog', operationId: 'listCatalogProducts', tag, auth: 'instance', params: keyParams,

@@ -1,11 +1,12 @@
-import { NotFoundError, requireCapability, toJid, type Chat, type Storage } from '@parley/core';
+import { requireCapability, toJid, type Storage } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, okResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema, messageRecordSchema } from '../schemas/message.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { connectedCapability } from './instance-guards.js';
+import { settledChat, storedChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Chats';
@@ -30,18 +31,6 @@ async function markIncomingRead(storage: Storage, instance: string, jid: string)
 
 /** Spec 4.5: chat list, paginated messages, update (mark read, pin), delete, presence, disappearing, privacy. */
 export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
-  const chats = (rt: Scope) => requireCapability(rt.main, 'chats');
-  const existingChat = async (rt: Scope, jid: string): Promise<Chat> => {
-    const chat = await ctx.storage.chats.get(rt.id, jid);
-    if (!chat) throw new NotFoundError(`chat ${jid}`, 'chat_not_found');
-    return chat;
-  };
-  /** The stored chat once every event emitted so far is applied (plus `task` in that order). */
-  const settledChat = (rt: Scope, jid: string, task?: () => Promise<void>) =>
-    ctx.bus.run(rt.id, async () => {
-      await task?.();
-      return existingChat(rt, jid);
-    });
   /**
    * The chat a path names. Instagram and Messenger key chats by the user's numeric id, which is no
    * phone number: a stored chat of exactly that id is taken as it is.
@@ -55,9 +44,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
    */
   const chatsOfChat = async (rt: Scope, jid: string) => {
     if (jid.includes('@')) {
-      const capability = chats(rt);
-      ensureConnected(rt);
-      return capability;
+      return connectedCapability(rt, 'chats');
     }
     const latest = (await ctx.storage.messages.listByChat(rt.id, jid, { page: 1, limit: 1 })).items[0];
     return requireCapability(rt.adapter(latest?.provider), 'chats');
@@ -95,11 +82,11 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params, query }) => {
         const jid = await chatIdOf(scope, params.jid);
         const capability = await chatsOfChat(scope, jid);
-        await existingChat(scope, jid);
+        await storedChat(ctx, scope.id, jid);
         if (query.action === 'pin') await capability.pin(jid, query.value);
         else await capability.markRead(jid, query.value);
         const read = query.action === 'markRead' && query.value;
-        return { data: await settledChat(scope, jid, read ? () => markIncomingRead(ctx.storage, scope.id, jid) : undefined) };
+        return { data: await settledChat(ctx, scope.id, jid, read ? () => markIncomingRead(ctx.storage, scope.id, jid) : undefined) };
       },
     }),
     defineRoute<{ jid: string }, unknown, unknown, Scope>({
@@ -111,7 +98,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params }) => {
         const jid = await chatIdOf(scope, params.jid);
         const capability = await chatsOfChat(scope, jid);
-        await existingChat(scope, jid);
+        await storedChat(ctx, scope.id, jid);
         await capability.delete(jid);
         await ctx.bus.run(scope.id, async () => undefined);
         return { message: `Chat ${jid} deleted` };
@@ -126,8 +113,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
         const jid = toJid(body.jid, 'body.jid');
-        const capability = chats(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'chats');
         await capability.subscribePresence(jid);
         return { message: `Subscribed to the presence of ${jid}` };
       },
@@ -144,10 +130,9 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(chatSchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
         const jid = toJid(body.jid, 'body.jid');
-        const capability = chats(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'chats');
         await capability.setDisappearing(jid, body.expiration);
-        return { data: await settledChat(scope, jid) };
+        return { data: await settledChat(ctx, scope.id, jid) };
       },
     }),
     defineRoute<unknown, unknown, unknown, Scope>({
@@ -157,8 +142,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
         + '`groupadd`, `calladd`, `messages`) with its value (`all`, `contacts`, `contact_blacklist`, `none`, `match_last_seen`…).',
       response: dataResponse(s.anyObject({ additionalProperties: s.string() })), errors: [409, 422],
       handler: async ({ scope }) => {
-        const capability = chats(scope);
-        ensureConnected(scope);
+        const capability = connectedCapability(scope, 'chats');
         return { data: await capability.privacy() };
       },
     }),

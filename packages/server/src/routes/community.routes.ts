@@ -1,43 +1,33 @@
-import { requireCapability, ValidationError, type CommunitiesCapability, type GroupSetting } from '@parley/core';
+import { ValidationError, type GroupSetting } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';
 import { keyParams, urlField } from '../schemas/common.schemas.js';
 import {
-  communitySchema, groupJidOf, groupParams, groupSchema, groupSettingField, inviteCodeField, inviteCodeOf, inviteInfoSchema, joinRequestSchema,
-  MAX_PARTICIPANTS, participantInput, participantJids, participantResultSchema, participantsField,
+  communitySchema, groupJidOf, groupParams, groupSchema, groupSettingField, inviteCodeField, inviteCodeOf, inviteInfoSchema, joinRequestActionBody,
+  joinRequestSchema, MAX_PARTICIPANTS, PARTICIPANT_RESULTS_DOC, participantInput, participantJids, participantResultsResponse,
+  participantsBody,
 } from '../schemas/group.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { changeAndAnswer, joinAnswer, setPictureAndAnswer } from './group-family.js';
+import { connectedCapability } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 type CommunityParams = { communityId: string };
 const tag = 'Communities';
 
 const params = groupParams('communityId');
-const resultsResponse = dataResponse(s.array(participantResultSchema));
 /** Disappearing-message timers WhatsApp offers: off, 24 hours, 7 days, 90 days. */
 export const EPHEMERAL_DURATIONS = [0, 86_400, 604_800, 7_776_000] as const;
-const RESULTS = 'Answers `data`: one `{jid, status}` per participant, in order (`200` done; other codes say why that participant was not changed).';
 const ADMIN = 'Only community admins may do this (403 `not_admin`).';
 const UNKNOWN = 'A community the instance is not a member of: 404 `community_not_found`.';
 const UPDATED = `Answers \`data\`: the updated community. ${ADMIN} ${UNKNOWN}`;
 
 /** Spec 4.11: communities, their members, invites, join requests, linked groups and settings. */
 export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
-  /** The communities capability of a connected instance (422 before 409, both before any side effect). */
-  const communities = (rt: Scope): CommunitiesCapability => {
-    const capability = requireCapability(rt.main, 'communities');
-    ensureConnected(rt);
-    return capability;
-  };
-  /** Runs a change, then answers the community as it now is. */
-  const changed = async (rt: Scope, id: string, change: (c: CommunitiesCapability, jid: string) => Promise<void>) => {
-    const capability = communities(rt);
-    const jid = groupJidOf(id);
-    await change(capability, jid);
-    return { data: await capability.get(jid) };
-  };
+  const communities = (rt: Scope) => connectedCapability(rt, 'communities');
+  const changed = changeAndAnswer(communities);
+  const setPicture = setPictureAndAnswer(ctx, communities);
   return [
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/community', operationId: 'listCommunities', tag, auth: 'instance', params: keyParams,
@@ -84,11 +74,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Set the community picture from a URL or data URI', description: `Answers \`data\`: the updated community (\`imgUrl\` where the channel gives it). ${ADMIN} ${UNKNOWN}`,
       body: s.object({ url: urlField }, ['url']),
       response: dataResponse(communitySchema), errors: [403, 409, 413, 422],
-      handler: async ({ scope, params: p, body }) => {
-        communities(scope);
-        const image = await ctx.media.resolve(body.url, 'body.url', 'image');
-        return changed(scope, p.communityId, (c, jid) => c.setPicture(jid, image));
-      },
+      handler: async ({ scope, params: p, body }) => setPicture(scope, p.communityId, body.url),
     }),
     defineRoute<CommunityParams, unknown, unknown, Scope>({
       method: 'post', path: '/{key}/community/{communityId}/invite', operationId: 'getCommunityInviteCode', tag, auth: 'instance', params,
@@ -98,9 +84,9 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<CommunityParams, unknown, { participants: (string | number)[] }, Scope>({
       method: 'delete', path: '/{key}/community/{communityId}/participants', operationId: 'removeCommunityParticipants', tag, auth: 'instance', params,
-      summary: 'Remove members', description: `They also leave its linked groups; the creator cannot be removed (\`403\`). ${RESULTS} ${ADMIN} ${UNKNOWN}`,
-      body: s.object({ participants: participantsField }, ['participants']),
-      response: resultsResponse, errors: [403, 409, 422],
+      summary: 'Remove members', description: `They also leave its linked groups; the creator cannot be removed (\`403\`). ${PARTICIPANT_RESULTS_DOC} ${ADMIN} ${UNKNOWN}`,
+      body: participantsBody,
+      response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(body.participants);
         return { data: await communities(scope).removeParticipants(groupJidOf(p.communityId), jids) };
@@ -114,9 +100,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       response: { anyOf: [dataResponse(communitySchema), messageResponse] }, errors: [409, 422],
       handler: async ({ scope, body }) => {
         const capability = communities(scope);
-        const jid = await capability.acceptInvite(inviteCodeOf(body.code));
-        const joined = (await capability.list()).find((c) => c.id === jid);
-        return joined ? { data: joined } : { message: `join request sent to ${jid}: an admin must approve it` };
+        return joinAnswer(await capability.acceptInvite(inviteCodeOf(body.code)), () => capability.list());
       },
     }),
     defineRoute<unknown, { code: string }, unknown, Scope>({
@@ -136,9 +120,9 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<CommunityParams, unknown, { participants: (string | number)[]; action: 'approve' | 'reject' }, Scope>({
       method: 'put', path: '/{key}/community/{communityId}/request_participants_list', operationId: 'handleCommunityJoinRequests', tag, auth: 'instance', params,
       summary: 'Approve or reject join requests',
-      description: `\`approve\` makes the requesters members; \`reject\` drops their requests. ${RESULTS} ${ADMIN} ${UNKNOWN}`,
-      body: s.object({ participants: participantsField, action: s.enum(['approve', 'reject']) }, ['participants', 'action']),
-      response: resultsResponse, errors: [403, 409, 422],
+      description: `\`approve\` makes the requesters members; \`reject\` drops their requests. ${PARTICIPANT_RESULTS_DOC} ${ADMIN} ${UNKNOWN}`,
+      body: joinRequestActionBody,
+      response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(body.participants);
         return { data: await communities(scope).handleJoinRequests(groupJidOf(p.communityId), jids, body.action) };

@@ -1,10 +1,10 @@
-import { NotFoundError, requireCapability, type Contact } from '@parley/core';
+import { NotFoundError, type Contact } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
-import { ensureConnected, personJid } from './instance-guards.js';
+import { connectedCapability, personJid } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Contacts';
@@ -17,12 +17,7 @@ const numberParams = keyAnd({ number: recipient });
 
 /** Spec 4.9: the address book (stored contacts, fed by events), blocking, about texts, sessions and LIDs. */
 export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
-  /** The contacts capability of a connected instance. */
-  const contacts = (rt: Scope) => {
-    const capability = requireCapability(rt.main, 'contacts');
-    ensureConnected(rt);
-    return capability;
-  };
+  const contacts = (rt: Scope) => connectedCapability(rt, 'contacts');
   const storedContact = async (rt: Scope, jid: string): Promise<Contact> => {
     const contact = await ctx.storage.contacts.get(rt.id, jid);
     if (!contact) throw new NotFoundError(`contact ${jid}`, 'contact_not_found');

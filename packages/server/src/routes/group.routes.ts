@@ -1,14 +1,15 @@
-import { CapabilityNotSupportedError, requireCapability, ValidationError, type GroupSetting, type GroupsCapability } from '@parley/core';
+import { CapabilityNotSupportedError, ValidationError, type GroupSetting, type GroupsCapability } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';
 import { keyParams, urlField } from '../schemas/common.schemas.js';
 import {
-  groupJidOf, groupParams, MAX_PARTICIPANTS, participantInput, groupSchema, groupSettingField, inviteCodeField, inviteCodeOf, inviteInfoSchema, joinRequestSchema,
-  participantJids, participantResultSchema, participantSchema, participantsField,
+  groupJidOf, groupParams, MAX_PARTICIPANTS, participantInput, groupSchema, groupSettingField, inviteCodeField, inviteCodeOf, inviteInfoSchema,
+  joinRequestActionBody, joinRequestSchema, PARTICIPANT_RESULTS_DOC, participantJids, participantResultsResponse, participantSchema, participantsBody,
 } from '../schemas/group.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { changeAndAnswer, joinAnswer, setPictureAndAnswer } from './group-family.js';
+import { connectedCapability } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 type GroupParams = { groupJid: string };
@@ -16,26 +17,20 @@ type Participants = { participants: (string | number)[] };
 const tag = 'Groups';
 
 const params = groupParams('groupJid');
-const participantsBody = s.object({ participants: participantsField }, ['participants']);
-const resultsResponse = dataResponse(s.array(participantResultSchema));
-const RESULTS = 'Answers `data`: one `{jid, status}` per participant, in order (`200` done; other codes say why that participant was not changed).';
 const ADMIN = 'Only group admins may do this (403 `not_admin`).';
 const UNKNOWN = 'A group the instance is not a member of: 404 `group_not_found`.';
 
 /** Spec 4.10: groups, their members, roles, join requests, invites and pictures. */
 export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
-  /** The groups capability of a connected instance (422 before 409, both before any side effect). */
-  const groups = (rt: Scope): GroupsCapability => {
-    const capability = requireCapability(rt.main, 'groups');
-    ensureConnected(rt);
-    return capability;
-  };
+  const groups = (rt: Scope) => connectedCapability(rt, 'groups');
   const extension = <K extends 'acceptInvite' | 'joinApproval'>(rt: Scope, name: K): NonNullable<GroupsCapability[K]> => {
     const capability = groups(rt);
     const method = capability[name];
     if (!method) throw new CapabilityNotSupportedError(rt.main.channel, `groups.${name}`);
     return method.bind(capability) as NonNullable<GroupsCapability[K]>;
   };
+  const changed = changeAndAnswer(groups);
+  const setPicture = setPictureAndAnswer(ctx, groups);
   return [
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/groups', operationId: 'listGroups', tag, auth: 'instance', params: keyParams,
@@ -66,10 +61,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(groupSchema), errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         if (body.name === undefined && body.description === undefined) throw new ValidationError('body must set name or description');
-        const capability = groups(scope);
-        const jid = groupJidOf(p.groupJid);
-        await capability.update(jid, { subject: body.name, description: body.description });
-        return { data: await capability.get(jid) };
+        return changed(scope, p.groupJid, (g, jid) => g.update(jid, { subject: body.name, description: body.description }));
       },
     }),
     defineRoute<GroupParams, { setting: GroupSetting }, unknown, Scope>({
@@ -78,12 +70,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       description: `\`announcement\`: only admins send; \`not_announcement\`: everyone sends; \`locked\`: only admins edit the info; \`unlocked\`: everyone edits it. Answers \`data\`: the updated group. ${ADMIN} ${UNKNOWN}`,
       query: s.object({ setting: groupSettingField }, ['setting']),
       response: dataResponse(groupSchema), errors: [403, 409, 422],
-      handler: async ({ scope, params: p, query }) => {
-        const capability = groups(scope);
-        const jid = groupJidOf(p.groupJid);
-        await capability.setting(jid, query.setting);
-        return { data: await capability.get(jid) };
-      },
+      handler: async ({ scope, params: p, query }) => changed(scope, p.groupJid, (g, jid) => g.setting(jid, query.setting)),
     }),
     defineRoute<GroupParams, unknown, unknown, Scope>({
       method: 'delete', path: '/{key}/groups/{groupJid}', operationId: 'leaveGroup', tag, auth: 'instance', params,
@@ -103,8 +90,8 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<GroupParams, unknown, Participants, Scope>({
       method: 'post', path: '/{key}/groups/{groupJid}/participants', operationId: 'addGroupParticipants', tag, auth: 'instance', params,
       summary: 'Add participants',
-      description: `${RESULTS} Admins only unless the group lets every member add (403 \`not_admin\`). ${UNKNOWN}`,
-      body: participantsBody, response: resultsResponse, errors: [403, 409, 422],
+      description: `${PARTICIPANT_RESULTS_DOC} Admins only unless the group lets every member add (403 \`not_admin\`). ${UNKNOWN}`,
+      body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(body.participants);
         return { data: await groups(scope).addParticipants(groupJidOf(p.groupJid), jids) };
@@ -112,8 +99,8 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<GroupParams, unknown, Participants, Scope>({
       method: 'delete', path: '/{key}/groups/{groupJid}/participants', operationId: 'removeGroupParticipants', tag, auth: 'instance', params,
-      summary: 'Remove participants', description: `${RESULTS} The creator cannot be removed (\`403\`). ${ADMIN} ${UNKNOWN}`,
-      body: participantsBody, response: resultsResponse, errors: [403, 409, 422],
+      summary: 'Remove participants', description: `${PARTICIPANT_RESULTS_DOC} The creator cannot be removed (\`403\`). ${ADMIN} ${UNKNOWN}`,
+      body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(body.participants);
         return { data: await groups(scope).removeParticipants(groupJidOf(p.groupJid), jids) };
@@ -122,9 +109,9 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<GroupParams, { action: 'promote' | 'demote' }, Participants, Scope>({
       method: 'patch', path: '/{key}/groups/{groupJid}/role', operationId: 'changeGroupRole', tag, auth: 'instance', params,
       summary: 'Promote members to admin, or demote admins',
-      description: `\`action\` = \`promote\` makes them \`admin\`; \`demote\` (Parley's value for demotion, which the spec leaves open) makes them regular members (\`admin\` null). The creator stays \`superadmin\` (\`403\` on demote). ${RESULTS} ${ADMIN} ${UNKNOWN}`,
+      description: `\`action\` = \`promote\` makes them \`admin\`; \`demote\` (Parley's value for demotion, which the spec leaves open) makes them regular members (\`admin\` null). The creator stays \`superadmin\` (\`403\` on demote). ${PARTICIPANT_RESULTS_DOC} ${ADMIN} ${UNKNOWN}`,
       query: s.object({ action: s.enum(['promote', 'demote']) }, ['action']),
-      body: participantsBody, response: resultsResponse, errors: [403, 409, 422],
+      body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, query, body }) => {
         const jids = participantJids(body.participants);
         const capability = groups(scope);
@@ -141,9 +128,9 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<GroupParams, unknown, Participants & { action: 'approve' | 'reject' }, Scope>({
       method: 'put', path: '/{key}/groups/{groupJid}/request_participants_list', operationId: 'handleGroupJoinRequests', tag, auth: 'instance', params,
       summary: 'Approve or reject join requests',
-      description: `\`approve\` makes the requesters members; \`reject\` drops their requests. ${RESULTS} ${ADMIN} ${UNKNOWN}`,
-      body: s.object({ participants: participantsField, action: s.enum(['approve', 'reject']) }, ['participants', 'action']),
-      response: resultsResponse, errors: [403, 409, 422],
+      description: `\`approve\` makes the requesters members; \`reject\` drops their requests. ${PARTICIPANT_RESULTS_DOC} ${ADMIN} ${UNKNOWN}`,
+      body: joinRequestActionBody,
+      response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(body.participants);
         return { data: await groups(scope).handleJoinRequests(groupJidOf(p.groupJid), jids, body.action) };
@@ -169,11 +156,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       description: 'Answers `data`: the group, once joined. When the group requires admin approval, the join becomes a pending request and the answer is `message` instead. Unknown code: 404 `invite_not_found`.',
       body: s.object({ code: inviteCodeField }, ['code']),
       response: { anyOf: [dataResponse(groupSchema), messageResponse] }, errors: [409, 422],
-      handler: async ({ scope, body }) => {
-        const jid = await extension(scope, 'acceptInvite')(inviteCodeOf(body.code));
-        const joined = (await groups(scope).list()).find((g) => g.id === jid);
-        return joined ? { data: joined } : { message: `join request sent to ${jid}: an admin must approve it` };
-      },
+      handler: async ({ scope, body }) => joinAnswer(await extension(scope, 'acceptInvite')(inviteCodeOf(body.code)), () => groups(scope).list()),
     }),
     defineRoute<GroupParams, unknown, { mode: 'on' | 'off' }, Scope>({
       method: 'patch', path: '/{key}/groups/{groupJid}/join-approval', operationId: 'setGroupJoinApproval', tag, auth: 'instance', params,
@@ -181,11 +164,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       description: `\`on\`: joining through the invite code becomes a join request. Answers \`data\`: the updated group. ${ADMIN} ${UNKNOWN}`,
       body: s.object({ mode: s.enum(['on', 'off']) }, ['mode']),
       response: dataResponse(groupSchema), errors: [403, 409, 422],
-      handler: async ({ scope, params: p, body }) => {
-        const jid = groupJidOf(p.groupJid);
-        await extension(scope, 'joinApproval')(jid, body.mode);
-        return { data: await groups(scope).get(jid) };
-      },
+      handler: async ({ scope, params: p, body }) => changed(scope, p.groupJid, (_g, jid) => extension(scope, 'joinApproval')(jid, body.mode)),
     }),
     defineRoute<GroupParams, unknown, { url: string }, Scope>({
       method: 'put', path: '/{key}/groups/{groupJid}/picture', operationId: 'setGroupPicture', tag, auth: 'instance', params,
@@ -193,25 +172,14 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       description: `Answers \`data\`: the updated group (\`imgUrl\` where the channel gives it). A locked group accepts this from admins only (403 \`not_admin\`). ${UNKNOWN}`,
       body: s.object({ url: urlField }, ['url']),
       response: dataResponse(groupSchema), errors: [403, 409, 413, 422],
-      handler: async ({ scope, params: p, body }) => {
-        const capability = groups(scope);
-        const jid = groupJidOf(p.groupJid);
-        const image = await ctx.media.resolve(body.url, 'body.url', 'image');
-        await capability.setPicture(jid, image);
-        return { data: await capability.get(jid) };
-      },
+      handler: async ({ scope, params: p, body }) => setPicture(scope, p.groupJid, body.url),
     }),
     defineRoute<GroupParams, unknown, unknown, Scope>({
       method: 'delete', path: '/{key}/groups/{groupJid}/picture', operationId: 'removeGroupPicture', tag, auth: 'instance', params,
       summary: 'Remove the group picture',
       description: `Answers \`data\`: the updated group. A locked group accepts this from admins only (403 \`not_admin\`). ${UNKNOWN}`,
       response: dataResponse(groupSchema), errors: [403, 409, 422],
-      handler: async ({ scope, params: p }) => {
-        const capability = groups(scope);
-        const jid = groupJidOf(p.groupJid);
-        await capability.removePicture(jid);
-        return { data: await capability.get(jid) };
-      },
+      handler: async ({ scope, params: p }) => changed(scope, p.groupJid, (g, jid) => g.removePicture(jid)),
     }),
   ];
 }

@@ -1,9 +1,20 @@
-import { ConflictError, toJid, ValidationError } from '@parley/core';
+import { ConflictError, requireCapability, toJid, ValidationError, type CapabilityName, type ChannelCapabilities } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 
 /** 409 `not_connected` unless the instance's main channel is connected (checked before any side effect). */
 export function ensureConnected(runtime: InstanceRuntime): void {
   if (!runtime.isConnected()) throw new ConflictError('the instance is not connected: connect it with POST /{key}/instance first', 'not_connected');
+}
+
+/**
+ * A capability of the instance's main channel, for an operation that needs the connection: 422
+ * `capability_not_supported` when the channel lacks it, then 409 `not_connected`, both before any
+ * side effect.
+ */
+export function connectedCapability<K extends CapabilityName>(runtime: InstanceRuntime, name: K): NonNullable<ChannelCapabilities[K]> {
+  const capability = requireCapability(runtime.main, name);
+  ensureConnected(runtime);
+  return capability;
 }
 
 /**

@@ -1,11 +1,12 @@
-import { NotFoundError, requireCapability, toJid } from '@parley/core';
+import { NotFoundError, toJid } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema } from '../schemas/message.schemas.js';
-import { ensureConnected } from './instance-guards.js';
+import { connectedCapability } from './instance-guards.js';
+import { settledChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Labels';
@@ -18,12 +19,7 @@ const labelSchema = s.openObject(labelMembers, ['id', 'name', 'color']);
 
 /** Spec 4.7: labels (WhatsApp Business) and the chats carrying them. */
 export function labelRoutes(ctx: ServerContext): RouteDefinition[] {
-  /** The labels capability of a connected instance. */
-  const labels = (rt: Scope) => {
-    const capability = requireCapability(rt.main, 'labels');
-    ensureConnected(rt);
-    return capability;
-  };
+  const labels = (rt: Scope) => connectedCapability(rt, 'labels');
   return [
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/labels', operationId: 'listLabels', tag, auth: 'instance', params: keyParams,
@@ -62,9 +58,7 @@ export function labelRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params, body }) => {
         const jid = toJid(body.to, 'body.to');
         await labels(scope).addToChat(params.labelId, jid);
-        const chat = await ctx.bus.run(scope.id, () => ctx.storage.chats.get(scope.id, jid));
-        if (!chat) throw new NotFoundError(`chat ${jid}`, 'chat_not_found');
-        return { data: chat };
+        return { data: await settledChat(ctx, scope.id, jid) };
       },
     }),
     defineRoute<{ labelId: string; number: string }, unknown, unknown, Scope>({

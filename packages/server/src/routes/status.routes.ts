@@ -1,11 +1,11 @@
-import { requireCapability, USER_SUFFIX, type MediaInput, type StatusCapability, type StatusStory } from '@parley/core';
+import { USER_SUFFIX, type MediaInput, type StatusCapability, type StatusStory } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, s } from '../http/schema.js';
 import { keyParams, urlField } from '../schemas/common.schemas.js';
 import { statusJidListField, statusStorySchema } from '../schemas/status.schemas.js';
-import { ensureConnected, personJid } from './instance-guards.js';
+import { connectedCapability, personJid } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Status stories';
@@ -17,12 +17,7 @@ const caption = s.string({ maxLength: 1024 });
 
 /** Spec 4.13: status stories (text, image, video, audio) and mentions in them. */
 export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
-  /** The status capability of a connected instance (422 before 409, both before any side effect). */
-  const status = (rt: Scope): StatusCapability => {
-    const capability = requireCapability(rt.main, 'status');
-    ensureConnected(rt);
-    return capability;
-  };
+  const status = (rt: Scope) => connectedCapability(rt, 'status');
   /** The story's audience as JIDs: the given list (each entry checked) or, when empty, every stored contact. */
   const audience = async (rt: Scope, list: string[] | undefined): Promise<string[]> => {
     if (list?.length) return list.map((entry, i) => personJid(entry, `body.statusJidList[${i}]`));

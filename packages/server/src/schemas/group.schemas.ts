@@ -1,5 +1,5 @@
 import { GROUP_SUFFIX } from '@parley/core';
-import { s } from '../http/schema.js';
+import { dataResponse, s } from '../http/schema.js';
 import { personJid } from '../routes/instance-guards.js';
 import { keyAnd } from './common.schemas.js';
 
@@ -42,6 +42,12 @@ export const participantResultSchema = s.openObject({
   status: s.string({ description: '`200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member.' }),
 }, ['jid', 'status']);
 
+/** The answer of a participant change: `data`, one result per participant. */
+export const participantResultsResponse = dataResponse(s.array(participantResultSchema));
+
+/** How {@link participantResultsResponse} reads, for route descriptions. */
+export const PARTICIPANT_RESULTS_DOC = 'Answers `data`: one `{jid, status}` per participant, in order (`200` done; other codes say why that participant was not changed).';
+
 /** A pending join request. */
 export const joinRequestSchema = s.openObject({
   jid: s.string(), requestTime: s.integer({ description: 'Unix seconds.' }), requestMethod: s.string(),
@@ -61,6 +67,12 @@ export const participantInput = {
 
 /** `participants`: 1 to 1024 numbers or JIDs. */
 export const participantsField = s.array(participantInput, { minItems: 1, maxItems: MAX_PARTICIPANTS });
+
+/** A body naming participants. */
+export const participantsBody = s.object({ participants: participantsField }, ['participants']);
+
+/** The body of approving or rejecting join requests. */
+export const joinRequestActionBody = s.object({ participants: participantsField, action: s.enum(['approve', 'reject']) }, ['participants', 'action']);
 
 /** Participants as JIDs; a group, broadcast or malformed entry is a 400 naming `body.participants[i]`. */
 export function participantJids(participants: (string | number)[], field = 'body.participants'): string[] {

@@ -35,24 +35,22 @@ class RoutedMessages implements MessageRepository {
   clear(instance: string) { return this.r(instance).clear(instance); }
 }
 
-class RoutedChats implements ChatRepository {
-  constructor(private readonly base: ChatRepository, private readonly a: Attachments) {}
-  private r(instance: string): ChatRepository {
-    return this.a.pick(instance)?.chats ?? this.base;
-  }
-  upsert(instance: string, chat: Partial<Chat> & { id: string }) { return this.r(instance).upsert(instance, chat); }
-  get(instance: string, id: string) { return this.r(instance).get(instance, id); }
-  list(instance: string) { return this.r(instance).list(instance); }
-  delete(instance: string, id: string) { return this.r(instance).delete(instance, id); }
-  clear(instance: string) { return this.r(instance).clear(instance); }
+/** The shape chat and contact repositories share: resources merged field by field, keyed by id per instance. */
+interface ResourceRepository<T extends { id: string }> {
+  upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T>;
+  get(instance: string, id: string): Promise<T | null>;
+  list(instance: string): Promise<T[]>;
+  delete(instance: string, id: string): Promise<boolean>;
+  clear(instance: string): Promise<void>;
 }
 
-class RoutedContacts implements ContactRepository {
-  constructor(private readonly base: ContactRepository, private readonly a: Attachments) {}
-  private r(instance: string): ContactRepository {
-    return this.a.pick(instance)?.contacts ?? this.base;
+/** Chats or contacts: those of an attached external database there, the rest in the main storage. */
+class RoutedResources<T extends { id: string }> implements ResourceRepository<T> {
+  constructor(private readonly base: ResourceRepository<T>, private readonly attached: (instance: string) => ResourceRepository<T> | undefined) {}
+  private r(instance: string): ResourceRepository<T> {
+    return this.attached(instance) ?? this.base;
   }
-  upsert(instance: string, contact: Partial<Contact> & { id: string }) { return this.r(instance).upsert(instance, contact); }
+  upsert(instance: string, resource: Partial<T> & { id: string }) { return this.r(instance).upsert(instance, resource); }
   get(instance: string, id: string) { return this.r(instance).get(instance, id); }
   list(instance: string) { return this.r(instance).list(instance); }
   delete(instance: string, id: string) { return this.r(instance).delete(instance, id); }
@@ -83,8 +81,8 @@ export class InstanceDataRouter implements Storage {
     this.state = base.state;
     this.deliveries = base.deliveries;
     this.messages = new RoutedMessages(base.messages, this.attachments);
-    this.chats = new RoutedChats(base.chats, this.attachments);
-    this.contacts = new RoutedContacts(base.contacts, this.attachments);
+    this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);
+    this.contacts = new RoutedResources<Contact>(base.contacts, (instance) => this.attachments.pick(instance)?.contacts);
   }
 
   /** Marks an instance as bound to an external database that is being connected. */

@@ -1,6 +1,5 @@
 import { NotFoundError, type Label, type LabelsCapability } from '@parley/core';
-import type { AdapterRuntime } from '../runtime.js';
-import { ownJid } from '../runtime.js';
+import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 
 /**

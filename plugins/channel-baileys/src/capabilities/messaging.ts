@@ -2,7 +2,7 @@ import {
   UpstreamError, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
-import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, type proto, type WAMessage } from '@whiskeysockets/baileys';
+import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { callLink, outboundPlan, SEND_TYPES } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
@@ -77,9 +77,12 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const media = content[type] as proto.Message.IImageMessage & { fileName?: string | null };
       if (!media?.directPath && !media?.url) return null;
       const socket = runtime.connection.openSocket();
+      const dispatcher = runtime.connection.downloadDispatcher();
       // Baileys derives the decryption keys from the member name; a video note decrypts as a video.
-      const message: WAMessage = { ...recordToWAMessage(record), message: type === 'ptvMessage' ? { videoMessage: content.ptvMessage } : content };
-      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger));
+      const message: WAMessage = {
+        ...recordToWAMessage(record), message: type === 'ptvMessage' ? proto.Message.fromObject({ videoMessage: content.ptvMessage }) : content,
+      };
+      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher));
       return { data, mimetype: media.mimetype || DEFAULT_MIME[type]!, ...(media.fileName ? { fileName: media.fileName } : {}) };
     },
   };

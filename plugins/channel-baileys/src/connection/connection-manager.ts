@@ -2,9 +2,11 @@ import {
   ConflictError, ServiceUnavailableError, UpstreamError, ValidationError, type AccountUser, type ChannelContext, type ConnectResult,
   type ConnectionState, type Logger,
 } from '@parley/core';
+import type { ConnectionOptions } from 'node:tls';
 import {
   ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata, type UserFacingSocketConfig,
 } from '@whiskeysockets/baileys';
+import type { Dispatcher } from 'undici';
 import { loadStorageAuthState, type StorageAuthState } from '../auth/storage-auth-state.js';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import { messageProto } from '../mapping/record.js';
@@ -16,7 +18,8 @@ import { normalizeJid } from '../util/jids.js';
 import { reconnectDelay } from './backoff.js';
 import { disconnectInfo } from './disconnect-reason.js';
 import { baileysLogger } from './logger-bridge.js';
-import { proxyAgents, redactProxy } from './proxy.js';
+import { mediaDispatcher } from './media-dispatcher.js';
+import { parseProxy, proxyAgents, redactProxy } from './proxy.js';
 
 /** What the connection manager needs. */
 export interface ConnectionDeps {
@@ -34,6 +37,8 @@ export interface ConnectionDeps {
   qrImage(qr: string): Promise<string>;
   /** Random number in [0, 1), for backoff jitter. */
   random(): number;
+  /** TLS options of media downloads through a proxy (an extra CA). */
+  mediaTls?: ConnectionOptions;
 }
 
 type Outcome = 'qr' | 'open';
@@ -58,6 +63,8 @@ class SessionLoggedOut extends ConflictError {
  */
 export class ConnectionManager {
   private socket: BaileysSocket | null = null;
+  /** Media downloads of the current socket go through the same proxy as the socket. */
+  private dispatcher: Dispatcher | undefined;
   private unlisten: (() => void) | null = null;
   private auth: StorageAuthState | null = null;
   private isOpen = false;
@@ -69,11 +76,19 @@ export class ConnectionManager {
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private readonly waiters = new Set<Waiter>();
   private stopped = false;
+  private healthSeeded = false;
+  /** Deletion of a logged-out session, while it runs. */
+  private clearing: Promise<void> | null = null;
 
   constructor(private readonly deps: ConnectionDeps) {}
 
   state(): ConnectionState {
     return { phoneConnected: this.isOpen, user: this.user, ...(this.failure ? { failure: { ...this.failure } } : {}) };
+  }
+
+  /** The undici dispatcher of the instance's proxy for media downloads; undefined without a proxy. */
+  downloadDispatcher(): Dispatcher | undefined {
+    return this.dispatcher;
   }
 
   /** The open socket; ConflictError (409) while the connection is not open. */
@@ -82,14 +97,11 @@ export class ConnectionManager {
     return this.socket;
   }
 
-  /** The socket whatever its state (for LID lookups that work from the stored mapping). */
-  currentSocket(): BaileysSocket | null {
-    return this.socket;
-  }
-
   async connect(): Promise<ConnectResult> {
     this.stopped = false;
-    for (let round = 0; ; round++) {
+    let retried = false;
+    for (;;) {
+      if (this.stopped) throw new ServiceUnavailableError('the instance was stopped');
       if (this.isOpen && this.socket) return this.connectedResult();
       if (this.qr && this.socket) return this.qrResult();
       if (!this.socket) {
@@ -105,7 +117,10 @@ export class ConnectionManager {
         return outcome === 'open' ? this.connectedResult() : this.qrResult();
       } catch (err) {
         // Stored creds that WhatsApp no longer accepts were cleared: one fresh start gets a new QR.
-        if (err instanceof SessionLoggedOut && round === 0) continue;
+        if (err instanceof SessionLoggedOut && !retried) {
+          retried = true;
+          continue;
+        }
         throw err;
       }
     }
@@ -124,6 +139,7 @@ export class ConnectionManager {
       this.attempts = 0;
       await this.start();
     }
+    if (this.stopped || !this.socket) throw new ServiceUnavailableError('the instance was stopped');
     // WhatsApp takes a pairing-code request once the login handshake is ready, which the first QR marks.
     if (!this.qr && !this.isOpen) await this.waitFor(this.deps.options.qrWaitMs);
     if (this.isOpen) throw new ConflictError('the instance connected with its stored session', 'already_connected');
@@ -149,12 +165,13 @@ export class ConnectionManager {
 
   async logout(): Promise<void> {
     const socket = this.socket;
-    const hadSession = this.isOpen || this.user !== null || socket !== null || this.auth?.restored === true;
+    const wasOpen = this.isOpen;
+    const hadSession = wasOpen || this.user !== null || socket !== null || this.auth?.restored === true;
     this.cancelReconnect();
     if (socket) {
       this.detach();
       try {
-        if (this.isOpen) await socket.logout();
+        if (wasOpen) await socket.logout();
         else await socket.end(undefined);
       } catch (err) {
         this.deps.logger.warn({ err }, 'logout request failed; clearing the local session anyway');
@@ -175,11 +192,18 @@ export class ConnectionManager {
 
   private async start(): Promise<void> {
     const { context, options } = this.deps;
+    // A new session must not start from creds that a logout is still deleting.
+    if (this.clearing) await this.clearing;
     const instance = await context.instance();
-    const agents = proxyAgents(instance.proxy);
+    const proxy = parseProxy(instance.proxy);
+    if (this.stopped) return;
     if (instance.proxy) this.deps.logger.info({ proxy: redactProxy(instance.proxy) }, 'connecting through proxy');
     this.auth ??= await loadStorageAuthState(context.storage.authState, context.instanceId, options.keyCacheSize);
-    this.deps.health.reset(instance.health);
+    // stop() may have run while storage was read; a socket made now would outlive the adapter.
+    if (this.stopped) return;
+    // The stored status seeds the monitor once; afterwards the monitor is the source of truth.
+    if (!this.healthSeeded) this.deps.health.reset(instance.health);
+    this.healthSeeded = true;
     const auth = this.auth;
     const config: UserFacingSocketConfig = {
       auth: auth.state,
@@ -192,13 +216,20 @@ export class ConnectionManager {
       emitOwnEvents: false,
       generateHighQualityLinkPreview: false,
       ...(options.version ? { version: options.version } : {}),
-      ...(agents ?? {}),
+      ...(proxy ? proxyAgents(proxy) : {}),
       getMessage: async (key) => {
         if (!key.id) return undefined;
         const record = await context.storage.messages.get(context.instanceId, key.id);
         return record ? messageProto(record.message) : undefined;
       },
-      cachedGroupMetadata: async (jid) => this.deps.groupCache.get(jid),
+      // Read-through: Baileys needs group members for every group send; one query serves many sends.
+      cachedGroupMetadata: async (jid) => {
+        const cached = this.deps.groupCache.get(jid);
+        if (cached || !this.socket) return cached;
+        const meta = await this.socket.groupMetadata(jid).catch(() => undefined);
+        if (meta) this.deps.groupCache.set(jid, meta);
+        return meta;
+      },
       // Baileys' default caches expire by time only; under heavy traffic they grow without bound.
       msgRetryCounterCache: new BoundedCache({ max: 10_000, ttlMs: 3_600_000 }),
       userDevicesCache: new BoundedCache({ max: 5_000, ttlMs: 300_000 }),
@@ -207,6 +238,7 @@ export class ConnectionManager {
     };
     const socket = this.deps.socketFactory(config);
     this.socket = socket;
+    this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.mediaTls) : undefined;
     const unlistenEvents = this.deps.listen(socket);
     const onUpdate = (update: Partial<WAConnectionState>) => void this.onUpdate(socket, update);
     const onCreds = () => {
@@ -305,10 +337,20 @@ export class ConnectionManager {
     this.user = null;
     this.failure = undefined;
     this.attempts = 0;
-    if (this.auth) await this.auth.clear();
-    else await this.deps.context.storage.authState.clear(this.deps.context.instanceId);
+    const auth = this.auth;
     this.auth = null;
-    await this.deps.onLoggedOut();
+    const { storage, instanceId } = this.deps.context;
+    const clearing = (async () => {
+      if (auth) await auth.clear();
+      else await storage.authState.clear(instanceId);
+      await this.deps.onLoggedOut();
+    })();
+    this.clearing = clearing;
+    try {
+      await clearing;
+    } finally {
+      if (this.clearing === clearing) this.clearing = null;
+    }
   }
 
   private async teardown(): Promise<void> {
@@ -324,6 +366,9 @@ export class ConnectionManager {
   private detach(): void {
     this.unlisten?.();
     this.unlisten = null;
+    // Downloads already running finish; the next socket gets its own dispatcher.
+    this.dispatcher?.close().catch((err: unknown) => this.deps.logger.debug({ err }, 'error while closing the media dispatcher'));
+    this.dispatcher = undefined;
     this.socket = null;
     this.isOpen = false;
     this.qr = null;

@@ -1,6 +1,6 @@
-import type { ChannelEventPayload, EventSink, Logger } from '@parley/core';
+import type { ChannelEventPayload, EventSink, InstanceFlags, Logger } from '@parley/core';
 import { STATUS_BROADCAST } from '@parley/core';
-import type { BaileysEventMap, GroupMetadata } from '@whiskeysockets/baileys';
+import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
@@ -20,8 +20,8 @@ export interface EventRouterDeps {
   logger: Logger;
   /** Mapping environment of a socket (own JIDs, LID resolution, clock). */
   env(socket: BaileysSocket): InboundEnv;
-  /** The instance's `receive_status_message` flag (read only when a status story arrives). */
-  receiveStatusMessages(): Promise<boolean>;
+  /** The instance's behaviour flags, read when a batch needs them (they change at run time). */
+  flags(): Promise<InstanceFlags>;
 }
 
 type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) => Promise<void> };
@@ -66,13 +66,22 @@ export class EventRouter {
     const { emit, health, labels, groupCache } = this.deps;
     const env = () => this.deps.env(socket);
     return {
-      'messages.upsert': async ({ messages }) => {
+      'messages.upsert': async ({ messages, type }) => {
+        let flags: InstanceFlags | undefined;
+        const toRead: WAMessageKey[] = [];
         for (const msg of messages) {
           const mapped = await mapInboundMessage(msg, env());
           if (mapped.kind === 'delete') emit({ type: 'message.delete', chatJid: mapped.chatJid, messageIds: [mapped.messageId] });
           if (mapped.kind !== 'message') continue;
-          if (mapped.message.chatJid === STATUS_BROADCAST && !(await this.deps.receiveStatusMessages())) continue;
+          const story = mapped.message.chatJid === STATUS_BROADCAST;
+          if (story || (type === 'notify' && !mapped.message.fromMe)) flags ??= await this.deps.flags();
+          if (story && !flags!.receiveStatusMessage) continue;
           emit({ type: 'message', message: mapped.message });
+          if (type === 'notify' && !mapped.message.fromMe && !story && flags!.markMessages) toRead.push(msg.key);
+        }
+        // `mark_messages`: new incoming messages are read at once (blue ticks for the sender).
+        if (toRead.length > 0) {
+          await socket.readMessages(toRead).catch((err: unknown) => this.deps.logger.warn({ err }, 'could not mark messages read'));
         }
       },
       'messages.update': async (updates) => {

@@ -1,7 +1,9 @@
-import { toJid, ValidationError, type MessageKey, type OutgoingContent, type OutgoingType, type SendRequest } from '@parley/core';
+import {
+  actionFlowButtons, buildVcard, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type MessageKey, type OutgoingContent,
+  type OutgoingType, type SendRequest,
+} from '@parley/core';
 import { CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey } from '@whiskeysockets/baileys';
-import { NATIVE_FLOW_NODES, actionButtons, interactive, pixButton, quickReplies } from './outbound-interactive.js';
-import { buildVcard } from './outbound-vcard.js';
+import { NATIVE_FLOW_NODES, nativeFlowMessage } from './outbound-interactive.js';
 
 /**
  * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
@@ -25,15 +27,8 @@ export const SEND_TYPES: Record<OutgoingType, true> = {
   poll: true, pix: true, event: true, pin: true, unpin: true, 'call-link': true, product: true, 'group-invite': true, 'request-phone': true,
 };
 
-/** Pin durations WhatsApp offers: 24 hours, 7 days, 30 days. */
-const PIN_DURATIONS = [86_400, 604_800, 2_592_000] as const;
 /** Invites sent as messages stay valid for three days, like the ones WhatsApp's apps send. */
 const INVITE_TTL_SECONDS = 3 * 86_400;
-
-/** The shortest pin duration WhatsApp offers that covers `seconds`. */
-export function pinDuration(seconds: number): (typeof PIN_DURATIONS)[number] {
-  return PIN_DURATIONS.find((d) => d >= seconds) ?? PIN_DURATIONS[PIN_DURATIONS.length - 1]!;
-}
 
 /** A WhatsApp call link for a token from `createCallLink`. */
 export function callLink(type: 'audio' | 'video', token: string): string {
@@ -57,7 +52,7 @@ export function outboundPlan(request: SendRequest, env: OutboundEnv): OutboundPl
     case 'pin':
       return {
         via: 'send', jid: content.target.remoteJid,
-        content: { pin: protoKey(content.target), type: proto.PinInChat.Type.PIN_FOR_ALL, time: pinDuration(content.duration) },
+        content: { pin: protoKey(content.target), type: proto.PinInChat.Type.PIN_FOR_ALL, time: pinDurationFor(content.duration) },
       };
     case 'unpin':
       return { via: 'send', jid: content.target.remoteJid, content: { pin: protoKey(content.target), type: proto.PinInChat.Type.UNPIN_FOR_ALL } };
@@ -71,6 +66,7 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
   const relay = (message: proto.IMessage, additionalNodes?: BinaryNode[]): OutboundPlan => ({
     via: 'relay', jid, message, ...(additionalNodes ? { additionalNodes } : {}),
   });
+  const flow = (input: Parameters<typeof nativeFlowMessage>[0]): OutboundPlan => relay(nativeFlowMessage(input), NATIVE_FLOW_NODES);
   switch (content.type) {
     case 'text':
       // Never let Baileys fetch URLs found in user text: previews come only from the `link` type.
@@ -121,19 +117,13 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
       });
     }
     case 'title':
-      return relay(interactive({ title: content.title, text: content.text, ...(content.footer ? { footer: content.footer } : {}), buttons: [] }), NATIVE_FLOW_NODES);
+      return flow({ title: content.title, text: content.text, footer: content.footer, buttons: [] });
     case 'button_reply':
-      return relay(interactive({
-        ...(content.header ? { title: content.header.title } : {}), text: content.text, ...(content.footer ? { footer: content.footer } : {}),
-        buttons: quickReplies(content.buttons),
-      }), NATIVE_FLOW_NODES);
+      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: quickReplyButtons(content.buttons) });
     case 'button_action':
-      return relay(interactive({
-        ...(content.header ? { title: content.header.title } : {}), text: content.text, ...(content.footer ? { footer: content.footer } : {}),
-        buttons: actionButtons(content.buttons),
-      }), NATIVE_FLOW_NODES);
+      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: actionFlowButtons(content.buttons) });
     case 'pix':
-      return relay(interactive({ title: content.title, text: content.text, buttons: [pixButton(content)] }), NATIVE_FLOW_NODES);
+      return flow({ title: content.title, text: content.text, buttons: [pixPaymentButton(content)] });
     case 'survey':
       // A survey lets each person pick one option; `poll` takes the count from the caller.
       return send({ poll: { name: content.name, values: content.options, selectableCount: 1 } });

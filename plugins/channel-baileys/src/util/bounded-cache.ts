@@ -32,10 +32,6 @@ export class BoundedCache<V = unknown> implements CacheStore {
     this.now = options.now ?? Date.now;
   }
 
-  get size(): number {
-    return this.entries.size;
-  }
-
   has(key: string): boolean {
     return this.read(key) !== undefined;
   }

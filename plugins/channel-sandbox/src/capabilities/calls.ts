@@ -92,12 +92,8 @@ export async function receiveCall(device: SandboxDevice, packet: CallPacket): Pr
 export class SandboxCalls implements CallsCapability {
   constructor(private readonly device: SandboxDevice) {}
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   async offer(to: string, options: { isVideo?: boolean } = {}): Promise<Call> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const peerJid = toJid(to, 'body.to');
     if (isGroupJid(peerJid) || !peerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number: the sandbox calls one number at a time');
     const peer = jidUser(peerJid);
@@ -125,7 +121,7 @@ export class SandboxCalls implements CallsCapability {
 
   /** Accepts or rejects an incoming call that is still ringing. */
   private async answer(callId: string, callFrom: string, action: 'accept' | 'reject'): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const caller = jidUser(callFrom);
     const call = await updateCalls(this.device, (calls) => {
       const found = calls[callId];
@@ -140,7 +136,7 @@ export class SandboxCalls implements CallsCapability {
   }
 
   async end(callId: string, peerJid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const peer = jidUser(peerJid);
     const call = await updateCalls(this.device, (calls) => {
       const found = calls[callId];

@@ -1,5 +1,5 @@
 import {
-  ConflictError, type CatalogCapability, type Collection, type Order, type Product, type ProductInput, type ProductPage,
+  type CatalogCapability, type Collection, type Order, type Product, type ProductInput, type ProductPage,
 } from '@parley/core';
 import { SandboxCatalogStore } from '../sandbox-catalog.js';
 import type { SandboxDevice } from '../sandbox-device.js';
@@ -15,37 +15,33 @@ export class SandboxCatalog implements CatalogCapability {
     this.store = new SandboxCatalogStore(device.ctx.storage, device.network, device.ctx.instanceId);
   }
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   async products(options: { limit: number; cursor?: string }): Promise<ProductPage> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.store.page(options.limit, options.cursor);
   }
 
   async collections(options: { limit: number }): Promise<Collection[]> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.store.collections(options.limit);
   }
 
   async createProduct(product: ProductInput): Promise<Product> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.store.create(product);
   }
 
   async updateProduct(productId: string, change: Partial<ProductInput>): Promise<Product> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.store.update(productId, change);
   }
 
   async deleteProduct(productId: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     await this.store.delete(productId);
   }
 
   async order(orderId: string, token: string): Promise<Order> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.store.order(orderId, token);
   }
 }

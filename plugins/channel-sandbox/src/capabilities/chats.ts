@@ -34,12 +34,8 @@ export function receiveEphemeral(device: SandboxDevice, packet: EphemeralPacket)
 export class SandboxChats implements ChatsCapability {
   constructor(private readonly device: SandboxDevice) {}
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   async markRead(jid: string, read: boolean): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     if (read) {
       await this.device.readChat(jid);
       this.device.ctx.emit({ type: 'chats.upsert', chats: [{ id: jid, unreadCount: 0 }] });
@@ -51,7 +47,7 @@ export class SandboxChats implements ChatsCapability {
   }
 
   async pin(jid: string, pinned: boolean): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const { state } = this.device.ctx.storage;
     await this.device.exclusive(PINNED, async () => {
       const list = (await state.get<string[]>(this.device.namespace, PINNED)) ?? [];
@@ -65,7 +61,7 @@ export class SandboxChats implements ChatsCapability {
   }
 
   async delete(jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const { state } = this.device.ctx.storage;
     await this.device.exclusive(PINNED, async () => {
       const list = (await state.get<string[]>(this.device.namespace, PINNED)) ?? [];
@@ -77,7 +73,7 @@ export class SandboxChats implements ChatsCapability {
   }
 
   async subscribePresence(jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const number = isGroupJid(jid) ? null : jidUser(jid);
     if (number !== null && !(await this.device.network.instanceOf(number))) {
       throw new NotFoundError(`number ${number} on the sandbox network`, 'number_not_registered');
@@ -94,7 +90,7 @@ export class SandboxChats implements ChatsCapability {
   }
 
   async setDisappearing(jid: string, expiration: number): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     if (!(DISAPPEARING_TIMERS as readonly number[]).includes(expiration)) {
       throw new ValidationError(`body.expiration must be one of ${DISAPPEARING_TIMERS.join(', ')}`);
     }
@@ -104,7 +100,7 @@ export class SandboxChats implements ChatsCapability {
   }
 
   async privacy(): Promise<PrivacySettings> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return (await this.device.ctx.storage.state.get<PrivacySettings>(this.device.namespace, 'privacy')) ?? { ...DEFAULT_PRIVACY };
   }
 }

@@ -66,7 +66,7 @@ export class SandboxConnection implements ConnectionCapability {
   }
 
   async resync(): Promise<void> {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
+    this.device.requireConnected();
     const { storage, instanceId } = this.device.ctx;
     const [chats, contacts] = await Promise.all([storage.chats.list(instanceId), storage.contacts.list(instanceId)]);
     this.device.ctx.emit({ type: 'history', messages: [], chats, contacts, isLatest: true, progress: 100 });

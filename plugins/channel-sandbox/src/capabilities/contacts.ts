@@ -1,5 +1,5 @@
 import {
-  ConflictError, NotFoundError, USER_SUFFIX, ValidationError, jidUser, type ContactStatus, type ContactsCapability, type LidMapping,
+  NotFoundError, USER_SUFFIX, ValidationError, jidUser, type ContactStatus, type ContactsCapability, type LidMapping,
 } from '@parley/core';
 import { lidOf, type SandboxDevice, type SandboxSession } from '../sandbox-device.js';
 import { phoneNamespace } from '../sandbox-network.js';
@@ -48,10 +48,6 @@ export async function establishSession(device: SandboxDevice, number: string): P
 export class SandboxContacts implements ContactsCapability {
   constructor(private readonly device: SandboxDevice) {}
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   /** The instance holding a number, or 404 when no sandbox instance holds it. */
   private async peerInstance(jid: string): Promise<string> {
     const number = jidUser(jid);
@@ -61,7 +57,7 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   async save(jid: string, name: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const { state } = this.device.ctx.storage;
     await this.device.exclusive(ADDRESS_BOOK, async () => {
       const book = (await state.get<Record<string, string>>(this.device.namespace, ADDRESS_BOOK)) ?? {};
@@ -73,7 +69,7 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   async remove(jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const { state } = this.device.ctx.storage;
     await this.device.exclusive(ADDRESS_BOOK, async () => {
       const book = (await state.get<Record<string, string>>(this.device.namespace, ADDRESS_BOOK)) ?? {};
@@ -93,7 +89,7 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   private async setBlocked(jid: string, blocked: boolean): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     if (jidUser(jid) === this.device.number) throw new ValidationError('path.number cannot be the instance\'s own number');
     // Only network users can be blocked; a number whose instance is gone can still be unblocked.
     if (blocked) await this.peerInstance(jid);
@@ -106,13 +102,13 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   async blocked(): Promise<string[]> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return blocklistOf(this.device);
   }
 
   /** The peer phone's about text; null when it has none or when it blocked this phone (as WhatsApp hides it). */
   async status(jid: string): Promise<ContactStatus> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const instanceId = await this.peerInstance(jid);
     if (await blockedBy(this.device, instanceId)) return { jid, status: null };
     const session = await this.device.ctx.storage.state.get<SandboxSession>(phoneNamespace(instanceId), 'session');
@@ -120,7 +116,7 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   async clearSession(jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     await this.peerInstance(jid);
     const number = jidUser(jid);
     const { state } = this.device.ctx.storage;
@@ -133,13 +129,13 @@ export class SandboxContacts implements ContactsCapability {
   }
 
   async resolveLids(lids: string[]): Promise<LidMapping[]> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const byLid = new Map((await this.device.network.numbers()).map((number) => [lidOf(number), `${number}${USER_SUFFIX}`]));
     return lids.map((lid) => ({ lid, jid: byLid.get(lid) ?? null }));
   }
 
   async isRegistered(number: string): Promise<{ registered: boolean; jid?: string }> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return (await this.device.network.instanceOf(number)) ? { registered: true, jid: `${number}${USER_SUFFIX}` } : { registered: false };
   }
 }

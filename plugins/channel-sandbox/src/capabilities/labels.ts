@@ -50,10 +50,6 @@ export async function forgetLabelledChat(device: SandboxDevice, jid: string): Pr
 export class SandboxLabels implements LabelsCapability {
   constructor(private readonly device: SandboxDevice) {}
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   /** Runs `change` on the label book atomically and saves it. */
   private update<T>(change: (book: LabelBook) => T): Promise<T> {
     return this.device.exclusive(LABELS, async () => {
@@ -71,12 +67,12 @@ export class SandboxLabels implements LabelsCapability {
   }
 
   async list(): Promise<Label[]> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return (await readBook(this.device)).labels;
   }
 
   async create(name: string, color?: number): Promise<Label> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.update((book) => {
       if (book.labels.length >= MAX_LABELS) throw new ConflictError(`an account has at most ${MAX_LABELS} labels`, 'label_limit');
       if (book.labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) throw new ConflictError(`a label named "${name}" exists`, 'label_exists');
@@ -90,14 +86,14 @@ export class SandboxLabels implements LabelsCapability {
   }
 
   async chats(labelId: string): Promise<string[]> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const book = await readBook(this.device);
     SandboxLabels.find(book, labelId);
     return book.chats[labelId] ?? [];
   }
 
   async addToChat(labelId: string, jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const labels = await this.update((book) => {
       SandboxLabels.find(book, labelId);
       const chats = (book.chats[labelId] ??= []);
@@ -108,7 +104,7 @@ export class SandboxLabels implements LabelsCapability {
   }
 
   async removeFromChat(labelId: string, jid: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const labels = await this.update((book) => {
       SandboxLabels.find(book, labelId);
       const chats = book.chats[labelId] ?? [];
@@ -120,7 +116,7 @@ export class SandboxLabels implements LabelsCapability {
   }
 
   async delete(labelId: string): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const changed = await this.update((book) => {
       SandboxLabels.find(book, labelId);
       const chats = book.chats[labelId] ?? [];

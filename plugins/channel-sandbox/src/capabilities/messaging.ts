@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
+  isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
@@ -18,17 +18,13 @@ import type { MessagePacket } from '../sandbox-packets.js';
 export class SandboxMessaging implements MessagingCapability {
   constructor(private readonly device: SandboxDevice) {}
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   supports(type: SendRequest['content']['type']): boolean {
     return SANDBOX_SEND_TYPES.has(type);
   }
 
   async send(request: SendRequest): Promise<MessageRecord> {
     const device = this.device;
-    this.ensureConnected();
+    this.device.requireConnected();
     const remoteJid = toJid(request.to, 'body.to');
     const nowMs = Date.now();
     const message = outgoingToProto(request.content, nowMs);
@@ -82,7 +78,7 @@ export class SandboxMessaging implements MessagingCapability {
   }
 
   async sendPresence(request: PresenceRequest): Promise<void> {
-    this.ensureConnected();
+    this.device.requireConnected();
     await this.device.network.send(jidUser(toJid(request.to, 'body.to')), { kind: 'presence', from: this.device.number, status: request.status });
   }
 
@@ -91,7 +87,7 @@ export class SandboxMessaging implements MessagingCapability {
    * simulates no call behind it: the link is only text to share.
    */
   async createCallLink(type: CallLinkType): Promise<string> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return `https://call.whatsapp.com/${type}/${randomBytes(16).toString('base64url')}`;
   }
 

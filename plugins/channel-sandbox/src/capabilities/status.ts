@@ -1,5 +1,5 @@
 import {
-  ConflictError, jidUser, newMessageId, NotFoundError, STATUS_BROADCAST, type MediaInput, type OutgoingContent, type StatusCapability,
+  jidUser, newMessageId, NotFoundError, STATUS_BROADCAST, type MediaInput, type OutgoingContent, type StatusCapability,
   type StatusStory,
 } from '@parley/core';
 import { outgoingToProto } from '../content/outgoing-to-proto.js';
@@ -37,12 +37,8 @@ export class SandboxStatus implements StatusCapability {
     return `${this.device.namespace}:stories`;
   }
 
-  private ensureConnected(): void {
-    if (!this.device.connected) throw new ConflictError('the instance is not connected', 'not_connected');
-  }
-
   text(text: string, statusJidList: string[], options: { backgroundColor?: string; font?: number } = {}): Promise<StatusStory> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const message = {
       extendedTextMessage: {
         text,
@@ -70,7 +66,7 @@ export class SandboxStatus implements StatusCapability {
    * their direct chat, and the story itself when it was not shared with them yet (as WhatsApp does).
    */
   async mention(jid: string, statusMsgId: string): Promise<StatusStory> {
-    this.ensureConnected();
+    this.device.requireConnected();
     const { storage } = this.device.ctx;
     const posted = await storage.state.get<PostedStory>(this.storiesNamespace, statusMsgId);
     const now = Math.floor(Date.now() / 1000);
@@ -96,7 +92,7 @@ export class SandboxStatus implements StatusCapability {
   }
 
   private postContent(type: StatusStory['type'], content: Extract<OutgoingContent, { media: MediaInput }>, statusJidList: string[]): Promise<StatusStory> {
-    this.ensureConnected();
+    this.device.requireConnected();
     return this.post(type, outgoingToProto(content, Date.now()), toWire(content.media), statusJidList);
   }
 

@@ -1,0 +1,354 @@
+/**
+ * bench/webhooks: the webhook engine (`@parley/webhooks`) delivering to a local keep-alive receiver
+ * (a bare node:http server in its own process answering 200), on memory and SQLite storage:
+ * - burst: N events enqueued through `engine.handle` (one ordered chain per instance, all instances at
+ *   once, as the event bus does), timed until the receiver got them all: deliveries/s and
+ *   enqueue-to-receive latency; beside the ceiling, a bare loop POSTing the same bodies and headers
+ *   with the engine's own HTTP client (`HttpSender`) at the same concurrency, in the same run;
+ * - paced: 500 events/s for a while, enqueue-to-receive p50/p99;
+ * - backlog (SQLite): the receiver down, 100,000 events enqueued, RSS before/after; then the receiver
+ *   up, everything delivered, RSS sampled during and after.
+ *
+ * Run: `npx tsc -b packages/webhooks plugins/webhook-native plugins/storage-sqlite plugins/storage-memory bench`
+ *      then `node --expose-gc bench/dist/webhooks/webhooks.bench.js`
+ * Env: BENCH_WEBHOOKS_N (burst events, default 5000), BENCH_WEBHOOKS_LANES (instances, 32),
+ *      BENCH_WEBHOOKS_PACED_SECONDS (10), BENCH_WEBHOOKS_BACKLOG (100000; 0 skips the backlog run),
+ *      BENCH_WEBHOOKS_STORAGE (memory,sqlite).
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { newSecret, newUlid, type ChannelEvent, type InstanceRecord, type Logger, type Storage } from '@parley/core';
+import { MemoryStorage } from '@parley/storage-memory';
+import { SqliteStorage } from '@parley/storage-sqlite';
+import { webhookEventFixtures } from '@parley/testkit';
+import { NativeFormat } from '@parley/webhook-native';
+import {
+  HttpSender, newWebhookSecret, resolveWebhookOptions, standardWebhookHeaders, WebhookEngine, deliveryId, type WebhookOptionsInput,
+} from '@parley/webhooks';
+import { machine, percentile, rssMiB, table } from '../support/measure.js';
+
+const N = Number(process.env.BENCH_WEBHOOKS_N ?? 5_000);
+const LANES = Number(process.env.BENCH_WEBHOOKS_LANES ?? 32);
+const PACED_RATE = 500;
+const PACED_SECONDS = Number(process.env.BENCH_WEBHOOKS_PACED_SECONDS ?? 10);
+const BACKLOG = Number(process.env.BENCH_WEBHOOKS_BACKLOG ?? 100_000);
+const STORAGES = (process.env.BENCH_WEBHOOKS_STORAGE ?? 'memory,sqlite').split(',');
+const OPTIONS: WebhookOptionsInput = {};
+const CONCURRENCY = resolveWebhookOptions(OPTIONS).concurrency;
+const USER_AGENT = resolveWebhookOptions(OPTIONS).userAgent;
+
+const now = () => performance.timeOrigin + performance.now();
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const gc = () => (globalThis as { gc?: () => void }).gc?.();
+const heapMiB = () => Math.round((process.memoryUsage().heapUsed / 1048576) * 10) / 10;
+const silent: Logger = { child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
+const dir = mkdtempSync(join(tmpdir(), 'parley-bench-webhooks-'));
+process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+
+/** The receiver process and its IPC commands. */
+class Receiver {
+  private constructor(private readonly child: ChildProcess, readonly url: string) {}
+
+  static async start(): Promise<Receiver> {
+    const child = fork(fileURLToPath(new URL('./receiver.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const { port } = await Receiver.next<{ port: number }>(child, 'listening');
+    return new Receiver(child, `http://127.0.0.1:${port}`);
+  }
+
+  private static next<T>(child: ChildProcess, cmd: string): Promise<T> {
+    return new Promise((resolve) => {
+      const on = (message: { cmd: string }) => {
+        if (message.cmd !== cmd) return;
+        child.off('message', on);
+        resolve(message as T);
+      };
+      child.on('message', on);
+    });
+  }
+
+  /** Resolves once `count` requests arrived since the last reset. */
+  expect(count: number): Promise<unknown> {
+    const reached = Receiver.next(this.child, 'reached');
+    this.child.send({ cmd: 'expect', count });
+    return reached;
+  }
+
+  async times(): Promise<[string, number][]> {
+    const answer = Receiver.next<{ times: [string, number][] }>(this.child, 'times');
+    this.child.send({ cmd: 'dump' });
+    return (await answer).times;
+  }
+
+  reset(): void {
+    this.child.send({ cmd: 'reset' });
+  }
+
+  async down(): Promise<void> {
+    const done = Receiver.next(this.child, 'isDown');
+    this.child.send({ cmd: 'down' });
+    await done;
+  }
+
+  async up(): Promise<void> {
+    const done = Receiver.next(this.child, 'isUp');
+    this.child.send({ cmd: 'up' });
+    await done;
+  }
+
+  stop(): void {
+    this.child.disconnect();
+  }
+}
+
+const receiver = await Receiver.start();
+const fixture = webhookEventFixtures();
+const textFixture = fixture.events['message-text'];
+if (textFixture.type !== 'message') throw new Error('fixture message-text is not a message');
+const textMessage = textFixture.message;
+
+let storageSeq = 0;
+async function openStorage(kind: string): Promise<Storage> {
+  const storage = kind === 'sqlite' ? new SqliteStorage({ file: join(dir, `bench-${++storageSeq}.sqlite`) }) : new MemoryStorage();
+  await storage.init();
+  return storage;
+}
+
+/** `lanes` instances, each with its own URL (one lane each). */
+async function createInstances(storage: Storage, lanes = LANES): Promise<InstanceRecord[]> {
+  const instances: InstanceRecord[] = [];
+  for (let i = 0; i < lanes; i++) {
+    const instance: InstanceRecord = {
+      ...fixture.instance, id: `ins_bench_${storageSeq}_${i}`, key: newSecret(), webhookSecret: newWebhookSecret(),
+      webhook: { ...fixture.instance.webhook, allowWebhook: true, allowNumber: 'all', webhookFormat: 'native', webhookMessage: `${receiver.url}/lane/${i}` },
+    };
+    await storage.instances.create(instance);
+    instances.push(instance);
+  }
+  return instances;
+}
+
+function textEvent(instance: InstanceRecord, n: number): ChannelEvent {
+  return {
+    type: 'message', provider: 'whatsapp', id: newUlid(), instance: instance.id, receivedAt: Date.now(),
+    message: { ...textMessage, id: `3EB0BENCH${String(n).padStart(12, '0')}`, content: { type: 'text', body: `benchmark message ${n}` } },
+  };
+}
+
+function engineOn(storage: Storage, options: WebhookOptionsInput = OPTIONS): WebhookEngine {
+  return new WebhookEngine({
+    storage, formats: [new NativeFormat()], logger: silent, clock: { now: () => Date.now() },
+    host: { dataDir: dir, publicUrl: 'https://parley.example', allowPrivateUrls: true }, options,
+  });
+}
+
+/** The event id inside a delivery id `msg_<event id>_<hash>`. */
+const eventIdOf = (deliveryId: string) => deliveryId.split('_')[1]!;
+
+interface Figures {
+  rate: number;
+  p50: number;
+  p99: number;
+  /** CPU time of this process per delivery (user + system, µs): insensitive to other load on the machine. */
+  cpuUs: number;
+}
+
+function figures(count: number, seconds: number, latencies: number[], cpu: NodeJS.CpuUsage): Figures {
+  return {
+    rate: Math.round(count / seconds), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)),
+    cpuUs: Math.round((cpu.user + cpu.system) / count),
+  };
+}
+
+/** Latency of each received delivery from the time its event was handed over. */
+async function latencies(handedAt: Map<string, number>): Promise<number[]> {
+  const times = await receiver.times();
+  if (times.length !== handedAt.size) throw new Error(`receiver got ${times.length} requests for ${handedAt.size} events`);
+  return times.map(([id, at]) => at - handedAt.get(eventIdOf(id))!);
+}
+
+/** Burst: N events handed over as fast as the engine takes them, one chain per instance. */
+async function burst(kind: string, lanes = LANES): Promise<Figures & { enqueueRate: number }> {
+  const storage = await openStorage(kind);
+  const instances = await createInstances(storage, lanes);
+  const engine = engineOn(storage);
+  engine.start();
+  receiver.reset();
+  const reached = receiver.expect(N);
+  const handedAt = new Map<string, number>();
+  const cpu = process.cpuUsage();
+  const started = now();
+  await Promise.all(instances.map(async (instance, lane) => {
+    for (let n = lane; n < N; n += lanes) {
+      const event = textEvent(instance, n);
+      handedAt.set(event.id, now());
+      await engine.handle(event, instance);
+    }
+  }));
+  const enqueued = now();
+  await reached;
+  const seconds = (now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  const result = { ...figures(N, seconds, await latencies(handedAt), used), enqueueRate: Math.round(N / ((enqueued - started) / 1000)) };
+  await engine.stop();
+  await storage.close();
+  return result;
+}
+
+/** The ceiling: the same bodies and headers POSTed by a bare loop with the engine's HTTP client, `CONCURRENCY` at a time. */
+async function ceiling(): Promise<Figures> {
+  const context = { instance: fixture.instance, serviceTag: 'parley', mediaUrl: (id: string) => `https://parley.example/{key}/message/${id}/media` };
+  const format = new NativeFormat();
+  const secret = newWebhookSecret();
+  const requests = Array.from({ length: N }, (_, n) => {
+    const event = textEvent({ ...fixture.instance, id: `ins_bench_ceiling_${n % LANES}` }, n);
+    const url = `${receiver.url}/lane/${n % LANES}`;
+    const id = deliveryId(event.id, 'native', url);
+    const body = JSON.stringify(format.render(event, context));
+    return { eventId: event.id, url, body, headers: { 'content-type': 'application/json', ...standardWebhookHeaders(id, Math.floor(Date.now() / 1000), body, secret) } };
+  });
+  const sender = new HttpSender(true, USER_AGENT, CONCURRENCY);
+  receiver.reset();
+  const reached = receiver.expect(N);
+  const handedAt = new Map<string, number>();
+  let next = 0;
+  const cpu = process.cpuUsage();
+  const started = now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+    while (next < requests.length) {
+      const request = requests[next++]!;
+      handedAt.set(request.eventId, now());
+      // A signal per request, as the engine gives each attempt its own.
+      const answer = await sender.post(request.url, request.headers, request.body, 15_000, new AbortController().signal);
+      if (answer.status !== 200) throw new Error(`ceiling: HTTP ${answer.status}`);
+    }
+  }));
+  await reached;
+  const seconds = (now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  sender.destroy();
+  return figures(N, seconds, await latencies(handedAt), used);
+}
+
+/** Paced: PACED_RATE events/s spread over the instances for PACED_SECONDS. */
+async function paced(kind: string): Promise<Figures> {
+  const storage = await openStorage(kind);
+  const instances = await createInstances(storage);
+  const engine = engineOn(storage);
+  engine.start();
+  const total = PACED_RATE * PACED_SECONDS;
+  receiver.reset();
+  const reached = receiver.expect(total);
+  const handedAt = new Map<string, number>();
+  const chains = instances.map(() => Promise.resolve());
+  const cpu = process.cpuUsage();
+  const started = now();
+  for (let n = 0; n < total;) {
+    const due = Math.min(total, Math.floor(((now() - started) / 1000) * PACED_RATE) + 1);
+    for (; n < due; n++) {
+      const lane = n % LANES;
+      const event = textEvent(instances[lane]!, n);
+      chains[lane] = chains[lane]!.then(() => {
+        handedAt.set(event.id, now());
+        return engine.handle(event, instances[lane]!);
+      });
+    }
+    await sleep(1000 / PACED_RATE);
+  }
+  await Promise.all(chains);
+  await reached;
+  const result = figures(total, (now() - started) / 1000, await latencies(handedAt), process.cpuUsage(cpu));
+  await engine.stop();
+  await storage.close();
+  return result;
+}
+
+/** Backlog: receiver down, BACKLOG events queued in SQLite, then delivered; RSS along the way. */
+async function backlog(): Promise<{ rss: Record<string, number>; enqueueRate: number; deliverRate: number }> {
+  const storage = await openStorage('sqlite');
+  const instances = await createInstances(storage);
+  // Failed heads retry every second, never dead-lettered while the receiver is down.
+  const engine = engineOn(storage, { retry: { schedule: Array.from({ length: 100 }, () => 1_000), jitter: 0 } });
+  engine.start();
+  await receiver.down();
+  receiver.reset();
+  gc();
+  const rss: Record<string, number> = { before: rssMiB(), heapBefore: heapMiB() };
+  const started = now();
+  await Promise.all(instances.map(async (instance, lane) => {
+    for (let n = lane; n < BACKLOG; n += LANES) await engine.handle(textEvent(instance, n), instance);
+  }));
+  const enqueueRate = Math.round(BACKLOG / ((now() - started) / 1000));
+  gc();
+  rss.queued = rssMiB();
+  rss.heapQueued = heapMiB();
+  const pending = (await Promise.all(instances.map((i) => engine.stats(i.id)))).reduce((sum, s) => sum + s.totalPending, 0);
+  if (pending !== BACKLOG) throw new Error(`backlog: ${pending} pending of ${BACKLOG}`);
+  const reached = receiver.expect(BACKLOG);
+  let peak = 0;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB());
+  }, 250);
+  const delivering = now();
+  await receiver.up();
+  await reached;
+  const deliverRate = Math.round(BACKLOG / ((now() - delivering) / 1000));
+  clearInterval(sampler);
+  rss.peakDelivering = Math.max(peak, rssMiB());
+  await engine.stop();
+  gc();
+  rss.delivered = rssMiB();
+  rss.heapDelivered = heapMiB();
+  await storage.close();
+  gc();
+  rss.closed = rssMiB();
+  return { rss, enqueueRate, deliverRate };
+}
+
+const date = new Date().toISOString().slice(0, 10);
+console.log(`\n### bench/webhooks — ${date}, ${machine()}; ${LANES} instances (lanes), concurrency ${CONCURRENCY}, native format\n`);
+
+const top = await ceiling(); // warm-up of the receiver and the client
+const rows: (string | number)[][] = [];
+for (const kind of STORAGES) {
+  const engineRun = await burst(kind);
+  const bare = await ceiling();
+  rows.push([
+    kind, LANES, engineRun.rate, bare.rate, `${Math.round((engineRun.rate / bare.rate) * 100)}%`, engineRun.cpuUs, bare.cpuUs,
+    `${Math.round((bare.cpuUs / engineRun.cpuUs) * 100)}%`, engineRun.enqueueRate, engineRun.p50, engineRun.p99, bare.p50, bare.p99,
+  ]);
+}
+for (const kind of STORAGES) {
+  // One instance and URL: strict order, one request at a time (no ceiling at concurrency 1 to compare with).
+  const single = await burst(kind, 1);
+  rows.push([kind, 1, single.rate, '', '', single.cpuUs, '', '', single.enqueueRate, single.p50, single.p99, '', '']);
+}
+void top;
+console.log(`Burst of ${N} events:\n`);
+console.log(table([
+  'storage', 'lanes', 'engine deliveries/s', 'ceiling req/s', 'engine / ceiling', 'engine CPU µs/delivery', 'ceiling CPU µs/req', 'ceiling CPU / engine CPU',
+  'enqueue events/s', 'engine p50 ms', 'engine p99 ms', 'ceiling p50 ms', 'ceiling p99 ms',
+], rows));
+
+const pacedRows: (string | number)[][] = [];
+for (const kind of PACED_SECONDS > 0 ? STORAGES : []) {
+  const run = await paced(kind);
+  pacedRows.push([kind, run.rate, run.p50, run.p99, run.cpuUs]);
+}
+console.log(`\nPaced ${PACED_RATE} events/s for ${PACED_SECONDS} s (enqueue to receive):\n`);
+console.log(table(['storage', 'delivered/s', 'p50 ms', 'p99 ms', 'CPU µs/delivery'], pacedRows));
+
+if (BACKLOG > 0) {
+  const run = await backlog();
+  console.log(`\nBacklog of ${BACKLOG} events on SQLite with the receiver down, then delivered (RSS MiB${(globalThis as { gc?: unknown }).gc ? ', after a full GC' : ''}):\n`);
+  console.log(table([
+    'RSS before', 'RSS queued', 'RSS peak while delivering', 'RSS delivered', 'RSS storage closed', 'JS heap before / queued / delivered',
+    'enqueue events/s', 'backlog deliveries/s',
+  ], [[
+    run.rss.before!, run.rss.queued!, run.rss.peakDelivering!, run.rss.delivered!, run.rss.closed!,
+    `${run.rss.heapBefore} / ${run.rss.heapQueued} / ${run.rss.heapDelivered}`, run.enqueueRate, run.deliverRate,
+  ]]));
+}
+receiver.stop();

@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Delivery, NewDelivery, Storage } from '@parley/core';
+import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
+import { backends, createInstance, engineFor, eventually, textEvent } from './support/harness.js';
+
+/** Records the queue calls the engine makes, passing them through to the real storage. */
+function spyOn(storage: Storage) {
+  const enqueues: NewDelivery[][] = [];
+  const claims: Delivery[][] = [];
+  const instanceReads: string[] = [];
+  const { deliveries, instances } = storage;
+  const enqueue = deliveries.enqueue.bind(deliveries);
+  const claim = deliveries.claim.bind(deliveries);
+  const get = instances.get.bind(instances);
+  let failEnqueue: Error | null = null;
+  deliveries.enqueue = async (batch) => {
+    enqueues.push(batch);
+    if (failEnqueue) throw failEnqueue;
+    return enqueue(batch);
+  };
+  deliveries.claim = async (options) => {
+    const claimed = await claim(options);
+    claims.push(claimed);
+    return claimed;
+  };
+  instances.get = async (id) => {
+    instanceReads.push(id);
+    return get(id);
+  };
+  return {
+    enqueues, claims, instanceReads,
+    failNextEnqueues(error: Error | null) {
+      failEnqueue = error;
+    },
+  };
+}
+
+for (const backend of backends()) {
+  describe(`engine batching (${backend.name} storage)`, () => {
+    let storage: Storage;
+    let receiver: HttpReceiver;
+    let spy: ReturnType<typeof spyOn>;
+
+    before(async () => {
+      storage = await backend.open();
+      spy = spyOn(storage);
+      receiver = await startHttpReceiver();
+    });
+    after(async () => {
+      await receiver.close();
+      await storage.close();
+    });
+
+    it('events handed over in one event-loop turn are written in one enqueue call, in order, before handle resolves', async () => {
+      const engine = engineFor(storage);
+      const instances = await Promise.all([1, 2, 3].map((n) => createInstance(storage, { webhookMessage: `${receiver.url}/batch-${n}` })));
+      const events = instances.map((instance, n) => textEvent(instance, n));
+      const before = spy.enqueues.length;
+      await Promise.all(events.map((event, n) => engine.handle(event, instances[n]!)));
+      assert.equal(spy.enqueues.length, before + 1);
+      assert.deepEqual(spy.enqueues.at(-1)!.map((d) => d.eventId), events.map((e) => e.id));
+      for (const instance of instances) assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 1, 'persisted when handle resolved');
+      // A later turn is a new batch.
+      await engine.handle(textEvent(instances[0]!, 9), instances[0]!);
+      assert.equal(spy.enqueues.length, before + 2);
+      for (const instance of instances) await storage.deliveries.clear(instance.id);
+    });
+
+    it('a failed batch write rejects every handle of the batch, and nothing is queued', async () => {
+      const engine = engineFor(storage);
+      const instances = await Promise.all([1, 2].map((n) => createInstance(storage, { webhookMessage: `${receiver.url}/fail-${n}` })));
+      spy.failNextEnqueues(new Error('disk full'));
+      const results = await Promise.allSettled(instances.map((instance, n) => engine.handle(textEvent(instance, n), instance)));
+      spy.failNextEnqueues(null);
+      assert.deepEqual(results.map((r) => r.status), ['rejected', 'rejected']);
+      for (const r of results) assert.equal((r as PromiseRejectedResult).reason.message, 'disk full');
+      for (const instance of instances) assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 0);
+    });
+
+    it('a burst is claimed in shared rounds and each instance is read once per second, not per attempt', async () => {
+      const engine = engineFor(storage);
+      const instances = await Promise.all([1, 2, 3, 4].map((n) => createInstance(storage, { webhookMessage: `${receiver.url}/burst-${n}` })));
+      const perLane = 10;
+      const claimsBefore = spy.claims.length;
+      const readsBefore = spy.instanceReads.length;
+      await Promise.all(instances.map(async (instance) => {
+        for (let n = 0; n < perLane; n++) await engine.handle(textEvent(instance, n), instance);
+      }));
+      engine.start();
+      await eventually(async () => {
+        const stats = await Promise.all(instances.map((i) => storage.deliveries.stats(i.id)));
+        return stats.reduce((sum, s) => sum + s.totalSent, 0);
+      }, (sent) => sent === instances.length * perLane);
+      await engine.stop();
+      const claims = spy.claims.slice(claimsBefore).filter((c) => c.length > 0);
+      assert.equal(claims.reduce((sum, c) => sum + c.length, 0), instances.length * perLane);
+      // Four lanes' heads are ready together at the start: the first round takes all of them.
+      assert.equal(claims[0]!.length, instances.length);
+      const reads = spy.instanceReads.slice(readsBefore);
+      assert.ok(reads.length < instances.length * perLane, `${reads.length} instance reads for ${instances.length * perLane} attempts`);
+      assert.deepEqual([...new Set(reads)].sort(), instances.map((i) => i.id).sort());
+    });
+  });
+}

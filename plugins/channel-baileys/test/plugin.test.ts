@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Tokens } from '@parley/core';
+import { container } from 'tsyringe';
+import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
+import { reconnectDelay } from '../src/connection/backoff.js';
+import { createHarness, quietLogger } from './harness.js';
+
+describe('plugin and driver', () => {
+  it('the manifest registers a main-channel driver named whatsapp under Tokens.ChannelDriver', async () => {
+    assert.deepStrictEqual([plugin.name, plugin.kind, plugin.coreVersion], ['@parley/channel-baileys', 'channel', '^0.1.0']);
+    const child = container.createChildContainer();
+    await plugin.register({
+      container: child, options: {}, logger: quietLogger(), host: { dataDir: '/tmp', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false },
+    });
+    const drivers = child.resolveAll(Tokens.ChannelDriver);
+    assert.deepStrictEqual(drivers.map((d) => [d.name, d.channel, d.role]), [['whatsapp', 'whatsapp', 'main']]);
+  });
+
+  it('creating an adapter does no I/O: no socket before connect', async () => {
+    const h = await createHarness();
+    assert.equal(h.sockets.all.length, 0);
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null });
+    assert.equal(h.adapter.channel, 'whatsapp');
+    await h.adapter.stop();
+  });
+
+  it('options get their defaults', () => {
+    assert.deepStrictEqual(resolveOptions({ reconnect: { maxAttempts: 3 }, keyCacheSize: 10 }), {
+      reconnect: { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
+      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 30_000, logLevel: 'warn',
+      health: { failedSendThreshold: 3, failedSendWindowMs: 600_000 },
+    });
+    assert.equal(typeof createBaileysDriver().create, 'function');
+  });
+
+  it('backoff doubles from the base, is capped, and jitter only shortens it', () => {
+    const policy = { maxAttempts: 10, baseDelayMs: 1000, maxDelayMs: 10_000, jitter: 0.2 };
+    assert.deepStrictEqual([1, 2, 3, 4, 5, 6].map((n) => reconnectDelay(policy, n, () => 0)), [1000, 2000, 4000, 8000, 10_000, 10_000]);
+    assert.deepStrictEqual([1, 5].map((n) => reconnectDelay(policy, n, () => 0.999999)), [800, 8000]);
+  });
+});

@@ -1,0 +1,76 @@
+import { decodeStored, encodeStored, mergeChat, mergeContact, type Chat, type ChatRepository, type Contact, type ContactRepository } from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+/** Where and how one kind of resource is stored. Table and column names are constants of this file, never input. */
+interface ResourceTable<T> {
+  table: string;
+  /** The column holding the JSON document. */
+  column: string;
+  /** Columns written beside the document, from the merged document, for `order`. */
+  sortColumns: Record<string, (resource: T) => number>;
+  /** `ORDER BY` of `list`. */
+  order: string;
+  /** The core merge of the repository contract (given fields over the stored resource or the defaults). */
+  merge(current: T | null, patch: Partial<T> & { id: string }): T;
+}
+
+/**
+ * Chats and contacts: one row per (instance, id) holding the resource as JSON. An upsert reads,
+ * merges and writes in one transaction, so concurrent upserts never lose fields.
+ */
+class SqliteResourceRepository<T extends { id: string }> {
+  private readonly insert: string;
+
+  constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T>) {
+    const columns = ['instance', 'id', ...Object.keys(spec.sortColumns), spec.column];
+    this.insert = `INSERT OR REPLACE INTO ${spec.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+  }
+
+  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+    return this.db.transaction(() => {
+      const merged = this.spec.merge(this.read(instance, resource.id), resource);
+      const text = encodeStored(merged);
+      const sortValues = Object.values(this.spec.sortColumns).map((value) => value(merged));
+      this.db.run(this.insert, [instance, resource.id, ...sortValues, text]);
+      return decodeStored<T>(text);
+    });
+  }
+
+  async get(instance: string, id: string): Promise<T | null> {
+    return this.read(instance, id);
+  }
+
+  async list(instance: string): Promise<T[]> {
+    const { table, column, order } = this.spec;
+    return this.db.all<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = ? ORDER BY ${order}`, [instance])
+      .map((row) => decodeStored<T>(row[column]!));
+  }
+
+  async delete(instance: string, id: string): Promise<boolean> {
+    return this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = ? AND id = ?`, [instance, id]) > 0;
+  }
+
+  async clear(instance: string): Promise<void> {
+    this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = ?`, [instance]);
+  }
+
+  private read(instance: string, id: string): T | null {
+    const { table, column } = this.spec;
+    const row = this.db.get<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = ? AND id = ?`, [instance, id]);
+    return row ? decodeStored<T>(row[column]!) : null;
+  }
+}
+
+/** Chats, most recent activity first (the `timestamp` column), ties by id. */
+export class SqliteChatRepository extends SqliteResourceRepository<Chat> implements ChatRepository {
+  constructor(db: SqliteDatabase) {
+    super(db, { table: 'chats', column: 'chat', sortColumns: { timestamp: (chat) => chat.timestamp }, order: 'timestamp DESC, id', merge: mergeChat });
+  }
+}
+
+/** Contacts, ordered by id. */
+export class SqliteContactRepository extends SqliteResourceRepository<Contact> implements ContactRepository {
+  constructor(db: SqliteDatabase) {
+    super(db, { table: 'contacts', column: 'contact', sortColumns: {}, order: 'id', merge: mergeContact });
+  }
+}
