@@ -43,7 +43,7 @@ export class WebhookEngine {
   private readonly worker: DeliveryWorker;
   private readonly sender: HttpSender;
   private stopHousekeeping: (() => Promise<void>) | null = null;
-  /** Deliveries handed over in the current event-loop turn, written together by {@link persist}. */
+  /** Deliveries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
   private flushing: Promise<void> | null = null;
 
@@ -84,14 +84,16 @@ export class WebhookEngine {
   }
 
   /**
-   * Group commit: the deliveries of every event handed over in one event-loop turn (instances are
-   * handled concurrently) are written in one `enqueue` call, one storage transaction; each caller
-   * resolves only once its deliveries are written. A lane's events never share a batch out of order:
-   * the bus hands an instance's next event over only after the previous one resolved.
+   * Group commit: deliveries handed over together — by events of several instances whose handling
+   * resumed in the same tick, as after the previous batch was written — go to storage in one
+   * `enqueue` call (one transaction). The batch is written one microtask after its first delivery, so
+   * a lone event waits for nothing. Each caller resolves only once its own deliveries are written. A
+   * lane's events never share a batch out of order: the bus hands an instance's next event over only
+   * after the previous one resolved.
    */
   private persist(deliveries: NewDelivery[]): Promise<void> {
     this.batch.push(...deliveries);
-    this.flushing ??= new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
+    this.flushing ??= Promise.resolve().then(() => {
       const batch = this.batch;
       this.batch = [];
       this.flushing = null;
