@@ -90,7 +90,7 @@ describe('replies (spec 4.3)', () => {
     },
     {
       type: 'title', body: () => ({ to: p.bob.number, title: 'Note', text: 'See above' }),
-      member: () => ['interactiveMessage', { header: { title: 'Note', hasMediaAttachment: false }, body: { text: 'See above' }, nativeFlowMessage: { buttons: [], messageVersion: 1 } }],
+      member: () => ['interactiveMessage', { header: { title: 'Note', hasMediaAttachment: false }, body: { text: 'See above' }, nativeFlowMessage: { messageVersion: 1 } }],
       content: () => ({ type: 'unsupported', typeName: 'interactiveMessage' }),
     },
     {

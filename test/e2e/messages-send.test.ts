@@ -230,7 +230,7 @@ describe('sending every message type (spec 4.2)', () => {
     p.expectSent(record, {
       interactiveMessage: {
         header: { title: 'Order #41', hasMediaAttachment: false }, body: { text: 'Your order shipped' }, footer: { text: 'Acme' },
-        nativeFlowMessage: { buttons: [], messageVersion: 1 },
+        nativeFlowMessage: { messageVersion: 1 },
       },
     });
     const got = await p.received(record.key.id);

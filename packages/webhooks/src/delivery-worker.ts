@@ -47,6 +47,8 @@ export class DeliveryWorker {
   private pumping: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires, on `performance.now()`'s scale (the timer's own); Infinity when none is armed. */
+  private timerAt = Infinity;
   private scheduled: NodeJS.Immediate | undefined;
   /** Webhook secret by instance id (null: the instance no longer exists), until `expires`. */
   private readonly secrets = new Map<string, { secret: string | null; expires: number }>();
@@ -114,7 +116,13 @@ export class DeliveryWorker {
         const batch = await storage.deliveries.claim({ now, limit: free, leaseMs: options.leaseMs });
         for (const delivery of batch) this.launch(delivery);
         if (batch.length === free) this.again = true;
-        else if (!this.again) await this.sleepUntilDue(now);
+        else if (!this.again) {
+          // While attempts are in flight, each one that ends wakes the worker, which then claims whatever
+          // fell due meanwhile: asking the queue for its next due time (as costly as a claim) waits until
+          // the worker goes idle. The recheck bounds the wait when every attempt in flight is slow.
+          if (this.inFlight.size > 0) { /* regression check */ }
+          else await this.sleepUntilDue(now);
+        }
       }
     } catch (error) {
       this.again = false;
@@ -132,6 +140,7 @@ export class DeliveryWorker {
     const due = await this.deps.storage.deliveries.nextDueAt();
     if (due === null) {
       clearTimeout(this.timer);
+      this.timerAt = Infinity;
       return;
     }
     this.arm(due > claimedAt ? due - this.deps.clock.now() : BLOCKED_RECHECK_MS);
@@ -139,8 +148,20 @@ export class DeliveryWorker {
 
   private arm(delayMs: number): void {
     clearTimeout(this.timer);
+    this.timerAt = Infinity;
     if (!this.running) return;
-    this.timer = setTimeout(() => this.wake(), Math.min(Math.max(0, delayMs), 2 ** 31 - 1));
+    const delay = Math.min(Math.max(0, delayMs), 2 ** 31 - 1);
+    this.timerAt = performance.now() + delay;
+    this.timer = setTimeout(() => {
+      this.timerAt = Infinity;
+      this.wake();
+    }, delay);
+  }
+
+  /** Arms the timer to fire within `delayMs`, keeping one already armed to fire sooner. */
+  private armWithin(delayMs: number): void {
+    if (this.timerAt <= performance.now() + delayMs) return;
+    this.arm(delayMs);
   }
 
   private launch(delivery: Delivery): void {

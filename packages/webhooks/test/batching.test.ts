@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Delivery, NewDelivery, Storage } from '@parley/core';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
-import { backends, createInstance, engineFor, eventually, textEvent } from './support/harness.js';
+import { backends, createInstance, engineFor, eventually, gate, textEvent } from './support/harness.js';
 
 /** Records the queue calls the engine makes, passing them through to the real storage. */
 function spyOn(storage: Storage) {
@@ -100,6 +100,34 @@ for (const backend of backends()) {
       const reads = spy.instanceReads.slice(readsBefore);
       assert.ok(reads.length < instances.length * perLane, `${reads.length} instance reads for ${instances.length * perLane} attempts`);
       assert.deepEqual([...new Set(reads)].sort(), instances.map((i) => i.id).sort());
+    });
+
+    it('a retry falling due while another lane\'s attempt hangs is sent without waiting for that attempt', async () => {
+      // The hanging attempt would time out after 5 s; the worker must not wait for it to send the retry.
+      const engine = engineFor(storage, { timeoutMs: 5_000, leaseMs: 12_000, retry: { schedule: [50] } });
+      const slow = await startHttpReceiver();
+      const retried = gate();
+      let attempts = 0;
+      receiver.respond((request) => (request.url === '/retry' && ++attempts === 1 ? { status: 500 } : {}));
+      slow.respond(async () => {
+        await retried.wait;
+        return {};
+      });
+      const [hanging, failing] = await Promise.all([
+        createInstance(storage, { webhookMessage: `${slow.url}/hang` }),
+        createInstance(storage, { webhookMessage: `${receiver.url}/retry` }),
+      ]);
+      engine.start();
+      await engine.handle(textEvent(hanging, 1), hanging);
+      await slow.waitFor(1);
+      await engine.handle(textEvent(failing, 2), failing);
+      await eventually(async () => attempts, (n) => n === 2);
+      retried.open();
+      await eventually(() => storage.deliveries.stats(hanging.id), (s) => s.totalSent === 1);
+      await engine.stop();
+      await slow.close();
+      assert.deepEqual(await storage.deliveries.stats(hanging.id).then(({ totalSent, totalFailed }) => ({ totalSent, totalFailed })), { totalSent: 1, totalFailed: 0 });
+      assert.deepEqual(await storage.deliveries.stats(failing.id).then(({ totalSent, totalFailed }) => ({ totalSent, totalFailed })), { totalSent: 1, totalFailed: 1 });
     });
   });
 }

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { CapabilityNotSupportedError, requireCapability, type MediaInput } from '@parley/core';
 import type { GroupMetadata } from '@whiskeysockets/baileys';
-import type { FakeSocket } from './fake-socket.js';
-import { boom } from './fake-socket.js';
+import { boom, type FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;

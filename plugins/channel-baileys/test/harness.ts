@@ -5,7 +5,7 @@ import { MemoryStorage } from '@parley/storage-memory';
 import type { Contact } from '@whiskeysockets/baileys';
 import type { BaileysAdapter } from '../src/baileys.adapter.js';
 import { createBaileysDriver, type BaileysDriverInput } from '../src/baileys.driver.js';
-import { FakeSockets, type FakeSocket } from './fake-socket.js';
+import { FakeSockets, type FakeSocket } from '../src/testing/index.js';
 
 export const INSTANCE_ID = 'ins_01JD7Q4X9M2K8V3T6R5P0N1B2C';
 export const OWN_NUMBER = '5511900000001';

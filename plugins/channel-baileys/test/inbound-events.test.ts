@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { proto, type WAMessageUpdate } from '@whiskeysockets/baileys';
-import type { FakeSocket } from './fake-socket.js';
+import type { FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
@@ -204,6 +204,17 @@ describe('presence, calls, groups, chats, contacts, history', () => {
       { type: 'chats.upsert', chats: [{ id: PEER_JID, name: 'Maria Silva', timestamp: T, unreadCount: 2 }] },
       { type: 'chats.upsert', chats: [{ id: GROUP_JID, unreadCount: 0, pinned: true, archived: true }] },
       { type: 'chats.delete', jids: [GROUP_JID] },
+    ]);
+  });
+
+  it('chats.update unread counts: an increment per received message is left to the message events; -1 (marked unread) is one unread', async () => {
+    socket.emit('chats.update', [
+      { id: PEER_JID, conversationTimestamp: T + 5, unreadCount: 1 },
+      { id: '5511977776666@s.whatsapp.net', unreadCount: -1 },
+    ]);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { type: 'chats.upsert', chats: [{ id: PEER_JID, timestamp: T + 5 }, { id: '5511977776666@s.whatsapp.net', unreadCount: 1 }] },
     ]);
   });
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { defaultInstanceFlags, type ChannelEventPayload, type InboundMessage } from '@parley/core';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
-import type { FakeSocket } from './fake-socket.js';
+import type { FakeSocket } from '../src/testing/index.js';
 import {
   connectOpen, createHarness, GROUP_JID, OWN_JID, OWN_LID, OWN_NUMBER, PEER, PEER_JID, PEER_LID, type Harness,
 } from './harness.js';

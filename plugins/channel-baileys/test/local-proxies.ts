@@ -33,15 +33,21 @@ function track(server: Server | HttpServer): Set<Socket> {
   return sockets;
 }
 
-/** Joins a client socket to the local target both ways; the target stands in for every remote host. */
-function tunnel(client: Socket, targetPort: number, head: Buffer, established: Buffer): void {
+/**
+ * Joins a client socket to the local target both ways; the target stands in for every remote host.
+ * When the target cannot be reached the client gets `refused`, or is dropped without an answer.
+ */
+function tunnel(client: Socket, targetPort: number, head: Buffer, established: Buffer, refused?: Buffer): void {
   const upstream = connect(targetPort, '127.0.0.1', () => {
     client.write(established);
     if (head.length > 0) upstream.write(head);
     upstream.pipe(client);
     client.pipe(upstream);
   });
-  upstream.on('error', () => client.destroy());
+  upstream.on('error', () => {
+    if (refused) client.end(refused);
+    else client.destroy();
+  });
   client.on('error', () => upstream.destroy());
 }
 
@@ -66,15 +72,19 @@ export interface ConnectSeen {
   authorization: string | undefined;
 }
 
-/** An HTTP proxy that tunnels every CONNECT to `targetPort` on 127.0.0.1 and refuses plain requests. */
-export async function startHttpProxy(targetPort: number): Promise<LocalServer<ConnectSeen>> {
+/**
+ * An HTTP proxy that tunnels every CONNECT to `targetPort` on 127.0.0.1 and refuses plain requests.
+ * An unreachable target is answered 502, or with `drop` the connection is closed without an answer.
+ */
+export async function startHttpProxy(targetPort: number, options: { drop?: boolean } = {}): Promise<LocalServer<ConnectSeen>> {
   const seen: ConnectSeen[] = [];
   const server = createHttpServer((_req, res) => {
     res.writeHead(405).end();
   });
   server.on('connect', (req, client: Socket, head: Buffer) => {
     seen.push({ target: req.url ?? '', authorization: req.headers['proxy-authorization'] });
-    tunnel(client, targetPort, head, Buffer.from('HTTP/1.1 200 Connection Established\r\n\r\n'));
+    const refused = options.drop ? undefined : Buffer.from('HTTP/1.1 502 Bad Gateway\r\ncontent-length: 0\r\n\r\n');
+    tunnel(client, targetPort, head, Buffer.from('HTTP/1.1 200 Connection Established\r\n\r\n'), refused);
   });
   const sockets = track(server);
   return { port: await listen(server), seen, close: closer(server, sockets) };

@@ -72,15 +72,17 @@ describe('media downloads through the instance proxy (Baileys downloads with the
     }
   });
 
-  it('a proxy that refuses the tunnel fails the download with a 502 upstream error, not a direct download', async () => {
-    const proxy = await startHttpProxy(1);
-    const before = host.seen.length;
-    try {
-      await assert.rejects(download(`http://127.0.0.1:${proxy.port}`), { status: 502, code: 'upstream_error' });
-      assert.deepStrictEqual(proxy.seen.map((s) => s.target), ['mmg.whatsapp.net:443']);
-      assert.equal(host.seen.length, before);
-    } finally {
-      await proxy.close();
-    }
-  });
+  for (const drop of [false, true]) {
+    it(`a proxy that cannot reach the media host (${drop ? 'drops the connection' : 'answers 502'}): one attempt, a 502 upstream error, no direct download`, async () => {
+      const proxy = await startHttpProxy(1, { drop });
+      const before = host.seen.length;
+      try {
+        await assert.rejects(download(`http://127.0.0.1:${proxy.port}`), { status: 502, code: 'upstream_error' });
+        assert.deepStrictEqual(proxy.seen.map((s) => s.target), ['mmg.whatsapp.net:443']);
+        assert.equal(host.seen.length, before);
+      } finally {
+        await proxy.close();
+      }
+    });
+  }
 });

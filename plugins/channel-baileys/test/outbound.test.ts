@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import type { MediaInput, MessageRecord, OutgoingContent, OutgoingType, SendRequest } from '@parley/core';
 import { proto } from '@whiskeysockets/baileys';
-import type { FakeSocket } from './fake-socket.js';
+import type { FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, type Harness } from './harness.js';
 
 function media(data: string, mimetype: string, fileName?: string): MediaInput {

@@ -89,7 +89,9 @@ export function pixPaymentButton(pix: Extract<OutgoingContent, { type: 'pix' }>)
 
 /**
  * WhatsApp's `interactiveMessage` member: an optional header title, the body text, an optional
- * footer and native-flow buttons (none for a titled message).
+ * footer and native-flow buttons (none for a titled message). An empty `buttons` list is left out,
+ * as the proto's JSON form leaves out empty repeated fields, so stored records match what a phone
+ * (and the Baileys channel) keeps.
  */
 export function interactiveMessage(input: { title?: string; text: string; footer?: string; buttons: NativeFlowButton[] }): Record<string, unknown> {
   return {
@@ -97,7 +99,7 @@ export function interactiveMessage(input: { title?: string; text: string; footer
       ...(input.title ? { header: { title: input.title, hasMediaAttachment: false } } : {}),
       body: { text: input.text },
       ...(input.footer ? { footer: { text: input.footer } } : {}),
-      nativeFlowMessage: { buttons: input.buttons, messageVersion: 1 },
+      nativeFlowMessage: { ...(input.buttons.length > 0 ? { buttons: input.buttons } : {}), messageVersion: 1 },
     },
   };
 }

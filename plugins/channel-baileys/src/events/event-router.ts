@@ -6,7 +6,7 @@ import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
 import { mapInboundMessage, type InboundEnv } from '../mapping/inbound-message.js';
 import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
-import { chatChange, contactChange, groupChange, toGroup } from '../mapping/resources.js';
+import { chatChange, chatUpdateChange, contactChange, groupChange, toGroup } from '../mapping/resources.js';
 import type { BaileysSocket } from '../socket.js';
 import type { BoundedCache } from '../util/bounded-cache.js';
 import { normalizeJid } from '../util/jids.js';
@@ -133,8 +133,8 @@ export class EventRouter {
       },
       'contacts.upsert': async (contacts) => this.emitContacts(contacts),
       'contacts.update': async (contacts) => this.emitContacts(contacts),
-      'chats.upsert': async (chats) => this.emitChats(chats),
-      'chats.update': async (chats) => this.emitChats(chats),
+      'chats.upsert': async (chats) => this.emitChats(chats.map(chatChange)),
+      'chats.update': async (updates) => this.emitChats(updates.map(chatUpdateChange)),
       'chats.delete': async (jids) => {
         if (jids.length > 0) emit({ type: 'chats.delete', jids });
       },
@@ -163,8 +163,8 @@ export class EventRouter {
     if (changes.length > 0) this.deps.emit({ type: 'contacts.upsert', contacts: changes } satisfies ChannelEventPayload);
   }
 
-  private emitChats(chats: Parameters<typeof chatChange>[0][]): void {
-    const changes = chats.map(chatChange).filter((c) => c !== undefined);
+  private emitChats(mapped: ReturnType<typeof chatChange>[]): void {
+    const changes = mapped.filter((c) => c !== undefined);
     if (changes.length > 0) this.deps.emit({ type: 'chats.upsert', chats: changes });
   }
 }

@@ -112,6 +112,20 @@ export function chatChange(chat: WAChat | ChatUpdate): (Partial<Chat> & { id: st
   return change;
 }
 
+/**
+ * The chat fields of a `chats.update`. There Baileys writes a positive `unreadCount` as an increment
+ * (one per message it just received), which the host already counts from the message events; 0 means
+ * read on the phone, and -1 marked unread, which WhatsApp offers only on a read chat: one unread.
+ */
+export function chatUpdateChange(update: ChatUpdate): (Partial<Chat> & { id: string }) | undefined {
+  const change = chatChange({ ...update, unreadCount: undefined });
+  if (!change) return undefined;
+  const unread = update.unreadCount;
+  if (unread === 0) change.unreadCount = 0;
+  else if (typeof unread === 'number' && unread < 0) change.unreadCount = 1;
+  return change;
+}
+
 /** A full chat (history sync), defaults filled the way the chat repository fills them. */
 export function fullChat(chat: WAChat): Chat | undefined {
   const change = chatChange(chat);

@@ -1,9 +1,10 @@
 import { EventEmitter } from 'node:events';
 import {
   addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, type BaileysEventEmitter, type BaileysEventMap, type Contact,
-  type SocketConfig, type UserFacingSocketConfig, type WAMediaUploadFunction,
+  type UserFacingSocketConfig, type WAMediaUploadFunction,
 } from '@whiskeysockets/baileys';
-import type { BaileysSocket, SocketFactory } from '../src/socket.js';
+import type { BaileysSocket, SocketFactory } from '../socket.js';
+import { silent } from './silent-logger.js';
 
 /** One call the adapter made on a fake socket. */
 export interface SocketCall {
@@ -40,8 +41,6 @@ export function boom(code: number, message = `boom ${code}`): Error {
   return Object.assign(new Error(message), { isBoom: true, output: { statusCode: code, payload: { message } } });
 }
 
-type Logger = SocketConfig['logger'];
-const silent: Logger = { level: 'silent', child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 /** A deep copy that keeps Buffers, Uint8Arrays and Dates as they are (structuredClone would not). */
 function snapshot<T>(value: T): T {

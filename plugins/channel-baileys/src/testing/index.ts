@@ -1,0 +1,7 @@
+/**
+ * `@parley/channel-baileys/testing`: a Baileys socket double for tests and benchmarks. It behaves
+ * like Baileys' socket on the surface the adapter uses (same events, real signal repository over the
+ * adapter's auth state, messages built by Baileys) and never touches the network.
+ */
+export { boom, createFakeSocket, FakeSockets, type FakeControls, type FakeSocket, type SocketCall } from './fake-socket.js';
+export { ReceivePath, type Envelope } from './receive-path.js';
