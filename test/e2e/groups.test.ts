@@ -249,6 +249,26 @@ describe('groups (spec 4.10)', () => {
     assert.deepEqual([inbound.message.chatType, inbound.message.groupId, inbound.message.from], ['group', group.id, ALICE]);
   });
 
+  it('an announcement group takes messages from admins only: a member\'s send is refused (403 not_admin) and reaches nobody', async () => {
+    assert.equal((await api('PATCH', `/${alice.key}/groups/${group.id}?setting=announcement`)).body.data.announce, true);
+    const denied = await api('POST', `/${bob.key}/message/text`, { to: group.id, text: 'may I speak?' });
+    expectError(denied, 403, 'not_admin', 'only admins can send messages to this group');
+    const sent = await api('POST', `/${alice.key}/message/text`, { to: group.id, text: 'announcement' });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const id = sent.body.data.key.id;
+    await t.waitFor(async () => (await get(bob, `/chat/${group.id}/messages`)).data.some((m: { key: { id: string } }) => m.key.id === id),
+      5000, 'the announcement on bob');
+    await t.settle();
+    const refused = (m: { message: { extendedTextMessage?: { text: string } } }) => m.message.extendedTextMessage?.text === 'may I speak?';
+    for (const member of [alice, bob, carol, dave, erin]) {
+      assert.equal((await get(member, `/chat/${group.id}/messages`)).data.some(refused), false, `the refused message on ${member.number}`);
+      assert.equal(eventsOf(t, member.id, 'message').some((e) => refused(e.message.record)), false, `a message event of the refused send on ${member.number}`);
+    }
+    assert.equal((await api('PATCH', `/${alice.key}/groups/${group.id}?setting=not_announcement`)).body.data.announce, false);
+    const allowed = await api('POST', `/${bob.key}/message/text`, { to: group.id, text: 'thanks' });
+    assert.equal(allowed.status, 200, JSON.stringify(allowed.body));
+  });
+
   it('leaving: the member loses the group and the others are told; a group left without admins promotes its oldest member', async () => {
     const left = await api('DELETE', `/${carol.key}/groups/${group.id}`);
     assert.deepEqual(left.body, { status: 200, message: `left group ${group.id}` });

@@ -31,24 +31,24 @@ describe('replies (spec 4.3)', () => {
     },
     {
       type: 'image', body: () => ({ to: p.bob.number, url: url('/a.png'), caption: 'this one' }),
-      member: () => ['imageMessage', { url: url('/a.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: SAMPLES.png.length, caption: 'this one' }],
+      member: () => ['imageMessage', { url: url('/a.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'this one' }],
       content: (id) => ({ type: 'image', media: { id, mimeType: 'image/png', sha256: sha256Hex(SAMPLES.png), caption: 'this one' } }),
     },
     {
       type: 'video', body: () => ({ to: p.bob.number, url: url('/a.mp4') }),
-      member: () => ['videoMessage', { url: url('/a.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: SAMPLES.mp4.length }],
+      member: () => ['videoMessage', { url: url('/a.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length) }],
       content: (id) => ({ type: 'video', media: { id, mimeType: 'video/mp4', sha256: sha256Hex(SAMPLES.mp4) } }),
     },
     {
       type: 'document', body: () => ({ to: p.bob.number, url: url('/a.pdf'), mimetype: 'application/pdf', fileName: 'manual.pdf' }),
       member: () => ['documentMessage', {
-        url: url('/a.pdf'), mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: SAMPLES.pdf.length, fileName: 'manual.pdf',
+        url: url('/a.pdf'), mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: String(SAMPLES.pdf.length), fileName: 'manual.pdf',
       }],
       content: (id) => ({ type: 'document', media: { id, mimeType: 'application/pdf', sha256: sha256Hex(SAMPLES.pdf) }, filename: 'manual.pdf' }),
     },
     {
       type: 'audio', body: () => ({ to: p.bob.number, url: url('/a.mp3') }),
-      member: () => ['audioMessage', { url: url('/a.mp3'), mimetype: 'audio/mpeg', fileSha256: sha256Base64(SAMPLES.mp3), fileLength: SAMPLES.mp3.length, ptt: false }],
+      member: () => ['audioMessage', { url: url('/a.mp3'), mimetype: 'audio/mpeg', fileSha256: sha256Base64(SAMPLES.mp3), fileLength: String(SAMPLES.mp3.length), ptt: false }],
       content: (id) => ({ type: 'audio', media: { id, mimeType: 'audio/mpeg', sha256: sha256Hex(SAMPLES.mp3) }, voice: false }),
     },
     {

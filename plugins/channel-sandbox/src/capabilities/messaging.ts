@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import {
-  isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
+  ForbiddenError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
 import { inboundContentOf } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
+import { quotedSender, quoteInto } from '../content/reply-context.js';
 import type { SandboxDevice } from '../sandbox-device.js';
+import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-groups.js';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 /**
@@ -26,16 +28,12 @@ export class SandboxMessaging implements MessagingCapability {
     const device = this.device;
     this.device.requireConnected();
     const remoteJid = toJid(request.to, 'body.to');
+    const group = isGroupJid(remoteJid);
+    if (group) await this.requireMayPost(remoteJid);
     const nowMs = Date.now();
     const message = outgoingToProto(request.content, nowMs);
-    // Who wrote the quoted message: this phone, the group member, or the peer of a direct chat.
-    const quoted = request.quoted
-      ? { id: request.quoted.key.id, sender: request.quoted.key.fromMe ? device.jid : request.quoted.key.participant ?? request.quoted.key.remoteJid }
-      : undefined;
-    if (quoted) {
-      const inner = Object.values(message)[0] as Record<string, unknown>;
-      inner.contextInfo = { stanzaId: quoted.id, participant: quoted.sender, quotedMessage: request.quoted!.message };
-    }
+    const quoted = request.quoted ? { id: request.quoted.key.id, sender: quotedSender(request.quoted, device.jid) } : undefined;
+    if (request.quoted) quoteInto(message, request.quoted, remoteJid, device.jid);
     const timestamp = Math.floor(nowMs / 1000);
     const record: MessageRecord = {
       key: { remoteJid, fromMe: true, id: newMessageId() },
@@ -43,7 +41,6 @@ export class SandboxMessaging implements MessagingCapability {
       messageTimestamp: String(timestamp),
       status: 'PENDING',
     };
-    const group = isGroupJid(remoteJid);
     device.ctx.emit({
       type: 'message',
       message: {
@@ -62,6 +59,17 @@ export class SandboxMessaging implements MessagingCapability {
     };
     void this.dispatch(record, packet).catch((err: unknown) => device.ctx.logger.error({ err }, 'sandbox dispatch failed'));
     return record;
+  }
+
+  /**
+   * An announcement group (`setting=announcement`) takes messages from its admins only; WhatsApp
+   * refuses the others' sends.
+   */
+  private async requireMayPost(groupJid: string): Promise<void> {
+    const g = await this.device.ctx.storage.state.get<StoredGroup>(GROUPS_NAMESPACE, groupJid);
+    if (g?.announce && !g.participants.some((p) => p.id === this.device.jid && p.admin)) {
+      throw new ForbiddenError(`only admins can send messages to this ${g.kind}`, 'not_admin');
+    }
   }
 
   /** Hands the packet to every phone the chat reaches except this one, then reports `sent`. */

@@ -1,6 +1,6 @@
 import {
-  actionFlowButtons, buildVcard, interactiveMessage, pinDurationFor, pixPaymentButton, quickReplyButtons, type MediaInput,
-  type MessageKey, type OutgoingContent, type OutgoingType,
+  actionFlowButtons, buildVcard, interactiveMessage, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
+  type OutgoingType,
 } from '@parley/core';
 
 /** Every send type the sandbox carries; a type missing here fails to compile. */
@@ -16,14 +16,14 @@ export const SANDBOX_SEND_TYPES = new Set(Object.keys(CARRIED) as OutgoingType[]
 /** Group invites sent as messages stay valid three days, as the ones WhatsApp apps send. */
 const INVITE_TTL_SECONDS = 3 * 86_400;
 
-/** Members every media message carries; `url` is the address the caller gave, when it came by URL. */
-function mediaFields(media: MediaInput): Record<string, unknown> {
-  return {
-    ...(media.sourceUrl ? { url: media.sourceUrl } : {}),
-    mimetype: media.mimetype,
-    fileSha256: Buffer.from(media.sha256, 'hex').toString('base64'),
-    fileLength: media.data.length,
-  };
+/** The address the caller gave for media that came by URL (Baileys puts its upload address here). */
+function url(media: MediaInput): { url?: string } {
+  return media.sourceUrl ? { url: media.sourceUrl } : {};
+}
+
+/** Digest and size of media as proto JSON writes them: bytes in base64, the 64-bit length as text. */
+function digest(media: MediaInput): { fileSha256: string; fileLength: string } {
+  return { fileSha256: Buffer.from(media.sha256, 'hex').toString('base64'), fileLength: String(media.data.length) };
 }
 
 /** An animated sticker: a GIF, or a WebP whose RIFF container holds an `ANIM` chunk. */
@@ -40,30 +40,44 @@ function keyOf(target: MessageKey): Record<string, unknown> {
 const optional = <K extends string>(key: K, value: string | undefined) => (value ? { [key]: value } : {});
 
 /**
- * The proto-shaped `message` (spec 2.4) of an outgoing content, named as WhatsApp names its members,
- * as both phones store it. Media bytes never go in here: they travel beside it in the packet.
- * `nowMs` stamps what WhatsApp stamps (reaction and pin times, invite expiry).
+ * The `message` (spec 2.4) of an outgoing content exactly as the Baileys channel stores it for the
+ * same send: the JSON form of WhatsApp's proto (`proto.Message.toJSON()`), members in proto field
+ * order, 64-bit numbers as text, enums by name, bytes in base64, transport members
+ * (`messageContextInfo`) left out. Only media differ, as the sandbox uploads nothing: no
+ * `mediaKey`/`fileEncSha256`/`directPath`/`mediaKeyTimestamp`, and `url` is the caller's address.
+ * Media bytes never go in here: they travel beside it in the packet. `nowMs` stamps what WhatsApp
+ * stamps (reaction and pin times, invite expiry).
  */
 export function outgoingToProto(content: OutgoingContent, nowMs: number): Record<string, unknown> {
   switch (content.type) {
     case 'text':
       return { extendedTextMessage: { text: content.text } };
-    case 'image':
-      return { imageMessage: { ...mediaFields(content.media), ...optional('caption', content.caption) } };
-    case 'audio':
-      return { audioMessage: { ...mediaFields(content.media), ptt: content.ptt === true } };
-    case 'video':
-      return { videoMessage: { ...mediaFields(content.media), ...optional('caption', content.caption) } };
-    case 'document':
+    case 'image': {
+      const m = content.media;
+      return { imageMessage: { ...url(m), mimetype: m.mimetype, ...optional('caption', content.caption), ...digest(m) } };
+    }
+    case 'audio': {
+      const m = content.media;
+      return { audioMessage: { ...url(m), mimetype: m.mimetype, ...digest(m), ptt: content.ptt === true } };
+    }
+    case 'video': {
+      const m = content.media;
+      return { videoMessage: { ...url(m), mimetype: m.mimetype, ...digest(m), ...optional('caption', content.caption) } };
+    }
+    case 'document': {
+      const m = content.media;
       return {
-        documentMessage: {
-          ...mediaFields(content.media), mimetype: content.mimetype, fileName: content.fileName, ...optional('caption', content.caption),
-        },
+        documentMessage: { ...url(m), mimetype: content.mimetype, ...digest(m), fileName: content.fileName, ...optional('caption', content.caption) },
       };
-    case 'sticker':
-      return { stickerMessage: { ...mediaFields(content.media), isAnimated: isAnimatedSticker(content.media) } };
+    }
+    case 'sticker': {
+      const { fileSha256, fileLength } = digest(content.media);
+      return {
+        stickerMessage: { ...url(content.media), fileSha256, mimetype: content.media.mimetype, fileLength, isAnimated: isAnimatedSticker(content.media) },
+      };
+    }
     case 'video-note':
-      return { ptvMessage: mediaFields(content.media) };
+      return { ptvMessage: { ...url(content.media), mimetype: content.media.mimetype, ...digest(content.media) } };
     case 'contact':
       return { contactMessage: { displayName: content.contact.fullName, vcard: buildVcard(content.contact) } };
     case 'contacts':
@@ -80,20 +94,16 @@ export function outgoingToProto(content: OutgoingContent, nowMs: number): Record
         },
       };
     case 'live-location':
-      return {
-        liveLocationMessage: {
-          degreesLatitude: content.latitude, degreesLongitude: content.longitude, ...optional('caption', content.caption), sequenceNumber: 1,
-        },
-      };
+      return { liveLocationMessage: { degreesLatitude: content.latitude, degreesLongitude: content.longitude, ...optional('caption', content.caption) } };
     case 'link':
+      // The preview names what it shows; WhatsApp keeps no canonical URL or thumbnail address beside it.
       return {
         extendedTextMessage: {
           text: content.text.includes(content.sourceUrl) ? content.text : `${content.text}\n${content.sourceUrl}`,
           matchedText: content.sourceUrl,
-          canonicalUrl: content.sourceUrl,
-          title: content.title,
           ...optional('description', content.description),
-          ...optional('thumbnailUrl', content.thumbnailUrl),
+          title: content.title,
+          previewType: 'NONE',
           ...(content.thumbnail ? { jpegThumbnail: content.thumbnail.data.toString('base64') } : {}),
         },
       };
@@ -109,45 +119,50 @@ export function outgoingToProto(content: OutgoingContent, nowMs: number): Record
       return interactiveMessage({ title: content.title, text: content.text, buttons: [pixPaymentButton(content)] });
     case 'survey':
       // A survey is a single-answer poll: each person picks one option.
-      return { pollCreationMessage: { name: content.name, options: content.options.map((optionName) => ({ optionName })), selectableOptionsCount: 1 } };
+      return pollCreation(content.name, content.options, 1);
     case 'poll':
-      return {
-        pollCreationMessage: {
-          name: content.name, options: content.values.map((optionName) => ({ optionName })), selectableOptionsCount: content.selectableCount,
-        },
-      };
+      return pollCreation(content.name, content.values, content.selectableCount);
     case 'event':
       return {
         eventMessage: {
+          isCanceled: false,
           name: content.name,
           ...optional('description', content.description),
-          startTime: content.startTime,
           ...(content.locationName || content.locationAddress
             ? { location: { ...optional('name', content.locationName), ...optional('address', content.locationAddress) } }
             : {}),
-          isCanceled: false,
+          startTime: String(content.startTime),
+          isScheduleCall: false,
         },
       };
     case 'pin':
-      return {
-        pinInChatMessage: {
-          key: keyOf(content.target), type: 1, senderTimestampMs: String(nowMs), messageAddOnDurationInSecs: pinDurationFor(content.duration),
-        },
-      };
+      // How long the pin lasts travels in `messageContextInfo`, a transport member records leave out.
+      return { pinInChatMessage: { key: keyOf(content.target), type: 'PIN_FOR_ALL', senderTimestampMs: String(nowMs) } };
     case 'unpin':
-      return { pinInChatMessage: { key: keyOf(content.target), type: 2, senderTimestampMs: String(nowMs) } };
+      return { pinInChatMessage: { key: keyOf(content.target), type: 'UNPIN_FOR_ALL', senderTimestampMs: String(nowMs) } };
     case 'call-link':
-      return { extendedTextMessage: { text: content.caption ? `${content.caption}\n${content.link}` : content.link, matchedText: content.link } };
+      return { extendedTextMessage: { text: content.caption ? `${content.caption}\n${content.link}` : content.link } };
     case 'product':
-      return { productMessage: { product: { productId: content.productId }, businessOwnerJid: content.businessOwnerJid, catalogId: content.catalogId } };
+      // The card names the product and its owner; the recipient's app loads the rest from that
+      // business's catalog (WhatsApp's card has no member for a catalog id).
+      return { productMessage: { product: { productId: content.productId }, businessOwnerJid: content.businessOwnerJid } };
     case 'group-invite':
       return {
         groupInviteMessage: {
-          groupJid: content.groupJid, inviteCode: content.inviteCode, inviteExpiration: Math.floor(nowMs / 1000) + INVITE_TTL_SECONDS,
-          groupName: content.groupName, ...optional('caption', content.caption),
+          groupJid: content.groupJid, inviteCode: content.inviteCode, inviteExpiration: String(Math.floor(nowMs / 1000) + INVITE_TTL_SECONDS),
+          groupName: content.groupName, caption: content.caption ?? '',
         },
       };
     case 'request-phone':
       return { requestPhoneNumberMessage: {} };
   }
+}
+
+/**
+ * A poll as WhatsApp versions it: single-answer polls are `pollCreationMessageV3`, multiple-answer
+ * ones `pollCreationMessage`.
+ */
+function pollCreation(name: string, options: string[], selectableOptionsCount: number): Record<string, unknown> {
+  const poll = { name, options: options.map((optionName) => ({ optionName })), selectableOptionsCount };
+  return selectableOptionsCount === 1 ? { pollCreationMessageV3: poll } : { pollCreationMessage: poll };
 }
