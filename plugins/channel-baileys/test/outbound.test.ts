@@ -110,7 +110,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
   it('sticker', async () => {
     const sticker = media('webp-bytes', 'image/webp');
     const record = await send({ type: 'sticker', media: sticker });
-    assert.deepStrictEqual(sent(), [PEER_JID, { sticker: sticker.data, mimetype: 'image/webp' }, { timestamp: new Date(NOW) }]);
+    assert.deepStrictEqual(sent(), [PEER_JID, { sticker: sticker.data, mimetype: 'image/webp', isAnimated: false }, { timestamp: new Date(NOW) }]);
     assertRecord(record, PEER_JID, 'stickerMessage');
   });
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { MediaInput } from '@parley/core';
-import { isAnimatedSticker, outgoingToProto, SANDBOX_SEND_TYPES } from '../src/content/outgoing-to-proto.js';
+import { isAnimatedSticker } from '@parley/core';
+import { outgoingToProto, SANDBOX_SEND_TYPES } from '../src/content/outgoing-to-proto.js';
 import { inboundContentOf } from '../src/content/packet-to-inbound.js';
 
 const ID = '3EB0AAAAAAAAAAAAAAAAAA';

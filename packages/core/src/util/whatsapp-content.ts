@@ -1,4 +1,4 @@
-import type { ActionButton, OutgoingContent, ReplyButton } from '../domain/outgoing.js';
+import type { ActionButton, MediaInput, OutgoingContent, ReplyButton } from '../domain/outgoing.js';
 import type { ContactCard } from '../domain/resources.js';
 
 /**
@@ -102,4 +102,11 @@ export function interactiveMessage(input: { title?: string; text: string; footer
       nativeFlowMessage: { ...(input.buttons.length > 0 ? { buttons: input.buttons } : {}), messageVersion: 1 },
     },
   };
+}
+
+/** An animated sticker: a GIF, or a WebP whose RIFF container holds an `ANIM` chunk. */
+export function isAnimatedSticker(media: Pick<MediaInput, 'data' | 'mimetype'>): boolean {
+  if (media.mimetype === 'image/gif') return true;
+  if (media.mimetype !== 'image/webp' || media.data.length < 16) return false;
+  return media.data.subarray(0, 12).toString('latin1', 8, 12) === 'WEBP' && media.data.includes('ANIM', 12, 'latin1');
 }

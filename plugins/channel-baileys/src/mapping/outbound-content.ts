@@ -1,5 +1,5 @@
 import {
-  actionFlowButtons, buildVcard, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type MessageKey, type OutgoingContent,
+  isAnimatedSticker, actionFlowButtons, buildVcard, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type MessageKey, type OutgoingContent,
   type OutgoingType, type SendRequest,
 } from '@parley/core';
 import { CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey } from '@whiskeysockets/baileys';
@@ -80,7 +80,7 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
     case 'document':
       return send(withCaption({ document: content.media.data, mimetype: content.mimetype, fileName: content.fileName }, content.caption));
     case 'sticker':
-      return send({ sticker: content.media.data, mimetype: content.media.mimetype });
+      return send({ sticker: content.media.data, mimetype: content.media.mimetype, isAnimated: isAnimatedSticker(content.media) });
     case 'video-note':
       return send({ video: content.media.data, mimetype: content.media.mimetype, ptv: true });
     case 'contact':

@@ -1,5 +1,5 @@
 import {
-  actionFlowButtons, buildVcard, interactiveMessage, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
+  actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
   type OutgoingType,
 } from '@parley/core';
 
@@ -24,13 +24,6 @@ function url(media: MediaInput): { url?: string } {
 /** Digest and size of media as proto JSON writes them: bytes in base64, the 64-bit length as text. */
 function digest(media: MediaInput): { fileSha256: string; fileLength: string } {
   return { fileSha256: Buffer.from(media.sha256, 'hex').toString('base64'), fileLength: String(media.data.length) };
-}
-
-/** An animated sticker: a GIF, or a WebP whose RIFF container holds an `ANIM` chunk. */
-export function isAnimatedSticker(media: MediaInput): boolean {
-  if (media.mimetype === 'image/gif') return true;
-  if (media.mimetype !== 'image/webp' || media.data.length < 16) return false;
-  return media.data.subarray(0, 12).toString('latin1', 8, 12) === 'WEBP' && media.data.includes('ANIM', 12, 'latin1');
 }
 
 function keyOf(target: MessageKey): Record<string, unknown> {
