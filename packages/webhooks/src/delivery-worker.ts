@@ -120,7 +120,7 @@ export class DeliveryWorker {
           // While attempts are in flight, each one that ends wakes the worker, which then claims whatever
           // fell due meanwhile: asking the queue for its next due time (as costly as a claim) waits until
           // the worker goes idle. The recheck bounds the wait when every attempt in flight is slow.
-          if (this.inFlight.size > 0) { /* regression check */ }
+          if (this.inFlight.size > 0) this.armWithin(BLOCKED_RECHECK_MS);
           else await this.sleepUntilDue(now);
         }
       }

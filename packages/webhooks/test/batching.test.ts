@@ -118,14 +118,18 @@ for (const backend of backends()) {
         createInstance(storage, { webhookMessage: `${receiver.url}/retry` }),
       ]);
       engine.start();
-      await engine.handle(textEvent(hanging, 1), hanging);
-      await slow.waitFor(1);
-      await engine.handle(textEvent(failing, 2), failing);
-      await eventually(async () => attempts, (n) => n === 2);
-      retried.open();
-      await eventually(() => storage.deliveries.stats(hanging.id), (s) => s.totalSent === 1);
-      await engine.stop();
-      await slow.close();
+      try {
+        await engine.handle(textEvent(hanging, 1), hanging);
+        await slow.waitFor(1);
+        await engine.handle(textEvent(failing, 2), failing);
+        await eventually(async () => attempts, (n) => n === 2);
+        retried.open();
+        await eventually(() => storage.deliveries.stats(hanging.id), (s) => s.totalSent === 1);
+      } finally {
+        retried.open();
+        await engine.stop();
+        await slow.close();
+      }
       assert.deepEqual(await storage.deliveries.stats(hanging.id).then(({ totalSent, totalFailed }) => ({ totalSent, totalFailed })), { totalSent: 1, totalFailed: 0 });
       assert.deepEqual(await storage.deliveries.stats(failing.id).then(({ totalSent, totalFailed }) => ({ totalSent, totalFailed })), { totalSent: 1, totalFailed: 1 });
     });

@@ -27,6 +27,11 @@ export class MemoryStorage implements Storage {
     this.phase = 'open';
   }
 
+  /** Memory writes are complete when they return. */
+  async flush(): Promise<void> {
+    return undefined;
+  }
+
   async health(): Promise<StorageHealth> {
     if (this.phase === 'open') return { ready: true };
     return { ready: false, detail: this.phase === 'closed' ? 'closed' : 'not initialized' };

@@ -52,6 +52,11 @@ export class MongoStorage implements Storage {
     await this.connection.run((db) => ensureIndexes(db, this.collections, this.options.messageRetentionDays));
   }
 
+  /** Every write is acknowledged by MongoDB before it resolves. */
+  async flush(): Promise<void> {
+    return undefined;
+  }
+
   health(): Promise<StorageHealth> {
     return this.connection.ping();
   }

@@ -48,6 +48,11 @@ export class RedisStorage implements Storage {
     await this.connection.connect();
   }
 
+  /** Every command is applied by Redis when it answers (its own persistence policy applies). */
+  async flush(): Promise<void> {
+    return undefined;
+  }
+
   health(): Promise<StorageHealth> {
     return this.connection.ping();
   }

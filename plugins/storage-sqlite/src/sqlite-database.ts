@@ -14,14 +14,30 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|
 /** How long a writer waits for another connection's lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
+/** The writes of one event-loop turn, committed together. */
+interface Batch {
+  done: Promise<void>;
+  resolve(): void;
+  reject(err: unknown): void;
+}
+
 /**
  * One better-sqlite3 connection with its statement cache. better-sqlite3 is synchronous, so every
  * call below runs to its end without interleaving with another request of this process; transactions
  * guard against other processes on the same file.
+ *
+ * Group commit: the writes of one event-loop turn share one transaction, opened at the turn's first
+ * write and committed on the next turn (`setImmediate`). A commit writes each changed page to the
+ * WAL once per turn instead of once per statement, which is most of the cost of small writes. A
+ * write is visible to this connection at once; {@link SqliteDatabase.flush} resolves when it is
+ * durable, and callers that promise durability (queue enqueue, API answers) await it. Because a turn
+ * holds the write lock until it commits, a file is served by one SqliteDatabase per process (other
+ * processes wait at most one turn).
  */
 export class SqliteDatabase {
   private db: Database.Database | null = null;
   private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
+  private batch: Batch | null = null;
 
   constructor(readonly file: string) {}
 
@@ -56,6 +72,7 @@ export class SqliteDatabase {
   }
 
   close(): void {
+    this.commitBatch();
     this.statements.clear();
     this.db?.close();
     this.db = null;
@@ -65,9 +82,12 @@ export class SqliteDatabase {
     return this.use((db) => db.pragma('user_version', { simple: true }) as number);
   }
 
-  /** Runs a statement (compiled once per connection) for its changes. */
+  /** Runs a writing statement (compiled once per connection) in this turn's batch; answers its changes. */
   run(sql: string, params: Params = []): number {
-    return this.use(() => this.statement(sql).run(...spread(params)).changes);
+    return this.use((db) => {
+      this.beginBatch(db);
+      return this.statement(sql).run(...spread(params)).changes;
+    });
   }
 
   /** The first row of a statement, or undefined. */
@@ -81,11 +101,73 @@ export class SqliteDatabase {
   }
 
   /**
-   * Runs `work` in one IMMEDIATE transaction: the write lock is taken at BEGIN, so a read-then-write
-   * never races another connection, and a failure rolls everything back.
+   * Runs `work` atomically inside this turn's batch (a savepoint: a failure rolls back `work` only).
+   * The batch holds the write lock from its BEGIN IMMEDIATE, so a read-then-write never races another
+   * connection.
    */
   transaction<T>(work: () => T): T {
-    return this.use((db) => db.transaction(work).immediate());
+    return this.use((db) => {
+      this.beginBatch(db);
+      // Cached SAVEPOINT statements: better-sqlite3's db.transaction() would build (and prepare) a
+      // wrapper on every call, which costs more than the small writes it wraps.
+      this.statement('SAVEPOINT op').run();
+      try {
+        const result = work();
+        this.statement('RELEASE op').run();
+        return result;
+      } catch (err) {
+        this.statement('ROLLBACK TO op').run();
+        this.statement('RELEASE op').run();
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Like {@link SqliteDatabase.transaction}, then commits the turn's batch at once: for leases that
+   * other connections (processes) must see before this turn ends.
+   */
+  transactionNow<T>(work: () => T): T {
+    const result = this.transaction(work);
+    this.commitBatch();
+    return result;
+  }
+
+  /** Resolves when every write made so far is committed (rejects when that commit failed). */
+  flush(): Promise<void> {
+    return this.batch?.done ?? Promise.resolve();
+  }
+
+  private beginBatch(db: Database.Database): void {
+    if (this.batch) return;
+    db.exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    let reject!: (err: unknown) => void;
+    const done = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // A failed commit is reported to whoever awaits flush(); nobody awaiting it is not an error.
+    done.catch(() => undefined);
+    this.batch = { done, resolve, reject };
+    setImmediate(() => this.commitBatch());
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = null;
+    try {
+      this.db?.exec('COMMIT');
+      batch.resolve();
+    } catch (err) {
+      try {
+        this.db?.exec('ROLLBACK');
+      } catch {
+        // The transaction is already gone; the commit error below is what matters.
+      }
+      batch.reject(unavailable(err, 'sqlite commit failed'));
+    }
   }
 
   private statement(sql: string): Database.Statement<unknown[], Row> {

@@ -57,6 +57,10 @@ export class SqliteStorage implements Storage {
     return probeStorageHealth(() => this.db.get('SELECT 1 AS ok'));
   }
 
+  flush(): Promise<void> {
+    return this.db.flush();
+  }
+
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
     this.db.close();

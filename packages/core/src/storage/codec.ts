@@ -15,6 +15,8 @@ export function encodeStored(value: unknown): string {
 
 /** Inverse of {@link encodeStored}. */
 export function decodeStored<T = unknown>(text: string): T {
+  // Most stored values hold no binary data; a reviver on every member would cost more than the parse.
+  if (!text.includes('"Buffer"')) return JSON.parse(text) as T;
   return JSON.parse(text, (_key, v: unknown) => {
     if (v && typeof v === 'object' && (v as { type?: unknown }).type === 'Buffer') {
       const data = (v as { data?: unknown }).data;

@@ -28,6 +28,13 @@ export interface Storage {
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;
+  /**
+   * Resolves when every write made before the call is durable. Back ends that commit each write
+   * answer at once; batching back ends (SQLite's group commit) resolve at their next commit. The
+   * server awaits it before answering a request that changed something, and
+   * {@link DeliveryQueue.enqueue} is durable on its own.
+   */
+  flush(): Promise<void>;
   /** Flushes and closes. Idempotent. */
   close(): Promise<void>;
 }

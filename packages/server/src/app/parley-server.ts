@@ -98,6 +98,7 @@ export class ParleyServer {
     const http = createHttpApp({
       routes, resolveScope: resolveScope as never, logger, bodyLimitBytes: config.bodyLimitBytes, version: VERSION,
       isShuttingDown: () => server?.shuttingDown ?? false,
+      durable: () => storage.flush(),
     });
     server = new ParleyServer(context, adminToken, http.routes, http.openapi, http.app);
     return server;

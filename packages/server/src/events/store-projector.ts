@@ -36,13 +36,17 @@ export class StoreProjector implements EventSubscriber {
         const chat = await this.storage.chats.get(id, m.chatJid);
         // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
         const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
-        await this.storage.chats.upsert(id, {
+        const change = {
           id: m.chatJid,
           timestamp: Math.max(m.timestamp, chat?.timestamp ?? 0),
           unreadCount: (chat?.unreadCount ?? 0) + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
           ...(chat?.name && chat.name !== chat.id ? {} : direct && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
-        });
-        if (!m.fromMe && direct && m.pushName) {
+        };
+        // Writes are the cost of this path: skip the ones that would change nothing.
+        if (!chat || chat.timestamp !== change.timestamp || chat.unreadCount !== change.unreadCount || ('name' in change && chat.name !== change.name)) {
+          await this.storage.chats.upsert(id, change);
+        }
+        if (!m.fromMe && direct && m.pushName && (await this.storage.contacts.get(id, m.chatJid))?.notify !== m.pushName) {
           await this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName });
         }
         if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);

@@ -17,6 +17,8 @@ export interface HttpAppOptions {
   version: string;
   /** Refuses new requests with 503 while shutting down. */
   isShuttingDown: () => boolean;
+  /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
+  durable: () => Promise<void>;
 }
 
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
@@ -79,7 +81,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   const openapiText = JSON.stringify(openapi);
   app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
 
-  mountRoutes(app, all, options.resolveScope);
+  mountRoutes(app, all, options.resolveScope, options.durable);
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);

@@ -8,9 +8,9 @@ export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
 
 /**
  * Mounts route definitions on an express app: most specific paths first, each with its validators
- * compiled once at start-up.
+ * compiled once at start-up. Non-GET answers wait for `durable()` (storage flush).
  */
-export function mountRoutes(app: Express, routes: RouteDefinition[], resolveScope: ScopeResolver): void {
+export function mountRoutes(app: Express, routes: RouteDefinition[], resolveScope: ScopeResolver, durable: () => Promise<void>): void {
   const validator = new RequestValidator();
   const seen = new Set<string>();
   const ordered = [...routes].sort((a, b) => specificity(a.path).localeCompare(specificity(b.path)));
@@ -38,6 +38,8 @@ export function mountRoutes(app: Express, routes: RouteDefinition[], resolveScop
           check(body, b, 'body');
         }
         const result = await route.handler({ params: p, query: q, body: b, scope, req, res });
+        // An answer to a request that changed something means its writes are on disk.
+        if (route.method !== 'get') await durable();
         if (result instanceof BinaryReply) {
           res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
           if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);

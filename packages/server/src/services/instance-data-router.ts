@@ -114,6 +114,10 @@ export class InstanceDataRouter implements Storage {
     return this.base.health();
   }
 
+  flush(): Promise<void> {
+    return this.base.flush();
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.attachments.stores.values()].map((s) => s.close()));
     this.attachments.stores.clear();

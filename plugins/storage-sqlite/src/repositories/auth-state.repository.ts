@@ -21,6 +21,8 @@ export class SqliteAuthStateRepository implements AuthStateRepository {
         else this.db.run('INSERT OR REPLACE INTO auth_state (instance, category, id, value) VALUES (?, ?, ?, ?)', [instance, category, id, value]);
       }
     });
+    // A signal session must never be ahead of what is on disk: keys are durable before the channel goes on.
+    await this.db.flush();
   }
 
   async clear(instance: string): Promise<void> {

@@ -60,11 +60,16 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
         );
       }
     });
+    // Enqueued means durable: the caller acknowledges the event on this promise.
+    await this.db.flush();
   }
 
-  /** Selects and leases in one IMMEDIATE transaction, so two claimers (or processes) never share a head. */
+  /**
+   * Selects and leases in one transaction committed at once, so two claimers (or processes) never
+   * share a head.
+   */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
-    return this.db.transaction(() => {
+    return this.db.transactionNow(() => {
       const heads = this.db.all<DeliveryRow>(
         `${LANE_HEADS}
          WHERE d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)
@@ -82,6 +87,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       if (!row) return;
       this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: result.responseTimeMs });
     });
+    // Statistics are exact across crashes: the outcome is durable before the worker moves on.
+    await this.db.flush();
   }
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
@@ -95,6 +102,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       if (!row) return;
       this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
     });
+    await this.db.flush();
   }
 
   async nextDueAt(): Promise<number | null> {
