@@ -11,6 +11,7 @@
  * Prints one JSON line on stdout once listening: `{"url": "http://127.0.0.1:<port>"}`. Logs (level
  * warn unless the config says otherwise) go to stderr. SIGTERM closes the server gracefully.
  */
+import { fileURLToPath } from 'node:url';
 import type { Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer, type ParleyConfig } from '@parley/server';
 
@@ -40,7 +41,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify({ url })}\n`);
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'))) {
+// Started as a script (not imported for its constant).
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
   main().catch((err: unknown) => {
     process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
     process.exit(1);

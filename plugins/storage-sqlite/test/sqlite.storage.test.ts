@@ -135,7 +135,12 @@ describe('SqliteStorage query plans', () => {
       assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND chat = 'c' ORDER BY timestamp DESC, seq DESC LIMIT 10"), /USING INDEX messages_by_chat/);
       assert.doesNotMatch(plan("SELECT record FROM messages WHERE instance = 'i' AND chat = 'c' ORDER BY timestamp DESC, seq DESC LIMIT 10"), /TEMP B-TREE/);
       assert.doesNotMatch(plan("SELECT chat FROM chats WHERE instance = 'i' ORDER BY timestamp DESC, id"), /TEMP B-TREE/);
-      assert.match(plan('SELECT MIN(seq) FROM deliveries WHERE dead_at IS NULL GROUP BY instance, url'), /COVERING INDEX deliveries_lanes/);
+      // The lane-head skip scan: each step seeks the next lane, then its oldest delivery.
+      assert.match(
+        plan("SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND (n.instance, n.url) > ('i', 'u') ORDER BY n.instance, n.url LIMIT 1"),
+        /SEARCH n USING COVERING INDEX deliveries_lanes \(\(instance,url\)>\(\?,\?\)\)/,
+      );
+      assert.match(plan("SELECT MIN(seq) FROM deliveries WHERE dead_at IS NULL AND instance = 'i' AND url = 'u'"), /COVERING INDEX deliveries_lanes \(instance=\? AND url=\?\)/);
       assert.match(plan("SELECT COUNT(*) FROM deliveries WHERE instance = 'i' AND dead_at IS NULL"), /COVERING INDEX deliveries_lanes \(instance=\?\)/);
       assert.match(plan("SELECT id, value FROM auth_state WHERE instance = 'i' AND category = 'c' AND id IN (SELECT value FROM json_each('[1]'))"), /SEARCH auth_state USING PRIMARY KEY/);
       assert.match(plan("SELECT * FROM deliveries WHERE instance = 'i' AND dead_at IS NOT NULL ORDER BY dead_at, seq"), /USING INDEX deliveries_dead/);

@@ -113,6 +113,8 @@ export class ParleyServer {
       this.server!.once('error', reject);
       this.server!.listen(config.port, config.host, () => resolve());
     });
+    // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
+    if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;

