@@ -24,17 +24,23 @@ interface DeliveryRow {
 }
 
 /**
- * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not. A skip scan over the `deliveries_lanes` index:
- * each step seeks the next lane, so the cost grows with the number of lanes, not with the backlog
- * (a GROUP BY read every queued row: 5 ms per claim at 100,000 queued).
+ * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not.
+ * A skip scan over the `deliveries_lanes` index: each step seeks the next url of the same instance,
+ * else the first url of the next instance, so the cost grows with the number of lanes, not with the
+ * backlog (a GROUP BY read every queued row, and a row-value comparison seeks on the instance only
+ * and walks the lane: 11 ms per claim at 100,000 queued, against 0.2 ms).
  */
+const NEXT_URL_SAME_INSTANCE = `(SELECT n.url FROM deliveries AS n
+  WHERE n.dead_at IS NULL AND n.instance = l.instance AND n.url > l.url ORDER BY n.url LIMIT 1)`;
+const NEXT_INSTANCE = `(SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND n.instance > l.instance ORDER BY n.instance LIMIT 1)`;
 const LANE_HEADS = `
   WITH RECURSIVE lanes (instance, url) AS (
     SELECT instance, url FROM (SELECT instance, url FROM deliveries WHERE dead_at IS NULL ORDER BY instance, url LIMIT 1)
     UNION ALL
     SELECT
-      (SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND (n.instance, n.url) > (l.instance, l.url) ORDER BY n.instance, n.url LIMIT 1),
-      (SELECT n.url FROM deliveries AS n WHERE n.dead_at IS NULL AND (n.instance, n.url) > (l.instance, l.url) ORDER BY n.instance, n.url LIMIT 1)
+      CASE WHEN ${NEXT_URL_SAME_INSTANCE} IS NOT NULL THEN l.instance ELSE ${NEXT_INSTANCE} END,
+      COALESCE(${NEXT_URL_SAME_INSTANCE}, (SELECT m.url FROM deliveries AS m
+        WHERE m.dead_at IS NULL AND m.instance = ${NEXT_INSTANCE} ORDER BY m.url LIMIT 1))
     FROM lanes AS l WHERE l.instance IS NOT NULL
   ),
   head (seq) AS (
