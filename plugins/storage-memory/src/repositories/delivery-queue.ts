@@ -19,24 +19,29 @@ interface Counters {
 }
 
 function laneOf(delivery: Delivery): string {
-  return JSON.stringify([delivery.instance, delivery.url]);
+  return `${delivery.instance}\n${delivery.url}`;
 }
 
 /**
- * The delivery queue in one Map kept in enqueue order, which is lane order. Every method runs
+ * The delivery queue in one Map kept in enqueue order, plus an index of each lane's live entries in
+ * order, so finding lane heads costs one step per lane, not per queued delivery. Every method runs
  * synchronously to its end, so two claimers can never interleave.
  */
 export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly entries = new Map<string, Entry>();
+  /** Live (not dead) entries of each lane, by enqueue rank. */
+  private readonly lanes = new Map<string, Entry[]>();
   private readonly counters = new Map<string, Counters>();
   private seq = 0;
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
     for (const delivery of deliveries) {
       if (this.entries.has(delivery.id)) continue;
-      this.entries.set(delivery.id, {
+      const entry: Entry = {
         delivery: { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt }, seq: ++this.seq, leaseUntil: null, deadAt: null,
-      });
+      };
+      this.entries.set(delivery.id, entry);
+      this.addToLane(entry);
     }
   }
 
@@ -53,6 +58,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     const entry = this.live(id);
     if (!entry) return;
     this.entries.delete(id);
+    this.removeFromLane(entry);
     const counters = this.countersOf(entry.delivery.instance);
     counters.sent++;
     counters.responseTimeSum += result.responseTimeMs;
@@ -71,7 +77,10 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
       ...(failure.status === undefined ? {} : { lastStatus: failure.status }),
     };
     entry.leaseUntil = null;
-    if (failure.nextAttemptAt === null) entry.deadAt = Date.now();
+    if (failure.nextAttemptAt === null) {
+      entry.deadAt = Date.now();
+      this.removeFromLane(entry);
+    }
     const counters = this.countersOf(delivery.instance);
     counters.failed++;
     if (failure.responseTimeMs !== undefined) {
@@ -103,6 +112,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
       if (entry.deadAt === null || entry.delivery.instance !== instance || (wanted && !wanted.has(entry.delivery.id))) continue;
       entry.deadAt = null;
       entry.delivery = { ...entry.delivery, attempts: 0, nextAttemptAt: now };
+      this.addToLane(entry);
       moved++;
     }
     return moved;
@@ -132,21 +142,40 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   }
 
   async clear(instance: string): Promise<void> {
-    for (const [id, entry] of this.entries) if (entry.delivery.instance === instance) this.entries.delete(id);
+    for (const [id, entry] of this.entries) {
+      if (entry.delivery.instance !== instance) continue;
+      this.entries.delete(id);
+      if (entry.deadAt === null) this.removeFromLane(entry);
+    }
     this.counters.delete(instance);
+  }
+
+  /** Puts a live entry in its lane at its enqueue rank (a redelivered dead letter goes back to its place). */
+  private addToLane(entry: Entry): void {
+    const lane = laneOf(entry.delivery);
+    const list = this.lanes.get(lane);
+    if (!list) {
+      this.lanes.set(lane, [entry]);
+      return;
+    }
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.seq > entry.seq) at--;
+    list.splice(at, 0, entry);
+  }
+
+  private removeFromLane(entry: Entry): void {
+    const lane = laneOf(entry.delivery);
+    const list = this.lanes.get(lane);
+    if (!list) return;
+    const at = list[0] === entry ? 0 : list.indexOf(entry);
+    if (at >= 0) list.splice(at, 1);
+    if (list.length === 0) this.lanes.delete(lane);
   }
 
   /** The first not-dead entry of each lane, leased or not: a leased head still blocks its lane. */
   private laneHeads(): Entry[] {
-    const seen = new Set<string>();
     const heads: Entry[] = [];
-    for (const entry of this.entries.values()) {
-      if (entry.deadAt !== null) continue;
-      const lane = laneOf(entry.delivery);
-      if (seen.has(lane)) continue;
-      seen.add(lane);
-      heads.push(entry);
-    }
+    for (const list of this.lanes.values()) heads.push(list[0]!);
     return heads;
   }
 
