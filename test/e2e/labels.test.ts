@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { apiError } from '../support/api-error.js';
 import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -17,17 +18,18 @@ describe('labels (spec 4.7)', () => {
   });
   after(() => t.stop());
 
-  const labels = async (p: Phone) => (await t.request('GET', `/${p.key}/labels`)).body.data;
-  const chatOf = async (p: Phone, jid: string) => (await t.request('GET', `/${p.key}/chat`)).body.data.find((c: { id: string }) => c.id === jid);
+  const labels = async (p: Phone) => (await t.client(p.key).call('listLabels')).data;
+  const chatOf = async (p: Phone, jid: string) => (await t.client(p.key).call('listChats')).data.find((c) => c.id === jid)!;
 
   it('starts without labels and creates them with palette colors', async () => {
-    assert.deepEqual((await t.request('GET', `/${bob.key}/labels`)).body, { status: 200, data: [] });
-    const vip = await t.request('POST', `/${bob.key}/labels`, { name: 'VIP' });
-    assert.deepEqual(vip.body, { status: 200, data: { id: '1', name: 'VIP', color: 0 } });
-    const paid = await t.request('POST', `/${bob.key}/labels`, { name: 'Paid', color: 19 });
-    assert.deepEqual(paid.body, { status: 200, data: { id: '2', name: 'Paid', color: 19 } });
-    const next = await t.request('POST', `/${bob.key}/labels`, { name: 'Pending' });
-    assert.deepEqual(next.body.data, { id: '3', name: 'Pending', color: 2 });
+    const api = t.client(bob.key);
+    assert.deepEqual(await api.call('listLabels'), { status: 200, data: [] });
+    const vip = await api.call('createLabel', { body: { name: 'VIP' } });
+    assert.deepEqual(vip, { status: 200, data: { id: '1', name: 'VIP', color: 0 } });
+    const paid = await api.call('createLabel', { body: { name: 'Paid', color: 19 } });
+    assert.deepEqual(paid, { status: 200, data: { id: '2', name: 'Paid', color: 19 } });
+    const next = await api.call('createLabel', { body: { name: 'Pending' } });
+    assert.deepEqual(next.data, { id: '3', name: 'Pending', color: 2 });
     assert.deepEqual(await labels(bob), [
       { id: '1', name: 'VIP', color: 0 }, { id: '2', name: 'Paid', color: 19 }, { id: '3', name: 'Pending', color: 2 },
     ]);
@@ -35,101 +37,107 @@ describe('labels (spec 4.7)', () => {
   });
 
   it('adds a label to a chat: the chat carries it and the label lists the chat', async () => {
-    const res = await t.request('POST', `/${bob.key}/labels/1`, { to: ALICE });
+    const api = t.client(bob.key);
+    const res = await api.call('addLabelToChat', { params: { labelId: '1' }, body: { to: ALICE } });
     assert.equal(res.status, 200);
-    const { timestamp, ...chat } = res.body.data;
+    const { timestamp, ...chat } = res.data;
     assert.deepEqual(chat, { id: jidOf(ALICE), name: 'alice', unreadCount: 1, labels: ['1'] });
     assert.equal(typeof timestamp, 'number');
-    assert.deepEqual((await t.request('GET', `/${bob.key}/labels/1`)).body, {
+    assert.deepEqual(await api.call('getLabel', { params: { labelId: '1' } }), {
       status: 200, data: { id: '1', name: 'VIP', color: 0, chats: [jidOf(ALICE)] },
     });
-    assert.equal((await t.request('POST', `/${bob.key}/labels/2`, { to: jidOf(ALICE) })).body.data.labels.join(), '1,2');
+    assert.equal((await api.call('addLabelToChat', { params: { labelId: '2' }, body: { to: jidOf(ALICE) } })).data.labels!.join(), '1,2');
     // A chat that did not exist yet is created carrying the label.
-    const fresh = await t.request('POST', `/${bob.key}/labels/2`, { to: '5511930000099' });
-    assert.deepEqual(fresh.body.data, { id: jidOf('5511930000099'), name: jidOf('5511930000099'), timestamp: 0, unreadCount: 0, labels: ['2'] });
-    assert.deepEqual((await t.request('GET', `/${bob.key}/labels/2`)).body.data.chats, [jidOf(ALICE), jidOf('5511930000099')]);
+    const fresh = await api.call('addLabelToChat', { params: { labelId: '2' }, body: { to: '5511930000099' } });
+    assert.deepEqual(fresh.data, { id: jidOf('5511930000099'), name: jidOf('5511930000099'), timestamp: 0, unreadCount: 0, labels: ['2'] });
+    assert.deepEqual((await api.call('getLabel', { params: { labelId: '2' } })).data.chats, [jidOf(ALICE), jidOf('5511930000099')]);
     assert.deepEqual((await chatOf(bob, jidOf(ALICE))).labels, ['1', '2']);
   });
 
   it('removes a label from a chat', async () => {
-    const res = await t.request('DELETE', `/${bob.key}/labels/1/chat/${ALICE}`);
-    assert.deepEqual(res.body, { status: 200, message: `Label 1 removed from chat ${jidOf(ALICE)}` });
-    assert.deepEqual((await t.request('GET', `/${bob.key}/labels/1`)).body.data.chats, []);
+    const api = t.client(bob.key);
+    const res = await api.call('removeLabelFromChat', { params: { labelId: '1', number: ALICE } });
+    assert.deepEqual(res, { status: 200, message: `Label 1 removed from chat ${jidOf(ALICE)}` });
+    assert.deepEqual((await api.call('getLabel', { params: { labelId: '1' } })).data.chats, []);
     assert.deepEqual((await chatOf(bob, jidOf(ALICE))).labels, ['2']);
-    const again = await t.request('DELETE', `/${bob.key}/labels/1/chat/${ALICE}`);
-    assert.equal(again.status, 404);
-    assert.equal(again.body.error.code, 'label_not_on_chat');
+    await assert.rejects(api.call('removeLabelFromChat', { params: { labelId: '1', number: ALICE } }), apiError(404, 'label_not_on_chat'));
   });
 
   it('deletes a label and takes it off every chat', async () => {
-    const res = await t.request('DELETE', `/${bob.key}/labels/2`);
-    assert.deepEqual(res.body, { status: 200, message: 'Label 2 deleted' });
-    assert.deepEqual((await labels(bob)).map((l: { id: string }) => l.id), ['1', '3']);
+    const api = t.client(bob.key);
+    const res = await api.call('deleteLabel', { params: { labelId: '2' } });
+    assert.deepEqual(res, { status: 200, message: 'Label 2 deleted' });
+    assert.deepEqual((await labels(bob)).map((l) => l.id), ['1', '3']);
     assert.deepEqual((await chatOf(bob, jidOf(ALICE))).labels, []);
     assert.deepEqual((await chatOf(bob, jidOf('5511930000099'))).labels, []);
-    const gone = await t.request('GET', `/${bob.key}/labels/2`);
-    assert.equal(gone.status, 404);
-    assert.equal(gone.body.error.code, 'label_not_found');
+    await assert.rejects(api.call('getLabel', { params: { labelId: '2' } }), apiError(404, 'label_not_found'));
   });
 
   it('drops a deleted chat from its labels', async () => {
-    assert.equal((await t.request('POST', `/${bob.key}/labels/3`, { to: '5511930000099' })).status, 200);
-    assert.equal((await t.request('DELETE', `/${bob.key}/chat/5511930000099`)).status, 200);
-    assert.deepEqual((await t.request('GET', `/${bob.key}/labels/3`)).body.data.chats, []);
+    const api = t.client(bob.key);
+    assert.equal((await api.call('addLabelToChat', { params: { labelId: '3' }, body: { to: '5511930000099' } })).status, 200);
+    assert.equal((await api.call('deleteChat', { params: { jid: '5511930000099' } })).status, 200);
+    assert.deepEqual((await api.call('getLabel', { params: { labelId: '3' } })).data.chats, []);
   });
 
   it('rejects bad input and unknown labels, changing nothing', async () => {
+    const api = t.client(bob.key);
     const before = { labels: await labels(bob), chat: await chatOf(bob, jidOf(ALICE)) };
-    const cases: [string, string, unknown, number, string][] = [
+    // Bodies the typed client refuses at compile time (missing members, wrong types): sent raw.
+    const raw: [string, string, unknown, number, string][] = [
       ['POST', `/${bob.key}/labels`, {}, 400, 'body.name is required'],
-      ['POST', `/${bob.key}/labels`, { name: '' }, 400, 'body.name must NOT have fewer than 1 characters'],
       ['POST', `/${bob.key}/labels`, { name: 7 }, 400, 'body.name must be string'],
-      ['POST', `/${bob.key}/labels`, { name: 'Blue', color: 20 }, 400, 'body.color must be <= 19'],
       ['POST', `/${bob.key}/labels`, { name: 'Blue', color: '3' }, 400, 'body.color must be integer'],
-      ['POST', `/${bob.key}/labels`, { name: 'vip' }, 409, 'a label named "vip" exists'],
-      ['GET', `/${bob.key}/labels/99`, undefined, 404, 'label 99 not found'],
-      ['POST', `/${bob.key}/labels/99`, { to: ALICE }, 404, 'label 99 not found'],
       ['POST', `/${bob.key}/labels/1`, {}, 400, 'body.to is required'],
-      ['POST', `/${bob.key}/labels/1`, { to: 'nobody' }, 400, 'body.to must be a phone number with country code (6 to 15 digits) or a JID'],
-      ['DELETE', `/${bob.key}/labels/99/chat/${ALICE}`, undefined, 404, 'label 99 not found'],
-      ['DELETE', `/${bob.key}/labels/1/chat/x`, undefined, 400, 'path.number must be a phone number with country code (6 to 15 digits) or a JID'],
-      ['DELETE', `/${bob.key}/labels/99`, undefined, 404, 'label 99 not found'],
     ];
-    for (const [method, path, body, status, message] of cases) {
+    for (const [method, path, body, status, message] of raw) {
       const res = await t.request(method, path, body);
       assert.equal(res.status, status, `${method} ${path} ${JSON.stringify(body)}`);
       assert.equal(res.body.error.message, message);
+    }
+    const typed: [string, () => Promise<unknown>, number, string, string][] = [
+      ['empty name', () => api.call('createLabel', { body: { name: '' } }), 400, 'validation_failed', 'body.name must NOT have fewer than 1 characters'],
+      ['color 20', () => api.call('createLabel', { body: { name: 'Blue', color: 20 } }), 400, 'validation_failed', 'body.color must be <= 19'],
+      ['duplicate name', () => api.call('createLabel', { body: { name: 'vip' } }), 409, 'label_exists', 'a label named "vip" exists'],
+      ['get 99', () => api.call('getLabel', { params: { labelId: '99' } }), 404, 'label_not_found', 'label 99 not found'],
+      ['add 99', () => api.call('addLabelToChat', { params: { labelId: '99' }, body: { to: ALICE } }), 404, 'label_not_found', 'label 99 not found'],
+      ['bad to', () => api.call('addLabelToChat', { params: { labelId: '1' }, body: { to: 'nobody' } }), 400, 'validation_failed', 'body.to must be a phone number with country code (6 to 15 digits) or a JID'],
+      ['remove 99', () => api.call('removeLabelFromChat', { params: { labelId: '99', number: ALICE } }), 404, 'label_not_found', 'label 99 not found'],
+      ['bad number', () => api.call('removeLabelFromChat', { params: { labelId: '1', number: 'x' } }), 400, 'validation_failed', 'path.number must be a phone number with country code (6 to 15 digits) or a JID'],
+      ['delete 99', () => api.call('deleteLabel', { params: { labelId: '99' } }), 404, 'label_not_found', 'label 99 not found'],
+    ];
+    for (const [what, call, status, code, message] of typed) {
+      await assert.rejects(call(), apiError(status, code, message), what);
     }
     assert.deepEqual({ labels: await labels(bob), chat: await chatOf(bob, jidOf(ALICE)) }, before);
   });
 
   it('keeps at most 20 labels', async () => {
+    const api = t.client(bob.key);
     for (let i = (await labels(bob)).length; i < 20; i++) {
-      assert.equal((await t.request('POST', `/${bob.key}/labels`, { name: `Label ${i}` })).status, 200);
+      assert.equal((await api.call('createLabel', { body: { name: `Label ${i}` } })).status, 200);
     }
-    const over = await t.request('POST', `/${bob.key}/labels`, { name: 'One too many' });
-    assert.equal(over.status, 409);
-    assert.equal(over.body.error.code, 'label_limit');
+    await assert.rejects(api.call('createLabel', { body: { name: 'One too many' } }), apiError(409, 'label_limit'));
     assert.equal((await labels(bob)).length, 20);
   });
 
   it('answers 409 while not connected and changes nothing', async () => {
-    assert.equal((await t.request('POST', `/${alice.key}/labels`, { name: 'Lead' })).status, 200);
-    assert.equal((await t.request('DELETE', `/${alice.key}/instance`)).status, 200);
-    for (const [method, path, body] of [
-      ['GET', `/${alice.key}/labels`, undefined],
-      ['POST', `/${alice.key}/labels`, { name: 'Other' }],
-      ['GET', `/${alice.key}/labels/1`, undefined],
-      ['POST', `/${alice.key}/labels/1`, { to: BOB }],
-      ['DELETE', `/${alice.key}/labels/1/chat/${BOB}`, undefined],
-      ['DELETE', `/${alice.key}/labels/1`, undefined],
-    ] as const) {
-      const res = await t.request(method, path, body);
-      assert.equal(res.status, 409, `${method} ${path}`);
-      assert.equal(res.body.error.code, 'not_connected');
+    const api = t.client(alice.key);
+    assert.equal((await api.call('createLabel', { body: { name: 'Lead' } })).status, 200);
+    assert.equal((await api.call('logoutInstance')).status, 200);
+    const calls: [string, () => Promise<unknown>][] = [
+      ['listLabels', () => api.call('listLabels')],
+      ['createLabel', () => api.call('createLabel', { body: { name: 'Other' } })],
+      ['getLabel', () => api.call('getLabel', { params: { labelId: '1' } })],
+      ['addLabelToChat', () => api.call('addLabelToChat', { params: { labelId: '1' }, body: { to: BOB } })],
+      ['removeLabelFromChat', () => api.call('removeLabelFromChat', { params: { labelId: '1', number: BOB } })],
+      ['deleteLabel', () => api.call('deleteLabel', { params: { labelId: '1' } })],
+    ];
+    for (const [what, call] of calls) {
+      await assert.rejects(call(), apiError(409, 'not_connected'), what);
     }
-    assert.equal((await t.request('POST', `/${alice.key}/instance`)).status, 200);
-    assert.equal((await t.request('POST', `/sandbox/${alice.key}/scan`)).status, 200);
+    assert.equal((await api.call('connectInstance')).status, 200);
+    assert.equal((await api.call('sandbox_post_key_scan')).status, 200);
     assert.deepEqual(await labels(alice), [{ id: '1', name: 'Lead', color: 0 }]);
     assert.equal((await chatOf(alice, jidOf(BOB))).labels, undefined);
   });

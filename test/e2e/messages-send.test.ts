@@ -27,7 +27,7 @@ describe('sending every message type (spec 4.2)', () => {
   const to = () => p.bob.number;
 
   it('text: extendedTextMessage; the peer gets a text', async () => {
-    const record = await p.send('text', { to: to(), text: 'hello bob' });
+    const record = await p.sendVia('sendText', { to: to(), text: 'hello bob' });
     p.expectSent(record, { extendedTextMessage: { text: 'hello bob' } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -36,7 +36,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('image by URL: imageMessage with url, mimetype, caption, digest and length (64-bit, as text)', async () => {
-    const record = await p.send('image', { to: to(), url: media('/photo.png'), caption: 'our shop' });
+    const record = await p.sendVia('sendImage', { to: to(), url: media('/photo.png'), caption: 'our shop' });
     p.expectSent(record, {
       imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'our shop' },
     });
@@ -48,12 +48,12 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('image without caption (an empty caption is none)', async () => {
-    const record = await p.send('image', { to: to(), url: media('/photo.png'), caption: '' });
+    const record = await p.sendVia('sendImage', { to: to(), url: media('/photo.png'), caption: '' });
     p.expectSent(record, { imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length) } });
   });
 
   it('audio by URL: Ogg goes as a voice note (ptt), MP3 as an audio file', async () => {
-    const voice = await p.send('audio', { to: to(), url: media('/voice.ogg') });
+    const voice = await p.sendVia('sendAudio', { to: to(), url: media('/voice.ogg') });
     p.expectSent(voice, {
       audioMessage: { url: media('/voice.ogg'), mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: String(SAMPLES.ogg.length), ptt: true },
     });
@@ -61,7 +61,7 @@ describe('sending every message type (spec 4.2)', () => {
     p.expectStored(gotVoice.record, voice);
     assert.deepEqual(gotVoice.message.content, { type: 'audio', media: { id: voice.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
 
-    const song = await p.send('audio', { to: to(), url: media('/song.mp3') });
+    const song = await p.sendVia('sendAudio', { to: to(), url: media('/song.mp3') });
     p.expectSent(song, {
       audioMessage: { url: media('/song.mp3'), mimetype: 'audio/mpeg', fileSha256: sha256Base64(SAMPLES.mp3), fileLength: String(SAMPLES.mp3.length), ptt: false },
     });
@@ -70,7 +70,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('video by URL with a caption', async () => {
-    const record = await p.send('video', { to: to(), url: media('/clip.mp4'), caption: 'the launch' });
+    const record = await p.sendVia('sendVideo', { to: to(), url: media('/clip.mp4'), caption: 'the launch' });
     p.expectSent(record, {
       videoMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length), caption: 'the launch' },
     });
@@ -82,7 +82,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('document by URL: the given mimetype and fileName win over what the server answered', async () => {
-    const record = await p.send('document', { to: to(), url: media('/files/q3.bin'), mimetype: 'application/pdf', fileName: 'Q3 report.pdf' });
+    const record = await p.sendVia('sendDocument', { to: to(), url: media('/files/q3.bin'), mimetype: 'application/pdf', fileName: 'Q3 report.pdf' });
     p.expectSent(record, {
       documentMessage: {
         url: media('/files/q3.bin'), mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: String(SAMPLES.pdf.length), fileName: 'Q3 report.pdf',
@@ -96,7 +96,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('sticker: an animated WebP is isAnimated, a still one is not', async () => {
-    const animated = await p.send('sticker', { to: to(), url: media('/party.webp') });
+    const animated = await p.sendVia('sendSticker', { to: to(), url: media('/party.webp') });
     p.expectSent(animated, {
       stickerMessage: {
         url: media('/party.webp'), mimetype: 'image/webp', fileSha256: sha256Base64(SAMPLES.animatedWebp), fileLength: String(SAMPLES.animatedWebp.length), isAnimated: true,
@@ -107,13 +107,13 @@ describe('sending every message type (spec 4.2)', () => {
     assert.deepEqual(got.message.content, {
       type: 'sticker', media: { id: animated.key.id, mimeType: 'image/webp', sha256: sha256Hex(SAMPLES.animatedWebp) }, animated: true,
     });
-    const still = await p.send('sticker', { to: to(), url: media('/still.webp') });
+    const still = await p.sendVia('sendSticker', { to: to(), url: media('/still.webp') });
     assert.equal(still.message.stickerMessage.isAnimated, false);
     assert.equal((await p.received(still.key.id)).message.content.type, 'sticker');
   });
 
   it('video-note: ptvMessage; the peer gets a video', async () => {
-    const record = await p.send('video-note', { to: to(), url: media('/clip.mp4') });
+    const record = await p.sendVia('sendVideoNote', { to: to(), url: media('/clip.mp4') });
     p.expectSent(record, { ptvMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length) } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -121,7 +121,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('base64/image: imageMessage without url', async () => {
-    const record = await p.send('base64/image', { to: to(), base64: dataUri('image/png', SAMPLES.png), caption: 'inline' });
+    const record = await p.sendVia('sendBase64Image', { to: to(), base64: dataUri('image/png', SAMPLES.png), caption: 'inline' });
     p.expectSent(record, { imageMessage: { mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'inline' } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -131,14 +131,14 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('base64/audio: an Ogg data URI is a voice note', async () => {
-    const record = await p.send('base64/audio', { to: to(), base64: dataUri('audio/ogg', SAMPLES.ogg) });
+    const record = await p.sendVia('sendBase64Audio', { to: to(), base64: dataUri('audio/ogg', SAMPLES.ogg) });
     p.expectSent(record, { audioMessage: { mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: String(SAMPLES.ogg.length), ptt: true } });
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, { type: 'audio', media: { id: record.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
   });
 
   it('base64/document: documentMessage with the given name and type', async () => {
-    const record = await p.send('base64/document', { to: to(), base64: dataUri('application/octet-stream', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'invoice.pdf' });
+    const record = await p.sendVia('sendBase64Document', { to: to(), base64: dataUri('application/octet-stream', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'invoice.pdf' });
     p.expectSent(record, {
       documentMessage: { mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: String(SAMPLES.pdf.length), fileName: 'invoice.pdf' },
     });
@@ -150,7 +150,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('contact: contactMessage with a vCard carrying the waid', async () => {
     const card = { fullName: 'Ana Souza', phoneNumber: '+55 11 98888-7777', organization: 'Acme; Ltd' };
-    const record = await p.send('contact', { to: to(), contact: card });
+    const record = await p.sendVia('sendContact', { to: to(), contact: card });
     const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ana Souza\nORG:Acme\\; Ltd;\nTEL;type=CELL;type=VOICE;waid=5511988887777:+5511988887777\nEND:VCARD';
     assert.equal(buildVcard(card), vcard);
     p.expectSent(record, { contactMessage: { displayName: 'Ana Souza', vcard } });
@@ -161,7 +161,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('contacts: contactsArrayMessage', async () => {
     const cards = [{ fullName: 'Ana', phoneNumber: '5511988887777' }, { fullName: 'Rui', phoneNumber: '351912345678' }];
-    const record = await p.send('contacts', { to: to(), displayName: 'Team', contacts: cards });
+    const record = await p.sendVia('sendContacts', { to: to(), displayName: 'Team', contacts: cards });
     const vcards = cards.map((c) => buildVcard(c));
     p.expectSent(record, { contactsArrayMessage: { displayName: 'Team', contacts: [{ displayName: 'Ana', vcard: vcards[0] }, { displayName: 'Rui', vcard: vcards[1] }] } });
     const got = await p.received(record.key.id);
@@ -169,7 +169,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('location: locationMessage', async () => {
-    const record = await p.send('location', { to: to(), location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } });
+    const record = await p.sendVia('sendLocation', { to: to(), location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } });
     p.expectSent(record, { locationMessage: { degreesLatitude: -23.5613, degreesLongitude: -46.6565, address: 'Av. Paulista, 1578' } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -177,14 +177,14 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('live-location: liveLocationMessage; the peer gets a location', async () => {
-    const record = await p.send('live-location', { to: to(), latitude: 38.7223, longitude: -9.1393, caption: 'on my way' });
+    const record = await p.sendVia('sendLiveLocation', { to: to(), latitude: 38.7223, longitude: -9.1393, caption: 'on my way' });
     p.expectSent(record, { liveLocationMessage: { degreesLatitude: 38.7223, degreesLongitude: -9.1393, caption: 'on my way' } });
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, { type: 'location', latitude: 38.7223, longitude: -9.1393 });
   });
 
   it('link: extendedTextMessage with the preview; the thumbnail is fetched once, the source never', async () => {
-    const record = await p.send('link', {
+    const record = await p.sendVia('sendLink', {
       to: to(), title: 'Parley', text: 'Look at this', description: 'A messaging gateway', thumbnailUrl: media('/thumb.jpg'), sourceUrl: 'https://parley.example/',
     });
     p.expectSent(record, {
@@ -200,9 +200,9 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('reaction: goes to the chat of the reacted message; an empty text removes it', async () => {
-    const question = await p.send('text', { to: p.alice.number, text: 'lunch?' }, p.bob);
+    const question = await p.sendVia('sendText', { to: p.alice.number, text: 'lunch?' }, p.bob);
     await p.received(question.key.id, p.alice);
-    const record = await p.send('reaction', { text: '👍', msgId: question.key.id });
+    const record = await p.sendVia('sendReaction', { text: '👍', msgId: question.key.id });
     const target = { remoteJid: p.bob.jid, fromMe: false, id: question.key.id };
     const stamp = record.message.reactionMessage.senderTimestampMs;
     assert.match(stamp, /^\d{13}$/);
@@ -212,21 +212,21 @@ describe('sending every message type (spec 4.2)', () => {
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'reaction', messageId: question.key.id, emoji: '👍' });
 
-    const removal = await p.send('reaction', { text: '', msgId: question.key.id });
+    const removal = await p.sendVia('sendReaction', { text: '', msgId: question.key.id });
     assert.deepEqual(removal.message.reactionMessage.text, '');
     const gotRemoval = await p.received(removal.key.id);
     assert.deepEqual(gotRemoval.message.content, { type: 'reaction', messageId: question.key.id });
   });
 
   it('presence: answers a message and the peer sees the presence', async () => {
-    const res = await p.t.request('POST', `/${p.alice.key}/message/presence`, { to: to(), status: 'composing' });
-    assert.deepEqual(res.body, { status: 200, message: `presence composing sent to ${p.bob.jid}` });
+    const res = await p.t.client(p.alice.key).call('sendPresence', { body: { to: to(), status: 'composing' } });
+    assert.deepEqual(res, { status: 200, message: `presence composing sent to ${p.bob.jid}` });
     await p.t.waitFor(() => p.t.events.find((e) => e.type === 'presence' && e.instance === p.bob.id && e.jid === p.alice.jid && e.status === 'composing'),
       5000, 'bob to see alice composing');
   });
 
   it('title: interactiveMessage with header, body and footer', async () => {
-    const record = await p.send('title', { to: to(), title: 'Order #41', text: 'Your order shipped', footer: 'Acme' });
+    const record = await p.sendVia('sendTitle', { to: to(), title: 'Order #41', text: 'Your order shipped', footer: 'Acme' });
     p.expectSent(record, {
       interactiveMessage: {
         header: { title: 'Order #41', hasMediaAttachment: false }, body: { text: 'Your order shipped' }, footer: { text: 'Acme' },
@@ -239,7 +239,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('button_reply: quick_reply native-flow buttons', async () => {
-    const record = await p.send('button_reply', {
+    const record = await p.sendVia('sendButtonReply', {
       to: to(), header: { title: 'Survey' }, text: 'Did it arrive?', footer: 'Acme',
       buttons: [{ type: 'quick_reply', id: 'yes', text: 'Yes' }, { type: 'quick_reply', id: 'no', text: 'No' }],
     });
@@ -259,7 +259,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('button_action: URL, call and copy-code buttons', async () => {
-    const record = await p.send('button_action', {
+    const record = await p.sendVia('sendButtonAction', {
       to: to(), text: 'Need help?',
       buttons: [
         { type: 'cta_url', text: 'Site', url: 'https://acme.example/help' },
@@ -284,7 +284,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('survey: a single-answer poll, pollCreationMessageV3', async () => {
-    const record = await p.send('survey', { to: to(), name: 'Best day?', options: ['Mon', 'Fri'] });
+    const record = await p.sendVia('sendSurvey', { to: to(), name: 'Best day?', options: ['Mon', 'Fri'] });
     p.expectSent(record, { pollCreationMessageV3: { name: 'Best day?', options: [{ optionName: 'Mon' }, { optionName: 'Fri' }], selectableOptionsCount: 1 } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -292,18 +292,18 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('poll: pollCreationMessage with the selectable count; a single-answer poll is pollCreationMessageV3', async () => {
-    const record = await p.send('poll', { to: to(), name: 'Toppings', values: ['Cheese', 'Olives', 'Basil'], selectableCount: 2 });
+    const record = await p.sendVia('sendPoll', { to: to(), name: 'Toppings', values: ['Cheese', 'Olives', 'Basil'], selectableCount: 2 });
     p.expectSent(record, {
       pollCreationMessage: { name: 'Toppings', options: [{ optionName: 'Cheese' }, { optionName: 'Olives' }, { optionName: 'Basil' }], selectableOptionsCount: 2 },
     });
     p.expectStored((await p.received(record.key.id)).record, record);
-    const single = await p.send('poll', { to: to(), name: 'Size', values: ['S', 'L'], selectableCount: 1 });
+    const single = await p.sendVia('sendPoll', { to: to(), name: 'Size', values: ['S', 'L'], selectableCount: 1 });
     p.expectSent(single, { pollCreationMessageV3: { name: 'Size', options: [{ optionName: 'S' }, { optionName: 'L' }], selectableOptionsCount: 1 } });
     p.expectStored((await p.received(single.key.id)).record, single);
   });
 
   it('pix: interactiveMessage with the review_and_pay order flow', async () => {
-    const record = await p.send('pix', {
+    const record = await p.sendVia('sendPix', {
       to: to(), title: 'Pedido 77', text: 'Pague com Pix', referenceId: 'PED77', code: '00020126580014br.gov.bcb.pix0136chave', key: '12345678000199',
       merchantName: 'Acme LTDA', keyType: 'CNPJ', items: [{ id: 'sku-1', name: 'Caneca', price: 19.9, quantity: 2 }, { id: 'sku-2', name: 'Frete', price: 10, quantity: 1 }],
       subtotal: 49.8, totalAmount: 49.8,
@@ -330,7 +330,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('event: eventMessage with startTime in Unix seconds (64-bit, as text)', async () => {
-    const record = await p.send('event', {
+    const record = await p.sendVia('sendEvent', {
       to: to(), name: 'Launch', description: 'Release party', startTime: '2030-05-01T18:30:00Z', locationName: 'HQ', locationAddress: 'Rua A, 1',
     });
     p.expectSent(record, {
@@ -345,9 +345,9 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('pin and unpin: pinInChatMessage (PIN_FOR_ALL / UNPIN_FOR_ALL) for a message of the chat', async () => {
-    const target = await p.send('text', { to: to(), text: 'pin me' });
+    const target = await p.sendVia('sendText', { to: to(), text: 'pin me' });
     await p.received(target.key.id);
-    const pin = await p.send('pin', { id: target.key.id, duration: 3600 * 30 });
+    const pin = await p.sendVia('pinMessage', { id: target.key.id, duration: 3600 * 30 });
     const key = { remoteJid: p.bob.jid, fromMe: true, id: target.key.id };
     const stamp = pin.message.pinInChatMessage.senderTimestampMs;
     assert.equal(Math.floor(Number(stamp) / 1000), Number(pin.messageTimestamp));
@@ -357,13 +357,13 @@ describe('sending every message type (spec 4.2)', () => {
     p.expectStored(got.record, pin);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'pinInChatMessage' });
 
-    const unpin = await p.send('unpin', { id: target.key.id });
+    const unpin = await p.sendVia('unpinMessage', { id: target.key.id });
     p.expectSent(unpin, { pinInChatMessage: { key, type: 'UNPIN_FOR_ALL', senderTimestampMs: unpin.message.pinInChatMessage.senderTimestampMs } });
     p.expectStored((await p.received(unpin.key.id)).record, unpin);
   });
 
   it('call-link: creates a link and sends it with the caption', async () => {
-    const record = await p.send('call-link', { to: to(), type: 'video', caption: 'Join the call' });
+    const record = await p.sendVia('sendCallLink', { to: to(), type: 'video', caption: 'Join the call' });
     const link = record.message.extendedTextMessage.text.split('\n')[1];
     assert.match(link, /^https:\/\/call\.whatsapp\.com\/video\/[\w-]{22}$/);
     p.expectSent(record, { extendedTextMessage: { text: `Join the call\n${link}` } });
@@ -373,18 +373,17 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('create-call-link: answers {data: {link}} and sends nothing', async () => {
     const before = p.messagesOf(p.alice).length;
-    const res = await p.t.request('POST', `/${p.alice.key}/message/create-call-link`, { type: 'audio' });
+    const res = await p.t.client(p.alice.key).call('createCallLink', { body: { type: 'audio' } });
+    assert.deepEqual(Object.keys(res), ['status', 'data']);
     assert.equal(res.status, 200);
-    assert.deepEqual(Object.keys(res.body), ['status', 'data']);
-    assert.equal(res.body.status, 200);
-    assert.deepEqual(Object.keys(res.body.data), ['link']);
-    assert.match(res.body.data.link, /^https:\/\/call\.whatsapp\.com\/audio\/[\w-]{22}$/);
+    assert.deepEqual(Object.keys(res.data), ['link']);
+    assert.match(res.data.link, /^https:\/\/call\.whatsapp\.com\/audio\/[\w-]{22}$/);
     await p.t.settle();
     assert.equal(p.messagesOf(p.alice).length, before);
   });
 
   it('product: productMessage naming the product and its owner (WhatsApp\'s card has no catalog member)', async () => {
-    const record = await p.send('product', { to: to(), businessOwnerJid: '5511900000999', productId: 'prod-1', catalogId: 'cat-9' });
+    const record = await p.sendVia('sendProduct', { to: to(), businessOwnerJid: '5511900000999', productId: 'prod-1', catalogId: 'cat-9' });
     p.expectSent(record, { productMessage: { product: { productId: 'prod-1' }, businessOwnerJid: '5511900000999@s.whatsapp.net' } });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -392,7 +391,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('group-invite: groupInviteMessage valid for three days (expiry 64-bit, as text; no caption is an empty one)', async () => {
-    const record = await p.send('group-invite', { to: to(), groupJid: '120363012345678901@g.us', groupName: 'Book club', inviteCode: 'AbCdEfGh12345' });
+    const record = await p.sendVia('sendGroupInvite', { to: to(), groupJid: '120363012345678901@g.us', groupName: 'Book club', inviteCode: 'AbCdEfGh12345' });
     p.expectSent(record, {
       groupInviteMessage: {
         groupJid: '120363012345678901@g.us', inviteCode: 'AbCdEfGh12345', inviteExpiration: String(Number(record.messageTimestamp) + 3 * 86400), groupName: 'Book club',
@@ -405,7 +404,7 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('request-phone: requestPhoneNumberMessage', async () => {
-    const record = await p.send('request-phone', { to: to() });
+    const record = await p.sendVia('sendRequestPhone', { to: to() });
     p.expectSent(record, { requestPhoneNumberMessage: {} });
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -413,8 +412,8 @@ describe('sending every message type (spec 4.2)', () => {
   });
 
   it('a send reports sent, then delivered by the peer phone', async () => {
-    const record = await p.send('text', { to: to(), text: 'status check' });
-    await p.t.waitFor(async () => (await p.t.request('GET', `/${p.alice.key}/message/${record.key.id}`)).body.data?.status === 'DELIVERY_ACK', 5000, 'delivery');
+    const record = await p.sendVia('sendText', { to: to(), text: 'status check' });
+    await p.t.waitFor(async () => (await p.t.client(p.alice.key).call('getMessage', { params: { messageId: record.key.id } })).data.status === 'DELIVERY_ACK', 5000, 'delivery');
     const statuses = p.t.events.filter((e) => e.type === 'message.status' && e.messageId === record.key.id).map((e) => (e as { status: string }).status);
     assert.deepEqual(statuses, ['sent', 'delivered']);
   });

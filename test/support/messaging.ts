@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import type { ChannelEventOf, InboundMessage } from '@parley/core';
+import type { InstanceOperationId, Operations } from '@parley/client';
 import { MediaServer } from './media-server.js';
 import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
@@ -39,6 +40,21 @@ export class MessagingPair {
     return res.body.data;
   }
 
+  /**
+   * The send operation `id` (or a reply, given its `messageId` in `params`) through the typed
+   * `@parley/client` as `from` (alice by default); asserts a 200 send result (`ParleyApiError`
+   * otherwise) and answers the record.
+   */
+  async sendVia<Id extends InstanceOperationId>(id: Id, body: Operations[Id]['body'], from: Phone = this.alice, params: Record<string, string> = {}): Promise<any> {
+    const api = this.t.client(from.key);
+    // One signature for every operation: the generic call cannot be resolved per `Id` here, `body` is typed by the caller.
+    const call = api.call.bind(api) as unknown as (id: InstanceOperationId, args: { body: unknown; params: Record<string, string> }) => Promise<{ status: number; data: { status: string } }>;
+    const res = await call(id, { body, params });
+    assert.equal(res.status, 200, `${id}: ${JSON.stringify(res)}`);
+    assert.equal(res.data.status, 'PENDING');
+    return res.data;
+  }
+
   /** The normalized message `to` received (its `message` event) and its stored record (GET details). */
   async received(id: string, to: Phone = this.bob): Promise<{ message: InboundMessage; record: any }> {
     const event = await this.t.waitFor(
@@ -46,9 +62,9 @@ export class MessagingPair {
       5000, `message ${id} to reach ${to.number}`,
     );
     await this.t.settle();
-    const res = await this.t.request('GET', `/${to.key}/message/${id}`);
-    assert.equal(res.status, 200, JSON.stringify(res.body));
-    return { message: event!.message, record: res.body.data };
+    const res = await this.t.client(to.key).call('getMessage', { params: { messageId: id } });
+    assert.equal(res.status, 200, JSON.stringify(res));
+    return { message: event!.message, record: res.data };
   }
 
   /** Asserts the exact record a send answered: sent by `from` to `to` with this typed `message`. */

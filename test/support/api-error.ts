@@ -1,0 +1,18 @@
+import assert from 'node:assert/strict';
+import { ParleyApiError } from '@parley/client';
+
+/**
+ * An `assert.rejects` validator for a typed-client call that must fail with the server's error
+ * model: checks the error is a {@link ParleyApiError} with exactly this status and code (and
+ * message when given: exact, or matching).
+ */
+export function apiError(status: number, code: string, message?: string | RegExp): (err: unknown) => true {
+  return (err: unknown) => {
+    assert.ok(err instanceof ParleyApiError, `expected a ParleyApiError, got ${String(err)}`);
+    assert.equal(err.status, status);
+    assert.equal(err.code, code);
+    if (typeof message === 'string') assert.equal(err.message, message);
+    else if (message) assert.match(err.message, message);
+    return true;
+  };
+}
