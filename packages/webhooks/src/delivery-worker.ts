@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Clock, Delivery, Logger, Storage, WebhookFormat } from '@parley/core';
 import type { HttpAnswer, HttpSender } from './http-sender.js';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.js';
@@ -43,7 +44,13 @@ function origin(url: string): string {
  */
 export class DeliveryWorker {
   private running = false;
-  private readonly inFlight = new Map<string, { abort: AbortController; done: Promise<void> }>();
+  /** The attempts in flight, by delivery id, settled when their bookkeeping is done. */
+  private readonly inFlight = new Map<string, Promise<void>>();
+  /**
+   * Aborts every attempt in flight when {@link stop} runs out of time. One for all attempts: a stop
+   * aborts them all at once anyway, and a controller per attempt was a visible share of its CPU.
+   */
+  private abort = new AbortController();
   private pumping: Promise<void> | null = null;
   private again = false;
   private timer: NodeJS.Timeout | undefined;
@@ -56,6 +63,9 @@ export class DeliveryWorker {
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
   start(): void {
+    if (this.abort.signal.aborted) this.abort = new AbortController();
+    // Every attempt in flight listens on the signal: up to `concurrency` listeners is expected, not a leak.
+    setMaxListeners(0, this.abort.signal);
     this.running = true;
     this.wake();
   }
@@ -95,12 +105,12 @@ export class DeliveryWorker {
     const bound = new Promise<'timeout'>((resolve) => {
       timer = setTimeout(() => resolve('timeout'), this.deps.options.stopTimeoutMs);
     });
-    const result = await Promise.race([Promise.all(pending.map((p) => p.done)), bound]);
+    const result = await Promise.race([Promise.all(pending), bound]);
     clearTimeout(timer);
     if (result === 'timeout') {
       this.deps.logger.warn({ inFlight: this.inFlight.size }, 'webhook deliveries still in flight at shutdown: aborted, retried after their lease');
-      for (const entry of this.inFlight.values()) entry.abort.abort();
-      await Promise.all([...this.inFlight.values()].map((p) => p.done));
+      this.abort.abort();
+      await Promise.all(this.inFlight.values());
     }
   }
 
@@ -165,14 +175,13 @@ export class DeliveryWorker {
   }
 
   private launch(delivery: Delivery): void {
-    const abort = new AbortController();
-    const done = this.attempt(delivery, abort.signal)
+    const done = this.attempt(delivery, this.abort.signal)
       .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt bookkeeping failed'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         this.wake();
       });
-    this.inFlight.set(delivery.id, { abort, done });
+    this.inFlight.set(delivery.id, done);
   }
 
   /** The instance's webhook secret ('' when it has none), or null when the instance no longer exists. */

@@ -101,8 +101,9 @@ export class BaileysAdapter implements ChannelAdapter {
   }
 
   /** Resolves once every WhatsApp event received so far has been mapped and emitted. */
-  idle(): Promise<void> {
-    return this.router.idle();
+  async idle(): Promise<void> {
+    await this.connection.idle();
+    await this.router.idle();
   }
 
   async stop(): Promise<void> {

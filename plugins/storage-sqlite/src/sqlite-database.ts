@@ -14,6 +14,15 @@ const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|
 /** How long a writer waits for another connection's lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
+/**
+ * WAL pages between automatic checkpoints (SQLite's default is 1,000). A checkpoint copies each page
+ * once however often the commits since the last one rewrote it, and the same hot pages (a chat's
+ * latest messages, index leaves) are rewritten by every turn's commit: checkpointing 4x less often
+ * copies far fewer pages per write (bench/rest-send: commit time per send roughly halved). The WAL
+ * file grows to about 16 MiB before it is reused; durability is the same.
+ */
+const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
 /** The writes of one event-loop turn, committed together. */
 interface Batch {
   done: Promise<void>;
@@ -59,6 +68,7 @@ export class SqliteDatabase {
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
         migrate(db);
       } catch (err) {
         db.close();
@@ -87,6 +97,14 @@ export class SqliteDatabase {
     return this.use((db) => {
       this.beginBatch(db);
       return this.statement(sql).run(...spread(params)).changes;
+    });
+  }
+
+  /** The first row a writing statement answers (`RETURNING`), run in this turn's batch, or undefined. */
+  write<T extends Row>(sql: string, params: Params = []): T | undefined {
+    return this.use((db) => {
+      this.beginBatch(db);
+      return this.statement(sql).get(...spread(params)) as T | undefined;
     });
   }
 

@@ -7,6 +7,23 @@ import type { EventSubscriber } from './event-bus.js';
 
 const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
 
+/**
+ * Whether writing `next` over `current` would store what is stored already: every field of `next`
+ * serializes as the same field of `current` (what `{ ...current, ...next }` serialized would tell,
+ * without serializing the whole record twice). An undefined field of `next` counts as absent.
+ */
+function overlays(current: MessageRecord, next: MessageRecord): boolean {
+  const stored = current as unknown as Record<string, unknown>;
+  for (const [field, value] of Object.entries(next)) {
+    if (value === undefined) {
+      if (stored[field] !== undefined) return false;
+    } else if (value !== stored[field] && JSON.stringify(value) !== JSON.stringify(stored[field])) {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** Statuses that arrived before their message are kept this long, at most this many per process. */
 export const EARLY_STATUS_TTL_MS = 60_000;
 export const EARLY_STATUS_MAX = 10_000;
@@ -130,8 +147,7 @@ export class StoreProjector implements EventSubscriber {
       if (statusAdvances(status, early.status)) status = early.status;
     }
     const stored = { ...record, status };
-    const same = existing !== null && existing.status === status && JSON.stringify(existing) === JSON.stringify({ ...existing, ...stored });
-    if (!same) await this.storage.messages.upsert(instanceId, stored);
+    if (!existing || existing.status !== status || !overlays(existing, stored)) await this.storage.messages.upsert(instanceId, stored);
     return { stored, existed: existing !== null };
   }
 

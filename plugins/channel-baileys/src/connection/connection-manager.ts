@@ -62,6 +62,8 @@ class SessionLoggedOut extends ConflictError {
  * the session on logout.
  */
 export class ConnectionManager {
+  /** The chain of connection updates being handled, in arrival order. */
+  private updates: Promise<void> = Promise.resolve();
   private socket: BaileysSocket | null = null;
   /** Media downloads of the current socket go through the same proxy as the socket. */
   private dispatcher: Dispatcher | undefined;
@@ -182,6 +184,15 @@ export class ConnectionManager {
   }
 
   /** Closes the socket and timers, keeping the session. */
+  /** Resolves when every connection update received so far is handled (QR images rendered, events emitted). */
+  async idle(): Promise<void> {
+    let current: Promise<void>;
+    do {
+      current = this.updates;
+      await current;
+    } while (current !== this.updates);
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
     await this.teardown();
@@ -240,7 +251,11 @@ export class ConnectionManager {
     this.socket = socket;
     this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.mediaTls) : undefined;
     const unlistenEvents = this.deps.listen(socket);
-    const onUpdate = (update: Partial<WAConnectionState>) => void this.onUpdate(socket, update);
+    // Updates are handled one after another, in the order Baileys sent them (QR rendering is async).
+    const onUpdate = (update: Partial<WAConnectionState>) => {
+      this.updates = this.updates.then(() => this.onUpdate(socket, update)).catch((err: unknown) =>
+        this.deps.context.logger.error({ err }, 'connection update failed'));
+    };
     const onCreds = () => {
       auth.saveCreds().catch((err: unknown) => this.deps.logger.error({ err }, 'failed to store WhatsApp credentials'));
     };

@@ -24,30 +24,40 @@ interface DeliveryRow {
 }
 
 /**
- * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not.
- * A skip scan over the `deliveries_lanes` index: each step seeks the next url of the same instance,
- * else the first url of the next instance, so the cost grows with the number of lanes, not with the
- * backlog (a GROUP BY read every queued row, and a row-value comparison seeks on the instance only
- * and walks the lane: 11 ms per claim at 100,000 queued, against 0.2 ms).
+ * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not,
+ * with the columns a claim filters and sorts on. A skip scan over the `deliveries_lanes` index
+ * (instance, url, seq): one seek finds the next instance, then one seek per lane lands on the next
+ * url's lowest seq, so the cost grows with the number of lanes, not with the backlog (a GROUP BY read
+ * every queued row: 11 ms per claim at 100,000 queued, against 0.2 ms). Seeking on seq rather than
+ * on url gives the head without a separate MIN(seq) seek per lane.
  */
-const NEXT_URL_SAME_INSTANCE = `(SELECT n.url FROM deliveries AS n
-  WHERE n.dead_at IS NULL AND n.instance = l.instance AND n.url > l.url ORDER BY n.url LIMIT 1)`;
-const NEXT_INSTANCE = `(SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND n.instance > l.instance ORDER BY n.instance LIMIT 1)`;
-const LANE_HEADS = `
-  WITH RECURSIVE lanes (instance, url) AS (
-    SELECT instance, url FROM (SELECT instance, url FROM deliveries WHERE dead_at IS NULL ORDER BY instance, url LIMIT 1)
+const HEADS = `
+  WITH RECURSIVE
+  instances (instance) AS (
+    SELECT MIN(instance) FROM deliveries WHERE dead_at IS NULL
     UNION ALL
-    SELECT
-      CASE WHEN ${NEXT_URL_SAME_INSTANCE} IS NOT NULL THEN l.instance ELSE ${NEXT_INSTANCE} END,
-      COALESCE(${NEXT_URL_SAME_INSTANCE}, (SELECT m.url FROM deliveries AS m
-        WHERE m.dead_at IS NULL AND m.instance = ${NEXT_INSTANCE} ORDER BY m.url LIMIT 1))
-    FROM lanes AS l WHERE l.instance IS NOT NULL
+    SELECT (SELECT n.instance FROM deliveries AS n WHERE n.dead_at IS NULL AND n.instance > i.instance ORDER BY n.instance LIMIT 1)
+    FROM instances AS i WHERE i.instance IS NOT NULL
   ),
-  head (seq) AS (
-    SELECT (SELECT MIN(seq) FROM deliveries WHERE dead_at IS NULL AND instance = lanes.instance AND url = lanes.url)
-    FROM lanes WHERE lanes.instance IS NOT NULL
-  )
-  SELECT d.* FROM head JOIN deliveries AS d ON d.seq = head.seq`;
+  heads (instance, url, seq, next_attempt_at, lease_until) AS (
+    SELECT i.instance, h.url, h.seq, h.next_attempt_at, h.lease_until FROM instances AS i
+      JOIN deliveries AS h ON h.seq = (SELECT n.seq FROM deliveries AS n
+        WHERE n.dead_at IS NULL AND n.instance = i.instance ORDER BY n.url, n.seq LIMIT 1)
+    WHERE i.instance IS NOT NULL
+    UNION ALL
+    SELECT l.instance, h.url, h.seq, h.next_attempt_at, h.lease_until FROM heads AS l
+      JOIN deliveries AS h ON h.seq = (SELECT n.seq FROM deliveries AS n
+        WHERE n.dead_at IS NULL AND n.instance = l.instance AND n.url > l.url ORDER BY n.url, n.seq LIMIT 1)
+  )`;
+
+/**
+ * The seqs of due, unleased lane heads, soonest first. No LIMIT: a LIMIT bound as a parameter made
+ * this statement ~50 µs slower per run (more than the skip scan; a literal one did not), so the
+ * caller takes the first ones. Full rows are read only for the heads it leases.
+ */
+const DUE_HEADS = `${HEADS}
+  SELECT seq FROM heads WHERE next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+  ORDER BY next_attempt_at, seq`;
 
 function toDelivery(row: DeliveryRow): Delivery {
   return {
@@ -91,14 +101,13 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
    */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
     return this.db.transactionNow(() => {
-      const heads = this.db.all<DeliveryRow>(
-        `${LANE_HEADS}
-         WHERE d.next_attempt_at <= @now AND (d.lease_until IS NULL OR d.lease_until <= @now)
-         ORDER BY d.next_attempt_at, d.seq LIMIT @limit`,
-        { now, limit },
-      );
-      for (const head of heads) this.db.run('UPDATE deliveries SET lease_until = ? WHERE seq = ?', [now + leaseMs, head.seq]);
-      return heads.map(toDelivery);
+      const due = this.db.all<{ seq: number }>(DUE_HEADS, { now });
+      const claimed: Delivery[] = [];
+      for (let i = 0; i < due.length && i < limit; i++) {
+        const row = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = ? RETURNING *', [now + leaseMs, due[i]!.seq]);
+        claimed.push(toDelivery(row!));
+      }
+      return claimed;
     });
   }
 
@@ -128,7 +137,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async nextDueAt(): Promise<number | null> {
     const row = this.db.get<{ due: number | null }>(
-      `SELECT MIN(MAX(d.next_attempt_at, COALESCE(d.lease_until, d.next_attempt_at))) AS due FROM (${LANE_HEADS}) AS d`,
+      `${HEADS} SELECT MIN(MAX(next_attempt_at, COALESCE(lease_until, next_attempt_at))) AS due FROM heads`,
     );
     return row?.due ?? null;
   }

@@ -1,10 +1,14 @@
 import {
-  decodeStored, encodeStored, statusAdvances,
+  decodeStored, encodeStored, MESSAGE_STATUS_RANK,
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 type RecordRow = { record: string };
+
+/** The rank of the stored record's status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
+const RANK_SQL = `CASE json_extract(record, '$.status') ${Object.entries(MESSAGE_STATUS_RANK)
+  .map(([name, rank]) => `WHEN '${name}' THEN ${rank}`).join(' ')} END`;
 
 export class SqliteMessageRepository implements MessageRepository {
   constructor(private readonly db: SqliteDatabase) {}
@@ -24,16 +28,18 @@ export class SqliteMessageRepository implements MessageRepository {
     return row ? decodeStored<MessageRecord>(row.record) : null;
   }
 
+  /**
+   * One statement moves the status forward (the rank comparison runs in SQL); only when it did not
+   * move is the record read back, to answer it unchanged or tell that it does not exist.
+   */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
-    return this.db.transaction(() => {
-      const row = this.db.get<RecordRow>('SELECT record FROM messages WHERE instance = ? AND id = ?', [instance, id]);
-      if (!row) return null;
-      const record = decodeStored<MessageRecord>(row.record);
-      if (!statusAdvances(record.status, status)) return record;
-      record.status = status;
-      this.db.run('UPDATE messages SET record = ? WHERE instance = ? AND id = ?', [encodeStored(record), instance, id]);
-      return record;
-    });
+    const row = this.db.write<RecordRow>(
+      `UPDATE messages SET record = json_set(record, '$.status', ?)
+       WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${RANK_SQL})
+       RETURNING record`,
+      [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
+    );
+    return row ? decodeStored<MessageRecord>(row.record) : this.get(instance, id);
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
