@@ -172,3 +172,40 @@ describe('calls (spec 4.6)', () => {
     assert.equal(t.events.length, eventCount);
   });
 });
+
+describe('calls nobody answers (sandbox callRingMs)', () => {
+  let t: TestServer;
+  let alice: Phone;
+  let bob: Phone;
+
+  before(async () => {
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }, { sandbox: { callRingMs: 300 } }));
+  });
+  after(() => t.stop());
+
+  const statuses = (p: Phone, callId: string) =>
+    eventsOf<CallEvent>(t, p.id, 'call').filter((e) => e.callId === callId).map((e) => e.status);
+
+  it('stops ringing after the ring time: both phones report timeout and the call is gone', async () => {
+    const placed = await t.client(alice.key).call('placeCall', { body: { to: BOB } });
+    const { callId } = placed.data;
+    await t.waitFor(() => statuses(bob, callId).length === 2, 5000, 'the callee to see the time-out');
+    await t.waitFor(() => statuses(alice, callId).length === 2, 5000, 'the caller to see the time-out');
+    assert.deepEqual(statuses(alice, callId), ['ringing', 'timeout']);
+    assert.deepEqual(statuses(bob, callId), ['offer', 'timeout']);
+    await assert.rejects(t.client(bob.key).call('acceptCall', { body: { callId, callFrom: ALICE } }), apiError(404, 'call_not_found'));
+    await assert.rejects(t.client(alice.key).call('endCall', { body: { callId, peerJid: BOB } }), apiError(404, 'call_not_found'));
+  });
+
+  it('does not time out a call that was answered', async () => {
+    const placed = await t.client(alice.key).call('placeCall', { body: { to: BOB } });
+    const { callId } = placed.data;
+    await t.waitFor(() => statuses(bob, callId).length === 1, 5000, 'the offer');
+    await t.client(bob.key).call('acceptCall', { body: { callId, callFrom: ALICE } });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await t.settle();
+    assert.deepEqual(statuses(alice, callId), ['ringing', 'accept']);
+    assert.deepEqual(statuses(bob, callId), ['offer', 'accept']);
+    assert.equal((await t.client(alice.key).call('endCall', { body: { callId, peerJid: BOB } })).status, 200);
+  });
+});

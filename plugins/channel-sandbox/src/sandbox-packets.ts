@@ -51,7 +51,7 @@ export interface PresencePacket {
  */
 export interface CallPacket {
   kind: 'call';
-  action: 'offer' | 'ringing' | 'accept' | 'reject' | 'terminate';
+  action: 'offer' | 'ringing' | 'accept' | 'reject' | 'terminate' | 'timeout';
   callId: string;
   /** Number of the phone sending this signal. */
   from: string;

@@ -8,9 +8,11 @@ export interface SandboxOptions {
   maxQrRefreshes: number;
   /** Simulated network latency of each hop (message, receipt), in ms. */
   latencyMs: number;
+  /** An unanswered call stops ringing after this many ms (status `timeout` on both phones). */
+  callRingMs: number;
 }
 
-export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0 };
+export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0, callRingMs: 45_000 };
 
 export const sandboxOptionsSchema = {
   type: 'object',
@@ -20,5 +22,6 @@ export const sandboxOptionsSchema = {
     qrRefreshMs: { type: 'integer', minimum: 100, maximum: 600000, default: defaultSandboxOptions.qrRefreshMs },
     maxQrRefreshes: { type: 'integer', minimum: 0, maximum: 100, default: defaultSandboxOptions.maxQrRefreshes },
     latencyMs: { type: 'integer', minimum: 0, maximum: 60000, default: defaultSandboxOptions.latencyMs },
+    callRingMs: { type: 'integer', minimum: 100, maximum: 600000, default: defaultSandboxOptions.callRingMs },
   },
 } as const;

@@ -74,6 +74,12 @@ export async function receiveCall(device: SandboxDevice, packet: CallPacket): Pr
       delete calls[packet.callId];
       return call;
     }
+    // The caller's phone stopped ringing: an incoming call nobody answered.
+    if (packet.action === 'timeout') {
+      if (call.outgoing || call.status !== 'offer') return null;
+      delete calls[packet.callId];
+      return call;
+    }
     // Only the caller hears ringing and the answer, and ringing only before the answer.
     if (!call.outgoing || (packet.action === 'ringing' && call.status !== 'offer')) return null;
     if (packet.action === 'reject') delete calls[packet.callId];
@@ -87,7 +93,9 @@ export async function receiveCall(device: SandboxDevice, packet: CallPacket): Pr
  * Voice and video calls between sandbox phones. Placing a call sends an offer to the callee's phone,
  * which reports it as a `call` event with status `offer` and rings back (`ringing` on the caller);
  * accepting, rejecting and ending are signalled to the other phone, and both sides report the new
- * status. Active calls are kept in each phone's state; a rejected or ended call is gone (404 after).
+ * status. A call nobody answers stops ringing after the driver's `callRingMs` (status `timeout` on both
+ * phones). Active calls are kept in each phone's state; a rejected, ended or timed-out call is gone
+ * (404 after). A time-out pending when the server stops is not carried over a restart.
  */
 export class SandboxCalls implements CallsCapability {
   constructor(private readonly device: SandboxDevice) {}
@@ -108,7 +116,23 @@ export class SandboxCalls implements CallsCapability {
       calls[call.callId] = call;
     });
     await signal(this.device, call, 'offer');
+    setTimeout(() => {
+      this.ringOut(call.callId).catch((err: unknown) => this.device.ctx.logger.warn({ err }, 'sandbox call time-out failed'));
+    }, this.device.options.callRingMs).unref();
     return { callId: call.callId, peerJid, isVideo: call.isVideo, status: 'offer' };
+  }
+
+  /** Ends an outgoing call nobody answered in time (`timeout` on both phones). */
+  private async ringOut(callId: string): Promise<void> {
+    const call = await updateCalls(this.device, (calls) => {
+      const found = calls[callId];
+      if (!found || !found.outgoing || (found.status !== 'offer' && found.status !== 'ringing')) return null;
+      delete calls[callId];
+      return found;
+    });
+    if (!call) return;
+    emitCall(this.device, call, 'timeout');
+    await signal(this.device, call, 'timeout');
   }
 
   async accept(callId: string, callFrom: string): Promise<void> {
