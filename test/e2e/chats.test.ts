@@ -136,6 +136,14 @@ for (const storage of ['memory', 'sqlite'] as const) {
       assert.equal(missing.body.error.message, 'body.jid is required');
     });
 
+    it('reports a subscribed contact going offline and coming back', async () => {
+      const before = eventsOf(t, bob.id, 'presence').length;
+      assert.equal((await t.client(alice.key).call('restartInstance')).status, 200);
+      await t.waitFor(() => eventsOf(t, bob.id, 'presence').length === before + 2, 5000, 'the presence changes');
+      const changes = eventsOf(t, bob.id, 'presence').slice(before).map(({ jid, status }) => ({ jid, status }));
+      assert.deepEqual(changes, [{ jid: jidOf(ALICE), status: 'unavailable' }, { jid: jidOf(ALICE), status: 'available' }]);
+    });
+
     it('answers the privacy settings', async () => {
       const res = await t.client(bob.key).call('getPrivacySettings');
       assert.deepEqual(res, { status: 200, data: PRIVACY });

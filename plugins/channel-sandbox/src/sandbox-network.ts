@@ -55,9 +55,28 @@ export class SandboxNetwork {
     return held.filter((n): n is string => n !== null);
   }
 
+  /** Phones subscribed to the presence of a number (spec 4.5 presence subscribe), by that number. */
+  private readonly watchers = new Map<string, Set<string>>();
+
+  /** Subscribes `subscriber` to `target`'s coming online and going offline. */
+  watch(subscriber: string, target: string): void {
+    let set = this.watchers.get(target);
+    if (!set) this.watchers.set(target, (set = new Set()));
+    set.add(subscriber);
+  }
+
+  /** Tells every online subscriber of `number` that it is now available or unavailable. */
+  private announce(number: string, status: 'available' | 'unavailable'): void {
+    for (const subscriber of this.watchers.get(number) ?? []) {
+      const phone = this.online.get(subscriber);
+      if (phone) setImmediate(() => phone.receive({ kind: 'presence', from: number, status }));
+    }
+  }
+
   /** Marks a phone online and hands it what waited in its mailbox, in order. */
   async attach(phone: SandboxPhone, instanceId: string): Promise<void> {
     this.online.set(phone.number, phone);
+    this.announce(phone.number, 'available');
     const waiting = await this.locks.run(phone.number, async () => {
       const list = (await this.storage.state.get<Packet[]>(phoneNamespace(instanceId), 'mailbox')) ?? [];
       if (list.length) await this.storage.state.delete(phoneNamespace(instanceId), 'mailbox');
@@ -68,7 +87,9 @@ export class SandboxNetwork {
 
   /** Marks a phone offline. */
   detach(phone: SandboxPhone): void {
-    if (this.online.get(phone.number) === phone) this.online.delete(phone.number);
+    if (this.online.get(phone.number) !== phone) return;
+    this.online.delete(phone.number);
+    this.announce(phone.number, 'unavailable');
   }
 
   isOnline(number: string): boolean {

@@ -18,7 +18,7 @@ export const DISAPPEARING_TIMERS = [0, 86_400, 604_800, 7_776_000] as const;
 export const MAX_PINNED_CHATS = 3;
 
 const PINNED = 'pinned';
-const PRESENCE_SUBSCRIPTIONS = 'presence-subscriptions';
+export const PRESENCE_SUBSCRIPTIONS = 'presence-subscriptions';
 
 /** The other side of a direct chat set a disappearing timer: this phone's chat follows it. */
 export function receiveEphemeral(device: SandboxDevice, packet: EphemeralPacket): void {
@@ -83,8 +83,9 @@ export class SandboxChats implements ChatsCapability {
       const list = (await state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
       if (!list.includes(jid)) await state.put(this.device.namespace, PRESENCE_SUBSCRIPTIONS, [...list, jid]);
     });
-    // The network answers a subscription with the contact's current presence.
+    // The network answers a subscription with the contact's current presence, then reports changes.
     if (number !== null) {
+      this.device.network.watch(this.device.number, number);
       this.device.ctx.emit({ type: 'presence', jid, status: this.device.network.isOnline(number) ? 'available' : 'unavailable' });
     }
   }

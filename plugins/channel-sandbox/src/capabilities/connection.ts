@@ -1,6 +1,9 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
-import { ConflictError, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult } from '@parley/core';
+import {
+  ConflictError, isGroupJid, jidUser, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult,
+} from '@parley/core';
+import { PRESENCE_SUBSCRIPTIONS } from './chats.js';
 import type { SandboxDevice } from '../sandbox-device.js';
 
 const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTVWXYZ23456789';
@@ -107,6 +110,9 @@ export class SandboxConnection implements ConnectionCapability {
     this.device.connected = true;
     this.device.ctx.emit({ type: 'connection', status: 'open', code: 200, user: this.user });
     await this.device.network.register(this.device.number, this.device.ctx.instanceId);
+    // Presence subscriptions survive restarts: the phone watches its contacts again when it connects.
+    const subscriptions = (await this.device.ctx.storage.state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
+    for (const jid of subscriptions) if (!isGroupJid(jid)) this.device.network.watch(this.device.number, jidUser(jid));
     await this.device.network.attach(this.device, this.device.ctx.instanceId);
   }
 
