@@ -31,6 +31,14 @@ describe('encodeStored / decodeStored', () => {
     assert.deepEqual([...decoded.k], [7, 8, 9]);
   });
 
+  it('finds binary data however deep, in arrays and behind toJSON', () => {
+    const deep = { a: [{ b: { c: [0, { d: Buffer.from('x') }] } }] };
+    assert.equal(encodeStored(deep), '{"a":[{"b":{"c":[0,{"d":{"type":"Buffer","data":"eA=="}}]}}]}');
+    const selfSerializing = { v: { toJSON: () => new Uint8Array([1]) } };
+    assert.equal(encodeStored(selfSerializing), '{"v":{"type":"Buffer","data":"AQ=="}}');
+    assert.equal(encodeStored({ when: new Date(0) }), '{"when":"1970-01-01T00:00:00.000Z"}');
+  });
+
   it('round-trips plain JSON unchanged', () => {
     const value = { a: 1, b: [1, 'two', { c: false }], d: 'é✓' };
     assert.deepEqual(decodeStored(encodeStored(value)), value);

@@ -32,6 +32,18 @@ describe('newUlid', () => {
     assert.equal(ulidTime(later), at + 1);
   });
 
+  it('stays strictly increasing over thousands of ids in one millisecond', () => {
+    const at = 1_700_000_000_001;
+    const ids = Array.from({ length: 5_000 }, () => newUlid(at));
+    for (let i = 1; i < ids.length; i++) assert.ok(ids[i - 1]! < ids[i]!);
+    assert.ok(ids.every((id) => CROCKFORD.test(id)));
+  });
+
+  it('draws fresh randomness for each new millisecond', () => {
+    const parts = new Set(Array.from({ length: 1_000 }, (_, i) => newUlid(1_800_000_000_000 + i).slice(10)));
+    assert.equal(parts.size, 1_000);
+  });
+
   it('sorts lexicographically by creation time', () => {
     const ids = [3, 1, 2].map((n) => newUlid(1_600_000_000_000 + n * 1000));
     assert.deepEqual([...ids].sort(), [ids[1], ids[2], ids[0]]);
@@ -56,5 +68,12 @@ describe('newSecret', () => {
 describe('newMessageId', () => {
   it('is 3EB0 followed by 18 upper-case hex characters', () => {
     for (let i = 0; i < 20; i++) assert.match(newMessageId(), /^3EB0[0-9A-F]{18}$/);
+  });
+
+  it('never repeats, across many refills of the random pool', () => {
+    const ids = Array.from({ length: 5_000 }, () => newMessageId());
+    assert.equal(new Set(ids).size, ids.length);
+    const hex = ids.join('').replace(/3EB0/g, '');
+    for (const digit of '0123456789ABCDEF') assert.ok(hex.includes(digit), `digit ${digit} appears`);
   });
 });

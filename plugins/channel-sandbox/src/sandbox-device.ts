@@ -42,7 +42,8 @@ export class SandboxDevice implements SandboxPhone {
   readonly jid: string;
   readonly lid: string;
   connected = false;
-  private sessionCache?: SandboxSession;
+  /** This phone's state documents read so far (this device is their only writer), by name. */
+  private readonly documents = new Map<string, unknown>();
   private readonly locks = new KeyedSerialQueue();
 
   constructor(
@@ -64,15 +65,33 @@ export class SandboxDevice implements SandboxPhone {
     if (!this.connected) throw new ConflictError('the instance is not connected', 'not_connected');
   }
 
+  /**
+   * One of this phone's state documents (its session, block list, peer sessions), read from storage
+   * once and then kept in memory: every write goes through {@link saveDocument}, so the copy is
+   * never stale, and incoming messages (which consult the block list and peer sessions) read no
+   * storage. Treat the answer as read-only; save a new value instead.
+   */
+  async document<T>(name: string): Promise<T | null> {
+    if (this.documents.has(name)) return this.documents.get(name) as T | null;
+    const value = await this.ctx.storage.state.get<T>(this.namespace, name);
+    // A write that finished while the read was in flight wins.
+    if (!this.documents.has(name)) this.documents.set(name, value);
+    return this.documents.get(name) as T | null;
+  }
+
+  /** Stores one of this phone's state documents, then keeps it as the cached copy. */
+  async saveDocument<T>(name: string, value: T): Promise<void> {
+    await this.ctx.storage.state.put(this.namespace, name, value);
+    this.documents.set(name, value);
+  }
+
   async session(): Promise<SandboxSession> {
-    this.sessionCache ??= (await this.ctx.storage.state.get<SandboxSession>(this.namespace, 'session')) ?? { linked: false };
-    return this.sessionCache;
+    return (await this.document<SandboxSession>('session')) ?? { linked: false };
   }
 
   async saveSession(patch: Partial<SandboxSession>): Promise<SandboxSession> {
     const next = { ...(await this.session()), ...patch };
-    await this.ctx.storage.state.put(this.namespace, 'session', next);
-    this.sessionCache = next;
+    await this.saveDocument('session', next);
     return next;
   }
 

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { ServiceUnavailableError, type NewDelivery } from '@parley/core';
 import { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
+import { MIGRATIONS } from '../src/migrations.js';
 
 const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-'));
 let files = 0;
@@ -52,6 +53,26 @@ describe('SqliteStorage file', () => {
     const raw = new Database(file, { readonly: true });
     assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     raw.close();
+  });
+
+  it('migrates a version 1 database: each message keeps the status its record held', async () => {
+    const file = freshFile();
+    mkdirSync(join(file, '..'), { recursive: true });
+    const raw = new Database(file);
+    raw.exec(MIGRATIONS[0]!);
+    raw.pragma('user_version = 1');
+    const insert = raw.prepare('INSERT INTO messages (instance, id, chat, timestamp, record) VALUES (?, ?, ?, ?, ?)');
+    for (const [id, status] of [['M1', 'READ'], ['M2', 'DELIVERY_ACK']]) {
+      insert.run('ins_a', id, '1@s.whatsapp.net', 1, JSON.stringify({ key: { id, remoteJid: '1@s.whatsapp.net', fromMe: true }, messageTimestamp: '1', status }));
+    }
+    raw.close();
+    const storage = await opened(file);
+    assert.equal((await storage.messages.get('ins_a', 'M1'))?.status, 'READ');
+    assert.equal((await storage.messages.setStatus('ins_a', 'M1', 'DELIVERY_ACK'))?.status, 'READ', 'a status never moves backwards');
+    assert.equal((await storage.messages.setStatus('ins_a', 'M2', 'READ'))?.status, 'READ');
+    const page = await storage.messages.listByChat('ins_a', '1@s.whatsapp.net', { page: 1, limit: 10 });
+    assert.deepEqual(page.items.map((m) => [m.key.id, m.status]).sort(), [['M1', 'READ'], ['M2', 'READ']]);
+    await storage.close();
   });
 
   it('refuses a database written by a newer schema', async () => {

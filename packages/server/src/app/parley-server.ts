@@ -48,8 +48,13 @@ export class ParleyServer {
     readonly adminToken: AdminToken,
     readonly routes: RouteDefinition[],
     readonly openapi: Record<string, unknown>,
-    private readonly app: ReturnType<typeof createHttpApp>['app'],
+    private readonly http: ReturnType<typeof createHttpApp>,
   ) {}
+
+  /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
+  servedRoutes(): string[] {
+    return this.http.table.list();
+  }
 
   /** Builds everything; nothing listens yet. Throws on bad plugins or unreachable storage. */
   static async create(options: ServerOptions): Promise<ParleyServer> {
@@ -100,14 +105,14 @@ export class ParleyServer {
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http.app);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
     return server;
   }
 
   /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
   async listen(): Promise<string> {
     const { config, logger } = this.context;
-    this.server = createServer(this.app);
+    this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);

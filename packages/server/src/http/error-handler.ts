@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, type Logger } from '@parley/core';
+import type { MatchedRequest } from './router.js';
 
 /** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
 export function sendError(res: Response, status: number, code: string, message: string, details?: unknown): void {
@@ -16,7 +17,7 @@ export function errorHandler(logger: Logger) {
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
-      if (err.status >= 500) logger.error({ err, method: req.method, route: req.route?.path }, 'request failed');
+      if (err.status >= 500) logger.error({ err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
       sendError(res, err.status, err.code, err.message, err.details);
     } else if (e.type === 'entity.too.large') {
       sendError(res, 413, 'payload_too_large', `request body exceeds the limit of ${e.limit} bytes`, { limit: e.limit });
@@ -28,7 +29,7 @@ export function errorHandler(logger: Logger) {
       // Client errors of express and its middleware (static files); a wrapped error's message is never shown.
       sendError(res, e.status, e.status === 404 ? 'not_found' : 'bad_request', (e.expose && e.message) || STATUS_CODES[e.status] || 'bad request');
     } else {
-      logger.error({ err, method: req.method, route: req.route?.path }, 'unhandled error');
+      logger.error({ err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'unhandled error');
       sendError(res, 500, 'internal_error', 'internal server error');
     }
   };

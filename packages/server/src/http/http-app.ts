@@ -2,11 +2,12 @@ import express, { type Express, type NextFunction, type Request, type Response }
 import type { Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
-import type { RequestWithRaw } from './driver-routes.js';
 import { errorHandler, sendError } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, TextReply, type RouteDefinition } from './route.js';
-import { mountRoutes, type ScopeResolver } from './router.js';
+import { jsonBody } from './json-body.js';
+import type { RouteTable } from './route-table.js';
+import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -24,7 +25,7 @@ export interface HttpAppOptions {
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
-export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[] } {
+export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown> } {
   const { routes, logger } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -42,7 +43,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
-      const path = typeof req.route?.path === 'string' ? req.route.path : unmatchedPath(req.path, (seg) => prefixes.has(seg));
+      const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
       if (res.statusCode >= 500) logger.error(line, 'request');
@@ -51,13 +52,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     });
     next();
   });
-  app.use(express.json({
-    limit: options.bodyLimitBytes,
-    type: ['application/json', 'application/*+json'],
-    verify: (req, _res, buf) => {
-      (req as RequestWithRaw).rawBody = buf;
-    },
-  }));
+  app.use(jsonBody(options.bodyLimitBytes));
 
   const docs: RouteDefinition[] = [
     defineRoute({
@@ -81,11 +76,12 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   const openapiText = JSON.stringify(openapi);
   app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
 
-  mountRoutes(app, all, options.resolveScope, options.durable);
+  const { middleware, table } = routeMiddleware(all, options.resolveScope, options.durable);
+  app.use(middleware);
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);
   });
   app.use(errorHandler(logger));
-  return { app, openapi, routes: all };
+  return { app, openapi, routes: all, table };
 }

@@ -73,19 +73,7 @@ export function defineRoute<P = any, Q = any, B = any, S = any>(route: RouteDefi
   return route;
 }
 
-/** Converts `/{key}/x/{id}` to express's `/:key/x/:id`. */
+/** Converts `/{key}/x/{id}` to express's `/:key/x/:id` (the form request logs show). */
 export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
-}
-
-/**
- * Sort key so that static segments win over parameters at the same position
- * (`/{key}/contacts/blocked` before `/{key}/contacts/{number}`).
- */
-export function specificity(path: string): string {
-  return path
-    .split('/')
-    .slice(1)
-    .map((seg, i) => (i === 0 && seg === '{key}' ? '1' : seg.startsWith('{') ? '1' : '0'))
-    .join('');
 }

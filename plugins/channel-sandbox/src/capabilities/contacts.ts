@@ -15,8 +15,9 @@ export interface PeerSession {
   establishedAt: number;
 }
 
-async function blocklistOf(device: SandboxDevice, namespace = device.namespace): Promise<string[]> {
-  return (await device.ctx.storage.state.get<string[]>(namespace, BLOCKLIST)) ?? [];
+/** This phone's block list (read-only: the device's cached copy). */
+async function blocklistOf(device: SandboxDevice): Promise<readonly string[]> {
+  return (await device.document<string[]>(BLOCKLIST)) ?? [];
 }
 
 /** Whether this phone has blocked `number`. */
@@ -24,19 +25,18 @@ export async function hasBlocked(device: SandboxDevice, number: string): Promise
   return (await blocklistOf(device)).includes(`${number}${USER_SUFFIX}`);
 }
 
-/** Whether the phone of instance `instanceId` has blocked this phone. */
+/** Whether the phone of instance `instanceId` has blocked this phone (read from that phone's stored state). */
 async function blockedBy(device: SandboxDevice, instanceId: string): Promise<boolean> {
-  return (await blocklistOf(device, phoneNamespace(instanceId))).includes(device.jid);
+  return ((await device.ctx.storage.state.get<string[]>(phoneNamespace(instanceId), BLOCKLIST)) ?? []).includes(device.jid);
 }
 
 /** Records the session with a peer the first time a message from it arrives. */
 export async function establishSession(device: SandboxDevice, number: string): Promise<void> {
-  const { state } = device.ctx.storage;
+  if ((await device.document<Record<string, PeerSession>>(SESSIONS))?.[number]) return;
   await device.exclusive(SESSIONS, async () => {
-    const sessions = (await state.get<Record<string, PeerSession>>(device.namespace, SESSIONS)) ?? {};
+    const sessions = (await device.document<Record<string, PeerSession>>(SESSIONS)) ?? {};
     if (sessions[number]) return;
-    sessions[number] = { establishedAt: Math.floor(Date.now() / 1000) };
-    await state.put(device.namespace, SESSIONS, sessions);
+    await device.saveDocument(SESSIONS, { ...sessions, [number]: { establishedAt: Math.floor(Date.now() / 1000) } });
   });
 }
 
@@ -93,17 +93,16 @@ export class SandboxContacts implements ContactsCapability {
     if (jidUser(jid) === this.device.number) throw new ValidationError('path.number cannot be the instance\'s own number');
     // Only network users can be blocked; a number whose instance is gone can still be unblocked.
     if (blocked) await this.peerInstance(jid);
-    const { state } = this.device.ctx.storage;
     await this.device.exclusive(BLOCKLIST, async () => {
       const list = await blocklistOf(this.device);
       const next = blocked ? (list.includes(jid) ? list : [...list, jid]) : list.filter((j) => j !== jid);
-      if (next !== list) await state.put(this.device.namespace, BLOCKLIST, next);
+      if (next !== list) await this.device.saveDocument(BLOCKLIST, next);
     });
   }
 
   async blocked(): Promise<string[]> {
     this.device.requireConnected();
-    return blocklistOf(this.device);
+    return [...(await blocklistOf(this.device))];
   }
 
   /** The peer phone's about text; null when it has none or when it blocked this phone (as WhatsApp hides it). */
@@ -119,12 +118,9 @@ export class SandboxContacts implements ContactsCapability {
     this.device.requireConnected();
     await this.peerInstance(jid);
     const number = jidUser(jid);
-    const { state } = this.device.ctx.storage;
     await this.device.exclusive(SESSIONS, async () => {
-      const sessions = (await state.get<Record<string, PeerSession>>(this.device.namespace, SESSIONS)) ?? {};
-      if (!sessions[number]) return;
-      delete sessions[number];
-      await state.put(this.device.namespace, SESSIONS, sessions);
+      const { [number]: dropped, ...rest } = (await this.device.document<Record<string, PeerSession>>(SESSIONS)) ?? {};
+      if (dropped) await this.device.saveDocument(SESSIONS, rest);
     });
   }
 

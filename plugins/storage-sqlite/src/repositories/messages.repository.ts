@@ -4,11 +4,19 @@ import {
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
-type RecordRow = { record: string };
+/** A stored message: its record, and its status, which lives in its own column (migration 2). */
+type RecordRow = { record: string; status: MessageStatus };
 
-/** The rank of the stored record's status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
-const RANK_SQL = `CASE json_extract(record, '$.status') ${Object.entries(MESSAGE_STATUS_RANK)
+/** The rank of the stored status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
+const RANK_SQL = `CASE status ${Object.entries(MESSAGE_STATUS_RANK)
   .map(([name, rank]) => `WHEN '${name}' THEN ${rank}`).join(' ')} END`;
+
+/** The record of a row, with the status column as its status. */
+function recordOf(row: RecordRow): MessageRecord {
+  const record = decodeStored<MessageRecord>(row.record);
+  record.status = row.status;
+  return record;
+}
 
 export class SqliteMessageRepository implements MessageRepository {
   constructor(private readonly db: SqliteDatabase) {}
@@ -16,39 +24,41 @@ export class SqliteMessageRepository implements MessageRepository {
   /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
   async upsert(instance: string, record: MessageRecord): Promise<void> {
     this.db.run(
-      `INSERT INTO messages (instance, id, chat, timestamp, record) VALUES (?, ?, ?, ?, ?)
-       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, record = excluded.record`,
+      `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
+       record = excluded.record`,
       // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
-      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, encodeStored(record)],
+      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, record.status, encodeStored(record)],
     );
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = this.db.get<RecordRow>('SELECT record FROM messages WHERE instance = ? AND id = ?', [instance, id]);
-    return row ? decodeStored<MessageRecord>(row.record) : null;
+    const row = this.db.get<RecordRow>('SELECT record, status FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+    return row ? recordOf(row) : null;
   }
 
   /**
-   * One statement moves the status forward (the rank comparison runs in SQL); only when it did not
-   * move is the record read back, to answer it unchanged or tell that it does not exist.
+   * One statement moves the status forward (the rank comparison runs in SQL, on the status column:
+   * the record's JSON is neither parsed nor rewritten); only when it did not move is the record read
+   * back, to answer it unchanged or tell that it does not exist.
    */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
     const row = this.db.write<RecordRow>(
-      `UPDATE messages SET record = json_set(record, '$.status', ?)
+      `UPDATE messages SET status = ?
        WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${RANK_SQL})
-       RETURNING record`,
+       RETURNING record, status`,
       [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
     );
-    return row ? decodeStored<MessageRecord>(row.record) : this.get(instance, id);
+    return row ? recordOf(row) : this.get(instance, id);
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
     const rows = this.db.all<RecordRow>(
-      'SELECT record FROM messages WHERE instance = ? AND chat = ? ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?',
+      'SELECT record, status FROM messages WHERE instance = ? AND chat = ? ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?',
       [instance, chatJid, page.limit, (page.page - 1) * page.limit],
     );
     const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid])!;
-    return { items: rows.map((row) => decodeStored<MessageRecord>(row.record)), total };
+    return { items: rows.map(recordOf), total };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
