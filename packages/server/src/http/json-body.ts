@@ -45,7 +45,8 @@ export function jsonBody(limitBytes: number): (req: Request, res: Response, next
       received += chunk.length;
       chunks.push(chunk);
     });
-    req.once('error', next);
+    // The client went away mid-body (as express.json answers it; nobody is left to read the answer).
+    req.once('error', () => next(bodyError('request.aborted', 400, 'request aborted')));
     req.once('end', () => {
       if (received !== declared) {
         next(bodyError('request.size.invalid', 400, 'request size did not match content length', { expected: declared, length: received }));
