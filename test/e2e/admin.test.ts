@@ -1,14 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { ParleyClient, type Operations } from '@parley/client';
+import { apiError, apiErrorAnswer, type ErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const DEFAULT_WEBHOOK = {
   allowWebhook: false, allowNumber: 'all', webhookFormat: 'native', webhookMessage: '', webhookGroup: '', webhookConnection: '',
   webhookQrCode: '', webhookMessageFromMe: '', webhookHistory: '',
 };
-const NOT_FOUND = { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } };
-const TOKEN_REQUIRED = { status: 401, error: { code: 'unauthorized', message: 'admin token required: Authorization: Bearer <token>' } };
-const TOKEN_INVALID = { status: 401, error: { code: 'unauthorized', message: 'invalid admin token' } };
+const NOT_FOUND: ErrorAnswer = { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } };
+const TOKEN_REQUIRED: ErrorAnswer = { status: 401, error: { code: 'unauthorized', message: 'admin token required: Authorization: Bearer <token>' } };
+const TOKEN_INVALID: ErrorAnswer = { status: 401, error: { code: 'unauthorized', message: 'invalid admin token' } };
 
 describe('admin API', () => {
   let t: TestServer;
@@ -18,6 +20,9 @@ describe('admin API', () => {
   after(async () => {
     await t.stop();
   });
+
+  const admin = () => t.client();
+  const instanceCount = async () => (await admin().call('adminListInstances')).data.length;
 
   /** Asserts the admin view of an instance, given what varies. */
   function assertView(view: Record<string, any>, expected: { name: string; number?: string; webhook?: Record<string, unknown>; phoneConnected?: boolean }): void {
@@ -41,30 +46,30 @@ describe('admin API', () => {
 
   describe('POST /admin/instances', () => {
     it('creates with an empty body: the default channel, no name, an assigned number', async () => {
-      const res = await t.admin('POST', '/admin/instances');
+      const res = await admin().call('adminCreateInstance');
+      assert.deepEqual(Object.keys(res), ['status', 'data']);
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(res.body), ['status', 'data']);
-      assert.equal(res.body.status, 200);
-      assertView(res.body.data, { name: '' });
-      assert.equal((await t.request('GET', `/${res.body.data.key}/instance`)).status, 200);
+      assertView(res.data, { name: '' });
+      assert.equal((await t.client(res.data.key).call('getInstance')).status, 200);
     });
 
     it('creates with channel, name, webhook settings and options.number; the instance answers with them', async () => {
       const webhook = { allowWebhook: true, webhookFormat: 'meta', webhookMessage: 'https://hooks.example.com/in' };
-      const res = await t.admin('POST', '/admin/instances', { channel: 'sandbox', name: 'sales', webhook, options: { number: '5511920000001' } });
+      const res = await admin().call('adminCreateInstance', { body: { channel: 'sandbox', name: 'sales', webhook, options: { number: '5511920000001' } } });
       assert.equal(res.status, 200);
-      assertView(res.body.data, { name: 'sales', number: '5511920000001', webhook: { ...DEFAULT_WEBHOOK, ...webhook } });
-      const instance = (await t.request('GET', `/${res.body.data.key}/instance`)).body.instance;
-      assert.equal(instance.id, res.body.data.id);
+      assertView(res.data, { name: 'sales', number: '5511920000001', webhook: { ...DEFAULT_WEBHOOK, ...webhook } });
+      const api = t.client(res.data.key);
+      const { instance } = await api.call('getInstance');
+      assert.equal(instance.id, res.data.id);
       assert.equal(instance.name, 'sales');
       assert.deepEqual(instance.webhook, { ...DEFAULT_WEBHOOK, ...webhook });
       // The chosen number is the phone's number: the pairing code is accepted for it only.
-      assert.equal((await t.request('POST', `/${res.body.data.key}/instance/pairing-code`, { phoneNumber: '5511920000001' })).status, 200);
+      assert.equal((await api.call('requestPairingCode', { body: { phoneNumber: '5511920000001' } })).status, 200);
     });
 
     it('issues keys of at least 128 bits, URL-safe, unique, distinct from ids and webhook secrets', async () => {
-      const created = await Promise.all(Array.from({ length: 20 }, () => t.admin('POST', '/admin/instances', {})));
-      const keys = created.map((r) => r.body.data.key as string);
+      const created = await Promise.all(Array.from({ length: 20 }, () => admin().call('adminCreateInstance', { body: {} })));
+      const keys = created.map((r) => r.data.key);
       for (const key of keys) {
         assert.match(key, /^[A-Za-z0-9_-]+$/);
         assert.ok(key.length >= 22, key);
@@ -72,53 +77,63 @@ describe('admin API', () => {
         assert.equal(encodeURIComponent(key), key);
       }
       assert.equal(new Set(keys).size, 20);
-      assert.equal(new Set(created.map((r) => r.body.data.id)).size, 20);
-      assert.equal(new Set(created.map((r) => r.body.data.webhookSecret)).size, 20);
-      assert.equal(new Set(created.map((r) => r.body.data.options.number)).size, 20);
+      assert.equal(new Set(created.map((r) => r.data.id)).size, 20);
+      assert.equal(new Set(created.map((r) => r.data.webhookSecret)).size, 20);
+      assert.equal(new Set(created.map((r) => r.data.options!.number)).size, 20);
     });
 
     it('refuses bad input naming the field, creating nothing', async () => {
-      const before = (await t.admin('GET', '/admin/instances')).body.data.length;
-      await t.admin('POST', '/admin/instances', { options: { number: '5511920000009' } });
-      const cases: [unknown, number, string, string][] = [
+      const before = await instanceCount();
+      await admin().call('adminCreateInstance', { body: { options: { number: '5511920000009' } } });
+      const typed: [Operations['adminCreateInstance']['body'], number, string, string][] = [
         [{ channel: 'telegram' }, 400, 'validation_failed', 'body.channel "telegram" is not available; configured channels: sandbox'],
-        [{ channel: 5 }, 400, 'validation_failed', 'body.channel must be string'],
-        [{ name: ['a'] }, 400, 'validation_failed', 'body.name must be string'],
         [{ name: 'x'.repeat(201) }, 400, 'validation_failed', 'body.name must NOT have more than 200 characters'],
-        [{ key: 'my-own-key' }, 400, 'validation_failed', 'body.key is not allowed'],
         [{ webhook: { webhookFormat: 'xml' } }, 400, 'validation_failed', 'body.webhook.webhookFormat must be one of native, meta, both'],
-        [{ webhook: { allowWebhook: 1 } }, 400, 'validation_failed', 'body.webhook.allowWebhook must be boolean'],
         [{ options: { number: '12ab' } }, 400, 'validation_failed', 'body.options.number must be a phone number with country code (8 to 15 digits)'],
         [{ options: { colour: 'red' } }, 400, 'validation_failed', 'body.options.colour is not allowed (the sandbox accepts only number)'],
         [{ options: { number: '5511920000009' } }, 409, 'number_taken', 'sandbox number 5511920000009 is taken'],
-        [[], 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)'],
       ];
-      for (const [body, status, code, message] of cases) {
-        const res = await t.admin('POST', '/admin/instances', body);
-        assert.deepEqual(res.body, { status, error: { code, message, ...(res.body.error?.details ? { details: res.body.error.details } : {}) } }, JSON.stringify(body));
+      for (const [body, status, code, message] of typed) {
+        await assert.rejects(admin().call('adminCreateInstance', { body }), apiError(status, code, message), JSON.stringify(body));
       }
-      assert.equal((await t.admin('GET', '/admin/instances')).body.data.length, before + 1);
+      // Bodies the typed client refuses (wrong types, unknown members, not an object): sent raw.
+      const untyped: [unknown, string][] = [
+        [{ channel: 5 }, 'body.channel must be string'],
+        [{ name: ['a'] }, 'body.name must be string'],
+        [{ key: 'my-own-key' }, 'body.key is not allowed'],
+        [{ webhook: { allowWebhook: 1 } }, 'body.webhook.allowWebhook must be boolean'],
+        [[], 'body must be a JSON object (Content-Type: application/json)'],
+      ];
+      for (const [body, message] of untyped) {
+        const res = await t.admin('POST', '/admin/instances', body);
+        const details = res.body.error?.details ? { details: res.body.error.details } : {};
+        assert.deepEqual(res.body, { status: 400, error: { code: 'validation_failed', message, ...details } }, JSON.stringify(body));
+      }
+      assert.equal(await instanceCount(), before + 1);
     });
   });
 
   describe('GET /admin/instances and /admin/instances/{key}', () => {
     it('lists every instance with its admin view, and gets one by key or by public id', async () => {
-      const a = (await t.admin('POST', '/admin/instances', { name: 'list-a', options: { number: '5511920000011' } })).body.data;
+      const a = (await admin().call('adminCreateInstance', { body: { name: 'list-a', options: { number: '5511920000011' } } })).data;
       const b = await t.connectedSandbox({ name: 'list-b', number: '5511920000012' });
-      const list = await t.admin('GET', '/admin/instances');
+      const list = await admin().call('adminListInstances');
       assert.equal(list.status, 200);
-      assert.deepEqual(Object.keys(list.body), ['status', 'data']);
-      const byId = new Map(list.body.data.map((v: { id: string }) => [v.id, v]));
+      assert.deepEqual(Object.keys(list), ['status', 'data']);
+      const byId = new Map(list.data.map((v) => [v.id, v]));
       assert.deepEqual(byId.get(a.id), a);
       const bView = byId.get(b.id) as Record<string, any>;
       assertView(bView, { name: 'list-b', number: '5511920000012', phoneConnected: true });
       assert.deepEqual(bView.user, { id: '5511920000012@s.whatsapp.net', lid: bView.user.lid, name: 'list-b' });
-      for (const view of list.body.data) assertView(view, { name: view.name, number: view.options.number, phoneConnected: view.phoneConnected, webhook: view.webhook });
+      for (const view of list.data as Record<string, any>[]) {
+        assertView(view, { name: view.name, number: view.options.number, phoneConnected: view.phoneConnected, webhook: view.webhook });
+      }
 
-      assert.deepEqual((await t.admin('GET', `/admin/instances/${a.key}`)).body, { status: 200, data: a });
-      assert.deepEqual((await t.admin('GET', `/admin/instances/${a.id}`)).body, { status: 200, data: a });
-      assert.deepEqual((await t.admin('GET', '/admin/instances/ins_00000000000000000000000000')).body, NOT_FOUND);
-      assert.deepEqual((await t.admin('GET', '/admin/instances/no-such-key')).body, NOT_FOUND);
+      const get = (key: string) => admin().call('adminGetInstance', { params: { key } });
+      assert.deepEqual(await get(a.key), { status: 200, data: a });
+      assert.deepEqual(await get(a.id), { status: 200, data: a });
+      await assert.rejects(get('ins_00000000000000000000000000'), apiErrorAnswer(NOT_FOUND));
+      await assert.rejects(get('no-such-key'), apiErrorAnswer(NOT_FOUND));
     });
   });
 
@@ -126,61 +141,72 @@ describe('admin API', () => {
     it('logs out and deletes the instance with its data; the key then answers 404; peers keep theirs', async () => {
       const alice = await t.connectedSandbox({ name: 'del-alice', number: '5511920000021' });
       const bob = await t.connectedSandbox({ name: 'del-bob', number: '5511920000022' });
-      await t.request('PUT', `/${alice.key}/instance/profile/picture`, { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' });
-      await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000022', text: 'bye' });
-      await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/5511920000021/messages`)).body.total === 1, 5000, 'bob to receive');
+      const aliceApi = t.client(alice.key);
+      const bobApi = t.client(bob.key);
+      const bobInbox = async () => (await bobApi.call('listChatMessages', { params: { jid: '5511920000021' } })).total;
+      await aliceApi.call('setProfilePicture', { body: { url: 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==' } });
+      await aliceApi.call('sendText', { body: { to: '5511920000022', text: 'bye' } });
+      await t.waitFor(async () => (await bobInbox()) === 1, 5000, 'bob to receive');
       const storage = t.server.context.storage;
       assert.equal((await storage.messages.listByChat(alice.id, '5511920000022@s.whatsapp.net', { page: 1, limit: 10 })).total, 1);
 
-      const res = await t.admin('DELETE', `/admin/instances/${alice.key}`);
-      assert.deepEqual(res.body, { status: 200, message: 'Instance deleted' });
+      const remove = (key: string) => admin().call('adminDeleteInstance', { params: { key } });
+      assert.deepEqual(await remove(alice.key), { status: 200, message: 'Instance deleted' });
       await t.settle();
       const logout = t.events.filter((e) => e.instance === alice.id && e.type === 'connection' && (e as { status: string }).status === 'close');
       assert.deepEqual(logout.map((e) => (e as { loggedOut: boolean }).loggedOut), [true]);
 
-      assert.deepEqual((await t.request('GET', `/${alice.key}/instance`)).body, NOT_FOUND);
-      assert.deepEqual((await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000022', text: 'x' })).body, NOT_FOUND);
-      assert.deepEqual((await t.admin('GET', `/admin/instances/${alice.key}`)).body, NOT_FOUND);
-      assert.deepEqual((await t.admin('GET', `/admin/instances/${alice.id}`)).body, NOT_FOUND);
-      assert.ok(!(await t.admin('GET', '/admin/instances')).body.data.some((v: { id: string }) => v.id === alice.id));
+      await assert.rejects(aliceApi.call('getInstance'), apiErrorAnswer(NOT_FOUND));
+      await assert.rejects(aliceApi.call('sendText', { body: { to: '5511920000022', text: 'x' } }), apiErrorAnswer(NOT_FOUND));
+      await assert.rejects(admin().call('adminGetInstance', { params: { key: alice.key } }), apiErrorAnswer(NOT_FOUND));
+      await assert.rejects(admin().call('adminGetInstance', { params: { key: alice.id } }), apiErrorAnswer(NOT_FOUND));
+      assert.ok(!(await admin().call('adminListInstances')).data.some((v) => v.id === alice.id));
       assert.equal(await storage.instances.get(alice.id), null);
       assert.equal((await storage.messages.listByChat(alice.id, '5511920000022@s.whatsapp.net', { page: 1, limit: 10 })).total, 0);
       assert.deepEqual(await storage.chats.list(alice.id), []);
       assert.equal(await storage.state.get(`${alice.id}:sandbox`, 'session'), null);
-      assert.equal((await t.request('GET', `/sandbox/pictures/${alice.id}`)).status, 404);
+      await assert.rejects(admin().call('sandbox_get_pictures_id', { params: { id: alice.id } }), apiError(404, 'instance_not_found'));
 
-      assert.equal((await t.request('GET', `/${bob.key}/chat/5511920000021/messages`)).body.total, 1);
-      assert.equal((await t.request('GET', `/${bob.key}/instance`)).body.instance.phoneConnected, true);
-      assert.deepEqual((await t.admin('DELETE', `/admin/instances/${alice.key}`)).body, NOT_FOUND);
+      assert.equal(await bobInbox(), 1);
+      assert.equal((await bobApi.call('getInstance')).instance.phoneConnected, true);
+      await assert.rejects(remove(alice.key), apiErrorAnswer(NOT_FOUND));
     });
 
     it('deletes by public id too', async () => {
       const created = await t.createInstance({ number: '5511920000031' });
-      assert.equal((await t.admin('DELETE', `/admin/instances/${created.id}`)).status, 200);
-      assert.deepEqual((await t.request('GET', `/${created.key}/instance`)).body, NOT_FOUND);
+      assert.equal((await admin().call('adminDeleteInstance', { params: { key: created.id } })).status, 200);
+      await assert.rejects(t.client(created.key).call('getInstance'), apiErrorAnswer(NOT_FOUND));
     });
   });
 
   describe('authentication', () => {
     it('answers 401 without a token, with a wrong token or another scheme, on every admin route, changing nothing', async () => {
       const victim = await t.createInstance({ number: '5511920000041' });
-      const count = (await t.admin('GET', '/admin/instances')).body.data.length;
-      const routes: [string, string, unknown?][] = [
-        ['POST', '/admin/instances', { name: 'intruder' }], ['GET', '/admin/instances'], ['GET', `/admin/instances/${victim.key}`], ['DELETE', `/admin/instances/${victim.key}`],
+      const count = await instanceCount();
+      const routes: [string, (client: ParleyClient) => Promise<unknown>][] = [
+        ['adminCreateInstance', (c) => c.call('adminCreateInstance', { body: { name: 'intruder' } })],
+        ['adminListInstances', (c) => c.call('adminListInstances')],
+        ['adminGetInstance', (c) => c.call('adminGetInstance', { params: { key: victim.key } })],
+        ['adminDeleteInstance', (c) => c.call('adminDeleteInstance', { params: { key: victim.key } })],
       ];
-      for (const [method, path, body] of routes) {
-        assert.deepEqual((await t.request(method, path, body)).body, TOKEN_REQUIRED, `${method} ${path} without token`);
-        assert.deepEqual((await t.request(method, path, body, { authorization: `Basic ${Buffer.from(`admin:${t.adminToken}`).toString('base64')}` })).body, TOKEN_REQUIRED);
-        assert.deepEqual((await t.request(method, path, body, { authorization: 'Bearer wrong-token-0123456789' })).body, TOKEN_INVALID, `${method} ${path} wrong token`);
-        assert.deepEqual((await t.request(method, path, body, { authorization: `Bearer ${t.adminToken}x` })).body, TOKEN_INVALID);
+      const caller = (options: { adminToken?: string; headers?: Record<string, string> }) => new ParleyClient({ baseUrl: t.url, ...options });
+      const callers: [string, ParleyClient, ErrorAnswer][] = [
+        ['without token', caller({}), TOKEN_REQUIRED],
+        ['with the Basic scheme', caller({ headers: { authorization: `Basic ${Buffer.from(`admin:${t.adminToken}`).toString('base64')}` } }), TOKEN_REQUIRED],
+        ['with a wrong token', caller({ adminToken: 'wrong-token-0123456789' }), TOKEN_INVALID],
+        ['with the token and one more character', caller({ adminToken: `${t.adminToken}x` }), TOKEN_INVALID],
         // An instance key is not an admin token.
-        assert.deepEqual((await t.request(method, path, body, { authorization: `Bearer ${victim.key}` })).body, TOKEN_INVALID);
+        ['with an instance key', caller({ adminToken: victim.key }), TOKEN_INVALID],
+      ];
+      for (const [operation, call] of routes) {
+        for (const [how, client, answer] of callers) await assert.rejects(call(client), apiErrorAnswer(answer), `${operation} ${how}`);
       }
-      assert.equal((await t.admin('GET', '/admin/instances')).body.data.length, count);
-      assert.equal((await t.request('GET', `/${victim.key}/instance`)).status, 200);
+      assert.equal(await instanceCount(), count);
+      assert.equal((await t.client(victim.key).call('getInstance')).status, 200);
     });
 
     it('checks the token before the body', async () => {
+      // A wrong type, which the typed client refuses: sent raw.
       const res = await t.request('POST', '/admin/instances', { channel: 5 });
       assert.deepEqual(res.body, TOKEN_REQUIRED);
     });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { AnswerRecorder } from '../support/answer-recorder.js';
+import { apiErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/test-server.js';
 
 /** An error answer has exactly `status` and `error` {code, message, details?}: no stack, no internals. */
@@ -31,6 +33,7 @@ describe('the error model', () => {
   });
 
   it('malformed JSON answers 400 malformed_json', async () => {
+    // Raw HTTP: the typed client only ever sends the JSON encoding of a typed body.
     for (const body of ['{"phoneNumber": ', '{phoneNumber: "1"}', 'nul', '{"a":1}}']) {
       const res = await t.request('POST', `/${key}/instance/pairing-code`, body, { 'content-type': 'application/json' });
       assert.deepEqual(res.body, { status: 400, error: { code: 'malformed_json', message: 'request body is not valid JSON' } }, body);
@@ -39,6 +42,7 @@ describe('the error model', () => {
   });
 
   it('a JSON body that is not an object, or no JSON body where one is required, answers 400', async () => {
+    // Raw HTTP: bodies that are not the typed JSON object.
     const array = await t.request('POST', `/${key}/instance/pairing-code`, '[1,2]', { 'content-type': 'application/json' });
     assertErrorShape(array, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
     // The JSON parser is strict: a top-level scalar is refused as a body.
@@ -54,15 +58,18 @@ describe('the error model', () => {
 
   it('an oversized body answers 413 payload_too_large before any handler runs', async () => {
     const smallKey = (await small.createInstance({ number: '5511930000002' })).key;
-    const res = await small.request('PUT', `/${smallKey}/instance`, { webhookMessage: `https://hooks.example.com/${'a'.repeat(1100)}` });
-    assert.deepEqual(res.body, { status: 413, error: { code: 'payload_too_large', message: 'request body exceeds the limit of 1024 bytes', details: { limit: 1024 } } });
-    assertErrorShape(res, 413, 'payload_too_large');
-    assert.equal((await small.request('GET', `/${smallKey}/instance`)).body.instance.webhook.webhookMessage, '');
+    const recorder = new AnswerRecorder(small);
+    const api = recorder.instance(smallKey);
+    await assert.rejects(api.call('updateWebhookSettings', { body: { webhookMessage: `https://hooks.example.com/${'a'.repeat(1100)}` } }),
+      apiErrorAnswer({ status: 413, error: { code: 'payload_too_large', message: 'request body exceeds the limit of 1024 bytes', details: { limit: 1024 } } }));
+    assertErrorShape(recorder.last, 413, 'payload_too_large');
+    assert.equal((await api.call('getInstance')).instance.webhook.webhookMessage, '');
     // Under the limit the same route works.
-    assert.equal((await small.request('PUT', `/${smallKey}/instance`, { webhookMessage: 'https://hooks.example.com/ok' })).status, 200);
+    assert.equal((await api.call('updateWebhookSettings', { body: { webhookMessage: 'https://hooks.example.com/ok' } })).status, 200);
   });
 
   it('an unsupported body encoding or charset answers 415', async () => {
+    // Raw HTTP: a typed call never declares a content encoding or charset for its JSON body.
     const encoded = await t.request('POST', `/${key}/instance/pairing-code`, '{}', { 'content-type': 'application/json', 'content-encoding': 'x-unknown' });
     assertErrorShape(encoded, 415, 'unsupported_media_type');
     const charset = await t.request('POST', `/${key}/instance/pairing-code`, '{}', { 'content-type': 'application/json; charset=ebcdic' });
@@ -77,6 +84,7 @@ describe('the error model', () => {
       ['DELETE', '/healthz', 'no route DELETE /healthz'],
       ['GET', '/', 'no route GET /'],
     ];
+    // Raw HTTP: no typed operation exists for these routes.
     for (const [method, path, message] of cases) {
       const res = await t.request(method, path, undefined, { accept: 'text/html' });
       assert.deepEqual(res.body, { status: 404, error: { code: 'route_not_found', message } }, `${method} ${path}`);
@@ -86,6 +94,7 @@ describe('the error model', () => {
   });
 
   it('a missing docs asset answers a JSON 404 without the file system path', async () => {
+    // Raw HTTP: docs assets are no typed operation.
     const res = await t.request('GET', '/docs/assets/no-such-file.js');
     assertErrorShape(res, 404, 'not_found', 'Not Found');
     assert.doesNotMatch(res.raw.toString('utf8'), /ENOENT|swagger-ui-dist|\/work|\/node/);
@@ -93,6 +102,7 @@ describe('the error model', () => {
   });
 
   it('wrong types and missing fields name every failing field, with details', async () => {
+    // Raw HTTP: wrong types, a missing member and an unknown one, which the typed client refuses.
     const res = await t.request('POST', `/${key}/instance/mobile/prepare`, { phoneNumberCountryCode: 55, phoneNumberMobileNetworkCode: '1', extra: true });
     assertErrorShape(res, 400, 'validation_failed',
       'body.phoneNumberNationalNumber is required; body.extra is not allowed; body.phoneNumberCountryCode must be string');
@@ -106,14 +116,16 @@ describe('the error model', () => {
   });
 
   it('bodies are not coerced; query strings are coerced to the declared type only from its literal forms', async () => {
+    // Raw HTTP: wrong types, which the typed client refuses.
     assertErrorShape(await t.admin('POST', '/admin/instances', { name: 12 }), 400, 'validation_failed', 'body.name must be string');
     assertErrorShape(await t.request('PUT', `/${key}/instance`, { allowWebhook: 'true' }), 400, 'validation_failed', 'body.allowWebhook must be boolean');
     assertErrorShape(await t.request('PATCH', `/${key}/instance?saveMedia=1`), 400, 'validation_failed', 'query.saveMedia must be boolean');
-    assert.equal((await t.request('PATCH', `/${key}/instance?saveMedia=true`)).status, 200);
-    assert.equal((await t.request('GET', `/${key}/instance`)).body.instance.save_media, true);
+    assert.equal((await t.client(key).call('updateInstanceFlags', { query: { saveMedia: true } })).status, 200);
+    assert.equal((await t.client(key).call('getInstance')).instance.save_media, true);
   });
 
   it('an unknown instance key answers 404 instance_not_found before validation', async () => {
+    // Raw HTTP: an unknown member, which the typed client refuses.
     const res = await t.request('POST', '/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/instance/pairing-code', { wrong: true });
     assert.deepEqual(res.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } });
   });
@@ -145,18 +157,17 @@ describe('health and readiness', () => {
   });
 
   it('GET /healthz answers ok with the uptime and version', async () => {
-    const res = await t.request('GET', '/healthz');
+    const res = await t.client().call('healthz');
+    assert.deepEqual(Object.keys(res.data).sort(), ['status', 'uptime', 'version']);
     assert.equal(res.status, 200);
-    assert.deepEqual(Object.keys(res.body.data).sort(), ['status', 'uptime', 'version']);
-    assert.equal(res.body.status, 200);
-    assert.equal(res.body.data.status, 'ok');
-    assert.ok(Number.isInteger(res.body.data.uptime) && res.body.data.uptime >= 0);
-    assert.equal(res.body.data.version, t.server.context.version);
-    assert.match(res.body.data.version, /^\d+\.\d+\.\d+/);
+    assert.equal(res.data.status, 'ok');
+    assert.ok(Number.isInteger(res.data.uptime) && res.data.uptime! >= 0);
+    assert.equal(res.data.version, t.server.context.version);
+    assert.match(res.data.version!, /^\d+\.\d+\.\d+/);
   });
 
   it('GET /readyz answers ready with the storage name', async () => {
-    assert.deepEqual((await t.request('GET', '/readyz')).body, { status: 200, data: { status: 'ready', storage: 'sqlite' } });
+    assert.deepEqual(await t.client().call('readyz'), { status: 200, data: { status: 'ready', storage: 'sqlite' } });
   });
 
   it('GET /readyz answers 503 while storage is not reachable, and recovers', async () => {
@@ -164,17 +175,18 @@ describe('health and readiness', () => {
     const health = storage.health.bind(storage);
     // Simulates an unreachable database for the probe only.
     storage.health = async () => ({ ready: false, detail: 'disk unavailable' });
+    const api = t.client();
+    const unavailable = (message: string) => apiErrorAnswer({ status: 503, error: { code: 'service_unavailable', message } });
     try {
-      const res = await t.request('GET', '/readyz');
-      assert.deepEqual(res.body, { status: 503, error: { code: 'service_unavailable', message: 'storage sqlite is not ready: disk unavailable' } });
+      await assert.rejects(api.call('readyz'), unavailable('storage sqlite is not ready: disk unavailable'));
       storage.health = async () => {
         throw new Error('connection reset');
       };
-      assert.deepEqual((await t.request('GET', '/readyz')).body, { status: 503, error: { code: 'service_unavailable', message: 'storage sqlite is not ready: connection reset' } });
-      assert.equal((await t.request('GET', '/healthz')).status, 200);
+      await assert.rejects(api.call('readyz'), unavailable('storage sqlite is not ready: connection reset'));
+      assert.equal((await api.call('healthz')).status, 200);
     } finally {
       storage.health = health;
     }
-    assert.equal((await t.request('GET', '/readyz')).status, 200);
+    assert.equal((await api.call('readyz')).status, 200);
   });
 });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import type { InstanceClient, Operations } from '@parley/client';
+import { AnswerRecorder } from '../support/answer-recorder.js';
+import { apiError, apiErrorAnswer, type ErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { decodePngDataUri, PNG_SIGNATURE, startLocalHttp, type LocalHttp } from './fixtures/local-http.js';
 
@@ -9,28 +12,42 @@ const DEFAULT_WEBHOOK = {
   webhookQrCode: '', webhookMessageFromMe: '', webhookHistory: '',
 };
 const EMPTY_BUSINESS = { wid: '', description: '', website: [], category: '' };
-const NOT_FOUND = { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } };
-const MOBILE_422 = { status: 422, error: { code: 'capability_not_supported', message: 'whatsapp does not support mobile' } };
-const NOT_CONNECTED = { status: 409, error: { code: 'not_connected', message: 'the instance is not connected' } };
+const NOT_FOUND: ErrorAnswer = { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } };
+const MOBILE_422: ErrorAnswer = { status: 422, error: { code: 'capability_not_supported', message: 'whatsapp does not support mobile' } };
+const NOT_CONNECTED: ErrorAnswer = { status: 409, error: { code: 'not_connected', message: 'the instance is not connected' } };
 
 /** Every operation of spec 4.1 this file covers (POST /{key}/instance/mongodb is covered with the MongoDB plugin). */
-const OPERATIONS: [string, string, unknown?][] = [
-  ['GET', '/instance'], ['POST', '/instance'], ['POST', '/instance/pairing-code', { phoneNumber: '5511999990000' }], ['PATCH', '/instance?saveMedia=true'],
-  ['PUT', '/instance', { allowWebhook: true }], ['DELETE', '/instance'], ['POST', '/instance/restart'], ['POST', '/instance/resync'],
-  ['PUT', '/instance/profile/name', { name: 'x' }], ['PUT', '/instance/status', { text: 'x' }], ['PUT', '/instance/profile/picture', { url: 'http://127.0.0.1/x.png' }],
-  ['DELETE', '/instance/profile/picture'], ['POST', '/instance/proxy', { proxy: '' }],
-  ['POST', '/instance/mobile/prepare', { phoneNumberCountryCode: '55', phoneNumberNationalNumber: '11999990000', phoneNumberMobileNetworkCode: '1' }],
-  ['POST', '/instance/mobile/request-code', { method: 'sms' }], ['POST', '/instance/mobile/verify', { code: '123-456' }],
-  ['GET', '/instance/webhook/statistics'],
+const OPERATIONS: [string, (api: InstanceClient) => Promise<unknown>][] = [
+  ['getInstance', (api) => api.call('getInstance')],
+  ['connectInstance', (api) => api.call('connectInstance')],
+  ['requestPairingCode', (api) => api.call('requestPairingCode', { body: { phoneNumber: '5511999990000' } })],
+  ['updateInstanceFlags', (api) => api.call('updateInstanceFlags', { query: { saveMedia: true } })],
+  ['updateWebhookSettings', (api) => api.call('updateWebhookSettings', { body: { allowWebhook: true } })],
+  ['logoutInstance', (api) => api.call('logoutInstance')],
+  ['restartInstance', (api) => api.call('restartInstance')],
+  ['resyncInstance', (api) => api.call('resyncInstance')],
+  ['setProfileName', (api) => api.call('setProfileName', { body: { name: 'x' } })],
+  ['setProfileStatus', (api) => api.call('setProfileStatus', { body: { text: 'x' } })],
+  ['setProfilePicture', (api) => api.call('setProfilePicture', { body: { url: 'http://127.0.0.1/x.png' } })],
+  ['removeProfilePicture', (api) => api.call('removeProfilePicture')],
+  ['setProxy', (api) => api.call('setProxy', { body: { proxy: '' } })],
+  ['mobilePrepare', (api) => api.call('mobilePrepare', {
+    body: { phoneNumberCountryCode: '55', phoneNumberNationalNumber: '11999990000', phoneNumberMobileNetworkCode: '1' },
+  })],
+  ['mobileRequestCode', (api) => api.call('mobileRequestCode', { body: { method: 'sms' } })],
+  ['mobileVerify', (api) => api.call('mobileVerify', { body: { code: '123-456' } })],
+  ['webhookStatistics', (api) => api.call('webhookStatistics')],
 ];
 
 describe('spec 4.1 instance endpoints over real HTTP', () => {
   let t: TestServer;
+  let recorder: AnswerRecorder;
   let media: LocalHttp;
   let png: Buffer;
 
   before(async () => {
     t = await startTestServer();
+    recorder = new AnswerRecorder(t);
     media = await startLocalHttp((req, res) => {
       if (req.url === '/avatar.png') {
         res.writeHead(200, { 'content-type': 'image/png' }).end(png);
@@ -46,15 +63,15 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     await t.stop();
   });
 
-  const get = async (key: string) => (await t.request('GET', `/${key}/instance`)).body.instance;
+  const get = async (key: string) => (await t.client(key).call('getInstance')).instance as Record<string, any>;
 
   describe('GET /{key}/instance', () => {
     it('answers exactly the record of spec 2.1 for a fresh instance (with the documented extensions)', async () => {
       const created = await t.createInstance({ name: 'fresh', number: '5511910000001' });
-      const res = await t.request('GET', `/${created.key}/instance`);
-      assert.equal(res.status, 200);
-      assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
-      assert.deepEqual(res.body, {
+      const res = await recorder.instance(created.key).call('getInstance');
+      assert.equal(recorder.last.status, 200);
+      assert.match(recorder.last.headers.get('content-type') ?? '', /^application\/json/);
+      assert.deepEqual(res, {
         status: 200,
         instance: {
           id: created.id, name: 'fresh', channel: 'sandbox',
@@ -62,8 +79,8 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
           user: null, phoneConnected: false, webhook: DEFAULT_WEBHOOK, businessProfile: EMPTY_BUSINESS, health: 'healthy', links: {},
         },
       });
-      assert.ok(!JSON.stringify(res.body).includes(created.key), 'the key is not echoed');
-      assert.ok(!JSON.stringify(res.body).includes(created.webhookSecret), 'the webhook secret is not shown');
+      assert.ok(!JSON.stringify(res).includes(created.key), 'the key is not echoed');
+      assert.ok(!JSON.stringify(res).includes(created.webhookSecret), 'the webhook secret is not shown');
     });
 
     it('shows the connected account: user id, lid, name; businessProfile.wid is the account JID', async () => {
@@ -81,25 +98,25 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('POST /{key}/instance (connect)', () => {
     it('answers a QR code whose image is a PNG data URI, user null, and emits a qrcode event', async () => {
       const created = await t.createInstance({ number: '5511910000003' });
-      const res = await t.request('POST', `/${created.key}/instance`);
+      const api = t.client(created.key);
+      const res = await api.call('connectInstance');
+      assert.deepEqual(Object.keys(res).sort(), ['image', 'phoneConnected', 'qrcode', 'status', 'user']);
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(res.body).sort(), ['image', 'phoneConnected', 'qrcode', 'status', 'user']);
-      assert.equal(res.body.status, 200);
-      assert.equal(res.body.phoneConnected, false);
-      assert.equal(res.body.user, null);
-      assert.equal(typeof res.body.qrcode, 'string');
-      assert.ok(res.body.qrcode.length > 20);
-      const bytes = decodePngDataUri(res.body.image);
+      assert.equal(res.phoneConnected, false);
+      assert.equal(res.user, null);
+      assert.equal(typeof res.qrcode, 'string');
+      assert.ok(res.qrcode.length > 20);
+      const bytes = decodePngDataUri(res.image);
       assert.deepEqual(bytes.subarray(0, 8), PNG_SIGNATURE);
       assert.equal(bytes.subarray(12, 16).toString('latin1'), 'IHDR');
       png = bytes;
       await t.settle();
       const qrEvents = t.events.filter((e) => e.instance === created.id && e.type === 'qrcode');
       assert.equal(qrEvents.length, 1);
-      assert.deepEqual(qrEvents.map((e) => (e as { qr: string; image: string })).map(({ qr, image }) => ({ qr, image })), [{ qr: res.body.qrcode, image: res.body.image }]);
+      assert.deepEqual(qrEvents.map((e) => (e as { qr: string; image: string })).map(({ qr, image }) => ({ qr, image })), [{ qr: res.qrcode, image: res.image }]);
       // Still waiting: asking again answers the same QR, no new event.
-      const again = await t.request('POST', `/${created.key}/instance`);
-      assert.equal(again.body.qrcode, res.body.qrcode);
+      const again = await api.call('connectInstance');
+      assert.equal(again.qrcode, res.qrcode);
       await t.settle();
       assert.equal(t.events.filter((e) => e.instance === created.id && e.type === 'qrcode').length, 1);
       assert.equal((await get(created.key)).phoneConnected, false);
@@ -107,11 +124,10 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
 
     it('after the scan answers phoneConnected true with the user and no QR', async () => {
       const created = await t.connectedSandbox({ name: 'scanned', number: '5511910000004' });
-      const res = await t.request('POST', `/${created.key}/instance`);
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, {
+      const res = await t.client(created.key).call('connectInstance');
+      assert.deepEqual(res, {
         status: 200, phoneConnected: true, qrcode: '', image: '',
-        user: { id: '5511910000004@s.whatsapp.net', lid: res.body.user.lid, name: 'scanned' },
+        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned' },
       });
       const open = t.events.filter((e) => e.instance === created.id && e.type === 'connection');
       assert.deepEqual(open.map((e) => [e.type, (e as { status: string }).status, (e as { code: number }).code]), [['connection', 'open', 200]]);
@@ -121,36 +137,43 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('POST /{key}/instance/pairing-code', () => {
     it('answers two groups of 4 characters joined by a hyphen; entering it connects', async () => {
       const created = await t.createInstance({ number: '5511910000005' });
-      const res = await t.request('POST', `/${created.key}/instance/pairing-code`, { phoneNumber: '+5511910000005' });
+      const api = t.client(created.key);
+      const res = await api.call('requestPairingCode', { body: { phoneNumber: '+5511910000005' } });
+      assert.deepEqual(Object.keys(res).sort(), ['code', 'status']);
       assert.equal(res.status, 200);
-      assert.deepEqual(Object.keys(res.body).sort(), ['code', 'status']);
-      assert.equal(res.body.status, 200);
-      assert.match(res.body.code, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-      const scan = await t.request('POST', `/sandbox/${created.key}/scan`, { code: res.body.code.toLowerCase() });
+      assert.match(res.code, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
+      // The sandbox's scan route declares no typed body, so entering the code is sent raw.
+      const scan = await t.request('POST', `/sandbox/${created.key}/scan`, { code: res.code.toLowerCase() });
       assert.equal(scan.status, 200);
       await t.settle();
       assert.equal((await get(created.key)).phoneConnected, true);
-      const again = await t.request('POST', `/${created.key}/instance/pairing-code`, { phoneNumber: '5511910000005' });
-      assert.deepEqual(again.body, { status: 409, error: { code: 'already_connected', message: 'the instance is already connected' } });
+      await assert.rejects(api.call('requestPairingCode', { body: { phoneNumber: '5511910000005' } }),
+        apiErrorAnswer({ status: 409, error: { code: 'already_connected', message: 'the instance is already connected' } }));
     });
 
     it('refuses bad phone numbers naming the field, changing nothing', async () => {
       const created = await t.createInstance({ number: '5511910000006' });
-      const cases: [unknown, string][] = [
+      const api = t.client(created.key);
+      const typed: [string, string][] = [
+        ['55-11', 'body.phoneNumber must match pattern "^\\+?\\d{6,15}$"'],
+        ['5511910000099', 'body.phoneNumber must be this sandbox instance\'s number (5511910000006)'],
+      ];
+      for (const [phoneNumber, message] of typed) {
+        await assert.rejects(api.call('requestPairingCode', { body: { phoneNumber } }), apiError(400, 'validation_failed', message), phoneNumber);
+      }
+      // Bodies the typed client refuses (a missing member, a wrong type, an unknown member): sent raw.
+      const untyped: [unknown, string][] = [
         [{}, 'body.phoneNumber is required'],
         [{ phoneNumber: 5511910000006 }, 'body.phoneNumber must be string'],
-        [{ phoneNumber: '55-11' }, 'body.phoneNumber must match pattern "^\\+?\\d{6,15}$"'],
         [{ phoneNumber: '5511910000006', extra: 1 }, 'body.extra is not allowed'],
-        [{ phoneNumber: '5511910000099' }, 'body.phoneNumber must be this sandbox instance\'s number (5511910000006)'],
       ];
-      for (const [body, message] of cases) {
+      for (const [body, message] of untyped) {
         const res = await t.request('POST', `/${created.key}/instance/pairing-code`, body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.error.code, 'validation_failed');
         assert.equal(res.body.error.message, message);
       }
-      const scan = await t.request('POST', `/sandbox/${created.key}/scan`);
-      assert.equal(scan.body.error.code, 'not_pairing');
+      await assert.rejects(api.call('sandbox_post_key_scan'), apiError(409, 'not_pairing'));
       assert.equal((await get(created.key)).phoneConnected, false);
     });
   });
@@ -158,11 +181,12 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('PATCH /{key}/instance (flags)', () => {
     it('sets the four flags, answers a message, and GET reflects them; flags left out keep their value', async () => {
       const created = await t.createInstance({ number: '5511910000007' });
-      const res = await t.request('PATCH', `/${created.key}/instance?markMessageRead=true&saveMedia=true&receiveStatusMessage=true&receivePresence=false`);
-      assert.deepEqual(res.body, { status: 200, message: 'Instance settings updated' });
+      const api = t.client(created.key);
+      const res = await api.call('updateInstanceFlags', { query: { markMessageRead: true, saveMedia: true, receiveStatusMessage: true, receivePresence: false } });
+      assert.deepEqual(res, { status: 200, message: 'Instance settings updated' });
       let instance = await get(created.key);
       assert.deepEqual([instance.mark_messages, instance.save_media, instance.receive_status_message, instance.receive_presence], [true, true, true, false]);
-      const partial = await t.request('PATCH', `/${created.key}/instance?saveMedia=false`);
+      const partial = await api.call('updateInstanceFlags', { query: { saveMedia: false } });
       assert.equal(partial.status, 200);
       instance = await get(created.key);
       assert.deepEqual([instance.mark_messages, instance.save_media, instance.receive_status_message, instance.receive_presence], [true, false, true, false]);
@@ -173,8 +197,10 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     it('refuses no flag, non-boolean values and unknown parameters, changing nothing', async () => {
       const created = await t.createInstance({ number: '5511910000008' });
       const before = await get(created.key);
+      await assert.rejects(t.client(created.key).call('updateInstanceFlags', { query: {} }),
+        apiError(400, 'validation_failed', 'query must set at least one of markMessageRead, saveMedia, receiveStatusMessage, receivePresence'));
+      // Queries the typed client refuses (a value that is not boolean, an unknown parameter): sent raw.
       const cases: [string, string][] = [
-        ['', 'query must set at least one of markMessageRead, saveMedia, receiveStatusMessage, receivePresence'],
         ['?saveMedia=maybe', 'query.saveMedia must be boolean'],
         ['?saveMedia=true&colour=red', 'query.colour is not allowed'],
       ];
@@ -194,26 +220,33 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         webhookGroup: 'https://hooks.example.com/groups', webhookConnection: '', webhookQrCode: 'http://127.0.0.1:9/qr',
         webhookMessageFromMe: '', webhookHistory: 'https://hooks.example.com/history',
       };
-      const res = await t.request('PUT', `/${created.key}/instance`, settings);
-      assert.deepEqual(res.body, { status: 200, data: settings });
+      const api = t.client(created.key);
+      const res = await api.call('updateWebhookSettings', { body: settings });
+      assert.deepEqual(res, { status: 200, data: settings });
       assert.deepEqual((await get(created.key)).webhook, settings);
-      const partial = await t.request('PUT', `/${created.key}/instance`, { webhookFormat: 'both', allowNumber: '5511999990000, 5511999990001' });
+      const partial = await api.call('updateWebhookSettings', { body: { webhookFormat: 'both', allowNumber: '5511999990000, 5511999990001' } });
       const merged = { ...settings, webhookFormat: 'both', allowNumber: '5511999990000, 5511999990001' };
-      assert.deepEqual(partial.body, { status: 200, data: merged });
+      assert.deepEqual(partial, { status: 200, data: merged });
       assert.deepEqual((await get(created.key)).webhook, merged);
     });
 
     it('refuses bad settings naming the field, changing nothing', async () => {
       const created = await t.createInstance({ number: '5511910000010' });
-      const cases: [unknown, string][] = [
+      const typed: [Operations['updateWebhookSettings']['body'], string][] = [
         [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'body.webhookMessage must use http, https'],
         [{ webhookGroup: 'not a url' }, 'body.webhookGroup must be an absolute URL'],
-        [{ allowWebhook: 'yes' }, 'body.allowWebhook must be boolean'],
         [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, both'],
         [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$"'],
+      ];
+      for (const [body, message] of typed) {
+        await assert.rejects(t.client(created.key).call('updateWebhookSettings', { body }), apiError(400, 'validation_failed', message), JSON.stringify(body));
+      }
+      // Bodies the typed client refuses (a wrong type, an unknown member): sent raw.
+      const untyped: [unknown, string][] = [
+        [{ allowWebhook: 'yes' }, 'body.allowWebhook must be boolean'],
         [{ webhookUrl: 'https://x.example.com' }, 'body.webhookUrl is not allowed'],
       ];
-      for (const [body, message] of cases) {
+      for (const [body, message] of untyped) {
         const res = await t.request('PUT', `/${created.key}/instance`, body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.error.code, 'validation_failed');
@@ -226,8 +259,9 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('DELETE /{key}/instance (logout)', () => {
     it('logs out: phoneConnected false, user null, a close event; a new connect shows a QR again', async () => {
       const created = await t.connectedSandbox({ name: 'leaving', number: '5511910000011' });
-      const res = await t.request('DELETE', `/${created.key}/instance`);
-      assert.deepEqual(res.body, { status: 200, message: 'Instance logged out' });
+      const api = t.client(created.key);
+      const res = await api.call('logoutInstance');
+      assert.deepEqual(res, { status: 200, message: 'Instance logged out' });
       await t.settle();
       const instance = await get(created.key);
       assert.equal(instance.phoneConnected, false);
@@ -235,19 +269,19 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const close = t.events.filter((e) => e.instance === created.id && e.type === 'connection' && (e as { status: string }).status === 'close');
       assert.deepEqual(close.map((e) => ({ code: (e as { code: number }).code, reason: (e as { reason: string }).reason, loggedOut: (e as { loggedOut: boolean }).loggedOut })),
         [{ code: 401, reason: 'logged_out', loggedOut: true }]);
-      const reconnect = await t.request('POST', `/${created.key}/instance`);
-      assert.equal(reconnect.body.phoneConnected, false);
-      assert.deepEqual(decodePngDataUri(reconnect.body.image).subarray(0, 8), PNG_SIGNATURE);
+      const reconnect = await api.call('connectInstance');
+      assert.equal(reconnect.phoneConnected, false);
+      assert.deepEqual(decodePngDataUri(reconnect.image).subarray(0, 8), PNG_SIGNATURE);
       // Logging out twice is harmless.
-      assert.equal((await t.request('DELETE', `/${created.key}/instance`)).status, 200);
+      assert.equal((await api.call('logoutInstance')).status, 200);
     });
   });
 
   describe('POST /{key}/instance/restart and /resync', () => {
     it('restart reconnects with the same session and answers a message', async () => {
       const created = await t.connectedSandbox({ name: 'restarting', number: '5511910000012' });
-      const res = await t.request('POST', `/${created.key}/instance/restart`);
-      assert.deepEqual(res.body, { status: 200, message: 'Instance restarted' });
+      const res = await t.client(created.key).call('restartInstance');
+      assert.deepEqual(res, { status: 200, message: 'Instance restarted' });
       await t.settle();
       const connection = t.events.filter((e) => e.instance === created.id && e.type === 'connection').map((e) => `${(e as { status: string }).status}:${(e as { code: number }).code}`);
       assert.deepEqual(connection, ['open:200', 'close:515', 'open:200']);
@@ -258,14 +292,14 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
 
     it('restart of a never-paired instance is a 409', async () => {
       const created = await t.createInstance({ number: '5511910000013' });
-      const res = await t.request('POST', `/${created.key}/instance/restart`);
-      assert.deepEqual(res.body, { status: 409, error: { code: 'not_connected', message: 'the instance is not paired: connect it first' } });
+      await assert.rejects(t.client(created.key).call('restartInstance'),
+        apiErrorAnswer({ status: 409, error: { code: 'not_connected', message: 'the instance is not paired: connect it first' } }));
     });
 
     it('resync answers a message and emits a full history of chats and contacts', async () => {
       const created = await t.connectedSandbox({ name: 'resyncing', number: '5511910000014' });
-      const res = await t.request('POST', `/${created.key}/instance/resync`);
-      assert.deepEqual(res.body, { status: 200, message: 'Resync started' });
+      const res = await t.client(created.key).call('resyncInstance');
+      assert.deepEqual(res, { status: 200, message: 'Resync started' });
       await t.settle();
       const history = t.events.filter((e) => e.instance === created.id && e.type === 'history');
       assert.equal(history.length, 1);
@@ -274,23 +308,22 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
 
     it('resync while not connected is a 409 not_connected', async () => {
       const created = await t.createInstance({ number: '5511910000015' });
-      assert.deepEqual((await t.request('POST', `/${created.key}/instance/resync`)).body, NOT_CONNECTED);
+      await assert.rejects(t.client(created.key).call('resyncInstance'), apiErrorAnswer(NOT_CONNECTED));
     });
   });
 
   describe('profile: name, status text, picture', () => {
     it('PUT profile/name answers the user and GET shows the new name', async () => {
       const created = await t.connectedSandbox({ name: 'before', number: '5511910000016' });
-      const res = await t.request('PUT', `/${created.key}/instance/profile/name`, { name: 'Parley Support' });
-      assert.equal(res.status, 200);
-      assert.deepEqual(res.body, { status: 200, data: { id: '5511910000016@s.whatsapp.net', lid: res.body.data.lid, name: 'Parley Support' } });
+      const res = await t.client(created.key).call('setProfileName', { body: { name: 'Parley Support' } });
+      assert.deepEqual(res, { status: 200, data: { id: '5511910000016@s.whatsapp.net', lid: res.data?.lid, name: 'Parley Support' } });
       assert.equal((await get(created.key)).user.name, 'Parley Support');
     });
 
     it('PUT status answers the text and stores it in the phone\'s session', async () => {
       const created = await t.connectedSandbox({ number: '5511910000017' });
-      const res = await t.request('PUT', `/${created.key}/instance/status`, { text: 'Available 9–18h' });
-      assert.deepEqual(res.body, { status: 200, data: { text: 'Available 9–18h' } });
+      const res = await t.client(created.key).call('setProfileStatus', { body: { text: 'Available 9–18h' } });
+      assert.deepEqual(res, { status: 200, data: { text: 'Available 9–18h' } });
       const session = await t.server.context.storage.state.get<{ about?: string }>(`${created.id}:sandbox`, 'session');
       assert.equal(session?.about, 'Available 9–18h');
     });
@@ -298,90 +331,106 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     it('PUT profile/picture fetches the image from a local URL; the picture is served; DELETE removes it', async () => {
       assert.ok(png, 'the QR test ran first and produced a PNG');
       const created = await t.connectedSandbox({ name: 'pictured', number: '5511910000018' });
-      const res = await t.request('PUT', `/${created.key}/instance/profile/picture`, { url: `${media.url}/avatar.png` });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const api = t.client(created.key);
+      const res = await api.call('setProfilePicture', { body: { url: `${media.url}/avatar.png` } });
       const sha = createHash('sha256').update(png).digest('hex');
       const imageProfile = `${t.server.context.host.publicUrl}/sandbox/pictures/${created.id}?v=${sha.slice(0, 12)}`;
-      assert.deepEqual(res.body, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.body.data.lid, name: 'pictured', imageProfile } });
+      assert.deepEqual(res, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.data?.lid, name: 'pictured', imageProfile } });
       assert.equal((await get(created.key)).user.imageProfile, imageProfile);
-      const served = await t.request('GET', `/sandbox/pictures/${created.id}`);
-      assert.equal(served.status, 200);
-      assert.equal(served.headers.get('content-type'), 'image/png');
-      assert.deepEqual(served.raw, png);
+      const picture = () => recorder.client.call('sandbox_get_pictures_id', { params: { id: created.id } });
+      const served: unknown = await picture();
+      assert.equal(recorder.last.status, 200);
+      assert.equal(recorder.last.headers.get('content-type'), 'image/png');
+      assert.ok(served instanceof Uint8Array, 'a PNG answer is bytes');
+      assert.deepEqual(Buffer.from(served), png);
 
-      const removed = await t.request('DELETE', `/${created.key}/instance/profile/picture`);
-      assert.deepEqual(removed.body, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.body.data.lid, name: 'pictured' } });
+      const removed = await api.call('removeProfilePicture');
+      assert.deepEqual(removed, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.data?.lid, name: 'pictured' } });
       assert.equal((await get(created.key)).user.imageProfile, undefined);
-      assert.equal((await t.request('GET', `/sandbox/pictures/${created.id}`)).status, 404);
+      await assert.rejects(picture(), apiError(404, 'not_found'));
     });
 
     it('accepts a base64 data URI as the picture', async () => {
       const created = await t.connectedSandbox({ number: '5511910000019' });
-      const res = await t.request('PUT', `/${created.key}/instance/profile/picture`, { url: `data:image/png;base64,${png.toString('base64')}` });
+      const res = await t.client(created.key).call('setProfilePicture', { body: { url: `data:image/png;base64,${png.toString('base64')}` } });
       assert.equal(res.status, 200);
-      assert.match(res.body.data.imageProfile, /\/sandbox\/pictures\/ins_[0-9a-z]+\?v=[0-9a-f]{12}$/);
+      assert.match(res.data?.imageProfile ?? '', /\/sandbox\/pictures\/ins_[0-9a-z]+\?v=[0-9a-f]{12}$/);
     });
 
     it('refuses bad input naming the field, and answers 409 while not connected, changing nothing', async () => {
       const created = await t.connectedSandbox({ name: 'strict', number: '5511910000020' });
-      const cases: [string, unknown, number, string][] = [
-        ['/instance/profile/name', { name: 'x'.repeat(26) }, 400, 'body.name must NOT have more than 25 characters'],
-        ['/instance/profile/name', { name: '' }, 400, 'body.name must NOT have fewer than 1 characters'],
-        ['/instance/profile/name', {}, 400, 'body.name is required'],
-        ['/instance/profile/name', { name: 7 }, 400, 'body.name must be string'],
-        ['/instance/status', { text: 'x'.repeat(140) }, 400, 'body.text must NOT have more than 139 characters'],
-        ['/instance/status', { status: 'x' }, 400, 'body.text is required; body.status is not allowed'],
-        ['/instance/profile/picture', { url: `${media.url}/notes.txt` }, 400, 'body.url has content type text/plain, which is not a valid image'],
-        ['/instance/profile/picture', { url: `${media.url}/missing.png` }, 400, 'body.url could not be fetched: HTTP 404'],
-        ['/instance/profile/picture', { url: 'ftp://127.0.0.1/a.png' }, 400, 'body.url must use http, https'],
-        ['/instance/profile/picture', { url: 'data:text/plain;base64,aGk=' }, 400, 'body.url has content type text/plain, which is not a valid image'],
+      const api = t.client(created.key);
+      const typed: [string, () => Promise<unknown>, string][] = [
+        ['long name', () => api.call('setProfileName', { body: { name: 'x'.repeat(26) } }), 'body.name must NOT have more than 25 characters'],
+        ['empty name', () => api.call('setProfileName', { body: { name: '' } }), 'body.name must NOT have fewer than 1 characters'],
+        ['long status', () => api.call('setProfileStatus', { body: { text: 'x'.repeat(140) } }), 'body.text must NOT have more than 139 characters'],
+        ['text file', () => api.call('setProfilePicture', { body: { url: `${media.url}/notes.txt` } }), 'body.url has content type text/plain, which is not a valid image'],
+        ['missing file', () => api.call('setProfilePicture', { body: { url: `${media.url}/missing.png` } }), 'body.url could not be fetched: HTTP 404'],
+        ['ftp URL', () => api.call('setProfilePicture', { body: { url: 'ftp://127.0.0.1/a.png' } }), 'body.url must use http, https'],
+        ['text data URI', () => api.call('setProfilePicture', { body: { url: 'data:text/plain;base64,aGk=' } }), 'body.url has content type text/plain, which is not a valid image'],
       ];
-      for (const [path, body, status, message] of cases) {
+      for (const [what, call, message] of typed) await assert.rejects(call(), apiError(400, 'validation_failed', message), what);
+      // Bodies the typed client refuses (a missing member, a wrong type, an unknown member): sent raw.
+      const untyped: [string, unknown, string][] = [
+        ['/instance/profile/name', {}, 'body.name is required'],
+        ['/instance/profile/name', { name: 7 }, 'body.name must be string'],
+        ['/instance/status', { status: 'x' }, 'body.text is required; body.status is not allowed'],
+      ];
+      for (const [path, body, message] of untyped) {
         const res = await t.request('PUT', `/${created.key}${path}`, body);
-        assert.equal(res.status, status, `${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
+        assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
         assert.equal(res.body.error.message, message);
       }
       assert.deepEqual((await get(created.key)).user, { id: '5511910000020@s.whatsapp.net', lid: (await get(created.key)).user.lid, name: 'strict' });
 
-      const offline = await t.createInstance({ number: '5511910000021' });
-      for (const [method, path, body] of [
-        ['PUT', '/instance/profile/name', { name: 'n' }], ['PUT', '/instance/status', { text: 't' }],
-        ['PUT', '/instance/profile/picture', { url: `${media.url}/avatar.png` }], ['DELETE', '/instance/profile/picture', undefined],
-      ] as const) {
-        assert.deepEqual((await t.request(method, `/${offline.key}${path}`, body)).body, NOT_CONNECTED, path);
-      }
+      const offline = t.client((await t.createInstance({ number: '5511910000021' })).key);
+      const calls: [string, () => Promise<unknown>][] = [
+        ['setProfileName', () => offline.call('setProfileName', { body: { name: 'n' } })],
+        ['setProfileStatus', () => offline.call('setProfileStatus', { body: { text: 't' } })],
+        ['setProfilePicture', () => offline.call('setProfilePicture', { body: { url: `${media.url}/avatar.png` } })],
+        ['removeProfilePicture', () => offline.call('removeProfilePicture')],
+      ];
+      for (const [what, call] of calls) await assert.rejects(call(), apiErrorAnswer(NOT_CONNECTED), what);
     });
   });
 
   describe('POST /{key}/instance/proxy', () => {
     it('stores the proxy, answers it with the password redacted; an empty value removes it', async () => {
       const created = await t.createInstance({ number: '5511910000022' });
-      const res = await t.request('POST', `/${created.key}/instance/proxy`, { proxy: 'http://agent:s3cr3t-pass@proxy.example.com:3128' });
-      assert.deepEqual(res.body, { status: 200, data: { proxy: 'http://***@proxy.example.com:3128' } });
-      assert.ok(!JSON.stringify(res.body).includes('s3cr3t-pass'));
+      const api = t.client(created.key);
+      const res = await api.call('setProxy', { body: { proxy: 'http://agent:s3cr3t-pass@proxy.example.com:3128' } });
+      assert.deepEqual(res, { status: 200, data: { proxy: 'http://***@proxy.example.com:3128' } });
+      assert.ok(!JSON.stringify(res).includes('s3cr3t-pass'));
       assert.equal((await t.server.context.storage.instances.get(created.id))?.proxy, 'http://agent:s3cr3t-pass@proxy.example.com:3128');
-      assert.ok(!JSON.stringify((await t.request('GET', `/${created.key}/instance`)).body).includes('s3cr3t-pass'));
+      assert.ok(!JSON.stringify(await api.call('getInstance')).includes('s3cr3t-pass'));
 
-      const socks = await t.request('POST', `/${created.key}/instance/proxy`, { proxy: ' socks5://127.0.0.1:1080 ' });
-      assert.deepEqual(socks.body, { status: 200, data: { proxy: 'socks5://127.0.0.1:1080' } });
+      const socks = await api.call('setProxy', { body: { proxy: ' socks5://127.0.0.1:1080 ' } });
+      assert.deepEqual(socks, { status: 200, data: { proxy: 'socks5://127.0.0.1:1080' } });
       assert.equal((await t.server.context.storage.instances.get(created.id))?.proxy, 'socks5://127.0.0.1:1080');
 
-      const cleared = await t.request('POST', `/${created.key}/instance/proxy`, { proxy: '' });
-      assert.deepEqual(cleared.body, { status: 200, data: { proxy: '' } });
+      const cleared = await api.call('setProxy', { body: { proxy: '' } });
+      assert.deepEqual(cleared, { status: 200, data: { proxy: '' } });
       assert.equal((await t.server.context.storage.instances.get(created.id))?.proxy, undefined);
     });
 
     it('refuses other schemes and non-URLs, changing nothing', async () => {
       const created = await t.createInstance({ number: '5511910000023' });
-      await t.request('POST', `/${created.key}/instance/proxy`, { proxy: 'http://proxy.example.com:3128' });
-      const cases: [unknown, string][] = [
-        [{ proxy: 'ftp://proxy.example.com:21' }, 'body.proxy must use http, https, socks, socks4, socks5, socks5h'],
-        [{ proxy: 'proxy.example.com:3128' }, 'body.proxy must use http, https, socks, socks4, socks5, socks5h'],
-        [{ proxy: 'not a url' }, 'body.proxy must be an absolute URL'],
+      const api = t.client(created.key);
+      await api.call('setProxy', { body: { proxy: 'http://proxy.example.com:3128' } });
+      const typed: [string, string][] = [
+        ['ftp://proxy.example.com:21', 'body.proxy must use http, https, socks, socks4, socks5, socks5h'],
+        ['proxy.example.com:3128', 'body.proxy must use http, https, socks, socks4, socks5, socks5h'],
+        ['not a url', 'body.proxy must be an absolute URL'],
+      ];
+      for (const [proxy, message] of typed) {
+        await assert.rejects(api.call('setProxy', { body: { proxy } }), apiError(400, 'validation_failed', message), proxy);
+      }
+      // Bodies the typed client refuses (a wrong type, a missing member): sent raw.
+      const untyped: [unknown, string][] = [
         [{ proxy: 3128 }, 'body.proxy must be string'],
         [{}, 'body.proxy is required'],
       ];
-      for (const [body, message] of cases) {
+      for (const [body, message] of untyped) {
         const res = await t.request('POST', `/${created.key}/instance/proxy`, body);
         assert.equal(res.status, 400, JSON.stringify(body));
         assert.equal(res.body.error.message, message);
@@ -393,24 +442,29 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('mobile registration', () => {
     it('the sandbox does not implement it: 422 capability_not_supported for each step', async () => {
       const created = await t.createInstance({ number: '5511910000024' });
-      const steps: [string, unknown][] = [
-        ['/instance/mobile/prepare', { phoneNumberCountryCode: '+55', phoneNumberNationalNumber: '11910000024', phoneNumberMobileNetworkCode: '1' }],
-        ['/instance/mobile/request-code', { method: 'sms' }],
-        ['/instance/mobile/verify', { code: '123-456' }],
+      const api = recorder.instance(created.key);
+      const steps: [string, () => Promise<unknown>][] = [
+        ['mobilePrepare', () => api.call('mobilePrepare', {
+          body: { phoneNumberCountryCode: '+55', phoneNumberNationalNumber: '11910000024', phoneNumberMobileNetworkCode: '1' },
+        })],
+        ['mobileRequestCode', () => api.call('mobileRequestCode', { body: { method: 'sms' } })],
+        ['mobileVerify', () => api.call('mobileVerify', { body: { code: '123-456' } })],
       ];
-      for (const [path, body] of steps) {
-        const res = await t.request('POST', `/${created.key}${path}`, body);
-        assert.equal(res.status, 422, path);
-        assert.equal(res.raw.toString('utf8'), JSON.stringify(MOBILE_422));
+      for (const [step, call] of steps) {
+        await assert.rejects(call(), apiErrorAnswer(MOBILE_422), step);
+        assert.equal(recorder.last.status, 422, step);
+        assert.equal(recorder.last.raw.toString('utf8'), JSON.stringify(MOBILE_422));
       }
     });
 
     it('validates the body before the capability check', async () => {
       const created = await t.createInstance({ number: '5511910000025' });
+      await assert.rejects(t.client(created.key).call('mobileVerify', { body: { code: 'abc' } }),
+        apiError(400, 'validation_failed', 'body.code must match pattern "^\\d{3}-?\\d{3}$"'));
+      // Bodies the typed client refuses (missing members, a value outside the union): sent raw.
       const cases: [string, unknown, string][] = [
         ['/instance/mobile/prepare', { phoneNumberCountryCode: '55' }, 'body.phoneNumberNationalNumber is required; body.phoneNumberMobileNetworkCode is required'],
         ['/instance/mobile/request-code', { method: 'email' }, 'body.method must be one of "sms", "voice"'],
-        ['/instance/mobile/verify', { code: 'abc' }, 'body.code must match pattern "^\\d{3}-?\\d{3}$"'],
       ];
       for (const [path, body, message] of cases) {
         const res = await t.request('POST', `/${created.key}${path}`, body);
@@ -423,17 +477,15 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   describe('GET /{key}/instance/webhook/statistics', () => {
     it('answers the four integers of spec 2.3', async () => {
       const created = await t.createInstance({ number: '5511910000026' });
-      const res = await t.request('GET', `/${created.key}/instance/webhook/statistics`);
-      assert.deepEqual(res.body, { status: 200, data: { totalSent: 0, totalFailed: 0, totalPending: 0, avgResponseTime: 0 } });
+      const res = await t.client(created.key).call('webhookStatistics');
+      assert.deepEqual(res, { status: 200, data: { totalSent: 0, totalFailed: 0, totalPending: 0, avgResponseTime: 0 } });
     });
   });
 
   describe('an unknown key', () => {
     it('answers 404 instance_not_found on every operation, whatever the body', async () => {
-      for (const [method, path, body] of OPERATIONS) {
-        const res = await t.request(method, `/unknownKeyAAAAAAAAAAAAAAAAAAAAAA${path}`, body);
-        assert.deepEqual(res.body, NOT_FOUND, `${method} ${path}`);
-      }
+      const api = t.client('unknownKeyAAAAAAAAAAAAAAAAAAAAAA');
+      for (const [operation, call] of OPERATIONS) await assert.rejects(call(api), apiErrorAnswer(NOT_FOUND), operation);
     });
   });
 });

@@ -29,27 +29,33 @@ describe('restart persistence (SQLite)', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /** An instance's record (GET /{key}/instance) on the running server. */
+  const instanceOf = async (p: { key: string }) => (await t!.client(p.key).call('getInstance')).instance as Record<string, any>;
+  /** A page of a chat's messages on the running server. */
+  const chatMessages = (p: { key: string }, jid: string) => t!.client(p.key).call('listChatMessages', { params: { jid } });
+
   it('first run: two connected instances with settings and a delivered message; one never connected; one logged out', async () => {
     t = await startTestServer({ storage: 'sqlite', dataDir });
     alice = await t.connectedSandbox({ name: 'alice', number: '5511950000001' });
     bob = await t.connectedSandbox({ name: 'bob', number: '5511950000002' });
     carol = await t.createInstance({ name: 'carol', number: '5511950000003' });
     dave = await t.connectedSandbox({ name: 'dave', number: '5511950000004' });
-    assert.equal((await t.request('DELETE', `/${dave.key}/instance`)).status, 200);
+    assert.equal((await t.client(dave.key).call('logoutInstance')).status, 200);
 
-    assert.equal((await t.request('PATCH', `/${alice.key}/instance?markMessageRead=true&saveMedia=true&receivePresence=false`)).status, 200);
-    assert.equal((await t.request('PUT', `/${alice.key}/instance`, WEBHOOK)).status, 200);
-    assert.equal((await t.request('PUT', `/${alice.key}/instance/profile/name`, { name: 'Alice Ltd' })).status, 200);
-    assert.equal((await t.request('POST', `/${alice.key}/instance/proxy`, { proxy: 'socks5://127.0.0.1:1080' })).status, 200);
+    const api = t.client(alice.key);
+    assert.equal((await api.call('updateInstanceFlags', { query: { markMessageRead: true, saveMedia: true, receivePresence: false } })).status, 200);
+    assert.equal((await api.call('updateWebhookSettings', { body: WEBHOOK })).status, 200);
+    assert.equal((await api.call('setProfileName', { body: { name: 'Alice Ltd' } })).status, 200);
+    assert.equal((await api.call('setProxy', { body: { proxy: 'socks5://127.0.0.1:1080' } })).status, 200);
 
-    const sent = await t.request('POST', `/${alice.key}/message/text`, { to: '5511950000002', text: 'before the restart' });
+    const sent = await api.call('sendText', { body: { to: '5511950000002', text: 'before the restart' } });
     assert.equal(sent.status, 200);
-    sentId = sent.body.data.key.id;
-    await t.waitFor(async () => (await t!.request('GET', `/${bob.key}/chat/5511950000001/messages`)).body.total === 1, 5000, 'bob to receive');
+    sentId = sent.data.key.id;
+    await t.waitFor(async () => (await chatMessages(bob, '5511950000001')).total === 1, 5000, 'bob to receive');
     await t.settle();
 
-    beforeList = (await t.admin('GET', '/admin/instances')).body.data;
-    beforeAlice = (await t.request('GET', `/${alice.key}/instance`)).body.instance;
+    beforeList = (await t.client().call('adminListInstances')).data;
+    beforeAlice = await instanceOf(alice);
     await t.stop();
     t = undefined;
   });
@@ -59,11 +65,11 @@ describe('restart persistence (SQLite)', () => {
     await t.server.restored();
     await t.settle();
 
-    const list = (await t.admin('GET', '/admin/instances')).body.data as { id: string }[];
+    const list = (await t!.client().call('adminListInstances')).data;
     const byId = (items: unknown[]) => new Map((items as { id: string }[]).map((v) => [v.id, v]));
     assert.deepEqual(byId(list), byId(beforeList), 'admin views (keys, secrets, settings, connection state) are identical');
 
-    const aliceNow = (await t.request('GET', `/${alice.key}/instance`)).body.instance;
+    const aliceNow = await instanceOf(alice);
     assert.deepEqual(aliceNow, beforeAlice);
     assert.equal(aliceNow.phoneConnected, true);
     assert.deepEqual(aliceNow.webhook, WEBHOOK);
@@ -71,11 +77,11 @@ describe('restart persistence (SQLite)', () => {
     assert.equal(aliceNow.user.name, 'Alice Ltd');
     assert.equal((await t.server.context.storage.instances.get(alice.id))?.proxy, 'socks5://127.0.0.1:1080');
 
-    const bobNow = (await t.request('GET', `/${bob.key}/instance`)).body.instance;
+    const bobNow = await instanceOf(bob);
     assert.equal(bobNow.phoneConnected, true);
     assert.equal(bobNow.user.id, '5511950000002@s.whatsapp.net');
-    assert.equal((await t.request('GET', `/${carol.key}/instance`)).body.instance.phoneConnected, false);
-    const daveNow = (await t.request('GET', `/${dave.key}/instance`)).body.instance;
+    assert.equal((await instanceOf(carol)).phoneConnected, false);
+    const daveNow = await instanceOf(dave);
     assert.equal(daveNow.phoneConnected, false);
     assert.equal(daveNow.user, null);
 
@@ -84,36 +90,37 @@ describe('restart persistence (SQLite)', () => {
     assert.deepEqual(opened, [alice.id, bob.id].sort());
     assert.equal(t.events.filter((e) => e.type === 'qrcode').length, 0);
 
-    const aliceChat = await t.request('GET', `/${alice.key}/chat/5511950000002/messages`);
-    assert.equal(aliceChat.body.total, 1);
-    assert.equal(aliceChat.body.data[0].key.id, sentId);
-    assert.deepEqual(aliceChat.body.data[0].message, { extendedTextMessage: { text: 'before the restart' } });
-    const bobChat = await t.request('GET', `/${bob.key}/chat/5511950000001/messages`);
-    assert.deepEqual(bobChat.body.data.map((m: { key: { id: string; fromMe: boolean } }) => [m.key.id, m.key.fromMe]), [[sentId, false]]);
-    const bobChats = (await t.request('GET', `/${bob.key}/chat`)).body.data;
-    assert.deepEqual(bobChats.map((c: { id: string; name: string }) => [c.id, c.name]), [['5511950000001@s.whatsapp.net', 'Alice Ltd']]);
+    const aliceChat = await chatMessages(alice, '5511950000002');
+    assert.equal(aliceChat.total, 1);
+    assert.equal(aliceChat.data[0]!.key.id, sentId);
+    assert.deepEqual(aliceChat.data[0]!.message, { extendedTextMessage: { text: 'before the restart' } });
+    const bobChat = await chatMessages(bob, '5511950000001');
+    assert.deepEqual(bobChat.data.map((m) => [m.key.id, m.key.fromMe]), [[sentId, false]]);
+    const bobChats = (await t.client(bob.key).call('listChats')).data;
+    assert.deepEqual(bobChats.map((c) => [c.id, c.name]), [['5511950000001@s.whatsapp.net', 'Alice Ltd']]);
   });
 
   it('a message sent after the restart is delivered, both ways', async () => {
-    const reply = await t!.request('POST', `/${bob.key}/message/text`, { to: '5511950000001', text: 'after the restart' });
+    const reply = await t!.client(bob.key).call('sendText', { body: { to: '5511950000001', text: 'after the restart' } });
     assert.equal(reply.status, 200);
-    assert.equal(reply.body.data.status, 'PENDING');
+    assert.equal(reply.data.status, 'PENDING');
     const inbox = await t!.waitFor(async () => {
-      const res = await t!.request('GET', `/${alice.key}/chat/5511950000002/messages`);
-      return res.body.total === 2 ? res.body.data : undefined;
+      const res = await chatMessages(alice, '5511950000002');
+      return res.total === 2 ? res.data : undefined;
     }, 5000, 'alice to receive the reply');
-    assert.deepEqual(inbox[0].key, { remoteJid: '5511950000002@s.whatsapp.net', fromMe: false, id: reply.body.data.key.id });
-    assert.deepEqual(inbox[0].message, { extendedTextMessage: { text: 'after the restart' } });
-    const again = await t!.request('POST', `/${alice.key}/message/text`, { to: '5511950000002', text: 'welcome back' });
+    assert.deepEqual(inbox[0]!.key, { remoteJid: '5511950000002@s.whatsapp.net', fromMe: false, id: reply.data.key.id });
+    assert.deepEqual(inbox[0]!.message, { extendedTextMessage: { text: 'after the restart' } });
+    const again = await t!.client(alice.key).call('sendText', { body: { to: '5511950000002', text: 'welcome back' } });
     assert.equal(again.status, 200);
-    await t!.waitFor(async () => (await t!.request('GET', `/${bob.key}/chat/5511950000001/messages`)).body.total === 3, 5000, 'bob to receive');
+    await t!.waitFor(async () => (await chatMessages(bob, '5511950000001')).total === 3, 5000, 'bob to receive');
   });
 
   it('the never-connected and logged-out instances can still connect after the restart', async () => {
-    const qr = await t!.request('POST', `/${carol.key}/instance`);
-    assert.equal(qr.body.phoneConnected, false);
-    assert.equal((await t!.request('POST', `/sandbox/${carol.key}/scan`)).status, 200);
+    const api = t!.client(carol.key);
+    const qr = await api.call('connectInstance');
+    assert.equal(qr.phoneConnected, false);
+    assert.equal((await api.call('sandbox_post_key_scan')).status, 200);
     await t!.settle();
-    assert.equal((await t!.request('GET', `/${carol.key}/instance`)).body.instance.phoneConnected, true);
+    assert.equal((await instanceOf(carol)).phoneConnected, true);
   });
 });

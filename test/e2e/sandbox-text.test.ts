@@ -15,33 +15,34 @@ for (const storage of ['memory', 'sqlite'] as const) {
     it('delivers a text and moves the sender record from PENDING to READ', async () => {
       const alice = await t.connectedSandbox({ name: 'alice', number: '5511900000001' });
       const bob = await t.connectedSandbox({ name: 'bob', number: '5511900000002' });
-      assert.equal((await t.request('PATCH', `/${bob.key}/instance?markMessageRead=true`)).status, 200);
+      const aliceApi = t.client(alice.key);
+      const bobApi = t.client(bob.key);
+      assert.equal((await bobApi.call('updateInstanceFlags', { query: { markMessageRead: true } })).status, 200);
 
-      const sent = await t.request('POST', `/${alice.key}/message/text`, { to: '5511900000002', text: 'hello bob' });
+      const sent = await aliceApi.call('sendText', { body: { to: '5511900000002', text: 'hello bob' } });
       assert.equal(sent.status, 200);
-      assert.equal(sent.body.status, 200);
-      const record = sent.body.data;
+      const record = sent.data;
       assert.equal(record.status, 'PENDING');
       assert.deepEqual(record.key, { remoteJid: '5511900000002@s.whatsapp.net', fromMe: true, id: record.key.id });
       assert.deepEqual(record.message, { extendedTextMessage: { text: 'hello bob' } });
       assert.match(record.messageTimestamp, /^\d+$/);
 
       const inbox = await t.waitFor(async () => {
-        const res = await t.request('GET', `/${bob.key}/chat/5511900000001/messages`);
-        return res.body.total === 1 ? res.body : undefined;
+        const res = await bobApi.call('listChatMessages', { params: { jid: '5511900000001' } });
+        return res.total === 1 ? res : undefined;
       }, 5000, 'bob to receive the message');
-      assert.deepEqual(inbox.data[0].key, { remoteJid: '5511900000001@s.whatsapp.net', fromMe: false, id: record.key.id });
-      assert.deepEqual(inbox.data[0].message, { extendedTextMessage: { text: 'hello bob' } });
+      assert.deepEqual(inbox.data[0]!.key, { remoteJid: '5511900000001@s.whatsapp.net', fromMe: false, id: record.key.id });
+      assert.deepEqual(inbox.data[0]!.message, { extendedTextMessage: { text: 'hello bob' } });
       assert.equal(inbox.page, 1);
       assert.equal(inbox.limit, 20);
 
-      const chats = await t.request('GET', `/${bob.key}/chat`);
-      assert.equal(chats.body.data[0].id, '5511900000001@s.whatsapp.net');
-      assert.equal(chats.body.data[0].name, 'alice');
+      const chats = await bobApi.call('listChats');
+      assert.equal(chats.data[0]!.id, '5511900000001@s.whatsapp.net');
+      assert.equal(chats.data[0]!.name, 'alice');
 
       await t.waitFor(async () => {
-        const res = await t.request('GET', `/${alice.key}/chat/5511900000002/messages`);
-        return res.body.data[0]?.status === 'READ';
+        const res = await aliceApi.call('listChatMessages', { params: { jid: '5511900000002' } });
+        return res.data[0]?.status === 'READ';
       }, 5000, 'the sender record to reach READ');
       const statuses = t.events.filter((e) => e.type === 'message.status' && e.messageId === record.key.id).map((e) => (e as { status: string }).status);
       assert.deepEqual(statuses, ['sent', 'delivered', 'read']);

@@ -3,11 +3,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import type { ParleyApiError } from '@parley/client';
 import type { PluginEntry } from '@parley/server';
 import { signatureHeader, startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import {
   appSecretProof, metaFixture, PNG_PIXEL, postWebhook, startImageServer, type ImageServer, type MetaChannel,
 } from '../support/meta-channels.js';
+import { AnswerRecorder } from '../support/answer-recorder.js';
+import { apiError, apiErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 // The accounts and senders of the channel plugins' fixtures (Meta's documented webhook shapes).
@@ -41,6 +44,7 @@ function carriesNone(raw: Buffer, secrets: string[]): boolean {
 for (const storage of ['memory', 'sqlite'] as const) {
   describe(`instagram and messenger through the server (${storage})`, () => {
     let t: TestServer;
+    let recorder: AnswerRecorder;
     let igGraph: MockGraph;
     let fbGraph: MockGraph;
     let images: ImageServer;
@@ -61,6 +65,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         ],
         captureLogs: true,
       });
+      recorder = new AnswerRecorder(t);
     });
     after(async () => {
       await t.stop();
@@ -75,7 +80,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
     });
     // Webhooks reach every instance linked to an account: each test removes its instances.
     afterEach(async () => {
-      for (const key of created.splice(0)) assert.equal((await t.admin('DELETE', `/admin/instances/${key}`)).status, 200);
+      for (const key of created.splice(0)) assert.equal((await t.client().call('adminDeleteInstance', { params: { key } })).status, 200);
     });
 
     async function instance(name: string): Promise<{ id: string; key: string }> {
@@ -86,22 +91,29 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
     async function linkInstagram(key: string): Promise<void> {
       igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
-      const res = await t.request('POST', `/${key}/instance/links/instagram`, IG_LINK);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const res = await link(key, 'instagram', IG_LINK);
+      assert.equal(res.status, 200, JSON.stringify(res));
       igGraph.reset();
     }
 
     async function linkMessenger(key: string): Promise<void> {
       fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
-      const res = await t.request('POST', `/${key}/instance/links/messenger`, FB_LINK);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
+      const res = await link(key, 'messenger', FB_LINK);
+      assert.equal(res.status, 200, JSON.stringify(res));
       fbGraph.reset();
     }
 
+    /** Links a channel through the recording client (its raw answer is then `recorder.last`). */
+    const link = (key: string, channel: 'instagram' | 'messenger', body: typeof IG_LINK) =>
+      recorder.instance(key).call('linkChannel', { params: { channel }, body });
+    const linksOf = (key: string) => t.client(key).call('listLinks');
+    const chatsOf = (key: string) => t.client(key).call('listChats');
+    const adminView = (key: string) => t.client().call('adminGetInstance', { params: { key } });
+
     async function messagesOf(key: string, chat: string) {
-      const res = await t.request('GET', `/${key}/chat/${chat}/messages`);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      return res.body as { status: number; data: Record<string, unknown>[]; page: number; limit: number; total: number };
+      const res = await t.client(key).call('listChatMessages', { params: { jid: chat } });
+      assert.equal(res.status, 200, JSON.stringify(res));
+      return res;
     }
 
     /**
@@ -117,14 +129,14 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const shop = await instance('ig-shop');
         igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
         const before = Date.now();
-        const res = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+        const res = await link(shop.key, 'instagram', IG_LINK);
         const afterLink = Date.now();
 
-        assert.equal(res.status, 200);
-        const linkedAt = res.body.data.linkedAt as number;
+        assert.equal(recorder.last.status, 200);
+        const linkedAt = res.data.linkedAt;
         assert.ok(Number.isInteger(linkedAt) && linkedAt >= before && linkedAt <= afterLink, `linkedAt ${linkedAt}`);
-        assert.deepStrictEqual(res.body, { status: 200, data: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
-        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        assert.deepStrictEqual(res, { status: 200, data: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
 
         // The token was checked once, in the Authorization header, with appsecret_proof.
         assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization })), [{
@@ -132,35 +144,34 @@ for (const storage of ['memory', 'sqlite'] as const) {
           authorization: `Bearer ${IG_TOKEN}`,
         }]);
 
-        const links = await t.request('GET', `/${shop.key}/instance/links`);
-        assert.deepStrictEqual(links.body, { status: 200, data: { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } } });
-        const view = await t.request('GET', `/${shop.key}/instance`);
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } } });
+        const view = await recorder.instance(shop.key).call('getInstance');
         assert.equal(view.status, 200);
-        assert.deepStrictEqual(view.body.instance.links, { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
-        assert.ok(carriesNone(view.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
-        const admin = await t.admin('GET', `/admin/instances/${shop.key}`);
-        assert.deepStrictEqual(admin.body.data.linkedChannels, ['instagram']);
-        assert.ok(carriesNone(admin.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        assert.deepStrictEqual(view.instance.links, { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } });
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        const admin = await recorder.client.call('adminGetInstance', { params: { key: shop.key } });
+        assert.deepStrictEqual(admin.data.linkedChannels, ['instagram']);
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
       });
 
       it('links Messenger when /me of the Page token is the Page, beside Instagram', async () => {
         const shop = await instance('fb-shop');
         await linkInstagram(shop.key);
         fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
-        const res = await t.request('POST', `/${shop.key}/instance/links/messenger`, FB_LINK);
+        const res = await link(shop.key, 'messenger', FB_LINK);
 
-        assert.equal(res.status, 200);
-        const linkedAt = res.body.data.linkedAt as number;
-        assert.deepStrictEqual(res.body, { status: 200, data: { accountId: FB_PAGE, linkedAt } });
-        assert.ok(carriesNone(res.raw, [FB_TOKEN, FB_SECRET, FB_VERIFY]));
+        assert.equal(recorder.last.status, 200);
+        const linkedAt = res.data.linkedAt;
+        assert.deepStrictEqual(res, { status: 200, data: { accountId: FB_PAGE, linkedAt } });
+        assert.ok(carriesNone(recorder.last.raw, [FB_TOKEN, FB_SECRET, FB_VERIFY]));
         assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, query: r.query, authorization: r.headers.authorization })), [{
           path: '/v21.0/me', query: { fields: 'id,name,username', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) }, authorization: `Bearer ${FB_TOKEN}`,
         }]);
 
-        const links = await t.request('GET', `/${shop.key}/instance/links`);
-        assert.deepStrictEqual(Object.keys(links.body.data).sort(), ['instagram', 'messenger']);
-        assert.deepStrictEqual(links.body.data.messenger, { accountId: FB_PAGE, linkedAt });
-        assert.ok(carriesNone(links.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY, FB_TOKEN, FB_SECRET, FB_VERIFY]));
+        const links = await recorder.instance(shop.key).call('listLinks');
+        assert.deepStrictEqual(Object.keys(links.data).sort(), ['instagram', 'messenger']);
+        assert.deepStrictEqual(links.data.messenger, { accountId: FB_PAGE, linkedAt });
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY, FB_TOKEN, FB_SECRET, FB_VERIFY]));
       });
 
       it('answers 400 naming accessToken when the Graph API refuses the token, and stores nothing', async () => {
@@ -169,9 +180,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
           status: 400,
           body: { error: { message: 'Error validating access token: Session has expired.', type: 'OAuthException', code: 190, error_subcode: 463, fbtrace_id: 'AqE2Efbtrace' } },
         });
-        const res = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
-
-        assert.deepStrictEqual(res.body, {
+        await assert.rejects(link(shop.key, 'instagram', IG_LINK), apiErrorAnswer({
           status: 400,
           error: {
             code: 'validation_failed',
@@ -182,12 +191,13 @@ for (const storage of ['memory', 'sqlite'] as const) {
               field: 'body.accessToken',
             },
           },
-        });
-        assert.equal(res.status, 400);
-        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance`)).body.instance.links, {});
-        // Nothing stored: the verify token of the refused link opens no handshake.
+        }));
+        assert.equal(recorder.last.status, 400);
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
+        assert.deepStrictEqual((await t.client(shop.key).call('getInstance')).instance.links, {});
+        // Nothing stored: the verify token of the refused link opens no handshake. (Raw HTTP: the typed
+        // webhook operations declare no `hub.*` query.)
         const handshake = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=42`);
         assert.equal(handshake.status, 403);
       });
@@ -195,16 +205,15 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('answers 400 naming accountId when the token belongs to another Page', async () => {
         const shop = await instance('fb-other-page');
         fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: '999000111222333', name: 'Other Page' } });
-        const res = await t.request('POST', `/${shop.key}/instance/links/messenger`, FB_LINK);
-        assert.deepStrictEqual(res.body, {
+        await assert.rejects(link(shop.key, 'messenger', FB_LINK), apiErrorAnswer({
           status: 400,
           error: {
             code: 'validation_failed',
             message: `body.accountId ${FB_PAGE} does not match the Messenger account of the access token (999000111222333)`,
             details: { field: 'body.accountId' },
           },
-        });
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+        }));
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
       });
 
       it('answers 502 upstream_error (retryable) on a Graph rate limit or outage, and stores nothing', async () => {
@@ -213,69 +222,69 @@ for (const storage of ['memory', 'sqlite'] as const) {
           { status: 400, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } } },
           { status: 503, body: {} });
 
-        const limited = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
-        assert.equal(limited.status, 502);
-        assert.deepStrictEqual(limited.body, {
+        await assert.rejects(link(shop.key, 'instagram', IG_LINK), apiErrorAnswer({
           status: 502,
           error: {
             code: 'upstream_error',
             message: 'Instagram Graph API rate limit reached (OAuthException 4): (#4) Application request limit reached; retry later',
             details: { retryable: true, upstreamCode: 4, kind: 'rate_limit', httpStatus: 400, type: 'OAuthException' },
           },
-        });
-        const down = await t.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
-        assert.deepStrictEqual(down.body, {
+        }));
+        await assert.rejects(link(shop.key, 'instagram', IG_LINK), apiErrorAnswer({
           status: 502,
           error: {
             code: 'upstream_error', message: 'Instagram Graph API error (HTTP 503): HTTP 503',
             details: { retryable: true, upstreamCode: 503, kind: 'other', httpStatus: 503 },
           },
-        });
+        }));
         assert.equal(igGraph.requests.length, 2);
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
       });
 
       it('refuses bad link input before any Graph call', async () => {
         const shop = await instance('ig-bad-input');
+        // A missing member, which the typed client refuses: sent raw.
         const missing = await t.request('POST', `/${shop.key}/instance/links/instagram`, { accessToken: IG_TOKEN, appSecret: IG_SECRET, accountId: IG_ACCOUNT });
         assert.deepStrictEqual(missing.body, {
           status: 400,
           error: { code: 'validation_failed', message: 'body.verifyToken is required', details: { fields: [{ field: 'body.verifyToken', message: 'body.verifyToken is required' }] } },
         });
-        const letters = await t.request('POST', `/${shop.key}/instance/links/instagram`, { ...IG_LINK, accountId: 'parley.shop' });
-        assert.equal(letters.status, 400);
-        assert.equal(letters.body.error.details.fields[0].field, 'body.accountId');
+        await assert.rejects(link(shop.key, 'instagram', { ...IG_LINK, accountId: 'parley.shop' }), (err: unknown) => {
+          apiError(400, 'validation_failed')(err);
+          assert.equal((err as ParleyApiError & { details: { fields: { field: string }[] } }).details.fields[0]!.field, 'body.accountId');
+          return true;
+        });
+        // A channel outside the typed union: sent raw.
         const unknownChannel = await t.request('POST', `/${shop.key}/instance/links/telegram`, IG_LINK);
         assert.equal(unknownChannel.status, 400);
         assert.equal(unknownChannel.body.error.details.fields[0].field, 'path.channel');
-        const spaced = await t.request('POST', `/${shop.key}/instance/links/instagram`, { ...IG_LINK, accessToken: 'two words' });
-        assert.deepStrictEqual(spaced.body, {
+        await assert.rejects(link(shop.key, 'instagram', { ...IG_LINK, accessToken: 'two words' }), apiErrorAnswer({
           status: 400,
           error: { code: 'validation_failed', message: 'body.accessToken must be a single token of at most 2048 characters', details: { field: 'body.accessToken' } },
-        });
+        }));
         assert.equal(igGraph.requests.length, 0);
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
       });
 
       it('unlinks: the link, its handshake and its sends are gone', async () => {
         const shop = await instance('ig-unlink');
         await linkInstagram(shop.key);
-        const res = await t.request('DELETE', `/${shop.key}/instance/links/instagram`);
-        assert.deepStrictEqual(res.body, { status: 200, message: 'instagram unlinked' });
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/instance/links`)).body, { status: 200, data: {} });
-        assert.deepStrictEqual((await t.admin('GET', `/admin/instances/${shop.key}`)).body.data.linkedChannels, []);
+        const unlink = () => t.client(shop.key).call('unlinkChannel', { params: { channel: 'instagram' } });
+        assert.deepStrictEqual(await unlink(), { status: 200, message: 'instagram unlinked' });
+        assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
+        assert.deepStrictEqual((await adminView(shop.key)).data.linkedChannels, []);
 
-        const again = await t.request('DELETE', `/${shop.key}/instance/links/instagram`);
-        assert.deepStrictEqual(again.body, { status: 400, error: { code: 'validation_failed', message: 'path.channel: instagram is not linked' } });
+        await assert.rejects(unlink(), apiErrorAnswer({ status: 400, error: { code: 'validation_failed', message: 'path.channel: instagram is not linked' } }));
         const handshake = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=42`);
         assert.equal(handshake.status, 403);
-        const send = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'still there?', provider: 'instagram' });
-        assert.deepStrictEqual(send.body, { status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } });
+        await assert.rejects(t.client(shop.key).call('sendText', { body: { to: IG_USER, text: 'still there?', provider: 'instagram' } }),
+          apiErrorAnswer({ status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } }));
         // Webhooks of the unlinked account are acknowledged (Meta must not disable the app) and dropped.
+        // (Webhook POSTs are raw HTTP: their signature covers the exact bytes Meta sends.)
         const hook = await postWebhook(t, 'instagram', metaFixture('instagram', 'ig-text'), { appSecret: IG_SECRET });
         assert.deepStrictEqual({ status: hook.status, body: hook.body }, { status: 200, body: { received: 0 } });
         await t.settle();
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
         assert.equal(igGraph.requests.length, 0);
       });
     });
@@ -309,8 +318,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual({ status: first.status, body: first.body }, { status: 200, body: { received: 1 } });
         await t.settle();
 
-        const chats = await t.request('GET', `/${shop.key}/chat`);
-        assert.deepStrictEqual(chats.body, { status: 200, data: [{ id: IG_USER, name: IG_USER, timestamp: 1718000000, unreadCount: 1 }] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [{ id: IG_USER, name: IG_USER, timestamp: 1718000000, unreadCount: 1 }] });
         const record = {
           key: { remoteJid: IG_USER, fromMe: false, id: mid },
           message: { extendedTextMessage: { text: 'Hi! Is the blue jacket still available?' } },
@@ -373,7 +381,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual({ status: garbage.status, body: garbage.body }, unauthorized('invalid x-hub-signature-256 signature'));
 
         await t.settle();
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
         assert.equal(await storedMessageCount(shop.id, IG_USER), 0);
         assert.equal(t.events.filter((e) => e.type === 'message' && e.instance === shop.id).length, 0);
       });
@@ -387,7 +395,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
           status: 400, body: { status: 400, error: { code: 'validation_failed', message: 'body is not an Instagram webhook notification' } },
         });
         await t.settle();
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
       });
 
       it('stores Messenger texts and images under the PSID with provider messenger, named after the looked-up profile', async () => {
@@ -407,7 +415,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual({ status: image.status, body: image.body }, { status: 200, body: { received: 1 } });
         await t.settle();
 
-        const chats = (await t.request('GET', `/${shop.key}/chat`)).body.data;
+        const chats = (await chatsOf(shop.key)).data;
         assert.deepStrictEqual(chats, [{ id: FB_USER, name: 'Ana Lima', timestamp: 1718000001, unreadCount: 2 }]);
         const page = await messagesOf(shop.key, FB_USER);
         assert.equal(page.total, 2);
@@ -438,8 +446,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
         await linkMessenger(shop.key);
         igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
         fbGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
-        assert.equal((await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'Size M?', provider: 'instagram' })).status, 200);
-        assert.equal((await t.request('POST', `/${shop.key}/message/text`, { to: FB_USER, text: 'Yes, we do.', provider: 'messenger' })).status, 200);
+        const api = t.client(shop.key);
+        assert.equal((await api.call('sendText', { body: { to: IG_USER, text: 'Size M?', provider: 'instagram' } })).status, 200);
+        assert.equal((await api.call('sendText', { body: { to: FB_USER, text: 'Yes, we do.', provider: 'messenger' } })).status, 200);
 
         // Meta's shapes: the echo of the Page's own message, then the user's delivery receipt;
         // Instagram's read receipt names the message it read.
@@ -479,7 +488,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       });
 
       it('documents both webhook routes in /openapi.json', async () => {
-        const doc = (await t.request('GET', '/openapi.json')).body as { paths: Record<string, Record<string, { operationId: string }>> };
+        const doc = JSON.parse(await t.client().call('openapi')) as { paths: Record<string, Record<string, { operationId: string }>> };
         assert.deepStrictEqual(
           ['/instagram/webhook', '/messenger/webhook'].map((path) => [doc.paths[path]?.get?.operationId, doc.paths[path]?.post?.operationId]),
           [['instagram_get_webhook', 'instagram_post_webhook'], ['messenger_get_webhook', 'messenger_post_webhook']],
@@ -493,11 +502,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
         await linkInstagram(shop.key);
         igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
         const before = Math.floor(Date.now() / 1000);
-        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'Yes, in sizes S to L.', provider: 'instagram' });
+        const res = await t.client(shop.key).call('sendText', { body: { to: IG_USER, text: 'Yes, in sizes S to L.', provider: 'instagram' } });
         const afterSend = Math.floor(Date.now() / 1000);
 
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        const timestamp = Number(res.body.data.messageTimestamp);
+        assert.equal(res.status, 200, JSON.stringify(res));
+        const timestamp = Number(res.data.messageTimestamp);
         assert.ok(timestamp >= before && timestamp <= afterSend, `messageTimestamp ${timestamp}`);
         const record = {
           key: { remoteJid: IG_USER, fromMe: true, id: SENT_MID },
@@ -506,7 +515,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
           status: 'PENDING',
           provider: 'instagram',
         };
-        assert.deepStrictEqual(res.body, { status: 200, data: record });
+        assert.deepStrictEqual(res, { status: 200, data: record });
         assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization, json: r.json })), [{
           method: 'POST', path: '/v21.0/me/messages', query: { appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) }, authorization: `Bearer ${IG_TOKEN}`,
           json: { recipient: { id: IG_USER }, message: { text: 'Yes, in sizes S to L.' } },
@@ -514,7 +523,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.equal(fbGraph.requests.length, 0);
 
         assert.deepStrictEqual(await messagesOf(shop.key, IG_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
-        const chats = (await t.request('GET', `/${shop.key}/chat`)).body.data;
+        const chats = (await chatsOf(shop.key)).data;
         assert.deepStrictEqual(chats.map((c: { id: string }) => c.id), [IG_USER]);
       });
 
@@ -522,13 +531,15 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const shop = await instance('ig-buttons');
         await linkInstagram(shop.key);
         igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
-        const res = await t.request('POST', `/${shop.key}/message/button_action`, {
-          to: IG_USER, provider: 'instagram', header: { title: 'Blue jacket' }, text: 'Back in stock.', footer: 'Parley Shop',
-          buttons: [{ type: 'cta_url', text: 'Buy now', url: 'https://shop.example.com/jacket' }],
+        const res = await t.client(shop.key).call('sendButtonAction', {
+          body: {
+            to: IG_USER, provider: 'instagram', header: { title: 'Blue jacket' }, text: 'Back in stock.', footer: 'Parley Shop',
+            buttons: [{ type: 'cta_url', text: 'Buy now', url: 'https://shop.example.com/jacket' }],
+          },
         });
-        assert.equal(res.status, 200, JSON.stringify(res.body));
-        assert.deepStrictEqual(res.body.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });
-        assert.deepStrictEqual(res.body.data.message, {
+        assert.equal(res.status, 200, JSON.stringify(res));
+        assert.deepStrictEqual(res.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });
+        assert.deepStrictEqual(res.data.message, {
           interactiveMessage: {
             header: { title: 'Blue jacket' }, body: { text: 'Back in stock.' }, footer: { text: 'Parley Shop' },
             buttons: [{ type: 'cta_url', text: 'Buy now', url: 'https://shop.example.com/jacket' }],
@@ -556,17 +567,18 @@ for (const storage of ['memory', 'sqlite'] as const) {
           { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } },
           { status: 200, body: { recipient_id: FB_USER, message_id: captionMid } });
         const url = images.url('/catalogue.png');
-        const res = await t.request('POST', `/${shop.key}/message/image`, { to: FB_USER, url, caption: 'Our summer catalogue', provider: 'messenger' });
+        const api = t.client(shop.key);
+        const res = await api.call('sendImage', { body: { to: FB_USER, url, caption: 'Our summer catalogue', provider: 'messenger' } });
 
-        assert.equal(res.status, 200, JSON.stringify(res.body));
+        assert.equal(res.status, 200, JSON.stringify(res));
         const record = {
           key: { remoteJid: FB_USER, fromMe: true, id: FB_SENT_MID },
           message: { imageMessage: { url, mimetype: 'image/png', caption: 'Our summer catalogue' } },
-          messageTimestamp: res.body.data.messageTimestamp,
+          messageTimestamp: res.data.messageTimestamp,
           status: 'PENDING',
           provider: 'messenger',
         };
-        assert.deepStrictEqual(res.body, { status: 200, data: record });
+        assert.deepStrictEqual(res, { status: 200, data: record });
         assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, authorization: r.headers.authorization, json: r.json })), [
           {
             path: '/v21.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
@@ -579,8 +591,8 @@ for (const storage of ['memory', 'sqlite'] as const) {
         ]);
         // The server fetched the image once (size and type checks) and serves its copy back.
         assert.deepStrictEqual(images.hits, ['/catalogue.png']);
-        const media = await t.request('GET', `/${shop.key}/message/${FB_SENT_MID}/media?format=json`);
-        assert.deepStrictEqual(media.body, { status: 200, data: `data:image/png;base64,${PNG_PIXEL.toString('base64')}` });
+        const media = await api.call('getMessageMedia', { params: { messageId: FB_SENT_MID }, query: { format: 'json' } });
+        assert.deepStrictEqual(media, { status: 200, data: `data:image/png;base64,${PNG_PIXEL.toString('base64')}` });
         assert.deepStrictEqual(await messagesOf(shop.key, FB_USER), { status: 200, data: [record], page: 1, limit: 20, total: 1 });
         assert.equal(igGraph.requests.length, 0);
       });
@@ -594,17 +606,18 @@ for (const storage of ['memory', 'sqlite'] as const) {
         fbGraph.reset();
         fbGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
 
-        const reply = await t.request('POST', `/${shop.key}/message/${inbound}/text`, { to: FB_USER, text: 'Yes, 3 to 5 days.', provider: 'messenger' });
-        assert.equal(reply.status, 200, JSON.stringify(reply.body));
-        assert.deepStrictEqual({ key: reply.body.data.key, message: reply.body.data.message, provider: reply.body.data.provider }, {
+        const api = t.client(shop.key);
+        const reply = await api.call('replyText', { params: { messageId: inbound }, body: { to: FB_USER, text: 'Yes, 3 to 5 days.', provider: 'messenger' } });
+        assert.equal(reply.status, 200, JSON.stringify(reply));
+        assert.deepStrictEqual({ key: reply.data.key, message: reply.data.message, provider: reply.data.provider }, {
           key: { remoteJid: FB_USER, fromMe: true, id: FB_SENT_MID },
           message: { extendedTextMessage: { text: 'Yes, 3 to 5 days.', contextInfo: { stanzaId: inbound } } },
           provider: 'messenger',
         });
         // The reaction goes through the channel of the message reacted to (its record names it).
-        const reaction = await t.request('POST', `/${shop.key}/message/reaction`, { msgId: inbound, text: '👍' });
-        assert.equal(reaction.status, 200, JSON.stringify(reaction.body));
-        assert.deepStrictEqual({ key: reaction.body.data.key, message: reaction.body.data.message, provider: reaction.body.data.provider }, {
+        const reaction = await api.call('sendReaction', { body: { msgId: inbound, text: '👍' } });
+        assert.equal(reaction.status, 200, JSON.stringify(reaction));
+        assert.deepStrictEqual({ key: reaction.data.key, message: reaction.data.message, provider: reaction.data.provider }, {
           key: { remoteJid: FB_USER, fromMe: true, id: `${inbound}-reaction` },
           message: { reactionMessage: { key: { remoteJid: FB_USER, fromMe: false, id: inbound }, text: '👍' } },
           provider: 'messenger',
@@ -620,38 +633,35 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('answers 422 capability_not_supported for buttons Meta has no template for, before any Graph call', async () => {
         const shop = await instance('ig-copy');
         await linkInstagram(shop.key);
-        const copy = await t.request('POST', `/${shop.key}/message/button_action`, {
-          to: IG_USER, provider: 'instagram', text: 'Your discount code',
-          buttons: [{ type: 'cta_copy', text: 'Copy code', copy_code: 'SUMMER25' }],
-        });
-        assert.deepStrictEqual(copy.body, {
+        const api = t.client(shop.key);
+        await assert.rejects(api.call('sendButtonAction', {
+          body: { to: IG_USER, provider: 'instagram', text: 'Your discount code', buttons: [{ type: 'cta_copy', text: 'Copy code', copy_code: 'SUMMER25' }] },
+        }), apiErrorAnswer({
           status: 422,
           error: { code: 'capability_not_supported', message: 'instagram does not support cta_copy buttons: Meta\'s button template has no copy-code button; send the code as text' },
-        });
-        const call = await t.request('POST', `/${shop.key}/message/button_action`, {
-          to: IG_USER, provider: 'instagram', text: 'Talk to us', buttons: [{ type: 'cta_call', text: 'Call', phone_number: '+351 912 345 678' }],
-        });
-        assert.deepStrictEqual(call.body, {
+        }));
+        await assert.rejects(api.call('sendButtonAction', {
+          body: { to: IG_USER, provider: 'instagram', text: 'Talk to us', buttons: [{ type: 'cta_call', text: 'Call', phone_number: '+351 912 345 678' }] },
+        }), apiErrorAnswer({
           status: 422,
           error: { code: 'capability_not_supported', message: 'instagram does not support cta_call buttons: Instagram button templates carry only cta_url buttons' },
-        });
+        }));
         assert.equal(igGraph.requests.length, 0);
         assert.equal(await storedMessageCount(shop.id, IG_USER), 0);
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
       });
 
       it('answers 409 channel_not_linked for a provider the instance has not linked', async () => {
         const shop = await instance('not-linked');
         await linkMessenger(shop.key);
-        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'hello', provider: 'instagram' });
-        assert.deepStrictEqual(res.body, { status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } });
-        assert.equal(res.status, 409);
-        const image = await t.request('POST', `/${shop.key}/message/image`, { to: IG_USER, url: images.url('/x.png'), provider: 'instagram' });
-        assert.equal(image.status, 409);
+        const api = t.client(shop.key);
+        await assert.rejects(api.call('sendText', { body: { to: IG_USER, text: 'hello', provider: 'instagram' } }),
+          apiErrorAnswer({ status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' } }));
+        await assert.rejects(api.call('sendImage', { body: { to: IG_USER, url: images.url('/x.png'), provider: 'instagram' } }), apiError(409, 'channel_not_linked'));
         // Refused before the media was fetched or anything was sent.
         assert.deepStrictEqual(images.hits, []);
         assert.equal(igGraph.requests.length + fbGraph.requests.length, 0);
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
       });
 
       it('answers 502 with retryable details when the Graph API rate-limits a send, and stores nothing', async () => {
@@ -660,20 +670,19 @@ for (const storage of ['memory', 'sqlite'] as const) {
         igGraph.on('POST', '/v21.0/me/messages', {
           status: 400, body: { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613, fbtrace_id: 'Bq7rate' } },
         });
-        const res = await t.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'hello', provider: 'instagram' });
-        assert.equal(res.status, 502);
-        assert.deepStrictEqual(res.body, {
+        await assert.rejects(recorder.instance(shop.key).call('sendText', { body: { to: IG_USER, text: 'hello', provider: 'instagram' } }), apiErrorAnswer({
           status: 502,
           error: {
             code: 'upstream_error',
             message: 'Instagram Graph API rate limit reached (OAuthException 613): Calls to this api have exceeded the rate limit.; retry later',
             details: { retryable: true, upstreamCode: 613, kind: 'rate_limit', httpStatus: 400, type: 'OAuthException', fbtraceId: 'Bq7rate' },
           },
-        });
-        assert.ok(carriesNone(res.raw, [IG_TOKEN, IG_SECRET]));
+        }));
+        assert.equal(recorder.last.status, 502);
+        assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET]));
         assert.equal(igGraph.requests.length, 1);
         assert.equal(await storedMessageCount(shop.id, IG_USER), 0);
-        assert.deepStrictEqual((await t.request('GET', `/${shop.key}/chat`)).body, { status: 200, data: [] });
+        assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
       });
     });
 
@@ -704,9 +713,9 @@ describe('a social link across a restart (sqlite)', () => {
       try {
         shop = await first.createInstance({ name: 'ig-restart' });
         graph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop' } });
-        const linked = await first.request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+        const linked = await first.client(shop.key).call('linkChannel', { params: { channel: 'instagram' }, body: IG_LINK });
         assert.equal(linked.status, 200);
-        linkedAt = linked.body.data.linkedAt;
+        linkedAt = linked.data.linkedAt;
         const delivered = await postWebhook(first, 'instagram', body, { appSecret: IG_SECRET });
         assert.deepStrictEqual(delivered.body, { received: 1 });
         await first.settle();
@@ -716,7 +725,8 @@ describe('a social link across a restart (sqlite)', () => {
 
       const second = await startTestServer({ dataDir, plugins });
       try {
-        assert.deepStrictEqual((await second.request('GET', `/${shop.key}/instance/links`)).body, {
+        const api = second.client(shop.key);
+        assert.deepStrictEqual(await api.call('listLinks'), {
           status: 200, data: { instagram: { accountId: IG_ACCOUNT, username: 'parley.shop', linkedAt } },
         });
         const handshake = await second.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=31337`);
@@ -725,14 +735,14 @@ describe('a social link across a restart (sqlite)', () => {
         const redelivered = await postWebhook(second, 'instagram', body, { appSecret: IG_SECRET });
         assert.deepStrictEqual({ status: redelivered.status, body: redelivered.body }, { status: 200, body: { received: 0 } });
         await second.settle();
-        const stored = await second.request('GET', `/${shop.key}/chat/${IG_USER}/messages`);
-        assert.deepStrictEqual(stored.body.data.map((m: { key: { id: string } }) => m.key.id), [midOf('instagram', 'ig-text')]);
+        const stored = await api.call('listChatMessages', { params: { jid: IG_USER } });
+        assert.deepStrictEqual(stored.data.map((m) => m.key.id), [midOf('instagram', 'ig-text')]);
 
         graph.reset();
         graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
-        const sent = await second.request('POST', `/${shop.key}/message/text`, { to: IG_USER, text: 'Welcome back', provider: 'instagram' });
-        assert.equal(sent.status, 200, JSON.stringify(sent.body));
-        assert.deepStrictEqual(sent.body.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });
+        const sent = await api.call('sendText', { body: { to: IG_USER, text: 'Welcome back', provider: 'instagram' } });
+        assert.equal(sent.status, 200, JSON.stringify(sent));
+        assert.deepStrictEqual(sent.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });
         assert.deepStrictEqual(graph.requests.map((r) => ({ authorization: r.headers.authorization, json: r.json })), [{
           authorization: `Bearer ${IG_TOKEN}`, json: { recipient: { id: IG_USER }, message: { text: 'Welcome back' } },
         }]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { ChannelEvent } from '@parley/core';
 import { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply } from '@parley/testkit';
+import { apiError } from '../support/api-error.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { assertStandardSignature, eventIdOf, statsOf, waitUntilDelivered } from '../support/webhook-receivers.js';
 
@@ -76,10 +77,10 @@ describe('webhooks: durable delivery', { concurrency: true }, () => {
     const receiver = await startHttpReceiver();
     receivers.push(receiver);
     const created = await t.connectedSandbox({ name, number });
-    const put = await t.request('PUT', `/${created.key}/instance`, {
-      allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/msg`, webhookMessageFromMe: `${receiver.url}/me`,
+    const put = await t.client(created.key).call('updateWebhookSettings', {
+      body: { allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/msg`, webhookMessageFromMe: `${receiver.url}/me` },
     });
-    assert.equal(put.status, 200, JSON.stringify(put.body));
+    assert.equal(put.status, 200, JSON.stringify(put));
     await t.settle();
     return { id: created.id, key: created.key, number, secret: created.webhookSecret, receiver, since: t.events.length };
   }
@@ -87,10 +88,11 @@ describe('webhooks: durable delivery', { concurrency: true }, () => {
   /** Sends `count` texts from the instance of `key` (the sender by default), one after another; answers their message ids. */
   async function texts(to: string, count: number, key = senderKey): Promise<string[]> {
     const ids: string[] = [];
+    const api = t.client(key);
     for (let i = 0; i < count; i++) {
-      const res = await t.request('POST', `/${key}/message/text`, { to, text: `text ${i}` });
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      ids.push(res.body.data.key.id);
+      const res = await api.call('sendText', { body: { to, text: `text ${i}` } });
+      assert.equal(res.status, 200, JSON.stringify(res));
+      ids.push(res.data.key.id);
     }
     return ids;
   }
@@ -196,7 +198,10 @@ describe('webhooks: durable delivery', { concurrency: true }, () => {
     gone.receiver.respond({ status: 410, body: 'gone' });
     const [first, second] = await texts(gone.number, 2);
     const attempts = SCHEDULE.length + 1;
-    await t.waitFor(async () => (await t.request('GET', `/${gone.key}/instance/webhook/dead-letters`)).body.total === 2, 10_000, 'two dead letters');
+    const api = t.client(gone.key);
+    const deadLetters = (query: { limit?: number; offset?: number } = {}) => api.call('webhookDeadLetters', { query });
+    const redeliver = (ids?: string[]) => api.call('webhookRedeliver', { body: ids ? { ids } : {} });
+    await t.waitFor(async () => (await deadLetters()).total === 2, 10_000, 'two dead letters');
     const stats = await statsOf(t, gone.key);
     assert.deepEqual({ ...stats, avgResponseTime: 0 }, { totalSent: 0, totalFailed: 2 * attempts, totalPending: 0, avgResponseTime: 0 });
     const deliveries = byDelivery(gone.receiver.requests);
@@ -204,46 +209,43 @@ describe('webhooks: durable delivery', { concurrency: true }, () => {
     const events = routed(gone, 'msg');
     assert.deepEqual(events.map((e) => e.type === 'message' && e.message.id), [first, second]);
 
-    const list = await t.request('GET', `/${gone.key}/instance/webhook/dead-letters`);
+    const list = await deadLetters();
     assert.equal(list.status, 200);
     const [id1, id2] = [...deliveries.keys()];
-    assert.deepEqual(list.body, {
+    assert.deepEqual(list, {
       status: 200, total: 2, limit: 50, offset: 0,
       data: [id1, id2].map((id, i) => {
-        const item = list.body.data[i];
-        assert.ok(Number.isInteger(item.createdAt) && Number.isInteger(item.deadAt) && item.deadAt >= item.createdAt);
+        // `nextAttemptAt` is answered but not in the documented (so typed) item.
+        const item = list.data[i]! as (typeof list.data)[number] & { nextAttemptAt?: unknown };
+        assert.ok(Number.isInteger(item.createdAt) && Number.isInteger(item.deadAt) && item.deadAt >= item.createdAt!);
         return {
           id, url: `${gone.receiver.url}/msg`, format: 'native', eventId: events[i]!.id, eventType: 'message', body: deliveries.get(id!)![0]!.body,
           createdAt: item.createdAt, attempts, nextAttemptAt: item.nextAttemptAt, lastError: 'HTTP 410', lastStatus: 410, deadAt: item.deadAt,
         };
       }),
     });
-    const paged = await t.request('GET', `/${gone.key}/instance/webhook/dead-letters?limit=1&offset=1`);
-    assert.deepEqual(paged.body, { status: 200, data: [list.body.data[1]], total: 2, limit: 1, offset: 1 });
+    const paged = await deadLetters({ limit: 1, offset: 1 });
+    assert.deepEqual(paged, { status: 200, data: [list.data[1]], total: 2, limit: 1, offset: 1 });
 
-    const bad = await t.request('POST', `/${gone.key}/instance/webhook/dead-letters/redeliver`, { ids: [] });
-    assert.equal(bad.status, 400);
-    const unknown = await t.request('POST', `/${gone.key}/instance/webhook/dead-letters/redeliver`, { ids: ['msg_unknown'] });
-    assert.deepEqual(unknown.body, { status: 200, data: { redelivered: 0 } });
-    assert.equal((await t.request('GET', `/${gone.key}/instance/webhook/dead-letters`)).body.total, 2, 'bad input changed nothing');
+    await assert.rejects(redeliver([]), apiError(400, 'validation_failed'));
+    assert.deepEqual(await redeliver(['msg_unknown']), { status: 200, data: { redelivered: 0 } });
+    assert.equal((await deadLetters()).total, 2, 'bad input changed nothing');
 
     gone.receiver.respond({});
-    const one = await t.request('POST', `/${gone.key}/instance/webhook/dead-letters/redeliver`, { ids: [id2] });
-    assert.deepEqual(one.body, { status: 200, data: { redelivered: 1 } });
+    assert.deepEqual(await redeliver([id2!]), { status: 200, data: { redelivered: 1 } });
     await waitUntilDelivered(t, [gone.key]);
     const afterOne = gone.receiver.requests.at(-1)!;
     assert.equal(afterOne.headers['webhook-id'], id2);
     assert.equal(afterOne.body, deliveries.get(id2!)![0]!.body);
     assertStandardSignature(afterOne, gone.secret);
-    const left = await t.request('GET', `/${gone.key}/instance/webhook/dead-letters`);
-    assert.deepEqual(left.body.data.map((d: { id: string }) => d.id), [id1]);
+    const left = await deadLetters();
+    assert.deepEqual(left.data.map((d) => d.id), [id1]);
 
-    const all = await t.request('POST', `/${gone.key}/instance/webhook/dead-letters/redeliver`, {});
-    assert.deepEqual(all.body, { status: 200, data: { redelivered: 1 } });
+    assert.deepEqual(await redeliver(), { status: 200, data: { redelivered: 1 } });
     await waitUntilDelivered(t, [gone.key]);
     assert.equal(gone.receiver.requests.at(-1)!.headers['webhook-id'], id1);
     assert.equal(gone.receiver.requests.length, 2 * attempts + 2);
-    assert.deepEqual((await t.request('GET', `/${gone.key}/instance/webhook/dead-letters`)).body, { status: 200, data: [], total: 0, limit: 50, offset: 0 });
+    assert.deepEqual(await deadLetters(), { status: 200, data: [], total: 0, limit: 50, offset: 0 });
     const final = await statsOf(t, gone.key);
     assert.deepEqual({ ...final, avgResponseTime: 0 }, { totalSent: 2, totalFailed: 2 * attempts, totalPending: 0, avgResponseTime: 0 });
   });

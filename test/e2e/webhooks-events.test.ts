@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import type { InstanceClient, Operations } from '@parley/client';
 import { buildVcard, type ChannelEvent, type ChannelEventOf } from '@parley/core';
 import { dataUri, MediaServer, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -18,8 +19,10 @@ interface Instance {
   id: string;
   key: string;
   secret: string;
-  settings: Record<string, unknown>;
+  settings: WebhookSettings;
 }
+
+type WebhookSettings = Operations['updateWebhookSettings']['body'];
 
 /** The URL field an event kind is routed to (spec 2.2 / docs/webhooks.md), written out independently of the engine. */
 function urlKindOf(event: ChannelEvent): UrlKind {
@@ -61,12 +64,12 @@ describe('webhooks: every event kind, end to end', () => {
   const eventsOf = (name: Name) => t.events.filter((e) => e.instance === instances[name].id);
   /** Every request the receivers got for one instance, with the URL field it came to. */
   const deliveriesOf = (name: Name) => URL_KINDS.flatMap((kind) => at(receivers[kind], name).map((request) => ({ kind, request })));
-  const post = async (name: Name, path: string, body?: unknown) => {
-    const res = await t.request('POST', `/${instances[name].key}${path}`, body);
-    assert.equal(res.status, 200, `POST ${path}: ${JSON.stringify(res.body)}`);
-    return res.body;
+  const api = (name: Name): InstanceClient => t.client(instances[name].key);
+  /** The id of the message a send answered, asserting the answer is a 200. */
+  const sentId = (res: { status: number; data: { key: { id: string } } }) => {
+    assert.equal(res.status, 200, JSON.stringify(res));
+    return res.data.key.id;
   };
-  const send = async (from: Name, path: string, body: Record<string, unknown>) => (await post(from, `/message/${path}`, body)).data.key.id as string;
   const messageEvent = (name: Name, id: string) => t.waitFor(
     () => eventsOf(name).find((e): e is ChannelEventOf<'message'> => e.type === 'message' && e.message.id === id), 5000, `message ${id} on ${name}`,
   );
@@ -75,7 +78,7 @@ describe('webhooks: every event kind, end to end', () => {
     t = await startTestServer({ storage: 'sqlite', config: { publicUrl: PUBLIC_URL } });
     media = await MediaServer.start();
     receivers = await startReceivers();
-    const formats: Record<Name, Record<string, unknown>> = {
+    const formats: Record<Name, WebhookSettings> = {
       alice: { webhookFormat: 'native' },
       bob: { webhookFormat: 'meta' },
       carol: { webhookFormat: 'both' },
@@ -85,68 +88,77 @@ describe('webhooks: every event kind, end to end', () => {
     for (const name of Object.keys(NUMBERS) as Name[]) {
       const created = await t.createInstance({ channel: 'sandbox', name, number: NUMBERS[name] });
       const settings = { allowWebhook: true, allowNumber: 'all', ...formats[name], ...urlsFor(receivers, name) };
-      const put = await t.request('PUT', `/${created.key}/instance`, settings);
-      assert.deepEqual(put.body, { status: 200, data: { ...settings, webhookHistory: '' } });
+      const put = await t.client(created.key).call('updateWebhookSettings', { body: settings });
+      assert.deepEqual(put, { status: 200, data: { ...settings, webhookHistory: '' } });
       instances[name] = { name, id: created.id, key: created.key, secret: created.webhookSecret, settings };
     }
     // qrcode, then connection open, for every instance.
     for (const name of Object.keys(NUMBERS) as Name[]) {
-      await post(name, '/instance');
-      const scan = await t.request('POST', `/sandbox/${instances[name].key}/scan`);
-      assert.equal(scan.status, 200);
+      assert.equal((await api(name).call('connectInstance')).status, 200);
+      assert.equal((await api(name).call('sandbox_post_key_scan')).status, 200);
     }
     await t.settle();
 
     // Alice writes to bob (her own copy goes to webhookMessageFromMe); bob answers with every message type.
-    sent.hello = await send('alice', 'text', { to: NUMBERS.bob, text: 'hello bob' });
+    const text = (from: Name, to: string, body: string) => api(from).call('sendText', { body: { to, text: body } });
+    sent.hello = sentId(await text('alice', NUMBERS.bob, 'hello bob'));
     await messageEvent('bob', sent.hello);
-    sent.text = await send('bob', 'text', { to: NUMBERS.alice, text: 'hi alice' });
-    sent.image = await send('bob', 'base64/image', { to: NUMBERS.alice, base64: dataUri('image/png', SAMPLES.png), caption: 'a cat' });
-    sent.audio = await send('bob', 'base64/audio', { to: NUMBERS.alice, base64: dataUri('audio/ogg', SAMPLES.ogg) });
-    sent.document = await send('bob', 'base64/document', { to: NUMBERS.alice, base64: dataUri('application/pdf', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'terms.pdf' });
-    sent.video = await send('bob', 'video', { to: NUMBERS.alice, url: media.serve('/v.mp4', { body: SAMPLES.mp4, type: 'video/mp4' }) });
-    sent.sticker = await send('bob', 'sticker', { to: NUMBERS.alice, url: media.serve('/s.webp', { body: SAMPLES.webp, type: 'image/webp' }) });
-    sent.location = await send('bob', 'location', { to: NUMBERS.alice, location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } });
-    sent.contacts = await send('bob', 'contacts', { to: NUMBERS.alice, displayName: 'Team', contacts: [{ fullName: 'Ana', phoneNumber: '5511988887777' }] });
-    sent.reply = (await post('bob', `/message/${sent.hello}/text`, { to: NUMBERS.alice, text: 'a reply' })).data.key.id;
-    sent.reaction = await send('bob', 'reaction', { msgId: sent.hello, text: '👍' });
+    const bob = api('bob');
+    sent.text = sentId(await text('bob', NUMBERS.alice, 'hi alice'));
+    sent.image = sentId(await bob.call('sendBase64Image', { body: { to: NUMBERS.alice, base64: dataUri('image/png', SAMPLES.png), caption: 'a cat' } }));
+    sent.audio = sentId(await bob.call('sendBase64Audio', { body: { to: NUMBERS.alice, base64: dataUri('audio/ogg', SAMPLES.ogg) } }));
+    sent.document = sentId(await bob.call('sendBase64Document', {
+      body: { to: NUMBERS.alice, base64: dataUri('application/pdf', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'terms.pdf' },
+    }));
+    sent.video = sentId(await bob.call('sendVideo', { body: { to: NUMBERS.alice, url: media.serve('/v.mp4', { body: SAMPLES.mp4, type: 'video/mp4' }) } }));
+    sent.sticker = sentId(await bob.call('sendSticker', { body: { to: NUMBERS.alice, url: media.serve('/s.webp', { body: SAMPLES.webp, type: 'image/webp' }) } }));
+    sent.location = sentId(await bob.call('sendLocation', {
+      body: { to: NUMBERS.alice, location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } },
+    }));
+    sent.contacts = sentId(await bob.call('sendContacts', {
+      body: { to: NUMBERS.alice, displayName: 'Team', contacts: [{ fullName: 'Ana', phoneNumber: '5511988887777' }] },
+    }));
+    sent.reply = sentId(await bob.call('replyText', { params: { messageId: sent.hello }, body: { to: NUMBERS.alice, text: 'a reply' } }));
+    sent.reaction = sentId(await bob.call('sendReaction', { body: { msgId: sent.hello, text: '👍' } }));
     await messageEvent('alice', sent.reaction);
     // Alice reads the chat: bob gets read receipts; bob types and calls.
-    assert.equal((await t.request('PATCH', `/${instances.alice.key}/chat/${NUMBERS.bob}?action=markRead&value=true`)).status, 200);
-    assert.equal((await t.request('PATCH', `/${instances.bob.key}/chat/${NUMBERS.alice}?action=markRead&value=true`)).status, 200);
-    await post('bob', '/message/presence', { to: NUMBERS.alice, status: 'composing' });
-    await post('bob', '/call', { to: NUMBERS.alice });
+    const markRead = { action: 'markRead', value: true } as const;
+    assert.equal((await api('alice').call('updateChat', { params: { jid: NUMBERS.bob }, query: markRead })).status, 200);
+    assert.equal((await bob.call('updateChat', { params: { jid: NUMBERS.alice }, query: markRead })).status, 200);
+    assert.equal((await bob.call('sendPresence', { body: { to: NUMBERS.alice, status: 'composing' } })).status, 200);
+    assert.equal((await bob.call('placeCall', { body: { to: NUMBERS.alice } })).status, 200);
     await t.waitFor(() => eventsOf('alice').some((e) => e.type === 'call'), 5000, 'the call offer');
 
     // A group: participants and update events on every member, then a group message.
-    const group = await post('alice', '/groups', { name: 'Team', participants: [NUMBERS.bob, NUMBERS.carol, NUMBERS.dave] });
+    const group = await api('alice').call('createGroup', { body: { name: 'Team', participants: [NUMBERS.bob, NUMBERS.carol, NUMBERS.dave] } });
+    assert.equal(group.status, 200);
     sent.groupJid = group.data.id;
     await t.waitFor(() => eventsOf('dave').some((e) => e.type === 'group.update'), 5000, 'the group on dave');
-    sent.group = await send('bob', 'text', { to: sent.groupJid, text: 'hello team' });
+    sent.group = sentId(await text('bob', sent.groupJid, 'hello team'));
     for (const name of ['alice', 'carol', 'dave'] as const) await messageEvent(name, sent.group);
 
     // Erin forwards only what concerns bob.
-    sent.toErinFromBob = await send('bob', 'text', { to: NUMBERS.erin, text: 'from bob' });
-    sent.toErinFromCarol = await send('carol', 'text', { to: NUMBERS.erin, text: 'from carol' });
-    await post('carol', '/message/presence', { to: NUMBERS.erin, status: 'recording' });
+    sent.toErinFromBob = sentId(await text('bob', NUMBERS.erin, 'from bob'));
+    sent.toErinFromCarol = sentId(await text('carol', NUMBERS.erin, 'from carol'));
+    assert.equal((await api('carol').call('sendPresence', { body: { to: NUMBERS.erin, status: 'recording' } })).status, 200);
     await messageEvent('erin', sent.toErinFromCarol);
 
     // Alice switches webhooks off, gets a message, and on again.
     await t.settle();
-    const off = await t.request('PUT', `/${instances.alice.key}/instance`, { allowWebhook: false });
-    assert.equal(off.body.data.allowWebhook, false);
+    const off = await api('alice').call('updateWebhookSettings', { body: { allowWebhook: false } });
+    assert.equal(off.data.allowWebhook, false);
     const mark = t.events.length;
-    sent.whileOff = await send('bob', 'text', { to: NUMBERS.alice, text: 'while off' });
+    sent.whileOff = sentId(await text('bob', NUMBERS.alice, 'while off'));
     await messageEvent('alice', sent.whileOff);
     await t.settle();
     for (const e of t.events.slice(mark)) if (e.instance === instances.alice.id) aliceOffIds.add(e.id);
-    assert.equal((await t.request('PUT', `/${instances.alice.key}/instance`, { allowWebhook: true })).body.data.allowWebhook, true);
-    sent.backOn = await send('bob', 'text', { to: NUMBERS.alice, text: 'back on' });
+    assert.equal((await api('alice').call('updateWebhookSettings', { body: { allowWebhook: true } })).data.allowWebhook, true);
+    sent.backOn = sentId(await text('bob', NUMBERS.alice, 'back on'));
     await messageEvent('alice', sent.backOn);
 
     // Connection close: a restart (close 515 then open) and a logout (close 401).
-    await post('alice', '/instance/restart');
-    assert.equal((await t.request('DELETE', `/${instances.bob.key}/instance`)).status, 200);
+    assert.equal((await api('alice').call('restartInstance')).status, 200);
+    assert.equal((await bob.call('logoutInstance')).status, 200);
     await waitUntilDelivered(t, Object.values(instances).map((i) => i.key));
   });
   after(async () => {
@@ -331,8 +343,8 @@ describe('webhooks: every event kind, end to end', () => {
       assert.deepEqual({ ...stats, avgResponseTime: 0 }, { totalSent: got.length, totalFailed: 0, totalPending: 0, avgResponseTime: 0 }, name);
       assert.ok(Number.isInteger(stats.avgResponseTime) && stats.avgResponseTime >= 0);
       assert.equal(new Set(got.map((r) => r.headers['webhook-id'])).size, got.length, `no duplicates for ${name}`);
-      const dead = await t.request('GET', `/${instances[name].key}/instance/webhook/dead-letters`);
-      assert.deepEqual(dead.body, { status: 200, data: [], total: 0, limit: 50, offset: 0 });
+      const dead = await api(name).call('webhookDeadLetters');
+      assert.deepEqual(dead, { status: 200, data: [], total: 0, limit: 50, offset: 0 });
     }
   });
 

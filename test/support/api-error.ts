@@ -16,3 +16,21 @@ export function apiError(status: number, code: string, message?: string | RegExp
     return true;
   };
 }
+
+/** An error answer of the server's error model. */
+export interface ErrorAnswer {
+  status: number;
+  error: { code: string; message: string; details?: unknown };
+}
+
+/**
+ * {@link apiError} for an exact error answer: status, code, message, and `details` (absent when the
+ * expected answer has none).
+ */
+export function apiErrorAnswer(expected: ErrorAnswer): (err: unknown) => true {
+  return (err: unknown) => {
+    apiError(expected.status, expected.error.code, expected.error.message)(err);
+    assert.deepEqual((err as ParleyApiError).details, expected.error.details);
+    return true;
+  };
+}

@@ -34,12 +34,11 @@ export function jidOf(number: string): string {
  * message id.
  */
 export async function deliverText(t: TestServer, from: Phone, to: Phone, text: string): Promise<string> {
-  const sent = await t.request('POST', `/${from.key}/message/text`, { to: to.number, text });
-  if (sent.status !== 200) throw new Error(`send failed: ${sent.status} ${JSON.stringify(sent.body)}`);
-  const id: string = sent.body.data.key.id;
+  const sent = await t.client(from.key).call('sendText', { body: { to: to.number, text } });
+  const id = sent.data.key.id;
   await t.waitFor(async () => {
-    const res = await t.request('GET', `/${to.key}/chat/${from.number}/messages?limit=100`);
-    return res.body.data?.some((m: { key: { id: string } }) => m.key.id === id);
+    const res = await t.client(to.key).call('listChatMessages', { params: { jid: from.number }, query: { limit: 100 } });
+    return res.data.some((m) => m.key.id === id);
   }, 5000, `message ${id} to reach ${to.number}`);
   await t.settle();
   return id;

@@ -31,15 +31,6 @@ export class MessagingPair {
     return new MessagingPair(t, media, await phone('alice', numbers[0]!), await phone('bob', numbers[1]!));
   }
 
-  /** POST /{key}/message/<path> as `from` (alice by default); asserts a 200 send result and answers the record. */
-  async send(path: string, body: unknown, from: Phone = this.alice): Promise<any> {
-    const res = await this.t.request('POST', `/${from.key}/message/${path}`, body);
-    assert.equal(res.status, 200, `POST ${path}: ${JSON.stringify(res.body)}`);
-    assert.equal(res.body.status, 200);
-    assert.equal(res.body.data.status, 'PENDING');
-    return res.body.data;
-  }
-
   /**
    * The send operation `id` (or a reply, given its `messageId` in `params`) through the typed
    * `@parley/client` as `from` (alice by default); asserts a 200 send result (`ParleyApiError`

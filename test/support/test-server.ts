@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ChannelEvent, Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer, type ParleyConfig, type PluginEntry } from '@parley/server';
-import { ParleyClient, type InstanceClient } from '@parley/client';
+import { ParleyClient, type InstanceClient, type Operations } from '@parley/client';
 
 /** An HTTP answer as tests see it. */
 export interface TestResponse<T = any> {
@@ -12,6 +12,17 @@ export interface TestResponse<T = any> {
   headers: Headers;
   body: T;
   raw: Buffer;
+}
+
+/** Webhook settings of `POST /admin/instances`. */
+type AdminWebhookSettings = NonNullable<Operations['adminCreateInstance']['body']>['webhook'];
+
+/** Decodes an HTTP answer as tests see it: JSON answers parsed, others as text, the bytes kept. */
+export async function testResponseOf<T = any>(res: Response): Promise<TestResponse<T>> {
+  const raw = Buffer.from(await res.arrayBuffer());
+  const type = res.headers.get('content-type') ?? '';
+  const parsed = type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
+  return { status: res.status, headers: res.headers, body: parsed as T, raw };
 }
 
 /** Options of {@link startTestServer}. */
@@ -55,11 +66,7 @@ export class TestServer {
       init.body = typeof body === 'string' || body instanceof Uint8Array ? (body as string) : JSON.stringify(body);
       (init.headers as Record<string, string>)['content-type'] ??= 'application/json';
     }
-    const res = await fetch(`${this.url}${path}`, init);
-    const raw = Buffer.from(await res.arrayBuffer());
-    const type = res.headers.get('content-type') ?? '';
-    const parsed = type.includes('json') && raw.length ? JSON.parse(raw.toString('utf8')) : raw.toString('utf8');
-    return { status: res.status, headers: res.headers, body: parsed as T, raw };
+    return testResponseOf<T>(await fetch(`${this.url}${path}`, init));
   }
 
   /** The typed `@parley/client` for this server, with the admin token; with a key, scoped to that instance. */
@@ -76,20 +83,18 @@ export class TestServer {
   }
 
   /** Creates an instance through the admin API; answers the admin view (id, key, webhookSecret, …). */
-  async createInstance(input: { channel?: string; name?: string; number?: string; webhook?: Record<string, unknown> } = {}): Promise<{ id: string; key: string; webhookSecret: string; options: { number?: string } }> {
+  async createInstance(input: { channel?: string; name?: string; number?: string; webhook?: AdminWebhookSettings } = {}): Promise<{ id: string; key: string; webhookSecret: string; options: { number?: string } }> {
     const { number, ...rest } = input;
-    const res = await this.admin('POST', '/admin/instances', { channel: 'sandbox', ...rest, ...(number ? { options: { number } } : {}) });
-    if (res.status !== 200) throw new Error(`createInstance failed: ${res.status} ${JSON.stringify(res.body)}`);
-    return res.body.data;
+    const created = await this.client().call('adminCreateInstance', { body: { channel: 'sandbox', ...rest, ...(number ? { options: { number } } : {}) } });
+    return created.data as typeof created.data & { options: { number?: string } };
   }
 
-  /** Creates and connects a sandbox instance (QR shown, then scanned). */
-  async connectedSandbox(input: { name?: string; number?: string; webhook?: Record<string, unknown> } = {}) {
+  /** Creates and connects a sandbox instance (QR shown, then scanned); a failing step throws its `ParleyApiError`. */
+  async connectedSandbox(input: { name?: string; number?: string; webhook?: AdminWebhookSettings } = {}) {
     const instance = await this.createInstance({ channel: 'sandbox', ...input });
-    const qr = await this.request('POST', `/${instance.key}/instance`);
-    if (qr.status !== 200) throw new Error(`connect failed: ${JSON.stringify(qr.body)}`);
-    const scan = await this.request('POST', `/sandbox/${instance.key}/scan`);
-    if (scan.status !== 200) throw new Error(`scan failed: ${JSON.stringify(scan.body)}`);
+    const api = this.client(instance.key);
+    await api.call('connectInstance');
+    await api.call('sandbox_post_key_scan');
     await this.settle();
     return instance;
   }

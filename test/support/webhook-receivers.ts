@@ -83,11 +83,11 @@ export function eventIdOf(request: ReceivedRequest): string {
   return String(request.headers['webhook-id']).split('_')[1]!;
 }
 
-/** Webhook statistics of an instance through the REST route. */
+/** Webhook statistics of an instance through the typed client. */
 export async function statsOf(t: TestServer, key: string): Promise<{ totalSent: number; totalFailed: number; totalPending: number; avgResponseTime: number }> {
-  const res = await t.request('GET', `/${key}/instance/webhook/statistics`);
-  assert.equal(res.status, 200, JSON.stringify(res.body));
-  return res.body.data;
+  const res = await t.client(key).call('webhookStatistics');
+  assert.equal(res.status, 200, JSON.stringify(res));
+  return res.data;
 }
 
 /** Waits until every event so far is processed and no delivery of the given instances is pending. */
