@@ -143,7 +143,7 @@ export class SandboxDevice implements SandboxPhone {
     const message: InboundMessage = inboundFromPacket(packet);
     await keepReceivedMedia(this.ctx, packet);
     this.ctx.emit({ type: 'message', message });
-    await this.trackUnread(message.chatJid, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
+    await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
     await this.network.send(packet.from, {
       kind: 'receipt', from: this.number, messageId: packet.id, chatJid: packet.groupJid ?? this.jid, status: 'delivered',
       timestamp: Math.floor(Date.now() / 1000),
@@ -155,8 +155,13 @@ export class SandboxDevice implements SandboxPhone {
     return `${this.namespace}:unread:${chatJid}`;
   }
 
-  private async trackUnread(chatJid: string, unread: Unread): Promise<void> {
-    await this.ctx.storage.state.put(this.unreadNamespace(chatJid), unread.id, unread);
+  /**
+   * Keyed by send time, then id: documents of a chat are written in key order (a B-tree store
+   * appends to the same few pages instead of touching a random page per message), read receipts go
+   * out oldest first, and the same message tracked twice is still one document.
+   */
+  private async trackUnread(chatJid: string, sentAt: number, unread: Unread): Promise<void> {
+    await this.ctx.storage.state.put(this.unreadNamespace(chatJid), `${String(sentAt).padStart(12, '0')}:${unread.id}`, unread);
   }
 
   /** Forgets a chat's unread messages without sending read receipts (the chat was deleted). */

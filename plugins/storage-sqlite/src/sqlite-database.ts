@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { ServiceUnavailableError } from '@parley/core';
+import { BackgroundCheckpointer } from './background-checkpointer.js';
 import { migrate } from './migrations.js';
 
 /** Bind parameters and rows as the repositories use them. */
@@ -22,6 +23,27 @@ const BUSY_TIMEOUT_MS = 5_000;
  * file grows to about 16 MiB before it is reused; durability is the same.
  */
 const WAL_AUTOCHECKPOINT_PAGES = 4_000;
+
+/**
+ * With a {@link BackgroundCheckpointer}, the writer's own automatic checkpoint is only a backstop:
+ * it runs once the WAL holds this many pages (64 MiB), which the background thread normally never
+ * lets happen.
+ */
+const WAL_BACKSTOP_PAGES = 16_000;
+
+/**
+ * The background checkpointer starts after this many writing statements: a thread is worth its
+ * start-up only for a database that keeps writing (short-lived stores, as in tests, never start one).
+ */
+const BACKGROUND_AFTER_WRITES = 1_000;
+
+/** Options of {@link SqliteDatabase}. */
+export interface SqliteDatabaseOptions {
+  /** Checkpoint from a worker thread instead of inside commits (default true). */
+  backgroundCheckpoints?: boolean;
+  /** Told when a background checkpoint fails (the backstop checkpoint still runs). */
+  onCheckpointError?: (message: string) => void;
+}
 
 /** The writes of one event-loop turn, committed together. */
 interface Batch {
@@ -47,8 +69,13 @@ export class SqliteDatabase {
   private db: Database.Database | null = null;
   private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
   private batch: Batch | null = null;
+  private checkpointer: BackgroundCheckpointer | null = null;
+  private writes = 0;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    private readonly options: SqliteDatabaseOptions = {},
+  ) {}
 
   get isOpen(): boolean {
     return this.db !== null;
@@ -81,7 +108,11 @@ export class SqliteDatabase {
     }
   }
 
-  close(): void {
+  /** Commits what is pending, stops the background checkpoints and closes the file. */
+  async close(): Promise<void> {
+    const checkpointer = this.checkpointer;
+    this.checkpointer = null;
+    await checkpointer?.stop();
     this.commitBatch();
     this.statements.clear();
     this.db?.close();
@@ -157,6 +188,7 @@ export class SqliteDatabase {
   }
 
   private beginBatch(db: Database.Database): void {
+    if (++this.writes === BACKGROUND_AFTER_WRITES) this.startBackgroundCheckpoints(db);
     if (this.batch) return;
     db.exec('BEGIN IMMEDIATE');
     let resolve!: () => void;
@@ -186,6 +218,13 @@ export class SqliteDatabase {
       }
       batch.reject(unavailable(err, 'sqlite commit failed'));
     }
+  }
+
+  /** Hands checkpoints to a worker thread; the writer's own automatic checkpoint becomes the backstop. */
+  private startBackgroundCheckpoints(db: Database.Database): void {
+    if (!(this.options.backgroundCheckpoints ?? true)) return;
+    this.checkpointer = new BackgroundCheckpointer(this.file, this.options.onCheckpointError ?? (() => undefined));
+    db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
   }
 
   private statement(sql: string): Database.Statement<unknown[], Row> {

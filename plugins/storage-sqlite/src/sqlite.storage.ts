@@ -13,6 +13,8 @@ export interface SqliteStorageOptions {
   /** Database file; its directory is created on `init`. */
   file: string;
   logger?: Logger;
+  /** Checkpoint the WAL from a worker thread instead of inside commits (default true). */
+  backgroundCheckpoints?: boolean;
 }
 
 /**
@@ -36,7 +38,10 @@ export class SqliteStorage implements Storage {
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
     this.logger = options.logger;
-    this.db = new SqliteDatabase(options.file);
+    this.db = new SqliteDatabase(options.file, {
+      backgroundCheckpoints: options.backgroundCheckpoints,
+      onCheckpointError: (message) => this.logger?.warn({ file: this.file, error: message }, 'sqlite background checkpoint failed'),
+    });
     this.instances = new SqliteInstanceRepository(this.db);
     this.messages = new SqliteMessageRepository(this.db);
     this.chats = new SqliteChatRepository(this.db);
@@ -63,7 +68,7 @@ export class SqliteStorage implements Storage {
 
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
-    this.db.close();
+    await this.db.close();
     this.logger?.info({ file: this.file }, 'sqlite storage closed');
   }
 }

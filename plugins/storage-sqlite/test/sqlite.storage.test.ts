@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
@@ -93,6 +93,43 @@ describe('SqliteStorage file', () => {
     assert.deepEqual(await storage.instances.list(), []);
     await storage.close();
     await assert.rejects(storage.deliveries.nextDueAt(), ServiceUnavailableError);
+  });
+});
+
+describe('SqliteStorage background checkpoints', () => {
+  /** 1,200 writes of 2 KiB in one commit (about 2.4 MiB of WAL: below the writer's own checkpoint threshold); answers the file's size after `waitMs`. */
+  async function sizeAfterWrites(storage: SqliteStorage, file: string, waitMs: number): Promise<number> {
+    await Promise.all(Array.from({ length: 1_200 }, (_, i) => storage.state.put('bulk', `doc-${i}`, { text: 'x'.repeat(2 * 1024) })));
+    await storage.flush();
+    const until = Date.now() + waitMs;
+    while (Date.now() < until && statSync(file).size < 2 * 1024 * 1024) await new Promise((r) => setTimeout(r, 50));
+    return statSync(file).size;
+  }
+
+  it('a database that keeps writing is checkpointed by a worker thread, outside the commits', async () => {
+    const file = freshFile();
+    const storage = await opened(file);
+    try {
+      // Only a checkpoint moves pages from the WAL into the database file.
+      assert.ok(await sizeAfterWrites(storage, file, 5_000) >= 2 * 1024 * 1024, 'the database file holds the checkpointed pages');
+      assert.equal(((await storage.state.get<{ text: string }>('bulk', 'doc-1199'))?.text.length), 2 * 1024);
+    } finally {
+      await storage.close();
+    }
+    const reopened = await opened(file);
+    assert.equal((await reopened.state.list('bulk')).length, 1_200);
+    await reopened.close();
+  });
+
+  it('without background checkpoints the same writes stay in the WAL until the writer checkpoints', async () => {
+    const file = freshFile();
+    const storage = new SqliteStorage({ file, backgroundCheckpoints: false });
+    await storage.init();
+    try {
+      assert.ok(await sizeAfterWrites(storage, file, 600) < 1024 * 1024);
+    } finally {
+      await storage.close();
+    }
   });
 });
 

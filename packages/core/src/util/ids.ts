@@ -23,17 +23,23 @@ function take(count: number): number {
 }
 
 let lastTime = -1;
-/** The 80 random bits of the last ULID, as two 40-bit numbers (high, low): exact in a double. */
-let randomHigh = 0;
-let randomLow = 0;
-const TWO_40 = 2 ** 40;
+/** The ten time characters of {@link lastTime}: they change once per millisecond, not per id. */
+let lastTimeText = '';
+/** The 80 random bits of the last ULID, as four 20-bit integers (most significant first): bit operations stay on small integers. */
+const random = [0, 0, 0, 0];
+const MASK_20 = 0xfffff;
 
-/** `digits` Crockford base32 characters of `value` (a non-negative integer below 32^digits). */
-function base32(value: number, digits: number): string {
+/** Four Crockford base32 characters of a 20-bit integer. */
+function base32of20(chunk: number): string {
+  return CROCKFORD[(chunk >>> 15) & 31]! + CROCKFORD[(chunk >>> 10) & 31]! + CROCKFORD[(chunk >>> 5) & 31]! + CROCKFORD[chunk & 31]!;
+}
+
+/** Ten Crockford base32 characters of a millisecond time (48 bits). */
+function timeText(now: number): string {
   let text = '';
-  for (let i = 0; i < digits; i++) {
-    text = CROCKFORD[value % 32]! + text;
-    value = Math.floor(value / 32);
+  for (let i = 0; i < 10; i++) {
+    text = CROCKFORD[now % 32]! + text;
+    now = Math.floor(now / 32);
   }
   return text;
 }
@@ -44,18 +50,21 @@ function base32(value: number, digits: number): string {
  */
 export function newUlid(now = Date.now()): string {
   if (now === lastTime) {
-    randomLow++;
-    if (randomLow === TWO_40) {
-      randomLow = 0;
-      randomHigh = (randomHigh + 1) % TWO_40;
+    for (let i = 3; i >= 0; i--) {
+      random[i] = (random[i]! + 1) & MASK_20;
+      if (random[i] !== 0) break;
     }
   } else {
     lastTime = now;
+    lastTimeText = timeText(now);
     const at = take(10);
-    randomHigh = pool.readUIntBE(at, 5);
-    randomLow = pool.readUIntBE(at + 5, 5);
+    // 80 bits = 10 bytes, split into four 20-bit chunks.
+    random[0] = (pool[at]! << 12) | (pool[at + 1]! << 4) | (pool[at + 2]! >>> 4);
+    random[1] = ((pool[at + 2]! & 15) << 16) | (pool[at + 3]! << 8) | pool[at + 4]!;
+    random[2] = (pool[at + 5]! << 12) | (pool[at + 6]! << 4) | (pool[at + 7]! >>> 4);
+    random[3] = ((pool[at + 7]! & 15) << 16) | (pool[at + 8]! << 8) | pool[at + 9]!;
   }
-  return base32(now, 10) + base32(randomHigh, 8) + base32(randomLow, 8);
+  return lastTimeText + base32of20(random[0]!) + base32of20(random[1]!) + base32of20(random[2]!) + base32of20(random[3]!);
 }
 
 /** A message id in the main channel's style: `3EB0` followed by 18 upper-case hex characters. */
