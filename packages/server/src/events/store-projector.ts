@@ -49,7 +49,7 @@ export class StoreProjector implements EventSubscriber {
     switch (event.type) {
       case 'message': {
         const m = event.message;
-        await this.storeMessage(id, { ...m.record, provider: event.provider });
+        await this.storeMessage(id, Object.assign({}, m.record, { provider: event.provider }));
         const chat = await this.storage.chats.get(id, m.chatJid);
         // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
         const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
@@ -102,7 +102,7 @@ export class StoreProjector implements EventSubscriber {
         for (const jid of event.jids) await this.storage.contacts.delete(id, jid);
         return;
       case 'history':
-        for (const record of event.messages) await this.storeMessage(id, { ...record, provider: event.provider });
+        for (const record of event.messages) await this.storeMessage(id, Object.assign({}, record, { provider: event.provider }));
         for (const chat of event.chats) await this.storage.chats.upsert(id, chat);
         for (const contact of event.contacts) await this.storage.contacts.upsert(id, contact);
         return;

@@ -47,7 +47,7 @@ export class MessagingService {
     const media = mediaOf(content);
     // Stored in the instance's event order, so statuses emitted meanwhile apply after it.
     return this.bus.run(runtime.id, async () => {
-      const { stored, existed } = await this.projector.storeMessageIfChanged(runtime.id, { ...record, provider: adapter.channel });
+      const { stored, existed } = await this.projector.storeMessageIfChanged(runtime.id, Object.assign({}, record, { provider: adapter.channel }));
       // When the channel's own echo of the send was stored first, its chat is up to date already.
       if (!existed) await this.storage.chats.upsert(runtime.id, { id: record.key.remoteJid, timestamp: Number(record.messageTimestamp) });
       if (media) await this.storage.media.put(runtime.id, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
