@@ -1,18 +1,24 @@
 /**
  * bench/rest-send: sustained `POST /{key}/message/text` between two sandbox instances, beside a bare
- * express 5 app and a bare node:http server answering the same request, in one run. Each target runs
- * in its own process; autocannon drives it from this one.
+ * express 5 app and a bare node:http server answering the same request. Each target runs in its own
+ * process, started once; autocannon drives them from this one in interleaved rounds (http, express,
+ * parley, http, express, parley, …) so that a slower stretch of a shared machine hits every target,
+ * and the table shows each target's median round. "vs bare express" is the median of the per-round
+ * ratios (express and Parley measured back to back); CPU µs/req is the target process's own user +
+ * system time per answered request, which other load on the machine disturbs far less than req/s.
  * Run: `npm run build && node bench/dist/rest-send/rest-send.bench.js`
- * Env: BENCH_SECONDS (default 15), BENCH_CONNECTIONS (100), BENCH_SENDS (0; set 1000000 for the RSS run).
+ * Env: BENCH_SECONDS (per round, default 10), BENCH_ROUNDS (3), BENCH_CONNECTIONS (100),
+ * BENCH_SENDS (0; set 1000000 for the RSS run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { machine, table } from '../support/measure.js';
+import { machine, percentile, table } from '../support/measure.js';
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const SENDS = Number(process.env.BENCH_SENDS ?? 0);
 const target = fileURLToPath(new URL('./target.js', import.meta.url));
@@ -36,6 +42,12 @@ function rssOf(pid: number): number {
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
 }
 
+/** CPU time (user + system) the process has used so far, in microseconds. */
+function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 10 ms
+}
+
 async function load(port: number, key: string, to: string, amount?: number) {
   return autocannon({
     url: `http://127.0.0.1:${port}/${key}/message/text`,
@@ -47,24 +59,51 @@ async function load(port: number, key: string, to: string, amount?: number) {
   });
 }
 
-async function measure(kind: string) {
-  const { child, info } = await start(kind);
-  const key = info.key ?? 'bench';
-  const to = info.to ?? '5511970000002';
-  await load(info.port, key, to, 2000); // warm-up
-  const result = await load(info.port, key, to);
-  const rss = rssOf(child.pid!);
-  child.kill('SIGTERM');
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { kind, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, rss };
+interface Round {
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuPerRequest: number;
 }
 
-const rows = [];
-for (const kind of ['bare-http', 'bare-express', 'parley']) rows.push(await measure(kind));
-const express = rows[1]!.rps;
-console.log(`\n### bench/rest-send — ${machine()}, ${CONNECTIONS} connections, ${SECONDS} s each\n`);
-console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'RSS MiB after', 'vs bare express'],
-  rows.map((r) => [r.kind, r.rps, r.p50, r.p99, r.rss, `${Math.round((r.rps / express) * 100)}%`])));
+/** One measured round against a running target. */
+async function round(kind: string, target: Started): Promise<Round> {
+  const { child, info } = target;
+  const cpuBefore = cpuMicrosOf(child.pid!);
+  const result = await load(info.port, info.key ?? 'bench', info.to ?? '5511970000002');
+  const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result['2xx'] };
+}
+
+const median = (values: number[]) => percentile(values, 50);
+const kinds = ['bare-http', 'bare-express', 'parley'];
+const targets = new Map<string, Started>();
+for (const kind of kinds) {
+  const target = await start(kind);
+  await load(target.info.port, target.info.key ?? 'bench', target.info.to ?? '5511970000002', 2000); // warm-up
+  targets.set(kind, target);
+}
+const rounds = new Map<string, Round[]>(kinds.map((kind) => [kind, []]));
+for (let r = 0; r < ROUNDS; r++) for (const kind of kinds) rounds.get(kind)!.push(await round(kind, targets.get(kind)!));
+const rss = new Map(kinds.map((kind) => [kind, rssOf(targets.get(kind)!.child.pid!)]));
+for (const { child } of targets.values()) child.kill('SIGTERM');
+
+const express = rounds.get('bare-express')!;
+const parley = rounds.get('parley')!;
+const ratio = (i: number) => parley[i]!.rps / express[i]!.rps;
+console.log(`\n### bench/rest-send — ${machine()}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s\n`);
+console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MiB after', 'vs bare express (req/s)', 'vs bare express (CPU/req)'],
+  kinds.map((kind) => {
+    const rs = rounds.get(kind)!;
+    const cpu = median(rs.map((x) => x.cpuPerRequest));
+    const expressCpu = median(express.map((x) => x.cpuPerRequest));
+    const versus = kind === 'parley' ? `${Math.round(median(rs.map((_, i) => ratio(i))) * 100)}%` : kind === 'bare-express' ? '100%' : '';
+    return [kind, Math.round(median(rs.map((x) => x.rps))), median(rs.map((x) => x.p50)), median(rs.map((x) => x.p99)),
+      Math.round(cpu), rss.get(kind)!, versus, kind === 'bare-http' ? '' : `${Math.round((expressCpu / cpu) * 100)}%`];
+  })));
+console.log('\nPer round (req/s, p99 ms):');
+for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${x.p99}`).join(', ')}`);
 
 if (SENDS > 0) {
   const { child, info } = await start('parley');
