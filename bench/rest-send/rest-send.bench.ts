@@ -73,7 +73,7 @@ async function round(kind: string, target: Started): Promise<Round> {
   const result = await load(info.port, info.key ?? 'bench', info.to ?? '5511970000002');
   const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result['2xx'] };
+  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
 
 const median = (values: number[]) => percentile(values, 50);
