@@ -6,6 +6,8 @@ import { SqliteStorage } from './sqlite.storage.js';
 export interface SqliteStoragePluginOptions {
   /** Database file. Default: `<PARLEY_DATA_DIR>/parley.db`. */
   path?: string;
+  /** Checkpoint the WAL from a worker thread instead of inside commits (default true). */
+  backgroundCheckpoints?: boolean;
 }
 
 /** The embedded SQLite storage back end. */
@@ -16,10 +18,10 @@ export default definePlugin<SqliteStoragePluginOptions>({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { path: { type: 'string', minLength: 1 } },
+    properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
   },
   register({ container, options, host, logger }) {
     const file = options.path ?? join(host.dataDir, 'parley.db');
-    container.register(Tokens.Storage, { useValue: new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }) }) });
+    container.register(Tokens.Storage, { useValue: new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints }) });
   },
 });

@@ -24,6 +24,8 @@ export interface SqliteStorageOptions {
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   readonly file: string;
+  /** Whether a worker thread checkpoints the WAL (see SqliteDatabaseOptions). */
+  readonly backgroundCheckpoints: boolean;
   readonly instances: SqliteInstanceRepository;
   readonly messages: SqliteMessageRepository;
   readonly chats: SqliteChatRepository;
@@ -37,9 +39,10 @@ export class SqliteStorage implements Storage {
 
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
+    this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
     this.logger = options.logger;
     this.db = new SqliteDatabase(options.file, {
-      backgroundCheckpoints: options.backgroundCheckpoints,
+      backgroundCheckpoints: this.backgroundCheckpoints,
       onCheckpointError: (message) => this.logger?.warn({ file: this.file, error: message }, 'sqlite background checkpoint failed'),
     });
     this.instances = new SqliteInstanceRepository(this.db);

@@ -16,7 +16,7 @@ function logger(bindings: Record<string, unknown> = {}): Logger {
   return { child: (more) => logger({ ...bindings, ...more }), trace: record, debug: record, info: record, warn: record, error: record, fatal: record };
 }
 
-async function register(options: { path?: string }, dataDir: string): Promise<SqliteStorage> {
+async function register(options: { path?: string; backgroundCheckpoints?: boolean }, dataDir: string): Promise<SqliteStorage> {
   const child = await registerPlugin(plugin, options, { logger: logger(), host: { dataDir } });
   const storage = child.resolve(Tokens.Storage);
   assert.ok(storage instanceof SqliteStorage);
@@ -25,11 +25,13 @@ async function register(options: { path?: string }, dataDir: string): Promise<Sq
 }
 
 describe('@parley/storage-sqlite manifest', () => {
-  it('declares a storage plugin whose only option is path', () => {
+  it('declares a storage plugin with the options path and backgroundCheckpoints', () => {
     assert.equal(plugin.name, '@parley/storage-sqlite');
     assert.equal(plugin.kind, 'storage');
     assert.equal(plugin.coreVersion, '^0.1.0');
-    assert.deepEqual(plugin.optionsSchema, { type: 'object', additionalProperties: false, properties: { path: { type: 'string', minLength: 1 } } });
+    assert.deepEqual(plugin.optionsSchema, {
+      type: 'object', additionalProperties: false, properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
+    });
   });
 
   it('defaults to <dataDir>/parley.db, creates the directory on init and logs the open', async () => {
@@ -53,5 +55,10 @@ describe('@parley/storage-sqlite manifest', () => {
     await storage.close();
     assert.equal(existsSync(file), true);
     assert.equal(existsSync(join(root, 'unused')), false);
+  });
+
+  it('checkpoints in the background unless options.backgroundCheckpoints is false', async () => {
+    assert.equal((await register({}, join(root, 'bg-default'))).backgroundCheckpoints, true);
+    assert.equal((await register({ backgroundCheckpoints: false }, join(root, 'bg-off'))).backgroundCheckpoints, false);
   });
 });
