@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiError } from '../support/api-error.js';
-import { eventsOf, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
+import { callStatuses, eventsOf, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
 import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511920000001';
@@ -183,8 +183,8 @@ describe('calls nobody answers (sandbox callRingMs)', () => {
   });
   after(() => t.stop());
 
-  const statuses = (p: Phone, callId: string) =>
-    eventsOf<CallEvent>(t, p.id, 'call').filter((e) => e.callId === callId).map((e) => e.status);
+  const statuses = (p: Phone, callId: string) => callStatuses(t, p, callId);
+  const pastRingTime = () => new Promise((resolve) => setTimeout(resolve, 500));
 
   it('stops ringing after the ring time: both phones report timeout and the call is gone', async () => {
     const placed = await t.client(alice.key).call('placeCall', { body: { to: BOB } });
@@ -202,10 +202,40 @@ describe('calls nobody answers (sandbox callRingMs)', () => {
     const { callId } = placed.data;
     await t.waitFor(() => statuses(bob, callId).length === 1, 5000, 'the offer');
     await t.client(bob.key).call('acceptCall', { body: { callId, callFrom: ALICE } });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await pastRingTime();
     await t.settle();
     assert.deepEqual(statuses(alice, callId), ['ringing', 'accept']);
     assert.deepEqual(statuses(bob, callId), ['offer', 'accept']);
     assert.equal((await t.client(alice.key).call('endCall', { body: { callId, peerJid: BOB } })).status, 200);
+  });
+
+  it('a caller that logs out stops timing out its calls; back online, it times out the ones past their ring time', async () => {
+    const carol = await phone(t, 'carol', '5511920000003');
+    const c = t.client(carol.key);
+    const { data: { callId } } = await c.call('placeCall', { body: { to: BOB } });
+    await t.waitFor(() => statuses(carol, callId).length === 1, 5000, 'ringing');
+    assert.equal((await c.call('logoutInstance')).status, 200);
+    await pastRingTime();
+    await t.settle();
+    assert.deepEqual([statuses(carol, callId), statuses(bob, callId)], [['ringing'], ['offer']]);
+
+    await c.call('connectInstance');
+    await c.call('sandbox_post_key_scan');
+    await t.waitFor(() => statuses(bob, callId).length === 2, 5000, 'the callee to see the time-out');
+    assert.deepEqual([statuses(carol, callId), statuses(bob, callId)], [['ringing', 'timeout'], ['offer', 'timeout']]);
+    await assert.rejects(t.client(bob.key).call('acceptCall', { body: { callId, callFrom: carol.number } }), apiError(404, 'call_not_found'));
+  });
+
+  it('a deleted caller reports nothing and stores nothing when its ring time runs out', async () => {
+    const dave = await phone(t, 'dave', '5511920000004');
+    const { data: { callId } } = await t.client(dave.key).call('placeCall', { body: { to: BOB } });
+    await t.waitFor(() => statuses(dave, callId).length === 1, 5000, 'ringing');
+    assert.equal((await t.client().call('adminDeleteInstance', { params: { key: dave.id } })).status, 200);
+    const eventCount = eventsOf(t, dave.id, 'call').length;
+    await pastRingTime();
+    await t.settle();
+    assert.equal(eventsOf(t, dave.id, 'call').length, eventCount);
+    // Deleting an instance clears its state; a late time-out must not write its calls back.
+    assert.equal(await t.server.context.storage.state.get(`${dave.id}:sandbox`, 'calls'), null);
   });
 });

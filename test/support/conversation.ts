@@ -49,6 +49,11 @@ export function eventsOf<T = any>(t: TestServer, instanceId: string, type: strin
   return t.events.filter((e) => e.instance === instanceId && e.type === type) as T[];
 }
 
+/** The statuses of one call's `call` events on a phone, in processing order. */
+export function callStatuses(t: TestServer, p: Phone, callId: string): string[] {
+  return eventsOf<{ callId: string; status: string }>(t, p.id, 'call').filter((e) => e.callId === callId).map((e) => e.status);
+}
+
 /** Waits (at most 5 s) for an event of `type` on a phone that `match` accepts, and answers it. */
 export function waitForEvent<T = any>(t: TestServer, p: Phone, type: string, match: (e: T) => boolean, what: string) {
   return t.waitFor(() => eventsOf<T>(t, p.id, type).find(match), 5000, what);

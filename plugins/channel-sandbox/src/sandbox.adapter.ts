@@ -23,13 +23,14 @@ export class SandboxAdapter implements ChannelAdapter {
     readonly device: SandboxDevice,
     pictureUrl: (instanceId: string, sha: string) => string,
   ) {
-    this.connection = new SandboxConnection(device);
+    const calls = new SandboxCalls(device);
+    this.connection = new SandboxConnection(device, [calls]);
     this.capabilities = {
       connection: this.connection,
       profile: new SandboxProfile(device, pictureUrl),
       messaging: new SandboxMessaging(device),
       chats: new SandboxChats(device),
-      calls: new SandboxCalls(device),
+      calls,
       labels: new SandboxLabels(device),
       contacts: new SandboxContacts(device),
       groups: new SandboxGroups(device, pictureUrl),

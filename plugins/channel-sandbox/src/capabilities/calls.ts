@@ -4,6 +4,7 @@ import {
 } from '@parley/core';
 import type { SandboxDevice } from '../sandbox-device.js';
 import type { CallPacket } from '../sandbox-packets.js';
+import type { WhileOnline } from './connection.js';
 import { hasBlocked } from './contacts.js';
 
 /** State document of a phone's active calls, by call id. */
@@ -20,11 +21,21 @@ export interface ActiveCall {
   status: CallStatus;
   /** Unix seconds of the offer. */
   startedAt: number;
+  /**
+   * Epoch ms when an outgoing call stops ringing unanswered (offer time plus the driver's
+   * `callRingMs`). Calls stored before it was kept count their ring time from `startedAt`.
+   */
+  ringUntil?: number;
 }
 
 type Calls = Record<string, ActiveCall>;
 
 const now = () => Math.floor(Date.now() / 1000);
+
+/** An outgoing call nobody answered yet: the one kind of call that can time out. */
+function isRinging(call: ActiveCall): boolean {
+  return call.outgoing && (call.status === 'offer' || call.status === 'ringing');
+}
 
 async function readCalls(device: SandboxDevice): Promise<Calls> {
   return (await device.ctx.storage.state.get<Calls>(device.namespace, CALLS)) ?? {};
@@ -94,31 +105,71 @@ export async function receiveCall(device: SandboxDevice, packet: CallPacket): Pr
  * which reports it as a `call` event with status `offer` and rings back (`ringing` on the caller);
  * accepting, rejecting and ending are signalled to the other phone, and both sides report the new
  * status. A call nobody answers stops ringing after the driver's `callRingMs` (status `timeout` on both
- * phones). Active calls are kept in each phone's state; a rejected, ended or timed-out call is gone
- * (404 after). A time-out pending when the server stops is not carried over a restart.
+ * phones). Active calls are kept in each phone's state with their ring deadline; a rejected, ended or
+ * timed-out call is gone (404 after).
+ *
+ * Ring time-outs run only while the caller's phone is online. When it comes back (a server restart
+ * restoring it, a reconnect after a logout), each call still ringing times out at once if its deadline
+ * passed meanwhile, or after the time it has left. A time-out removes the call from state before it
+ * reports `timeout`, so a call times out once however many timers were set for it.
  */
-export class SandboxCalls implements CallsCapability {
+export class SandboxCalls implements CallsCapability, WhileOnline {
+  /** Pending ring time-outs by call id, only while the phone is online. */
+  private readonly ringTimers = new Map<string, NodeJS.Timeout>();
+  /** Bumped each time the phone goes offline: a time-out armed for an earlier online spell is not set. */
+  private onlineSpell = 0;
+
   constructor(private readonly device: SandboxDevice) {}
+
+  /** Arms the ring time-out of every outgoing call still ringing (a deadline already passed fires at once). */
+  async online(): Promise<void> {
+    const spell = this.onlineSpell;
+    const calls = await readCalls(this.device);
+    for (const call of Object.values(calls)) if (isRinging(call)) this.armRingOut(call, spell);
+  }
+
+  /** Drops every pending time-out: the deadlines stay in state for the next time the phone is online. */
+  offline(): void {
+    this.onlineSpell++;
+    for (const timer of this.ringTimers.values()) clearTimeout(timer);
+    this.ringTimers.clear();
+  }
+
+  /**
+   * Times the call out at its deadline, once per online spell. A call answered or ended meanwhile
+   * keeps its timer, which finds nothing to do when it fires.
+   */
+  private armRingOut(call: ActiveCall, spell: number): void {
+    if (spell !== this.onlineSpell || this.ringTimers.has(call.callId)) return;
+    const deadline = call.ringUntil ?? call.startedAt * 1000 + this.device.options.callRingMs;
+    const timer = setTimeout(() => {
+      this.ringTimers.delete(call.callId);
+      this.ringOut(call.callId).catch((err: unknown) => this.device.ctx.logger.warn({ err }, 'sandbox call time-out failed'));
+    }, Math.max(0, deadline - Date.now()));
+    // A ringing call must not keep the process alive: its deadline is in state for the next start.
+    timer.unref();
+    this.ringTimers.set(call.callId, timer);
+  }
 
   async offer(to: string, options: { isVideo?: boolean } = {}): Promise<Call> {
     this.device.requireConnected();
+    const spell = this.onlineSpell;
     const peerJid = toJid(to, 'body.to');
     if (isGroupJid(peerJid) || !peerJid.endsWith(USER_SUFFIX)) throw new ValidationError('body.to must be a phone number: the sandbox calls one number at a time');
     const peer = jidUser(peerJid);
     if (peer === this.device.number) throw new ValidationError('body.to cannot be the instance\'s own number');
     if (!(await this.device.network.instanceOf(peer))) throw new NotFoundError(`number ${peer} on the sandbox network`, 'number_not_registered');
     if (await hasBlocked(this.device, peer)) throw new ConflictError(`${peer} is blocked: unblock it to call it`, 'contact_blocked');
+    const offeredAt = Date.now();
     const call: ActiveCall = {
       callId: randomBytes(16).toString('hex').toUpperCase(), peer, outgoing: true, isVideo: options.isVideo ?? false, status: 'offer',
-      startedAt: now(),
+      startedAt: Math.floor(offeredAt / 1000), ringUntil: offeredAt + this.device.options.callRingMs,
     };
     await updateCalls(this.device, (calls) => {
       calls[call.callId] = call;
     });
     await signal(this.device, call, 'offer');
-    setTimeout(() => {
-      this.ringOut(call.callId).catch((err: unknown) => this.device.ctx.logger.warn({ err }, 'sandbox call time-out failed'));
-    }, this.device.options.callRingMs).unref();
+    this.armRingOut(call, spell);
     return { callId: call.callId, peerJid, isVideo: call.isVideo, status: 'offer' };
   }
 
@@ -126,7 +177,7 @@ export class SandboxCalls implements CallsCapability {
   private async ringOut(callId: string): Promise<void> {
     const call = await updateCalls(this.device, (calls) => {
       const found = calls[callId];
-      if (!found || !found.outgoing || (found.status !== 'offer' && found.status !== 'ringing')) return null;
+      if (!found || !isRinging(found)) return null;
       delete calls[callId];
       return found;
     });

@@ -8,6 +8,14 @@ import type { SandboxDevice } from '../sandbox-device.js';
 
 const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTVWXYZ23456789';
 
+/** Work a phone does only while it is online, such as timing out its unanswered calls. */
+export interface WhileOnline {
+  /** The phone came online: linked, reconnected, or restored after a server restart. */
+  online(): Promise<void>;
+  /** The phone went offline: restarted, logged out, stopped with the server or deleted. */
+  offline(): void;
+}
+
 /**
  * Connection of a sandbox phone: a real QR code (PNG data URI) refreshed on a timer, a pairing code,
  * and a "scan" (route or timer) that links the session. Linked sessions reconnect without a QR.
@@ -19,7 +27,10 @@ export class SandboxConnection implements ConnectionCapability {
   private timers: NodeJS.Timeout[] = [];
   private user: AccountUser | null = null;
 
-  constructor(private readonly device: SandboxDevice) {}
+  constructor(
+    private readonly device: SandboxDevice,
+    private readonly whileOnline: readonly WhileOnline[] = [],
+  ) {}
 
   state(): ConnectionState {
     return { phoneConnected: this.device.connected, user: this.device.connected ? this.user : null };
@@ -85,6 +96,7 @@ export class SandboxConnection implements ConnectionCapability {
   /** Stops timers and goes offline without logging out. */
   stop(): void {
     this.reset();
+    for (const work of this.whileOnline) work.offline();
     if (this.device.connected) {
       this.device.connected = false;
       this.device.network.detach(this.device);
@@ -99,6 +111,7 @@ export class SandboxConnection implements ConnectionCapability {
   }
 
   private close(code: number, reason: string, loggedOut: boolean, willReconnect: boolean): void {
+    for (const work of this.whileOnline) work.offline();
     this.device.connected = false;
     this.device.network.detach(this.device);
     this.device.ctx.emit({ type: 'connection', status: 'close', code, reason, loggedOut, willReconnect });
@@ -114,6 +127,8 @@ export class SandboxConnection implements ConnectionCapability {
     const subscriptions = (await this.device.ctx.storage.state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
     for (const jid of subscriptions) if (!isGroupJid(jid)) this.device.network.watch(this.device.number, jidUser(jid));
     await this.device.network.attach(this.device, this.device.ctx.instanceId);
+    // After the mailbox: signals that reached the phone while it was away count before its own time-outs.
+    for (const work of this.whileOnline) await work.online();
   }
 
   private async newQr(): Promise<void> {
