@@ -45,7 +45,7 @@ export function describeMessageCases(harness: StorageHarness): void {
       assert.deepEqual(await messages.get(instance, 'M1'), expected);
     }));
 
-    it('setStatus moves forward by rank only, ERROR always applies, unknown ids answer null', () => withStorage(harness, async ({ messages }) => {
+    it('setStatus moves forward by rank only, ERROR always applies, and tells whether the message exists', () => withStorage(harness, async ({ messages }) => {
       const instance = uniqueId('ins');
       const record = messageRecord(CHAT, 'M1', 100, 'PENDING');
       await messages.upsert(instance, record);
@@ -54,13 +54,15 @@ export function describeMessageCases(harness: StorageHarness): void {
         ['DELIVERY_ACK', 'DELIVERY_ACK'], ['PLAYED', 'PLAYED'], ['READ', 'PLAYED'], ['ERROR', 'ERROR'],
       ];
       for (const [requested, expected] of steps) {
-        assert.deepEqual(await messages.setStatus(instance, 'M1', requested), { ...record, status: expected }, `${requested} → ${expected}`);
-        assert.deepEqual(await messages.get(instance, 'M1'), { ...record, status: expected });
+        assert.equal(await messages.setStatus(instance, 'M1', requested), true, `${requested} → ${expected}`);
+        assert.deepEqual(await messages.get(instance, 'M1'), { ...record, status: expected }, `${requested} → ${expected}`);
       }
       await messages.upsert(instance, messageRecord(CHAT, 'M2', 100, 'READ'));
-      assert.equal((await messages.setStatus(instance, 'M2', 'ERROR'))?.status, 'ERROR');
-      assert.equal(await messages.setStatus(instance, 'NOPE', 'READ'), null);
-      assert.equal(await messages.setStatus(uniqueId('ins'), 'M1', 'READ'), null);
+      assert.equal(await messages.setStatus(instance, 'M2', 'ERROR'), true);
+      assert.equal((await messages.get(instance, 'M2'))?.status, 'ERROR');
+      assert.equal(await messages.setStatus(instance, 'NOPE', 'READ'), false);
+      assert.equal(await messages.setStatus(uniqueId('ins'), 'M1', 'READ'), false);
+      assert.equal(await messages.get(instance, 'NOPE'), null, 'an unknown id is not created');
     }));
 
     it('listByChat answers newest first by numeric timestamp, then insertion order, with page and total', () => withStorage(harness, async (storage) => {

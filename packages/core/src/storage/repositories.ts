@@ -39,9 +39,10 @@ export interface MessageRepository {
   get(instance: string, id: string): Promise<MessageRecord | null>;
   /**
    * Moves a message's status forward (by {@link MESSAGE_STATUS_RANK}); `ERROR` always applies. Answers
-   * the updated record, or null for an unknown message.
+   * whether the message exists (moved or not). Receipts call this two or three times per message, so
+   * it answers no record: read one with {@link get}.
    */
-  setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null>;
+  setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean>;
   /** Messages of one chat, newest first (by timestamp, then insertion order). */
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>>;
   /** Deletes the given ids; answers how many existed. */

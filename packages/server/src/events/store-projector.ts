@@ -37,6 +37,8 @@ export class StoreProjector implements EventSubscriber {
   readonly name = 'store';
   /** Statuses seen before their message was stored, by `instance/messageId`. */
   private readonly early = new Map<string, { status: MessageStatus; at: number }>();
+  /** Records stored from a `message` event, by identity: the send path skips what the channel's own echo stored. */
+  private readonly projected = new WeakSet<MessageRecord>();
 
   constructor(
     private readonly storage: Storage,
@@ -50,6 +52,7 @@ export class StoreProjector implements EventSubscriber {
       case 'message': {
         const m = event.message;
         await this.storeMessage(id, Object.assign({}, m.record, { provider: event.provider }));
+        this.projected.add(m.record);
         const chat = await this.storage.chats.get(id, m.chatJid);
         // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
         const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
@@ -130,6 +133,15 @@ export class StoreProjector implements EventSubscriber {
    */
   async storeMessage(instanceId: string, record: MessageRecord): Promise<MessageRecord> {
     return (await this.storeMessageIfChanged(instanceId, record)).stored;
+  }
+
+  /**
+   * Whether this very record object was stored from a `message` event: a channel that reports its
+   * own sends (the sandbox does) hands the send path and the echo the same record, and once the echo
+   * is stored the send path has nothing left to write.
+   */
+  wasProjected(record: MessageRecord): boolean {
+    return this.projected.has(record);
   }
 
   /**

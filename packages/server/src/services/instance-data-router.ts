@@ -28,7 +28,7 @@ class RoutedMessages implements MessageRepository {
   }
   upsert(instance: string, record: MessageRecord) { return this.r(instance).upsert(instance, record); }
   get(instance: string, id: string) { return this.r(instance).get(instance, id); }
-  setStatus(instance: string, id: string, status: MessageStatus) { return this.r(instance).setStatus(instance, id, status); }
+  setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> { return this.r(instance).setStatus(instance, id, status); }
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> { return this.r(instance).listByChat(instance, chatJid, page); }
   delete(instance: string, ids: string[]) { return this.r(instance).delete(instance, ids); }
   deleteChat(instance: string, chatJid: string) { return this.r(instance).deleteChat(instance, chatJid); }

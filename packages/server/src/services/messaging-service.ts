@@ -46,11 +46,19 @@ export class MessagingService {
     const record = await adapter.capabilities.messaging!.send({ to, content, quoted: options.quoted });
     const media = mediaOf(content);
     // Stored in the instance's event order, so statuses emitted meanwhile apply after it.
+    const keepMedia = async () => {
+      if (media) await this.storage.media.put(runtime.id, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
+    };
     return this.bus.run(runtime.id, async () => {
+      // The channel's echo of this send (same record) is stored with its chat already.
+      if (this.projector.wasProjected(record)) {
+        await keepMedia();
+        return Object.assign({}, record, { provider: adapter.channel });
+      }
       const { stored, existed } = await this.projector.storeMessageIfChanged(runtime.id, Object.assign({}, record, { provider: adapter.channel }));
       // When the channel's own echo of the send was stored first, its chat is up to date already.
       if (!existed) await this.storage.chats.upsert(runtime.id, { id: record.key.remoteJid, timestamp: Number(record.messageTimestamp) });
-      if (media) await this.storage.media.put(runtime.id, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
+      await keepMedia();
       return { ...stored, status: record.status };
     });
   }

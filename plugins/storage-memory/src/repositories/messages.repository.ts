@@ -27,11 +27,11 @@ export class MemoryMessageRepository implements MessageRepository {
     return stored ? copyOf(stored.record) : null;
   }
 
-  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const stored = this.messages.peek(instance).get(id);
-    if (!stored) return null;
+    if (!stored) return false;
     if (statusAdvances(stored.record.status, status)) stored.record.status = status;
-    return copyOf(stored.record);
+    return true;
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {

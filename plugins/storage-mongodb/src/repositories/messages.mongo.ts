@@ -32,16 +32,15 @@ export class MongoMessageRepository implements MessageRepository {
     return document ? documentToMessage(document) : null;
   }
 
-  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const rank = MESSAGE_STATUS_RANK[status];
     const movable = status === 'ERROR' ? STATUSES.filter((s) => s !== 'ERROR') : STATUSES.filter((s) => MESSAGE_STATUS_RANK[s] < rank);
-    const document = await this.connection.run(async (db) => {
+    return this.connection.run(async (db) => {
       const messages = this.access.messages(db);
-      // The rank check and the write are one atomic findOneAndUpdate.
-      const updated = await messages.findOneAndUpdate({ instance, 'key.id': id, status: { $in: movable } }, { $set: { status } }, { returnDocument: 'after' });
-      return updated ?? messages.findOne({ instance, 'key.id': id });
+      // The rank check and the write are one atomic update.
+      const { matchedCount } = await messages.updateOne({ instance, 'key.id': id, status: { $in: movable } }, { $set: { status } });
+      return matchedCount > 0 || (await messages.countDocuments({ instance, 'key.id': id }, { limit: 1 })) > 0;
     });
-    return document ? documentToMessage(document) : null;
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {

@@ -120,12 +120,13 @@ export class RedisMessageRepository implements MessageRepository {
     return raw == null ? null : (JSON.parse(raw) as MessageRecord);
   }
 
-  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
-    return this.connection.run((client) => updateHashDocument<MessageRecord>(client, this.keys.messages(instance), id, (current) => {
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
+    const stored = await this.connection.run((client) => updateHashDocument<MessageRecord>(client, this.keys.messages(instance), id, (current) => {
       if (!current) return undefined;
       if (status !== 'ERROR' && MESSAGE_STATUS_RANK[status] <= MESSAGE_STATUS_RANK[current.status]) return undefined;
       return current.status === status ? undefined : { ...current, status };
     }));
+    return stored !== null;
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {

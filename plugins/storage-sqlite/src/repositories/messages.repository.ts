@@ -39,17 +39,15 @@ export class SqliteMessageRepository implements MessageRepository {
 
   /**
    * One statement moves the status forward (the rank comparison runs in SQL, on the status column:
-   * the record's JSON is neither parsed nor rewritten); only when it did not move is the record read
-   * back, to answer it unchanged or tell that it does not exist.
+   * the record's JSON is neither read nor rewritten); only when it did not move does a second one
+   * tell whether the message exists.
    */
-  async setStatus(instance: string, id: string, status: MessageStatus): Promise<MessageRecord | null> {
-    const row = this.db.write<RecordRow>(
-      `UPDATE messages SET status = ?
-       WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${RANK_SQL})
-       RETURNING record, status`,
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
+    const moved = this.db.run(
+      `UPDATE messages SET status = ? WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${RANK_SQL})`,
       [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
     );
-    return row ? recordOf(row) : this.get(instance, id);
+    return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = ? AND id = ?', [instance, id]) !== undefined;
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
