@@ -17,6 +17,7 @@
  *      each figure is the median round; "engine / ceiling" is the median of the per-round ratios).
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -218,12 +219,14 @@ async function ceiling(): Promise<Figures> {
   let next = 0;
   const cpu = process.cpuUsage();
   const started = now();
+  // One signal shared by every request in flight, as the engine's worker shares one between its attempts.
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < requests.length) {
       const request = requests[next++]!;
       handedAt.set(request.eventId, now());
-      // A signal per request, as the engine gives each attempt its own.
-      const answer = await sender.post(request.url, request.headers, request.body, 15_000, new AbortController().signal);
+      const answer = await sender.post(request.url, request.headers, request.body, 15_000, abort.signal);
       if (answer.status !== 200) throw new Error(`ceiling: HTTP ${answer.status}`);
     }
   }));

@@ -69,6 +69,7 @@ export class SqliteDatabase {
   private db: Database.Database | null = null;
   private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
   private batch: Batch | null = null;
+  private readonly beforeCommitHooks = new Set<() => void>();
   private checkpointer: BackgroundCheckpointer | null = null;
   private writes = 0;
 
@@ -182,6 +183,15 @@ export class SqliteDatabase {
     return result;
   }
 
+  /**
+   * Runs `hook` inside the current batch just before it commits, once however often it is
+   * registered during the batch: writes that many calls of a turn would repeat (counters) are
+   * gathered and written once. Call it only while a batch is open (after a write).
+   */
+  beforeCommit(hook: () => void): void {
+    this.beforeCommitHooks.add(hook);
+  }
+
   /** Resolves when every write made so far is committed (rejects when that commit failed). */
   flush(): Promise<void> {
     return this.batch?.done ?? Promise.resolve();
@@ -206,11 +216,16 @@ export class SqliteDatabase {
   private commitBatch(): void {
     const batch = this.batch;
     if (!batch) return;
-    this.batch = null;
     try {
+      // The hooks write into this batch, so it stays the current one while they run.
+      for (const hook of this.beforeCommitHooks) hook();
+      this.beforeCommitHooks.clear();
+      this.batch = null;
       this.db?.exec('COMMIT');
       batch.resolve();
     } catch (err) {
+      this.beforeCommitHooks.clear();
+      this.batch = null;
       try {
         this.db?.exec('ROLLBACK');
       } catch {

@@ -74,6 +74,24 @@ function toDelivery(row: DeliveryRow): Delivery {
  * the same transaction as the ack or fail they count.
  */
 export class SqliteDeliveryQueue implements DeliveryQueue {
+  /**
+   * Counter increments of the current batch, by instance, written once per batch just before it
+   * commits (so in the same transaction as the acks and fails they count): one upsert per instance
+   * per turn instead of one per delivery.
+   */
+  private readonly pendingStats = new Map<string, { sent: number; failed: number; sum: number; responses: number }>();
+  private readonly writeStats = (): void => {
+    for (const [instance, c] of this.pendingStats) {
+      this.db.run(
+        `INSERT INTO delivery_stats (instance, total_sent, total_failed, response_time_sum, responses) VALUES (@instance, @sent, @failed, @sum, @responses)
+         ON CONFLICT (instance) DO UPDATE SET total_sent = total_sent + excluded.total_sent, total_failed = total_failed + excluded.total_failed,
+           response_time_sum = response_time_sum + excluded.response_time_sum, responses = responses + excluded.responses`,
+        { instance, sent: c.sent, failed: c.failed, sum: c.sum, responses: c.responses },
+      );
+    }
+    this.pendingStats.clear();
+  };
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
@@ -112,26 +130,20 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   }
 
   async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
-    this.db.transaction(() => {
-      const row = this.db.get<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
-      if (!row) return;
-      this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: result.responseTimeMs });
-    });
+    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
+    if (row) this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: result.responseTimeMs });
     // Statistics are exact across crashes: the outcome is durable before the worker moves on.
     await this.db.flush();
   }
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
-    this.db.transaction(() => {
-      const row = this.db.get<{ instance: string }>(
-        `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
-           last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
-         WHERE id = @id AND dead_at IS NULL RETURNING instance`,
-        { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: Date.now() },
-      );
-      if (!row) return;
-      this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
-    });
+    const row = this.db.write<{ instance: string }>(
+      `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
+         last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
+       WHERE id = @id AND dead_at IS NULL RETURNING instance`,
+      { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: Date.now() },
+    );
+    if (row) this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
     await this.db.flush();
   }
 
@@ -163,6 +175,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   }
 
   async stats(instance: string): Promise<WebhookStats> {
+    // Counts of this turn's acks and fails go into the batch first, so the answer is exact.
+    if (this.pendingStats.size > 0) this.writeStats();
     const counters = this.db.get<{ total_sent: number; total_failed: number; response_time_sum: number; responses: number }>(
       'SELECT total_sent, total_failed, response_time_sum, responses FROM delivery_stats WHERE instance = ?',
       [instance],
@@ -177,20 +191,23 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   }
 
   async clear(instance: string): Promise<void> {
+    this.pendingStats.delete(instance);
     this.db.transaction(() => {
       this.db.run('DELETE FROM deliveries WHERE instance = ?', [instance]);
       this.db.run('DELETE FROM delivery_stats WHERE instance = ?', [instance]);
     });
   }
 
-  /** Adds one attempt to the counters; only attempts with an HTTP answer carry a response time. */
+  /** Adds one attempt to this batch's counters; only attempts with an HTTP answer carry a response time. */
   private count(instance: string, attempt: { sent: number; failed: number; responseTimeMs: number | undefined }): void {
-    const answered = attempt.responseTimeMs !== undefined;
-    this.db.run(
-      `INSERT INTO delivery_stats (instance, total_sent, total_failed, response_time_sum, responses) VALUES (@instance, @sent, @failed, @sum, @responses)
-       ON CONFLICT (instance) DO UPDATE SET total_sent = total_sent + excluded.total_sent, total_failed = total_failed + excluded.total_failed,
-         response_time_sum = response_time_sum + excluded.response_time_sum, responses = responses + excluded.responses`,
-      { instance, sent: attempt.sent, failed: attempt.failed, sum: answered ? attempt.responseTimeMs : 0, responses: answered ? 1 : 0 },
-    );
+    let counters = this.pendingStats.get(instance);
+    if (!counters) this.pendingStats.set(instance, (counters = { sent: 0, failed: 0, sum: 0, responses: 0 }));
+    counters.sent += attempt.sent;
+    counters.failed += attempt.failed;
+    if (attempt.responseTimeMs !== undefined) {
+      counters.sum += attempt.responseTimeMs;
+      counters.responses += 1;
+    }
+    this.db.beforeCommit(this.writeStats);
   }
 }
