@@ -180,6 +180,30 @@ describe('SqliteStorage shared by two connections (two processes on one file)', 
   });
 });
 
+describe('SqliteStorage webhook statistics', () => {
+  it('counts of acks and fails not yet committed are part of a statistics read in the same turn, and of the commit', async () => {
+    const file = freshFile();
+    const storage = await opened(file);
+    try {
+      await storage.deliveries.enqueue([delivery('s1', 'http://127.0.0.1:1/a'), delivery('s2', 'http://127.0.0.1:1/b'), delivery('s3', 'http://127.0.0.1:1/c')]);
+      const acks = [
+        storage.deliveries.ack('s1', { responseTimeMs: 10, status: 200 }),
+        storage.deliveries.ack('s2', { responseTimeMs: 30, status: 200 }),
+        storage.deliveries.fail('s3', { nextAttemptAt: 9_000, error: 'HTTP 500', status: 500, responseTimeMs: 20 }),
+      ];
+      // Same turn: nothing is committed yet.
+      assert.deepEqual(await storage.deliveries.stats('ins_a'), { totalSent: 2, totalFailed: 1, totalPending: 1, avgResponseTime: 20 });
+      await Promise.all(acks);
+      await storage.deliveries.ack('s3', { responseTimeMs: 40, status: 200 });
+    } finally {
+      await storage.close();
+    }
+    const reopened = await opened(file);
+    assert.deepEqual(await reopened.deliveries.stats('ins_a'), { totalSent: 3, totalFailed: 1, totalPending: 0, avgResponseTime: 25 });
+    await reopened.close();
+  });
+});
+
 describe('SqliteStorage query plans', () => {
   it('every lookup path reads an index', async () => {
     const file = freshFile();
