@@ -33,27 +33,6 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   app.set('query parser', 'simple');
   const prefixes = new Set([...STATIC_PREFIXES, ...routes.map((r) => r.path.split('/')[1]!).filter((p) => !p.startsWith('{'))]);
 
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    if (options.isShuttingDown()) {
-      res.set('Connection', 'close');
-      sendError(res, 503, 'shutting_down', 'the server is shutting down');
-      return;
-    }
-    const started = process.hrtime.bigint();
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
-      const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
-      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
-      // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
-      if (res.statusCode >= 500) logger.error(line, 'request');
-      else if (res.statusCode >= 400) logger.info(line, 'request');
-      else logger.debug(line, 'request');
-    });
-    next();
-  });
-  app.use(jsonBody(options.bodyLimitBytes));
-
   const docs: RouteDefinition[] = [
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
@@ -74,10 +53,32 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   const all = [...routes, ...docs];
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
-  app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
+  const { middleware: serveRoute, table } = routeMiddleware(all, options.resolveScope, options.durable);
+  const readBody = jsonBody(options.bodyLimitBytes);
 
-  const { middleware, table } = routeMiddleware(all, options.resolveScope, options.durable);
-  app.use(middleware);
+  // One middleware for the hot path (shutdown check, request log, body, route): every layer express
+  // walks costs each request a `next()` round.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (options.isShuttingDown()) {
+      res.set('Connection', 'close');
+      sendError(res, 503, 'shutting_down', 'the server is shutting down');
+      return;
+    }
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
+      const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
+      const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
+      if (res.statusCode >= 500) logger.error(line, 'request');
+      else if (res.statusCode >= 400) logger.info(line, 'request');
+      else logger.debug(line, 'request');
+    });
+    readBody(req, res, (err?: unknown) => (err ? next(err) : serveRoute(req, res, next)));
+  });
+
+  app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);
