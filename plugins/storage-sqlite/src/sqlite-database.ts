@@ -151,6 +151,18 @@ export class SqliteDatabase {
   }
 
   /**
+   * Runs `work` inside this turn's batch, which holds the write lock, without a savepoint: for reads
+   * followed by a single write, which is atomic by itself (a read-merge-write never races another
+   * connection, and a failed write leaves nothing to roll back).
+   */
+  locked<T>(work: () => T): T {
+    return this.use((db) => {
+      this.beginBatch(db);
+      return work();
+    });
+  }
+
+  /**
    * Runs `work` atomically inside this turn's batch (a savepoint: a failure rolls back `work` only).
    * The batch holds the write lock from its BEGIN IMMEDIATE, so a read-then-write never races another
    * connection.

@@ -16,7 +16,7 @@ interface ResourceTable<T> {
 
 /**
  * Chats and contacts: one row per (instance, id) holding the resource as JSON. An upsert reads,
- * merges and writes in one transaction, so concurrent upserts never lose fields.
+ * merges and writes under the batch's write lock, so concurrent upserts never lose fields.
  */
 class SqliteResourceRepository<T extends { id: string }> {
   private readonly insert: string;
@@ -27,11 +27,12 @@ class SqliteResourceRepository<T extends { id: string }> {
   }
 
   async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
-    return this.db.transaction(() => {
+    return this.db.locked(() => {
       const merged = this.spec.merge(this.read(instance, resource.id), resource);
       const text = encodeStored(merged);
       const sortValues = Object.values(this.spec.sortColumns).map((value) => value(merged));
       this.db.run(this.insert, [instance, resource.id, ...sortValues, text]);
+      // A copy, so the caller never holds the objects of its own patch through the answer.
       return decodeStored<T>(text);
     });
   }
