@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InstanceClient, Operations } from '@parley/client';
 import { AnswerRecorder } from '../support/answer-recorder.js';
+import { expectError } from '../support/api-assertions.js';
 import { apiError, apiErrorAnswer, type ErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { decodePngDataUri, PNG_SIGNATURE, startLocalHttp, type LocalHttp } from './fixtures/local-http.js';
@@ -142,13 +143,23 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       assert.deepEqual(Object.keys(res).sort(), ['code', 'status']);
       assert.equal(res.status, 200);
       assert.match(res.code, /^[A-Z0-9]{4}-[A-Z0-9]{4}$/);
-      // The sandbox's scan route declares no typed body, so entering the code is sent raw.
-      const scan = await t.request('POST', `/sandbox/${created.key}/scan`, { code: res.code.toLowerCase() });
+      const scan = await api.call('sandbox_post_key_scan', { body: { code: res.code.toLowerCase() } });
       assert.equal(scan.status, 200);
+      assert.equal(scan.data.phoneConnected, true);
       await t.settle();
       assert.equal((await get(created.key)).phoneConnected, true);
       await assert.rejects(api.call('requestPairingCode', { body: { phoneNumber: '5511910000005' } }),
         apiErrorAnswer({ status: 409, error: { code: 'already_connected', message: 'the instance is already connected' } }));
+    });
+
+    it('the sandbox scan route refuses a malformed body, naming the member, and stays unpaired', async () => {
+      const created = await t.createInstance({ number: '5511910000049' });
+      const api = t.client(created.key);
+      await api.call('requestPairingCode', { body: { phoneNumber: '5511910000049' } });
+      // Raw HTTP: the typed client refuses these bodies.
+      expectError(await t.request('POST', `/sandbox/${created.key}/scan`, { code: 5 }), 400, 'validation_failed', 'body.code must be string');
+      expectError(await t.request('POST', `/sandbox/${created.key}/scan`, { pin: '1' }), 400, 'validation_failed', 'body.pin is not allowed');
+      assert.equal((await get(created.key)).phoneConnected, false);
     });
 
     it('refuses bad phone numbers naming the field, changing nothing', async () => {

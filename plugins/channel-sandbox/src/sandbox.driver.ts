@@ -8,7 +8,8 @@ import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
 import { groupPicture } from './sandbox-groups.js';
 import { SandboxNetwork } from './sandbox-network.js';
-import { placeOrder } from './sandbox-orders.js';
+import { placeOrder, type OrderRequest } from './sandbox-orders.js';
+import { ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
 import type { SandboxOptions } from './sandbox.options.js';
 
 /** Dependencies of the sandbox driver. */
@@ -41,17 +42,18 @@ export class SandboxDriver implements ChannelDriver {
       {
         method: 'post', path: '/:key/scan',
         summary: 'Simulate the phone scanning the QR code (or entering the pairing code, with body {"code"}). Authenticated by the instance key in the path.',
+        body: SCAN_BODY,
+        response: SCAN_ANSWER,
         handler: async (req) => {
           const adapter = await this.adapterByKey(req);
-          const body = (req.body ?? {}) as { code?: unknown };
-          if (body.code !== undefined && typeof body.code !== 'string') throw new ValidationError('body.code must be string');
-          const user = await adapter.connection.scan(body.code as string | undefined);
+          const user = await adapter.connection.scan((req.body as { code?: string }).code);
           return { status: 200, body: { status: 200, data: { phoneConnected: true, user } } };
         },
       },
       {
         method: 'get', path: '/pictures/:id',
         summary: 'Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).',
+        response: { binary: ['image/jpeg', 'image/png', 'image/webp'] },
         handler: async (req) => {
           if (isGroupJid(req.params.id!)) {
             const picture = this.storage ? await groupPicture(this.storage, req.params.id!) : null;
@@ -69,9 +71,11 @@ export class SandboxDriver implements ChannelDriver {
         method: 'post', path: '/:key/order',
         summary: 'Simulate this instance buying from another sandbox instance\'s catalog: body {"to": "<seller number>", "items": [{"productId", "quantity"}]}. '
           + 'The order is recorded in the seller\'s catalog and reaches the seller as an orderMessage with its orderId and token. Authenticated by the buyer\'s instance key in the path.',
+        body: ORDER_BODY,
+        response: ORDER_ANSWER,
         handler: async (req) => {
           const adapter = await this.adapterByKey(req);
-          return { status: 200, body: { status: 200, data: await placeOrder(adapter.device, req.body) } };
+          return { status: 200, body: { status: 200, data: await placeOrder(adapter.device, req.body as OrderRequest) } };
         },
       },
     ];

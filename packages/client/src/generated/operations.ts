@@ -63,7 +63,7 @@ export const operations = {
   handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
   handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
-  instagram_get_webhook: { method: 'GET', path: '/instagram/webhook', auth: 'public', keyed: false, text: false },
+  instagram_get_webhook: { method: 'GET', path: '/instagram/webhook', auth: 'public', keyed: false, text: true },
   instagram_post_webhook: { method: 'POST', path: '/instagram/webhook', auth: 'public', keyed: false, text: false },
   isRegistered: { method: 'GET', path: '/{key}/actions/registered', auth: 'instance', keyed: true, text: false },
   leaveCommunity: { method: 'DELETE', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false },
@@ -84,7 +84,7 @@ export const operations = {
   listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false },
   logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false },
-  messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: false },
+  messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true },
   messenger_post_webhook: { method: 'POST', path: '/messenger/webhook', auth: 'public', keyed: false, text: false },
   mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false },
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
@@ -1615,9 +1615,16 @@ export interface Operations {
    */
   instagram_get_webhook: {
     params: undefined;
-    query: undefined;
+    query: {
+      /** `subscribe` */
+      "hub.mode"?: string;
+      /** The verify token of an instance linked to this channel */
+      "hub.verify_token"?: string;
+      /** Echoed back as the answer when the token matches */
+      "hub.challenge"?: string;
+    };
     body: undefined;
-    response: Record<string, unknown>;
+    response: string;
     keyed: false;
   };
   /**
@@ -1629,7 +1636,10 @@ export interface Operations {
     params: undefined;
     query: undefined;
     body: undefined;
-    response: Record<string, unknown>;
+    response: {
+      /** Channel events emitted from this notification */
+      received: number;
+    };
     keyed: false;
   };
   /**
@@ -2180,9 +2190,16 @@ export interface Operations {
    */
   messenger_get_webhook: {
     params: undefined;
-    query: undefined;
+    query: {
+      /** `subscribe` */
+      "hub.mode"?: string;
+      /** The verify token of an instance linked to this channel */
+      "hub.verify_token"?: string;
+      /** Echoed back as the answer when the token matches */
+      "hub.challenge"?: string;
+    };
     body: undefined;
-    response: Record<string, unknown>;
+    response: string;
     keyed: false;
   };
   /**
@@ -2194,7 +2211,10 @@ export interface Operations {
     params: undefined;
     query: undefined;
     body: undefined;
-    response: Record<string, unknown>;
+    response: {
+      /** Channel events emitted from this notification */
+      received: number;
+    };
     keyed: false;
   };
   /**
@@ -3260,7 +3280,7 @@ export interface Operations {
     };
     query: undefined;
     body: undefined;
-    response: Record<string, unknown>;
+    response: Uint8Array;
     keyed: false;
   };
   /**
@@ -3274,8 +3294,27 @@ export interface Operations {
       key: string;
     };
     query: undefined;
-    body: undefined;
-    response: Record<string, unknown>;
+    body: {
+      /** The seller: a sandbox phone number or its user JID */
+      to: string;
+      items: ({
+        productId: string;
+        /** Default 1 */
+        quantity?: number;
+      })[];
+    };
+    response: {
+      status: number;
+      data: {
+        orderId: string;
+        /** What the seller passes to GET /{key}/business/order/{orderId}?token= */
+        token: string;
+        /** The orderMessage the seller received */
+        messageId: string;
+        /** The order, as the seller's GET /{key}/business/order/{orderId} answers it */
+        order: Record<string, unknown>;
+      };
+    };
     keyed: true;
   };
   /**
@@ -3289,8 +3328,22 @@ export interface Operations {
       key: string;
     };
     query: undefined;
-    body: undefined;
-    response: Record<string, unknown>;
+    body: {
+      /** The pairing code shown by POST /{key}/instance/pairing-code */
+      code?: string;
+    };
+    response: {
+      status: number;
+      data: {
+        phoneConnected: boolean;
+        user: {
+          id: string;
+          lid?: string;
+          name?: string;
+          imageProfile?: string;
+        };
+      };
+    };
     keyed: true;
   };
   /**
@@ -5190,6 +5243,8 @@ export interface Operations {
         body?: string;
         createdAt?: number;
         attempts: number;
+        /** Unix ms of the attempt that was due when it died */
+        nextAttemptAt?: number;
         lastError?: string;
         lastStatus?: number;
         deadAt: number;

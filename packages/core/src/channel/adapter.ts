@@ -76,6 +76,18 @@ export interface DriverRoute {
   /** Needs the admin token. */
   admin?: boolean;
   summary: string;
+  /**
+   * JSON Schema of the query string: shown in the OpenAPI document and checked (400 naming the
+   * member) before the handler runs. Values are strings.
+   */
+  query?: Record<string, unknown>;
+  /** JSON Schema of the JSON body, documented and checked like `query` (not with `rawBody`). */
+  body?: Record<string, unknown>;
+  /**
+   * What a success answers, for the OpenAPI document: a JSON Schema, `{ binary: [content types] }`
+   * or `{ text: content type }`. Without it, "a channel-specific JSON object".
+   */
+  response?: Record<string, unknown> | { binary: string[] } | { text: string };
   handler(request: DriverRequest): Promise<DriverResponse>;
 }
 

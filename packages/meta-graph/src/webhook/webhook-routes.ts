@@ -25,6 +25,16 @@ function verificationRoute(profile: MetaChannelProfile): DriverRoute {
     method: 'get',
     path: '/webhook',
     summary: `${profile.label} webhook verification (Meta subscription handshake)`,
+    // Open: whatever else Meta adds to the handshake is ignored, not refused.
+    query: {
+      type: 'object',
+      properties: {
+        'hub.mode': { type: 'string', description: '`subscribe`' },
+        'hub.verify_token': { type: 'string', description: 'The verify token of an instance linked to this channel' },
+        'hub.challenge': { type: 'string', description: 'Echoed back as the answer when the token matches' },
+      },
+    },
+    response: { text: 'text/plain' },
     async handler(request: DriverRequest): Promise<DriverResponse> {
       const mode = request.query['hub.mode'];
       const token = request.query['hub.verify_token'];
@@ -71,6 +81,11 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
     path: '/webhook',
     rawBody: true,
     summary: `${profile.label} webhook notifications (signed by Meta)`,
+    response: {
+      type: 'object',
+      required: ['received'],
+      properties: { received: { type: 'integer', description: 'Channel events emitted from this notification' } },
+    },
     async handler(request: DriverRequest): Promise<DriverResponse> {
       const signature = headerOf(request, SIGNATURE_HEADER);
       const raw = request.rawBody;

@@ -7,8 +7,9 @@ import { BinaryReply, defineRoute, JsonReply, TextReply, type RouteDefinition } 
 export type RequestWithRaw = Request & { rawBody?: Buffer };
 
 /**
- * Turns the raw routes a driver contributes into route definitions mounted under `/<driver name>`,
- * so they share validation-free mounting, the error model and the OpenAPI document.
+ * Turns the routes a driver contributes into route definitions mounted under `/<driver name>`, so
+ * they share the error model, the OpenAPI document and, where the driver declares schemas for its
+ * query or body, their validation.
  */
 export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDefinition[] {
   return (driver.routes ?? []).map((route) => {
@@ -16,13 +17,15 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
     return defineRoute({
       method: route.method, path, tag: `Channel: ${driver.name}`, summary: route.summary, auth: route.admin ? 'admin' : 'public',
       operationId: `${driver.name}_${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-      response: { type: 'object', description: 'Channel-specific answer' },
-      handler: async ({ req }) => {
+      query: route.query, body: route.body,
+      response: route.response ?? { type: 'object', description: 'Channel-specific answer' },
+      // The body and query as the router checked them (an absent optional body reads as `{}`).
+      handler: async ({ req, body, query }) => {
         const request: DriverRequest = {
           params: req.params as Record<string, string>,
-          query: Object.fromEntries(Object.entries(req.query).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
+          query: Object.fromEntries(Object.entries(query as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
           headers: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v])),
-          body: route.rawBody ? undefined : req.body,
+          body: route.rawBody ? undefined : body,
           rawBody: route.rawBody ? (req as RequestWithRaw).rawBody ?? Buffer.alloc(0) : undefined,
           adapter: async (instanceId: string, channel?: ChannelName) => (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel),
           instances: () => ctx.storage.instances.list(),

@@ -16,7 +16,8 @@ const statsSchema = s.object({
 
 const deadLetterSchema = s.openObject({
   id: s.string(), url: s.string(), format: s.string(), eventId: s.string(), eventType: s.string(), body: s.string(),
-  createdAt: s.integer(), attempts: s.integer(), lastError: s.string(), lastStatus: s.integer(), deadAt: s.integer(),
+  createdAt: s.integer(), attempts: s.integer(), nextAttemptAt: s.integer({ description: 'Unix ms of the attempt that was due when it died' }),
+  lastError: s.string(), lastStatus: s.integer(), deadAt: s.integer(),
 }, ['id', 'url', 'format', 'eventId', 'eventType', 'attempts', 'deadAt']);
 
 /** Spec 2.3 statistics, plus the dead-letter list and redelivery (Parley extensions, docs/webhooks.md). */
