@@ -7,6 +7,11 @@
 const MAX_ORDER_ITEMS = 100;
 const MAX_ORDER_QUANTITY = 10_000;
 
+/** The answer envelope of the sandbox routes: `{status: 200, data}`. */
+function okAnswer(data: Record<string, unknown>): Record<string, unknown> {
+  return { type: 'object', required: ['status', 'data'], properties: { status: { type: 'integer' }, data } };
+}
+
 /** `POST /sandbox/{key}/scan`: no body (scan the QR code) or the pairing code the phone enters. */
 export const SCAN_BODY = {
   type: 'object',
@@ -14,25 +19,18 @@ export const SCAN_BODY = {
   properties: { code: { type: 'string', minLength: 1, maxLength: 64, description: 'The pairing code shown by POST /{key}/instance/pairing-code' } },
 };
 
-export const SCAN_ANSWER = {
+export const SCAN_ANSWER = okAnswer({
   type: 'object',
-  required: ['status', 'data'],
+  required: ['phoneConnected', 'user'],
   properties: {
-    status: { type: 'integer' },
-    data: {
+    phoneConnected: { type: 'boolean' },
+    user: {
       type: 'object',
-      required: ['phoneConnected', 'user'],
-      properties: {
-        phoneConnected: { type: 'boolean' },
-        user: {
-          type: 'object',
-          required: ['id'],
-          properties: { id: { type: 'string' }, lid: { type: 'string' }, name: { type: 'string' }, imageProfile: { type: 'string' } },
-        },
-      },
+      required: ['id'],
+      properties: { id: { type: 'string' }, lid: { type: 'string' }, name: { type: 'string' }, imageProfile: { type: 'string' } },
     },
   },
-};
+});
 
 /** `POST /sandbox/{key}/order`: the seller's number and the lines to buy. */
 export const ORDER_BODY = {
@@ -58,20 +56,13 @@ export const ORDER_BODY = {
   },
 };
 
-export const ORDER_ANSWER = {
+export const ORDER_ANSWER = okAnswer({
   type: 'object',
-  required: ['status', 'data'],
+  required: ['orderId', 'token', 'messageId', 'order'],
   properties: {
-    status: { type: 'integer' },
-    data: {
-      type: 'object',
-      required: ['orderId', 'token', 'messageId', 'order'],
-      properties: {
-        orderId: { type: 'string' },
-        token: { type: 'string', description: 'What the seller passes to GET /{key}/business/order/{orderId}?token=' },
-        messageId: { type: 'string', description: 'The orderMessage the seller received' },
-        order: { type: 'object', description: 'The order, as the seller\'s GET /{key}/business/order/{orderId} answers it' },
-      },
-    },
+    orderId: { type: 'string' },
+    token: { type: 'string', description: 'What the seller passes to GET /{key}/business/order/{orderId}?token=' },
+    messageId: { type: 'string', description: 'The orderMessage the seller received' },
+    order: { type: 'object', description: 'The order, as the seller\'s GET /{key}/business/order/{orderId} answers it' },
   },
-};
+});
