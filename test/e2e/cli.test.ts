@@ -85,11 +85,12 @@ describe('the parley CLI', () => {
       const file = join(dataDir, 'admin-token');
       assert.equal(readFileSync(file, 'utf8'), `${token}\n`);
       assert.equal(statSync(file).mode & 0o777, 0o600);
-      assert.equal((await fetch(`${url}/admin/instances`, { headers: { authorization: `Bearer ${token}` } })).status, 200);
+      const listed = await fetch(`${url}/admin/instances`, { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(listed.status, 200, await listed.text());
     } finally {
       first.child.kill('SIGTERM');
     }
-    assert.equal((await first.exited).code, 0);
+    assert.deepEqual(await first.exited, { code: 0, signal: null }, `first run: ${first.stderr()}${first.stdout()}`);
 
     const second = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: dataDir });
     try {
@@ -99,7 +100,7 @@ describe('the parley CLI', () => {
     } finally {
       second.child.kill('SIGTERM');
     }
-    assert.equal((await second.exited).code, 0);
+    assert.deepEqual(await second.exited, { code: 0, signal: null }, `second run: ${second.stderr()}${second.stdout()}`);
   });
 
   it('exits 1 naming the field of an invalid config file', async () => {
