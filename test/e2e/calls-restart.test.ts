@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { apiError } from '../support/api-error.js';
-import { callStatuses, startWithPhones, type Phone } from '../support/conversation.js';
+import { callStatuses, placeCall, startWithPhones, type Phone, type PlacedCall } from '../support/conversation.js';
 import { startTestServer, type TestServer, type TestServerOptions } from '../support/test-server.js';
 
 const ALICE = '5511960000001';
@@ -13,15 +13,6 @@ const BOB = '5511960000002';
 const RING_MS = 1500;
 
 const sleepUntil = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
-
-/** A call placed through the API, with the client-side time bounds of its offer. */
-interface Placed {
-  callId: string;
-  /** Before the request: the server's ring deadline is at least this plus the ring time. */
-  sentAt: number;
-  /** After the answer: the deadline is at most this plus the ring time. */
-  answeredAt: number;
-}
 
 /**
  * Ring time-outs over a real restart: the server stops gracefully and starts again on the same data
@@ -43,13 +34,7 @@ describe('calls ringing across a server restart (sandbox callRingMs, SQLite)', (
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const place = async (from: Phone, to: Phone): Promise<Placed> => {
-    const sentAt = Date.now();
-    const { data } = await t.client(from.key).call('placeCall', { body: { to: to.number } });
-    const answeredAt = Date.now();
-    await t.waitFor(() => callStatuses(t, from, data.callId).includes('ringing'), 5000, 'the caller to hear it ringing');
-    return { callId: data.callId, sentAt, answeredAt };
-  };
+  const place = (from: Phone, to: Phone) => placeCall(t, from, to);
 
   /** Starts the server again on the same data directory and waits until the phones are back. */
   const start = async () => {
@@ -81,9 +66,14 @@ describe('calls ringing across a server restart (sandbox callRingMs, SQLite)', (
     const stored = await storedCalls(bob);
     const deadline = stored[legacy.callId]!.ringUntil!;
     assert.ok(deadline >= legacy.sentAt + RING_MS && deadline <= legacy.answeredAt + RING_MS, `ring deadline ${deadline} is the offer time plus callRingMs`);
+    // The offer carried the deadline: the callee's copy times out at the same moment.
+    const incoming = await storedCalls(alice);
+    assert.equal(incoming[legacy.callId]!.ringUntil, deadline);
     // Calls stored before deadlines were kept have none: their ring time counts from `startedAt`.
-    delete stored[legacy.callId]!.ringUntil;
-    await t.server.context.storage.state.put(`${bob.id}:sandbox`, 'calls', stored);
+    for (const [p, calls] of [[bob, stored], [alice, incoming]] as const) {
+      delete calls[legacy.callId]!.ringUntil;
+      await t.server.context.storage.state.put(`${p.id}:sandbox`, 'calls', calls);
+    }
 
     await t.stop();
     assert.ok(Date.now() < call.sentAt + RING_MS, 'the server stopped before the ring time ran out');
@@ -93,7 +83,7 @@ describe('calls ringing across a server restart (sandbox callRingMs, SQLite)', (
     await sleepUntil(Math.max(call.answeredAt, legacy.answeredAt) + RING_MS + 100);
     await start();
     const backAt = Date.now();
-    const sides: [Phone, Placed][] = [[alice, call], [bob, call], [alice, legacy], [bob, legacy]];
+    const sides: [Phone, PlacedCall][] = [[alice, call], [bob, call], [alice, legacy], [bob, legacy]];
     await t.waitFor(() => sides.every(([p, c]) => callStatuses(t, p, c.callId).length > 0), 5000, 'both calls to time out on both phones');
     assert.ok(Date.now() < backAt + RING_MS / 2, 'at once, not after another ring time');
     await t.settle();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiError } from '../support/api-error.js';
-import { callStatuses, eventsOf, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
+import { callStatuses, eventsOf, jidOf, phone, placeCall, startWithPhones, type Phone, type PlacedCall } from '../support/conversation.js';
 import type { TestServer } from '../support/test-server.js';
 
 const ALICE = '5511920000001';
@@ -173,24 +173,48 @@ describe('calls (spec 4.6)', () => {
   });
 });
 
+/** Ring time of the calls nobody answers: long enough to log out or delete the caller while it rings. */
+const RING_MS = 800;
+
 describe('calls nobody answers (sandbox callRingMs)', () => {
   let t: TestServer;
   let alice: Phone;
   let bob: Phone;
 
   before(async () => {
-    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }, { sandbox: { callRingMs: 300 } }));
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: ALICE, bob: BOB }, { sandbox: { callRingMs: RING_MS } }));
   });
   after(() => t.stop());
 
   const statuses = (p: Phone, callId: string) => callStatuses(t, p, callId);
-  const pastRingTime = () => new Promise((resolve) => setTimeout(resolve, 500));
+  /** Long enough after a deadline for a second time-out (a timer, a signal) to show. */
+  const pastRingTime = () => new Promise((resolve) => setTimeout(resolve, RING_MS + 200));
 
-  it('stops ringing after the ring time: both phones report timeout and the call is gone', async () => {
-    const placed = await t.client(alice.key).call('placeCall', { body: { to: BOB } });
-    const { callId } = placed.data;
+  /** The caller went away while the call still rang: its time-out cannot have fired yet. */
+  const assertStillRinging = (call: PlacedCall) => assert.ok(Date.now() < call.sentAt + RING_MS, 'the caller went away before the ring time ran out');
+
+  /**
+   * The callee's phone times the call out on its own at the call's deadline, exactly once, and can
+   * no longer answer it.
+   */
+  const assertCalleeTimesOut = async (caller: Phone, call: PlacedCall) => {
+    await t.waitFor(() => statuses(bob, call.callId).includes('timeout'), 5000, 'the callee to see the time-out');
+    const timedOutAt = Date.now();
+    assert.ok(timedOutAt >= call.sentAt + RING_MS, 'not before the ring time ran out');
+    assert.ok(timedOutAt < call.answeredAt + RING_MS + 500, 'at the deadline');
+    await pastRingTime();
+    await t.settle();
+    assert.deepEqual(statuses(bob, call.callId), ['offer', 'timeout']);
+    await assert.rejects(t.client(bob.key).call('acceptCall', { body: { callId: call.callId, callFrom: caller.number } }), apiError(404, 'call_not_found'));
+    await assert.rejects(t.client(bob.key).call('rejectCall', { params: { callId: call.callId, callFrom: caller.number } }), apiError(404, 'call_not_found'));
+  };
+
+  it('stops ringing after the ring time: both phones report timeout once and the call is gone', async () => {
+    const { callId } = await placeCall(t, alice, bob);
     await t.waitFor(() => statuses(bob, callId).length === 2, 5000, 'the callee to see the time-out');
     await t.waitFor(() => statuses(alice, callId).length === 2, 5000, 'the caller to see the time-out');
+    await pastRingTime();
+    await t.settle();
     assert.deepEqual(statuses(alice, callId), ['ringing', 'timeout']);
     assert.deepEqual(statuses(bob, callId), ['offer', 'timeout']);
     await assert.rejects(t.client(bob.key).call('acceptCall', { body: { callId, callFrom: ALICE } }), apiError(404, 'call_not_found'));
@@ -198,8 +222,7 @@ describe('calls nobody answers (sandbox callRingMs)', () => {
   });
 
   it('does not time out a call that was answered', async () => {
-    const placed = await t.client(alice.key).call('placeCall', { body: { to: BOB } });
-    const { callId } = placed.data;
+    const { callId } = await placeCall(t, alice, bob);
     await t.waitFor(() => statuses(bob, callId).length === 1, 5000, 'the offer');
     await t.client(bob.key).call('acceptCall', { body: { callId, callFrom: ALICE } });
     await pastRingTime();
@@ -209,31 +232,31 @@ describe('calls nobody answers (sandbox callRingMs)', () => {
     assert.equal((await t.client(alice.key).call('endCall', { body: { callId, peerJid: BOB } })).status, 200);
   });
 
-  it('a caller that logs out stops timing out its calls; back online, it times out the ones past their ring time', async () => {
+  it('a caller that logs out: the callee still times out at the deadline; back online, the caller times out its call once', async () => {
     const carol = await phone(t, 'carol', '5511920000003');
     const c = t.client(carol.key);
-    const { data: { callId } } = await c.call('placeCall', { body: { to: BOB } });
-    await t.waitFor(() => statuses(carol, callId).length === 1, 5000, 'ringing');
+    const call = await placeCall(t, carol, bob);
     assert.equal((await c.call('logoutInstance')).status, 200);
-    await pastRingTime();
-    await t.settle();
-    assert.deepEqual([statuses(carol, callId), statuses(bob, callId)], [['ringing'], ['offer']]);
+    assertStillRinging(call);
+    await assertCalleeTimesOut(carol, call);
+    assert.deepEqual(statuses(carol, call.callId), ['ringing'], 'a logged-out caller times out nothing');
 
     await c.call('connectInstance');
     await c.call('sandbox_post_key_scan');
-    await t.waitFor(() => statuses(bob, callId).length === 2, 5000, 'the callee to see the time-out');
-    assert.deepEqual([statuses(carol, callId), statuses(bob, callId)], [['ringing', 'timeout'], ['offer', 'timeout']]);
-    await assert.rejects(t.client(bob.key).call('acceptCall', { body: { callId, callFrom: carol.number } }), apiError(404, 'call_not_found'));
+    await t.waitFor(() => statuses(carol, call.callId).length === 2, 5000, 'the caller to see the time-out');
+    await t.settle();
+    // The caller's time-out signal reaches a callee that no longer knows the call: ignored.
+    assert.deepEqual([statuses(carol, call.callId), statuses(bob, call.callId)], [['ringing', 'timeout'], ['offer', 'timeout']]);
+    await assert.rejects(c.call('endCall', { body: { callId: call.callId, peerJid: BOB } }), apiError(404, 'call_not_found'));
   });
 
-  it('a deleted caller reports nothing and stores nothing when its ring time runs out', async () => {
+  it('a deleted caller reports and stores nothing; the callee still times out at the deadline', async () => {
     const dave = await phone(t, 'dave', '5511920000004');
-    const { data: { callId } } = await t.client(dave.key).call('placeCall', { body: { to: BOB } });
-    await t.waitFor(() => statuses(dave, callId).length === 1, 5000, 'ringing');
+    const call = await placeCall(t, dave, bob);
     assert.equal((await t.client().call('adminDeleteInstance', { params: { key: dave.id } })).status, 200);
+    assertStillRinging(call);
     const eventCount = eventsOf(t, dave.id, 'call').length;
-    await pastRingTime();
-    await t.settle();
+    await assertCalleeTimesOut(dave, call);
     assert.equal(eventsOf(t, dave.id, 'call').length, eventCount);
     // Deleting an instance clears its state; a late time-out must not write its calls back.
     assert.equal(await t.server.context.storage.state.get(`${dave.id}:sandbox`, 'calls'), null);

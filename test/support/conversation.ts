@@ -54,6 +54,24 @@ export function callStatuses(t: TestServer, p: Phone, callId: string): string[] 
   return eventsOf<{ callId: string; status: string }>(t, p.id, 'call').filter((e) => e.callId === callId).map((e) => e.status);
 }
 
+/** A call placed through the API, with the client-side time bounds of its offer. */
+export interface PlacedCall {
+  callId: string;
+  /** Before the request: the call's ring deadline is at least this plus the ring time. */
+  sentAt: number;
+  /** After the answer: the deadline is at most this plus the ring time. */
+  answeredAt: number;
+}
+
+/** Places a call from one phone to another and waits until the caller hears it ringing. */
+export async function placeCall(t: TestServer, from: Phone, to: Phone): Promise<PlacedCall> {
+  const sentAt = Date.now();
+  const { data } = await t.client(from.key).call('placeCall', { body: { to: to.number } });
+  const answeredAt = Date.now();
+  await t.waitFor(() => callStatuses(t, from, data.callId).includes('ringing'), 5000, 'the caller to hear it ringing');
+  return { callId: data.callId, sentAt, answeredAt };
+}
+
 /** Waits (at most 5 s) for an event of `type` on a phone that `match` accepts, and answers it. */
 export function waitForEvent<T = any>(t: TestServer, p: Phone, type: string, match: (e: T) => boolean, what: string) {
   return t.waitFor(() => eventsOf<T>(t, p.id, type).find(match), 5000, what);

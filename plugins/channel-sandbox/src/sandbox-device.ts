@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
 import { ConflictError, KeyedSerialQueue, USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
-import { receiveCall } from './capabilities/calls.js';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
 import { keepReceivedMedia } from './content/received-media.js';
 import { phoneNamespace, type SandboxNetwork, type SandboxPhone } from './sandbox-network.js';
-import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
+import type { CallPacket, MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
 import type { SandboxOptions } from './sandbox.options.js';
 
 /** What a sandbox phone keeps across restarts. */
@@ -42,6 +41,8 @@ export class SandboxDevice implements SandboxPhone {
   readonly jid: string;
   readonly lid: string;
   connected = false;
+  /** Where call signals go: the phone's calls capability, once built. */
+  private callSignals?: (packet: CallPacket) => Promise<void>;
   /** This phone's state documents read so far (this device is their only writer), by name. */
   private readonly documents = new Map<string, unknown>();
   private readonly locks = new KeyedSerialQueue();
@@ -120,11 +121,16 @@ export class SandboxDevice implements SandboxPhone {
     return (await this.user()).name ?? this.number;
   }
 
+  /** Routes the call signals this phone receives to `handler` (its calls capability keeps the ring timers). */
+  handleCallSignals(handler: (packet: CallPacket) => Promise<void>): void {
+    this.callSignals = handler;
+  }
+
   receive(packet: Packet): void {
     if (packet.kind === 'receipt') this.onReceipt(packet);
     else if (packet.kind === 'presence') this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
     else if (packet.kind === 'notification') for (const event of packet.events) this.ctx.emit(event);
-    else if (packet.kind === 'call') void receiveCall(this, packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox call signal failed'));
+    else if (packet.kind === 'call') void this.callSignals?.(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox call signal failed'));
     else if (packet.kind === 'ephemeral') receiveEphemeral(this, packet);
     else void this.onMessage(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox receive failed'));
   }

@@ -47,7 +47,8 @@ export interface PresencePacket {
 
 /**
  * A call signal between sandbox phones: `offer` from the caller, `ringing` back from the callee's
- * phone when the offer reaches it, `accept`/`reject` from the callee, `terminate` from either side.
+ * phone when the offer reaches it, `accept`/`reject` from the callee, `terminate` from either side,
+ * `timeout` from the caller's phone when nobody answered in time.
  */
 export interface CallPacket {
   kind: 'call';
@@ -58,6 +59,11 @@ export interface CallPacket {
   isVideo: boolean;
   /** Unix seconds. */
   timestamp: number;
+  /**
+   * On an `offer`: epoch ms when the call stops ringing unanswered, the deadline both phones time it
+   * out at. Offers sent before it was carried count their ring time from `timestamp`.
+   */
+  ringUntil?: number;
 }
 
 /** The disappearing-messages timer one side of a direct chat set; the other side's chat follows it. */

@@ -22,8 +22,9 @@ export interface ActiveCall {
   /** Unix seconds of the offer. */
   startedAt: number;
   /**
-   * Epoch ms when an outgoing call stops ringing unanswered (offer time plus the driver's
-   * `callRingMs`). Calls stored before it was kept count their ring time from `startedAt`.
+   * Epoch ms when the call stops ringing unanswered: the caller's offer time plus its driver's
+   * `callRingMs`, which the offer carries to the callee. Calls stored (or offers sent) before it was
+   * kept count their ring time from `startedAt`.
    */
   ringUntil?: number;
 }
@@ -32,9 +33,12 @@ type Calls = Record<string, ActiveCall>;
 
 const now = () => Math.floor(Date.now() / 1000);
 
-/** An outgoing call nobody answered yet: the one kind of call that can time out. */
+/**
+ * A call nobody answered yet, the one kind of call that can time out: an outgoing call before the
+ * answer, or an incoming call before this phone accepted it.
+ */
 function isRinging(call: ActiveCall): boolean {
-  return call.outgoing && (call.status === 'offer' || call.status === 'ringing');
+  return call.status === 'offer' || call.status === 'ringing';
 }
 
 async function readCalls(device: SandboxDevice): Promise<Calls> {
@@ -59,45 +63,12 @@ function emitCall(device: SandboxDevice, call: ActiveCall, status: CallStatus): 
   });
 }
 
+/** Sends a call signal to the other party; an offer carries the call's ring deadline. */
 function signal(device: SandboxDevice, call: ActiveCall, action: CallPacket['action']): Promise<boolean> {
-  return device.network.send(call.peer, { kind: 'call', action, callId: call.callId, from: device.number, isVideo: call.isVideo, timestamp: now() });
-}
-
-/**
- * Handles a call signal from another phone. An offer from a number this phone blocked is dropped
- * (the caller never hears it ring); signals for calls this phone does not know are ignored.
- */
-export async function receiveCall(device: SandboxDevice, packet: CallPacket): Promise<void> {
-  if (packet.action === 'offer') {
-    if (await hasBlocked(device, packet.from)) return;
-    const call: ActiveCall = { callId: packet.callId, peer: packet.from, outgoing: false, isVideo: packet.isVideo, status: 'offer', startedAt: packet.timestamp };
-    await updateCalls(device, (calls) => {
-      calls[call.callId] = call;
-    });
-    emitCall(device, call, 'offer');
-    await signal(device, call, 'ringing');
-    return;
-  }
-  const changed = await updateCalls(device, (calls) => {
-    const call = calls[packet.callId];
-    if (!call || call.peer !== packet.from) return null;
-    if (packet.action === 'terminate') {
-      delete calls[packet.callId];
-      return call;
-    }
-    // The caller's phone stopped ringing: an incoming call nobody answered.
-    if (packet.action === 'timeout') {
-      if (call.outgoing || call.status !== 'offer') return null;
-      delete calls[packet.callId];
-      return call;
-    }
-    // Only the caller hears ringing and the answer, and ringing only before the answer.
-    if (!call.outgoing || (packet.action === 'ringing' && call.status !== 'offer')) return null;
-    if (packet.action === 'reject') delete calls[packet.callId];
-    else call.status = packet.action;
-    return call;
+  return device.network.send(call.peer, {
+    kind: 'call', action, callId: call.callId, from: device.number, isVideo: call.isVideo, timestamp: now(),
+    ...(action === 'offer' && call.ringUntil !== undefined ? { ringUntil: call.ringUntil } : {}),
   });
-  if (changed) emitCall(device, changed, packet.action);
 }
 
 /**
@@ -108,10 +79,14 @@ export async function receiveCall(device: SandboxDevice, packet: CallPacket): Pr
  * phones). Active calls are kept in each phone's state with their ring deadline; a rejected, ended or
  * timed-out call is gone (404 after).
  *
- * Ring time-outs run only while the caller's phone is online. When it comes back (a server restart
- * restoring it, a reconnect after a logout), each call still ringing times out at once if its deadline
- * passed meanwhile, or after the time it has left. A time-out removes the call from state before it
- * reports `timeout`, so a call times out once however many timers were set for it.
+ * Both phones time a ringing call out at the same deadline, which the offer carries, each on its own
+ * and only while it is online: the callee's copy stops ringing even when the caller's phone is logged
+ * out or deleted. The caller's phone also signals its time-out; a callee that already timed out the
+ * call no longer knows it and ignores the signal, and the callee's time-out is not signalled back.
+ * When a phone comes back (a server restart restoring it, a reconnect after a logout), each of its
+ * calls still ringing times out at once if its deadline passed meanwhile, or after the time it has
+ * left. A time-out removes the call from state before it reports `timeout`, so each phone reports one
+ * `timeout` per call however many timers and signals there were for it.
  */
 export class SandboxCalls implements CallsCapability, WhileOnline {
   /** Pending ring time-outs by call id, only while the phone is online. */
@@ -119,9 +94,11 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
   /** Bumped each time the phone goes offline: a time-out armed for an earlier online spell is not set. */
   private onlineSpell = 0;
 
-  constructor(private readonly device: SandboxDevice) {}
+  constructor(private readonly device: SandboxDevice) {
+    device.handleCallSignals((packet) => this.receive(packet));
+  }
 
-  /** Arms the ring time-out of every outgoing call still ringing (a deadline already passed fires at once). */
+  /** Arms the ring time-out of every call still ringing (a deadline already passed fires at once). */
   async online(): Promise<void> {
     const spell = this.onlineSpell;
     const calls = await readCalls(this.device);
@@ -151,6 +128,50 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     this.ringTimers.set(call.callId, timer);
   }
 
+  /**
+   * Handles a call signal from another phone. An offer from a number this phone blocked is dropped
+   * (the caller never hears it ring); any other offer rings until its deadline. Signals for calls this
+   * phone does not know (or no longer knows: ended, rejected, timed out) are ignored.
+   */
+  async receive(packet: CallPacket): Promise<void> {
+    const spell = this.onlineSpell;
+    const { device } = this;
+    if (packet.action === 'offer') {
+      if (await hasBlocked(device, packet.from)) return;
+      const call: ActiveCall = {
+        callId: packet.callId, peer: packet.from, outgoing: false, isVideo: packet.isVideo, status: 'offer', startedAt: packet.timestamp,
+        ringUntil: packet.ringUntil ?? packet.timestamp * 1000 + device.options.callRingMs,
+      };
+      await updateCalls(device, (calls) => {
+        calls[call.callId] = call;
+      });
+      emitCall(device, call, 'offer');
+      this.armRingOut(call, spell);
+      await signal(device, call, 'ringing');
+      return;
+    }
+    const changed = await updateCalls(device, (calls) => {
+      const call = calls[packet.callId];
+      if (!call || call.peer !== packet.from) return null;
+      if (packet.action === 'terminate') {
+        delete calls[packet.callId];
+        return call;
+      }
+      // The caller's phone stopped ringing: an incoming call nobody answered.
+      if (packet.action === 'timeout') {
+        if (call.outgoing || call.status !== 'offer') return null;
+        delete calls[packet.callId];
+        return call;
+      }
+      // Only the caller hears ringing and the answer, and ringing only before the answer.
+      if (!call.outgoing || (packet.action === 'ringing' && call.status !== 'offer')) return null;
+      if (packet.action === 'reject') delete calls[packet.callId];
+      else call.status = packet.action;
+      return call;
+    });
+    if (changed) emitCall(device, changed, packet.action);
+  }
+
   async offer(to: string, options: { isVideo?: boolean } = {}): Promise<Call> {
     this.device.requireConnected();
     const spell = this.onlineSpell;
@@ -173,7 +194,10 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     return { callId: call.callId, peerJid, isVideo: call.isVideo, status: 'offer' };
   }
 
-  /** Ends an outgoing call nobody answered in time (`timeout` on both phones). */
+  /**
+   * Ends a call nobody answered in time: this phone reports `timeout`. The caller's phone also signals
+   * it to the callee, which times the call out at the same deadline anyway.
+   */
   private async ringOut(callId: string): Promise<void> {
     const call = await updateCalls(this.device, (calls) => {
       const found = calls[callId];
@@ -183,7 +207,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     });
     if (!call) return;
     emitCall(this.device, call, 'timeout');
-    await signal(this.device, call, 'timeout');
+    if (call.outgoing) await signal(this.device, call, 'timeout');
   }
 
   async accept(callId: string, callFrom: string): Promise<void> {
