@@ -37,12 +37,12 @@ const WAL_BACKSTOP_PAGES = 16_000;
  */
 const BACKGROUND_AFTER_WRITES = 1_000;
 
-/** Options of {@link SqliteDatabase}. */
+/** Options of {@link SqliteDatabase} (SqliteStorage resolves their defaults). */
 export interface SqliteDatabaseOptions {
-  /** Checkpoint from a worker thread instead of inside commits (default true). */
-  backgroundCheckpoints?: boolean;
+  /** Checkpoint from a worker thread instead of inside commits. */
+  backgroundCheckpoints: boolean;
   /** Told when a background checkpoint fails (the backstop checkpoint still runs). */
-  onCheckpointError?: (message: string) => void;
+  onCheckpointError: (message: string) => void;
 }
 
 /** The writes of one event-loop turn, committed together. */
@@ -75,7 +75,7 @@ export class SqliteDatabase {
 
   constructor(
     readonly file: string,
-    private readonly options: SqliteDatabaseOptions = {},
+    private readonly options: SqliteDatabaseOptions,
   ) {}
 
   get isOpen(): boolean {
@@ -249,8 +249,8 @@ export class SqliteDatabase {
 
   /** Hands checkpoints to a worker thread; the writer's own automatic checkpoint becomes the backstop. */
   private startBackgroundCheckpoints(db: Database.Database): void {
-    if (!(this.options.backgroundCheckpoints ?? true)) return;
-    this.checkpointer = new BackgroundCheckpointer(this.file, this.options.onCheckpointError ?? (() => undefined));
+    if (!this.options.backgroundCheckpoints) return;
+    this.checkpointer = new BackgroundCheckpointer(this.file, this.options.onCheckpointError);
     db.pragma(`wal_autocheckpoint = ${WAL_BACKSTOP_PAGES}`);
   }
 
