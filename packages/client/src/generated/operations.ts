@@ -4145,6 +4145,8 @@ export interface Operations {
       /** Phone number with country code (digits), or a JID. */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
+      /** Channel to send through (default whatsapp). */
+      provider?: "whatsapp" | "instagram" | "messenger";
     };
     response: {
       status: 200;

@@ -5,7 +5,7 @@ import { after, before, beforeEach } from 'node:test';
 /** One request the mock received, with its body decoded. */
 export interface RecordedGraphRequest {
   method: string;
-  /** Path without the query string (`/v21.0/me/messages`). */
+  /** Path without the query string (`/v26.0/me/messages`). */
   path: string;
   query: Record<string, string>;
   headers: IncomingHttpHeaders;

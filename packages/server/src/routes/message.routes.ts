@@ -60,12 +60,15 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, SendBodies['presence'], Scope>({
       method: 'post', path: '/{key}/message/presence', operationId: 'sendPresence', tag, auth: 'instance', params: keyParams,
       summary: 'Send a chat presence (typing, recording, online…)',
-      description: 'No message results, so the answer is `{status: 200, message}`.',
+      description: 'No message results, so the answer is `{status: 200, message}`. With `provider` `instagram` or `messenger`, '
+        + '`to` is the user id and the presence becomes a sender action: `composing`/`recording` → `typing_on`, '
+        + '`paused`/`unavailable` → `typing_off`, `available` → `mark_seen`.',
       body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jid = toJid(body.to, 'body.to');
-        await connectedMessaging(scope).sendPresence({ to: body.to, status: body.status });
-        return { message: `presence ${body.status} sent to ${jid}` };
+        // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
+        const to = scope.adapter(body.provider) === scope.main ? toJid(body.to, 'body.to') : body.to;
+        await connectedMessaging(scope, body.provider).sendPresence({ to: body.to, status: body.status });
+        return { message: `presence ${body.status} sent to ${to}` };
       },
     }),
     defineRoute<unknown, unknown, SendBodies['create-call-link'], Scope>({
