@@ -1,5 +1,5 @@
 import {
-  assertUrlAllowed, guardedGet, GuardedGetError, ParleyError, UpstreamError, type MediaBlob, type MessageRecord,
+  assertUrlAllowed, guardedGet, GuardedGetError, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord,
 } from '@parley/core';
 
 /** Limits of {@link MetaMediaDownloader}. */
@@ -48,6 +48,8 @@ export class MetaMediaDownloader {
         ...(media.fileName ? { fileName: media.fileName } : {}),
       };
     } catch (err) {
+      // The link came from Meta, not from the caller: a refused one is Meta's (or the network's) fault, not a 400.
+      if (err instanceof ValidationError) throw new UpstreamError(`${this.label} media link refused: ${err.message}`, { retryable: false, kind: 'refused' });
       if (!(err instanceof GuardedGetError)) throw err;
       throw this.failure(err, record.key.id);
     }
