@@ -114,16 +114,16 @@ function mapEdit(event: MessagingEvent, sender: string, channel: ChannelName, ti
   const edit = event.message_edit!;
   if (typeof edit.mid !== 'string' || edit.mid === '' || typeof edit.text !== 'string') return [];
   const id = `${edit.mid}-edit-${String(edit.num_edit ?? timestampMs)}`;
-  const mapped = received(id, sender, seconds(timestampMs), { type: 'text', body: edit.text }, channel, edit.mid);
-  if (mapped.payload.type === 'message') mapped.payload.message.edit = { originalMessageId: edit.mid };
-  return [mapped];
+  return [received(id, sender, seconds(timestampMs), { type: 'text', body: edit.text }, channel, edit.mid)];
 }
 
-function received(id: string, sender: string, timestamp: number, content: MetaInboundContent, channel: ChannelName, recordId = id): MappedEvent {
+/** A message the user sent; `editedId` makes it an edit of that message (its record keeps that id). */
+function received(id: string, sender: string, timestamp: number, content: MetaInboundContent, channel: ChannelName, editedId?: string): MappedEvent {
   const message: InboundMessage = {
     id, chatJid: sender, from: sender, fromUserId: sender, fromMe: false, timestamp, chatType: 'individual', content,
+    ...(editedId ? { edit: { originalMessageId: editedId } } : {}),
     record: {
-      key: { remoteJid: sender, fromMe: false, id: recordId },
+      key: { remoteJid: sender, fromMe: false, id: editedId ?? id },
       message: inboundRecordContent(content, sender),
       messageTimestamp: String(timestamp),
       status: RECEIVED_STATUS,
