@@ -40,7 +40,7 @@ export class MetaMediaDownloader {
     if (!media) return null;
     const check = (value: string) => assertUrlAllowed(value, { field: 'media link', allowPrivate: this.limits.allowPrivate, resolve: false });
     try {
-      const answer = await guardedGet(await check(media.url), { ...this.limits, maxRedirects: 3 }, check);
+      const answer = await guardedGet(await check(media.url), this.limits, check);
       return {
         data: answer.data,
         // Meta's CDN names the real type; the record's is guessed from the link.
