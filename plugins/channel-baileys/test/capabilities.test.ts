@@ -244,7 +244,7 @@ describe('capabilities over the socket', () => {
     const catalog = h.adapter.capabilities.catalog!;
     assert.deepStrictEqual(await catalog.products({ limit: 10, cursor: 'PREV' }), { products: [mapped], cursor: 'NEXT' });
     assert.deepStrictEqual(await catalog.collections({ limit: 5 }), [{ id: 'c1', name: 'Summer', products: [mapped] }]);
-    const input = { name: 'T-shirt', description: 'Cotton', currency: 'BRL', price: 49900, images: [{ url: 'https://93.184.215.14/p1.jpg' }], originCountryCode: 'BR' };
+    const input = { name: 'T-shirt', description: 'Cotton', currency: 'BRL', price: 49900, images: [{ url: 'https://mmg.whatsapp.net/v/t45/p1.jpg' }], originCountryCode: 'BR' };
     assert.deepStrictEqual(await catalog.createProduct(input), mapped);
     assert.deepStrictEqual((await catalog.updateProduct('7043829157', { price: 39900 })).price, 39900);
     await catalog.deleteProduct('7043829157');
@@ -255,7 +255,7 @@ describe('capabilities over the socket', () => {
     assert.deepStrictEqual(calls(), [
       ['getCatalog', { limit: 10, cursor: 'PREV' }],
       ['getCollections', undefined, 5],
-      ['productCreate', { name: 'T-shirt', description: 'Cotton', price: 49900, currency: 'BRL', originCountryCode: 'BR', images: [{ url: 'https://93.184.215.14/p1.jpg' }] }],
+      ['productCreate', { name: 'T-shirt', description: 'Cotton', price: 49900, currency: 'BRL', originCountryCode: 'BR', images: [{ url: 'https://mmg.whatsapp.net/v/t45/p1.jpg' }] }],
       ['productUpdate', '7043829157', { price: 39900, images: [] }],
       ['productDelete', ['7043829157']],
       ['getOrderDetails', 'ORDER1', 'dG9rZW4='],
