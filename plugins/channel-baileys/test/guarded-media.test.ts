@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
 import type { ProductInput } from '@parley/core';
-import type { ResolveHost } from '../src/media/guarded-fetch.js';
 import { connectOpen, createHarness, type Harness } from './harness.js';
 import { sampleImages } from './images.js';
 import { startHttpProxy, type ConnectSeen, type LocalServer } from './local-proxies.js';
-import { file, redirect, startWebHost } from './web-host.js';
+import { file, fixedResolver, redirect, spyOnFetch, startWebHost } from './web-host.js';
 
 const PUBLIC = '93.184.215.14';
 const NAMES: Record<string, string[]> = {
@@ -14,11 +13,7 @@ const NAMES: Record<string, string[]> = {
   'split.shop.example': [PUBLIC, '127.0.0.1'],
   'loopback.shop.example': ['127.0.0.1'],
 };
-const resolveHost: ResolveHost = async (host) => {
-  const addresses = NAMES[host];
-  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-  return addresses;
-};
+const resolveHost = fixedResolver(NAMES);
 const MAX = 64 * 1024;
 const product = (url: string): ProductInput => ({ name: 'Mug', description: '', currency: 'BRL', price: 20, originCountryCode: 'BR', images: [{ url }] });
 const created = {
@@ -26,15 +21,14 @@ const created = {
   availability: 'in stock' as const,
 };
 
-/** Every URL handed to the global `fetch` (Baileys' only way to download) while a test runs. */
-const fetched: string[] = [];
-const realFetch = globalThis.fetch;
 
 describe('user-supplied media URLs are fetched by the adapter, never by Baileys', () => {
   let png: Buffer;
   let web: LocalServer<string>;
   let proxy: LocalServer<ConnectSeen>;
   let h: Harness | undefined;
+  let spy: ReturnType<typeof spyOnFetch>;
+  let fetched: string[];
 
   before(async () => {
     png = (await sampleImages()).png;
@@ -47,13 +41,11 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
       '/to-mug': redirect('/mug.png'),
     });
     proxy = await startHttpProxy(web.port);
-    globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
-      fetched.push(String(input instanceof Request ? input.url : input));
-      return realFetch(input, init);
-    }) as typeof fetch;
+    spy = spyOnFetch();
+    fetched = spy.urls;
   });
   after(async () => {
-    globalThis.fetch = realFetch;
+    spy.restore();
     await proxy.close();
     await web.close();
   });

@@ -1,6 +1,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { ResolveHost } from '../src/media/guarded-fetch.js';
 import type { LocalServer } from './local-proxies.js';
 
 /** Answers one path of a {@link startWebHost}. */
@@ -44,4 +45,24 @@ export async function startWebHost(routes: Record<string, Route>): Promise<Local
       await once(server, 'close');
     },
   };
+}
+
+/** A resolver answering fixed addresses per name, and ENOTFOUND for any other name (tests never ask the real DNS). */
+export function fixedResolver(names: Record<string, string[]>): ResolveHost {
+  return async (host) => {
+    const addresses = names[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses;
+  };
+}
+
+/** Records every URL handed to the global `fetch` (Baileys' only way to download) until `restore`. */
+export function spyOnFetch(): { urls: string[]; restore(): void } {
+  const real = globalThis.fetch;
+  const urls: string[] = [];
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    urls.push(String(input instanceof Request ? input.url : input));
+    return real(input, init);
+  }) as typeof fetch;
+  return { urls, restore: () => { globalThis.fetch = real; } };
 }
