@@ -77,6 +77,16 @@ describe('sends whose content is loaded or converted first (stickers, product ca
     });
   }
 
+  it('a WebP sticker goes as it is; animated only when it holds an ANIM chunk', async () => {
+    const still = await sharp(images.png).webp().toBuffer();
+    const animated = await sharp(images.animatedGif, { animated: true }).webp().toBuffer();
+    await send({ type: 'sticker', media: media(still, 'image/webp') });
+    await send({ type: 'sticker', media: media(animated, 'image/webp') });
+    assert.deepStrictEqual(socket.callsTo('sendMessage').map(([, content]) => content), [
+      { sticker: still, mimetype: 'image/webp', isAnimated: false }, { sticker: animated, mimetype: 'image/webp', isAnimated: true },
+    ]);
+  });
+
   it('a sticker that is not an image: 400, nothing sent', async () => {
     await assert.rejects(send({ type: 'sticker', media: media(Buffer.from('not an image'), 'image/png') }), {
       status: 400, message: 'the sticker must be a PNG, JPEG, GIF or WebP image',
