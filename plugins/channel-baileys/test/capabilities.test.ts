@@ -4,6 +4,7 @@ import { CapabilityNotSupportedError, requireCapability, type MediaInput } from 
 import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
 import { boom, type FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
+import { spyOnFetch } from './web-host.js';
 
 const T = 1_735_700_000;
 const IMAGE: MediaInput = { data: Buffer.from('png'), mimetype: 'image/png', sha256: '' };
@@ -22,11 +23,19 @@ describe('capabilities over the socket', () => {
   let socket: FakeSocket;
   const calls = () => socket.calls.map((c) => [c.method, ...c.args]);
 
+  // Baileys builds every message here with its own code; it must never have a URL to fetch.
+  let fetches: ReturnType<typeof spyOnFetch>;
+
   beforeEach(async () => {
+    fetches = spyOnFetch();
     h = await createHarness();
     socket = await connectOpen(h);
   });
-  afterEach(() => h.adapter.stop());
+  afterEach(async () => {
+    fetches.restore();
+    await h.adapter.stop();
+    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  });
 
   it('capabilities Baileys lacks are absent, with the reason', () => {
     const caps = h.adapter.capabilities;

@@ -5,6 +5,7 @@ import type { MediaInput, MessageRecord, OutgoingContent, OutgoingType, SendRequ
 import { proto } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, type Harness } from './harness.js';
+import { spyOnFetch } from './web-host.js';
 
 function media(data: string, mimetype: string, fileName?: string): MediaInput {
   const bytes = Buffer.from(data);
@@ -32,11 +33,19 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
   let h: Harness;
   let socket: FakeSocket;
 
+  // Baileys builds every message here with its own code; it must never have a URL to fetch.
+  let fetches: ReturnType<typeof spyOnFetch>;
+
   beforeEach(async () => {
+    fetches = spyOnFetch();
     h = await createHarness();
     socket = await connectOpen(h);
   });
-  afterEach(() => h.adapter.stop());
+  afterEach(async () => {
+    fetches.restore();
+    await h.adapter.stop();
+    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  });
 
   const send = (content: OutgoingContent, extra: Partial<SendRequest> = {}) => h.adapter.capabilities.messaging!.send({ to: PEER, content, ...extra });
 
