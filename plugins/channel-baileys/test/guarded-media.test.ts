@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { ProductInput } from '@parley/core';
 import { connectOpen, createHarness, type Harness } from './harness.js';
 import { sampleImages } from './images.js';
-import { startHttpProxy, type ConnectSeen, type LocalServer } from './local-proxies.js';
+import { startHttpProxy, startSocksProxy, type ConnectSeen, type LocalServer } from './local-proxies.js';
 import { file, fixedResolver, redirect, spyOnFetch, startWebHost } from './web-host.js';
 
 const PUBLIC = '93.184.215.14';
@@ -125,6 +125,38 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     });
     await assert.rejects(catalog.createProduct(product('http://shop.example/missing.png')), { status: 400, message: 'images[0].url could not be fetched: HTTP 404' });
     assert.deepStrictEqual([socket.callsTo('productCreate'), fetched], [[], []]);
+  });
+
+  it('a socks5h proxy is asked for the checked address, not the name (its resolver cannot rebind it)', async () => {
+    const socks = await startSocksProxy(web.port);
+    try {
+      h = await createHarness({ resolveHost, instance: { proxy: `socks5h://127.0.0.1:${socks.port}` } });
+      const socket = await connectOpen(h);
+      socket.results.set('productCreate', created);
+      await h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/mug.png'));
+      assert.deepStrictEqual(socks.seen.map((s) => [s.host, s.port]), [[PUBLIC, 80]]);
+      assert.deepStrictEqual((socket.callsTo('productCreate')[0]![0] as { images: unknown[] }).images, [png]);
+    } finally {
+      await socks.close();
+    }
+  });
+
+  it('a name is resolved once per connection: an answer that changes afterwards (DNS rebinding) is never used', async () => {
+    const lookups: string[] = [];
+    let answer = PUBLIC;
+    h = await createHarness({
+      instance: { proxy: `http://127.0.0.1:${proxy.port}` },
+      resolveHost: async (host) => {
+        lookups.push(host);
+        const now = answer;
+        answer = '127.0.0.1';
+        return [now];
+      },
+    });
+    const socket = await connectOpen(h);
+    socket.results.set('productCreate', created);
+    await h.adapter.capabilities.catalog!.createProduct(product('http://rebind.shop.example/mug.png'));
+    assert.deepStrictEqual([lookups, proxy.seen.map((s) => s.target)], [['rebind.shop.example'], [`${PUBLIC}:80`]]);
   });
 
   it('with private URLs allowed, a direct fetch from loopback works (the host setting is honoured)', async () => {
