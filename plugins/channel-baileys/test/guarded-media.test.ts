@@ -39,6 +39,8 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
       '/to-loopback': redirect('http://127.0.0.1/mug.png'),
       '/to-intranet': redirect('http://intranet.shop.example/mug.png'),
       '/to-mug': redirect('/mug.png'),
+      // Sends the headers and part of the body, then stalls.
+      '/stalls.png': (_req, res) => { res.writeHead(200, { 'content-type': 'image/png', 'content-length': 1000 }).write(Buffer.alloc(10)); },
     });
     proxy = await startHttpProxy(web.port);
     spy = spyOnFetch();
@@ -157,6 +159,17 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     socket.results.set('productCreate', created);
     await h.adapter.capabilities.catalog!.createProduct(product('http://rebind.shop.example/mug.png'));
     assert.deepStrictEqual([lookups, proxy.seen.map((s) => s.target)], [['rebind.shop.example'], [`${PUBLIC}:80`]]);
+  });
+
+  it('the whole fetch has the host\'s time limit', async () => {
+    h = await createHarness({ resolveHost, mediaLimits: { maxBytes: MAX, timeoutMs: 300 }, instance: { proxy: `http://127.0.0.1:${proxy.port}` } });
+    const socket = await connectOpen(h);
+    const started = Date.now();
+    await assert.rejects(h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/stalls.png')), {
+      status: 400, message: 'images[0].url could not be fetched: timed out',
+    });
+    assert.ok(Date.now() - started < 3000);
+    assert.deepStrictEqual(socket.callsTo('productCreate'), []);
   });
 
   it('with private URLs allowed, a direct fetch from loopback works (the host setting is honoured)', async () => {
