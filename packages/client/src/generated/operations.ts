@@ -4266,7 +4266,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Send a sticker (WebP, PNG or GIF) fetched from a URL
+   * Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL
    *
    * `POST /{key}/message/sticker`
    */

@@ -19,7 +19,7 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
   audio: { operationId: 'sendAudio', summary: 'Send an audio fetched from a URL', description: 'Ogg/Opus audio is sent as a voice note (ptt), other formats as an audio file.' },
   video: { operationId: 'sendVideo', summary: 'Send a video fetched from a URL' },
   document: { operationId: 'sendDocument', summary: 'Send a document fetched from a URL', description: 'The given mimetype and fileName are what the recipient sees.' },
-  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG or GIF) fetched from a URL' },
+  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL' },
   'video-note': { operationId: 'sendVideoNote', summary: 'Send a round video note fetched from a URL' },
   'base64/image': { operationId: 'sendBase64Image', summary: 'Send an image given as a base64 data URI' },
   'base64/audio': { operationId: 'sendBase64Audio', summary: 'Send an audio given as a base64 data URI' },

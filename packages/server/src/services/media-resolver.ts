@@ -8,7 +8,7 @@ export type MediaKind = 'image' | 'audio' | 'video' | 'document' | 'sticker';
 
 const ACCEPT: Record<MediaKind, (type: string) => boolean> = {
   image: (t) => t.startsWith('image/'),
-  sticker: (t) => t === 'image/webp' || t === 'image/png' || t === 'image/gif',
+  sticker: (t) => t === 'image/webp' || t === 'image/png' || t === 'image/jpeg' || t === 'image/gif',
   audio: (t) => t.startsWith('audio/') || t === 'application/ogg' || t === 'video/ogg',
   video: (t) => t.startsWith('video/'),
   document: (t) => t.length > 0,
