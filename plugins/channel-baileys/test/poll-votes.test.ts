@@ -104,6 +104,29 @@ describe('poll votes and event responses on the receive path (real Signal sessio
     await h.adapter.stop();
   });
 
+  it('a poll in a disappearing chat: the secret beside the wrapper is kept with the unwrapped poll, and a vote decrypts', async () => {
+    const { h, path } = await open();
+    const secret = Buffer.alloc(32, 9);
+    await path.receive(PEER_JID, {
+      ephemeralMessage: { message: { pollCreationMessageV3: { name: 'Size', options: [{ optionName: 'S' }, { optionName: 'L' }], selectableOptionsCount: 1 } } },
+      messageContextInfo: { messageSecret: secret },
+    }, { id: '3EB0C1000000000000000001', timestamp: T + 1 });
+    await h.settle();
+    const [poll] = messagesOf(h);
+    assert.deepStrictEqual(Object.keys(poll!.record.message), ['messageContextInfo', 'pollCreationMessageV3']); // proto field order
+    await store(h, poll!.record);
+    assert.deepStrictEqual(storedSecret(await h.storage.messages.get(INSTANCE_ID, '3EB0C1000000000000000001')), secret);
+    await path.receive(PEER_JID, {
+      pollUpdateMessage: {
+        pollCreationMessageKey: { remoteJid: OWN_JID, fromMe: true, id: '3EB0C1000000000000000001' },
+        vote: encryptPollVote([hash('L')], { secret, messageId: '3EB0C1000000000000000001', creatorJid: PEER_JID, authorJid: PEER_JID }),
+      },
+    }, { id: '3EB0C1000000000000000002', timestamp: T + 2 });
+    await h.settle();
+    assert.deepStrictEqual(messagesOf(h)[1]!.content, { type: 'poll_vote', pollId: '3EB0C1000000000000000001', options: [{ hash: hex('L'), name: 'L' }] });
+    await h.adapter.stop();
+  });
+
   it('an RSVP to an event the instance sent decrypts (Baileys decrypts it too, through getMessage on the store)', async () => {
     const { h, socket, path } = await open();
     const event = await h.adapter.capabilities.messaging!.send({ to: PEER, content: { type: 'event', name: 'Launch party', startTime: T + 86_400 } });

@@ -4,7 +4,7 @@ import {
   decryptEventResponse, decryptPollVote, isLidUser, jidNormalizedUser, normalizeMessageContent, proto, type WAMessageKey,
 } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
-import type { InboundEnv } from './inbound-env.js';
+import { resolvePn, type InboundEnv } from './inbound-env.js';
 
 /** A decrypted vote or RSVP, and the message it answers (Meta's interactive replies carry it as `context`). */
 export interface DecryptedAnswer {
@@ -57,8 +57,9 @@ async function decryptAs<T>(creationKey: WAMessageKey, key: WAMessageKey, env: I
   return undefined;
 }
 
-function answered(creationKey: WAMessageKey, env: InboundEnv, id: string): DecryptedAnswer['context'] {
-  const creator = creationKey.fromMe ? env.ownJid : creationKey.participant || creationKey.remoteJid;
+/** The answered message as a reply context: its id and its creator's number. */
+async function answered(creationKey: WAMessageKey, env: InboundEnv, id: string): Promise<DecryptedAnswer['context']> {
+  const creator = creationKey.fromMe ? env.ownJid : await resolvePn(env, creationKey.participant || creationKey.remoteJid, undefined);
   return { id, ...(creator ? { from: userPart(creator) } : {}) };
 }
 
@@ -92,7 +93,7 @@ export async function pollVote(update: proto.Message.IPollUpdateMessage, key: WA
     const name = names.get(hash);
     return name === undefined ? { hash } : { hash, name };
   });
-  return { content: { type: 'poll_vote', pollId: pollMsgId, options }, context: answered(creationKey, env, pollMsgId) };
+  return { content: { type: 'poll_vote', pollId: pollMsgId, options }, context: await answered(creationKey, env, pollMsgId) };
 }
 
 /**
@@ -114,6 +115,6 @@ export async function eventResponse(enc: proto.Message.IEncEventResponseMessage,
   const guests = decrypted!.extraGuestCount;
   return {
     content: { type: 'event_response', eventId: eventMsgId, response, ...(typeof guests === 'number' && guests > 0 ? { extraGuests: guests } : {}) },
-    context: answered(creationKey, env, eventMsgId),
+    context: await answered(creationKey, env, eventMsgId),
   };
 }
