@@ -4,7 +4,7 @@ import { describe, it } from 'node:test';
 import type { InboundMessage, MessageRecord } from '@parley/core';
 import { proto, type BaileysEventMap } from '@whiskeysockets/baileys';
 import { encryptEventResponse, encryptPollVote, ReceivePath, type FakeSocket } from '../src/testing/index.js';
-import { connectOpen, createHarness, INSTANCE_ID, OWN_JID, OWN_NUMBER, PEER, PEER_JID, type Harness } from './harness.js';
+import { connectOpen, createHarness, INSTANCE_ID, OWN_JID, OWN_NUMBER, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
 const POLL = { type: 'poll' as const, name: 'Toppings', values: ['Cheese', 'Olives', 'Basil'], selectableCount: 2 };
@@ -124,6 +124,30 @@ describe('poll votes and event responses on the receive path (real Signal sessio
     }, { id: '3EB0C1000000000000000002', timestamp: T + 2 });
     await h.settle();
     assert.deepStrictEqual(messagesOf(h)[1]!.content, { type: 'poll_vote', pollId: '3EB0C1000000000000000001', options: [{ hash: hex('L'), name: 'L' }] });
+    await h.adapter.stop();
+  });
+
+  it('a LID-addressed chat: a vote keyed to the voter\'s LID or to its phone number decrypts, the sender resolved to the number', async () => {
+    const h = await createHarness();
+    const socket = await connectOpen(h);
+    const path = await ReceivePath.create(socket, [PEER_LID]);
+    const poll = await h.adapter.capabilities.messaging!.send({ to: PEER, content: POLL });
+    await store(h, poll);
+    const secret = storedSecret(await h.storage.messages.get(INSTANCE_ID, poll.key.id));
+    // The voter's client binds either address of the voter; the stanza names both (from = LID, sender_pn).
+    for (const [id, authorJid] of [['3EB0C2000000000000000001', PEER_LID], ['3EB0C2000000000000000002', PEER_JID]] as const) {
+      await path.receive(PEER_LID, {
+        pollUpdateMessage: {
+          pollCreationMessageKey: { remoteJid: OWN_JID, fromMe: false, id: poll.key.id },
+          vote: encryptPollVote([hash('Cheese')], { secret, messageId: poll.key.id, creatorJid: OWN_JID, authorJid }),
+        },
+      }, { id, timestamp: T + 4, senderPn: PEER_JID });
+    }
+    await h.settle();
+    assert.deepStrictEqual(messagesOf(h).map((m) => [m.id, m.chatJid, m.from, m.fromUserId, m.content]), [
+      ['3EB0C2000000000000000001', PEER_JID, PEER, PEER_LID, { type: 'poll_vote', pollId: poll.key.id, options: [{ hash: hex('Cheese'), name: 'Cheese' }] }],
+      ['3EB0C2000000000000000002', PEER_JID, PEER, PEER_LID, { type: 'poll_vote', pollId: poll.key.id, options: [{ hash: hex('Cheese'), name: 'Cheese' }] }],
+    ]);
     await h.adapter.stop();
   });
 

@@ -43,6 +43,8 @@ export interface Envelope {
   /** Unix seconds. */
   timestamp: number;
   pushName?: string;
+  /** Phone-number JID of a LID sender (the stanza's `sender_pn`, which Baileys makes `remoteJidAlt`). */
+  senderPn?: string;
 }
 
 /**
@@ -111,7 +113,10 @@ export class ReceivePath {
     const { type, ciphertext } = await peer.repository.encryptMessage({ jid: me, data: encodeWAMessage(message) });
     const frame = encodeBinaryNode({
       tag: 'message',
-      attrs: { from, id: envelope.id, t: String(envelope.timestamp), type: 'text', ...(envelope.pushName ? { notify: envelope.pushName } : {}) },
+      attrs: {
+        from, id: envelope.id, t: String(envelope.timestamp), type: 'text', ...(envelope.pushName ? { notify: envelope.pushName } : {}),
+        ...(envelope.senderPn ? { sender_pn: envelope.senderPn } : {}),
+      },
       content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
     });
     const node = await decodeBinaryNode(frame);
