@@ -17,7 +17,8 @@ import { parseProxy } from './connection/proxy.js';
 import { EventRouter } from './events/event-router.js';
 import { HealthMonitor } from './health/health-monitor.js';
 import { LabelStore } from './labels/label-store.js';
-import type { InboundEnv } from './mapping/inbound-message.js';
+import type { InboundEnv } from './mapping/inbound-env.js';
+import { storedMessages, type StoredMessageLookup } from './mapping/stored-message.js';
 import { GuardedFetcher, type ResolveHost } from './media/guarded-fetch.js';
 import type { ResolvedBaileysOptions } from './options.js';
 import type { AdapterRuntime, MediaDownloader } from './runtime.js';
@@ -61,6 +62,7 @@ export class BaileysAdapter implements ChannelAdapter {
     const logger = context.logger.child({ channel: 'whatsapp' });
     const health = new HealthMonitor(deps.options.health, context.emit, deps.now);
     const labels = new LabelStore(context.storage.state, context.instanceId);
+    const stored = storedMessages(context);
     const groupCache = new BoundedCache<GroupMetadata>({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
     this.router = new EventRouter({
       emit: context.emit,
@@ -68,7 +70,7 @@ export class BaileysAdapter implements ChannelAdapter {
       labels,
       groupCache,
       logger,
-      env: (socket) => inboundEnv(socket, deps.now),
+      env: (socket) => inboundEnv(socket, deps.now, stored),
       flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
@@ -123,7 +125,7 @@ export class BaileysAdapter implements ChannelAdapter {
   }
 }
 
-function inboundEnv(socket: BaileysSocket, now: () => number): InboundEnv {
+function inboundEnv(socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup): InboundEnv {
   const user = socket.user;
   return {
     ownJid: user?.id ? normalizeJid(user.id) : '',
@@ -133,5 +135,6 @@ function inboundEnv(socket: BaileysSocket, now: () => number): InboundEnv {
       return pn ? normalizeJid(pn) : undefined;
     },
     now: () => Math.floor(now() / 1000),
+    storedMessage,
   };
 }

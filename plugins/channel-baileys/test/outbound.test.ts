@@ -64,10 +64,20 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
     return [jid, plain(message), options];
   }
 
-  /** Checks the record answered for a send: PENDING, own key, the typed member, timestamp text. */
+  /**
+   * A record's content without the `messageContextInfo` Baileys sets beside it on send, after checking
+   * the record kept it whole: a 32-byte `messageSecret` (reporting token key; a poll's or event's key).
+   */
+  function recordContent(record: MessageRecord): Record<string, unknown> {
+    const { messageContextInfo, ...content } = record.message as { messageContextInfo?: { messageSecret?: string } };
+    if (messageContextInfo !== undefined) assert.equal(Buffer.from(messageContextInfo.messageSecret ?? '', 'base64').length, 32);
+    return content;
+  }
+
+  /** Checks the record answered for a send: PENDING, own key, the typed member (beside a kept `messageContextInfo`), timestamp text. */
   function assertRecord(record: MessageRecord, jid: string, member: string): void {
     assert.deepStrictEqual(
-      { key: record.key, members: Object.keys(record.message), messageTimestamp: record.messageTimestamp, status: record.status, provider: record.provider },
+      { key: record.key, members: Object.keys(recordContent(record)), messageTimestamp: record.messageTimestamp, status: record.status, provider: record.provider },
       { key: { remoteJid: jid, fromMe: true, id: record.key.id }, members: [member], messageTimestamp: String(NOW_S), status: 'PENDING', provider: 'whatsapp' },
     );
     assert.match(record.key.id, /^3EB0[0-9A-F]{18}$/);
@@ -77,7 +87,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
     const record = await send({ type: 'text', text: 'Hello https://parley.example' });
     assert.deepStrictEqual(sent(), [PEER_JID, { text: 'Hello https://parley.example', linkPreview: null }, { timestamp: new Date(NOW) }]);
     assertRecord(record, PEER_JID, 'extendedTextMessage');
-    assert.deepStrictEqual(record.message, { extendedTextMessage: { text: 'Hello https://parley.example' } });
+    assert.deepStrictEqual(recordContent(record), { extendedTextMessage: { text: 'Hello https://parley.example' } });
   });
 
   it('image', async () => {
@@ -128,7 +138,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
     const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:João Pereira\nORG:Acme\\; Inc;\nTEL;type=CELL;type=VOICE;waid=5511977776666:+5511977776666\nEND:VCARD';
     assert.deepStrictEqual(sent(), [PEER_JID, { contacts: { displayName: 'João Pereira', contacts: [{ displayName: 'João Pereira', vcard }] } }, { timestamp: new Date(NOW) }]);
     assertRecord(record, PEER_JID, 'contactMessage');
-    assert.deepStrictEqual(record.message, { contactMessage: { displayName: 'João Pereira', vcard } });
+    assert.deepStrictEqual(recordContent(record), { contactMessage: { displayName: 'João Pereira', vcard } });
   });
 
   it('contacts', async () => {
@@ -148,7 +158,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
       location: { degreesLatitude: -23.561414, degreesLongitude: -46.655881, name: 'Parley HQ', address: 'Av. Paulista, 1000' },
     }, { timestamp: new Date(NOW) }]);
     assertRecord(record, PEER_JID, 'locationMessage');
-    assert.deepStrictEqual(record.message, { locationMessage: { degreesLatitude: -23.561414, degreesLongitude: -46.655881, name: 'Parley HQ', address: 'Av. Paulista, 1000' } });
+    assert.deepStrictEqual(recordContent(record), { locationMessage: { degreesLatitude: -23.561414, degreesLongitude: -46.655881, name: 'Parley HQ', address: 'Av. Paulista, 1000' } });
   });
 
   it('live-location (relayed)', async () => {
@@ -175,7 +185,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
       },
     }, { timestamp: new Date(NOW) }]);
     assertRecord(record, PEER_JID, 'extendedTextMessage');
-    assert.deepStrictEqual(record.message, {
+    assert.deepStrictEqual(recordContent(record), {
       extendedTextMessage: {
         text: 'Read this\nhttps://parley.example/post', matchedText: 'https://parley.example/post', title: 'Parley 1.0', description: 'Released today',
         previewType: 'NONE', jpegThumbnail: thumb.data.toString('base64'),
@@ -299,6 +309,8 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
       [PEER_JID, { pin: key, type: proto.PinInChat.Type.UNPIN_FOR_ALL }, { timestamp: new Date(NOW) }],
     ]);
     assertRecord(record, PEER_JID, 'pinInChatMessage');
+    // An unpin's duration (0) travels in messageContextInfo; the record keeps it.
+    assert.equal((record.message.messageContextInfo as { messageAddOnDurationInSecs?: number }).messageAddOnDurationInSecs, 0);
   });
 
   it('call-link: sends the given link; creates one when none is given', async () => {
@@ -334,7 +346,7 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
     assert.deepStrictEqual([jid, content, options.timestamp], [PEER_JID, { text: 'Yes, of course', linkPreview: null }, new Date(NOW)]);
     const quoted = options.quoted as { key: unknown; message: proto.Message };
     assert.deepStrictEqual([quoted.key, quoted.message.toJSON()], [ORIGINAL.key, { conversation: 'Can I order?' }]);
-    assert.deepStrictEqual(record.message, {
+    assert.deepStrictEqual(recordContent(record), {
       extendedTextMessage: {
         text: 'Yes, of course',
         contextInfo: { stanzaId: '3EB0A1B2C3D4E5F60708090A', participant: PEER_JID, quotedMessage: { conversation: 'Can I order?' } },
