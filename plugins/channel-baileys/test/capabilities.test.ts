@@ -289,9 +289,12 @@ describe('capabilities over the socket', () => {
       ['status@broadcast', { image: IMAGE.data, mimetype: 'image/png', caption: 'New arrivals' }, { statusJidList: [PEER_JID], broadcast: true, timestamp: new Date(NOW) }],
     ]);
     const relays = socket.callsTo('relayMessage') as [string, proto.IMessage, Record<string, unknown>][];
+    // The story keeps the messageSecret Baileys gave it when it was posted (records keep messageContextInfo).
+    const storySecret = relays[0]![1].messageContextInfo?.messageSecret;
+    assert.equal(storySecret?.length, 32);
     assert.deepStrictEqual(relays.map(([jid, message, options]) => [jid, proto.Message.toObject(proto.Message.fromObject(message), { enums: String }), options]), [
       // The story as posted (same id), for the mentioned contact, with the node naming who is mentioned.
-      ['status@broadcast', { extendedTextMessage: { text: 'We are open', backgroundArgb: 0xff112233, font: 'FB_SCRIPT' } }, {
+      ['status@broadcast', { extendedTextMessage: { text: 'We are open', backgroundArgb: 0xff112233, font: 'FB_SCRIPT' }, messageContextInfo: { messageSecret: Buffer.from(storySecret!) } }, {
         messageId: text.id, statusJidList: [other],
         additionalNodes: [{ tag: 'meta', attrs: {}, content: [{ tag: 'mentioned_users', attrs: {}, content: [{ tag: 'to', attrs: { jid: other } }] }] }],
       }],
