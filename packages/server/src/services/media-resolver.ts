@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import {
-  assertUrlAllowed, guardedLookup, PayloadTooLargeError, ValidationError, type MediaInput,
+  assertUrlAllowed, guardedLookup, PayloadTooLargeError, PRIVATE_URLS_HINT, ValidationError, type MediaInput,
 } from '@parley/core';
 
 /** Which media a field accepts; decides the content-type check. */
@@ -122,7 +122,7 @@ export class MediaResolver {
       });
       req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (err: NodeJS.ErrnoException) =>
-        fail(err.code === 'EPRIVATEADDR' ? 'it points to a private network address' : err.message));
+        fail(err.code === 'EPRIVATEADDR' ? `it points to a private network address (${PRIVATE_URLS_HINT})` : err.message));
     });
   }
 }
