@@ -74,4 +74,17 @@ describe('secrets at rest', () => {
       { msg: 'admin token file was readable by other users: permissions tightened to 0600', dir: undefined, file: join(dataDir, 'admin-token') },
     ]);
   });
+
+  it('leaves a shared data directory (sticky bit, as /tmp) open, says so, and still keeps the token file 0600', async () => {
+    const dataDir = join(root, 'sticky');
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o1777);
+    const { server, lines } = await start(dataDir);
+    await server.close();
+    assert.equal(statSync(dataDir).mode & 0o7777, 0o1777);
+    assert.equal(mode(join(dataDir, 'admin-token')), 0o600);
+    assert.deepEqual(lines.map((line) => (JSON.parse(line) as { msg: string }).msg), [
+      'data directory is shared with other users (sticky bit, file-system root or another owner) and left as it is; its files are still 0600, but give Parley a directory of its own',
+    ]);
+  });
 });

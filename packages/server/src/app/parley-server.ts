@@ -62,7 +62,11 @@ export class ParleyServer {
     const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
     const clock = options.clock ?? { now: () => Date.now() };
     // The data directory holds keys, sessions and the admin token: only its owner may enter it.
-    if (privateDir(config.dataDir)) logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
+    const dataDirMode = privateDir(config.dataDir);
+    if (dataDirMode === 'tightened') logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
+    if (dataDirMode === 'shared') {
+      logger.warn({ dataDir: config.dataDir }, 'data directory is shared with other users (sticky bit, file-system root or another owner) and left as it is; its files are still 0600, but give Parley a directory of its own');
+    }
     const adminToken = AdminToken.load(config.dataDir, config.adminToken, logger);
     const host: HostSettings = {
       dataDir: config.dataDir,
