@@ -129,6 +129,19 @@ describe('the parley CLI', () => {
     assert.deepEqual(await second.exited, { code: 0, signal: null }, `second run: ${second.stderr()}${second.stdout()}`);
   });
 
+  it('stops gracefully (exit 0) on a SIGTERM sent the moment the banner is out', async () => {
+    // The signal handlers are installed before the server listens: a SIGTERM that beat them killed the
+    // process outright (signal SIGTERM, no graceful stop), which made this file's tests flaky under load.
+    const runs = Array.from({ length: 4 }, (_, i) => {
+      const proc = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: join(dir, `prompt-${i}`), PARLEY_ADMIN_TOKEN: 'cli-admin-token-0123456789' });
+      proc.child.stdout!.on('data', () => {
+        if (proc.stdout().includes('Admin      token')) proc.child.kill('SIGTERM');
+      });
+      return proc;
+    });
+    for (const proc of runs) assert.deepEqual(await proc.exited, { code: 0, signal: null }, `${proc.stderr()}${proc.stdout()}`);
+  });
+
   it('exits 1 naming the field of an invalid config file', async () => {
     const bad = join(dir, 'bad.json');
     writeFileSync(bad, JSON.stringify({ port: 'eighty', plugins: [{ options: {} }] }));

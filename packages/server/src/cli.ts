@@ -13,8 +13,6 @@ async function main(): Promise<void> {
   if (unsupported) throw new ConfigError(unsupported);
   const config = loadConfig();
   const server = await ParleyServer.create({ config });
-  const url = await server.listen();
-  printBanner(server, url);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -28,8 +26,12 @@ async function main(): Promise<void> {
       process.exit(1);
     });
   };
+  // Handlers first: a signal that arrives before them kills the process outright (no graceful
+  // stop, no exit 0), and whoever read the banner may signal at once.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const url = await server.listen();
+  printBanner(server, url);
 }
 
 main().catch((err: unknown) => {
