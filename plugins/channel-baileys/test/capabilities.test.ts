@@ -270,7 +270,7 @@ describe('capabilities over the socket', () => {
       ['getOrderDetails', 'ORDER1', 'dG9rZW4='],
     ]);
     await assert.rejects(catalog.createProduct({ ...input, images: [{ url: 'http://127.0.0.1/admin.png' }] }), {
-      code: 'validation_failed', message: 'images[0].url points to a private network address',
+      code: 'validation_failed', message: 'images[0].url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)',
     });
     socket.results.set('productDelete', { deleted: 0 });
     await assert.rejects(catalog.deleteProduct('missing'), { status: 404, message: 'product not found' });
