@@ -139,6 +139,29 @@ describe('bodies are read after authentication, with the route\'s limit', () => 
   });
 });
 
+describe('a driver route declares its own body limit', () => {
+  let t: TestServer;
+  before(async () => {
+    t = await startTestServer({
+      plugins: [{ package: '@parley/storage-memory' }, { package: '@parley/channel-instagram', options: { graphBaseUrl: 'http://127.0.0.1:9', profileLookup: false } }],
+    });
+  });
+  after(async () => {
+    await t.stop();
+  });
+
+  it('Meta notifications (documented up to 3 MB) are read up to 4 MiB, past the 1 MiB default', async () => {
+    const notification = (bytes: number) => JSON.stringify({ object: 'instagram', entry: [], padding: 'p'.repeat(bytes) });
+    const headers = { 'x-hub-signature-256': 'sha256=00' };
+    // Read and parsed by the channel: no entry concerns a linked account, so nothing is emitted.
+    const big = await t.request('POST', '/instagram/webhook', notification(3 * MiB), headers);
+    assert.deepEqual([big.status, big.body], [200, { received: 0 }]);
+    expectError(await t.request('POST', '/instagram/webhook', notification(4 * MiB), headers), 413, 'payload_too_large',
+      `request body exceeds the limit of ${4 * MiB} bytes`);
+    assert.ok(t.server.openapi.paths && (t.server.openapi.paths as any)['/instagram/webhook'].post.responses['413']);
+  });
+});
+
 describe('answers that carry keys or secrets are not stored by caches', () => {
   let t: TestServer;
   before(async () => {

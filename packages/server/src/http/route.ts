@@ -63,9 +63,10 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
   body?: JsonSchema;
   /**
    * `media` for routes whose body may carry media inline (a base64 data URI): they read up to the
-   * configured `mediaBodyLimitBytes`; every other route reads up to `bodyLimitBytes` (1 MiB by default).
+   * configured `mediaBodyLimitBytes`; a number of bytes for a route with its own bound (a driver's);
+   * every other route reads up to `bodyLimitBytes` (1 MiB by default).
    */
-  bodyLimit?: 'media';
+  bodyLimit?: 'media' | number;
   /** Schema of the success answer, or a binary/text description (`json` too when a query picks the form). */
   response: JsonSchema | { binary: string[]; json?: JsonSchema } | { text: string };
   /** Extra documented error statuses besides the common ones. */

@@ -70,7 +70,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     // Routes that take a key or the admin token: their answers may carry secrets, and their failures count.
     const keyed = isKeyed(route);
     const withBody = readsBody(route);
-    const limit = route.bodyLimit === 'media' ? options.limits.media : options.limits.json;
+    const limit = route.bodyLimit === 'media' ? options.limits.media : route.bodyLimit ?? options.limits.json;
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
       req.params = matched;
