@@ -75,7 +75,12 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       (req as MatchedRequest).parleyRoute = logPath;
       req.params = matched;
       if (keyed) res.setHeader('Cache-Control', 'no-store');
-      const scope = await resolveScope(route.auth, req).catch((err: unknown) => failed(req, res, err));
+      let scope: unknown;
+      try {
+        scope = await resolveScope(route.auth, req);
+      } catch (err) {
+        await failed(req, res, err);
+      }
       if (withBody) await readBody(req, res, limit);
       const p = { ...matched };
       if (params) check(params, p, 'path');
@@ -91,9 +96,13 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
         check(body, b, 'body');
       }
       // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
-      const result = route.auth === 'public' && keyed
-        ? await route.handler({ params: p, query: q, body: b, scope, req, res }).catch((err: unknown) => failed(req, res, err))
-        : await route.handler({ params: p, query: q, body: b, scope, req, res });
+      let result: Awaited<ReturnType<RouteDefinition['handler']>>;
+      try {
+        result = await route.handler({ params: p, query: q, body: b, scope, req, res });
+      } catch (err) {
+        if (route.auth === 'public' && keyed) await failed(req, res, err);
+        throw err;
+      }
       // An answer to a request that changed something means its writes are on disk.
       if (route.method !== 'get') await durable();
       if (result instanceof BinaryReply) {
