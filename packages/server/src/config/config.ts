@@ -76,8 +76,9 @@ function envInt(env: NodeJS.ProcessEnv, name: string, min: number): number | und
 function envTrustProxy(value: string | undefined): boolean | number | string | undefined {
   if (value === undefined || value === '') return undefined;
   if (/^\d+$/.test(value)) return Number(value);
-  const flag = envFlag(value);
-  return ['true', 'false', '1', '0', 'yes', 'no', 'on', 'off'].includes(value.toLowerCase()) ? flag : value;
+  if (['true', 'yes', 'on'].includes(value.toLowerCase())) return true;
+  if (['false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  return value;
 }
 
 function envFlag(value: string | undefined): boolean | undefined {

@@ -22,7 +22,6 @@ export class FailureLimiter {
     private readonly config: RateLimitConfig,
     private readonly logger: Logger,
     private readonly shared?: RateLimitCounter,
-    private readonly now: () => number = Date.now,
   ) {
     const limiter = new RateLimiterMemory({
       keyPrefix: '', points: Math.max(config.failures, 1), duration: config.windowSeconds, blockDuration: config.blockSeconds,
@@ -39,7 +38,7 @@ export class FailureLimiter {
   retryAfterMs(address: string): number {
     const until = this.blocked.get(address);
     if (until === undefined) return 0;
-    const left = until - this.now();
+    const left = until - Date.now();
     if (left > 0) return left;
     this.blocked.delete(address);
     return 0;
@@ -70,9 +69,9 @@ export class FailureLimiter {
   private block(address: string, ms: number): void {
     if (!this.blocked.has(address)) this.logger.warn({ address, seconds: Math.ceil(ms / 1000) }, 'client blocked after repeated failed authentications');
     if (this.blocked.size >= SWEEP_AT) {
-      const now = this.now();
+      const now = Date.now();
       for (const [key, until] of this.blocked) if (until <= now) this.blocked.delete(key);
     }
-    this.blocked.set(address, this.now() + ms);
+    this.blocked.set(address, Date.now() + ms);
   }
 }
