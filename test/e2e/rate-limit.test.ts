@@ -42,6 +42,10 @@ describe('failed authentications are limited per client address', () => {
     expectRateLimited(await t.request('GET', '/admin/instances', undefined, { ...me, authorization: 'Bearer not-the-token-0123' }), 2);
     // Another address is not affected.
     expectError(await t.request('GET', UNKNOWN, undefined, from('203.0.113.11')), 404, 'instance_not_found');
+    // IPv6 counts by /64: rotating addresses within one does not escape the limit.
+    for (let i = 1; i <= 3; i++) expectError(await t.request('GET', UNKNOWN, undefined, from(`2001:db8:7:7::${i}`)), 404, 'instance_not_found');
+    expectRateLimited(await t.request('GET', UNKNOWN, undefined, from('2001:db8:7:7:ffff::4')), 2);
+    expectError(await t.request('GET', UNKNOWN, undefined, from('2001:db8:7:8::1')), 404, 'instance_not_found');
     // The block ends after blockSeconds.
     await new Promise((r) => setTimeout(r, 2100));
     expectError(await t.request('GET', UNKNOWN, undefined, me), 404, 'instance_not_found');
