@@ -1,19 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, type Logger } from '@parley/core';
+import { answerBeforeBody } from './early-answer.js';
 import type { MatchedRequest } from './router.js';
-
-/**
- * True when the request announced a body that was not (fully) read: an answer sent before the body
- * (unknown route or key, bad token, a declared length over the limit) then closes the connection,
- * so the rest of the upload is never read (Node would otherwise read and discard it to keep the
- * connection alive).
- */
-function bodyUnread(req: Request | undefined): boolean {
-  if (!req || req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
-}
 
 /** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
 export function sendError(res: Response, status: number, code: string, message: string, details?: unknown): void {
@@ -21,7 +10,8 @@ export function sendError(res: Response, status: number, code: string, message: 
     res.end();
     return;
   }
-  if (bodyUnread(res.req)) res.setHeader('Connection', 'close');
+  // Answered before the body was read: the rest of the upload is discarded or not read at all.
+  answerBeforeBody(res.req, res);
   res.status(status).json({ status, error: details === undefined ? { code, message } : { code, message, details } });
 }
 
