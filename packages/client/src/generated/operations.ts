@@ -119,6 +119,7 @@ export const operations = {
   resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false },
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
+  root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
   sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false },
   sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false },
   sandbox_post_key_scan: { method: 'POST', path: '/sandbox/{key}/scan', auth: 'public', keyed: true, text: false },
@@ -3268,6 +3269,26 @@ export interface Operations {
       message: string;
     };
     keyed: true;
+  };
+  /**
+   * Where to start: the documentation and the OpenAPI document
+   *
+   * `GET /`
+   */
+  root: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        version: string;
+        docs: string;
+        openapi: string;
+      };
+    };
+    keyed: false;
   };
   /**
    * Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).

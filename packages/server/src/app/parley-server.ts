@@ -9,6 +9,7 @@ import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
+import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
@@ -107,8 +108,12 @@ export class ParleyServer {
       if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
       return undefined;
     };
+    // Counted in the storage when it offers a shared counter (Redis: every server counts together).
+    const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
+      plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
     const http = createHttpApp({
-      routes, resolveScope: resolveScope as never, logger, bodyLimitBytes: config.bodyLimitBytes, version: VERSION,
+      routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
+      bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
     });

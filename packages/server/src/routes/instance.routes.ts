@@ -125,7 +125,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<unknown, unknown, { url: string }, Scope>({
       method: 'put', path: '/{key}/instance/profile/picture', operationId: 'setProfilePicture', tag, auth: 'instance', params: keyParams,
-      summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), response: dataResponse(userSchema), errors: [409, 413, 422],
+      summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), bodyLimit: 'media', response: dataResponse(userSchema), errors: [409, 413, 422],
       handler: async ({ scope, body }) => {
         connected(scope);
         const image = await ctx.media.resolve(body.url, 'body.url', 'image');
