@@ -79,6 +79,7 @@ export class BaileysAdapter implements ChannelAdapter {
       },
       qrImage: deps.qrImage,
       random: deps.random,
+      now: deps.now,
       ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
     });
     const runtime: AdapterRuntime = {
