@@ -77,7 +77,8 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         instance: {
           id: created.id, name: 'fresh', channel: 'sandbox',
           receive_status_message: false, save_media: false, receive_presence: true, permission: 0, mark_messages: false, blocked: false,
-          user: null, phoneConnected: false, webhook: DEFAULT_WEBHOOK, businessProfile: EMPTY_BUSINESS, health: 'healthy', links: {},
+          user: null, phoneConnected: false, webhook: DEFAULT_WEBHOOK, businessProfile: EMPTY_BUSINESS, health: 'healthy',
+          connection: { status: 'disconnected' }, links: {},
         },
       });
       assert.ok(!JSON.stringify(res).includes(created.key), 'the key is not echoed');
@@ -101,10 +102,11 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const created = await t.createInstance({ number: '5511910000003' });
       const api = t.client(created.key);
       const res = await api.call('connectInstance');
-      assert.deepEqual(Object.keys(res).sort(), ['image', 'phoneConnected', 'qrcode', 'status', 'user']);
+      assert.deepEqual(Object.keys(res).sort(), ['connection', 'image', 'phoneConnected', 'qrcode', 'status', 'user']);
       assert.equal(res.status, 200);
       assert.equal(res.phoneConnected, false);
       assert.equal(res.user, null);
+      assert.deepEqual(res.connection, { status: 'waiting_for_qr_scan' });
       assert.equal(typeof res.qrcode, 'string');
       assert.ok(res.qrcode.length > 20);
       const bytes = decodePngDataUri(res.image);
@@ -128,10 +130,27 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const res = await t.client(created.key).call('connectInstance');
       assert.deepEqual(res, {
         status: 200, phoneConnected: true, qrcode: '', image: '',
-        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned' },
+        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned' }, connection: { status: 'open' },
       });
+      assert.deepEqual((await get(created.key)).connection, { status: 'open' });
       const open = t.events.filter((e) => e.instance === created.id && e.type === 'connection');
       assert.deepEqual(open.map((e) => [e.type, (e as { status: string }).status, (e as { code: number }).code]), [['connection', 'open', 200]]);
+    });
+  });
+
+  describe('sending before the pairing is done', () => {
+    it('answers 409 not_connected saying what the instance waits for: the QR scan, or the pairing code', async () => {
+      const created = await t.createInstance({ number: '5511910000031' });
+      const api = t.client(created.key);
+      const send = () => api.call('sendText', { body: { to: '5511910000032', text: 'too early' } });
+      await assert.rejects(send(), apiError(409, 'not_connected', 'the instance is not connected: connect it with POST /{key}/instance first'));
+      await api.call('connectInstance');
+      await assert.rejects(send(), apiError(409, 'not_connected',
+        'the instance is not connected: waiting for QR scan (the QR code is answered by POST /{key}/instance and sent as qrcode events)'));
+      assert.deepEqual((await get(created.key)).connection, { status: 'waiting_for_qr_scan' });
+      await api.call('requestPairingCode', { body: { phoneNumber: '5511910000031' } });
+      await assert.rejects(send(), apiError(409, 'not_connected', 'the instance is not connected: waiting for the pairing code to be entered on the phone'));
+      assert.deepEqual((await get(created.key)).connection, { status: 'waiting_for_pairing_code' });
     });
   });
 
