@@ -138,22 +138,6 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     });
   });
 
-  describe('sending before the pairing is done', () => {
-    it('answers 409 not_connected saying what the instance waits for: the QR scan, or the pairing code', async () => {
-      const created = await t.createInstance({ number: '5511910000031' });
-      const api = t.client(created.key);
-      const send = () => api.call('sendText', { body: { to: '5511910000032', text: 'too early' } });
-      await assert.rejects(send(), apiError(409, 'not_connected', 'the instance is not connected: connect it with POST /{key}/instance first'));
-      await api.call('connectInstance');
-      await assert.rejects(send(), apiError(409, 'not_connected',
-        'the instance is not connected: waiting for QR scan (the QR code is answered by POST /{key}/instance and sent as qrcode events)'));
-      assert.deepEqual((await get(created.key)).connection, { status: 'waiting_for_qr_scan' });
-      await api.call('requestPairingCode', { body: { phoneNumber: '5511910000031' } });
-      await assert.rejects(send(), apiError(409, 'not_connected', 'the instance is not connected: waiting for the pairing code to be entered on the phone'));
-      assert.deepEqual((await get(created.key)).connection, { status: 'waiting_for_pairing_code' });
-    });
-  });
-
   describe('POST /{key}/instance/pairing-code', () => {
     it('answers two groups of 4 characters joined by a hyphen; entering it connects', async () => {
       const created = await t.createInstance({ number: '5511910000005' });
