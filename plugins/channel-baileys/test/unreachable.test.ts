@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { ConnectionState } from '@parley/core';
@@ -72,6 +73,52 @@ describe('connection: WhatsApp unreachable (real Baileys socket)', () => {
     assert.equal(state.lastError?.cause, 'timeout');
     assert.equal(state.lastError?.code, 408);
     await h.adapter.stop();
+  });
+
+  /** A loopback server for one test; answers its ws:// URL. */
+  const serve = async (server: Server): Promise<{ url: string; close(): Promise<void> }> => {
+    const open = new Set<Socket>();
+    server.on('connection', (socket: Socket) => {
+      open.add(socket);
+      socket.on('close', () => open.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    return {
+      url: `127.0.0.1:${port}/ws/chat`,
+      close: () => new Promise((resolve) => {
+        for (const socket of open) socket.destroy();
+        server.close(() => resolve());
+      }),
+    };
+  };
+
+  it('an HTTP answer instead of the WebSocket upgrade: Baileys listens to unexpected-response, so the handshake times out', async () => {
+    const endpoint = await serve(createHttpServer((_req, res) => res.writeHead(404).end()) as unknown as Server);
+    const h = await harness(`ws://${endpoint.url}`);
+    const state = await connectOnce(h, 3000);
+    assert.deepStrictEqual([state.status, state.lastError?.cause, state.lastError?.code], ['connecting', 'timeout', 408]);
+    await h.adapter.stop();
+    await endpoint.close();
+  });
+
+  it('the connection dropped during the handshake: the cause is reset', async () => {
+    const endpoint = await serve(createServer((socket) => socket.resetAndDestroy()));
+    const h = await harness(`ws://${endpoint.url}`);
+    const state = await connectOnce(h, 2000);
+    assert.deepStrictEqual([state.status, state.lastError?.cause], ['connecting', 'reset']);
+    await h.adapter.stop();
+    await endpoint.close();
+  });
+
+  it('TLS to an endpoint that does not speak it: the cause is tls', async () => {
+    const endpoint = await serve(createServer((socket) => socket.end('HTTP/1.1 400 Bad Request\r\n\r\n')));
+    const h = await harness(`wss://${endpoint.url}`);
+    const state = await connectOnce(h, 2000);
+    assert.deepStrictEqual([state.status, state.lastError?.cause], ['connecting', 'tls']);
+    assert.match(state.lastError!.message, /wrong version number/);
+    await h.adapter.stop();
+    await endpoint.close();
   });
 
   it('a pairing-code request while WhatsApp is unreachable answers 502 with the cause', async () => {

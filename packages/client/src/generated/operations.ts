@@ -727,7 +727,7 @@ export interface Operations {
           code: number;
           reason: string;
           /** Network-level cause, when the endpoint was never reached. */
-          cause?: "dns" | "refused" | "timeout" | "reset" | "tls" | "http";
+          cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
           message: string;
           /** Unix ms. */
           at: number;
@@ -1449,7 +1449,7 @@ export interface Operations {
             code: number;
             reason: string;
             /** Network-level cause, when the endpoint was never reached. */
-            cause?: "dns" | "refused" | "timeout" | "reset" | "tls" | "http";
+            cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
             message: string;
             /** Unix ms. */
             at: number;

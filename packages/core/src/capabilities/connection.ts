@@ -28,7 +28,7 @@ export type ConnectionStatus =
   | 'stopped';
 
 /** Network-level cause of a failed connection attempt, when one is known. */
-export type ConnectionErrorCause = 'dns' | 'refused' | 'timeout' | 'reset' | 'tls' | 'http';
+export type ConnectionErrorCause = 'dns' | 'refused' | 'timeout' | 'reset' | 'tls';
 
 /** The last failed connection attempt or close. */
 export interface ConnectionError {

@@ -43,7 +43,7 @@ export const connectionSchema = s.openObject({
   lastError: s.openObject({
     code: s.integer({ description: "The channel's close code (WhatsApp: 408, 428, 440, …)." }),
     reason: s.string(),
-    cause: s.enum(['dns', 'refused', 'timeout', 'reset', 'tls', 'http'], { description: 'Network-level cause, when the endpoint was never reached.' }),
+    cause: s.enum(['dns', 'refused', 'timeout', 'reset', 'tls'], { description: 'Network-level cause, when the endpoint was never reached.' }),
     message: s.string(),
     at: s.integer({ description: 'Unix ms.' }),
   }, ['code', 'reason', 'message', 'at'], { description: 'The last failed attempt or close since the connection last opened.' }),

@@ -56,12 +56,15 @@ export function disconnectInfo(error: unknown): DisconnectInfo {
 
 const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
 const RESET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
-const TLS = /^(ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_)/;
+/** Certificate and handshake failures of TLS; `EPROTO` is what OpenSSL raises for a peer that does not speak TLS. */
+const TLS = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_)/;
 
 /**
  * Why the WebSocket failed, from the error `ws` raised. Baileys wraps it in a Boom whose `data` is
  * the original error and whose message is `WebSocket Error (<message>)` (Socket/socket.js,
- * `mapWebSocketError`); the handshake time-out of `ws` has no code, only its message.
+ * `mapWebSocketError`); the handshake time-out of `ws` has no code, only its message. An HTTP answer
+ * instead of the upgrade raises nothing: Baileys' client listens to `unexpected-response`, so `ws`
+ * leaves the handshake to time out.
  */
 function networkCause(error: unknown): ConnectionErrorCause | undefined {
   const data = (error as { data?: unknown } | null)?.data;
@@ -75,7 +78,5 @@ function networkCause(error: unknown): ConnectionErrorCause | undefined {
     if (RESET.has(code)) return 'reset';
     if (TLS.test(code)) return 'tls';
   }
-  if (/timed out/i.test(inner.message)) return 'timeout';
-  if (inner.message.startsWith('Unexpected server response')) return 'http';
-  return undefined;
+  return /timed out/i.test(inner.message) ? 'timeout' : undefined;
 }
