@@ -719,6 +719,27 @@ export interface Operations {
         name?: string;
         imageProfile?: string;
       } | null;
+      /** Extension: what the connection is doing; `health` is about account restrictions only. */
+      connection: {
+        status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+        /** The last failed attempt or close since the connection last opened. */
+        lastError?: {
+          /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+          code: number;
+          reason: string;
+          /** Network-level cause, when the endpoint was never reached. */
+          cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+          message: string;
+          /** Unix ms. */
+          at: number;
+        };
+        /** Why reconnection stopped (`status` = `stopped`). */
+        failure?: {
+          code: number;
+          reason: string;
+          attempts: number;
+        };
+      };
     };
     keyed: true;
   };
@@ -1418,8 +1439,29 @@ export interface Operations {
           website?: string[];
           category?: string;
         };
-        /** Extension (spec 3 health). */
+        /** Extension (spec 3 health): account restrictions, not the connection. */
         health?: "healthy" | "restricted";
+        /** Extension: what the connection is doing; `health` is about account restrictions only. */
+        connection?: {
+          status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+          /** The last failed attempt or close since the connection last opened. */
+          lastError?: {
+            /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+            code: number;
+            reason: string;
+            /** Network-level cause, when the endpoint was never reached. */
+            cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+            message: string;
+            /** Unix ms. */
+            at: number;
+          };
+          /** Why reconnection stopped (`status` = `stopped`). */
+          failure?: {
+            code: number;
+            reason: string;
+            attempts: number;
+          };
+        };
         /** Extension: set when reconnection gave up. */
         failure?: {
           code?: number;
