@@ -52,9 +52,17 @@ export interface ChannelDriver {
   create(context: ChannelContext): ChannelAdapter | Promise<ChannelAdapter>;
   /**
    * Validates and normalizes driver-specific creation options of an instance (for example the
-   * sandbox phone number). Throws ValidationError naming the field.
+   * sandbox phone number). Throws ValidationError naming the field. It never sees other instances:
+   * uniqueness goes through {@link uniqueOptions}, whose lookups are indexed.
    */
-  instanceOptions?(input: Record<string, unknown>, existing: InstanceRecord[]): Record<string, unknown>;
+  instanceOptions?(input: Record<string, unknown>, unique: UniqueOptionLookup): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Members of the normalized options whose string values are unique among this driver's instances
+   * (the sandbox's `number`). The server claims each with the record in one atomic write (namespace
+   * `<driver name>:<member>`, see `UniqueClaim`) and answers 409 `<member>_taken` when another
+   * instance holds the value; deleting the instance frees it.
+   */
+  readonly uniqueOptions?: readonly string[];
   /**
    * Social drivers: validates link input (checking the token against the channel) and answers the
    * link to store. Throws ValidationError or UpstreamError with a clear message.
@@ -64,6 +72,12 @@ export interface ChannelDriver {
   routes?: DriverRoute[];
   /** Releases driver-wide resources at shutdown. */
   close?(): Promise<void>;
+}
+
+/** Indexed lookups of {@link ChannelDriver.uniqueOptions} values, for drivers that assign one. */
+export interface UniqueOptionLookup {
+  /** Whether another instance of this driver holds `value` as its `member` option. */
+  taken(member: string, value: string): Promise<boolean>;
 }
 
 /** A raw HTTP route a driver contributes (for inbound webhooks or simulation controls). */

@@ -1,6 +1,6 @@
 import {
   newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type InstanceRecord, type Logger,
-  type SocialChannelName, type Storage,
+  type SocialChannelName, type Storage, type UniqueClaim,
 } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
@@ -97,10 +97,10 @@ export class InstanceRegistry {
     return record;
   }
 
-  /** Creates an instance record and loads it. */
-  async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }): Promise<InstanceRuntime> {
+  /** Creates an instance record with the values it holds exclusively (one atomic write) and loads it. */
+  async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }, claims: readonly UniqueClaim[] = []): Promise<InstanceRuntime> {
     const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid().toLowerCase()}`, createdAt: Date.now() };
-    await this.storage.instances.create(full);
+    await this.storage.instances.create(full, claims);
     return this.load(full);
   }
 

@@ -1,16 +1,31 @@
-import { ConflictError, mergeInstance, NotFoundError, type InstanceRecord, type InstanceRepository } from '@parley/core';
+import {
+  ConflictError, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstanceRecord, type InstanceRepository, type UniqueClaim,
+} from '@parley/core';
 import { copyOf } from '../copy.js';
 
 export class MemoryInstanceRepository implements InstanceRepository {
   /** Insertion order breaks createdAt ties in `list`. */
   private readonly byId = new Map<string, InstanceRecord>();
   private readonly idByKey = new Map<string, string>();
+  /** Unique claims: holder id by `claimKey`, and the claim keys each instance holds (released on delete). */
+  private readonly holderByClaim = new Map<string, string>();
+  private readonly claimsById = new Map<string, string[]>();
 
-  async create(record: InstanceRecord): Promise<void> {
+  async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
     if (this.byId.has(record.id)) throw new ConflictError(`instance ${record.id} already exists`);
     if (this.idByKey.has(record.key)) throw new ConflictError('an instance with this key already exists');
+    const taken = claims.find((claim) => this.holderByClaim.has(claimKey(claim)));
+    if (taken) throw new UniqueClaimConflictError(taken);
+    // No await above: the checks and the writes below happen in one turn of the event loop.
     this.byId.set(record.id, copyOf(record));
     this.idByKey.set(record.key, record.id);
+    const keys = claims.map(claimKey);
+    for (const key of keys) this.holderByClaim.set(key, record.id);
+    if (keys.length) this.claimsById.set(record.id, keys);
+  }
+
+  async claimHolder(namespace: string, value: string): Promise<string | null> {
+    return this.holderByClaim.get(claimKey({ namespace, value })) ?? null;
   }
 
   async get(id: string): Promise<InstanceRecord | null> {
@@ -45,6 +60,13 @@ export class MemoryInstanceRepository implements InstanceRepository {
     if (!record) return false;
     this.byId.delete(id);
     this.idByKey.delete(record.key);
+    for (const key of this.claimsById.get(id) ?? []) this.holderByClaim.delete(key);
+    this.claimsById.delete(id);
     return true;
   }
+}
+
+/** One map key per claim; the NUL cannot occur in a namespace name. */
+function claimKey(claim: UniqueClaim): string {
+  return `${claim.namespace}\0${claim.value}`;
 }

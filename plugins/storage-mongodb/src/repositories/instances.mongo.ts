@@ -1,22 +1,52 @@
-import { ConflictError, NotFoundError, type InstanceRecord, type InstanceRepository } from '@parley/core';
+import {
+  ConflictError, NotFoundError, UniqueClaimConflictError, type InstanceRecord, type InstanceRepository, type UniqueClaim,
+} from '@parley/core';
+import type { Db } from 'mongodb';
 import type { MongoCollections } from '../mongo-collections.js';
 import { isDuplicate, type MongoConnection } from '../mongo-connection.js';
 import { documentToInstance, instanceToDocument, jsonClean } from '../mongo-mappings.js';
 
-/** Instances, `_id` = public id, a unique index on the secret key. */
+/**
+ * Instances, `_id` = public id, a unique index on the secret key. Unique claims live in their own
+ * collection under a unique (namespace, value) index: they are inserted before the record and removed
+ * again when the record cannot be inserted. Without a replica set there are no multi-document
+ * transactions, so a process dying between the two inserts can leave a claim without a record; the
+ * unique index still guarantees that of two concurrent creations claiming one value, one wins.
+ */
 export class MongoInstanceRepository implements InstanceRepository {
   constructor(private readonly connection: MongoConnection, private readonly collections: MongoCollections) {}
 
-  async create(record: InstanceRecord): Promise<void> {
+  async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
     await this.connection.run(async (db) => {
-      const seq = await this.collections.nextSeq(db, 'instances');
+      await this.claim(db, record.id, claims);
       try {
+        const seq = await this.collections.nextSeq(db, 'instances');
         await this.collections.instances(db).insertOne(instanceToDocument(record, seq));
       } catch (err) {
+        if (claims.length > 0) await this.collections.claims(db).deleteMany({ instance: record.id });
         if (isDuplicate(err)) throw new ConflictError('an instance with this id or key already exists', 'instance_exists');
         throw err;
       }
     });
+  }
+
+  /** Inserts the claims one by one; on the first held by another instance, removes the ones inserted. */
+  private async claim(db: Db, instance: string, claims: readonly UniqueClaim[]): Promise<void> {
+    const collection = this.collections.claims(db);
+    for (const [i, claim] of claims.entries()) {
+      try {
+        await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance });
+      } catch (err) {
+        if (i > 0) await collection.deleteMany({ instance });
+        if (isDuplicate(err)) throw new UniqueClaimConflictError(claim);
+        throw err;
+      }
+    }
+  }
+
+  async claimHolder(namespace: string, value: string): Promise<string | null> {
+    const document = await this.connection.run((db) => this.collections.claims(db).findOne({ namespace, value }));
+    return document?.instance ?? null;
   }
 
   async get(id: string): Promise<InstanceRecord | null> {
@@ -59,7 +89,10 @@ export class MongoInstanceRepository implements InstanceRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    const result = await this.connection.run((db) => this.collections.instances(db).deleteOne({ _id: id }));
-    return result.deletedCount > 0;
+    return this.connection.run(async (db) => {
+      const result = await this.collections.instances(db).deleteOne({ _id: id });
+      await this.collections.claims(db).deleteMany({ instance: id });
+      return result.deletedCount > 0;
+    });
   }
 }

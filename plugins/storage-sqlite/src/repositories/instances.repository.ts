@@ -1,5 +1,6 @@
 import {
-  ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, type InstanceRecord, type InstanceRepository,
+  ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstanceRecord,
+  type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
@@ -8,12 +9,22 @@ type RecordRow = { record: string };
 export class SqliteInstanceRepository implements InstanceRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
-  async create(record: InstanceRecord): Promise<void> {
+  async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
+    // One savepoint: a refused claim rolls the record back too.
     this.db.transaction(() => {
       if (this.db.get('SELECT 1 AS found FROM instances WHERE id = ?', [record.id])) throw new ConflictError(`instance ${record.id} already exists`);
       this.assertKeyFree(record.key);
       this.db.run('INSERT INTO instances (id, key, created_at, record) VALUES (?, ?, ?, ?)', [record.id, record.key, record.createdAt, encodeStored(record)]);
+      for (const claim of claims) {
+        const inserted = this.db.run('INSERT INTO instance_claims (namespace, value, instance) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+          [claim.namespace, claim.value, record.id]);
+        if (inserted === 0) throw new UniqueClaimConflictError(claim);
+      }
     });
+  }
+
+  async claimHolder(namespace: string, value: string): Promise<string | null> {
+    return this.db.get<{ instance: string }>('SELECT instance FROM instance_claims WHERE namespace = ? AND value = ?', [namespace, value])?.instance ?? null;
   }
 
   async get(id: string): Promise<InstanceRecord | null> {
@@ -41,7 +52,10 @@ export class SqliteInstanceRepository implements InstanceRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.db.run('DELETE FROM instances WHERE id = ?', [id]) > 0;
+    return this.db.transaction(() => {
+      this.db.run('DELETE FROM instance_claims WHERE instance = ?', [id]);
+      return this.db.run('DELETE FROM instances WHERE id = ?', [id]) > 0;
+    });
   }
 
   /** The message never holds the key: keys are secrets. */
