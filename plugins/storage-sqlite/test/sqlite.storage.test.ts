@@ -6,7 +6,9 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError, type Logger, type NewDelivery } from '@parley/core';
+import {
+  defaultInstanceFlags, defaultWebhookSettings, ServiceUnavailableError, UniqueClaimConflictError, type InstanceRecord, type Logger, type NewDelivery,
+} from '@parley/core';
 import { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
 import { MIGRATIONS } from '../src/migrations.js';
 
@@ -189,6 +191,14 @@ describe('SqliteStorage background checkpoints', () => {
   });
 });
 
+/** A minimal instance record. */
+function instance(id: string): InstanceRecord {
+  return {
+    id, key: `key_${id}`, name: '', driver: 'sandbox', createdAt: 1_700_000_000_000, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
+    webhookSecret: 'whsec', user: null, phoneConnected: false, wantsConnection: false, health: 'healthy', driverOptions: {}, links: {},
+  };
+}
+
 describe('SqliteStorage shared by two connections (two processes on one file)', () => {
   it('a second storage sees what the first committed, while both are open and after the first closes', async () => {
     const file = freshFile();
@@ -211,6 +221,31 @@ describe('SqliteStorage shared by two connections (two processes on one file)', 
     } finally {
       await writer.close();
       await reader.close();
+    }
+  });
+
+  it('a unique value claimed through one connection is refused through the other, and freed by a delete there', async () => {
+    const file = freshFile();
+    const one = await opened(file);
+    const two = await opened(file);
+    try {
+      const claim = { namespace: 'sandbox:number', value: '5511900000001' };
+      await one.instances.create(instance('ins_c1'), [claim]);
+      // Group commit: the write is another connection's to see once the batch commits.
+      await one.flush();
+      await assert.rejects(two.instances.create(instance('ins_c2'), [claim]), UniqueClaimConflictError);
+      await two.flush();
+      assert.equal(await two.instances.claimHolder(claim.namespace, claim.value), 'ins_c1');
+      assert.equal(await two.instances.get('ins_c2'), null);
+      assert.equal(await two.instances.delete('ins_c1'), true);
+      await two.flush();
+      assert.equal(await one.instances.claimHolder(claim.namespace, claim.value), null);
+      await one.instances.create(instance('ins_c3'), [claim]);
+      await one.flush();
+      assert.equal(await two.instances.claimHolder(claim.namespace, claim.value), 'ins_c3');
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 
@@ -266,7 +301,10 @@ describe('SqliteStorage query plans', () => {
     const raw = new Database(file, { readonly: true });
     const plan = (sql: string) => (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
     try {
+      assert.match(plan("SELECT record FROM instances WHERE id = 'i'"), /USING INDEX sqlite_autoindex_instances_1/);
       assert.match(plan("SELECT record FROM instances WHERE key = 'k'"), /USING INDEX sqlite_autoindex_instances_2/);
+      assert.match(plan("SELECT instance FROM instance_claims WHERE namespace = 'n' AND value = 'v'"), /SEARCH instance_claims USING PRIMARY KEY/);
+      assert.match(plan("DELETE FROM instance_claims WHERE instance = 'i'"), /USING COVERING INDEX instance_claims_by_instance|USING INDEX instance_claims_by_instance/);
       assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND id = 'm'"), /USING INDEX sqlite_autoindex_messages_1/);
       assert.match(plan("SELECT seq FROM deliveries WHERE id = 'd'"), /USING COVERING INDEX sqlite_autoindex_deliveries_1/);
       assert.match(plan('SELECT record FROM instances ORDER BY created_at, seq'), /instances_by_age/);
