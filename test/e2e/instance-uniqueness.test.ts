@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { PluginEntry } from '@parley/server';
+import { serviceUrlOrSkip } from '@parley/testkit';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'sandbox number uniqueness on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const prefix = `parley-e2e-unique-${process.pid}-${Date.now()}:`;
+
+const backEnds: [string, PluginEntry | undefined][] = [
+  ['memory', { package: '@parley/storage-memory' }],
+  ['sqlite', { package: '@parley/storage-sqlite' }],
+  ['redis', redisUrl ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix: prefix } } : undefined],
+];
+
+for (const [label, storage] of backEnds) {
+  if (!storage) continue;
+  describe(`sandbox number uniqueness through the admin API (${label} storage)`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer({ plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }] });
+    });
+    after(async () => {
+      await t.stop();
+      if (label !== 'redis') return;
+      const { createClient } = await import('redis');
+      const client = createClient({ url: redisUrl! });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
+      await client.close();
+    });
+
+    const create = (body: unknown) => t.admin('POST', '/admin/instances', body);
+    const list = async () => (await t.admin('GET', '/admin/instances')).body.data as {
+      id: string; key: string; options: { number: string };
+    }[];
+
+    it('of 20 parallel creations with one number exactly one succeeds; the others answer 409 number_taken and leave nothing', async () => {
+      const number = '5511930000001';
+      const before = await list();
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => create({ name: `racer ${i}`, options: { number } })));
+      const created = answers.filter((a) => a.status === 200);
+      assert.equal(created.length, 1, JSON.stringify(answers.map((a) => a.status)));
+      for (const answer of answers.filter((a) => a.status !== 200)) {
+        assert.equal(answer.status, 409);
+        assert.deepEqual(answer.body, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } });
+      }
+      const after = await list();
+      assert.equal(after.length, before.length + 1);
+      assert.deepEqual(after.filter((r) => r.options.number === number).map((r) => r.id), [created[0]!.body.data.id]);
+      // The winner is a working instance holding the number.
+      const { instance } = await t.client(created[0]!.body.data.key).call('getInstance');
+      assert.equal(instance.id, created[0]!.body.data.id);
+    });
+
+    it('a number is free again once its instance is deleted, and only then', async () => {
+      const number = '5511930000002';
+      const first = await create({ options: { number } });
+      assert.equal(first.status, 200);
+      const again = await create({ options: { number } });
+      assert.deepEqual([again.status, again.body], [409, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } }]);
+      const removed = await t.admin('DELETE', `/admin/instances/${first.body.data.id}`);
+      assert.equal(removed.status, 200);
+      const reused = await create({ options: { number } });
+      assert.equal(reused.status, 200);
+      assert.deepEqual(reused.body.data.options, { number });
+      assert.notEqual(reused.body.data.id, first.body.data.id);
+    });
+
+    it('assigned numbers never collide with chosen ones or each other', async () => {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => create({})));
+      assert.deepEqual(answers.map((a) => a.status), Array(10).fill(200));
+      const numbers = (await list()).map((r) => r.options.number);
+      assert.equal(new Set(numbers).size, numbers.length);
+    });
+  });
+}
