@@ -55,7 +55,10 @@ export const HISTORY_INDEXES: { messages: IndexDescription[]; chats: IndexDescri
 /** Creates every index of the back end (idempotent) and applies the message retention. */
 export async function ensureIndexes(db: Db, collections: MongoCollections, retentionDays: number): Promise<void> {
   await Promise.all([
-    collections.instances(db).createIndexes([{ key: { key: 1 }, name: 'instance_key', unique: true }, { key: { createdAt: 1, seq: 1 }, name: 'instance_order' }]),
+    collections.instances(db).createIndexes([
+      { key: { key: 1 }, name: 'instance_key', unique: true }, { key: { createdAt: 1, seq: 1 }, name: 'instance_order' },
+      { key: { seq: 1 }, name: 'instance_seq' },
+    ]),
     collections.claims(db).createIndexes([
       { key: { namespace: 1, value: 1 }, name: 'claim_value', unique: true }, { key: { instance: 1 }, name: 'claim_instance' },
     ]),

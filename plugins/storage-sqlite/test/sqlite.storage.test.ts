@@ -303,6 +303,7 @@ describe('SqliteStorage query plans', () => {
     try {
       assert.match(plan("SELECT record FROM instances WHERE id = 'i'"), /USING INDEX sqlite_autoindex_instances_1/);
       assert.match(plan("SELECT record FROM instances WHERE key = 'k'"), /USING INDEX sqlite_autoindex_instances_2/);
+      assert.match(plan('SELECT seq, record FROM instances WHERE seq > 5 ORDER BY seq LIMIT 3'), /SEARCH instances USING INTEGER PRIMARY KEY \(rowid>\?\)/);
       assert.match(plan("SELECT instance FROM instance_claims WHERE namespace = 'n' AND value = 'v'"), /SEARCH instance_claims USING PRIMARY KEY/);
       assert.match(plan("DELETE FROM instance_claims WHERE instance = 'i'"), /USING COVERING INDEX instance_claims_by_instance|USING INDEX instance_claims_by_instance/);
       assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND id = 'm'"), /USING INDEX sqlite_autoindex_messages_1/);

@@ -41,12 +41,32 @@ export interface InstanceRepository {
   findByKey(key: string): Promise<InstanceRecord | null>;
   /** The id of the instance holding `value` in `namespace`, or null (an indexed lookup, not a scan). */
   claimHolder(namespace: string, value: string): Promise<string | null>;
-  /** Every instance, oldest first. */
+  /** Every instance, oldest first. For restore at start; request paths use {@link listPage}. */
   list(): Promise<InstanceRecord[]>;
+  /**
+   * Up to `limit` instances in creation order, after the position `after` (a `next` of a previous
+   * page; absent for the first page). `next` is present when more instances follow. Costs the page,
+   * not the number of instances (an index range).
+   */
+  listPage(request: InstancePageRequest): Promise<InstancePage>;
   /** Shallow-merges `patch` and answers the new record. Throws NotFoundError for an unknown id. */
   update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord>;
   /** Deletes the record and releases its claims. Answers false when there was nothing to delete. */
   delete(id: string): Promise<boolean>;
+}
+
+/** A page request of {@link InstanceRepository.listPage}. */
+export interface InstancePageRequest {
+  limit: number;
+  /** Position after which the page starts: a decimal integer a previous page answered as `next`. */
+  after?: string;
+}
+
+/** One page of instances in creation order. */
+export interface InstancePage {
+  items: InstanceRecord[];
+  /** Position of the last item, to pass as `after`; absent on the last page. */
+  next?: string;
 }
 
 /** One page of a listing. */

@@ -1,5 +1,6 @@
 import {
-  ConflictError, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstanceRecord, type InstanceRepository, type UniqueClaim,
+  ConflictError, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstancePage, type InstancePageRequest, type InstanceRecord,
+  type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
 import { copyOf } from '../copy.js';
 
@@ -10,6 +11,10 @@ export class MemoryInstanceRepository implements InstanceRepository {
   /** Unique claims: holder id by `claimKey`, and the claim keys each instance holds (released on delete). */
   private readonly holderByClaim = new Map<string, string>();
   private readonly claimsById = new Map<string, string[]>();
+  /** Creation order for pages: ascending sequence numbers (binary-searched) and the id each names. */
+  private readonly order: { seq: number; id: string }[] = [];
+  private readonly seqById = new Map<string, number>();
+  private lastSeq = 0;
 
   async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
     if (this.byId.has(record.id)) throw new ConflictError(`instance ${record.id} already exists`);
@@ -22,6 +27,8 @@ export class MemoryInstanceRepository implements InstanceRepository {
     const keys = claims.map(claimKey);
     for (const key of keys) this.holderByClaim.set(key, record.id);
     if (keys.length) this.claimsById.set(record.id, keys);
+    this.order.push({ seq: ++this.lastSeq, id: record.id });
+    this.seqById.set(record.id, this.lastSeq);
   }
 
   async claimHolder(namespace: string, value: string): Promise<string | null> {
@@ -40,6 +47,25 @@ export class MemoryInstanceRepository implements InstanceRepository {
 
   async list(): Promise<InstanceRecord[]> {
     return [...this.byId.values()].sort((a, b) => a.createdAt - b.createdAt).map(copyOf);
+  }
+
+  async listPage({ limit, after }: InstancePageRequest): Promise<InstancePage> {
+    const start = this.firstAfter(after === undefined ? 0 : Number(after));
+    const page = this.order.slice(start, start + limit);
+    const more = start + limit < this.order.length;
+    return { items: page.map(({ id }) => copyOf(this.byId.get(id)!)), ...(more ? { next: String(page[page.length - 1]!.seq) } : {}) };
+  }
+
+  /** Index in {@link order} of the first entry with a sequence number above `seq`. */
+  private firstAfter(seq: number): number {
+    let low = 0;
+    let high = this.order.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (this.order[mid]!.seq <= seq) low = mid + 1;
+      else high = mid;
+    }
+    return low;
   }
 
   async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {
@@ -62,6 +88,9 @@ export class MemoryInstanceRepository implements InstanceRepository {
     this.idByKey.delete(record.key);
     for (const key of this.claimsById.get(id) ?? []) this.holderByClaim.delete(key);
     this.claimsById.delete(id);
+    const seq = this.seqById.get(id)!;
+    this.seqById.delete(id);
+    this.order.splice(this.firstAfter(seq - 1), 1);
     return true;
   }
 }

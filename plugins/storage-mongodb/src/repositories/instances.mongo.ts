@@ -1,5 +1,6 @@
 import {
-  ConflictError, NotFoundError, UniqueClaimConflictError, type InstanceRecord, type InstanceRepository, type UniqueClaim,
+  ConflictError, NotFoundError, UniqueClaimConflictError, type InstancePage, type InstancePageRequest, type InstanceRecord,
+  type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
 import type { Db } from 'mongodb';
 import type { MongoCollections } from '../mongo-collections.js';
@@ -62,6 +63,13 @@ export class MongoInstanceRepository implements InstanceRepository {
   async list(): Promise<InstanceRecord[]> {
     const documents = await this.connection.run((db) => this.collections.instances(db).find().sort({ createdAt: 1, seq: 1 }).toArray());
     return documents.map(documentToInstance);
+  }
+
+  async listPage({ limit, after }: InstancePageRequest): Promise<InstancePage> {
+    const documents = await this.connection.run((db) => this.collections.instances(db)
+      .find(after === undefined ? {} : { seq: { $gt: Number(after) } }).sort({ seq: 1 }).limit(limit + 1).toArray());
+    const page = documents.slice(0, limit);
+    return { items: page.map(documentToInstance), ...(documents.length > limit ? { next: String(page[page.length - 1]!.seq) } : {}) };
   }
 
   async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {

@@ -1,5 +1,6 @@
 import {
-  ConflictError, NotFoundError, UniqueClaimConflictError, type InstanceRecord, type InstanceRepository, type UniqueClaim,
+  ConflictError, NotFoundError, UniqueClaimConflictError, type InstancePage, type InstancePageRequest, type InstanceRecord,
+  type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
@@ -96,6 +97,19 @@ export class RedisInstanceRepository implements InstanceRepository {
     const list = records.filter((raw): raw is string => raw != null).map((raw) => JSON.parse(raw) as InstanceRecord);
     // Stable: instances created in the same millisecond stay in insertion order.
     return list.sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  async listPage({ limit, after }: InstancePageRequest): Promise<InstancePage> {
+    const { entries, raws } = await this.connection.run(async (client) => {
+      // The order set's scores are insertion sequence numbers: a score range after the cursor.
+      const found = await client.zRangeWithScores(this.keys.instanceOrder, after === undefined ? '-inf' : `(${after}`, '+inf',
+        { BY: 'SCORE', LIMIT: { offset: 0, count: limit + 1 } });
+      const page = found.slice(0, limit);
+      return { entries: found, raws: page.length ? await client.mGet(page.map(({ value }) => this.keys.instance(value))) : [] };
+    });
+    // An instance deleted between the two reads is left out.
+    const items = raws.filter((raw): raw is string => raw != null).map((raw) => JSON.parse(raw) as InstanceRecord);
+    return { items, ...(entries.length > limit ? { next: String(entries[limit - 1]!.score) } : {}) };
   }
 
   async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {

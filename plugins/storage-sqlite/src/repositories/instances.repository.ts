@@ -1,6 +1,6 @@
 import {
-  ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstanceRecord,
-  type InstanceRepository, type UniqueClaim,
+  ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstancePage,
+  type InstancePageRequest, type InstanceRecord, type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
@@ -37,6 +37,17 @@ export class SqliteInstanceRepository implements InstanceRepository {
 
   async list(): Promise<InstanceRecord[]> {
     return this.db.all<RecordRow>('SELECT record FROM instances ORDER BY created_at, seq').map((row) => decodeStored<InstanceRecord>(row.record));
+  }
+
+  async listPage({ limit, after }: InstancePageRequest): Promise<InstancePage> {
+    // `seq` aliases the rowid: a range of the table's own b-tree, one more row to know if more follow.
+    const rows = this.db.all<RecordRow & { seq: number }>('SELECT seq, record FROM instances WHERE seq > ? ORDER BY seq LIMIT ?',
+      [after === undefined ? 0 : Number(after), limit + 1]);
+    const page = rows.slice(0, limit);
+    return {
+      items: page.map((row) => decodeStored<InstanceRecord>(row.record)),
+      ...(rows.length > limit ? { next: String(page[page.length - 1]!.seq) } : {}),
+    };
   }
 
   async update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord> {
