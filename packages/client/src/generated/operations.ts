@@ -462,13 +462,17 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * Every instance
+   * Instances in creation order, one page at a time
    *
    * `GET /admin/instances`
    */
   adminListInstances: {
     params: undefined;
-    query: undefined;
+    query: {
+      limit?: number;
+      /** The `cursor` of the previous page. */
+      cursor?: string;
+    };
     body: undefined;
     response: {
       status: 200;
@@ -486,6 +490,8 @@ export interface Operations {
         options?: Record<string, unknown>;
         linkedChannels?: string[];
       })[];
+      /** Token of the next page; absent on the last page. */
+      cursor?: string;
     };
     keyed: false;
   };
