@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord } from '@parley/core';
 import type { PluginEntry } from '@parley/server';
+import { SqliteStorage } from '@parley/storage-sqlite';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -75,3 +80,52 @@ for (const [label, storage] of backEnds) {
     });
   });
 }
+
+describe('a store written before unique claims (sqlite)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-claims-upgrade-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** A sandbox record as an older Parley stored it: the number in its options, no claim. */
+  function oldRecord(id: string, number: string, createdAt: number): InstanceRecord {
+    return {
+      id, key: `key-${id}-0123456789abcdef`, name: id, driver: 'sandbox', createdAt, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
+      webhookSecret: 'whsec_old', user: null, phoneConnected: false, wantsConnection: false, health: 'healthy', driverOptions: { number }, links: {},
+    };
+  }
+
+  it('claims the numbers of existing instances at the first start, once; a duplicate of before is kept and logged', async () => {
+    const old = new SqliteStorage({ file: join(dataDir, 'parley.db') });
+    await old.init();
+    await old.instances.create(oldRecord('ins_old_a', '5511940000001', 1_000));
+    await old.instances.create(oldRecord('ins_old_b', '5511940000002', 2_000));
+    // Two instances of before shared a number (the check of before was not atomic).
+    await old.instances.create(oldRecord('ins_old_c', '5511940000001', 3_000));
+    await old.close();
+
+    const first = await startTestServer({ storage: 'sqlite', dataDir, captureLogs: true });
+    try {
+      for (const number of ['5511940000001', '5511940000002']) {
+        const res = await first.admin('POST', '/admin/instances', { options: { number } });
+        assert.deepEqual([res.status, res.body], [409, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } }]);
+      }
+      assert.equal(await first.server.context.storage.instances.claimHolder('sandbox:number', '5511940000001'), 'ins_old_a');
+      assert.equal(await first.server.context.storage.instances.claimHolder('sandbox:number', '5511940000002'), 'ins_old_b');
+      const logs = first.logs.map((line) => JSON.parse(line) as { msg: string; instance?: string; claimed?: number });
+      assert.ok(logs.some((l) => l.msg === 'instance shares a unique value with an older instance; left unclaimed' && l.instance === 'ins_old_c'));
+      assert.ok(logs.some((l) => l.msg === 'unique values of existing instances claimed' && l.claimed === 2));
+      assert.deepEqual((await first.admin('GET', '/admin/instances')).body.data.map((r: { id: string }) => r.id), ['ins_old_a', 'ins_old_b', 'ins_old_c']);
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startTestServer({ storage: 'sqlite', dataDir, captureLogs: true });
+    try {
+      assert.ok(!second.logs.some((line) => line.includes('unique values of existing instances claimed')));
+      assert.ok(!second.logs.some((line) => line.includes('left unclaimed')));
+      const res = await second.admin('POST', '/admin/instances', { options: { number: '5511940000002' } });
+      assert.equal(res.status, 409);
+    } finally {
+      await second.stop();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ConflictError, UniqueClaimConflictError, type UniqueClaim } from '@parley/core';
+import { ConflictError, NotFoundError, UniqueClaimConflictError, type UniqueClaim } from '@parley/core';
 import { instanceRecord, uniqueId } from './storage-fixtures.js';
 import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
 
@@ -81,6 +81,29 @@ export function describeClaimCases(harness: StorageHarness): void {
       const c = instanceRecord();
       await instances.create(c, [mine]);
       assert.equal(await instances.claimHolder(mine.namespace, mine.value), c.id);
+    }));
+
+    it('claim adds claims to an existing instance, all or none, keeping its own; delete releases them', () => withStorage(harness, async ({ instances }) => {
+      const a = instanceRecord();
+      const b = instanceRecord();
+      const own = claim();
+      const theirs = claim();
+      await instances.create(a, [own]);
+      await instances.create(b, [theirs]);
+      const added = claim();
+      await instances.claim(a.id, [own, added]);
+      assert.equal(await instances.claimHolder(added.namespace, added.value), a.id);
+      assert.equal(await instances.claimHolder(own.namespace, own.value), a.id);
+      const fresh = claim();
+      const refusal = await instances.claim(a.id, [fresh, theirs]).then(() => null, (err: unknown) => err);
+      assert.ok(refusal instanceof UniqueClaimConflictError, String(refusal));
+      assert.deepEqual(refusal.claim, theirs);
+      assert.equal(await instances.claimHolder(fresh.namespace, fresh.value), null);
+      assert.equal(await instances.claimHolder(theirs.namespace, theirs.value), b.id);
+      await assert.rejects(instances.claim(uniqueId('ins'), [claim()]), NotFoundError);
+      await instances.delete(a.id);
+      assert.equal(await instances.claimHolder(added.namespace, added.value), null);
+      assert.equal(await instances.claimHolder(own.namespace, own.value), null);
     }));
 
     if (harness.reopen) {

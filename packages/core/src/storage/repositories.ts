@@ -39,6 +39,12 @@ export interface InstanceRepository {
   get(id: string): Promise<InstanceRecord | null>;
   /** Looks an instance up by its secret key (an indexed lookup, not a scan). */
   findByKey(key: string): Promise<InstanceRecord | null>;
+  /**
+   * Adds claims to an existing instance, all or none (for records created before their driver declared
+   * them). Claims the instance already holds are kept. Throws {@link UniqueClaimConflictError} when
+   * another instance holds one, NotFoundError for an unknown id.
+   */
+  claim(id: string, claims: readonly UniqueClaim[]): Promise<void>;
   /** The id of the instance holding `value` in `namespace`, or null (an indexed lookup, not a scan). */
   claimHolder(namespace: string, value: string): Promise<string | null>;
   /** Every instance, oldest first. For restore at start; request paths use {@link listPage}. */

@@ -19,6 +19,7 @@ import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
 import { MessagingService } from '../services/messaging-service.js';
+import { backfillUniqueClaims } from '../services/unique-options.js';
 import { AdminToken } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 import { createWebhookService } from './webhook-wiring.js';
@@ -82,6 +83,7 @@ export class ParleyServer {
     const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
+    await backfillUniqueClaims(storage, plugins.drivers, logger);
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
     const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);

@@ -31,6 +31,19 @@ export class MemoryInstanceRepository implements InstanceRepository {
     this.seqById.set(record.id, this.lastSeq);
   }
 
+  async claim(id: string, claims: readonly UniqueClaim[]): Promise<void> {
+    if (!this.byId.has(id)) throw new NotFoundError(`instance ${id}`);
+    const taken = claims.find((claim) => (this.holderByClaim.get(claimKey(claim)) ?? id) !== id);
+    if (taken) throw new UniqueClaimConflictError(taken);
+    const held = this.claimsById.get(id) ?? [];
+    for (const key of claims.map(claimKey)) {
+      if (this.holderByClaim.has(key)) continue;
+      this.holderByClaim.set(key, id);
+      held.push(key);
+    }
+    this.claimsById.set(id, held);
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
     return this.holderByClaim.get(claimKey({ namespace, value })) ?? null;
   }

@@ -19,7 +19,7 @@ export class MongoInstanceRepository implements InstanceRepository {
 
   async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
     await this.connection.run(async (db) => {
-      await this.claim(db, record.id, claims);
+      await this.insertClaims(db, record.id, claims);
       try {
         const seq = await this.collections.nextSeq(db, 'instances');
         await this.collections.instances(db).insertOne(instanceToDocument(record, seq));
@@ -31,14 +31,27 @@ export class MongoInstanceRepository implements InstanceRepository {
     });
   }
 
-  /** Inserts the claims one by one; on the first held by another instance, removes the ones inserted. */
-  private async claim(db: Db, instance: string, claims: readonly UniqueClaim[]): Promise<void> {
+  async claim(id: string, claims: readonly UniqueClaim[]): Promise<void> {
+    await this.connection.run(async (db) => {
+      if (!(await this.collections.instances(db).findOne({ _id: id }, { projection: { _id: 1 } }))) throw new NotFoundError(`instance ${id}`);
+      await this.insertClaims(db, id, claims);
+    });
+  }
+
+  /**
+   * Inserts the claims one by one, keeping those `instance` holds already; on the first another
+   * instance holds, removes the ones this call inserted.
+   */
+  private async insertClaims(db: Db, instance: string, claims: readonly UniqueClaim[]): Promise<void> {
     const collection = this.collections.claims(db);
-    for (const [i, claim] of claims.entries()) {
+    const inserted: UniqueClaim[] = [];
+    for (const claim of claims) {
       try {
         await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance });
+        inserted.push(claim);
       } catch (err) {
-        if (i > 0) await collection.deleteMany({ instance });
+        if (isDuplicate(err) && (await collection.findOne(claim))?.instance === instance) continue;
+        if (inserted.length > 0) await collection.deleteMany({ instance, $or: inserted.map(({ namespace, value }) => ({ namespace, value })) });
         if (isDuplicate(err)) throw new UniqueClaimConflictError(claim);
         throw err;
       }

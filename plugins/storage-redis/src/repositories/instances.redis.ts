@@ -25,6 +25,21 @@ end
 return 'ok'
 `);
 
+// KEYS: record, claims, claims of the instance. ARGV: id, then one claim field each. Answers 'ok',
+// 'missing', or the 1-based index of the first claim another instance holds (nothing is written then).
+const claimScript = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+for i = 2, #ARGV do
+  local holder = redis.call('HGET', KEYS[2], ARGV[i])
+  if holder and holder ~= ARGV[1] then return tostring(i - 1) end
+end
+for i = 2, #ARGV do
+  redis.call('HSET', KEYS[2], ARGV[i], ARGV[1])
+  redis.call('SADD', KEYS[3], ARGV[i])
+end
+return 'ok'
+`);
+
 // KEYS: record, key index. ARGV: id, expected JSON, next JSON, old key digest, new key digest.
 const updateScript = new LuaScript(`
 if redis.call('GET', KEYS[1]) ~= ARGV[2] then return 'stale' end
@@ -64,6 +79,14 @@ export class RedisInstanceRepository implements InstanceRepository {
       [record.id, keyDigest(record.key), JSON.stringify(record), ...claims.map(claimField)]));
     if (outcome === 'id') throw new ConflictError(`instance ${record.id} already exists`, 'instance_exists');
     if (outcome === 'key') throw new ConflictError('an instance with this key already exists', 'instance_exists');
+    if (outcome !== 'ok') throw new UniqueClaimConflictError(claims[Number(outcome) - 1]!);
+  }
+
+  async claim(id: string, claims: readonly UniqueClaim[]): Promise<void> {
+    const k = this.keys;
+    const outcome = await this.connection.run((client) =>
+      claimScript.run(client, [k.instance(id), k.instanceClaims, k.claimsOf(id)], [id, ...claims.map(claimField)]));
+    if (outcome === 'missing') throw new NotFoundError(`instance ${id}`);
     if (outcome !== 'ok') throw new UniqueClaimConflictError(claims[Number(outcome) - 1]!);
   }
 

@@ -15,16 +15,32 @@ export class SqliteInstanceRepository implements InstanceRepository {
       if (this.db.get('SELECT 1 AS found FROM instances WHERE id = ?', [record.id])) throw new ConflictError(`instance ${record.id} already exists`);
       this.assertKeyFree(record.key);
       this.db.run('INSERT INTO instances (id, key, created_at, record) VALUES (?, ?, ?, ?)', [record.id, record.key, record.createdAt, encodeStored(record)]);
-      for (const claim of claims) {
-        const inserted = this.db.run('INSERT INTO instance_claims (namespace, value, instance) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-          [claim.namespace, claim.value, record.id]);
-        if (inserted === 0) throw new UniqueClaimConflictError(claim);
-      }
+      this.insertClaims(record.id, claims);
     });
   }
 
+  async claim(id: string, claims: readonly UniqueClaim[]): Promise<void> {
+    this.db.transaction(() => {
+      if (!this.db.get('SELECT 1 AS found FROM instances WHERE id = ?', [id])) throw new NotFoundError(`instance ${id}`);
+      this.insertClaims(id, claims);
+    });
+  }
+
+  /** Inside a transaction: inserts claims, keeping those `id` holds already; throws on another holder. */
+  private insertClaims(id: string, claims: readonly UniqueClaim[]): void {
+    for (const claim of claims) {
+      const inserted = this.db.run('INSERT INTO instance_claims (namespace, value, instance) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
+        [claim.namespace, claim.value, id]);
+      if (inserted === 0 && this.holder(claim) !== id) throw new UniqueClaimConflictError(claim);
+    }
+  }
+
+  private holder(claim: UniqueClaim): string | undefined {
+    return this.db.get<{ instance: string }>('SELECT instance FROM instance_claims WHERE namespace = ? AND value = ?', [claim.namespace, claim.value])?.instance;
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
-    return this.db.get<{ instance: string }>('SELECT instance FROM instance_claims WHERE namespace = ? AND value = ?', [namespace, value])?.instance ?? null;
+    return this.holder({ namespace, value }) ?? null;
   }
 
   async get(id: string): Promise<InstanceRecord | null> {
