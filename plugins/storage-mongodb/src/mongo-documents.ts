@@ -45,4 +45,6 @@ export interface ClaimDocument {
   namespace: string;
   value: string;
   instance: string;
+  /** When it was claimed (ms): a claim whose instance never appeared is reclaimable after a while. */
+  at: number;
 }

@@ -7,12 +7,16 @@ import type { MongoCollections } from '../mongo-collections.js';
 import { isDuplicate, type MongoConnection } from '../mongo-connection.js';
 import { documentToInstance, instanceToDocument, jsonClean } from '../mongo-mappings.js';
 
+/** Age after which a claim whose instance does not exist is an orphan of a crashed creation. */
+const ORPHAN_CLAIM_MS = 60_000;
+
 /**
  * Instances, `_id` = public id, a unique index on the secret key. Unique claims live in their own
  * collection under a unique (namespace, value) index: they are inserted before the record and removed
  * again when the record cannot be inserted. Without a replica set there are no multi-document
- * transactions, so a process dying between the two inserts can leave a claim without a record; the
- * unique index still guarantees that of two concurrent creations claiming one value, one wins.
+ * transactions, so a process dying between the two inserts can leave a claim without a record; such a
+ * claim is taken over once it is older than {@link ORPHAN_CLAIM_MS} and its instance still does not
+ * exist. The unique index guarantees that of two concurrent creations claiming one value, one wins.
  */
 export class MongoInstanceRepository implements InstanceRepository {
   constructor(private readonly connection: MongoConnection, private readonly collections: MongoCollections) {}
@@ -47,15 +51,35 @@ export class MongoInstanceRepository implements InstanceRepository {
     const inserted: UniqueClaim[] = [];
     for (const claim of claims) {
       try {
-        await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance });
+        await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance, at: Date.now() });
         inserted.push(claim);
       } catch (err) {
-        if (isDuplicate(err) && (await collection.findOne(claim))?.instance === instance) continue;
+        const outcome = isDuplicate(err) ? await this.holdsOrTakesOver(db, instance, claim) : 'refused';
+        if (outcome === 'held') continue;
+        if (outcome === 'taken over') {
+          inserted.push(claim);
+          continue;
+        }
         if (inserted.length > 0) await collection.deleteMany({ instance, $or: inserted.map(({ namespace, value }) => ({ namespace, value })) });
         if (isDuplicate(err)) throw new UniqueClaimConflictError(claim);
         throw err;
       }
     }
+  }
+
+  /**
+   * After a duplicate-key refusal: whether `instance` holds the claim already, or took it over from an
+   * orphan (older than {@link ORPHAN_CLAIM_MS}, its instance absent) with a compare-and-set.
+   */
+  private async holdsOrTakesOver(db: Db, instance: string, claim: UniqueClaim): Promise<'held' | 'taken over' | 'refused'> {
+    const collection = this.collections.claims(db);
+    const holder = await collection.findOne({ namespace: claim.namespace, value: claim.value });
+    if (!holder) return 'refused';
+    if (holder.instance === instance) return 'held';
+    if (holder.at > Date.now() - ORPHAN_CLAIM_MS) return 'refused';
+    if (await this.collections.instances(db).findOne({ _id: holder.instance }, { projection: { _id: 1 } })) return 'refused';
+    const taken = await collection.updateOne({ _id: holder._id, instance: holder.instance }, { $set: { instance, at: Date.now() } });
+    return taken.modifiedCount === 1 ? 'taken over' : 'refused';
   }
 
   async claimHolder(namespace: string, value: string): Promise<string | null> {
