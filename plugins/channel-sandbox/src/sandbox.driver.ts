@@ -117,5 +117,4 @@ export class SandboxDriver implements ChannelDriver {
       if (!(await unique.taken('number', number))) return { number };
     }
   }
-
 }
