@@ -83,7 +83,7 @@ export class ParleyServer {
     const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
-    await backfillUniqueClaims(storage, plugins.drivers, logger);
+    await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
     const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);

@@ -1,5 +1,5 @@
 import {
-  ConflictError, UniqueClaimConflictError, type ChannelDriver, type InstanceRepository, type Logger, type Storage, type UniqueClaim,
+  ConflictError, UniqueClaimConflictError, type ChannelDriver, type Clock, type InstanceRepository, type Logger, type Storage, type UniqueClaim,
   type UniqueOptionLookup,
 } from '@parley/core';
 
@@ -43,7 +43,7 @@ const BACKFILLED = 'parley:unique-claims';
  * one read per declared option. Two old instances holding one value both keep running; the later
  * one's claim is refused and logged.
  */
-export async function backfillUniqueClaims(storage: Storage, drivers: Map<string, ChannelDriver>, logger: Logger): Promise<void> {
+export async function backfillUniqueClaims(storage: Storage, drivers: Map<string, ChannelDriver>, clock: Clock, logger: Logger): Promise<void> {
   const pending = new Set<string>();
   for (const driver of drivers.values()) {
     for (const member of driver.uniqueOptions ?? []) {
@@ -66,6 +66,6 @@ export async function backfillUniqueClaims(storage: Storage, drivers: Map<string
       }
     }
   }
-  for (const namespace of pending) await storage.state.put(BACKFILLED, namespace, { at: Date.now() });
+  for (const namespace of pending) await storage.state.put(BACKFILLED, namespace, { at: clock.now() });
   if (claimed > 0) logger.info({ claimed, namespaces: [...pending] }, 'unique values of existing instances claimed');
 }
