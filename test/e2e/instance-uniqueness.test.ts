@@ -81,6 +81,37 @@ for (const [label, storage] of backEnds) {
   });
 }
 
+if (redisUrl) {
+  describe('sandbox number uniqueness across two servers sharing one Redis', () => {
+    const shared = `parley-e2e-unique-two-${process.pid}-${Date.now()}:`;
+    let servers: TestServer[] = [];
+    before(async () => {
+      const plugins = [
+        { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix: shared } }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
+      ];
+      servers = [await startTestServer({ plugins }), await startTestServer({ plugins })];
+    });
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      const { createClient } = await import('redis');
+      const client = createClient({ url: redisUrl! });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${shared}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
+      await client.close();
+    });
+
+    it('of 20 creations with one number spread over both servers, exactly one succeeds', async () => {
+      for (const [round, number] of ['5511950000001', '5511950000002', '5511950000003'].entries()) {
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => servers[i % 2]!.admin('POST', '/admin/instances', { name: `r${round}-${i}`, options: { number } })));
+        assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(19).fill(409)], `round ${round}`);
+        for (const answer of answers.filter((a) => a.status === 409)) assert.equal(answer.body.error.code, 'number_taken');
+      }
+      const listed = (await servers[1]!.admin('GET', '/admin/instances')).body.data as { options: { number: string } }[];
+      assert.deepEqual(listed.map((r) => r.options.number).sort(), ['5511950000001', '5511950000002', '5511950000003']);
+    });
+  });
+}
+
 describe('a store written before unique claims (sqlite)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-claims-upgrade-'));
   after(() => rmSync(dataDir, { recursive: true, force: true }));
