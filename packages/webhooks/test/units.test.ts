@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import { ValidationError, type ChannelEvent } from '@parley/core';
-import { webhookEventFixtures } from '@parley/testkit';
+import { shippedChannelDirectory, webhookEventFixtures } from '@parley/testkit';
 import {
   counterpartNumbers, defaultWebhookOptions, deliveryId, formatNames, newWebhookSecret, parseAllowNumber, parseRetryAfter, resolveWebhookOptions,
   RetryPolicy, routeUrl, standardWebhookHeaders, webhookOptionsSchema,
@@ -141,7 +141,7 @@ describe('routing rules', () => {
   });
 
   it('names the numbers an event is about', () => {
-    const numbers = (event: ChannelEvent) => counterpartNumbers(event);
+    const numbers = (event: ChannelEvent) => counterpartNumbers(event, shippedChannelDirectory());
     assert.deepEqual(numbers(fixtures.events['message-text']), ['5511988887777', '5511988887777']);
     assert.deepEqual(numbers(fixtures.events['message-group']), ['120363025246125486', '5511966665555']);
     assert.deepEqual(numbers(fixtures.events['status-group']), ['120363025246125486', '120363025246125486', '5511966665555']);

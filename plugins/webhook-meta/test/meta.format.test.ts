@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { Tokens, type ChannelEvent } from '@parley/core';
+import type { ChannelEvent } from '@parley/core';
 import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, registerPlugin, webhookEventFixtures } from '@parley/testkit';
 import plugin, { MAIN_ENTRY_PREFIX, MetaFormat, type MetaWebhookPayload } from '../src/index.js';
 
@@ -36,7 +36,8 @@ describe('meta format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = await registerPlugin(plugin, {});
-    assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['meta']);
+    assert.deepEqual(plugin.provides, { formats: ['meta'] });
+    const registered = await registerPlugin(plugin, {});
+    assert.deepEqual(registered.formats.map((f) => f.name), ['meta']);
   });
 });

@@ -85,10 +85,12 @@ export class ParleyServer {
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
     const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
+    // Before anything listens: inbound webhooks find their instance through this index.
+    if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     bus.attach((id) => registry.byIdOrThrow(id));
     const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
     const partial = {
-      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, connectors: plugins.connectors,
+      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION,
       media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
       messaging: new MessagingService(storage, bus, projector),
@@ -174,17 +176,17 @@ export class ParleyServer {
 
   /** Reconnects the external databases of instances that have one (their history lives there). */
   private async reattachExternalDatabases(records: InstanceRecord[]): Promise<void> {
-    const { storage, connectors, logger } = this.context;
-    const bound = records.filter((r) => r.mongodb);
+    const { storage, externalDatabase: connector, logger } = this.context;
+    const bound = records.filter((r) => r.externalDatabase);
     for (const r of bound) storage.expect(r.id);
     await Promise.all(bound.map(async (r) => {
-      const connector = connectors.get('mongodb');
-      if (!connector) {
-        logger.error({ instance: r.id }, 'instance has an external MongoDB but no connector is configured (@parley/storage-mongodb/external)');
+      const { kind, ...database } = r.externalDatabase!;
+      if (connector?.kind !== kind) {
+        logger.error({ instance: r.id, kind }, `instance has an external database of kind "${kind}" but no plugin provides that connector`);
         return;
       }
       try {
-        await storage.attach(r.id, await connector.connect(r.mongodb!));
+        await storage.attach(r.id, await connector.connect(database));
       } catch (err) {
         logger.error({ err, instance: r.id }, 'external database could not be reconnected; its history answers 503 until it is attached again');
       }
