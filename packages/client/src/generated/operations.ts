@@ -2749,7 +2749,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2790,7 +2790,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -2846,7 +2846,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -2895,7 +2895,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -2938,7 +2938,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2983,7 +2983,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3026,7 +3026,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -3068,7 +3068,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3122,7 +3122,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -3162,7 +3162,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3203,7 +3203,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3450,7 +3450,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3489,7 +3489,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3526,7 +3526,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3567,7 +3567,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3606,7 +3606,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -3660,7 +3660,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -3707,7 +3707,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
@@ -3745,7 +3745,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -3786,7 +3786,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       displayName: string;
       contacts: ({
@@ -3828,7 +3828,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3871,7 +3871,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       description?: string;
@@ -3912,7 +3912,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Group JID (…@g.us). */
       groupJid: string;
@@ -3952,7 +3952,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3993,7 +3993,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4035,7 +4035,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       latitude: number;
       longitude: number;
@@ -4074,7 +4074,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -4114,7 +4114,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4166,7 +4166,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       values: string[];
@@ -4205,7 +4205,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
       /** Channel to send through (default whatsapp). */
@@ -4229,7 +4229,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Phone number or JID of the business owning the catalog. */
       businessOwnerJid: string;
@@ -4305,7 +4305,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
     };
     response: {
@@ -4340,7 +4340,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4377,7 +4377,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       options: string[];
@@ -4414,7 +4414,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -4452,7 +4452,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4491,7 +4491,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4532,7 +4532,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;

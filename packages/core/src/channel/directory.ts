@@ -11,6 +11,8 @@ import type { ChannelDriver } from './adapter.js';
 export interface ChannelDirectory {
   /** Every wire channel some driver drives: main channels first, then social ones, in registration order. */
   readonly channels: readonly ChannelName[];
+  /** The channels main drivers drive (an instance's default `provider` is one of them). */
+  readonly mainChannels: readonly ChannelName[];
   /** The wire channel of an instance's main driver, or undefined when that driver is not configured. */
   mainChannel(instance: Pick<InstanceRecord, 'driver'>): ChannelName | undefined;
   /** The addressing a channel's drivers declare, or undefined for a channel no driver drives. */
@@ -34,6 +36,7 @@ export function channelDirectory(drivers: Iterable<DriverDescriptor>): ChannelDi
   }
   return {
     channels: [...main, ...social],
+    mainChannels: [...main],
     mainChannel: (instance) => byName.get(instance.driver)?.channel,
     addressing: (channel) => addressing.get(channel),
   };

@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError, type ChannelName } from '@parley/core';
+import { CHANNEL_ID_PATTERN, ConflictError, ValidationError, type ChannelName } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { linksView } from '../instances/instance-view.js';
@@ -29,7 +29,10 @@ function underBody(err: unknown): unknown {
 export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
   // The linkable channels are the registered social drivers (spec 1.6: Instagram and Messenger ship with Parley).
   const social = [...ctx.drivers.values()].filter((driver) => driver.role === 'social' && driver.link);
-  const channelParam = keyAnd({ channel: s.enum(social.map((driver) => driver.name)) });
+  const channelParam = keyAnd({
+    // Without a social driver there is nothing to list: any channel id, answered as not available.
+    channel: social.length > 0 ? s.enum(social.map((driver) => driver.name)) : s.string({ pattern: CHANNEL_ID_PATTERN.source }),
+  });
   const linkView = s.openObject({ accountId: s.string(), username: s.string(), linkedAt: s.integer() }, ['accountId', 'linkedAt']);
   const socialDriver = (channel: ChannelName) => {
     const driver = ctx.registry.driver(channel, 'path.channel');
