@@ -13,6 +13,7 @@ import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
+import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
@@ -158,7 +159,7 @@ export class ParleyServer {
    */
   private async restoreInstances(): Promise<void> {
     const { storage, registry, config, logger } = this.context;
-    const all = await storage.instances.list();
+    const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
     const records = all.filter((r) => r.wantsConnection);
     for (const [i, record] of records.entries()) {
