@@ -49,10 +49,14 @@ export interface ChannelContext {
 export interface ChannelDriver {
   /**
    * The channel name this driver claims in configuration and at instance creation (`whatsapp`,
-   * `sandbox`, `instagram`, `messenger`). Two drivers claiming one name refuse to boot.
+   * `sandbox`, `instagram`, `messenger`, or a plugin's own). A channel id (`CHANNEL_ID_PATTERN`),
+   * declared in the plugin's `provides.channels`. Two drivers claiming one name refuse to boot.
    */
   readonly name: string;
-  /** Wire channel it drives (the sandbox simulates `whatsapp`). */
+  /**
+   * Wire channel it drives (the sandbox simulates `whatsapp`): the `provider` of sends, records and
+   * events. A channel id; any id a plugin chooses becomes part of the server's provider enum.
+   */
   readonly channel: ChannelName;
   /** Main-channel drivers back an instance; social drivers link beside one (spec 1.6). */
   readonly role: 'main' | 'social';
