@@ -13,7 +13,17 @@ describe('messages: bad input', () => {
   const bob = '5511900000402';
 
   before(async () => {
-    p = await MessagingPair.start({ config: { media: { maxBytes: MAX_MEDIA, timeoutMs: 5000 } } }, ['5511900000401', bob]);
+    // The provider enum lists the channels the configured plugins register: Instagram and Messenger are
+    // configured (never linked, so no Graph call is made) for the provider checks below.
+    const unusedGraph = { graphBaseUrl: 'http://127.0.0.1:9', profileLookup: false };
+    p = await MessagingPair.start({
+      config: { media: { maxBytes: MAX_MEDIA, timeoutMs: 5000 } },
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+        { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
+        { package: '@parley/channel-instagram', options: unusedGraph }, { package: '@parley/channel-messenger', options: unusedGraph },
+      ],
+    }, ['5511900000401', bob]);
     offline = await p.t.createInstance({ channel: 'sandbox', name: 'dave', number: '5511900000403' });
     p.media.serve('/ok.png', { body: SAMPLES.png, type: 'image/png' });
     p.media.serve('/page.html', { body: Buffer.from('<html></html>'), type: 'text/html' });

@@ -44,6 +44,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
           { package: '@parley/webhook-native' },
           // The mock stands in for both the Graph API and Meta's CDN (on loopback: the test server allows private URLs).
           { package: '@parley/channel-messenger', options: { graphBaseUrl: graph.url, profileLookup: false } },
+          // Configured but never linked here: a send through it answers 409 channel_not_linked. (The provider
+          // enum lists the channels the configured plugins register: an unregistered one answers 400.)
+          { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
         ],
       });
     });

@@ -74,11 +74,11 @@ describe('examples/plugin-uppercase-format: a third-party webhook-format plugin'
     });
   });
 
-  it('its package.json names the example package and declares core as a peer', () => {
+  it('its package.json names the example package and declares core as its only peer (plugins never touch the container)', () => {
     const pkg = JSON.parse(readFileSync(join(examples, 'plugin-uppercase-format', 'package.json'), 'utf8'));
     assert.equal(pkg.name, '@parley-example/webhook-uppercase');
     assert.equal(pkg.type, 'module');
-    assert.deepEqual(Object.keys(pkg.peerDependencies).sort(), ['@parley/core', 'tsyringe']);
+    assert.deepEqual(Object.keys(pkg.peerDependencies).sort(), ['@parley/core']);
   });
 });
 

@@ -8,3 +8,4 @@ export {
 export { eventually, TcpProxy } from './tcp-proxy.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
+export { shippedChannelDirectory } from './channel-directory.js';

@@ -313,11 +313,13 @@ function internalEvents(): Record<InternalEventName, ChannelEvent> {
 export function webhookEventFixtures(serviceTag = 'parley'): WebhookEventFixtures {
   const instance = fixtureInstance();
   const events = { ...mainEvents(), ...extensionEvents(), ...socialEvents(), ...statusEvents(), ...otherEvents(instance), ...internalEvents() };
-  const links = Object.values(instance.links);
+  const links = Object.values(instance.links).filter((link) => link !== undefined);
   return {
     instance,
     context: {
       instance,
+      // The fixture instance's main driver is the sandbox, which drives `whatsapp`.
+      mainChannel: 'whatsapp',
       serviceTag,
       mediaUrl: (messageId) => `https://parley.example/media/${INSTANCE_ID}/${encodeURIComponent(messageId)}`,
     },

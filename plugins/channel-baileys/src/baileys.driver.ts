@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Dispatcher } from 'undici';
@@ -57,6 +57,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     name: 'whatsapp',
     channel: 'whatsapp',
     role: 'main',
+    addressing: WHATSAPP_ADDRESSING,
     create(context: ChannelContext) {
       input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {

@@ -1,20 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tokens } from '@parley/core';
-import { container } from 'tsyringe';
+import { registerPlugin } from '@parley/testkit';
 import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
 import { reconnectDelay } from '../src/connection/backoff.js';
 import { createHarness, quietLogger } from './harness.js';
 
 describe('plugin and driver', () => {
-  it('the manifest registers a main-channel driver named whatsapp under Tokens.ChannelDriver', async () => {
+  it('the manifest declares and registers a main-channel driver named whatsapp, with phone-number addressing', async () => {
     assert.deepStrictEqual([plugin.name, plugin.kind, plugin.coreVersion], ['@parley/channel-baileys', 'channel', '^0.1.0']);
-    const child = container.createChildContainer();
-    await plugin.register({
-      container: child, options: {}, logger: quietLogger(), host: { dataDir: '/tmp', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false },
-    });
-    const drivers = child.resolveAll(Tokens.ChannelDriver);
-    assert.deepStrictEqual(drivers.map((d) => [d.name, d.channel, d.role]), [['whatsapp', 'whatsapp', 'main']]);
+    assert.deepStrictEqual(plugin.provides, { channels: ['whatsapp'] });
+    const registered = await registerPlugin(plugin, {}, { logger: quietLogger(), host: { dataDir: '/tmp' } });
+    assert.deepStrictEqual(registered.channels.map((d) => [d.name, d.channel, d.role, d.addressing.phoneNumbers]), [['whatsapp', 'whatsapp', 'main', true]]);
   });
 
   it('creating an adapter does no I/O: no socket before connect', async () => {

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, NotFoundError, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type HostSettings,
-  type Logger, type Storage, type UniqueOptionLookup,
+  ConflictError, isGroupJid, NotFoundError, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
+  type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
@@ -32,6 +32,7 @@ export class SandboxDriver implements ChannelDriver {
   readonly name = 'sandbox';
   readonly channel = 'whatsapp' as const;
   readonly role = 'main' as const;
+  readonly addressing = WHATSAPP_ADDRESSING;
   readonly routes: DriverRoute[];
   private network?: SandboxNetwork;
   /** Storage of the network's shared state (group pictures), known once the first instance is created. */

@@ -127,7 +127,7 @@ function item(message: InboundMessage, main: boolean, context: WebhookRenderCont
  * `contacts`: it changes a message whose sender was already announced.
  */
 export function messageMembers(event: ChannelEventOf<'message'>, context: WebhookRenderContext): Pick<MetaValue, 'contacts' | 'messages'> {
-  const main = isMainChannel(event);
+  const main = isMainChannel(event, context);
   const { message } = event;
   return {
     ...(message.edit ? {} : { contacts: [contact(message, main, event.provider)] }),

@@ -3,7 +3,6 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { Tokens } from '@parley/core';
 import {
   describeWebhookFormatConformance, EXTENSION_EVENT_IDS, INTERNAL_EVENT_NAMES, registerPlugin, SPEC_EVENT_IDS, webhookEventFixtures,
 } from '@parley/testkit';
@@ -81,7 +80,8 @@ describe('native format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = await registerPlugin(plugin, {});
-    assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['native']);
+    assert.deepEqual(plugin.provides, { formats: ['native'] });
+    const registered = await registerPlugin(plugin, {});
+    assert.deepEqual(registered.formats.map((f) => f.name), ['native']);
   });
 });

@@ -2755,7 +2755,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2796,7 +2796,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -2852,7 +2852,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -2901,7 +2901,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -2944,7 +2944,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2989,7 +2989,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3032,7 +3032,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -3074,7 +3074,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3128,7 +3128,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -3168,7 +3168,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3209,7 +3209,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3456,7 +3456,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3495,7 +3495,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3532,7 +3532,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3573,7 +3573,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3612,7 +3612,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -3666,7 +3666,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -3713,7 +3713,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
@@ -3751,7 +3751,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -3792,7 +3792,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       displayName: string;
       contacts: ({
@@ -3834,7 +3834,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3877,7 +3877,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       description?: string;
@@ -3918,7 +3918,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Group JID (…@g.us). */
       groupJid: string;
@@ -3958,7 +3958,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3999,7 +3999,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4041,7 +4041,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       latitude: number;
       longitude: number;
@@ -4080,7 +4080,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -4120,7 +4120,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4172,7 +4172,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       values: string[];
@@ -4211,7 +4211,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
       /** Channel to send through (default whatsapp). */
@@ -4235,7 +4235,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Phone number or JID of the business owning the catalog. */
       businessOwnerJid: string;
@@ -4311,7 +4311,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
     };
     response: {
@@ -4346,7 +4346,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4383,7 +4383,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       options: string[];
@@ -4420,7 +4420,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -4458,7 +4458,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4497,7 +4497,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4538,7 +4538,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;

@@ -1,5 +1,5 @@
 import type { CapabilityGaps, ChannelCapabilities } from '../capabilities/index.js';
-import type { ChannelName } from '../domain/channel-name.js';
+import type { ChannelAddressing, ChannelName } from '../domain/channel-name.js';
 import type { InstanceRecord, SocialLink } from '../domain/instance.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
@@ -15,6 +15,14 @@ export interface ChannelAdapter {
   readonly capabilities: ChannelCapabilities;
   /** Optional reasons for absent capabilities, shown in the 422 message. */
   readonly capabilityGaps?: CapabilityGaps;
+  /**
+   * Optional: takes one inbound notification a driver route received for this adapter's account
+   * (for example one `entry[]` of a Meta webhook, after the route checked its signature), emits the
+   * channel events it carries and answers how many it emitted. Driver routes find the adapter with
+   * {@link DriverRequest.linkedAccount} and {@link DriverRequest.adapter}; an adapter without
+   * `ingest` receives nothing that way.
+   */
+  ingest?(payload: unknown): Promise<number>;
   /**
    * Closes sockets and timers without logging out (server shutdown, instance unload). Idempotent.
    */
@@ -41,13 +49,19 @@ export interface ChannelContext {
 export interface ChannelDriver {
   /**
    * The channel name this driver claims in configuration and at instance creation (`whatsapp`,
-   * `sandbox`, `instagram`, `messenger`). Two drivers claiming one name refuse to boot.
+   * `sandbox`, `instagram`, `messenger`, or a plugin's own). A channel id (`CHANNEL_ID_PATTERN`),
+   * declared in the plugin's `provides.channels`. Two drivers claiming one name refuse to boot.
    */
   readonly name: string;
-  /** Wire channel it drives (the sandbox simulates `whatsapp`). */
+  /**
+   * Wire channel it drives (the sandbox simulates `whatsapp`): the `provider` of sends, records and
+   * events. A channel id; any id a plugin chooses becomes part of the server's provider enum.
+   */
   readonly channel: ChannelName;
   /** Main-channel drivers back an instance; social drivers link beside one (spec 1.6). */
   readonly role: 'main' | 'social';
+  /** How {@link channel} addresses people (the `to` of sends; whether `allowNumber` applies). */
+  readonly addressing: ChannelAddressing;
   /** Creates the adapter of one instance. Must not do network I/O before `connect`. */
   create(context: ChannelContext): ChannelAdapter | Promise<ChannelAdapter>;
   /**
@@ -122,8 +136,22 @@ export interface DriverRequest {
   adapter(instanceId: string, channel?: ChannelName): Promise<ChannelAdapter>;
   /** Looks up an instance by its secret key (NotFoundError when unknown); for routes carrying a key. */
   instanceByKey(key: string): Promise<InstanceRecord>;
-  /** Every instance record (social drivers find the instance of an inbound account id). */
-  instances(): Promise<InstanceRecord[]>;
+  /**
+   * The instance linking `accountId` on a social channel (the `entry[].id` of an inbound webhook),
+   * or null. An indexed lookup: its cost does not grow with the number of instances.
+   */
+  linkedAccount(channel: ChannelName, accountId: string): Promise<LinkedAccount | null>;
+  /**
+   * True when some instance linked on `channel` has this verify token (webhook subscription
+   * handshakes carry no account id). Looked up by the token's hash, so timing says nothing of it.
+   */
+  hasVerifyToken(channel: ChannelName, token: string): Promise<boolean>;
+}
+
+/** A social account and the instance that links it. */
+export interface LinkedAccount {
+  instanceId: string;
+  link: SocialLink;
 }
 
 /** The answer of a driver route; `body` is sent as JSON, unless it is a string (text) or a Buffer (bytes). */

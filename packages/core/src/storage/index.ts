@@ -6,3 +6,4 @@ export * from './repositories.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './rate-limit.js';
+export * from './linked-accounts.js';

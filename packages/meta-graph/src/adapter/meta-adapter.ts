@@ -125,9 +125,3 @@ function withProfile(message: InboundMessage, profile: SenderProfile | null): vo
   if (profile.username) message.username = profile.username;
   if (profile.picture) message.picture = profile.picture;
 }
-
-/** True for adapters of this package (also across duplicated module copies). */
-export function isMetaChannelAdapter(adapter: unknown): adapter is MetaChannelAdapter {
-  return adapter instanceof MetaChannelAdapter || (typeof adapter === 'object' && adapter !== null
-    && typeof (adapter as { ingest?: unknown }).ingest === 'function');
-}

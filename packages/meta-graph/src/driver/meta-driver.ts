@@ -29,6 +29,7 @@ export function createMetaDriver(profile: MetaChannelProfile, options: MetaDrive
     name: profile.channel,
     channel: profile.channel,
     role: 'social',
+    addressing: { description: `The ${profile.userIdName} of the recipient (digits).`, phoneNumbers: false },
     create: (context: ChannelContext) => new MetaChannelAdapter(profile, context, { client, media, options: resolved, now }),
     link: (input: Record<string, unknown>) => linkAccount(profile, client, input, now()),
     routes: webhookRoutes(profile, logger),

@@ -13,6 +13,7 @@ import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
+import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
@@ -87,10 +88,12 @@ export class ParleyServer {
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
     const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
+    // Before anything listens: inbound webhooks find their instance through this index.
+    if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     bus.attach((id) => registry.byIdOrThrow(id));
     const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
     const partial = {
-      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, connectors: plugins.connectors,
+      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION,
       media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
       messaging: new MessagingService(storage, bus, projector),
@@ -158,7 +161,7 @@ export class ParleyServer {
    */
   private async restoreInstances(): Promise<void> {
     const { storage, registry, config, logger } = this.context;
-    const all = await storage.instances.list();
+    const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
     const records = all.filter((r) => r.wantsConnection);
     for (const [i, record] of records.entries()) {
@@ -176,17 +179,17 @@ export class ParleyServer {
 
   /** Reconnects the external databases of instances that have one (their history lives there). */
   private async reattachExternalDatabases(records: InstanceRecord[]): Promise<void> {
-    const { storage, connectors, logger } = this.context;
-    const bound = records.filter((r) => r.mongodb);
+    const { storage, externalDatabase: connector, logger } = this.context;
+    const bound = records.filter((r) => r.externalDatabase);
     for (const r of bound) storage.expect(r.id);
     await Promise.all(bound.map(async (r) => {
-      const connector = connectors.get('mongodb');
-      if (!connector) {
-        logger.error({ instance: r.id }, 'instance has an external MongoDB but no connector is configured (@parley/storage-mongodb/external)');
+      const { kind, ...database } = r.externalDatabase!;
+      if (connector?.kind !== kind) {
+        logger.error({ instance: r.id, kind }, `instance has an external database of kind "${kind}" but no plugin provides that connector`);
         return;
       }
       try {
-        await storage.attach(r.id, await connector.connect(r.mongodb!));
+        await storage.attach(r.id, await connector.connect(database));
       } catch (err) {
         logger.error({ err, instance: r.id }, 'external database could not be reconnected; its history answers 503 until it is attached again');
       }

@@ -28,7 +28,8 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
           body: route.rawBody ? undefined : body,
           rawBody: route.rawBody ? (req as RequestWithRaw).rawBody ?? Buffer.alloc(0) : undefined,
           adapter: async (instanceId: string, channel?: ChannelName) => (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel),
-          instances: () => ctx.storage.instances.list(),
+          linkedAccount: (channel: ChannelName, accountId: string) => ctx.registry.linkedAccounts.find(channel, accountId),
+          hasVerifyToken: (channel: ChannelName, token: string) => ctx.registry.linkedAccounts.hasVerifyToken(channel, token),
           instanceByKey: async (key: string) => (await ctx.registry.byKey(key)).record,
         };
         const answer = await route.handler(request);

@@ -1,11 +1,10 @@
 import {
   ConflictError, NotFoundError, type ChannelAdapter, type ChannelName, type ConnectionState, type ConnectionStatus, type InstanceRecord,
-  type SocialChannelName,
 } from '@parley/core';
 
 /** A loaded instance: its current record and its channel adapters. */
 export class InstanceRuntime {
-  readonly social = new Map<SocialChannelName, ChannelAdapter>();
+  readonly social = new Map<ChannelName, ChannelAdapter>();
 
   constructor(
     public record: InstanceRecord,
@@ -22,7 +21,7 @@ export class InstanceRuntime {
    */
   adapter(provider?: ChannelName): ChannelAdapter {
     if (!provider || provider === this.main.channel) return this.main;
-    const adapter = this.social.get(provider as SocialChannelName);
+    const adapter = this.social.get(provider);
     if (!adapter) throw new ConflictError(`${provider} is not linked to this instance`, 'channel_not_linked');
     return adapter;
   }

@@ -1,4 +1,5 @@
-import { recipient, s, type JsonSchema } from '../http/schema.js';
+import { s, type JsonSchema } from '../http/schema.js';
+import { channelSlots } from './channel-slots.js';
 import { urlField } from './common.schemas.js';
 
 /** The message record of spec 2.4. */
@@ -7,12 +8,12 @@ export const messageRecordSchema = s.openObject({
   message: s.anyObject({ description: 'One typed member, named as WhatsApp names it (extendedTextMessage, imageMessage, …).' }),
   messageTimestamp: s.string({ pattern: '^\\d+$', description: 'Unix seconds as text.' }),
   status: s.enum(['PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED', 'ERROR']),
-  provider: s.enum(['whatsapp', 'instagram', 'messenger']),
+  provider: channelSlots.provider(),
   pushName: s.string(),
 }, ['key', 'message', 'messageTimestamp', 'status']);
 
-/** The optional `provider` of spec 1.6. */
-export const providerField = s.enum(['whatsapp', 'instagram', 'messenger'], { description: 'Channel to send through (default whatsapp).' });
+/** The optional `provider` of spec 1.6: one of the registered channels. */
+export const providerField = channelSlots.sendProvider();
 
 /** The chat of spec 2.5. */
 export const chatSchema = s.openObject({
@@ -48,7 +49,8 @@ export const contactCardSchema = s.object({
   organization: s.string({ maxLength: L.name }),
 }, ['fullName', 'phoneNumber']);
 
-const to = recipient;
+/** The recipient of a send, as the registered channels address people. */
+const to = channelSlots.recipient();
 
 /** Send bodies that may carry media inline (a data URI in `url` or `base64`): their routes read up to the media body limit. */
 export const INLINE_MEDIA_SENDS: ReadonlySet<string> = new Set([

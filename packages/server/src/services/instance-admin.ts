@@ -100,6 +100,7 @@ export class InstanceAdmin {
       s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
       s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),
     ]);
+    await this.ctx.registry.forgetLinks(runtime.record);
     await s.instances.delete(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');
   }
