@@ -168,8 +168,9 @@ export class SandboxDevice implements SandboxPhone {
 
   /**
    * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
-   * receipt. A replayed message the server has stored already is only acknowledged again: the
-   * message id decides, so a replay never shows a message twice.
+   * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
+   * replayed message the server has stored already is only acknowledged again: the message id
+   * decides, so a replay never shows a message twice.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
@@ -181,10 +182,10 @@ export class SandboxDevice implements SandboxPhone {
       this.ctx.emit({ type: 'message', message });
       await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
     }
-    await this.network.send(packet.from, {
+    await this.network.reply(packet.from, {
       kind: 'receipt', from: this.number, messageId: packet.id, chatJid: packet.groupJid ?? this.jid, status: 'delivered',
       timestamp: Math.floor(Date.now() / 1000),
-    });
+    }, replayed);
   }
 
   /** Namespace of the unread incoming messages of one chat: one small document each, so a write stays O(1). */

@@ -195,6 +195,21 @@ export class SandboxNetwork {
     return written.length;
   }
 
+  /**
+   * Answers a packet that phone `to` sent, such as the delivery receipt of its message: handed
+   * straight to `to` after the simulated latency when it is online, resolving once `to` has stored
+   * what it caused; written to its inbox like {@link send} when it is offline. Only for answers to a
+   * packet that stays in the answering phone's inbox until this resolves: a crash before then
+   * replays that packet, whose answer goes again marked `replayed`, so the answer needs no inbox
+   * document of its own (two writes fewer per message).
+   */
+  async reply(to: string, packet: Packet, replayed: boolean): Promise<void> {
+    if (this.latencyMs > 0 && this.online.has(to)) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    const phone = this.online.get(to);
+    if (phone) await phone.receive(packet, replayed);
+    else await this.send(to, packet);
+  }
+
   /** Hands an inbox packet to a phone, and deletes it once the phone has stored what it caused. */
   private handTo(phone: SandboxPhone, key: string, packet: Packet, replayed: boolean): void {
     this.holding.add(key);
