@@ -68,6 +68,11 @@ export class SandboxConnection implements ConnectionCapability {
       throw new ConflictError('no QR code or pairing code is waiting: call POST /{key}/instance (or pairing-code) first', 'not_pairing');
     }
     if (code !== undefined && code.toUpperCase() !== this.pairingCode) throw new ValidationError('body.code does not match the pairing code');
+    return this.link();
+  }
+
+  /** Links the session (a scan, a pairing code entered, a mobile registration verified) and connects. */
+  async link(): Promise<AccountUser> {
     await this.device.saveSession({ linked: true });
     await this.open();
     return this.user!;
