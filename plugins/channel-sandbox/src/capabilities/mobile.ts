@@ -24,7 +24,6 @@ interface IssuedCode {
 interface Registration {
   /** The number being registered: digits with country code. */
   number: string;
-  mobileNetworkCode: string;
   /** Epoch ms of the last code request: the next one may come `mobileCodeIntervalMs` later. */
   lastRequestAt?: number;
   code?: IssuedCode;
@@ -65,7 +64,7 @@ export class SandboxMobile implements MobileRegistrationCapability {
       const previous = await this.registration();
       // Preparing again voids a waiting code but not the wait between two code requests.
       await this.device.saveDocument<Registration>(REGISTRATION, {
-        number, mobileNetworkCode: input.phoneNumberMobileNetworkCode,
+        number,
         ...(previous?.lastRequestAt !== undefined ? { lastRequestAt: previous.lastRequestAt } : {}),
       });
     });
@@ -93,7 +92,7 @@ export class SandboxMobile implements MobileRegistrationCapability {
       const registration = await this.prepared();
       const issued = registration.code;
       if (!issued) throw new ConflictError('no code is waiting: request one with POST /{key}/instance/mobile/request-code', 'no_code');
-      const withoutCode: Registration = { number: registration.number, mobileNetworkCode: registration.mobileNetworkCode, lastRequestAt: registration.lastRequestAt };
+      const withoutCode: Registration = { number: registration.number, lastRequestAt: registration.lastRequestAt };
       if (Date.now() >= issued.expiresAt) {
         await this.device.saveDocument<Registration>(REGISTRATION, withoutCode);
         throw new ConflictError('the code expired: request a new one with POST /{key}/instance/mobile/request-code', 'code_expired');
