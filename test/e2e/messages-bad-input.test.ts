@@ -17,7 +17,7 @@ describe('messages: bad input', () => {
     offline = await p.t.createInstance({ channel: 'sandbox', name: 'dave', number: '5511900000403' });
     p.media.serve('/ok.png', { body: SAMPLES.png, type: 'image/png' });
     p.media.serve('/page.html', { body: Buffer.from('<html></html>'), type: 'text/html' });
-    p.media.serve('/photo.jpg', { body: SAMPLES.jpeg, type: 'image/jpeg' });
+    p.media.serve('/icon.svg', { body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/svg+xml' });
     p.media.serve('/huge.png', { body: sampleBytes(Buffer.from([0x89, 0x50]), MAX_MEDIA + 1), type: 'image/png' });
   });
   after(async () => {
@@ -112,7 +112,8 @@ describe('messages: bad input', () => {
   it('media URLs answering 404 or the wrong content type are 400s; oversized media are 413s', async () => {
     await invalid('image', { to: bob, url: url('/missing.png') }, 'body.url could not be fetched: HTTP 404');
     await invalid('image', { to: bob, url: url('/page.html') }, 'body.url has content type text/html, which is not a valid image');
-    await invalid('sticker', { to: bob, url: url('/photo.jpg') }, 'body.url has content type image/jpeg, which is not a valid sticker');
+    // Stickers take WebP, PNG, JPEG and GIF (the WhatsApp channel converts them to WebP); other images are refused.
+    await invalid('sticker', { to: bob, url: url('/icon.svg') }, 'body.url has content type image/svg+xml, which is not a valid sticker');
     await invalid('audio', { to: bob, url: url('/ok.png') }, 'body.url has content type image/png, which is not a valid audio');
     await invalid('link', { to: bob, title: 't', text: 'x', sourceUrl: 'https://a.example', thumbnailUrl: url('/page.html') },
       'body.thumbnailUrl has content type text/html, which is not a valid image');

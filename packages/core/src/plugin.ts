@@ -15,7 +15,24 @@ export interface HostSettings {
   publicUrl: string;
   /** When true, user-supplied URLs may point to private networks (`PARLEY_ALLOW_PRIVATE_URLS=1`). */
   allowPrivateUrls: boolean;
+  /**
+   * Limits of media fetched from user-supplied URLs (`media` of the configuration). Plugins that fetch
+   * such URLs themselves (catalog images handed to a channel) apply the same limits as the server.
+   * Absent in hosts that do not set them: {@link DEFAULT_MEDIA_LIMITS} apply.
+   */
+  media?: MediaLimits;
 }
+
+/** Size and time limits of one media fetch. */
+export interface MediaLimits {
+  /** Largest body accepted, in bytes (413 above it). */
+  maxBytes: number;
+  /** Time allowed for the whole fetch, redirects included. */
+  timeoutMs: number;
+}
+
+/** The configuration's default media limits: 16 MiB within 15 s. */
+export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({ maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000 });
 
 /** What `register` receives. */
 export interface PluginContext<Options> {

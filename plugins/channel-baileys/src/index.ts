@@ -16,7 +16,10 @@ export default definePlugin<BaileysOptions>({
   coreVersion: '^0.1.0',
   optionsSchema: baileysOptionsSchema,
   register(ctx) {
-    const driver = createBaileysDriver({ options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls });
+    const driver = createBaileysDriver({
+      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls,
+      ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
+    });
     ctx.container.register(Tokens.ChannelDriver, { useValue: driver });
   },
 });

@@ -4171,6 +4171,8 @@ export interface Operations {
       /** Phone number with country code (digits), or a JID. */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
+      /** Channel to send through (default whatsapp). */
+      provider?: "whatsapp" | "instagram" | "messenger";
     };
     response: {
       status: 200;
@@ -4290,7 +4292,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Send a sticker (WebP, PNG or GIF) fetched from a URL
+   * Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL
    *
    * `POST /{key}/message/sticker`
    */

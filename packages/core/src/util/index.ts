@@ -5,3 +5,4 @@ export * from './keyed-serial-queue.js';
 export * from './net-guard.js';
 export * from './redact.js';
 export * from './whatsapp-content.js';
+export * from './guarded-get.js';

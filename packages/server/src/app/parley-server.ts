@@ -66,6 +66,7 @@ export class ParleyServer {
       dataDir: config.dataDir,
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
       allowPrivateUrls: config.allowPrivateUrls,
+      media: { maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs },
     };
     const container = rootContainer.createChildContainer();
     container.register(Tokens.Logger, { useValue: logger });

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { configSchema } from './config.schema.js';
@@ -89,7 +90,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     serviceTag: f.serviceTag ?? 'parley',
     bodyLimitBytes: f.bodyLimitBytes ?? 32 * 1024 * 1024,
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
-    media: { maxBytes: f.media?.maxBytes ?? 16 * 1024 * 1024, timeoutMs: f.media?.timeoutMs ?? 15000 },
+    media: { maxBytes: f.media?.maxBytes ?? DEFAULT_MEDIA_LIMITS.maxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
     restore: { staggerMs: f.restore?.staggerMs ?? 500 },
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},

@@ -19,7 +19,7 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
   audio: { operationId: 'sendAudio', summary: 'Send an audio fetched from a URL', description: 'Ogg/Opus audio is sent as a voice note (ptt), other formats as an audio file.' },
   video: { operationId: 'sendVideo', summary: 'Send a video fetched from a URL' },
   document: { operationId: 'sendDocument', summary: 'Send a document fetched from a URL', description: 'The given mimetype and fileName are what the recipient sees.' },
-  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG or GIF) fetched from a URL' },
+  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL' },
   'video-note': { operationId: 'sendVideoNote', summary: 'Send a round video note fetched from a URL' },
   'base64/image': { operationId: 'sendBase64Image', summary: 'Send an image given as a base64 data URI' },
   'base64/audio': { operationId: 'sendBase64Audio', summary: 'Send an audio given as a base64 data URI' },
@@ -60,12 +60,15 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, SendBodies['presence'], Scope>({
       method: 'post', path: '/{key}/message/presence', operationId: 'sendPresence', tag, auth: 'instance', params: keyParams,
       summary: 'Send a chat presence (typing, recording, online…)',
-      description: 'No message results, so the answer is `{status: 200, message}`.',
+      description: 'No message results, so the answer is `{status: 200, message}`. With `provider` `instagram` or `messenger`, '
+        + '`to` is the user id and the presence becomes a sender action: `composing`/`recording` → `typing_on`, '
+        + '`paused`/`unavailable` → `typing_off`, `available` → `mark_seen`.',
       body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jid = toJid(body.to, 'body.to');
-        await connectedMessaging(scope).sendPresence({ to: body.to, status: body.status });
-        return { message: `presence ${body.status} sent to ${jid}` };
+        // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
+        const to = scope.adapter(body.provider) === scope.main ? toJid(body.to, 'body.to') : body.to;
+        await connectedMessaging(scope, body.provider).sendPresence({ to: body.to, status: body.status });
+        return { message: `presence ${body.status} sent to ${to}` };
       },
     }),
     defineRoute<unknown, unknown, SendBodies['create-call-link'], Scope>({

@@ -83,7 +83,9 @@ export const SEND_BODIES = {
     text: s.string({ maxLength: 32, description: 'One emoji; an empty text removes the reaction.' }),
     msgId: s.text(512, { description: 'Id of the message reacted to; it must exist in this instance.' }),
   }, ['text', 'msgId']),
-  presence: s.object({ to, status: s.enum(['unavailable', 'available', 'composing', 'recording', 'paused']) }, ['to', 'status']),
+  presence: s.object({
+    to, status: s.enum(['unavailable', 'available', 'composing', 'recording', 'paused']), provider: providerField,
+  }, ['to', 'status']),
   title: s.object({ to, title: s.text(L.header), text: interactiveText, footer }, ['to', 'title', 'text']),
   button_reply: s.object({
     to, header, text: interactiveText, footer,

@@ -9,7 +9,7 @@ import {
 import type { Dispatcher } from 'undici';
 import { loadStorageAuthState, type StorageAuthState } from '../auth/storage-auth-state.js';
 import type { HealthMonitor } from '../health/health-monitor.js';
-import { messageProto } from '../mapping/record.js';
+import { storedMessages } from '../mapping/stored-message.js';
 import type { ResolvedBaileysOptions } from '../options.js';
 import type { BaileysSocket, SocketFactory } from '../socket.js';
 import { BoundedCache } from '../util/bounded-cache.js';
@@ -17,6 +17,7 @@ import { upstream } from '../util/errors.js';
 import { normalizeJid } from '../util/jids.js';
 import { reconnectDelay } from './backoff.js';
 import { disconnectInfo } from './disconnect-reason.js';
+import { browserIdentity } from './browser-identity.js';
 import { baileysLogger } from './logger-bridge.js';
 import { mediaDispatcher } from './media-dispatcher.js';
 import { parseProxy, proxyAgents, redactProxy } from './proxy.js';
@@ -219,7 +220,7 @@ export class ConnectionManager {
     const config: UserFacingSocketConfig = {
       auth: auth.state,
       logger: baileysLogger(this.deps.logger.child({ lib: 'baileys' }), options.logLevel),
-      browser: [options.browserName, 'Chrome', '22.04.4'],
+      browser: browserIdentity(options),
       markOnlineOnConnect: options.markOnlineOnConnect,
       syncFullHistory: options.syncFullHistory,
       connectTimeoutMs: options.connectTimeoutMs,
@@ -228,11 +229,7 @@ export class ConnectionManager {
       generateHighQualityLinkPreview: false,
       ...(options.version ? { version: options.version } : {}),
       ...(proxy ? proxyAgents(proxy) : {}),
-      getMessage: async (key) => {
-        if (!key.id) return undefined;
-        const record = await context.storage.messages.get(context.instanceId, key.id);
-        return record ? messageProto(record.message) : undefined;
-      },
+      getMessage: storedMessages(context),
       // Read-through: Baileys needs group members for every group send; one query serves many sends.
       cachedGroupMetadata: async (jid) => {
         const cached = this.deps.groupCache.get(jid);

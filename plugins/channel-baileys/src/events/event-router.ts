@@ -4,7 +4,8 @@ import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysocke
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
-import { mapInboundMessage, type InboundEnv } from '../mapping/inbound-message.js';
+import type { InboundEnv } from '../mapping/inbound-env.js';
+import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, groupChange, toGroup } from '../mapping/resources.js';
 import type { BaileysSocket } from '../socket.js';

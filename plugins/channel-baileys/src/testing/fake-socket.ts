@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import {
-  addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, type BaileysEventEmitter, type BaileysEventMap, type Contact,
-  type UserFacingSocketConfig, type WAMediaUploadFunction,
+  addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, getStream, type BaileysEventEmitter, type BaileysEventMap, type Contact,
+  type UserFacingSocketConfig, type WAMediaUpload, type WAMediaUploadFunction,
 } from '@whiskeysockets/baileys';
 import type { BaileysSocket, SocketFactory } from '../socket.js';
 import { silent } from './silent-logger.js';
@@ -58,6 +58,19 @@ function snapshot<T>(value: T): T {
 const fakeUpload: WAMediaUploadFunction = async (_path, { mediaType }) => ({
   mediaUrl: `https://mmg.whatsapp.net/v/t62/${mediaType}`, directPath: `/v/t62/${mediaType}`,
 });
+
+/**
+ * What Baileys' `productCreate`/`productUpdate` do with the images before the query
+ * (`uploadingNecessaryImages` in Utils/business.js): a URL containing `.whatsapp.net` is kept, anything
+ * else is read with `getStream`, which fetches `{ url }` with the global `fetch`, and uploaded.
+ */
+async function uploadProductImages(images: WAMediaUpload[]): Promise<void> {
+  for (const image of images) {
+    if (!Buffer.isBuffer(image) && 'url' in image && image.url.toString().includes('.whatsapp.net')) continue;
+    const { stream } = await getStream(image);
+    for await (const _ of stream) { /* drained like Baileys' upload */ }
+  }
+}
 
 /**
  * A socket that behaves like Baileys' on the surface the adapter uses: the same event names on an
@@ -199,8 +212,16 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     communityFetchLinkedGroups: stub('communityFetchLinkedGroups', (jid: string) => ({ communityJid: jid, isCommunity: true, linkedGroups: [] })),
     getCatalog: stub('getCatalog', () => ({ products: [], nextPageCursor: undefined })),
     getCollections: stub('getCollections', () => ({ collections: [] })),
-    productCreate: stub('productCreate'),
-    productUpdate: stub('productUpdate'),
+    productCreate: async (create: { images: WAMediaUpload[] }) => {
+      record('productCreate', [snapshot(create)]);
+      await uploadProductImages(create.images);
+      return results.get('productCreate');
+    },
+    productUpdate: async (id: string, update: { images: WAMediaUpload[] }) => {
+      record('productUpdate', [id, snapshot(update)]);
+      await uploadProductImages(update.images);
+      return results.get('productUpdate');
+    },
     productDelete: stub('productDelete', () => ({ deleted: 1 })),
     getOrderDetails: stub('getOrderDetails'),
     rejectCall: stub('rejectCall'),
