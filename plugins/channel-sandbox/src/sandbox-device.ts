@@ -177,7 +177,7 @@ export class SandboxDevice implements SandboxPhone {
     if (!packet.groupJid && (await hasBlocked(this, packet.from))) return;
     if (!replayed || !(await this.ctx.storage.messages.get(this.ctx.instanceId, packet.id))) {
       await establishSession(this, packet.from);
-      const message: InboundMessage = inboundFromPacket(packet);
+      const message: InboundMessage = inboundFromPacket(packet, this);
       await keepReceivedMedia(this.ctx, packet);
       this.ctx.emit({ type: 'message', message });
       await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
