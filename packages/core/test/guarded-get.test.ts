@@ -68,6 +68,6 @@ describe('guardedGet', () => {
     assert.deepStrictEqual(await failure('/hang', { timeoutMs: 200 }), ['timeout', 'timed out', undefined]);
     // The address is checked when connecting: a name resolving to loopback is refused without allowPrivate.
     const port = new URL(base).port;
-    assert.deepStrictEqual(await failure(`http://localhost:${port}/ok`, { allowPrivate: false }), ['private_address', 'it points to a private network address', undefined]);
+    assert.deepStrictEqual(await failure(`http://localhost:${port}/ok`, { allowPrivate: false }), ['private_address', 'it points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', undefined]);
   });
 });

@@ -71,7 +71,7 @@ describe('assertUrlAllowed', () => {
 
   it('refuses private IP literals (v4, v6, mapped) unless private URLs are allowed', async () => {
     for (const raw of ['http://127.0.0.1:8080/', 'http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[::ffff:192.168.0.1]/', 'http://0.0.0.0/']) {
-      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address');
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
     const allowed = await assertUrlAllowed('http://127.0.0.1:8080/x', { field: 'body.url', allowPrivate: true });
     assert.equal(allowed.port, '8080');
@@ -79,7 +79,7 @@ describe('assertUrlAllowed', () => {
 
   it('refuses local host names without resolving them', async () => {
     for (const raw of ['http://localhost/', 'http://LOCALHOST:3000/', 'http://api.localhost/', 'http://printer.local/', 'http://db.internal/']) {
-      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host');
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
   });
 });

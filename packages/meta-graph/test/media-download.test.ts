@@ -65,7 +65,7 @@ describe('MetaMediaDownloader', () => {
   it('refuses a link to a private address unless the host allows private URLs', async () => {
     await assert.rejects(downloader({ allowPrivate: false }).download(image()), (err: unknown) => {
       assert.ok(err instanceof UpstreamError);
-      assert.equal(err.message, 'Messenger media link refused: media link points to a private network address');
+      assert.equal(err.message, 'Messenger media link refused: media link points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       return true;
     });
     assert.equal(cdn.requests.length, 0);

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -104,6 +105,16 @@ describe('examples/config.*.json', () => {
       assert.ok(existsSync(join(dataDir, 'parley.db')));
     } finally {
       await server.close();
+    }
+  });
+
+  it('keep their data out of git: each data directory is git-ignored', () => {
+    for (const name of ['config.sandbox.json', 'config.redis.json']) {
+      const config = loadConfig({ PARLEY_CONFIG: join(examples, name) });
+      assert.ok(config.dataDir.startsWith(`${examples}/`), `${name}: ${config.dataDir} is beside the example`);
+      // --no-index: the answer depends on .gitignore only, not on what happens to be tracked.
+      const ignored = spawnSync('git', ['check-ignore', '--no-index', '-q', join(config.dataDir, 'parley.db')], { cwd: root });
+      assert.equal(ignored.status, 0, `${name}: ${config.dataDir} is not git-ignored${ignored.stderr}`);
     }
   });
 

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { guardedLookup, isPrivateAddress } from '@parley/core';
+import { guardedLookup, isPrivateAddress, PRIVATE_URLS_HINT } from '@parley/core';
 
 /** An HTTP answer to one attempt. */
 export interface HttpAnswer {
@@ -39,7 +39,7 @@ export class HttpSender {
     const target = new URL(url);
     const host = target.hostname.replace(/^\[|\]$/g, '');
     if (!this.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-      return Promise.reject(Object.assign(new Error(`${host} is a private address`), { code: 'EPRIVATEADDR' }));
+      return Promise.reject(Object.assign(new Error(`${host} is a private address (${PRIVATE_URLS_HINT})`), { code: 'EPRIVATEADDR' }));
     }
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));

@@ -87,6 +87,7 @@ export class BaileysAdapter implements ChannelAdapter {
       },
       qrImage: deps.qrImage,
       random: deps.random,
+      now: deps.now,
       ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
     });
     const fetcher = new GuardedFetcher({

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { CapabilityNotSupportedError, requireCapability, type MediaInput } from '@parley/core';
 import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
-import { boom, type FakeSocket } from '../src/testing/index.js';
+import { boom, participatingAnswer, type FakeSocket, type GroupNodeSpec } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 import { spyOnFetch } from './web-host.js';
 
@@ -17,6 +17,12 @@ function groupMeta(patch: Partial<GroupMetadata> = {}): GroupMetadata {
     announce: false, restrict: true, memberAddMode: false, joinApprovalMode: false, ...patch,
   };
 }
+
+/** {@link groupMeta} as WhatsApp sends it in a `w:g2` answer. */
+const GROUP_NODE: GroupNodeSpec = {
+  id: GROUP_JID, subject: 'Parley customers', creator: '80000000000001@lid', creatorPn: OWN_JID, creation: T, desc: 'Support group',
+  participants: [{ jid: '80000000000001@lid', type: 'superadmin', phoneNumber: OWN_JID }, { jid: PEER_JID }], locked: true,
+};
 
 describe('capabilities over the socket', () => {
   let h: Harness;
@@ -133,8 +139,7 @@ describe('capabilities over the socket', () => {
   });
 
   it('groups: list, get, create, update, settings, participants, join requests, invites, picture', async () => {
-    const community = groupMeta({ id: COMMUNITY, isCommunity: true });
-    socket.results.set('groupFetchAllParticipating', { [GROUP_JID]: groupMeta(), [COMMUNITY]: community });
+    socket.participating = participatingAnswer([GROUP_NODE, { ...GROUP_NODE, id: COMMUNITY, community: true }]);
     socket.results.set('groupMetadata', groupMeta());
     socket.results.set('groupCreate', groupMeta({ subject: 'New' }));
     socket.results.set('groupParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: {} }]);
@@ -193,7 +198,7 @@ describe('capabilities over the socket', () => {
 
   it('communities: every Baileys 7 community function', async () => {
     const meta = groupMeta({ id: COMMUNITY, subject: 'Parley community', desc: 'All of us', isCommunity: true });
-    socket.results.set('communityFetchAllParticipating', { [COMMUNITY]: meta, [GROUP_JID]: groupMeta() });
+    socket.participating = participatingAnswer([{ ...GROUP_NODE, id: COMMUNITY, subject: 'Parley community', desc: 'All of us', community: true }, GROUP_NODE]);
     socket.results.set('communityMetadata', meta);
     socket.results.set('communityFetchLinkedGroups', { communityJid: COMMUNITY, isCommunity: true, linkedGroups: [{ id: GROUP_JID, subject: 'x', creation: T, owner: OWN_JID, size: 2 }] });
     socket.results.set('communityCreate', meta);
@@ -227,7 +232,7 @@ describe('capabilities over the socket', () => {
     await c.memberAddMode(COMMUNITY, 'admin_add');
     await c.joinApproval(COMMUNITY, 'on');
     assert.deepStrictEqual(socket.calls.map((x) => x.method), [
-      'communityFetchAllParticipating', 'communityMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
+      'groupFetchAllParticipating', 'communityMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
       'communityUpdateDescription', 'communityLeave', 'updateProfilePicture', 'communityInviteCode', 'communityParticipantsUpdate',
       'communityAcceptInvite', 'communityGetInviteInfo', 'communityRequestParticipantsList', 'communityRequestParticipantsUpdate',
       'communityCreateGroup', 'communityToggleEphemeral', 'communitySettingUpdate', 'communityMemberAddMode', 'communityJoinApprovalMode',
@@ -270,7 +275,7 @@ describe('capabilities over the socket', () => {
       ['getOrderDetails', 'ORDER1', 'dG9rZW4='],
     ]);
     await assert.rejects(catalog.createProduct({ ...input, images: [{ url: 'http://127.0.0.1/admin.png' }] }), {
-      code: 'validation_failed', message: 'images[0].url points to a private network address',
+      code: 'validation_failed', message: 'images[0].url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)',
     });
     socket.results.set('productDelete', { deleted: 0 });
     await assert.rejects(catalog.deleteProduct('missing'), { status: 404, message: 'product not found' });

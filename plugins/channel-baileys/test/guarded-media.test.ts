@@ -100,7 +100,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     it(`a redirect to ${what} is refused before connecting; nothing reaches Baileys`, async () => {
       const { socket, catalog } = await open({ viaProxy: true });
       await assert.rejects(catalog.createProduct(product(`http://shop.example${path}`)), {
-        status: 400, code: 'validation_failed', message: 'images[0].url points to a private network address',
+        status: 400, code: 'validation_failed', message: 'images[0].url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)',
       });
       assert.deepStrictEqual(proxy.seen.map((s) => s.target), [`${PUBLIC}:80`]);
       assert.deepStrictEqual(web.seen, [path]);
@@ -112,7 +112,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     for (const viaProxy of [false, true]) {
       const { catalog } = await open({ viaProxy });
       for (const host of ['loopback.shop.example', 'split.shop.example']) {
-        await assert.rejects(catalog.createProduct(product(`http://${host}:${web.port}/mug.png`)), { message: 'images[0].url points to a private network address' });
+        await assert.rejects(catalog.createProduct(product(`http://${host}:${web.port}/mug.png`)), { message: 'images[0].url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)' });
       }
       await h!.adapter.stop();
     }

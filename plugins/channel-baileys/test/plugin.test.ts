@@ -20,7 +20,7 @@ describe('plugin and driver', () => {
   it('creating an adapter does no I/O: no socket before connect', async () => {
     const h = await createHarness();
     assert.equal(h.sockets.all.length, 0);
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null, status: 'disconnected' });
     assert.equal(h.adapter.channel, 'whatsapp');
     await h.adapter.stop();
   });
@@ -28,7 +28,7 @@ describe('plugin and driver', () => {
   it('options get their defaults', () => {
     assert.deepStrictEqual(resolveOptions({ reconnect: { maxAttempts: 3 }, keyCacheSize: 10 }), {
       reconnect: { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
-      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 30_000, logLevel: 'warn',
+      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 10_000, logLevel: 'warn',
       health: { failedSendThreshold: 3, failedSendWindowMs: 600_000 },
     });
     assert.equal(typeof createBaileysDriver().create, 'function');

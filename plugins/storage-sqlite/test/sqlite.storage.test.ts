@@ -1,10 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError, type NewDelivery } from '@parley/core';
+import { ServiceUnavailableError, type Logger, type NewDelivery } from '@parley/core';
 import { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
 import { MIGRATIONS } from '../src/migrations.js';
 
@@ -53,6 +55,35 @@ describe('SqliteStorage file', () => {
     const raw = new Database(file, { readonly: true });
     assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     raw.close();
+  });
+
+  it('keeps its files private: a new directory 0700, the database, -wal and -shm 0600; looser files are tightened and logged', async () => {
+    const file = freshFile();
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const previousUmask = process.umask(0o022);
+    try {
+      const storage = await opened(file);
+      await storage.state.put('ns', 'doc', { secret: true });
+      await storage.flush();
+      assert.equal(mode(dirname(file)), 0o700);
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) assert.equal(mode(path), 0o600, path);
+      await storage.close();
+
+      // Files left readable by others (an older Parley, a copy, a WAL left by a crash) are tightened at the next start.
+      writeFileSync(`${file}-wal`, '');
+      for (const path of [file, `${file}-wal`]) chmodSync(path, 0o644);
+      const warnings: unknown[][] = [];
+      const logger: Logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn: (...args) => warnings.push(args), error() {}, fatal() {} };
+      const storage2 = new SqliteStorage({ file, logger });
+      await storage2.init();
+      assert.deepEqual(warnings, [[{ files: [file, `${file}-wal`] }, 'sqlite files were readable by other users: permissions tightened to 0600']]);
+      assert.deepEqual(await storage2.state.get('ns', 'doc'), { secret: true });
+      await storage2.flush();
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) assert.equal(mode(path), 0o600, path);
+      await storage2.close();
+    } finally {
+      process.umask(previousUmask);
+    }
   });
 
   it('migrates a version 1 database: each message keeps the status its record held', async () => {
@@ -117,9 +148,33 @@ describe('SqliteStorage background checkpoints', () => {
     } finally {
       await storage.close();
     }
+    // SQLite removes the WAL when its last connection closes: the thread's connection closed first.
+    assert.equal(existsSync(`${file}-wal`), false, 'no connection is left open after close()');
     const reopened = await opened(file);
     assert.equal((await reopened.state.list('bulk')).length, 1_200);
     await reopened.close();
+  });
+
+  it('a process with a checkpoint thread exits cleanly, whether or not it closed the store', async () => {
+    // Node 24 aborted such processes at exit (better-sqlite3 12: a Statement collected after its
+    // thread's environment was gone). A child process shows the exit status a user would see.
+    for (const close of [true, false]) {
+      const file = freshFile();
+      const script = `
+        import { SqliteStorage } from ${JSON.stringify(new URL('../src/index.js', import.meta.url).href)};
+        const storage = new SqliteStorage({ file: ${JSON.stringify(file)} });
+        await storage.init();
+        await Promise.all(Array.from({ length: 1_200 }, (_, i) => storage.state.put('bulk', 'doc-' + i, { i })));
+        await storage.flush();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        if (${close}) await storage.close();`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code, signal] = await once(child, 'exit');
+      assert.deepEqual({ code, signal, output }, { code: 0, signal: null, output: '' }, `close: ${close}`);
+    }
   });
 
   it('without background checkpoints the same writes stay in the WAL until the writer checkpoints', async () => {

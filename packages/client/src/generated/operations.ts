@@ -119,6 +119,7 @@ export const operations = {
   resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false },
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
+  root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
   sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false },
   sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false },
   sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false },
@@ -719,6 +720,27 @@ export interface Operations {
         name?: string;
         imageProfile?: string;
       } | null;
+      /** Extension: what the connection is doing; `health` is about account restrictions only. */
+      connection: {
+        status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+        /** The last failed attempt or close since the connection last opened. */
+        lastError?: {
+          /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+          code: number;
+          reason: string;
+          /** Network-level cause, when the endpoint was never reached. */
+          cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+          message: string;
+          /** Unix ms. */
+          at: number;
+        };
+        /** Why reconnection stopped (`status` = `stopped`). */
+        failure?: {
+          code: number;
+          reason: string;
+          attempts: number;
+        };
+      };
     };
     keyed: true;
   };
@@ -1418,8 +1440,29 @@ export interface Operations {
           website?: string[];
           category?: string;
         };
-        /** Extension (spec 3 health). */
+        /** Extension (spec 3 health): account restrictions, not the connection. */
         health?: "healthy" | "restricted";
+        /** Extension: what the connection is doing; `health` is about account restrictions only. */
+        connection?: {
+          status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+          /** The last failed attempt or close since the connection last opened. */
+          lastError?: {
+            /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+            code: number;
+            reason: string;
+            /** Network-level cause, when the endpoint was never reached. */
+            cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+            message: string;
+            /** Unix ms. */
+            at: number;
+          };
+          /** Why reconnection stopped (`status` = `stopped`). */
+          failure?: {
+            code: number;
+            reason: string;
+            attempts: number;
+          };
+        };
         /** Extension: set when reconnection gave up. */
         failure?: {
           code?: number;
@@ -3269,6 +3312,26 @@ export interface Operations {
       message: string;
     };
     keyed: true;
+  };
+  /**
+   * Where to start: the documentation and the OpenAPI document
+   *
+   * `GET /`
+   */
+  root: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        version: string;
+        docs: string;
+        openapi: string;
+      };
+    };
+    keyed: false;
   };
   /**
    * The mobile registration code the simulated phone received by SMS or voice call after POST /{key}/instance/mobile/request-code (404 while none is waiting: none requested, expired, used or void). Authenticated by the instance key in the path.

@@ -82,6 +82,11 @@ export interface DriverRoute {
   rawBody?: boolean;
   /** Needs the admin token. */
   admin?: boolean;
+  /**
+   * Largest body the route reads, in bytes (413 above it). Without it, the server's `bodyLimitBytes`
+   * (1 MiB by default) applies; routes that receive a third party's documented larger payloads say so.
+   */
+  bodyLimitBytes?: number;
   summary: string;
   /**
    * JSON Schema of the query string: shown in the OpenAPI document and checked (400 naming the

@@ -5,3 +5,4 @@ export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';
 export * from './storage-health.js';
+export * from './rate-limit.js';

@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { guardedLookup } from './net-guard.js';
+import { guardedLookup, PRIVATE_URLS_HINT } from './net-guard.js';
 
 /** Limits of {@link guardedGet}. */
 export interface GuardedGetLimits {
@@ -111,7 +111,7 @@ function getOnce(url: URL, limits: GuardedGetLimits, deadline: number): Promise<
     req.on('timeout', () => req.destroy(new GuardedGetError('timeout', 'timed out')));
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (err instanceof GuardedGetError) reject(err);
-      else if (err.code === 'EPRIVATEADDR') reject(new GuardedGetError('private_address', 'it points to a private network address'));
+      else if (err.code === 'EPRIVATEADDR') reject(new GuardedGetError('private_address', `it points to a private network address (${PRIVATE_URLS_HINT})`));
       else reject(new GuardedGetError('network', err.message));
     });
   });

@@ -80,6 +80,8 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
     method: 'post',
     path: '/webhook',
     rawBody: true,
+    // Meta: "Webhooks payloads can be up to 3MB" (Cloud API webhooks docs); read up to 4 MiB for margin.
+    bodyLimitBytes: 4 * 1024 * 1024,
     summary: `${profile.label} webhook notifications (signed by Meta)`,
     response: {
       type: 'object',

@@ -3,12 +3,13 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
-import { Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { privateDir, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
+import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
@@ -61,7 +62,13 @@ export class ParleyServer {
     const { config } = options;
     const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
     const clock = options.clock ?? { now: () => Date.now() };
-    const adminToken = AdminToken.load(config.dataDir, config.adminToken);
+    // The data directory holds keys, sessions and the admin token: only its owner may enter it.
+    const dataDirMode = privateDir(config.dataDir);
+    if (dataDirMode === 'tightened') logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
+    if (dataDirMode === 'shared') {
+      logger.warn({ dataDir: config.dataDir }, 'data directory is shared with other users (sticky bit, file-system root or another owner) and left as it is; its files are still 0600, but give Parley a directory of its own');
+    }
+    const adminToken = AdminToken.load(config.dataDir, config.adminToken, logger);
     const host: HostSettings = {
       dataDir: config.dataDir,
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
@@ -101,8 +108,12 @@ export class ParleyServer {
       if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
       return undefined;
     };
+    // Counted in the storage when it offers a shared counter (Redis: every server counts together).
+    const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
+      plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
     const http = createHttpApp({
-      routes, resolveScope: resolveScope as never, logger, bodyLimitBytes: config.bodyLimitBytes, version: VERSION,
+      routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
+      bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
     });

@@ -1,5 +1,5 @@
 import { errorResponse, type JsonSchema } from './schema.js';
-import type { RouteDefinition } from './route.js';
+import { isKeyed, readsBody, type RouteDefinition } from './route.js';
 
 const COMMON_ERRORS: Record<number, string> = {
   400: 'The body, query or a path parameter fails its schema (the message names the field).',
@@ -9,6 +9,7 @@ const COMMON_ERRORS: Record<number, string> = {
   409: 'The operation conflicts with the current state (for example the instance is not connected).',
   413: 'The body or media is over its size limit.',
   422: 'The instance\'s channel does not support this capability.',
+  429: 'Too many failed authentications (unknown key, bad admin token) from this address; `Retry-After` says when to retry.',
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',
   503: 'Storage or the channel is temporarily unavailable.',
@@ -47,7 +48,8 @@ function errorStatuses(route: RouteDefinition): number[] {
   const set = new Set<number>([400, 500, ...(route.errors ?? [])]);
   if (route.auth === 'instance') set.add(404);
   if (route.auth === 'admin') set.add(401);
-  if (route.body) set.add(413);
+  if (readsBody(route)) set.add(413);
+  if (isKeyed(route)) set.add(429);
   return [...set].sort();
 }
 

@@ -32,6 +32,7 @@ export function instanceView(runtime: InstanceRuntime): Record<string, unknown> 
       category: r.businessProfile?.category ?? '',
     },
     health: r.health,
+    connection: runtime.connection(),
     ...(failure ? { failure } : {}),
     links: linksView(r),
   };

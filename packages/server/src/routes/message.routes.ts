@@ -4,7 +4,7 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, s } from '../http/schema.js';
 import { keyParams } from '../schemas/common.schemas.js';
-import { messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
+import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
 import {
   callLinkCreator, connectedMessaging, MESSAGE_SUFFIXES, prepareSend, type MessageSuffix, type SendBodies,
 } from '../services/outgoing-content.js';
@@ -49,7 +49,8 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
     method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
-    body: SEND_BODIES[suffix], response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
+    body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
+    response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
     handler: async ({ scope, body }) => {
       const send = await prepareSend(ctx, scope, suffix, body);
       return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider }) };

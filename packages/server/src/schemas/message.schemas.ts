@@ -50,6 +50,11 @@ export const contactCardSchema = s.object({
 
 const to = recipient;
 
+/** Send bodies that may carry media inline (a data URI in `url` or `base64`): their routes read up to the media body limit. */
+export const INLINE_MEDIA_SENDS: ReadonlySet<string> = new Set([
+  'image', 'audio', 'video', 'document', 'sticker', 'video-note', 'base64/image', 'base64/audio', 'base64/document',
+]);
+
 /**
  * Request bodies of the send operations of spec 4.2, by path suffix; the replies of 4.3 take the same
  * body as the send of their type. Members the spec marks optional (and a few it leaves open, listed

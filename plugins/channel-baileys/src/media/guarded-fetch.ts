@@ -1,7 +1,7 @@
 import { lookup } from 'node:dns/promises';
 import { connect, isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { assertUrlAllowed, isPrivateAddress, PayloadTooLargeError, ValidationError, type MediaLimits } from '@parley/core';
+import { assertUrlAllowed, isPrivateAddress, PayloadTooLargeError, PRIVATE_URLS_HINT, ValidationError, type MediaLimits } from '@parley/core';
 import { Agent, request, type Dispatcher } from 'undici';
 import type { ProxyUrl } from '../connection/proxy.js';
 import { httpConnectTunnel, socksTunnel } from '../connection/proxy-tunnels.js';
@@ -151,7 +151,7 @@ export class GuardedFetcher {
   private fetchError(field: string, err: unknown, signal: AbortSignal): ValidationError {
     if (signal.aborted) return new ValidationError(`${field} could not be fetched: timed out`);
     const e = err as NodeJS.ErrnoException;
-    if (e?.code === PRIVATE) return new ValidationError(`${field} points to a private network address`);
+    if (e?.code === PRIVATE) return new ValidationError(`${field} points to a private network address (${PRIVATE_URLS_HINT})`);
     return new ValidationError(`${field} could not be fetched: ${e?.message ?? String(err)}`);
   }
 }
