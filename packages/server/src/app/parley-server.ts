@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
+import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { privateDir, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
@@ -18,10 +19,10 @@ import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
-import { MessagingService } from '../services/messaging-service.js';
+import { SendPipeline } from '../send/send-pipeline.js';
+import { SendProjection } from '../send/send-projection.js';
 import { AdminToken } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
-import { createWebhookService } from './webhook-wiring.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -83,20 +84,20 @@ export class ParleyServer {
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
 
-    const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
-    const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
-    bus.attach((id) => registry.byIdOrThrow(id));
-    const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
-    const partial = {
+    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
+    const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
+    const webhooks = new WebhookEngine({
+      storage, formats: [...plugins.formats.values()], logger, clock, host,
+      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>,
+    });
+    // The store first: webhooks tell of stored state, and both run before the instance's next event.
+    const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    const media = new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
+    const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, connectors: plugins.connectors,
-      version: VERSION,
-      media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
-      messaging: new MessagingService(storage, bus, projector),
+      version: VERSION, media, webhooks,
+      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector)),
     };
-    const webhooks = createWebhookService({ ...partial, logger: logger.child({ component: 'webhooks' }) });
-    const context: ServerContext = { ...partial, webhooks };
-    bus.subscribe(projector);
-    bus.subscribe(webhooks);
 
     let server: ParleyServer | undefined;
     const routes = [

@@ -1,9 +1,13 @@
 import {
-  newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type InstanceRecord, type Logger,
+  newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
   type SocialChannelName, type Storage,
 } from '@parley/core';
-import type { EventBus } from '../events/event-bus.js';
 import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
+
+/** Where the adapters' event payloads go: the event bus built over this registry. */
+export interface EventSink {
+  publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void;
+}
 
 /**
  * Keeps the loaded instances of this process: records cached in memory (every change goes through
@@ -13,13 +17,20 @@ export class InstanceRegistry {
   private readonly byId = new Map<string, InstanceRuntime>();
   private readonly idByKey = new Map<string, string>();
   private readonly loading = new Map<string, Promise<InstanceRuntime>>();
+  private sink?: EventSink;
 
   constructor(
     private readonly storage: Storage,
     private readonly drivers: Map<string, ChannelDriver>,
-    private readonly bus: EventBus,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
+
+  /** Called once by the event bus built over this registry: adapters' payloads go there. */
+  publishTo(sink: EventSink): void {
+    if (this.sink) throw new Error('the registry already publishes to an event bus');
+    this.sink = sink;
+  }
 
   /** The driver claiming a channel name, or a ValidationError naming `field`. */
   driver(name: string, field = 'channel'): ChannelDriver {
@@ -82,7 +93,7 @@ export class InstanceRegistry {
     adapter = await driver.create({
       instanceId: id,
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
-      emit: (payload: ChannelEventPayload) => this.bus.publish(id, adapter?.channel ?? driver.channel, payload),
+      emit: (payload: ChannelEventPayload) => this.sink!.publish(id, adapter?.channel ?? driver.channel, payload),
       storage: this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });
@@ -99,7 +110,8 @@ export class InstanceRegistry {
 
   /** Creates an instance record and loads it. */
   async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }): Promise<InstanceRuntime> {
-    const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid().toLowerCase()}`, createdAt: Date.now() };
+    const now = this.clock.now();
+    const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid(now).toLowerCase()}`, createdAt: now };
     await this.storage.instances.create(full);
     return this.load(full);
   }
