@@ -12,6 +12,7 @@ export * from './errors.js';
 export * from './logger.js';
 export * from './plugin.js';
 export * from './storage/index.js';
+export * from './clock.js';
 export * from './tokens.js';
 export * from './util/index.js';
 export * from './webhook/index.js';

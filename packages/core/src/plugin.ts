@@ -1,4 +1,5 @@
 import type { DependencyContainer } from 'tsyringe';
+import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 
 /** Version of the plugin contract; plugins declare the semver range they were built for. */
@@ -42,6 +43,8 @@ export interface PluginContext<Options> {
   options: Options;
   logger: Logger;
   host: HostSettings;
+  /** The server's clock: storage back ends, drivers and formats take their time from it (tests control it). */
+  clock: Clock;
 }
 
 /** A plugin manifest: the default export of a plugin package. */

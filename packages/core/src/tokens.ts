@@ -1,16 +1,12 @@
 import type { InjectionToken } from 'tsyringe';
 import type { ChannelDriver } from './channel/adapter.js';
+import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { HostSettings } from './plugin.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
-/** Clock abstraction, so time-based logic is testable with fake time. */
-export interface Clock {
-  /** Unix milliseconds. */
-  now(): number;
-}
 
 /**
  * DI tokens shared by the host and every plugin. They are global symbols, so two copies of

@@ -1,4 +1,4 @@
-import { silentLogger, type ChannelDriver, type HostSettings, type Logger, type PluginManifest } from '@parley/core';
+import { silentLogger, systemClock, type ChannelDriver, type Clock, type HostSettings, type Logger, type PluginManifest } from '@parley/core';
 import { container, type DependencyContainer } from 'tsyringe';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
@@ -12,10 +12,13 @@ const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://12
 export async function registerPlugin<Options>(
   plugin: PluginManifest<Options>,
   options: Options,
-  overrides: { logger?: Logger; host?: Partial<HostSettings> } = {},
+  overrides: { logger?: Logger; host?: Partial<HostSettings>; clock?: Clock } = {},
 ): Promise<DependencyContainer> {
   const child = container.createChildContainer();
-  await plugin.register({ container: child, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host } });
+  await plugin.register({
+    container: child, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host },
+    clock: overrides.clock ?? systemClock,
+  });
   return child;
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tokens } from '@parley/core';
+import { systemClock, Tokens } from '@parley/core';
 import { container } from 'tsyringe';
 import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
 import { reconnectDelay } from '../src/connection/backoff.js';
@@ -11,7 +11,7 @@ describe('plugin and driver', () => {
     assert.deepStrictEqual([plugin.name, plugin.kind, plugin.coreVersion], ['@parley/channel-baileys', 'channel', '^0.1.0']);
     const child = container.createChildContainer();
     await plugin.register({
-      container: child, options: {}, logger: quietLogger(), host: { dataDir: '/tmp', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false },
+      container: child, options: {}, logger: quietLogger(), host: { dataDir: '/tmp', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false }, clock: systemClock,
     });
     const drivers = child.resolveAll(Tokens.ChannelDriver);
     assert.deepStrictEqual(drivers.map((d) => [d.name, d.channel, d.role]), [['whatsapp', 'whatsapp', 'main']]);

@@ -8,7 +8,7 @@ export default definePlugin<Partial<MetaGraphOptions>>({
   kind: 'channel',
   coreVersion: '^0.1.0',
   optionsSchema: metaGraphOptionsSchema,
-  register({ container, options, logger, host }) {
-    container.register(Tokens.ChannelDriver, { useValue: createMessengerDriver({ ...options, logger, allowPrivateUrls: host.allowPrivateUrls }) });
+  register({ container, options, logger, host, clock }) {
+    container.register(Tokens.ChannelDriver, { useValue: createMessengerDriver({ ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls }) });
   },
 });

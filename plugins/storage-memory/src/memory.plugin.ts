@@ -7,7 +7,7 @@ export default definePlugin<Record<string, never>>({
   kind: 'storage',
   coreVersion: '^0.1.0',
   optionsSchema: { type: 'object', additionalProperties: false, properties: {} },
-  register({ container }) {
-    container.register(Tokens.Storage, { useValue: new MemoryStorage() });
+  register({ container, clock }) {
+    container.register(Tokens.Storage, { useValue: new MemoryStorage(clock) });
   },
 });

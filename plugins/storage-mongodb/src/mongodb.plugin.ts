@@ -8,8 +8,8 @@ export default definePlugin<MongoStorageOptions>({
   kind: 'storage',
   coreVersion: '^0.1.0',
   optionsSchema: mongoOptionsSchema,
-  register({ container, options, logger }) {
-    const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }));
+  register({ container, options, logger, clock }) {
+    const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }), clock);
     container.register(Tokens.Storage, { useValue: storage });
   },
 });

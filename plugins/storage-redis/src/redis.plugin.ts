@@ -8,8 +8,8 @@ export default definePlugin<RedisStorageOptions>({
   kind: 'storage',
   coreVersion: '^0.1.0',
   optionsSchema: redisOptionsSchema,
-  register({ container, options, logger }) {
-    const storage = new RedisStorage(options, logger.child({ storage: 'redis' }));
+  register({ container, options, logger, clock }) {
+    const storage = new RedisStorage(options, logger.child({ storage: 'redis' }), clock);
     container.register(Tokens.Storage, { useValue: storage });
   },
 });

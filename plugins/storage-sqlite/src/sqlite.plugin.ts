@@ -20,8 +20,8 @@ export default definePlugin<SqliteStoragePluginOptions>({
     additionalProperties: false,
     properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
   },
-  register({ container, options, host, logger }) {
+  register({ container, options, host, logger, clock }) {
     const file = options.path ?? join(host.dataDir, 'parley.db');
-    container.register(Tokens.Storage, { useValue: new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints }) });
+    container.register(Tokens.Storage, { useValue: new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints, clock }) });
   },
 });

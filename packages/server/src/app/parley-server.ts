@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import { privateDir, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -62,7 +62,7 @@ export class ParleyServer {
   static async create(options: ServerOptions): Promise<ParleyServer> {
     const { config } = options;
     const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
-    const clock = options.clock ?? { now: () => Date.now() };
+    const clock = options.clock ?? systemClock;
     // The data directory holds keys, sessions and the admin token: only its owner may enter it.
     const dataDirMode = privateDir(config.dataDir);
     if (dataDirMode === 'tightened') logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
@@ -80,7 +80,7 @@ export class ParleyServer {
     container.register(Tokens.Logger, { useValue: logger });
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
-    const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
+    const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
 

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, Tokens, type ChannelDriver, type ExternalDataConnector, type HostSettings, type Logger, type PluginManifest, type Storage,
+  CORE_VERSION, Tokens, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings, type Logger, type PluginManifest, type Storage,
   type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
@@ -51,7 +51,7 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
  */
 export async function loadPlugins(
   entries: PluginEntry[],
-  context: { container: DependencyContainer; logger: Logger; host: HostSettings; baseDir: string },
+  context: { container: DependencyContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
 ): Promise<LoadedPlugins> {
   const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
   const manifests: PluginManifest[] = [];
@@ -81,7 +81,7 @@ export async function loadPlugins(
     }
     // Each plugin registers into a child container, so what it registered can be attributed to it.
     const child = context.container.createChildContainer();
-    await manifest.register({ container: child, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host });
+    await manifest.register({ container: child, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host, clock: context.clock });
     if (child.isRegistered(Tokens.Storage, false)) {
       storageOwners.push(manifest.name);
       if (storageOwners.length > 1) {
