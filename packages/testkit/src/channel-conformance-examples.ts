@@ -37,7 +37,7 @@ export function exampleContent(type: OutgoingType, chatJid: string, text: string
     location: { type: 'location', latitude: -23.5505, longitude: -46.6333, name: 'Office', address: 'Av. Paulista, 1' },
     'live-location': { type: 'live-location', latitude: 38.7223, longitude: -9.1393, caption: text },
     link: { type: 'link', text: `${text} https://parley.example/`, title: 'Parley', sourceUrl: 'https://parley.example/' },
-    reaction: { type: 'reaction', emoji: '👍', target },
+    reaction: { type: 'reaction', emoji: '❤️', target },
     title: { type: 'title', title: 'Title', text, footer: 'Footer' },
     button_reply: { type: 'button_reply', text, buttons: [{ id: 'yes', text: 'Yes' }, { id: 'no', text: 'No' }] },
     button_action: { type: 'button_action', text, buttons: [{ type: 'cta_url', text: 'Site', url: 'https://parley.example/' }] },
