@@ -21,6 +21,11 @@ export interface ChannelConformanceDeclaration {
    * (`text` → `extendedTextMessage`, …). `messaging.supports` must answer true for exactly these.
    */
   sends: Partial<Record<OutgoingType, string>>;
+  /**
+   * Members a record's `message` may carry beside its typed member (in any order), for the protocol's context
+   * (WhatsApp's `messageContextInfo`, which holds a poll's secret). None when absent.
+   */
+  contextMembers?: readonly string[];
   /** Delivery statuses the far side reports for a sent message, in the order they arrive. */
   statuses: readonly DeliveryStatus[];
   /** Inbound content types the far side can send to the instance. */
