@@ -90,6 +90,11 @@ export interface ChannelFarSide {
    * network accept the session (a QR scan when none is stored). Called again after a restart.
    */
   connect(): Promise<void>;
+  /**
+   * Main channels whose `connection.restart()` needs the network's answer (a new socket to accept):
+   * accepts the connection the adapter reopened. Channels that reopen on their own leave it out.
+   */
+  reopen?(): Promise<void>;
   /** Makes the peer send `request` to the instance; answers the message id the instance receives. */
   deliverInbound(request: InboundRequest): Promise<string>;
   /**

@@ -29,7 +29,8 @@ async function drain(run: ConformanceRun): Promise<void> {
  *   and every other one answers 422 `capability_not_supported` through `requireCapability`;
  * - `messaging.supports` answers true for exactly the declared send types, and sending another
  *   type answers 422;
- * - main channels: the far side connects the adapter, which reports an open connection;
+ * - main channels: the far side connects the adapter, which reports an open connection, and
+ *   `connection.restart()` reconnects with the same session (no new QR), still receiving and sending;
  * - each declared send type answers a `PENDING` record for the peer's chat with the declared
  *   `message` member, and is echoed as an own `message` event exactly when declared;
  * - the declared delivery statuses arrive as `message.status` events, in order, never moving the
@@ -78,6 +79,29 @@ export function describeChannelConformance(label: string, harness: ChannelConfor
         const open = await run.host.waitFor('a connection open event', (e): e is Extract<typeof e, { type: 'connection'; status: 'open' }> =>
           e.type === 'connection' && e.status === 'open');
         assert.equal(open.user.id, user.id);
+      }));
+    }
+
+    if (declares.capabilities.includes('connection')) {
+      it('connection.restart reconnects with the same session and keeps receiving and sending', () => withRun(async (run) => {
+        await connectChecked(run, declares);
+        const connection = requireCapability(run.host.adapter(), 'connection');
+        const user = connection.state().user;
+        const mark = run.host.events.length;
+        await connection.restart();
+        await run.farSide.reopen?.();
+        await drain(run);
+        assert.equal(connection.state().phoneConnected, true, 'connected again after restart');
+        assert.equal(connection.state().user?.id, user?.id, 'the same account');
+        assert.deepEqual(run.host.events.slice(mark).filter((e) => e.type === 'qrcode'), [], 'no new QR: the session was kept');
+        if (declares.inbound.includes('text')) {
+          const request = { kind: 'text' as const, text: text(7), id: freshId() };
+          checkInbound((await messageEvent(run.host, await run.farSide.deliverInbound(request), false)).message, request, declares);
+        }
+        if (declares.sends.text) {
+          const record = await messagingOf(run.host.adapter()).send({ to: declares.peer.to, content: { type: 'text', text: text(8) } });
+          checkSentRecord(record, declares, declares.sends.text, run.host.driver.channel);
+        }
       }));
     }
 

@@ -1,7 +1,7 @@
 import type { ChannelFarSide, ConformanceHost, InboundRequest } from '@parley/testkit';
 import { proto } from '@whiskeysockets/baileys';
 import type { BaileysAdapter } from '../src/baileys.adapter.js';
-import { ReceivePath, type FakeSockets } from '../src/testing/index.js';
+import { ReceivePath, type FakeSocket, type FakeSockets } from '../src/testing/index.js';
 import { ME, OWN_JID, PEER_JID } from './harness.js';
 
 /** Media members a received WhatsApp media message carries (the bytes stay on the CDN). */
@@ -38,15 +38,22 @@ export function baileysFarSide(sockets: FakeSockets): (host: ConformanceHost) =>
   return (host) => {
     let receivePath: ReceivePath | undefined;
     const adapter = (): BaileysAdapter => host.adapter() as BaileysAdapter;
+    /** The network accepts the socket the adapter built: it opens as the account, and the peer opens sessions to it. */
+    async function accept(socket: FakeSocket): Promise<void> {
+      socket.open(ME);
+      await adapter().idle();
+      receivePath = await ReceivePath.create(socket, [PEER_JID]);
+    }
     return {
       async connect() {
         const next = sockets.next();
         const connecting = adapter().capabilities.connection!.connect();
-        const socket = await next;
-        socket.open(ME);
+        await accept(await next);
         await connecting;
-        await adapter().idle();
-        receivePath = await ReceivePath.create(socket, [PEER_JID]);
+      },
+      async reopen() {
+        // connection.restart ended the open socket and builds the next one with the same session.
+        await accept(await sockets.next(sockets.all.length + (sockets.last().ended ? 1 : 0)));
       },
       async deliverInbound(request) {
         if (!receivePath) throw new Error('connect first');
