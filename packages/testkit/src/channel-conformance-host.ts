@@ -58,6 +58,8 @@ export async function startRun(harness: ChannelConformanceHarness): Promise<Conf
       events.push(payload);
       projection = projection.then(() => project(payload)).then(() => { for (const wake of waiters) wake(); });
     },
+    // As the server's: resolves once every payload emitted so far is projected onto storage.
+    settled: () => projection,
     storage,
     logger: silent,
   };
@@ -93,7 +95,7 @@ export async function startRun(harness: ChannelConformanceHarness): Promise<Conf
           waiters.delete(check);
           clearTimeout(timer);
           // Resolve once the projection of the payload ran, so storage already shows it.
-          void projection.then(() => resolve(found));
+          projection.then(() => resolve(found), reject);
           return true;
         };
         const timer = setTimeout(() => {

@@ -9,7 +9,7 @@ const silent = { child() { return silent; }, trace() {}, debug() {}, info() {}, 
 
 describeChannelConformance('sandbox', {
   declares: {
-    capabilities: ['connection', 'profile', 'messaging', 'chats', 'calls', 'labels', 'contacts', 'groups', 'communities', 'catalog', 'status'],
+    capabilities: ['connection', 'mobile', 'profile', 'messaging', 'chats', 'calls', 'labels', 'contacts', 'groups', 'communities', 'catalog', 'status'],
     sends: WHATSAPP_RECORD_MEMBERS,
     statuses: ['sent', 'delivered', 'read'],
     inbound: ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction'],
