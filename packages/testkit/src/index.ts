@@ -1,4 +1,9 @@
+export {
+  describeChannelConformance, type ChannelConformanceDeclaration, type ChannelConformanceHarness, type ChannelConformanceRun, type ChannelFarSide,
+  type ConformanceHost, type ConformanceInboundKind, type InboundRequest, type RouteCall,
+} from './channel-conformance.js';
 export { describeStorageConformance, type StorageHarness } from './storage-conformance.js';
+export { exampleContent } from './channel-conformance-examples.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';
 export { describeWebhookFormatConformance, type WebhookFormatConformanceFixtures } from './webhook-format-conformance.js';
 export {
