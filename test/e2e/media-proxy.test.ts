@@ -6,7 +6,7 @@ import { apiErrorAnswer } from '../support/api-error.js';
 import { SAMPLES, sha256Hex } from '../support/media-server.js';
 import { MessagingPair } from '../support/messaging.js';
 
-/** Media URLs of sends are fetched through the sending instance's proxy (POST /{key}/instance/proxy). */
+/** URLs fetched for an instance (send media, pictures, stories) go through its proxy (POST /{key}/instance/proxy). */
 describe('media URLs of an instance with a proxy', () => {
   let p: MessagingPair;
   let proxy: LocalServer<ConnectSeen>;
@@ -40,6 +40,15 @@ describe('media URLs of an instance with a proxy', () => {
     assert.equal(proxy.seen.length, 1);
     assert.ok(addresses.includes(proxy.seen[0]!.target), `CONNECT ${proxy.seen[0]!.target} names one of ${addresses.join(', ')}`);
     assert.equal(proxy.seen[0]!.authorization, `Basic ${Buffer.from('media-user:s3cret').toString('base64')}`);
+  });
+
+  it('every URL fetched for the instance goes through its proxy: a profile picture too', async () => {
+    proxy.seen.length = 0;
+    p.media.serve('/pics/me.png', { body: SAMPLES.png, type: 'image/png' });
+    const res = await p.t.client(p.alice.key).call('setProfilePicture', { body: { url: `${p.media.url}/pics/me.png` } });
+    assert.equal(res.status, 200);
+    assert.deepEqual(proxy.seen.map((s) => s.target), [`127.0.0.1:${mediaPort}`]);
+    assert.equal(p.media.hitsOf('/pics/me.png'), 1);
   });
 
   it('a proxy that cannot reach the media host fails the send with a 400, and the media host is never asked directly', async () => {

@@ -13,9 +13,12 @@ const ACCEPT: Record<MediaKind, (type: string) => boolean> = {
   document: (t) => t.length > 0,
 };
 
-/** How a fetch reaches the media host: the sending instance's proxy (`POST /{key}/instance/proxy`), if any. */
+/**
+ * How a fetch reaches the media host: through the proxy of the instance it is made for
+ * (`POST /{key}/instance/proxy`), if any. An `InstanceRecord` is one.
+ */
 export interface MediaRoute {
-  /** The instance's proxy URL (InstanceRecord.proxy); unset or empty for a direct connection. */
+  /** The instance's proxy URL (`InstanceRecord.proxy`); unset or empty for a direct connection. */
   proxy?: string;
 }
 

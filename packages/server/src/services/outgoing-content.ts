@@ -133,7 +133,7 @@ function cardsOf(cards: ContactCard[], field: string): ContactCard[] {
 const VOICE_NOTE_TYPES = new Set(['audio/ogg', 'application/ogg', 'audio/opus']);
 
 function media(env: Env, value: string, field: string, kind: MediaKind, fileName?: string) {
-  return env.ctx.media.resolve(value, field, kind, fileName, { proxy: env.runtime.record.proxy });
+  return env.ctx.media.resolve(value, field, kind, fileName, env.runtime.record);
 }
 
 function base64Media(env: Env, value: string, field: string, kind: MediaKind, fileName?: string) {
