@@ -4959,7 +4959,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.
+   * Proxy for the connection, media transfers and every URL fetched for the instance (http, https, socks4, socks5; credentials allowed; empty removes it). The connection uses it from the next (re)connect, URL fetches from the next fetch.
    *
    * `POST /{key}/instance/proxy`
    */

@@ -6,4 +6,3 @@ export * from './net-guard.js';
 export * from './private-files.js';
 export * from './redact.js';
 export * from './whatsapp-content.js';
-export * from './guarded-get.js';

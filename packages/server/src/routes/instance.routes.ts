@@ -131,7 +131,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), bodyLimit: 'media', response: dataResponse(userSchema), errors: [409, 413, 422],
       handler: async ({ scope, body }) => {
         connected(scope);
-        const image = await ctx.media.resolve(body.url, 'body.url', 'image');
+        const image = await ctx.media.resolve(body.url, 'body.url', 'image', undefined, scope.record);
         const { imageProfile } = await profile(scope).setPicture(image);
         const record = await ctx.registry.update(scope.id, { user: scope.record.user ? { ...scope.record.user, imageProfile } : null });
         return { data: record.user };
@@ -151,7 +151,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<unknown, unknown, { proxy: string }, Scope>({
       method: 'post', path: '/{key}/instance/proxy', operationId: 'setProxy', tag, auth: 'instance', params: keyParams,
-      summary: 'Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.',
+      summary: 'Proxy for the connection, media transfers and every URL fetched for the instance (http, https, socks4, socks5; credentials allowed; empty removes it). The connection uses it from the next (re)connect, URL fetches from the next fetch.',
       body: s.object({ proxy: s.string({ maxLength: 2048 }) }, ['proxy']),
       response: dataResponse(s.object({ proxy: s.string() })),
       handler: async ({ scope, body }) => {
