@@ -247,7 +247,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'body.webhookMessage must use http, https'],
         [{ webhookGroup: 'not a url' }, 'body.webhookGroup must be an absolute URL'],
         [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, both'],
-        [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$"'],
+        [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^\\s*(all|\\+?(\\d{6,20})(\\s*,\\s*\\+?(\\d{6,20}))*)\\s*$"'],
       ];
       for (const [body, message] of typed) {
         await assert.rejects(t.client(created.key).call('updateWebhookSettings', { body }), apiError(400, 'validation_failed', message), JSON.stringify(body));

@@ -1,3 +1,4 @@
+import { ALLOW_NUMBER_PATTERN } from '@parley/core';
 import { s, type JsonSchema } from '../http/schema.js';
 
 /** The `{key}` path parameter. */
@@ -19,8 +20,8 @@ const webhookUrl = s.string({ maxLength: 2048, description: 'http/https URL; emp
 export const webhookSettingsSchema = s.object({
   allowWebhook: s.boolean({ description: 'Master switch.' }),
   allowNumber: s.string({
-    maxLength: 4096, pattern: '^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$',
-    description: '`all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md).',
+    maxLength: 4096, pattern: ALLOW_NUMBER_PATTERN,
+    description: '`all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md).',
   }),
   webhookFormat: s.string({
     minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9-]*$',
