@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import {
-  assertUrlAllowed, guardedLookup, PayloadTooLargeError, ValidationError, type MediaInput,
+  assertUrlAllowed, guardedAgents, PayloadTooLargeError, ValidationError, type GuardedAgents, type MediaInput,
 } from '@parley/core';
 
 /** Which media a field accepts; decides the content-type check. */
@@ -36,7 +36,12 @@ function mimeOf(header: string | undefined): string {
  * 400 (or 413) naming the field; nothing is stored before the media resolved.
  */
 export class MediaResolver {
-  constructor(private readonly limits: MediaLimits) {}
+  /** Every fetch and redirect dials through these: the address actually connected to is checked. */
+  private readonly agents: GuardedAgents;
+
+  constructor(private readonly limits: MediaLimits) {
+    this.agents = guardedAgents(limits.allowPrivateUrls);
+  }
 
   /** Resolves `value`: a `data:` URI is decoded, anything else is fetched as a URL. */
   async resolve(value: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
@@ -80,12 +85,13 @@ export class MediaResolver {
   }
 
   private get(url: URL, field: string, deadline: number): Promise<{ data: Buffer; mimetype: string } | { redirect: string }> {
-    const client = url.protocol === 'https:' ? https : http;
+    const secure = url.protocol === 'https:';
+    const client = secure ? https : http;
     const remaining = deadline - Date.now();
     if (remaining <= 0) return Promise.reject(new ValidationError(`${field} could not be fetched: timed out`));
     return new Promise((resolve, reject) => {
       const fail = (message: string) => reject(new ValidationError(`${field} could not be fetched: ${message}`));
-      const req = client.get(url, { lookup: guardedLookup(this.limits.allowPrivateUrls) as never, timeout: remaining, headers: { 'user-agent': 'Parley media fetcher' } }, (res) => {
+      const req = client.get(url, { agent: secure ? this.agents.https : this.agents.http, timeout: remaining, headers: { 'user-agent': 'Parley media fetcher' } }, (res) => {
         const status = res.statusCode ?? 0;
         if (status >= 300 && status < 400 && res.headers.location) {
           res.resume();
