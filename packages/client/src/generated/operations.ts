@@ -60,6 +60,7 @@ export const operations = {
   getMessage: { method: 'GET', path: '/{key}/message/{messageId}', auth: 'instance', keyed: true, text: false },
   getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false },
   getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false },
+  getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
   handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
   handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
@@ -372,7 +373,7 @@ export interface Operations {
       webhook?: {
         /** Master switch. */
         allowWebhook?: boolean;
-        /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+        /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
         /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;
@@ -716,7 +717,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -1388,13 +1390,14 @@ export interface Operations {
           id: string;
           lid?: string;
           name?: string;
-          imageProfile?: string;
+          /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+          imageProfile: string;
         } | null;
         phoneConnected: boolean;
         webhook: {
           /** Master switch. */
           allowWebhook?: boolean;
-          /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+          /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
           allowNumber?: string;
           /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
           webhookFormat?: string;
@@ -1531,6 +1534,21 @@ export interface Operations {
       status: 200;
       data: Record<string, string>;
     };
+    keyed: true;
+  };
+  /**
+   * The account picture (the URL of `user.imageProfile`)
+   *
+   * `GET /{key}/instance/profile/picture`
+   */
+  getProfilePicture: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: Uint8Array;
     keyed: true;
   };
   /**
@@ -2687,7 +2705,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -4808,7 +4827,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -4834,7 +4854,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -5175,7 +5196,7 @@ export interface Operations {
     body: {
       /** Master switch. */
       allowWebhook?: boolean;
-      /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+      /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
       allowNumber?: string;
       /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
       webhookFormat?: string;
@@ -5197,7 +5218,7 @@ export interface Operations {
       data: {
         /** Master switch. */
         allowWebhook?: boolean;
-        /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+        /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
         /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;

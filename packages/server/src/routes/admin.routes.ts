@@ -26,18 +26,18 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
         options: s.anyObject({ description: 'Driver options (sandbox: `number`).' }),
       }),
       response: dataResponse(adminInstanceSchema),
-      handler: async ({ body }) => ({ data: adminView(await admin.create(body)) }),
+      handler: async ({ body }) => ({ data: adminView(await admin.create(body), ctx.host.publicUrl) }),
     }),
     defineRoute({
       method: 'get', path: '/admin/instances', operationId: 'adminListInstances', tag, auth: 'admin',
       summary: 'Every instance', response: dataResponse(s.array(adminInstanceSchema)),
-      handler: async () => ({ data: (await ctx.storage.instances.list()).map(adminView) }),
+      handler: async () => ({ data: (await ctx.storage.instances.list()).map((record) => adminView(record, ctx.host.publicUrl)) }),
     }),
     defineRoute<{ key: string }>({
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
       summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
       response: dataResponse(adminInstanceSchema), errors: [404],
-      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record) }),
+      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record, ctx.host.publicUrl) }),
     }),
     defineRoute<{ key: string }>({
       method: 'delete', path: '/admin/instances/{key}', operationId: 'adminDeleteInstance', tag, auth: 'admin',

@@ -36,7 +36,10 @@ export const webhookSettingsSchema = s.object({
 });
 
 /** The account user (spec 2.1). */
-export const userSchema = s.nullable(s.openObject({ id: s.string(), lid: s.string(), name: s.string(), imageProfile: s.string() }, ['id']));
+export const userSchema = s.nullable(s.openObject({
+  id: s.string(), lid: s.string(), name: s.string(),
+  imageProfile: s.string({ format: 'uri', description: 'Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set.' }),
+}, ['id', 'imageProfile']));
 
 /** The instance record of spec 2.1 plus Parley's documented extensions. */
 export const instanceViewSchema = s.openObject({
