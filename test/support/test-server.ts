@@ -119,11 +119,17 @@ export class TestServer {
     }
   }
 
-  /** Stops the server (graceful) and removes its data directory unless it was given. */
+  /**
+   * Stops the server (graceful) and removes its data directory unless it was given. Throws when the
+   * server answered a status its route does not declare: every e2e test checks that the OpenAPI
+   * document lists each status the server really answered.
+   */
   async stop(): Promise<void> {
     this.untap?.();
+    const undeclared = this.server.undeclaredAnswers();
     await this.server.close();
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    if (undeclared.length > 0) throw new Error(`answers with a status the OpenAPI document does not list for their route: ${undeclared.join(', ')}`);
   }
 }
 

@@ -90,7 +90,7 @@ export const operations = {
   mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false },
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
   mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false },
-  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: true },
+  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false },
   pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false },
   placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false },
   postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false },
@@ -193,7 +193,7 @@ export interface Operations {
     body: {
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       callFrom: string;
     };
     response: {
@@ -340,7 +340,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       to: string;
     };
     response: {
@@ -523,7 +523,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: {
@@ -666,7 +666,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -1079,7 +1079,7 @@ export interface Operations {
     body: {
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       peerJid: string;
     };
     response: {
@@ -1222,7 +1222,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -1249,7 +1249,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -2311,7 +2311,18 @@ export interface Operations {
     params: undefined;
     query: undefined;
     body: undefined;
-    response: string;
+    response: {
+      openapi: string;
+      info: {
+        title: string;
+        version: string;
+      };
+      paths: Record<string, unknown>;
+      components?: Record<string, unknown>;
+      tags?: ({
+        name: string;
+      })[];
+    };
     keyed: false;
   };
   /**
@@ -2363,7 +2374,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       to: string;
       /** Extension: a video call (default false). */
       isVideo?: boolean;
@@ -2535,7 +2546,7 @@ export interface Operations {
       key: string;
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       callFrom: string;
     };
     query: undefined;
@@ -2582,7 +2593,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -2676,7 +2687,7 @@ export interface Operations {
       key: string;
       /** Label id. */
       labelId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -2725,7 +2736,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2766,7 +2777,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -2822,7 +2833,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       header?: {
         title: string;
@@ -2871,7 +2882,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -2914,7 +2925,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2959,7 +2970,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3002,7 +3013,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       location: {
         latitude: number;
@@ -3044,7 +3055,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       title: string;
       text: string;
@@ -3098,7 +3109,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -3138,7 +3149,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       title: string;
       text: string;
@@ -3179,7 +3190,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3377,7 +3388,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
       name: string;
     };
@@ -3406,7 +3417,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3445,7 +3456,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3482,7 +3493,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3523,7 +3534,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3562,7 +3573,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -3616,7 +3627,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       header?: {
         title: string;
@@ -3663,7 +3674,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
@@ -3701,7 +3712,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -3742,7 +3753,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       displayName: string;
       contacts: ({
@@ -3784,7 +3795,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3827,7 +3838,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       name: string;
       description?: string;
@@ -3868,7 +3879,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** Group JID (…@g.us). */
       groupJid: string;
@@ -3908,7 +3919,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3949,7 +3960,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       title: string;
       text: string;
@@ -3991,7 +4002,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       latitude: number;
       longitude: number;
@@ -4030,7 +4041,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       location: {
         latitude: number;
@@ -4070,7 +4081,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       title: string;
       text: string;
@@ -4122,7 +4133,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       name: string;
       values: string[];
@@ -4161,7 +4172,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
     };
@@ -4183,7 +4194,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** Phone number or JID of the business owning the catalog. */
       businessOwnerJid: string;
@@ -4259,7 +4270,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
     };
     response: {
@@ -4294,7 +4305,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4331,7 +4342,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       name: string;
       options: string[];
@@ -4368,7 +4379,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -4406,7 +4417,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       title: string;
       text: string;
@@ -4445,7 +4456,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4486,7 +4497,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4692,7 +4703,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       jid: string;
       /** Seconds: 0, 86400, 604800 or 7776000. */
       expiration: 0 | 86400 | 604800 | 7776000;
@@ -4894,6 +4905,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
+      /** http, https or socks URL (`socks5://user:pass@host:port`); empty removes the proxy. */
       proxy: string;
     };
     response: {
@@ -4916,7 +4928,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       jid: string;
     };
     response: {

@@ -7,6 +7,7 @@ import { buildOpenApi } from './openapi.js';
 import { defineRoute, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
 import type { RouteTable } from './route-table.js';
+import { UndeclaredAnswers } from './route-statuses.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
@@ -22,10 +23,26 @@ export interface HttpAppOptions {
   durable: () => Promise<void>;
 }
 
+/** What `/openapi.json` answers: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
+const OPENAPI_DOCUMENT = {
+  type: 'object',
+  description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0).',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+    paths: { type: 'object' },
+    components: { type: 'object' },
+    tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+  },
+};
+
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
-export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown> } {
+export function createHttpApp(options: HttpAppOptions): {
+  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers;
+} {
   const { routes, logger } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -36,7 +53,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
   const docs: RouteDefinition[] = [
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
-      summary: 'This OpenAPI 3.1 document', response: { text: 'application/json' },
+      summary: 'This OpenAPI 3.1 document', response: { text: 'application/json', schema: OPENAPI_DOCUMENT },
       handler: async () => new TextReply(openapiText, 'application/json; charset=utf-8'),
     }),
     defineRoute({
@@ -51,6 +68,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     }),
   ];
   const all = [...routes, ...docs];
+  const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
   const { middleware: serveRoute, table } = routeMiddleware(all, options.resolveScope, options.durable);
@@ -70,6 +88,10 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
       const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      const declared = (req as MatchedRequest).parleyStatuses;
+      if (declared && !declared.has(res.statusCode) && undeclared.note(req.method, path, res.statusCode)) {
+        logger.error(line, 'answer status not declared for this route in the OpenAPI document');
+      }
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
       if (res.statusCode >= 500) logger.error(line, 'request');
       else if (res.statusCode >= 400) logger.info(line, 'request');
@@ -84,5 +106,5 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);
   });
   app.use(errorHandler(logger));
-  return { app, openapi, routes: all, table };
+  return { app, openapi, routes: all, table, undeclared };
 }

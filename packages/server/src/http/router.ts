@@ -2,13 +2,17 @@ import type { NextFunction, Request, Response } from 'express';
 import { ValidationError } from '@parley/core';
 import { BinaryReply, JsonReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
+import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
 
 /** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
 export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
 
-/** What an express request carries once the route table has matched it. */
-export type MatchedRequest = Request & { parleyRoute?: string };
+/**
+ * What an express request carries once the route table has matched it: the route's template (for
+ * logs) and the statuses it declares (the HTTP app reports answers outside them).
+ */
+export type MatchedRequest = Request & { parleyRoute?: string; parleyStatuses?: ReadonlySet<number> };
 
 /** Sends a JSON answer: what `res.json` does, without its content negotiation and ETag machinery (Parley sets no ETags). */
 export function sendJson(res: Response, status: number, body: unknown): void {
@@ -33,8 +37,10 @@ export function routeMiddleware(routes: RouteDefinition[], resolveScope: ScopeRe
     const query = route.query ? validator.strings(route.query) : undefined;
     const body = route.body ? validator.body(route.body) : undefined;
     const logPath = toExpressPath(route.path);
+    const statuses: ReadonlySet<number> = new Set(routeStatuses(route));
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
+      (req as MatchedRequest).parleyStatuses = statuses;
       req.params = matched;
       const scope = await resolveScope(route.auth, req);
       const p = { ...matched };

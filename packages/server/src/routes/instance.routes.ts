@@ -90,6 +90,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'post', path: '/{key}/instance/restart', operationId: 'restartInstance', tag, auth: 'instance', params: keyParams,
       summary: 'Restart the connection, keeping the session', response: messageResponse,
+      description: '409 `not_connected` while the instance was never paired (connect it first).', errors: [409],
       handler: async ({ scope }) => {
         await connection(scope).restart();
         return { message: 'Instance restarted' };
@@ -164,7 +165,12 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, { proxy: string }, Scope>({
       method: 'post', path: '/{key}/instance/proxy', operationId: 'setProxy', tag, auth: 'instance', params: keyParams,
       summary: 'Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.',
-      body: s.object({ proxy: s.string({ maxLength: 2048 }) }, ['proxy']),
+      body: s.object({
+        proxy: s.string({
+          maxLength: 2048, description: 'http, https or socks URL (`socks5://user:pass@host:port`); empty removes the proxy.',
+          if: { minLength: 1, maxLength: 2048 }, then: { format: 'uri' },
+        }),
+      }, ['proxy']),
       response: dataResponse(s.object({ proxy: s.string() })),
       handler: async ({ scope, body }) => {
         const proxy = body.proxy.trim();

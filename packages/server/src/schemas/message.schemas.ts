@@ -1,4 +1,6 @@
-import { recipient, s, type JsonSchema } from '../http/schema.js';
+import { RECIPIENT_RULE, recipientPatternOr } from '@parley/core';
+import { describePattern } from '../http/ajv-errors.js';
+import { s, type JsonSchema } from '../http/schema.js';
 import { urlField } from './common.schemas.js';
 
 /** The message record of spec 2.4. */
@@ -48,7 +50,16 @@ export const contactCardSchema = s.object({
   organization: s.string({ maxLength: L.name }),
 }, ['fullName', 'phoneNumber']);
 
-const to = recipient;
+/**
+ * A send's `to`: on WhatsApp a phone number or JID (the `recipient` rule); through `provider` instagram or
+ * messenger the recipient's user id (digits, as @parley/meta-graph checks it). Which one applies is
+ * decided by the channel the send goes through (the handler checks it); the schema states both.
+ */
+const to = s.string({
+  minLength: 1, maxLength: 128,
+  pattern: describePattern(recipientPatternOr('\\s*\\d{1,32}\\s*'), `${RECIPIENT_RULE}, or the recipient's user id (digits) on Instagram and Messenger`),
+  description: 'WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient\'s user id (digits).',
+});
 
 /**
  * Request bodies of the send operations of spec 4.2, by path suffix; the replies of 4.3 take the same
