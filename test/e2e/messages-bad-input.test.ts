@@ -37,7 +37,7 @@ describe('messages: bad input', () => {
     await invalid('text', { to: bob }, 'body.text is required');
     await invalid('text', { to: bob, text: 5 }, 'body.text must be string');
     await invalid('text', { to: bob, text: '' }, 'body.text must NOT have fewer than 1 characters');
-    await invalid('text', { to: 'abc', text: 'x' }, 'body.to must be a phone number with country code (6 to 15 digits) or a JID');
+    await invalid('text', { to: 'abc', text: 'x' }, "body.to must be a phone number with country code (6 to 15 digits) or a JID, or the recipient's user id (digits) on Instagram and Messenger");
     await invalid('text', { to: bob, text: 'x', foo: 1 }, 'body.foo is not allowed');
     await invalid('text', { to: bob, text: 'x', provider: 'telegram' }, 'body.provider must be one of "whatsapp", "instagram", "messenger"');
     await invalid('image', { to: bob }, 'body.url is required');

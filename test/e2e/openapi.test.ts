@@ -131,7 +131,6 @@ describe('OpenAPI document', () => {
       { path: '/{key}/message/text', member: 'to', field: 'to', good: '+55 (11) 97000-0022', bad: ['abc', 'x@example.com', '1'.repeat(33)] },
       { path: '/{key}/labels/{labelId}', member: 'to', field: 'to', good: '5511970000022@s.whatsapp.net', bad: ['abc', '1234567890123456'] },
       { path: '/{key}/message/image', member: 'url', field: 'url', good: 'https://media.example.com/a.png', bad: ['not a url', 'data:text/plain,hi'] },
-      { path: '/{key}/instance/proxy', member: 'proxy', field: 'proxy', good: '', bad: ['not a url'] },
       { path: '/{key}/instance', method: 'put', member: 'webhookMessage', field: 'webhookMessage', good: '', bad: ['not a url', 'http://a b/'] },
       { path: '/{key}/instance', method: 'put', member: 'allowNumber', field: 'allowNumber', good: '120363025246125486, +5511977776666', bad: ['some', '123456789012345678901'] },
       { path: '/{key}/contacts/resolve-lids', member: 'lids', field: 'lids[0]', good: ['123456789012345@lid'], bad: [['5511970000022@s.whatsapp.net']] },

@@ -4905,7 +4905,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** http, https or socks URL (`socks5://user:pass@host:port`); empty removes the proxy. */
+      /** http, https or socks URL (`socks5://user:pass@host:port`), spaces around ignored; empty removes the proxy. */
       proxy: string;
     };
     response: {

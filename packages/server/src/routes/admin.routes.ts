@@ -25,7 +25,7 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
         webhook: webhookSettingsSchema,
         options: s.anyObject({ description: 'Driver options (sandbox: `number`).' }),
       }),
-      response: dataResponse(adminInstanceSchema),
+      response: dataResponse(adminInstanceSchema), errors: [409],
       handler: async ({ body }) => ({ data: adminView(await admin.create(body), ctx.host.publicUrl) }),
     }),
     defineRoute({

@@ -166,10 +166,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'post', path: '/{key}/instance/proxy', operationId: 'setProxy', tag, auth: 'instance', params: keyParams,
       summary: 'Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.',
       body: s.object({
-        proxy: s.string({
-          maxLength: 2048, description: 'http, https or socks URL (`socks5://user:pass@host:port`); empty removes the proxy.',
-          if: { minLength: 1, maxLength: 2048 }, then: { format: 'uri' },
-        }),
+        proxy: s.string({ maxLength: 2048, description: 'http, https or socks URL (`socks5://user:pass@host:port`), spaces around ignored; empty removes the proxy.' }),
       }, ['proxy']),
       response: dataResponse(s.object({ proxy: s.string() })),
       handler: async ({ scope, body }) => {

@@ -49,7 +49,7 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
     method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
-    body: SEND_BODIES[suffix], response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
+    body: SEND_BODIES[suffix], response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, body }) => {
       const send = await prepareSend(ctx, scope, suffix, body);
       return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider }) };
