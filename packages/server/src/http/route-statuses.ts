@@ -38,6 +38,9 @@ export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[]
   // The instance key is resolved first: an unknown key is 404 instance_not_found.
   (route) => (route.auth === 'instance' ? [404] : []),
   (route) => (route.auth === 'admin' ? [401] : []),
+  // A route that needs a channel capability (it declares 422 for channels without it) reaches the
+  // channel's network, which can refuse or fail the operation: 502 upstream_error.
+  (route) => (route.errors?.includes(422) ? [502] : []),
 ];
 
 /** Every status `route` can answer, success included, in ascending order. */
