@@ -2,7 +2,7 @@
 // Runs every compiled test file of the workspace with node's test runner.
 // Usage: node scripts/run-tests.mjs [filter…]  (filters match file paths as substrings)
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync, existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -20,6 +20,18 @@ function collect(dir, out) {
     else if (name.endsWith('.test.js')) out.push(path);
   }
   return out;
+}
+
+// An unsupported Node crashes in the SQLite binding's native code; say so instead (package.json "engines").
+const { unsupportedNode } = await import('../packages/server/dist/src/node-version.js').catch(() => {
+  console.error('packages/server is not built: run `npm run build` first');
+  process.exit(1);
+});
+const { engines } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const unsupported = unsupportedNode(process.version, engines.node);
+if (unsupported) {
+  console.error(unsupported);
+  process.exit(1);
 }
 
 const filters = process.argv.slice(2);

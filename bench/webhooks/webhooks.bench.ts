@@ -25,7 +25,7 @@ import { fileURLToPath } from 'node:url';
 import { newSecret, newUlid, type ChannelEvent, type InstanceRecord, type Logger, type Storage } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { SqliteStorage } from '@parley/storage-sqlite';
-import { webhookEventFixtures } from '@parley/testkit';
+import { shippedChannelDirectory, webhookEventFixtures } from '@parley/testkit';
 import { NativeFormat } from '@parley/webhook-native';
 import {
   HttpSender, newWebhookSecret, resolveWebhookOptions, standardWebhookHeaders, WebhookEngine, deliveryId, type WebhookOptionsInput,
@@ -143,7 +143,7 @@ function textEvent(instance: InstanceRecord, n: number): ChannelEvent {
 function engineOn(storage: Storage, options: WebhookOptionsInput = OPTIONS): WebhookEngine {
   return new WebhookEngine({
     storage, formats: [new NativeFormat()], logger: silent, clock: { now: () => Date.now() },
-    host: { dataDir: dir, publicUrl: 'https://parley.example', allowPrivateUrls: true }, options,
+    host: { dataDir: dir, publicUrl: 'https://parley.example', allowPrivateUrls: true }, channels: shippedChannelDirectory(), options,
   });
 }
 
@@ -202,7 +202,7 @@ async function burst(kind: string, lanes = LANES): Promise<Figures & { enqueueRa
 
 /** The ceiling: the same bodies and headers POSTed by a bare loop with the engine's HTTP client, `CONCURRENCY` at a time. */
 async function ceiling(): Promise<Figures> {
-  const context = { instance: fixture.instance, serviceTag: 'parley', mediaUrl: (id: string) => `https://parley.example/{key}/message/${id}/media` };
+  const context = { instance: fixture.instance, mainChannel: 'whatsapp', serviceTag: 'parley', mediaUrl: (id: string) => `https://parley.example/{key}/message/${id}/media` };
   const format = new NativeFormat();
   const secret = newWebhookSecret();
   const requests = Array.from({ length: N }, (_, n) => {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { after, before, describe, it } from 'node:test';
+import { gzipSync } from 'node:zlib';
 import { AnswerRecorder } from '../support/answer-recorder.js';
 import { apiErrorAnswer } from '../support/api-error.js';
 import { startTestServer, type TestResponse, type TestServer } from '../support/test-server.js';
@@ -16,6 +17,8 @@ function assertErrorShape(res: TestResponse, status: number, code: string, messa
   if (message !== undefined) assert.equal(res.body.error.message, message);
   assert.doesNotMatch(res.raw.toString('utf8'), /<html|<pre|\bat [\w.<>]+ \(|node_modules|\/dist\//i);
 }
+
+const WHERE = 'Parley serves /{key}/… (instance API) and /admin/…; see /docs';
 
 describe('the error model', () => {
   let t: TestServer;
@@ -45,10 +48,13 @@ describe('the error model', () => {
     // Raw HTTP: bodies that are not the typed JSON object.
     const array = await t.request('POST', `/${key}/instance/pairing-code`, '[1,2]', { 'content-type': 'application/json' });
     assertErrorShape(array, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
-    // The JSON parser is strict: a top-level scalar is refused as a body.
-    for (const body of ['"text"', '42', 'null']) {
+    // A top-level scalar is valid JSON of the wrong type: a validation failure, not malformed JSON, whichever parser reads it.
+    for (const body of ['"text"', '42', 'null', 'true']) {
       const res = await t.request('POST', `/${key}/instance/pairing-code`, body, { 'content-type': 'application/json' });
-      assertErrorShape(res, 400, 'malformed_json', 'request body is not valid JSON');
+      assertErrorShape(res, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
+      // Compressed: read by express.json, the fallback parser.
+      const zipped = await t.request('POST', `/${key}/instance/pairing-code`, gzipSync(body), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      assertErrorShape(zipped, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
     }
     const text = await t.request('POST', `/${key}/instance/pairing-code`, 'phoneNumber=5511930000001', { 'content-type': 'application/x-www-form-urlencoded' });
     assertErrorShape(text, 400, 'validation_failed', 'body must be a JSON object (Content-Type: application/json)');
@@ -78,11 +84,16 @@ describe('the error model', () => {
 
   it('an unknown route answers 404 route_not_found as JSON, never HTML, without echoing a key', async () => {
     const cases: [string, string, string][] = [
-      ['GET', '/nope', 'no route GET /:key'],
+      ['GET', '/nope', `unknown path GET /nope: ${WHERE}`],
+      ['GET', '/metrics', `unknown path GET /metrics: ${WHERE}`],
+      ['GET', '/favicon.ico', `unknown path GET /favicon.ico: ${WHERE}`],
+      ['GET', '/metrics/cpu/total', `unknown path GET /metrics/…: ${WHERE}`],
+      // A first segment that may be a key is never echoed.
+      ['GET', `/${key}`, 'no route GET /:key'],
       ['GET', `/${key}/nothing/here`, 'no route GET /:key/nothing/here'],
       ['PATCH', '/admin/instances', 'no route PATCH /admin/instances'],
       ['DELETE', '/healthz', 'no route DELETE /healthz'],
-      ['GET', '/', 'no route GET /'],
+      ['POST', '/', 'no route POST /'],
     ];
     // Raw HTTP: no typed operation exists for these routes.
     for (const [method, path, message] of cases) {

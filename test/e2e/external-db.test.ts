@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -97,6 +100,57 @@ describe('POST /{key}/instance/mongodb with the real MongoDB connector', () => {
       assert.equal(res.body.error.code, 'capability_not_supported');
     } finally {
       await t2.stop();
+    }
+  });
+});
+
+describe('an attached external database after a restart', () => {
+  it('is reconnected through the connector of its kind, also from a record written before connectors had kinds', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'parley-external-restart-'));
+    const plugins = [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox' }, { package: fixture }];
+    const peer = '5511910000099@s.whatsapp.net';
+    const stored = (id: string, text: string) => ({
+      key: { remoteJid: peer, fromMe: false, id }, message: { conversation: text }, messageTimestamp: '1760000000', status: 'DELIVERY_ACK' as const,
+    });
+    const chatTexts = async (t: TestServer, key: string) =>
+      (await t.request('GET', `/${key}/chat/5511910000099/messages`)).body.data.map((m: { message: { conversation: string } }) => m.message.conversation);
+    try {
+      let frank: { id: string; key: string };
+      const first = await startTestServer({ dataDir, plugins });
+      try {
+        frank = await first.createInstance({ name: 'frank', number: '5511910000006' });
+        const attached = await first.request('POST', `/${frank.key}/instance/mongodb`, { uri: 'mongodb://restart.example:27017', dbName: 'frankdb' });
+        assert.equal(attached.status, 200);
+        const record = await first.server.context.storage.instances.get(frank.id);
+        assert.deepEqual(record?.externalDatabase, { kind: 'mongodb', uri: 'mongodb://restart.example:27017', dbName: 'frankdb' });
+      } finally {
+        await first.stop();
+      }
+      await externalDatabases.get('frankdb')!.messages.upsert(frank.id, stored('ext-1', 'kept outside'));
+
+      const second = await startTestServer({ dataDir, plugins });
+      try {
+        await second.server.restored();
+        assert.deepEqual(await chatTexts(second, frank.key), ['kept outside'], 'reads go to the reconnected external database');
+        // As an older server wrote it: the database under `mongodb`, no kind.
+        await second.server.context.storage.instances.update(frank.id, {
+          externalDatabase: undefined, mongodb: { uri: 'mongodb://restart.example:27017', dbName: 'frankdb' },
+        } as never);
+      } finally {
+        await second.stop();
+      }
+
+      const third = await startTestServer({ dataDir, plugins });
+      try {
+        await third.server.restored();
+        assert.deepEqual(await chatTexts(third, frank.key), ['kept outside']);
+        const record = await third.server.context.storage.instances.get(frank.id) as Record<string, unknown> | null;
+        assert.deepEqual([record?.externalDatabase, record?.mongodb], [{ kind: 'mongodb', uri: 'mongodb://restart.example:27017', dbName: 'frankdb' }, undefined]);
+      } finally {
+        await third.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -84,7 +84,8 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         instance: {
           id: created.id, name: 'fresh', channel: 'sandbox',
           receive_status_message: false, save_media: false, receive_presence: true, permission: 0, mark_messages: false, blocked: false,
-          user: null, phoneConnected: false, webhook: DEFAULT_WEBHOOK, businessProfile: EMPTY_BUSINESS, health: 'healthy', links: {},
+          user: null, phoneConnected: false, webhook: DEFAULT_WEBHOOK, businessProfile: EMPTY_BUSINESS, health: 'healthy',
+          connection: { status: 'disconnected' }, links: {},
         },
       });
       assert.ok(!JSON.stringify(res).includes(created.key), 'the key is not echoed');
@@ -110,10 +111,11 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const created = await t.createInstance({ number: '5511910000003' });
       const api = t.client(created.key);
       const res = await api.call('connectInstance');
-      assert.deepEqual(Object.keys(res).sort(), ['image', 'phoneConnected', 'qrcode', 'status', 'user']);
+      assert.deepEqual(Object.keys(res).sort(), ['connection', 'image', 'phoneConnected', 'qrcode', 'status', 'user']);
       assert.equal(res.status, 200);
       assert.equal(res.phoneConnected, false);
       assert.equal(res.user, null);
+      assert.deepEqual(res.connection, { status: 'waiting_for_qr_scan' });
       assert.equal(typeof res.qrcode, 'string');
       assert.ok(res.qrcode.length > 20);
       const bytes = decodePngDataUri(res.image);
@@ -137,8 +139,9 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const res = await t.client(created.key).call('connectInstance');
       assert.deepEqual(res, {
         status: 200, phoneConnected: true, qrcode: '', image: '',
-        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned', imageProfile: `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture` },
+        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned', imageProfile: `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture` }, connection: { status: 'open' },
       });
+      assert.deepEqual((await get(created.key)).connection, { status: 'open' });
       const open = t.events.filter((e) => e.instance === created.id && e.type === 'connection');
       assert.deepEqual(open.map((e) => [e.type, (e as { status: string }).status, (e as { code: number }).code]), [['connection', 'open', 200]]);
     });

@@ -13,11 +13,21 @@ describe('messages: bad input', () => {
   const bob = '5511900000402';
 
   before(async () => {
-    p = await MessagingPair.start({ config: { media: { maxBytes: MAX_MEDIA, timeoutMs: 5000 } } }, ['5511900000401', bob]);
+    // The provider enum lists the channels the configured plugins register: Instagram and Messenger are
+    // configured (never linked, so no Graph call is made) for the provider checks below.
+    const unusedGraph = { graphBaseUrl: 'http://127.0.0.1:9', profileLookup: false };
+    p = await MessagingPair.start({
+      config: { media: { maxBytes: MAX_MEDIA, timeoutMs: 5000 } },
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+        { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
+        { package: '@parley/channel-instagram', options: unusedGraph }, { package: '@parley/channel-messenger', options: unusedGraph },
+      ],
+    }, ['5511900000401', bob]);
     offline = await p.t.createInstance({ channel: 'sandbox', name: 'dave', number: '5511900000403' });
     p.media.serve('/ok.png', { body: SAMPLES.png, type: 'image/png' });
     p.media.serve('/page.html', { body: Buffer.from('<html></html>'), type: 'text/html' });
-    p.media.serve('/photo.jpg', { body: SAMPLES.jpeg, type: 'image/jpeg' });
+    p.media.serve('/icon.svg', { body: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'), type: 'image/svg+xml' });
     p.media.serve('/huge.png', { body: sampleBytes(Buffer.from([0x89, 0x50]), MAX_MEDIA + 1), type: 'image/png' });
   });
   after(async () => {
@@ -37,7 +47,7 @@ describe('messages: bad input', () => {
     await invalid('text', { to: bob }, 'body.text is required');
     await invalid('text', { to: bob, text: 5 }, 'body.text must be string');
     await invalid('text', { to: bob, text: '' }, 'body.text must NOT have fewer than 1 characters');
-    await invalid('text', { to: 'abc', text: 'x' }, "body.to must be a phone number with country code (6 to 15 digits) or a JID, or the recipient's user id (digits) on Instagram and Messenger");
+    await invalid('text', { to: 'abc', text: 'x' }, 'body.to must be a phone number with country code (6 to 15 digits) or a JID');
     await invalid('text', { to: bob, text: 'x', foo: 1 }, 'body.foo is not allowed');
     await invalid('text', { to: bob, text: 'x', provider: 'telegram' }, 'body.provider must be one of "whatsapp", "instagram", "messenger"');
     await invalid('image', { to: bob }, 'body.url is required');
@@ -112,7 +122,8 @@ describe('messages: bad input', () => {
   it('media URLs answering 404 or the wrong content type are 400s; oversized media are 413s', async () => {
     await invalid('image', { to: bob, url: url('/missing.png') }, 'body.url could not be fetched: HTTP 404');
     await invalid('image', { to: bob, url: url('/page.html') }, 'body.url has content type text/html, which is not a valid image');
-    await invalid('sticker', { to: bob, url: url('/photo.jpg') }, 'body.url has content type image/jpeg, which is not a valid sticker');
+    // Stickers take WebP, PNG, JPEG and GIF (the WhatsApp channel converts them to WebP); other images are refused.
+    await invalid('sticker', { to: bob, url: url('/icon.svg') }, 'body.url has content type image/svg+xml, which is not a valid sticker');
     await invalid('audio', { to: bob, url: url('/ok.png') }, 'body.url has content type image/png, which is not a valid audio');
     await invalid('link', { to: bob, title: 't', text: 'x', sourceUrl: 'https://a.example', thumbnailUrl: url('/page.html') },
       'body.thumbnailUrl has content type text/html, which is not a valid image');

@@ -42,6 +42,8 @@ describe('OpenAPI document', () => {
         { package: '@parley/channel-baileys' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
         { package: '@parley/channel-instagram' }, { package: '@parley/channel-messenger' },
       ],
+      // The probes below fail to authenticate once per operation, far more than the default failure limit allows.
+      config: { rateLimit: { failures: 100_000, windowSeconds: 60, blockSeconds: 60 } },
     });
     const res = await t.request('GET', '/openapi.json');
     assert.equal(res.status, 200);
@@ -128,7 +130,6 @@ describe('OpenAPI document', () => {
     // Each documented pattern or format refuses what the server refuses, and accepts what it accepts.
     const ajv = schemaCompiler();
     const cases: { path: string; method?: string; member: string; field: string; good: unknown; bad: unknown[] }[] = [
-      { path: '/{key}/message/text', member: 'to', field: 'to', good: '+55 (11) 97000-0022', bad: ['abc', 'x@example.com', '1'.repeat(33)] },
       { path: '/{key}/labels/{labelId}', member: 'to', field: 'to', good: '5511970000022@s.whatsapp.net', bad: ['abc', '1234567890123456'] },
       { path: '/{key}/message/image', member: 'url', field: 'url', good: 'https://media.example.com/a.png', bad: ['not a url', 'data:text/plain,hi'] },
       { path: '/{key}/instance', method: 'put', member: 'webhookMessage', field: 'webhookMessage', good: '', bad: ['not a url', 'http://a b/'] },

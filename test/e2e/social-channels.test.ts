@@ -90,14 +90,14 @@ for (const storage of ['memory', 'sqlite'] as const) {
     }
 
     async function linkInstagram(key: string): Promise<void> {
-      igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+      igGraph.on('GET', `/v26.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
       const res = await link(key, 'instagram', IG_LINK);
       assert.equal(res.status, 200, JSON.stringify(res));
       igGraph.reset();
     }
 
     async function linkMessenger(key: string): Promise<void> {
-      fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
+      fbGraph.on('GET', '/v26.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
       const res = await link(key, 'messenger', FB_LINK);
       assert.equal(res.status, 200, JSON.stringify(res));
       fbGraph.reset();
@@ -127,7 +127,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
     describe('linking', () => {
       it('links Instagram after the Graph API accepts the token, and never answers a secret', async () => {
         const shop = await instance('ig-shop');
-        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+        igGraph.on('GET', `/v26.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
         const before = Date.now();
         const res = await link(shop.key, 'instagram', IG_LINK);
         const afterLink = Date.now();
@@ -140,7 +140,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
         // The token was checked once, in the Authorization header, with appsecret_proof.
         assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization })), [{
-          method: 'GET', path: `/v21.0/${IG_ACCOUNT}`, query: { fields: 'id,username,name', appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) },
+          method: 'GET', path: `/v26.0/${IG_ACCOUNT}`, query: { fields: 'id,username,name', appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) },
           authorization: `Bearer ${IG_TOKEN}`,
         }]);
 
@@ -157,7 +157,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('links Messenger when /me of the Page token is the Page, beside Instagram', async () => {
         const shop = await instance('fb-shop');
         await linkInstagram(shop.key);
-        fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
+        fbGraph.on('GET', '/v26.0/me', { status: 200, body: { id: FB_PAGE, name: 'Parley Shop' } });
         const res = await link(shop.key, 'messenger', FB_LINK);
 
         assert.equal(recorder.last.status, 200);
@@ -165,7 +165,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual(res, { status: 200, data: { accountId: FB_PAGE, linkedAt } });
         assert.ok(carriesNone(recorder.last.raw, [FB_TOKEN, FB_SECRET, FB_VERIFY]));
         assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, query: r.query, authorization: r.headers.authorization })), [{
-          path: '/v21.0/me', query: { fields: 'id,name,username', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) }, authorization: `Bearer ${FB_TOKEN}`,
+          path: '/v26.0/me', query: { fields: 'id,name,username', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) }, authorization: `Bearer ${FB_TOKEN}`,
         }]);
 
         const links = await recorder.instance(shop.key).call('listLinks');
@@ -176,7 +176,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
       it('answers 400 naming accessToken when the Graph API refuses the token, and stores nothing', async () => {
         const shop = await instance('ig-expired');
-        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`, {
+        igGraph.on('GET', `/v26.0/${IG_ACCOUNT}`, {
           status: 400,
           body: { error: { message: 'Error validating access token: Session has expired.', type: 'OAuthException', code: 190, error_subcode: 463, fbtrace_id: 'AqE2Efbtrace' } },
         });
@@ -204,7 +204,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
       it('answers 400 naming accountId when the token belongs to another Page', async () => {
         const shop = await instance('fb-other-page');
-        fbGraph.on('GET', '/v21.0/me', { status: 200, body: { id: '999000111222333', name: 'Other Page' } });
+        fbGraph.on('GET', '/v26.0/me', { status: 200, body: { id: '999000111222333', name: 'Other Page' } });
         await assert.rejects(link(shop.key, 'messenger', FB_LINK), apiErrorAnswer({
           status: 400,
           error: {
@@ -218,7 +218,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
 
       it('answers 502 upstream_error (retryable) on a Graph rate limit or outage, and stores nothing', async () => {
         const shop = await instance('ig-throttled');
-        igGraph.on('GET', `/v21.0/${IG_ACCOUNT}`,
+        igGraph.on('GET', `/v26.0/${IG_ACCOUNT}`,
           { status: 400, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4, is_transient: true } } },
           { status: 503, body: {} });
 
@@ -401,14 +401,14 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('stores Messenger texts and images under the PSID with provider messenger, named after the looked-up profile', async () => {
         const shop = await instance('fb-inbound');
         await linkMessenger(shop.key);
-        fbGraph.on('GET', `/v21.0/${FB_USER}`, { status: 200, body: { name: 'Ana Lima', profile_pic: 'https://platform-lookaside.fbsbx.com/ana.jpg', id: FB_USER } });
+        fbGraph.on('GET', `/v26.0/${FB_USER}`, { status: 200, body: { name: 'Ana Lima', profile_pic: 'https://platform-lookaside.fbsbx.com/ana.jpg', id: FB_USER } });
         const text = await postWebhook(t, 'messenger', metaFixture('messenger', 'fb-text'), { appSecret: FB_SECRET });
         assert.deepStrictEqual({ status: text.status, body: text.body }, { status: 200, body: { received: 1 } });
         // The sender's profile is looked up after the answer (the webhook carries ids only) and kept in
         // the channel's state namespace (packages/meta-graph README, "Sender profiles").
         await t.waitFor(() => t.server.context.storage.state.get(`${shop.id}:meta:messenger:profiles`, FB_USER), 5000, 'the profile lookup');
         assert.deepStrictEqual(fbGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization })), [{
-          method: 'GET', path: `/v21.0/${FB_USER}`, query: { fields: 'name,profile_pic', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) },
+          method: 'GET', path: `/v26.0/${FB_USER}`, query: { fields: 'name,profile_pic', appsecret_proof: appSecretProof(FB_TOKEN, FB_SECRET) },
           authorization: `Bearer ${FB_TOKEN}`,
         }]);
         const image = await postWebhook(t, 'messenger', metaFixture('messenger', 'fb-image'), { appSecret: FB_SECRET });
@@ -444,8 +444,8 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const shop = await instance('statuses');
         await linkInstagram(shop.key);
         await linkMessenger(shop.key);
-        igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
-        fbGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
+        igGraph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        fbGraph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
         const api = t.client(shop.key);
         assert.equal((await api.call('sendText', { body: { to: IG_USER, text: 'Size M?', provider: 'instagram' } })).status, 200);
         assert.equal((await api.call('sendText', { body: { to: FB_USER, text: 'Yes, we do.', provider: 'messenger' } })).status, 200);
@@ -500,7 +500,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('sends a text with provider instagram as the exact Send API body and stores the PENDING record', async () => {
         const shop = await instance('ig-send');
         await linkInstagram(shop.key);
-        igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        igGraph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
         const before = Math.floor(Date.now() / 1000);
         const res = await t.client(shop.key).call('sendText', { body: { to: IG_USER, text: 'Yes, in sizes S to L.', provider: 'instagram' } });
         const afterSend = Math.floor(Date.now() / 1000);
@@ -517,7 +517,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         };
         assert.deepStrictEqual(res, { status: 200, data: record });
         assert.deepStrictEqual(igGraph.requests.map((r) => ({ method: r.method, path: r.path, query: r.query, authorization: r.headers.authorization, json: r.json })), [{
-          method: 'POST', path: '/v21.0/me/messages', query: { appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) }, authorization: `Bearer ${IG_TOKEN}`,
+          method: 'POST', path: '/v26.0/me/messages', query: { appsecret_proof: appSecretProof(IG_TOKEN, IG_SECRET) }, authorization: `Bearer ${IG_TOKEN}`,
           json: { recipient: { id: IG_USER }, message: { text: 'Yes, in sizes S to L.' } },
         }]);
         assert.equal(fbGraph.requests.length, 0);
@@ -530,7 +530,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('sends a URL button template to Instagram', async () => {
         const shop = await instance('ig-buttons');
         await linkInstagram(shop.key);
-        igGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        igGraph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
         const res = await t.client(shop.key).call('sendButtonAction', {
           body: {
             to: IG_USER, provider: 'instagram', header: { title: 'Blue jacket' }, text: 'Back in stock.', footer: 'Parley Shop',
@@ -563,7 +563,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const shop = await instance('fb-image-send');
         await linkMessenger(shop.key);
         const captionMid = `${FB_SENT_MID}-caption`;
-        fbGraph.on('POST', '/v21.0/me/messages',
+        fbGraph.on('POST', '/v26.0/me/messages',
           { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } },
           { status: 200, body: { recipient_id: FB_USER, message_id: captionMid } });
         const url = images.url('/catalogue.png');
@@ -581,11 +581,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual(res, { status: 200, data: record });
         assert.deepStrictEqual(fbGraph.requests.map((r) => ({ path: r.path, authorization: r.headers.authorization, json: r.json })), [
           {
-            path: '/v21.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
+            path: '/v26.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
             json: { recipient: { id: FB_USER }, messaging_type: 'RESPONSE', message: { attachment: { type: 'image', payload: { url, is_reusable: true } } } },
           },
           {
-            path: '/v21.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
+            path: '/v26.0/me/messages', authorization: `Bearer ${FB_TOKEN}`,
             json: { recipient: { id: FB_USER }, messaging_type: 'RESPONSE', message: { text: 'Our summer catalogue' } },
           },
         ]);
@@ -604,7 +604,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual((await postWebhook(t, 'messenger', metaFixture('messenger', 'fb-text'), { appSecret: FB_SECRET })).body, { received: 1 });
         await t.settle();
         fbGraph.reset();
-        fbGraph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
+        fbGraph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: FB_USER, message_id: FB_SENT_MID } });
 
         const api = t.client(shop.key);
         const reply = await api.call('replyText', { params: { messageId: inbound }, body: { to: FB_USER, text: 'Yes, 3 to 5 days.', provider: 'messenger' } });
@@ -667,7 +667,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('answers 502 with retryable details when the Graph API rate-limits a send, and stores nothing', async () => {
         const shop = await instance('ig-rate-limited');
         await linkInstagram(shop.key);
-        igGraph.on('POST', '/v21.0/me/messages', {
+        igGraph.on('POST', '/v26.0/me/messages', {
           status: 400, body: { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613, fbtrace_id: 'Bq7rate' } },
         });
         await assert.rejects(recorder.instance(shop.key).call('sendText', { body: { to: IG_USER, text: 'hello', provider: 'instagram' } }), apiErrorAnswer({
@@ -712,7 +712,7 @@ describe('a social link across a restart (sqlite)', () => {
       let linkedAt: number;
       try {
         shop = await first.createInstance({ name: 'ig-restart' });
-        graph.on('GET', `/v21.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop' } });
+        graph.on('GET', `/v26.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop' } });
         const linked = await first.client(shop.key).call('linkChannel', { params: { channel: 'instagram' }, body: IG_LINK });
         assert.equal(linked.status, 200);
         linkedAt = linked.data.linkedAt;
@@ -739,7 +739,7 @@ describe('a social link across a restart (sqlite)', () => {
         assert.deepStrictEqual(stored.data.map((m) => m.key.id), [midOf('instagram', 'ig-text')]);
 
         graph.reset();
-        graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
+        graph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: IG_USER, message_id: SENT_MID } });
         const sent = await api.call('sendText', { body: { to: IG_USER, text: 'Welcome back', provider: 'instagram' } });
         assert.equal(sent.status, 200, JSON.stringify(sent));
         assert.deepStrictEqual(sent.data.key, { remoteJid: IG_USER, fromMe: true, id: SENT_MID });

@@ -1,4 +1,4 @@
-import { definePlugin, Tokens, type ChannelEventType } from '@parley/core';
+import { definePlugin, type ChannelEventType } from '@parley/core';
 import { UppercaseFormat } from './uppercase.format.js';
 
 export { UppercaseFormat, type UppercasePayload } from './uppercase.format.js';
@@ -19,6 +19,7 @@ export interface UppercaseOptions {
 export default definePlugin<UppercaseOptions>({
   name: '@parley-example/webhook-uppercase',
   kind: 'webhook-format',
+  provides: { formats: ['uppercase'] },
   coreVersion: '^0.1.0',
   optionsSchema: {
     type: 'object',
@@ -34,8 +35,8 @@ export default definePlugin<UppercaseOptions>({
       signatureHeader: { type: 'string', pattern: '^[A-Za-z0-9-]+$', default: 'X-Uppercase-Signature' },
     },
   },
-  register({ container, options, logger }) {
-    container.register(Tokens.WebhookFormat, { useValue: new UppercaseFormat(new Set(options.events), options.signatureHeader) });
+  register({ formats, options, logger }) {
+    formats.add(new UppercaseFormat(new Set(options.events), options.signatureHeader));
     logger.debug({ events: options.events }, 'uppercase webhook format registered');
   },
 });

@@ -11,6 +11,7 @@ export * from './domain/index.js';
 export * from './errors.js';
 export * from './logger.js';
 export * from './plugin.js';
+export * from './plugin-registrar.js';
 export * from './storage/index.js';
 export * from './tokens.js';
 export * from './util/index.js';

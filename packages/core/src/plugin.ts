@@ -1,10 +1,13 @@
-import type { DependencyContainer } from 'tsyringe';
+import type { ChannelDriver } from './channel/adapter.js';
 import type { Logger } from './logger.js';
+import type { ExternalDataConnector } from './storage/external-data.js';
+import type { Storage } from './storage/storage.js';
+import type { WebhookFormat } from './webhook/format.js';
 
 /** Version of the plugin contract; plugins declare the semver range they were built for. */
 export const CORE_VERSION = '0.1.0';
 
-/** What a plugin provides. The host refuses two storage plugins and two drivers claiming one name. */
+/** A label of what a plugin is about, for listings; what it really adds is declared in {@link PluginProvides}. */
 export type PluginKind = 'channel' | 'storage' | 'webhook-format' | 'extension';
 
 /** Host settings every plugin may read. */
@@ -15,12 +18,75 @@ export interface HostSettings {
   publicUrl: string;
   /** When true, user-supplied URLs may point to private networks (`PARLEY_ALLOW_PRIVATE_URLS=1`). */
   allowPrivateUrls: boolean;
+  /**
+   * Limits of media fetched from user-supplied URLs (`media` of the configuration). Plugins that fetch
+   * such URLs themselves (catalog images handed to a channel) apply the same limits as the server.
+   * Absent in hosts that do not set them: {@link DEFAULT_MEDIA_LIMITS} apply.
+   */
+  media?: MediaLimits;
 }
 
-/** What `register` receives. */
-export interface PluginContext<Options> {
-  /** The server's container: register drivers, storage or formats under the core tokens. */
-  container: DependencyContainer;
+/** Size and time limits of one media fetch. */
+export interface MediaLimits {
+  /** Largest body accepted, in bytes (413 above it). */
+  maxBytes: number;
+  /** Time allowed for the whole fetch, redirects included. */
+  timeoutMs: number;
+}
+
+/** The configuration's default media limits: 16 MiB within 15 s. */
+export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({ maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000 });
+
+/**
+ * What a plugin adds to the server, declared in its manifest. The host checks it at boot: a plugin
+ * that registers anything it did not declare, or declares something it did not register, refuses to
+ * boot, so a manifest can be read to know what a plugin does without running it.
+ */
+export interface PluginProvides {
+  /** Names of the channel drivers it adds with `channels.add` (`sandbox`, `instagram`). */
+  readonly channels?: readonly string[];
+  /** Names of the webhook formats it adds with `formats.add` (`native`). */
+  readonly formats?: readonly string[];
+  /** True when it sets the storage back end with `storage.set`. */
+  readonly storage?: boolean;
+  /** Kinds of the external-database connectors it adds with `connectors.add` (`mongodb`). */
+  readonly connectors?: readonly string[];
+}
+
+/**
+ * What a plugin needs from the other configured plugins, like Fastify's `dependencies` and
+ * `decorators` metadata. The host checks it once every plugin has registered (order does not
+ * matter) and refuses to boot naming the plugin and each missing item.
+ */
+export interface PluginNeeds {
+  /** Plugin names (`@parley/storage-mongodb`) that must be configured too. */
+  readonly plugins?: readonly string[];
+  /** Wire channels some configured driver must drive (`whatsapp`). */
+  readonly channels?: readonly string[];
+  /** Webhook formats that must be registered. */
+  readonly formats?: readonly string[];
+  /** External-database connector kinds that must be registered. */
+  readonly connectors?: readonly string[];
+}
+
+/**
+ * The typed registration hooks a plugin's `register` receives. Each adds one provider, checked at
+ * once against the manifest's {@link PluginProvides} and the id syntax (a PluginError-style `Error`
+ * naming the plugin when it does not fit).
+ */
+export interface PluginHooks {
+  /** Channel drivers: `channels.add(driver)`. Driver names and wire channels must be channel ids. */
+  readonly channels: { add(driver: ChannelDriver): void };
+  /** Webhook formats: `formats.add(format)`. */
+  readonly formats: { add(format: WebhookFormat): void };
+  /** The storage back end: `storage.set(storage)`, at most once. */
+  readonly storage: { set(storage: Storage): void };
+  /** External-database connectors: `connectors.add(connector)`. */
+  readonly connectors: { add(connector: ExternalDataConnector): void };
+}
+
+/** What `register` receives: the typed hooks, the validated options, a logger and the host settings. */
+export interface PluginContext<Options> extends PluginHooks {
   /** The plugin's options, already validated against `optionsSchema`. */
   options: Options;
   logger: Logger;
@@ -34,9 +100,13 @@ export interface PluginManifest<Options = Record<string, unknown>> {
   kind: PluginKind;
   /** Semver range of {@link CORE_VERSION} the plugin supports. */
   coreVersion: string;
+  /** What `register` adds; checked by the host. */
+  provides: PluginProvides;
+  /** What must be configured beside it; checked by the host after every plugin registered. */
+  needs?: PluginNeeds;
   /** JSON Schema of the options; the host validates with ajv (strict, all errors). */
   optionsSchema?: Record<string, unknown>;
-  /** Registers the plugin's providers. Must not start I/O; storage connects in `init`. */
+  /** Registers the plugin's providers through the hooks. Must not start I/O; storage connects in `init`. */
   register(context: PluginContext<Options>): void | Promise<void>;
 }
 

@@ -92,7 +92,7 @@ describe('assertUrlAllowed', () => {
       'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b::127.0.0.1]/', 'http://[64:ff9b:1::1]/',
       'http://[2001::1]/', 'http://[fec0::1]/',
     ]) {
-      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address');
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
     const allowed = await assertUrlAllowed('http://127.0.0.1:8080/x', { field: 'body.url', allowPrivate: true });
     assert.equal(allowed.port, '8080');
@@ -100,7 +100,7 @@ describe('assertUrlAllowed', () => {
 
   it('refuses local host names without resolving them', async () => {
     for (const raw of ['http://localhost/', 'http://LOCALHOST:3000/', 'http://api.localhost/', 'http://printer.local/', 'http://db.internal/']) {
-      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host');
+      await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
   });
 });

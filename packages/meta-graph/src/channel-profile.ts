@@ -1,4 +1,4 @@
-import type { SocialChannelName } from '@parley/core';
+import type { ChannelName } from '@parley/core';
 
 /**
  * Everything that differs between the Instagram and the Messenger channel, declared as data. The
@@ -6,7 +6,7 @@ import type { SocialChannelName } from '@parley/core';
  */
 export interface MetaChannelProfile {
   /** Wire channel and driver name. */
-  readonly channel: SocialChannelName;
+  readonly channel: ChannelName;
   /** Human name for messages (`Instagram`). */
   readonly label: string;
   /** `object` of the webhook body Meta posts for this channel (`instagram`, `page`). */

@@ -11,6 +11,7 @@ export * from './graph/graph-error.js';
 export * from './inbound/dedup-window.js';
 export * from './inbound/inbound-record.js';
 export * from './inbound/map-messaging.js';
+export * from './inbound/media-download.js';
 export * from './inbound/media-info.js';
 export * from './inbound/profile-cache.js';
 export * from './inbound/webhook-payload.js';

@@ -4,7 +4,10 @@ import type { Clock, Logger } from '@parley/core';
 export interface MetaGraphOptions {
   /** Graph API origin (and optional path prefix), without the version: `https://graph.facebook.com`. */
   graphBaseUrl: string;
-  /** Graph API version segment: `v21.0`. */
+  /**
+   * Graph API version segment of every call. Defaults to {@link GRAPH_API_VERSION}, the current
+   * version when this package was released; pin another one while an upgrade is being tested.
+   */
   graphVersion: string;
   /** Time limit of one Graph API call, in milliseconds. */
   timeoutMs: number;
@@ -15,15 +18,24 @@ export interface MetaGraphOptions {
   profileLookup: boolean;
   /** Minimum time a message id is remembered to drop Meta's redeliveries, in hours. */
   dedupWindowHours: number;
+  /** Largest attachment downloaded from Meta's CDN, in bytes (Meta's own limit is 25 MB). */
+  mediaMaxBytes: number;
 }
+
+/**
+ * The Graph API version used when none is configured: v26.0, the latest one Meta's changelog
+ * (developers.facebook.com/docs/graph-api/changelog) lists as released (July 29, 2026).
+ */
+export const GRAPH_API_VERSION = 'v26.0';
 
 /** Defaults of {@link MetaGraphOptions}. */
 export const META_GRAPH_DEFAULTS: Readonly<MetaGraphOptions> = {
   graphBaseUrl: 'https://graph.facebook.com',
-  graphVersion: 'v21.0',
+  graphVersion: GRAPH_API_VERSION,
   timeoutMs: 15_000,
   profileLookup: true,
   dedupWindowHours: 48,
+  mediaMaxBytes: 25 * 1024 * 1024,
 };
 
 /**
@@ -39,6 +51,7 @@ export const metaGraphOptionsSchema: Record<string, unknown> = {
     timeoutMs: { type: 'integer', minimum: 1000, maximum: 120000 },
     profileLookup: { type: 'boolean' },
     dedupWindowHours: { type: 'integer', minimum: 1, maximum: 720 },
+    mediaMaxBytes: { type: 'integer', minimum: 1024, maximum: 104857600 },
   },
 };
 
@@ -48,6 +61,11 @@ export interface MetaDriverOptions extends Partial<MetaGraphOptions> {
   fetch?: typeof fetch;
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Lets media downloads reach private addresses (the host's `PARLEY_ALLOW_PRIVATE_URLS`); Meta's
+   * CDN is public, so only tests against a loopback CDN turn it on.
+   */
+  allowPrivateUrls?: boolean;
 }
 
 /** Fills the defaults of every absent option. */
@@ -58,5 +76,6 @@ export function resolveMetaGraphOptions(options: Partial<MetaGraphOptions>): Met
     timeoutMs: options.timeoutMs ?? META_GRAPH_DEFAULTS.timeoutMs,
     profileLookup: options.profileLookup ?? META_GRAPH_DEFAULTS.profileLookup,
     dedupWindowHours: options.dedupWindowHours ?? META_GRAPH_DEFAULTS.dedupWindowHours,
+    mediaMaxBytes: options.mediaMaxBytes ?? META_GRAPH_DEFAULTS.mediaMaxBytes,
   };
 }

@@ -44,7 +44,11 @@ describe('loadConfig defaults', () => {
       logLevel: 'info',
       defaultChannel: 'whatsapp',
       serviceTag: 'parley',
-      bodyLimitBytes: 32 * 1024 * 1024,
+      bodyLimitBytes: 1024 * 1024,
+      // The base64 form of the largest media (16 MiB) plus 64 KiB for the other members.
+      mediaBodyLimitBytes: 22_369_624 + 65_536,
+      rateLimit: { failures: 50, windowSeconds: 60, blockSeconds: 300 },
+      trustProxy: false,
       allowPrivateUrls: false,
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { staggerMs: 500 },
@@ -65,7 +69,8 @@ describe('loadConfig from PARLEY_CONFIG', () => {
   it('reads every member; relative dataDir and plugin paths resolve against the file\'s directory', () => {
     const env = configFile({
       $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
-      defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, allowPrivateUrls: true, media: { maxBytes: 2048, timeoutMs: 500 },
+      defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
+      media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
@@ -78,6 +83,9 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       defaultChannel: 'sandbox',
       serviceTag: 'acme',
       bodyLimitBytes: 4096,
+      mediaBodyLimitBytes: 8192,
+      rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 },
+      trustProxy: 'loopback',
       allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { staggerMs: 0 },
@@ -184,6 +192,20 @@ describe('loadConfig environment overrides', () => {
     for (const value of ['1', 'true', 'TRUE', 'yes', 'on']) assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, true, value);
     for (const value of ['0', 'false', 'no', 'off']) assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, false, value);
     assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: '' }).allowPrivateUrls, true);
+  });
+
+  it('PARLEY_RATE_LIMIT_* and PARLEY_TRUST_PROXY win over the file; bad numbers are refused naming the variable', () => {
+    const env = configFile({ rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: true });
+    assert.deepEqual(loadConfig(env).rateLimit, { failures: 5, windowSeconds: 10, blockSeconds: 20 });
+    const config = loadConfig({
+      ...env, PARLEY_RATE_LIMIT_FAILURES: '0', PARLEY_RATE_LIMIT_WINDOW_SECONDS: '30', PARLEY_RATE_LIMIT_BLOCK_SECONDS: '90', PARLEY_TRUST_PROXY: '2',
+    });
+    assert.deepEqual(config.rateLimit, { failures: 0, windowSeconds: 30, blockSeconds: 90 });
+    assert.equal(config.trustProxy, 2);
+    assert.equal(loadConfig({ ...env, PARLEY_TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({ PARLEY_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy, 'loopback, 10.0.0.0/8');
+    assert.throws(() => loadConfig({ PARLEY_RATE_LIMIT_WINDOW_SECONDS: '0' }), /PARLEY_RATE_LIMIT_WINDOW_SECONDS must be an integer of at least 1$/);
+    assert.throws(() => loadConfig({ PARLEY_RATE_LIMIT_FAILURES: 'many' }), /PARLEY_RATE_LIMIT_FAILURES must be an integer of at least 0/);
   });
 
   it('an empty PORT or PARLEY_ADMIN_TOKEN counts as unset', () => {

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -73,11 +74,11 @@ describe('examples/plugin-uppercase-format: a third-party webhook-format plugin'
     });
   });
 
-  it('its package.json names the example package and declares core as a peer', () => {
+  it('its package.json names the example package and declares core as its only peer (plugins never touch the container)', () => {
     const pkg = JSON.parse(readFileSync(join(examples, 'plugin-uppercase-format', 'package.json'), 'utf8'));
     assert.equal(pkg.name, '@parley-example/webhook-uppercase');
     assert.equal(pkg.type, 'module');
-    assert.deepEqual(Object.keys(pkg.peerDependencies).sort(), ['@parley/core', 'tsyringe']);
+    assert.deepEqual(Object.keys(pkg.peerDependencies).sort(), ['@parley/core']);
   });
 });
 
@@ -104,6 +105,16 @@ describe('examples/config.*.json', () => {
       assert.ok(existsSync(join(dataDir, 'parley.db')));
     } finally {
       await server.close();
+    }
+  });
+
+  it('keep their data out of git: each data directory is git-ignored', () => {
+    for (const name of ['config.sandbox.json', 'config.redis.json']) {
+      const config = loadConfig({ PARLEY_CONFIG: join(examples, name) });
+      assert.ok(config.dataDir.startsWith(`${examples}/`), `${name}: ${config.dataDir} is beside the example`);
+      // --no-index: the answer depends on .gitignore only, not on what happens to be tracked.
+      const ignored = spawnSync('git', ['check-ignore', '--no-index', '-q', join(config.dataDir, 'parley.db')], { cwd: root });
+      assert.equal(ignored.status, 0, `${name}: ${config.dataDir} is not git-ignored${ignored.stderr}`);
     }
   });
 

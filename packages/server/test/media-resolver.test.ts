@@ -67,14 +67,14 @@ describe('MediaResolver', () => {
       const before = total();
       for (const host of ['127.0.0.1', '[::1]', '0x7f.1', '2130706433', '[::ffff:127.0.0.1]', '10.0.0.8', '169.254.169.254',
         '[::127.0.0.1]', '[::ffff:0:127.0.0.1]', '[2002:7f00:1::]', '[64:ff9b::7f00:1]', '[64:ff9b:1::1]', '[2001::1]', '[fec0::1]']) {
-        await rejects(resolver.resolve(`http://${host}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url points to a private network address');
+        await rejects(resolver.resolve(`http://${host}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       }
       assert.equal(total(), before);
     });
 
     it('refuses localhost names without resolving them', async () => {
       for (const host of ['localhost', 'LOCALHOST', 'api.localhost']) {
-        await rejects(resolver.resolve(`http://${host}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url points to a private network host');
+        await rejects(resolver.resolve(`http://${host}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url points to a private network host (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       }
     });
 
@@ -83,7 +83,7 @@ describe('MediaResolver', () => {
       const addresses = await lookup(name, { all: true });
       assert.ok(addresses.length > 0 && addresses.every((a) => isPrivateAddress(a.address)), `${name} resolves to ${JSON.stringify(addresses)}`);
       const before = total();
-      await rejects(resolver.resolve(`http://${name}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url could not be fetched: it points to a private network address');
+      await rejects(resolver.resolve(`http://${name}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url could not be fetched: it points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       assert.equal(total(), before);
     });
 

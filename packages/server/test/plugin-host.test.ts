@@ -130,3 +130,60 @@ describe('plugin host: conflicts refuse to boot', () => {
     await refused([], 'no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
   });
 });
+
+describe('plugin host: manifests declare what they provide and need', () => {
+  const lookalike = (options: Record<string, unknown>): PluginEntry => ({ package: fixture('options-channel.plugin'), options });
+
+  it('a plugin that needs what no configured plugin provides: names the plugin and every missing item', async () => {
+    await refused([memory, sandbox, { package: fixture('needy.plugin') }],
+      'plugin @fixture/needy needs a driver of the channel "instagram", the webhook format "native", the external-database connector "mongodb", which no configured plugin provides');
+    await refused([{ package: '@parley/storage-sqlite' }, { package: fixture('needy.plugin') }],
+      /^plugin @fixture\/needy needs the plugin @parley\/storage-memory, a driver of the channel "instagram", /);
+  });
+
+  it('needs are checked once every plugin registered, whatever the order', async () => {
+    const loaded = await load([
+      { package: fixture('needy.plugin') }, memory, { package: '@parley/webhook-native' },
+      { package: '@parley/channel-instagram' }, { package: '@parley/storage-mongodb/external' },
+    ]);
+    assert.deepEqual(loaded.manifests.map((m) => m.name), [
+      '@fixture/needy', '@parley/storage-memory', '@parley/webhook-native', '@parley/channel-instagram', '@parley/storage-mongodb/external',
+    ]);
+    assert.equal(loaded.externalDatabase?.kind, 'mongodb');
+  });
+
+  it('a channel id that is not one (driver name or wire channel)', async () => {
+    await refused([memory, lookalike({ name: 'Look Alike' })],
+      'plugin @fixture/options-channel: channel driver name "Look Alike" is not a channel id (a lower-case letter, then up to 31 lower-case letters, digits or dashes)');
+    await refused([memory, lookalike({ channel: 'WhatsApp' })],
+      'plugin @fixture/options-channel: driver "lookalike" drives "WhatsApp", which is not a channel id (a lower-case letter, then up to 31 lower-case letters, digits or dashes)');
+  });
+
+  it('a registration the manifest does not declare, and a declaration never registered', async () => {
+    await refused([memory, lookalike({ name: 'other' })],
+      'plugin @fixture/options-channel: registered the channel driver "other" without declaring it in provides.channels');
+    await refused([memory, lookalike({ skip: true })],
+      'plugin @fixture/options-channel: declares the channel driver "lookalike" in provides.channels but did not register it');
+  });
+
+  it('drivers of one channel that disagree on its addressing', async () => {
+    await refused([memory, sandbox, lookalike({ channel: 'whatsapp', phoneNumbers: false })],
+      'drivers of the channel "whatsapp" disagree on its addressing: "sandbox" (@parley/channel-sandbox) and "lookalike" (@fixture/options-channel)');
+    const loaded = await load([memory, sandbox, lookalike({ channel: 'whatsapp' })]);
+    assert.deepEqual([...loaded.drivers.values()].map((d) => [d.name, d.channel]), [['sandbox', 'whatsapp'], ['lookalike', 'whatsapp']]);
+  });
+
+  it('a new channel id registers like a shipped one', async () => {
+    const loaded = await load([memory, lookalike({ channel: 'carrier-pigeon' })]);
+    assert.equal(loaded.drivers.get('lookalike')!.channel, 'carrier-pigeon');
+  });
+
+  it('two external-database connectors', async () => {
+    await refused([memory, { package: '@parley/storage-mongodb/external' }, { package: fixture('second-connector.plugin') }],
+      'two external-database connectors configured: @parley/storage-mongodb/external and @fixture/second-connector ("postgres"); keep at most one');
+  });
+
+  it('a manifest without provides', async () => {
+    await refused([memory, { package: fixture('no-provides.plugin') }], 'plugin @fixture/no-provides declares no provides (what its register adds)');
+  });
+});

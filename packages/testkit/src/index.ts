@@ -2,8 +2,10 @@ export { describeStorageConformance, type StorageHarness } from './storage-confo
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';
 export { describeWebhookFormatConformance, type WebhookFormatConformanceFixtures } from './webhook-format-conformance.js';
 export {
-  INTERNAL_EVENT_NAMES, SPEC_EVENT_IDS, webhookEventFixtures, type InternalEventName, type SpecEventId, type WebhookEventFixtures,
+  EXTENSION_EVENT_IDS, INTERNAL_EVENT_NAMES, SPEC_EVENT_IDS, webhookEventFixtures, type ExtensionEventId, type InternalEventName, type SpecEventId,
+  type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
+export { shippedChannelDirectory } from './channel-directory.js';

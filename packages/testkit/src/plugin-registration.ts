@@ -1,28 +1,30 @@
-import { silentLogger, type ChannelDriver, type HostSettings, type Logger, type PluginManifest } from '@parley/core';
-import { container, type DependencyContainer } from 'tsyringe';
+import { createRegistrar, silentLogger, type ChannelDriver, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
 const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false };
 
 /**
- * Calls a plugin's `register` the way the host does, into a fresh child container of tsyringe's root
- * (so tests never see each other's providers), and answers that container to resolve what the plugin
- * registered. The options are passed as given: the host's schema validation is not part of this.
+ * Calls a plugin's `register` the way the host does — through the typed hooks of `@parley/core`'s
+ * `createRegistrar`, which check every registration against the manifest's `provides` — and answers
+ * what it registered (drivers, formats, storage, connectors). The options are passed as given: the
+ * host's schema validation is not part of this.
  */
 export async function registerPlugin<Options>(
   plugin: PluginManifest<Options>,
   options: Options,
   overrides: { logger?: Logger; host?: Partial<HostSettings> } = {},
-): Promise<DependencyContainer> {
-  const child = container.createChildContainer();
-  await plugin.register({ container: child, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host } });
-  return child;
+): Promise<PluginRegistrations> {
+  const registrar = createRegistrar(plugin);
+  await plugin.register({ ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host } });
+  return registrar.finish();
 }
 
-/** What a manifest test compares of a registered channel driver: identity, role, `link` and routes. */
-export function driverSummary(driver: ChannelDriver): { name: string; channel: string; role: ChannelDriver['role']; link: string; routes?: string[] } {
+/** What a manifest test compares of a registered channel driver: identity, role, addressing, `link` and routes. */
+export function driverSummary(driver: ChannelDriver): {
+  name: string; channel: string; role: ChannelDriver['role']; phoneNumbers: boolean; link: string; routes?: string[];
+} {
   return {
-    name: driver.name, channel: driver.channel, role: driver.role, link: typeof driver.link,
+    name: driver.name, channel: driver.channel, role: driver.role, phoneNumbers: driver.addressing.phoneNumbers, link: typeof driver.link,
     routes: driver.routes?.map((route) => `${route.method} ${route.path}${route.rawBody ? ' raw' : ''}`),
   };
 }

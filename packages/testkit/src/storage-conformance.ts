@@ -1,5 +1,6 @@
 import { after, describe } from 'node:test';
 import { describeAuthStateCases } from './storage-auth-state.cases.js';
+import { describeClaimCases } from './storage-claims.cases.js';
 import { describeDeliveryCases } from './storage-deliveries.cases.js';
 import type { StorageHarness } from './storage-harness.js';
 import { describeInstanceCases } from './storage-instances.cases.js';
@@ -12,8 +13,9 @@ import { describeStateCases } from './storage-state.cases.js';
 export type { StorageHarness } from './storage-harness.js';
 
 /**
- * The conformance suite every storage back end runs: every repository of the Storage contract, the
- * delivery queue's lanes, leases, retries, dead letters and statistics, and — when the harness can
+ * The conformance suite every storage back end runs: every repository of the Storage contract (with
+ * the instances' unique claims), the delivery queue's lanes, leases, retries, dead letters and
+ * statistics, and — when the harness can
  * reopen — durability across close and reopen. Each test gets its own storage from the harness and
  * its own random instance ids.
  *
@@ -27,6 +29,7 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     });
     describeLifecycleCases(harness);
     describeInstanceCases(harness);
+    describeClaimCases(harness);
     describeMessageCases(harness);
     describeResourceCases(harness);
     describeAuthStateCases(harness);

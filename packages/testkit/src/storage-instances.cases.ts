@@ -45,6 +45,29 @@ export function describeInstanceCases(harness: StorageHarness): void {
       assert.deepEqual(await instances.list(), [early, tieA, tieB, late]);
     }));
 
+    it('listPage walks every instance in creation order, a page at a time, across deletions', () => withStorage(harness, async ({ instances }) => {
+      assert.deepEqual(await instances.listPage({ limit: 3 }), { items: [] });
+      // createdAt against the creation order: pages follow creation, not the field.
+      const records = Array.from({ length: 7 }, (_, i) => instanceRecord({ createdAt: 10_000 - i }));
+      for (const record of records) await instances.create(record);
+      const first = await instances.listPage({ limit: 3 });
+      assert.deepEqual(first.items, records.slice(0, 3));
+      assert.equal(typeof first.next, 'string');
+      // Deleting the last item of a page, and one of the next, keeps the walk going.
+      await instances.delete(records[2]!.id);
+      await instances.delete(records[4]!.id);
+      const second = await instances.listPage({ limit: 3, after: first.next! });
+      assert.deepEqual(second.items, [records[3], records[5], records[6]]);
+      // A full last page: nothing follows, so no cursor.
+      assert.equal(second.next, undefined);
+      const whole = await instances.listPage({ limit: 5 });
+      assert.deepEqual(whole, { items: [records[0], records[1], records[3], records[5], records[6]] });
+      const later = instanceRecord();
+      await instances.create(later);
+      const resumed = await instances.listPage({ limit: 10, after: (await instances.listPage({ limit: 5 })).next! });
+      assert.deepEqual(resumed, { items: [later] });
+    }));
+
     it('update merges shallowly, answers the new record, and an undefined value removes the field', () => withStorage(harness, async ({ instances }) => {
       const record = instanceRecord();
       await instances.create(record);

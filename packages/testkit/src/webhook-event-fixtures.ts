@@ -19,6 +19,15 @@ export const SPEC_EVENT_IDS = [
 /** One event id of spec 6.3. */
 export type SpecEventId = (typeof SPEC_EVENT_IDS)[number];
 
+/**
+ * Main-channel messages spec 6.3 names no id for, under the ids Parley gives them (docs/webhooks.md):
+ * decrypted poll votes and event responses. Every webhook format test covers each one too.
+ */
+export const EXTENSION_EVENT_IDS = ['message-poll-vote', 'message-event-response'] as const;
+
+/** One event id of {@link EXTENSION_EVENT_IDS}. */
+export type ExtensionEventId = (typeof EXTENSION_EVENT_IDS)[number];
+
 /** Event kinds that exist on the bus but have no spec 6.3 id (history sync and storage bookkeeping). */
 export const INTERNAL_EVENT_NAMES = ['history', 'chats-upsert', 'chats-delete', 'contacts-upsert', 'contacts-delete', 'message-delete'] as const;
 
@@ -31,7 +40,7 @@ export interface WebhookEventFixtures {
   context: WebhookRenderContext;
   /** Secrets of {@link instance}: none may appear in a rendered payload. */
   secrets: string[];
-  events: Record<SpecEventId | InternalEventName, ChannelEvent>;
+  events: Record<SpecEventId | ExtensionEventId | InternalEventName, ChannelEvent>;
 }
 
 const INSTANCE_ID = 'ins_01JD7Q4X9M2K8V3T6R5P0N1B2C';
@@ -174,6 +183,29 @@ function mainEvents(): Record<string, ChannelEvent> {
   };
 }
 
+function extensionEvents(): Record<ExtensionEventId, ChannelEvent> {
+  const wa = (input: MessageInput, offset: number) => message('whatsapp', { pushName: 'Maria Silva', ...input }, offset);
+  const poll = '3EB0C0FFEE0000000000000E';
+  const event = '3EB0C0FFEE0000000000000F';
+  return {
+    'message-poll-vote': wa({
+      id: '3EB0A1B2C3D4E5F60708091D',
+      content: {
+        type: 'poll_vote', pollId: poll,
+        options: [
+          { hash: '9557e533cf3685905aa3c0cf097ebc087d0247ca783cd6db197f411e61f18fb0', name: 'Olives' },
+          { hash: '79d7596d7afaff436fdc62e38259776e83a6af72a3f3139125375a478d36049c' },
+        ],
+      },
+      context: { id: poll, from: OWN_NUMBER },
+    }, 60),
+    'message-event-response': wa({
+      id: '3EB0A1B2C3D4E5F60708091E', content: { type: 'event_response', eventId: event, response: 'going', extraGuests: 2 },
+      context: { id: event, from: OWN_NUMBER },
+    }, 61),
+  };
+}
+
 function socialEvents(): Record<string, ChannelEvent> {
   return {
     'message-text-instagram': igMessage({ id: 'aWdfZAG1faXRlbToxOklHTWVzc2FnZAUlEOjE3ODQx', content: { type: 'text', body: 'Is this in stock?' } }, 20),
@@ -275,17 +307,19 @@ function internalEvents(): Record<InternalEventName, ChannelEvent> {
 }
 
 /**
- * One event of every kind (each spec 6.3 event id plus the internal kinds) for a fixed instance.
+ * One event of every kind (each spec 6.3 event id, Parley's extension ids and the internal kinds) for a fixed instance.
  * Values are constant across calls, so renders can be compared with golden files.
  */
 export function webhookEventFixtures(serviceTag = 'parley'): WebhookEventFixtures {
   const instance = fixtureInstance();
-  const events = { ...mainEvents(), ...socialEvents(), ...statusEvents(), ...otherEvents(instance), ...internalEvents() };
-  const links = Object.values(instance.links);
+  const events = { ...mainEvents(), ...extensionEvents(), ...socialEvents(), ...statusEvents(), ...otherEvents(instance), ...internalEvents() };
+  const links = Object.values(instance.links).filter((link) => link !== undefined);
   return {
     instance,
     context: {
       instance,
+      // The fixture instance's main driver is the sandbox, which drives `whatsapp`.
+      mainChannel: 'whatsapp',
       serviceTag,
       mediaUrl: (messageId) => `https://parley.example/media/${INSTANCE_ID}/${encodeURIComponent(messageId)}`,
     },

@@ -1,4 +1,4 @@
-import { ALLOW_NUMBER_ENTRY, jidUser, ValidationError, type ChannelEvent } from '@parley/core';
+import { ALLOW_NUMBER_ENTRY, jidUser, ValidationError, type ChannelDirectory, type ChannelEvent } from '@parley/core';
 
 /** A parsed `allowNumber`: every number, or a set of digit strings. */
 export type AllowedNumbers = 'all' | ReadonlySet<string>;
@@ -23,11 +23,12 @@ export function parseAllowNumber(value: string): AllowedNumbers {
 }
 
 /**
- * The numbers an event is about, or null for instance-level events that always pass. Only the main
- * channel has phone numbers: social-channel events are instance-level for this filter.
+ * The numbers an event is about, or null for instance-level events that always pass. Only channels
+ * whose drivers declare phone-number addressing have numbers: events of the others (Instagram,
+ * Messenger) are instance-level for this filter.
  */
-export function counterpartNumbers(event: ChannelEvent): string[] | null {
-  if (event.provider !== 'whatsapp') return null;
+export function counterpartNumbers(event: ChannelEvent, channels: Pick<ChannelDirectory, 'addressing'>): string[] | null {
+  if (channels.addressing(event.provider)?.phoneNumbers !== true) return null;
   switch (event.type) {
     case 'message':
       return [jidUser(event.message.chatJid), jidUser(event.message.from)];
@@ -60,8 +61,8 @@ export function counterpartNumbers(event: ChannelEvent): string[] | null {
 }
 
 /** True when `allowed` lets the event through: `all`, an instance-level event, or any counterpart listed. */
-export function isAllowedNumber(event: ChannelEvent, allowed: AllowedNumbers): boolean {
+export function isAllowedNumber(event: ChannelEvent, allowed: AllowedNumbers, channels: Pick<ChannelDirectory, 'addressing'>): boolean {
   if (allowed === 'all') return true;
-  const numbers = counterpartNumbers(event);
+  const numbers = counterpartNumbers(event, channels);
   return numbers === null || numbers.some((number) => allowed.has(number));
 }

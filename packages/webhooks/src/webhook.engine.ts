@@ -1,5 +1,5 @@
 import type {
-  ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Storage, WebhookFormat,
+  ChannelDirectory, ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Storage, WebhookFormat,
   WebhookRenderContext, WebhookSettings, WebhookStats,
 } from '@parley/core';
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
@@ -19,6 +19,8 @@ export interface WebhookEngineDeps {
   logger: Logger;
   clock: Clock;
   host: HostSettings;
+  /** The registered channels: the instance's main channel for formats, and which channels `allowNumber` filters. */
+  channels: ChannelDirectory;
   /** Options; missing members take their defaults (`resolveWebhookOptions`, which throws ValidationError). */
   options?: WebhookOptionsInput;
   /**
@@ -153,7 +155,7 @@ export class WebhookEngine {
 
   private passesAllowNumber(event: ChannelEvent, settings: WebhookSettings): boolean {
     try {
-      return isAllowedNumber(event, parseAllowNumber(settings.allowNumber));
+      return isAllowedNumber(event, parseAllowNumber(settings.allowNumber), this.deps.channels);
     } catch {
       // Settings are validated on write; an unreadable filter forwards nothing rather than everything.
       this.logger.warn({ instance: event.instance }, 'allowNumber is invalid: event not forwarded');
@@ -164,8 +166,10 @@ export class WebhookEngine {
   private renderContext(instance: InstanceRecord): WebhookRenderContext {
     const { mediaUrl, host } = this.deps;
     const base = host.publicUrl.replace(/\/+$/, '');
+    const mainChannel = this.deps.channels.mainChannel(instance);
     return {
       instance,
+      ...(mainChannel === undefined ? {} : { mainChannel }),
       serviceTag: this.options.serviceTag,
       mediaUrl: mediaUrl
         ? (messageId) => mediaUrl(instance, messageId)

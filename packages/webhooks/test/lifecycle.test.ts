@@ -51,7 +51,7 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
       await engine.handle(textEvent(named, 1), named);
       const [a, b] = await Promise.all([literal, named].map((instance) =>
         eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (page) => page.total === 1)));
-      assert.equal(a!.items[0]!.lastError, '127.0.0.1 is a private address');
+      assert.equal(a!.items[0]!.lastError, '127.0.0.1 is a private address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       assert.match(b!.items[0]!.lastError!, /^localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
       assert.equal(receiver.requests.length, before, 'the receiver was reached');
       // IPv6 literals that carry a loopback IPv4 address (mapped, compatible, SIIT, 6to4, NAT64): refused when dialled.
@@ -63,7 +63,7 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
         const instance = await createInstance(storage, { webhookMessage: `http://${host}:${receiver.port}/private` });
         await engine.handle(textEvent(instance, 1), instance);
         const page = await eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (p) => p.total === 1);
-        assert.equal(page!.items[0]!.lastError, `${address} is a private address`, host);
+        assert.equal(page!.items[0]!.lastError, `${address} is a private address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)`, host);
       }
       assert.equal(receiver.requests.length, before, 'the receiver was reached');
     } finally {
@@ -90,9 +90,9 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
     const refuses = async (engine: typeof strict, patch: object, message: RegExp) => {
       await assert.rejects(engine.validateSettings(patch), (error: unknown) => error instanceof ValidationError && message.test(error.message));
     };
-    await refuses(strict, { webhookMessage: 'http://127.0.0.1:8080/hook' }, /^webhookMessage points to a private network address$/);
-    await refuses(strict, { webhookGroup: 'http://localhost/hook' }, /^webhookGroup points to a private network host$/);
-    await refuses(strict, { webhookConnection: 'http://[::1]/hook' }, /^webhookConnection points to a private network address$/);
+    await refuses(strict, { webhookMessage: 'http://127.0.0.1:8080/hook' }, /^webhookMessage points to a private network address \(set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs\)$/);
+    await refuses(strict, { webhookGroup: 'http://localhost/hook' }, /^webhookGroup points to a private network host \(set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs\)$/);
+    await refuses(strict, { webhookConnection: 'http://[::1]/hook' }, /^webhookConnection points to a private network address \(set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs\)$/);
     await refuses(strict, { webhookQrCode: 'ftp://93.184.216.34/hook' }, /^webhookQrCode must use http, https$/);
     await refuses(strict, { webhookHistory: 'not a url' }, /^webhookHistory must be an absolute URL$/);
     await refuses(strict, { webhookFormat: 'xml' as never }, /^webhookFormat must be one of native, meta, both$/);

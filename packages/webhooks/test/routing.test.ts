@@ -128,9 +128,9 @@ for (const backend of backends()) {
       assert.deepEqual(passed, [
         // 5511988887777 is the peer of the direct chat; 5511944443333 was added to the group.
         'call', 'chats-upsert', 'connection-close', 'connection-open', 'contacts-upsert', 'group-participants', 'health', 'history',
-        'message-audio', 'message-button', 'message-contacts', 'message-delete', 'message-document', 'message-edit', 'message-from-me',
+        'message-audio', 'message-button', 'message-contacts', 'message-delete', 'message-document', 'message-edit', 'message-event-response', 'message-from-me',
         'message-image', 'message-image-instagram', 'message-image-messenger', 'message-interactive-button', 'message-interactive-list',
-        'message-location', 'message-reaction', 'message-reaction-removed', 'message-reel-instagram', 'message-referral',
+        'message-location', 'message-poll-vote', 'message-reaction', 'message-reaction-removed', 'message-reel-instagram', 'message-referral',
         'message-reply-context', 'message-sticker', 'message-story-mention-instagram', 'message-story-reply-instagram', 'message-text',
         'message-text-instagram', 'message-text-messenger', 'message-unsupported', 'message-unsupported-instagram', 'message-video', 'presence',
         'qrcode', 'status-delivered', 'status-delivered-messenger', 'status-failed', 'status-played', 'status-read', 'status-read-instagram',

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
-import { ValidationError, type ChannelEvent } from '@parley/core';
-import { webhookEventFixtures } from '@parley/testkit';
+import { channelDirectory, ValidationError, type ChannelEvent } from '@parley/core';
+import { shippedChannelDirectory, webhookEventFixtures } from '@parley/testkit';
 import {
-  counterpartNumbers, defaultWebhookOptions, deliveryId, formatNames, newWebhookSecret, parseAllowNumber, parseRetryAfter, resolveWebhookOptions,
+  counterpartNumbers, defaultWebhookOptions, isAllowedNumber, deliveryId, formatNames, newWebhookSecret, parseAllowNumber, parseRetryAfter, resolveWebhookOptions,
   RetryPolicy, routeUrl, standardWebhookHeaders, webhookOptionsSchema,
 } from '../src/index.js';
 
@@ -140,8 +140,18 @@ describe('routing rules', () => {
     }
   });
 
+  it('takes numbers only from channels whose drivers declare phone-number addressing', () => {
+    const sms = channelDirectory([{ name: 'sms-gw', channel: 'sms-gw', role: 'main', addressing: { description: 'E.164 digits.', phoneNumbers: true } }]);
+    const smsEvent = { ...fixtures.events['message-text'], provider: 'sms-gw' } as ChannelEvent;
+    assert.deepEqual(counterpartNumbers(smsEvent, sms), ['5511988887777', '5511988887777']);
+    // The same WhatsApp event is instance-level where no driver declares whatsapp with phone numbers.
+    assert.equal(counterpartNumbers(fixtures.events['message-text'], sms), null);
+    assert.equal(isAllowedNumber(smsEvent, parseAllowNumber('5511900000000'), sms), false);
+    assert.equal(isAllowedNumber(smsEvent, parseAllowNumber('5511988887777'), sms), true);
+  });
+
   it('names the numbers an event is about', () => {
-    const numbers = (event: ChannelEvent) => counterpartNumbers(event);
+    const numbers = (event: ChannelEvent) => counterpartNumbers(event, shippedChannelDirectory());
     assert.deepEqual(numbers(fixtures.events['message-text']), ['5511988887777', '5511988887777']);
     assert.deepEqual(numbers(fixtures.events['message-group']), ['120363025246125486', '5511966665555']);
     assert.deepEqual(numbers(fixtures.events['status-group']), ['120363025246125486', '120363025246125486', '5511966665555']);

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext } from '@parley/core';
+import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext, MediaLimits } from '@parley/core';
 import type { GroupMetadata } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
 import { catalogCapability } from './capabilities/catalog.js';
@@ -13,10 +13,13 @@ import { messagingCapability } from './capabilities/messaging.js';
 import { profileCapability } from './capabilities/profile.js';
 import { statusCapability } from './capabilities/status.js';
 import { ConnectionManager } from './connection/connection-manager.js';
+import { parseProxy } from './connection/proxy.js';
 import { EventRouter } from './events/event-router.js';
 import { HealthMonitor } from './health/health-monitor.js';
 import { LabelStore } from './labels/label-store.js';
-import type { InboundEnv } from './mapping/inbound-message.js';
+import type { InboundEnv } from './mapping/inbound-env.js';
+import { storedMessages, type StoredMessageLookup } from './mapping/stored-message.js';
+import { GuardedFetcher, type ResolveHost } from './media/guarded-fetch.js';
 import type { ResolvedBaileysOptions } from './options.js';
 import type { AdapterRuntime, MediaDownloader } from './runtime.js';
 import type { BaileysSocket, SocketFactory } from './socket.js';
@@ -36,7 +39,11 @@ export interface BaileysAdapterDeps {
   download: MediaDownloader;
   qrImage(qr: string): Promise<string>;
   allowPrivateUrls: boolean;
-  /** TLS options of media downloads through a proxy. */
+  /** Limits of media fetched from user-supplied URLs. */
+  mediaLimits: MediaLimits;
+  /** Resolves host names of user-supplied URLs. */
+  resolveHost: ResolveHost;
+  /** TLS options of media downloads through a proxy and of user-supplied URLs. */
   mediaTls?: ConnectionOptions;
   /** Unix ms. */
   now(): number;
@@ -55,6 +62,7 @@ export class BaileysAdapter implements ChannelAdapter {
     const logger = context.logger.child({ channel: 'whatsapp' });
     const health = new HealthMonitor(deps.options.health, context.emit, deps.now);
     const labels = new LabelStore(context.storage.state, context.instanceId);
+    const stored = storedMessages(context);
     const groupCache = new BoundedCache<GroupMetadata>({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
     this.router = new EventRouter({
       emit: context.emit,
@@ -62,7 +70,7 @@ export class BaileysAdapter implements ChannelAdapter {
       labels,
       groupCache,
       logger,
-      env: (socket) => inboundEnv(socket, deps.now),
+      env: (socket) => inboundEnv(socket, deps.now, stored),
       flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
@@ -79,11 +87,17 @@ export class BaileysAdapter implements ChannelAdapter {
       },
       qrImage: deps.qrImage,
       random: deps.random,
+      now: deps.now,
       ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
     });
+    const fetcher = new GuardedFetcher({
+      limits: deps.mediaLimits, allowPrivate: deps.allowPrivateUrls, resolve: deps.resolveHost,
+      // Read at each fetch, so a proxy changed since the socket opened applies at once.
+      proxy: async () => parseProxy((await context.instance()).proxy),
+      ...(deps.mediaTls ? { tls: deps.mediaTls } : {}),
+    });
     const runtime: AdapterRuntime = {
-      context, connection: this.connection, labels, groupCache, logger, allowPrivateUrls: deps.allowPrivateUrls, download: deps.download,
-      now: deps.now,
+      context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download, now: deps.now,
     };
     this.capabilities = {
       connection: connectionCapability(this.connection),
@@ -112,7 +126,7 @@ export class BaileysAdapter implements ChannelAdapter {
   }
 }
 
-function inboundEnv(socket: BaileysSocket, now: () => number): InboundEnv {
+function inboundEnv(socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup): InboundEnv {
   const user = socket.user;
   return {
     ownJid: user?.id ? normalizeJid(user.id) : '',
@@ -122,5 +136,6 @@ function inboundEnv(socket: BaileysSocket, now: () => number): InboundEnv {
       return pn ? normalizeJid(pn) : undefined;
     },
     now: () => Math.floor(now() / 1000),
+    storedMessage,
   };
 }

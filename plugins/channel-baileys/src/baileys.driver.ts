@@ -1,10 +1,11 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { ChannelContext, ChannelDriver, Logger } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Dispatcher } from 'undici';
 import { BaileysAdapter } from './baileys.adapter.js';
 import { baileysLogger } from './connection/logger-bridge.js';
+import { systemResolve, type ResolveHost } from './media/guarded-fetch.js';
 import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
 import type { SocketFactory } from './socket.js';
@@ -24,6 +25,10 @@ export interface BaileysDriverInput {
   mediaTls?: ConnectionOptions;
   /** Host setting: user-supplied URLs may point to private networks. */
   allowPrivateUrls?: boolean;
+  /** Host setting: limits of media fetched from user-supplied URLs; default {@link DEFAULT_MEDIA_LIMITS}. */
+  mediaLimits?: MediaLimits;
+  /** Resolves host names of user-supplied URLs; default the system resolver. Tests point names at addresses. */
+  resolveHost?: ResolveHost;
   /** Unix ms; default `Date.now`. */
   now?: () => number;
   /** [0, 1); default `Math.random` (reconnection jitter). */
@@ -52,6 +57,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     name: 'whatsapp',
     channel: 'whatsapp',
     role: 'main',
+    addressing: WHATSAPP_ADDRESSING,
     create(context: ChannelContext) {
       input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {
@@ -60,6 +66,8 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
         download: input.download ?? defaultDownload,
         qrImage: input.qrImage ?? ((qr) => QRCode.toDataURL(qr)),
         allowPrivateUrls: input.allowPrivateUrls ?? false,
+        mediaLimits: input.mediaLimits ?? DEFAULT_MEDIA_LIMITS,
+        resolveHost: input.resolveHost ?? systemResolve,
         ...(input.mediaTls ? { mediaTls: input.mediaTls } : {}),
         now: input.now ?? Date.now,
         random: input.random ?? Math.random,

@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { createBaileysDriver } from './baileys.driver.js';
 import { baileysOptionsSchema, type BaileysOptions } from './options.js';
 
@@ -13,10 +13,14 @@ export type { MediaDownloader } from './runtime.js';
 export default definePlugin<BaileysOptions>({
   name: '@parley/channel-baileys',
   kind: 'channel',
+  provides: { channels: ['whatsapp'] },
   coreVersion: '^0.1.0',
   optionsSchema: baileysOptionsSchema,
   register(ctx) {
-    const driver = createBaileysDriver({ options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls });
-    ctx.container.register(Tokens.ChannelDriver, { useValue: driver });
+    const driver = createBaileysDriver({
+      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls,
+      ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
+    });
+    ctx.channels.add(driver);
   },
 });

@@ -31,7 +31,12 @@ export interface BaileysOptions {
   syncFullHistory?: boolean;
   /** WebSocket connect timeout handed to Baileys. */
   connectTimeoutMs?: number;
-  /** How long `connect()` and `requestPairingCode()` wait for the first QR or the open connection. */
+  /** WhatsApp Web's WebSocket endpoint (Baileys' `waWebSocketUrl`); default Baileys' own, `wss://web.whatsapp.com/ws/chat`. */
+  webSocketUrl?: string;
+  /**
+   * How long `connect()` and `requestPairingCode()` wait for the first QR or the open connection. A
+   * connect that gets neither in time answers the connection's state (`connecting`) instead.
+   */
   qrWaitMs?: number;
   /** WhatsApp Web version to announce, when Baileys' built-in one is refused. */
   version?: [number, number, number];
@@ -49,6 +54,7 @@ export interface ResolvedBaileysOptions {
   markOnlineOnConnect: boolean;
   syncFullHistory: boolean;
   connectTimeoutMs: number;
+  webSocketUrl?: string;
   qrWaitMs: number;
   version?: [number, number, number];
   logLevel: NonNullable<BaileysOptions['logLevel']>;
@@ -76,6 +82,7 @@ export const baileysOptionsSchema = {
     markOnlineOnConnect: { type: 'boolean' },
     syncFullHistory: { type: 'boolean' },
     connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    webSocketUrl: { type: 'string', pattern: '^wss?://', maxLength: 2048 },
     qrWaitMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     version: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 3, maxItems: 3 },
     logLevel: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] },
@@ -100,7 +107,8 @@ export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOpt
     markOnlineOnConnect: options.markOnlineOnConnect ?? false,
     syncFullHistory: options.syncFullHistory ?? false,
     connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
-    qrWaitMs: options.qrWaitMs ?? 30_000,
+    ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl } : {}),
+    qrWaitMs: options.qrWaitMs ?? 10_000,
     ...(options.version ? { version: options.version } : {}),
     logLevel: options.logLevel ?? 'warn',
     health: { failedSendThreshold: 3, failedSendWindowMs: 600_000, ...options.health },

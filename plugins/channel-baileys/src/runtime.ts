@@ -3,6 +3,7 @@ import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { Dispatcher } from 'undici';
 import type { ConnectionManager } from './connection/connection-manager.js';
 import type { LabelStore } from './labels/label-store.js';
+import type { GuardedFetcher } from './media/guarded-fetch.js';
 import type { BaileysSocket } from './socket.js';
 import type { BoundedCache } from './util/bounded-cache.js';
 import { normalizeJid } from './util/jids.js';
@@ -20,8 +21,8 @@ export interface AdapterRuntime {
   readonly labels: LabelStore;
   readonly groupCache: BoundedCache<GroupMetadata>;
   readonly logger: Logger;
-  /** When true, user-supplied URLs (catalog images) may point to private networks. */
-  readonly allowPrivateUrls: boolean;
+  /** Fetches user-supplied URLs (catalog images, product cards, group pictures) so Baileys gets bytes, never a URL. */
+  readonly fetcher: GuardedFetcher;
   readonly download: MediaDownloader;
   /** Unix ms. */
   now(): number;

@@ -23,7 +23,7 @@ export type BaileysSocket = Pick<
   | 'communityUpdateDescription' | 'communityInviteCode' | 'communityAcceptInvite' | 'communityGetInviteInfo'
   | 'communityRequestParticipantsList' | 'communityRequestParticipantsUpdate' | 'communityParticipantsUpdate'
   | 'communityToggleEphemeral' | 'communitySettingUpdate' | 'communityMemberAddMode' | 'communityJoinApprovalMode'
-  | 'communityFetchAllParticipating' | 'communityFetchLinkedGroups'
+  | 'communityFetchLinkedGroups'
   // business catalog and calls
   | 'getCatalog' | 'getCollections' | 'productCreate' | 'productUpdate' | 'productDelete' | 'getOrderDetails' | 'rejectCall'
 > & { ev: BaileysEventEmitter };

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { CapabilityNotSupportedError, requireCapability, type MediaInput } from '@parley/core';
-import type { GroupMetadata } from '@whiskeysockets/baileys';
-import { boom, type FakeSocket } from '../src/testing/index.js';
+import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
+import { boom, participatingAnswer, type FakeSocket, type GroupNodeSpec } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
+import { spyOnFetch } from './web-host.js';
 
 const T = 1_735_700_000;
 const IMAGE: MediaInput = { data: Buffer.from('png'), mimetype: 'image/png', sha256: '' };
@@ -17,16 +18,30 @@ function groupMeta(patch: Partial<GroupMetadata> = {}): GroupMetadata {
   };
 }
 
+/** {@link groupMeta} as WhatsApp sends it in a `w:g2` answer. */
+const GROUP_NODE: GroupNodeSpec = {
+  id: GROUP_JID, subject: 'Parley customers', creator: '80000000000001@lid', creatorPn: OWN_JID, creation: T, desc: 'Support group',
+  participants: [{ jid: '80000000000001@lid', type: 'superadmin', phoneNumber: OWN_JID }, { jid: PEER_JID }], locked: true,
+};
+
 describe('capabilities over the socket', () => {
   let h: Harness;
   let socket: FakeSocket;
   const calls = () => socket.calls.map((c) => [c.method, ...c.args]);
 
+  // Baileys builds every message here with its own code; it must never have a URL to fetch.
+  let fetches: ReturnType<typeof spyOnFetch>;
+
   beforeEach(async () => {
+    fetches = spyOnFetch();
     h = await createHarness();
     socket = await connectOpen(h);
   });
-  afterEach(() => h.adapter.stop());
+  afterEach(async () => {
+    fetches.restore();
+    await h.adapter.stop();
+    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  });
 
   it('capabilities Baileys lacks are absent, with the reason', () => {
     const caps = h.adapter.capabilities;
@@ -124,8 +139,7 @@ describe('capabilities over the socket', () => {
   });
 
   it('groups: list, get, create, update, settings, participants, join requests, invites, picture', async () => {
-    const community = groupMeta({ id: COMMUNITY, isCommunity: true });
-    socket.results.set('groupFetchAllParticipating', { [GROUP_JID]: groupMeta(), [COMMUNITY]: community });
+    socket.participating = participatingAnswer([GROUP_NODE, { ...GROUP_NODE, id: COMMUNITY, community: true }]);
     socket.results.set('groupMetadata', groupMeta());
     socket.results.set('groupCreate', groupMeta({ subject: 'New' }));
     socket.results.set('groupParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: {} }]);
@@ -184,7 +198,7 @@ describe('capabilities over the socket', () => {
 
   it('communities: every Baileys 7 community function', async () => {
     const meta = groupMeta({ id: COMMUNITY, subject: 'Parley community', desc: 'All of us', isCommunity: true });
-    socket.results.set('communityFetchAllParticipating', { [COMMUNITY]: meta, [GROUP_JID]: groupMeta() });
+    socket.participating = participatingAnswer([{ ...GROUP_NODE, id: COMMUNITY, subject: 'Parley community', desc: 'All of us', community: true }, GROUP_NODE]);
     socket.results.set('communityMetadata', meta);
     socket.results.set('communityFetchLinkedGroups', { communityJid: COMMUNITY, isCommunity: true, linkedGroups: [{ id: GROUP_JID, subject: 'x', creation: T, owner: OWN_JID, size: 2 }] });
     socket.results.set('communityCreate', meta);
@@ -218,7 +232,7 @@ describe('capabilities over the socket', () => {
     await c.memberAddMode(COMMUNITY, 'admin_add');
     await c.joinApproval(COMMUNITY, 'on');
     assert.deepStrictEqual(socket.calls.map((x) => x.method), [
-      'communityFetchAllParticipating', 'communityMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
+      'groupFetchAllParticipating', 'communityMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
       'communityUpdateDescription', 'communityLeave', 'updateProfilePicture', 'communityInviteCode', 'communityParticipantsUpdate',
       'communityAcceptInvite', 'communityGetInviteInfo', 'communityRequestParticipantsList', 'communityRequestParticipantsUpdate',
       'communityCreateGroup', 'communityToggleEphemeral', 'communitySettingUpdate', 'communityMemberAddMode', 'communityJoinApprovalMode',
@@ -244,7 +258,7 @@ describe('capabilities over the socket', () => {
     const catalog = h.adapter.capabilities.catalog!;
     assert.deepStrictEqual(await catalog.products({ limit: 10, cursor: 'PREV' }), { products: [mapped], cursor: 'NEXT' });
     assert.deepStrictEqual(await catalog.collections({ limit: 5 }), [{ id: 'c1', name: 'Summer', products: [mapped] }]);
-    const input = { name: 'T-shirt', description: 'Cotton', currency: 'BRL', price: 49900, images: [{ url: 'https://93.184.215.14/p1.jpg' }], originCountryCode: 'BR' };
+    const input = { name: 'T-shirt', description: 'Cotton', currency: 'BRL', price: 49900, images: [{ url: 'https://mmg.whatsapp.net/v/t45/p1.jpg' }], originCountryCode: 'BR' };
     assert.deepStrictEqual(await catalog.createProduct(input), mapped);
     assert.deepStrictEqual((await catalog.updateProduct('7043829157', { price: 39900 })).price, 39900);
     await catalog.deleteProduct('7043829157');
@@ -255,34 +269,63 @@ describe('capabilities over the socket', () => {
     assert.deepStrictEqual(calls(), [
       ['getCatalog', { limit: 10, cursor: 'PREV' }],
       ['getCollections', undefined, 5],
-      ['productCreate', { name: 'T-shirt', description: 'Cotton', price: 49900, currency: 'BRL', originCountryCode: 'BR', images: [{ url: 'https://93.184.215.14/p1.jpg' }] }],
+      ['productCreate', { name: 'T-shirt', description: 'Cotton', price: 49900, currency: 'BRL', originCountryCode: 'BR', images: [{ url: 'https://mmg.whatsapp.net/v/t45/p1.jpg' }] }],
       ['productUpdate', '7043829157', { price: 39900, images: [] }],
       ['productDelete', ['7043829157']],
       ['getOrderDetails', 'ORDER1', 'dG9rZW4='],
     ]);
     await assert.rejects(catalog.createProduct({ ...input, images: [{ url: 'http://127.0.0.1/admin.png' }] }), {
-      code: 'validation_failed', message: 'images[0].url points to a private network address',
+      code: 'validation_failed', message: 'images[0].url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)',
     });
     socket.results.set('productDelete', { deleted: 0 });
     await assert.rejects(catalog.deleteProduct('missing'), { status: 404, message: 'product not found' });
   });
 
-  it('status stories go to status@broadcast for the listed contacts; mentions relay a status-mention message', async () => {
+  it('status stories go to status@broadcast for the listed contacts; a mention re-sends the story with the mentioned_users node, then marks the mention', async () => {
     const status = h.adapter.capabilities.status!;
     const text = await status.text('We are open', [PEER_JID], { backgroundColor: '#112233', font: 2 });
     assert.deepStrictEqual(text, { id: text.id, type: 'text', statusJidList: [PEER_JID], timestamp: NOW_S });
     const image = await status.image(IMAGE, 'New arrivals', [PEER_JID]);
     assert.equal(image.type, 'image');
-    const mention = await status.mention(PEER_JID, text.id);
+    const other = '5511977776666@s.whatsapp.net';
+    const mention = await status.mention(other, text.id);
     assert.deepStrictEqual(socket.callsTo('sendMessage'), [
       ['status@broadcast', { text: 'We are open', linkPreview: null }, { backgroundColor: '#112233', font: 2, statusJidList: [PEER_JID], broadcast: true, timestamp: new Date(NOW) }],
       ['status@broadcast', { image: IMAGE.data, mimetype: 'image/png', caption: 'New arrivals' }, { statusJidList: [PEER_JID], broadcast: true, timestamp: new Date(NOW) }],
     ]);
-    const [[jid, message, options]] = socket.callsTo('relayMessage') as [[string, { statusMentionMessage: unknown }, { messageId: string }]];
-    assert.deepStrictEqual([jid, message, options], [PEER_JID, {
-      statusMentionMessage: { message: { protocolMessage: { key: { remoteJid: 'status@broadcast', fromMe: true, id: text.id }, type: 25 } } },
-    }, { messageId: mention.id }]);
-    assert.deepStrictEqual(mention, { id: mention.id, type: 'mention', statusJidList: [PEER_JID], timestamp: NOW_S });
+    const relays = socket.callsTo('relayMessage') as [string, proto.IMessage, Record<string, unknown>][];
+    // The story keeps the messageSecret Baileys gave it when it was posted (records keep messageContextInfo).
+    const storySecret = relays[0]![1].messageContextInfo?.messageSecret;
+    assert.equal(storySecret?.length, 32);
+    assert.deepStrictEqual(relays.map(([jid, message, options]) => [jid, proto.Message.toObject(proto.Message.fromObject(message), { enums: String }), options]), [
+      // The story as posted (same id), for the mentioned contact, with the node naming who is mentioned.
+      ['status@broadcast', { extendedTextMessage: { text: 'We are open', backgroundArgb: 0xff112233, font: 'FB_SCRIPT' }, messageContextInfo: { messageSecret: Buffer.from(storySecret!) } }, {
+        messageId: text.id, statusJidList: [other],
+        additionalNodes: [{ tag: 'meta', attrs: {}, content: [{ tag: 'mentioned_users', attrs: {}, content: [{ tag: 'to', attrs: { jid: other } }] }] }],
+      }],
+      // The mention in the contact's chat, marked as a status mention.
+      [other, {
+        statusMentionMessage: { message: { protocolMessage: { key: { remoteJid: 'status@broadcast', fromMe: true, id: text.id }, type: 'STATUS_MENTION_MESSAGE' } } },
+      }, { messageId: mention.id, additionalNodes: [{ tag: 'meta', attrs: { is_status_mention: 'true' } }] }],
+    ]);
+    assert.deepStrictEqual(mention, { id: mention.id, type: 'mention', statusJidList: [other], timestamp: NOW_S });
+    await assert.rejects(status.mention(other, '3EB0FFFFFFFFFFFFFFFFFF'), { status: 404, code: 'status_not_found' });
+  });
+
+  it('a story can be mentioned while it is live (24 hours), not after', async () => {
+    let clock = NOW;
+    const timed = await createHarness({ now: () => clock });
+    await connectOpen(timed);
+    try {
+      const status = timed.adapter.capabilities.status!;
+      const story = await status.text('Today only', [PEER_JID]);
+      clock += 86_400_000;
+      await status.mention(PEER_JID, story.id);
+      clock += 1000;
+      await assert.rejects(status.mention(PEER_JID, story.id), { status: 404, code: 'status_not_found', message: `status story ${story.id} not found` });
+    } finally {
+      await timed.adapter.stop();
+    }
   });
 
   it('callReject rejects an incoming call', async () => {

@@ -5,7 +5,7 @@ import { HttpsProxyAgent } from 'https-proxy-agent';
 import QRCode from 'qrcode';
 import { SocksProxyAgent } from 'socks-proxy-agent';
 import { BoundedCache } from '../src/util/bounded-cache.js';
-import { connectOpen, createHarness, INSTANCE_ID, ME, OWN_JID } from './harness.js';
+import { connectOpen, createHarness, INSTANCE_ID, ME, NOW, OWN_JID } from './harness.js';
 
 const QR1 = '2@Yx9Kq0v1AbCdEfGh,IjKlMnOpQrStUv==,WxYz0123456789==,AbCdEf==';
 const QR2 = '2@Zz9Kq0v1AbCdEfGh,IjKlMnOpQrStUv==,WxYz0123456789==,AbCdEf==';
@@ -42,7 +42,7 @@ describe('connection: QR, pairing code, open', () => {
     assert.deepStrictEqual(await connecting, { phoneConnected: true, qrcode: '', image: '', user: OPEN_USER });
     await h.settle();
     assert.deepStrictEqual(h.eventsOf('connection'), [{ type: 'connection', status: 'open', code: 200, user: OPEN_USER }]);
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER, status: 'open' });
     assert.deepStrictEqual(await h.adapter.capabilities.connection!.connect(), { phoneConnected: true, qrcode: '', image: '', user: OPEN_USER });
     await h.adapter.stop();
   });
@@ -162,7 +162,7 @@ describe('connection: reconnect, backoff, give up', () => {
     // Opening resets the attempt count.
     socket.open(ME);
     await h.settle();
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER, status: 'open' });
     socket.close(503);
     await h.settle();
     mock.timers.tick(750);
@@ -188,7 +188,8 @@ describe('connection: reconnect, backoff, give up', () => {
     await h.settle();
     assert.equal(h.sockets.all.length, 4, 'no endless reconnect loop');
     assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), {
-      phoneConnected: false, user: OPEN_USER, failure: { code: 408, reason: 'connectionLost', attempts: 3 },
+      phoneConnected: false, user: OPEN_USER, status: 'stopped', failure: { code: 408, reason: 'connectionLost', attempts: 3 },
+      lastError: { code: 408, reason: 'connectionLost', message: 'boom 408', at: NOW },
     });
     assert.deepStrictEqual(h.eventsOf('connection'), [
       { type: 'connection', status: 'close', code: 408, reason: 'connectionLost', loggedOut: false, willReconnect: true },
@@ -198,7 +199,7 @@ describe('connection: reconnect, backoff, give up', () => {
     const connecting = h.adapter.capabilities.connection!.connect();
     (await h.sockets.next(5)).open(ME);
     await connecting;
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: true, user: OPEN_USER, status: 'open' });
     await h.adapter.stop();
   });
 
@@ -246,7 +247,9 @@ describe('connection: logout', () => {
     socket.close(401, 'Stream Errored (conflict)');
     await h.settle();
     assert.deepStrictEqual(h.events, [{ type: 'connection', status: 'close', code: 401, reason: 'loggedOut', loggedOut: true, willReconnect: false }]);
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), {
+      phoneConnected: false, user: null, status: 'disconnected', lastError: { code: 401, reason: 'loggedOut', message: 'Stream Errored (conflict)', at: NOW },
+    });
     assert.deepStrictEqual(await h.storage.authState.get(INSTANCE_ID, 'creds', ['creds']), {});
     assert.deepStrictEqual(await h.storage.state.list(`baileys.${INSTANCE_ID}.labels`), []);
     mock.timers.tick(600_000);
@@ -262,7 +265,7 @@ describe('connection: logout', () => {
     await h.adapter.capabilities.connection!.logout();
     assert.equal(socket.callsTo('logout').length, 1);
     assert.deepStrictEqual(await h.storage.authState.get(INSTANCE_ID, 'creds', ['creds']), {});
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null, status: 'disconnected' });
     await h.adapter.capabilities.connection!.logout();
     assert.deepStrictEqual(h.events, [{ type: 'connection', status: 'close', code: 401, reason: 'loggedOut', loggedOut: true, willReconnect: false }]);
   });
@@ -277,10 +280,11 @@ describe('connection: logout', () => {
     const again = await createHarness({ storage: h.storage });
     const connecting = again.adapter.capabilities.connection!.connect();
     const stale = await again.sockets.next(1);
-    assert.equal(stale.config.auth.creds.registered, true);
+    assert.equal(stale.handshake, 'login');
     stale.close(401);
     const fresh = await again.sockets.next(2);
-    assert.equal(fresh.config.auth.creds.registered, false);
+    assert.equal(fresh.handshake, 'registration');
+    assert.equal(fresh.config.auth.creds.account, undefined);
     fresh.showQr(QR1);
     assert.deepStrictEqual(await connecting, { phoneConnected: false, qrcode: QR1, image: await QRCode.toDataURL(QR1), user: null });
     await again.adapter.stop();

@@ -54,7 +54,12 @@ export interface Harness {
 }
 
 export async function createHarness(
-  input: Omit<BaileysDriverInput, 'socketFactory'> & { instance?: Partial<InstanceRecord>; storage?: MemoryStorage } = {},
+  input: Omit<BaileysDriverInput, 'socketFactory'> & {
+    instance?: Partial<InstanceRecord>;
+    storage?: MemoryStorage;
+    /** Use Baileys' real `makeWASocket` (with `options.webSocketUrl` pointing somewhere local) instead of fake sockets. */
+    realSockets?: boolean;
+  } = {},
 ): Promise<Harness> {
   const storage = input.storage ?? new MemoryStorage();
   if (!input.storage) {
@@ -64,7 +69,8 @@ export async function createHarness(
   const sockets = new FakeSockets();
   const events: ChannelEventPayload[] = [];
   const logs: Harness['logs'] = [];
-  const driver = createBaileysDriver({ now: () => NOW, random: () => 0, ...input, socketFactory: sockets.factory });
+  const { realSockets, ...driverInput } = input;
+  const driver = createBaileysDriver({ now: () => NOW, random: () => 0, ...driverInput, ...(realSockets ? {} : { socketFactory: sockets.factory }) });
   const context: ChannelContext = {
     instanceId: INSTANCE_ID,
     instance: async () => (await storage.instances.get(INSTANCE_ID))!,

@@ -80,12 +80,16 @@ describe('health: restriction signals → health events', () => {
     await h.adapter.stop();
   });
 
-  it('a 403 close restricts with rotation; the next open lifts it', async () => {
+  it('a 403 close restricts with rotation and stops reconnecting; the open of an explicit connect lifts it', async () => {
     const h = await createHarness({ options: { reconnect: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, jitter: 0 } } });
     const socket = await connectOpen(h);
     socket.close(403);
-    const next = await h.sockets.next(2);
-    next.open({ id: '5511900000001:12@s.whatsapp.net' });
+    await h.settle();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(h.sockets.all.length, 1, 'a banned number is not retried');
+    const connecting = h.adapter.capabilities.connection!.connect();
+    (await h.sockets.next(2)).open({ id: '5511900000001:12@s.whatsapp.net' });
+    await connecting;
     await h.settle();
     assert.deepStrictEqual(h.eventsOf('health'), [
       {

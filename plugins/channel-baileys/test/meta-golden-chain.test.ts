@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { ChannelEvent, ChannelEventPayload } from '@parley/core';
-import { SPEC_EVENT_IDS, webhookEventFixtures, type SpecEventId } from '@parley/testkit';
+import { EXTENSION_EVENT_IDS, SPEC_EVENT_IDS, webhookEventFixtures, type ExtensionEventId, type SpecEventId } from '@parley/testkit';
 import { MetaFormat, type MetaValue, type MetaWebhookPayload } from '@parley/webhook-meta';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
-import type { FakeSocket } from '../src/testing/index.js';
+import { encryptEventResponse, encryptPollVote, type FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, ME, OWN_JID, OWN_LID, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 /*
@@ -28,8 +29,14 @@ const QR = '2@Yx9Kq0v1AbCdEfGh,IjKlMnOpQrStUv==,WxYz0123456789==,AbCdEf==';
 const QR_IMAGE = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const SENT = '3EB0C0FFEE0000000000000A';
 const Status = proto.WebMessageInfo.Status;
+/** A poll and an event the instance sent to Maria (stored before the cases run), answered in the extension cases. */
+const POLL = { id: '3EB0C0FFEE0000000000000E', secret: Buffer.alloc(32, 5) };
+const EVENT = { id: '3EB0C0FFEE0000000000000F', secret: Buffer.alloc(32, 6) };
+const optionHash = (name: string) => createHash('sha256').update(name).digest();
 
-function golden(id: SpecEventId): MetaWebhookPayload {
+type EventId = SpecEventId | ExtensionEventId;
+
+function golden(id: EventId): MetaWebhookPayload {
   return JSON.parse(readFileSync(new URL(`${id}.json`, goldenDir), 'utf8')) as MetaWebhookPayload;
 }
 
@@ -67,7 +74,7 @@ const acked = (id: string, status: number, extra: { messageStubParameters?: stri
   socket.emit('messages.update', [{ key: { remoteJid: PEER_JID, fromMe: true, id }, update: { status, ...extra } }]);
 
 /** Events of the open connection, fed one at a time into one adapter. */
-const OPEN_CASES: Partial<Record<SpecEventId, Case>> = {
+const OPEN_CASES: Partial<Record<EventId, Case>> = {
   'message-text': { offset: 1, feed: upsert(fromMaria('3EB0A1B2C3D4E5F60708090A', 1, { conversation: 'Hello from Maria' })), expected: () => golden('message-text') },
   'message-image': {
     offset: 2,
@@ -215,6 +222,31 @@ const OPEN_CASES: Partial<Record<SpecEventId, Case>> = {
     })),
     expected: () => golden('message-edit'),
   },
+  'message-poll-vote': {
+    offset: 60,
+    // Maria picks Olives and an option the stored poll does not list (its name stays unknown).
+    feed: upsert(fromMaria('3EB0A1B2C3D4E5F60708091D', 60, {
+      pollUpdateMessage: {
+        pollCreationMessageKey: { remoteJid: PEER_JID, fromMe: true, id: POLL.id },
+        vote: encryptPollVote([optionHash('Olives'), optionHash('Anchovies')], { secret: POLL.secret, messageId: POLL.id, creatorJid: OWN_JID, authorJid: PEER_JID }),
+        senderTimestampMs: (T + 60) * 1000,
+      },
+    })),
+    expected: () => golden('message-poll-vote'),
+  },
+  'message-event-response': {
+    offset: 61,
+    feed: upsert(fromMaria('3EB0A1B2C3D4E5F60708091E', 61, {
+      encEventResponseMessage: {
+        eventCreationMessageKey: { remoteJid: PEER_JID, fromMe: true, id: EVENT.id },
+        ...encryptEventResponse(
+          { response: proto.Message.EventResponseMessage.EventResponseType.GOING, timestampMs: (T + 61) * 1000, extraGuestCount: 2 },
+          { secret: EVENT.secret, messageId: EVENT.id, creatorJid: OWN_JID, authorJid: PEER_JID },
+        ),
+      },
+    })),
+    expected: () => golden('message-event-response'),
+  },
   'status-sent': { offset: 30, feed: acked(SENT, Status.SERVER_ACK), expected: () => golden('status-sent') },
   'status-delivered': { offset: 31, feed: acked(SENT, Status.DELIVERY_ACK), expected: () => golden('status-delivered') },
   'status-read': { offset: 32, feed: acked(SENT, Status.READ), expected: () => golden('status-read') },
@@ -285,16 +317,16 @@ const OPEN_CASES: Partial<Record<SpecEventId, Case>> = {
 };
 
 /** Event ids of the connection's life cycle, each on a fresh adapter. */
-const LIFECYCLE_IDS: SpecEventId[] = ['connection-open', 'connection-close', 'qrcode'];
+const LIFECYCLE_IDS: EventId[] = ['connection-open', 'connection-close', 'qrcode'];
 
-const MAIN_IDS = SPEC_EVENT_IDS.filter((id) => fixtures.events[id].provider === 'whatsapp');
+const MAIN_IDS = [...SPEC_EVENT_IDS, ...EXTENSION_EVENT_IDS].filter((id) => fixtures.events[id].provider === 'whatsapp');
 
 function render(payload: ChannelEventPayload, offset: number): unknown {
   return JSON.parse(JSON.stringify(format.render(stamp(payload, offset), fixtures.context)));
 }
 
 describe('spec 6.3 chained: Baileys event → adapter mapping → stamped event → meta payload', () => {
-  it('covers every main-channel event id', () => {
+  it('covers every main-channel event id (and Parley extension id)', () => {
     assert.deepStrictEqual([...Object.keys(OPEN_CASES), ...LIFECYCLE_IDS].sort(), [...MAIN_IDS].sort());
   });
 
@@ -309,6 +341,13 @@ describe('spec 6.3 chained: Baileys event → adapter mapping → stamped event 
       await socket.signalRepository.lidMapping.storeLIDPNMappings([
         { lid: OWN_LID, pn: OWN_JID }, { lid: '98765432109876@lid', pn: '5511955554444@s.whatsapp.net' },
       ]);
+      // The records of the poll and the event, with their secrets, as the send path stored them.
+      const sent = (id: string, secret: Buffer, message: Record<string, unknown>) => h.storage.messages.upsert(INSTANCE_ID, {
+        key: { remoteJid: PEER_JID, fromMe: true, id }, message: { ...message, messageContextInfo: { messageSecret: secret.toString('base64') } },
+        messageTimestamp: String(T), status: 'READ', provider: 'whatsapp',
+      });
+      await sent(POLL.id, POLL.secret, { pollCreationMessage: { name: 'Toppings', options: [{ optionName: 'Cheese' }, { optionName: 'Olives' }], selectableOptionsCount: 2 } });
+      await sent(EVENT.id, EVENT.secret, { eventMessage: { name: 'Launch party', startTime: String(T + 86_400) } });
     });
     after(() => h.adapter.stop());
 

@@ -1,26 +1,22 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tokens } from '@parley/core';
-import { container } from 'tsyringe';
+import { registerPlugin } from '@parley/testkit';
 import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
 import { reconnectDelay } from '../src/connection/backoff.js';
 import { createHarness, quietLogger } from './harness.js';
 
 describe('plugin and driver', () => {
-  it('the manifest registers a main-channel driver named whatsapp under Tokens.ChannelDriver', async () => {
+  it('the manifest declares and registers a main-channel driver named whatsapp, with phone-number addressing', async () => {
     assert.deepStrictEqual([plugin.name, plugin.kind, plugin.coreVersion], ['@parley/channel-baileys', 'channel', '^0.1.0']);
-    const child = container.createChildContainer();
-    await plugin.register({
-      container: child, options: {}, logger: quietLogger(), host: { dataDir: '/tmp', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false },
-    });
-    const drivers = child.resolveAll(Tokens.ChannelDriver);
-    assert.deepStrictEqual(drivers.map((d) => [d.name, d.channel, d.role]), [['whatsapp', 'whatsapp', 'main']]);
+    assert.deepStrictEqual(plugin.provides, { channels: ['whatsapp'] });
+    const registered = await registerPlugin(plugin, {}, { logger: quietLogger(), host: { dataDir: '/tmp' } });
+    assert.deepStrictEqual(registered.channels.map((d) => [d.name, d.channel, d.role, d.addressing.phoneNumbers]), [['whatsapp', 'whatsapp', 'main', true]]);
   });
 
   it('creating an adapter does no I/O: no socket before connect', async () => {
     const h = await createHarness();
     assert.equal(h.sockets.all.length, 0);
-    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null });
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), { phoneConnected: false, user: null, status: 'disconnected' });
     assert.equal(h.adapter.channel, 'whatsapp');
     await h.adapter.stop();
   });
@@ -28,7 +24,7 @@ describe('plugin and driver', () => {
   it('options get their defaults', () => {
     assert.deepStrictEqual(resolveOptions({ reconnect: { maxAttempts: 3 }, keyCacheSize: 10 }), {
       reconnect: { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
-      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 30_000, logLevel: 'warn',
+      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 10_000, logLevel: 'warn',
       health: { failedSendThreshold: 3, failedSendWindowMs: 600_000 },
     });
     assert.equal(typeof createBaileysDriver().create, 'function');

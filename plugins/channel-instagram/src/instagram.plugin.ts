@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { metaGraphOptionsSchema, type MetaGraphOptions } from '@parley/meta-graph';
 import { createInstagramDriver } from './instagram.driver.js';
 
@@ -6,9 +6,10 @@ import { createInstagramDriver } from './instagram.driver.js';
 export default definePlugin<Partial<MetaGraphOptions>>({
   name: '@parley/channel-instagram',
   kind: 'channel',
+  provides: { channels: ['instagram'] },
   coreVersion: '^0.1.0',
   optionsSchema: metaGraphOptionsSchema,
-  register({ container, options, logger }) {
-    container.register(Tokens.ChannelDriver, { useValue: createInstagramDriver({ ...options, logger }) });
+  register({ channels, options, logger, host }) {
+    channels.add(createInstagramDriver({ ...options, logger, allowPrivateUrls: host.allowPrivateUrls }));
   },
 });

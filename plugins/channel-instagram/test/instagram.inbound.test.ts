@@ -114,13 +114,35 @@ describe('instagram webhook: inbound mapping', () => {
     ]);
   });
 
-  it('maps is_unsupported and unhandled attachment types to unsupported (message-unsupported-instagram)', async () => {
+  it('maps is_unsupported to unsupported (message-unsupported-instagram)', async () => {
     await deliver('ig-unsupported');
-    await deliver('ig-share');
     assert.deepStrictEqual(harness.emitted, [
       received(midOf('ig-unsupported'), 1718000005, { type: 'unsupported', typeName: 'unsupported' }, { unsupportedMessage: { type: 'unsupported' } }),
-      received(midOf('ig-share'), 1718000005, { type: 'unsupported', typeName: 'share' }, { unsupportedMessage: { type: 'share' } }),
     ]);
+  });
+
+  it('maps a shared post (share, and Meta\'s newer share + ig_post pair) to one image with the post\'s link and caption', async () => {
+    const url = `${CDN}18139494541428835&signature=AbxQ3kZ-post`;
+    const post = { id: '18139494541428835', mimeType: 'image/jpeg', sha256: '', link: url, caption: 'Linen shirts are back \u2600' };
+    const record = { imageMessage: { url, mimetype: 'image/jpeg', caption: 'Linen shirts are back \u2600' } };
+    await deliver('ig-share');
+    await deliver('ig-post');
+    assert.deepStrictEqual(harness.emitted, [
+      received(midOf('ig-share'), 1718000005, { type: 'image', media: post }, record),
+      // The share twin of the ig_post attachment is left out: one post, one event.
+      received(midOf('ig-post'), 1718000008, { type: 'image', media: post }, record),
+    ]);
+  });
+
+  it('maps an edited message to a text that edits the original (message-edit), once per redelivery', async () => {
+    const original = midOf('ig-text');
+    const edited = { type: 'text' as const, body: 'Hi! Is the blue jacket still available in M?' };
+    await deliver('ig-edit');
+    await deliver('ig-edit');
+    const event = received(`${original}-edit-1`, 1718000009, edited, { extendedTextMessage: { text: edited.body } }, { edit: { originalMessageId: original } });
+    // The record keeps the original id, so the stored message shows the new text.
+    if (event.type === 'message') event.message.record.key.id = original;
+    assert.deepStrictEqual(harness.emitted, [event]);
   });
 
   it('maps messaging_seen to a read status with the message id (status-read-instagram)', async () => {
@@ -270,7 +292,7 @@ describe('instagram webhook: sender profiles', () => {
   const graph = useMockGraph();
 
   it('looks the sender up after answering and adds name, username and picture to later messages', async () => {
-    graph.on('GET', `/v21.0/${USER}`, {
+    graph.on('GET', `/v26.0/${USER}`, {
       status: 200, body: { name: 'Ana Souza', username: 'ana.souza', profile_pic: 'https://scontent.cdninstagram.com/v/ana.jpg', id: USER },
     });
     const storage = new MemoryStorage();
@@ -301,7 +323,7 @@ describe('instagram webhook: sender profiles', () => {
   });
 
   it('stores a failed lookup without logging secrets, and answers without a profile', async () => {
-    graph.on('GET', `/v21.0/${USER}`, {
+    graph.on('GET', `/v26.0/${USER}`, {
       status: 400, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
     });
     const storage = new MemoryStorage();

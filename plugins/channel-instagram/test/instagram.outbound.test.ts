@@ -44,7 +44,7 @@ describe('instagram link', () => {
   const input = { accessToken: TOKEN, appSecret: APP_SECRET, verifyToken: 'verify-token-instagram-1234', accountId: ACCOUNT };
 
   it('reads the account node with the token and answers the link to store', async () => {
-    graph.on('GET', `/v21.0/${ACCOUNT}`, { status: 200, body: { id: ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+    graph.on('GET', `/v26.0/${ACCOUNT}`, { status: 200, body: { id: ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
     assert.deepStrictEqual(await driver().link!(input), { ...link, username: 'parley.shop', linkedAt: NOW });
     const [request] = graph.requests;
     assert.deepStrictEqual(
@@ -66,7 +66,7 @@ describe('instagram link', () => {
   });
 
   it('rejects an expired token with the Graph message and code, naming accessToken', async () => {
-    graph.on('GET', `/v21.0/${ACCOUNT}`, { status: 400, body: EXPIRED });
+    graph.on('GET', `/v26.0/${ACCOUNT}`, { status: 400, body: EXPIRED });
     await assert.rejects(driver().link!(input), (err: unknown) => {
       assert.ok(err instanceof ValidationError);
       assert.equal(err.message, 'accessToken was rejected: Instagram access token is invalid or expired (OAuthException 190): '
@@ -80,14 +80,14 @@ describe('instagram link', () => {
   });
 
   it('rejects a wrong app secret (invalid appsecret_proof), naming appSecret', async () => {
-    graph.on('GET', `/v21.0/${ACCOUNT}`, {
+    graph.on('GET', `/v26.0/${ACCOUNT}`, {
       status: 400, body: { error: { message: 'Invalid appsecret_proof provided in the API argument', type: 'GraphMethodException', code: 100 } },
     });
     await assert.rejects(driver().link!(input), (err: unknown) => err instanceof ValidationError && (err.details as { field: string }).field === 'appSecret');
   });
 
   it('rejects an account the token cannot see, naming accountId', async () => {
-    graph.on('GET', `/v21.0/${ACCOUNT}`, {
+    graph.on('GET', `/v26.0/${ACCOUNT}`, {
       status: 400,
       body: { error: { message: `Unsupported get request. Object with ID '${ACCOUNT}' does not exist`, type: 'GraphMethodException', code: 100, error_subcode: 33 } },
     });
@@ -95,7 +95,7 @@ describe('instagram link', () => {
   });
 
   it('keeps a rate limit an UpstreamError marked retryable', async () => {
-    graph.on('GET', `/v21.0/${ACCOUNT}`, { status: 400, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4 } } });
+    graph.on('GET', `/v26.0/${ACCOUNT}`, { status: 400, body: { error: { message: '(#4) Application request limit reached', type: 'OAuthException', code: 4 } } });
     await assert.rejects(driver().link!(input), (err: unknown) => err instanceof UpstreamError && (err.details as { retryable: boolean }).retryable === true);
   });
 });
@@ -105,7 +105,7 @@ describe('instagram messaging', () => {
   let messaging: MessagingCapability;
 
   beforeEach(async () => {
-    graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
+    graph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
     const storage = new MemoryStorage();
     await storage.init();
     const harness = createDriverHarness(
@@ -136,7 +136,7 @@ describe('instagram messaging', () => {
     assert.deepStrictEqual(
       { path: request!.path, query: request!.query, auth: request!.headers.authorization, type: request!.headers['content-type'], body: request!.json },
       {
-        path: '/v21.0/me/messages', query: { appsecret_proof: PROOF }, auth: `Bearer ${TOKEN}`, type: 'application/json',
+        path: '/v26.0/me/messages', query: { appsecret_proof: PROOF }, auth: `Bearer ${TOKEN}`, type: 'application/json',
         body: { recipient: { id: USER }, message: { text: 'Hello from Parley' } },
       },
     );
@@ -163,11 +163,11 @@ describe('instagram messaging', () => {
   });
 
   it('uploads base64 media through the attachment upload API (multipart, platform=instagram)', async () => {
-    graph.on('POST', '/v21.0/me/message_attachments', { status: 200, body: { attachment_id: '1857777774821032' } });
+    graph.on('POST', '/v26.0/me/message_attachments', { status: 200, body: { attachment_id: '1857777774821032' } });
     const input = media();
     await messaging.send({ to: USER, content: { type: 'image', media: input } });
     const [upload, message] = graph.requests;
-    assert.equal(upload!.path, '/v21.0/me/message_attachments');
+    assert.equal(upload!.path, '/v26.0/me/message_attachments');
     assert.equal(upload!.headers.authorization, `Bearer ${TOKEN}`);
     assert.deepStrictEqual(upload!.form, {
       platform: 'instagram',
@@ -266,7 +266,7 @@ describe('instagram messaging', () => {
   });
 
   it('maps an expired token on send to an UpstreamError telling to link again', async () => {
-    graph.on('POST', '/v21.0/me/messages', { status: 400, body: EXPIRED });
+    graph.on('POST', '/v26.0/me/messages', { status: 400, body: EXPIRED });
     await assert.rejects(messaging.send({ to: USER, content: { type: 'text', text: 'x' } }), (err: unknown) => {
       assert.ok(err instanceof UpstreamError);
       assert.equal(err.status, 502);
@@ -277,7 +277,7 @@ describe('instagram messaging', () => {
   });
 
   it('maps rate limits on send (code 613, HTTP 429) to retryable UpstreamErrors', async () => {
-    graph.on('POST', '/v21.0/me/messages',
+    graph.on('POST', '/v26.0/me/messages',
       { status: 400, body: { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613 } } },
       { status: 429, body: {} });
     for (const code of [613, 429]) {

@@ -1,6 +1,5 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { Tokens } from '@parley/core';
 import { driverSummary, registerPlugin } from '@parley/testkit';
 import plugin from '../src/index.js';
 
@@ -9,9 +8,9 @@ describe('instagram plugin manifest', () => {
     assert.deepStrictEqual({ name: plugin.name, kind: plugin.kind, coreVersion: plugin.coreVersion }, {
       name: '@parley/channel-instagram', kind: 'channel', coreVersion: '^0.1.0',
     });
-    const drivers = (await registerPlugin(plugin, { graphVersion: 'v20.0' })).resolveAll(Tokens.ChannelDriver);
+    const drivers = (await registerPlugin(plugin, { graphVersion: 'v20.0' })).channels;
     assert.deepStrictEqual(drivers.map(driverSummary), [
-      { name: 'instagram', channel: 'instagram', role: 'social', link: 'function', routes: ['get /webhook', 'post /webhook raw'] },
+      { name: 'instagram', channel: 'instagram', role: 'social', phoneNumbers: false, link: 'function', routes: ['get /webhook', 'post /webhook raw'] },
     ]);
   });
 });

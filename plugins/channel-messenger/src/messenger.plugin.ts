@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { metaGraphOptionsSchema, type MetaGraphOptions } from '@parley/meta-graph';
 import { createMessengerDriver } from './messenger.driver.js';
 
@@ -6,9 +6,10 @@ import { createMessengerDriver } from './messenger.driver.js';
 export default definePlugin<Partial<MetaGraphOptions>>({
   name: '@parley/channel-messenger',
   kind: 'channel',
+  provides: { channels: ['messenger'] },
   coreVersion: '^0.1.0',
   optionsSchema: metaGraphOptionsSchema,
-  register({ container, options, logger }) {
-    container.register(Tokens.ChannelDriver, { useValue: createMessengerDriver({ ...options, logger }) });
+  register({ channels, options, logger, host }) {
+    channels.add(createMessengerDriver({ ...options, logger, allowPrivateUrls: host.allowPrivateUrls }));
   },
 });

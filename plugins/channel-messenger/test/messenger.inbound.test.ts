@@ -1,7 +1,7 @@
 import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import type { ChannelEventPayload, InboundMessage, MessageContent, SocialLink } from '@parley/core';
+import type { ChannelEventPayload, InboundMessage, MessageContent, MessageRecord, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { createDriverHarness, signatureHeader, testInstance, type DriverHarness } from '@parley/meta-graph/testing';
 import { createMessengerDriver } from '../src/index.js';
@@ -36,9 +36,10 @@ function status(messageId: string, value: 'read' | 'delivered', timestamp: numbe
 
 describe('messenger webhook', () => {
   let harness: DriverHarness;
+  let storage: MemoryStorage;
 
   beforeEach(async () => {
-    const storage = new MemoryStorage();
+    storage = new MemoryStorage();
     await storage.init();
     harness = createDriverHarness(createMessengerDriver({ profileLookup: false }), storage, [testInstance('ins_fb', [link])]);
   });
@@ -101,6 +102,24 @@ describe('messenger webhook', () => {
     await deliver('fb-delivery-watermark');
     await deliver('fb-read');
     assert.deepStrictEqual(harness.emitted, [status('', 'delivered', 1718000003), status('', 'read', 1718000004)]);
+  });
+
+  it('moves the Page\'s stored messages a watermark covers, back to the last one already acknowledged', async () => {
+    const sent = (id: string, seconds: number, value: MessageRecord['status'], fromMe = true): MessageRecord => ({
+      key: { remoteJid: USER, fromMe, id }, message: { extendedTextMessage: { text: id } }, messageTimestamp: String(seconds), status: value, provider: 'messenger',
+    });
+    // fb-read's watermark is 1718000003900: messages of second 1718000003 and before are covered.
+    for (const record of [
+      sent('m_never-acked', 1718000000, 'SERVER_ACK'), // older than a read one: an earlier receipt covered it
+      sent('m_read-before', 1718000001, 'READ'),
+      sent('m_delivered', 1718000002, 'DELIVERY_ACK'),
+      sent('m_from-user', 1718000003, 'DELIVERY_ACK', false),
+      sent('m_pending', 1718000003, 'PENDING'),
+      sent('m_after', 1718000004, 'SERVER_ACK'),
+    ]) await storage.messages.upsert('ins_fb', record);
+    assert.deepStrictEqual(await deliver('fb-read'), [
+      status('', 'read', 1718000004), status('m_delivered', 'read', 1718000004), status('m_pending', 'read', 1718000004),
+    ]);
   });
 
   it('maps an unreact to a reaction without emoji', async () => {

@@ -46,7 +46,7 @@ describe('messenger messaging', () => {
   let messaging: MessagingCapability;
 
   beforeEach(async () => {
-    graph.on('POST', '/v21.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
+    graph.on('POST', '/v26.0/me/messages', { status: 200, body: { recipient_id: USER, message_id: SENT_MID } });
     const storage = new MemoryStorage();
     await storage.init();
     const harness = createDriverHarness(createMessengerDriver({ graphBaseUrl: graph.url, clock: { now: () => NOW } }), storage, [testInstance('ins_fb', [link])]);
@@ -104,7 +104,7 @@ describe('messenger messaging', () => {
   });
 
   it('uploads base64 documents without a platform field', async () => {
-    graph.on('POST', '/v21.0/me/message_attachments', { status: 200, body: { attachment_id: '2000000000000001' } });
+    graph.on('POST', '/v26.0/me/message_attachments', { status: 200, body: { attachment_id: '2000000000000001' } });
     const data = Buffer.from('%PDF-1.4 test');
     const media = { data, mimetype: 'application/pdf', sha256: createHash('sha256').update(data).digest('hex') };
     const record = await messaging.send({ to: USER, content: { type: 'document', media, fileName: 'invoice.pdf', mimetype: 'application/pdf', caption: 'Your invoice' } });

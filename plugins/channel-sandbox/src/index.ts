@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { SandboxDriver } from './sandbox.driver.js';
 import { defaultSandboxOptions, sandboxOptionsSchema, type SandboxOptions } from './sandbox.options.js';
 
@@ -11,10 +11,11 @@ export { defaultSandboxOptions, sandboxOptionsSchema, type SandboxOptions } from
 export default definePlugin<Partial<SandboxOptions>>({
   name: '@parley/channel-sandbox',
   kind: 'channel',
+  provides: { channels: ['sandbox'] },
   coreVersion: '^0.1.0',
   optionsSchema: sandboxOptionsSchema,
-  register({ container, options, logger, host }) {
+  register({ channels, options, logger, host }) {
     const driver = new SandboxDriver({ options: { ...defaultSandboxOptions, ...options }, host, logger });
-    container.register(Tokens.ChannelDriver, { useValue: driver });
+    channels.add(driver);
   },
 });

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, NotFoundError, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type HostSettings,
-  type InstanceRecord, type Logger, type Storage,
+  ConflictError, isGroupJid, NotFoundError, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
+  type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
@@ -32,6 +32,7 @@ export class SandboxDriver implements ChannelDriver {
   readonly name = 'sandbox';
   readonly channel = 'whatsapp' as const;
   readonly role = 'main' as const;
+  readonly addressing = WHATSAPP_ADDRESSING;
   readonly routes: DriverRoute[];
   private network?: SandboxNetwork;
   /** Storage of the network's shared state (group pictures), known once the first instance is created. */
@@ -104,21 +105,22 @@ export class SandboxDriver implements ChannelDriver {
     return new SandboxAdapter(device, (id, sha) => `${this.deps.host.publicUrl}/sandbox/pictures/${id}?v=${sha.slice(0, 12)}`);
   }
 
-  /** Validates `options.number` (digits with country code, unique among sandbox instances) or assigns one. */
-  instanceOptions(input: Record<string, unknown>, existing: InstanceRecord[]): Record<string, unknown> {
+  /** The number is unique among sandbox instances: the server claims it with the record (409 `number_taken`). */
+  readonly uniqueOptions = ['number'] as const;
+
+  /** Validates `options.number` (digits with country code) or assigns one no sandbox instance holds. */
+  async instanceOptions(input: Record<string, unknown>, unique: UniqueOptionLookup): Promise<Record<string, unknown>> {
     const unknownKeys = Object.keys(input).filter((k) => k !== 'number');
     if (unknownKeys.length) throw new ValidationError(`body.options.${unknownKeys[0]} is not allowed (the sandbox accepts only number)`);
-    const taken = new Set(existing.map(numberOf));
     if (input.number !== undefined) {
       if (typeof input.number !== 'string' || !/^\d{8,15}$/.test(input.number)) {
         throw new ValidationError('body.options.number must be a phone number with country code (8 to 15 digits)');
       }
-      if (taken.has(input.number)) throw new ConflictError(`sandbox number ${input.number} is taken`, 'number_taken');
       return { number: input.number };
     }
     for (;;) {
       const number = `5500${String(randomInt(100_000_000, 999_999_999))}`;
-      if (!taken.has(number)) return { number };
+      if (!(await unique.taken('number', number))) return { number };
     }
   }
 }

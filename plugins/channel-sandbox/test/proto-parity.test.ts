@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it, mock } from 'node:test';
 import { createBaileysDriver } from '@parley/channel-baileys';
 import { FakeSockets, ReceivePath } from '@parley/channel-baileys/testing';
@@ -27,6 +30,10 @@ import { defaultSandboxOptions } from '../src/sandbox.options.js';
  *   `directPath` and `mediaKeyTimestamp`, and its `url` is the upload address; the sandbox uploads
  *   nothing and its `url` is the address the caller gave (none for base64 media). Every other media
  *   member (mimetype, caption, digest, length, file name, ptt) is identical.
+ * - product cards: the Baileys channel builds the whole card from the owner's catalog (title,
+ *   description, price, currency, retailer id, link, image uploaded from the catalog image), as
+ *   WhatsApp's apps do; the sandbox card names the product and its owner only. Both carry the same
+ *   `productId` and `businessOwnerJid`.
  */
 
 const NOW = 1_735_700_000_000;
@@ -86,7 +93,16 @@ interface Case {
   quoted?: MessageRecord;
   /** Expected `isAnimated` of a sticker, on both channels. */
   animated?: boolean;
+  /** Members of the typed member's `product` only the Baileys channel fills (from the owner's catalog). */
+  baileysCard?: string[];
 }
+
+/** The catalog entry the Baileys channel builds the product card from. */
+const CATALOG_PRODUCT = {
+  id: 'prod-1', name: 'Mug', description: 'Stoneware', price: 49_900, currency: 'BRL', retailerId: 'sku-1', url: 'https://shop.example/mug', isHidden: false,
+  imageUrls: { requested: '', original: '' }, reviewStatus: {}, availability: 'in stock',
+};
+const CARD_MEMBERS = ['productImage', 'title', 'description', 'currencyCode', 'priceAmount1000', 'retailerId', 'url', 'productImageCount'];
 
 const CASES: Case[] = [
   { name: 'text', content: { type: 'text', text: 'Hello https://parley.example' } },
@@ -154,7 +170,10 @@ const CASES: Case[] = [
   { name: 'unpin', content: { type: 'unpin', target: TARGET } },
   { name: 'call link with caption', content: { type: 'call-link', callType: 'video', caption: 'Join the call', link: 'https://call.whatsapp.com/video/Xq3PZnd8BQw' } },
   { name: 'call link', content: { type: 'call-link', callType: 'audio', link: 'https://call.whatsapp.com/voice/Xq3PZnd8BQw' } },
-  { name: 'product', content: { type: 'product', businessOwnerJid: '5511900000999@s.whatsapp.net', productId: 'prod-1', catalogId: 'cat-9' } },
+  {
+    name: 'product', content: { type: 'product', businessOwnerJid: '5511900000999@s.whatsapp.net', productId: 'prod-1', catalogId: 'cat-9' },
+    baileysCard: CARD_MEMBERS,
+  },
   {
     name: 'group invite with caption',
     content: { type: 'group-invite', groupJid: GROUP_JID, groupName: 'Book club', inviteCode: 'AbCdEfGh12345', caption: 'Join us' },
@@ -227,17 +246,24 @@ describe('parity with the Baileys channel', () => {
   let sandbox: ChannelAdapter;
   let sandboxPeer: ChannelAdapter;
   const peerEvents: ChannelEventPayload[] = [];
+  let imageHost: Server;
 
   before(async () => {
     // Baileys stamps reactions, pins and media keys with Date.now(); one frozen clock for both channels.
     mock.timers.enable({ apis: ['Date'], now: NOW });
+    // The catalog image of the product card, on loopback (the Baileys driver may fetch private URLs here).
+    imageHost = createServer((_req, res) => res.writeHead(200, { 'content-type': 'image/jpeg' }).end('jpeg-bytes'));
+    imageHost.listen(0, '127.0.0.1');
+    await once(imageHost, 'listening');
+    const imageUrl = `http://127.0.0.1:${(imageHost.address() as AddressInfo).port}/mug.jpg`;
     const sockets = new FakeSockets();
-    baileys = await createBaileysDriver({ now: () => NOW, random: () => 0, socketFactory: sockets.factory })
+    baileys = await createBaileysDriver({ now: () => NOW, random: () => 0, socketFactory: sockets.factory, allowPrivateUrls: true })
       .create(await contextFor(await memoryStorage(), instanceRecord('ins_01JD7Q4X9M2K8V3T6R5P0N1B2C', 'whatsapp', {}), baileysEvents));
     const connecting = baileys.capabilities.connection!.connect();
     const socket = await sockets.next(1);
     socket.open({ id: `${OWN}:12@s.whatsapp.net`, lid: '80000000000001:12@lid', name: 'Parley Test' });
     await connecting;
+    socket.results.set('getCatalog', { products: [{ ...CATALOG_PRODUCT, imageUrls: { requested: imageUrl, original: imageUrl } }], nextPageCursor: undefined });
     receivePath = await ReceivePath.create(socket, [PEER_JID]);
 
     // Both sandbox phones live on one network: one driver over one storage.
@@ -255,6 +281,7 @@ describe('parity with the Baileys channel', () => {
 
   after(async () => {
     for (const adapter of [sandbox, sandboxPeer, baileys]) await adapter.stop();
+    imageHost.close();
     mock.timers.reset();
   });
 
@@ -281,6 +308,12 @@ describe('parity with the Baileys channel', () => {
         assert.deepEqual(Object.keys(fromSandbox.message), [member, ...others]);
         const sandboxFields = fromSandbox.message[member!] as Record<string, unknown>;
         const baileysFields = fromBaileys.message[member!] as Record<string, unknown>;
+        if (c.baileysCard) {
+          const card = baileysFields.product as Record<string, unknown>;
+          assert.deepStrictEqual(c.baileysCard.filter((name) => card[name] === undefined), [], 'Baileys\' card members');
+          sameJson(fromSandbox.message, { [member!]: { ...baileysFields, product: without(card, c.baileysCard) } }, 'the card besides the catalog members');
+          return;
+        }
         if (!MEDIA_MEMBERS.has(member!)) {
           sameJson(fromSandbox.message, fromBaileys.message, 'the message');
           return;

@@ -1,13 +1,14 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { MemoryStorage } from './memory.storage.js';
 
 /** The in-memory storage back end. It takes no options. */
 export default definePlugin<Record<string, never>>({
   name: '@parley/storage-memory',
   kind: 'storage',
+  provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: { type: 'object', additionalProperties: false, properties: {} },
-  register({ container }) {
-    container.register(Tokens.Storage, { useValue: new MemoryStorage() });
+  register({ storage }) {
+    storage.set(new MemoryStorage());
   },
 });

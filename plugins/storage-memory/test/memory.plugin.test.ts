@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tokens } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { MemoryStorage } from '../src/index.js';
 
@@ -12,11 +11,12 @@ describe('@parley/storage-memory manifest', () => {
     assert.deepEqual(plugin.optionsSchema, { type: 'object', additionalProperties: false, properties: {} });
   });
 
-  it('registers one MemoryStorage under Tokens.Storage', async () => {
-    const child = await registerPlugin(plugin, {});
-    const storage = child.resolve(Tokens.Storage);
+  it('declares and sets one MemoryStorage as the storage back end', async () => {
+    assert.deepEqual(plugin.provides, { storage: true });
+    const registered = await registerPlugin(plugin, {});
+    const storage = registered.storage;
     assert.ok(storage instanceof MemoryStorage);
-    assert.equal(child.resolve(Tokens.Storage), storage);
+    assert.deepEqual([registered.channels, registered.formats, registered.connectors], [[], [], []]);
     assert.equal(storage.name, 'memory');
   });
 });

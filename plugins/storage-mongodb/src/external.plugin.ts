@@ -1,4 +1,4 @@
-import { definePlugin, Tokens, type ExternalDataConnector } from '@parley/core';
+import { definePlugin, type ExternalDataConnector } from '@parley/core';
 import { connectExternalDatabase } from './external-database.js';
 
 /** Options of the external-database extension. */
@@ -15,16 +15,17 @@ export interface ExternalMongoOptions {
 export default definePlugin<ExternalMongoOptions>({
   name: '@parley/storage-mongodb/external',
   kind: 'extension',
+  provides: { connectors: ['mongodb'] },
   coreVersion: '^0.1.0',
   optionsSchema: {
     type: 'object', additionalProperties: false,
     properties: { timeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 } },
   },
-  register({ container, options, logger }) {
+  register({ connectors, options, logger }) {
     const connector: ExternalDataConnector = {
       kind: 'mongodb',
       connect: (database) => connectExternalDatabase(database, { timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }) }),
     };
-    container.register(Tokens.ExternalDataConnector, { useValue: connector });
+    connectors.add(connector);
   },
 });

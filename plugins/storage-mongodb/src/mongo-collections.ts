@@ -1,6 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import { retryOnDuplicate } from './mongo-connection.js';
-import type { AuthStateDocument, CounterDocument, LaneDocument, StatsDocument } from './mongo-documents.js';
+import type { AuthStateDocument, ClaimDocument, CounterDocument, LaneDocument, StatsDocument } from './mongo-documents.js';
 import type {
   DeliveryDocument, InstanceDocument, MediaDocument, MessageDocument, PartitionedDocument, StateDocument,
 } from './mongo-mappings.js';
@@ -15,6 +15,7 @@ export class MongoCollections {
   }
 
   instances(db: Db): Collection<InstanceDocument> { return db.collection(this.name('instances')); }
+  claims(db: Db): Collection<ClaimDocument> { return db.collection(this.name('instance_claims')); }
   messages(db: Db): Collection<MessageDocument> { return db.collection(this.name('messages')); }
   chats(db: Db): Collection<PartitionedDocument<Chat>> { return db.collection(this.name('chats')); }
   contacts(db: Db): Collection<PartitionedDocument<Contact>> { return db.collection(this.name('contacts')); }
@@ -54,7 +55,13 @@ export const HISTORY_INDEXES: { messages: IndexDescription[]; chats: IndexDescri
 /** Creates every index of the back end (idempotent) and applies the message retention. */
 export async function ensureIndexes(db: Db, collections: MongoCollections, retentionDays: number): Promise<void> {
   await Promise.all([
-    collections.instances(db).createIndexes([{ key: { key: 1 }, name: 'instance_key', unique: true }, { key: { createdAt: 1, seq: 1 }, name: 'instance_order' }]),
+    collections.instances(db).createIndexes([
+      { key: { key: 1 }, name: 'instance_key', unique: true }, { key: { createdAt: 1, seq: 1 }, name: 'instance_order' },
+      { key: { seq: 1 }, name: 'instance_seq' },
+    ]),
+    collections.claims(db).createIndexes([
+      { key: { namespace: 1, value: 1 }, name: 'claim_value', unique: true }, { key: { instance: 1 }, name: 'claim_instance' },
+    ]),
     collections.messages(db).createIndexes(HISTORY_INDEXES.messages),
     collections.chats(db).createIndexes(HISTORY_INDEXES.chats),
     collections.contacts(db).createIndexes(HISTORY_INDEXES.contacts),

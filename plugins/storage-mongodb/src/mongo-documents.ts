@@ -36,3 +36,15 @@ export interface CounterDocument {
   _id: string;
   value: number;
 }
+
+/**
+ * A value one instance holds exclusively (UniqueClaim). The unique index on (namespace, value) makes
+ * the claim; `instance` is indexed to release an instance's claims.
+ */
+export interface ClaimDocument {
+  namespace: string;
+  value: string;
+  instance: string;
+  /** When it was claimed (ms): a claim whose instance never appeared is reclaimable after a while. */
+  at: number;
+}

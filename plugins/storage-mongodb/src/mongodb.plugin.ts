@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { MongoStorage } from './mongodb.storage.js';
 import { mongoOptionsSchema, type MongoStorageOptions } from './mongodb.options.js';
 
@@ -6,10 +6,11 @@ import { mongoOptionsSchema, type MongoStorageOptions } from './mongodb.options.
 export default definePlugin<MongoStorageOptions>({
   name: '@parley/storage-mongodb',
   kind: 'storage',
+  provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: mongoOptionsSchema,
-  register({ container, options, logger }) {
+  register({ storage: slot, options, logger }) {
     const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }));
-    container.register(Tokens.Storage, { useValue: storage });
+    slot.set(storage);
   },
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ServiceUnavailableError, Tokens } from '@parley/core';
+import { ServiceUnavailableError } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { MongoStorage, mongoOptionsSchema, resolveMongoOptions } from '../src/index.js';
 
@@ -14,8 +14,8 @@ describe('@parley/storage-mongodb plugin manifest', () => {
     assert.deepEqual(Object.keys(mongoOptionsSchema.properties).sort(), ['collectionPrefix', 'commandTimeoutMs', 'dbName', 'messageRetentionDays', 'url']);
   });
 
-  it('registers a MongoStorage under Tokens.Storage without connecting', async () => {
-    const storage = (await registerPlugin(plugin, { url: 'mongodb://127.0.0.1:1' })).resolve(Tokens.Storage);
+  it('registers a MongoStorage as the storage back end without connecting', async () => {
+    const storage = (await registerPlugin(plugin, { url: 'mongodb://127.0.0.1:1' })).storage!;
     assert.ok(storage instanceof MongoStorage);
     assert.equal(storage.name, 'mongodb');
     assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });

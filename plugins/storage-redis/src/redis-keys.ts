@@ -16,6 +16,10 @@ export class RedisKeys {
   get instanceOrderSeq(): string { return `${this.prefix}instances:seq`; }
   /** Hash of sha256(key) → id: the secret key itself never appears in Redis key or field names. */
   get instanceByKey(): string { return `${this.prefix}instance-keys`; }
+  /** Hash of `namespace NUL value` → id: the unique claims of every instance. */
+  get instanceClaims(): string { return `${this.prefix}instance-claims`; }
+  /** Set of the claim fields one instance holds, released with it. */
+  claimsOf(id: string): string { return `${this.prefix}instance-claims:${id}`; }
 
   // Messages of one instance.
   messages(instance: string): string { return `${this.prefix}msg:${instance}`; }

@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { RedisStorage } from './redis.storage.js';
 import { redisOptionsSchema, type RedisStorageOptions } from './redis.options.js';
 
@@ -6,10 +6,11 @@ import { redisOptionsSchema, type RedisStorageOptions } from './redis.options.js
 export default definePlugin<RedisStorageOptions>({
   name: '@parley/storage-redis',
   kind: 'storage',
+  provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: redisOptionsSchema,
-  register({ container, options, logger }) {
+  register({ storage: slot, options, logger }) {
     const storage = new RedisStorage(options, logger.child({ storage: 'redis' }));
-    container.register(Tokens.Storage, { useValue: storage });
+    slot.set(storage);
   },
 });

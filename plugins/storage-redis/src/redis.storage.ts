@@ -1,4 +1,5 @@
-import type { Logger, Storage, StorageHealth } from '@parley/core';
+import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { blockedMs, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
@@ -28,11 +29,13 @@ export class RedisStorage implements Storage {
   readonly state: RedisStateRepository;
   readonly deliveries: RedisDeliveryQueue;
   private readonly connection: RedisConnection;
+  private readonly keyPrefix: string;
 
   constructor(options: RedisStorageOptions = {}, logger?: Logger) {
     const resolved = resolveRedisOptions(options);
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
+    this.keyPrefix = resolved.keyPrefix;
     this.instances = new RedisInstanceRepository(this.connection, keys);
     this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays);
     this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance));
@@ -51,6 +54,24 @@ export class RedisStorage implements Storage {
   /** Every command is applied by Redis when it answers (its own persistence policy applies). */
   async flush(): Promise<void> {
     return undefined;
+  }
+
+  /**
+   * A rate limiter counting in Redis (rate-limiter-flexible's RateLimiterRedis: one Lua script per
+   * hit) under `<keyPrefix>ratelimit:<name>:`, so every server on this Redis counts together. A hit
+   * goes through the connection's failure model: it rejects at once while Redis is unreachable.
+   */
+  rateLimiter(options: RateLimitOptions): RateLimitCounter {
+    let limiter: RateLimiterRedis | undefined;
+    return {
+      hit: (key) => this.connection.run((client) => {
+        limiter ??= new RateLimiterRedis({
+          storeClient: client, useRedisPackage: true, keyPrefix: `${this.keyPrefix}ratelimit:${options.name}`,
+          points: options.points, duration: options.durationSeconds, blockDuration: options.blockSeconds,
+        });
+        return blockedMs(limiter.consume(key));
+      }),
+    };
   }
 
   health(): Promise<StorageHealth> {

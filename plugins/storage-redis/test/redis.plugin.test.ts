@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Tokens } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { RedisStorage, redisOptionsSchema, resolveRedisOptions } from '../src/index.js';
 
@@ -14,8 +13,8 @@ describe('@parley/storage-redis plugin manifest', () => {
     assert.deepEqual(Object.keys(redisOptionsSchema.properties).sort(), ['commandTimeoutMs', 'connectAttempts', 'keyPrefix', 'messageRetentionDays', 'url']);
   });
 
-  it('registers a RedisStorage under Tokens.Storage without connecting', async () => {
-    const storage = (await registerPlugin(plugin, { url: 'redis://127.0.0.1:1', keyPrefix: 'test:' })).resolve(Tokens.Storage);
+  it('registers a RedisStorage as the storage back end without connecting', async () => {
+    const storage = (await registerPlugin(plugin, { url: 'redis://127.0.0.1:1', keyPrefix: 'test:' })).storage!;
     assert.ok(storage instanceof RedisStorage);
     assert.equal(storage.name, 'redis');
     assert.deepEqual(await storage.health(), { ready: false, detail: 'not connected' });

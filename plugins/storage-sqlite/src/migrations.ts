@@ -107,6 +107,17 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE messages ADD COLUMN status TEXT NOT NULL DEFAULT 'PENDING';
   UPDATE messages SET status = coalesce(json_extract(record, '$.status'), 'PENDING');
   `,
+  // 3: values an instance holds exclusively (UniqueClaim, such as a sandbox number). The primary key
+  // makes a claim a unique, indexed lookup; the index by instance releases an instance's claims.
+  `
+  CREATE TABLE instance_claims (
+    namespace TEXT NOT NULL,
+    value TEXT NOT NULL,
+    instance TEXT NOT NULL,
+    PRIMARY KEY (namespace, value)
+  ) WITHOUT ROWID;
+  CREATE INDEX instance_claims_by_instance ON instance_claims (instance);
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError } from '@parley/core';
+import { privateExistingFile, privateFile, PRIVATE_DIR_MODE, ServiceUnavailableError } from '@parley/core';
 import { BackgroundCheckpointer } from './background-checkpointer.js';
 import { migrate } from './migrations.js';
 
@@ -43,6 +43,8 @@ export interface SqliteDatabaseOptions {
   backgroundCheckpoints: boolean;
   /** Told when a background checkpoint fails (the backstop checkpoint still runs). */
   onCheckpointError: (message: string) => void;
+  /** Told which existing files of the database were readable by others and are now 0600. */
+  onPermissionsTightened: (files: string[]) => void;
 }
 
 /** The writes of one event-loop turn, committed together. */
@@ -86,7 +88,8 @@ export class SqliteDatabase {
   open(): number {
     if (this.db) return this.schemaVersion();
     try {
-      mkdirSync(dirname(this.file), { recursive: true });
+      mkdirSync(dirname(this.file), { recursive: true, mode: PRIVATE_DIR_MODE });
+      this.makeFilesPrivate();
       const db = new Database(this.file);
       try {
         // WAL lets readers run beside the writer. With WAL, synchronous=NORMAL syncs at checkpoints
@@ -107,6 +110,18 @@ export class SqliteDatabase {
     } catch (err) {
       throw unavailable(err, `cannot open sqlite database ${this.file}`);
     }
+  }
+
+  /**
+   * The file holds every key and session of the gateway: it is created 0600 before SQLite opens it,
+   * and SQLite gives the -wal and -shm files it creates the database file's mode. Files left with
+   * looser modes (by an older Parley or a copy) are tightened.
+   */
+  private makeFilesPrivate(): void {
+    const tightened: string[] = [];
+    if (privateFile(this.file)) tightened.push(this.file);
+    for (const file of [`${this.file}-wal`, `${this.file}-shm`]) if (privateExistingFile(file)) tightened.push(file);
+    if (tightened.length > 0) this.options.onPermissionsTightened(tightened);
   }
 
   /** Commits what is pending, stops the background checkpoints and closes the file. */

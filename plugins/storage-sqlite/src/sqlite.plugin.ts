@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { SqliteStorage } from './sqlite.storage.js';
 
 /** Options of the SQLite storage plugin. */
@@ -14,14 +14,15 @@ export interface SqliteStoragePluginOptions {
 export default definePlugin<SqliteStoragePluginOptions>({
   name: '@parley/storage-sqlite',
   kind: 'storage',
+  provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
     properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
   },
-  register({ container, options, host, logger }) {
+  register({ storage, options, host, logger }) {
     const file = options.path ?? join(host.dataDir, 'parley.db');
-    container.register(Tokens.Storage, { useValue: new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints }) });
+    storage.set(new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints }));
   },
 });

@@ -44,6 +44,7 @@ export class SqliteStorage implements Storage {
     this.db = new SqliteDatabase(options.file, {
       backgroundCheckpoints: this.backgroundCheckpoints,
       onCheckpointError: (message) => this.logger?.warn({ file: this.file, error: message }, 'sqlite background checkpoint failed'),
+      onPermissionsTightened: (files) => this.logger?.warn({ files }, 'sqlite files were readable by other users: permissions tightened to 0600'),
     });
     this.instances = new SqliteInstanceRepository(this.db);
     this.messages = new SqliteMessageRepository(this.db);

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { Tokens, type Logger } from '@parley/core';
+import type { Logger } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
 
@@ -17,10 +17,10 @@ function logger(bindings: Record<string, unknown> = {}): Logger {
 }
 
 async function register(options: { path?: string; backgroundCheckpoints?: boolean }, dataDir: string): Promise<SqliteStorage> {
-  const child = await registerPlugin(plugin, options, { logger: logger(), host: { dataDir } });
-  const storage = child.resolve(Tokens.Storage);
+  const registered = await registerPlugin(plugin, options, { logger: logger(), host: { dataDir } });
+  const storage = registered.storage;
   assert.ok(storage instanceof SqliteStorage);
-  assert.equal(child.resolve(Tokens.Storage), storage);
+  assert.deepEqual(plugin.provides, { storage: true });
   return storage;
 }
 

@@ -1,10 +1,14 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { ServiceUnavailableError, type NewDelivery } from '@parley/core';
+import {
+  defaultInstanceFlags, defaultWebhookSettings, ServiceUnavailableError, UniqueClaimConflictError, type InstanceRecord, type Logger, type NewDelivery,
+} from '@parley/core';
 import { SCHEMA_VERSION, SqliteStorage } from '../src/index.js';
 import { MIGRATIONS } from '../src/migrations.js';
 
@@ -53,6 +57,35 @@ describe('SqliteStorage file', () => {
     const raw = new Database(file, { readonly: true });
     assert.equal(raw.pragma('user_version', { simple: true }), SCHEMA_VERSION);
     raw.close();
+  });
+
+  it('keeps its files private: a new directory 0700, the database, -wal and -shm 0600; looser files are tightened and logged', async () => {
+    const file = freshFile();
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    const previousUmask = process.umask(0o022);
+    try {
+      const storage = await opened(file);
+      await storage.state.put('ns', 'doc', { secret: true });
+      await storage.flush();
+      assert.equal(mode(dirname(file)), 0o700);
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) assert.equal(mode(path), 0o600, path);
+      await storage.close();
+
+      // Files left readable by others (an older Parley, a copy, a WAL left by a crash) are tightened at the next start.
+      writeFileSync(`${file}-wal`, '');
+      for (const path of [file, `${file}-wal`]) chmodSync(path, 0o644);
+      const warnings: unknown[][] = [];
+      const logger: Logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn: (...args) => warnings.push(args), error() {}, fatal() {} };
+      const storage2 = new SqliteStorage({ file, logger });
+      await storage2.init();
+      assert.deepEqual(warnings, [[{ files: [file, `${file}-wal`] }, 'sqlite files were readable by other users: permissions tightened to 0600']]);
+      assert.deepEqual(await storage2.state.get('ns', 'doc'), { secret: true });
+      await storage2.flush();
+      for (const path of [file, `${file}-wal`, `${file}-shm`]) assert.equal(mode(path), 0o600, path);
+      await storage2.close();
+    } finally {
+      process.umask(previousUmask);
+    }
   });
 
   it('migrates a version 1 database: each message keeps the status its record held', async () => {
@@ -117,9 +150,33 @@ describe('SqliteStorage background checkpoints', () => {
     } finally {
       await storage.close();
     }
+    // SQLite removes the WAL when its last connection closes: the thread's connection closed first.
+    assert.equal(existsSync(`${file}-wal`), false, 'no connection is left open after close()');
     const reopened = await opened(file);
     assert.equal((await reopened.state.list('bulk')).length, 1_200);
     await reopened.close();
+  });
+
+  it('a process with a checkpoint thread exits cleanly, whether or not it closed the store', async () => {
+    // Node 24 aborted such processes at exit (better-sqlite3 12: a Statement collected after its
+    // thread's environment was gone). A child process shows the exit status a user would see.
+    for (const close of [true, false]) {
+      const file = freshFile();
+      const script = `
+        import { SqliteStorage } from ${JSON.stringify(new URL('../src/index.js', import.meta.url).href)};
+        const storage = new SqliteStorage({ file: ${JSON.stringify(file)} });
+        await storage.init();
+        await Promise.all(Array.from({ length: 1_200 }, (_, i) => storage.state.put('bulk', 'doc-' + i, { i })));
+        await storage.flush();
+        await new Promise((resolve) => setTimeout(resolve, 600));
+        if (${close}) await storage.close();`;
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const [code, signal] = await once(child, 'exit');
+      assert.deepEqual({ code, signal, output }, { code: 0, signal: null, output: '' }, `close: ${close}`);
+    }
   });
 
   it('without background checkpoints the same writes stay in the WAL until the writer checkpoints', async () => {
@@ -133,6 +190,14 @@ describe('SqliteStorage background checkpoints', () => {
     }
   });
 });
+
+/** A minimal instance record. */
+function instance(id: string): InstanceRecord {
+  return {
+    id, key: `key_${id}`, name: '', driver: 'sandbox', createdAt: 1_700_000_000_000, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
+    webhookSecret: 'whsec', user: null, phoneConnected: false, wantsConnection: false, health: 'healthy', driverOptions: {}, links: {},
+  };
+}
 
 describe('SqliteStorage shared by two connections (two processes on one file)', () => {
   it('a second storage sees what the first committed, while both are open and after the first closes', async () => {
@@ -156,6 +221,31 @@ describe('SqliteStorage shared by two connections (two processes on one file)', 
     } finally {
       await writer.close();
       await reader.close();
+    }
+  });
+
+  it('a unique value claimed through one connection is refused through the other, and freed by a delete there', async () => {
+    const file = freshFile();
+    const one = await opened(file);
+    const two = await opened(file);
+    try {
+      const claim = { namespace: 'sandbox:number', value: '5511900000001' };
+      await one.instances.create(instance('ins_c1'), [claim]);
+      // Group commit: the write is another connection's to see once the batch commits.
+      await one.flush();
+      await assert.rejects(two.instances.create(instance('ins_c2'), [claim]), UniqueClaimConflictError);
+      await two.flush();
+      assert.equal(await two.instances.claimHolder(claim.namespace, claim.value), 'ins_c1');
+      assert.equal(await two.instances.get('ins_c2'), null);
+      assert.equal(await two.instances.delete('ins_c1'), true);
+      await two.flush();
+      assert.equal(await one.instances.claimHolder(claim.namespace, claim.value), null);
+      await one.instances.create(instance('ins_c3'), [claim]);
+      await one.flush();
+      assert.equal(await two.instances.claimHolder(claim.namespace, claim.value), 'ins_c3');
+    } finally {
+      await one.close();
+      await two.close();
     }
   });
 
@@ -211,7 +301,11 @@ describe('SqliteStorage query plans', () => {
     const raw = new Database(file, { readonly: true });
     const plan = (sql: string) => (raw.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((row) => row.detail).join(' | ');
     try {
+      assert.match(plan("SELECT record FROM instances WHERE id = 'i'"), /USING INDEX sqlite_autoindex_instances_1/);
       assert.match(plan("SELECT record FROM instances WHERE key = 'k'"), /USING INDEX sqlite_autoindex_instances_2/);
+      assert.match(plan('SELECT seq, record FROM instances WHERE seq > 5 ORDER BY seq LIMIT 3'), /SEARCH instances USING INTEGER PRIMARY KEY \(rowid>\?\)/);
+      assert.match(plan("SELECT instance FROM instance_claims WHERE namespace = 'n' AND value = 'v'"), /SEARCH instance_claims USING PRIMARY KEY/);
+      assert.match(plan("DELETE FROM instance_claims WHERE instance = 'i'"), /USING COVERING INDEX instance_claims_by_instance|USING INDEX instance_claims_by_instance/);
       assert.match(plan("SELECT record FROM messages WHERE instance = 'i' AND id = 'm'"), /USING INDEX sqlite_autoindex_messages_1/);
       assert.match(plan("SELECT seq FROM deliveries WHERE id = 'd'"), /USING COVERING INDEX sqlite_autoindex_deliveries_1/);
       assert.match(plan('SELECT record FROM instances ORDER BY created_at, seq'), /instances_by_age/);

@@ -4,9 +4,12 @@ import type { MetaError, MetaField, MetaValue, MetaWebhookPayload } from './meta
 /** Prefix of the main channel's `entry[].id`, followed by the base64url of the public instance id. */
 export const MAIN_ENTRY_PREFIX = 'wa_';
 
-/** True for the main channel, which has no official interface here: `display_phone_number`, `chat_type`, `conversation`… */
-export function isMainChannel(event: ChannelEvent): boolean {
-  return event.provider === 'whatsapp';
+/**
+ * True for the instance's main channel (the channel of its main driver, from the drivers registered
+ * in the server), which has no official interface here: `display_phone_number`, `chat_type`, `conversation`…
+ */
+export function isMainChannel(event: ChannelEvent, context: WebhookRenderContext): boolean {
+  return event.provider === context.mainChannel;
 }
 
 /**
@@ -15,13 +18,13 @@ export function isMainChannel(event: ChannelEvent): boolean {
  * account id or Page id), as Meta's own webhooks name it.
  */
 function entryId(event: ChannelEvent, context: WebhookRenderContext): string {
-  if (event.provider === 'whatsapp') return MAIN_ENTRY_PREFIX + Buffer.from(event.instance, 'utf8').toString('base64url');
+  if (isMainChannel(event, context)) return MAIN_ENTRY_PREFIX + Buffer.from(event.instance, 'utf8').toString('base64url');
   return context.instance.links[event.provider]?.accountId ?? '';
 }
 
 /** Wraps the members of one change in the spec 6.2 envelope. */
 export function envelope(event: ChannelEvent, context: WebhookRenderContext, field: MetaField, members: Omit<MetaValue, 'messaging_product' | 'metadata'>): MetaWebhookPayload {
-  const main = isMainChannel(event);
+  const main = isMainChannel(event, context);
   const user = context.instance.user;
   const metadata = main
     ? { display_phone_number: user ? jidUser(user.id) : '', phone_number_id: event.instance }

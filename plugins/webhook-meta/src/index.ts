@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { MetaFormat } from './meta.format.js';
 
 export { MAIN_ENTRY_PREFIX } from './envelope.js';
@@ -12,9 +12,10 @@ export type {
 export default definePlugin<Record<string, never>>({
   name: '@parley/webhook-meta',
   kind: 'webhook-format',
+  provides: { formats: ['meta'] },
   coreVersion: '^0.1.0',
   optionsSchema: { type: 'object', properties: {}, additionalProperties: false },
-  register({ container }) {
-    container.register(Tokens.WebhookFormat, { useValue: new MetaFormat() });
+  register({ formats }) {
+    formats.add(new MetaFormat());
   },
 });

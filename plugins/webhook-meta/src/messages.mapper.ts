@@ -54,6 +54,23 @@ function content(message: InboundMessage, value: InboundContent, context: Webhoo
       };
     case 'button_reply':
       return { type: 'interactive', interactive: { type: 'button_reply', button_reply: { id: value.id, title: value.title } } };
+    // Not in Meta's API: shaped as its interactive replies are, the poll or event answered is in `context`.
+    case 'poll_vote':
+      return {
+        type: 'interactive',
+        interactive: {
+          type: 'poll_reply',
+          poll_reply: { options: value.options.map((o) => ({ id: o.hash, ...(o.name === undefined ? {} : { title: o.name }) })) },
+        },
+      };
+    case 'event_response':
+      return {
+        type: 'interactive',
+        interactive: {
+          type: 'event_reply',
+          event_reply: { response: value.response, ...(value.extraGuests === undefined ? {} : { extra_guests: value.extraGuests }) },
+        },
+      };
     case 'unsupported':
       return {
         type: 'unsupported',
@@ -110,7 +127,7 @@ function item(message: InboundMessage, main: boolean, context: WebhookRenderCont
  * `contacts`: it changes a message whose sender was already announced.
  */
 export function messageMembers(event: ChannelEventOf<'message'>, context: WebhookRenderContext): Pick<MetaValue, 'contacts' | 'messages'> {
-  const main = isMainChannel(event);
+  const main = isMainChannel(event, context);
   const { message } = event;
   return {
     ...(message.edit ? {} : { contacts: [contact(message, main, event.provider)] }),

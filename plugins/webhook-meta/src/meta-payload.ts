@@ -53,7 +53,9 @@ export interface MetaContent {
   button?: { text: string; payload: string };
   interactive?:
     | { type: 'list_reply'; list_reply: { id: string; title: string; description?: string } }
-    | { type: 'button_reply'; button_reply: { id: string; title: string } };
+    | { type: 'button_reply'; button_reply: { id: string; title: string } }
+    | { type: 'poll_reply'; poll_reply: { options: { id: string; title?: string }[] } }
+    | { type: 'event_reply'; event_reply: { response: 'going' | 'not_going' | 'maybe'; extra_guests?: number } };
   errors?: MetaError[];
 }
 

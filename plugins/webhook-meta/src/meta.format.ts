@@ -19,7 +19,7 @@ export class MetaFormat implements WebhookFormat {
       case 'message':
         return envelope(event, context, 'messages', messageMembers(event, context));
       case 'message.status':
-        return envelope(event, context, 'messages', statusMembers(event));
+        return envelope(event, context, 'messages', statusMembers(event, context));
       case 'presence':
         return envelope(event, context, 'presence', presenceMembers(event));
       case 'connection':

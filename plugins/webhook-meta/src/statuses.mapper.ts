@@ -1,4 +1,4 @@
-import { isGroupJid, jidUser, type ChannelEventOf } from '@parley/core';
+import { isGroupJid, jidUser, type ChannelEventOf, type WebhookRenderContext } from '@parley/core';
 import { errorList, isMainChannel } from './envelope.js';
 import type { MetaStatus, MetaValue } from './meta-payload.js';
 
@@ -9,14 +9,14 @@ import type { MetaStatus, MetaValue } from './meta-payload.js';
  * `recipient_type` and the member's number; social channels carry only id, status, timestamp and
  * recipient, and omit `id` when the channel does not name the message.
  */
-export function statusMembers(event: ChannelEventOf<'message.status'>): Pick<MetaValue, 'statuses'> {
+export function statusMembers(event: ChannelEventOf<'message.status'>, context: WebhookRenderContext): Pick<MetaValue, 'statuses'> {
   const status: MetaStatus = {
     ...(event.messageId === '' ? {} : { id: event.messageId }),
     status: event.status,
     timestamp: String(event.timestamp),
     recipient_id: event.recipientId,
   };
-  if (isMainChannel(event)) {
+  if (isMainChannel(event, context)) {
     if (isGroupJid(event.chatJid)) {
       status.recipient_type = 'group';
       if (event.participant !== undefined) status.recipient_participant_id = jidUser(event.participant);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { Tokens, type ChannelEvent } from '@parley/core';
+import type { ChannelEvent } from '@parley/core';
 import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, registerPlugin, webhookEventFixtures } from '@parley/testkit';
 import plugin, { MAIN_ENTRY_PREFIX, MetaFormat, type MetaWebhookPayload } from '../src/index.js';
 
@@ -23,6 +23,21 @@ describe('meta format', () => {
     assert.equal(Buffer.from(id.slice(MAIN_ENTRY_PREFIX.length), 'base64url').toString('utf8'), fixtures.instance.id);
   });
 
+  it('takes the provider from the event and tells main from linked channels by the main driver\'s channel, for any channel id', () => {
+    // A plugin channel linked beside the main channel: official, keyed by its linked account id.
+    const relayLink = { channel: 'relay-net', accountId: '4242', accessToken: 't', appSecret: 's', verifyToken: 'v', linkedAt: 1 };
+    const instance = { ...fixtures.instance, links: { ...fixtures.instance.links, 'relay-net': relayLink } };
+    const relayEvent = { ...fixtures.events['message-text-instagram'], provider: 'relay-net' } as ChannelEvent;
+    const social = render(relayEvent, { ...fixtures.context, instance });
+    assert.deepEqual([social.provider, social.official, social.entry[0]!.id], ['relay-net', true, '4242']);
+    assert.equal(social.entry[0]!.changes[0]!.value.messaging_product, 'relay-net');
+    // A plugin main channel: the instance's main driver drives it, so it is rendered like WhatsApp.
+    const pigeonEvent = { ...fixtures.events['presence'], provider: 'carrier-pigeon' } as ChannelEvent;
+    const main = render(pigeonEvent, { ...fixtures.context, mainChannel: 'carrier-pigeon' });
+    assert.deepEqual([main.provider, main.official], ['carrier-pigeon', false]);
+    assert.ok(main.entry[0]!.id.startsWith(MAIN_ENTRY_PREFIX));
+  });
+
   it('sends an empty display_phone_number while the main channel is not connected', () => {
     const instance = { ...fixtures.instance, user: null };
     const body = render(fixtures.events['qrcode'], { ...fixtures.context, instance });
@@ -36,7 +51,8 @@ describe('meta format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = await registerPlugin(plugin, {});
-    assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['meta']);
+    assert.deepEqual(plugin.provides, { formats: ['meta'] });
+    const registered = await registerPlugin(plugin, {});
+    assert.deepEqual(registered.formats.map((f) => f.name), ['meta']);
   });
 });

@@ -1,4 +1,4 @@
-import { definePlugin, Tokens } from '@parley/core';
+import { definePlugin } from '@parley/core';
 import { NativeFormat } from './native.format.js';
 
 export { NativeFormat } from './native.format.js';
@@ -8,9 +8,10 @@ export type { NativeContent, NativeData, NativeMedia, NativeMessage, NativeWebho
 export default definePlugin<Record<string, never>>({
   name: '@parley/webhook-native',
   kind: 'webhook-format',
+  provides: { formats: ['native'] },
   coreVersion: '^0.1.0',
   optionsSchema: { type: 'object', properties: {}, additionalProperties: false },
-  register({ container }) {
-    container.register(Tokens.WebhookFormat, { useValue: new NativeFormat() });
+  register({ formats }) {
+    formats.add(new NativeFormat());
   },
 });

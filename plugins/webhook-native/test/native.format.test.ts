@@ -3,8 +3,9 @@ import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
-import { Tokens } from '@parley/core';
-import { describeWebhookFormatConformance, INTERNAL_EVENT_NAMES, registerPlugin, SPEC_EVENT_IDS, webhookEventFixtures } from '@parley/testkit';
+import {
+  describeWebhookFormatConformance, EXTENSION_EVENT_IDS, INTERNAL_EVENT_NAMES, registerPlugin, SPEC_EVENT_IDS, webhookEventFixtures,
+} from '@parley/testkit';
 import plugin, { NativeFormat } from '../src/index.js';
 
 const fixtures = webhookEventFixtures();
@@ -19,7 +20,7 @@ describe('native format', () => {
   addFormats.default(ajv);
   const validate = ajv.compile(schema);
 
-  for (const name of [...SPEC_EVENT_IDS, ...INTERNAL_EVENT_NAMES]) {
+  for (const name of [...SPEC_EVENT_IDS, ...EXTENSION_EVENT_IDS, ...INTERNAL_EVENT_NAMES]) {
     it(`${name} validates against docs/webhooks/native.schema.json`, () => {
       const body = format.render(fixtures.events[name], fixtures.context);
       assert.ok(validate(body), ajv.errorsText(validate.errors));
@@ -79,7 +80,8 @@ describe('native format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    const child = await registerPlugin(plugin, {});
-    assert.deepEqual(child.resolveAll(Tokens.WebhookFormat).map((f) => f.name), ['native']);
+    assert.deepEqual(plugin.provides, { formats: ['native'] });
+    const registered = await registerPlugin(plugin, {});
+    assert.deepEqual(registered.formats.map((f) => f.name), ['native']);
   });
 });

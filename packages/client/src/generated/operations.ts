@@ -120,6 +120,7 @@ export const operations = {
   resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false },
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
+  root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
   sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false },
   sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false },
   sandbox_post_key_scan: { method: 'POST', path: '/sandbox/{key}/scan', auth: 'public', keyed: true, text: false },
@@ -462,13 +463,17 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * Every instance
+   * Instances in creation order, one page at a time
    *
    * `GET /admin/instances`
    */
   adminListInstances: {
     params: undefined;
-    query: undefined;
+    query: {
+      limit?: number;
+      /** The `cursor` of the previous page. */
+      cursor?: string;
+    };
     body: undefined;
     response: {
       status: 200;
@@ -486,6 +491,8 @@ export interface Operations {
         options?: Record<string, unknown>;
         linkedChannels?: string[];
       })[];
+      /** Token of the next page; absent on the last page. */
+      cursor?: string;
     };
     keyed: false;
   };
@@ -720,6 +727,27 @@ export interface Operations {
         /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
         imageProfile: string;
       } | null;
+      /** Extension: what the connection is doing; `health` is about account restrictions only. */
+      connection: {
+        status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+        /** The last failed attempt or close since the connection last opened. */
+        lastError?: {
+          /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+          code: number;
+          reason: string;
+          /** Network-level cause, when the endpoint was never reached. */
+          cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+          message: string;
+          /** Unix ms. */
+          at: number;
+        };
+        /** Why reconnection stopped (`status` = `stopped`). */
+        failure?: {
+          code: number;
+          reason: string;
+          attempts: number;
+        };
+      };
     };
     keyed: true;
   };
@@ -1420,8 +1448,29 @@ export interface Operations {
           website?: string[];
           category?: string;
         };
-        /** Extension (spec 3 health). */
+        /** Extension (spec 3 health): account restrictions, not the connection. */
         health?: "healthy" | "restricted";
+        /** Extension: what the connection is doing; `health` is about account restrictions only. */
+        connection?: {
+          status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+          /** The last failed attempt or close since the connection last opened. */
+          lastError?: {
+            /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+            code: number;
+            reason: string;
+            /** Network-level cause, when the endpoint was never reached. */
+            cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+            message: string;
+            /** Unix ms. */
+            at: number;
+          };
+          /** Why reconnection stopped (`status` = `stopped`). */
+          failure?: {
+            code: number;
+            reason: string;
+            attempts: number;
+          };
+        };
         /** Extension: set when reconnection gave up. */
         failure?: {
           code?: number;
@@ -2736,7 +2785,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2777,7 +2826,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -2833,7 +2882,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -2882,7 +2931,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -2925,7 +2974,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -2970,7 +3019,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3013,7 +3062,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -3055,7 +3104,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3109,7 +3158,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -3149,7 +3198,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -3190,7 +3239,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3298,6 +3347,26 @@ export interface Operations {
       message: string;
     };
     keyed: true;
+  };
+  /**
+   * Where to start: the documentation and the OpenAPI document
+   *
+   * `GET /`
+   */
+  root: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        version: string;
+        docs: string;
+        openapi: string;
+      };
+    };
+    keyed: false;
   };
   /**
    * Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).
@@ -3417,7 +3486,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3456,7 +3525,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3493,7 +3562,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3534,7 +3603,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
@@ -3573,7 +3642,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
@@ -3627,7 +3696,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       header?: {
         title: string;
@@ -3674,7 +3743,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
@@ -3712,7 +3781,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       contact: {
         fullName: string;
@@ -3753,7 +3822,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       displayName: string;
       contacts: ({
@@ -3795,7 +3864,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3838,7 +3907,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       description?: string;
@@ -3879,7 +3948,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Group JID (…@g.us). */
       groupJid: string;
@@ -3919,7 +3988,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -3960,7 +4029,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4002,7 +4071,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       latitude: number;
       longitude: number;
@@ -4041,7 +4110,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       location: {
         latitude: number;
@@ -4081,7 +4150,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4133,7 +4202,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       values: string[];
@@ -4172,9 +4241,11 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       status: "unavailable" | "available" | "composing" | "recording" | "paused";
+      /** Channel to send through (default whatsapp). */
+      provider?: "whatsapp" | "instagram" | "messenger";
     };
     response: {
       status: 200;
@@ -4194,7 +4265,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** Phone number or JID of the business owning the catalog. */
       businessOwnerJid: string;
@@ -4270,7 +4341,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
     };
     response: {
@@ -4294,7 +4365,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Send a sticker (WebP, PNG or GIF) fetched from a URL
+   * Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL
    *
    * `POST /{key}/message/sticker`
    */
@@ -4305,7 +4376,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4342,7 +4413,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       name: string;
       options: string[];
@@ -4379,7 +4450,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       text: string;
       /** Channel to send through (default whatsapp). */
@@ -4417,7 +4488,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       title: string;
       text: string;
@@ -4456,7 +4527,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
@@ -4497,7 +4568,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient's user id (digits). */
+      /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;

@@ -10,12 +10,49 @@ export interface ConnectResult {
   user: AccountUser | null;
 }
 
+/**
+ * What a main-channel connection is doing. `phoneConnected` (spec 2.1) says only whether it is open;
+ * this says what it waits for while it is not.
+ */
+export type ConnectionStatus =
+  /** No connection is running or planned (never connected, or logged out). */
+  | 'disconnected'
+  /** Opening, or waiting to retry after a failed attempt (`lastError` says why). */
+  | 'connecting'
+  /** Paired nowhere yet: a QR code is waiting to be scanned. */
+  | 'waiting_for_qr_scan'
+  /** A pairing code was handed out and waits to be entered on the phone. */
+  | 'waiting_for_pairing_code'
+  | 'open'
+  /** Reconnection stopped (`failure` says why); only an explicit connect starts again. */
+  | 'stopped';
+
+/** Network-level cause of a failed connection attempt, when one is known. */
+export type ConnectionErrorCause = 'dns' | 'refused' | 'timeout' | 'reset' | 'tls';
+
+/** The last failed connection attempt or close. */
+export interface ConnectionError {
+  /** The channel's close code (for WhatsApp, Baileys' `DisconnectReason`: 408, 428, 440, …). */
+  code: number;
+  /** Name of the code (`connectionLost`, `connectionReplaced`, …). */
+  reason: string;
+  cause?: ConnectionErrorCause;
+  /** What happened, in words (the underlying error's message). */
+  message: string;
+  /** Unix ms. */
+  at: number;
+}
+
 /** Live connection view of an adapter. */
 export interface ConnectionState {
   phoneConnected: boolean;
   user: AccountUser | null;
-  /** Set when reconnection gave up; cleared by the next connect. */
+  /** Set when reconnection stopped (attempts used up, or a close no retry can fix); cleared by the next connect. */
   failure?: { code: number; reason: string; attempts: number };
+  /** What the connection is doing; channels that do not report it leave it out. */
+  status?: ConnectionStatus;
+  /** The last failed attempt or close since the connection last opened; cleared when it opens. */
+  lastError?: ConnectionError;
 }
 
 /**

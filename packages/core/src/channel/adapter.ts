@@ -1,5 +1,5 @@
 import type { CapabilityGaps, ChannelCapabilities } from '../capabilities/index.js';
-import type { ChannelName } from '../domain/channel-name.js';
+import type { ChannelAddressing, ChannelName } from '../domain/channel-name.js';
 import type { InstanceRecord, SocialLink } from '../domain/instance.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
@@ -15,6 +15,14 @@ export interface ChannelAdapter {
   readonly capabilities: ChannelCapabilities;
   /** Optional reasons for absent capabilities, shown in the 422 message. */
   readonly capabilityGaps?: CapabilityGaps;
+  /**
+   * Optional: takes one inbound notification a driver route received for this adapter's account
+   * (for example one `entry[]` of a Meta webhook, after the route checked its signature), emits the
+   * channel events it carries and answers how many it emitted. Driver routes find the adapter with
+   * {@link DriverRequest.linkedAccount} and {@link DriverRequest.adapter}; an adapter without
+   * `ingest` receives nothing that way.
+   */
+  ingest?(payload: unknown): Promise<number>;
   /**
    * Closes sockets and timers without logging out (server shutdown, instance unload). Idempotent.
    */
@@ -41,20 +49,34 @@ export interface ChannelContext {
 export interface ChannelDriver {
   /**
    * The channel name this driver claims in configuration and at instance creation (`whatsapp`,
-   * `sandbox`, `instagram`, `messenger`). Two drivers claiming one name refuse to boot.
+   * `sandbox`, `instagram`, `messenger`, or a plugin's own). A channel id (`CHANNEL_ID_PATTERN`),
+   * declared in the plugin's `provides.channels`. Two drivers claiming one name refuse to boot.
    */
   readonly name: string;
-  /** Wire channel it drives (the sandbox simulates `whatsapp`). */
+  /**
+   * Wire channel it drives (the sandbox simulates `whatsapp`): the `provider` of sends, records and
+   * events. A channel id; any id a plugin chooses becomes part of the server's provider enum.
+   */
   readonly channel: ChannelName;
   /** Main-channel drivers back an instance; social drivers link beside one (spec 1.6). */
   readonly role: 'main' | 'social';
+  /** How {@link channel} addresses people (the `to` of sends; whether `allowNumber` applies). */
+  readonly addressing: ChannelAddressing;
   /** Creates the adapter of one instance. Must not do network I/O before `connect`. */
   create(context: ChannelContext): ChannelAdapter | Promise<ChannelAdapter>;
   /**
    * Validates and normalizes driver-specific creation options of an instance (for example the
-   * sandbox phone number). Throws ValidationError naming the field.
+   * sandbox phone number). Throws ValidationError naming the field. It never sees other instances:
+   * uniqueness goes through {@link uniqueOptions}, whose lookups are indexed.
    */
-  instanceOptions?(input: Record<string, unknown>, existing: InstanceRecord[]): Record<string, unknown>;
+  instanceOptions?(input: Record<string, unknown>, unique: UniqueOptionLookup): Record<string, unknown> | Promise<Record<string, unknown>>;
+  /**
+   * Members of the normalized options whose string values are unique among this driver's instances
+   * (the sandbox's `number`). The server claims each with the record in one atomic write (namespace
+   * `<driver name>:<member>`, see `UniqueClaim`) and answers 409 `<member>_taken` when another
+   * instance holds the value; deleting the instance frees it.
+   */
+  readonly uniqueOptions?: readonly string[];
   /**
    * Social drivers: validates link input (checking the token against the channel) and answers the
    * link to store. Throws ValidationError or UpstreamError with a clear message.
@@ -66,6 +88,12 @@ export interface ChannelDriver {
   close?(): Promise<void>;
 }
 
+/** Indexed lookups of {@link ChannelDriver.uniqueOptions} values, for drivers that assign one. */
+export interface UniqueOptionLookup {
+  /** Whether another instance of this driver holds `value` as its `member` option. */
+  taken(member: string, value: string): Promise<boolean>;
+}
+
 /** A raw HTTP route a driver contributes (for inbound webhooks or simulation controls). */
 export interface DriverRoute {
   method: 'get' | 'post' | 'put' | 'delete';
@@ -75,6 +103,11 @@ export interface DriverRoute {
   rawBody?: boolean;
   /** Needs the admin token. */
   admin?: boolean;
+  /**
+   * Largest body the route reads, in bytes (413 above it). Without it, the server's `bodyLimitBytes`
+   * (1 MiB by default) applies; routes that receive a third party's documented larger payloads say so.
+   */
+  bodyLimitBytes?: number;
   summary: string;
   /**
    * JSON Schema of the query string: shown in the OpenAPI document and checked (400 naming the
@@ -109,8 +142,22 @@ export interface DriverRequest {
   adapter(instanceId: string, channel?: ChannelName): Promise<ChannelAdapter>;
   /** Looks up an instance by its secret key (NotFoundError when unknown); for routes carrying a key. */
   instanceByKey(key: string): Promise<InstanceRecord>;
-  /** Every instance record (social drivers find the instance of an inbound account id). */
-  instances(): Promise<InstanceRecord[]>;
+  /**
+   * The instance linking `accountId` on a social channel (the `entry[].id` of an inbound webhook),
+   * or null. An indexed lookup: its cost does not grow with the number of instances.
+   */
+  linkedAccount(channel: ChannelName, accountId: string): Promise<LinkedAccount | null>;
+  /**
+   * True when some instance linked on `channel` has this verify token (webhook subscription
+   * handshakes carry no account id). Looked up by the token's hash, so timing says nothing of it.
+   */
+  hasVerifyToken(channel: ChannelName, token: string): Promise<boolean>;
+}
+
+/** A social account and the instance that links it. */
+export interface LinkedAccount {
+  instanceId: string;
+  link: SocialLink;
 }
 
 /** The answer of a driver route; `body` is sent as JSON, unless it is a string (text) or a Buffer (bytes). */

@@ -32,7 +32,31 @@ export type InboundContent =
   | { type: 'button'; text: string; payload: string }
   | { type: 'list_reply'; id: string; title: string; description?: string }
   | { type: 'button_reply'; id: string; title: string }
+  | PollVoteContent
+  | EventResponseContent
   | { type: 'unsupported'; typeName: string };
+
+/**
+ * A vote on a poll, decrypted (WhatsApp encrypts votes with the poll's secret). Each vote replaces
+ * the voter's earlier one; no options means the voter withdrew the vote.
+ */
+export interface PollVoteContent {
+  type: 'poll_vote';
+  /** Id of the poll message voted on. */
+  pollId: string;
+  /** The options now chosen: `hash` is the hex SHA-256 of the option name (what WhatsApp sends), `name` the option when the poll is stored. */
+  options: { hash: string; name?: string }[];
+}
+
+/** An answer to an event invitation (RSVP), decrypted with the event's secret; a later answer replaces it. */
+export interface EventResponseContent {
+  type: 'event_response';
+  /** Id of the event message answered. */
+  eventId: string;
+  response: 'going' | 'not_going' | 'maybe';
+  /** Guests the responder brings along, when the event allows them. */
+  extraGuests?: number;
+}
 
 /** Advertisement a message came from (spec 6.3 `referral`). */
 export interface Referral {

@@ -1,2 +1,3 @@
 export * from './adapter.js';
 export * from './events.js';
+export * from './directory.js';

@@ -1,4 +1,4 @@
-import type { SocialChannelName } from './channel-name.js';
+import type { ChannelName } from './channel-name.js';
 
 /** Webhook settings of an instance (spec 2.2), written with `PUT /{key}/instance`. */
 export interface WebhookSettings {
@@ -63,7 +63,7 @@ export type HealthStatus = 'healthy' | 'restricted';
 
 /** A linked social channel (Instagram professional account or Facebook Page). Secrets stay in storage. */
 export interface SocialLink {
-  channel: SocialChannelName;
+  channel: ChannelName;
   /** Instagram account id or Page id: `entry[].id` of inbound webhooks. */
   accountId: string;
   accessToken: string;
@@ -73,10 +73,16 @@ export interface SocialLink {
   linkedAt: number;
 }
 
-/** External MongoDB attached with `POST /{key}/instance/mongodb`. */
+/** Settings of an external database (`POST /{key}/instance/mongodb`). */
 export interface ExternalDatabase {
   uri: string;
   dbName: string;
+}
+
+/** An external database as an instance record keeps it: with the connector kind that attached it. */
+export interface AttachedExternalDatabase extends ExternalDatabase {
+  /** Kind of the connector that attached it (`mongodb`): it is reconnected through that connector at start. */
+  kind: string;
 }
 
 /**
@@ -106,11 +112,13 @@ export interface InstanceRecord {
   wantsConnection: boolean;
   businessProfile?: BusinessProfile;
   proxy?: string;
-  mongodb?: ExternalDatabase;
+  /** The instance's external database, when one is attached. */
+  externalDatabase?: AttachedExternalDatabase;
   health: HealthStatus;
   /** Driver-specific creation options (for example the sandbox phone number). */
   driverOptions: Record<string, unknown>;
-  links: Partial<Record<SocialChannelName, SocialLink>>;
+  /** Linked social channels, by channel id. */
+  links: Partial<Record<ChannelName, SocialLink>>;
 }
 
 /** Defaults of a fresh instance. */

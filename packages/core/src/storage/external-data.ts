@@ -15,8 +15,9 @@ export interface ExternalDataStore {
 }
 
 /**
- * Connects external databases of one kind (`mongodb`). Registered by an extension plugin under
- * {@link Tokens.ExternalDataConnector}.
+ * Connects external databases of one kind (`mongodb`): the extension point behind spec 4.1's
+ * `POST /{key}/instance/mongodb`. A plugin adds it with `connectors.add` and declares its kind in
+ * `provides.connectors`; a server has at most one (the route answers 422 without one).
  */
 export interface ExternalDataConnector {
   /** Database kind, the last path segment of the REST route (`mongodb`). */

@@ -5,3 +5,5 @@ export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';
 export * from './storage-health.js';
+export * from './rate-limit.js';
+export * from './linked-accounts.js';

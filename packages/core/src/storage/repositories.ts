@@ -1,23 +1,78 @@
 import type { InstanceRecord } from '../domain/instance.js';
 import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
+import { ConflictError } from '../errors.js';
+
+/**
+ * A value one instance holds exclusively within a namespace: the sandbox's phone number is
+ * `{ namespace: 'sandbox:number', value: '5511…' }`. Back ends index claims natively (a UNIQUE
+ * table, a Redis hash, a Map, a unique MongoDB index), so checking uniqueness costs the same at 10
+ * instances and at 100,000.
+ */
+export interface UniqueClaim {
+  namespace: string;
+  value: string;
+}
+
+/**
+ * Thrown by {@link InstanceRepository.create} when another instance holds one of the claims. Nothing
+ * of the refused creation remains. It is a 409 ConflictError; callers map it to their own message.
+ */
+export class UniqueClaimConflictError extends ConflictError {
+  constructor(readonly claim: UniqueClaim) {
+    super(`${claim.namespace} ${claim.value} is held by another instance`, 'claim_taken');
+  }
+}
 
 /**
  * Instances and their settings, by public id. Every other repository takes that id as its `instance`
  * partition. Keys are secrets: repositories never log them.
  */
 export interface InstanceRepository {
-  /** Inserts a new instance. Throws ConflictError when the id or the key exists. */
-  create(record: InstanceRecord): Promise<void>;
+  /**
+   * Inserts a new instance together with the values it holds exclusively, in one atomic write:
+   * either the record and every claim are stored, or nothing is. Throws ConflictError when the id or
+   * the key exists, and {@link UniqueClaimConflictError} when another instance holds a claim (of two
+   * concurrent creations claiming one value, exactly one succeeds).
+   */
+  create(record: InstanceRecord, claims?: readonly UniqueClaim[]): Promise<void>;
   get(id: string): Promise<InstanceRecord | null>;
   /** Looks an instance up by its secret key (an indexed lookup, not a scan). */
   findByKey(key: string): Promise<InstanceRecord | null>;
-  /** Every instance, oldest first. */
+  /**
+   * Adds claims to an existing instance, all or none (for records created before their driver declared
+   * them). Claims the instance already holds are kept. Throws {@link UniqueClaimConflictError} when
+   * another instance holds one, NotFoundError for an unknown id.
+   */
+  claim(id: string, claims: readonly UniqueClaim[]): Promise<void>;
+  /** The id of the instance holding `value` in `namespace`, or null (an indexed lookup, not a scan). */
+  claimHolder(namespace: string, value: string): Promise<string | null>;
+  /** Every instance, oldest first. For restore at start; request paths use {@link listPage}. */
   list(): Promise<InstanceRecord[]>;
+  /**
+   * Up to `limit` instances in creation order, after the position `after` (a `next` of a previous
+   * page; absent for the first page). `next` is present when more instances follow. Costs the page,
+   * not the number of instances (an index range).
+   */
+  listPage(request: InstancePageRequest): Promise<InstancePage>;
   /** Shallow-merges `patch` and answers the new record. Throws NotFoundError for an unknown id. */
   update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord>;
-  /** Answers false when there was nothing to delete. */
+  /** Deletes the record and releases its claims. Answers false when there was nothing to delete. */
   delete(id: string): Promise<boolean>;
+}
+
+/** A page request of {@link InstanceRepository.listPage}. */
+export interface InstancePageRequest {
+  limit: number;
+  /** Position after which the page starts: a decimal integer a previous page answered as `next`. */
+  after?: string;
+}
+
+/** One page of instances in creation order. */
+export interface InstancePage {
+  items: InstanceRecord[];
+  /** Position of the last item, to pass as `after`; absent on the last page. */
+  next?: string;
 }
 
 /** One page of a listing. */

@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
 } from './repositories.js';
@@ -37,4 +38,10 @@ export interface Storage {
   flush(): Promise<void>;
   /** Flushes and closes. Idempotent. */
   close(): Promise<void>;
+  /**
+   * Optional: a rate limiter whose counters live in this store, so that several servers sharing it
+   * count together (the server limits failed authentications per client address with it). Called
+   * after {@link init}. Back ends without it get the server's in-process limiter.
+   */
+  rateLimiter?(options: RateLimitOptions): RateLimitCounter;
 }

@@ -3,7 +3,7 @@ import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions, type Reque
 import { isIP, type LookupFunction } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { isPrivateAddress } from './address-class.js';
-import { guardedLookup } from './net-guard.js';
+import { guardedLookup, PRIVATE_URLS_HINT } from './net-guard.js';
 
 type ConnectCallback = (err: Error | null, stream: Duplex) => void;
 
@@ -15,7 +15,7 @@ type ConnectCallback = (err: Error | null, stream: Duplex) => void;
 export function privateLiteralError(host: string | null | undefined): NodeJS.ErrnoException | undefined {
   const bare = (host ?? '').replace(/^\[|\]$/g, '');
   if (isIP(bare) === 0 || !isPrivateAddress(bare)) return undefined;
-  return Object.assign(new Error(`${bare} is a private address`), { code: 'EPRIVATEADDR' });
+  return Object.assign(new Error(`${bare} is a private address (${PRIVATE_URLS_HINT})`), { code: 'EPRIVATEADDR' });
 }
 
 /** The address being dialled, checked right before the socket is opened; the callback carries the refusal. */

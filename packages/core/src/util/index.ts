@@ -5,5 +5,7 @@ export * from './jid.js';
 export * from './keyed-serial-queue.js';
 export * from './guarded-agents.js';
 export * from './net-guard.js';
+export * from './private-files.js';
 export * from './redact.js';
 export * from './whatsapp-content.js';
+export * from './guarded-get.js';

@@ -42,6 +42,9 @@ export interface UrlCheck {
   resolve?: boolean;
 }
 
+/** How an operator allows URLs on private networks: said in every refusal, so the fix is in the message. */
+export const PRIVATE_URLS_HINT = 'set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs';
+
 /**
  * Validates a user-supplied URL: parseable, an allowed scheme, and (unless private networks are
  * allowed) not pointing at a private address, by literal or by DNS. Throws ValidationError naming the
@@ -62,11 +65,11 @@ export async function assertUrlAllowed(raw: string, check: UrlCheck): Promise<UR
   if (check.allowPrivate) return url;
   const host = url.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host)) {
-    if (isPrivateAddress(host)) throw new ValidationError(`${check.field} points to a private network address`);
+    if (isPrivateAddress(host)) throw new ValidationError(`${check.field} points to a private network address (${PRIVATE_URLS_HINT})`);
     return url;
   }
   if (/^localhost$|\.localhost$|\.local$|\.internal$/i.test(host)) {
-    throw new ValidationError(`${check.field} points to a private network host`);
+    throw new ValidationError(`${check.field} points to a private network host (${PRIVATE_URLS_HINT})`);
   }
   if (check.resolve === false) return url;
   const addresses = await new Promise<LookupAddress[]>((resolve, reject) =>
@@ -75,7 +78,7 @@ export async function assertUrlAllowed(raw: string, check: UrlCheck): Promise<UR
     throw new ValidationError(`${check.field} host cannot be resolved`);
   });
   if (addresses.some((a) => isPrivateAddress(a.address))) {
-    throw new ValidationError(`${check.field} points to a private network address`);
+    throw new ValidationError(`${check.field} points to a private network address (${PRIVATE_URLS_HINT})`);
   }
   return url;
 }

@@ -1,10 +1,16 @@
 import type { ChannelEvent } from '../channel/events.js';
+import type { ChannelName } from '../domain/channel-name.js';
 import type { InstanceRecord } from '../domain/instance.js';
 
 /** What a format may read besides the event. */
 export interface WebhookRenderContext {
   /** The instance the event belongs to (read-only; never copy secrets into a payload). */
   instance: Readonly<InstanceRecord>;
+  /**
+   * The wire channel of the instance's main driver (`whatsapp`); events of any other `provider` come
+   * from a linked social channel. Absent when the instance's main driver is not configured.
+   */
+  mainChannel?: ChannelName;
   /** The service tag: meta-format `object` (configurable, default `parley`). */
   serviceTag: string;
   /** Public REST media URL of a message (spec 6.3: incoming media is fetched at `url`). */

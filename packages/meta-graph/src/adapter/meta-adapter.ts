@@ -5,8 +5,10 @@ import {
 import type { MetaChannelProfile } from '../channel-profile.js';
 import type { GraphClient, GraphCredentials } from '../graph/graph-client.js';
 import { DedupWindow } from '../inbound/dedup-window.js';
+import type { MetaMediaDownloader } from '../inbound/media-download.js';
 import { mapEntry } from '../inbound/map-messaging.js';
 import { ProfileCache, type SenderProfile } from '../inbound/profile-cache.js';
+import { watermarkStatuses } from '../inbound/watermark.js';
 import type { WebhookEntry } from '../inbound/webhook-payload.js';
 import type { MetaGraphOptions } from '../options.js';
 import { MetaMessaging } from '../outbound/meta-messaging.js';
@@ -14,6 +16,7 @@ import { MetaMessaging } from '../outbound/meta-messaging.js';
 /** Collaborators of an adapter besides its context. */
 export interface MetaAdapterDeps {
   client: GraphClient;
+  media: MetaMediaDownloader;
   options: MetaGraphOptions;
   /** Unix milliseconds. */
   now: () => number;
@@ -52,7 +55,9 @@ export class MetaChannelAdapter implements ChannelAdapter {
   ) {
     this.channel = profile.channel;
     const credentials = (): Promise<GraphCredentials> => this.credentials();
-    this.capabilities = { messaging: new MetaMessaging(profile, deps.client, credentials, () => Math.floor(deps.now() / 1000)) };
+    this.capabilities = { messaging: new MetaMessaging(
+      profile, deps.client, credentials, () => Math.floor(deps.now() / 1000), deps.media,
+    ) };
     this.capabilityGaps = gaps(profile.label);
     // Under the instance id prefix, so deleting the instance clears it with everything else.
     const base = `${context.instanceId}:meta:${profile.channel}`;
@@ -66,7 +71,7 @@ export class MetaChannelAdapter implements ChannelAdapter {
    */
   async ingest(entry: WebhookEntry): Promise<number> {
     let emitted = 0;
-    for (const { payload, dedupKey } of mapEntry(entry, this.channel, this.deps.now())) {
+    for (const { payload, dedupKey, watermark } of mapEntry(entry, this.channel, this.deps.now())) {
       if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
       try {
         if (payload.type === 'message' && !payload.message.fromMe && this.deps.options.profileLookup) {
@@ -79,6 +84,13 @@ export class MetaChannelAdapter implements ChannelAdapter {
       }
       if (dedupKey !== undefined) await this.dedup.commit(dedupKey);
       emitted++;
+      if (watermark) {
+        // The watermark receipt itself (spec 6.3 `status-read-messenger`, no id), then one status per stored message it covers.
+        for (const covered of await watermarkStatuses(this.context.storage.messages, this.context.instanceId, this.channel, watermark)) {
+          this.context.emit(covered);
+          emitted++;
+        }
+      }
     }
     return emitted;
   }
@@ -112,10 +124,4 @@ function withProfile(message: InboundMessage, profile: SenderProfile | null): vo
   }
   if (profile.username) message.username = profile.username;
   if (profile.picture) message.picture = profile.picture;
-}
-
-/** True for adapters of this package (also across duplicated module copies). */
-export function isMetaChannelAdapter(adapter: unknown): adapter is MetaChannelAdapter {
-  return adapter instanceof MetaChannelAdapter || (typeof adapter === 'object' && adapter !== null
-    && typeof (adapter as { ingest?: unknown }).ingest === 'function');
 }

@@ -2,6 +2,7 @@ import { silentLogger, type ChannelContext, type ChannelDriver } from '@parley/c
 import { MetaChannelAdapter } from '../adapter/meta-adapter.js';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { GraphClient } from '../graph/graph-client.js';
+import { MetaMediaDownloader } from '../inbound/media-download.js';
 import { linkAccount } from '../link/link-account.js';
 import { resolveMetaGraphOptions, type MetaDriverOptions } from '../options.js';
 import { webhookRoutes } from '../webhook/webhook-routes.js';
@@ -21,11 +22,15 @@ export function createMetaDriver(profile: MetaChannelProfile, options: MetaDrive
     label: profile.label,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  const media = new MetaMediaDownloader(profile.label, {
+    maxBytes: resolved.mediaMaxBytes, timeoutMs: resolved.timeoutMs, allowPrivate: options.allowPrivateUrls ?? false,
+  });
   return {
     name: profile.channel,
     channel: profile.channel,
     role: 'social',
-    create: (context: ChannelContext) => new MetaChannelAdapter(profile, context, { client, options: resolved, now }),
+    addressing: { description: `The ${profile.userIdName} of the recipient (digits).`, phoneNumbers: false },
+    create: (context: ChannelContext) => new MetaChannelAdapter(profile, context, { client, media, options: resolved, now }),
     link: (input: Record<string, unknown>) => linkAccount(profile, client, input, now()),
     routes: webhookRoutes(profile, logger),
   };

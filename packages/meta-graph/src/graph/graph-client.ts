@@ -5,7 +5,7 @@ import { graphErrorFromAnswer, graphNetworkError, GraphApiError } from './graph-
 export interface GraphClientConfig {
   /** Origin (and optional path prefix) without the version, for example `https://graph.facebook.com`. */
   baseUrl: string;
-  /** Version segment, for example `v21.0`. */
+  /** Version segment, for example `v26.0`. */
   version: string;
   /** Time limit of one call, in milliseconds (connection and body). */
   timeoutMs: number;

@@ -2,8 +2,8 @@ import type { InboundContent, InboundMessage, MessageContent } from '@parley/cor
 
 type Context = InboundMessage['context'];
 
-/** The inbound contents Meta's messaging webhooks can carry (no contact cards, no list replies). */
-export type MetaInboundContent = Exclude<InboundContent, { type: 'contacts' | 'list_reply' }>;
+/** The inbound contents Meta's messaging webhooks can carry (no contact cards, list replies, poll votes or event responses). */
+export type MetaInboundContent = Exclude<InboundContent, { type: 'contacts' | 'list_reply' | 'poll_vote' | 'event_response' }>;
 
 /** Quote or story context, in the `contextInfo` member every record type shares. */
 function contextInfo(context: Context): Record<string, unknown> | undefined {

@@ -1,12 +1,15 @@
 import type { ChannelEventPayload, ChannelName, InboundMedia, InboundMessage, MessageStatus } from '@parley/core';
 import { inboundRecordContent, type MetaInboundContent } from './inbound-record.js';
 import { fileNameOf, mimeTypeOf, type MetaMediaKind } from './media-info.js';
+import type { WatermarkReceipt } from './watermark.js';
 import type { MessagingEvent, WebhookAttachment, WebhookEntry, WebhookMessage } from './webhook-payload.js';
 
 /** One normalized payload and the key that identifies a redelivery of it (statuses have none: they are idempotent). */
 export interface MappedEvent {
   payload: ChannelEventPayload;
   dedupKey?: string;
+  /** Set on Messenger receipts that name no message: the stored messages they cover get statuses too. */
+  watermark?: WatermarkReceipt;
 }
 
 /** Received messages are stored as delivered; echoes of the account's own messages as sent. */
@@ -31,17 +34,26 @@ function mapEvent(event: MessagingEvent, channel: ChannelName, fallbackMs: numbe
   if (event.message) return mapMessage(event.message, sender, recipient, seconds(event.timestamp ?? fallbackMs), channel);
   if (event.reaction) return mapReaction(event, sender, channel, event.timestamp ?? fallbackMs);
   if (event.postback) return mapPostback(event, sender, channel, event.timestamp ?? fallbackMs);
+  if (event.message_edit) return mapEdit(event, sender, channel, event.timestamp ?? fallbackMs);
   if (event.read) {
     const timestamp = seconds(event.timestamp ?? event.read.watermark ?? fallbackMs);
     // Instagram names the read message; Messenger gives only a watermark, so the id is empty.
-    return [status(typeof event.read.mid === 'string' ? event.read.mid : '', sender, 'read', timestamp)];
+    if (typeof event.read.mid === 'string' && event.read.mid !== '') return [status(event.read.mid, sender, 'read', timestamp)];
+    return [watermarked('read', sender, timestamp, event.read.watermark)];
   }
   if (event.delivery) {
     const timestamp = seconds(event.timestamp ?? event.delivery.watermark ?? fallbackMs);
     const mids = (event.delivery.mids ?? []).filter((mid): mid is string => typeof mid === 'string' && mid !== '');
-    return (mids.length > 0 ? mids : ['']).map((mid) => status(mid, sender, 'delivered', timestamp));
+    if (mids.length > 0) return mids.map((mid) => status(mid, sender, 'delivered', timestamp));
+    return [watermarked('delivered', sender, timestamp, event.delivery.watermark)];
   }
   return [];
+}
+
+/** A Messenger receipt naming no message (`messageId: ''`), with its watermark when Meta sent one. */
+function watermarked(value: 'read' | 'delivered', user: string, timestamp: number, watermarkMs: number | undefined): MappedEvent {
+  const mapped = status('', user, value, timestamp);
+  return typeof watermarkMs === 'number' ? { ...mapped, watermark: { status: value, chatJid: user, watermarkMs, timestamp } } : mapped;
 }
 
 function status(messageId: string, user: string, value: 'read' | 'delivered', timestamp: number): MappedEvent {
@@ -93,11 +105,25 @@ function mapPostback(event: MessagingEvent, sender: string, channel: ChannelName
   return [received(id, sender, seconds(timestampMs), content, channel)];
 }
 
-function received(id: string, sender: string, timestamp: number, content: MetaInboundContent, channel: ChannelName): MappedEvent {
+/**
+ * An edit carries the new text of message `mid`: it becomes a text message with
+ * `edit.originalMessageId` whose record keeps the original id, so the stored message shows the new
+ * text (as WhatsApp edits do). Its own id, `<mid>-edit-<n>`, tells redeliveries from later edits.
+ */
+function mapEdit(event: MessagingEvent, sender: string, channel: ChannelName, timestampMs: number): MappedEvent[] {
+  const edit = event.message_edit!;
+  if (typeof edit.mid !== 'string' || edit.mid === '' || typeof edit.text !== 'string') return [];
+  const id = `${edit.mid}-edit-${String(edit.num_edit ?? timestampMs)}`;
+  return [received(id, sender, seconds(timestampMs), { type: 'text', body: edit.text }, channel, edit.mid)];
+}
+
+/** A message the user sent; `editedId` makes it an edit of that message (its record keeps that id). */
+function received(id: string, sender: string, timestamp: number, content: MetaInboundContent, channel: ChannelName, editedId?: string): MappedEvent {
   const message: InboundMessage = {
     id, chatJid: sender, from: sender, fromUserId: sender, fromMe: false, timestamp, chatType: 'individual', content,
+    ...(editedId ? { edit: { originalMessageId: editedId } } : {}),
     record: {
-      key: { remoteJid: sender, fromMe: false, id },
+      key: { remoteJid: sender, fromMe: false, id: editedId ?? id },
       message: inboundRecordContent(content, sender),
       messageTimestamp: String(timestamp),
       status: RECEIVED_STATUS,
@@ -124,7 +150,7 @@ function contextOf(replyTo: WebhookMessage['reply_to']): InboundMessage['context
 function contentsOf(message: WebhookMessage): MetaInboundContent[] {
   if (message.is_unsupported === true) return [{ type: 'unsupported', typeName: 'unsupported' }];
   const text = typeof message.text === 'string' && message.text !== '' ? message.text : undefined;
-  const attachments = Array.isArray(message.attachments) ? message.attachments : [];
+  const attachments = withoutDuplicateShares(Array.isArray(message.attachments) ? message.attachments : []);
   const items = attachments.map(attachmentContent);
   if (text !== undefined) {
     const first = items[0];
@@ -172,9 +198,30 @@ function attachmentContent(attachment: WebhookAttachment): MetaInboundContent {
     }
     case 'story_mention':
       return { type: 'image', media: media(url, 'image') };
+    case 'share':
+    case 'ig_post': {
+      // A shared Instagram post: its CDN link is the post's (first) image, its title the post's caption.
+      const post = media(url, 'image', typeof payload.ig_post_media_id === 'string' ? payload.ig_post_media_id : '');
+      if (typeof payload.title === 'string' && payload.title !== '') post.caption = payload.title;
+      return { type: 'image', media: post };
+    }
     default:
       return { type: 'unsupported', typeName: type };
   }
+}
+
+/**
+ * Since November 2025 Instagram sends a post share twice, as the old `share` attachment and as the
+ * new `ig_post` one (Meta, "Instagram Post Shares: New Attachment Type and Transition Period"): the
+ * `share` twin of an `ig_post` (same media id or link) is left out, so one share is one event.
+ */
+function withoutDuplicateShares(attachments: WebhookAttachment[]): WebhookAttachment[] {
+  const posts = attachments.filter((attachment) => attachment?.type === 'ig_post');
+  if (posts.length === 0) return attachments;
+  const ids = new Set<unknown>(posts.map((post) => post.payload?.ig_post_media_id).filter((id) => typeof id === 'string'));
+  const urls = new Set<unknown>(posts.map((post) => post.payload?.url).filter((url) => typeof url === 'string'));
+  return attachments.filter((attachment) => attachment?.type !== 'share'
+    || !(ids.has(attachment.payload?.ig_post_media_id) || urls.has(attachment.payload?.url)));
 }
 
 function media(url: string, kind: MetaMediaKind, id = ''): InboundMedia {

@@ -32,6 +32,8 @@ export interface MessagingEvent {
   reaction?: { mid?: string; action?: string; reaction?: string; emoji?: string };
   /** `messaging_postbacks`. */
   postback?: { mid?: string; title?: string; payload?: string };
+  /** `message_edits` (Messenger) / `message_edit` (Instagram): the new text of a message the user edited. */
+  message_edit?: { mid?: string; text?: string; num_edit?: number | string };
 }
 
 /** A message (also echoes of the account's own messages, with `is_echo`). */
@@ -48,13 +50,15 @@ export interface WebhookMessage {
   quick_reply?: { payload?: string };
 }
 
-/** `image`, `video`, `audio`, `file`, `ig_reel`, `reel`, `story_mention`, `share`, `location`, `fallback`, … */
+/** `image`, `video`, `audio`, `file`, `ig_reel`, `reel`, `story_mention`, `share`, `ig_post`, `location`, `fallback`, … */
 export interface WebhookAttachment {
   type?: string;
   payload?: {
     url?: string;
     title?: string;
     reel_video_id?: string;
+    /** Instagram post shares (`share`, and `ig_post` since November 2025): the shared post's media id. */
+    ig_post_media_id?: string;
     sticker_id?: number;
     coordinates?: { lat?: number; long?: number };
   } | null;

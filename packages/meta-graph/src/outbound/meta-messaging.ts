@@ -1,9 +1,10 @@
 import {
   CapabilityNotSupportedError, UpstreamError, ValidationError,
-  type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
+  type MediaBlob, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import type { GraphClient, GraphCredentials } from '../graph/graph-client.js';
+import type { MetaMediaDownloader } from '../inbound/media-download.js';
 import {
   ATTACHMENT_KIND, META_SEND_TYPES, PRESENCE_ACTIONS, attachmentMessage, isMetaSendable, messageRequest, reactionRequest,
   senderActionRequest, textualMessage, uploadForm, type MediaContent,
@@ -31,6 +32,7 @@ export class MetaMessaging implements MessagingCapability {
     private readonly client: GraphClient,
     private readonly credentials: () => Promise<GraphCredentials>,
     private readonly nowSeconds: () => number,
+    private readonly media: MetaMediaDownloader,
   ) {}
 
   supports(type: SendRequest['content']['type']): boolean {
@@ -65,6 +67,11 @@ export class MetaMessaging implements MessagingCapability {
   async sendPresence(request: PresenceRequest): Promise<void> {
     const to = this.recipient(request.to);
     await this.client.postJson<SendAnswer>(SEND_PATH, await this.credentials(), senderActionRequest(to, PRESENCE_ACTIONS[request.status]));
+  }
+
+  /** The attachment of a received message, from Meta's CDN link (which expires: see {@link MetaMediaDownloader}). */
+  downloadMedia(record: MessageRecord): Promise<MediaBlob | null> {
+    return this.media.download(record);
   }
 
   private recipient(to: string): string {

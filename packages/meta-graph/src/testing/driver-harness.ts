@@ -1,5 +1,5 @@
 import {
-  NotFoundError, defaultInstanceFlags, defaultWebhookSettings,
+  LinkedAccountIndex, NotFoundError, defaultInstanceFlags, defaultWebhookSettings,
   type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type DriverResponse, type InstanceRecord, type Logger,
   type SocialLink, type Storage,
 } from '@parley/core';
@@ -45,13 +45,18 @@ export function capturingLogger(into: unknown[]): Logger {
 
 /**
  * Wires `driver` to `storage` and `instances` the way the server does: one adapter per instance,
- * created on first use with a context whose `emit` captures payloads.
+ * created on first use with a context whose `emit` captures payloads, and the server's index of
+ * linked accounts (`@parley/core`'s LinkedAccountIndex, in `storage.state`) holding the instances' links.
  */
 export function createDriverHarness(driver: ChannelDriver, storage: Storage, instances: InstanceRecord[], logged: unknown[] = []): DriverHarness {
   const emitted: ChannelEventPayload[] = [];
   const emitters: string[] = [];
   const adapters = new Map<string, Promise<ChannelAdapter>>();
   const logger = capturingLogger(logged);
+  const index = new LinkedAccountIndex(storage.state, { get: async (id) => instances.find((instance) => instance.id === id) ?? null });
+  const indexed = (async () => {
+    for (const record of instances) for (const link of Object.values(record.links)) if (link) await index.add(record.id, link);
+  })();
 
   async function adapter(instanceId: string): Promise<ChannelAdapter> {
     const record = instances.find((instance) => instance.id === instanceId);
@@ -77,7 +82,15 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
   }
 
   const base = {
-    params: {}, adapter, instances: async () => instances,
+    params: {}, adapter,
+    async linkedAccount(channel: string, accountId: string) {
+      await indexed;
+      return index.find(channel, accountId);
+    },
+    async hasVerifyToken(channel: string, token: string) {
+      await indexed;
+      return index.hasVerifyToken(channel, token);
+    },
     instanceByKey: async (key: string) => {
       const record = instances.find((instance) => instance.key === key);
       if (!record) throw new NotFoundError('instance');

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChannelDriver, SocialChannelName, Storage } from '@parley/core';
+import type { ChannelDriver, ChannelName, Storage } from '@parley/core';
 import { createDriverHarness, testInstance } from './driver-harness.js';
 
 /** What {@link describeLiveGraphTest} needs from a Meta channel's package. */
 export interface LiveGraphTestOptions {
-  channel: SocialChannelName;
+  channel: ChannelName;
   /** The channel's driver with its defaults: the real Graph API. */
   createDriver(): ChannelDriver;
   /** A fresh storage for the adapter that sends (initialized here). */

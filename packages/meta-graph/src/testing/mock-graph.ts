@@ -5,7 +5,7 @@ import { after, before, beforeEach } from 'node:test';
 /** One request the mock received, with its body decoded. */
 export interface RecordedGraphRequest {
   method: string;
-  /** Path without the query string (`/v21.0/me/messages`). */
+  /** Path without the query string (`/v26.0/me/messages`). */
   path: string;
   query: Record<string, string>;
   headers: IncomingHttpHeaders;
@@ -16,8 +16,11 @@ export interface RecordedGraphRequest {
   form?: Record<string, string | { fileName: string; type: string; data: Buffer }>;
 }
 
-/** What the mock answers: a status and a JSON body, or `hang` to never answer (time-out tests). */
-export type GraphMockAnswer = { status: number; body: unknown } | 'hang';
+/**
+ * What the mock answers: a status and a JSON body, bytes (a Buffer, sent as they are with
+ * `contentType`, as Meta's CDN serves attachments), or `hang` to never answer (time-out tests).
+ */
+export type GraphMockAnswer = { status: number; body: unknown; contentType?: string } | 'hang';
 
 /** A local stand-in for the Graph API on 127.0.0.1, for tests. */
 export interface MockGraph {
@@ -81,10 +84,15 @@ function createMockGraph(): MockGraph & { listen(): Promise<void> } {
         const next = queue && queue.length > 1 ? queue.shift()! : queue?.[0];
         const answer = typeof next === 'function' ? next(recorded) : next;
         if (answer === 'hang') return;
-        const { status, body } = answer ?? {
+        const { status, body, contentType } = answer ?? {
           status: 404, body: { error: { message: `mock has no route ${recorded.method} ${recorded.path}`, type: 'GraphMethodException', code: 100 } },
         };
-        res.writeHead(status, { 'content-type': 'application/json' });
+        if (Buffer.isBuffer(body)) {
+          res.writeHead(status, { 'content-type': contentType ?? 'application/octet-stream', 'content-length': String(body.length) });
+          res.end(body);
+          return;
+        }
+        res.writeHead(status, { 'content-type': contentType ?? 'application/json' });
         res.end(JSON.stringify(body));
       })();
     });

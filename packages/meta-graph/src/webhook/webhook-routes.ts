@@ -1,19 +1,11 @@
-import type { DriverRequest, DriverResponse, DriverRoute, InstanceRecord, Logger, SocialLink } from '@parley/core';
-import { isMetaChannelAdapter } from '../adapter/meta-adapter.js';
+import type { DriverRequest, DriverResponse, DriverRoute, LinkedAccount, Logger } from '@parley/core';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { parseWebhookBody, type WebhookEntry } from '../inbound/webhook-payload.js';
-import { constantTimeEquals, verifySignature } from '../security/signature.js';
+import { verifySignature } from '../security/signature.js';
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
 /** Meta's challenges are numbers; anything longer or odder is not echoed back. */
 const CHALLENGE = /^[\w.-]{1,256}$/;
-
-function linksOf(instances: InstanceRecord[], profile: MetaChannelProfile): { instance: InstanceRecord; link: SocialLink }[] {
-  return instances.flatMap((instance) => {
-    const link = instance.links?.[profile.channel];
-    return link ? [{ instance, link }] : [];
-  });
-}
 
 /**
  * `GET /webhook`: Meta's subscription handshake. Answers `hub.challenge` as text when `hub.mode` is
@@ -41,11 +33,8 @@ function verificationRoute(profile: MetaChannelProfile): DriverRoute {
       const token = request.query['hub.verify_token'];
       const challenge = request.query['hub.challenge'];
       if (mode !== 'subscribe' || !token || !challenge || !CHALLENGE.test(challenge)) return forbidden();
-      let matched = false;
-      // Every candidate is compared, so timing does not tell how many links exist or which matched.
-      for (const { link } of linksOf(await request.instances(), profile)) {
-        if (constantTimeEquals(link.verifyToken, token)) matched = true;
-      }
+      // The server looks the token up by its hash: timing tells nothing of the tokens linked.
+      const matched = await request.hasVerifyToken(profile.channel, token);
       return matched ? { status: 200, body: challenge, contentType: 'text/plain' } : forbidden();
     },
   };
@@ -81,6 +70,8 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
     method: 'post',
     path: '/webhook',
     rawBody: true,
+    // Meta: "Webhooks payloads can be up to 3MB" (Cloud API webhooks docs); read up to 4 MiB for margin.
+    bodyLimitBytes: 4 * 1024 * 1024,
     summary: `${profile.label} webhook notifications (signed by Meta)`,
     response: {
       type: 'object',
@@ -98,24 +89,25 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
         return invalid(`body is not ${/^[AEIOU]/i.test(profile.label) ? 'an' : 'a'} ${profile.label} webhook notification`);
       }
 
-      const links = linksOf(await request.instances(), profile);
-      const targets: { entry: WebhookEntry; instance: InstanceRecord; link: SocialLink }[] = [];
+      // Each entry's account is looked up in the server's index of linked accounts: the cost of a
+      // notification does not grow with the number of instances.
+      const targets: { entry: WebhookEntry; account: LinkedAccount }[] = [];
       const unknown: string[] = [];
       for (const entry of body.entry ?? []) {
-        const matches = links.filter(({ link }) => entry && link.accountId === String(entry.id));
-        if (matches.length === 0) unknown.push(String(entry?.id));
-        for (const { instance, link } of matches) targets.push({ entry, instance, link });
+        const account = entry ? await request.linkedAccount(profile.channel, String(entry.id)) : null;
+        if (account) targets.push({ entry, account });
+        else unknown.push(String(entry?.id));
       }
-      const secrets = new Set(targets.map(({ link }) => link.appSecret));
+      const secrets = new Set(targets.map(({ account }) => account.link.appSecret));
       for (const secret of secrets) {
         if (!verifySignature(raw, signature, secret)) return unauthorized(`invalid ${SIGNATURE_HEADER} signature`);
       }
       if (unknown.length > 0) logger.warn({ channel: profile.channel, accounts: unknown }, 'webhook entries of unlinked accounts skipped');
 
       let emitted = 0;
-      for (const { entry, instance } of targets) {
-        const adapter = await request.adapter(instance.id, profile.channel);
-        if (!isMetaChannelAdapter(adapter)) throw new Error(`${profile.channel} adapter of ${instance.id} cannot ingest webhooks`);
+      for (const { entry, account } of targets) {
+        const adapter = await request.adapter(account.instanceId, profile.channel);
+        if (!adapter.ingest) throw new Error(`${profile.channel} adapter of ${account.instanceId} cannot ingest webhooks`);
         emitted += await adapter.ingest(entry);
       }
       return { status: 200, body: { received: emitted } };

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSecret, UnauthorizedError } from '@parley/core';
+import { newSecret, privateDir, privateExistingFile, PRIVATE_FILE_MODE, silentLogger, UnauthorizedError, type Logger } from '@parley/core';
 
 /** Where the admin token comes from, for the banner. */
 export type AdminTokenSource = { kind: 'env' } | { kind: 'file'; path: string; generated: boolean };
@@ -17,18 +17,24 @@ export class AdminToken {
     this.digest = createHash('sha256').update(value).digest();
   }
 
-  /** Loads or generates the token (file mode 0600). */
-  static load(dataDir: string, fromEnv?: string): AdminToken {
+  /**
+   * Loads or generates the token. The file is created 0600 in a 0700 directory; an existing file
+   * readable by others is tightened to 0600, with a warning.
+   */
+  static load(dataDir: string, fromEnv?: string, logger: Logger = silentLogger): AdminToken {
     if (fromEnv) {
       if (fromEnv.length < 16) throw new Error('PARLEY_ADMIN_TOKEN must be at least 16 characters');
       return new AdminToken(fromEnv, { kind: 'env' });
     }
     const path = join(dataDir, 'admin-token');
-    if (existsSync(path)) return new AdminToken(readFileSync(path, 'utf8').trim(), { kind: 'file', path, generated: false });
-    mkdirSync(dataDir, { recursive: true });
+    if (existsSync(path)) {
+      if (privateExistingFile(path)) logger.warn({ file: path }, 'admin token file was readable by other users: permissions tightened to 0600');
+      return new AdminToken(readFileSync(path, 'utf8').trim(), { kind: 'file', path, generated: false });
+    }
+    privateDir(dataDir);
     const token = newSecret(32);
-    writeFileSync(path, `${token}\n`, { mode: 0o600 });
-    chmodSync(path, 0o600);
+    // 'wx': a file that appeared meanwhile is never overwritten (nor given a token it did not hold).
+    writeFileSync(path, `${token}\n`, { mode: PRIVATE_FILE_MODE, flag: 'wx' });
     return new AdminToken(token, { kind: 'file', path, generated: true });
   }
 

@@ -1,7 +1,14 @@
 import type { ParleyServer } from './parley-server.js';
 
-/** The start-up banner: where the API, the docs and the admin token are. Printed once to stdout. */
-export function printBanner(server: ParleyServer, url: string): void {
+/** Where the banner goes: stdout, or any stream that says whether it is a terminal. */
+export type BannerOutput = Pick<NodeJS.WriteStream, 'isTTY' | 'write'>;
+
+/**
+ * The start-up banner: where the API, the docs and the admin token are. Printed once to stdout. A
+ * generated admin token is shown only on a terminal: stdout that is a pipe or a file usually ends in
+ * a log collector, where a secret must not go; the banner then says where the token was saved.
+ */
+export function printBanner(server: ParleyServer, url: string, out: BannerOutput = process.stdout): void {
   const { config, storage, drivers, formats, version, host } = server.context;
   const token = server.adminToken.source;
   const base = config.publicUrl ?? url;
@@ -17,10 +24,12 @@ export function printBanner(server: ParleyServer, url: string): void {
     `  Webhooks   formats ${[...formats.keys()].join(', ')}${host.allowPrivateUrls ? '   private URLs ALLOWED' : ''}`,
     token.kind === 'env'
       ? '  Admin      token from PARLEY_ADMIN_TOKEN'
-      : token.generated
-        ? `  Admin      token generated and saved to ${token.path}:\n             ${server.adminToken.value}\n             (shown this once; read it from the file later)`
-        : `  Admin      token in ${token.path}`,
+      : !token.generated
+        ? `  Admin      token in ${token.path}`
+        : out.isTTY
+          ? `  Admin      token generated and saved to ${token.path}:\n             ${server.adminToken.value}\n             (shown this once; read it from the file later)`
+          : `  Admin      token generated and saved to ${token.path}\n             (not shown: stdout is not a terminal; read it from the file)`,
     '',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  out.write(`${lines.join('\n')}\n`);
 }

@@ -3,21 +3,24 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
-import { Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { privateDir, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
+import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
+import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
 import { MessagingService } from '../services/messaging-service.js';
+import { backfillUniqueClaims } from '../services/unique-options.js';
 import { AdminToken } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 import { createWebhookService } from './webhook-wiring.js';
@@ -69,11 +72,18 @@ export class ParleyServer {
     const { config } = options;
     const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
     const clock = options.clock ?? { now: () => Date.now() };
-    const adminToken = AdminToken.load(config.dataDir, config.adminToken);
+    // The data directory holds keys, sessions and the admin token: only its owner may enter it.
+    const dataDirMode = privateDir(config.dataDir);
+    if (dataDirMode === 'tightened') logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
+    if (dataDirMode === 'shared') {
+      logger.warn({ dataDir: config.dataDir }, 'data directory is shared with other users (sticky bit, file-system root or another owner) and left as it is; its files are still 0600, but give Parley a directory of its own');
+    }
+    const adminToken = AdminToken.load(config.dataDir, config.adminToken, logger);
     const host: HostSettings = {
       dataDir: config.dataDir,
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
       allowPrivateUrls: config.allowPrivateUrls,
+      media: { maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs },
     };
     const container = rootContainer.createChildContainer();
     container.register(Tokens.Logger, { useValue: logger });
@@ -82,13 +92,16 @@ export class ParleyServer {
     const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
+    await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
     const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
     const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
+    // Before anything listens: inbound webhooks find their instance through this index.
+    if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     bus.attach((id) => registry.byIdOrThrow(id));
     const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
     const partial = {
-      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, connectors: plugins.connectors,
+      config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION,
       media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
       messaging: new MessagingService(storage, bus, projector),
@@ -108,8 +121,12 @@ export class ParleyServer {
       if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
       return undefined;
     };
+    // Counted in the storage when it offers a shared counter (Redis: every server counts together).
+    const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
+      plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
     const http = createHttpApp({
-      routes, resolveScope: resolveScope as never, logger, bodyLimitBytes: config.bodyLimitBytes, version: VERSION,
+      routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
+      bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
     });
@@ -152,7 +169,7 @@ export class ParleyServer {
    */
   private async restoreInstances(): Promise<void> {
     const { storage, registry, config, logger } = this.context;
-    const all = await storage.instances.list();
+    const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
     const records = all.filter((r) => r.wantsConnection);
     for (const [i, record] of records.entries()) {
@@ -170,17 +187,17 @@ export class ParleyServer {
 
   /** Reconnects the external databases of instances that have one (their history lives there). */
   private async reattachExternalDatabases(records: InstanceRecord[]): Promise<void> {
-    const { storage, connectors, logger } = this.context;
-    const bound = records.filter((r) => r.mongodb);
+    const { storage, externalDatabase: connector, logger } = this.context;
+    const bound = records.filter((r) => r.externalDatabase);
     for (const r of bound) storage.expect(r.id);
     await Promise.all(bound.map(async (r) => {
-      const connector = connectors.get('mongodb');
-      if (!connector) {
-        logger.error({ instance: r.id }, 'instance has an external MongoDB but no connector is configured (@parley/storage-mongodb/external)');
+      const { kind, ...database } = r.externalDatabase!;
+      if (connector?.kind !== kind) {
+        logger.error({ instance: r.id, kind }, `instance has an external database of kind "${kind}" but no plugin provides that connector`);
         return;
       }
       try {
-        await storage.attach(r.id, await connector.connect(r.mongodb!));
+        await storage.attach(r.id, await connector.connect(database));
       } catch (err) {
         logger.error({ err, instance: r.id }, 'external database could not be reconnected; its history answers 503 until it is attached again');
       }

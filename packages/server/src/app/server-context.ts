@@ -15,7 +15,8 @@ export interface ServerContext {
   clock: Clock;
   /** The storage back end, with per-instance external databases routed in. */
   storage: InstanceDataRouter;
-  connectors: Map<string, ExternalDataConnector>;
+  /** The external-database connector a plugin provides (spec 4.1 `/instance/mongodb`), if any. */
+  externalDatabase?: ExternalDataConnector;
   registry: InstanceRegistry;
   bus: EventBus;
   drivers: Map<string, ChannelDriver>;

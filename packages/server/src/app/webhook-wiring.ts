@@ -1,5 +1,5 @@
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import { ValidationError, type ChannelEvent, type InstanceRecord } from '@parley/core';
+import { channelDirectory, ValidationError, type ChannelEvent, type InstanceRecord } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { WebhookService } from '../services/webhook-service.js';
 import type { ServerContext } from './server-context.js';
@@ -12,6 +12,7 @@ export function createWebhookService(ctx: Omit<ServerContext, 'webhooks'>): Webh
     logger: ctx.logger,
     clock: ctx.clock,
     host: ctx.host,
+    channels: channelDirectory(ctx.drivers.values()),
     options: { serviceTag: ctx.config.serviceTag, ...ctx.config.webhooks } as Partial<WebhookOptions>,
   });
   return {

@@ -13,6 +13,20 @@ export const configSchema = {
     defaultChannel: { type: 'string', minLength: 1 },
     serviceTag: { type: 'string', minLength: 1, maxLength: 64 },
     bodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
+    mediaBodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 536870912 },
+    rateLimit: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        failures: { type: 'integer', minimum: 0, maximum: 1000000 },
+        windowSeconds: { type: 'integer', minimum: 1, maximum: 86400 },
+        blockSeconds: { type: 'integer', minimum: 1, maximum: 86400 },
+      },
+    },
+    trustProxy: {
+      description: 'true, a hop count, or comma-separated addresses/subnets (express "trust proxy").',
+      anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }, { type: 'string', minLength: 1 }],
+    },
     allowPrivateUrls: { type: 'boolean' },
     media: {
       type: 'object',

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
+import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { configSchema } from './config.schema.js';
@@ -22,7 +23,14 @@ export interface ParleyConfig {
   defaultChannel: string;
   /** Meta-format `object` constant. */
   serviceTag: string;
+  /** Body limit of every route that does not take media (JSON-only routes). */
   bodyLimitBytes: number;
+  /** Body limit of the routes that accept media inline (base64 data URIs). */
+  mediaBodyLimitBytes: number;
+  /** Per client address: failed authentications (unknown key, bad admin token) allowed per window, then a block. */
+  rateLimit: RateLimitConfig;
+  /** Express's `trust proxy` setting: which proxies' `X-Forwarded-For` names the client address. */
+  trustProxy: boolean | number | string;
   allowPrivateUrls: boolean;
   media: { maxBytes: number; timeoutMs: number };
   restore: { staggerMs: number };
@@ -33,6 +41,13 @@ export interface ParleyConfig {
   adminToken?: string;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+}
+
+/** Limits on failed authentications per client address (`failures` 0 turns the limit off). */
+export interface RateLimitConfig {
+  failures: number;
+  windowSeconds: number;
+  blockSeconds: number;
 }
 
 /** The embedded defaults: zero set-up, everything persisted in SQLite under the data directory. */
@@ -50,6 +65,23 @@ export const DEFAULT_PLUGINS: PluginEntry[] = [
 /** Raised for an unreadable or invalid configuration; the CLI prints it and exits 1. */
 export class ConfigError extends Error {}
 
+function envInt(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) throw new ConfigError(`${name} must be an integer of at least ${min}`);
+  return n;
+}
+
+/** `PARLEY_TRUST_PROXY`: `true`/`false`, a hop count, or addresses and subnets (express's forms). */
+function envTrustProxy(value: string | undefined): boolean | number | string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (/^\d+$/.test(value)) return Number(value);
+  if (['true', 'yes', 'on'].includes(value.toLowerCase())) return true;
+  if (['false', 'no', 'off'].includes(value.toLowerCase())) return false;
+  return value;
+}
+
 function envFlag(value: string | undefined): boolean | undefined {
   if (value === undefined || value === '') return undefined;
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
@@ -58,7 +90,8 @@ function envFlag(value: string | undefined): boolean | undefined {
 /**
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
- * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`).
+ * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
+ * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -78,6 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   const f = file as Partial<ParleyConfig>;
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : f.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535`);
+  const mediaMaxBytes = f.media?.maxBytes ?? DEFAULT_MEDIA_LIMITS.maxBytes;
   const dataDir = resolve(env.PARLEY_DATA_DIR || (f.dataDir ? (isAbsolute(f.dataDir) ? f.dataDir : resolve(baseDir, f.dataDir)) : './data'));
   return {
     port,
@@ -87,9 +121,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL || f.logLevel || 'info',
     defaultChannel: f.defaultChannel ?? 'whatsapp',
     serviceTag: f.serviceTag ?? 'parley',
-    bodyLimitBytes: f.bodyLimitBytes ?? 32 * 1024 * 1024,
+    bodyLimitBytes: f.bodyLimitBytes ?? 1024 * 1024,
+    // A data URI of the largest media accepted: base64 is 4/3 of the bytes, plus room for the other members.
+    mediaBodyLimitBytes: f.mediaBodyLimitBytes ?? Math.ceil(mediaMaxBytes / 3) * 4 + 64 * 1024,
+    rateLimit: {
+      failures: envInt(env, 'PARLEY_RATE_LIMIT_FAILURES', 0) ?? f.rateLimit?.failures ?? 50,
+      windowSeconds: envInt(env, 'PARLEY_RATE_LIMIT_WINDOW_SECONDS', 1) ?? f.rateLimit?.windowSeconds ?? 60,
+      blockSeconds: envInt(env, 'PARLEY_RATE_LIMIT_BLOCK_SECONDS', 1) ?? f.rateLimit?.blockSeconds ?? 300,
+    },
+    trustProxy: envTrustProxy(env.PARLEY_TRUST_PROXY) ?? f.trustProxy ?? false,
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
-    media: { maxBytes: f.media?.maxBytes ?? 16 * 1024 * 1024, timeoutMs: f.media?.timeoutMs ?? 15000 },
+    media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
     restore: { staggerMs: f.restore?.staggerMs ?? 500 },
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},

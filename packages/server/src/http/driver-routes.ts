@@ -17,7 +17,7 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
     return defineRoute({
       method: route.method, path, tag: `Channel: ${driver.name}`, summary: route.summary, auth: route.admin ? 'admin' : 'public',
       operationId: `${driver.name}_${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-      query: route.query, body: route.body, ...(route.errors ? { errors: route.errors } : {}),
+      query: route.query, body: route.body, bodyLimit: route.bodyLimitBytes, ...(route.errors ? { errors: route.errors } : {}),
       response: route.response ?? { type: 'object', description: 'Channel-specific answer' },
       // The body and query as the router checked them (an absent optional body reads as `{}`).
       handler: async ({ req, body, query }) => {
@@ -28,7 +28,8 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
           body: route.rawBody ? undefined : body,
           rawBody: route.rawBody ? (req as RequestWithRaw).rawBody ?? Buffer.alloc(0) : undefined,
           adapter: async (instanceId: string, channel?: ChannelName) => (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel),
-          instances: () => ctx.storage.instances.list(),
+          linkedAccount: (channel: ChannelName, accountId: string) => ctx.registry.linkedAccounts.find(channel, accountId),
+          hasVerifyToken: (channel: ChannelName, token: string) => ctx.registry.linkedAccounts.hasVerifyToken(channel, token),
           instanceByKey: async (key: string) => (await ctx.registry.byKey(key)).record,
         };
         const answer = await route.handler(request);

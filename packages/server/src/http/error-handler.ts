@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, type Logger } from '@parley/core';
+import { answerBeforeBody } from './early-answer.js';
 import type { MatchedRequest } from './router.js';
 
 /** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
@@ -9,6 +10,8 @@ export function sendError(res: Response, status: number, code: string, message: 
     res.end();
     return;
   }
+  // Answered before the body was read: the rest of the upload is discarded or not read at all.
+  answerBeforeBody(res.req, res);
   res.status(status).json({ status, error: details === undefined ? { code, message } : { code, message, details } });
 }
 

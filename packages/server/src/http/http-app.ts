@@ -6,8 +6,10 @@ import { errorHandler, sendError } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
+import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
+import type { FailureLimiter } from './failure-limiter.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
@@ -15,7 +17,14 @@ export interface HttpAppOptions {
   routes: RouteDefinition[];
   resolveScope: ScopeResolver;
   logger: Logger;
+  /** Body limit of JSON-only routes. */
   bodyLimitBytes: number;
+  /** Body limit of routes declaring `bodyLimit: 'media'` (base64 media inline). */
+  mediaBodyLimitBytes: number;
+  /** Counts failed authentications per client address. */
+  limiter: FailureLimiter;
+  /** Express's `trust proxy` setting (which `X-Forwarded-For` hops name the client address). */
+  trustProxy: boolean | number | string;
   version: string;
   /** Refuses new requests with 503 while shutting down. */
   isShuttingDown: () => boolean;
@@ -36,8 +45,24 @@ const OPENAPI_DOCUMENT = {
     tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
   },
 };
+/** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
+const QUIET_FAILURES = new Set([401, 404, 429]);
 
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
+
+/** A segment that may be an instance key (keys are 32 base64url characters): never echoed. */
+const KEY_LIKE = /^[A-Za-z0-9_-]{16,}$/;
+
+/**
+ * The message of a 404 for an unmatched path. Under a known prefix or a possible key it names the
+ * route asked for, the key redacted (`no route GET /:key/nothing`); a first segment that can be no
+ * key (`/metrics`, `/favicon.ico`) is an unknown path, said plainly, with where the API is described.
+ */
+function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: string) => boolean): string {
+  const first = /^\/([^/]+)(\/.*)?$/.exec(path);
+  if (!first || isKnownPrefix(first[1]!) || KEY_LIKE.test(first[1]!)) return `no route ${method} ${redactPath(path, isKnownPrefix)}`;
+  return `unknown path ${method} /${first[1]}${first[2] ? '/…' : ''}: Parley serves /{key}/… (instance API) and /admin/…; see /docs`;
+}
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
 export function createHttpApp(options: HttpAppOptions): {
@@ -48,9 +73,16 @@ export function createHttpApp(options: HttpAppOptions): {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  app.set('trust proxy', options.trustProxy);
   const prefixes = new Set([...STATIC_PREFIXES, ...routes.map((r) => r.path.split('/')[1]!).filter((p) => !p.startsWith('{'))]);
 
   const docs: RouteDefinition[] = [
+    defineRoute({
+      method: 'get', path: '/', operationId: 'root', tag: 'Operations', auth: 'public',
+      summary: 'Where to start: the documentation and the OpenAPI document',
+      response: okResponse({ data: s.object({ name: s.string(), version: s.string(), docs: s.string(), openapi: s.string() }, ['name', 'version', 'docs', 'openapi']) }),
+      handler: async () => ({ data: { name: 'Parley messaging gateway', version: options.version, docs: '/docs', openapi: '/openapi.json' } }),
+    }),
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
       summary: 'This OpenAPI 3.1 document', response: { text: 'application/json', schema: OPENAPI_DOCUMENT },
@@ -71,11 +103,13 @@ export function createHttpApp(options: HttpAppOptions): {
   const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
-  const { middleware: serveRoute, table } = routeMiddleware(all, options.resolveScope, options.durable);
-  const readBody = jsonBody(options.bodyLimitBytes);
+  const { middleware: serveRoute, table } = routeMiddleware(all, {
+    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter,
+    limits: { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes },
+  });
 
-  // One middleware for the hot path (shutdown check, request log, body, route): every layer express
-  // walks costs each request a `next()` round.
+  // One middleware for the hot path (shutdown check, request log, route): every layer express walks
+  // costs each request a `next()` round. The route reads the body itself, after authenticating.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (options.isShuttingDown()) {
       res.set('Connection', 'close');
@@ -92,18 +126,20 @@ export function createHttpApp(options: HttpAppOptions): {
       if (declared && !declared.has(res.statusCode) && undeclared.note(req.method, path, res.statusCode)) {
         logger.error(line, 'answer status not declared for this route in the OpenAPI document');
       }
-      // Successful calls are debug-level: at gateway volumes an info line per send costs throughput.
+      // Successful calls are debug-level: at gateway volumes an info line per send costs throughput. So
+      // are failed lookups (401, 404, 429): a flood of them must not flood the log (the failure
+      // limiter warns once when it blocks an address).
       if (res.statusCode >= 500) logger.error(line, 'request');
-      else if (res.statusCode >= 400) logger.info(line, 'request');
+      else if (res.statusCode >= 400 && !QUIET_FAILURES.has(res.statusCode)) logger.info(line, 'request');
       else logger.debug(line, 'request');
     });
-    readBody(req, res, (err?: unknown) => (err ? next(err) : serveRoute(req, res, next)));
+    serveRoute(req, res, next);
   });
 
   app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
 
   app.use((req: Request, res: Response) => {
-    sendError(res, 404, 'route_not_found', `no route ${req.method} ${redactPath(req.path, (seg) => prefixes.has(seg))}`);
+    sendError(res, 404, 'route_not_found', notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg)));
   });
   app.use(errorHandler(logger));
   return { app, openapi, routes: all, table, undeclared };

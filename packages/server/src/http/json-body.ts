@@ -1,5 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import type { RequestWithRaw } from './driver-routes.js';
+import type { BodyReader } from './router.js';
 
 /** A body-parser style error: `type` is what the error handler maps to an answer. */
 function bodyError(type: string, status: number, message: string, extra: Record<string, unknown> = {}): Error {
@@ -9,33 +10,46 @@ function bodyError(type: string, status: number, message: string, extra: Record<
 /** `application/json`, `application/*+json`, optionally with `charset=utf-8`, nothing else. */
 const PLAIN_JSON = /^application\/(?:[\w.-]+\+)?json\s*(?:;\s*charset="?utf-8"?\s*)?$/i;
 
-/**
- * Parses JSON request bodies, keeping the raw bytes (`req.rawBody`) for signature checks. The common
- * case — a JSON content type in UTF-8, no content encoding, a declared length within the limit — is
- * read here directly; anything else (compressed bodies, other charsets, chunked uploads) goes to
- * express.json, which handles every such case. Both fail the same way: 413 `entity.too.large`, 400
- * `entity.parse.failed` (only objects and arrays are accepted), 400 `request.size.invalid`.
- * express.json costs more per request than the rest of a small send's HTTP handling.
- */
-export function jsonBody(limitBytes: number): (req: Request, res: Response, next: NextFunction) => void {
-  const fallback = express.json({
+type Middleware = (req: Request, res: Response, next: NextFunction) => void;
+
+/** express.json with a limit; `strict: false` so that any JSON value parses (the router refuses non-objects as 400 validation_failed). */
+function fallbackParser(limitBytes: number): Middleware {
+  return express.json({
     limit: limitBytes,
+    strict: false,
     type: ['application/json', 'application/*+json'],
     verify: (req, _res, buf) => {
       (req as RequestWithRaw).rawBody = buf;
     },
   });
-  return (req, res, next) => {
+}
+
+/**
+ * Parses JSON request bodies up to a per-route limit, keeping the raw bytes (`req.rawBody`) for
+ * signature checks. The common case — a JSON content type in UTF-8, no content encoding, a declared
+ * length within the limit — is read here directly; anything else (compressed bodies, other
+ * charsets, chunked uploads) goes to express.json with the same limit, which it applies to the
+ * inflated bytes. Both fail the same way: 413 `entity.too.large` (a declared length over the limit
+ * is refused before a byte is read), 400 `entity.parse.failed` (not JSON), 400
+ * `request.size.invalid`. Any JSON value parses: a body of `null` or `"abc"` is well-formed JSON of
+ * the wrong type, which the router answers 400 validation_failed. express.json costs more per
+ * request than the rest of a small send's HTTP handling.
+ */
+export function jsonBody(): BodyReader {
+  const fallbacks = new Map<number, Middleware>();
+  const read = (req: Request, res: Response, limitBytes: number, next: (err?: unknown) => void): void => {
     const type = req.headers['content-type'];
     const length = req.headers['content-length'];
     const encoding = req.headers['content-encoding'];
     if (type === undefined || length === undefined || (encoding !== undefined && encoding !== 'identity') || !PLAIN_JSON.test(type)) {
+      let fallback = fallbacks.get(limitBytes);
+      if (!fallback) fallbacks.set(limitBytes, (fallback = fallbackParser(limitBytes)));
       fallback(req, res, next);
       return;
     }
     const declared = Number(length);
     if (declared > limitBytes) {
-      req.resume();
+      // Not read: the error answer closes the connection instead (see error-handler.ts).
       next(bodyError('entity.too.large', 413, 'request entity too large', { limit: limitBytes, length: declared }));
       return;
     }
@@ -55,15 +69,13 @@ export function jsonBody(limitBytes: number): (req: Request, res: Response, next
       const raw = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, received);
       (req as RequestWithRaw).rawBody = raw;
       const text = raw.toString('utf8');
-      const first = /\S/.exec(text)?.[0];
-      if (first === undefined) {
+      if (!/\S/.test(text)) {
         // As express.json: an empty body reads as an empty object.
         req.body = {};
         next();
         return;
       }
       try {
-        if (first !== '{' && first !== '[') throw new SyntaxError('only JSON objects and arrays are accepted');
         req.body = JSON.parse(text);
       } catch (err) {
         next(Object.assign(bodyError('entity.parse.failed', 400, (err as Error).message), { body: text }));
@@ -72,4 +84,5 @@ export function jsonBody(limitBytes: number): (req: Request, res: Response, next
       next();
     });
   };
+  return (req, res, limitBytes) => new Promise<void>((resolve, reject) => read(req, res, limitBytes, (err) => (err ? reject(err) : resolve())));
 }

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from './route.js';
+import { isKeyed, readsBody, type RouteDefinition } from './route.js';
 
 /**
  * The one place that decides which statuses an operation can answer. The OpenAPI document lists
@@ -20,6 +20,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   409: 'The operation conflicts with the current state (for example the instance is not connected).',
   413: 'The body or media is over its size limit.',
   415: 'The body\'s charset or content encoding is not supported.',
+  429: 'Too many failed authentications (unknown key, bad admin token) from this address; `Retry-After` says when to retry.',
   422: 'The instance\'s channel does not support this capability.',
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',
@@ -27,17 +28,20 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
 };
 
 /**
- * Answered around any handler: 400 malformed JSON or a broken path encoding, 413 a body over the
- * limit and 415 an unsupported charset or encoding (every request body is read, whatever the route),
- * 500 internal errors, 503 while shutting down or when storage is unavailable.
+ * Answered around any handler: 400 a failing schema or a broken path encoding, 500 internal errors,
+ * 503 while shutting down or when storage is unavailable.
  */
-export const EVERY_ROUTE: readonly number[] = [400, 413, 415, 500, 503];
+export const EVERY_ROUTE: readonly number[] = [400, 500, 503];
 
 /** Statuses that follow from how a route is declared. */
 export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[] = [
   // The instance key is resolved first: an unknown key is 404 instance_not_found.
   (route) => (route.auth === 'instance' ? [404] : []),
   (route) => (route.auth === 'admin' ? [401] : []),
+  // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
+  (route) => (readsBody(route) ? [413, 415] : []),
+  // Failed authentications are counted per address: 429 once an address is blocked.
+  (route) => (isKeyed(route) ? [429] : []),
   // A route that needs a channel capability (it declares 422 for channels without it) reaches the
   // channel's network, which can refuse or fail the operation: 502 upstream_error.
   (route) => (route.errors?.includes(422) ? [502] : []),

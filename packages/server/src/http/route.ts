@@ -62,6 +62,12 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
   query?: JsonSchema;
   body?: JsonSchema;
   /**
+   * `media` for routes whose body may carry media inline (a base64 data URI): they read up to the
+   * configured `mediaBodyLimitBytes`; a number of bytes for a route with its own bound (a driver's);
+   * every other route reads up to `bodyLimitBytes` (1 MiB by default).
+   */
+  bodyLimit?: 'media' | number;
+  /**
    * Schema of the success answer, or a binary/text description (`json` too when a query picks the
    * form; `schema` when the text is a JSON document answered as prepared, like `/openapi.json`).
    */
@@ -82,4 +88,17 @@ export function defineRoute<P = any, Q = any, B = any, S = any>(route: RouteDefi
 /** Converts `/{key}/x/{id}` to express's `/:key/x/:id` (the form request logs show). */
 export function toExpressPath(path: string): string {
   return path.replace(/\{([^}]+)\}/g, ':$1');
+}
+
+/**
+ * Whether a route takes an instance key or the admin token: its answers may carry secrets
+ * (`Cache-Control: no-store`) and its failed authentications count against the caller (429).
+ */
+export function isKeyed(route: RouteDefinition): boolean {
+  return route.auth !== 'public' || route.path.includes('{key}');
+}
+
+/** Whether a route reads a request body (up to its limit, so it may answer 413): every route but a body-less GET. */
+export function readsBody(route: RouteDefinition): boolean {
+  return route.body !== undefined || route.method !== 'get';
 }

@@ -1,6 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ValidationError } from '@parley/core';
-import { BinaryReply, JsonReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
+import { isParleyError, ParleyError, ValidationError } from '@parley/core';
+import type { FailureLimiter } from './failure-limiter.js';
+import { BinaryReply, isKeyed, JsonReply, readsBody, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
@@ -8,11 +9,25 @@ import { check, RequestValidator } from './validator.js';
 /** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
 export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
 
+/** Reads a request body into `req.body` (see json-body.ts); rejects with a body-parser style error. */
+export type BodyReader = (req: Request, res: Response, limitBytes: number) => Promise<void>;
+
 /**
  * What an express request carries once the route table has matched it: the route's template (for
  * logs) and the statuses it declares (the HTTP app reports answers outside them).
  */
 export type MatchedRequest = Request & { parleyRoute?: string; parleyStatuses?: ReadonlySet<number> };
+
+/** What {@link routeMiddleware} needs besides the routes. */
+export interface RouterOptions {
+  resolveScope: ScopeResolver;
+  /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
+  durable: () => Promise<void>;
+  readBody: BodyReader;
+  /** Body limits: `media` for routes declaring `bodyLimit: 'media'`, `json` for the others. */
+  limits: { json: number; media: number };
+  limiter: FailureLimiter;
+}
 
 /** Sends a JSON answer: what `res.json` does, without its content negotiation and ETag machinery (Parley sets no ETags). */
 export function sendJson(res: Response, status: number, body: unknown): void {
@@ -23,13 +38,32 @@ export function sendJson(res: Response, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** 429 with `Retry-After`: the client's address failed to authenticate too often. */
+function rateLimited(res: Response, ms: number): ParleyError {
+  const seconds = Math.ceil(ms / 1000);
+  res.setHeader('Retry-After', String(seconds));
+  return new ParleyError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { retryAfterSeconds: seconds });
+}
+
+/** A failed key lookup or admin token check (what the failure limiter counts). */
+function isAuthFailure(err: unknown): boolean {
+  return isParleyError(err) && (err.status === 401 || err.code === 'instance_not_found');
+}
+
 /**
  * Builds the one express middleware that serves every route definition: a {@link RouteTable}
- * finds the route, its validators (compiled once at start-up) check the request, the handler runs,
- * and non-GET answers wait for `durable()` (storage flush). Requests no route matches go on to the
- * next middleware (the 404 answer). Answers the middleware and the table (the OpenAPI test reads it).
+ * finds the route, the caller is authenticated from the path and headers, then the body is read
+ * with the route's limit (so an unknown key or a bad token never costs a body read), its
+ * validators (compiled once at start-up) check the request, the handler runs, and non-GET answers
+ * wait for `durable()` (storage flush). Failed authentications count against the caller's address
+ * ({@link FailureLimiter}); once it is blocked they answer 429. Successful ones are never limited,
+ * even from a blocked address: clients behind one proxy or NAT must not lose their service to a
+ * neighbour polling with a deleted key, and keys (192 random bits) cannot be guessed anyway. Requests
+ * no route matches go on to the next middleware (the 404 answer). Answers the middleware and the table (the
+ * OpenAPI test reads it).
  */
-export function routeMiddleware(routes: RouteDefinition[], resolveScope: ScopeResolver, durable: () => Promise<void>) {
+export function routeMiddleware(routes: RouteDefinition[], options: RouterOptions) {
+  const { resolveScope, durable, readBody, limiter } = options;
   const validator = new RequestValidator();
   const table = new RouteTable<(req: Request, res: Response, params: Record<string, string>) => Promise<void>>();
   for (const route of routes) {
@@ -38,11 +72,22 @@ export function routeMiddleware(routes: RouteDefinition[], resolveScope: ScopeRe
     const body = route.body ? validator.body(route.body) : undefined;
     const logPath = toExpressPath(route.path);
     const statuses: ReadonlySet<number> = new Set(routeStatuses(route));
+    // Routes that take a key or the admin token: their answers may carry secrets, and their failures count.
+    const keyed = isKeyed(route);
+    const withBody = readsBody(route);
+    const limit = route.bodyLimit === 'media' ? options.limits.media : route.bodyLimit ?? options.limits.json;
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
       (req as MatchedRequest).parleyStatuses = statuses;
       req.params = matched;
-      const scope = await resolveScope(route.auth, req);
+      if (keyed) res.setHeader('Cache-Control', 'no-store');
+      let scope: unknown;
+      try {
+        scope = await resolveScope(route.auth, req);
+      } catch (err) {
+        await failed(req, res, err);
+      }
+      if (withBody) await readBody(req, res, limit);
       const p = { ...matched };
       if (params) check(params, p, 'path');
       const q = { ...(req.query as Record<string, unknown>) };
@@ -56,7 +101,14 @@ export function routeMiddleware(routes: RouteDefinition[], resolveScope: ScopeRe
         }
         check(body, b, 'body');
       }
-      const result = await route.handler({ params: p, query: q, body: b, scope, req, res });
+      // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
+      let result: Awaited<ReturnType<RouteDefinition['handler']>>;
+      try {
+        result = await route.handler({ params: p, query: q, body: b, scope, req, res });
+      } catch (err) {
+        if (route.auth === 'public' && keyed) await failed(req, res, err);
+        throw err;
+      }
       // An answer to a request that changed something means its writes are on disk.
       if (route.method !== 'get') await durable();
       if (result instanceof BinaryReply) {
@@ -72,6 +124,18 @@ export function routeMiddleware(routes: RouteDefinition[], resolveScope: ScopeRe
       }
     });
   }
+
+  /**
+   * Counts a failed authentication against the caller's address; rethrows it, or 429 once the
+   * address is blocked (a blocked address's failures no longer reach the counter's store).
+   */
+  async function failed(req: Request, res: Response, err: unknown): Promise<never> {
+    if (!isAuthFailure(err)) throw err;
+    const address = req.ip ?? '';
+    const ms = limiter.retryAfterMs(address) || (await limiter.fail(address));
+    throw ms > 0 ? rateLimited(res, ms) : err;
+  }
+
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
     let found;
     try {

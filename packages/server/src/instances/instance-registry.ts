@@ -1,6 +1,6 @@
 import {
-  newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type InstanceRecord, type Logger,
-  type SocialChannelName, type Storage,
+  LinkedAccountIndex, newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName,
+  type InstanceRecord, type Logger, type SocialLink, type Storage, type UniqueClaim,
 } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
@@ -13,13 +13,17 @@ export class InstanceRegistry {
   private readonly byId = new Map<string, InstanceRuntime>();
   private readonly idByKey = new Map<string, string>();
   private readonly loading = new Map<string, Promise<InstanceRuntime>>();
+  /** Which instance links each social account: kept current by {@link link}, {@link unlink} and {@link forgetLinks}. */
+  readonly linkedAccounts: LinkedAccountIndex;
 
   constructor(
     private readonly storage: Storage,
     private readonly drivers: Map<string, ChannelDriver>,
     private readonly bus: EventBus,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.linkedAccounts = new LinkedAccountIndex(storage.state, storage.instances);
+  }
 
   /** The driver claiming a channel name, or a ValidationError naming `field`. */
   driver(name: string, field = 'channel'): ChannelDriver {
@@ -66,7 +70,7 @@ export class InstanceRegistry {
   private async createRuntime(record: InstanceRecord): Promise<InstanceRuntime> {
     const main = await this.createAdapter(record, this.driver(record.driver, 'driver'));
     const runtime = new InstanceRuntime(record, main);
-    for (const channel of Object.keys(record.links) as SocialChannelName[]) {
+    for (const channel of Object.keys(record.links)) {
       const driver = this.drivers.get(channel);
       if (driver) runtime.social.set(channel, await this.createAdapter(record, driver));
       else this.logger.warn({ instance: record.id, channel }, 'linked channel has no driver configured; link ignored');
@@ -97,17 +101,20 @@ export class InstanceRegistry {
     return record;
   }
 
-  /** Creates an instance record and loads it. */
-  async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }): Promise<InstanceRuntime> {
+  /** Creates an instance record with the values it holds exclusively (one atomic write) and loads it. */
+  async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }, claims: readonly UniqueClaim[] = []): Promise<InstanceRuntime> {
     const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid().toLowerCase()}`, createdAt: Date.now() };
-    await this.storage.instances.create(full);
+    await this.storage.instances.create(full, claims);
     return this.load(full);
   }
 
   /** Links a social channel: stores the link and starts its adapter. */
-  async link(id: string, channel: SocialChannelName, link: InstanceRecord['links'][SocialChannelName]): Promise<InstanceRecord> {
+  async link(id: string, channel: ChannelName, link: SocialLink): Promise<InstanceRecord> {
     const runtime = await this.byIdOrThrow(id);
+    const previousLink = runtime.record.links[channel];
     const record = await this.update(id, { links: { ...runtime.record.links, [channel]: link } });
+    if (previousLink) await this.linkedAccounts.remove(id, previousLink);
+    await this.linkedAccounts.add(id, link);
     const previous = runtime.social.get(channel);
     if (previous) await previous.stop();
     runtime.social.set(channel, await this.createAdapter(record, this.driver(channel)));
@@ -115,14 +122,21 @@ export class InstanceRegistry {
   }
 
   /** Unlinks a social channel. */
-  async unlink(id: string, channel: SocialChannelName): Promise<InstanceRecord> {
+  async unlink(id: string, channel: ChannelName): Promise<InstanceRecord> {
     const runtime = await this.byIdOrThrow(id);
     const links = { ...runtime.record.links };
+    const dropped = links[channel];
     delete links[channel];
     const record = await this.update(id, { links });
+    if (dropped) await this.linkedAccounts.remove(id, dropped);
     await runtime.social.get(channel)?.stop();
     runtime.social.delete(channel);
     return record;
+  }
+
+  /** Drops a deleted instance's links from the index of linked accounts. */
+  async forgetLinks(record: InstanceRecord): Promise<void> {
+    for (const link of Object.values(record.links)) if (link) await this.linkedAccounts.remove(record.id, link);
   }
 
   /** Stops an instance's adapters and forgets it (the record stays unless the caller deletes it). */

@@ -1,8 +1,10 @@
-import { ConflictError, NotFoundError, type ChannelAdapter, type ChannelName, type InstanceRecord, type SocialChannelName } from '@parley/core';
+import {
+  ConflictError, NotFoundError, type ChannelAdapter, type ChannelName, type ConnectionState, type ConnectionStatus, type InstanceRecord,
+} from '@parley/core';
 
 /** A loaded instance: its current record and its channel adapters. */
 export class InstanceRuntime {
-  readonly social = new Map<SocialChannelName, ChannelAdapter>();
+  readonly social = new Map<ChannelName, ChannelAdapter>();
 
   constructor(
     public record: InstanceRecord,
@@ -19,7 +21,7 @@ export class InstanceRuntime {
    */
   adapter(provider?: ChannelName): ChannelAdapter {
     if (!provider || provider === this.main.channel) return this.main;
-    const adapter = this.social.get(provider as SocialChannelName);
+    const adapter = this.social.get(provider);
     if (!adapter) throw new ConflictError(`${provider} is not linked to this instance`, 'channel_not_linked');
     return adapter;
   }
@@ -41,6 +43,20 @@ export class InstanceRuntime {
     return this.record.user?.id === live.user.id ? this.record.user : live.user;
   }
 
+  /**
+   * What the main channel's connection is doing: the adapter's own status where it reports one,
+   * else `open` or `disconnected` from `phoneConnected`.
+   */
+  connection(): Pick<ConnectionState, 'failure' | 'lastError'> & { status: ConnectionStatus } {
+    const live = this.main.capabilities.connection?.state();
+    const connected = live?.phoneConnected ?? this.record.phoneConnected;
+    return {
+      status: live?.status ?? (connected ? 'open' : 'disconnected'),
+      ...(live?.lastError ? { lastError: live.lastError } : {}),
+      ...(live?.failure ? { failure: live.failure } : {}),
+    };
+  }
+
   /** Every adapter, main first. */
   adapters(): ChannelAdapter[] {
     return [this.main, ...this.social.values()];
@@ -50,4 +66,30 @@ export class InstanceRuntime {
 /** Thrown for an unknown instance key or id. */
 export function instanceNotFound(): NotFoundError {
   return new NotFoundError('instance', 'instance_not_found');
+}
+
+/**
+ * The 409 `not_connected` of an operation that needs the main channel connected, saying what the
+ * connection waits for: a QR scan, a pairing code, WhatsApp (with the last failure), or a connect.
+ */
+export function notConnected(runtime: InstanceRuntime): ConflictError {
+  const { status, lastError, failure } = runtime.connection();
+  const prefix = 'the instance is not connected: ';
+  const details = { status, ...(lastError ? { lastError } : {}) };
+  const last = lastError ? ` (last attempt: ${lastError.message}${lastError.cause ? `, ${lastError.cause}` : ''})` : '';
+  switch (status) {
+    case 'waiting_for_qr_scan':
+      return new ConflictError(`${prefix}waiting for QR scan (the QR code is answered by POST /{key}/instance and sent as qrcode events)`, 'not_connected', details);
+    case 'waiting_for_pairing_code':
+      return new ConflictError(`${prefix}waiting for the pairing code to be entered on the phone`, 'not_connected', details);
+    case 'connecting':
+      return new ConflictError(`${prefix}connecting${last}`, 'not_connected', details);
+    case 'stopped':
+      return new ConflictError(
+        `${prefix}the connection stopped (${failure?.reason ?? lastError?.reason ?? 'failed'}${last}); connect it again with POST /{key}/instance`,
+        'not_connected', details,
+      );
+    default:
+      return new ConflictError(`${prefix}connect it with POST /{key}/instance first`, 'not_connected', details);
+  }
 }

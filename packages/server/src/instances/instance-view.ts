@@ -36,6 +36,7 @@ export function instanceView(runtime: InstanceRuntime, publicUrl: string): Recor
       category: r.businessProfile?.category ?? '',
     },
     health: r.health,
+    connection: runtime.connection(),
     ...(failure ? { failure } : {}),
     links: linksView(r),
   };

@@ -4,8 +4,8 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, Tokens, type ChannelDriver, type ExternalDataConnector, type HostSettings, type Logger, type PluginManifest, type Storage,
-  type WebhookFormat,
+  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelDriver, type ExternalDataConnector, type HostSettings,
+  type Logger, type PluginManifest, type Storage, type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
@@ -19,8 +19,8 @@ export interface LoadedPlugins {
   storage: Storage;
   drivers: Map<string, ChannelDriver>;
   formats: Map<string, WebhookFormat>;
-  /** External-database connectors by kind (`mongodb`). */
-  connectors: Map<string, ExternalDataConnector>;
+  /** The external-database connector (spec 4.1 `/instance/mongodb`), when a plugin provides one. */
+  externalDatabase?: ExternalDataConnector;
 }
 
 const KINDS = ['channel', 'storage', 'webhook-format', 'extension'];
@@ -40,14 +40,17 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
     throw new PluginError(`plugin ${entry.package} has no definePlugin(...) default export`);
   }
   if (!KINDS.includes(m.kind)) throw new PluginError(`plugin ${m.name}: unknown kind "${String(m.kind)}"`);
+  if (!m.provides || typeof m.provides !== 'object') throw new PluginError(`plugin ${m.name} declares no provides (what its register adds)`);
   return m;
 }
 
 /**
  * Loads the configured plugins in order: imports each manifest, validates its options with ajv
  * (strict, all errors; messages name the plugin and the field), checks `coreVersion` against this
- * core, runs `register`, then refuses conflicts — no storage or two storages, two drivers claiming
- * one channel name, two formats with one name.
+ * core, runs `register` with typed hooks that check each registration against the manifest's
+ * `provides`, refuses conflicts — no storage or two storages, two drivers claiming one name, drivers
+ * of one channel disagreeing on its addressing, two formats with one name, two external-database
+ * connectors — and finally checks every manifest's `needs` against what all plugins provided.
  */
 export async function loadPlugins(
   entries: PluginEntry[],
@@ -55,59 +58,97 @@ export async function loadPlugins(
 ): Promise<LoadedPlugins> {
   const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
   const manifests: PluginManifest[] = [];
-  const storageOwners: string[] = [];
-  const driverOwners = new Map<string, string>();
+  const owners = new Map<string, string>();
   const drivers = new Map<string, ChannelDriver>();
   const formats = new Map<string, WebhookFormat>();
-  const formatOwners = new Map<string, string>();
-  const connectors = new Map<string, ExternalDataConnector>();
+  let storage: Storage | undefined;
+  let externalDatabase: ExternalDataConnector | undefined;
+  const claim = (key: string, plugin: string, message: (owner: string) => string): void => {
+    const owner = owners.get(key);
+    if (owner !== undefined) throw new PluginError(message(owner));
+    owners.set(key, plugin);
+  };
 
   for (const entry of entries) {
     const manifest = await importManifest(entry, context.baseDir);
-    if (!semver.validRange(manifest.coreVersion) || !semver.satisfies(CORE_VERSION, manifest.coreVersion)) {
-      throw new PluginError(`plugin ${manifest.name} needs @parley/core ${manifest.coreVersion}, this server has ${CORE_VERSION}`);
+    const options = validatedOptions(ajv, manifest, entry);
+    const registrar = createRegistrar(manifest);
+    const registered = await registration(manifest.name, async () => {
+      await manifest.register({ ...registrar.hooks, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host });
+      return registrar.finish();
+    });
+    const name = manifest.name;
+    if (registered.storage) {
+      claim('storage', name, (owner) => `two storage back ends configured: ${owner} and ${name}; keep exactly one`);
+      storage = registered.storage;
     }
-    const options = structuredClone(entry.options ?? {});
-    if (manifest.optionsSchema) {
-      let validate;
-      try {
-        validate = ajv.compile(manifest.optionsSchema);
-      } catch (err) {
-        throw new PluginError(`plugin ${manifest.name} has an invalid optionsSchema: ${(err as Error).message}`);
+    for (const driver of registered.channels) {
+      claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);
+      const peer = [...drivers.values()].find((d) => d.channel === driver.channel);
+      if (peer && JSON.stringify(peer.addressing) !== JSON.stringify(driver.addressing)) {
+        throw new PluginError(`drivers of the channel "${driver.channel}" disagree on its addressing: "${peer.name}" (${owners.get(`driver:${peer.name}`)}) and "${driver.name}" (${name})`);
       }
-      if (!validate(options)) {
-        throw new PluginError(`plugin ${manifest.name}: invalid options: ${formatAjvErrors(validate.errors ?? [], 'options')}`);
-      }
-    }
-    // Each plugin registers into a child container, so what it registered can be attributed to it.
-    const child = context.container.createChildContainer();
-    await manifest.register({ container: child, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host });
-    if (child.isRegistered(Tokens.Storage, false)) {
-      storageOwners.push(manifest.name);
-      if (storageOwners.length > 1) {
-        throw new PluginError(`two storage back ends configured: ${storageOwners.join(' and ')}; keep exactly one`);
-      }
-      context.container.register(Tokens.Storage, { useFactory: () => child.resolve(Tokens.Storage) });
-    }
-    for (const driver of child.isRegistered(Tokens.ChannelDriver, false) ? child.resolveAll(Tokens.ChannelDriver) : []) {
-      const owner = driverOwners.get(driver.name);
-      if (owner) throw new PluginError(`two drivers claim the channel "${driver.name}": ${owner} and ${manifest.name}`);
-      driverOwners.set(driver.name, manifest.name);
       drivers.set(driver.name, driver);
     }
-    for (const format of child.isRegistered(Tokens.WebhookFormat, false) ? child.resolveAll(Tokens.WebhookFormat) : []) {
-      const owner = formatOwners.get(format.name);
-      if (owner) throw new PluginError(`two webhook formats named "${format.name}": ${owner} and ${manifest.name}`);
-      formatOwners.set(format.name, manifest.name);
+    for (const format of registered.formats) {
+      claim(`format:${format.name}`, name, (owner) => `two webhook formats named "${format.name}": ${owner} and ${name}`);
       formats.set(format.name, format);
     }
-    for (const connector of child.isRegistered(Tokens.ExternalDataConnector, false) ? child.resolveAll(Tokens.ExternalDataConnector) : []) {
-      if (connectors.has(connector.kind)) throw new PluginError(`two external-database connectors for "${connector.kind}" (the second from ${manifest.name})`);
-      connectors.set(connector.kind, connector);
+    for (const connector of registered.connectors) {
+      claim('connector', name, (owner) => `two external-database connectors configured: ${owner} and ${name} ("${connector.kind}"); keep at most one`);
+      externalDatabase = connector;
     }
     manifests.push(manifest);
-    context.logger.debug({ plugin: manifest.name, kind: manifest.kind }, 'plugin registered');
+    context.logger.debug({ plugin: name, kind: manifest.kind }, 'plugin registered');
   }
-  if (storageOwners.length === 0) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
-  return { manifests, storage: context.container.resolve(Tokens.Storage), drivers, formats, connectors };
+  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+  checkNeeds(manifests, { drivers, formats, externalDatabase });
+  // The host's own services resolve the storage from its container; plugins never see the container.
+  context.container.register(Tokens.Storage, { useValue: storage });
+  return { manifests, storage, drivers, formats, ...(externalDatabase ? { externalDatabase } : {}) };
+}
+
+function validatedOptions(ajv: Ajv, manifest: PluginManifest, entry: PluginEntry): Record<string, unknown> {
+  if (!semver.validRange(manifest.coreVersion) || !semver.satisfies(CORE_VERSION, manifest.coreVersion)) {
+    throw new PluginError(`plugin ${manifest.name} needs @parley/core ${manifest.coreVersion}, this server has ${CORE_VERSION}`);
+  }
+  const options = structuredClone(entry.options ?? {});
+  if (!manifest.optionsSchema) return options;
+  let validate;
+  try {
+    validate = ajv.compile(manifest.optionsSchema);
+  } catch (err) {
+    throw new PluginError(`plugin ${manifest.name} has an invalid optionsSchema: ${(err as Error).message}`);
+  }
+  if (!validate(options)) throw new PluginError(`plugin ${manifest.name}: invalid options: ${formatAjvErrors(validate.errors ?? [], 'options')}`);
+  return options;
+}
+
+/** Runs a plugin's registration, turning the hooks' refusals into boot errors. */
+async function registration<T>(plugin: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof PluginRegistrationError) throw new PluginError(err.message);
+    throw err;
+  }
+}
+
+/** Refuses to boot when a manifest needs what no configured plugin provides, naming the plugin and every missing item. */
+function checkNeeds(
+  manifests: PluginManifest[],
+  provided: { drivers: Map<string, ChannelDriver>; formats: Map<string, WebhookFormat>; externalDatabase?: ExternalDataConnector },
+): void {
+  const plugins = new Set(manifests.map((m) => m.name));
+  const channels = new Set([...provided.drivers.values()].map((d) => d.channel));
+  for (const manifest of manifests) {
+    const needs = manifest.needs ?? {};
+    const missing = [
+      ...(needs.plugins ?? []).filter((p) => !plugins.has(p)).map((p) => `the plugin ${p}`),
+      ...(needs.channels ?? []).filter((c) => !channels.has(c)).map((c) => `a driver of the channel "${c}"`),
+      ...(needs.formats ?? []).filter((f) => !provided.formats.has(f)).map((f) => `the webhook format "${f}"`),
+      ...(needs.connectors ?? []).filter((k) => provided.externalDatabase?.kind !== k).map((k) => `the external-database connector "${k}"`),
+    ];
+    if (missing.length > 0) throw new PluginError(`plugin ${manifest.name} needs ${missing.join(', ')}, which no configured plugin provides`);
+  }
 }

@@ -5,6 +5,8 @@ import { webhookSettingsSchema } from '../schemas/common.schemas.js';
 import { adminView, InstanceAdmin, type CreateInstanceInput } from '../services/instance-admin.js';
 
 const tag = 'Admin';
+/** Paging of the instance list: a default page holds every instance of a small deployment. */
+const ADMIN_PAGE = { defaultLimit: 1000, maxLimit: 1000 } as const;
 
 const adminInstanceSchema = s.openObject({
   id: s.string(), key: s.string(), name: s.string(), channel: s.string(), createdAt: s.integer(), phoneConnected: s.boolean(),
@@ -28,10 +30,20 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(adminInstanceSchema), errors: [409],
       handler: async ({ body }) => ({ data: adminView(await admin.create(body), ctx.host.publicUrl) }),
     }),
-    defineRoute({
+    defineRoute<unknown, { limit: number; cursor?: string }>({
       method: 'get', path: '/admin/instances', operationId: 'adminListInstances', tag, auth: 'admin',
-      summary: 'Every instance', response: dataResponse(s.array(adminInstanceSchema)),
-      handler: async () => ({ data: (await ctx.storage.instances.list()).map((record) => adminView(record, ctx.host.publicUrl)) }),
+      summary: 'Instances in creation order, one page at a time',
+      description: `\`limit\`: 1 to ${ADMIN_PAGE.maxLimit}, default ${ADMIN_PAGE.defaultLimit}. Pass the answer's \`cursor\` to get the next page; `
+        + '`cursor` is absent on the last page. A page costs its size, not the number of instances.',
+      query: s.object({
+        limit: s.integer({ minimum: 1, maximum: ADMIN_PAGE.maxLimit, default: ADMIN_PAGE.defaultLimit }),
+        cursor: s.string({ pattern: '^[0-9]{1,15}$', description: 'The `cursor` of the previous page.' }),
+      }),
+      response: okResponse({ data: s.array(adminInstanceSchema), cursor: s.string({ description: 'Token of the next page; absent on the last page.' }) }, ['data']),
+      handler: async ({ query }) => {
+        const page = await ctx.storage.instances.listPage({ limit: query.limit, ...(query.cursor !== undefined ? { after: query.cursor } : {}) });
+        return { data: page.items.map((record) => adminView(record, ctx.host.publicUrl)), ...(page.next !== undefined ? { cursor: page.next } : {}) };
+      },
     }),
     defineRoute<{ key: string }>({
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',

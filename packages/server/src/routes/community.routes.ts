@@ -72,7 +72,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<CommunityParams, unknown, { url: string }, Scope>({
       method: 'put', path: '/{key}/community/{communityId}/picture', operationId: 'setCommunityPicture', tag, auth: 'instance', params,
       summary: 'Set the community picture from a URL or data URI', description: `Answers \`data\`: the updated community (\`imgUrl\` where the channel gives it). ${ADMIN} ${UNKNOWN}`,
-      body: s.object({ url: urlField }, ['url']),
+      body: s.object({ url: urlField }, ['url']), bodyLimit: 'media',
       response: dataResponse(communitySchema), errors: [403, 409, 413, 422],
       handler: async ({ scope, params: p, body }) => setPicture(scope, p.communityId, body.url),
     }),

@@ -11,8 +11,8 @@ const tag = 'Instance';
 /** Spec 4.1 `POST /{key}/instance/mongodb`: the instance's history goes to the operator's MongoDB. */
 export function externalDatabaseRoutes(ctx: ServerContext): RouteDefinition[] {
   const connector = () => {
-    const found = ctx.connectors.get('mongodb');
-    if (!found) throw new CapabilityNotSupportedError('this server', 'external MongoDB databases', 'add @parley/storage-mongodb/external to the plugins');
+    const found = ctx.externalDatabase;
+    if (!found) throw new CapabilityNotSupportedError('this server', 'external MongoDB databases', 'configure a plugin that provides an external-database connector');
     return found;
   };
   return [
@@ -26,10 +26,11 @@ export function externalDatabaseRoutes(ctx: ServerContext): RouteDefinition[] {
       }, ['uri', 'dbName']),
       response: dataResponse(s.object({ dbName: s.string(), connected: s.boolean() })), errors: [422, 502],
       handler: async ({ scope, body }) => {
-        const store = await connector().connect({ uri: body.uri, dbName: body.dbName });
+        const found = connector();
+        const store = await found.connect({ uri: body.uri, dbName: body.dbName });
         await ctx.bus.run(scope.id, async () => {
           await ctx.storage.attach(scope.id, store);
-          await ctx.registry.update(scope.id, { mongodb: { uri: body.uri, dbName: body.dbName } });
+          await ctx.registry.update(scope.id, { externalDatabase: { kind: found.kind, uri: body.uri, dbName: body.dbName } });
         });
         return { data: { dbName: body.dbName, connected: true } };
       },
@@ -40,7 +41,7 @@ export function externalDatabaseRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => {
         await ctx.bus.run(scope.id, async () => {
           await ctx.storage.detach(scope.id);
-          await ctx.registry.update(scope.id, { mongodb: undefined });
+          await ctx.registry.update(scope.id, { externalDatabase: undefined });
         });
         return { message: 'External database detached' };
       },

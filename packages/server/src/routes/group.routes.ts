@@ -170,7 +170,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'put', path: '/{key}/groups/{groupJid}/picture', operationId: 'setGroupPicture', tag, auth: 'instance', params,
       summary: 'Set the group picture from a URL or data URI',
       description: `Answers \`data\`: the updated group (\`imgUrl\` where the channel gives it). A locked group accepts this from admins only (403 \`not_admin\`). ${UNKNOWN}`,
-      body: s.object({ url: urlField }, ['url']),
+      body: s.object({ url: urlField }, ['url']), bodyLimit: 'media',
       response: dataResponse(groupSchema), errors: [403, 409, 413, 422],
       handler: async ({ scope, params: p, body }) => setPicture(scope, p.groupJid, body.url),
     }),

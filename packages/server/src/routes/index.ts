@@ -1,5 +1,7 @@
 import type { ServerContext } from '../app/server-context.js';
+import { channelDirectory } from '@parley/core';
 import type { RouteDefinition } from '../http/route.js';
+import { bindChannelSlots } from '../schemas/channel-slots.js';
 import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { callRoutes } from './call.routes.js';
@@ -19,9 +21,9 @@ import { replyRoutes } from './reply.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 
-/** Every REST route of the server, by family. */
+/** Every REST route of the server, by family, with the channel slots of their schemas bound to the registered drivers. */
 export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): RouteDefinition[] {
-  return [
+  return bindChannelSlots([
     ...healthRoutes(ctx, isShuttingDown),
     ...adminRoutes(ctx),
     ...instanceRoutes(ctx),
@@ -40,5 +42,5 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...communityRoutes(ctx),
     ...catalogRoutes(ctx),
     ...statusRoutes(ctx),
-  ];
+  ], channelDirectory(ctx.drivers.values()));
 }

@@ -1,9 +1,9 @@
-import { ConflictError, requireCapability, toJid, ValidationError, type CapabilityName, type ChannelCapabilities } from '@parley/core';
-import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { requireCapability, toJid, ValidationError, type CapabilityName, type ChannelCapabilities } from '@parley/core';
+import { notConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
 
 /** 409 `not_connected` unless the instance's main channel is connected (checked before any side effect). */
 export function ensureConnected(runtime: InstanceRuntime): void {
-  if (!runtime.isConnected()) throw new ConflictError('the instance is not connected: connect it with POST /{key}/instance first', 'not_connected');
+  if (!runtime.isConnected()) throw notConnected(runtime);
 }
 
 /**

@@ -5,7 +5,7 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { BinaryReply, defineRoute, type RouteDefinition } from '../http/route.js';
 import { pictureOf, removePicture, storePicture, userView } from '../instances/profile-picture.js';
 import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';
-import { instanceViewSchema, keyParams, urlField, userSchema, webhookSettingsSchema } from '../schemas/common.schemas.js';
+import { connectionSchema, instanceViewSchema, keyParams, urlField, userSchema, webhookSettingsSchema } from '../schemas/common.schemas.js';
 import { assertProxyUrl } from '../services/proxy-url.js';
 
 type Scope = InstanceRuntime;
@@ -29,11 +29,14 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'post', path: '/{key}/instance', operationId: 'connectInstance', tag, auth: 'instance', params: keyParams,
       summary: 'Connect: answers a QR code while not paired (a `qrcode` event is emitted for each new QR)',
-      response: okResponse({ phoneConnected: s.boolean(), qrcode: s.string(), image: s.string({ description: 'PNG data URI' }), user: userSchema }),
+      description: 'Also starts over after the connection stopped. When the channel answers neither a QR code nor the open connection in time, or the attempt fails, it answers at once with `phoneConnected` false, empty `qrcode`, and `connection` saying what goes on (`connecting` with `lastError`, or `stopped`).',
+      response: okResponse({
+        phoneConnected: s.boolean(), qrcode: s.string(), image: s.string({ description: 'PNG data URI' }), user: userSchema, connection: connectionSchema,
+      }),
       handler: async ({ scope }) => {
         const result = await connection(scope).connect();
         await ctx.registry.update(scope.id, { wantsConnection: true });
-        return { phoneConnected: result.phoneConnected, qrcode: result.qrcode, image: result.image, user: result.user ? userView(result.user, ctx.host.publicUrl, scope.record.key) : result.user };
+        return { phoneConnected: result.phoneConnected, qrcode: result.qrcode, image: result.image, user: result.user ? userView(result.user, ctx.host.publicUrl, scope.record.key) : result.user, connection: scope.connection() };
       },
     }),
     defineRoute<unknown, unknown, { phoneNumber: string }, Scope>({
@@ -127,7 +130,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<unknown, unknown, { url: string }, Scope>({
       method: 'put', path: '/{key}/instance/profile/picture', operationId: 'setProfilePicture', tag, auth: 'instance', params: keyParams,
-      summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), response: dataResponse(userSchema), errors: [409, 413, 422],
+      summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), bodyLimit: 'media', response: dataResponse(userSchema), errors: [409, 413, 422],
       handler: async ({ scope, body }) => {
         connected(scope);
         const image = await ctx.media.resolve(body.url, 'body.url', 'image');

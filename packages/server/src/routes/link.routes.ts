@@ -1,4 +1,4 @@
-import { ConflictError, ValidationError, type SocialChannelName } from '@parley/core';
+import { CHANNEL_ID_PATTERN, ConflictError, ValidationError, type ChannelName } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { linksView } from '../instances/instance-view.js';
@@ -8,9 +8,6 @@ import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Social channels';
-const channelParam = keyAnd({ channel: s.enum(['instagram', 'messenger']) });
-
-const linkView = s.openObject({ accountId: s.string(), username: s.string(), linkedAt: s.integer() }, ['accountId', 'linkedAt']);
 
 /**
  * Drivers name the link fields as the body spells them (`accessToken`); the API names every field
@@ -30,7 +27,14 @@ function underBody(err: unknown): unknown {
  * Tokens are stored as secrets and never answered.
  */
 export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
-  const socialDriver = (channel: SocialChannelName) => {
+  // The linkable channels are the registered social drivers (spec 1.6: Instagram and Messenger ship with Parley).
+  const social = [...ctx.drivers.values()].filter((driver) => driver.role === 'social' && driver.link);
+  const channelParam = keyAnd({
+    // Without a social driver there is nothing to list: any channel id, answered as not available.
+    channel: social.length > 0 ? s.enum(social.map((driver) => driver.name)) : s.string({ pattern: CHANNEL_ID_PATTERN.source }),
+  });
+  const linkView = s.openObject({ accountId: s.string(), username: s.string(), linkedAt: s.integer() }, ['accountId', 'linkedAt']);
+  const socialDriver = (channel: ChannelName) => {
     const driver = ctx.registry.driver(channel, 'path.channel');
     if (driver.role !== 'social' || !driver.link) throw new ValidationError(`path.channel "${channel}" cannot be linked`);
     return driver;
@@ -39,10 +43,10 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/instance/links', operationId: 'listLinks', tag, auth: 'instance', params: keyParams,
       summary: 'Linked social channels (ids only; tokens are never answered)',
-      response: dataResponse(s.openObject({ instagram: linkView, messenger: linkView })),
+      response: dataResponse(s.openObject(Object.fromEntries(social.map((driver) => [driver.name, linkView])))),
       handler: async ({ scope }) => ({ data: linksView(scope.record) }),
     }),
-    defineRoute<{ channel: SocialChannelName }, unknown, Record<string, string>, Scope>({
+    defineRoute<{ channel: ChannelName }, unknown, Record<string, string>, Scope>({
       method: 'post', path: '/{key}/instance/links/{channel}', operationId: 'linkChannel', tag, auth: 'instance', params: channelParam,
       summary: 'Link an Instagram professional account or a Facebook Page; the token is checked against the Graph API first',
       description: 'Answers the link without its secrets. A token, app secret or account id the Graph API refuses answers 400 naming the field, with the Graph message; a Graph outage or rate limit answers 502 `upstream_error` (retryable). Nothing is stored on failure.',
@@ -54,8 +58,8 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params, body }) => {
         // Meta signs each delivery with one app secret: an account linked to two instances could
         // never verify for both, so it belongs to one instance at a time.
-        const holder = (await ctx.storage.instances.list()).find((r) => r.id !== scope.id && r.links[params.channel]?.accountId === body.accountId);
-        if (holder) throw new ConflictError(`this ${params.channel} account is already linked to another instance`, 'account_already_linked');
+        const holder = await ctx.registry.linkedAccounts.find(params.channel, body.accountId);
+        if (holder && holder.instanceId !== scope.id) throw new ConflictError(`this ${params.channel} account is already linked to another instance`, 'account_already_linked');
         const link = await socialDriver(params.channel).link!(body).catch((err: unknown) => {
           throw underBody(err);
         });
@@ -63,7 +67,7 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
         return { data: linksView(record)[params.channel] as Record<string, unknown> };
       },
     }),
-    defineRoute<{ channel: SocialChannelName }, unknown, unknown, Scope>({
+    defineRoute<{ channel: ChannelName }, unknown, unknown, Scope>({
       method: 'delete', path: '/{key}/instance/links/{channel}', operationId: 'unlinkChannel', tag, auth: 'instance', params: channelParam,
       summary: 'Unlink a social channel', response: messageResponse,
       handler: async ({ scope, params }) => {

@@ -1,4 +1,4 @@
-import { NotFoundError, type MediaBlob, type MessageRecord, type SocialChannelName } from '@parley/core';
+import { NotFoundError, type MediaBlob, type MessageRecord } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { BinaryReply, defineRoute, type RouteDefinition } from '../http/route.js';
@@ -18,7 +18,7 @@ async function mediaOf(ctx: ServerContext, runtime: InstanceRuntime, record: Mes
   const stored = await ctx.storage.media.get(runtime.id, record.key.id);
   if (stored) return stored;
   // A social channel unlinked since cannot download any more.
-  const adapter = !record.provider || record.provider === runtime.main.channel ? runtime.main : runtime.social.get(record.provider as SocialChannelName);
+  const adapter = !record.provider || record.provider === runtime.main.channel ? runtime.main : runtime.social.get(record.provider);
   const messaging = adapter?.capabilities.messaging;
   return messaging?.downloadMedia ? messaging.downloadMedia(record) : null;
 }

@@ -4,7 +4,7 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, s } from '../http/schema.js';
 import { keyParams } from '../schemas/common.schemas.js';
-import { messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
+import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
 import {
   callLinkCreator, connectedMessaging, MESSAGE_SUFFIXES, prepareSend, type MessageSuffix, type SendBodies,
 } from '../services/outgoing-content.js';
@@ -19,7 +19,7 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
   audio: { operationId: 'sendAudio', summary: 'Send an audio fetched from a URL', description: 'Ogg/Opus audio is sent as a voice note (ptt), other formats as an audio file.' },
   video: { operationId: 'sendVideo', summary: 'Send a video fetched from a URL' },
   document: { operationId: 'sendDocument', summary: 'Send a document fetched from a URL', description: 'The given mimetype and fileName are what the recipient sees.' },
-  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG or GIF) fetched from a URL' },
+  sticker: { operationId: 'sendSticker', summary: 'Send a sticker (WebP, PNG, JPEG or GIF) fetched from a URL' },
   'video-note': { operationId: 'sendVideoNote', summary: 'Send a round video note fetched from a URL' },
   'base64/image': { operationId: 'sendBase64Image', summary: 'Send an image given as a base64 data URI' },
   'base64/audio': { operationId: 'sendBase64Audio', summary: 'Send an audio given as a base64 data URI' },
@@ -49,7 +49,8 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
     method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
-    body: SEND_BODIES[suffix], response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
+    body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
+    response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, body }) => {
       const send = await prepareSend(ctx, scope, suffix, body);
       return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider }) };
@@ -60,12 +61,15 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, SendBodies['presence'], Scope>({
       method: 'post', path: '/{key}/message/presence', operationId: 'sendPresence', tag, auth: 'instance', params: keyParams,
       summary: 'Send a chat presence (typing, recording, online…)',
-      description: 'No message results, so the answer is `{status: 200, message}`.',
+      description: 'No message results, so the answer is `{status: 200, message}`. With `provider` `instagram` or `messenger`, '
+        + '`to` is the user id and the presence becomes a sender action: `composing`/`recording` → `typing_on`, '
+        + '`paused`/`unavailable` → `typing_off`, `available` → `mark_seen`.',
       body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jid = toJid(body.to, 'body.to');
-        await connectedMessaging(scope).sendPresence({ to: body.to, status: body.status });
-        return { message: `presence ${body.status} sent to ${jid}` };
+        // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
+        const to = scope.adapter(body.provider) === scope.main ? toJid(body.to, 'body.to') : body.to;
+        await connectedMessaging(scope, body.provider).sendPresence({ to: body.to, status: body.status });
+        return { message: `presence ${body.status} sent to ${to}` };
       },
     }),
     defineRoute<unknown, unknown, SendBodies['create-call-link'], Scope>({

@@ -3,7 +3,7 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, s } from '../http/schema.js';
 import { keyAnd } from '../schemas/common.schemas.js';
-import { messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
+import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
 import { prepareSend, type SendBodies } from '../services/outgoing-content.js';
 
 type Scope = InstanceRuntime;
@@ -25,7 +25,8 @@ export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
     params: keyAnd({ messageId: s.string({ minLength: 1, maxLength: 512, description: 'Id of the message replied to (quoted).' }) }),
     summary: `Reply to a message with a ${type.replace('_', ' ')} message`,
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
-    body: SEND_BODIES[type], response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
+    body: SEND_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
+    response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, params, body }) => {
       const send = await prepareSend(ctx, scope, type, body, params.messageId);
       return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider, quoted: send.quoted }) };

@@ -56,6 +56,21 @@ export const userSchema = s.nullable(s.openObject({
   imageProfile: s.string({ format: 'uri', description: 'Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set.' }),
 }, ['id', 'imageProfile']));
 
+/** What the main channel's connection is doing (extension; see docs/rest-api.md "Instance connection"). */
+export const connectionSchema = s.openObject({
+  status: s.enum(['disconnected', 'connecting', 'waiting_for_qr_scan', 'waiting_for_pairing_code', 'open', 'stopped']),
+  lastError: s.openObject({
+    code: s.integer({ description: "The channel's close code (WhatsApp: 408, 428, 440, …)." }),
+    reason: s.string(),
+    cause: s.enum(['dns', 'refused', 'timeout', 'reset', 'tls'], { description: 'Network-level cause, when the endpoint was never reached.' }),
+    message: s.string(),
+    at: s.integer({ description: 'Unix ms.' }),
+  }, ['code', 'reason', 'message', 'at'], { description: 'The last failed attempt or close since the connection last opened.' }),
+  failure: s.openObject({ code: s.integer(), reason: s.string(), attempts: s.integer() }, ['code', 'reason', 'attempts'], {
+    description: 'Why reconnection stopped (`status` = `stopped`).',
+  }),
+}, ['status'], { description: 'Extension: what the connection is doing; `health` is about account restrictions only.' });
+
 /** The instance record of spec 2.1 plus Parley's documented extensions. */
 export const instanceViewSchema = s.openObject({
   id: s.string({ description: 'Public instance id (extension): the `instance` of webhook payloads.' }),
@@ -71,7 +86,8 @@ export const instanceViewSchema = s.openObject({
   phoneConnected: s.boolean(),
   webhook: s.openObject((webhookSettingsSchema.properties as Record<string, JsonSchema>)),
   businessProfile: s.openObject({ wid: s.string(), description: s.string(), website: s.array(s.string()), category: s.string() }),
-  health: s.enum(['healthy', 'restricted'], { description: 'Extension (spec 3 health).' }),
+  health: s.enum(['healthy', 'restricted'], { description: 'Extension (spec 3 health): account restrictions, not the connection.' }),
+  connection: connectionSchema,
   failure: s.openObject({ code: s.integer(), reason: s.string(), attempts: s.integer() }, [], { description: 'Extension: set when reconnection gave up.' }),
   links: s.anyObject({ description: 'Extension: linked social channels (secrets redacted).' }),
 }, ['receive_status_message', 'save_media', 'receive_presence', 'permission', 'mark_messages', 'blocked', 'user', 'phoneConnected', 'webhook', 'businessProfile']);

@@ -1,6 +1,5 @@
-import { RECIPIENT_RULE, recipientPatternOr } from '@parley/core';
-import { describePattern } from '../http/ajv-errors.js';
 import { s, type JsonSchema } from '../http/schema.js';
+import { channelSlots } from './channel-slots.js';
 import { urlField } from './common.schemas.js';
 
 /** The message record of spec 2.4. */
@@ -9,12 +8,12 @@ export const messageRecordSchema = s.openObject({
   message: s.anyObject({ description: 'One typed member, named as WhatsApp names it (extendedTextMessage, imageMessage, …).' }),
   messageTimestamp: s.string({ pattern: '^\\d+$', description: 'Unix seconds as text.' }),
   status: s.enum(['PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED', 'ERROR']),
-  provider: s.enum(['whatsapp', 'instagram', 'messenger']),
+  provider: channelSlots.provider(),
   pushName: s.string(),
 }, ['key', 'message', 'messageTimestamp', 'status']);
 
-/** The optional `provider` of spec 1.6. */
-export const providerField = s.enum(['whatsapp', 'instagram', 'messenger'], { description: 'Channel to send through (default whatsapp).' });
+/** The optional `provider` of spec 1.6: one of the registered channels. */
+export const providerField = channelSlots.sendProvider();
 
 /** The chat of spec 2.5. */
 export const chatSchema = s.openObject({
@@ -50,16 +49,13 @@ export const contactCardSchema = s.object({
   organization: s.string({ maxLength: L.name }),
 }, ['fullName', 'phoneNumber']);
 
-/**
- * A send's `to`: on WhatsApp a phone number or JID (the `recipient` rule); through `provider` instagram or
- * messenger the recipient's user id (digits, as @parley/meta-graph checks it). Which one applies is
- * decided by the channel the send goes through (the handler checks it); the schema states both.
- */
-const to = s.string({
-  minLength: 1, maxLength: 128,
-  pattern: describePattern(recipientPatternOr('\\s*\\d{1,32}\\s*'), `${RECIPIENT_RULE}, or the recipient's user id (digits) on Instagram and Messenger`),
-  description: 'WhatsApp: phone number with country code (6 to 15 digits) or a JID. Instagram and Messenger (`provider`): the recipient\'s user id (digits).',
-});
+/** The recipient of a send, as the registered channels address people. */
+const to = channelSlots.recipient();
+
+/** Send bodies that may carry media inline (a data URI in `url` or `base64`): their routes read up to the media body limit. */
+export const INLINE_MEDIA_SENDS: ReadonlySet<string> = new Set([
+  'image', 'audio', 'video', 'document', 'sticker', 'video-note', 'base64/image', 'base64/audio', 'base64/document',
+]);
 
 /**
  * Request bodies of the send operations of spec 4.2, by path suffix; the replies of 4.3 take the same
@@ -94,7 +90,9 @@ export const SEND_BODIES = {
     text: s.string({ maxLength: 32, description: 'One emoji; an empty text removes the reaction.' }),
     msgId: s.text(512, { description: 'Id of the message reacted to; it must exist in this instance.' }),
   }, ['text', 'msgId']),
-  presence: s.object({ to, status: s.enum(['unavailable', 'available', 'composing', 'recording', 'paused']) }, ['to', 'status']),
+  presence: s.object({
+    to, status: s.enum(['unavailable', 'available', 'composing', 'recording', 'paused']), provider: providerField,
+  }, ['to', 'status']),
   title: s.object({ to, title: s.text(L.header), text: interactiveText, footer }, ['to', 'title', 'text']),
   button_reply: s.object({
     to, header, text: interactiveText, footer,

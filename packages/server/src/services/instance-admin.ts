@@ -6,6 +6,7 @@ import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
 import { userView } from '../instances/profile-picture.js';
+import { takenError, uniqueClaims, uniqueLookup } from './unique-options.js';
 
 /** Input of `POST /admin/instances`. */
 export interface CreateInstanceInput {
@@ -43,13 +44,14 @@ export class InstanceAdmin {
     if (driver.role !== 'main') throw new ValidationError(`body.channel "${channel}" is a social channel; link it to an instance instead`);
     const webhook = { ...defaultWebhookSettings(), ...(input.webhook ?? {}) };
     if (input.webhook) await this.ctx.webhooks.validateSettings(input.webhook, 'body.webhook');
-    const existing = await this.ctx.storage.instances.list();
     const driverOptions = driver.instanceOptions
-      ? driver.instanceOptions(input.options ?? {}, existing.filter((r) => r.driver === channel))
+      ? await driver.instanceOptions(input.options ?? {}, uniqueLookup(this.ctx.storage.instances, driver))
       : (() => {
         if (input.options && Object.keys(input.options).length) throw new ValidationError(`body.options is not accepted by the ${channel} channel`);
         return {};
       })();
+    // The record and its unique values are written in one atomic step: of two creations claiming
+    // one value, exactly one succeeds and the other leaves nothing behind.
     const runtime = await this.ctx.registry.create({
       key: newSecret(24),
       name: input.name ?? '',
@@ -63,6 +65,8 @@ export class InstanceAdmin {
       health: 'healthy',
       driverOptions,
       links: {},
+    }, uniqueClaims(driver, driverOptions)).catch((err: unknown) => {
+      throw takenError(driver, err);
     });
     this.ctx.logger.info({ instance: runtime.id, channel }, 'instance created');
     return runtime.record;
@@ -97,6 +101,7 @@ export class InstanceAdmin {
       s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
       s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),
     ]);
+    await this.ctx.registry.forgetLinks(runtime.record);
     await s.instances.delete(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');
   }

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto';
-import http from 'node:http';
-import https from 'node:https';
 import {
-  assertUrlAllowed, guardedAgents, PayloadTooLargeError, ValidationError, type GuardedAgents, type MediaInput,
+  assertUrlAllowed, guardedGet, GuardedGetError, PayloadTooLargeError, ValidationError, type GuardedGetResult, type MediaInput,
 } from '@parley/core';
 
 /** Which media a field accepts; decides the content-type check. */
@@ -10,7 +8,7 @@ export type MediaKind = 'image' | 'audio' | 'video' | 'document' | 'sticker';
 
 const ACCEPT: Record<MediaKind, (type: string) => boolean> = {
   image: (t) => t.startsWith('image/'),
-  sticker: (t) => t === 'image/webp' || t === 'image/png' || t === 'image/gif',
+  sticker: (t) => t === 'image/webp' || t === 'image/png' || t === 'image/jpeg' || t === 'image/gif',
   audio: (t) => t.startsWith('audio/') || t === 'application/ogg' || t === 'video/ogg',
   video: (t) => t.startsWith('video/'),
   document: (t) => t.length > 0,
@@ -25,10 +23,6 @@ export interface MediaLimits {
   maxRedirects?: number;
 }
 
-function mimeOf(header: string | undefined): string {
-  return (header ?? '').split(';')[0]!.trim().toLowerCase();
-}
-
 /**
  * Turns user-supplied media (a URL or a base64 data URI) into bytes, safely: http/https only,
  * private addresses refused at connect time unless allowed, a size limit while streaming, an
@@ -36,12 +30,7 @@ function mimeOf(header: string | undefined): string {
  * 400 (or 413) naming the field; nothing is stored before the media resolved.
  */
 export class MediaResolver {
-  /** Every fetch and redirect dials through these: the address actually connected to is checked. */
-  private readonly agents: GuardedAgents;
-
-  constructor(private readonly limits: MediaLimits) {
-    this.agents = guardedAgents(limits.allowPrivateUrls);
-  }
+  constructor(private readonly limits: MediaLimits) {}
 
   /** Resolves `value`: a `data:` URI is decoded, anything else is fetched as a URL. */
   async resolve(value: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
@@ -67,68 +56,25 @@ export class MediaResolver {
   /** Fetches a URL with the limits. */
   async fromUrl(raw: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
     if (raw.length > 4096) throw new ValidationError(`${field} must be a URL of at most 4096 characters, or a base64 data URI`);
-    let url = await assertUrlAllowed(raw, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
-    const deadline = Date.now() + this.limits.timeoutMs;
-    for (let hop = 0; ; hop++) {
-      const answer = await this.get(url, field, deadline);
-      if ('redirect' in answer) {
-        if (hop >= (this.limits.maxRedirects ?? 3)) throw new ValidationError(`${field} redirects too many times`);
-        url = await assertUrlAllowed(new URL(answer.redirect, url).href, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
-        continue;
-      }
-      if (!ACCEPT[kind](answer.mimetype)) {
-        throw new ValidationError(`${field} has content type ${answer.mimetype || 'none'}, which is not a valid ${kind}`);
-      }
-      const name = fileName ?? (decodeURIComponent(url.pathname.split('/').pop() ?? '') || undefined);
-      return { data: answer.data, mimetype: answer.mimetype, fileName: name, sourceUrl: raw, sha256: createHash('sha256').update(answer.data).digest('hex') };
+    const check = (value: string) => assertUrlAllowed(value, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
+    const limits = { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.timeoutMs, allowPrivate: this.limits.allowPrivateUrls, maxRedirects: this.limits.maxRedirects };
+    let answer: GuardedGetResult;
+    try {
+      answer = await guardedGet(await check(raw), limits, check);
+    } catch (err) {
+      throw err instanceof GuardedGetError ? this.fetchError(err, field) : err;
     }
+    if (!ACCEPT[kind](answer.mimetype)) {
+      throw new ValidationError(`${field} has content type ${answer.mimetype || 'none'}, which is not a valid ${kind}`);
+    }
+    const name = fileName ?? (decodeURIComponent(answer.url.pathname.split('/').pop() ?? '') || undefined);
+    return { data: answer.data, mimetype: answer.mimetype, fileName: name, sourceUrl: raw, sha256: createHash('sha256').update(answer.data).digest('hex') };
   }
 
-  private get(url: URL, field: string, deadline: number): Promise<{ data: Buffer; mimetype: string } | { redirect: string }> {
-    const secure = url.protocol === 'https:';
-    const client = secure ? https : http;
-    const remaining = deadline - Date.now();
-    if (remaining <= 0) return Promise.reject(new ValidationError(`${field} could not be fetched: timed out`));
-    return new Promise((resolve, reject) => {
-      const fail = (message: string) => reject(new ValidationError(`${field} could not be fetched: ${message}`));
-      const req = client.get(url, { agent: secure ? this.agents.https : this.agents.http, timeout: remaining, headers: { 'user-agent': 'Parley media fetcher' } }, (res) => {
-        const status = res.statusCode ?? 0;
-        if (status >= 300 && status < 400 && res.headers.location) {
-          res.resume();
-          resolve({ redirect: res.headers.location });
-          return;
-        }
-        if (status < 200 || status >= 300) {
-          res.resume();
-          fail(`HTTP ${status}`);
-          return;
-        }
-        const declared = Number(res.headers['content-length'] ?? 0);
-        if (declared > this.limits.maxBytes) {
-          res.destroy();
-          reject(new PayloadTooLargeError(`${field} is larger than ${this.limits.maxBytes} bytes`, { field, limit: this.limits.maxBytes }));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        res.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > this.limits.maxBytes) {
-            res.destroy();
-            reject(new PayloadTooLargeError(`${field} is larger than ${this.limits.maxBytes} bytes`, { field, limit: this.limits.maxBytes }));
-            return;
-          }
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          if (size === 0) fail('empty body');
-          else resolve({ data: Buffer.concat(chunks), mimetype: mimeOf(res.headers['content-type']) });
-        });
-        res.on('error', (err) => fail(err.message));
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err: NodeJS.ErrnoException) =>
-        fail(err.code === 'EPRIVATEADDR' ? 'it points to a private network address' : err.message));
-    });
+  /** The 400 (or 413) naming the field that a failed download answers. */
+  private fetchError(err: GuardedGetError, field: string): Error {
+    if (err.failure === 'too_large') return new PayloadTooLargeError(`${field} is larger than ${this.limits.maxBytes} bytes`, { field, limit: this.limits.maxBytes });
+    if (err.failure === 'redirects') return new ValidationError(`${field} redirects too many times`);
+    return new ValidationError(`${field} could not be fetched: ${err.message}`);
   }
 }

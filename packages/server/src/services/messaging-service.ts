@@ -1,10 +1,10 @@
 import {
-  CapabilityNotSupportedError, ConflictError, NotFoundError, requireCapability, type ChannelName, type MessageRecord,
+  CapabilityNotSupportedError, NotFoundError, requireCapability, type ChannelName, type MessageRecord,
   type OutgoingContent, type Storage,
 } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { StoreProjector } from '../events/store-projector.js';
-import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { notConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
 
 /** Media carried by an outgoing content, if any. */
 function mediaOf(content: OutgoingContent) {
@@ -36,7 +36,7 @@ export class MessagingService {
     const messaging = requireCapability(adapter, 'messaging');
     if (!messaging.supports(type)) throw new CapabilityNotSupportedError(adapter.channel, `sending ${type} messages`);
     if (adapter === runtime.main && !runtime.isConnected()) {
-      throw new ConflictError('the instance is not connected: connect it with POST /{key}/instance first', 'not_connected');
+      throw notConnected(runtime);
     }
   }
 

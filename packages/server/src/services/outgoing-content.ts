@@ -1,10 +1,10 @@
 import {
-  CapabilityNotSupportedError, ConflictError, PayloadTooLargeError, requireCapability, toJid, ValidationError, type ActionButton,
+  CapabilityNotSupportedError, PayloadTooLargeError, requireCapability, toJid, ValidationError, type ActionButton,
   type CallLinkType, type ChannelName, type ContactCard, type MessageRecord, type MessagingCapability, type OutgoingContent,
   type OutgoingType, type PixItem, type PresenceStatus,
 } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
-import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { notConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
 import { MESSAGE_LIMITS, type SendSuffix } from '../schemas/message.schemas.js';
 import type { MediaKind } from './media-resolver.js';
 
@@ -357,7 +357,7 @@ export function connectedMessaging(runtime: InstanceRuntime, provider?: ChannelN
   const adapter = runtime.adapter(provider);
   const messaging = requireCapability(adapter, 'messaging');
   if (adapter === runtime.main && !runtime.isConnected()) {
-    throw new ConflictError('the instance is not connected: connect it with POST /{key}/instance first', 'not_connected');
+    throw notConnected(runtime);
   }
   return messaging;
 }

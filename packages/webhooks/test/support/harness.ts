@@ -8,7 +8,7 @@ import {
 } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { SqliteStorage } from '@parley/storage-sqlite';
-import { webhookEventFixtures, type ReceivedRequest } from '@parley/testkit';
+import { shippedChannelDirectory, webhookEventFixtures, type ReceivedRequest } from '@parley/testkit';
 import { MetaFormat } from '@parley/webhook-meta';
 import { NativeFormat } from '@parley/webhook-native';
 import { newWebhookSecret, WebhookEngine, type WebhookOptionsInput } from '../../src/index.js';
@@ -82,6 +82,7 @@ export function engineFor(
     logger: extra.logger ?? recordingLogger(),
     clock: extra.clock ?? { now: () => Date.now() },
     host: { dataDir: tmpdir(), publicUrl: 'https://parley.example/', allowPrivateUrls: extra.allowPrivateUrls ?? true },
+    channels: shippedChannelDirectory(),
     options: { ...TEST_OPTIONS, ...options, retry: { ...TEST_OPTIONS.retry, ...options.retry }, housekeeping: { ...TEST_OPTIONS.housekeeping, ...options.housekeeping } },
   });
 }

@@ -1,7 +1,6 @@
-import {
-  assertUrlAllowed, NotFoundError, type CatalogCapability, type Order, type Product, type ProductInput,
-} from '@parley/core';
-import type { ProductUpdate } from '@whiskeysockets/baileys';
+import { NotFoundError, type CatalogCapability, type Order, type Product, type ProductInput } from '@parley/core';
+import type { ProductUpdate, WAMediaUpload } from '@whiskeysockets/baileys';
+import { isImage, isWhatsAppMediaUrl } from '../media/media-urls.js';
 import { toProduct } from '../mapping/resources.js';
 import type { AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
@@ -10,12 +9,16 @@ import { upstream } from '../util/errors.js';
 export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
   const socket = () => runtime.connection.openSocket();
 
-  /** Baileys downloads product images itself, so their URLs get the same guard as any user URL. */
-  async function images(list: { url: string }[] | undefined): Promise<{ url: string }[]> {
-    const out: { url: string }[] = [];
+  /**
+   * Baileys would fetch every image URL itself (`uploadingNecessaryImages`: the global `fetch`, redirects
+   * followed, no guard, no proxy); it gets the bytes instead, fetched through the guarded fetcher. Only
+   * images already on WhatsApp's media servers stay URLs: Baileys keeps those as they are, unfetched.
+   */
+  async function images(list: { url: string }[] | undefined): Promise<WAMediaUpload[]> {
+    const out: WAMediaUpload[] = [];
     for (const [i, image] of (list ?? []).entries()) {
-      const url = await assertUrlAllowed(image.url, { field: `images[${i}].url`, allowPrivate: runtime.allowPrivateUrls });
-      out.push({ url: url.toString() });
+      if (isWhatsAppMediaUrl(image.url)) out.push({ url: image.url });
+      else out.push((await runtime.fetcher.fetch(image.url, `images[${i}].url`, isImage)).data);
     }
     return out;
   }

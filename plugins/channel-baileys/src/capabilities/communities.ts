@@ -9,7 +9,9 @@ export function communitiesCapability(runtime: AdapterRuntime): CommunitiesCapab
   return {
     async list(): Promise<Community[]> {
       const s = socket();
-      const all = await upstream('the community list query', () => s.communityFetchAllParticipating());
+      // Baileys' communityFetchAllParticipating reads a <communities> child that WhatsApp's answer to this
+      // query does not have (it always answers {}); communities come as groups marked with <parent>.
+      const all = await upstream('the community list query', () => s.groupFetchAllParticipating());
       return Object.values(all).filter((c) => c.isCommunity).map((c) => toCommunity(c));
     },
     async get(communityId) {

@@ -14,10 +14,9 @@ export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
   return {
     async list(): Promise<Group[]> {
       const s = socket();
+      // Baileys emits every listed group as groups.update; the event router caches them from there.
       const all = await upstream('the group list query', () => s.groupFetchAllParticipating());
-      const groups = Object.values(all).filter((g) => !g.isCommunity);
-      for (const g of groups) runtime.groupCache.set(g.id, g);
-      return groups.map(toGroup);
+      return Object.values(all).filter((g) => !g.isCommunity).map(toGroup);
     },
     async get(groupJid) {
       const s = socket();

@@ -3,11 +3,11 @@ import {
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
-import { callLink, outboundPlan, SEND_TYPES } from '../mapping/outbound-content.js';
+import { outboundPlan, SEND_TYPES } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
-import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
+import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
 const DEFAULT_MIME: Record<string, string> = {
@@ -26,12 +26,6 @@ function sentRecord(sent: WAMessage, jid: string, nowSeconds: number): MessageRe
   };
 }
 
-async function createLink(socket: BaileysSocket, type: CallLinkType): Promise<string> {
-  const token = await upstream('the call link creation', () => socket.createCallLink(type));
-  if (!token) throw new UpstreamError('WhatsApp did not answer a call link', { retryable: true });
-  return callLink(type, token);
-}
-
 /** Sending (spec 4.2, 4.3), presence, call links and media download over Baileys. */
 export function messagingCapability(runtime: AdapterRuntime): MessagingCapability {
   return {
@@ -39,9 +33,8 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
 
     async send(request: SendRequest): Promise<MessageRecord> {
       const socket = runtime.connection.openSocket();
-      let content = request.content;
-      if (content.type === 'call-link' && !content.link) content = { ...content, link: await createLink(socket, content.callType) };
-      const plan = outboundPlan({ ...request, content }, { now: () => runtime.now() });
+      const { content, extras } = await prepareSend(runtime, socket, request.content);
+      const plan = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
       const timestamp = new Date(runtime.now());
       const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
       const nowSeconds = Math.floor(runtime.now() / 1000);
@@ -67,7 +60,7 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
     },
 
     async createCallLink(type: CallLinkType): Promise<string> {
-      return createLink(runtime.connection.openSocket(), type);
+      return createCallLink(runtime.connection.openSocket(), type);
     },
 
     async downloadMedia(record: MessageRecord): Promise<MediaBlob | null> {

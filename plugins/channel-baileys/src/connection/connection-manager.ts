@@ -1,25 +1,23 @@
 import {
-  ConflictError, ServiceUnavailableError, UpstreamError, ValidationError, type AccountUser, type ChannelContext, type ConnectResult,
-  type ConnectionState, type Logger,
+  ConflictError, ServiceUnavailableError, type AccountUser, type ChannelContext, type ConnectResult,
+  type ConnectionError, type ConnectionState, type ConnectionStatus, type Logger,
 } from '@parley/core';
 import type { ConnectionOptions } from 'node:tls';
-import {
-  ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata, type UserFacingSocketConfig,
-} from '@whiskeysockets/baileys';
+import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata } from '@whiskeysockets/baileys';
 import type { Dispatcher } from 'undici';
-import { loadStorageAuthState, type StorageAuthState } from '../auth/storage-auth-state.js';
 import type { HealthMonitor } from '../health/health-monitor.js';
-import { messageProto } from '../mapping/record.js';
 import type { ResolvedBaileysOptions } from '../options.js';
 import type { BaileysSocket, SocketFactory } from '../socket.js';
-import { BoundedCache } from '../util/bounded-cache.js';
+import type { BoundedCache } from '../util/bounded-cache.js';
 import { upstream } from '../util/errors.js';
-import { normalizeJid } from '../util/jids.js';
 import { reconnectDelay } from './backoff.js';
-import { disconnectInfo } from './disconnect-reason.js';
-import { baileysLogger } from './logger-bridge.js';
+import { disconnectInfo, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
-import { parseProxy, proxyAgents, redactProxy } from './proxy.js';
+import { parseProxy, redactProxy } from './proxy.js';
+import { Session, SessionLoggedOut } from './session.js';
+import { accountUser, socketConfig, subscribe } from './socket-config.js';
+import { formatPairingCode, pairingDigits, unreachable } from './pairing.js';
+import { Waiters } from './waiters.js';
 
 /** What the connection manager needs. */
 export interface ConnectionDeps {
@@ -37,29 +35,20 @@ export interface ConnectionDeps {
   qrImage(qr: string): Promise<string>;
   /** Random number in [0, 1), for backoff jitter. */
   random(): number;
+  /** Unix ms. */
+  now(): number;
   /** TLS options of media downloads through a proxy (an extra CA). */
   mediaTls?: ConnectionOptions;
 }
 
-type Outcome = 'qr' | 'open';
-
-interface Waiter {
-  resolve(outcome: Outcome): void;
-  reject(err: Error): void;
-}
-
-/** Raised to a waiting `connect()` when the stored session turned out to be logged out. */
-class SessionLoggedOut extends ConflictError {
-  constructor() {
-    super('the WhatsApp session was logged out; connect again to pair', 'logged_out');
-  }
-}
+/** Answer of a connect that got neither a QR nor the open connection; `state()` says what goes on. */
+const NOT_OPEN: ConnectResult = Object.freeze({ phoneConnected: false, qrcode: '', image: '', user: null });
 
 /**
  * Owns the Baileys socket of one instance: starts it with the stored auth state and the instance's
- * proxy, answers QR codes and pairing codes, reconnects after every close except a logout (capped
- * exponential backoff with jitter, at most `reconnect.maxAttempts` attempts in a row), and clears
- * the session on logout.
+ * proxy, answers QR codes and pairing codes, reconnects after a close (capped exponential backoff
+ * with jitter, at most `reconnect.maxAttempts` attempts in a row), stops for good on a close no retry
+ * can fix (440, 403, 411), and clears the session on logout.
  */
 export class ConnectionManager {
   /** The chain of connection updates being handled, in arrival order. */
@@ -68,24 +57,33 @@ export class ConnectionManager {
   /** Media downloads of the current socket go through the same proxy as the socket. */
   private dispatcher: Dispatcher | undefined;
   private unlisten: (() => void) | null = null;
-  private auth: StorageAuthState | null = null;
+  private readonly session: Session;
   private isOpen = false;
   private user: AccountUser | null = null;
   private qr: { qr: string; image: string } | null = null;
+  /** A pairing code was handed out on the current socket. */
+  private pairing = false;
   private failure: ConnectionState['failure'];
+  private lastError: ConnectionError | undefined;
   /** Reconnection attempts since the connection last opened. */
   private attempts = 0;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly waiters = new Set<Waiter>();
+  private readonly waiters = new Waiters();
   private stopped = false;
   private healthSeeded = false;
-  /** Deletion of a logged-out session, while it runs. */
-  private clearing: Promise<void> | null = null;
 
-  constructor(private readonly deps: ConnectionDeps) {}
+  constructor(private readonly deps: ConnectionDeps) {
+    this.session = new Session(deps.context, deps.options.keyCacheSize);
+  }
 
   state(): ConnectionState {
-    return { phoneConnected: this.isOpen, user: this.user, ...(this.failure ? { failure: { ...this.failure } } : {}) };
+    return {
+      phoneConnected: this.isOpen,
+      user: this.user,
+      status: this.status(),
+      ...(this.failure ? { failure: { ...this.failure } } : {}),
+      ...(this.lastError ? { lastError: { ...this.lastError } } : {}),
+    };
   }
 
   /** The undici dispatcher of the instance's proxy for media downloads; undefined without a proxy. */
@@ -99,64 +97,67 @@ export class ConnectionManager {
     return this.socket;
   }
 
+  /**
+   * Answers the current QR, the open connection, or — when WhatsApp answered neither within
+   * `qrWaitMs` or the attempt failed — `phoneConnected: false` without a QR; `state()` then says
+   * what the connection is doing and why the last attempt failed.
+   */
   async connect(): Promise<ConnectResult> {
     this.stopped = false;
     let retried = false;
+    let started = false;
     for (;;) {
       if (this.stopped) throw new ServiceUnavailableError('the instance was stopped');
-      if (this.isOpen && this.socket) return this.connectedResult();
-      if (this.qr && this.socket) return this.qrResult();
+      if (this.isOpen && this.socket) return { phoneConnected: true, qrcode: '', image: '', user: this.user };
+      if (this.qr && this.socket) return { phoneConnected: false, qrcode: this.qr.qr, image: this.qr.image, user: null };
+      // One attempt per call: a socket that closed while being set up is reported, not restarted.
+      if (!this.socket && started) return NOT_OPEN;
       if (!this.socket) {
-        this.cancelReconnect();
-        this.failure = undefined;
-        this.attempts = 0;
+        started = true;
+        this.resetAttempts();
         await this.start();
-        // The socket may have answered while it was being set up.
         continue;
       }
       try {
-        const outcome = await this.waitFor(this.deps.options.qrWaitMs);
-        return outcome === 'open' ? this.connectedResult() : this.qrResult();
+        const outcome = await this.waiters.wait(this.deps.options.qrWaitMs);
+        if (outcome !== 'open' && outcome !== 'qr') return NOT_OPEN;
       } catch (err) {
         // Stored creds that WhatsApp no longer accepts were cleared: one fresh start gets a new QR.
-        if (err instanceof SessionLoggedOut && !retried) {
-          retried = true;
-          continue;
-        }
-        throw err;
+        if (!(err instanceof SessionLoggedOut) || retried) throw err;
+        retried = true;
+        started = false;
       }
     }
   }
 
   async requestPairingCode(phoneNumber: string): Promise<string> {
-    const digits = phoneNumber.replace(/[\s()+-]/g, '');
-    if (!/^\d{6,15}$/.test(digits)) throw new ValidationError('phoneNumber must be a phone number with country code (6 to 15 digits)');
+    const digits = pairingDigits(phoneNumber);
     this.stopped = false;
-    if (this.isOpen || this.auth?.state.creds.registered) {
+    if (this.isOpen || this.session.paired()) {
       throw new ConflictError('the instance is already paired; log out before pairing another number', 'already_connected');
     }
     if (!this.socket) {
-      this.cancelReconnect();
-      this.failure = undefined;
-      this.attempts = 0;
+      this.resetAttempts();
       await this.start();
     }
     if (this.stopped || !this.socket) throw new ServiceUnavailableError('the instance was stopped');
     // WhatsApp takes a pairing-code request once the login handshake is ready, which the first QR marks.
-    if (!this.qr && !this.isOpen) await this.waitFor(this.deps.options.qrWaitMs);
+    if (!this.qr && !this.isOpen) {
+      const outcome = await this.waiters.wait(this.deps.options.qrWaitMs);
+      if (outcome === 'closed' || outcome === 'timeout') throw unreachable(this.lastError, !this.failure);
+    }
     if (this.isOpen) throw new ConflictError('the instance connected with its stored session', 'already_connected');
     const socket = this.socket;
-    if (!socket) throw new ServiceUnavailableError('the connection closed before the pairing code could be requested');
+    if (!socket) throw unreachable(this.lastError, !this.failure);
     const code = await upstream('the pairing code request', () => socket.requestPairingCode(digits));
-    const clean = code.replace(/[^0-9A-Za-z]/g, '').toUpperCase();
-    return `${clean.slice(0, 4)}-${clean.slice(4, 8)}`;
+    if (socket === this.socket) this.pairing = true;
+    return formatPairingCode(code);
   }
 
   async restart(): Promise<void> {
     this.stopped = false;
     await this.teardown();
-    this.attempts = 0;
-    this.failure = undefined;
+    this.resetAttempts();
     await this.start();
   }
 
@@ -168,7 +169,7 @@ export class ConnectionManager {
   async logout(): Promise<void> {
     const socket = this.socket;
     const wasOpen = this.isOpen;
-    const hadSession = wasOpen || this.user !== null || socket !== null || this.auth?.restored === true;
+    const hadSession = wasOpen || this.user !== null || socket !== null || this.session.current()?.restored === true;
     this.cancelReconnect();
     if (socket) {
       this.detach();
@@ -180,10 +181,10 @@ export class ConnectionManager {
       }
     }
     await this.loggedOut();
+    this.lastError = undefined;
     if (hadSession) this.emitClose(DisconnectReason.loggedOut, 'loggedOut', true, false);
   }
 
-  /** Closes the socket and timers, keeping the session. */
   /** Resolves when every connection update received so far is handled (QR images rendered, events emitted). */
   async idle(): Promise<void> {
     let current: Promise<void>;
@@ -193,79 +194,56 @@ export class ConnectionManager {
     } while (current !== this.updates);
   }
 
+  /** Closes the socket and timers, keeping the session. */
   async stop(): Promise<void> {
     this.stopped = true;
     await this.teardown();
-    this.rejectWaiters(new ServiceUnavailableError('the instance was stopped'));
+    this.waiters.rejectAll(new ServiceUnavailableError('the instance was stopped'));
   }
 
-  // ---- lifecycle ----------------------------------------------------------------------------------
+  private status(): ConnectionStatus {
+    if (this.isOpen) return 'open';
+    if (this.socket && this.qr) return this.pairing ? 'waiting_for_pairing_code' : 'waiting_for_qr_scan';
+    if (this.socket || this.reconnectTimer) return 'connecting';
+    return this.failure ? 'stopped' : 'disconnected';
+  }
+
+  /** An explicit connect starts over: no failure, no pending retry, a full attempt budget. */
+  private resetAttempts(): void {
+    this.cancelReconnect();
+    this.failure = undefined;
+    this.attempts = 0;
+  }
 
   private async start(): Promise<void> {
     const { context, options } = this.deps;
-    // A new session must not start from creds that a logout is still deleting.
-    if (this.clearing) await this.clearing;
     const instance = await context.instance();
     const proxy = parseProxy(instance.proxy);
     if (this.stopped) return;
     if (instance.proxy) this.deps.logger.info({ proxy: redactProxy(instance.proxy) }, 'connecting through proxy');
-    this.auth ??= await loadStorageAuthState(context.storage.authState, context.instanceId, options.keyCacheSize);
+    const auth = await this.session.load();
     // stop() may have run while storage was read; a socket made now would outlive the adapter.
     if (this.stopped) return;
     // The stored status seeds the monitor once; afterwards the monitor is the source of truth.
     if (!this.healthSeeded) this.deps.health.reset(instance.health);
     this.healthSeeded = true;
-    const auth = this.auth;
-    const config: UserFacingSocketConfig = {
-      auth: auth.state,
-      logger: baileysLogger(this.deps.logger.child({ lib: 'baileys' }), options.logLevel),
-      browser: [options.browserName, 'Chrome', '22.04.4'],
-      markOnlineOnConnect: options.markOnlineOnConnect,
-      syncFullHistory: options.syncFullHistory,
-      connectTimeoutMs: options.connectTimeoutMs,
-      // Messages the instance sends are answered by `send`; only messages sent from the phone arrive as events.
-      emitOwnEvents: false,
-      generateHighQualityLinkPreview: false,
-      ...(options.version ? { version: options.version } : {}),
-      ...(proxy ? proxyAgents(proxy) : {}),
-      getMessage: async (key) => {
-        if (!key.id) return undefined;
-        const record = await context.storage.messages.get(context.instanceId, key.id);
-        return record ? messageProto(record.message) : undefined;
-      },
-      // Read-through: Baileys needs group members for every group send; one query serves many sends.
-      cachedGroupMetadata: async (jid) => {
-        const cached = this.deps.groupCache.get(jid);
-        if (cached || !this.socket) return cached;
-        const meta = await this.socket.groupMetadata(jid).catch(() => undefined);
-        if (meta) this.deps.groupCache.set(jid, meta);
-        return meta;
-      },
-      // Baileys' default caches expire by time only; under heavy traffic they grow without bound.
-      msgRetryCounterCache: new BoundedCache({ max: 10_000, ttlMs: 3_600_000 }),
-      userDevicesCache: new BoundedCache({ max: 5_000, ttlMs: 300_000 }),
-      callOfferCache: new BoundedCache({ max: 1_000, ttlMs: 300_000 }),
-      placeholderResendCache: new BoundedCache({ max: 5_000, ttlMs: 3_600_000 }),
-    };
+    const config = socketConfig({
+      context, options, logger: this.deps.logger, auth, proxy, groupCache: this.deps.groupCache, socket: () => this.socket,
+    });
     const socket = this.deps.socketFactory(config);
     this.socket = socket;
     this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.mediaTls) : undefined;
-    const unlistenEvents = this.deps.listen(socket);
-    // Updates are handled one after another, in the order Baileys sent them (QR rendering is async).
-    const onUpdate = (update: Partial<WAConnectionState>) => {
-      this.updates = this.updates.then(() => this.onUpdate(socket, update)).catch((err: unknown) =>
-        this.deps.context.logger.error({ err }, 'connection update failed'));
-    };
-    const onCreds = () => {
-      auth.saveCreds().catch((err: unknown) => this.deps.logger.error({ err }, 'failed to store WhatsApp credentials'));
-    };
-    socket.ev.on('connection.update', onUpdate);
-    socket.ev.on('creds.update', onCreds);
-    this.unlisten = () => {
-      unlistenEvents();
-      socket.ev.off('connection.update', onUpdate);
-      socket.ev.off('creds.update', onCreds);
-    };
+    this.unlisten = subscribe(socket, {
+      events: this.deps.listen,
+      // Updates are handled one after another, in the order Baileys sent them (QR rendering is async).
+      update: (update) => {
+        this.updates = this.updates.then(() => this.onUpdate(socket, update)).catch((err: unknown) =>
+          this.deps.context.logger.error({ err }, 'connection update failed'));
+      },
+      creds: () => {
+        auth.saveCreds().catch((err: unknown) => this.deps.logger.error({ err }, 'failed to store WhatsApp credentials'));
+      },
+    });
   }
 
   private async onUpdate(socket: BaileysSocket, update: Partial<WAConnectionState>): Promise<void> {
@@ -276,7 +254,7 @@ export class ConnectionManager {
       if (socket !== this.socket) return;
       this.qr = { qr: update.qr, image };
       this.deps.context.emit({ type: 'qrcode', qr: update.qr, image });
-      this.notify('qr');
+      this.waiters.notify('qr');
     }
     if (update.connection === 'open') this.opened(socket);
     if (update.connection === 'close') await this.closed(update.lastDisconnect?.error);
@@ -285,35 +263,62 @@ export class ConnectionManager {
   private opened(socket: BaileysSocket): void {
     this.isOpen = true;
     this.qr = null;
+    this.pairing = false;
     this.attempts = 0;
     this.failure = undefined;
-    const me = socket.user;
-    this.user = me
-      ? { id: me.id, ...(me.lid ? { lid: normalizeJid(me.lid) } : {}), ...(me.name ?? me.notify ?? me.verifiedName ? { name: me.name ?? me.notify ?? me.verifiedName } : {}) }
-      : null;
+    this.lastError = undefined;
+    this.user = accountUser(socket.user);
     if (this.user) this.deps.context.emit({ type: 'connection', status: 'open', code: 200, user: this.user });
     this.deps.health.connectionOpened();
-    this.notify('open');
+    this.waiters.notify('open');
     socket.fetchAccountReachoutTimelock().catch((err: unknown) => this.deps.logger.debug({ err }, 'could not read the reach-out timelock'));
   }
 
   private async closed(error: unknown): Promise<void> {
     const wasOpen = this.isOpen;
     this.detach();
-    const { code, reason } = disconnectInfo(error);
-    if (code === DisconnectReason.loggedOut) {
+    const info = disconnectInfo(error);
+    this.lastError = { code: info.code, reason: info.reason, ...(info.cause ? { cause: info.cause } : {}), message: info.message, at: this.deps.now() };
+    if (this.stopped) return;
+    if (await this.endedPairing(info)) return;
+    if (info.code === DisconnectReason.loggedOut) {
       await this.loggedOut();
-      this.emitClose(code, reason, true, false);
-      this.rejectWaiters(new SessionLoggedOut());
+      this.emitClose(info.code, info.reason, true, false);
+      this.waiters.rejectAll(new SessionLoggedOut());
       return;
     }
-    if (code === DisconnectReason.forbidden) this.deps.health.connectionForbidden();
-    this.afterFailure(code, reason, wasOpen);
+    if (info.final) return this.stopFor(info);
+    this.afterFailure(info, wasOpen);
+  }
+
+  /**
+   * A pairing code that went unused ends the pairing, not the session: the QR refs run out (408), or
+   * a socket restored with the pending number fails its login (401). Either way the pending pairing
+   * is forgotten (keys kept) and the next socket shows a QR again; nothing is logged out.
+   */
+  private async endedPairing(info: DisconnectInfo): Promise<boolean> {
+    if (info.code !== DisconnectReason.loggedOut && info.code !== DisconnectReason.timedOut) return false;
+    if (!(await this.session.forgetPendingPairing())) return false;
+    this.deps.logger.info({ code: info.code }, 'the pairing code was not used; waiting for pairing again');
+    // The refused login is part of the pairing ending, not a failed attempt.
+    if (info.code !== DisconnectReason.loggedOut) return false;
+    this.schedule(0);
+    return true;
+  }
+
+  /** A close no reconnection can fix: report it once and stay down until an explicit connect. */
+  private stopFor(info: DisconnectInfo): void {
+    this.failure = { code: info.code, reason: info.reason, attempts: this.attempts };
+    if (info.code === DisconnectReason.forbidden) this.deps.health.connectionForbidden();
+    this.deps.logger.error({ code: info.code, reason: info.reason }, `WhatsApp connection stopped: ${info.message}`);
+    this.emitClose(info.code, info.reason, false, false);
+    this.waiters.notify('closed');
   }
 
   /** Schedules the next attempt, or gives up once `maxAttempts` reconnections failed in a row. */
-  private afterFailure(code: number, reason: string, wasOpen: boolean): void {
+  private afterFailure(info: Pick<DisconnectInfo, 'code' | 'reason'>, wasOpen: boolean): void {
     if (this.stopped) return;
+    const { code, reason } = info;
     // Right after a QR scan WhatsApp asks for a new connection: part of the login, not a failure.
     if (code === DisconnectReason.restartRequired) {
       this.deps.logger.info('WhatsApp asked for a restart after pairing; reconnecting');
@@ -324,7 +329,7 @@ export class ConnectionManager {
       this.failure = { code, reason, attempts: this.attempts };
       this.deps.logger.error({ code, reason, attempts: this.attempts }, 'giving up reconnecting to WhatsApp');
       this.emitClose(code, reason, false, false);
-      this.rejectWaiters(new ServiceUnavailableError(`WhatsApp connection failed after ${this.attempts} attempts: ${reason} (${code})`, { code, reason }));
+      this.waiters.notify('closed');
       return;
     }
     this.attempts += 1;
@@ -332,6 +337,7 @@ export class ConnectionManager {
     this.deps.logger.warn({ code, reason, attempt: this.attempts, delayMs: delay }, 'WhatsApp connection closed; reconnecting');
     if (wasOpen) this.emitClose(code, reason, false, true);
     this.schedule(delay);
+    this.waiters.notify('closed');
   }
 
   private schedule(delayMs: number): void {
@@ -341,7 +347,9 @@ export class ConnectionManager {
       if (this.stopped || this.socket) return;
       this.start().catch((err: unknown) => {
         this.deps.logger.error({ err }, 'could not start the WhatsApp socket');
-        this.afterFailure(0, err instanceof Error ? err.message : String(err), false);
+        const message = err instanceof Error ? err.message : String(err);
+        this.lastError = { code: 0, reason: message, message, at: this.deps.now() };
+        this.afterFailure({ code: 0, reason: message }, false);
       });
     }, delayMs);
   }
@@ -352,20 +360,7 @@ export class ConnectionManager {
     this.user = null;
     this.failure = undefined;
     this.attempts = 0;
-    const auth = this.auth;
-    this.auth = null;
-    const { storage, instanceId } = this.deps.context;
-    const clearing = (async () => {
-      if (auth) await auth.clear();
-      else await storage.authState.clear(instanceId);
-      await this.deps.onLoggedOut();
-    })();
-    this.clearing = clearing;
-    try {
-      await clearing;
-    } finally {
-      if (this.clearing === clearing) this.clearing = null;
-    }
+    await this.session.clear(() => this.deps.onLoggedOut());
   }
 
   private async teardown(): Promise<void> {
@@ -387,6 +382,7 @@ export class ConnectionManager {
     this.socket = null;
     this.isOpen = false;
     this.qr = null;
+    this.pairing = false;
   }
 
   private cancelReconnect(): void {
@@ -396,44 +392,5 @@ export class ConnectionManager {
 
   private emitClose(code: number, reason: string, loggedOut: boolean, willReconnect: boolean): void {
     this.deps.context.emit({ type: 'connection', status: 'close', code, reason, loggedOut, willReconnect });
-  }
-
-  // ---- waiting for QR / open ------------------------------------------------------------------------
-
-  private waitFor(timeoutMs: number): Promise<Outcome> {
-    return new Promise<Outcome>((resolve, reject) => {
-      const waiter: Waiter = {
-        resolve: (outcome) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          resolve(outcome);
-        },
-        reject: (err) => {
-          clearTimeout(timer);
-          this.waiters.delete(waiter);
-          reject(err);
-        },
-      };
-      const timer = setTimeout(() => {
-        waiter.reject(new UpstreamError(`WhatsApp did not answer with a QR code or a connection within ${Math.round(timeoutMs / 1000)}s`, { retryable: true }));
-      }, timeoutMs);
-      this.waiters.add(waiter);
-    });
-  }
-
-  private notify(outcome: Outcome): void {
-    for (const waiter of [...this.waiters]) waiter.resolve(outcome);
-  }
-
-  private rejectWaiters(err: Error): void {
-    for (const waiter of [...this.waiters]) waiter.reject(err);
-  }
-
-  private connectedResult(): ConnectResult {
-    return { phoneConnected: true, qrcode: '', image: '', user: this.user };
-  }
-
-  private qrResult(): ConnectResult {
-    return { phoneConnected: false, qrcode: this.qr?.qr ?? '', image: this.qr?.image ?? '', user: null };
   }
 }

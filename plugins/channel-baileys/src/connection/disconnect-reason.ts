@@ -1,3 +1,4 @@
+import type { ConnectionErrorCause } from '@parley/core';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { boomStatus } from '../util/errors.js';
 
@@ -13,10 +14,69 @@ const NAMES: Record<number, string> = {
   [DisconnectReason.restartRequired]: 'restartRequired',
 };
 
-/** Code and reason of a closed connection, from the error Baileys attaches to `lastDisconnect`. */
-export function disconnectInfo(error: unknown): { code: number; reason: string } {
+/**
+ * Closes that a reconnection cannot fix, with what they mean. Retrying them does harm: with 440 two
+ * clients of one account kick each other out without end, and a banned number (403) or a phone that
+ * refuses this linked device (411) refuses every attempt.
+ */
+const FINAL: Partial<Record<number, string>> = {
+  [DisconnectReason.connectionReplaced]:
+    'another WhatsApp Web session of this account replaced this one; reconnecting would close that session in turn',
+  [DisconnectReason.forbidden]: 'WhatsApp refused the connection (403 forbidden): the number may be banned',
+  [DisconnectReason.multideviceMismatch]: 'the phone refused this linked device (multi-device mismatch); link it again from the phone',
+};
+
+/** A closed connection as the adapter reports it. */
+export interface DisconnectInfo {
+  code: number;
+  reason: string;
+  /** Network-level cause, when the socket never reached WhatsApp. */
+  cause?: ConnectionErrorCause;
+  /** What happened, in words. */
+  message: string;
+  /** True for a close no reconnection can fix ({@link FINAL}). */
+  final: boolean;
+}
+
+/** Code, reason and cause of a closed connection, from the error Baileys attaches to `lastDisconnect`. */
+export function disconnectInfo(error: unknown): DisconnectInfo {
   const code = boomStatus(error) ?? DisconnectReason.connectionClosed;
-  const message = error instanceof Error && error.message ? error.message : undefined;
+  const raw = error instanceof Error && error.message ? error.message : undefined;
   const name = NAMES[code];
-  return { code, reason: name ?? message ?? `closed with code ${code}` };
+  const cause = networkCause(error);
+  const finalMessage = FINAL[code];
+  return {
+    code,
+    reason: name ?? raw ?? `closed with code ${code}`,
+    ...(cause ? { cause } : {}),
+    message: finalMessage ?? raw ?? name ?? `closed with code ${code}`,
+    final: finalMessage !== undefined,
+  };
+}
+
+const DNS = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_FAIL', 'EAI_NONAME', 'EAI_NODATA']);
+const RESET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+/** Certificate and handshake failures of TLS; `EPROTO` is what OpenSSL raises for a peer that does not speak TLS. */
+const TLS = /^(EPROTO$|ERR_TLS_|ERR_SSL_|CERT_|DEPTH_ZERO_SELF_SIGNED_CERT$|SELF_SIGNED_CERT_IN_CHAIN$|UNABLE_TO_(GET|VERIFY)_)/;
+
+/**
+ * Why the WebSocket failed, from the error `ws` raised. Baileys wraps it in a Boom whose `data` is
+ * the original error and whose message is `WebSocket Error (<message>)` (Socket/socket.js,
+ * `mapWebSocketError`); the handshake time-out of `ws` has no code, only its message. An HTTP answer
+ * instead of the upgrade raises nothing: Baileys' client listens to `unexpected-response`, so `ws`
+ * leaves the handshake to time out.
+ */
+function networkCause(error: unknown): ConnectionErrorCause | undefined {
+  const data = (error as { data?: unknown } | null)?.data;
+  const inner = data instanceof Error ? data : error instanceof Error ? error : undefined;
+  if (!inner) return undefined;
+  const code = (inner as { code?: unknown }).code;
+  if (typeof code === 'string') {
+    if (DNS.has(code)) return 'dns';
+    if (code === 'ECONNREFUSED') return 'refused';
+    if (code === 'ETIMEDOUT' || code === 'ESOCKETTIMEDOUT') return 'timeout';
+    if (RESET.has(code)) return 'reset';
+    if (TLS.test(code)) return 'tls';
+  }
+  return /timed out/i.test(inner.message) ? 'timeout' : undefined;
 }

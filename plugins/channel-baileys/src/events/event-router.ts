@@ -4,9 +4,11 @@ import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysocke
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
-import { mapInboundMessage, type InboundEnv } from '../mapping/inbound-message.js';
+import type { InboundEnv } from '../mapping/inbound-env.js';
+import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
-import { chatChange, chatUpdateChange, contactChange, groupChange, toGroup } from '../mapping/resources.js';
+import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
+import { groupUpdateChange } from './group-updates.js';
 import type { BaileysSocket } from '../socket.js';
 import type { BoundedCache } from '../util/bounded-cache.js';
 import { normalizeJid } from '../util/jids.js';
@@ -122,9 +124,10 @@ export class EventRouter {
         if (groups.length > 0) emit({ type: 'group.update', groups: groups.map(toGroup) });
       },
       'groups.update': async (updates) => {
-        const groups = updates.filter((g): g is Partial<GroupMetadata> & { id: string } => typeof g.id === 'string');
-        for (const group of groups) groupCache.del(group.id);
-        if (groups.length > 0) emit({ type: 'group.update', groups: groups.map(groupChange) });
+        const changes = updates.filter((g): g is Partial<GroupMetadata> & { id: string } => typeof g.id === 'string')
+          .map((update) => groupUpdateChange(update, groupCache))
+          .filter((change) => change !== undefined);
+        if (changes.length > 0) emit({ type: 'group.update', groups: changes });
       },
       'group-participants.update': async (update) => {
         groupCache.del(update.id);

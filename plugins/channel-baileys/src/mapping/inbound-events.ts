@@ -1,7 +1,8 @@
 import type { CallStatus, ChannelEventPayload, MessageRecord, PresenceStatus } from '@parley/core';
 import type { BaileysEventMap, WACallEvent } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
-import { mapInboundMessage, resolvePn, type InboundEnv } from './inbound-message.js';
+import { resolvePn, type InboundEnv } from './inbound-env.js';
+import { mapInboundMessage } from './inbound-message.js';
 import { fullChat, fullContact, participantJid } from './resources.js';
 
 type Payload<T extends ChannelEventPayload['type']> = Extract<ChannelEventPayload, { type: T }>;

@@ -3,20 +3,11 @@ import {
   getContentType, isJidBroadcast, isJidGroup, isJidNewsletter, isJidStatusBroadcast, normalizeMessageContent, proto,
   type WAMessage,
 } from '@whiskeysockets/baileys';
-import { isLidJid, normalizeJid, preferPn, userPart } from '../util/jids.js';
+import { isLidJid, normalizeJid, userPart } from '../util/jids.js';
 import { inboundContent } from './inbound-content.js';
+import { resolvePn, type InboundEnv } from './inbound-env.js';
+import { eventResponse, pollVote, type DecryptedAnswer } from './inbound-votes.js';
 import { messageJson, restStatus, seconds } from './record.js';
-
-/** What inbound mapping needs to know about the account and the LID mapping. */
-export interface InboundEnv {
-  /** Own account JID without device suffix. */
-  ownJid: string;
-  ownLid?: string;
-  /** Phone-number JID of a LID, when WhatsApp has told us. */
-  pnForLid(lid: string): Promise<string | undefined>;
-  /** Unix seconds now, for messages without a timestamp. */
-  now(): number;
-}
 
 /** Outcome of mapping one upserted message. */
 export type InboundResult =
@@ -28,13 +19,6 @@ const AD_MEDIA: Record<number, string> = {
   [proto.ContextInfo.ExternalAdReplyInfo.MediaType.IMAGE]: 'image',
   [proto.ContextInfo.ExternalAdReplyInfo.MediaType.VIDEO]: 'video',
 };
-
-/** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */
-export async function resolvePn(env: InboundEnv, jid: string | null | undefined, alt: string | null | undefined): Promise<string | undefined> {
-  const picked = preferPn(jid, alt);
-  if (!picked || !isLidJid(picked)) return picked;
-  return (await env.pnForLid(picked)) ?? picked;
-}
 
 function lidOf(jid: string | null | undefined, alt: string | null | undefined): string | undefined {
   if (isLidJid(jid)) return normalizeJid(jid);
@@ -94,11 +78,16 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
   const recordId = edit?.originalMessageId ?? key.id;
   const timestamp = seconds(msg.messageTimestamp, env.now());
   const contextInfo = (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined;
-  const context = await replyContext(env, contextInfo);
+  const answer = await decryptAnswer(content, key, env);
+  const context = answer?.context ?? (await replyContext(env, contextInfo));
   const referral = adReferral(contextInfo);
+  // The secret of a poll or event travels beside the content, outside wrappers that normalizing drops;
+  // an edit's own context info belongs to the edit, not to the message it replaces.
+  const outer = msg.message?.messageContextInfo;
+  const stored = edit || content.messageContextInfo || !outer ? content : { ...content, messageContextInfo: outer };
   const record: MessageRecord = {
     key: { remoteJid: chatJid, fromMe, id: recordId, ...(multiSender ? { participant: senderJid } : {}) },
-    message: messageJson(content),
+    message: messageJson(stored),
     messageTimestamp: String(timestamp),
     status: restStatus(msg.status) ?? (fromMe ? 'SERVER_ACK' : 'DELIVERY_ACK'),
     provider: 'whatsapp',
@@ -114,13 +103,20 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     chatType: group ? 'group' : 'individual',
     ...(group ? { groupId: remote } : {}),
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
-    content: inboundContent(content, type, recordId),
+    content: answer?.content ?? inboundContent(content, type, recordId),
     ...(context ? { context } : {}),
     ...(referral ? { referral } : {}),
     ...(edit ? { edit } : {}),
     record,
   };
   return { kind: 'message', message };
+}
+
+/** A poll vote or event response, decrypted; undefined for other content (and for answers that do not decrypt: they stay unsupported). */
+function decryptAnswer(content: proto.IMessage, key: WAMessage['key'], env: InboundEnv): Promise<DecryptedAnswer | undefined> {
+  if (content.pollUpdateMessage) return pollVote(content.pollUpdateMessage, key, env);
+  if (content.encEventResponseMessage) return eventResponse(content.encEventResponseMessage, key, env);
+  return Promise.resolve(undefined);
 }
 
 async function replyContext(env: InboundEnv, info: proto.IContextInfo | undefined): Promise<InboundMessage['context']> {

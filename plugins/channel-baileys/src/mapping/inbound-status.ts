@@ -1,7 +1,7 @@
 import type { ChannelEventPayload, DeliveryStatus, EventError } from '@parley/core';
 import { isJidGroup, isJidStatusBroadcast, proto, toNumber, type MessageUserReceiptUpdate, type WAMessageUpdate } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
-import { resolvePn, type InboundEnv } from './inbound-message.js';
+import { resolvePn, type InboundEnv } from './inbound-env.js';
 
 type StatusPayload = Extract<ChannelEventPayload, { type: 'message.status' }>;
 

@@ -2,22 +2,34 @@ import {
   isAnimatedSticker, actionFlowButtons, buildVcard, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type MessageKey, type OutgoingContent,
   type OutgoingType, type SendRequest,
 } from '@parley/core';
-import { CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey } from '@whiskeysockets/baileys';
+import {
+  CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey, type WASendableProduct,
+} from '@whiskeysockets/baileys';
 import { NATIVE_FLOW_NODES, nativeFlowMessage } from './outbound-interactive.js';
 
 /**
  * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
  * proto message handed to `relayMessage` for what it has no builder for (interactive flows, live
- * location, product cards).
+ * location) or would fetch a URL for (group invites: Baileys fetches the group picture itself).
  */
 export type OutboundPlan =
   | { via: 'send'; jid: string; content: AnyMessageContent }
   | { via: 'relay'; jid: string; message: proto.IMessage; additionalNodes?: BinaryNode[] };
 
-/** What building a plan needs from the outside. */
+/** A product card as Baileys' `{ product, businessOwnerJid }` content takes it (image as bytes). */
+export interface ProductCardContent {
+  product: WASendableProduct;
+  businessOwnerJid: string;
+}
+
+/** What building a plan needs from the outside (loaded by the messaging capability before mapping). */
 export interface OutboundEnv {
   /** Unix ms now (group-invite expiry). */
   now(): number;
+  /** The card of a `product` send, built from the owner's catalog. */
+  product?: ProductCardContent;
+  /** The group's picture (JPEG bytes) for a `group-invite` card, when it has one. */
+  inviteThumbnail?: Buffer;
 }
 
 /** Every send type, each mapped below; a missing one fails to compile. */
@@ -144,14 +156,16 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
       if (!content.link) throw new ValidationError('call-link needs a link created with createCallLink');
       return send({ text: content.caption ? `${content.caption}\n${content.link}` : content.link, linkPreview: null });
     case 'product':
-      // WhatsApp's product card names the product and its owner; the recipient's app loads the rest
-      // from that business's catalog (the card has no field for a catalog id).
-      return relay({ productMessage: { product: { productId: content.productId }, businessOwnerJid: toJid(content.businessOwnerJid, 'businessOwnerJid') } });
+      // ProductMessage has no field for a catalog id (WAProto.proto: product, businessOwnerJid, catalog,
+      // body, footer, contextInfo); the product id and its owner name the catalog entry.
+      if (!env.product) throw new Error('the product card must be loaded before the send is mapped');
+      return send({ product: env.product.product, businessOwnerJid: env.product.businessOwnerJid });
     case 'group-invite':
-      return send({
-        groupInvite: {
-          inviteCode: content.inviteCode, inviteExpiration: Math.floor(env.now() / 1000) + INVITE_TTL_SECONDS, text: content.caption ?? '',
-          jid: content.groupJid, subject: content.groupName,
+      // The same message Baileys' `groupInvite` content builds, with the group picture fetched by us.
+      return relay({
+        groupInviteMessage: {
+          inviteCode: content.inviteCode, inviteExpiration: Math.floor(env.now() / 1000) + INVITE_TTL_SECONDS, caption: content.caption ?? '',
+          groupJid: content.groupJid, groupName: content.groupName, ...(env.inviteThumbnail ? { jpegThumbnail: env.inviteThumbnail } : {}),
         },
       });
     case 'request-phone':

@@ -1,8 +1,12 @@
 import type { MessageContent, MessageKey, MessageRecord, MessageStatus } from '@parley/core';
 import { proto, toNumber, type WAMessage } from '@whiskeysockets/baileys';
 
-/** Members of a message that carry transport data, not content (dropped from records). */
-const TRANSPORT_MEMBERS = ['messageContextInfo', 'senderKeyDistributionMessage', 'fastRatchetKeySenderKeyDistributionMessage'];
+/**
+ * Members of a message that carry one delivery's Signal group keys, not content (dropped from records).
+ * `messageContextInfo` is kept: its `messageSecret` is the key of a poll's votes and an event's
+ * responses, and Baileys reads it from `getMessage` answers (decryption, resends on retry requests).
+ */
+const TRANSPORT_MEMBERS = ['senderKeyDistributionMessage', 'fastRatchetKeySenderKeyDistributionMessage'];
 
 const STATUS_BY_PROTO: Record<number, MessageStatus | undefined> = {
   [proto.WebMessageInfo.Status.ERROR]: 'ERROR',
@@ -14,7 +18,7 @@ const STATUS_BY_PROTO: Record<number, MessageStatus | undefined> = {
 
 /**
  * The JSON form of a message's content, as stored in records (spec 2.4 `message`): proto field names,
- * bytes as base64, 64-bit numbers as text, enums by name. Transport members are left out.
+ * bytes as base64, 64-bit numbers as text, enums by name. Sender-key distribution members are left out.
  */
 export function messageJson(message: proto.IMessage | null | undefined): MessageContent {
   if (!message) return {};

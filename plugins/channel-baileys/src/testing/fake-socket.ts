@@ -1,10 +1,11 @@
 import { EventEmitter } from 'node:events';
 import {
-  addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, type BaileysEventEmitter, type BaileysEventMap, type Contact,
-  type UserFacingSocketConfig, type WAMediaUploadFunction,
+  addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, getStream, jidEncode, proto, type AuthenticationCreds, type BaileysEventEmitter,
+  type BaileysEventMap, type BinaryNode, type Contact, type UserFacingSocketConfig, type WAMediaUpload, type WAMediaUploadFunction,
 } from '@whiskeysockets/baileys';
 import type { BaileysSocket, SocketFactory } from '../socket.js';
 import { silent } from './silent-logger.js';
+import { overTheWire, parseGroupsParticipating, participatingAnswer } from './wa-groups.js';
 
 /** One call the adapter made on a fake socket. */
 export interface SocketCall {
@@ -22,13 +23,23 @@ export interface FakeControls {
   /** Error a method throws by name. */
   readonly failures: Map<string, Error>;
   ended: boolean;
+  /**
+   * How the socket introduced itself to WhatsApp (Socket/socket.js `validateConnection`): `login`
+   * as `creds.me` when the creds name an account, `registration` (a new pairing, QR codes) otherwise.
+   */
+  readonly handshake: 'login' | 'registration';
+  /** WhatsApp's answer to the `<participating>` groups query (see `participatingAnswer`); no groups by default. */
+  participating: BinaryNode;
   /** Emits a Baileys event the way the socket's event buffer does. */
   emit<E extends keyof BaileysEventMap>(event: E, payload: BaileysEventMap[E]): void;
   /** Pushes a new QR code. */
   showQr(qr: string): void;
-  /** Opens the connection as `user`. */
+  /**
+   * Opens the connection as `user`: the creds get the linked account and `me` (what pairing and the
+   * login's `success` stanza store, announced with `creds.update`), then `connection: 'open'`.
+   */
   open(user: Contact): void;
-  /** Closes the connection with a Boom-shaped error of `code`. */
+  /** Closes the connection with a Boom-shaped error of `code`, as Baileys' `end(error)` does (once). */
   close(code: number, message?: string): void;
   /** Arguments of every call to `method`. */
   callsTo(method: string): unknown[][];
@@ -40,6 +51,11 @@ export type FakeSocket = BaileysSocket & FakeControls;
 export function boom(code: number, message = `boom ${code}`): Error {
   return Object.assign(new Error(message), { isBoom: true, output: { statusCode: code, payload: { message } } });
 }
+
+/** The linked-device identity pairing stores in `creds.account` (Utils/validate-connection.js `configureSuccessfulPairing`). */
+const LINKED_ACCOUNT: AuthenticationCreds['account'] = proto.ADVSignedDeviceIdentity.fromObject({
+  details: Buffer.from('details'), accountSignatureKey: Buffer.alloc(32, 1), accountSignature: Buffer.alloc(64, 2), deviceSignature: Buffer.alloc(64, 3),
+});
 
 
 /** A deep copy that keeps Buffers, Uint8Arrays and Dates as they are (structuredClone would not). */
@@ -60,6 +76,19 @@ const fakeUpload: WAMediaUploadFunction = async (_path, { mediaType }) => ({
 });
 
 /**
+ * What Baileys' `productCreate`/`productUpdate` do with the images before the query
+ * (`uploadingNecessaryImages` in Utils/business.js): a URL containing `.whatsapp.net` is kept, anything
+ * else is read with `getStream`, which fetches `{ url }` with the global `fetch`, and uploaded.
+ */
+async function uploadProductImages(images: WAMediaUpload[]): Promise<void> {
+  for (const image of images) {
+    if (!Buffer.isBuffer(image) && 'url' in image && image.url.toString().includes('.whatsapp.net')) continue;
+    const { stream } = await getStream(image);
+    for await (const _ of stream) { /* drained like Baileys' upload */ }
+  }
+}
+
+/**
  * A socket that behaves like Baileys' on the surface the adapter uses: the same event names on an
  * EventEmitter `ev`, messages built by Baileys' own `generateWAMessage` (proto classes included), the
  * real signal repository (LID mapping, session deletion) over the adapter's auth state, and every
@@ -73,6 +102,15 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
   const keys = addTransactionCapability(config.auth.keys, silent, { maxCommitRetries: 1, delayBetweenTriesMs: 1 });
   const signalRepository = DEFAULT_CONNECTION_CONFIG.makeSignalRepository({ creds: config.auth.creds, keys }, silent);
   const deleteSession = signalRepository.deleteSession.bind(signalRepository);
+  const creds = config.auth.creds;
+  // Socket/socket.js applies every creds.update to the creds it holds.
+  ev.on('creds.update', (update: Partial<AuthenticationCreds>) => Object.assign(creds, update));
+  /** Socket/socket.js `end`: the close is emitted once, whatever ends the socket. */
+  const finish = (error: Error | undefined) => {
+    if (socket.ended) return;
+    socket.ended = true;
+    ev.emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date(0) } });
+  };
 
   const record = (method: string, args: unknown[]) => {
     calls.push({ method, args });
@@ -91,9 +129,14 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     results,
     failures,
     ended: false as boolean,
+    handshake: creds.me ? 'login' as const : 'registration' as const,
+    participating: participatingAnswer([]),
     ev: ev as unknown as BaileysEventEmitter,
-    user: undefined as Contact | undefined,
-    authState: { creds: config.auth.creds, keys },
+    // Socket/socket.js: `get user() { return authState.creds.me }`.
+    get user(): Contact | undefined {
+      return creds.me;
+    },
+    authState: { creds, keys },
     signalRepository: Object.assign(signalRepository, {
       deleteSession: async (jids: string[]) => {
         record('deleteSession', [jids]);
@@ -107,28 +150,32 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
       ev.emit('connection.update', { qr });
     },
     open(user: Contact) {
-      socket.user = user;
-      config.auth.creds.me = user;
-      config.auth.creds.registered = true;
+      ev.emit('creds.update', { account: creds.account ?? LINKED_ACCOUNT, me: user });
       ev.emit('connection.update', { connection: 'open' });
     },
     close(code: number, message?: string) {
-      ev.emit('connection.update', { connection: 'close', lastDisconnect: { error: boom(code, message), date: new Date(0) } });
+      finish(boom(code, message));
     },
     callsTo(method: string) {
       return calls.filter((c) => c.method === method).map((c) => c.args);
     },
     async end(error: Error | undefined) {
       record('end', [error]);
-      if (socket.ended) return;
-      socket.ended = true;
-      ev.emit('connection.update', { connection: 'close', lastDisconnect: { error, date: new Date(0) } });
+      finish(error);
     },
     async logout(msg?: string) {
       record('logout', [msg]);
       await socket.end(boom(401, msg ?? 'Intentional Logout'));
     },
-    requestPairingCode: stub('requestPairingCode', () => 'ABCD1234'),
+    // Socket/socket.js `requestPairingCode`: the number becomes `creds.me` at once, announced with creds.update.
+    async requestPairingCode(phoneNumber: string, customPairingCode?: string) {
+      record('requestPairingCode', [phoneNumber, ...(customPairingCode ? [customPairingCode] : [])]);
+      const code = (results.get('requestPairingCode') as string | undefined) ?? customPairingCode ?? 'ABCD1234';
+      creds.pairingCode = code;
+      creds.me = { id: jidEncode(phoneNumber, 's.whatsapp.net'), name: '~' };
+      ev.emit('creds.update', creds);
+      return code;
+    },
     resyncAppState: stub('resyncAppState'),
     fetchAccountReachoutTimelock: async () => {
       record('fetchAccountReachoutTimelock', []);
@@ -178,7 +225,13 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     groupRequestParticipantsUpdate: stub('groupRequestParticipantsUpdate', () => []),
     groupInviteCode: stub('groupInviteCode'),
     groupGetInviteInfo: stub('groupGetInviteInfo'),
-    groupFetchAllParticipating: stub('groupFetchAllParticipating', () => ({})),
+    // Socket/groups.js: the answer is parsed by Baileys' own code, and every group is emitted as groups.update.
+    async groupFetchAllParticipating() {
+      record('groupFetchAllParticipating', []);
+      const data = parseGroupsParticipating(await overTheWire(socket.participating));
+      ev.emit('groups.update', Object.values(data));
+      return data;
+    },
     communityMetadata: stub('communityMetadata'),
     communityCreate: stub('communityCreate'),
     communityCreateGroup: stub('communityCreateGroup'),
@@ -195,12 +248,19 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     communitySettingUpdate: stub('communitySettingUpdate'),
     communityMemberAddMode: stub('communityMemberAddMode'),
     communityJoinApprovalMode: stub('communityJoinApprovalMode'),
-    communityFetchAllParticipating: stub('communityFetchAllParticipating', () => ({})),
     communityFetchLinkedGroups: stub('communityFetchLinkedGroups', (jid: string) => ({ communityJid: jid, isCommunity: true, linkedGroups: [] })),
     getCatalog: stub('getCatalog', () => ({ products: [], nextPageCursor: undefined })),
     getCollections: stub('getCollections', () => ({ collections: [] })),
-    productCreate: stub('productCreate'),
-    productUpdate: stub('productUpdate'),
+    productCreate: async (create: { images: WAMediaUpload[] }) => {
+      record('productCreate', [snapshot(create)]);
+      await uploadProductImages(create.images);
+      return results.get('productCreate');
+    },
+    productUpdate: async (id: string, update: { images: WAMediaUpload[] }) => {
+      record('productUpdate', [id, snapshot(update)]);
+      await uploadProductImages(update.images);
+      return results.get('productUpdate');
+    },
     productDelete: stub('productDelete', () => ({ deleted: 1 })),
     getOrderDetails: stub('getOrderDetails'),
     rejectCall: stub('rejectCall'),

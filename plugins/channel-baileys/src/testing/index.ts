@@ -5,3 +5,5 @@
  */
 export { boom, createFakeSocket, FakeSockets, type FakeControls, type FakeSocket, type SocketCall } from './fake-socket.js';
 export { ReceivePath, type Envelope } from './receive-path.js';
+export { encryptEventResponse, encryptPollVote, type AnswerScope } from './peer-answers.js';
+export { groupNode, participatingAnswer, type GroupNodeSpec } from './wa-groups.js';

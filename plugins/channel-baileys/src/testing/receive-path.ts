@@ -1,5 +1,5 @@
 import {
-  addTransactionCapability, Curve, decodeBinaryNode, decryptMessageNode, DEFAULT_CONNECTION_CONFIG, encodeBinaryNode, encodeWAMessage,
+  addTransactionCapability, cleanMessage, Curve, decodeBinaryNode, decryptMessageNode, DEFAULT_CONNECTION_CONFIG, encodeBinaryNode, encodeWAMessage,
   generateSignalPubKey, initAuthCreds, jidNormalizedUser, makeEventBuffer, MessageRetryManager, type BaileysEventMap, type proto,
   type SignalDataSet, type SignalDataTypeMap, type SignalKeyStore, type SignalRepositoryWithLIDStore,
 } from '@whiskeysockets/baileys';
@@ -43,6 +43,8 @@ export interface Envelope {
   /** Unix seconds. */
   timestamp: number;
   pushName?: string;
+  /** Phone-number JID of a LID sender (the stanza's `sender_pn`, which Baileys makes `remoteJidAlt`). */
+  senderPn?: string;
 }
 
 /**
@@ -50,18 +52,25 @@ export interface Envelope {
  * (X3DH from a pre-key the account published), and each message travels as Baileys' socket carries
  * a `message` stanza: encrypted by the peer, encoded to and decoded from WhatsApp's binary node
  * format, decrypted by `decryptMessageNode` (libsignal, over the adapter's auth state), kept in the
- * retry manager's recent-message cache, then `messages.upsert`, the push-name contact update and
- * `processMessage` inside one event-buffer cycle, whose flush reaches the socket's `ev` where the
- * adapter listens. Left out: the WebSocket and Noise transport, receipts and acks.
+ * retry manager's recent-message cache, cleaned (`cleanMessage`: JIDs, and the keys a reaction or a
+ * poll vote points at, from the account's side), then `messages.upsert`, the push-name contact update
+ * and `processMessage` inside one event-buffer cycle, whose flush reaches the socket's `ev` where the
+ * adapter listens. `processMessage` asks the socket's `getMessage` (the adapter's store lookup) for the
+ * event an RSVP answers, as Baileys' socket does. Left out: the WebSocket and Noise transport,
+ * receipts and acks.
  */
 export class ReceivePath {
   private readonly buffer = makeEventBuffer(silent);
   private readonly retries = new MessageRetryManager(silent, DEFAULT_CONNECTION_CONFIG.maxMsgRetryCount);
+  private readonly getMessage: NonNullable<FakeSocket['config']['getMessage']>;
 
   private constructor(
     private readonly socket: FakeSocket,
     private readonly peers: Map<string, Peer>,
   ) {
+    const { getMessage } = socket.config;
+    if (!getMessage) throw new Error('the socket was built without getMessage');
+    this.getMessage = getMessage;
     this.buffer.process((events) => {
       for (const [event, data] of Object.entries(events)) socket.emit(event as keyof BaileysEventMap, data as never);
     });
@@ -104,7 +113,10 @@ export class ReceivePath {
     const { type, ciphertext } = await peer.repository.encryptMessage({ jid: me, data: encodeWAMessage(message) });
     const frame = encodeBinaryNode({
       tag: 'message',
-      attrs: { from, id: envelope.id, t: String(envelope.timestamp), type: 'text', ...(envelope.pushName ? { notify: envelope.pushName } : {}) },
+      attrs: {
+        from, id: envelope.id, t: String(envelope.timestamp), type: 'text', ...(envelope.pushName ? { notify: envelope.pushName } : {}),
+        ...(envelope.senderPn ? { sender_pn: envelope.senderPn } : {}),
+      },
       content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
     });
     const node = await decodeBinaryNode(frame);
@@ -116,13 +128,14 @@ export class ReceivePath {
       if (fullMessage.key.remoteJid && fullMessage.key.id && fullMessage.message) {
         this.retries.addRecentMessage(fullMessage.key.remoteJid, fullMessage.key.id, fullMessage.message);
       }
+      cleanMessage(fullMessage, creds.me!.id, creds.me!.lid ?? '');
       this.buffer.emit('messages.upsert', { messages: [fullMessage], type: 'notify' });
       if (fullMessage.pushName) {
         this.buffer.emit('contacts.update', [{ id: jidNormalizedUser(fullMessage.key.participant || fullMessage.key.remoteJid!), notify: fullMessage.pushName }]);
       }
       await processMessage(fullMessage, {
         shouldProcessHistoryMsg: false, ev: this.buffer, creds, keyStore: keys, logger: silent, options: {},
-        signalRepository: this.socket.signalRepository, getMessage: async () => undefined,
+        signalRepository: this.socket.signalRepository, getMessage: this.getMessage,
       });
     } finally {
       this.buffer.flush();

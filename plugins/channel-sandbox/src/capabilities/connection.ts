@@ -33,7 +33,9 @@ export class SandboxConnection implements ConnectionCapability {
   ) {}
 
   state(): ConnectionState {
-    return { phoneConnected: this.device.connected, user: this.device.connected ? this.user : null };
+    const connected = this.device.connected;
+    const status = connected ? 'open' : this.pairingCode ? 'waiting_for_pairing_code' : this.qr ? 'waiting_for_qr_scan' : 'disconnected';
+    return { phoneConnected: connected, user: connected ? this.user : null, status };
   }
 
   async connect(): Promise<ConnectResult> {

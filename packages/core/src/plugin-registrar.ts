@@ -1,0 +1,96 @@
+import type { ChannelDriver } from './channel/adapter.js';
+import { isChannelId } from './domain/channel-name.js';
+import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
+import type { ExternalDataConnector } from './storage/external-data.js';
+import type { Storage } from './storage/storage.js';
+import type { WebhookFormat } from './webhook/format.js';
+
+/** A registration that does not fit the plugin's manifest or the id syntax. */
+export class PluginRegistrationError extends Error {}
+
+/** What one plugin registered through its hooks, in registration order. */
+export interface PluginRegistrations {
+  channels: ChannelDriver[];
+  formats: WebhookFormat[];
+  storage?: Storage;
+  connectors: ExternalDataConnector[];
+}
+
+/** The hooks handed to one plugin's `register`, and what they collected. */
+export interface PluginRegistrar {
+  readonly hooks: PluginHooks;
+  /**
+   * What the plugin registered. Throws {@link PluginRegistrationError} when the manifest declares
+   * something `register` did not add. Call once, after `register` resolved.
+   */
+  finish(): PluginRegistrations;
+}
+
+const ID_RULE = 'a lower-case letter, then up to 31 lower-case letters, digits or dashes';
+
+/**
+ * Builds the typed hooks of one plugin. Each hook checks its registration at once — the id syntax
+ * and that the manifest's `provides` declares it — so the error points at the plugin that is wrong.
+ * The server's plugin host and `@parley/testkit`'s `registerPlugin` both register through it.
+ */
+export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | 'provides'>): PluginRegistrar {
+  const plugin = manifest.name;
+  const provides: PluginProvides = manifest.provides ?? {};
+  const collected: PluginRegistrations = { channels: [], formats: [], connectors: [] };
+  const refuse = (message: string): never => {
+    throw new PluginRegistrationError(`plugin ${plugin}: ${message}`);
+  };
+  const declared = (list: readonly string[] | undefined, name: string, what: string, field: string): void => {
+    if (!list?.includes(name)) refuse(`registered the ${what} "${name}" without declaring it in provides.${field}`);
+  };
+
+  const hooks: PluginHooks = {
+    channels: {
+      add(driver) {
+        if (!isChannelId(driver?.name)) refuse(`channel driver name "${String(driver?.name)}" is not a channel id (${ID_RULE})`);
+        if (!isChannelId(driver.channel)) refuse(`driver "${driver.name}" drives "${String(driver.channel)}", which is not a channel id (${ID_RULE})`);
+        if (typeof driver.addressing?.description !== 'string' || typeof driver.addressing.phoneNumbers !== 'boolean') {
+          refuse(`driver "${driver.name}" declares no addressing (description and phoneNumbers)`);
+        }
+        declared(provides.channels, driver.name, 'channel driver', 'channels');
+        if (collected.channels.some((d) => d.name === driver.name)) refuse(`registered the channel driver "${driver.name}" twice`);
+        collected.channels.push(driver);
+      },
+    },
+    formats: {
+      add(format) {
+        declared(provides.formats, format.name, 'webhook format', 'formats');
+        if (collected.formats.some((f) => f.name === format.name)) refuse(`registered the webhook format "${format.name}" twice`);
+        collected.formats.push(format);
+      },
+    },
+    storage: {
+      set(storage) {
+        if (provides.storage !== true) refuse('set a storage back end without declaring provides.storage');
+        if (collected.storage) refuse('set the storage back end twice');
+        collected.storage = storage;
+      },
+    },
+    connectors: {
+      add(connector) {
+        declared(provides.connectors, connector.kind, 'external-database connector', 'connectors');
+        if (collected.connectors.some((c) => c.kind === connector.kind)) refuse(`registered the connector "${connector.kind}" twice`);
+        collected.connectors.push(connector);
+      },
+    },
+  };
+
+  return {
+    hooks,
+    finish() {
+      const missing = (list: readonly string[] | undefined, got: string[], what: string, field: string) => {
+        for (const name of list ?? []) if (!got.includes(name)) refuse(`declares the ${what} "${name}" in provides.${field} but did not register it`);
+      };
+      missing(provides.channels, collected.channels.map((d) => d.name), 'channel driver', 'channels');
+      missing(provides.formats, collected.formats.map((f) => f.name), 'webhook format', 'formats');
+      missing(provides.connectors, collected.connectors.map((c) => c.kind), 'external-database connector', 'connectors');
+      if (provides.storage === true && !collected.storage) refuse('declares provides.storage but did not set a storage back end');
+      return collected;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import {
+  ConflictError, UniqueClaimConflictError, type ChannelDriver, type Clock, type InstanceRepository, type Logger, type Storage, type UniqueClaim,
+  type UniqueOptionLookup,
+} from '@parley/core';
+
+/**
+ * The storage claims behind {@link ChannelDriver.uniqueOptions}: one namespace per driver and member
+ * (`sandbox:number`), so uniqueness is an indexed lookup and never a scan of every instance.
+ */
+function namespaceOf(driver: ChannelDriver, member: string): string {
+  return `${driver.name}:${member}`;
+}
+
+/** Indexed lookups a driver's `instanceOptions` may use to assign a free value. */
+export function uniqueLookup(instances: InstanceRepository, driver: ChannelDriver): UniqueOptionLookup {
+  return { taken: async (member, value) => (await instances.claimHolder(namespaceOf(driver, member), value)) !== null };
+}
+
+/** The claims an instance with these normalized options makes (string members only). */
+export function uniqueClaims(driver: ChannelDriver, options: Record<string, unknown>): UniqueClaim[] {
+  return (driver.uniqueOptions ?? []).flatMap((member) => {
+    const value = options[member];
+    return typeof value === 'string' ? [{ namespace: namespaceOf(driver, member), value }] : [];
+  });
+}
+
+/**
+ * A refused claim as the API answers it: 409 `<member>_taken`, "`<driver> <member> <value>` is taken"
+ * (the sandbox's `number_taken` of before). Other errors pass through.
+ */
+export function takenError(driver: ChannelDriver, err: unknown): unknown {
+  if (!(err instanceof UniqueClaimConflictError)) return err;
+  const member = err.claim.namespace.slice(driver.name.length + 1);
+  return new ConflictError(`${driver.name} ${member} ${err.claim.value} is taken`, `${member}_taken`);
+}
+
+/** State namespace recording which unique options have been claimed for every existing instance. */
+const BACKFILLED = 'parley:unique-claims';
+
+/**
+ * Claims the unique options of instances created before their driver declared them (a store written
+ * by an older Parley), once per store and option: a state document records it, so later starts cost
+ * one read per declared option. Two old instances holding one value both keep running; the later
+ * one's claim is refused and logged.
+ */
+export async function backfillUniqueClaims(storage: Storage, drivers: Map<string, ChannelDriver>, clock: Clock, logger: Logger): Promise<void> {
+  const pending = new Set<string>();
+  for (const driver of drivers.values()) {
+    for (const member of driver.uniqueOptions ?? []) {
+      const namespace = namespaceOf(driver, member);
+      if (!(await storage.state.get(BACKFILLED, namespace))) pending.add(namespace);
+    }
+  }
+  if (pending.size === 0) return;
+  let claimed = 0;
+  for (const record of await storage.instances.list()) {
+    const driver = drivers.get(record.driver);
+    if (!driver) continue;
+    for (const claim of uniqueClaims(driver, record.driverOptions).filter((c) => pending.has(c.namespace))) {
+      try {
+        await storage.instances.claim(record.id, [claim]);
+        claimed++;
+      } catch (err) {
+        if (!(err instanceof UniqueClaimConflictError)) throw err;
+        logger.warn({ instance: record.id, namespace: claim.namespace, value: claim.value }, 'instance shares a unique value with an older instance; left unclaimed');
+      }
+    }
+  }
+  for (const namespace of pending) await storage.state.put(BACKFILLED, namespace, { at: clock.now() });
+  if (claimed > 0) logger.info({ claimed, namespaces: [...pending] }, 'unique values of existing instances claimed');
+}

@@ -1,0 +1,23 @@
+import type { proto, WAMessageKey } from '@whiskeysockets/baileys';
+import { isLidJid, preferPn } from '../util/jids.js';
+
+/** What inbound mapping needs to know about the account and the LID mapping. */
+export interface InboundEnv {
+  /** Own account JID without device suffix. */
+  ownJid: string;
+  ownLid?: string;
+  /** Phone-number JID of a LID, when WhatsApp has told us. */
+  pnForLid(lid: string): Promise<string | undefined>;
+  /** Unix seconds now, for messages without a timestamp. */
+  now(): number;
+  /** Content of a stored message (Baileys' `getMessage`): polls and events, to decrypt their votes and responses. */
+  storedMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
+}
+
+/** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */
+export async function resolvePn(env: InboundEnv, jid: string | null | undefined, alt: string | null | undefined): Promise<string | undefined> {
+  const picked = preferPn(jid, alt);
+  if (!picked || !isLidJid(picked)) return picked;
+  return (await env.pnForLid(picked)) ?? picked;
+}
+

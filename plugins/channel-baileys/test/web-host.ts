@@ -1,0 +1,68 @@
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { ResolveHost } from '../src/media/guarded-fetch.js';
+import type { LocalServer } from './local-proxies.js';
+
+/** Answers one path of a {@link startWebHost}. */
+export type Route = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** A file of `type` with `body`. */
+export const file = (type: string, body: Buffer): Route => (_req, res) => {
+  res.writeHead(200, { 'content-type': type, 'content-length': body.length }).end(body);
+};
+
+/** A redirect to `location`. */
+export const redirect = (location: string): Route => (_req, res) => {
+  res.writeHead(302, { location, 'content-length': 0 }).end();
+};
+
+/**
+ * A plain HTTP server on 127.0.0.1 standing in for every web host of a test (a proxy tunnels to it,
+ * or the test allows private URLs). `seen` lists the paths asked for; unknown paths answer 404.
+ */
+export async function startWebHost(routes: Record<string, Route>): Promise<LocalServer<string>> {
+  const seen: string[] = [];
+  const server = createServer((req, res) => {
+    seen.push(req.url ?? '');
+    const route = routes[req.url ?? ''];
+    if (route) route(req, res);
+    else res.writeHead(404, { 'content-length': 0 }).end();
+  });
+  const sockets = new Set<Socket>();
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    seen,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/** A resolver answering fixed addresses per name, and ENOTFOUND for any other name (tests never ask the real DNS). */
+export function fixedResolver(names: Record<string, string[]>): ResolveHost {
+  return async (host) => {
+    const addresses = names[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses;
+  };
+}
+
+/** Records every URL handed to the global `fetch` (Baileys' only way to download) until `restore`. */
+export function spyOnFetch(): { urls: string[]; restore(): void } {
+  const real = globalThis.fetch;
+  const urls: string[] = [];
+  globalThis.fetch = (async (input: Parameters<typeof fetch>[0], init?: RequestInit) => {
+    urls.push(String(input instanceof Request ? input.url : input));
+    return real(input, init);
+  }) as typeof fetch;
+  return { urls, restore: () => { globalThis.fetch = real; } };
+}

@@ -1,0 +1,162 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord } from '@parley/core';
+import type { PluginEntry } from '@parley/server';
+import { SqliteStorage } from '@parley/storage-sqlite';
+import { serviceUrlOrSkip } from '@parley/testkit';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'sandbox number uniqueness on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const prefix = `parley-e2e-unique-${process.pid}-${Date.now()}:`;
+
+const backEnds: [string, PluginEntry | undefined][] = [
+  ['memory', { package: '@parley/storage-memory' }],
+  ['sqlite', { package: '@parley/storage-sqlite' }],
+  ['redis', redisUrl ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix: prefix } } : undefined],
+];
+
+for (const [label, storage] of backEnds) {
+  if (!storage) continue;
+  describe(`sandbox number uniqueness through the admin API (${label} storage)`, () => {
+    let t: TestServer;
+    before(async () => {
+      t = await startTestServer({ plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }] });
+    });
+    after(async () => {
+      await t.stop();
+      if (label !== 'redis') return;
+      const { createClient } = await import('redis');
+      const client = createClient({ url: redisUrl! });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
+      await client.close();
+    });
+
+    const create = (body: unknown) => t.admin('POST', '/admin/instances', body);
+    const list = async () => (await t.admin('GET', '/admin/instances')).body.data as {
+      id: string; key: string; options: { number: string };
+    }[];
+
+    it('of 20 parallel creations with one number exactly one succeeds; the others answer 409 number_taken and leave nothing', async () => {
+      const number = '5511930000001';
+      const before = await list();
+      const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => create({ name: `racer ${i}`, options: { number } })));
+      const created = answers.filter((a) => a.status === 200);
+      assert.equal(created.length, 1, JSON.stringify(answers.map((a) => a.status)));
+      for (const answer of answers.filter((a) => a.status !== 200)) {
+        assert.equal(answer.status, 409);
+        assert.deepEqual(answer.body, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } });
+      }
+      const after = await list();
+      assert.equal(after.length, before.length + 1);
+      assert.deepEqual(after.filter((r) => r.options.number === number).map((r) => r.id), [created[0]!.body.data.id]);
+      // The winner is a working instance holding the number.
+      const { instance } = await t.client(created[0]!.body.data.key).call('getInstance');
+      assert.equal(instance.id, created[0]!.body.data.id);
+    });
+
+    it('a number is free again once its instance is deleted, and only then', async () => {
+      const number = '5511930000002';
+      const first = await create({ options: { number } });
+      assert.equal(first.status, 200);
+      const again = await create({ options: { number } });
+      assert.deepEqual([again.status, again.body], [409, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } }]);
+      const removed = await t.admin('DELETE', `/admin/instances/${first.body.data.id}`);
+      assert.equal(removed.status, 200);
+      const reused = await create({ options: { number } });
+      assert.equal(reused.status, 200);
+      assert.deepEqual(reused.body.data.options, { number });
+      assert.notEqual(reused.body.data.id, first.body.data.id);
+    });
+
+    it('assigned numbers never collide with chosen ones or each other', async () => {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => create({})));
+      assert.deepEqual(answers.map((a) => a.status), Array(10).fill(200));
+      const numbers = (await list()).map((r) => r.options.number);
+      assert.equal(new Set(numbers).size, numbers.length);
+    });
+  });
+}
+
+if (redisUrl) {
+  describe('sandbox number uniqueness across two servers sharing one Redis', () => {
+    const shared = `parley-e2e-unique-two-${process.pid}-${Date.now()}:`;
+    let servers: TestServer[] = [];
+    before(async () => {
+      const plugins = [
+        { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix: shared } }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
+      ];
+      servers = [await startTestServer({ plugins }), await startTestServer({ plugins })];
+    });
+    after(async () => {
+      await Promise.all(servers.map((s) => s.stop()));
+      const { createClient } = await import('redis');
+      const client = createClient({ url: redisUrl! });
+      await client.connect();
+      for await (const keys of client.scanIterator({ MATCH: `${shared}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
+      await client.close();
+    });
+
+    it('of 20 creations with one number spread over both servers, exactly one succeeds', async () => {
+      for (const [round, number] of ['5511950000001', '5511950000002', '5511950000003'].entries()) {
+        const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => servers[i % 2]!.admin('POST', '/admin/instances', { name: `r${round}-${i}`, options: { number } })));
+        assert.deepEqual(answers.map((a) => a.status).sort(), [200, ...Array(19).fill(409)], `round ${round}`);
+        for (const answer of answers.filter((a) => a.status === 409)) assert.equal(answer.body.error.code, 'number_taken');
+      }
+      const listed = (await servers[1]!.admin('GET', '/admin/instances')).body.data as { options: { number: string } }[];
+      assert.deepEqual(listed.map((r) => r.options.number).sort(), ['5511950000001', '5511950000002', '5511950000003']);
+    });
+  });
+}
+
+describe('a store written before unique claims (sqlite)', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-claims-upgrade-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  /** A sandbox record as an older Parley stored it: the number in its options, no claim. */
+  function oldRecord(id: string, number: string, createdAt: number): InstanceRecord {
+    return {
+      id, key: `key-${id}-0123456789abcdef`, name: id, driver: 'sandbox', createdAt, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
+      webhookSecret: 'whsec_old', user: null, phoneConnected: false, wantsConnection: false, health: 'healthy', driverOptions: { number }, links: {},
+    };
+  }
+
+  it('claims the numbers of existing instances at the first start, once; a duplicate of before is kept and logged', async () => {
+    const old = new SqliteStorage({ file: join(dataDir, 'parley.db') });
+    await old.init();
+    await old.instances.create(oldRecord('ins_old_a', '5511940000001', 1_000));
+    await old.instances.create(oldRecord('ins_old_b', '5511940000002', 2_000));
+    // Two instances of before shared a number (the check of before was not atomic).
+    await old.instances.create(oldRecord('ins_old_c', '5511940000001', 3_000));
+    await old.close();
+
+    const first = await startTestServer({ storage: 'sqlite', dataDir, captureLogs: true });
+    try {
+      for (const number of ['5511940000001', '5511940000002']) {
+        const res = await first.admin('POST', '/admin/instances', { options: { number } });
+        assert.deepEqual([res.status, res.body], [409, { status: 409, error: { code: 'number_taken', message: `sandbox number ${number} is taken` } }]);
+      }
+      assert.equal(await first.server.context.storage.instances.claimHolder('sandbox:number', '5511940000001'), 'ins_old_a');
+      assert.equal(await first.server.context.storage.instances.claimHolder('sandbox:number', '5511940000002'), 'ins_old_b');
+      const logs = first.logs.map((line) => JSON.parse(line) as { msg: string; instance?: string; claimed?: number });
+      assert.ok(logs.some((l) => l.msg === 'instance shares a unique value with an older instance; left unclaimed' && l.instance === 'ins_old_c'));
+      assert.ok(logs.some((l) => l.msg === 'unique values of existing instances claimed' && l.claimed === 2));
+      assert.deepEqual((await first.admin('GET', '/admin/instances')).body.data.map((r: { id: string }) => r.id), ['ins_old_a', 'ins_old_b', 'ins_old_c']);
+    } finally {
+      await first.stop();
+    }
+
+    const second = await startTestServer({ storage: 'sqlite', dataDir, captureLogs: true });
+    try {
+      assert.ok(!second.logs.some((line) => line.includes('unique values of existing instances claimed')));
+      assert.ok(!second.logs.some((line) => line.includes('left unclaimed')));
+      const res = await second.admin('POST', '/admin/instances', { options: { number: '5511940000002' } });
+      assert.equal(res.status, 409);
+    } finally {
+      await second.stop();
+    }
+  });
+});
