@@ -6,6 +6,7 @@ export {
   type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
+export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
