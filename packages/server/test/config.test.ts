@@ -51,7 +51,7 @@ describe('loadConfig defaults', () => {
       rateLimit: { failures: 50, windowSeconds: 60, blockSeconds: 300 },
       trustProxy: false,
       allowPrivateUrls: false,
-      allowPrivateProxies: false,
+      allowPrivateProxies: undefined,
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { staggerMs: 500 },
       shutdownTimeoutMs: 10000,
@@ -89,8 +89,8 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 },
       trustProxy: 'loopback',
       allowPrivateUrls: true,
-      // Not in the file: proxies follow allowPrivateUrls.
-      allowPrivateProxies: true,
+      // Not in the file: unset, so proxies follow allowPrivateUrls.
+      allowPrivateProxies: undefined,
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { staggerMs: 0 },
       shutdownTimeoutMs: 1000,
@@ -198,13 +198,13 @@ describe('loadConfig environment overrides', () => {
     assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: '' }).allowPrivateUrls, true);
   });
 
-  it('allowPrivateProxies: PARLEY_ALLOW_PRIVATE_PROXIES, then the file, then whatever allows private URLs', () => {
+  it('allowPrivateProxies: PARLEY_ALLOW_PRIVATE_PROXIES wins over the file; unset, proxies follow allowPrivateUrls', () => {
     assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateProxies, true);
     assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateUrls, false);
-    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1' }).allowPrivateProxies, true);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1' }).allowPrivateProxies, undefined);
     assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1', PARLEY_ALLOW_PRIVATE_PROXIES: 'off' }).allowPrivateProxies, false);
     assert.equal(loadConfig(configFile({ allowPrivateUrls: true, allowPrivateProxies: false })).allowPrivateProxies, false);
-    assert.equal(loadConfig(configFile({ allowPrivateProxies: true })).allowPrivateProxies, true);
+    assert.equal(loadConfig({ ...configFile({ allowPrivateProxies: false }), PARLEY_ALLOW_PRIVATE_PROXIES: 'yes' }).allowPrivateProxies, true);
   });
 
   it('PARLEY_RATE_LIMIT_* and PARLEY_TRUST_PROXY win over the file; bad numbers are refused naming the variable', () => {
