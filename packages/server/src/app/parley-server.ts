@@ -1,10 +1,11 @@
 import 'reflect-metadata';
+import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { channelDirectory, privateDir, systemClock, Tokens, UnauthorizedError, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -20,10 +21,12 @@ import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
+import { ServerMetrics } from '../metrics/server-metrics.js';
+import { timedStorage } from '../metrics/timed-storage.js';
 import { SendPipeline } from '../send/send-pipeline.js';
 import { SendProjection } from '../send/send-projection.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
-import { AdminToken } from './admin-token.js';
+import { AdminToken, bearerDigest } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -83,7 +86,8 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
-    const storage = new InstanceDataRouter(plugins.storage);
+    const metrics = new ServerMetrics();
+    const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
@@ -91,17 +95,19 @@ export class ParleyServer {
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
       storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
-      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>,
+      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
     const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    bus.tap(metrics.event);
+    metrics.bind({ storage, loaded: () => registry.loaded() });
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     const media = new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks,
-      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector)),
+      version: VERSION, media, webhooks, metrics,
+      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
     };
 
     let server: ParleyServer | undefined;
@@ -112,7 +118,15 @@ export class ParleyServer {
     const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
       if (auth === 'instance') return registry.byKey(req.params.key!);
       if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+      if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
+    };
+    // The scrape takes the admin token, or the metrics token when one is configured.
+    const metricsDigest = config.metrics.token === undefined ? undefined : bearerDigest(`Bearer ${config.metrics.token}`);
+    const verifyMetrics = (header: string | undefined): void => {
+      const given = bearerDigest(header);
+      if (!given) throw new UnauthorizedError('metrics token or admin token required: Authorization: Bearer <token>');
+      if (!adminToken.matches(given) && !(metricsDigest && timingSafeEqual(given, metricsDigest))) throw new UnauthorizedError('invalid metrics token');
     };
     // Counted in the storage when it offers a shared counter (Redis: every server counts together).
     const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
@@ -122,6 +136,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      metrics,
     });
     server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
     return server;

@@ -9,6 +9,7 @@ import { jsonBody } from './json-body.js';
 import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import { UNMATCHED_ROUTE, type ServerMetrics } from '../metrics/server-metrics.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
@@ -29,6 +30,8 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
   durable: () => Promise<void>;
+  /** Observes each request's duration by method, route template and status. */
+  metrics?: ServerMetrics;
 }
 
 /** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
@@ -42,7 +45,7 @@ const KEY_LIKE = /^[A-Za-z0-9_-]{16,}$/;
 /**
  * The message of a 404 for an unmatched path. Under a known prefix or a possible key it names the
  * route asked for, the key redacted (`no route GET /:key/nothing`); a first segment that can be no
- * key (`/metrics`, `/favicon.ico`) is an unknown path, said plainly, with where the API is described.
+ * key (`/favicon.ico`, `/robots.txt`) is an unknown path, said plainly, with where the API is described.
  */
 function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: string) => boolean): string {
   const first = /^\/([^/]+)(\/.*)?$/.exec(path);
@@ -52,7 +55,7 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
 export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown> } {
-  const { routes, logger } = options;
+  const { routes, logger, metrics } = options;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -102,8 +105,11 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (req as MatchedRequest).parleyRoute;
+      // Metrics label a request by its template only: the path may carry an instance key.
+      metrics?.request(req.method, route ?? UNMATCHED_ROUTE, res.statusCode, ms / 1e3);
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
-      const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
+      const path = route ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput. So
       // are failed lookups (401, 404, 429): a flood of them must not flood the log (the failure

@@ -3,7 +3,7 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
 
 const COMMON_ERRORS: Record<number, string> = {
   400: 'The body, query or a path parameter fails its schema (the message names the field).',
-  401: 'Missing or wrong admin token.',
+  401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
   409: 'The operation conflicts with the current state (for example the instance is not connected).',
@@ -47,7 +47,7 @@ function success(route: RouteDefinition): unknown {
 function errorStatuses(route: RouteDefinition): number[] {
   const set = new Set<number>([400, 500, ...(route.errors ?? [])]);
   if (route.auth === 'instance') set.add(404);
-  if (route.auth === 'admin') set.add(401);
+  if (route.auth === 'admin' || route.auth === 'metrics') set.add(401);
   if (readsBody(route)) set.add(413);
   if (isKeyed(route)) set.add(429);
   return [...set].sort();
@@ -70,6 +70,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
         }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
+      ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
     };
     if (route.body) {
       op.requestBody = {
@@ -93,7 +94,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     paths,
     components: {
       schemas: { Error: errorResponse },
-      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' } },
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
+      },
     },
   };
 }
