@@ -1,7 +1,8 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
 import type { AttemptOutcome, DeliveryObserver } from '@parley/webhooks';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 /** Latency buckets (seconds) of HTTP requests and webhook attempts: 1 ms to 10 s. */
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -32,9 +33,6 @@ export interface MetricsSources {
   loaded(): InstanceRuntime[];
 }
 
-/** A histogram child per label values, found without allocating (the request path observes one per request). */
-type Child = ReturnType<Histogram<string>['labels']>;
-
 /**
  * The server's Prometheus metrics, in a registry of its own (never prom-client's global one, so
  * that several servers in one process keep apart). Counters are moved by the parts that do the
@@ -44,28 +42,27 @@ type Child = ReturnType<Histogram<string>['labels']>;
  */
 export class ServerMetrics implements DeliveryObserver {
   readonly registry = new Registry();
-  private readonly http = new Histogram({
+  private readonly http = new FastHistogram({
     name: 'parley_http_request_duration_seconds', help: 'HTTP requests by method, route template and status, with their duration',
-    labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registry: this.registry,
   });
-  private readonly httpChildren = new Map<string, Map<string, Map<number, Child>>>();
-  private readonly sends = new Counter({
+  private readonly sends = new FastCounter({
     name: 'parley_messages_sent_total', help: 'Messages sent through the REST API, by channel and message type',
-    labelNames: ['channel', 'type'], registers: [this.registry],
+    labelNames: ['channel', 'type'], registry: this.registry,
   });
-  private readonly events = new Counter({
-    name: 'parley_events_total', help: 'Channel events processed by the event bus, by kind', labelNames: ['kind'], registers: [this.registry],
+  private readonly events = new FastCounter({
+    name: 'parley_events_total', help: 'Channel events processed by the event bus, by kind', labelNames: ['kind'], registry: this.registry,
   });
-  private readonly deliveries = new Counter({
-    name: 'parley_webhook_deliveries_total', help: 'Webhook deliveries acknowledged with 2xx, by format', labelNames: ['format'], registers: [this.registry],
+  private readonly deliveries = new FastCounter({
+    name: 'parley_webhook_deliveries_total', help: 'Webhook deliveries acknowledged with 2xx, by format', labelNames: ['format'], registry: this.registry,
   });
-  private readonly failures = new Counter({
+  private readonly failures = new FastCounter({
     name: 'parley_webhook_failures_total', help: 'Failed webhook attempts (non-2xx, timeout, network error), by format',
-    labelNames: ['format'], registers: [this.registry],
+    labelNames: ['format'], registry: this.registry,
   });
-  private readonly attempts = new Histogram({
+  private readonly attempts = new FastHistogram({
     name: 'parley_webhook_attempt_duration_seconds', help: 'Webhook delivery attempts by format and outcome, with their duration',
-    labelNames: ['format', 'outcome'], buckets: LATENCY_BUCKETS, registers: [this.registry],
+    labelNames: ['format', 'outcome'], buckets: LATENCY_BUCKETS, registry: this.registry,
   });
   private readonly pending = new Gauge({
     name: 'parley_webhook_deliveries_pending', help: 'Deliveries queued and not yet acknowledged or dead-lettered (the durable queue)',
@@ -76,9 +73,9 @@ export class ServerMetrics implements DeliveryObserver {
     labelNames: ['channel', 'state'], registers: [this.registry],
   });
   /** The storage decorator's histogram (see timed-storage.ts). */
-  readonly storage = new Histogram({
+  readonly storage = new FastHistogram({
     name: 'parley_storage_operation_duration_seconds', help: 'Storage repository calls by repository and operation, with their duration',
-    labelNames: ['repository', 'operation'], buckets: STORAGE_BUCKETS, registers: [this.registry],
+    labelNames: ['repository', 'operation'], buckets: STORAGE_BUCKETS, registry: this.registry,
   });
   private sources?: MetricsSources;
   /** Started now, not at the first scrape: the event-loop lag has samples by then (NaN without). */
@@ -96,29 +93,23 @@ export class ServerMetrics implements DeliveryObserver {
 
   /** One HTTP request ended. `route` is the matched template or {@link UNMATCHED_ROUTE}. */
   request(method: string, route: string, status: number, seconds: number): void {
-    let byRoute = this.httpChildren.get(method);
-    if (!byRoute) this.httpChildren.set(method, (byRoute = new Map()));
-    let byStatus = byRoute.get(route);
-    if (!byStatus) byRoute.set(route, (byStatus = new Map()));
-    let child = byStatus.get(status);
-    if (!child) byStatus.set(status, (child = this.http.labels(method, route, String(status))));
-    child.observe(seconds);
+    this.http.series(method, route, status).observe(seconds);
   }
 
   /** A message was sent on `channel` (`whatsapp`, `instagram`, …) as `type` (`text`, `image`, …). */
   sent(channel: string, type: string): void {
-    this.sends.labels(channel, type).inc();
+    this.sends.series(channel, type).inc();
   }
 
   /** An event went through the bus (an {@link EventBus.tap} listener). */
   readonly event = (event: ChannelEvent): void => {
-    this.events.labels(event.type).inc();
+    this.events.series(event.type).inc();
   };
 
   /** {@link DeliveryObserver}: a webhook attempt ended. */
   attempted(format: string, outcome: AttemptOutcome, seconds: number): void {
-    (outcome === 'delivered' ? this.deliveries : this.failures).labels(format).inc();
-    this.attempts.labels(format, outcome).observe(seconds);
+    (outcome === 'delivered' ? this.deliveries : this.failures).series(format).inc();
+    this.attempts.series(format, outcome).observe(seconds);
   }
 
   /** The scrape: every metric in the Prometheus text format, gauges read from storage now. */

@@ -1,5 +1,5 @@
-import type { Histogram } from 'prom-client';
 import type { Storage } from '@parley/core';
+import type { FastHistogram } from './fast-metrics.js';
 
 /** The repositories of a {@link Storage} whose calls are timed. */
 const REPOSITORIES = ['instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries'] as const;
@@ -17,23 +17,23 @@ function methodNames(target: object): string[] {
 
 /**
  * A repository whose every method observes its duration in `histogram` under `repository` and the
- * method name. The label child is looked up once per method here, so a call costs two clock reads
- * and one observation. Methods run on the real repository (`this` is never the wrapper); other
+ * method name. The series is looked up once per method here, so a call costs two clock reads, a
+ * `finally` and one observation. Methods run on the real repository (`this` is never the wrapper); other
  * members are read through the prototype.
  */
-function timedRepository<T extends object>(repo: T, repository: string, histogram: Histogram<'repository' | 'operation'>): T {
+function timedRepository<T extends object>(repo: T, repository: string, histogram: FastHistogram): T {
   const timed = Object.create(repo) as Record<string, unknown>;
   for (const name of methodNames(repo)) {
     const method = (repo as Record<string, (...args: unknown[]) => unknown>)[name]!;
-    const child = histogram.labels(repository, name);
+    const series = histogram.series(repository, name);
     timed[name] = (...args: unknown[]): unknown => {
       const started = performance.now();
       const result = method.apply(repo, args);
       if (result instanceof Promise) {
-        const done = () => child.observe((performance.now() - started) / 1e3);
+        const done = () => series.observe((performance.now() - started) / 1e3);
         return result.finally(done);
       }
-      child.observe((performance.now() - started) / 1e3);
+      series.observe((performance.now() - started) / 1e3);
       return result;
     };
   }
@@ -45,7 +45,7 @@ function timedRepository<T extends object>(repo: T, repository: string, histogra
  * Life-cycle calls (`init`, `flush`, `close`, `health`) and the optional rate limiter go straight
  * to the back end.
  */
-export function timedStorage(base: Storage, histogram: Histogram<'repository' | 'operation'>): Storage {
+export function timedStorage(base: Storage, histogram: FastHistogram): Storage {
   const repositories = Object.fromEntries(REPOSITORIES.map((name) => [name, timedRepository(base[name], name, histogram)]));
   return {
     name: base.name,
