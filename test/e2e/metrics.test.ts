@@ -69,7 +69,11 @@ describe('GET /metrics (Prometheus)', () => {
   before(async () => {
     receiver = await startHttpReceiver();
     t = await startTestServer({
-      config: { metrics: { token: METRICS_TOKEN }, rateLimit: { failures: 3, windowSeconds: 60, blockSeconds: 60 }, trustProxy: 'loopback' },
+      config: {
+        metrics: { token: METRICS_TOKEN }, rateLimit: { failures: 3, windowSeconds: 60, blockSeconds: 60 }, trustProxy: 'loopback',
+        // Retries 1 s apart: the failure test walks one delivery through a refusal, a network error and a success.
+        webhooks: { retry: { schedule: [1000, 1000, 1000], jitter: 0 } },
+      },
     });
     alice = await phone(t, 'alice', '15550001001');
     bob = await phone(t, 'bob', '15550001002');
@@ -120,31 +124,54 @@ describe('GET /metrics (Prometheus)', () => {
 
   it('reports instances by channel and state, pending deliveries, and the process metrics (event-loop lag)', async () => {
     await t.createInstance({ channel: 'sandbox', number: '15550001003' });
-    const s = await scrape();
+    // The deliveries of the test before are acknowledged (the queue empties just after the counters move).
+    const s = await t.waitFor(async () => {
+      const now = await scrape();
+      return now.value('parley_webhook_deliveries_pending') === 0 && now;
+    }, 5000, 'the queue to be empty');
     assert.equal(s.value('parley_instances'), 3);
     assert.equal(s.value('parley_instances', { channel: 'sandbox', state: 'open' }), 2, JSON.stringify(s.samples('parley_instances')));
     assert.equal(s.value('parley_instances', { channel: 'sandbox', state: 'open' }) + s.value('parley_instances', { channel: 'sandbox', state: 'unloaded' })
       + s.value('parley_instances', { channel: 'sandbox', state: 'disconnected' }), 3);
-    assert.equal(s.value('parley_webhook_deliveries_pending'), 0);
     for (const name of ['nodejs_eventloop_lag_seconds', 'process_cpu_user_seconds_total', 'process_resident_memory_bytes', 'nodejs_heap_size_used_bytes']) {
       assert.ok(s.family(name).data.length > 0, name);
     }
   });
 
-  it('counts failed webhook attempts by format and shows the retried delivery as pending', async () => {
+  it('counts failed webhook attempts by format (refused, network error), shows the retried delivery as pending, then delivered', async () => {
     const before = await scrape();
+    const moved = (s: Scrape, name: string, labels: Record<string, string> = {}) => s.value(name, labels) - before.value(name, labels);
+    const attempts = (s: Scrape, outcome: string) => s.count('parley_webhook_attempt_duration_seconds', { format: 'native', outcome })
+      - before.count('parley_webhook_attempt_duration_seconds', { format: 'native', outcome });
+    const failuresReach = (n: number) => t.waitFor(async () => {
+      const s = await scrape();
+      return moved(s, 'parley_webhook_failures_total', { format: 'native' }) === n && s;
+    }, 10_000, `${n} failed attempts to be counted`);
     const seen = receiver.requests.length;
     receiver.respond({ status: 503 });
     await t.client(alice.key).call('sendText', { body: { to: bob.number, text: 'refused' } });
     await receiver.waitFor(seen + 1);
-    const after = await t.waitFor(async () => {
-      const s = await scrape();
-      return s.value('parley_webhook_failures_total', { format: 'native' }) - before.value('parley_webhook_failures_total', { format: 'native' }) === 1 && s;
-    }, 5000, 'the failure to be counted');
-    assert.equal(after.count('parley_webhook_attempt_duration_seconds', { format: 'native', outcome: 'failed' })
-      - before.count('parley_webhook_attempt_duration_seconds', { format: 'native', outcome: 'failed' }), 1);
-    assert.equal(after.value('parley_webhook_deliveries_total') - before.value('parley_webhook_deliveries_total'), 0);
-    assert.equal(after.value('parley_webhook_deliveries_pending'), 1);
+    let s = await failuresReach(1);
+    assert.equal(attempts(s, 'failed'), 1);
+    assert.equal(moved(s, 'parley_webhook_deliveries_total'), 0);
+    assert.equal(s.value('parley_webhook_deliveries_pending'), 1);
+
+    // The retry meets a dropped connection: a second failed attempt of the same delivery.
+    receiver.respond({ destroy: true });
+    await receiver.waitFor(seen + 2, 10_000);
+    s = await failuresReach(2);
+    assert.equal(attempts(s, 'failed'), 2);
+    assert.equal(s.value('parley_webhook_deliveries_pending'), 1);
+
+    receiver.respond({});
+    s = await t.waitFor(async () => {
+      const now = await scrape();
+      // The observer hears of the 2xx just before the queue acknowledges it: wait for both.
+      return moved(now, 'parley_webhook_deliveries_total', { format: 'native' }) === 1 && now.value('parley_webhook_deliveries_pending') === 0 && now;
+    }, 10_000, 'the third attempt to be delivered and acknowledged');
+    assert.equal(receiver.requests.length, seen + 3);
+    assert.equal(attempts(s, 'delivered'), 1);
+    assert.equal(moved(s, 'parley_webhook_failures_total'), 2);
   });
 
   it('accepts the admin token too, and never shows an instance key or secret', async () => {
