@@ -9,6 +9,19 @@ export function bearerDigest(header: string | undefined): Buffer | undefined {
   return match ? createHash('sha256').update(match[1]!).digest() : undefined;
 }
 
+/**
+ * The check of `GET /metrics`: the admin token, or `metricsToken` when one is configured (a scraper
+ * need not hold the admin token). Throws 401 otherwise.
+ */
+export function metricsVerifier(admin: AdminToken, metricsToken?: string): (header: string | undefined) => void {
+  const metricsDigest = metricsToken === undefined ? undefined : createHash('sha256').update(metricsToken).digest();
+  return (header) => {
+    const given = bearerDigest(header);
+    if (!given) throw new UnauthorizedError('metrics token or admin token required: Authorization: Bearer <token>');
+    if (!admin.matches(given) && !(metricsDigest && timingSafeEqual(given, metricsDigest))) throw new UnauthorizedError('invalid metrics token');
+  };
+}
+
 /** Where the admin token comes from, for the banner. */
 export type AdminTokenSource = { kind: 'env' } | { kind: 'file'; path: string; generated: boolean };
 

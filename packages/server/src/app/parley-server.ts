@@ -1,11 +1,10 @@
 import 'reflect-metadata';
-import { timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import { channelDirectory, privateDir, systemClock, Tokens, UnauthorizedError, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -26,7 +25,7 @@ import { timedStorage } from '../metrics/timed-storage.js';
 import { SendPipeline } from '../send/send-pipeline.js';
 import { SendProjection } from '../send/send-projection.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
-import { AdminToken, bearerDigest } from './admin-token.js';
+import { AdminToken, metricsVerifier } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -121,13 +120,7 @@ export class ParleyServer {
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };
-    // The scrape takes the admin token, or the metrics token when one is configured.
-    const metricsDigest = config.metrics.token === undefined ? undefined : bearerDigest(`Bearer ${config.metrics.token}`);
-    const verifyMetrics = (header: string | undefined): void => {
-      const given = bearerDigest(header);
-      if (!given) throw new UnauthorizedError('metrics token or admin token required: Authorization: Bearer <token>');
-      if (!adminToken.matches(given) && !(metricsDigest && timingSafeEqual(given, metricsDigest))) throw new UnauthorizedError('invalid metrics token');
-    };
+    const verifyMetrics = metricsVerifier(adminToken, config.metrics.token);
     // Counted in the storage when it offers a shared counter (Redis: every server counts together).
     const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
       plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
