@@ -4,56 +4,58 @@ import type { FastHistogram } from './fast-metrics.js';
 /** The repositories of a {@link Storage} whose calls are timed. */
 const REPOSITORIES = ['instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries'] as const;
 
-/** Method names of an object and its prototypes (classes keep theirs on the prototype), `constructor` left out. */
-function methodNames(target: object): string[] {
-  const names = new Set<string>();
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * A stand-in for `target` whose every member reaches `target` itself: methods (own or inherited,
+ * `constructor` left out) run with `this` = `target`, other members (fields, getters) are read from
+ * it. A prototype link alone would run getters and methods with the wrapper as `this`, which breaks
+ * `#private` members. `wrap` may replace a method (the timing below).
+ */
+function delegate<T extends object>(target: T, wrap: (name: string, method: Method) => Method = (_, method) => method): T {
+  const proxy: Record<string, unknown> = {};
+  const seen = new Set<string>(['constructor']);
   for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
     for (const name of Object.getOwnPropertyNames(o)) {
-      if (name !== 'constructor' && typeof (target as Record<string, unknown>)[name] === 'function') names.add(name);
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const descriptor = Object.getOwnPropertyDescriptor(o, name)!;
+      if (typeof descriptor.value === 'function') {
+        const method = wrap(name, (...args: unknown[]) => (descriptor.value as Method).apply(target, args));
+        Object.defineProperty(proxy, name, { value: method, enumerable: descriptor.enumerable ?? false, configurable: true });
+      } else {
+        Object.defineProperty(proxy, name, { get: () => (target as Record<string, unknown>)[name], enumerable: descriptor.enumerable ?? false, configurable: true });
+      }
     }
   }
-  return [...names];
+  return proxy as T;
 }
 
 /**
  * A repository whose every method observes its duration in `histogram` under `repository` and the
  * method name. The series is looked up once per method here, so a call costs two clock reads, a
- * `finally` and one observation. Methods run on the real repository (`this` is never the wrapper); other
- * members are read through the prototype.
+ * `finally` and one observation.
  */
 function timedRepository<T extends object>(repo: T, repository: string, histogram: FastHistogram): T {
-  const timed = Object.create(repo) as Record<string, unknown>;
-  for (const name of methodNames(repo)) {
-    const method = (repo as Record<string, (...args: unknown[]) => unknown>)[name]!;
+  return delegate(repo, (name, method) => {
     const series = histogram.series(repository, name);
-    timed[name] = (...args: unknown[]): unknown => {
+    return (...args: unknown[]): unknown => {
       const started = performance.now();
-      const result = method.apply(repo, args);
-      if (result instanceof Promise) {
-        const done = () => series.observe((performance.now() - started) / 1e3);
-        return result.finally(done);
-      }
+      const result = method(...args);
+      if (result instanceof Promise) return result.finally(() => series.observe((performance.now() - started) / 1e3));
       series.observe((performance.now() - started) / 1e3);
       return result;
     };
-  }
-  return timed as T;
+  });
 }
 
 /**
  * The storage back end with its repository calls timed (`parley_storage_operation_duration_seconds`).
- * Life-cycle calls (`init`, `flush`, `close`, `health`) and the optional rate limiter go straight
- * to the back end.
+ * Every other member (`name`, `init`, `flush`, `close`, `health`, the optional rate limiter, any a
+ * back end adds) goes straight to the back end.
  */
 export function timedStorage(base: Storage, histogram: FastHistogram): Storage {
-  const repositories = Object.fromEntries(REPOSITORIES.map((name) => [name, timedRepository(base[name], name, histogram)]));
-  return {
-    name: base.name,
-    ...(repositories as Pick<Storage, (typeof REPOSITORIES)[number]>),
-    init: () => base.init(),
-    health: () => base.health(),
-    flush: () => base.flush(),
-    close: () => base.close(),
-    ...(base.rateLimiter ? { rateLimiter: base.rateLimiter.bind(base) } : {}),
-  };
+  const timed = delegate(base);
+  for (const name of REPOSITORIES) Object.defineProperty(timed, name, { value: timedRepository(base[name], name, histogram), enumerable: true });
+  return timed;
 }
