@@ -44,6 +44,11 @@ export const configSchema = {
     },
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
     webhooks: { type: 'object' },
+    metrics: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { token: { type: 'string', minLength: 16, description: 'Bearer token GET /metrics accepts besides the admin token.' } },
+    },
     plugins: {
       type: 'array',
       items: {

@@ -41,8 +41,16 @@ export interface ParleyConfig {
   plugins: PluginEntry[];
   /** Admin token from the environment, if set. */
   adminToken?: string;
+  /** `GET /metrics`: `token`, a bearer token accepted there besides the admin token (for a scraper that must not hold the admin token). */
+  metrics: MetricsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+}
+
+/** Settings of the Prometheus endpoint. */
+export interface MetricsConfig {
+  /** A second bearer token `GET /metrics` accepts (at least 16 characters); the admin token always works. */
+  token?: string;
 }
 
 /** Limits on failed authentications per client address (`failures` 0 turns the limit off). */
@@ -89,11 +97,17 @@ function envFlag(value: string | undefined): boolean | undefined {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
+function metricsConfig(token: string | undefined): MetricsConfig {
+  if (token === undefined) return {};
+  if (token.length < 16) throw new ConfigError('PARLEY_METRICS_TOKEN (metrics.token) must be at least 16 characters');
+  return { token };
+}
+
 /**
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
- * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`).
+ * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -140,6 +154,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
     plugins: f.plugins ?? DEFAULT_PLUGINS,
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
+    metrics: metricsConfig(env.PARLEY_METRICS_TOKEN || f.metrics?.token),
     baseDir,
     ...overrides,
   };
