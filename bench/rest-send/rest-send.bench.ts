@@ -2,8 +2,9 @@
  * bench/rest-send: sustained `POST /{key}/message/text` between two sandbox instances, beside a bare
  * express 5 app and a bare node:http server answering the same request. Each target runs in its own
  * process, started once; autocannon drives them from this one in interleaved rounds (http, express,
- * parley, http, express, parley, …) so that a slower stretch of a shared machine hits every target,
- * and the table shows each target's median round. "vs bare express" is the median of the per-round
+ * parley, parley-redis, http, …) so that a slower stretch of a shared machine hits every target,
+ * and the table shows each target's median round (`parley` stores on SQLite, `parley-redis` on the Redis
+ * at REDIS_URL under a key prefix of its own). "vs bare express" is the median of the per-round
  * ratios (express and Parley measured back to back); CPU µs/req is the target process's own user +
  * system time per answered request, which other load on the machine disturbs far less than req/s.
  * Run: `npm run build && node bench/dist/rest-send/rest-send.bench.js`
@@ -77,7 +78,7 @@ async function round(kind: string, target: Started): Promise<Round> {
 }
 
 const median = (values: number[]) => percentile(values, 50);
-const kinds = ['bare-http', 'bare-express', 'parley'];
+const kinds = ['bare-http', 'bare-express', 'parley', 'parley-redis'];
 const targets = new Map<string, Started>();
 for (const kind of kinds) {
   const target = await start(kind);
@@ -90,17 +91,21 @@ const rss = new Map(kinds.map((kind) => [kind, rssOf(targets.get(kind)!.child.pi
 for (const { child } of targets.values()) child.kill('SIGTERM');
 
 const express = rounds.get('bare-express')!;
-const parley = rounds.get('parley')!;
-const ratio = (i: number) => parley[i]!.rps / express[i]!.rps;
+const sqlite = rounds.get('parley')!;
+/** Median over rounds of `kind`'s req/s divided by `base`'s in the same round (measured back to back). */
+const versus = (kind: string, base: Round[]) =>
+  `${Math.round(median(rounds.get(kind)!.map((x, i) => x.rps / base[i]!.rps)) * 100)}%`;
+const cpuOf = (rs: Round[]) => median(rs.map((x) => x.cpuPerRequest));
 console.log(`\n### bench/rest-send — ${machine()}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s\n`);
-console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MiB after', 'vs bare express (req/s)', 'vs bare express (CPU/req)'],
+console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MiB after', 'vs bare express (req/s)', 'vs bare express (CPU/req)', 'vs parley sqlite (req/s)', 'vs parley sqlite (CPU/req)'],
   kinds.map((kind) => {
     const rs = rounds.get(kind)!;
-    const cpu = median(rs.map((x) => x.cpuPerRequest));
-    const expressCpu = median(express.map((x) => x.cpuPerRequest));
-    const versus = kind === 'parley' ? `${Math.round(median(rs.map((_, i) => ratio(i))) * 100)}%` : kind === 'bare-express' ? '100%' : '';
+    const cpu = cpuOf(rs);
+    const isParley = kind.startsWith('parley');
     return [kind, Math.round(median(rs.map((x) => x.rps))), median(rs.map((x) => x.p50)), median(rs.map((x) => x.p99)),
-      Math.round(cpu), rss.get(kind)!, versus, kind === 'bare-http' ? '' : `${Math.round((expressCpu / cpu) * 100)}%`];
+      Math.round(cpu), rss.get(kind)!, isParley ? versus(kind, express) : kind === 'bare-express' ? '100%' : '',
+      kind === 'bare-http' ? '' : `${Math.round((cpuOf(express) / cpu) * 100)}%`,
+      isParley ? versus(kind, sqlite) : '', isParley ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
   })));
 console.log('\nPer round (req/s, p99 ms):');
 for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${x.p99}`).join(', ')}`);

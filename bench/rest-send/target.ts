@@ -1,16 +1,19 @@
 /**
- * A benchmark target in its own process: `bare-http`, `bare-express` or `parley`. Prints one JSON
- * line `{ port, key?, to? }` on stdout once it listens; stops on SIGTERM.
+ * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage) or
+ * `parley-redis` (Redis storage at REDIS_URL, under a key prefix of its own that it deletes on SIGTERM).
+ * Prints one JSON line `{ port, key?, to? }` on stdout once it listens; stops on SIGTERM.
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
+import { createClient } from 'redis';
 import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import type { Logger } from '@parley/core';
 
 const kind = process.argv[2];
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 async function main(): Promise<Record<string, unknown>> {
   if (kind === 'bare-http') {
@@ -38,11 +41,15 @@ async function main(): Promise<Record<string, unknown>> {
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return { port: (server.address() as { port: number }).port };
   }
-  if (kind === 'parley') {
+  if (kind === 'parley' || kind === 'parley-redis') {
     const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
+    const keyPrefix = `parley-bench-rest-${process.pid}:`;
+    const storage = kind === 'parley-redis'
+      ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
+      : { package: '@parley/storage-sqlite' };
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
-      plugins: [{ package: `@parley/storage-${process.env.BENCH_STORAGE ?? 'sqlite'}` }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
+      plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
     });
     const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
     const url = await server.listen();
@@ -55,10 +62,20 @@ async function main(): Promise<Record<string, unknown>> {
       await fetch(`${url}/sandbox/${key}/scan`, { method: 'POST' });
       keys.push(key);
     }
-    process.on('SIGTERM', () => void server.close().then(() => process.exit(0)));
+    process.on('SIGTERM', () => void server.close()
+      .then(() => (kind === 'parley-redis' ? deleteKeys(keyPrefix) : undefined))
+      .then(() => process.exit(0)));
     return { port: Number(new URL(url).port), key: keys[0], to: '5511970000002' };
   }
   throw new Error(`unknown target ${kind}`);
+}
+
+/** Deletes this target's keys (and only those: the Redis is shared, never flushed). */
+async function deleteKeys(prefix: string): Promise<void> {
+  const client = createClient({ url: redisUrl });
+  await client.connect();
+  for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (batch.length) await client.unlink(batch);
+  await client.close();
 }
 
 main().then((info) => process.stdout.write(`${JSON.stringify(info)}\n`), (err: unknown) => {

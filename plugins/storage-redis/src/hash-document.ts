@@ -2,42 +2,88 @@ import { ServiceUnavailableError } from '@parley/core';
 import { LuaScript } from './lua-script.js';
 import type { RedisClient } from './redis-connection.js';
 
-/** Writes ARGV[4] into field ARGV[1] only if the field still holds ARGV[3] (or is still absent when ARGV[2] is 0). */
+/**
+ * Writes ARGV[4] into field ARGV[1] only if the field still holds ARGV[3] (or is still absent when
+ * ARGV[2] is 0); with ARGV[5] = '1' it only checks and writes nothing. Answers 1 when the field held
+ * what was expected, else what it holds now: its text, or 0 when absent, so a retry needs no read.
+ */
 const compareAndSet = new LuaScript(`
 local current = redis.call('HGET', KEYS[1], ARGV[1])
 if ARGV[2] == '1' then
-  if current ~= ARGV[3] then return 0 end
+  if current ~= ARGV[3] then return current or 0 end
 elseif current then
-  return 0
+  return current
 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[4])
+if ARGV[5] ~= '1' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[4]) end
 return 1
 `);
 
 /** Retries of an optimistic update before giving up; only heavy contention on one document exhausts them. */
 const MAX_ATTEMPTS = 50;
 
+/** Documents remembered per process; at ~1 KiB each, a few MiB at most. */
+const REMEMBERED = 4096;
+
+/**
+ * The text this process last read or wrote for recently touched hash fields: a guess of what Redis
+ * holds, so that a read-modify-write costs one round trip (a compare-and-set against the guess)
+ * instead of two (read, then compare-and-set). It is never trusted: every update compares it with
+ * Redis atomically, and a wrong guess (another server wrote, a script deleted) costs one retry with
+ * the value Redis answered. Bounded: the oldest entries are dropped first.
+ */
+export class DocumentGuesses {
+  private readonly texts = new Map<string, string | null>();
+
+  constructor(private readonly limit = REMEMBERED) {}
+
+  /** The remembered text (null: known absent), or undefined when nothing is remembered. */
+  get(key: string, field: string): string | null | undefined {
+    return this.texts.get(`${key}\u0000${field}`);
+  }
+
+  remember(key: string, field: string, text: string | null): void {
+    const name = `${key}\u0000${field}`;
+    this.texts.delete(name);
+    this.texts.set(name, text);
+    if (this.texts.size > this.limit) this.texts.delete(this.texts.keys().next().value!);
+  }
+
+  forget(key: string, field: string): void {
+    this.texts.delete(`${key}\u0000${field}`);
+  }
+}
+
 /**
  * Read-modify-write of one JSON document stored in a hash field, made atomic by compare-and-set:
  * `change` computes the next document from the current one (null when absent) and runs again if
- * another writer got in between. `change` answers `undefined` to leave the document as it is.
- * Answers the document as stored afterwards.
+ * another writer got in between. `change` answers `undefined` to leave the document as it is (the
+ * document it saw is then confirmed against Redis). Answers the document as stored afterwards.
+ * With `guesses`, the first attempt starts from the remembered text instead of reading it first.
  */
 export async function updateHashDocument<T>(
   client: RedisClient,
   key: string,
   field: string,
   change: (current: T | null) => T | undefined,
+  guesses?: DocumentGuesses,
 ): Promise<T | null> {
+  const guess = guesses?.get(key, field);
+  let raw: string | null = guess === undefined ? await client.hGet(key, field) : guess;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const raw = await client.hGet(key, field);
     const current = raw == null ? null : (JSON.parse(raw) as T);
     const next = change(current);
-    if (next === undefined) return current;
-    const json = JSON.stringify(next);
-    const written = await compareAndSet.run(client, [key], [field, raw == null ? 0 : 1, raw ?? '', json]);
-    // Answered from the JSON written, so the caller never shares objects with what is stored.
-    if (written === 1) return JSON.parse(json) as T;
+    // A document read just now needs no confirmation; a guessed one does.
+    if (next === undefined && (attempt > 0 || guess === undefined)) return current;
+    const json = next === undefined ? '' : JSON.stringify(next);
+    const answer = await compareAndSet.run(client, [key], [field, raw == null ? 0 : 1, raw ?? '', json, next === undefined ? 1 : 0]);
+    if (answer === 1) {
+      if (next === undefined) return current;
+      guesses?.remember(key, field, json);
+      // Answered from the JSON written, so the caller never shares objects with what is stored.
+      return JSON.parse(json) as T;
+    }
+    raw = answer === 0 ? null : (answer as string);
+    guesses?.remember(key, field, raw);
   }
   throw new ServiceUnavailableError('storage update kept conflicting with concurrent writers; retry');
 }

@@ -1,5 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
@@ -38,9 +39,11 @@ export class RedisStorage implements Storage {
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
     this.instances = new RedisInstanceRepository(this.connection, keys);
-    this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays, clock);
-    this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance));
-    this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance));
+    // One set of guesses for the documents updated by compare-and-set (records, chats, contacts).
+    const guesses = new DocumentGuesses();
+    this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays, clock, guesses);
+    this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance), guesses);
+    this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance), guesses);
     this.media = new RedisMediaRepository(this.connection, keys);
     this.authState = new RedisAuthStateRepository(this.connection, keys);
     this.state = new RedisStateRepository(this.connection, keys);

@@ -52,24 +52,32 @@ export class StoreProjector implements EventSubscriber {
     switch (event.type) {
       case 'message': {
         const m = event.message;
-        await this.storeMessage(id, Object.assign({}, m.record, { provider: event.provider }));
-        this.projected.add(m.record);
-        const chat = await this.storage.chats.get(id, m.chatJid);
         // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
         const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
+        const namesContact = !m.fromMe && direct && !!m.pushName;
+        // The reads of this event, then its writes, each issued together: on a networked storage each
+        // group is one round trip instead of one per call (the instance's events wait for each other,
+        // so round trips here bound its send rate). The writes go out in the order they always had.
+        const [message, chat, contact] = await Promise.all([
+          this.prepareMessage(id, Object.assign({}, m.record, { provider: event.provider })),
+          this.storage.chats.get(id, m.chatJid),
+          namesContact ? this.storage.contacts.get(id, m.chatJid) : null,
+        ]);
         const change = {
           id: m.chatJid,
           timestamp: Math.max(m.timestamp, chat?.timestamp ?? 0),
           unreadCount: (chat?.unreadCount ?? 0) + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
           ...(chat?.name && chat.name !== chat.id ? {} : direct && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
         };
+        const writes: Promise<unknown>[] = [];
+        if (message.write) writes.push(this.storage.messages.upsert(id, message.stored));
         // Writes are the cost of this path: skip the ones that would change nothing.
         if (!chat || chat.timestamp !== change.timestamp || chat.unreadCount !== change.unreadCount || ('name' in change && chat.name !== change.name)) {
-          await this.storage.chats.upsert(id, change);
+          writes.push(this.storage.chats.upsert(id, change));
         }
-        if (!m.fromMe && direct && m.pushName && (await this.storage.contacts.get(id, m.chatJid))?.notify !== m.pushName) {
-          await this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName });
-        }
+        if (namesContact && contact?.notify !== m.pushName) writes.push(this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName }));
+        await settleAll(writes);
+        this.projected.add(m.record);
         if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
         if (runtime.record.flags.markMessages && !m.fromMe) {
           // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
@@ -153,6 +161,13 @@ export class StoreProjector implements EventSubscriber {
    * then skips work the channel's own echo already did).
    */
   async storeMessageIfChanged(instanceId: string, record: MessageRecord): Promise<{ stored: MessageRecord; existed: boolean }> {
+    const { stored, existed, write } = await this.prepareMessage(instanceId, record);
+    if (write) await this.storage.messages.upsert(instanceId, stored);
+    return { stored, existed };
+  }
+
+  /** The record to store (its status never moved backwards, an early status applied) and whether it needs writing. */
+  private async prepareMessage(instanceId: string, record: MessageRecord): Promise<{ stored: MessageRecord; existed: boolean; write: boolean }> {
     const existing = await this.storage.messages.get(instanceId, record.key.id);
     let status = record.status;
     if (existing && MESSAGE_STATUS_RANK[existing.status] > MESSAGE_STATUS_RANK[status]) status = existing.status;
@@ -163,8 +178,7 @@ export class StoreProjector implements EventSubscriber {
       if (statusAdvances(status, early.status)) status = early.status;
     }
     const stored = { ...record, status };
-    if (!existing || existing.status !== status || !overlays(existing, stored)) await this.storage.messages.upsert(instanceId, stored);
-    return { stored, existed: existing !== null };
+    return { stored, existed: existing !== null, write: !existing || existing.status !== status || !overlays(existing, stored) };
   }
 
   private rememberEarly(instanceId: string, messageId: string, status: MessageStatus): void {
@@ -194,4 +208,9 @@ export class StoreProjector implements EventSubscriber {
       this.logger.warn({ err, instance: runtime.id, message: event.message.id }, 'saving incoming media failed');
     }
   }
+}
+
+/** Waits for every write, then fails with the first failure: no write is left running when the event's task ends. */
+async function settleAll(writes: Promise<unknown>[]): Promise<void> {
+  for (const outcome of await Promise.allSettled(writes)) if (outcome.status === 'rejected') throw outcome.reason;
 }

@@ -1,5 +1,5 @@
 import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock } from '@parley/core';
-import { updateHashDocument } from '../hash-document.js';
+import { updateHashDocument, type DocumentGuesses } from '../hash-document.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
@@ -101,6 +101,7 @@ export class RedisMessageRepository implements MessageRepository {
     private readonly keys: RedisKeys,
     private readonly retentionDays: number,
     private readonly clock: Clock,
+    private readonly guesses: DocumentGuesses,
   ) {}
 
   private scriptKeys(instance: string): string[] {
@@ -110,13 +111,21 @@ export class RedisMessageRepository implements MessageRepository {
 
   async upsert(instance: string, record: MessageRecord): Promise<void> {
     const cutoff = this.retentionDays > 0 ? String(Math.floor(this.clock.now() / 1000) - this.retentionDays * DAY_SECONDS) : '';
+    const json = JSON.stringify(record);
+    const key = this.keys.messages(instance);
+    // Forgotten first: should the script fail or time out, no guess claims what may not be stored.
+    this.guesses.forget(key, record.key.id);
     await this.connection.run((client) => upsertScript.run(client, this.scriptKeys(instance), [
-      this.keys.chatMessagesStem(instance), record.key.id, record.key.remoteJid, timestampScore(record), JSON.stringify(record), cutoff,
+      this.keys.chatMessagesStem(instance), record.key.id, record.key.remoteJid, timestampScore(record), json, cutoff,
     ]));
+    // The status receipts that follow a send then update the record in one round trip.
+    this.guesses.remember(key, record.key.id, json);
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const raw = await this.connection.run((client) => client.hGet(this.keys.messages(instance), id));
+    const key = this.keys.messages(instance);
+    const raw = await this.connection.run((client) => client.hGet(key, id));
+    this.guesses.remember(key, id, raw);
     return raw == null ? null : (JSON.parse(raw) as MessageRecord);
   }
 
@@ -125,7 +134,7 @@ export class RedisMessageRepository implements MessageRepository {
       if (!current) return undefined;
       if (status !== 'ERROR' && MESSAGE_STATUS_RANK[status] <= MESSAGE_STATUS_RANK[current.status]) return undefined;
       return current.status === status ? undefined : { ...current, status };
-    }));
+    }, this.guesses));
     return stored !== null;
   }
 

@@ -1,11 +1,12 @@
 import type { Chat, ChatRepository, Contact, ContactRepository } from '@parley/core';
-import { updateHashDocument } from '../hash-document.js';
+import { updateHashDocument, type DocumentGuesses } from '../hash-document.js';
 import { compareIds, definedFields } from '../record-fields.js';
 import type { RedisConnection } from '../redis-connection.js';
 
 /**
  * Chats and contacts: one hash per instance, id → JSON. An upsert merges the given fields (undefined
- * ones ignored) into the stored document, or into the defaults when new, by compare-and-set.
+ * ones ignored) into the stored document, or into the defaults when new, by compare-and-set
+ * (starting from the text last read or written here, see {@link DocumentGuesses}).
  */
 class RedisResourceRepository<T extends { id: string }> {
   constructor(
@@ -13,6 +14,7 @@ class RedisResourceRepository<T extends { id: string }> {
     private readonly key: (instance: string) => string,
     private readonly defaults: (id: string) => T,
     private readonly order: (a: T, b: T) => number,
+    private readonly guesses: DocumentGuesses,
   ) {}
 
   async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
@@ -21,12 +23,14 @@ class RedisResourceRepository<T extends { id: string }> {
       ...(current ?? this.defaults(resource.id)),
       ...given,
       id: resource.id,
-    })));
+    }), this.guesses));
     return stored!;
   }
 
   async get(instance: string, id: string): Promise<T | null> {
-    const raw = await this.connection.run((client) => client.hGet(this.key(instance), id));
+    const key = this.key(instance);
+    const raw = await this.connection.run((client) => client.hGet(key, id));
+    this.guesses.remember(key, id, raw);
     return raw == null ? null : (JSON.parse(raw) as T);
   }
 
@@ -36,6 +40,7 @@ class RedisResourceRepository<T extends { id: string }> {
   }
 
   async delete(instance: string, id: string): Promise<boolean> {
+    this.guesses.forget(this.key(instance), id);
     return (await this.connection.run((client) => client.hDel(this.key(instance), id))) > 0;
   }
 
@@ -46,14 +51,14 @@ class RedisResourceRepository<T extends { id: string }> {
 
 /** Chats, most recent activity first, ties by id. */
 export class RedisChatRepository extends RedisResourceRepository<Chat> implements ChatRepository {
-  constructor(connection: RedisConnection, key: (instance: string) => string) {
-    super(connection, key, (id) => ({ id, name: id, timestamp: 0, unreadCount: 0 }), (a, b) => b.timestamp - a.timestamp || compareIds(a.id, b.id));
+  constructor(connection: RedisConnection, key: (instance: string) => string, guesses: DocumentGuesses) {
+    super(connection, key, (id) => ({ id, name: id, timestamp: 0, unreadCount: 0 }), (a, b) => b.timestamp - a.timestamp || compareIds(a.id, b.id), guesses);
   }
 }
 
 /** Contacts, ordered by id. */
 export class RedisContactRepository extends RedisResourceRepository<Contact> implements ContactRepository {
-  constructor(connection: RedisConnection, key: (instance: string) => string) {
-    super(connection, key, (id) => ({ id, name: '', notify: '' }), (a, b) => compareIds(a.id, b.id));
+  constructor(connection: RedisConnection, key: (instance: string) => string, guesses: DocumentGuesses) {
+    super(connection, key, (id) => ({ id, name: '', notify: '' }), (a, b) => compareIds(a.id, b.id), guesses);
   }
 }

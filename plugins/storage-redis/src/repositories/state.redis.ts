@@ -16,6 +16,13 @@ end
 return 1
 `);
 
+// KEYS: namespaces set, namespace hash. ARGV: namespace, id, JSON. One command where MULTI/SADD/HSET/EXEC were four.
+const putScript = new LuaScript(`
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+return 1
+`);
+
 /** State documents: one hash per namespace (id → JSON), and the set of namespaces for prefix clearing. */
 export class RedisStateRepository implements StateRepository {
   constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
@@ -27,10 +34,7 @@ export class RedisStateRepository implements StateRepository {
 
   async put(namespace: string, id: string, value: unknown): Promise<void> {
     const json = JSON.stringify(value) ?? 'null';
-    await this.connection.run((client) => client.multi()
-      .sAdd(this.keys.stateNamespaces, namespace)
-      .hSet(this.keys.state(namespace), id, json)
-      .exec());
+    await this.connection.run((client) => putScript.run(client, [this.keys.stateNamespaces, this.keys.state(namespace)], [namespace, id, json]));
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
