@@ -1,5 +1,5 @@
 import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
-import { groupMemberNumbers } from './sandbox-groups.js';
+import { groupMemberNumbers } from './sandbox-group-state.js';
 import type { Packet } from './sandbox-packets.js';
 
 /** A connected sandbox phone: receives packets. */

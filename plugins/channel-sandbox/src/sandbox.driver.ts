@@ -6,7 +6,7 @@ import {
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
-import { groupPicture } from './sandbox-groups.js';
+import { groupPicture } from './sandbox-group-state.js';
 import { SandboxNetwork } from './sandbox-network.js';
 import { placeOrder, type OrderRequest } from './sandbox-orders.js';
 import { MOBILE_CODE_ANSWER, ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';

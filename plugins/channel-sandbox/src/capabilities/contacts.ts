@@ -1,7 +1,8 @@
 import {
   NotFoundError, USER_SUFFIX, ValidationError, jidUser, type ContactStatus, type ContactsCapability, type LidMapping,
 } from '@parley/core';
-import { lidOf, type SandboxDevice, type SandboxSession } from '../sandbox-device.js';
+import type { SandboxDevice, SandboxSession } from '../sandbox-device.js';
+import { lidOf } from '../sandbox-ids.js';
 import { phoneNamespace } from '../sandbox-network.js';
 
 /** State documents of a phone kept by this capability. */

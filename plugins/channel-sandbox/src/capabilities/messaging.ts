@@ -8,7 +8,7 @@ import { inboundContentOf } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
 import { quotedSender, quoteInto } from '../content/reply-context.js';
 import type { SandboxDevice } from '../sandbox-device.js';
-import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-groups.js';
+import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-group-state.js';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 /**
