@@ -2,6 +2,7 @@ import {
   actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
   type OutgoingType, type ContactCard,
 } from '@parley/core';
+import { messageContextInfo, withContextInfo } from './message-context.js';
 
 /** Every send type WhatsApp carries; a type missing here fails to compile. */
 export const SEND_TYPES: Record<OutgoingType, true> = {
@@ -66,13 +67,17 @@ export function locationFields(content: { latitude: number; longitude: number; n
  * The `message` (spec 2.4) of an outgoing content exactly as Baileys' `generateWAMessageContent`
  * builds it for the same send (the sandbox channel sends this; the Baileys channel relays it for the
  * types Baileys has no builder for): the JSON form of WhatsApp's proto (`proto.Message.toJSON()`), members in proto field
- * order, 64-bit numbers as text, enums by name, bytes in base64, transport members
- * (`messageContextInfo`) left out. Only media differ, as nothing is uploaded here: no
+ * order, 64-bit numbers as text, enums by name, bytes in base64, with the `messageContextInfo`
+ * Baileys adds (a fresh message secret; see `messageContextInfo`). Only media differ, as nothing is uploaded here: no
  * `mediaKey`/`fileEncSha256`/`directPath`/`mediaKeyTimestamp`, and `url` is the caller's address.
  * Media bytes never go in here: they travel beside it in the packet. `nowMs` stamps what WhatsApp
  * stamps (reaction and pin times, invite expiry).
  */
 export function outgoingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
+  return withContextInfo(contentMembers(content, nowMs), messageContextInfo(content));
+}
+
+function contentMembers(content: OutgoingContent, nowMs: number): Record<string, unknown> {
   switch (content.type) {
     case 'text':
       return { extendedTextMessage: { text: content.text } };
@@ -154,7 +159,7 @@ export function outgoingMessage(content: OutgoingContent, nowMs: number): Record
         },
       };
     case 'pin':
-      // How long the pin lasts travels in `messageContextInfo`, a transport member records leave out.
+      // How long the pin lasts travels in `messageContextInfo` (messageAddOnDurationInSecs).
       return { pinInChatMessage: { key: messageKey(content.target), type: 'PIN_FOR_ALL', senderTimestampMs: String(nowMs) } };
     case 'unpin':
       return { pinInChatMessage: { key: messageKey(content.target), type: 'UNPIN_FOR_ALL', senderTimestampMs: String(nowMs) } };
