@@ -7,6 +7,7 @@ import { eventsOf, jidOf, startWithPhones, waitForEvent, type Phone } from '../s
 import { dataUri, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { documentedClients, documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
 import type { TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 const ALICE = '5511960000001';
 const BOB = '5511960000002';
@@ -263,7 +264,7 @@ describe('groups (spec 4.10)', () => {
       const got = await t.waitFor(async () => (await messagesOf(member, group.id)).find((m) => m.key.id === id),
         5000, `the group message on ${member.number}`);
       assert.deepEqual(got.key, { remoteJid: group.id, fromMe: false, id, participant: jidOf(ALICE) });
-      assert.deepEqual(got.message, { extendedTextMessage: { text: 'hello team' } });
+      assert.deepEqual(secretMarked(got.message), sealed({ extendedTextMessage: { text: 'hello team' } }));
     }
     const inbound = eventsOf(t, bob.id, 'message').find((e) => e.message.id === id);
     assert.deepEqual([inbound.message.chatType, inbound.message.groupId, inbound.message.from], ['group', group.id, ALICE]);

@@ -7,3 +7,4 @@ export {
   callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, SEND_TYPES,
 } from './outgoing-message.js';
 export { inboundContent, inboundContentOf, typedMember } from './inbound-content.js';
+export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';

@@ -3,6 +3,7 @@ import {
   ForbiddenError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
+import { webpStickerMedia } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
 import { inboundContentOf } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
@@ -30,8 +31,10 @@ export class SandboxMessaging implements MessagingCapability {
     const remoteJid = toJid(request.to, 'body.to');
     const group = isGroupJid(remoteJid);
     if (group) await this.requireMayPost(remoteJid);
+    // Stickers go as WhatsApp's apps send them: WebP, converted the way the Baileys channel converts them.
+    const content = request.content.type === 'sticker' ? { ...request.content, media: await webpStickerMedia(request.content.media) } : request.content;
     const nowMs = Date.now();
-    const message = outgoingToProto(request.content, nowMs);
+    const message = outgoingToProto(content, nowMs);
     const quoted = request.quoted ? { id: request.quoted.key.id, sender: quotedSender(request.quoted, device.jid) } : undefined;
     if (request.quoted) quoteInto(message, request.quoted, remoteJid, device.jid);
     const timestamp = Math.floor(nowMs / 1000);
@@ -54,7 +57,7 @@ export class SandboxMessaging implements MessagingCapability {
     const packet: MessagePacket = {
       kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message,
       ...(group ? { groupJid: remoteJid } : {}),
-      ...('media' in request.content ? { media: toWire(request.content.media) } : {}),
+      ...('media' in content ? { media: toWire(content.media) } : {}),
       ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
     };
     await this.dispatch(record, packet);
