@@ -1,5 +1,5 @@
 import {
-  isAnimatedSticker, actionFlowButtons, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type OutgoingContent, type SendRequest,
+  isAnimatedSticker, pinDurationFor, toJid, ValidationError, type OutgoingContent, type SendRequest,
 } from '@parley/core';
 import {
   callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage,
@@ -7,7 +7,7 @@ import {
 import {
   CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey, type WASendableProduct,
 } from '@whiskeysockets/baileys';
-import { NATIVE_FLOW_NODES, nativeFlowMessage } from './outbound-interactive.js';
+import { NATIVE_FLOW_NODES } from './outbound-interactive.js';
 
 /**
  * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
@@ -68,7 +68,6 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
   const relay = (message: proto.IMessage, additionalNodes?: BinaryNode[]): OutboundPlan => ({
     via: 'relay', jid, message, ...(additionalNodes ? { additionalNodes } : {}),
   });
-  const flow = (input: Parameters<typeof nativeFlowMessage>[0]): OutboundPlan => relay(nativeFlowMessage(input), NATIVE_FLOW_NODES);
   switch (content.type) {
     case 'text':
       // Never let Baileys fetch URLs found in user text: previews come only from the `link` type.
@@ -108,13 +107,11 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
       });
     }
     case 'title':
-      return flow({ title: content.title, text: content.text, footer: content.footer, buttons: [] });
     case 'button_reply':
-      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: quickReplyButtons(content.buttons) });
     case 'button_action':
-      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: actionFlowButtons(content.buttons) });
     case 'pix':
-      return flow({ title: content.title, text: content.text, buttons: [pixPaymentButton(content)] });
+      // Native-flow messages: Baileys has no builder for them; the shared mapping's, relayed with the flow node.
+      return relay(proto.Message.fromObject(outgoingMessage(content, env.now())), NATIVE_FLOW_NODES);
     case 'survey':
       // A survey lets each person pick one option; `poll` takes the count from the caller.
       return send({ poll: { name: content.name, values: content.options, selectableCount: 1 } });
