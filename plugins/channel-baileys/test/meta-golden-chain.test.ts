@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { ChannelEvent, ChannelEventPayload } from '@parley/core';
 import { EXTENSION_EVENT_IDS, SPEC_EVENT_IDS, webhookEventFixtures, type ExtensionEventId, type SpecEventId } from '@parley/testkit';
-import { MetaFormat, type MetaValue, type MetaWebhookPayload } from '@parley/webhook-meta';
+import { MetaFormat, type MetaWebhookPayload } from '@parley/webhook-meta';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import { encryptEventResponse, encryptPollVote, type FakeSocket } from '../src/testing/index.js';
+import { golden, goldenWith, type EventId } from './meta-golden.js';
 import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, ME, OWN_JID, OWN_LID, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 /*
@@ -18,8 +18,6 @@ import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, ME, OWN_JID, OWN_LI
  * written out next to the event.
  */
 
-// Golden files live in the meta plugin's source tree; this test runs from dist/test.
-const goldenDir = new URL('../../../webhook-meta/test/golden/', import.meta.url);
 const fixtures = webhookEventFixtures();
 const format = new MetaFormat();
 /** Base time of the fixtures (Unix seconds); each event happens `offset` seconds later. */
@@ -33,19 +31,6 @@ const Status = proto.WebMessageInfo.Status;
 const POLL = { id: '3EB0C0FFEE0000000000000E', secret: Buffer.alloc(32, 5) };
 const EVENT = { id: '3EB0C0FFEE0000000000000F', secret: Buffer.alloc(32, 6) };
 const optionHash = (name: string) => createHash('sha256').update(name).digest();
-
-type EventId = SpecEventId | ExtensionEventId;
-
-function golden(id: EventId): MetaWebhookPayload {
-  return JSON.parse(readFileSync(new URL(`${id}.json`, goldenDir), 'utf8')) as MetaWebhookPayload;
-}
-
-/** A golden payload with its one `value` changed by `patch`. */
-function goldenWith(id: SpecEventId, patch: (value: MetaValue) => void): MetaWebhookPayload {
-  const payload = golden(id);
-  patch(payload.entry[0]!.changes[0]!.value);
-  return payload;
-}
 
 /** Stamps a payload as the server's event bus does, with fixed values. */
 function stamp(payload: ChannelEventPayload, offset: number): ChannelEvent {
