@@ -61,6 +61,8 @@ function media(text: string | Buffer, mimetype: string, sourceUrl?: string): Med
   return { data, mimetype, sha256: createHash('sha256').update(data).digest('hex'), ...(sourceUrl ? { sourceUrl } : {}) };
 }
 
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const ONE_FRAME_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const STILL_WEBP = Buffer.concat([Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBPVP8 ', 'latin1'), Buffer.alloc(64)]);
 const ANIMATED_WEBP = Buffer.concat([Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBPVP8X', 'latin1'), Buffer.alloc(10), Buffer.from('ANIM'), Buffer.alloc(32)]);
 
@@ -123,6 +125,9 @@ const CASES: Case[] = [
   },
   { name: 'still sticker', content: { type: 'sticker', media: media(STILL_WEBP, 'image/webp') }, animated: false },
   { name: 'animated sticker', content: { type: 'sticker', media: media(ANIMATED_WEBP, 'image/webp', 'https://cdn.example/s.webp') }, animated: true },
+  // Converted to WebP by the shared mapping on both channels (a one-frame GIF is a still sticker).
+  { name: 'PNG sticker', content: { type: 'sticker', media: media(ONE_PIXEL_PNG, 'image/png') }, animated: false },
+  { name: 'one-frame GIF sticker', content: { type: 'sticker', media: media(ONE_FRAME_GIF, 'image/gif') }, animated: false },
   { name: 'video note', content: { type: 'video-note', media: media('ptv-bytes', 'video/mp4') } },
   { name: 'contact', content: { type: 'contact', contact: CARD } },
   { name: 'contacts', content: { type: 'contacts', displayName: '2 contacts', contacts: [CARD, { fullName: 'Bo', phoneNumber: '5511977776666' }] } },
