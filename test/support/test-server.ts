@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import type { ChannelEvent, Logger } from '@parley/core';
+import type { ChannelEvent, Clock, Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer, type ParleyConfig, type PluginEntry } from '@parley/server';
 import { ParleyClient, type InstanceClient, type Operations } from '@parley/client';
 
@@ -38,6 +38,8 @@ export interface TestServerOptions {
   config?: Partial<ParleyConfig>;
   /** Collect log lines (for redaction tests). */
   captureLogs?: boolean;
+  /** The server's clock (a `FakeClock` of `@parley/testkit` to control time); the system clock by default. */
+  clock?: Clock;
 }
 
 /** A running Parley server on 127.0.0.1 with helpers for tests. */
@@ -119,11 +121,21 @@ export class TestServer {
     }
   }
 
-  /** Stops the server (graceful) and removes its data directory unless it was given. */
+  /**
+   * Stops the server (graceful) and removes its data directory unless it was given. When the server
+   * answered a status its route does not declare, the test file fails (exit code 1, the answers on
+   * stderr): every e2e test checks that the OpenAPI document lists each status the server really
+   * answered. Not thrown, so the caller's other clean-up still runs and the file does not hang.
+   */
   async stop(): Promise<void> {
     this.untap?.();
+    const undeclared = this.server.undeclaredAnswers();
     await this.server.close();
     if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    if (undeclared.length > 0) {
+      console.error(`answers with a status the OpenAPI document does not list for their route: ${undeclared.join(', ')}`);
+      process.exitCode = 1;
+    }
   }
 }
 
@@ -150,7 +162,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const logger = createLogger({ level: options.captureLogs ? 'debug' : 'warn', destination }) as unknown as Logger;
-  const server = await ParleyServer.create({ config, logger });
+  const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
   const url = await server.listen();
   const harness = new TestServer(server, url, dataDir, ownsDataDir);
   harness.logs.push(...logs);

@@ -1,4 +1,5 @@
-import { createRegistrar, silentLogger, type ChannelDriver, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
+import assert from 'node:assert/strict';
+import { createRegistrar, silentLogger, systemClock, type ChannelDriver, type Clock, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
 const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false };
@@ -12,10 +13,12 @@ const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://12
 export async function registerPlugin<Options>(
   plugin: PluginManifest<Options>,
   options: Options,
-  overrides: { logger?: Logger; host?: Partial<HostSettings> } = {},
+  overrides: { logger?: Logger; host?: Partial<HostSettings>; clock?: Clock } = {},
 ): Promise<PluginRegistrations> {
   const registrar = createRegistrar(plugin);
-  await plugin.register({ ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host } });
+  await plugin.register({
+    ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host }, clock: overrides.clock ?? systemClock,
+  });
   return registrar.finish();
 }
 
@@ -27,4 +30,17 @@ export function driverSummary(driver: ChannelDriver): {
     name: driver.name, channel: driver.channel, role: driver.role, phoneNumbers: driver.addressing.phoneNumbers, link: typeof driver.link,
     routes: driver.routes?.map((route) => `${route.method} ${route.path}${route.rawBody ? ' raw' : ''}`),
   };
+}
+
+/**
+ * Asserts a storage plugin's manifest: its name, `kind: 'storage'`, the supported core range, and a
+ * closed options schema (`additionalProperties: false`) with exactly `optionNames`.
+ */
+export function assertStorageManifest<Options>(plugin: PluginManifest<Options>, name: string, optionNames: readonly string[]): void {
+  assert.equal(plugin.name, name);
+  assert.equal(plugin.kind, 'storage');
+  assert.equal(plugin.coreVersion, '^0.1.0');
+  const schema = plugin.optionsSchema as { additionalProperties?: unknown; properties: Record<string, unknown> };
+  assert.equal(schema.additionalProperties, false);
+  assert.deepEqual(Object.keys(schema.properties).sort(), [...optionNames].sort());
 }

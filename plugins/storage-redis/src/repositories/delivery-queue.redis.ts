@@ -1,4 +1,4 @@
-import type { DeadLetter, Delivery, DeliveryFailure, DeliveryQueue, NewDelivery, WebhookStats } from '@parley/core';
+import { webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats } from '@parley/core';
 import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
@@ -11,13 +11,13 @@ const PURGE_BATCH = 1000;
 
 /**
  * The durable delivery queue on Redis (layout in `delivery-queue.scripts.ts`). Every operation is
- * one Lua script; `deadAt` and the due time of redeliveries come from `nowMs`.
+ * one Lua script; `deadAt` and the due time of redeliveries come from the clock.
  */
 export class RedisDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly connection: RedisConnection,
     private readonly keys: RedisKeys,
-    private readonly nowMs: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   private scriptKeys(): string[] {
@@ -53,7 +53,7 @@ export class RedisDeliveryQueue implements DeliveryQueue {
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
     await this.exec(failScript, [
-      id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.nowMs(),
+      id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.clock.now(),
     ]);
   }
 
@@ -70,7 +70,7 @@ export class RedisDeliveryQueue implements DeliveryQueue {
   async redeliver(instance: string, ids?: string[]): Promise<number> {
     if (ids && ids.length === 0) return 0;
     const selection = ids ? ['ids', ...new Set(ids)] : ['all'];
-    return await this.exec(redeliverScript, [instance, this.nowMs(), ...selection]) as number;
+    return await this.exec(redeliverScript, [instance, this.clock.now(), ...selection]) as number;
   }
 
   async purgeDeadLetters(before: number): Promise<number> {
@@ -85,13 +85,8 @@ export class RedisDeliveryQueue implements DeliveryQueue {
   async stats(instance: string): Promise<WebhookStats> {
     const [sent, failed, pending, sum, count] = await this.connection.run((client) =>
       client.hmGet(this.keys.stats(instance), ['sent', 'failed', 'pending', 'responseTimeSum', 'responseCount']));
-    const answered = Number(count ?? 0);
-    return {
-      totalSent: Number(sent ?? 0),
-      totalFailed: Number(failed ?? 0),
-      totalPending: Number(pending ?? 0),
-      avgResponseTime: answered > 0 ? Math.round(Number(sum) / answered) : 0,
-    };
+    const counters = { sent: Number(sent ?? 0), failed: Number(failed ?? 0), responseTimeSum: Number(sum ?? 0), responses: Number(count ?? 0) };
+    return webhookStatsOf(counters, Number(pending ?? 0));
   }
 
   async clear(instance: string): Promise<void> {
