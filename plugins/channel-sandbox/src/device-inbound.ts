@@ -75,7 +75,7 @@ export class DeviceInbound implements SandboxPhone {
     }
     await this.device.network.reply(packet.from, {
       kind: 'receipt', from: this.device.number, messageId: packet.id, chatJid: packet.groupJid ?? this.device.jid, status: 'delivered',
-      timestamp: Math.floor(Date.now() / 1000),
+      timestamp: Math.floor(this.device.network.now() / 1000),
     }, replayed);
   }
 }

@@ -147,7 +147,7 @@ export class SandboxDevice {
     const unread = await this.ctx.storage.state.list<Unread>(ns);
     if (!unread.length) return 0;
     await this.ctx.storage.state.clearPrefix(ns);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.network.now() / 1000);
     for (const { value: u } of unread) {
       await this.network.send(u.from, { kind: 'receipt', from: this.number, messageId: u.id, chatJid: u.senderChat, status: 'read', timestamp: now });
     }

@@ -16,7 +16,6 @@ export { groupPicture, GROUPS_NAMESPACE, type GroupKind, type GroupSettings, typ
 
 const INVITE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const seconds = (): number => Math.floor(Date.now() / 1000);
 
 function notFound(kind: GroupKind): NotFoundError {
   return new NotFoundError(kind, `${kind}_not_found`);
@@ -37,6 +36,11 @@ export class SandboxGroupDirectory {
     private readonly storage: Storage,
     private readonly pictureUrl: (id: string, sha: string) => string,
   ) {}
+
+  /** Unix seconds on the network's clock. */
+  private seconds(): number {
+    return Math.floor(this.network.now() / 1000);
+  }
 
   private run<T>(work: (tx: GroupTx) => Promise<T>): Promise<T> {
     return this.network.serialize('sandbox-groups', async () => {
@@ -116,7 +120,7 @@ export class SandboxGroupDirectory {
         if (jid && !participants.some((p) => p.id === jid)) participants.push({ id: jid, admin: null });
       }
       const g: StoredGroup = {
-        id: await this.newGroupJid(tx), kind, subject: input.subject, desc: input.desc, owner: actor, creation: seconds(), participants,
+        id: await this.newGroupJid(tx), kind, subject: input.subject, desc: input.desc, owner: actor, creation: this.seconds(), participants,
         announce: false, restrict: kind === 'community', ephemeralDuration: 0, joinApprovalMode: false, memberAddMode: 'admin_add',
         inviteCode: await this.newInviteCode(), requests: [],
         ...(kind === 'community' ? { groups: [] } : {}), ...(parent ? { linkedParent: parent.id } : {}),
@@ -286,7 +290,7 @@ export class SandboxGroupDirectory {
       if (!g) throw new NotFoundError('invite code', 'invite_not_found');
       if (isMember(g, actor)) return id;
       if (g.joinApprovalMode) {
-        if (!g.requests.some((r) => r.jid === actor)) g.requests.push({ jid: actor, requestTime: seconds(), requestMethod: 'invite_link' });
+        if (!g.requests.some((r) => r.jid === actor)) g.requests.push({ jid: actor, requestTime: this.seconds(), requestMethod: 'invite_link' });
         tx.put(g);
         return id;
       }
@@ -318,7 +322,7 @@ export class SandboxGroupDirectory {
     if (!jids.length) return;
     g.requests = g.requests.filter((r) => !jids.includes(r.jid));
     this.addMembers(tx, g, jids, author);
-    if (g.kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: seconds() }] });
+    if (g.kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: this.seconds() }] });
     if (g.linkedParent) {
       const parent = await tx.get(g.linkedParent);
       if (parent) this.addMembers(tx, parent, jids.filter((jid) => !isMember(parent, jid)), author);

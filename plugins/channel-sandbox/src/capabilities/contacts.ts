@@ -37,7 +37,7 @@ export async function establishSession(device: SandboxDevice, number: string): P
   await device.exclusive(SESSIONS, async () => {
     const sessions = (await device.document<Record<string, PeerSession>>(SESSIONS)) ?? {};
     if (sessions[number]) return;
-    await device.saveDocument(SESSIONS, { ...sessions, [number]: { establishedAt: Math.floor(Date.now() / 1000) } });
+    await device.saveDocument(SESSIONS, { ...sessions, [number]: { establishedAt: Math.floor(device.network.now() / 1000) } });
   });
 }
 

@@ -33,7 +33,7 @@ export class SandboxMessaging implements MessagingCapability {
     if (group) await this.requireMayPost(remoteJid);
     // Stickers go as WhatsApp's apps send them: WebP, converted the way the Baileys channel converts them.
     const content = request.content.type === 'sticker' ? { ...request.content, media: await webpStickerMedia(request.content.media) } : request.content;
-    const nowMs = Date.now();
+    const nowMs = device.network.now();
     const message = outgoingToProto(content, nowMs);
     const quoted = request.quoted ? { id: request.quoted.key.id, sender: quotedSender(request.quoted, device.jid) } : undefined;
     if (request.quoted) quoteInto(message, request.quoted, remoteJid, device.jid);
