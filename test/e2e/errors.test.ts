@@ -85,9 +85,10 @@ describe('the error model', () => {
   it('an unknown route answers 404 route_not_found as JSON, never HTML, without echoing a key', async () => {
     const cases: [string, string, string][] = [
       ['GET', '/nope', `unknown path GET /nope: ${WHERE}`],
-      ['GET', '/metrics', `unknown path GET /metrics: ${WHERE}`],
+      ['GET', '/robots.txt', `unknown path GET /robots.txt: ${WHERE}`],
       ['GET', '/favicon.ico', `unknown path GET /favicon.ico: ${WHERE}`],
-      ['GET', '/metrics/cpu/total', `unknown path GET /metrics/…: ${WHERE}`],
+      ['GET', '/nope/cpu/total', `unknown path GET /nope/…: ${WHERE}`],
+      ['GET', '/metrics/cpu/total', 'no route GET /metrics/cpu/total'],
       // A first segment that may be a key is never echoed.
       ['GET', `/${key}`, 'no route GET /:key'],
       ['GET', `/${key}/nothing/here`, 'no route GET /:key/nothing/here'],

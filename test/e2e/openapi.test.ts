@@ -87,7 +87,7 @@ describe('OpenAPI document', () => {
       if (res.status === 404 && res.body?.error?.code === 'route_not_found') missing.push(entry);
       // The key model: operations under /{key} resolve the instance first; admin operations check the token first.
       if (template.startsWith('/{key}/')) assert.deepEqual(res.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } }, entry);
-      if (template.startsWith('/admin/')) assert.equal(res.status, 401, entry);
+      if (template.startsWith('/admin/') || template === '/metrics') assert.equal(res.status, 401, entry);
     }
     assert.deepEqual(missing, []);
   });
@@ -184,6 +184,7 @@ describe('OpenAPI document', () => {
         assert.deepEqual(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${entry} ${status}`);
       }
       if (path.startsWith('/admin/')) assert.deepEqual(op.security, [{ adminToken: [] }], entry);
+      else if (path === '/metrics') assert.deepEqual(op.security, [{ adminToken: [] }, { metricsToken: [] }], entry);
       else assert.equal(op.security, undefined, entry);
     }
   });

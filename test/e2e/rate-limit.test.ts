@@ -62,7 +62,7 @@ describe('failed authentications are limited per client address', () => {
     const other = from('203.0.113.21');
     for (let i = 0; i < 5; i++) {
       expectError(await t.request('POST', `/${key}/message/text`, { to: 'x' }, other), 400, 'validation_failed');
-      expectError(await t.request('GET', '/metrics', undefined, other), 404, 'route_not_found');
+      expectError(await t.request('GET', '/favicon.ico', undefined, other), 404, 'route_not_found');
     }
     expectError(await t.request('GET', UNKNOWN, undefined, other), 404, 'instance_not_found');
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { UnauthorizedError } from '@parley/core';
-import { AdminToken } from '../src/app/admin-token.js';
+import { AdminToken, metricsVerifier } from '../src/app/admin-token.js';
 
 let dir: string;
 before(() => {
@@ -73,6 +73,29 @@ describe('AdminToken', () => {
     const token = AdminToken.load(dir, 'verify-me-0123456789');
     for (const guess of ['wrong-token-0123456789', 'verify-me-012345678', 'verify-me-01234567890', 'VERIFY-ME-0123456789']) {
       assert.throws(() => token.verify(`Bearer ${guess}`), { name: 'UnauthorizedError', message: 'invalid admin token' }, guess);
+    }
+  });
+});
+
+describe('metricsVerifier', () => {
+  const admin = () => AdminToken.load(dir, 'the-admin-token-0123456789');
+
+  it('accepts the admin token, and the metrics token only when one is configured', () => {
+    const withToken = metricsVerifier(admin(), 'the-metrics-token-0123456789');
+    withToken('Bearer the-admin-token-0123456789');
+    withToken('bearer   the-metrics-token-0123456789 ');
+    const adminOnly = metricsVerifier(admin());
+    adminOnly('Bearer the-admin-token-0123456789');
+    assert.throws(() => adminOnly('Bearer the-metrics-token-0123456789'), { name: 'UnauthorizedError', message: 'invalid metrics token' });
+  });
+
+  it('answers 401 for a missing header, another scheme, or a wrong, shortened or extended token', () => {
+    const verify = metricsVerifier(admin(), 'the-metrics-token-0123456789');
+    for (const header of [undefined, '', 'the-metrics-token-0123456789', 'Basic the-metrics-token-0123456789']) {
+      assert.throws(() => verify(header), { name: 'UnauthorizedError', message: 'metrics token or admin token required: Authorization: Bearer <token>' }, String(header));
+    }
+    for (const guess of ['the-metrics-token-012345678', 'the-metrics-token-01234567890', 'THE-METRICS-TOKEN-0123456789', 'wrong']) {
+      assert.throws(() => verify(`Bearer ${guess}`), { name: 'UnauthorizedError', message: 'invalid metrics token' }, guess);
     }
   });
 });

@@ -51,12 +51,14 @@ describe('loadConfig defaults', () => {
       rateLimit: { failures: 50, windowSeconds: 60, blockSeconds: 300 },
       trustProxy: false,
       allowPrivateUrls: false,
+      allowPrivateProxies: undefined,
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { staggerMs: 500 },
       shutdownTimeoutMs: 10000,
       webhooks: {},
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,
+      metrics: {},
       baseDir: process.cwd(),
     });
     assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
@@ -72,7 +74,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
-      restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 },
+      restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
     assert.deepEqual(loadConfig(env), {
@@ -88,12 +90,15 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 },
       trustProxy: 'loopback',
       allowPrivateUrls: true,
+      // Not in the file: unset, so proxies follow allowPrivateUrls.
+      allowPrivateProxies: undefined,
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { staggerMs: 0 },
       shutdownTimeoutMs: 1000,
       webhooks: { maxAttempts: 3 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
       adminToken: undefined,
+      metrics: { token: 'file-metrics-token-0123' },
       baseDir: dir,
     });
   });
@@ -195,6 +200,15 @@ describe('loadConfig environment overrides', () => {
     assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: '' }).allowPrivateUrls, true);
   });
 
+  it('allowPrivateProxies: PARLEY_ALLOW_PRIVATE_PROXIES wins over the file; unset, proxies follow allowPrivateUrls', () => {
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateProxies, true);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateUrls, false);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1' }).allowPrivateProxies, undefined);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1', PARLEY_ALLOW_PRIVATE_PROXIES: 'off' }).allowPrivateProxies, false);
+    assert.equal(loadConfig(configFile({ allowPrivateUrls: true, allowPrivateProxies: false })).allowPrivateProxies, false);
+    assert.equal(loadConfig({ ...configFile({ allowPrivateProxies: false }), PARLEY_ALLOW_PRIVATE_PROXIES: 'yes' }).allowPrivateProxies, true);
+  });
+
   it('PARLEY_RATE_LIMIT_* and PARLEY_TRUST_PROXY win over the file; bad numbers are refused naming the variable', () => {
     const env = configFile({ rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: true });
     assert.deepEqual(loadConfig(env).rateLimit, { failures: 5, windowSeconds: 10, blockSeconds: 20 });
@@ -207,6 +221,20 @@ describe('loadConfig environment overrides', () => {
     assert.equal(loadConfig({ PARLEY_TRUST_PROXY: 'loopback, 10.0.0.0/8' }).trustProxy, 'loopback, 10.0.0.0/8');
     assert.throws(() => loadConfig({ PARLEY_RATE_LIMIT_WINDOW_SECONDS: '0' }), /PARLEY_RATE_LIMIT_WINDOW_SECONDS must be an integer of at least 1$/);
     assert.throws(() => loadConfig({ PARLEY_RATE_LIMIT_FAILURES: 'many' }), /PARLEY_RATE_LIMIT_FAILURES must be an integer of at least 0/);
+  });
+
+  it('PARLEY_METRICS_TOKEN wins over metrics.token; one shorter than 16 characters is refused, in the file or the variable', () => {
+    const env = configFile({ metrics: { token: 'file-metrics-token-0123' } });
+    assert.deepEqual(loadConfig(env).metrics, { token: 'file-metrics-token-0123' });
+    assert.deepEqual(loadConfig({ ...env, PARLEY_METRICS_TOKEN: 'env-metrics-token-0123' }).metrics, { token: 'env-metrics-token-0123' });
+    assert.deepEqual(loadConfig({ PARLEY_METRICS_TOKEN: '' }).metrics, {});
+    assert.throws(() => loadConfig({ PARLEY_METRICS_TOKEN: 'short' }), (err: unknown) => {
+      assert.ok(err instanceof ConfigError);
+      assert.equal(err.message, 'PARLEY_METRICS_TOKEN (metrics.token) must be at least 16 characters');
+      return true;
+    });
+    invalid({ metrics: { token: 'short' } }, 'config.metrics.token must NOT have fewer than 16 characters');
+    invalid({ metrics: { tokens: 'x' } }, 'config.metrics.tokens is not allowed');
   });
 
   it('an empty PORT or PARLEY_ADMIN_TOKEN counts as unset', () => {

@@ -16,3 +16,4 @@ export { serviceUrlOrSkip } from './service-env.js';
 export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';
+export { startCountingListener, type CountingListener } from './counting-listener.js';

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Clock, Delivery, Logger, Storage, WebhookFormat } from '@parley/core';
 import type { HttpAnswer, HttpSender } from './http-sender.js';
+import type { DeliveryObserver } from './delivery-observer.js';
 import { parseRetryAfter, type RetryPolicy } from './retry-policy.js';
 import { standardWebhookHeaders } from './signing.js';
 import type { WebhookOptions } from './webhook-options.js';
@@ -26,6 +27,8 @@ export interface DeliveryWorkerDeps {
   clock: Clock;
   logger: Logger;
   options: WebhookOptions;
+  /** Told of each attempt's outcome and duration (metrics). */
+  observer?: DeliveryObserver;
 }
 
 /** Origin only: webhook URLs often carry tokens in their path or query. */
@@ -199,7 +202,7 @@ export class DeliveryWorker {
   }
 
   private async attempt(delivery: Delivery, signal: AbortSignal): Promise<void> {
-    const { storage, formats, sender, policy, clock, logger, options } = this.deps;
+    const { storage, formats, sender, policy, clock, logger, options, observer } = this.deps;
     // Log bindings are built only for lines that are written: attempts are the hot path.
     const about = () => ({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
     const attempt = delivery.attempts + 1;
@@ -214,10 +217,12 @@ export class DeliveryWorker {
       ...(secret ? formats.get(delivery.format)?.signatureHeaders?.(delivery.body, secret) : {}),
     };
     let answer: HttpAnswer;
+    const started = performance.now();
     try {
       answer = await sender.post(delivery.url, headers, delivery.body, options.timeoutMs, signal);
     } catch (error) {
       if (signal.aborted) return;
+      observer?.attempted(delivery.format, 'failed', (performance.now() - started) / 1e3);
       const message = error instanceof Error ? error.message : String(error);
       const nextAttemptAt = policy.nextAttemptAt(attempt, clock.now());
       logger.warn({ ...about(), attempt, error: message, nextAttemptAt }, 'webhook attempt failed');
@@ -225,7 +230,9 @@ export class DeliveryWorker {
       return;
     }
     const { status, responseTimeMs } = answer;
-    if (status >= 200 && status < 300) {
+    const delivered = status >= 200 && status < 300;
+    observer?.attempted(delivery.format, delivered ? 'delivered' : 'failed', (performance.now() - started) / 1e3);
+    if (delivered) {
       logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status, responseTimeMs }, 'webhook delivered');
       await storage.deliveries.ack(delivery.id, { status, responseTimeMs });
       return;

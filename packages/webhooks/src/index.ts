@@ -4,6 +4,7 @@
  */
 export { counterpartNumbers, isAllowedNumber, parseAllowNumber, type AllowedNumbers } from './allow-number.js';
 export { deliveryId } from './delivery-id.js';
+export type { AttemptOutcome, DeliveryObserver } from './delivery-observer.js';
 export { AttemptTimeoutError, HttpSender, type HttpAnswer } from './http-sender.js';
 export { parseRetryAfter, RetryPolicy } from './retry-policy.js';
 export { formatNames, routeUrl } from './routing.js';

@@ -5,6 +5,7 @@ import type {
 } from '@parley/core';
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
 import { deliveryId } from './delivery-id.js';
+import type { DeliveryObserver } from './delivery-observer.js';
 import { DeliveryWorker } from './delivery-worker.js';
 import { scheduleHousekeeping } from './housekeeping.js';
 import { HttpSender } from './http-sender.js';
@@ -32,6 +33,8 @@ export interface WebhookEngineDeps {
   mediaUrl?: (instance: Readonly<InstanceRecord>, messageId: string) => string;
   /** Source of retry jitter in [0, 1) (tests pin it). */
   random?: () => number;
+  /** Told of each delivery attempt's outcome and duration (the server's metrics). */
+  observer?: DeliveryObserver;
 }
 
 /**
@@ -59,7 +62,7 @@ export class WebhookEngine {
     this.sender = new HttpSender(deps.host.allowPrivateUrls, options.userAgent, options.concurrency);
     this.worker = new DeliveryWorker({
       storage: deps.storage, formats: this.formats, sender: this.sender, policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock,
-      logger: this.logger, options,
+      logger: this.logger, options, ...(deps.observer ? { observer: deps.observer } : {}),
     });
   }
 

@@ -87,6 +87,7 @@ export const operations = {
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false },
   messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true },
   messenger_post_webhook: { method: 'POST', path: '/messenger/webhook', auth: 'public', keyed: false, text: false },
+  metrics: { method: 'GET', path: '/metrics', auth: 'admin', keyed: false, text: true },
   mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false },
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
   mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false },
@@ -2283,6 +2284,18 @@ export interface Operations {
       /** Channel events emitted from this notification */
       received: number;
     };
+    keyed: false;
+  };
+  /**
+   * Prometheus metrics (text format 0.0.4)
+   *
+   * `GET /metrics`
+   */
+  metrics: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: string;
     keyed: false;
   };
   /**

@@ -3,6 +3,25 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { newSecret, privateDir, privateExistingFile, PRIVATE_FILE_MODE, silentLogger, UnauthorizedError, type Logger } from '@parley/core';
 
+/** SHA-256 of the token of an `Authorization: Bearer <token>` header (undefined without one): compared in constant time. */
+export function bearerDigest(header: string | undefined): Buffer | undefined {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match ? createHash('sha256').update(match[1]!).digest() : undefined;
+}
+
+/**
+ * The check of `GET /metrics`: the admin token, or `metricsToken` when one is configured (a scraper
+ * need not hold the admin token). Throws 401 otherwise.
+ */
+export function metricsVerifier(admin: AdminToken, metricsToken?: string): (header: string | undefined) => void {
+  const metricsDigest = metricsToken === undefined ? undefined : createHash('sha256').update(metricsToken).digest();
+  return (header) => {
+    const given = bearerDigest(header);
+    if (!given) throw new UnauthorizedError('metrics token or admin token required: Authorization: Bearer <token>');
+    if (!admin.matches(given) && !(metricsDigest && timingSafeEqual(given, metricsDigest))) throw new UnauthorizedError('invalid metrics token');
+  };
+}
+
 /** Where the admin token comes from, for the banner. */
 export type AdminTokenSource = { kind: 'env' } | { kind: 'file'; path: string; generated: boolean };
 
@@ -40,9 +59,13 @@ export class AdminToken {
 
   /** Checks an `Authorization: Bearer <token>` header in constant time; throws 401 otherwise. */
   verify(header: string | undefined): void {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-    if (!match) throw new UnauthorizedError('admin token required: Authorization: Bearer <token>');
-    const given = createHash('sha256').update(match[1]!).digest();
-    if (!timingSafeEqual(given, this.digest)) throw new UnauthorizedError('invalid admin token');
+    const given = bearerDigest(header);
+    if (!given) throw new UnauthorizedError('admin token required: Authorization: Bearer <token>');
+    if (!this.matches(given)) throw new UnauthorizedError('invalid admin token');
+  }
+
+  /** Whether a {@link bearerDigest} is this token's (constant time). */
+  matches(digest: Buffer): boolean {
+    return timingSafeEqual(digest, this.digest);
   }
 }

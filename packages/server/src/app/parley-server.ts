@@ -20,10 +20,12 @@ import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
+import { ServerMetrics } from '../metrics/server-metrics.js';
+import { timedStorage } from '../metrics/timed-storage.js';
 import { SendPipeline } from '../send/send-pipeline.js';
 import { SendProjection } from '../send/send-projection.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
-import { AdminToken } from './admin-token.js';
+import { AdminToken, metricsVerifier } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -84,6 +86,7 @@ export class ParleyServer {
       dataDir: config.dataDir,
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
       allowPrivateUrls: config.allowPrivateUrls,
+      allowPrivateProxies: config.allowPrivateProxies,
       media: { maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs },
     };
     const container = rootContainer.createChildContainer();
@@ -91,7 +94,8 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
-    const storage = new InstanceDataRouter(plugins.storage);
+    const metrics = new ServerMetrics();
+    const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
@@ -99,17 +103,21 @@ export class ParleyServer {
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
       storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
-      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>,
+      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
     const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    bus.tap(metrics.event);
+    metrics.bind({ storage, loaded: () => registry.loaded() });
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
-    const media = new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
+    const media = new MediaResolver({
+      maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls, allowPrivateProxies: config.allowPrivateProxies,
+    });
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks,
-      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector)),
+      version: VERSION, media, webhooks, metrics,
+      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
     };
 
     let server: ParleyServer | undefined;
@@ -120,8 +128,10 @@ export class ParleyServer {
     const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
       if (auth === 'instance') return registry.byKey(req.params.key!);
       if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+      if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };
+    const verifyMetrics = metricsVerifier(adminToken, config.metrics.token);
     // Counted in the storage when it offers a shared counter (Redis: every server counts together).
     const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
       plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
@@ -130,6 +140,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      metrics,
     });
     server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
     return server;

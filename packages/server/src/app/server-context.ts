@@ -5,6 +5,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
 
 /** Everything route modules and services use; built once by the composition root. */
@@ -26,6 +27,8 @@ export interface ServerContext {
   sends: SendPipeline;
   /** The webhook engine, one of the bus's subscribers. */
   webhooks: WebhookEngine;
+  /** The Prometheus metrics `GET /metrics` answers. */
+  metrics: ServerMetrics;
   /** Server version (the @parley/server package version). */
   version: string;
 }

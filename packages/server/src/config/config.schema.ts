@@ -28,6 +28,7 @@ export const configSchema = {
       anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }, { type: 'string', minLength: 1 }],
     },
     allowPrivateUrls: { type: 'boolean' },
+    allowPrivateProxies: { type: 'boolean' },
     media: {
       type: 'object',
       additionalProperties: false,
@@ -43,6 +44,11 @@ export const configSchema = {
     },
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
     webhooks: { type: 'object' },
+    metrics: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { token: { type: 'string', minLength: 16, description: 'Bearer token GET /metrics accepts besides the admin token.' } },
+    },
     plugins: {
       type: 'array',
       items: {

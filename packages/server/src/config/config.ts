@@ -32,6 +32,8 @@ export interface ParleyConfig {
   /** Express's `trust proxy` setting: which proxies' `X-Forwarded-For` names the client address. */
   trustProxy: boolean | number | string;
   allowPrivateUrls: boolean;
+  /** Instances' proxies may be on private networks; unset: as `allowPrivateUrls`. */
+  allowPrivateProxies?: boolean;
   media: { maxBytes: number; timeoutMs: number };
   restore: { staggerMs: number };
   shutdownTimeoutMs: number;
@@ -39,8 +41,16 @@ export interface ParleyConfig {
   plugins: PluginEntry[];
   /** Admin token from the environment, if set. */
   adminToken?: string;
+  /** `GET /metrics`: `token`, a bearer token accepted there besides the admin token (for a scraper that must not hold the admin token). */
+  metrics: MetricsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+}
+
+/** Settings of the Prometheus endpoint. */
+export interface MetricsConfig {
+  /** A second bearer token `GET /metrics` accepts (at least 16 characters); the admin token always works. */
+  token?: string;
 }
 
 /** Limits on failed authentications per client address (`failures` 0 turns the limit off). */
@@ -87,11 +97,17 @@ function envFlag(value: string | undefined): boolean | undefined {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
+function metricsConfig(token: string | undefined): MetricsConfig {
+  if (token === undefined) return {};
+  if (token.length < 16) throw new ConfigError('PARLEY_METRICS_TOKEN (metrics.token) must be at least 16 characters');
+  return { token };
+}
+
 /**
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
- * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`).
+ * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -131,12 +147,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     trustProxy: envTrustProxy(env.PARLEY_TRUST_PROXY) ?? f.trustProxy ?? false,
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
+    allowPrivateProxies: envFlag(env.PARLEY_ALLOW_PRIVATE_PROXIES) ?? f.allowPrivateProxies,
     media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
     restore: { staggerMs: f.restore?.staggerMs ?? 500 },
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
     plugins: f.plugins ?? DEFAULT_PLUGINS,
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
+    metrics: metricsConfig(env.PARLEY_METRICS_TOKEN || f.metrics?.token),
     baseDir,
     ...overrides,
   };

@@ -10,6 +10,7 @@ import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import { UNMATCHED_ROUTE, type ServerMetrics } from '../metrics/server-metrics.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
@@ -30,6 +31,8 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
   durable: () => Promise<void>;
+  /** Observes each request's duration by method, route template and status. */
+  metrics?: ServerMetrics;
 }
 
 /** What `/openapi.json` answers: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
@@ -56,7 +59,7 @@ const KEY_LIKE = /^[A-Za-z0-9_-]{16,}$/;
 /**
  * The message of a 404 for an unmatched path. Under a known prefix or a possible key it names the
  * route asked for, the key redacted (`no route GET /:key/nothing`); a first segment that can be no
- * key (`/metrics`, `/favicon.ico`) is an unknown path, said plainly, with where the API is described.
+ * key (`/favicon.ico`, `/robots.txt`) is an unknown path, said plainly, with where the API is described.
  */
 function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: string) => boolean): string {
   const first = /^\/([^/]+)(\/.*)?$/.exec(path);
@@ -68,7 +71,7 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 export function createHttpApp(options: HttpAppOptions): {
   app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers;
 } {
-  const { routes, logger } = options;
+  const { routes, logger, metrics } = options;
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -119,8 +122,11 @@ export function createHttpApp(options: HttpAppOptions): {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (req as MatchedRequest).parleyRoute;
+      // Metrics label a request by its template only: the path may carry an instance key.
+      metrics?.request(req.method, route ?? UNMATCHED_ROUTE, res.statusCode, ms / 1e3);
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
-      const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
+      const path = route ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
       const declared = (req as MatchedRequest).parleyStatuses;
       if (declared && !declared.has(res.statusCode) && undeclared.note(req.method, path, res.statusCode)) {

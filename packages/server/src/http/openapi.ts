@@ -52,6 +52,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
         }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
+      ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
     };
     if (route.body) {
       op.requestBody = {
@@ -75,7 +76,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     paths,
     components: {
       schemas: { Error: errorResponse },
-      securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' } },
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
+      },
     },
   };
 }

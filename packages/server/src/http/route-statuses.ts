@@ -14,7 +14,7 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
  */
 export const STATUS_DESCRIPTIONS: Record<number, string> = {
   400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
-  401: 'Missing or wrong admin token.',
+  401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
   409: 'The operation conflicts with the current state (for example the instance is not connected).',
@@ -37,7 +37,7 @@ export const EVERY_ROUTE: readonly number[] = [400, 500, 503];
 export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[] = [
   // The instance key is resolved first: an unknown key is 404 instance_not_found.
   (route) => (route.auth === 'instance' ? [404] : []),
-  (route) => (route.auth === 'admin' ? [401] : []),
+  (route) => (route.auth === 'admin' || route.auth === 'metrics' ? [401] : []),
   // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
   (route) => (readsBody(route) ? [413, 415] : []),
   // Failed authentications are counted per address: 429 once an address is blocked.

@@ -4,8 +4,11 @@ import type { JsonSchema } from './schema.js';
 /** HTTP methods routes use. */
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Who may call a route: anyone, the holder of the instance key in the path, or the admin token. */
-export type RouteAuth = 'public' | 'instance' | 'admin';
+/**
+ * Who may call a route: anyone, the holder of the instance key in the path, the admin token, or
+ * (`metrics`, the Prometheus scrape) the admin token or the configured metrics token.
+ */
+export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics';
 
 /** A binary answer (spec 4.4 `format=binary`). */
 export class BinaryReply {

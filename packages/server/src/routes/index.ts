@@ -17,6 +17,7 @@ import { labelRoutes } from './label.routes.js';
 import { linkRoutes } from './link.routes.js';
 import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
+import { metricsRoutes } from './metrics.routes.js';
 import { replyRoutes } from './reply.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
@@ -26,6 +27,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
   return bindChannelSlots([
     ...healthRoutes(ctx, isShuttingDown),
     ...adminRoutes(ctx),
+    ...metricsRoutes(ctx),
     ...instanceRoutes(ctx),
     ...linkRoutes(ctx),
     ...externalDatabaseRoutes(ctx),

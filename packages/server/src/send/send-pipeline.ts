@@ -1,6 +1,7 @@
 import { NotFoundError, toJid, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MediaResolver } from '../services/media-resolver.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { MAPPINGS, type Mapping } from './content-mappings.js';
 import type { MessageSuffix, Recipient, SendBodies } from './send-bodies.js';
 import type { SendProjection } from './send-projection.js';
@@ -18,6 +19,7 @@ export class SendPipeline {
     private readonly storage: Storage,
     private readonly media: MediaResolver,
     private readonly projection: SendProjection,
+    private readonly metrics?: Pick<ServerMetrics, 'sent'>,
   ) {}
 
   /** The stored message a reply, reaction or pin refers to (404 `message_not_found`). */
@@ -53,6 +55,7 @@ export class SendPipeline {
     if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
     const { to, content } = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
     const record = await channel.messaging.send({ to, content, quoted });
+    this.metrics?.sent(channel.adapter.channel, mapping.type);
     return this.projection.project(runtime.id, channel.adapter, content, record);
   }
 }

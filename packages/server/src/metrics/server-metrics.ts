@@ -1,0 +1,131 @@
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
+import type { AttemptOutcome, DeliveryObserver } from '@parley/webhooks';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { FastCounter, FastHistogram } from './fast-metrics.js';
+
+/** Latency buckets (seconds) of HTTP requests and webhook attempts: 1 ms to 10 s. */
+const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Storage operations are mostly sub-millisecond: 50 µs to 1 s. */
+const STORAGE_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.1, 1];
+
+/** The route label of a request no route matched: never its path, which may carry an instance key. */
+export const UNMATCHED_ROUTE = 'unmatched';
+
+let processRegistry: Registry | undefined;
+
+/**
+ * prom-client's default metrics (CPU, memory, heap, GC, handles, event-loop lag): one set per
+ * process, however many servers it runs (tests start several), merged into every scrape.
+ */
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}
+
+/** What a scrape reads besides the counters: the instances and the durable delivery queue. */
+export interface MetricsSources {
+  storage: Storage;
+  /** The loaded instances (their live connection state). */
+  loaded(): InstanceRuntime[];
+}
+
+/**
+ * The server's Prometheus metrics, in a registry of its own (never prom-client's global one, so
+ * that several servers in one process keep apart). Counters are moved by the parts that do the
+ * work (HTTP app, send pipeline, event bus tap, webhook worker, storage decorator); gauges of
+ * instances and pending deliveries are read from storage at scrape time. No label ever holds an
+ * instance key or id: routes are templates, the rest are channel, format, kind and state names.
+ */
+export class ServerMetrics implements DeliveryObserver {
+  readonly registry = new Registry();
+  private readonly http = new FastHistogram({
+    name: 'parley_http_request_duration_seconds', help: 'HTTP requests by method, route template and status, with their duration',
+    labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registry: this.registry,
+  });
+  private readonly sends = new FastCounter({
+    name: 'parley_messages_sent_total', help: 'Messages sent through the REST API, by channel and message type',
+    labelNames: ['channel', 'type'], registry: this.registry,
+  });
+  private readonly events = new FastCounter({
+    name: 'parley_events_total', help: 'Channel events processed by the event bus, by kind', labelNames: ['kind'], registry: this.registry,
+  });
+  private readonly deliveries = new FastCounter({
+    name: 'parley_webhook_deliveries_total', help: 'Webhook deliveries acknowledged with 2xx, by format', labelNames: ['format'], registry: this.registry,
+  });
+  private readonly failures = new FastCounter({
+    name: 'parley_webhook_failures_total', help: 'Failed webhook attempts (non-2xx, timeout, network error), by format',
+    labelNames: ['format'], registry: this.registry,
+  });
+  private readonly attempts = new FastHistogram({
+    name: 'parley_webhook_attempt_duration_seconds', help: 'Webhook delivery attempts by format and outcome, with their duration',
+    labelNames: ['format', 'outcome'], buckets: LATENCY_BUCKETS, registry: this.registry,
+  });
+  private readonly pending = new Gauge({
+    name: 'parley_webhook_deliveries_pending', help: 'Deliveries queued and not yet acknowledged or dead-lettered (the durable queue)',
+    registers: [this.registry],
+  });
+  private readonly instances = new Gauge({
+    name: 'parley_instances', help: 'Instances by main channel and connection state (`unloaded`: not in memory)',
+    labelNames: ['channel', 'state'], registers: [this.registry],
+  });
+  /** The storage decorator's histogram (see timed-storage.ts). */
+  readonly storage = new FastHistogram({
+    name: 'parley_storage_operation_duration_seconds', help: 'Storage repository calls by repository and operation, with their duration',
+    labelNames: ['repository', 'operation'], buckets: STORAGE_BUCKETS, registry: this.registry,
+  });
+  private sources?: MetricsSources;
+  /** Started now, not at the first scrape: the event-loop lag has samples by then (NaN without). */
+  private readonly process = processMetrics();
+
+  /** Content type of {@link text} (Prometheus text format 0.0.4). */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Where scrapes read the instance and queue gauges (set once storage and registry exist). */
+  bind(sources: MetricsSources): void {
+    this.sources = sources;
+  }
+
+  /** One HTTP request ended. `route` is the matched template or {@link UNMATCHED_ROUTE}. */
+  request(method: string, route: string, status: number, seconds: number): void {
+    this.http.series(method, route, status).observe(seconds);
+  }
+
+  /** A message was sent on `channel` (`whatsapp`, `instagram`, …) as `type` (`text`, `image`, …). */
+  sent(channel: string, type: string): void {
+    this.sends.series(channel, type).inc();
+  }
+
+  /** An event went through the bus (an {@link EventBus.tap} listener). */
+  readonly event = (event: ChannelEvent): void => {
+    this.events.series(event.type).inc();
+  };
+
+  /** {@link DeliveryObserver}: a webhook attempt ended. */
+  attempted(format: string, outcome: AttemptOutcome, seconds: number): void {
+    (outcome === 'delivered' ? this.deliveries : this.failures).series(format).inc();
+    this.attempts.series(format, outcome).observe(seconds);
+  }
+
+  /** The scrape: every metric in the Prometheus text format, gauges read from storage now. */
+  async text(): Promise<string> {
+    if (this.sources) await this.readGauges(this.sources);
+    return Registry.merge([this.process, this.registry]).metrics();
+  }
+
+  private async readGauges({ storage, loaded }: MetricsSources): Promise<void> {
+    const records: InstanceRecord[] = await storage.instances.list();
+    const live = new Map(loaded().map((runtime) => [runtime.id, runtime]));
+    const stats = await Promise.all(records.map((r) => storage.deliveries.stats(r.id)));
+    this.instances.reset();
+    for (const record of records) {
+      this.instances.labels(record.driver, live.get(record.id)?.connection().status ?? 'unloaded').inc();
+    }
+    this.pending.set(stats.reduce((sum, s) => sum + s.totalPending, 0));
+  }
+}

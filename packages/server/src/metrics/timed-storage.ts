@@ -1,0 +1,61 @@
+import type { Storage } from '@parley/core';
+import type { FastHistogram } from './fast-metrics.js';
+
+/** The repositories of a {@link Storage} whose calls are timed. */
+const REPOSITORIES = ['instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries'] as const;
+
+type Method = (...args: unknown[]) => unknown;
+
+/**
+ * A stand-in for `target` whose every member reaches `target` itself: methods (own or inherited,
+ * `constructor` left out) run with `this` = `target`, other members (fields, getters) are read from
+ * it. A prototype link alone would run getters and methods with the wrapper as `this`, which breaks
+ * `#private` members. `wrap` may replace a method (the timing below).
+ */
+function delegate<T extends object>(target: T, wrap: (name: string, method: Method) => Method = (_, method) => method): T {
+  const proxy: Record<string, unknown> = {};
+  const seen = new Set<string>(['constructor']);
+  for (let o: object | null = target; o && o !== Object.prototype; o = Object.getPrototypeOf(o) as object | null) {
+    for (const name of Object.getOwnPropertyNames(o)) {
+      if (seen.has(name)) continue;
+      seen.add(name);
+      const descriptor = Object.getOwnPropertyDescriptor(o, name)!;
+      if (typeof descriptor.value === 'function') {
+        const method = wrap(name, (...args: unknown[]) => (descriptor.value as Method).apply(target, args));
+        Object.defineProperty(proxy, name, { value: method, enumerable: descriptor.enumerable ?? false, configurable: true });
+      } else {
+        Object.defineProperty(proxy, name, { get: () => (target as Record<string, unknown>)[name], enumerable: descriptor.enumerable ?? false, configurable: true });
+      }
+    }
+  }
+  return proxy as T;
+}
+
+/**
+ * A repository whose every method observes its duration in `histogram` under `repository` and the
+ * method name. The series is looked up once per method here, so a call costs two clock reads, a
+ * `finally` and one observation.
+ */
+function timedRepository<T extends object>(repo: T, repository: string, histogram: FastHistogram): T {
+  return delegate(repo, (name, method) => {
+    const series = histogram.series(repository, name);
+    return (...args: unknown[]): unknown => {
+      const started = performance.now();
+      const result = method(...args);
+      if (result instanceof Promise) return result.finally(() => series.observe((performance.now() - started) / 1e3));
+      series.observe((performance.now() - started) / 1e3);
+      return result;
+    };
+  });
+}
+
+/**
+ * The storage back end with its repository calls timed (`parley_storage_operation_duration_seconds`).
+ * Every other member (`name`, `init`, `flush`, `close`, `health`, the optional rate limiter, any a
+ * back end adds) goes straight to the back end.
+ */
+export function timedStorage(base: Storage, histogram: FastHistogram): Storage {
+  const timed = delegate(base);
+  for (const name of REPOSITORIES) Object.defineProperty(timed, name, { value: timedRepository(base[name], name, histogram), enumerable: true });
+  return timed;
+}
