@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { apiError } from '../support/api-error.js';
 import { deliverText, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
 import type { TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 const ALICE = '5511940000001';
 const BOB = '5511940000002';
@@ -73,7 +74,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       assert.equal((await messages(alice, BOB)).total, 2);
       await deliverText(t, alice, bob, 'three');
       const after = await messages(bob, ALICE);
-      assert.deepEqual(after.data.map((m) => m.message), [{ extendedTextMessage: { text: 'three' } }]);
+      assert.deepEqual(after.data.map((m) => secretMarked(m.message)), [sealed({ extendedTextMessage: { text: 'three' } })]);
     });
 
     it('answers 409 for registered while not connected; wiping works offline', async () => {

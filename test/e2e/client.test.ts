@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ParleyApiError, ParleyClient } from '@parley/client';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 /** @parley/client against the real server: a whole sandbox conversation through typed calls only. */
 describe('@parley/client end to end', () => {
@@ -43,7 +44,7 @@ describe('@parley/client end to end', () => {
     assert.deepEqual(await bobApi.call('updateInstanceFlags', { query: { markMessageRead: true } }), { status: 200, message: 'Instance settings updated' });
     const sent = await aliceApi.call('sendText', { body: { to: '5511980000002', text: 'hello from the client' } });
     assert.equal(sent.data.status, 'PENDING');
-    assert.deepEqual(sent.data.message, { extendedTextMessage: { text: 'hello from the client' } });
+    assert.deepEqual(secretMarked(sent.data.message), sealed({ extendedTextMessage: { text: 'hello from the client' } }));
 
     const inbox = (await t.waitFor(async () => {
       const page = await bobApi.call('listChatMessages', { params: { jid: '5511980000001@s.whatsapp.net' }, query: { page: 1, limit: 10 } });

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { externalDatabases } from '../support/fixtures/memory-external.plugin.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 const fixture = fileURLToPath(new URL('../support/fixtures/memory-external.plugin.js', import.meta.url));
 
@@ -38,11 +39,11 @@ describe('POST /{key}/instance/mongodb routes an instance history to its externa
     await t.settle();
     const external = externalDatabases.get('bobdb')!;
     const stored = await external.messages.get(bob.id, sent.body.data.key.id);
-    assert.deepEqual(stored?.message, { extendedTextMessage: { text: 'after attaching' } });
+    assert.deepEqual(secretMarked(stored?.message), sealed({ extendedTextMessage: { text: 'after attaching' } }));
     assert.equal((await external.chats.get(bob.id, '5511910000001@s.whatsapp.net'))?.id, '5511910000001@s.whatsapp.net');
     assert.equal((await external.contacts.get(bob.id, '5511910000001@s.whatsapp.net'))?.notify, 'alice');
     const page = await t.request('GET', `/${bob.key}/chat/5511910000001/messages`);
-    assert.deepEqual(page.body.data.map((m: { message: unknown }) => m.message), [{ extendedTextMessage: { text: 'after attaching' } }],
+    assert.deepEqual(page.body.data.map((m: { message: unknown }) => secretMarked(m.message)), [sealed({ extendedTextMessage: { text: 'after attaching' } })],
       'reads come from the external database: the earlier message stayed in the main storage');
     // Alice's history is untouched by bob's attachment.
     assert.equal((await t.request('GET', `/${alice.key}/chat/5511910000002/messages`)).body.total, 2);

@@ -7,6 +7,7 @@ import { dataUri, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { documentedClients, documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
 import { GROUP_NUMBERS, groupCalls } from '../support/group-calls.js';
 import type { TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 const { ALICE, BOB, CAROL, DAVE, ERIN, UNKNOWN } = GROUP_NUMBERS;
 
@@ -246,7 +247,7 @@ describe('groups (spec 4.10)', () => {
       const got = await t.waitFor(async () => (await messagesOf(member, group.id)).find((m) => m.key.id === id),
         5000, `the group message on ${member.number}`);
       assert.deepEqual(got.key, { remoteJid: group.id, fromMe: false, id, participant: jidOf(ALICE) });
-      assert.deepEqual(got.message, { extendedTextMessage: { text: 'hello team' } });
+      assert.deepEqual(secretMarked(got.message), sealed({ extendedTextMessage: { text: 'hello team' } }));
     }
     const inbound = eventsOf(t, bob.id, 'message').find((e) => e.message.id === id);
     assert.deepEqual([inbound.message.chatType, inbound.message.groupId, inbound.message.from], ['group', group.id, ALICE]);

@@ -5,6 +5,7 @@ import { buildVcard } from '@parley/core';
 import { SAMPLES, sha256Base64, sha256Hex } from '../support/media-server.js';
 import { apiError } from '../support/api-error.js';
 import { documentedClients } from '../support/documented-answers.js';
+import { sealed } from '../support/message-secret.js';
 import { MessagingPair } from '../support/messaging.js';
 
 type ReplyOperationId = Extract<InstanceOperationId, `reply${string}`>;
@@ -119,9 +120,11 @@ describe('replies (spec 4.3)', () => {
     it(`${c.type}: the record quotes the message as contextInfo; the peer gets it with context`, async () => {
       const record = await c.send(question.key.id);
       const [member, fields] = c.member();
-      p.expectSent(record, {
+      const typed = {
         [member]: { ...fields, contextInfo: { stanzaId: question.key.id, participant: p.bob.jid, quotedMessage: { extendedTextMessage: { text: 'can you help?' } } } },
-      });
+      };
+      // Interactive messages are relayed as built: no messageContextInfo (see sealed).
+      p.expectSent(record, member === 'interactiveMessage' ? typed : sealed(typed));
       const stored = await p.t.client(p.alice.key).call('getMessage', { params: { messageId: record.key.id } });
       // Read back: the same record, its status moved on by the peer's delivery receipt.
       assert.deepEqual({ ...stored.data, status: 'PENDING' }, record);
@@ -137,9 +140,9 @@ describe('replies (spec 4.3)', () => {
   it('a reply to the instance\'s own message names this phone as the quoted participant', async () => {
     const mine = await p.sendVia('sendText', { to: p.bob.number, text: 'first' });
     const record = await p.sendVia('replyText', { to: p.bob.number, text: 'and second' }, p.alice, { messageId: mine.key.id });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       extendedTextMessage: { text: 'and second', contextInfo: { stanzaId: mine.key.id, participant: p.alice.jid, quotedMessage: { extendedTextMessage: { text: 'first' } } } },
-    });
+    }));
     assert.deepEqual((await p.received(record.key.id)).message.context, { from: p.alice.number, id: mine.key.id });
   });
 

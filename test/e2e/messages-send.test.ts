@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { buildVcard } from '@parley/core';
 import { dataUri, SAMPLES, sha256Base64, sha256Hex } from '../support/media-server.js';
+import { sealed } from '../support/message-secret.js';
 import { MessagingPair } from '../support/messaging.js';
 
 /** Spec 4.2: every send operation, the exact record answered and what the peer phone received. */
@@ -28,7 +29,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('text: extendedTextMessage; the peer gets a text', async () => {
     const record = await p.sendVia('sendText', { to: to(), text: 'hello bob' });
-    p.expectSent(record, { extendedTextMessage: { text: 'hello bob' } });
+    p.expectSent(record, sealed({ extendedTextMessage: { text: 'hello bob' } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'text', body: 'hello bob' });
@@ -37,9 +38,9 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('image by URL: imageMessage with url, mimetype, caption, digest and length (64-bit, as text)', async () => {
     const record = await p.sendVia('sendImage', { to: to(), url: media('/photo.png'), caption: 'our shop' });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'our shop' },
-    });
+    }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, {
@@ -49,31 +50,31 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('image without caption (an empty caption is none)', async () => {
     const record = await p.sendVia('sendImage', { to: to(), url: media('/photo.png'), caption: '' });
-    p.expectSent(record, { imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length) } });
+    p.expectSent(record, sealed({ imageMessage: { url: media('/photo.png'), mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length) } }));
   });
 
   it('audio by URL: Ogg goes as a voice note (ptt), MP3 as an audio file', async () => {
     const voice = await p.sendVia('sendAudio', { to: to(), url: media('/voice.ogg') });
-    p.expectSent(voice, {
+    p.expectSent(voice, sealed({
       audioMessage: { url: media('/voice.ogg'), mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: String(SAMPLES.ogg.length), ptt: true },
-    });
+    }));
     const gotVoice = await p.received(voice.key.id);
     p.expectStored(gotVoice.record, voice);
     assert.deepEqual(gotVoice.message.content, { type: 'audio', media: { id: voice.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
 
     const song = await p.sendVia('sendAudio', { to: to(), url: media('/song.mp3') });
-    p.expectSent(song, {
+    p.expectSent(song, sealed({
       audioMessage: { url: media('/song.mp3'), mimetype: 'audio/mpeg', fileSha256: sha256Base64(SAMPLES.mp3), fileLength: String(SAMPLES.mp3.length), ptt: false },
-    });
+    }));
     const gotSong = await p.received(song.key.id);
     assert.deepEqual(gotSong.message.content, { type: 'audio', media: { id: song.key.id, mimeType: 'audio/mpeg', sha256: sha256Hex(SAMPLES.mp3) }, voice: false });
   });
 
   it('video by URL with a caption', async () => {
     const record = await p.sendVia('sendVideo', { to: to(), url: media('/clip.mp4'), caption: 'the launch' });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       videoMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length), caption: 'the launch' },
-    });
+    }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, {
@@ -83,11 +84,11 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('document by URL: the given mimetype and fileName win over what the server answered', async () => {
     const record = await p.sendVia('sendDocument', { to: to(), url: media('/files/q3.bin'), mimetype: 'application/pdf', fileName: 'Q3 report.pdf' });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       documentMessage: {
         url: media('/files/q3.bin'), mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: String(SAMPLES.pdf.length), fileName: 'Q3 report.pdf',
       },
-    });
+    }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, {
@@ -97,11 +98,11 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('sticker: an animated WebP is isAnimated, a still one is not', async () => {
     const animated = await p.sendVia('sendSticker', { to: to(), url: media('/party.webp') });
-    p.expectSent(animated, {
+    p.expectSent(animated, sealed({
       stickerMessage: {
         url: media('/party.webp'), mimetype: 'image/webp', fileSha256: sha256Base64(SAMPLES.animatedWebp), fileLength: String(SAMPLES.animatedWebp.length), isAnimated: true,
       },
-    });
+    }));
     const got = await p.received(animated.key.id);
     p.expectStored(got.record, animated);
     assert.deepEqual(got.message.content, {
@@ -114,7 +115,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('video-note: ptvMessage; the peer gets a video', async () => {
     const record = await p.sendVia('sendVideoNote', { to: to(), url: media('/clip.mp4') });
-    p.expectSent(record, { ptvMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length) } });
+    p.expectSent(record, sealed({ ptvMessage: { url: media('/clip.mp4'), mimetype: 'video/mp4', fileSha256: sha256Base64(SAMPLES.mp4), fileLength: String(SAMPLES.mp4.length) } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'video', media: { id: record.key.id, mimeType: 'video/mp4', sha256: sha256Hex(SAMPLES.mp4) } });
@@ -122,7 +123,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('base64/image: imageMessage without url', async () => {
     const record = await p.sendVia('sendBase64Image', { to: to(), base64: dataUri('image/png', SAMPLES.png), caption: 'inline' });
-    p.expectSent(record, { imageMessage: { mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'inline' } });
+    p.expectSent(record, sealed({ imageMessage: { mimetype: 'image/png', fileSha256: sha256Base64(SAMPLES.png), fileLength: String(SAMPLES.png.length), caption: 'inline' } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, {
@@ -132,16 +133,16 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('base64/audio: an Ogg data URI is a voice note', async () => {
     const record = await p.sendVia('sendBase64Audio', { to: to(), base64: dataUri('audio/ogg', SAMPLES.ogg) });
-    p.expectSent(record, { audioMessage: { mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: String(SAMPLES.ogg.length), ptt: true } });
+    p.expectSent(record, sealed({ audioMessage: { mimetype: 'audio/ogg', fileSha256: sha256Base64(SAMPLES.ogg), fileLength: String(SAMPLES.ogg.length), ptt: true } }));
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, { type: 'audio', media: { id: record.key.id, mimeType: 'audio/ogg', sha256: sha256Hex(SAMPLES.ogg) }, voice: true });
   });
 
   it('base64/document: documentMessage with the given name and type', async () => {
     const record = await p.sendVia('sendBase64Document', { to: to(), base64: dataUri('application/octet-stream', SAMPLES.pdf), mimetype: 'application/pdf', fileName: 'invoice.pdf' });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       documentMessage: { mimetype: 'application/pdf', fileSha256: sha256Base64(SAMPLES.pdf), fileLength: String(SAMPLES.pdf.length), fileName: 'invoice.pdf' },
-    });
+    }));
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, {
       type: 'document', media: { id: record.key.id, mimeType: 'application/pdf', sha256: sha256Hex(SAMPLES.pdf) }, filename: 'invoice.pdf',
@@ -153,7 +154,7 @@ describe('sending every message type (spec 4.2)', () => {
     const record = await p.sendVia('sendContact', { to: to(), contact: card });
     const vcard = 'BEGIN:VCARD\nVERSION:3.0\nFN:Ana Souza\nORG:Acme\\; Ltd;\nTEL;type=CELL;type=VOICE;waid=5511988887777:+5511988887777\nEND:VCARD';
     assert.equal(buildVcard(card), vcard);
-    p.expectSent(record, { contactMessage: { displayName: 'Ana Souza', vcard } });
+    p.expectSent(record, sealed({ contactMessage: { displayName: 'Ana Souza', vcard } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'contacts', contacts: [{ formattedName: 'Ana Souza', vcard }] });
@@ -163,14 +164,14 @@ describe('sending every message type (spec 4.2)', () => {
     const cards = [{ fullName: 'Ana', phoneNumber: '5511988887777' }, { fullName: 'Rui', phoneNumber: '351912345678' }];
     const record = await p.sendVia('sendContacts', { to: to(), displayName: 'Team', contacts: cards });
     const vcards = cards.map((c) => buildVcard(c));
-    p.expectSent(record, { contactsArrayMessage: { displayName: 'Team', contacts: [{ displayName: 'Ana', vcard: vcards[0] }, { displayName: 'Rui', vcard: vcards[1] }] } });
+    p.expectSent(record, sealed({ contactsArrayMessage: { displayName: 'Team', contacts: [{ displayName: 'Ana', vcard: vcards[0] }, { displayName: 'Rui', vcard: vcards[1] }] } }));
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, { type: 'contacts', contacts: [{ formattedName: 'Ana', vcard: vcards[0] }, { formattedName: 'Rui', vcard: vcards[1] }] });
   });
 
   it('location: locationMessage', async () => {
     const record = await p.sendVia('sendLocation', { to: to(), location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' } });
-    p.expectSent(record, { locationMessage: { degreesLatitude: -23.5613, degreesLongitude: -46.6565, address: 'Av. Paulista, 1578' } });
+    p.expectSent(record, sealed({ locationMessage: { degreesLatitude: -23.5613, degreesLongitude: -46.6565, address: 'Av. Paulista, 1578' } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'location', latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista, 1578' });
@@ -187,12 +188,12 @@ describe('sending every message type (spec 4.2)', () => {
     const record = await p.sendVia('sendLink', {
       to: to(), title: 'Parley', text: 'Look at this', description: 'A messaging gateway', thumbnailUrl: media('/thumb.jpg'), sourceUrl: 'https://parley.example/',
     });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       extendedTextMessage: {
         text: 'Look at this\nhttps://parley.example/', matchedText: 'https://parley.example/', description: 'A messaging gateway', title: 'Parley',
         previewType: 'NONE', jpegThumbnail: SAMPLES.jpeg.toString('base64'),
       },
-    });
+    }));
     assert.equal(p.media.hitsOf('/thumb.jpg'), 1);
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
@@ -288,7 +289,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('survey: a single-answer poll, pollCreationMessageV3', async () => {
     const record = await p.sendVia('sendSurvey', { to: to(), name: 'Best day?', options: ['Mon', 'Fri'] });
-    p.expectSent(record, { pollCreationMessageV3: { name: 'Best day?', options: [{ optionName: 'Mon' }, { optionName: 'Fri' }], selectableOptionsCount: 1 } });
+    p.expectSent(record, sealed({ pollCreationMessageV3: { name: 'Best day?', options: [{ optionName: 'Mon' }, { optionName: 'Fri' }], selectableOptionsCount: 1 } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'pollCreationMessageV3' });
@@ -296,12 +297,12 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('poll: pollCreationMessage with the selectable count; a single-answer poll is pollCreationMessageV3', async () => {
     const record = await p.sendVia('sendPoll', { to: to(), name: 'Toppings', values: ['Cheese', 'Olives', 'Basil'], selectableCount: 2 });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       pollCreationMessage: { name: 'Toppings', options: [{ optionName: 'Cheese' }, { optionName: 'Olives' }, { optionName: 'Basil' }], selectableOptionsCount: 2 },
-    });
+    }));
     p.expectStored((await p.received(record.key.id)).record, record);
     const single = await p.sendVia('sendPoll', { to: to(), name: 'Size', values: ['S', 'L'], selectableCount: 1 });
-    p.expectSent(single, { pollCreationMessageV3: { name: 'Size', options: [{ optionName: 'S' }, { optionName: 'L' }], selectableOptionsCount: 1 } });
+    p.expectSent(single, sealed({ pollCreationMessageV3: { name: 'Size', options: [{ optionName: 'S' }, { optionName: 'L' }], selectableOptionsCount: 1 } }));
     p.expectStored((await p.received(single.key.id)).record, single);
   });
 
@@ -336,12 +337,12 @@ describe('sending every message type (spec 4.2)', () => {
     const record = await p.sendVia('sendEvent', {
       to: to(), name: 'Launch', description: 'Release party', startTime: '2030-05-01T18:30:00Z', locationName: 'HQ', locationAddress: 'Rua A, 1',
     });
-    p.expectSent(record, {
+    p.expectSent(record, sealed({
       eventMessage: {
         isCanceled: false, name: 'Launch', description: 'Release party', location: { name: 'HQ', address: 'Rua A, 1' },
         startTime: String(Date.UTC(2030, 4, 1, 18, 30) / 1000), isScheduleCall: false,
       },
-    });
+    }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'eventMessage' });
@@ -354,14 +355,14 @@ describe('sending every message type (spec 4.2)', () => {
     const key = { remoteJid: p.bob.jid, fromMe: true, id: target.key.id };
     const stamp = pin.message.pinInChatMessage.senderTimestampMs;
     assert.equal(Math.floor(Number(stamp) / 1000), Number(pin.messageTimestamp));
-    // The duration travels in messageContextInfo, which records leave out.
-    p.expectSent(pin, { pinInChatMessage: { key, type: 'PIN_FOR_ALL', senderTimestampMs: stamp } });
+    // The duration (30 hours, rounded up to 7 days) travels in messageContextInfo.
+    p.expectSent(pin, sealed({ pinInChatMessage: { key, type: 'PIN_FOR_ALL', senderTimestampMs: stamp } }, { messageAddOnDurationInSecs: 604_800 }));
     const got = await p.received(pin.key.id);
     p.expectStored(got.record, pin);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'pinInChatMessage' });
 
     const unpin = await p.sendVia('unpinMessage', { id: target.key.id });
-    p.expectSent(unpin, { pinInChatMessage: { key, type: 'UNPIN_FOR_ALL', senderTimestampMs: unpin.message.pinInChatMessage.senderTimestampMs } });
+    p.expectSent(unpin, sealed({ pinInChatMessage: { key, type: 'UNPIN_FOR_ALL', senderTimestampMs: unpin.message.pinInChatMessage.senderTimestampMs } }, { messageAddOnDurationInSecs: 0 }));
     p.expectStored((await p.received(unpin.key.id)).record, unpin);
   });
 
@@ -369,7 +370,7 @@ describe('sending every message type (spec 4.2)', () => {
     const record = await p.sendVia('sendCallLink', { to: to(), type: 'video', caption: 'Join the call' });
     const link = record.message.extendedTextMessage.text.split('\n')[1];
     assert.match(link, /^https:\/\/call\.whatsapp\.com\/video\/[\w-]{22}$/);
-    p.expectSent(record, { extendedTextMessage: { text: `Join the call\n${link}` } });
+    p.expectSent(record, sealed({ extendedTextMessage: { text: `Join the call\n${link}` } }));
     const got = await p.received(record.key.id);
     assert.deepEqual(got.message.content, { type: 'text', body: `Join the call\n${link}` });
   });
@@ -387,7 +388,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('product: productMessage naming the product and its owner (WhatsApp\'s card has no catalog member)', async () => {
     const record = await p.sendVia('sendProduct', { to: to(), businessOwnerJid: '5511900000999', productId: 'prod-1', catalogId: 'cat-9' });
-    p.expectSent(record, { productMessage: { product: { productId: 'prod-1' }, businessOwnerJid: '5511900000999@s.whatsapp.net' } });
+    p.expectSent(record, sealed({ productMessage: { product: { productId: 'prod-1' }, businessOwnerJid: '5511900000999@s.whatsapp.net' } }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'productMessage' });
@@ -408,7 +409,7 @@ describe('sending every message type (spec 4.2)', () => {
 
   it('request-phone: requestPhoneNumberMessage', async () => {
     const record = await p.sendVia('sendRequestPhone', { to: to() });
-    p.expectSent(record, { requestPhoneNumberMessage: {} });
+    p.expectSent(record, sealed({ requestPhoneNumberMessage: {} }));
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
     assert.deepEqual(got.message.content, { type: 'unsupported', typeName: 'requestPhoneNumberMessage' });

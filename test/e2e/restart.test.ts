@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 /** Both runs answer the same public URL (views carry it in `user.imageProfile`), as a deployment behind one address does. */
 const PUBLIC_URL = 'https://parley.test';
@@ -96,7 +97,7 @@ describe('restart persistence (SQLite)', () => {
     const aliceChat = await chatMessages(alice, '5511950000002');
     assert.equal(aliceChat.total, 1);
     assert.equal(aliceChat.data[0]!.key.id, sentId);
-    assert.deepEqual(aliceChat.data[0]!.message, { extendedTextMessage: { text: 'before the restart' } });
+    assert.deepEqual(secretMarked(aliceChat.data[0]!.message), sealed({ extendedTextMessage: { text: 'before the restart' } }));
     const bobChat = await chatMessages(bob, '5511950000001');
     assert.deepEqual(bobChat.data.map((m) => [m.key.id, m.key.fromMe]), [[sentId, false]]);
     const bobChats = (await t.client(bob.key).call('listChats')).data;
@@ -112,7 +113,7 @@ describe('restart persistence (SQLite)', () => {
       return res.total === 2 ? res.data : undefined;
     }, 5000, 'alice to receive the reply');
     assert.deepEqual(inbox[0]!.key, { remoteJid: '5511950000002@s.whatsapp.net', fromMe: false, id: reply.data.key.id });
-    assert.deepEqual(inbox[0]!.message, { extendedTextMessage: { text: 'after the restart' } });
+    assert.deepEqual(secretMarked(inbox[0]!.message), sealed({ extendedTextMessage: { text: 'after the restart' } }));
     const again = await t!.client(alice.key).call('sendText', { body: { to: '5511950000002', text: 'welcome back' } });
     assert.equal(again.status, 200);
     await t!.waitFor(async () => (await chatMessages(bob, '5511950000001')).total === 3, 5000, 'bob to receive');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/test-server.js';
+import { sealed, secretMarked } from '../support/message-secret.js';
 
 for (const storage of ['memory', 'sqlite'] as const) {
   describe(`sandbox text between two instances (${storage})`, () => {
@@ -24,7 +25,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const record = sent.data;
       assert.equal(record.status, 'PENDING');
       assert.deepEqual(record.key, { remoteJid: '5511900000002@s.whatsapp.net', fromMe: true, id: record.key.id });
-      assert.deepEqual(record.message, { extendedTextMessage: { text: 'hello bob' } });
+      assert.deepEqual(secretMarked(record.message), sealed({ extendedTextMessage: { text: 'hello bob' } }));
       assert.match(record.messageTimestamp, /^\d+$/);
 
       const inbox = await t.waitFor(async () => {
@@ -32,7 +33,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         return res.total === 1 ? res : undefined;
       }, 5000, 'bob to receive the message');
       assert.deepEqual(inbox.data[0]!.key, { remoteJid: '5511900000001@s.whatsapp.net', fromMe: false, id: record.key.id });
-      assert.deepEqual(inbox.data[0]!.message, { extendedTextMessage: { text: 'hello bob' } });
+      assert.deepEqual(secretMarked(inbox.data[0]!.message), sealed({ extendedTextMessage: { text: 'hello bob' } }));
       assert.equal(inbox.page, 1);
       assert.equal(inbox.limit, 20);
 

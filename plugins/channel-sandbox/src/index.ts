@@ -14,8 +14,8 @@ export default definePlugin<Partial<SandboxOptions>>({
   provides: { channels: ['sandbox'] },
   coreVersion: '^0.1.0',
   optionsSchema: sandboxOptionsSchema,
-  register({ channels, options, logger, host }) {
-    const driver = new SandboxDriver({ options: { ...defaultSandboxOptions, ...options }, host, logger });
+  register({ channels, options, logger, host, clock }) {
+    const driver = new SandboxDriver({ options: { ...defaultSandboxOptions, ...options }, host, logger, clock });
     channels.add(driver);
   },
 });

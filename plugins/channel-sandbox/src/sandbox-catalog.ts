@@ -87,7 +87,7 @@ export class SandboxCatalogStore {
     return this.network.serialize(`catalog:${this.instanceId}`, async () => {
       const last = (await this.all()).at(-1)?.id;
       // Time-based ids (ms × 1000) keep 16 digits and creation order; the previous id + 1 keeps them unique.
-      const id = String(Math.max(Date.now() * 1000, last ? Number(last) + 1 : 0));
+      const id = String(Math.max(this.network.now() * 1000, last ? Number(last) + 1 : 0));
       const product: Product = { id, ...input };
       await this.storage.state.put(productsNamespace(this.instanceId), id, product);
       return product;
@@ -131,7 +131,7 @@ export class SandboxCatalogStore {
     const total = lines.reduce((sum, line) => sum + Math.round(line.price * 1000) * line.quantity, 0) / 1000;
     const order: Order = { id: `${randomInt(1_000_000, 10_000_000)}${String(randomInt(0, 1_000_000_000)).padStart(9, '0')}`, price: { total, currency }, products: lines };
     const token = randomBytes(24).toString('base64url');
-    const stored: StoredOrder = { order, token, buyer, createdAt: Math.floor(Date.now() / 1000) };
+    const stored: StoredOrder = { order, token, buyer, createdAt: Math.floor(this.network.now() / 1000) };
     await this.storage.state.put(ordersNamespace(this.instanceId), order.id, stored);
     return { order, token };
   }

@@ -1,14 +1,10 @@
-import { createHash } from 'node:crypto';
-import {
-  ConflictError, isGroupJid, KeyedSerialQueue, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage,
-} from '@parley/core';
-import { receiveEphemeral } from './capabilities/chats.js';
-import { establishSession, hasBlocked } from './capabilities/contacts.js';
-import { inboundFromPacket } from './content/packet-to-inbound.js';
-import { keepReceivedMedia } from './content/received-media.js';
-import { phoneNamespace, type SandboxNetwork, type SandboxPhone } from './sandbox-network.js';
-import type { CallPacket, MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
+import { ConflictError, KeyedSerialQueue, USER_SUFFIX, type AccountUser, type ChannelContext } from '@parley/core';
+import { lidOf } from './sandbox-ids.js';
+import { phoneNamespace, type SandboxNetwork } from './sandbox-network.js';
+import type { CallPacket } from './sandbox-packets.js';
 import type { SandboxOptions } from './sandbox.options.js';
+
+export { lidOf };
 
 /** What a sandbox phone keeps across restarts. */
 export interface SandboxSession {
@@ -22,29 +18,23 @@ export interface SandboxSession {
 }
 
 /** An incoming message not read yet, for read receipts. */
-interface Unread {
+export interface Unread {
   id: string;
   from: string;
   /** The chat as the sender sees it. */
   senderChat: string;
 }
 
-/** Deterministic LID of a sandbox number (`<15 digits>@lid`). */
-export function lidOf(number: string): string {
-  const digest = createHash('sha256').update(`sandbox-lid:${number}`).digest();
-  return `${digest.readBigUInt64BE(0).toString().slice(0, 15).padStart(15, '1')}@lid`;
-}
-
 /**
- * One simulated phone: the state every capability of a sandbox instance shares. It receives packets
- * from the network and turns them into channel events.
+ * One simulated phone: the state every capability of a sandbox instance shares. What it receives from
+ * the network is handled by {@link DeviceInbound} (`device-inbound.ts`).
  */
-export class SandboxDevice implements SandboxPhone {
+export class SandboxDevice {
   readonly jid: string;
   readonly lid: string;
   connected = false;
   /** Where call signals go: the phone's calls capability, once built. */
-  private callSignals?: (packet: CallPacket) => Promise<void>;
+  callSignals?: (packet: CallPacket) => Promise<void>;
   /** This phone's state documents read so far (this device is their only writer), by name. */
   private readonly documents = new Map<string, unknown>();
   private readonly locks = new KeyedSerialQueue();
@@ -132,62 +122,6 @@ export class SandboxDevice implements SandboxPhone {
     return this.ctx.instanceId;
   }
 
-  /**
-   * Acts on a packet from the network, then waits until the server has processed the events it
-   * emitted: the network deletes the packet from the inbox only after that (see
-   * {@link SandboxPhone.receive}).
-   */
-  async receive(packet: Packet, replayed: boolean): Promise<void> {
-    if (packet.kind === 'presence') {
-      this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
-      return;
-    }
-    if (packet.kind === 'message') await this.onMessage(packet, replayed);
-    else if (packet.kind === 'receipt') await this.onReceipt(packet, replayed);
-    else if (packet.kind === 'notification') for (const event of packet.events) this.ctx.emit(event);
-    else if (packet.kind === 'call') await this.callSignals?.(packet);
-    else receiveEphemeral(this, packet);
-    await this.ctx.settled?.();
-  }
-
-  /**
-   * A receipt for a message this phone sent. A replayed receipt of a direct chat that the stored
-   * record has reached already is dropped (a group's receipts come from each member, and the record
-   * moves with the first).
-   */
-  private async onReceipt(packet: ReceiptPacket, replayed: boolean): Promise<void> {
-    if (replayed && !isGroupJid(packet.chatJid)) {
-      const stored = await this.ctx.storage.messages.get(this.ctx.instanceId, packet.messageId);
-      if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]) return;
-    }
-    this.ctx.emit({
-      type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
-      status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
-    });
-  }
-
-  /**
-   * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
-   * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
-   * replayed message the server has stored already is only acknowledged again: the message id
-   * decides, so a replay never shows a message twice.
-   */
-  private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
-    // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
-    if (!packet.groupJid && (await hasBlocked(this, packet.from))) return;
-    if (!replayed || !(await this.ctx.storage.messages.get(this.ctx.instanceId, packet.id))) {
-      await establishSession(this, packet.from);
-      const message: InboundMessage = inboundFromPacket(packet, this);
-      await keepReceivedMedia(this.ctx, packet);
-      this.ctx.emit({ type: 'message', message });
-      await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
-    }
-    await this.network.reply(packet.from, {
-      kind: 'receipt', from: this.number, messageId: packet.id, chatJid: packet.groupJid ?? this.jid, status: 'delivered',
-      timestamp: Math.floor(Date.now() / 1000),
-    }, replayed);
-  }
-
   /** Namespace of the unread incoming messages of one chat: one small document each, so a write stays O(1). */
   private unreadNamespace(chatJid: string): string {
     return `${this.namespace}:unread:${chatJid}`;
@@ -198,7 +132,7 @@ export class SandboxDevice implements SandboxPhone {
    * appends to the same few pages instead of touching a random page per message), read receipts go
    * out oldest first, and the same message tracked twice is still one document.
    */
-  private async trackUnread(chatJid: string, sentAt: number, unread: Unread): Promise<void> {
+  async trackUnread(chatJid: string, sentAt: number, unread: Unread): Promise<void> {
     await this.ctx.storage.state.put(this.unreadNamespace(chatJid), `${String(sentAt).padStart(12, '0')}:${unread.id}`, unread);
   }
 
@@ -213,7 +147,7 @@ export class SandboxDevice implements SandboxPhone {
     const unread = await this.ctx.storage.state.list<Unread>(ns);
     if (!unread.length) return 0;
     await this.ctx.storage.state.clearPrefix(ns);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.network.now() / 1000);
     for (const { value: u } of unread) {
       await this.network.send(u.from, { kind: 'receipt', from: this.number, messageId: u.id, chatJid: u.senderChat, status: 'read', timestamp: now });
     }

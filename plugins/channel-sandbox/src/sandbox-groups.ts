@@ -1,61 +1,21 @@
 import { randomInt } from 'node:crypto';
 import {
-  ForbiddenError, jidUser, LID_SUFFIX, NotFoundError, USER_SUFFIX, type ChannelEventPayload, type Community, type Group,
+  ForbiddenError, jidUser, LID_SUFFIX, NotFoundError, USER_SUFFIX, type Community, type Group,
   type GroupParticipant, type InviteInfo, type JoinRequest, type MediaInput, type ParticipantResult, type Storage,
 } from '@parley/core';
-import { lidOf } from './sandbox-device.js';
+import { communityView, linkGroup, linkedGroups, unlinkDissolved } from './sandbox-communities.js';
+import {
+  GROUP_PICTURES_NAMESPACE, GROUPS_NAMESPACE, INVITES_NAMESPACE, isMember, memberJids, roleOf, type GroupKind, type GroupSettings,
+  type StoredGroup, type StoredPicture,
+} from './sandbox-group-state.js';
+import { GroupTx } from './sandbox-group-tx.js';
+import { lidOf } from './sandbox-ids.js';
 import type { SandboxNetwork } from './sandbox-network.js';
 
-/** Network-wide namespace of groups and communities, by JID: shared by the members' phones. */
-export const GROUPS_NAMESPACE = 'sandbox:groups';
-/** Invite code → group JID. */
-const INVITES_NAMESPACE = 'sandbox:group-invites';
-/** Group picture bytes (base64, so the state stays JSON), by group JID. */
-export const GROUP_PICTURES_NAMESPACE = 'sandbox:group-pictures';
-
-/** A community is a group with linked groups, as on WhatsApp; both live in one namespace. */
-export type GroupKind = 'group' | 'community';
-
-/** A group or community as the sandbox network keeps it. Participants are phone-number JIDs. */
-export interface StoredGroup {
-  id: string;
-  kind: GroupKind;
-  subject: string;
-  desc: string;
-  owner: string;
-  /** Unix seconds. */
-  creation: number;
-  participants: GroupParticipant[];
-  announce: boolean;
-  restrict: boolean;
-  ephemeralDuration: number;
-  joinApprovalMode: boolean;
-  memberAddMode: 'admin_add' | 'all_member_add';
-  inviteCode: string;
-  requests: JoinRequest[];
-  /** Parent community of a linked group. */
-  linkedParent?: string;
-  /** Linked groups of a community. */
-  groups?: string[];
-  pictureSha?: string;
-}
-
-/** A group picture as stored. */
-export interface StoredPicture {
-  mimetype: string;
-  data: string;
-  sha256: string;
-}
-
-/** Settings an admin changes (spec 4.10 PATCH, 4.11 settings, member-add-mode, join-approval, ephemeral). */
-export type GroupSettings = Partial<Pick<StoredGroup, 'announce' | 'restrict' | 'ephemeralDuration' | 'joinApprovalMode' | 'memberAddMode'>>;
+export { groupPicture, GROUPS_NAMESPACE, type GroupKind, type GroupSettings, type StoredGroup } from './sandbox-group-state.js';
 
 const INVITE_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const seconds = (): number => Math.floor(Date.now() / 1000);
-const isMember = (g: StoredGroup, jid: string): boolean => g.participants.some((p) => p.id === jid);
-const roleOf = (g: StoredGroup, jid: string) => g.participants.find((p) => p.id === jid)?.admin;
-const memberJids = (g: StoredGroup): string[] => g.participants.map((p) => p.id);
 
 function notFound(kind: GroupKind): NotFoundError {
   return new NotFoundError(kind, `${kind}_not_found`);
@@ -63,62 +23,6 @@ function notFound(kind: GroupKind): NotFoundError {
 
 function requireAdmin(g: StoredGroup, jid: string): void {
   if (!roleOf(g, jid)) throw new ForbiddenError(`only admins of the ${g.kind} can do this`, 'not_admin');
-}
-
-/** The members of a group as phone numbers (message fan-out); empty for an unknown group. */
-export async function groupMemberNumbers(storage: Storage, groupJid: string): Promise<string[]> {
-  const g = await storage.state.get<StoredGroup>(GROUPS_NAMESPACE, groupJid);
-  return g ? g.participants.map((p) => jidUser(p.id)) : [];
-}
-
-/**
- * One unit of work over the shared group state: the groups it loaded and changed and the
- * notifications it owes the members' phones, written and sent together only when the work succeeds.
- */
-class GroupTx {
-  private readonly cache = new Map<string, StoredGroup | null>();
-  private readonly dirty = new Map<string, StoredGroup | null>();
-  private readonly outbox = new Map<string, ChannelEventPayload[]>();
-  private readonly dropped: StoredGroup[] = [];
-
-  constructor(private readonly storage: Storage) {}
-
-  async get(id: string): Promise<StoredGroup | null> {
-    if (!this.cache.has(id)) this.cache.set(id, await this.storage.state.get<StoredGroup>(GROUPS_NAMESPACE, id));
-    return this.cache.get(id)!;
-  }
-
-  put(g: StoredGroup): void {
-    this.cache.set(g.id, g);
-    this.dirty.set(g.id, g);
-  }
-
-  drop(g: StoredGroup): void {
-    this.cache.set(g.id, null);
-    this.dirty.set(g.id, null);
-    this.dropped.push(g);
-  }
-
-  /** Queues events for the phones of these JIDs, in order. */
-  notify(jids: Iterable<string>, ...events: ChannelEventPayload[]): void {
-    for (const number of new Set([...jids].map(jidUser))) {
-      const queued = this.outbox.get(number) ?? [];
-      queued.push(...events);
-      this.outbox.set(number, queued);
-    }
-  }
-
-  async commit(network: SandboxNetwork): Promise<void> {
-    for (const [id, g] of this.dirty) {
-      if (g) await this.storage.state.put(GROUPS_NAMESPACE, id, g);
-      else await this.storage.state.delete(GROUPS_NAMESPACE, id);
-    }
-    for (const g of this.dropped) {
-      await this.storage.state.delete(INVITES_NAMESPACE, g.inviteCode);
-      await this.storage.state.delete(GROUP_PICTURES_NAMESPACE, g.id);
-    }
-    for (const [number, events] of this.outbox) await network.send(number, { kind: 'notification', events });
-  }
 }
 
 /**
@@ -132,6 +36,11 @@ export class SandboxGroupDirectory {
     private readonly storage: Storage,
     private readonly pictureUrl: (id: string, sha: string) => string,
   ) {}
+
+  /** Unix seconds on the network's clock. */
+  private seconds(): number {
+    return Math.floor(this.network.now() / 1000);
+  }
 
   private run<T>(work: (tx: GroupTx) => Promise<T>): Promise<T> {
     return this.network.serialize('sandbox-groups', async () => {
@@ -181,12 +90,7 @@ export class SandboxGroupDirectory {
   }
 
   communityView(g: StoredGroup): Community {
-    return {
-      id: g.id, name: g.subject, subject: g.subject, description: g.desc, participants: g.participants.map((p) => ({ ...p })),
-      owner: g.owner, creation: g.creation, groups: [...(g.groups ?? [])], announce: g.announce, restrict: g.restrict,
-      ephemeralDuration: g.ephemeralDuration, memberAddMode: g.memberAddMode, joinApprovalMode: g.joinApprovalMode,
-      ...(g.pictureSha ? { imgUrl: this.pictureUrl(g.id, g.pictureSha) } : {}),
-    };
+    return communityView(g, this.pictureUrl);
   }
 
   /** Every group of `kind` the actor belongs to, oldest first. */
@@ -216,7 +120,7 @@ export class SandboxGroupDirectory {
         if (jid && !participants.some((p) => p.id === jid)) participants.push({ id: jid, admin: null });
       }
       const g: StoredGroup = {
-        id: await this.newGroupJid(tx), kind, subject: input.subject, desc: input.desc, owner: actor, creation: seconds(), participants,
+        id: await this.newGroupJid(tx), kind, subject: input.subject, desc: input.desc, owner: actor, creation: this.seconds(), participants,
         announce: false, restrict: kind === 'community', ephemeralDuration: 0, joinApprovalMode: false, memberAddMode: 'admin_add',
         inviteCode: await this.newInviteCode(), requests: [],
         ...(kind === 'community' ? { groups: [] } : {}), ...(parent ? { linkedParent: parent.id } : {}),
@@ -227,11 +131,7 @@ export class SandboxGroupDirectory {
       tx.notify(jids, { type: 'group.update', groups: [this.groupView(g)] },
         { type: 'group.participants', groupJid: g.id, action: 'add', participants: jids, author: actor });
       if (kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: g.creation }] });
-      if (parent) {
-        parent.groups = [...(parent.groups ?? []), g.id];
-        this.addMembers(tx, parent, jids.filter((jid) => !isMember(parent, jid)), actor);
-        tx.put(parent);
-      }
+      if (parent) linkGroup(tx, parent, g, (newcomers) => this.addMembers(tx, parent, newcomers, actor));
       return g;
     });
   }
@@ -390,7 +290,7 @@ export class SandboxGroupDirectory {
       if (!g) throw new NotFoundError('invite code', 'invite_not_found');
       if (isMember(g, actor)) return id;
       if (g.joinApprovalMode) {
-        if (!g.requests.some((r) => r.jid === actor)) g.requests.push({ jid: actor, requestTime: seconds(), requestMethod: 'invite_link' });
+        if (!g.requests.some((r) => r.jid === actor)) g.requests.push({ jid: actor, requestTime: this.seconds(), requestMethod: 'invite_link' });
         tx.put(g);
         return id;
       }
@@ -422,7 +322,7 @@ export class SandboxGroupDirectory {
     if (!jids.length) return;
     g.requests = g.requests.filter((r) => !jids.includes(r.jid));
     this.addMembers(tx, g, jids, author);
-    if (g.kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: seconds() }] });
+    if (g.kind === 'group') tx.notify(jids, { type: 'chats.upsert', chats: [{ id: g.id, name: g.subject, timestamp: this.seconds() }] });
     if (g.linkedParent) {
       const parent = await tx.get(g.linkedParent);
       if (parent) this.addMembers(tx, parent, jids.filter((jid) => !isMember(parent, jid)), author);
@@ -451,32 +351,16 @@ export class SandboxGroupDirectory {
     }
     if (g.participants.length) tx.put(g);
     else await this.dissolve(tx, g);
-    if (g.kind === 'community') {
-      for (const linked of g.groups ?? []) {
-        const child = await tx.get(linked);
-        const present = child ? jids.filter((jid) => isMember(child, jid)) : [];
-        if (child && present.length) await this.removeMembers(tx, child, present, author);
-      }
+    for (const child of await linkedGroups(tx, g)) {
+      const present = jids.filter((jid) => isMember(child, jid));
+      if (present.length) await this.removeMembers(tx, child, present, author);
     }
   }
 
   /** Deletes an empty group, unlinking it from its community (or a community from its groups). */
   private async dissolve(tx: GroupTx, g: StoredGroup): Promise<void> {
     tx.drop(g);
-    if (g.linkedParent) {
-      const parent = await tx.get(g.linkedParent);
-      if (parent) {
-        parent.groups = (parent.groups ?? []).filter((id) => id !== g.id);
-        tx.put(parent);
-      }
-    }
-    for (const linked of g.groups ?? []) {
-      const child = await tx.get(linked);
-      if (child) {
-        delete child.linkedParent;
-        tx.put(child);
-      }
-    }
+    await unlinkDissolved(tx, g);
   }
 
   /** A fresh group JID in WhatsApp's style (`120363` + 12 digits). */
@@ -494,10 +378,4 @@ export class SandboxGroupDirectory {
       if (!(await this.storage.state.get(INVITES_NAMESPACE, code))) return code;
     }
   }
-}
-
-/** A group's picture bytes (served publicly by the sandbox pictures route), or null when it has none. */
-export async function groupPicture(storage: Storage, groupJid: string): Promise<{ data: Buffer; mimetype: string } | null> {
-  const picture = await storage.state.get<StoredPicture>(GROUP_PICTURES_NAMESPACE, groupJid);
-  return picture ? { data: Buffer.from(picture.data, 'base64'), mimetype: picture.mimetype } : null;
 }

@@ -1,5 +1,5 @@
-import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
-import { groupMemberNumbers } from './sandbox-groups.js';
+import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
+import { groupMemberNumbers } from './sandbox-group-state.js';
 import type { Packet } from './sandbox-packets.js';
 
 /** A connected sandbox phone: receives packets. */
@@ -59,7 +59,13 @@ export class SandboxNetwork {
     private readonly storage: Storage,
     private readonly latencyMs: number,
     private readonly logger: Logger,
+    private readonly clock: Clock = systemClock,
   ) {}
+
+  /** Unix milliseconds on the server's clock: every time the simulated network and its phones stamp comes from here. */
+  now(): number {
+    return this.clock.now();
+  }
 
   /** Records which instance holds a number (persisted, so offline numbers stay reachable). */
   async register(number: string, instanceId: string): Promise<void> {

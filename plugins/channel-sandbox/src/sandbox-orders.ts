@@ -33,7 +33,7 @@ export async function placeOrder(buyer: SandboxDevice, request: OrderRequest): P
   if (!sellerInstance) throw new NotFoundError(`sandbox number ${seller}`, 'number_not_registered');
   const store = new SandboxCatalogStore(buyer.ctx.storage, buyer.network, sellerInstance);
   const { order, token } = await store.placeOrder(buyer.jid, request.items.map((item) => ({ productId: item.productId, quantity: item.quantity ?? 1 })));
-  const timestamp = Math.floor(Date.now() / 1000);
+  const timestamp = Math.floor(buyer.network.now() / 1000);
   const message = {
     orderMessage: {
       orderId: order.id, itemCount: order.products.reduce((n, line) => n + line.quantity, 0), status: 'INQUIRY', surface: 'CATALOG',

@@ -1,12 +1,12 @@
 import { randomInt } from 'node:crypto';
 import {
   ConflictError, isGroupJid, NotFoundError, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
-  type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
+  type Clock, type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
-import { groupPicture } from './sandbox-groups.js';
+import { groupPicture } from './sandbox-group-state.js';
 import { SandboxNetwork } from './sandbox-network.js';
 import { placeOrder, type OrderRequest } from './sandbox-orders.js';
 import { MOBILE_CODE_ANSWER, ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
@@ -17,6 +17,8 @@ export interface SandboxDriverDeps {
   options: SandboxOptions;
   host: HostSettings;
   logger: Logger;
+  /** The server's clock (the real one when absent). */
+  clock?: Clock;
 }
 
 function numberOf(record: { driverOptions: Record<string, unknown> }): string {
@@ -106,7 +108,7 @@ export class SandboxDriver implements ChannelDriver {
   }
 
   private networkFor(storage: Storage): SandboxNetwork {
-    this.network ??= new SandboxNetwork(storage, this.deps.options.latencyMs, this.deps.logger);
+    this.network ??= new SandboxNetwork(storage, this.deps.options.latencyMs, this.deps.logger, this.deps.clock);
     this.storage ??= storage;
     return this.network;
   }

@@ -11,6 +11,8 @@ describeChannelConformance('sandbox', {
   declares: {
     capabilities: ['connection', 'mobile', 'profile', 'messaging', 'chats', 'calls', 'labels', 'contacts', 'groups', 'communities', 'catalog', 'status'],
     sends: WHATSAPP_RECORD_MEMBERS,
+    // The message secret Baileys gives a send (the shared WhatsApp mapping gives it on both channels).
+    contextMembers: ['messageContextInfo'],
     statuses: ['sent', 'delivered', 'read'],
     inbound: ['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction'],
     peer: { to: PEER, chatJid: `${PEER}@s.whatsapp.net` },

@@ -25,6 +25,10 @@ import { defaultSandboxOptions } from '../src/sandbox.options.js';
  * and their records are compared; then each sandbox message reaches a sandbox peer and, through
  * Baileys' own receive path (Signal-encrypted stanzas), the Baileys account.
  *
+ * Both carry the `messageContextInfo` Baileys' `generateWAMessageContent` adds: a fresh 32-byte
+ * `messageSecret` (compared by length) on every send but reactions and relayed sends, and on pins
+ * how long they last (compared exactly).
+ *
  * Differences that remain, each pinned exactly below:
  * - media: Baileys encrypts and uploads, so only its records carry `mediaKey`, `fileEncSha256`,
  *   `directPath` and `mediaKeyTimestamp`, and its `url` is the upload address; the sandbox uploads
@@ -46,6 +50,8 @@ const MEMBER_JID = '5511977776666@s.whatsapp.net';
 
 /** Members of a Baileys media message that come from encrypting and uploading it. */
 const UPLOAD_MEMBERS = ['url', 'mediaKey', 'fileEncSha256', 'directPath', 'mediaKeyTimestamp'];
+/** Sends the Baileys channel relays (Baileys has no builder for them), so without `messageContextInfo`. */
+const RELAYED_TYPES = new Set<OutgoingType>(['title', 'button_reply', 'button_action', 'pix', 'live-location', 'group-invite']);
 const MEDIA_MEMBERS = new Set(['imageMessage', 'audioMessage', 'videoMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
 
 const silent: Logger = { child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
@@ -55,6 +61,8 @@ function media(text: string | Buffer, mimetype: string, sourceUrl?: string): Med
   return { data, mimetype, sha256: createHash('sha256').update(data).digest('hex'), ...(sourceUrl ? { sourceUrl } : {}) };
 }
 
+const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==', 'base64');
+const ONE_FRAME_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 const STILL_WEBP = Buffer.concat([Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBPVP8 ', 'latin1'), Buffer.alloc(64)]);
 const ANIMATED_WEBP = Buffer.concat([Buffer.from('RIFF\u0000\u0000\u0000\u0000WEBPVP8X', 'latin1'), Buffer.alloc(10), Buffer.from('ANIM'), Buffer.alloc(32)]);
 
@@ -117,6 +125,9 @@ const CASES: Case[] = [
   },
   { name: 'still sticker', content: { type: 'sticker', media: media(STILL_WEBP, 'image/webp') }, animated: false },
   { name: 'animated sticker', content: { type: 'sticker', media: media(ANIMATED_WEBP, 'image/webp', 'https://cdn.example/s.webp') }, animated: true },
+  // Converted to WebP by the shared mapping on both channels (a one-frame GIF is a still sticker).
+  { name: 'PNG sticker', content: { type: 'sticker', media: media(ONE_PIXEL_PNG, 'image/png') }, animated: false },
+  { name: 'one-frame GIF sticker', content: { type: 'sticker', media: media(ONE_FRAME_GIF, 'image/gif') }, animated: false },
   { name: 'video note', content: { type: 'video-note', media: media('ptv-bytes', 'video/mp4') } },
   { name: 'contact', content: { type: 'contact', contact: CARD } },
   { name: 'contacts', content: { type: 'contacts', displayName: '2 contacts', contacts: [CARD, { fullName: 'Bo', phoneNumber: '5511977776666' }] } },
@@ -206,13 +217,14 @@ function without(fields: Record<string, unknown>, names: string[]): Record<strin
 }
 
 /**
- * Baileys' message without the `messageContextInfo` its records keep and the sandbox's do not carry
- * yet (the documented exception, docs/rest-api.md); its secret is 32 random bytes.
+ * A message with its `messageSecret` (32 random bytes, one per send, as Baileys' `generateWAMessageContent`
+ * makes it) checked for length and replaced by a marker, so the rest of `messageContextInfo` compares exactly.
  */
-function withoutContextInfo(message: Record<string, unknown>): Record<string, unknown> {
+function secretChecked(message: Record<string, unknown>, who: string): Record<string, unknown> {
   const info = message.messageContextInfo as Record<string, unknown> | undefined;
-  if (info?.messageSecret !== undefined) assert.equal(Buffer.from(String(info.messageSecret), 'base64').length, 32, 'Baileys\' messageSecret');
-  return without(message, ['messageContextInfo']);
+  if (info?.messageSecret === undefined) return message;
+  assert.equal(Buffer.from(String(info.messageSecret), 'base64').length, 32, `${who}'s messageSecret`);
+  return { ...message, messageContextInfo: { ...info, messageSecret: '<32 bytes>' } };
 }
 
 /** Exact equality, member order included (records are JSON documents). */
@@ -314,16 +326,19 @@ describe('parity with the Baileys channel', () => {
         // The sandbox writes proto JSON itself: normalizing it through the proto changes nothing, member order included.
         sameJson(protoJson(fromSandbox.message), fromSandbox.message, 'the sandbox message is proto JSON');
 
-        const sandboxMessage = fromSandbox.message;
-        const baileysMessage = withoutContextInfo(fromBaileys.message);
-        const [member, ...others] = Object.keys(baileysMessage);
-        assert.deepEqual(Object.keys(sandboxMessage), [member, ...others]);
+        const sandboxMessage = secretChecked(fromSandbox.message, 'the sandbox');
+        const baileysMessage = secretChecked(fromBaileys.message, 'Baileys');
+        // Every send Baileys builds itself carries a context info; reactions and relayed sends none.
+        assert.equal(sandboxMessage.messageContextInfo !== undefined, c.content.type !== 'reaction' && !RELAYED_TYPES.has(c.content.type), 'messageContextInfo');
+        assert.deepEqual(Object.keys(sandboxMessage), Object.keys(baileysMessage));
+        sameJson(sandboxMessage.messageContextInfo, baileysMessage.messageContextInfo, 'messageContextInfo');
+        const member = Object.keys(baileysMessage).find((name) => name !== 'messageContextInfo');
         const sandboxFields = sandboxMessage[member!] as Record<string, unknown>;
         const baileysFields = baileysMessage[member!] as Record<string, unknown>;
         if (c.baileysCard) {
           const card = baileysFields.product as Record<string, unknown>;
           assert.deepStrictEqual(c.baileysCard.filter((name) => card[name] === undefined), [], 'Baileys\' card members');
-          sameJson(sandboxMessage, { [member!]: { ...baileysFields, product: without(card, c.baileysCard) } }, 'the card besides the catalog members');
+          sameJson(sandboxMessage, { ...baileysMessage, [member!]: { ...baileysFields, product: without(card, c.baileysCard) } }, 'the card besides the catalog members');
           return;
         }
         if (!MEDIA_MEMBERS.has(member!)) {
@@ -347,8 +362,8 @@ describe('parity with the Baileys channel', () => {
         const onSandbox = await messageEvent(peerEvents, sent.key.id);
         await receivePath.receive(PEER_JID, proto.Message.fromObject(sent.message), { id: sent.key.id, timestamp: Number(sent.messageTimestamp) });
         const onBaileys = await messageEvent(baileysEvents, sent.key.id);
-        let sandboxMessage = onSandbox.record.message;
-        let baileysMessage = onBaileys.record.message;
+        let sandboxMessage = secretChecked(onSandbox.record.message, 'the sandbox peer');
+        let baileysMessage = secretChecked(onBaileys.record.message, 'Baileys');
         if (c.content.type === 'reaction') {
           // Each receiver stores the reacted message's key as it sees it (Baileys' cleanMessage): the
           // sandbox peer wrote it, in its chat with OWN; Baileys' account (OWN) got the same stanza

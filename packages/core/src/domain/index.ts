@@ -3,3 +3,4 @@ export * from './instance.js';
 export * from './message.js';
 export * from './resources.js';
 export * from './outgoing.js';
+export * from './status-stories.js';

@@ -1,4 +1,4 @@
-import { STATUS_BROADCAST, type ChannelEvent } from '@parley/core';
+import { dropsStatusStory, type ChannelEvent } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 
 /**
@@ -8,6 +8,6 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 export function instanceFilter(event: ChannelEvent, runtime: InstanceRuntime): boolean {
   const flags = runtime.record.flags;
   if (event.type === 'presence') return flags.receivePresence;
-  if (event.type === 'message' && event.message.chatJid === STATUS_BROADCAST && !event.message.fromMe) return flags.receiveStatusMessage;
+  if (event.type === 'message') return !dropsStatusStory(event.message, flags);
   return true;
 }

@@ -3,7 +3,8 @@ import {
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
-import { outboundPlan, SEND_TYPES } from '../mapping/outbound-content.js';
+import { SEND_TYPES } from '@parley/whatsapp-proto';
+import { outboundPlan } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';

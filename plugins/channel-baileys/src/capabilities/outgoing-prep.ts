@@ -2,7 +2,7 @@ import { NotFoundError, toJid, UpstreamError, ValidationError, type CallLinkType
 import type { Product as WAProduct, WASendableProduct } from '@whiskeysockets/baileys';
 import { callLink, type OutboundEnv } from '../mapping/outbound-content.js';
 import { isImage } from '../media/media-urls.js';
-import { toWebpSticker } from '../media/sticker.js';
+import { toWebpSticker } from '@parley/whatsapp-proto';
 import type { AdapterRuntime } from '../runtime.js';
 import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';

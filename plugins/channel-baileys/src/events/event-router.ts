@@ -1,5 +1,5 @@
 import type { ChannelEventPayload, EventSink, InstanceFlags, Logger } from '@parley/core';
-import { STATUS_BROADCAST } from '@parley/core';
+import { dropsStatusStory, isOthersStory } from '@parley/core';
 import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
@@ -75,9 +75,9 @@ export class EventRouter {
           const mapped = await mapInboundMessage(msg, env());
           if (mapped.kind === 'delete') emit({ type: 'message.delete', chatJid: mapped.chatJid, messageIds: [mapped.messageId] });
           if (mapped.kind !== 'message') continue;
-          const story = mapped.message.chatJid === STATUS_BROADCAST;
+          const story = isOthersStory(mapped.message);
           if (story || (type === 'notify' && !mapped.message.fromMe)) flags ??= await this.deps.flags();
-          if (story && !flags!.receiveStatusMessage) continue;
+          if (dropsStatusStory(mapped.message, flags!)) continue;
           emit({ type: 'message', message: mapped.message });
           if (type === 'notify' && !mapped.message.fromMe && !story && flags!.markMessages) toRead.push(msg.key);
         }

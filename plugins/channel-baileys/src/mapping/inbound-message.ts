@@ -4,7 +4,7 @@ import {
   type WAMessage,
 } from '@whiskeysockets/baileys';
 import { isLidJid, normalizeJid, userPart } from '../util/jids.js';
-import { inboundContent } from './inbound-content.js';
+import { inboundContent } from '@parley/whatsapp-proto';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
 import { eventResponse, pollVote, type DecryptedAnswer } from './inbound-votes.js';
 import { messageJson, restStatus, seconds } from './record.js';

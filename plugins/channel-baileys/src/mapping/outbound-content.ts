@@ -1,11 +1,13 @@
 import {
-  isAnimatedSticker, actionFlowButtons, buildVcard, pinDurationFor, pixPaymentButton, quickReplyButtons, toJid, ValidationError, type MessageKey, type OutgoingContent,
-  type OutgoingType, type SendRequest,
+  isAnimatedSticker, pinDurationFor, toJid, ValidationError, type OutgoingContent, type SendRequest,
 } from '@parley/core';
+import {
+  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage,
+} from '@parley/whatsapp-proto';
 import {
   CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey, type WASendableProduct,
 } from '@whiskeysockets/baileys';
-import { NATIVE_FLOW_NODES, nativeFlowMessage } from './outbound-interactive.js';
+import { NATIVE_FLOW_NODES } from './outbound-interactive.js';
 
 /**
  * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
@@ -32,24 +34,12 @@ export interface OutboundEnv {
   inviteThumbnail?: Buffer;
 }
 
-/** Every send type, each mapped below; a missing one fails to compile. */
-export const SEND_TYPES: Record<OutgoingType, true> = {
-  text: true, image: true, audio: true, video: true, document: true, sticker: true, 'video-note': true, contact: true, contacts: true,
-  location: true, 'live-location': true, link: true, reaction: true, title: true, button_reply: true, button_action: true, survey: true,
-  poll: true, pix: true, event: true, pin: true, unpin: true, 'call-link': true, product: true, 'group-invite': true, 'request-phone': true,
-};
-
-/** Invites sent as messages stay valid for three days, like the ones WhatsApp's apps send. */
-const INVITE_TTL_SECONDS = 3 * 86_400;
-
 /** A WhatsApp call link for a token from `createCallLink`. */
 export function callLink(type: 'audio' | 'video', token: string): string {
   return `${type === 'video' ? CALL_VIDEO_PREFIX : CALL_AUDIO_PREFIX}${token}`;
 }
 
-function protoKey(key: MessageKey): WAMessageKey {
-  return { remoteJid: key.remoteJid, fromMe: key.fromMe, id: key.id, ...(key.participant ? { participant: key.participant } : {}) };
-}
+const protoKey = messageKey as (key: Parameters<typeof messageKey>[0]) => WAMessageKey;
 
 function withCaption<T extends object>(content: T, caption: string | undefined): T & { caption?: string } {
   return caption ? { ...content, caption } : content;
@@ -78,7 +68,6 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
   const relay = (message: proto.IMessage, additionalNodes?: BinaryNode[]): OutboundPlan => ({
     via: 'relay', jid, message, ...(additionalNodes ? { additionalNodes } : {}),
   });
-  const flow = (input: Parameters<typeof nativeFlowMessage>[0]): OutboundPlan => relay(nativeFlowMessage(input), NATIVE_FLOW_NODES);
   switch (content.type) {
     case 'text':
       // Never let Baileys fetch URLs found in user text: previews come only from the `link` type.
@@ -96,28 +85,17 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
     case 'video-note':
       return send({ video: content.media.data, mimetype: content.media.mimetype, ptv: true });
     case 'contact':
-      return send({ contacts: { displayName: content.contact.fullName, contacts: [{ displayName: content.contact.fullName, vcard: buildVcard(content.contact) }] } });
+      return send({ contacts: { displayName: content.contact.fullName, contacts: contactCards([content.contact]) } });
     case 'contacts':
-      return send({
-        contacts: { displayName: content.displayName, contacts: content.contacts.map((c) => ({ displayName: c.fullName, vcard: buildVcard(c) })) },
-      });
+      return send({ contacts: { displayName: content.displayName, contacts: contactCards(content.contacts) } });
     case 'location':
-      return send({
-        location: {
-          degreesLatitude: content.latitude, degreesLongitude: content.longitude,
-          ...(content.name ? { name: content.name } : {}), ...(content.address ? { address: content.address } : {}),
-        },
-      });
+      return send({ location: locationFields(content) });
     case 'live-location':
-      return relay({
-        liveLocationMessage: {
-          degreesLatitude: content.latitude, degreesLongitude: content.longitude, ...(content.caption ? { caption: content.caption } : {}),
-        },
-      });
+      // Baileys has no builder for it: the shared mapping's message, as the sandbox sends it.
+      return relay(proto.Message.fromObject(outgoingMessage(content, env.now())));
     case 'link': {
-      const text = content.text.includes(content.sourceUrl) ? content.text : `${content.text}\n${content.sourceUrl}`;
       return send({
-        text,
+        text: linkText(content),
         linkPreview: {
           'canonical-url': content.sourceUrl,
           'matched-text': content.sourceUrl,
@@ -129,32 +107,26 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
       });
     }
     case 'title':
-      return flow({ title: content.title, text: content.text, footer: content.footer, buttons: [] });
     case 'button_reply':
-      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: quickReplyButtons(content.buttons) });
     case 'button_action':
-      return flow({ title: content.header?.title, text: content.text, footer: content.footer, buttons: actionFlowButtons(content.buttons) });
     case 'pix':
-      return flow({ title: content.title, text: content.text, buttons: [pixPaymentButton(content)] });
+      // Native-flow messages: Baileys has no builder for them; the shared mapping's, relayed with the flow node.
+      return relay(proto.Message.fromObject(outgoingMessage(content, env.now())), NATIVE_FLOW_NODES);
     case 'survey':
       // A survey lets each person pick one option; `poll` takes the count from the caller.
       return send({ poll: { name: content.name, values: content.options, selectableCount: 1 } });
     case 'poll':
       return send({ poll: { name: content.name, values: content.values, selectableCount: content.selectableCount } });
-    case 'event': {
-      const location = content.locationName || content.locationAddress
-        ? { location: { ...(content.locationName ? { name: content.locationName } : {}), ...(content.locationAddress ? { address: content.locationAddress } : {}) } }
-        : {};
+    case 'event':
       return send({
         event: {
           name: content.name, ...(content.description ? { description: content.description } : {}), startDate: new Date(content.startTime * 1000),
-          ...location,
+          ...eventLocation(content),
         },
       });
-    }
     case 'call-link':
       if (!content.link) throw new ValidationError('call-link needs a link created with createCallLink');
-      return send({ text: content.caption ? `${content.caption}\n${content.link}` : content.link, linkPreview: null });
+      return send({ text: callLinkText(content), linkPreview: null });
     case 'product':
       // ProductMessage has no field for a catalog id (WAProto.proto: product, businessOwnerJid, catalog,
       // body, footer, contextInfo); the product id and its owner name the catalog entry.
@@ -164,7 +136,7 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
       // The same message Baileys' `groupInvite` content builds, with the group picture fetched by us.
       return relay({
         groupInviteMessage: {
-          inviteCode: content.inviteCode, inviteExpiration: Math.floor(env.now() / 1000) + INVITE_TTL_SECONDS, caption: content.caption ?? '',
+          inviteCode: content.inviteCode, inviteExpiration: inviteExpiration(env.now()), caption: content.caption ?? '',
           groupJid: content.groupJid, groupName: content.groupName, ...(env.inviteThumbnail ? { jpegThumbnail: env.inviteThumbnail } : {}),
         },
       });

@@ -31,7 +31,7 @@ export interface ActiveCall {
 
 type Calls = Record<string, ActiveCall>;
 
-const now = () => Math.floor(Date.now() / 1000);
+const now = (device: SandboxDevice) => Math.floor(device.network.now() / 1000);
 
 /**
  * A call nobody answered yet, the one kind of call that can time out: an outgoing call before the
@@ -59,14 +59,14 @@ function updateCalls<T>(device: SandboxDevice, change: (calls: Calls) => T): Pro
 function emitCall(device: SandboxDevice, call: ActiveCall, status: CallStatus): void {
   device.ctx.emit({
     type: 'call', callId: call.callId, from: call.peer, fromJid: `${call.peer}${USER_SUFFIX}`, status, isVideo: call.isVideo, isGroup: false,
-    timestamp: now(),
+    timestamp: now(device),
   });
 }
 
 /** Sends a call signal to the other party; an offer carries the call's ring deadline. */
 function signal(device: SandboxDevice, call: ActiveCall, action: CallPacket['action']): Promise<boolean> {
   return device.network.send(call.peer, {
-    kind: 'call', action, callId: call.callId, from: device.number, isVideo: call.isVideo, timestamp: now(),
+    kind: 'call', action, callId: call.callId, from: device.number, isVideo: call.isVideo, timestamp: now(device),
     ...(action === 'offer' && call.ringUntil !== undefined ? { ringUntil: call.ringUntil } : {}),
   });
 }
@@ -122,7 +122,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     const timer = setTimeout(() => {
       this.ringTimers.delete(call.callId);
       this.ringOut(call.callId).catch((err: unknown) => this.device.ctx.logger.warn({ err }, 'sandbox call time-out failed'));
-    }, Math.max(0, deadline - Date.now()));
+    }, Math.max(0, deadline - this.device.network.now()));
     // A ringing call must not keep the process alive: its deadline is in state for the next start.
     timer.unref();
     this.ringTimers.set(call.callId, timer);
@@ -181,7 +181,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     if (peer === this.device.number) throw new ValidationError('body.to cannot be the instance\'s own number');
     if (!(await this.device.network.instanceOf(peer))) throw new NotFoundError(`number ${peer} on the sandbox network`, 'number_not_registered');
     if (await hasBlocked(this.device, peer)) throw new ConflictError(`${peer} is blocked: unblock it to call it`, 'contact_blocked');
-    const offeredAt = Date.now();
+    const offeredAt = this.device.network.now();
     const call: ActiveCall = {
       callId: randomBytes(16).toString('hex').toUpperCase(), peer, outgoing: true, isVideo: options.isVideo ?? false, status: 'offer',
       startedAt: Math.floor(offeredAt / 1000), ringUntil: offeredAt + this.device.options.callRingMs,

@@ -4,6 +4,7 @@ import {
   ConflictError, isGroupJid, jidUser, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult,
 } from '@parley/core';
 import { PRESENCE_SUBSCRIPTIONS } from './chats.js';
+import { DeviceInbound } from '../device-inbound.js';
 import type { SandboxDevice } from '../sandbox-device.js';
 
 const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTVWXYZ23456789';
@@ -26,11 +27,15 @@ export class SandboxConnection implements ConnectionCapability {
   private refreshes = 0;
   private timers: NodeJS.Timeout[] = [];
   private user: AccountUser | null = null;
+  /** The phone as the network hands it packets while online. */
+  private readonly phone: DeviceInbound;
 
   constructor(
     private readonly device: SandboxDevice,
     private readonly whileOnline: readonly WhileOnline[] = [],
-  ) {}
+  ) {
+    this.phone = new DeviceInbound(device);
+  }
 
   state(): ConnectionState {
     const connected = this.device.connected;
@@ -106,7 +111,7 @@ export class SandboxConnection implements ConnectionCapability {
     for (const work of this.whileOnline) work.offline();
     if (this.device.connected) {
       this.device.connected = false;
-      this.device.network.detach(this.device);
+      this.device.network.detach(this.phone);
     }
   }
 
@@ -120,7 +125,7 @@ export class SandboxConnection implements ConnectionCapability {
   private close(code: number, reason: string, loggedOut: boolean, willReconnect: boolean): void {
     for (const work of this.whileOnline) work.offline();
     this.device.connected = false;
-    this.device.network.detach(this.device);
+    this.device.network.detach(this.phone);
     this.device.ctx.emit({ type: 'connection', status: 'close', code, reason, loggedOut, willReconnect });
   }
 
@@ -133,7 +138,7 @@ export class SandboxConnection implements ConnectionCapability {
     // Presence subscriptions survive restarts: the phone watches its contacts again when it connects.
     const subscriptions = (await this.device.ctx.storage.state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
     for (const jid of subscriptions) if (!isGroupJid(jid)) this.device.network.watch(this.device.number, jidUser(jid));
-    await this.device.network.attach(this.device);
+    await this.device.network.attach(this.phone);
     // After the inbox: signals that reached the phone while it was away count before its own time-outs.
     for (const work of this.whileOnline) await work.online();
   }

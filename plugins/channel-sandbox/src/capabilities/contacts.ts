@@ -1,7 +1,8 @@
 import {
   NotFoundError, USER_SUFFIX, ValidationError, jidUser, type ContactStatus, type ContactsCapability, type LidMapping,
 } from '@parley/core';
-import { lidOf, type SandboxDevice, type SandboxSession } from '../sandbox-device.js';
+import type { SandboxDevice, SandboxSession } from '../sandbox-device.js';
+import { lidOf } from '../sandbox-ids.js';
 import { phoneNamespace } from '../sandbox-network.js';
 
 /** State documents of a phone kept by this capability. */
@@ -36,7 +37,7 @@ export async function establishSession(device: SandboxDevice, number: string): P
   await device.exclusive(SESSIONS, async () => {
     const sessions = (await device.document<Record<string, PeerSession>>(SESSIONS)) ?? {};
     if (sessions[number]) return;
-    await device.saveDocument(SESSIONS, { ...sessions, [number]: { establishedAt: Math.floor(Date.now() / 1000) } });
+    await device.saveDocument(SESSIONS, { ...sessions, [number]: { establishedAt: Math.floor(device.network.now() / 1000) } });
   });
 }
 

@@ -3,12 +3,13 @@ import {
   ForbiddenError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
+import { webpStickerMedia } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
 import { inboundContentOf } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
 import { quotedSender, quoteInto } from '../content/reply-context.js';
 import type { SandboxDevice } from '../sandbox-device.js';
-import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-groups.js';
+import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-group-state.js';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 /**
@@ -30,8 +31,10 @@ export class SandboxMessaging implements MessagingCapability {
     const remoteJid = toJid(request.to, 'body.to');
     const group = isGroupJid(remoteJid);
     if (group) await this.requireMayPost(remoteJid);
-    const nowMs = Date.now();
-    const message = outgoingToProto(request.content, nowMs);
+    // Stickers go as WhatsApp's apps send them: WebP, converted the way the Baileys channel converts them.
+    const content = request.content.type === 'sticker' ? { ...request.content, media: await webpStickerMedia(request.content.media) } : request.content;
+    const nowMs = device.network.now();
+    const message = outgoingToProto(content, nowMs);
     const quoted = request.quoted ? { id: request.quoted.key.id, sender: quotedSender(request.quoted, device.jid) } : undefined;
     if (request.quoted) quoteInto(message, request.quoted, remoteJid, device.jid);
     const timestamp = Math.floor(nowMs / 1000);
@@ -54,7 +57,7 @@ export class SandboxMessaging implements MessagingCapability {
     const packet: MessagePacket = {
       kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message,
       ...(group ? { groupJid: remoteJid } : {}),
-      ...('media' in request.content ? { media: toWire(request.content.media) } : {}),
+      ...('media' in content ? { media: toWire(content.media) } : {}),
       ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
     };
     await this.dispatch(record, packet);

@@ -73,7 +73,7 @@ export class SandboxMobile implements MobileRegistrationCapability {
   requestCode(method: 'sms' | 'voice'): Promise<{ method: string; length: number }> {
     return this.device.exclusive(REGISTRATION, async () => {
       const registration = await this.prepared();
-      const now = Date.now();
+      const now = this.device.network.now();
       const { mobileCodeIntervalMs, mobileCodeTtlMs } = this.device.options;
       if (registration.lastRequestAt !== undefined && now - registration.lastRequestAt < mobileCodeIntervalMs) {
         const retryAfterSeconds = Math.ceil((registration.lastRequestAt + mobileCodeIntervalMs - now) / 1000);
@@ -93,7 +93,7 @@ export class SandboxMobile implements MobileRegistrationCapability {
       const issued = registration.code;
       if (!issued) throw new ConflictError('no code is waiting: request one with POST /{key}/instance/mobile/request-code', 'no_code');
       const withoutCode: Registration = { number: registration.number, lastRequestAt: registration.lastRequestAt };
-      if (Date.now() >= issued.expiresAt) {
+      if (this.device.network.now() >= issued.expiresAt) {
         await this.device.saveDocument<Registration>(REGISTRATION, withoutCode);
         throw new ConflictError('the code expired: request a new one with POST /{key}/instance/mobile/request-code', 'code_expired');
       }
@@ -113,7 +113,7 @@ export class SandboxMobile implements MobileRegistrationCapability {
   /** The code waiting on the simulated phone (what its SMS or call told); 404 when none is. */
   async waitingCode(): Promise<WaitingCode> {
     const code = (await this.registration())?.code;
-    if (!code || Date.now() >= code.expiresAt) throw new NotFoundError('mobile registration code');
+    if (!code || this.device.network.now() >= code.expiresAt) throw new NotFoundError('mobile registration code');
     return {
       code: `${code.value.slice(0, 3)}-${code.value.slice(3)}`, method: code.method, expiresAt: new Date(code.expiresAt).toISOString(),
       attemptsLeft: code.attemptsLeft,

@@ -16,7 +16,7 @@ export class SandboxProfile implements ProfileCapability {
   }
 
   async setStatus(text: string): Promise<void> {
-    await this.device.saveSession({ about: text, aboutSetAt: Math.floor(Date.now() / 1000) });
+    await this.device.saveSession({ about: text, aboutSetAt: Math.floor(this.device.network.now() / 1000) });
   }
 
   async setPicture(image: MediaInput): Promise<{ imageProfile: string }> {

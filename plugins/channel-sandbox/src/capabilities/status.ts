@@ -69,7 +69,7 @@ export class SandboxStatus implements StatusCapability {
     this.device.requireConnected();
     const { storage } = this.device.ctx;
     const posted = await storage.state.get<PostedStory>(this.storiesNamespace, statusMsgId);
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.device.network.now() / 1000);
     if (!posted || now - posted.story.timestamp > STORY_TTL_SECONDS) {
       throw new NotFoundError(`status story ${statusMsgId}`, 'status_not_found');
     }
@@ -93,11 +93,11 @@ export class SandboxStatus implements StatusCapability {
 
   private postContent(type: StatusStory['type'], content: Extract<OutgoingContent, { media: MediaInput }>, statusJidList: string[]): Promise<StatusStory> {
     this.device.requireConnected();
-    return this.post(type, outgoingToProto(content, Date.now()), toWire(content.media), statusJidList);
+    return this.post(type, outgoingToProto(content, this.device.network.now()), toWire(content.media), statusJidList);
   }
 
   private async post(type: StatusStory['type'], message: Record<string, unknown>, media: WireMedia | undefined, statusJidList: string[]): Promise<StatusStory> {
-    const timestamp = Math.floor(Date.now() / 1000);
+    const timestamp = Math.floor(this.device.network.now() / 1000);
     await this.forgetExpired(timestamp);
     const story: StatusStory = { id: newMessageId(), type, statusJidList: [...new Set(statusJidList)], timestamp };
     await this.device.ctx.storage.state.put(this.storiesNamespace, story.id, { story, message, ...(media ? { media } : {}) } satisfies PostedStory);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { isAnimatedSticker, ValidationError, type MediaInput } from '@parley/core';
 import sharp from 'sharp';
 
@@ -30,4 +31,14 @@ export async function toWebpSticker(media: Pick<MediaInput, 'data' | 'mimetype'>
     .webp(animated ? { loop: meta.loop ?? 0 } : {})
     .toBuffer();
   return { data, mimetype: 'image/webp', animated };
+}
+
+/**
+ * Sticker media as both WhatsApp channels send it: {@link toWebpSticker}'s WebP, with the digest of
+ * the converted bytes (the sandbox writes it into the message; Baileys computes its own on upload).
+ */
+export async function webpStickerMedia(media: MediaInput): Promise<MediaInput> {
+  const sticker = await toWebpSticker(media);
+  if (sticker.data === media.data) return media;
+  return { ...media, data: sticker.data, mimetype: sticker.mimetype, sha256: createHash('sha256').update(sticker.data).digest('hex') };
 }

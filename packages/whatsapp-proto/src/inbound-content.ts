@@ -23,11 +23,29 @@ function parseParams(json: string | null | undefined): Record<string, unknown> {
   }
 }
 
+/** Members that sit beside the typed member of a message without being its content. */
+const NOT_CONTENT = new Set(['messageContextInfo', 'senderKeyDistributionMessage']);
+
+/** The typed member of a proto-shaped message (proto JSON, as records keep it): its name and fields. */
+export function typedMember(message: Record<string, unknown>): [string, Record<string, unknown>] {
+  const entry = Object.entries(message).find(([name]) => !NOT_CONTENT.has(name));
+  if (!entry) return ['unknown', {}];
+  const [name, value] = entry;
+  return [name, value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : { value }];
+}
+
+/** {@link inboundContent} of a message in proto JSON form (spec 2.4 `message`), typed by its first content member. */
+export function inboundContentOf(message: Record<string, unknown>, messageId: string): InboundContent {
+  const [type] = typedMember(message);
+  return inboundContent(message as proto.IMessage, type as keyof proto.IMessage, messageId);
+}
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
 /**
  * Maps one message content (already unwrapped from ephemeral/view-once wrappers) of protocol type
- * `type` to the normalized inbound content. `messageId` becomes the media id (media is served by
+ * `type` to the normalized inbound content: a decoded proto message (Baileys) or its JSON form
+ * (bytes as base64, as the sandbox carries it). `messageId` becomes the media id (media is served by
  * message id). Types without a normalized form become `unsupported` naming the protocol type.
  */
 export function inboundContent(content: proto.IMessage, type: keyof proto.IMessage, messageId: string): InboundContent {

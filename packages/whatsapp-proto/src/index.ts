@@ -1,0 +1,10 @@
+/**
+ * The one mapping between Parley's normalized content and WhatsApp's proto messages, shared by the
+ * Baileys channel (real WhatsApp) and the sandbox channel (a simulated WhatsApp network): what a
+ * send becomes on the wire, and what a received message means.
+ */
+export {
+  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, SEND_TYPES,
+} from './outgoing-message.js';
+export { inboundContent, inboundContentOf, typedMember } from './inbound-content.js';
+export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';

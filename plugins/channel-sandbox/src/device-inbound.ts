@@ -1,0 +1,81 @@
+import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type InboundMessage } from '@parley/core';
+import { receiveEphemeral } from './capabilities/chats.js';
+import { establishSession, hasBlocked } from './capabilities/contacts.js';
+import { inboundFromPacket } from './content/packet-to-inbound.js';
+import { keepReceivedMedia } from './content/received-media.js';
+import type { SandboxDevice } from './sandbox-device.js';
+import type { SandboxPhone } from './sandbox-network.js';
+import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
+
+/**
+ * A sandbox phone as the network sees it while online: it receives packets and turns them into
+ * channel events. Apart from {@link SandboxDevice} so that the device (which every capability uses)
+ * does not depend on the capabilities that incoming packets reach (chats, contacts).
+ */
+export class DeviceInbound implements SandboxPhone {
+  constructor(readonly device: SandboxDevice) {}
+
+  get number(): string {
+    return this.device.number;
+  }
+
+  get instanceId(): string {
+    return this.device.instanceId;
+  }
+
+  /**
+   * Acts on a packet from the network, then waits until the server has processed the events it
+   * emitted: the network deletes the packet from the inbox only after that (see
+   * {@link SandboxPhone.receive}).
+   */
+  async receive(packet: Packet, replayed: boolean): Promise<void> {
+    if (packet.kind === 'presence') {
+      this.device.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
+      return;
+    }
+    if (packet.kind === 'message') await this.onMessage(packet, replayed);
+    else if (packet.kind === 'receipt') await this.onReceipt(packet, replayed);
+    else if (packet.kind === 'notification') for (const event of packet.events) this.device.ctx.emit(event);
+    else if (packet.kind === 'call') await this.device.callSignals?.(packet);
+    else receiveEphemeral(this.device, packet);
+    await this.device.ctx.settled?.();
+  }
+
+  /**
+   * A receipt for a message this phone sent. A replayed receipt of a direct chat that the stored
+   * record has reached already is dropped (a group's receipts come from each member, and the record
+   * moves with the first).
+   */
+  private async onReceipt(packet: ReceiptPacket, replayed: boolean): Promise<void> {
+    if (replayed && !isGroupJid(packet.chatJid)) {
+      const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.messageId);
+      if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]) return;
+    }
+    this.device.ctx.emit({
+      type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
+      status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
+    });
+  }
+
+  /**
+   * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
+   * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
+   * replayed message the server has stored already is only acknowledged again: the message id
+   * decides, so a replay never shows a message twice.
+   */
+  private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
+    // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
+    if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
+    if (!replayed || !(await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id))) {
+      await establishSession(this.device, packet.from);
+      const message: InboundMessage = inboundFromPacket(packet, this.device);
+      await keepReceivedMedia(this.device.ctx, packet);
+      this.device.ctx.emit({ type: 'message', message });
+      await this.device.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.device.jid });
+    }
+    await this.device.network.reply(packet.from, {
+      kind: 'receipt', from: this.device.number, messageId: packet.id, chatJid: packet.groupJid ?? this.device.jid, status: 'delivered',
+      timestamp: Math.floor(this.device.network.now() / 1000),
+    }, replayed);
+  }
+}
