@@ -1,0 +1,68 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+
+const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+/** Where source lives: every workspace package's `src` and `test`, the examples, the e2e tests and benchmarks. */
+const WORKSPACES = ['packages', 'plugins', 'examples'];
+const SKIP = new Set(['node_modules', 'dist', '.git', 'generated', 'fixtures', '.parley-data']);
+const MAX_LINES = 400;
+
+function sourceFiles(dir: string, out: string[] = []): string[] {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (SKIP.has(entry.name)) continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) sourceFiles(path, out);
+    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+  }
+  return out;
+}
+
+/**
+ * The compiled `dist/src` folders of every workspace package: the import graph that loads at run time.
+ * dependency-cruiser reads the JavaScript `tsc -b` emitted (npm test builds first): its TypeScript
+ * parser needs the compiler API of TypeScript < 7, which the project's TypeScript 7 no longer ships;
+ * the emitted modules keep every import but `import type`, which loads nothing.
+ */
+function compiledDirs(): string[] {
+  const dirs = WORKSPACES.flatMap((group) => readdirSync(join(root, group), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'src')))
+    .map((entry) => relative(root, join(root, group, entry.name, 'dist', 'src'))));
+  const missing = dirs.filter((dir) => !existsSync(join(root, dir)));
+  assert.deepEqual(missing, [], 'build first (npm test does): these packages have no compiled output');
+  return dirs;
+}
+
+describe('repository structure', () => {
+  it('has no import circles in any package (dependency-cruiser over the compiled modules)', async () => {
+    const { cruise } = await import('dependency-cruiser');
+    const previous = process.cwd();
+    process.chdir(root);
+    try {
+      const { output } = await cruise(compiledDirs(), {
+        validate: true,
+        ruleSet: { forbidden: [{ name: 'no-circular', severity: 'error', from: {}, to: { circular: true } }] },
+        // Third-party modules are not followed (their own circles are theirs); workspace packages resolve to their real paths.
+        doNotFollow: { path: 'node_modules' },
+        exclude: { path: '[\\\\/]generated[\\\\/]' },
+      });
+      assert.ok(typeof output !== 'string');
+      const circles = output.summary.violations.filter((v) => v.rule.name === 'no-circular')
+        .map((v) => [v.from, ...(v.cycle ?? []).map((step) => step.name)].join(' > '));
+      assert.ok(output.summary.totalCruised > 100, `only ${output.summary.totalCruised} modules cruised`);
+      assert.deepEqual(circles, []);
+    } finally {
+      process.chdir(previous);
+    }
+  });
+
+  it(`keeps every hand-written source and test file under ${MAX_LINES} lines (generated code and fixtures aside)`, () => {
+    const dirs = [...WORKSPACES, 'test', 'bench'].map((d) => join(root, d));
+    const long = dirs.flatMap((dir) => sourceFiles(dir))
+      .map((file) => ({ file: relative(root, file), lines: readFileSync(file, 'utf8').split('\n').length - 1 }))
+      .filter((f) => f.lines > MAX_LINES);
+    assert.deepEqual(long, []);
+  });
+});
