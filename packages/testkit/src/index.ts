@@ -9,3 +9,4 @@ export { eventually, TcpProxy } from './tcp-proxy.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
+export { createFakeClock, type FakeClock } from './fake-clock.js';
