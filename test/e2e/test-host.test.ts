@@ -34,7 +34,7 @@ describe('@parley/testkit/host', () => {
     await host.stop();
   });
 
-  it('rejects with the server's boot error when the plugin list has no storage', async () => {
+  it('rejects with the boot error of the server when the plugin list has no storage', async () => {
     await assert.rejects(
       startTestHost({ plugins: [{ package: '@parley/channel-sandbox' }] }),
       /no storage back end configured/,
