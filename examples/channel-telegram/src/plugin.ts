@@ -9,7 +9,7 @@ export interface TelegramPluginOptions {
 
 /** Registers the `telegram` channel driver (Telegram Bot API). */
 export default definePlugin<TelegramPluginOptions>({
-  name: '@parley-examples/channel-telegram',
+  name: '@parley-example/channel-telegram',
   kind: 'channel',
   coreVersion: '^0.1.0',
   provides: { channels: ['telegram'] },
