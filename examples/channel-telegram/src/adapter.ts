@@ -25,7 +25,7 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly capabilityGaps = GAPS;
 
   constructor(private readonly context: ChannelContext, api: BotApi) {
-    this.capabilities = { messaging: new TelegramMessaging(api, () => this.token()) };
+    this.capabilities = { messaging: new TelegramMessaging(api, () => this.token(), context.emit) };
   }
 
   /**

@@ -1,6 +1,6 @@
 import {
   CapabilityNotSupportedError, ValidationError,
-  type MediaBlob, type MediaInput, type MessageContent, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
+  type EventSink, type MediaBlob, type MediaInput, type MessageContent, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { sendError, type BotApi } from './bot-api.js';
 import { messageIdOf, telegramMessageId, type TgFile, type TgMessage } from './telegram-types.js';
@@ -24,7 +24,7 @@ const CHAT_ACTIONS: Partial<Record<PresenceRequest['status'], string>> = { compo
  * already fetched them under its size and private-address rules.
  */
 export class TelegramMessaging implements MessagingCapability {
-  constructor(private readonly api: BotApi, private readonly token: () => Promise<string>) {}
+  constructor(private readonly api: BotApi, private readonly token: () => Promise<string>, private readonly emit: EventSink) {}
 
   supports(type: SendRequest['content']['type']): boolean {
     return type in METHODS;
@@ -36,21 +36,27 @@ export class TelegramMessaging implements MessagingCapability {
     const sendable = content as Sendable;
     const chatId = chatIdOf(request.to);
     const replyTo = request.quoted ? telegramMessageId(request.quoted.key.id) : undefined;
-    const params = paramsOf(sendable, chatId, replyTo);
+    const voice = sendable.type === 'audio' && sendable.ptt === true;
     let sent: TgMessage;
     try {
-      sent = await this.api.call<TgMessage>(await this.token(), METHODS[sendable.type], params);
+      sent = await this.api.call<TgMessage>(await this.token(), voice ? 'sendVoice' : METHODS[sendable.type], paramsOf(sendable, chatId, replyTo));
     } catch (err) {
       throw sendError(err);
     }
-    return {
+    const record: MessageRecord = {
       key: { remoteJid: String(sent.chat.id), fromMe: true, id: messageIdOf(sent.chat.id, sent.message_id) },
       message: recordOf(sendable, sent),
       messageTimestamp: String(sent.date),
-      // The answer is the message as Telegram stored it; bots get no delivery or read receipts, so no later status comes.
-      status: 'SERVER_ACK',
+      status: 'PENDING',
       provider: 'telegram',
     };
+    // The Bot API answered with the message as Telegram stored it: that is `sent`. Bots get no delivery
+    // or read receipts, so no later status comes. Emitted on the next turn of the event loop, after the
+    // server has queued the record's storage (statuses apply in the instance's event order).
+    setImmediate(() => this.emit({
+      type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: record.key.remoteJid, status: 'sent', timestamp: sent.date,
+    }));
+    return record;
   }
 
   async sendPresence(request: PresenceRequest): Promise<void> {
@@ -103,6 +109,7 @@ function paramsOf(content: Sendable, chatId: string, replyTo?: number): Record<s
   if (caption) form.append('caption', caption);
   if (content.type === 'image') upload(form, 'photo', content.media, 'photo.jpg');
   else if (content.type === 'video') upload(form, 'video', content.media, 'video.mp4');
+  else if (content.type === 'audio' && content.ptt) upload(form, 'voice', content.media, 'voice.ogg');
   else if (content.type === 'audio') upload(form, 'audio', content.media, 'audio.mp3');
   else upload(form, 'document', { ...content.media, fileName: content.fileName }, content.fileName);
   return form;
@@ -119,7 +126,7 @@ function recordOf(content: Sendable, sent: TgMessage): MessageContent {
     case 'video':
       return { videoMessage: { fileId: sent.video?.file_id, mimetype: content.media.mimetype, ...caption } };
     case 'audio':
-      return { audioMessage: { fileId: sent.audio?.file_id, mimetype: content.media.mimetype, ptt: false } };
+      return { audioMessage: { fileId: (sent.voice ?? sent.audio)?.file_id, mimetype: content.media.mimetype, ptt: content.ptt === true } };
     case 'document':
       return { documentMessage: { fileId: sent.document?.file_id, mimetype: content.mimetype, fileName: content.fileName, ...caption } };
   }

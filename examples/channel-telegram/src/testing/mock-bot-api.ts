@@ -29,7 +29,7 @@ interface Bot {
   nextUpdateId: number;
 }
 
-const UPLOAD_FIELDS = { sendPhoto: 'photo', sendDocument: 'document', sendVideo: 'video', sendAudio: 'audio' } as const;
+const UPLOAD_FIELDS = { sendPhoto: 'photo', sendDocument: 'document', sendVideo: 'video', sendAudio: 'audio', sendVoice: 'voice' } as const;
 
 /**
  * A local Telegram Bot API that behaves as core.telegram.org/bots/api documents it, for the methods
@@ -172,6 +172,7 @@ export class MockBotApi {
       case 'sendDocument':
       case 'sendVideo':
       case 'sendAudio':
+      case 'sendVoice':
         return this.media(bot, call, UPLOAD_FIELDS[call.method]);
       default:
         return { code: 404, error: 'Not Found' };
