@@ -85,7 +85,7 @@ describe('@parley/client end to end', () => {
     const wrong = new ParleyClient({ baseUrl: t.url, adminToken: 'wrong-token-0123456789' });
     await assert.rejects(wrong.call('adminListInstances'), { status: 401, code: 'unauthorized', message: 'invalid admin token' });
     await assert.rejects(t.client(created.key).call('mobileVerify', { body: { code: '123456' } }), {
-      status: 422, code: 'capability_not_supported', message: 'whatsapp does not support mobile',
+      status: 409, code: 'not_prepared', message: 'no registration is prepared: call POST /{key}/instance/mobile/prepare first',
     });
   });
 

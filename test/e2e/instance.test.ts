@@ -14,7 +14,6 @@ const DEFAULT_WEBHOOK = {
 };
 const EMPTY_BUSINESS = { wid: '', description: '', website: [], category: '' };
 const NOT_FOUND: ErrorAnswer = { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } };
-const MOBILE_422: ErrorAnswer = { status: 422, error: { code: 'capability_not_supported', message: 'whatsapp does not support mobile' } };
 const NOT_CONNECTED: ErrorAnswer = { status: 409, error: { code: 'not_connected', message: 'the instance is not connected' } };
 
 /** Every operation of spec 4.1 this file covers (POST /{key}/instance/mongodb is covered with the MongoDB plugin). */
@@ -454,24 +453,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   });
 
   describe('mobile registration', () => {
-    it('the sandbox does not implement it: 422 capability_not_supported for each step', async () => {
-      const created = await t.createInstance({ number: '5511910000024' });
-      const api = recorder.instance(created.key);
-      const steps: [string, () => Promise<unknown>][] = [
-        ['mobilePrepare', () => api.call('mobilePrepare', {
-          body: { phoneNumberCountryCode: '+55', phoneNumberNationalNumber: '11910000024', phoneNumberMobileNetworkCode: '1' },
-        })],
-        ['mobileRequestCode', () => api.call('mobileRequestCode', { body: { method: 'sms' } })],
-        ['mobileVerify', () => api.call('mobileVerify', { body: { code: '123-456' } })],
-      ];
-      for (const [step, call] of steps) {
-        await assert.rejects(call(), apiErrorAnswer(MOBILE_422), step);
-        assert.equal(recorder.last.status, 422, step);
-        assert.equal(recorder.last.raw.toString('utf8'), JSON.stringify(MOBILE_422));
-      }
-    });
-
-    it('validates the body before the capability check', async () => {
+    it('validates the body before the registration state (covered in depth by mobile-registration.test.ts)', async () => {
       const created = await t.createInstance({ number: '5511910000025' });
       await assert.rejects(t.client(created.key).call('mobileVerify', { body: { code: 'abc' } }),
         apiError(400, 'validation_failed', 'body.code must match pattern "^\\d{3}-?\\d{3}$"'));

@@ -49,17 +49,13 @@ describe('webhooks: SIGKILL in the middle of a backlog', () => {
     });
     server = await ServerChild.start(dataDir, CONFIG);
     const create = async (name: string, number: string, path: string): Promise<Side> => {
-      const res = await server!.request('POST', '/admin/instances', {
-        channel: 'sandbox', name, options: { number },
+      const { id, key, webhookSecret } = await server!.connectedSandbox({
+        name, options: { number },
         webhook: {
           allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/${path}`, webhookMessageFromMe: `${receiver.url}/${path}-me`,
           webhookConnection: `${receiver.url}/conn`, webhookQrCode: `${receiver.url}/conn`,
         },
-      }, true);
-      assert.equal(res.status, 200, JSON.stringify(res.body));
-      const { id, key, webhookSecret } = res.body.data;
-      assert.equal((await server!.request('POST', `/${key}/instance`)).status, 200);
-      assert.equal((await server!.request('POST', `/sandbox/${key}/scan`)).status, 200);
+      });
       return { id, key, secret: webhookSecret };
     };
     a = await create('a', A, 'a');

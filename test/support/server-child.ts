@@ -13,10 +13,13 @@ export class ServerChild {
     readonly stderr: string[],
   ) {}
 
-  /** Starts the server on `dataDir` and resolves once it listens (rejects if it exits or is not up in time). */
-  static start(dataDir: string, config: Record<string, unknown> = {}, timeoutMs = 15_000): Promise<ServerChild> {
+  /**
+   * Starts the server on `dataDir` and resolves once it listens (rejects if it exits or is not up in
+   * time). `sandbox`: options of the sandbox channel plugin.
+   */
+  static start(dataDir: string, config: Record<string, unknown> = {}, { timeoutMs = 15_000, sandbox = {} }: { timeoutMs?: number; sandbox?: Record<string, unknown> } = {}): Promise<ServerChild> {
     const child = spawn(process.execPath, [SCRIPT], {
-      env: { ...process.env, PARLEY_TEST_DATA_DIR: dataDir, PARLEY_TEST_CONFIG: JSON.stringify(config) },
+      env: { ...process.env, PARLEY_TEST_DATA_DIR: dataDir, PARLEY_TEST_CONFIG: JSON.stringify(config), PARLEY_TEST_SANDBOX: JSON.stringify(sandbox) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stderr: string[] = [];
@@ -49,6 +52,21 @@ export class ServerChild {
     const res = await fetch(`${this.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /**
+   * Creates a sandbox instance through the admin API (`body`: name, options, webhook…), connects it
+   * and scans its QR. Answers the created instance (`id`, `key`, `webhookSecret`…).
+   */
+  async connectedSandbox(body: Record<string, unknown>): Promise<{ id: string; key: string; webhookSecret: string }> {
+    const created = await this.request('POST', '/admin/instances', { channel: 'sandbox', ...body }, true);
+    if (created.status !== 200) throw new Error(`creating a sandbox instance answered ${created.status}: ${JSON.stringify(created.body)}`);
+    const { key } = created.body.data as { key: string };
+    for (const path of [`/${key}/instance`, `/sandbox/${key}/scan`]) {
+      const res = await this.request('POST', path);
+      if (res.status !== 200) throw new Error(`POST ${path} answered ${res.status}: ${JSON.stringify(res.body)}`);
+    }
+    return created.body.data;
   }
 
   /** Kills the process with `signal` and resolves once it is gone. */

@@ -7,6 +7,7 @@
  * - PARLEY_TEST_DATA_DIR (required): data directory, reused across runs.
  * - PARLEY_TEST_PORT: port on 127.0.0.1 (default 0: any free port).
  * - PARLEY_TEST_CONFIG: JSON merged over the config (for example `{"webhooks": {...}}`).
+ * - PARLEY_TEST_SANDBOX: JSON merged over the sandbox channel's options (for example `{"latencyMs": 200}`).
  *
  * Prints one JSON line on stdout once listening: `{"url": "http://127.0.0.1:<port>"}`. Logs (level
  * warn unless the config says otherwise) go to stderr. SIGTERM closes the server gracefully.
@@ -26,7 +27,7 @@ async function main(): Promise<void> {
     port: Number(process.env.PARLEY_TEST_PORT ?? 0), host: '127.0.0.1', dataDir, defaultChannel: 'sandbox', allowPrivateUrls: true, logLevel: 'warn',
     plugins: [
       { package: '@parley/storage-sqlite' },
-      { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+      { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...JSON.parse(process.env.PARLEY_TEST_SANDBOX ?? '{}') } },
       { package: '@parley/webhook-native' },
       { package: '@parley/webhook-meta' },
     ],

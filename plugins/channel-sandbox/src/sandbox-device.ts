@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { ConflictError, KeyedSerialQueue, USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage } from '@parley/core';
+import {
+  ConflictError, isGroupJid, KeyedSerialQueue, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type AccountUser, type ChannelContext, type InboundMessage,
+} from '@parley/core';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
@@ -126,34 +128,64 @@ export class SandboxDevice implements SandboxPhone {
     this.callSignals = handler;
   }
 
-  receive(packet: Packet): void {
-    if (packet.kind === 'receipt') this.onReceipt(packet);
-    else if (packet.kind === 'presence') this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
-    else if (packet.kind === 'notification') for (const event of packet.events) this.ctx.emit(event);
-    else if (packet.kind === 'call') void this.callSignals?.(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox call signal failed'));
-    else if (packet.kind === 'ephemeral') receiveEphemeral(this, packet);
-    else void this.onMessage(packet).catch((err: unknown) => this.ctx.logger.error({ err }, 'sandbox receive failed'));
+  get instanceId(): string {
+    return this.ctx.instanceId;
   }
 
-  private onReceipt(packet: ReceiptPacket): void {
+  /**
+   * Acts on a packet from the network, then waits until the server has processed the events it
+   * emitted: the network deletes the packet from the inbox only after that (see
+   * {@link SandboxPhone.receive}).
+   */
+  async receive(packet: Packet, replayed: boolean): Promise<void> {
+    if (packet.kind === 'presence') {
+      this.ctx.emit({ type: 'presence', jid: `${packet.from}${USER_SUFFIX}`, status: packet.status });
+      return;
+    }
+    if (packet.kind === 'message') await this.onMessage(packet, replayed);
+    else if (packet.kind === 'receipt') await this.onReceipt(packet, replayed);
+    else if (packet.kind === 'notification') for (const event of packet.events) this.ctx.emit(event);
+    else if (packet.kind === 'call') await this.callSignals?.(packet);
+    else receiveEphemeral(this, packet);
+    await this.ctx.settled?.();
+  }
+
+  /**
+   * A receipt for a message this phone sent. A replayed receipt of a direct chat that the stored
+   * record has reached already is dropped (a group's receipts come from each member, and the record
+   * moves with the first).
+   */
+  private async onReceipt(packet: ReceiptPacket, replayed: boolean): Promise<void> {
+    if (replayed && !isGroupJid(packet.chatJid)) {
+      const stored = await this.ctx.storage.messages.get(this.ctx.instanceId, packet.messageId);
+      if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]) return;
+    }
     this.ctx.emit({
       type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
       status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
     });
   }
 
-  private async onMessage(packet: MessagePacket): Promise<void> {
+  /**
+   * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
+   * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
+   * replayed message the server has stored already is only acknowledged again: the message id
+   * decides, so a replay never shows a message twice.
+   */
+  private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this, packet.from))) return;
-    await establishSession(this, packet.from);
-    const message: InboundMessage = inboundFromPacket(packet);
-    await keepReceivedMedia(this.ctx, packet);
-    this.ctx.emit({ type: 'message', message });
-    await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
-    await this.network.send(packet.from, {
+    if (!replayed || !(await this.ctx.storage.messages.get(this.ctx.instanceId, packet.id))) {
+      await establishSession(this, packet.from);
+      const message: InboundMessage = inboundFromPacket(packet, this);
+      await keepReceivedMedia(this.ctx, packet);
+      this.ctx.emit({ type: 'message', message });
+      await this.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.jid });
+    }
+    await this.network.reply(packet.from, {
       kind: 'receipt', from: this.number, messageId: packet.id, chatJid: packet.groupJid ?? this.jid, status: 'delivered',
       timestamp: Math.floor(Date.now() / 1000),
-    });
+    }, replayed);
   }
 
   /** Namespace of the unread incoming messages of one chat: one small document each, so a write stays O(1). */

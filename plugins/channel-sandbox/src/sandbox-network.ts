@@ -1,11 +1,20 @@
-import { isGroupJid, jidUser, KeyedSerialQueue, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
+import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, type Logger, type Storage } from '@parley/core';
 import { groupMemberNumbers } from './sandbox-groups.js';
 import type { Packet } from './sandbox-packets.js';
 
 /** A connected sandbox phone: receives packets. */
 export interface SandboxPhone {
   readonly number: string;
-  receive(packet: Packet): void;
+  /** The instance the phone belongs to (its inbox lives in that instance's state). */
+  readonly instanceId: string;
+  /**
+   * Takes a packet in. Resolves once everything the packet caused is written to storage (its events
+   * processed by the server, the answers it sends, such as a delivery receipt, handed to the network):
+   * only then does the network forget the packet. `replayed` marks a packet taken from the inbox when
+   * the phone came online: a previous process may have handed it over already and died before
+   * forgetting it, so the phone must not act on it twice.
+   */
+  receive(packet: Packet, replayed: boolean): Promise<void>;
 }
 
 const NUMBERS = 'sandbox:numbers';
@@ -15,15 +24,36 @@ export function phoneNamespace(instanceId: string): string {
   return `${instanceId}:sandbox`;
 }
 
+/** Namespace of a phone's inbox: one document per packet on its way to the phone, keyed by a ULID (arrival order). */
+function inboxOf(instanceId: string): string {
+  return `${phoneNamespace(instanceId)}:inbox`;
+}
+
 /**
  * The simulated main-channel network shared by every sandbox instance of this server: numbers,
- * online phones, and a persistent mailbox per number for packets sent while it is offline (delivered
- * when it reconnects, as the real network does).
+ * online phones, and a persistent inbox per phone.
+ *
+ * Every packet but a presence is written to the receiving phone's inbox before {@link send} resolves
+ * (so before the API answers the send that caused it: the server flushes storage before answering),
+ * then handed to the phone if it is online, and deleted once the phone has stored what it caused. A
+ * phone that is offline gets its inbox when it comes online, as the real network keeps messages for
+ * a phone that is away; so does a phone restored after a crash, which gets every packet the dead
+ * process had not finished with. The network is as durable as the storage it runs on.
+ *
+ * Each packet reaches a phone once per process: the inbox documents written by this process wait in
+ * {@link scheduled} until their hand-over and in {@link holding} until the phone is done with them,
+ * and the inbox read when a phone comes online skips both.
  */
 export class SandboxNetwork {
   private readonly online = new Map<string, SandboxPhone>();
-  /** Mailboxes by number and shared-state tasks by `task:<key>`, each run one at a time. */
+  /** Shared-state tasks by `task:<key>`, each run one at a time. */
   private readonly locks = new KeyedSerialQueue();
+  /** Inbox keys written by this process whose hand-over has not run yet. */
+  private readonly scheduled = new Set<string>();
+  /** Inbox keys handed to a phone that has not finished with them. */
+  private readonly holding = new Set<string>();
+  /** Inbox reads in progress, by number. */
+  private readonly draining = new Map<string, Promise<void>>();
 
   constructor(
     private readonly storage: Storage,
@@ -69,20 +99,27 @@ export class SandboxNetwork {
   private announce(number: string, status: 'available' | 'unavailable'): void {
     for (const subscriber of this.watchers.get(number) ?? []) {
       const phone = this.online.get(subscriber);
-      if (phone) setImmediate(() => phone.receive({ kind: 'presence', from: number, status }));
+      if (phone) setImmediate(() => void phone.receive({ kind: 'presence', from: number, status }, false));
     }
   }
 
-  /** Marks a phone online and hands it what waited in its mailbox, in order. */
-  async attach(phone: SandboxPhone, instanceId: string): Promise<void> {
+  /** Marks a phone online and hands it what waited in its inbox, in order. */
+  async attach(phone: SandboxPhone): Promise<void> {
     this.online.set(phone.number, phone);
     this.announce(phone.number, 'available');
-    const waiting = await this.locks.run(phone.number, async () => {
-      const list = (await this.storage.state.get<Packet[]>(phoneNamespace(instanceId), 'mailbox')) ?? [];
-      if (list.length) await this.storage.state.delete(phoneNamespace(instanceId), 'mailbox');
-      return list;
-    });
-    for (const packet of waiting) phone.receive(packet);
+    const drain = (async () => {
+      const waiting = await this.storage.state.list<Packet>(inboxOf(phone.instanceId));
+      for (const { id: key, value: packet } of waiting) {
+        // Written by this process and still on its way (its hand-over delivers it), or already with the phone.
+        if (!this.scheduled.has(key) && !this.holding.has(key)) this.handTo(phone, key, packet, true);
+      }
+    })();
+    this.draining.set(phone.number, drain);
+    try {
+      await drain;
+    } finally {
+      if (this.draining.get(phone.number) === drain) this.draining.delete(phone.number);
+    }
   }
 
   /** Marks a phone offline. */
@@ -104,37 +141,94 @@ export class SandboxNetwork {
   }
 
   /**
-   * Carries a packet to a number after the simulated latency: straight to the phone when it is
-   * online, into its mailbox when it is offline. Answers false for a number no sandbox instance
-   * holds (an unreachable phone).
+   * Carries a packet to a number: writes it to the phone's inbox, then hands it over after the
+   * simulated latency if the phone is online (an offline phone gets it when it comes online).
+   * Resolves once the packet is in storage; answers false for a number no sandbox instance holds (an
+   * unreachable phone). Presences are not kept: they reach an online phone or nobody.
    */
   async send(to: string, packet: Packet): Promise<boolean> {
+    return (await this.sendToAll([to], packet)) > 0;
+  }
+
+  /**
+   * {@link send} to several numbers: every inbox is written before any hand-over, so no answer (a
+   * delivery receipt) can come back before the packet reached all of them. Answers how many numbers
+   * were reachable.
+   */
+  async sendToAll(numbers: readonly string[], packet: Packet): Promise<number> {
     if (packet.kind === 'presence') {
-      const phone = this.online.get(to);
-      if (phone) setImmediate(() => phone.receive(packet));
-      return Boolean(phone);
-    }
-    const instanceId = this.online.has(to) ? 'online' : await this.instanceOf(to);
-    if (!instanceId) return false;
-    const deliver = async () => {
-      const phone = this.online.get(to);
-      if (phone) {
-        phone.receive(packet);
-        return;
+      let reached = 0;
+      for (const to of numbers) {
+        const phone = this.online.get(to);
+        if (!phone) continue;
+        setImmediate(() => void phone.receive(packet, false));
+        reached++;
       }
-      const id = await this.instanceOf(to);
-      if (!id) return;
-      await this.locks.run(to, async () => {
-        const ns = phoneNamespace(id);
-        const list = (await this.storage.state.get<Packet[]>(ns, 'mailbox')) ?? [];
-        list.push(packet);
-        await this.storage.state.put(ns, 'mailbox', list);
-      });
+      return reached;
+    }
+    const written: { to: string; instanceId: string; key: string }[] = [];
+    for (const to of numbers) {
+      const instanceId = this.online.get(to)?.instanceId ?? (await this.instanceOf(to));
+      if (!instanceId) continue;
+      const key = newUlid();
+      // Before the write: an inbox read that sees the document leaves it to this hand-over.
+      this.scheduled.add(key);
+      try {
+        await this.storage.state.put(inboxOf(instanceId), key, packet);
+      } catch (err) {
+        this.scheduled.delete(key);
+        throw err;
+      }
+      written.push({ to, instanceId, key });
+    }
+    if (!written.length) return 0;
+    const handOver = () => {
+      for (const { to, instanceId, key } of written) {
+        this.scheduled.delete(key);
+        const phone = this.online.get(to);
+        // An offline phone finds the packet in its inbox when it comes online.
+        if (phone?.instanceId === instanceId) this.handTo(phone, key, packet, false);
+      }
     };
-    const run = () => deliver().catch((err: unknown) => this.logger.error({ err }, 'sandbox delivery failed'));
-    if (this.latencyMs > 0) setTimeout(run, this.latencyMs).unref();
-    else setImmediate(run);
-    return true;
+    if (this.latencyMs > 0) setTimeout(handOver, this.latencyMs).unref();
+    else setImmediate(handOver);
+    return written.length;
+  }
+
+  /**
+   * Answers a packet that phone `to` sent, such as the delivery receipt of its message: handed
+   * straight to `to` after the simulated latency when it is online, resolving once `to` has stored
+   * what it caused; written to its inbox like {@link send} when it is offline. Only for answers to a
+   * packet that stays in the answering phone's inbox until this resolves: a crash before then
+   * replays that packet, whose answer goes again marked `replayed`, so the answer needs no inbox
+   * document of its own (two writes fewer per message).
+   */
+  async reply(to: string, packet: Packet, replayed: boolean): Promise<void> {
+    if (this.latencyMs > 0 && this.online.has(to)) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
+    const phone = this.online.get(to);
+    if (phone) await phone.receive(packet, replayed);
+    else await this.send(to, packet);
+  }
+
+  /** Hands an inbox packet to a phone, and deletes it once the phone has stored what it caused. */
+  private handTo(phone: SandboxPhone, key: string, packet: Packet, replayed: boolean): void {
+    this.holding.add(key);
+    phone.receive(packet, replayed).then(
+      async () => {
+        await this.storage.state.delete(inboxOf(phone.instanceId), key);
+        // An inbox read that listed the document before the delete must still find it held.
+        await this.draining.get(phone.number);
+        this.holding.delete(key);
+      },
+      (err: unknown) => {
+        // Left in the inbox: the phone gets it again when it next comes online.
+        this.holding.delete(key);
+        this.logger.error({ err, kind: packet.kind }, 'sandbox delivery failed');
+      },
+    ).catch((err: unknown) => {
+      this.holding.delete(key);
+      this.logger.error({ err }, 'sandbox inbox clean-up failed');
+    });
   }
 
   /**

@@ -66,3 +66,15 @@ export const ORDER_ANSWER = okAnswer({
     order: { type: 'object', description: 'The order, as the seller\'s GET /{key}/business/order/{orderId} answers it' },
   },
 });
+
+/** `GET /sandbox/{key}/mobile-code`: the registration code the simulated phone received. */
+export const MOBILE_CODE_ANSWER = okAnswer({
+  type: 'object',
+  required: ['code', 'method', 'expiresAt', 'attemptsLeft'],
+  properties: {
+    code: { type: 'string', description: 'What POST /{key}/instance/mobile/verify takes: `123-456`' },
+    method: { type: 'string', enum: ['sms', 'voice'] },
+    expiresAt: { type: 'string', format: 'date-time' },
+    attemptsLeft: { type: 'integer', description: 'Wrong codes the code still takes before it is void' },
+  },
+});

@@ -8,6 +8,7 @@ import { SandboxContacts } from './capabilities/contacts.js';
 import { SandboxGroups } from './capabilities/groups.js';
 import { SandboxLabels } from './capabilities/labels.js';
 import { SandboxMessaging } from './capabilities/messaging.js';
+import { SandboxMobile } from './capabilities/mobile.js';
 import { SandboxProfile } from './capabilities/profile.js';
 import { SandboxStatus } from './capabilities/status.js';
 import type { SandboxDevice } from './sandbox-device.js';
@@ -18,6 +19,7 @@ export class SandboxAdapter implements ChannelAdapter {
   readonly capabilities: ChannelCapabilities;
   readonly capabilityGaps: CapabilityGaps = {};
   readonly connection: SandboxConnection;
+  readonly mobile: SandboxMobile;
 
   constructor(
     readonly device: SandboxDevice,
@@ -25,8 +27,10 @@ export class SandboxAdapter implements ChannelAdapter {
   ) {
     const calls = new SandboxCalls(device);
     this.connection = new SandboxConnection(device, [calls]);
+    this.mobile = new SandboxMobile(device, this.connection);
     this.capabilities = {
       connection: this.connection,
+      mobile: this.mobile,
       profile: new SandboxProfile(device, pictureUrl),
       messaging: new SandboxMessaging(device),
       chats: new SandboxChats(device),

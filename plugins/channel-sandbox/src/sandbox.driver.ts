@@ -9,7 +9,7 @@ import { SandboxDevice } from './sandbox-device.js';
 import { groupPicture } from './sandbox-groups.js';
 import { SandboxNetwork } from './sandbox-network.js';
 import { placeOrder, type OrderRequest } from './sandbox-orders.js';
-import { ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
+import { MOBILE_CODE_ANSWER, ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
 import type { SandboxOptions } from './sandbox.options.js';
 
 /** Dependencies of the sandbox driver. */
@@ -49,6 +49,16 @@ export class SandboxDriver implements ChannelDriver {
           const adapter = await this.adapterByKey(req);
           const user = await adapter.connection.scan((req.body as { code?: string }).code);
           return { status: 200, body: { status: 200, data: { phoneConnected: true, user } } };
+        },
+      },
+      {
+        method: 'get', path: '/:key/mobile-code',
+        summary: 'The mobile registration code the simulated phone received by SMS or voice call after POST /{key}/instance/mobile/request-code '
+          + '(404 while none is waiting: none requested, expired, used or void). Authenticated by the instance key in the path.',
+        response: MOBILE_CODE_ANSWER,
+        handler: async (req) => {
+          const adapter = await this.adapterByKey(req);
+          return { status: 200, body: { status: 200, data: await adapter.mobile.waitingCode() } };
         },
       },
       {

@@ -10,9 +10,15 @@ export interface SandboxOptions {
   latencyMs: number;
   /** An unanswered call stops ringing after this many ms (status `timeout` on both phones). */
   callRingMs: number;
+  /** A mobile registration code expires this many ms after it was requested. */
+  mobileCodeTtlMs: number;
+  /** At least this many ms between two mobile registration code requests of one phone. */
+  mobileCodeIntervalMs: number;
 }
 
-export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0, callRingMs: 45_000 };
+export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0, callRingMs: 45_000,
+  mobileCodeTtlMs: 600_000, mobileCodeIntervalMs: 60_000,
+};
 
 export const sandboxOptionsSchema = {
   type: 'object',
@@ -23,5 +29,7 @@ export const sandboxOptionsSchema = {
     maxQrRefreshes: { type: 'integer', minimum: 0, maximum: 100, default: defaultSandboxOptions.maxQrRefreshes },
     latencyMs: { type: 'integer', minimum: 0, maximum: 60000, default: defaultSandboxOptions.latencyMs },
     callRingMs: { type: 'integer', minimum: 100, maximum: 600000, default: defaultSandboxOptions.callRingMs },
+    mobileCodeTtlMs: { type: 'integer', minimum: 100, maximum: 86400000, default: defaultSandboxOptions.mobileCodeTtlMs },
+    mobileCodeIntervalMs: { type: 'integer', minimum: 0, maximum: 3600000, default: defaultSandboxOptions.mobileCodeIntervalMs },
   },
 } as const;

@@ -120,6 +120,7 @@ export const operations = {
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
   root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
+  sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false },
   sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false },
   sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false },
   sandbox_post_key_scan: { method: 'POST', path: '/sandbox/{key}/scan', auth: 'public', keyed: true, text: false },
@@ -3337,6 +3338,31 @@ export interface Operations {
       };
     };
     keyed: false;
+  };
+  /**
+   * The mobile registration code the simulated phone received by SMS or voice call after POST /{key}/instance/mobile/request-code (404 while none is waiting: none requested, expired, used or void). Authenticated by the instance key in the path.
+   *
+   * `GET /sandbox/{key}/mobile-code`
+   */
+  sandbox_get_key_mobile_code: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: number;
+      data: {
+        /** What POST /{key}/instance/mobile/verify takes: `123-456` */
+        code: string;
+        method: "sms" | "voice";
+        expiresAt: string;
+        /** Wrong codes the code still takes before it is void */
+        attemptsLeft: number;
+      };
+    };
+    keyed: true;
   };
   /**
    * Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).

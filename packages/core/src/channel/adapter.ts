@@ -37,6 +37,13 @@ export interface ChannelContext {
   instance(): Promise<InstanceRecord>;
   /** Emits a normalized event; the server stamps, stores and routes it to webhooks. */
   emit: EventSink;
+  /**
+   * Resolves once every event emitted so far has been processed: stored, and queued for the
+   * instance's webhooks. A channel that must not forget what it received before it is stored (the
+   * sandbox network's inbox) awaits it before letting go. Absent where `emit` handles an event
+   * completely before it returns (test harnesses that record events).
+   */
+  settled?(): Promise<void>;
   storage: Storage;
   /** Logger bound to the instance id. */
   logger: Logger;

@@ -114,9 +114,12 @@ export class StoreProjector implements EventSubscriber {
         if (event.status === 'open') {
           await this.registry.update(id, { phoneConnected: true, user: event.user, wantsConnection: true });
         } else {
+          // A close the channel will not recover from by itself (logged out, a final close such as WhatsApp's
+          // 440/403/411, reconnection given up, a QR code left unscanned) ends the wish to be connected: a
+          // restarted server does not connect again; only POST /{key}/instance does.
           await this.registry.update(id, event.loggedOut
             ? { phoneConnected: false, user: null, wantsConnection: false }
-            : { phoneConnected: false });
+            : event.willReconnect ? { phoneConnected: false } : { phoneConnected: false, wantsConnection: false });
         }
         return;
       case 'health':

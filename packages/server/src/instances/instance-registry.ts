@@ -87,6 +87,7 @@ export class InstanceRegistry {
       instanceId: id,
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
       emit: (payload: ChannelEventPayload) => this.bus.publish(id, adapter?.channel ?? driver.channel, payload),
+      settled: () => this.bus.run(id, async () => {}),
       storage: this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });

@@ -169,7 +169,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
         phoneNumberNationalNumber: s.string({ pattern: '^\\d{4,14}$' }),
         phoneNumberMobileNetworkCode: s.string({ pattern: '^\\d{1,3}$' }),
       }, ['phoneNumberCountryCode', 'phoneNumberNationalNumber', 'phoneNumberMobileNetworkCode']),
-      response: messageResponse, errors: [422],
+      response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
         await mobile(scope).prepare({ ...body, phoneNumberCountryCode: body.phoneNumberCountryCode.replace(/^\+/, '') });
         return { message: 'Mobile registration prepared' };
@@ -178,7 +178,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, { method: 'sms' | 'voice' }, Scope>({
       method: 'post', path: '/{key}/instance/mobile/request-code', operationId: 'mobileRequestCode', tag, auth: 'instance', params: keyParams,
       summary: 'Mobile registration, step 2: send the code', body: s.object({ method: s.enum(['sms', 'voice']) }, ['method']),
-      response: dataResponse(s.openObject({ method: s.string(), length: s.integer() }, ['method'])), errors: [409, 422],
+      response: dataResponse(s.openObject({ method: s.string(), length: s.integer() }, ['method'])), errors: [409, 422, 429],
       handler: async ({ scope, body }) => ({ data: await mobile(scope).requestCode(body.method) }),
     }),
     defineRoute<unknown, unknown, { code: string }, Scope>({

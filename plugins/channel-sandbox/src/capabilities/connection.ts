@@ -70,6 +70,11 @@ export class SandboxConnection implements ConnectionCapability {
       throw new ConflictError('no QR code or pairing code is waiting: call POST /{key}/instance (or pairing-code) first', 'not_pairing');
     }
     if (code !== undefined && code.toUpperCase() !== this.pairingCode) throw new ValidationError('body.code does not match the pairing code');
+    return this.link();
+  }
+
+  /** Links the session (a scan, a pairing code entered, a mobile registration verified) and connects. */
+  async link(): Promise<AccountUser> {
     await this.device.saveSession({ linked: true });
     await this.open();
     return this.user!;
@@ -128,8 +133,8 @@ export class SandboxConnection implements ConnectionCapability {
     // Presence subscriptions survive restarts: the phone watches its contacts again when it connects.
     const subscriptions = (await this.device.ctx.storage.state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
     for (const jid of subscriptions) if (!isGroupJid(jid)) this.device.network.watch(this.device.number, jidUser(jid));
-    await this.device.network.attach(this.device, this.device.ctx.instanceId);
-    // After the mailbox: signals that reached the phone while it was away count before its own time-outs.
+    await this.device.network.attach(this.device);
+    // After the inbox: signals that reached the phone while it was away count before its own time-outs.
     for (const work of this.whileOnline) await work.online();
   }
 

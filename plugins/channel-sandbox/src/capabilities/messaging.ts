@@ -12,9 +12,9 @@ import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-groups.js';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 /**
- * Sending on the sandbox network: the record answers `PENDING`, the instance's own echo is emitted
- * (as linked devices see their sent messages), the packet (with the media bytes) goes to every
- * recipient of the chat, then `sent` is emitted; `delivered`/`read` arrive as receipts from the
+ * Sending on the sandbox network: the instance's own echo is emitted (as linked devices see their
+ * sent messages), the packet (with the media bytes) is written to the inbox of every recipient of the
+ * chat, `sent` is emitted, and the record answers `PENDING`; `delivered`/`read` arrive as receipts from the
  * peers. A number no sandbox instance holds stays at `sent`.
  */
 export class SandboxMessaging implements MessagingCapability {
@@ -57,7 +57,7 @@ export class SandboxMessaging implements MessagingCapability {
       ...('media' in request.content ? { media: toWire(request.content.media) } : {}),
       ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
     };
-    void this.dispatch(record, packet).catch((err: unknown) => device.ctx.logger.error({ err }, 'sandbox dispatch failed'));
+    await this.dispatch(record, packet);
     return record;
   }
 
@@ -72,13 +72,15 @@ export class SandboxMessaging implements MessagingCapability {
     }
   }
 
-  /** Hands the packet to every phone the chat reaches except this one, then reports `sent`. */
+  /**
+   * Hands the packet to every phone the chat reaches except this one, then reports `sent`. Part of
+   * the send itself: once the API answers, the packet is in the recipients' inboxes in storage and
+   * reaches them even if the server dies right after.
+   */
   private async dispatch(record: MessageRecord, packet: MessagePacket): Promise<void> {
     const device = this.device;
     const recipients = await device.network.recipientsOf(record.key.remoteJid);
-    for (const number of recipients) {
-      if (number !== device.number) await device.network.send(number, packet);
-    }
+    await device.network.sendToAll(recipients.filter((number) => number !== device.number), packet);
     device.ctx.emit({
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: jidUser(record.key.remoteJid), status: 'sent',
       timestamp: packet.timestamp,

@@ -1,4 +1,4 @@
-import { isGroupJid, USER_SUFFIX, type InboundContent, type InboundMedia, type InboundMessage } from '@parley/core';
+import { isGroupJid, jidUser, USER_SUFFIX, type InboundContent, type InboundMedia, type InboundMessage } from '@parley/core';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 type Fields = Record<string, unknown>;
@@ -108,8 +108,27 @@ export function inboundContentOf(message: Record<string, unknown>, messageId: st
   }
 }
 
-/** The InboundMessage a receiving phone emits for a packet. */
-export function inboundFromPacket(packet: MessagePacket): InboundMessage {
+/**
+ * A received message as Baileys' `cleanMessage` (Utils/process-message.js) leaves it: the key of a
+ * reaction is turned to the receiver's view. `fromMe` says whether the reacted message is the
+ * receiver's own, `remoteJid` is the chat, and `participant` is the one the key named, else the
+ * sender's participant: the member in a group, '' in a direct chat (`jidNormalizedUser(undefined)`).
+ */
+function asReceived(message: Record<string, unknown>, chatJid: string, senderParticipant: string, receiver: { jid: string; lid: string }): Record<string, unknown> {
+  const reaction = message.reactionMessage as Fields | undefined;
+  const key = reaction?.key as Fields | undefined;
+  if (!reaction || !key) return message;
+  const author = str(key.participant) ?? str(key.remoteJid) ?? '';
+  const own = author === receiver.lid || (author.endsWith(USER_SUFFIX) && jidUser(author) === jidUser(receiver.jid));
+  const { remoteJid: _chat, fromMe: _fromMe, id, participant: _participant, ...rest } = key;
+  return {
+    ...message,
+    reactionMessage: { ...reaction, key: { remoteJid: chatJid, fromMe: key.fromMe === true ? false : own, id, participant: str(key.participant) ?? senderParticipant, ...rest } },
+  };
+}
+
+/** The InboundMessage a receiving phone (`receiver`) emits for a packet. */
+export function inboundFromPacket(packet: MessagePacket, receiver: { jid: string; lid: string }): InboundMessage {
   const senderJid = `${packet.from}${USER_SUFFIX}`;
   const chatJid = packet.groupJid ?? senderJid;
   return {
@@ -126,7 +145,7 @@ export function inboundFromPacket(packet: MessagePacket): InboundMessage {
     ...(packet.quoted ? { context: { from: packet.quoted.from, id: packet.quoted.id } } : {}),
     record: {
       key: { remoteJid: chatJid, fromMe: false, id: packet.id, ...(packet.groupJid ? { participant: senderJid } : {}) },
-      message: packet.message,
+      message: asReceived(packet.message, chatJid, packet.groupJid ? senderJid : '', receiver),
       messageTimestamp: String(packet.timestamp),
       status: 'DELIVERY_ACK',
       pushName: packet.fromName,

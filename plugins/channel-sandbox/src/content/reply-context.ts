@@ -26,7 +26,7 @@ export function quoteInto(message: Record<string, unknown>, quoted: MessageRecor
     quotedMessage: { [name]: withoutQuote(quoted.message[name]) },
     ...(chatJid !== quoted.key.remoteJid ? { remoteJid: quoted.key.remoteJid } : {}),
   };
-  const [member, fields] = Object.entries(message)[0] as [string, Record<string, unknown>];
+  const [member, fields] = typedMember(message);
   const later = AFTER_CONTEXT[member] ?? [];
   const entries = Object.entries(fields);
   message[member] = {
