@@ -57,9 +57,10 @@ export function eventsOf(update: TgUpdate): ChannelEventPayload[] {
   const content = contentOf(message, id);
   const group = message.chat.type === 'group' || message.chat.type === 'supergroup';
   const pushName = [message.from.first_name, message.from.last_name].filter(Boolean).join(' ');
+  // An edit is a new event about the same message: its id must not collide with the original's.
+  const eventId = update.edited_message ? `${id}_edit_${update.update_id}` : id;
   const inbound: InboundMessage = {
-    // An edit is a new event about the same message: its id must not collide with the original's.
-    id: update.edited_message ? `${id}_edit_${update.update_id}` : id,
+    id: eventId,
     chatJid,
     from: String(message.from.id),
     fromUserId: String(message.from.id),
@@ -73,7 +74,7 @@ export function eventsOf(update: TgUpdate): ChannelEventPayload[] {
     ...(message.reply_to_message ? { context: { id: messageIdOf(chatJid, message.reply_to_message.message_id) } } : {}),
     ...(update.edited_message ? { edit: { originalMessageId: id } } : {}),
     record: {
-      key: { remoteJid: chatJid, fromMe: false, id: update.edited_message ? `${id}_edit_${update.update_id}` : id },
+      key: { remoteJid: chatJid, fromMe: false, id: eventId },
       message: recordContent(content),
       messageTimestamp: String(message.date),
       status: 'DELIVERY_ACK',

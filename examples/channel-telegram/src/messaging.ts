@@ -1,5 +1,5 @@
 import {
-  CapabilityNotSupportedError, ValidationError,
+  CapabilityNotSupportedError, UpstreamError, ValidationError,
   type EventSink, type MediaBlob, type MediaInput, type MessageContent, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { sendError, type BotApi } from './bot-api.js';
@@ -79,7 +79,7 @@ export class TelegramMessaging implements MessagingCapability {
     });
     if (!file.file_path) return null;
     const response = await fetch(this.api.fileUrl(token, file.file_path));
-    if (!response.ok) throw sendError(new Error(`Telegram file download answered HTTP ${response.status}`));
+    if (!response.ok) throw new UpstreamError(`Telegram file download answered HTTP ${response.status}`, { retryable: response.status >= 500, upstreamCode: response.status });
     return {
       data: Buffer.from(await response.arrayBuffer()),
       mimetype: typeof member.mimetype === 'string' ? member.mimetype : 'application/octet-stream',

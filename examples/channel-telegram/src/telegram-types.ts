@@ -64,6 +64,6 @@ export function messageIdOf(chatId: number | string, messageId: number): string 
 
 /** The Telegram `message_id` inside a Parley message id. */
 export function telegramMessageId(id: string): number | undefined {
-  const match = /_(\d+)$/.exec(id);
+  const match = /^-?\d+_(\d+)/.exec(id);
   return match ? Number(match[1]) : undefined;
 }

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { DriverRoute } from '@parley/core';
 
-/** Telegram's update bodies are small; 1 MiB is ample and keeps the server's default. */
+/** The header carrying the `secret_token` given to `setWebhook`. */
 const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
 
 function sameSecret(given: string | undefined, expected: string): boolean {

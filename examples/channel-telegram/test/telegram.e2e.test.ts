@@ -170,7 +170,42 @@ describe('the Telegram example channel through a real Parley server', () => {
     assert.equal(deliveries('message').length, 1);
   });
 
-  it('refuses an update without the secret token, emitting nothing', async () => {
+  it('a received photo is downloaded through getFile on demand, and a reply quotes the Telegram message', async () => {
+    mock.addFile('AgACphoto-large', PNG_PIXEL);
+    const { update } = await mock.userWrites(token, ADA, {
+      photo: [
+        { file_id: 'AgACphoto-small', file_unique_id: 'small', width: 1, height: 1 },
+        { file_id: 'AgACphoto-large', file_unique_id: 'large', width: 800, height: 800 },
+      ],
+      caption: 'This one arrived broken',
+    }, 1_893_553_500);
+    const id = `${ADA.id}_${update.message!.message_id}`;
+    const media = await fetch(`${host.url}/${instance.key}/message/${encodeURIComponent(id)}/media`);
+    assert.equal(media.status, 200);
+    assert.deepEqual(Buffer.from(await media.arrayBuffer()), PNG_PIXEL, 'the bytes of the largest size');
+    assert.deepEqual(mock.calls.map((c) => [c.method, c.params]), [['getFile', { file_id: 'AgACphoto-large' }]]);
+
+    mock.reset();
+    await api.call('replyText', { params: { messageId: id }, body: { to: String(ADA.id), text: 'Sorry! A new one is on its way.' } });
+    assert.deepEqual(mock.calls.map((c) => [c.method, c.params]), [
+      ['sendMessage', { chat_id: String(ADA.id), text: 'Sorry! A new one is on its way.', reply_parameters: { message_id: update.message!.message_id } }],
+    ]);
+  });
+
+  it('refuses an update without the secret token or without update_id; acknowledges a bot linked nowhere; emitting nothing', async () => {
+    const post = (botId: number | string, body: unknown, secret = SECRET) => fetch(`${host.url}/telegram/webhook/${botId}`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': secret }, body: JSON.stringify(body),
+    });
+    const before = deliveries('message').length;
+    const malformed = await post(BOT_ID, { message: { text: 'x' } });
+    assert.equal(malformed.status, 400);
+    assert.match(((await malformed.json()) as { error: { message: string } }).error.message, /update_id/);
+    const elsewhere = await post(9_999_999, { update_id: 5 });
+    assert.equal(elsewhere.status, 200);
+    assert.deepEqual(await elsewhere.json(), { received: 0 });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(deliveries('message').length, before);
+
     const res = await fetch(`${host.url}/telegram/webhook/${BOT_ID}`, {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'guess' },
       body: JSON.stringify({ update_id: 1, message: { message_id: 1, date: 1, chat: { id: 1, type: 'private' }, from: { id: 1, is_bot: false, first_name: 'X' }, text: 'x' } }),

@@ -79,7 +79,10 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
     });
     const logger = options.logger ?? (createLogger({ level: 'warn', destination: discard() }) as unknown as Logger);
     const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
-    const url = await server.listen();
+    const url = await server.listen().catch(async (err: unknown) => {
+      await server.close();
+      throw err;
+    });
     const adminToken = server.adminToken.value;
     let stopped: Promise<void> | undefined;
     return {
