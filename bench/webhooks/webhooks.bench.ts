@@ -135,7 +135,7 @@ async function createInstances(storage: Storage, lanes = LANES): Promise<Instanc
 
 function textEvent(instance: InstanceRecord, n: number): ChannelEvent {
   return {
-    type: 'message', provider: 'whatsapp', id: newUlid(), instance: instance.id, receivedAt: Date.now(),
+    type: 'message', provider: 'whatsapp', id: newUlid(Date.now()), instance: instance.id, receivedAt: Date.now(),
     message: { ...textMessage, id: `3EB0BENCH${String(n).padStart(12, '0')}`, content: { type: 'text', body: `benchmark message ${n}` } },
   };
 }

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { createFakeClock } from '@parley/testkit';
+import { FakeClock } from '@parley/testkit';
 import { startTestHost } from '@parley/testkit/host';
 
 describe('@parley/testkit/host', () => {
   it('boots the real server with the given plugins, a fake clock, a typed client and a webhook receiver', async () => {
-    const clock = createFakeClock(Date.UTC(2031, 4, 6, 7, 8, 9));
+    const clock = new FakeClock(Date.UTC(2031, 4, 6, 7, 8, 9));
     const host = await startTestHost({
       plugins: [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' }],
       clock,

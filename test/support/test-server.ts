@@ -34,10 +34,10 @@ export interface TestServerOptions {
   dataDir?: string;
   port?: number;
   config?: Partial<ParleyConfig>;
-  /** All server time comes from it (`createFakeClock` of `@parley/testkit`). */
-  clock?: Clock;
   /** Collect log lines (for redaction tests). */
   captureLogs?: boolean;
+  /** The server's clock (a `FakeClock` of `@parley/testkit` to control time); the system clock by default. */
+  clock?: Clock;
 }
 
 /** A running Parley server on 127.0.0.1 with helpers for tests. */

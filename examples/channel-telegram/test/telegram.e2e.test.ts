@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import { ParleyApiError, type InstanceClient } from '@parley/client';
-import { createFakeClock } from '@parley/testkit';
+import { FakeClock } from '@parley/testkit';
 import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { MockBotApi } from '../src/testing/index.js';
 import { PNG_PIXEL, telegramPlugins } from './support.js';
@@ -22,7 +22,7 @@ async function failure(call: Promise<unknown>): Promise<ParleyApiError> {
 }
 
 describe('the Telegram example channel through a real Parley server', () => {
-  const clock = createFakeClock(Date.UTC(2030, 0, 2, 3, 4, 5));
+  const clock = new FakeClock(Date.UTC(2030, 0, 2, 3, 4, 5));
   let mock: MockBotApi;
   let host: TestHost;
   let token: string;

@@ -13,6 +13,7 @@ export * from './logger.js';
 export * from './plugin.js';
 export * from './plugin-registrar.js';
 export * from './storage/index.js';
+export * from './clock.js';
 export * from './tokens.js';
 export * from './util/index.js';
 export * from './webhook/index.js';

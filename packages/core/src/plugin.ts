@@ -1,4 +1,5 @@
 import type { ChannelDriver } from './channel/adapter.js';
+import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { Storage } from './storage/storage.js';
@@ -91,6 +92,8 @@ export interface PluginContext<Options> extends PluginHooks {
   options: Options;
   logger: Logger;
   host: HostSettings;
+  /** The server's clock: storage back ends, drivers and formats take their time from it (tests control it). */
+  clock: Clock;
 }
 
 /** A plugin manifest: the default export of a plugin package. */

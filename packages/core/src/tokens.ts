@@ -1,13 +1,9 @@
 import type { InjectionToken } from 'tsyringe';
+import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
 import type { HostSettings } from './plugin.js';
 import type { Storage } from './storage/storage.js';
 
-/** Clock abstraction, so time-based logic is testable with fake time. */
-export interface Clock {
-  /** Unix milliseconds. */
-  now(): number;
-}
 
 /**
  * DI tokens of the host's container (tsyringe). Plugins do not use them: they register through the

@@ -6,6 +6,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { container as rootContainer } from 'tsyringe';
+import { systemClock } from '@parley/core';
 import { ConfigError, DEFAULT_PLUGINS, loadConfig } from '../src/config/config.js';
 import { loadPlugins } from '../src/plugins/plugin-host.js';
 import { silentLogger } from './support.js';
@@ -108,7 +109,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     const fixture = relative(dir, join(here, 'fixtures', 'greeting-format.plugin.js'));
     const config = loadConfig(configFile({ plugins: [{ package: '@parley/storage-memory' }, { package: `./${fixture}`, options: { greeting: 'yo' } }] }));
     const loaded = await loadPlugins(config.plugins, {
-      container: rootContainer.createChildContainer(), logger: silentLogger(), host: { dataDir: dir, publicUrl: 'http://x', allowPrivateUrls: false }, baseDir: config.baseDir,
+      container: rootContainer.createChildContainer(), logger: silentLogger(), host: { dataDir: dir, publicUrl: 'http://x', allowPrivateUrls: false }, clock: systemClock, baseDir: config.baseDir,
     });
     assert.deepEqual([...loaded.formats.keys()], ['greeting']);
   });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { ChannelEvent, WebhookRenderContext } from '@parley/core';
+import { systemClock, type ChannelEvent, type WebhookRenderContext } from '@parley/core';
 import { container as rootContainer } from 'tsyringe';
 import { ParleyServer } from '../src/app/parley-server.js';
 import { loadConfig, type PluginEntry } from '../src/config/config.js';
@@ -21,7 +21,7 @@ const UPPERCASE = '../../../../examples/plugin-uppercase-format/dist/src/index.j
 const host = { dataDir: tmpdir(), publicUrl: 'http://localhost:8080', allowPrivateUrls: false };
 
 function load(entries: PluginEntry[]) {
-  return loadPlugins(entries, { container: rootContainer.createChildContainer(), logger: silentLogger(), host, baseDir: here });
+  return loadPlugins(entries, { container: rootContainer.createChildContainer(), logger: silentLogger(), host, clock: systemClock, baseDir: here });
 }
 
 const context: WebhookRenderContext = { instance: {} as never, serviceTag: 'parley', mediaUrl: (id) => `http://x/${id}` };

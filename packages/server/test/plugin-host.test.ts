@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { Tokens, type ChannelEvent, type HostSettings } from '@parley/core';
+import { systemClock, Tokens, type ChannelEvent, type HostSettings } from '@parley/core';
 import { container as rootContainer } from 'tsyringe';
 import type { PluginEntry } from '../src/config/config.js';
 import { loadPlugins, PluginError } from '../src/plugins/plugin-host.js';
@@ -15,7 +15,7 @@ const memory: PluginEntry = { package: '@parley/storage-memory' };
 const sandbox: PluginEntry = { package: '@parley/channel-sandbox' };
 
 function load(entries: PluginEntry[]) {
-  return loadPlugins(entries, { container: rootContainer.createChildContainer(), logger: silentLogger(), host, baseDir: here });
+  return loadPlugins(entries, { container: rootContainer.createChildContainer(), logger: silentLogger(), host, clock: systemClock, baseDir: here });
 }
 
 async function refused(entries: PluginEntry[], message: string | RegExp): Promise<void> {
@@ -54,7 +54,7 @@ describe('plugin host: a good configuration', () => {
 
   it('registers the storage under the core token of the given container', async () => {
     const container = rootContainer.createChildContainer();
-    const loaded = await loadPlugins([memory], { container, logger: silentLogger(), host, baseDir: here });
+    const loaded = await loadPlugins([memory], { container, logger: silentLogger(), host, clock: systemClock, baseDir: here });
     assert.equal(container.resolve(Tokens.Storage), loaded.storage);
   });
 

@@ -1,4 +1,9 @@
+export {
+  describeChannelConformance, type ChannelConformanceDeclaration, type ChannelConformanceHarness, type ChannelConformanceRun, type ChannelFarSide,
+  type ConformanceHost, type ConformanceInboundKind, type InboundRequest, type RouteCall,
+} from './channel-conformance.js';
 export { describeStorageConformance, type StorageHarness } from './storage-conformance.js';
+export { exampleContent } from './channel-conformance-examples.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';
 export { describeWebhookFormatConformance, type WebhookFormatConformanceFixtures } from './webhook-format-conformance.js';
 export {
@@ -6,7 +11,7 @@ export {
   type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
+export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
-export { createFakeClock, type FakeClock } from './fake-clock.js';

@@ -1,4 +1,4 @@
-import { createRegistrar, silentLogger, type ChannelDriver, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
+import { createRegistrar, silentLogger, systemClock, type ChannelDriver, type Clock, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
 const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false };
@@ -12,10 +12,12 @@ const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://12
 export async function registerPlugin<Options>(
   plugin: PluginManifest<Options>,
   options: Options,
-  overrides: { logger?: Logger; host?: Partial<HostSettings> } = {},
+  overrides: { logger?: Logger; host?: Partial<HostSettings>; clock?: Clock } = {},
 ): Promise<PluginRegistrations> {
   const registrar = createRegistrar(plugin);
-  await plugin.register({ ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host } });
+  await plugin.register({
+    ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host }, clock: overrides.clock ?? systemClock,
+  });
   return registrar.finish();
 }
 

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { ConflictError, NotFoundError, UniqueClaimConflictError, type UniqueClaim } from '@parley/core';
 import { instanceRecord, uniqueId } from './storage-fixtures.js';
 import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
+import { FakeClock } from './fake-clock.js';
 
 /** A claim in a namespace no other test uses. */
 function claim(value = uniqueId('v')): UniqueClaim {
@@ -111,7 +112,7 @@ export function describeClaimCases(harness: StorageHarness): void {
       it('claims survive close and reopen, and still refuse a second holder', async () => {
         const held = claim();
         const record = instanceRecord();
-        let storage = await harness.create();
+        let storage = await harness.create(new FakeClock());
         await storage.init();
         try {
           await storage.instances.create(record, [held]);

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeadLetter, Delivery, DeliveryQueue, NewDelivery } from '@parley/core';
 import { newDelivery, uniqueId } from './storage-fixtures.js';
+import type { FakeClock } from './fake-clock.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
 /** Fake times: the queue takes `now` from its caller, so no test sleeps. */
@@ -15,18 +16,17 @@ function queued(delivery: NewDelivery, changes: Partial<Delivery> = {}): Deliver
   return { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt, ...changes };
 }
 
-/** Asserts `letter` equals `expected` plus a `deadAt` inside the wall-clock window of the call. */
-function assertDead(letter: DeadLetter | undefined, expected: Delivery, window: [number, number]): void {
+/** Asserts `letter` equals `expected` plus `deadAt`: the time of the storage's clock when it died. */
+function assertDead(letter: DeadLetter | undefined, expected: Delivery, deadAt: number): void {
   assert.ok(letter, `dead letter ${expected.id} missing`);
-  const { deadAt, ...rest } = letter;
-  assert.deepEqual(rest, expected);
-  assert.ok(deadAt >= window[0] && deadAt <= window[1], `deadAt ${deadAt} outside [${window[0]}, ${window[1]}]`);
+  assert.deepEqual(letter, { ...expected, deadAt });
 }
 
-async function failDead(queue: DeliveryQueue, id: string, error: string, status?: number): Promise<[number, number]> {
-  const before = Date.now();
+/** Fails a delivery for good at the clock's current time, and answers that time. */
+async function failDead(queue: DeliveryQueue, clock: FakeClock, id: string, error: string, status?: number): Promise<number> {
+  const at = clock.now();
   await queue.fail(id, { nextAttemptAt: null, error, ...(status === undefined ? {} : { status }) });
-  return [before, Date.now()];
+  return at;
 }
 
 /** DeliveryQueue: durable lanes, leases, retries, dead letters and exact statistics. */
@@ -116,7 +116,7 @@ export function describeDeliveryCases(harness: StorageHarness): void {
       assert.deepEqual(await deliveries.stats(instance), { totalSent: 0, totalFailed: 2, totalPending: 2, avgResponseTime: 30 });
     }));
 
-    it('fail with null dead-letters the delivery and unblocks its lane', () => withStorage(harness, async ({ deliveries }) => {
+    it('fail with null dead-letters the delivery and unblocks its lane', () => withStorage(harness, async ({ deliveries }, clock) => {
       const instance = uniqueId('ins');
       const head = newDelivery(instance, URL_1, T);
       const next = newDelivery(instance, URL_1, T + 1);
@@ -124,50 +124,55 @@ export function describeDeliveryCases(harness: StorageHarness): void {
       await deliveries.claim({ now: T, limit: 10, leaseMs: LEASE });
       await deliveries.fail(head.id, { nextAttemptAt: T + 10, error: 'HTTP 503', status: 503, responseTimeMs: 12 });
       await deliveries.claim({ now: T + 10, limit: 10, leaseMs: LEASE });
-      const window = await failDead(deliveries, head.id, 'HTTP 410', 410);
+      clock.advance(1_000);
+      const deadAt = await failDead(deliveries, clock, head.id, 'HTTP 410', 410);
       const letters = await deliveries.deadLetters(instance, { limit: 10, offset: 0 });
       assert.equal(letters.total, 1);
       assert.equal(letters.items.length, 1);
-      assertDead(letters.items[0], queued(head, { attempts: 2, nextAttemptAt: T + 10, lastError: 'HTTP 410', lastStatus: 410 }), window);
+      assertDead(letters.items[0], queued(head, { attempts: 2, nextAttemptAt: T + 10, lastError: 'HTTP 410', lastStatus: 410 }), deadAt);
       assert.deepEqual(await deliveries.claim({ now: T + 10, limit: 10, leaseMs: LEASE }), [queued(next)]);
       assert.deepEqual(await deliveries.stats(instance), { totalSent: 0, totalFailed: 2, totalPending: 1, avgResponseTime: 12 });
       assert.deepEqual(await deliveries.deadLetters(uniqueId('ins'), { limit: 10, offset: 0 }), { items: [], total: 0 });
     }));
 
-    it('deadLetters pages oldest dead first, then in enqueue order', () => withStorage(harness, async ({ deliveries }) => {
+    it('deadLetters pages oldest dead first, then in enqueue order', () => withStorage(harness, async ({ deliveries }, clock) => {
       const instance = uniqueId('ins');
       const items = Array.from({ length: 5 }, (_, i) => newDelivery(instance, `http://127.0.0.1:${9200 + i}/hook`, T));
       await deliveries.enqueue(items);
-      const windows = new Map<string, [number, number]>();
-      for (const item of [items[3]!, items[0]!, items[4]!, items[1]!]) windows.set(item.id, await failDead(deliveries, item.id, 'gone'));
+      const deaths = new Map<string, number>();
+      // Two die in one millisecond, two a millisecond later, each pair out of enqueue order.
+      for (const item of [items[3]!, items[0]!]) deaths.set(item.id, await failDead(deliveries, clock, item.id, 'gone'));
+      clock.advance(1);
+      for (const item of [items[4]!, items[1]!]) deaths.set(item.id, await failDead(deliveries, clock, item.id, 'gone'));
       const page1 = await deliveries.deadLetters(instance, { limit: 3, offset: 0 });
       const page2 = await deliveries.deadLetters(instance, { limit: 3, offset: 3 });
       assert.deepEqual([page1.total, page1.items.length, page2.total, page2.items.length], [4, 3, 4, 1]);
       const letters = [...page1.items, ...page2.items];
       for (const letter of letters) {
         const item = items.find((candidate) => candidate.id === letter.id)!;
-        assertDead(letter, queued(item, { attempts: 1, lastError: 'gone' }), windows.get(item.id)!);
+        assertDead(letter, queued(item, { attempts: 1, lastError: 'gone' }), deaths.get(item.id)!);
       }
       // Letters that died in the same millisecond list in enqueue order.
       const rank = (letter: DeadLetter) => [letter.deadAt, items.findIndex((item) => item.id === letter.id)] as const;
       const expected = [...letters].sort((x, y) => rank(x)[0] - rank(y)[0] || rank(x)[1] - rank(y)[1]);
       assert.deepEqual(letters.map((letter) => letter.id), expected.map((letter) => letter.id));
+      assert.deepEqual(letters.map((letter) => letter.id), [0, 3, 1, 4].map((i) => items[i]!.id));
       assert.deepEqual(new Set(letters.map((letter) => letter.id)), new Set([3, 0, 4, 1].map((i) => items[i]!.id)));
       assert.deepEqual(await deliveries.deadLetters(instance, { limit: 3, offset: 4 }), { items: [], total: 4 });
     }));
 
-    it('redeliver moves dead letters back due now with a fresh schedule, all or by id, and counts them', () => withStorage(harness, async ({ deliveries }) => {
+    it('redeliver moves dead letters back due now with a fresh schedule, all or by id, and counts them', () => withStorage(harness, async ({ deliveries }, clock) => {
       const instance = uniqueId('ins');
       const other = uniqueId('ins');
       const [d1, d2, d3] = [URL_1, URL_2, 'http://127.0.0.1:9003/hook'].map((url) => newDelivery(instance, url, T));
       const foreign = newDelivery(other, URL_1, T);
       await deliveries.enqueue([d1!, d2!, d3!, foreign]);
-      for (const item of [d1!, d2!, d3!, foreign]) await failDead(deliveries, item.id, 'HTTP 404', 404);
+      for (const item of [d1!, d2!, d3!, foreign]) await failDead(deliveries, clock, item.id, 'HTTP 404', 404);
+      const firstAt = clock.advance(500);
       assert.equal(await deliveries.redeliver(instance, [d2!.id, foreign.id, uniqueId('dlv')]), 1);
       assert.deepEqual((await deliveries.deadLetters(instance, { limit: 10, offset: 0 })).items.map((letter) => letter.id), [d1!.id, d3!.id]);
-      const before = Date.now();
+      const after = clock.advance(500);
       assert.equal(await deliveries.redeliver(instance), 2);
-      const after = Date.now();
       assert.equal(await deliveries.redeliver(instance), 0);
       assert.deepEqual(await deliveries.deadLetters(instance, { limit: 10, offset: 0 }), { items: [], total: 0 });
       assert.equal((await deliveries.deadLetters(other, { limit: 10, offset: 0 })).total, 1);
@@ -176,22 +181,25 @@ export function describeDeliveryCases(harness: StorageHarness): void {
       assert.deepEqual(claimed.map((delivery) => delivery.id).sort(), [d1!.id, d2!.id, d3!.id].sort());
       for (const delivery of claimed) {
         const original = [d1!, d2!, d3!].find((item) => item.id === delivery.id)!;
-        assert.deepEqual(delivery, queued(original, { nextAttemptAt: delivery.nextAttemptAt, lastError: 'HTTP 404', lastStatus: 404 }));
-        assert.ok(delivery.nextAttemptAt <= after && (delivery.id === d2!.id || delivery.nextAttemptAt >= before), `due ${delivery.nextAttemptAt}`);
+        // Due at the clock's time of its redelivery.
+        const due = delivery.id === d2!.id ? firstAt : after;
+        assert.deepEqual(delivery, queued(original, { nextAttemptAt: due, lastError: 'HTTP 404', lastStatus: 404 }));
       }
     }));
 
-    it('purgeDeadLetters deletes dead letters older than the given time across instances', () => withStorage(harness, async ({ deliveries }) => {
+    it('purgeDeadLetters deletes dead letters older than the given time across instances', () => withStorage(harness, async ({ deliveries }, clock) => {
       const a = uniqueId('ins');
       const b = uniqueId('ins');
       const [da, db, live] = [newDelivery(a, URL_1, T), newDelivery(b, URL_1, T), newDelivery(a, URL_2, T)];
       await deliveries.enqueue([da!, db!, live!]);
-      const start = Date.now();
-      await failDead(deliveries, da!.id, 'gone');
-      await failDead(deliveries, db!.id, 'gone');
+      const start = clock.advance(1_000);
+      await failDead(deliveries, clock, da!.id, 'gone');
+      clock.advance(1);
+      await failDead(deliveries, clock, db!.id, 'gone');
       assert.equal(await deliveries.purgeDeadLetters(start), 0);
-      assert.equal(await deliveries.purgeDeadLetters(Date.now() + 1), 2);
-      assert.equal(await deliveries.purgeDeadLetters(Date.now() + 1), 0);
+      assert.equal(await deliveries.purgeDeadLetters(start + 1), 1);
+      assert.equal(await deliveries.purgeDeadLetters(clock.now() + 1), 1);
+      assert.equal(await deliveries.purgeDeadLetters(clock.now() + 1), 0);
       assert.deepEqual(await deliveries.deadLetters(a, { limit: 10, offset: 0 }), { items: [], total: 0 });
       assert.deepEqual(await deliveries.deadLetters(b, { limit: 10, offset: 0 }), { items: [], total: 0 });
       assert.deepEqual(await deliveries.claim({ now: T, limit: 10, leaseMs: LEASE }), [queued(live!)]);

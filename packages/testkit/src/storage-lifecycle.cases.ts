@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { StorageHarness } from './storage-harness.js';
+import { FakeClock } from './fake-clock.js';
 
 /** Storage lifecycle: init, health and idempotent close. */
 export function describeLifecycleCases(harness: StorageHarness): void {
   describe('lifecycle', () => {
     it('is ready after init, not ready after close, and close is idempotent', async () => {
-      const storage = await harness.create();
+      const storage = await harness.create(new FakeClock());
       assert.equal(typeof storage.name, 'string');
       assert.notEqual(storage.name, '');
       assert.equal((await storage.health()).ready, false);

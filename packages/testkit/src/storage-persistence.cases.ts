@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decodeStored, encodeStored, type Storage } from '@parley/core';
 import { instanceRecord, messageRecord, newDelivery, uniqueId } from './storage-fixtures.js';
+import { FakeClock } from './fake-clock.js';
 import { reopenStorage, type StorageHarness } from './storage-harness.js';
 
 const T = 1_000_000;
@@ -13,7 +14,7 @@ async function acrossReopen(
   write: (storage: Storage) => Promise<void>,
   verify: (storage: Storage) => Promise<void>,
 ): Promise<void> {
-  let storage = await harness.create();
+  let storage = await harness.create(new FakeClock());
   await storage.init();
   try {
     await write(storage);

@@ -1,3 +1,4 @@
+import { ValidationError } from '@parley/core';
 import type {
   ChannelDirectory, ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Storage, WebhookFormat,
   WebhookRenderContext, WebhookSettings, WebhookStats,
@@ -39,6 +40,8 @@ export interface WebhookEngineDeps {
  * dead letters and exact statistics.
  */
 export class WebhookEngine {
+  /** Names the engine among the server's event-bus subscribers (logs of failed handling). */
+  readonly name = 'webhooks';
   private readonly formats: ReadonlyMap<string, WebhookFormat>;
   private readonly options: WebhookOptions;
   private readonly logger: Logger;
@@ -62,7 +65,8 @@ export class WebhookEngine {
 
   /**
    * Routes, renders and durably enqueues one event. Resolves once the deliveries are persisted (or
-   * when the settings route the event nowhere); delivery happens in the background.
+   * when the settings route the event nowhere); delivery happens in the background. The server's
+   * event bus calls it as one of its subscribers, so an event is queued before the bus moves on.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
     const settings = instance.webhook;
@@ -121,9 +125,21 @@ export class WebhookEngine {
     return count;
   }
 
-  /** Validates a settings patch (PUT instance). Throws ValidationError naming the field. */
-  validateSettings(patch: Partial<WebhookSettings>): Promise<void> {
-    return validateWebhookSettings(patch, new Set(this.formats.keys()), this.deps.host.allowPrivateUrls);
+  /**
+   * Validates a settings patch (PUT instance). Throws ValidationError naming the field as the
+   * settings spell it, or under `root` when given (the API names fields from its body: `body.webhook`).
+   */
+  async validateSettings(patch: Partial<WebhookSettings>, root?: string): Promise<void> {
+    try {
+      await validateWebhookSettings(patch, new Set(this.formats.keys()), this.deps.host.allowPrivateUrls);
+    } catch (err) {
+      throw root !== undefined && err instanceof ValidationError ? new ValidationError(`${root}.${err.message}`, err.details) : err;
+    }
+  }
+
+  /** Forgets an instance's queued deliveries and dead letters (instance deletion). */
+  forget(instance: Pick<InstanceRecord, 'id'>): Promise<void> {
+    return this.deps.storage.deliveries.clear(instance.id);
   }
 
   /** Deletes dead letters older than the retention. Answers how many (the dead-letter expiry job). */

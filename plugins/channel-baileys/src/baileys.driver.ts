@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, systemClock, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Dispatcher } from 'undici';
@@ -29,7 +29,7 @@ export interface BaileysDriverInput {
   mediaLimits?: MediaLimits;
   /** Resolves host names of user-supplied URLs; default the system resolver. Tests point names at addresses. */
   resolveHost?: ResolveHost;
-  /** Unix ms; default `Date.now`. */
+  /** Unix ms; default the system clock (the plugin passes the server's clock). */
   now?: () => number;
   /** [0, 1); default `Math.random` (reconnection jitter). */
   random?: () => number;
@@ -69,7 +69,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
         mediaLimits: input.mediaLimits ?? DEFAULT_MEDIA_LIMITS,
         resolveHost: input.resolveHost ?? systemResolve,
         ...(input.mediaTls ? { mediaTls: input.mediaTls } : {}),
-        now: input.now ?? Date.now,
+        now: input.now ?? systemClock.now,
         random: input.random ?? Math.random,
       });
     },

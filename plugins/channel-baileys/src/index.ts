@@ -18,7 +18,7 @@ export default definePlugin<BaileysOptions>({
   optionsSchema: baileysOptionsSchema,
   register(ctx) {
     const driver = createBaileysDriver({
-      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls,
+      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls, now: () => ctx.clock.now(),
       ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
     });
     ctx.channels.add(driver);

@@ -9,7 +9,7 @@ export default definePlugin<Partial<MetaGraphOptions>>({
   provides: { channels: ['instagram'] },
   coreVersion: '^0.1.0',
   optionsSchema: metaGraphOptionsSchema,
-  register({ channels, options, logger, host }) {
-    channels.add(createInstagramDriver({ ...options, logger, allowPrivateUrls: host.allowPrivateUrls }));
+  register({ channels, options, logger, host, clock }) {
+    channels.add(createInstagramDriver({ ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls }));
   },
 });

@@ -9,7 +9,7 @@ export default definePlugin<Partial<MetaGraphOptions>>({
   provides: { channels: ['messenger'] },
   coreVersion: '^0.1.0',
   optionsSchema: metaGraphOptionsSchema,
-  register({ channels, options, logger, host }) {
-    channels.add(createMessengerDriver({ ...options, logger, allowPrivateUrls: host.allowPrivateUrls }));
+  register({ channels, options, logger, host, clock }) {
+    channels.add(createMessengerDriver({ ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls }));
   },
 });

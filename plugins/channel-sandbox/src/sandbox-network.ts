@@ -170,7 +170,7 @@ export class SandboxNetwork {
     for (const to of numbers) {
       const instanceId = this.online.get(to)?.instanceId ?? (await this.instanceOf(to));
       if (!instanceId) continue;
-      const key = newUlid();
+      const key = newUlid(Date.now());
       // Before the write: an inbox read that sees the document leaves it to this hand-over.
       this.scheduled.add(key);
       try {

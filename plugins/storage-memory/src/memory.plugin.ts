@@ -8,7 +8,7 @@ export default definePlugin<Record<string, never>>({
   provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: { type: 'object', additionalProperties: false, properties: {} },
-  register({ storage }) {
-    storage.set(new MemoryStorage());
+  register({ storage, clock }) {
+    storage.set(new MemoryStorage(clock));
   },
 });

@@ -1,4 +1,4 @@
-import type { Storage, StorageHealth } from '@parley/core';
+import { systemClock, type Clock, type Storage, type StorageHealth } from '@parley/core';
 import { MemoryAuthStateRepository } from './repositories/auth-state.repository.js';
 import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
@@ -20,8 +20,13 @@ export class MemoryStorage implements Storage {
   readonly media = new MemoryMediaRepository();
   readonly authState = new MemoryAuthStateRepository();
   readonly state = new MemoryStateRepository();
-  readonly deliveries = new MemoryDeliveryQueue();
+  readonly deliveries: MemoryDeliveryQueue;
   private phase: 'created' | 'open' | 'closed' = 'created';
+
+  /** `clock` dates dead letters and redeliveries (the server passes its own). */
+  constructor(clock: Clock = systemClock) {
+    this.deliveries = new MemoryDeliveryQueue(clock);
+  }
 
   async init(): Promise<void> {
     this.phase = 'open';

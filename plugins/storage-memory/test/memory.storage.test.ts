@@ -2,5 +2,5 @@ import { describeStorageConformance } from '@parley/testkit';
 import { MemoryStorage } from '../src/index.js';
 
 describeStorageConformance('memory', {
-  create: async () => new MemoryStorage(),
+  create: async (clock) => new MemoryStorage(clock),
 });

@@ -9,8 +9,8 @@ export default definePlugin<MongoStorageOptions>({
   provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: mongoOptionsSchema,
-  register({ storage: slot, options, logger }) {
-    const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }));
+  register({ storage: slot, options, logger, clock }) {
+    const storage = new MongoStorage(options, logger.child({ storage: 'mongodb' }), clock);
     slot.set(storage);
   },
 });

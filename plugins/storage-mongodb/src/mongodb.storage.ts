@@ -1,4 +1,4 @@
-import type { Logger, Storage, StorageHealth } from '@parley/core';
+import { systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { MongoCollections, ensureIndexes } from './mongo-collections.js';
 import { MongoConnection } from './mongo-connection.js';
 import { resolveMongoOptions, type MongoStorageOptions, type ResolvedMongoOptions } from './mongodb.options.js';
@@ -29,7 +29,8 @@ export class MongoStorage implements Storage {
   private readonly collections: MongoCollections;
   private readonly options: ResolvedMongoOptions;
 
-  constructor(options: MongoStorageOptions = {}, logger?: Logger) {
+  /** `clock` dates dead letters and redeliveries (the plugin passes the server's). */
+  constructor(options: MongoStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
     this.options = resolveMongoOptions(options);
     this.connection = new MongoConnection(
       { url: this.options.url, dbName: this.options.dbName, timeoutMs: this.options.commandTimeoutMs, label: 'mongodb storage' },
@@ -37,14 +38,14 @@ export class MongoStorage implements Storage {
     );
     const collections = new MongoCollections(this.options.collectionPrefix);
     this.collections = collections;
-    this.instances = new MongoInstanceRepository(this.connection, collections);
+    this.instances = new MongoInstanceRepository(this.connection, collections, clock);
     this.messages = new MongoMessageRepository(this.connection, collections);
     this.chats = new MongoChatRepository(this.connection, collections);
     this.contacts = new MongoContactRepository(this.connection, collections);
     this.media = new MongoMediaRepository(this.connection, collections);
     this.authState = new MongoAuthStateRepository(this.connection, collections);
     this.state = new MongoStateRepository(this.connection, collections);
-    this.deliveries = new MongoDeliveryQueue(this.connection, collections);
+    this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
   }
 
   async init(): Promise<void> {

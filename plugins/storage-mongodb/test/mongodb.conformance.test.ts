@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { MongoClient } from 'mongodb';
 import { describeStorageConformance, type StorageHarness } from '@parley/testkit';
-import type { Storage } from '@parley/core';
+import type { Clock, Storage } from '@parley/core';
 import { MongoStorage, connectExternalDatabase } from '../src/index.js';
 
 const url = process.env.MONGODB_URL;
@@ -21,8 +21,8 @@ describe('@parley/storage-mongodb against a MongoDB server', () => {
   const dbName = `parley_test_${process.pid}_${randomBytes(3).toString('hex')}`;
   const prefixes = new WeakMap<Storage, string>();
   let created = 0;
-  const open = (collectionPrefix: string): Storage => {
-    const storage = new MongoStorage({ url, dbName, collectionPrefix });
+  const open = (collectionPrefix: string, clock?: Clock): Storage => {
+    const storage = new MongoStorage({ url, dbName, collectionPrefix }, undefined, clock);
     prefixes.set(storage, collectionPrefix);
     return storage;
   };
@@ -36,7 +36,7 @@ describe('@parley/storage-mongodb against a MongoDB server', () => {
   };
 
   const harness: StorageHarness = {
-    create: async () => open(`t${created++}_`),
+    create: async (clock) => open(`t${created++}_`, clock),
     reopen: async (previous) => open(prefixes.get(previous)!),
     cleanup: () => dropDatabase(dbName),
   };

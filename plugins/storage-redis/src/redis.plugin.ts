@@ -9,8 +9,8 @@ export default definePlugin<RedisStorageOptions>({
   provides: { storage: true },
   coreVersion: '^0.1.0',
   optionsSchema: redisOptionsSchema,
-  register({ storage: slot, options, logger }) {
-    const storage = new RedisStorage(options, logger.child({ storage: 'redis' }));
+  register({ storage: slot, options, logger, clock }) {
+    const storage = new RedisStorage(options, logger.child({ storage: 'redis' }), clock);
     slot.set(storage);
   },
 });

@@ -1,5 +1,5 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { blockedMs, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
@@ -31,19 +31,20 @@ export class RedisStorage implements Storage {
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
 
-  constructor(options: RedisStorageOptions = {}, logger?: Logger) {
+  /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
+  constructor(options: RedisStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
     const resolved = resolveRedisOptions(options);
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
     this.instances = new RedisInstanceRepository(this.connection, keys);
-    this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays);
+    this.messages = new RedisMessageRepository(this.connection, keys, resolved.messageRetentionDays, clock);
     this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance));
     this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance));
     this.media = new RedisMediaRepository(this.connection, keys);
     this.authState = new RedisAuthStateRepository(this.connection, keys);
     this.state = new RedisStateRepository(this.connection, keys);
-    this.deliveries = new RedisDeliveryQueue(this.connection, keys);
+    this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
   }
 
   /** Connects; there is no schema to migrate. Throws ServiceUnavailableError when Redis stays unreachable. */

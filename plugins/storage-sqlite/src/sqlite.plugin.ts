@@ -21,8 +21,8 @@ export default definePlugin<SqliteStoragePluginOptions>({
     additionalProperties: false,
     properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
   },
-  register({ storage, options, host, logger }) {
+  register({ storage, options, host, logger, clock }) {
     const file = options.path ?? join(host.dataDir, 'parley.db');
-    storage.set(new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints }));
+    storage.set(new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints, clock }));
   },
 });

@@ -1,4 +1,4 @@
-import { probeStorageHealth, type Logger, type Storage, type StorageHealth } from '@parley/core';
+import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
@@ -15,6 +15,8 @@ export interface SqliteStorageOptions {
   logger?: Logger;
   /** Checkpoint the WAL from a worker thread instead of inside commits (default true). */
   backgroundCheckpoints?: boolean;
+  /** Dates dead letters and redeliveries (default the system clock; the plugin passes the server's). */
+  clock?: Clock;
 }
 
 /**
@@ -53,7 +55,7 @@ export class SqliteStorage implements Storage {
     this.media = new SqliteMediaRepository(this.db);
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
-    this.deliveries = new SqliteDeliveryQueue(this.db);
+    this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
   }
 
   async init(): Promise<void> {

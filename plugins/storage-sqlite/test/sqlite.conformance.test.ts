@@ -9,7 +9,7 @@ const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-conformance-'));
 let files = 0;
 
 describeStorageConformance('sqlite', {
-  create: async () => new SqliteStorage({ file: join(root, `store-${++files}`, 'parley.db') }),
+  create: async (clock) => new SqliteStorage({ file: join(root, `store-${++files}`, 'parley.db'), clock }),
   reopen: async (previous: Storage) => new SqliteStorage({ file: (previous as SqliteStorage).file }),
   cleanup: async () => rmSync(root, { recursive: true, force: true }),
 });

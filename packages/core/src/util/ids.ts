@@ -46,9 +46,10 @@ function timeText(now: number): string {
 
 /**
  * A ULID: 26 characters, lexicographically ordered by creation time, monotonic within a process
- * (within one millisecond the random part counts up). Used for event and delivery ids.
+ * (within one millisecond the random part counts up). Used for event and delivery ids. `now` is
+ * Unix ms from the caller's clock, so ids follow controlled time in tests.
  */
-export function newUlid(now = Date.now()): string {
+export function newUlid(now: number): string {
   if (now === lastTime) {
     for (let i = 3; i >= 0; i--) {
       random[i] = (random[i]! + 1) & MASK_20;

@@ -1,4 +1,4 @@
-import { silentLogger, type ChannelContext, type ChannelDriver } from '@parley/core';
+import { silentLogger, systemClock, type ChannelContext, type ChannelDriver } from '@parley/core';
 import { MetaChannelAdapter } from '../adapter/meta-adapter.js';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { GraphClient } from '../graph/graph-client.js';
@@ -13,7 +13,8 @@ import { webhookRoutes } from '../webhook/webhook-routes.js';
  */
 export function createMetaDriver(profile: MetaChannelProfile, options: MetaDriverOptions = {}): ChannelDriver {
   const resolved = resolveMetaGraphOptions(options);
-  const now = options.clock ? () => options.clock!.now() : () => Date.now();
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const logger = (options.logger ?? silentLogger).child({ channel: profile.channel });
   const client = new GraphClient({
     baseUrl: resolved.graphBaseUrl,

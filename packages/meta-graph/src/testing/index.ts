@@ -6,3 +6,5 @@ export * from './mock-graph.js';
 export { signatureHeader } from '../security/signature.js';
 export * from './driver-harness.js';
 export * from './live-graph-test.js';
+export * from './conformance-far-side.js';
+export * from './meta-conformance.js';

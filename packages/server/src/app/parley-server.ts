@@ -3,7 +3,8 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
-import { privateDir, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
+import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -19,11 +20,11 @@ import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
-import { MessagingService } from '../services/messaging-service.js';
+import { SendPipeline } from '../send/send-pipeline.js';
+import { SendProjection } from '../send/send-projection.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
 import { AdminToken } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
-import { createWebhookService } from './webhook-wiring.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -63,7 +64,7 @@ export class ParleyServer {
   static async create(options: ServerOptions): Promise<ParleyServer> {
     const { config } = options;
     const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
-    const clock = options.clock ?? { now: () => Date.now() };
+    const clock = options.clock ?? systemClock;
     // The data directory holds keys, sessions and the admin token: only its owner may enter it.
     const dataDirMode = privateDir(config.dataDir);
     if (dataDirMode === 'tightened') logger.warn({ dataDir: config.dataDir }, 'data directory was open to other users: permissions tightened to 0700');
@@ -81,27 +82,27 @@ export class ParleyServer {
     container.register(Tokens.Logger, { useValue: logger });
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
-    const plugins = await loadPlugins(config.plugins, { container, logger, host, baseDir: config.baseDir });
+    const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
     const storage = new InstanceDataRouter(plugins.storage);
     await storage.init();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
-    const bus = new EventBus([], instanceFilter, clock, logger.child({ component: 'events' }));
-    const registry = new InstanceRegistry(storage, plugins.drivers, bus, logger);
+    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
+    const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
+    const webhooks = new WebhookEngine({
+      storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
+      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>,
+    });
+    // The store first: webhooks tell of stored state, and both run before the instance's next event.
+    const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
-    bus.attach((id) => registry.byIdOrThrow(id));
-    const projector = new StoreProjector(storage, registry, logger.child({ component: 'store' }));
-    const partial = {
+    const media = new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
+    const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION,
-      media: new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls }),
-      messaging: new MessagingService(storage, bus, projector),
+      version: VERSION, media, webhooks,
+      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector)),
     };
-    const webhooks = createWebhookService({ ...partial, logger: logger.child({ component: 'webhooks' }) });
-    const context: ServerContext = { ...partial, webhooks };
-    bus.subscribe(projector);
-    bus.subscribe(webhooks);
 
     let server: ParleyServer | undefined;
     const routes = [

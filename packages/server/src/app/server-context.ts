@@ -1,11 +1,11 @@
 import type { ChannelDriver, Clock, ExternalDataConnector, HostSettings, Logger, WebhookFormat } from '@parley/core';
+import type { WebhookEngine } from '@parley/webhooks';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
-import type { MessagingService } from '../services/messaging-service.js';
-import type { WebhookService } from '../services/webhook-service.js';
+import type { SendPipeline } from '../send/send-pipeline.js';
 
 /** Everything route modules and services use; built once by the composition root. */
 export interface ServerContext {
@@ -22,8 +22,10 @@ export interface ServerContext {
   drivers: Map<string, ChannelDriver>;
   formats: Map<string, WebhookFormat>;
   media: MediaResolver;
-  messaging: MessagingService;
-  webhooks: WebhookService;
+  /** The one send path (spec 4.2, 4.3, 4.13). */
+  sends: SendPipeline;
+  /** The webhook engine, one of the bus's subscribers. */
+  webhooks: WebhookEngine;
   /** Server version (the @parley/server package version). */
   version: string;
 }

@@ -1,11 +1,20 @@
-import { KeyedSerialQueue, newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type Logger } from '@parley/core';
+import {
+  KeyedSerialQueue, newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
+} from '@parley/core';
+import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 
-/** A consumer of channel events: the storage projector, the webhook engine. */
+/**
+ * A consumer of channel events: the storage projector, the webhook engine of `@parley/webhooks`
+ * (its `handle(event, instance)` fits as it is), anything else.
+ */
 export interface EventSubscriber {
   readonly name: string;
-  /** Handles one event; the bus awaits it before the next event of the same instance. */
-  handle(event: ChannelEvent, runtime: InstanceRuntime): Promise<void>;
+  /**
+   * Handles one event of `instance` (the current record; `runtime` is the loaded instance with its
+   * adapters). The bus awaits it before the next subscriber and the next event of the same instance.
+   */
+  handle(event: ChannelEvent, instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
 }
 
 /** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
@@ -22,23 +31,20 @@ export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
 export class EventBus {
   private readonly chains = new KeyedSerialQueue();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
-  private resolveRuntime?: (id: string) => Promise<InstanceRuntime>;
+  private readonly registry: InstanceRegistry;
+  private readonly subscribers: readonly EventSubscriber[];
+  private readonly filter: EventFilter;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
 
-  constructor(
-    private readonly subscribers: EventSubscriber[],
-    private readonly filter: EventFilter,
-    private readonly clock: Clock,
-    private readonly logger: Logger,
-  ) {}
-
-  /** Connects the bus to the registry (they reference each other). */
-  attach(resolveRuntime: (id: string) => Promise<InstanceRuntime>): void {
-    this.resolveRuntime = resolveRuntime;
-  }
-
-  /** Adds a subscriber after construction (the webhook engine joins once it is built). */
-  subscribe(subscriber: EventSubscriber): void {
-    this.subscribers.push(subscriber);
+  /**
+   * Built over the registry whose adapters publish into it, with every subscriber, in the order
+   * they handle each event (the store first, so webhooks tell of stored state).
+   */
+  constructor(options: { registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger }) {
+    ({ registry: this.registry, filter: this.filter, clock: this.clock, logger: this.logger } = options);
+    this.subscribers = [...options.subscribers];
+    this.registry.publishTo(this);
   }
 
   /** Observes every processed event (tests, diagnostics). Answers an unsubscribe function. */
@@ -73,7 +79,7 @@ export class EventBus {
   private async process(event: ChannelEvent): Promise<void> {
     let runtime: InstanceRuntime;
     try {
-      runtime = await this.resolveRuntime!(event.instance);
+      runtime = await this.registry.byIdOrThrow(event.instance);
     } catch (err) {
       this.logger.warn({ err, event: event.id, type: event.type, instance: event.instance }, 'event for an unknown instance dropped');
       return;
@@ -82,7 +88,7 @@ export class EventBus {
     for (const subscriber of this.subscribers) {
       for (let attempt = 0; ; attempt++) {
         try {
-          await subscriber.handle(event, runtime);
+          await subscriber.handle(event, runtime.record, runtime);
           break;
         } catch (err) {
           const delay = SUBSCRIBER_RETRY_DELAYS_MS[attempt];

@@ -1,5 +1,5 @@
 import {
-  MESSAGE_STATUS_RANK, restStatusOf, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type Logger, type MessageRecord, type MessageStatus, type Storage,
+  MESSAGE_STATUS_RANK, restStatusOf, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type Clock, type InstanceRecord, type Logger, type MessageRecord, type MessageStatus, type Storage,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -43,10 +43,11 @@ export class StoreProjector implements EventSubscriber {
   constructor(
     private readonly storage: Storage,
     private readonly registry: InstanceRegistry,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {}
 
-  async handle(event: ChannelEvent, runtime: InstanceRuntime): Promise<void> {
+  async handle(event: ChannelEvent, _instance: InstanceRecord, runtime: InstanceRuntime): Promise<void> {
     const id = runtime.id;
     switch (event.type) {
       case 'message': {
@@ -167,7 +168,7 @@ export class StoreProjector implements EventSubscriber {
   }
 
   private rememberEarly(instanceId: string, messageId: string, status: MessageStatus): void {
-    const now = Date.now();
+    const now = this.clock.now();
     if (this.early.size >= EARLY_STATUS_MAX) {
       for (const [key, value] of this.early) {
         if (now - value.at > EARLY_STATUS_TTL_MS || this.early.size >= EARLY_STATUS_MAX) this.early.delete(key);

@@ -55,7 +55,7 @@ export class FailureLimiter {
     const key = clientKey(address);
     const until = this.blocked.get(key);
     if (until === undefined) return 0;
-    const left = until - Date.now();
+    const left = until - performance.now();
     if (left > 0) return left;
     this.blocked.delete(key);
     return 0;
@@ -87,9 +87,11 @@ export class FailureLimiter {
   private block(key: string, ms: number): void {
     if (!this.blocked.has(key)) this.logger.warn({ address: key, seconds: Math.ceil(ms / 1000) }, 'client blocked after repeated failed authentications');
     if (this.blocked.size >= SWEEP_AT) {
-      const now = Date.now();
+      const now = performance.now();
       for (const [key, until] of this.blocked) if (until <= now) this.blocked.delete(key);
     }
-    this.blocked.set(key, Date.now() + ms);
+    // Block ends on the monotonic clock: the counters (rate-limiter-flexible, Redis) measure their
+    // windows in real time themselves, so a test clock could not move them consistently.
+    this.blocked.set(key, performance.now() + ms);
   }
 }

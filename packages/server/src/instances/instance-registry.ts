@@ -1,9 +1,15 @@
 import {
-  LinkedAccountIndex, newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName,
+  LinkedAccountIndex, newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName, type Clock,
   type InstanceRecord, type Logger, type SocialLink, type Storage, type UniqueClaim,
 } from '@parley/core';
-import type { EventBus } from '../events/event-bus.js';
 import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
+
+/** Where the adapters' event payloads go: the event bus built over this registry. */
+export interface EventSink {
+  publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void;
+  /** Runs `task` after everything published for the instance so far was handled (stored, queued). */
+  run(instanceId: string, task: () => Promise<void>): Promise<void>;
+}
 
 /**
  * Keeps the loaded instances of this process: records cached in memory (every change goes through
@@ -15,14 +21,21 @@ export class InstanceRegistry {
   private readonly loading = new Map<string, Promise<InstanceRuntime>>();
   /** Which instance links each social account: kept current by {@link link}, {@link unlink} and {@link forgetLinks}. */
   readonly linkedAccounts: LinkedAccountIndex;
+  private sink?: EventSink;
 
   constructor(
     private readonly storage: Storage,
     private readonly drivers: Map<string, ChannelDriver>,
-    private readonly bus: EventBus,
+    private readonly clock: Clock,
     private readonly logger: Logger,
   ) {
     this.linkedAccounts = new LinkedAccountIndex(storage.state, storage.instances);
+  }
+
+  /** Called once by the event bus built over this registry: adapters' payloads go there. */
+  publishTo(sink: EventSink): void {
+    if (this.sink) throw new Error('the registry already publishes to an event bus');
+    this.sink = sink;
   }
 
   /** The driver claiming a channel name, or a ValidationError naming `field`. */
@@ -86,8 +99,8 @@ export class InstanceRegistry {
     adapter = await driver.create({
       instanceId: id,
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
-      emit: (payload: ChannelEventPayload) => this.bus.publish(id, adapter?.channel ?? driver.channel, payload),
-      settled: () => this.bus.run(id, async () => {}),
+      emit: (payload: ChannelEventPayload) => this.sink!.publish(id, adapter?.channel ?? driver.channel, payload),
+      settled: () => this.sink!.run(id, async () => {}),
       storage: this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });
@@ -104,7 +117,8 @@ export class InstanceRegistry {
 
   /** Creates an instance record with the values it holds exclusively (one atomic write) and loads it. */
   async create(record: Omit<InstanceRecord, 'id' | 'createdAt'> & { id?: string }, claims: readonly UniqueClaim[] = []): Promise<InstanceRuntime> {
-    const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid().toLowerCase()}`, createdAt: Date.now() };
+    const now = this.clock.now();
+    const full: InstanceRecord = { ...record, id: record.id ?? `ins_${newUlid(now).toLowerCase()}`, createdAt: now };
     await this.storage.instances.create(full, claims);
     return this.load(full);
   }

@@ -69,10 +69,18 @@ export function instanceNotFound(): NotFoundError {
 }
 
 /**
+ * The one "not connected" check: 409 `not_connected` unless the instance's main channel is
+ * connected (every operation that needs the connection calls it before any side effect).
+ */
+export function ensureConnected(runtime: InstanceRuntime): void {
+  if (!runtime.isConnected()) throw notConnected(runtime);
+}
+
+/**
  * The 409 `not_connected` of an operation that needs the main channel connected, saying what the
  * connection waits for: a QR scan, a pairing code, WhatsApp (with the last failure), or a connect.
  */
-export function notConnected(runtime: InstanceRuntime): ConflictError {
+function notConnected(runtime: InstanceRuntime): ConflictError {
   const { status, lastError, failure } = runtime.connection();
   const prefix = 'the instance is not connected: ';
   const details = { status, ...(lastError ? { lastError } : {}) };

@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelDriver, type ExternalDataConnector, type HostSettings,
+  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
   type Logger, type PluginManifest, type Storage, type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
@@ -54,7 +54,7 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
  */
 export async function loadPlugins(
   entries: PluginEntry[],
-  context: { container: DependencyContainer; logger: Logger; host: HostSettings; baseDir: string },
+  context: { container: DependencyContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
 ): Promise<LoadedPlugins> {
   const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
   const manifests: PluginManifest[] = [];
@@ -74,7 +74,7 @@ export async function loadPlugins(
     const options = validatedOptions(ajv, manifest, entry);
     const registrar = createRegistrar(manifest);
     const registered = await registration(manifest.name, async () => {
-      await manifest.register({ ...registrar.hooks, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host });
+      await manifest.register({ ...registrar.hooks, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host, clock: context.clock });
       return registrar.finish();
     });
     const name = manifest.name;

@@ -1,10 +1,10 @@
 import { requireCapability, type CallRejectCapability } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
-import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
-import { connectedCapability, ensureConnected, personJid } from './instance-guards.js';
+import { ensureConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
+import { connectedCapability, personJid } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Calls';

@@ -1,10 +1,5 @@
 import { requireCapability, toJid, ValidationError, type CapabilityName, type ChannelCapabilities } from '@parley/core';
-import { notConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
-
-/** 409 `not_connected` unless the instance's main channel is connected (checked before any side effect). */
-export function ensureConnected(runtime: InstanceRuntime): void {
-  if (!runtime.isConnected()) throw notConnected(runtime);
-}
+import { ensureConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
 
 /**
  * A capability of the instance's main channel, for an operation that needs the connection: 422

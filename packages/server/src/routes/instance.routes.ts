@@ -74,7 +74,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       body: webhookSettingsSchema,
       response: dataResponse(webhookSettingsSchema),
       handler: async ({ scope, body }) => {
-        await ctx.webhooks.validateSettings(body);
+        await ctx.webhooks.validateSettings(body, 'body');
         const record = await ctx.registry.update(scope.id, { webhook: { ...scope.record.webhook, ...body } });
         return { data: record.webhook };
       },

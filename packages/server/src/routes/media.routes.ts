@@ -29,7 +29,7 @@ export function messageMediaRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<{ messageId: string }, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/message/{messageId}', operationId: 'getMessage', tag, auth: 'instance', params: messageIdParams,
       summary: 'A message record', response: dataResponse(messageRecordSchema), errors: [404],
-      handler: async ({ scope, params }) => ({ data: await ctx.messaging.existing(scope, params.messageId) }),
+      handler: async ({ scope, params }) => ({ data: await ctx.sends.existing(scope, params.messageId) }),
     }),
     defineRoute<{ messageId: string }, { format: 'json' | 'binary' }, unknown, Scope>({
       method: 'get', path: '/{key}/message/{messageId}/media', operationId: 'getMessageMedia', tag, auth: 'instance', params: messageIdParams,
@@ -38,7 +38,7 @@ export function messageMediaRoutes(ctx: ServerContext): RouteDefinition[] {
       description: '`format=json` answers `{status: 200, data: "data:<mime>;base64,<bytes>"}`; `format=binary` answers the bytes with their Content-Type and Content-Length. 404 media_not_found when the message has no media.',
       response: { binary: ['*/*'], json: dataResponse(s.string({ description: 'data:<mime>;base64,<bytes>' })) }, errors: [404],
       handler: async ({ scope, params, query }) => {
-        const record = await ctx.messaging.existing(scope, params.messageId);
+        const record = await ctx.sends.existing(scope, params.messageId);
         const blob = await mediaOf(ctx, scope, record);
         if (!blob) throw new NotFoundError(`media of message ${params.messageId}`, 'media_not_found');
         if (query.format === 'json') return { data: `data:${blob.mimetype};base64,${blob.data.toString('base64')}` };

@@ -5,9 +5,9 @@ import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, s } from '../http/schema.js';
 import { keyParams } from '../schemas/common.schemas.js';
 import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
-import {
-  callLinkCreator, connectedMessaging, MESSAGE_SUFFIXES, prepareSend, type MessageSuffix, type SendBodies,
-} from '../services/outgoing-content.js';
+import { MESSAGE_SUFFIXES } from '../send/content-mappings.js';
+import type { MessageSuffix, SendBodies } from '../send/send-bodies.js';
+import { createCallLink, sendingChannel } from '../send/sending-channel.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Messages';
@@ -51,10 +51,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
     method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
     body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
-    handler: async ({ scope, body }) => {
-      const send = await prepareSend(ctx, scope, suffix, body);
-      return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider }) };
-    },
+    handler: async ({ scope, body }) => ({ data: await ctx.sends.send(scope, suffix, body) }),
   }));
   return [
     ...sends,
@@ -68,7 +65,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, body }) => {
         // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
         const to = scope.adapter(body.provider) === scope.main ? toJid(body.to, 'body.to') : body.to;
-        await connectedMessaging(scope, body.provider).sendPresence({ to: body.to, status: body.status });
+        await sendingChannel(scope, body.provider).messaging.sendPresence({ to: body.to, status: body.status });
         return { message: `presence ${body.status} sent to ${to}` };
       },
     }),
@@ -77,7 +74,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Create a call link without sending it',
       description: 'Answers the created link as `{status: 200, data: {link}}`.',
       body: SEND_BODIES['create-call-link'], response: dataResponse(s.openObject({ link: s.string() }, ['link'])), errors: [409, 422],
-      handler: async ({ scope, body }) => ({ data: { link: await callLinkCreator(scope)(body.type) } }),
+      handler: async ({ scope, body }) => ({ data: { link: await createCallLink(sendingChannel(scope), body.type) } }),
     }),
   ];
 }

@@ -4,7 +4,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, s } from '../http/schema.js';
 import { keyAnd } from '../schemas/common.schemas.js';
 import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
-import { prepareSend, type SendBodies } from '../services/outgoing-content.js';
+import type { SendBodies } from '../send/send-bodies.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Messages';
@@ -27,9 +27,6 @@ export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
     body: SEND_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
-    handler: async ({ scope, params, body }) => {
-      const send = await prepareSend(ctx, scope, type, body, params.messageId);
-      return { data: await ctx.messaging.send(scope, send.to, send.content, { provider: send.provider, quoted: send.quoted }) };
-    },
+    handler: async ({ scope, params, body }) => ({ data: await ctx.sends.send(scope, type, body, params.messageId) }),
   }));
 }

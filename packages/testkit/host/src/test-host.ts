@@ -24,7 +24,7 @@ export interface TestHostOptions {
    * private URLs allowed, no restore stagger.
    */
   config?: Partial<ParleyConfig>;
-  /** All server time comes from it (see `createFakeClock`); the real clock otherwise. */
+  /** All server time comes from it (a `FakeClock` of `@parley/testkit`); the real clock otherwise. */
   clock?: Clock;
   /** Reuse a data directory (restart tests): it is then kept on stop. A new temporary one otherwise, removed on stop. */
   dataDir?: string;

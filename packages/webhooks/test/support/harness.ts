@@ -28,7 +28,7 @@ export function backends(): Backend[] {
       process.once('exit', () => rmSync(created, { recursive: true, force: true }));
       dir = created;
     }
-    return join(dir, `${newUlid()}.sqlite`);
+    return join(dir, `${newUlid(Date.now())}.sqlite`);
   };
   return [
     { name: 'memory', open: async () => initialized(new MemoryStorage()) },
@@ -92,7 +92,7 @@ export async function createInstance(storage: Storage, webhook: Partial<WebhookS
   const base = webhookEventFixtures().instance;
   const instance: InstanceRecord = {
     ...base,
-    id: `ins_${newUlid()}`,
+    id: `ins_${newUlid(Date.now())}`,
     key: newSecret(),
     webhookSecret: newWebhookSecret(),
     webhook: { ...base.webhook, allowWebhook: true, webhookFormat: 'native', ...webhook },
@@ -103,7 +103,7 @@ export async function createInstance(storage: Storage, webhook: Partial<WebhookS
 
 /** Re-stamps a fixture event for `instance` with a fresh event id. */
 export function eventFor<E extends ChannelEvent>(instance: InstanceRecord, event: E): E {
-  return { ...event, id: newUlid(), instance: instance.id };
+  return { ...event, id: newUlid(Date.now()), instance: instance.id };
 }
 
 /** A text message event number `n` from the fixtures' peer. */

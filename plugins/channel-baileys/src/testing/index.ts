@@ -7,3 +7,4 @@ export { boom, createFakeSocket, FakeSockets, type FakeControls, type FakeSocket
 export { ReceivePath, type Envelope } from './receive-path.js';
 export { encryptEventResponse, encryptPollVote, type AnswerScope } from './peer-answers.js';
 export { groupNode, participatingAnswer, type GroupNodeSpec } from './wa-groups.js';
+export { WHATSAPP_RECORD_MEMBERS } from './record-members.js';

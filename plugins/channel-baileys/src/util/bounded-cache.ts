@@ -1,3 +1,4 @@
+import { systemClock } from '@parley/core';
 import type { CacheStore } from '@whiskeysockets/baileys';
 
 /** Options of {@link BoundedCache}. */
@@ -29,7 +30,7 @@ export class BoundedCache<V = unknown> implements CacheStore {
   constructor(options: BoundedCacheOptions) {
     this.max = Math.max(0, Math.floor(options.max));
     this.ttlMs = options.ttlMs ?? 0;
-    this.now = options.now ?? Date.now;
+    this.now = options.now ?? systemClock.now;
   }
 
   has(key: string): boolean {

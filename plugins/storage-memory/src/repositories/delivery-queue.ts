@@ -1,5 +1,5 @@
 import {
-  averageResponseTime,
+  averageResponseTime, systemClock, type Clock,
   type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 
@@ -33,6 +33,8 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly lanes = new Map<string, Entry[]>();
   private readonly counters = new Map<string, Counters>();
   private seq = 0;
+
+  constructor(private readonly clock: Clock = systemClock) {}
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
     for (const delivery of deliveries) {
@@ -78,7 +80,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     };
     entry.leaseUntil = null;
     if (failure.nextAttemptAt === null) {
-      entry.deadAt = Date.now();
+      entry.deadAt = this.clock.now();
       this.removeFromLane(entry);
     }
     const counters = this.countersOf(delivery.instance);
@@ -106,7 +108,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
 
   async redeliver(instance: string, ids?: string[]): Promise<number> {
     const wanted = ids ? new Set(ids) : null;
-    const now = Date.now();
+    const now = this.clock.now();
     let moved = 0;
     for (const entry of this.entries.values()) {
       if (entry.deadAt === null || entry.delivery.instance !== instance || (wanted && !wanted.has(entry.delivery.id))) continue;

@@ -1,6 +1,7 @@
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
   ServiceUnavailableError, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  type Clock,
 } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { isDuplicate, retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
@@ -28,7 +29,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly connection: MongoConnection,
     private readonly collections: MongoCollections,
-    private readonly nowMs: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
@@ -85,7 +86,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
     if (failure.status !== undefined) set.lastStatus = failure.status;
     if (failure.nextAttemptAt === null) {
       set.state = 'dead';
-      set.deadAt = this.nowMs();
+      set.deadAt = this.clock.now();
     } else {
       set.nextAttemptAt = failure.nextAttemptAt;
     }
@@ -125,7 +126,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
       const dead = await deliveries.find(filter, { projection: { _id: 1, lane: 1 } }).sort({ deadAt: 1, seq: 1 }).toArray();
       if (dead.length === 0) return 0;
       const first = await this.collections.nextSeq(db, 'deliveries', dead.length);
-      const now = this.nowMs();
+      const now = this.clock.now();
       let moved = 0;
       for (const [i, letter] of dead.entries()) {
         // A fresh schedule at the end of its lane; the last error stays for the record.

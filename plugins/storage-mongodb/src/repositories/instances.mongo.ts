@@ -1,4 +1,5 @@
 import {
+  type Clock,
   ConflictError, NotFoundError, UniqueClaimConflictError, type InstancePage, type InstancePageRequest, type InstanceRecord,
   type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
@@ -19,7 +20,7 @@ const ORPHAN_CLAIM_MS = 60_000;
  * exist. The unique index guarantees that of two concurrent creations claiming one value, one wins.
  */
 export class MongoInstanceRepository implements InstanceRepository {
-  constructor(private readonly connection: MongoConnection, private readonly collections: MongoCollections) {}
+  constructor(private readonly connection: MongoConnection, private readonly collections: MongoCollections, private readonly clock: Clock) {}
 
   async create(record: InstanceRecord, claims: readonly UniqueClaim[] = []): Promise<void> {
     await this.connection.run(async (db) => {
@@ -51,7 +52,7 @@ export class MongoInstanceRepository implements InstanceRepository {
     const inserted: UniqueClaim[] = [];
     for (const claim of claims) {
       try {
-        await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance, at: Date.now() });
+        await collection.insertOne({ namespace: claim.namespace, value: claim.value, instance, at: this.clock.now() });
         inserted.push(claim);
       } catch (err) {
         const outcome = isDuplicate(err) ? await this.holdsOrTakesOver(db, instance, claim) : 'refused';
@@ -76,9 +77,9 @@ export class MongoInstanceRepository implements InstanceRepository {
     const holder = await collection.findOne({ namespace: claim.namespace, value: claim.value });
     if (!holder) return 'refused';
     if (holder.instance === instance) return 'held';
-    if (holder.at > Date.now() - ORPHAN_CLAIM_MS) return 'refused';
+    if (holder.at > this.clock.now() - ORPHAN_CLAIM_MS) return 'refused';
     if (await this.collections.instances(db).findOne({ _id: holder.instance }, { projection: { _id: 1 } })) return 'refused';
-    const taken = await collection.updateOne({ _id: holder._id, instance: holder.instance }, { $set: { instance, at: Date.now() } });
+    const taken = await collection.updateOne({ _id: holder._id, instance: holder.instance }, { $set: { instance, at: this.clock.now() } });
     return taken.modifiedCount === 1 ? 'taken over' : 'refused';
   }
 

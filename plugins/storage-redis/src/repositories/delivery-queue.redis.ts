@@ -1,4 +1,4 @@
-import type { DeadLetter, Delivery, DeliveryFailure, DeliveryQueue, NewDelivery, WebhookStats } from '@parley/core';
+import type { DeadLetter, Delivery, DeliveryFailure, DeliveryQueue, NewDelivery, WebhookStats, Clock } from '@parley/core';
 import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
@@ -11,13 +11,13 @@ const PURGE_BATCH = 1000;
 
 /**
  * The durable delivery queue on Redis (layout in `delivery-queue.scripts.ts`). Every operation is
- * one Lua script; `deadAt` and the due time of redeliveries come from `nowMs`.
+ * one Lua script; `deadAt` and the due time of redeliveries come from the clock.
  */
 export class RedisDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly connection: RedisConnection,
     private readonly keys: RedisKeys,
-    private readonly nowMs: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   private scriptKeys(): string[] {
@@ -53,7 +53,7 @@ export class RedisDeliveryQueue implements DeliveryQueue {
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
     await this.exec(failScript, [
-      id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.nowMs(),
+      id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.clock.now(),
     ]);
   }
 
@@ -70,7 +70,7 @@ export class RedisDeliveryQueue implements DeliveryQueue {
   async redeliver(instance: string, ids?: string[]): Promise<number> {
     if (ids && ids.length === 0) return 0;
     const selection = ids ? ['ids', ...new Set(ids)] : ['all'];
-    return await this.exec(redeliverScript, [instance, this.nowMs(), ...selection]) as number;
+    return await this.exec(redeliverScript, [instance, this.clock.now(), ...selection]) as number;
   }
 
   async purgeDeadLetters(before: number): Promise<number> {

@@ -1,4 +1,4 @@
-import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest } from '@parley/core';
+import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock } from '@parley/core';
 import { updateHashDocument } from '../hash-document.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
@@ -100,7 +100,7 @@ export class RedisMessageRepository implements MessageRepository {
     private readonly connection: RedisConnection,
     private readonly keys: RedisKeys,
     private readonly retentionDays: number,
-    private readonly nowMs: () => number = Date.now,
+    private readonly clock: Clock,
   ) {}
 
   private scriptKeys(instance: string): string[] {
@@ -109,7 +109,7 @@ export class RedisMessageRepository implements MessageRepository {
   }
 
   async upsert(instance: string, record: MessageRecord): Promise<void> {
-    const cutoff = this.retentionDays > 0 ? String(Math.floor(this.nowMs() / 1000) - this.retentionDays * DAY_SECONDS) : '';
+    const cutoff = this.retentionDays > 0 ? String(Math.floor(this.clock.now() / 1000) - this.retentionDays * DAY_SECONDS) : '';
     await this.connection.run((client) => upsertScript.run(client, this.scriptKeys(instance), [
       this.keys.chatMessagesStem(instance), record.key.id, record.key.remoteJid, timestampScore(record), JSON.stringify(record), cutoff,
     ]));

@@ -1,5 +1,5 @@
 import {
-  averageResponseTime,
+  averageResponseTime, type Clock,
   type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
@@ -92,7 +92,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     this.pendingStats.clear();
   };
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase, private readonly clock: Clock) {}
 
   async enqueue(deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
@@ -141,7 +141,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
          last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
        WHERE id = @id AND dead_at IS NULL RETURNING instance`,
-      { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: Date.now() },
+      { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: this.clock.now() },
     );
     if (row) this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
     await this.db.flush();
@@ -165,7 +165,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async redeliver(instance: string, ids?: string[]): Promise<number> {
     const revive = 'UPDATE deliveries SET dead_at = NULL, lease_until = NULL, attempts = 0, next_attempt_at = @now WHERE instance = @instance AND dead_at IS NOT NULL';
-    const now = Date.now();
+    const now = this.clock.now();
     if (!ids) return this.db.run(revive, { instance, now });
     return this.db.run(`${revive} AND id IN (SELECT value FROM json_each(@ids))`, { instance, now, ids: JSON.stringify(ids) });
   }

@@ -1,0 +1,63 @@
+import { NotFoundError, toJid, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import type { MediaResolver } from '../services/media-resolver.js';
+import { MAPPINGS, type Mapping } from './content-mappings.js';
+import type { MessageSuffix, Recipient, SendBodies } from './send-bodies.js';
+import type { SendProjection } from './send-projection.js';
+import { sendingChannel, type SendingChannel } from './sending-channel.js';
+
+/**
+ * The one send path of spec 4.2, 4.3 and 4.13, in the order docs/rest-api.md documents:
+ * validate the body beyond its schema (400) → resolve the channel and check capability and
+ * connection once (409 `channel_not_linked`, 422, 409 `not_connected`) → the quoted message (404) →
+ * resolve media → send → project onto storage. Nothing is stored or sent before the last two
+ * stages, so a failure leaves no trace. A route handler is one call to {@link SendPipeline.send}.
+ */
+export class SendPipeline {
+  constructor(
+    private readonly storage: Storage,
+    private readonly media: MediaResolver,
+    private readonly projection: SendProjection,
+  ) {}
+
+  /** The stored message a reply, reaction or pin refers to (404 `message_not_found`). */
+  async existing(runtime: InstanceRuntime, messageId: string): Promise<MessageRecord> {
+    const record = await this.storage.messages.get(runtime.id, messageId);
+    if (!record) throw new NotFoundError(`message ${messageId}`, 'message_not_found');
+    return record;
+  }
+
+  /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S], quotedId?: string): Promise<MessageRecord> {
+    const mapping = MAPPINGS[suffix] as Mapping<S>;
+    mapping.check?.(body);
+    const given = 'provider' in body ? (body as Recipient).provider : undefined;
+    // A reaction or pin goes through its target's channel; the target's 404 comes before the channel's checks.
+    const targetId = mapping.targetOf?.(body);
+    const target = targetId === undefined ? undefined : await this.existing(runtime, targetId);
+    let channel: SendingChannel;
+    let quoted: MessageRecord | undefined;
+    if (quotedId === undefined) {
+      channel = sendingChannel(runtime, target ? target.provider : given, mapping.type);
+    } else {
+      // An unknown quoted message is a 404, but the channel's 409/422 come first.
+      quoted = (await this.storage.messages.get(runtime.id, quotedId)) ?? undefined;
+      if (!quoted) {
+        sendingChannel(runtime, given, mapping.type);
+        throw new NotFoundError(`message ${quotedId}`, 'message_not_found');
+      }
+      // A reply goes through the quoted message's channel unless the body names one.
+      channel = sendingChannel(runtime, given ?? channelOf(runtime, quoted.provider), mapping.type);
+    }
+    // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
+    if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
+    const { to, content } = await mapping.build({ media: this.media, channel, target }, body);
+    const record = await channel.messaging.send({ to, content, quoted });
+    return this.projection.project(runtime.id, channel.adapter, content, record);
+  }
+}
+
+/** The provider a reply to a message of `provider` goes through: undefined (the main channel) for the main channel's own messages. */
+function channelOf(runtime: InstanceRuntime, provider?: ChannelName): ChannelName | undefined {
+  return provider !== runtime.main.channel ? provider : undefined;
+}

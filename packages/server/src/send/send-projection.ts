@@ -1,0 +1,34 @@
+import type { ChannelAdapter, MessageRecord, OutgoingContent, Storage } from '@parley/core';
+import type { EventBus } from '../events/event-bus.js';
+import type { StoreProjector } from '../events/store-projector.js';
+
+/**
+ * The last stage of a send: stores the sent record, its chat and its media (served back by spec
+ * 4.4) in the instance's event order, so statuses the channel emitted meanwhile apply after it.
+ */
+export class SendProjection {
+  constructor(
+    private readonly storage: Storage,
+    private readonly bus: EventBus,
+    private readonly projector: StoreProjector,
+  ) {}
+
+  project(instanceId: string, adapter: ChannelAdapter, content: OutgoingContent, record: MessageRecord): Promise<MessageRecord> {
+    const media = 'media' in content ? content.media : undefined;
+    const keepMedia = async () => {
+      if (media) await this.storage.media.put(instanceId, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
+    };
+    return this.bus.run(instanceId, async () => {
+      // The channel's echo of this send (same record) is stored with its chat already.
+      if (this.projector.wasProjected(record)) {
+        await keepMedia();
+        return Object.assign({}, record, { provider: adapter.channel });
+      }
+      const { stored, existed } = await this.projector.storeMessageIfChanged(instanceId, Object.assign({}, record, { provider: adapter.channel }));
+      // When the channel's own echo of the send was stored first, its chat is up to date already.
+      if (!existed) await this.storage.chats.upsert(instanceId, { id: record.key.remoteJid, timestamp: Number(record.messageTimestamp) });
+      await keepMedia();
+      return { ...stored, status: record.status };
+    });
+  }
+}
