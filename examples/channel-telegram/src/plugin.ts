@@ -20,7 +20,7 @@ export default definePlugin<TelegramPluginOptions>({
       timeoutMs: { type: 'integer', minimum: 100, maximum: 120_000, default: 15_000 },
     },
   },
-  register({ channels, options, host }) {
-    channels.add(createTelegramDriver({ ...options, publicUrl: host.publicUrl }));
+  register({ channels, options, host, clock }) {
+    channels.add(createTelegramDriver({ ...options, publicUrl: host.publicUrl, clock }));
   },
 });
