@@ -124,7 +124,9 @@ describe('admin API', () => {
       assert.deepEqual(byId.get(a.id), a);
       const bView = byId.get(b.id) as Record<string, any>;
       assertView(bView, { name: 'list-b', number: '5511920000012', phoneConnected: true });
-      assert.deepEqual(bView.user, { id: '5511920000012@s.whatsapp.net', lid: bView.user.lid, name: 'list-b' });
+      assert.deepEqual(bView.user, {
+        id: '5511920000012@s.whatsapp.net', lid: bView.user.lid, name: 'list-b', imageProfile: `${t.server.context.host.publicUrl}/${b.key}/instance/profile/picture`,
+      });
       for (const view of list.data as Record<string, any>[]) {
         assertView(view, { name: view.name, number: view.options.number, phoneConnected: view.phoneConnected, webhook: view.webhook });
       }

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import type { InstanceClient, Operations } from '@parley/client';
 import { AnswerRecorder } from '../support/answer-recorder.js';
@@ -64,6 +63,14 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
   });
 
   const get = async (key: string) => (await t.client(key).call('getInstance')).instance as Record<string, any>;
+  /** The picture URL answers the placeholder SVG. */
+  const servesPlaceholder = async (key: string) => {
+    const res = await t.request('GET', `/${key}/instance/profile/picture`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+    assert.match(res.body, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"[^>]*>.*<\/svg>$/);
+    assert.doesNotMatch(res.body, /<script/i);
+  };
 
   describe('GET /{key}/instance', () => {
     it('answers exactly the record of spec 2.1 for a fresh instance (with the documented extensions)', async () => {
@@ -88,8 +95,10 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const created = await t.connectedSandbox({ name: 'connected', number: '5511910000002' });
       const instance = await get(created.key);
       assert.equal(instance.phoneConnected, true);
-      assert.deepEqual(Object.keys(instance.user).sort(), ['id', 'lid', 'name']);
+      assert.deepEqual(Object.keys(instance.user).sort(), ['id', 'imageProfile', 'lid', 'name']);
       assert.equal(instance.user.id, '5511910000002@s.whatsapp.net');
+      // Spec 2.1 types imageProfile as a URL: a stable one, also while no picture is set.
+      assert.equal(instance.user.imageProfile, `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture`);
       assert.match(instance.user.lid, /^\d{15}@lid$/);
       assert.equal(instance.user.name, 'connected');
       assert.deepEqual(instance.businessProfile, { ...EMPTY_BUSINESS, wid: '5511910000002@s.whatsapp.net' });
@@ -129,7 +138,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const res = await t.client(created.key).call('connectInstance');
       assert.deepEqual(res, {
         status: 200, phoneConnected: true, qrcode: '', image: '',
-        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned' }, connection: { status: 'open' },
+        user: { id: '5511910000004@s.whatsapp.net', lid: res.user?.lid, name: 'scanned', imageProfile: `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture` }, connection: { status: 'open' },
       });
       assert.deepEqual((await get(created.key)).connection, { status: 'open' });
       const open = t.events.filter((e) => e.instance === created.id && e.type === 'connection');
@@ -249,7 +258,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'body.webhookMessage must use http, https'],
         [{ webhookGroup: 'not a url' }, 'body.webhookGroup must be an absolute URL'],
         [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, both'],
-        [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$"'],
+        [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^\\s*(all|\\+?(\\d{6,20})(\\s*,\\s*\\+?(\\d{6,20}))*)\\s*$"'],
       ];
       for (const [body, message] of typed) {
         await assert.rejects(t.client(created.key).call('updateWebhookSettings', { body }), apiError(400, 'validation_failed', message), JSON.stringify(body));
@@ -329,7 +338,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
     it('PUT profile/name answers the user and GET shows the new name', async () => {
       const created = await t.connectedSandbox({ name: 'before', number: '5511910000016' });
       const res = await t.client(created.key).call('setProfileName', { body: { name: 'Parley Support' } });
-      assert.deepEqual(res, { status: 200, data: { id: '5511910000016@s.whatsapp.net', lid: res.data?.lid, name: 'Parley Support' } });
+      assert.deepEqual(res, { status: 200, data: { id: '5511910000016@s.whatsapp.net', lid: res.data?.lid, name: 'Parley Support', imageProfile: `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture` } });
       assert.equal((await get(created.key)).user.name, 'Parley Support');
     });
 
@@ -345,29 +354,53 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       assert.ok(png, 'the QR test ran first and produced a PNG');
       const created = await t.connectedSandbox({ name: 'pictured', number: '5511910000018' });
       const api = t.client(created.key);
+      const imageProfile = `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture`;
+      // Before any picture: the stable URL serves the placeholder.
+      assert.equal((await get(created.key)).user.imageProfile, imageProfile);
+      await servesPlaceholder(created.key);
+
       const res = await api.call('setProfilePicture', { body: { url: `${media.url}/avatar.png` } });
-      const sha = createHash('sha256').update(png).digest('hex');
-      const imageProfile = `${t.server.context.host.publicUrl}/sandbox/pictures/${created.id}?v=${sha.slice(0, 12)}`;
       assert.deepEqual(res, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.data?.lid, name: 'pictured', imageProfile } });
       assert.equal((await get(created.key)).user.imageProfile, imageProfile);
+      // The URL of imageProfile itself (not the route table) serves the bytes that were set.
+      const direct = await fetch(imageProfile);
+      assert.equal(direct.status, 200);
+      assert.equal(direct.headers.get('content-type'), 'image/png');
+      assert.equal(direct.headers.get('cache-control'), 'no-cache');
+      assert.deepEqual(Buffer.from(await direct.arrayBuffer()), png);
+      const typed: unknown = await recorder.instance(created.key).call('getProfilePicture');
+      assert.ok(typed instanceof Uint8Array, 'a PNG answer is bytes');
+      assert.deepEqual(Buffer.from(typed), png);
+      // The sandbox phone has the same picture, on its public pictures route.
       const picture = () => recorder.client.call('sandbox_get_pictures_id', { params: { id: created.id } });
       const served: unknown = await picture();
       assert.equal(recorder.last.status, 200);
       assert.equal(recorder.last.headers.get('content-type'), 'image/png');
-      assert.ok(served instanceof Uint8Array, 'a PNG answer is bytes');
-      assert.deepEqual(Buffer.from(served), png);
+      assert.deepEqual(Buffer.from(served as Uint8Array), png);
 
       const removed = await api.call('removeProfilePicture');
-      assert.deepEqual(removed, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.data?.lid, name: 'pictured' } });
-      assert.equal((await get(created.key)).user.imageProfile, undefined);
+      assert.deepEqual(removed, { status: 200, data: { id: '5511910000018@s.whatsapp.net', lid: res.data?.lid, name: 'pictured', imageProfile } });
+      assert.equal((await get(created.key)).user.imageProfile, imageProfile);
+      await servesPlaceholder(created.key);
       await assert.rejects(picture(), apiError(404, 'not_found'));
+    });
+
+    it('GET profile/picture: the placeholder while not connected, 404 for an unknown key', async () => {
+      const created = await t.createInstance({ number: '5511910000060' });
+      assert.equal((await get(created.key)).user, null);
+      await servesPlaceholder(created.key);
+      const unknown = await t.request('GET', '/noSuchKeyAAAAAAAAAAAAAAAAAAAAAAAAAA/instance/profile/picture');
+      assert.deepEqual(unknown.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } });
     });
 
     it('accepts a base64 data URI as the picture', async () => {
       const created = await t.connectedSandbox({ number: '5511910000019' });
       const res = await t.client(created.key).call('setProfilePicture', { body: { url: `data:image/png;base64,${png.toString('base64')}` } });
       assert.equal(res.status, 200);
-      assert.match(res.data?.imageProfile ?? '', /\/sandbox\/pictures\/ins_[0-9a-z]+\?v=[0-9a-f]{12}$/);
+      assert.equal(res.data?.imageProfile, `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture`);
+      const served = await fetch(res.data!.imageProfile!);
+      assert.equal(served.headers.get('content-type'), 'image/png');
+      assert.deepEqual(Buffer.from(await served.arrayBuffer()), png);
     });
 
     it('refuses bad input naming the field, and answers 409 while not connected, changing nothing', async () => {
@@ -394,7 +427,11 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
         assert.equal(res.status, 400, `${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`);
         assert.equal(res.body.error.message, message);
       }
-      assert.deepEqual((await get(created.key)).user, { id: '5511910000020@s.whatsapp.net', lid: (await get(created.key)).user.lid, name: 'strict' });
+      assert.deepEqual((await get(created.key)).user, {
+        id: '5511910000020@s.whatsapp.net', lid: (await get(created.key)).user.lid, name: 'strict',
+        imageProfile: `${t.server.context.host.publicUrl}/${created.key}/instance/profile/picture`,
+      });
+      await servesPlaceholder(created.key);
 
       const offline = t.client((await t.createInstance({ number: '5511910000021' })).key);
       const calls: [string, () => Promise<unknown>][] = [

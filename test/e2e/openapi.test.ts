@@ -92,6 +92,76 @@ describe('OpenAPI document', () => {
     assert.deepEqual(missing, []);
   });
 
+  it('answers, on the error paths of every operation, only statuses the document lists for that operation', async () => {
+    // Three kinds of key (unknown, a sandbox instance never connected, a connected one), two fillers
+    // for the other path parameters (not a JID, and a number a chat could have), and bodies that fail
+    // (empty, not an object, not JSON). Deletions run last so the instances live through the rest.
+    const fresh = await t.createInstance({ channel: 'sandbox', name: 'probe-fresh', number: '5511970000011' });
+    const online = await t.connectedSandbox({ name: 'probe-online', number: '5511970000012' });
+    const entries = documented(doc).sort((a, b) => Number(a.startsWith('DELETE ')) - Number(b.startsWith('DELETE ')));
+    const offenders: string[] = [];
+    const answered = new Map<string, Set<number>>();
+    for (const key of [BOGUS_KEY, fresh.key, online.key]) {
+      for (const filler of ['probe', '5511970000011']) {
+        for (const entry of entries) {
+          const [method, template] = entry.split(' ') as [string, string];
+          const op = doc.paths[template]![method.toLowerCase()]!;
+          const path = template.replace(/\{key\}/g, key).replace(/\{[^}]+\}/g, filler);
+          const bodies: unknown[] = !op.requestBody ? [undefined] : key === BOGUS_KEY && filler === 'probe' ? [{}, ['not an object'], '{"not json'] : [{}];
+          for (const body of bodies) {
+            const res = template.startsWith('/admin/') ? await t.admin(method, path, body) : await t.request(method, path, body);
+            (answered.get(entry) ?? answered.set(entry, new Set()).get(entry)!).add(res.status);
+            if (!(String(res.status) in op.responses)) offenders.push(`${entry} answered ${res.status}: ${JSON.stringify(res.body).slice(0, 160)}`);
+          }
+        }
+      }
+    }
+    assert.deepEqual(offenders, []);
+    assert.deepEqual(t.server.undeclaredAnswers(), []);
+    // The probes reached past validation: restart of a never-connected instance is a documented 409.
+    assert.ok(answered.get('POST /{key}/instance/restart')?.has(409), 'restart answered 409');
+    assert.ok('409' in doc.paths['/{key}/instance/restart']!.post!.responses);
+    assert.ok([...answered.values()].some((statuses) => statuses.has(422) || statuses.has(404)));
+  });
+
+  it('states the constraints the server enforces: recipients, URIs, LIDs, allowNumber', async () => {
+    const body = (path: string, method = 'post') => doc.paths[path]![method]!.requestBody!.content['application/json']!.schema as { properties: Record<string, any> };
+    const created = await t.connectedSandbox({ name: 'constraints', number: '5511970000021' });
+    // Each documented pattern or format refuses what the server refuses, and accepts what it accepts.
+    const ajv = schemaCompiler();
+    const cases: { path: string; method?: string; member: string; field: string; good: unknown; bad: unknown[] }[] = [
+      { path: '/{key}/labels/{labelId}', member: 'to', field: 'to', good: '5511970000022@s.whatsapp.net', bad: ['abc', '1234567890123456'] },
+      { path: '/{key}/message/image', member: 'url', field: 'url', good: 'https://media.example.com/a.png', bad: ['not a url', 'data:text/plain,hi'] },
+      { path: '/{key}/instance', method: 'put', member: 'webhookMessage', field: 'webhookMessage', good: '', bad: ['not a url', 'http://a b/'] },
+      { path: '/{key}/instance', method: 'put', member: 'allowNumber', field: 'allowNumber', good: '120363025246125486, +5511977776666', bad: ['some', '123456789012345678901'] },
+      { path: '/{key}/contacts/resolve-lids', member: 'lids', field: 'lids[0]', good: ['123456789012345@lid'], bad: [['5511970000022@s.whatsapp.net']] },
+    ];
+    for (const { path, method = 'post', member, field, good, bad } of cases) {
+      const schema = body(path, method).properties[member];
+      assert.ok(JSON.stringify(schema).match(/"(pattern|format)"/), `${method} ${path} ${member} states its rule`);
+      const validate = ajv.compile(schema);
+      assert.ok(validate(good), `${member} ${JSON.stringify(good)}: ${ajv.errorsText(validate.errors)}`);
+      for (const value of bad) {
+        assert.equal(validate(value), false, `${member} ${JSON.stringify(value)} is refused by the document`);
+        const filled = path.replace('{key}', created.key).replace('{labelId}', '1');
+        const res = await t.request(method.toUpperCase(), filled, { [member]: value });
+        assert.equal(res.status, 400, `${method} ${path} ${JSON.stringify(value)}`);
+        assert.ok(res.body.error.details.fields.some((f: { field: string }) => f.field === `body.${field}`), `${JSON.stringify(value)}: ${JSON.stringify(res.body)}`);
+      }
+    }
+    assert.equal(body('/{key}/message/image').properties.url.else.then.format, 'uri');
+    assert.equal(body('/{key}/instance', 'put').properties.webhookMessage.then.format, 'uri');
+  });
+
+  it('types /openapi.json as the JSON document it answers', async () => {
+    const op = doc.paths['/openapi.json']!.get!;
+    const schema = op.responses['200']!.content!['application/json']!.schema;
+    assert.equal(schema.type, 'object');
+    const validate = schemaCompiler().compile(schema);
+    assert.ok(validate(doc), JSON.stringify(validate.errors));
+    assert.equal(validate('{"openapi":"3.1.0"}'), false, 'not a string');
+  });
+
   it('gives every operation a unique operationId, a summary, tags, and a 200 response with a schema', () => {
     const ids = new Map<string, string>();
     const tagNames = new Set(doc.tags.map((tag) => tag.name));

@@ -5,6 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
+/** Both runs answer the same public URL (views carry it in `user.imageProfile`), as a deployment behind one address does. */
+const PUBLIC_URL = 'https://parley.test';
+
 /** Issue 2, done-when 2: everything an operator set up survives a restart on the same data directory (SQLite). */
 describe('restart persistence (SQLite)', () => {
   let dataDir: string;
@@ -35,7 +38,7 @@ describe('restart persistence (SQLite)', () => {
   const chatMessages = (p: { key: string }, jid: string) => t!.client(p.key).call('listChatMessages', { params: { jid } });
 
   it('first run: two connected instances with settings and a delivered message; one never connected; one logged out', async () => {
-    t = await startTestServer({ storage: 'sqlite', dataDir });
+    t = await startTestServer({ storage: 'sqlite', dataDir, config: { publicUrl: PUBLIC_URL } });
     alice = await t.connectedSandbox({ name: 'alice', number: '5511950000001' });
     bob = await t.connectedSandbox({ name: 'bob', number: '5511950000002' });
     carol = await t.createInstance({ name: 'carol', number: '5511950000003' });
@@ -61,7 +64,7 @@ describe('restart persistence (SQLite)', () => {
   });
 
   it('second run on the same data directory: instances, settings, messages and connections are back', async () => {
-    t = await startTestServer({ storage: 'sqlite', dataDir });
+    t = await startTestServer({ storage: 'sqlite', dataDir, config: { publicUrl: PUBLIC_URL } });
     await t.server.restored();
     await t.settle();
 

@@ -488,7 +488,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
       });
 
       it('documents both webhook routes in /openapi.json', async () => {
-        const doc = JSON.parse(await t.client().call('openapi')) as { paths: Record<string, Record<string, { operationId: string }>> };
+        const doc = (await t.client().call('openapi')) as { paths: Record<string, Record<string, { operationId: string }>> };
         assert.deepStrictEqual(
           ['/instagram/webhook', '/messenger/webhook'].map((path) => [doc.paths[path]?.get?.operationId, doc.paths[path]?.post?.operationId]),
           [['instagram_get_webhook', 'instagram_post_webhook'], ['messenger_get_webhook', 'messenger_post_webhook']],

@@ -121,10 +121,20 @@ export class TestServer {
     }
   }
 
-  /** Stops the server (graceful) and removes its data directory unless it was given. */
+  /**
+   * Stops the server (graceful) and removes its data directory unless it was given. When the server
+   * answered a status its route does not declare, the test file fails (exit code 1, the answers on
+   * stderr): every e2e test checks that the OpenAPI document lists each status the server really
+   * answered. Not thrown, so the caller's other clean-up still runs and the file does not hang.
+   */
   async stop(): Promise<void> {
     this.untap?.();
+    const undeclared = this.server.undeclaredAnswers();
     await this.host.stop();
+    if (undeclared.length > 0) {
+      console.error(`answers with a status the OpenAPI document does not list for their route: ${undeclared.join(', ')}`);
+      process.exitCode = 1;
+    }
   }
 }
 

@@ -137,13 +137,16 @@ describe('ParleyClient answers', () => {
     assert.equal(media.data, 'data:image/png;base64,iVBO');
   });
 
-  it('answers text operations as strings, even when served as JSON', async () => {
-    const { fetch } = fakeFetch((seen) => new Response(seen.url.endsWith('/openapi.json') ? '{"openapi":"3.1.0"}' : '<!doctype html>', {
-      headers: { 'content-type': seen.url.endsWith('/openapi.json') ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8' },
+  it('answers text operations as strings, even when served as JSON; the OpenAPI document as the JSON it is', async () => {
+    const json = (seen: Seen) => /\/(openapi\.json|instagram\/webhook)/.test(seen.url);
+    const { fetch } = fakeFetch((seen) => new Response(json(seen) ? (seen.url.endsWith('/openapi.json') ? '{"openapi":"3.1.0"}' : '"1158201444"') : '<!doctype html>', {
+      headers: { 'content-type': json(seen) ? 'application/json; charset=utf-8' : 'text/html; charset=utf-8' },
     }));
     const client = new ParleyClient({ baseUrl: 'http://h', fetch });
-    const spec: string = await client.call('openapi');
-    assert.equal(spec, '{"openapi":"3.1.0"}');
+    const spec = await client.call('openapi');
+    assert.deepEqual(spec, { openapi: '3.1.0' });
+    const challenge: string = await client.call('instagram_get_webhook');
+    assert.equal(challenge, '"1158201444"');
     assert.equal(await client.call('docs'), '<!doctype html>');
   });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { GROUP_SUFFIX, isGroupJid, jidUser, LID_SUFFIX, STATUS_BROADCAST, toJid, USER_SUFFIX, ValidationError } from '../src/index.js';
+import {
+  GROUP_SUFFIX, isGroupJid, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, recipientPatternOr, STATUS_BROADCAST, toJid, USER_SUFFIX, ValidationError,
+} from '../src/index.js';
 
 describe('toJid', () => {
   it('turns digits with country code into a user JID', () => {
@@ -40,6 +42,35 @@ describe('toJid', () => {
 
   it('names "to" when no field is given', () => {
     assert.throws(() => toJid('x'), { message: 'to must be a phone number with country code (6 to 15 digits) or a JID' });
+  });
+});
+
+describe('RECIPIENT_PATTERN', () => {
+  const samples = [
+    '5511999990000', '123456', '123456789012345', ' +55 (11) 99999-0000 ', '+5511999990000', '\t5511999990000\n', '(((123456)))',
+    '5511999990000@s.whatsapp.net', '120363025246125888@g.us', '123456789012345@lid', 'status@broadcast', '1234@newsletter',
+    '5511999990000:12@s.whatsapp.net', '5511999990000@c.us', ' 5511@g.us ',
+    '12345', '1234567890123456', 'abc', '', '55119x999', '5511@example.com', 'a b@s.whatsapp.net', '@g.us', '5511@@g.us', '+', '5511 9999 9000 0000 1',
+    '5511999990000@s.whatsapp.net.evil', 'ab_c.d-e@lid', '١٢٣٤٥٦٧', '123456\u00a0',
+  ];
+
+  it('accepts exactly what toJid accepts (the schemas state the rule the handlers enforce)', () => {
+    const pattern = new RegExp(RECIPIENT_PATTERN, 'u');
+    for (const value of samples) {
+      let accepted = true;
+      try {
+        toJid(value);
+      } catch {
+        accepted = false;
+      }
+      assert.equal(pattern.test(value), accepted, JSON.stringify(value));
+    }
+  });
+
+  it('recipientPatternOr adds alternatives', () => {
+    const pattern = new RegExp(recipientPatternOr('\\s*\\d{1,32}\\s*'), 'u');
+    for (const value of ['17841400000000000', '5511999990000', '5511@g.us']) assert.ok(pattern.test(value), value);
+    for (const value of ['abc', '1234567890123456789012345678901234']) assert.ok(!pattern.test(value), value);
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { LookupAddress } from 'node:dns';
 import { describe, it } from 'node:test';
-import { assertUrlAllowed, guardedLookup, isPrivateAddress, ValidationError } from '../src/index.js';
+import { assertUrlAllowed, guardedLookup, isPrivateAddress, isPublicAddress, ValidationError } from '../src/index.js';
 
 describe('isPrivateAddress', () => {
   it('flags loopback, private, link-local, CGNAT, multicast, reserved and documentation IPv4 ranges', () => {
@@ -18,9 +18,26 @@ describe('isPrivateAddress', () => {
     }
   });
 
-  it('flags IPv6 loopback, unspecified, unique-local, link-local, multicast, documentation, NAT64 and discard', () => {
-    for (const ip of ['::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'ff02::1', '2001:db8::1', '64:ff9b::808:808', '100::1']) {
-      assert.equal(isPrivateAddress(ip), true, ip);
+  it('flags IPv6 loopback, unspecified, unique-local, link-local, site-local, multicast, documentation, Teredo, NAT64 local-use and discard', () => {
+    for (const ip of [
+      '::1', '::', 'fc00::1', 'fd12:3456::1', 'fe80::1', 'fec0::1', 'feff::1', 'ff02::1', '2001:db8::1', '100::1',
+      // Teredo hides its IPv4 addresses (the client one XOR-ed): refused whatever they are.
+      '2001::1', '2001:0:4136:e378:8000:63bf:3fff:fdd2',
+      // NAT64 local-use: the operator decides where it translates to.
+      '64:ff9b:1::808:808', '64:ff9b:1:ffff::1',
+    ]) assert.equal(isPrivateAddress(ip), true, ip);
+  });
+
+  it('judges an IPv6 address that embeds an IPv4 address by that IPv4 address', () => {
+    for (const ip of [
+      '::127.0.0.1', '::7f00:1', '::10.0.0.1', '::0.0.0.2', // IPv4-compatible
+      '::ffff:0:127.0.0.1', '::ffff:0:a9fe:a9fe', // SIIT (RFC 6145)
+      '2002:7f00:1::', '2002:a00:1::1', '2002:c0a8:101::', // 6to4
+      '64:ff9b::7f00:1', '64:ff9b::127.0.0.1', '64:ff9b::a9fe:a9fe', // NAT64 well-known
+    ]) assert.equal(isPrivateAddress(ip), true, ip);
+    for (const ip of ['::8.8.8.8', '::ffff:0:8.8.8.8', '2002:808:808::1', '64:ff9b::8.8.8.8', '64:ff9b::808:808']) {
+      assert.equal(isPrivateAddress(ip), false, ip);
+      assert.equal(isPublicAddress(ip), true, ip);
     }
   });
 
@@ -70,7 +87,11 @@ describe('assertUrlAllowed', () => {
   });
 
   it('refuses private IP literals (v4, v6, mapped) unless private URLs are allowed', async () => {
-    for (const raw of ['http://127.0.0.1:8080/', 'http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[::ffff:192.168.0.1]/', 'http://0.0.0.0/']) {
+    for (const raw of [
+      'http://127.0.0.1:8080/', 'http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[::ffff:192.168.0.1]/', 'http://0.0.0.0/',
+      'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b::127.0.0.1]/', 'http://[64:ff9b:1::1]/',
+      'http://[2001::1]/', 'http://[fec0::1]/',
+    ]) {
       await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
     const allowed = await assertUrlAllowed('http://127.0.0.1:8080/x', { field: 'body.url', allowPrivate: true });

@@ -65,7 +65,8 @@ describe('MediaResolver', () => {
 
     it('refuses loopback literals, however they are written, without connecting', async () => {
       const before = total();
-      for (const host of ['127.0.0.1', '[::1]', '0x7f.1', '2130706433', '[::ffff:127.0.0.1]', '10.0.0.8', '169.254.169.254']) {
+      for (const host of ['127.0.0.1', '[::1]', '0x7f.1', '2130706433', '[::ffff:127.0.0.1]', '10.0.0.8', '169.254.169.254',
+        '[::127.0.0.1]', '[::ffff:0:127.0.0.1]', '[2002:7f00:1::]', '[64:ff9b::7f00:1]', '[64:ff9b:1::1]', '[2001::1]', '[fec0::1]']) {
         await rejects(resolver.resolve(`http://${host}:${port}/a.png`, 'body.url', 'image'), 400, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       }
       assert.equal(total(), before);

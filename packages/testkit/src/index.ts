@@ -15,3 +15,4 @@ export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
+export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';

@@ -1,9 +1,9 @@
-import { jidUser, ValidationError, type ChannelDirectory, type ChannelEvent } from '@parley/core';
+import { ALLOW_NUMBER_ENTRY, jidUser, ValidationError, type ChannelDirectory, type ChannelEvent } from '@parley/core';
 
 /** A parsed `allowNumber`: every number, or a set of digit strings. */
 export type AllowedNumbers = 'all' | ReadonlySet<string>;
 
-const ENTRY = /^\+?(\d{6,20})$/;
+const ENTRY = new RegExp(`^${ALLOW_NUMBER_ENTRY}$`);
 
 /**
  * Parses `allowNumber`: `all`, or a comma-separated list of numbers written as digits with country code

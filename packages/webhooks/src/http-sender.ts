@@ -1,7 +1,6 @@
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
-import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { guardedLookup, isPrivateAddress, PRIVATE_URLS_HINT } from '@parley/core';
+import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
+import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
+import { guardedAgents } from '@parley/core';
 
 /** An HTTP answer to one attempt. */
 export interface HttpAnswer {
@@ -20,27 +19,24 @@ export class AttemptTimeoutError extends Error {
 }
 
 /**
- * POSTs webhook bodies over keep-alive connections. Private addresses are refused at connect time
- * through the agents' DNS lookup (so DNS rebinding is caught) and before connecting for literal IPs
- * (which skip the lookup), unless private URLs are allowed. Redirects are not followed.
+ * POSTs webhook bodies over keep-alive connections. Addresses that are not public are refused at
+ * connect time by core's guarded agents (host names through their DNS lookup, so DNS rebinding is
+ * caught; IP literals, which skip the lookup, right before the socket opens), unless private URLs
+ * are allowed. Redirects are not followed.
  */
 export class HttpSender {
   private readonly http: HttpAgent;
   private readonly https: HttpsAgent;
 
-  constructor(private readonly allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
-    const lookup = guardedLookup(allowPrivate) as unknown as LookupFunction;
-    this.http = new HttpAgent({ keepAlive: true, maxSockets, lookup });
-    this.https = new HttpsAgent({ keepAlive: true, maxSockets, lookup });
+  constructor(allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
+    const agents = guardedAgents(allowPrivate, { keepAlive: true, maxSockets });
+    this.http = agents.http;
+    this.https = agents.https;
   }
 
   /** Sends one attempt. Rejects on network errors, on time-out and when `signal` aborts. */
   post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<HttpAnswer> {
     const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (!this.allowPrivate && isIP(host) !== 0 && isPrivateAddress(host)) {
-      return Promise.reject(Object.assign(new Error(`${host} is a private address (${PRIVATE_URLS_HINT})`), { code: 'EPRIVATEADDR' }));
-    }
     const secure = target.protocol === 'https:';
     if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));
     const payload = Buffer.from(body, 'utf8');

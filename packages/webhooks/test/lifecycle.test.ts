@@ -54,6 +54,18 @@ describe('webhook engine lifecycle and safety (memory storage)', () => {
       assert.equal(a!.items[0]!.lastError, '127.0.0.1 is a private address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
       assert.match(b!.items[0]!.lastError!, /^localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
       assert.equal(receiver.requests.length, before, 'the receiver was reached');
+      // IPv6 literals that carry a loopback IPv4 address (mapped, compatible, SIIT, 6to4, NAT64): refused when dialled.
+      const embedded: Record<string, string> = {
+        '[::ffff:127.0.0.1]': '::ffff:7f00:1', '[::127.0.0.1]': '::7f00:1', '[::ffff:0:127.0.0.1]': '::ffff:0:7f00:1',
+        '[2002:7f00:1::]': '2002:7f00:1::', '[64:ff9b::127.0.0.1]': '64:ff9b::7f00:1',
+      };
+      for (const [host, address] of Object.entries(embedded)) {
+        const instance = await createInstance(storage, { webhookMessage: `http://${host}:${receiver.port}/private` });
+        await engine.handle(textEvent(instance, 1), instance);
+        const page = await eventually(() => engine.deadLetters(instance.id, { limit: 10, offset: 0 }), (p) => p.total === 1);
+        assert.equal(page!.items[0]!.lastError, `${address} is a private address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)`, host);
+      }
+      assert.equal(receiver.requests.length, before, 'the receiver was reached');
     } finally {
       await engine.stop();
     }

@@ -5,7 +5,7 @@ import QRCode from 'qrcode';
 import type { Dispatcher } from 'undici';
 import { BaileysAdapter } from './baileys.adapter.js';
 import { baileysLogger } from './connection/logger-bridge.js';
-import { systemResolve, type ResolveHost } from './media/guarded-fetch.js';
+import { systemResolve, type ResolveHost } from '@parley/net';
 import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
 import type { SocketFactory } from './socket.js';

@@ -3,7 +3,7 @@ import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { Dispatcher } from 'undici';
 import type { ConnectionManager } from './connection/connection-manager.js';
 import type { LabelStore } from './labels/label-store.js';
-import type { GuardedFetcher } from './media/guarded-fetch.js';
+import type { GuardedFetcher } from '@parley/net';
 import type { BaileysSocket } from './socket.js';
 import type { BoundedCache } from './util/bounded-cache.js';
 import { normalizeJid } from './util/jids.js';

@@ -1,11 +1,10 @@
 import { MemoryStorage } from '@parley/storage-memory';
-import { describeChannelConformance } from '@parley/testkit';
+import { describeChannelConformance, type LocalServer } from '@parley/testkit';
 import { createBaileysDriver } from '../src/baileys.driver.js';
 import { FakeSockets, WHATSAPP_RECORD_MEMBERS, type FakeSocket } from '../src/testing/index.js';
 import { baileysFarSide } from './conformance-far-side.js';
 import { instanceRecord, PEER, PEER_JID } from './harness.js';
 import { sampleImages } from './images.js';
-import type { LocalServer } from './local-proxies.js';
 import { file, startWebHost } from './web-host.js';
 
 /** Serves the catalog image product cards are built from (the Baileys channel fetches it, as WhatsApp's apps do). */

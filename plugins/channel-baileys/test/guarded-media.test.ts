@@ -3,7 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import type { ProductInput } from '@parley/core';
 import { connectOpen, createHarness, type Harness } from './harness.js';
 import { sampleImages } from './images.js';
-import { startHttpProxy, startSocksProxy, type ConnectSeen, type LocalServer } from './local-proxies.js';
+import { startHttpProxy, startSocksProxy, type ConnectSeen, type LocalServer } from '@parley/testkit';
 import { file, fixedResolver, redirect, spyOnFetch, startWebHost } from './web-host.js';
 
 const PUBLIC = '93.184.215.14';

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { MessageRecord } from '@parley/core';
 import { encryptedStream } from '@whiskeysockets/baileys';
 import { connectOpen, createHarness, PEER_JID } from './harness.js';
-import { startHttpProxy, startMediaHost, startSocksProxy, type LocalServer } from './local-proxies.js';
+import { startHttpProxy, startMediaHost, startSocksProxy, type LocalServer } from '@parley/testkit';
 
 // Fixtures live in the source tree; the compiled test runs from dist/test.
 const fixtures = new URL('../../test/fixtures/', import.meta.url);

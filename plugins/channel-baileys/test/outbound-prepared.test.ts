@@ -7,7 +7,7 @@ import sharp from 'sharp';
 import type { FakeSocket } from '../src/testing/index.js';
 import { connectOpen, createHarness, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, type Harness } from './harness.js';
 import { sampleImages } from './images.js';
-import { startHttpProxy, type ConnectSeen, type LocalServer } from './local-proxies.js';
+import { startHttpProxy, type ConnectSeen, type LocalServer } from '@parley/testkit';
 import { file, fixedResolver, spyOnFetch, startWebHost } from './web-host.js';
 
 const PUBLIC = '93.184.215.14';

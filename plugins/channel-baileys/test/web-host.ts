@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ResolveHost } from '../src/media/guarded-fetch.js';
-import type { LocalServer } from './local-proxies.js';
+import type { ResolveHost } from '@parley/net';
+import type { LocalServer } from '@parley/testkit';
 
 /** Answers one path of a {@link startWebHost}. */
 export type Route = (req: IncomingMessage, res: ServerResponse) => void;

@@ -45,6 +45,8 @@ export class SandboxDriver implements ChannelDriver {
         summary: 'Simulate the phone scanning the QR code (or entering the pairing code, with body {"code"}). Authenticated by the instance key in the path.',
         body: SCAN_BODY,
         response: SCAN_ANSWER,
+        // 404 unknown key; 409 not a sandbox instance, already connected or nothing to scan (a wrong code is a 400).
+        errors: [404, 409],
         handler: async (req) => {
           const adapter = await this.adapterByKey(req);
           const user = await adapter.connection.scan((req.body as { code?: string }).code);
@@ -56,6 +58,8 @@ export class SandboxDriver implements ChannelDriver {
         summary: 'The mobile registration code the simulated phone received by SMS or voice call after POST /{key}/instance/mobile/request-code '
           + '(404 while none is waiting: none requested, expired, used or void). Authenticated by the instance key in the path.',
         response: MOBILE_CODE_ANSWER,
+        // 404 unknown key or no code waiting; 409 not a sandbox instance.
+        errors: [404, 409],
         handler: async (req) => {
           const adapter = await this.adapterByKey(req);
           return { status: 200, body: { status: 200, data: await adapter.mobile.waitingCode() } };
@@ -65,6 +69,7 @@ export class SandboxDriver implements ChannelDriver {
         method: 'get', path: '/pictures/:id',
         summary: 'Profile picture of a sandbox instance, or of a sandbox group or community by its JID (public, like pictures on the real network).',
         response: { binary: ['image/jpeg', 'image/png', 'image/webp'] },
+        errors: [404],
         handler: async (req) => {
           if (isGroupJid(req.params.id!)) {
             const picture = this.storage ? await groupPicture(this.storage, req.params.id!) : null;
@@ -84,6 +89,8 @@ export class SandboxDriver implements ChannelDriver {
           + 'The order is recorded in the seller\'s catalog and reaches the seller as an orderMessage with its orderId and token. Authenticated by the buyer\'s instance key in the path.',
         body: ORDER_BODY,
         response: ORDER_ANSWER,
+        // 404 unknown key, seller or product; 409 not a sandbox instance or not connected.
+        errors: [404, 409],
         handler: async (req) => {
           const adapter = await this.adapterByKey(req);
           return { status: 200, body: { status: 200, data: await placeOrder(adapter.device, req.body as OrderRequest) } };

@@ -60,6 +60,7 @@ export const operations = {
   getMessage: { method: 'GET', path: '/{key}/message/{messageId}', auth: 'instance', keyed: true, text: false },
   getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false },
   getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false },
+  getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
   handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
   handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
@@ -89,7 +90,7 @@ export const operations = {
   mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false },
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
   mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false },
-  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: true },
+  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false },
   pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false },
   placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false },
   postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false },
@@ -194,7 +195,7 @@ export interface Operations {
     body: {
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       callFrom: string;
     };
     response: {
@@ -341,7 +342,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       to: string;
     };
     response: {
@@ -374,7 +375,7 @@ export interface Operations {
       webhook?: {
         /** Master switch. */
         allowWebhook?: boolean;
-        /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+        /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
         /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;
@@ -530,7 +531,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: {
@@ -673,7 +674,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -724,7 +725,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
       /** Extension: what the connection is doing; `health` is about account restrictions only. */
       connection: {
@@ -1106,7 +1108,7 @@ export interface Operations {
     body: {
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       peerJid: string;
     };
     response: {
@@ -1249,7 +1251,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -1276,7 +1278,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -1417,13 +1419,14 @@ export interface Operations {
           id: string;
           lid?: string;
           name?: string;
-          imageProfile?: string;
+          /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+          imageProfile: string;
         } | null;
         phoneConnected: boolean;
         webhook: {
           /** Master switch. */
           allowWebhook?: boolean;
-          /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+          /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
           allowNumber?: string;
           /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
           webhookFormat?: string;
@@ -1581,6 +1584,21 @@ export interface Operations {
       status: 200;
       data: Record<string, string>;
     };
+    keyed: true;
+  };
+  /**
+   * The account picture (the URL of `user.imageProfile`)
+   *
+   * `GET /{key}/instance/profile/picture`
+   */
+  getProfilePicture: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: Uint8Array;
     keyed: true;
   };
   /**
@@ -2343,7 +2361,18 @@ export interface Operations {
     params: undefined;
     query: undefined;
     body: undefined;
-    response: string;
+    response: {
+      openapi: string;
+      info: {
+        title: string;
+        version: string;
+      };
+      paths: Record<string, unknown>;
+      components?: Record<string, unknown>;
+      tags?: ({
+        name: string;
+      })[];
+    };
     keyed: false;
   };
   /**
@@ -2395,7 +2424,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       to: string;
       /** Extension: a video call (default false). */
       isVideo?: boolean;
@@ -2567,7 +2596,7 @@ export interface Operations {
       key: string;
       /** Call id, as the `call` event gave it. */
       callId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       callFrom: string;
     };
     query: undefined;
@@ -2614,7 +2643,7 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -2708,7 +2737,7 @@ export interface Operations {
       key: string;
       /** Label id. */
       labelId: string;
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
     };
     query: undefined;
@@ -2737,7 +2766,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -3453,7 +3483,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       number: string;
       name: string;
     };
@@ -4770,7 +4800,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       jid: string;
       /** Seconds: 0, 86400, 604800 or 7776000. */
       expiration: 0 | 86400 | 604800 | 7776000;
@@ -4905,7 +4935,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -4931,7 +4962,8 @@ export interface Operations {
         id: string;
         lid?: string;
         name?: string;
-        imageProfile?: string;
+        /** Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set. */
+        imageProfile: string;
       } | null;
     };
     keyed: true;
@@ -4959,7 +4991,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.
+   * Proxy for the connection, media transfers and every URL fetched for the instance (http, https, socks4, socks5; credentials allowed; empty removes it). The connection uses it from the next (re)connect, URL fetches from the next fetch.
    *
    * `POST /{key}/instance/proxy`
    */
@@ -4970,6 +5002,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
+      /** http, https or socks URL (`socks5://user:pass@host:port`), spaces around ignored; empty removes the proxy. */
       proxy: string;
     };
     response: {
@@ -4992,7 +5025,7 @@ export interface Operations {
     };
     query: undefined;
     body: {
-      /** Phone number with country code (digits), or a JID. */
+      /** Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID. */
       jid: string;
     };
     response: {
@@ -5272,7 +5305,7 @@ export interface Operations {
     body: {
       /** Master switch. */
       allowWebhook?: boolean;
-      /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+      /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
       allowNumber?: string;
       /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
       webhookFormat?: string;
@@ -5294,7 +5327,7 @@ export interface Operations {
       data: {
         /** Master switch. */
         allowWebhook?: boolean;
-        /** `all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md). */
+        /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
         /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;

@@ -128,6 +128,12 @@ export interface DriverRoute {
    * or `{ text: content type }`. Without it, "a channel-specific JSON object".
    */
   response?: Record<string, unknown> | { binary: string[] } | { text: string };
+  /**
+   * Error statuses the handler answers or raises (its own `status`, or a thrown error's), besides
+   * those the host answers for every route (400, 413, 415, 500, 503; 401 with `admin`). The OpenAPI
+   * document lists them; an answer outside them is reported as a bug.
+   */
+  errors?: number[];
   handler(request: DriverRequest): Promise<DriverResponse>;
 }
 

@@ -17,6 +17,16 @@ export interface WebhookSettings {
   webhookHistory: string;
 }
 
+/**
+ * One `allowNumber` entry: a phone number with country code or a group id (`120363…` of `…@g.us`,
+ * up to 20 digits), with an optional leading `+`. The settings schema and the webhook engine both
+ * use it, so what the API accepts is exactly what the engine can match.
+ */
+export const ALLOW_NUMBER_ENTRY = '\\+?(\\d{6,20})';
+
+/** The whole `allowNumber` value: `all` or a comma-separated list of {@link ALLOW_NUMBER_ENTRY}; spaces around entries allowed. */
+export const ALLOW_NUMBER_PATTERN = `^\\s*(all|${ALLOW_NUMBER_ENTRY}(\\s*,\\s*${ALLOW_NUMBER_ENTRY})*)\\s*$`;
+
 /** Webhook format selector of spec 2.2 / 9.2, or the name of a webhook-format plugin. */
 export type WebhookFormatName = 'native' | 'meta' | 'both' | (string & {});
 

@@ -14,6 +14,26 @@ export function isGroupJid(jid: string): boolean {
   return jid.endsWith(GROUP_SUFFIX);
 }
 
+/** JID domains {@link toJid} accepts (`c.us` is read as the user suffix). */
+const JID_DOMAINS = '(?:s\\.whatsapp\\.net|g\\.us|lid|broadcast|newsletter|c\\.us)';
+
+const JID_SHAPE = new RegExp(`^[\\w.:-]+@${JID_DOMAINS}$`);
+
+/**
+ * What {@link toJid} accepts, as one JSON Schema `pattern` (ECMAScript, as ajv runs it): digits with
+ * country code (6 to 15, with `+`, spaces, dashes or parentheses anywhere), or a JID, with spaces
+ * around. Request schemas carry it so the OpenAPI document states the rule the server enforces.
+ */
+export const RECIPIENT_PATTERN = `^(?:[\\s()+-]*(?:\\d[\\s()+-]*){6,15}|\\s*[\\w.:-]+@${JID_DOMAINS}\\s*)$`;
+
+/** {@link RECIPIENT_PATTERN} with further alternatives (a send's `to` also takes social channels' user ids). */
+export function recipientPatternOr(...alternatives: string[]): string {
+  return `${RECIPIENT_PATTERN.slice(0, -2)}|${alternatives.join('|')})$`;
+}
+
+/** The sentence {@link toJid} answers for a value {@link RECIPIENT_PATTERN} refuses (after the field name). */
+export const RECIPIENT_RULE = 'must be a phone number with country code (6 to 15 digits) or a JID';
+
 /**
  * Turns a recipient as callers give it (digits with country code, optionally with `+`, spaces or
  * dashes; or a full JID) into a JID. Throws ValidationError naming `field` for anything else.
@@ -21,13 +41,13 @@ export function isGroupJid(jid: string): boolean {
 export function toJid(to: string, field = 'to'): string {
   const value = to.trim();
   if (value.includes('@')) {
-    if (!/^[\w.:-]+@(s\.whatsapp\.net|g\.us|lid|broadcast|newsletter|c\.us)$/.test(value)) {
+    if (!JID_SHAPE.test(value)) {
       throw new ValidationError(`${field} is not a valid JID`);
     }
     return value.replace(/@c\.us$/, USER_SUFFIX);
   }
   const digits = value.replace(/[\s()+-]/g, '');
-  if (!/^\d{6,15}$/.test(digits)) throw new ValidationError(`${field} must be a phone number with country code (6 to 15 digits) or a JID`);
+  if (!/^\d{6,15}$/.test(digits)) throw new ValidationError(`${field} ${RECIPIENT_RULE}`);
   return `${digits}${USER_SUFFIX}`;
 }
 

@@ -1,37 +1,15 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { ValidationError } from '../errors.js';
-
-const blocked = new BlockList();
-for (const [net, prefix] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24], ['203.0.113.0', 24],
-  ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) blocked.addSubnet(net, prefix, 'ipv4');
-for (const [net, prefix] of [
-  ['::', 128], ['::1', 128], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8], ['2001:db8::', 32], ['64:ff9b::', 96], ['100::', 64],
-] as const) blocked.addSubnet(net, prefix, 'ipv6');
-
-/**
- * True for loopback, private, link-local, carrier-grade NAT, multicast, documentation and other
- * non-public addresses (IPv4, IPv6 and IPv4-mapped IPv6).
- */
-export function isPrivateAddress(address: string): boolean {
-  const family = isIP(address);
-  if (family === 0) return true;
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blocked.check(mapped[1]!, 'ipv4');
-    return blocked.check(address, 'ipv6');
-  }
-  return blocked.check(address, 'ipv4');
-}
+import { isPrivateAddress } from './address-class.js';
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
 
 /**
  * A `lookup` for `http.request`/`net.connect` that refuses private addresses at connect time, so a
  * host that resolves differently between validation and connection (DNS rebinding) is still refused.
+ * Node skips `lookup` for IP literals: dial through {@link guardedAgents} (or check the literal with
+ * {@link privateLiteralError}) so literals are refused too.
  */
 export function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: LookupOneOptions | LookupAllOptions | number, callback: LookupCallback): void => {

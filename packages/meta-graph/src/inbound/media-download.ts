@@ -1,6 +1,5 @@
-import {
-  assertUrlAllowed, guardedGet, GuardedGetError, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord,
-} from '@parley/core';
+import { assertUrlAllowed, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord } from '@parley/core';
+import { guardedGet, GuardedGetError } from '@parley/net';
 
 /** Limits of {@link MetaMediaDownloader}. */
 export interface MetaMediaLimits {

@@ -27,6 +27,7 @@ function verificationRoute(profile: MetaChannelProfile): DriverRoute {
       },
     },
     response: { text: 'text/plain' },
+    errors: [403],
     async handler(request: DriverRequest): Promise<DriverResponse> {
       const mode = request.query['hub.mode'];
       const token = request.query['hub.verify_token'];
@@ -77,6 +78,7 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       required: ['received'],
       properties: { received: { type: 'integer', description: 'Channel events emitted from this notification' } },
     },
+    errors: [401],
     async handler(request: DriverRequest): Promise<DriverResponse> {
       const signature = headerOf(request, SIGNATURE_HEADER);
       const raw = request.rawBody;

@@ -55,6 +55,14 @@ export class ParleyServer {
     private readonly http: ReturnType<typeof createHttpApp>,
   ) {}
 
+  /**
+   * Answers the server gave with a status their route does not declare (`METHOD /route status`),
+   * which the OpenAPI document therefore does not list. Empty unless there is a bug.
+   */
+  undeclaredAnswers(): string[] {
+    return this.http.undeclared.list();
+  }
+
   /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
   servedRoutes(): string[] {
     return this.http.table.list();

@@ -1,4 +1,18 @@
 import type { ErrorObject } from 'ajv';
+import { RECIPIENT_PATTERN, RECIPIENT_RULE } from '@parley/core';
+
+/**
+ * Sentences for the patterns and formats whose rule a handler also states: a schema that enforces
+ * the rule (so the OpenAPI document shows it) answers the same words the handler would.
+ */
+const PATTERN_RULES = new Map<string, string>([[RECIPIENT_PATTERN, RECIPIENT_RULE]]);
+const FORMAT_RULES: Record<string, string> = { uri: 'must be an absolute URL' };
+
+/** Registers the sentence a failed `pattern` answers (schemas whose pattern mirrors a handler's rule). */
+export function describePattern(pattern: string, rule: string): string {
+  PATTERN_RULES.set(pattern, rule);
+  return pattern;
+}
 
 /** Turns an ajv JSON pointer into a dotted field path under `root` (`/buttons/0/id` → `body.buttons[0].id`). */
 export function fieldPath(root: string, instancePath: string): string {
@@ -23,6 +37,14 @@ export function describeAjvError(error: ErrorObject, root: string): { field: str
       return { field: base, message: `${base} must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}` };
     case 'type':
       return { field: base, message: `${base} must be ${String(p.type)}` };
+    case 'pattern': {
+      const rule = PATTERN_RULES.get(String(p.pattern));
+      return { field: base, message: rule ? `${base} ${rule}` : `${base} ${error.message ?? 'is invalid'}` };
+    }
+    case 'format': {
+      const rule = FORMAT_RULES[String(p.format)];
+      return { field: base, message: rule ? `${base} ${rule}` : `${base} ${error.message ?? 'is invalid'}` };
+    }
     default:
       return { field: base, message: `${base} ${error.message ?? 'is invalid'}` };
   }

@@ -17,7 +17,7 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
     return defineRoute({
       method: route.method, path, tag: `Channel: ${driver.name}`, summary: route.summary, auth: route.admin ? 'admin' : 'public',
       operationId: `${driver.name}_${route.method}_${route.path.replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
-      query: route.query, body: route.body, bodyLimit: route.bodyLimitBytes,
+      query: route.query, body: route.body, bodyLimit: route.bodyLimitBytes, ...(route.errors ? { errors: route.errors } : {}),
       response: route.response ?? { type: 'object', description: 'Channel-specific answer' },
       // The body and query as the router checked them (an absent optional body reads as `{}`).
       handler: async ({ req, body, query }) => {

@@ -8,6 +8,7 @@ import { defineRoute, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
 import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
+import { UndeclaredAnswers } from './route-statuses.js';
 import type { FailureLimiter } from './failure-limiter.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
@@ -31,6 +32,19 @@ export interface HttpAppOptions {
   durable: () => Promise<void>;
 }
 
+/** What `/openapi.json` answers: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
+const OPENAPI_DOCUMENT = {
+  type: 'object',
+  description: 'An OpenAPI 3.1 document (https://spec.openapis.org/oas/v3.1.0).',
+  required: ['openapi', 'info', 'paths'],
+  properties: {
+    openapi: { type: 'string', pattern: '^3\\.1\\.\\d+$' },
+    info: { type: 'object', required: ['title', 'version'], properties: { title: { type: 'string' }, version: { type: 'string' } } },
+    paths: { type: 'object' },
+    components: { type: 'object' },
+    tags: { type: 'array', items: { type: 'object', required: ['name'], properties: { name: { type: 'string' } } } },
+  },
+};
 /** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
 const QUIET_FAILURES = new Set([401, 404, 429]);
 
@@ -51,7 +65,9 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 }
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
-export function createHttpApp(options: HttpAppOptions): { app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown> } {
+export function createHttpApp(options: HttpAppOptions): {
+  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers;
+} {
   const { routes, logger } = options;
   const app = express();
   app.disable('x-powered-by');
@@ -69,7 +85,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     }),
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
-      summary: 'This OpenAPI 3.1 document', response: { text: 'application/json' },
+      summary: 'This OpenAPI 3.1 document', response: { text: 'application/json', schema: OPENAPI_DOCUMENT },
       handler: async () => new TextReply(openapiText, 'application/json; charset=utf-8'),
     }),
     defineRoute({
@@ -84,6 +100,7 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     }),
   ];
   const all = [...routes, ...docs];
+  const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
   const { middleware: serveRoute, table } = routeMiddleware(all, {
@@ -105,6 +122,10 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
       // A matched route logs its template (`/admin/instances/:key`, `/sandbox/:key/scan`): keys may sit in any segment.
       const path = (req as MatchedRequest).parleyRoute ?? unmatchedPath(req.path, (seg) => prefixes.has(seg));
       const line = { method: req.method, path, status: res.statusCode, ms: Math.round(ms * 10) / 10 };
+      const declared = (req as MatchedRequest).parleyStatuses;
+      if (declared && !declared.has(res.statusCode) && undeclared.note(req.method, path, res.statusCode)) {
+        logger.error(line, 'answer status not declared for this route in the OpenAPI document');
+      }
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput. So
       // are failed lookups (401, 404, 429): a flood of them must not flood the log (the failure
       // limiter warns once when it blocks an address).
@@ -121,5 +142,5 @@ export function createHttpApp(options: HttpAppOptions): { app: Express; openapi:
     sendError(res, 404, 'route_not_found', notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg)));
   });
   app.use(errorHandler(logger));
-  return { app, openapi, routes: all, table };
+  return { app, openapi, routes: all, table, undeclared };
 }

@@ -1,19 +1,6 @@
 import { errorResponse, type JsonSchema } from './schema.js';
-import { isKeyed, readsBody, type RouteDefinition } from './route.js';
-
-const COMMON_ERRORS: Record<number, string> = {
-  400: 'The body, query or a path parameter fails its schema (the message names the field).',
-  401: 'Missing or wrong admin token.',
-  403: 'The instance may not do this (for example it is not an admin of the group).',
-  404: 'Unknown instance key or resource.',
-  409: 'The operation conflicts with the current state (for example the instance is not connected).',
-  413: 'The body or media is over its size limit.',
-  422: 'The instance\'s channel does not support this capability.',
-  429: 'Too many failed authentications (unknown key, bad admin token) from this address; `Retry-After` says when to retry.',
-  500: 'Internal error (no internals are exposed).',
-  502: 'The channel\'s network refused or failed the operation.',
-  503: 'Storage or the channel is temporarily unavailable.',
-};
+import type { RouteDefinition } from './route.js';
+import { routeStatuses, STATUS_DESCRIPTIONS } from './route-statuses.js';
 
 function parameters(route: RouteDefinition): unknown[] {
   const out: unknown[] = [];
@@ -40,20 +27,15 @@ function success(route: RouteDefinition): unknown {
     if (r.json) content['application/json'] = { schema: r.json };
     return { description: r.json ? 'Raw bytes, or JSON' : 'Raw bytes', content };
   }
-  if (typeof r.text === 'string') return { description: 'Text', content: { [r.text as string]: { schema: { type: 'string' } } } };
+  // A prepared text answer; `schema` says what the text is when it is a JSON document.
+  if (typeof r.text === 'string') return { description: 'Text', content: { [r.text as string]: { schema: (r.schema as JsonSchema | undefined) ?? { type: 'string' } } } };
   return { description: 'Success', content: { 'application/json': { schema: r } } };
 }
 
-function errorStatuses(route: RouteDefinition): number[] {
-  const set = new Set<number>([400, 500, ...(route.errors ?? [])]);
-  if (route.auth === 'instance') set.add(404);
-  if (route.auth === 'admin') set.add(401);
-  if (readsBody(route)) set.add(413);
-  if (isKeyed(route)) set.add(429);
-  return [...set].sort();
-}
-
-/** Builds the OpenAPI 3.1 document from the registered routes — the same schemas ajv enforces. */
+/**
+ * Builds the OpenAPI 3.1 document from the registered routes — the same schemas ajv enforces, and
+ * the statuses of {@link routeStatuses}, which the HTTP app holds every answer to.
+ */
 export function buildOpenApi(routes: RouteDefinition[], info: { version: string; serverUrl?: string }): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
@@ -65,8 +47,8 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       parameters: parameters(route),
       responses: {
         200: success(route),
-        ...Object.fromEntries(errorStatuses(route).map((code) => [code, {
-          description: COMMON_ERRORS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, {
+          description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
         }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),

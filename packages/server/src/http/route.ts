@@ -67,9 +67,15 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
    * every other route reads up to `bodyLimitBytes` (1 MiB by default).
    */
   bodyLimit?: 'media' | number;
-  /** Schema of the success answer, or a binary/text description (`json` too when a query picks the form). */
-  response: JsonSchema | { binary: string[]; json?: JsonSchema } | { text: string };
-  /** Extra documented error statuses besides the common ones. */
+  /**
+   * Schema of the success answer, or a binary/text description (`json` too when a query picks the
+   * form; `schema` when the text is a JSON document answered as prepared, like `/openapi.json`).
+   */
+  response: JsonSchema | { binary: string[]; json?: JsonSchema } | { text: string; schema?: JsonSchema };
+  /**
+   * Error statuses the handler can answer besides those every route of its kind can (see
+   * `route-statuses.ts`); the OpenAPI document lists them and any other answer is reported.
+   */
   errors?: number[];
   handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply>;
 }

@@ -3,6 +3,7 @@ import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
 import { BinaryReply, isKeyed, JsonReply, readsBody, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
+import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
 
 /** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
@@ -11,8 +12,11 @@ export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
 /** Reads a request body into `req.body` (see json-body.ts); rejects with a body-parser style error. */
 export type BodyReader = (req: Request, res: Response, limitBytes: number) => Promise<void>;
 
-/** What an express request carries once the route table has matched it. */
-export type MatchedRequest = Request & { parleyRoute?: string };
+/**
+ * What an express request carries once the route table has matched it: the route's template (for
+ * logs) and the statuses it declares (the HTTP app reports answers outside them).
+ */
+export type MatchedRequest = Request & { parleyRoute?: string; parleyStatuses?: ReadonlySet<number> };
 
 /** What {@link routeMiddleware} needs besides the routes. */
 export interface RouterOptions {
@@ -67,12 +71,14 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     const query = route.query ? validator.strings(route.query) : undefined;
     const body = route.body ? validator.body(route.body) : undefined;
     const logPath = toExpressPath(route.path);
+    const statuses: ReadonlySet<number> = new Set(routeStatuses(route));
     // Routes that take a key or the admin token: their answers may carry secrets, and their failures count.
     const keyed = isKeyed(route);
     const withBody = readsBody(route);
     const limit = route.bodyLimit === 'media' ? options.limits.media : route.bodyLimit ?? options.limits.json;
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
+      (req as MatchedRequest).parleyStatuses = statuses;
       req.params = matched;
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;

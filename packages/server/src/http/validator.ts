@@ -29,7 +29,8 @@ export class RequestValidator {
 /** Runs a compiled validator; throws ValidationError (400) naming every failing field. */
 export function check(validate: ValidateFunction, value: unknown, root: string): void {
   if (validate(value)) return;
-  const problems = (validate.errors ?? []).map((e) => describeAjvError(e, root));
+  // An `if`/`then` failure is described by the failing `then`/`else` keyword itself.
+  const problems = (validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeAjvError(e, root));
   const unique = [...new Map(problems.map((p) => [p.message, p])).values()];
   throw new ValidationError(unique.map((p) => p.message).join('; '), { fields: unique });
 }

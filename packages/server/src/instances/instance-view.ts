@@ -1,5 +1,6 @@
 import type { InstanceRecord } from '@parley/core';
 import type { InstanceRuntime } from './instance-runtime.js';
+import { userView } from './profile-picture.js';
 
 /** Public view of the social links: ids and names, never tokens. */
 export function linksView(record: InstanceRecord): Record<string, unknown> {
@@ -8,8 +9,11 @@ export function linksView(record: InstanceRecord): Record<string, unknown> {
   }]));
 }
 
-/** The instance record of spec 2.1 (GET /{key}/instance), with Parley's documented extensions. */
-export function instanceView(runtime: InstanceRuntime): Record<string, unknown> {
+/**
+ * The instance record of spec 2.1 (GET /{key}/instance), with Parley's documented extensions.
+ * `publicUrl` is the server's public base URL, for the stable picture URL of `user.imageProfile`.
+ */
+export function instanceView(runtime: InstanceRuntime, publicUrl: string): Record<string, unknown> {
   const r = runtime.record;
   const failure = runtime.main.capabilities.connection?.state().failure;
   return {
@@ -22,7 +26,7 @@ export function instanceView(runtime: InstanceRuntime): Record<string, unknown> 
     permission: r.flags.permission,
     mark_messages: r.flags.markMessages,
     blocked: r.flags.blocked,
-    user: runtime.user(),
+    user: userView(runtime.user(), publicUrl, r.key),
     phoneConnected: runtime.isConnected(),
     webhook: { ...r.webhook },
     businessProfile: {

@@ -27,8 +27,8 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
         webhook: webhookSettingsSchema,
         options: s.anyObject({ description: 'Driver options (sandbox: `number`).' }),
       }),
-      response: dataResponse(adminInstanceSchema),
-      handler: async ({ body }) => ({ data: adminView(await admin.create(body)) }),
+      response: dataResponse(adminInstanceSchema), errors: [409],
+      handler: async ({ body }) => ({ data: adminView(await admin.create(body), ctx.host.publicUrl) }),
     }),
     defineRoute<unknown, { limit: number; cursor?: string }>({
       method: 'get', path: '/admin/instances', operationId: 'adminListInstances', tag, auth: 'admin',
@@ -42,14 +42,14 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       response: okResponse({ data: s.array(adminInstanceSchema), cursor: s.string({ description: 'Token of the next page; absent on the last page.' }) }, ['data']),
       handler: async ({ query }) => {
         const page = await ctx.storage.instances.listPage({ limit: query.limit, ...(query.cursor !== undefined ? { after: query.cursor } : {}) });
-        return { data: page.items.map(adminView), ...(page.next !== undefined ? { cursor: page.next } : {}) };
+        return { data: page.items.map((record) => adminView(record, ctx.host.publicUrl)), ...(page.next !== undefined ? { cursor: page.next } : {}) };
       },
     }),
     defineRoute<{ key: string }>({
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
       summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
       response: dataResponse(adminInstanceSchema), errors: [404],
-      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record) }),
+      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record, ctx.host.publicUrl) }),
     }),
     defineRoute<{ key: string }>({
       method: 'delete', path: '/admin/instances/{key}', operationId: 'adminDeleteInstance', tag, auth: 'admin',

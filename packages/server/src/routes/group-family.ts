@@ -28,7 +28,7 @@ export function setPictureAndAnswer<C extends { get(jid: string): Promise<unknow
   const changed = changeAndAnswer(capabilityOf);
   return async (rt: InstanceRuntime, id: string, url: string) => {
     capabilityOf(rt);
-    const image = await ctx.media.resolve(url, 'body.url', 'image');
+    const image = await ctx.media.resolve(url, 'body.url', 'image', undefined, rt.record);
     return changed(rt, id, (capability, jid) => capability.setPicture(jid, image));
   };
 }

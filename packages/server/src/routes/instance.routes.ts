@@ -2,7 +2,8 @@ import { ConflictError, redactUrlCredentials, requireCapability, ValidationError
 import type { ServerContext } from '../app/server-context.js';
 import { instanceView } from '../instances/instance-view.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
-import { defineRoute, type RouteDefinition } from '../http/route.js';
+import { BinaryReply, defineRoute, type RouteDefinition } from '../http/route.js';
+import { pictureOf, removePicture, storePicture, userView } from '../instances/profile-picture.js';
 import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';
 import { connectionSchema, instanceViewSchema, keyParams, urlField, userSchema, webhookSettingsSchema } from '../schemas/common.schemas.js';
 import { assertProxyUrl } from '../services/proxy-url.js';
@@ -23,7 +24,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/instance', operationId: 'getInstance', tag, auth: 'instance', params: keyParams,
       summary: 'Instance record (spec 2.1)',
       response: okResponse({ instance: instanceViewSchema }),
-      handler: async ({ scope }) => ({ instance: instanceView(scope) }),
+      handler: async ({ scope }) => ({ instance: instanceView(scope, ctx.host.publicUrl) }),
     }),
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'post', path: '/{key}/instance', operationId: 'connectInstance', tag, auth: 'instance', params: keyParams,
@@ -35,7 +36,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => {
         const result = await connection(scope).connect();
         await ctx.registry.update(scope.id, { wantsConnection: true });
-        return { phoneConnected: result.phoneConnected, qrcode: result.qrcode, image: result.image, user: result.user, connection: scope.connection() };
+        return { phoneConnected: result.phoneConnected, qrcode: result.qrcode, image: result.image, user: result.user ? userView(result.user, ctx.host.publicUrl, scope.record.key) : result.user, connection: scope.connection() };
       },
     }),
     defineRoute<unknown, unknown, { phoneNumber: string }, Scope>({
@@ -92,6 +93,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, unknown, Scope>({
       method: 'post', path: '/{key}/instance/restart', operationId: 'restartInstance', tag, auth: 'instance', params: keyParams,
       summary: 'Restart the connection, keeping the session', response: messageResponse,
+      description: '409 `not_connected` while the instance was never paired (connect it first).', errors: [409],
       handler: async ({ scope }) => {
         await connection(scope).restart();
         return { message: 'Instance restarted' };
@@ -113,7 +115,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
         connected(scope);
         await profile(scope).setName(body.name);
         const record = await ctx.registry.update(scope.id, { user: scope.record.user ? { ...scope.record.user, name: body.name } : null });
-        return { data: record.user };
+        return { data: userView(record.user, ctx.host.publicUrl, record.key) };
       },
     }),
     defineRoute<unknown, unknown, { text: string }, Scope>({
@@ -131,10 +133,12 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Profile picture from a URL or data URI', body: s.object({ url: urlField }, ['url']), bodyLimit: 'media', response: dataResponse(userSchema), errors: [409, 413, 422],
       handler: async ({ scope, body }) => {
         connected(scope);
-        const image = await ctx.media.resolve(body.url, 'body.url', 'image');
+        const image = await ctx.media.resolve(body.url, 'body.url', 'image', undefined, scope.record);
         const { imageProfile } = await profile(scope).setPicture(image);
+        const account = scope.user();
+        if (account) await storePicture(ctx.storage, scope.id, account.id, image);
         const record = await ctx.registry.update(scope.id, { user: scope.record.user ? { ...scope.record.user, imageProfile } : null });
-        return { data: record.user };
+        return { data: userView(record.user, ctx.host.publicUrl, record.key) };
       },
     }),
     defineRoute<unknown, unknown, unknown, Scope>({
@@ -143,16 +147,30 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => {
         connected(scope);
         await profile(scope).removePicture();
+        await removePicture(ctx.storage, scope.id);
         const user = scope.record.user ? { ...scope.record.user } : null;
         if (user) delete user.imageProfile;
         const record = await ctx.registry.update(scope.id, { user });
-        return { data: record.user };
+        return { data: userView(record.user, ctx.host.publicUrl, record.key) };
+      },
+    }),
+    defineRoute<unknown, unknown, unknown, Scope>({
+      method: 'get', path: '/{key}/instance/profile/picture', operationId: 'getProfilePicture', tag, auth: 'instance', params: keyParams,
+      summary: 'The account picture (the URL of `user.imageProfile`)',
+      description: 'Answers the picture last set with PUT, with its Content-Type; while none is set (or the instance is not connected) a placeholder `image/svg+xml`. `Cache-Control: no-cache`: the URL stays the same when the picture changes.',
+      response: { binary: ['image/*'] },
+      handler: async ({ scope, res }) => {
+        const picture = await pictureOf(ctx.storage, scope.id, scope.user()?.id);
+        res.setHeader('Cache-Control', 'no-cache');
+        return new BinaryReply(picture.data, picture.mimetype);
       },
     }),
     defineRoute<unknown, unknown, { proxy: string }, Scope>({
       method: 'post', path: '/{key}/instance/proxy', operationId: 'setProxy', tag, auth: 'instance', params: keyParams,
-      summary: 'Proxy for the connection and media transfers (http, https, socks4, socks5; credentials allowed; empty removes it). Applied at the next (re)connect.',
-      body: s.object({ proxy: s.string({ maxLength: 2048 }) }, ['proxy']),
+      summary: 'Proxy for the connection, media transfers and every URL fetched for the instance (http, https, socks4, socks5; credentials allowed; empty removes it). The connection uses it from the next (re)connect, URL fetches from the next fetch.',
+      body: s.object({
+        proxy: s.string({ maxLength: 2048, description: 'http, https or socks URL (`socks5://user:pass@host:port`), spaces around ignored; empty removes the proxy.' }),
+      }, ['proxy']),
       response: dataResponse(s.object({ proxy: s.string() })),
       handler: async ({ scope, body }) => {
         const proxy = body.proxy.trim();

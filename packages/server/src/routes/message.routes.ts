@@ -50,7 +50,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
     method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
     body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
-    response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
+    response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, body }) => ({ data: await ctx.sends.send(scope, suffix, body) }),
   }));
   return [

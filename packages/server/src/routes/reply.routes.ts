@@ -26,7 +26,7 @@ export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
     summary: `Reply to a message with a ${type.replace('_', ' ')} message`,
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
     body: SEND_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
-    response: dataResponse(messageRecordSchema), errors: [404, 409, 413, 422],
+    response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, params, body }) => ({ data: await ctx.sends.send(scope, type, body, params.messageId) }),
   }));
 }

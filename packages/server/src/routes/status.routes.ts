@@ -29,7 +29,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
     post: (capability: StatusCapability, media: MediaInput, jids: string[]) => Promise<StatusStory>) => {
     const capability = status(rt);
     const jids = await audience(rt, list);
-    const media = await ctx.media.resolve(url, 'body.url', kind);
+    const media = await ctx.media.resolve(url, 'body.url', kind, undefined, rt.record);
     const story = await post(capability, media, jids);
     await ctx.storage.media.put(rt.id, story.id, { data: media.data, mimetype: media.mimetype, ...(media.fileName ? { fileName: media.fileName } : {}) });
     return { data: story };

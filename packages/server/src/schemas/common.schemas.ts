@@ -1,3 +1,5 @@
+import { ALLOW_NUMBER_PATTERN } from '@parley/core';
+import { describePattern } from '../http/ajv-errors.js';
 import { s, type JsonSchema } from '../http/schema.js';
 
 /** The `{key}` path parameter. */
@@ -8,19 +10,33 @@ export function keyAnd(more: Record<string, JsonSchema>): JsonSchema {
   return s.object({ key: s.string(), ...more }, ['key', ...Object.keys(more)]);
 }
 
-/** A URL field (http or https; the SSRF guard runs in the handler). */
+/** The start of a base64 data URI as the media resolver reads it (`data:<mime>[;k=v]*;base64,`). */
+export const DATA_URI_PREFIX = describePattern('^data:[\\w.+-]+/[\\w.+-]+(?:;[\\w-]+=[\\w.-]+)*;base64,', 'must be a base64 data URI (data:<mime>;base64,<data>)');
+
+/**
+ * A URL field: a URI (`format: uri`) of at most 4096 characters, or a base64 data URI where media is
+ * accepted. The scheme (http or https) and the SSRF guard are checked by the handler. `format` runs
+ * only on strings within the length limit: ajv-formats' URI expression overflows the stack on
+ * megabytes, so data URIs are checked by their prefix (the media resolver decodes the rest).
+ */
 export const urlField = s.string({
   minLength: 1, maxLength: 64 * 1024 * 1024,
   description: 'http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit).',
+  if: { pattern: '^data:' },
+  then: { pattern: DATA_URI_PREFIX },
+  else: { if: { maxLength: 4096 }, then: { format: 'uri' }, else: { maxLength: 4096 } },
 });
 
-/** Webhook settings (spec 2.2); every member optional on write. */
-const webhookUrl = s.string({ maxLength: 2048, description: 'http/https URL; empty means "use webhookMessage".' });
+/** Webhook settings (spec 2.2); every member optional on write. A URL is a URI (`format: uri`) or empty. */
+const webhookUrl = s.string({
+  maxLength: 2048, description: 'http/https URL; empty means "use webhookMessage".',
+  if: { minLength: 1, maxLength: 2048 }, then: { format: 'uri' },
+});
 export const webhookSettingsSchema = s.object({
   allowWebhook: s.boolean({ description: 'Master switch.' }),
   allowNumber: s.string({
-    maxLength: 4096, pattern: '^(all|\\+?\\d{6,15}(\\s*,\\s*\\+?\\d{6,15})*)$',
-    description: '`all`, or a comma-separated list of phone numbers whose events are forwarded (see docs/webhooks.md).',
+    maxLength: 4096, pattern: ALLOW_NUMBER_PATTERN,
+    description: '`all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md).',
   }),
   webhookFormat: s.string({
     minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9-]*$',
@@ -35,7 +51,10 @@ export const webhookSettingsSchema = s.object({
 });
 
 /** The account user (spec 2.1). */
-export const userSchema = s.nullable(s.openObject({ id: s.string(), lid: s.string(), name: s.string(), imageProfile: s.string() }, ['id']));
+export const userSchema = s.nullable(s.openObject({
+  id: s.string(), lid: s.string(), name: s.string(),
+  imageProfile: s.string({ format: 'uri', description: 'Stable URL of the account picture (`GET /{key}/instance/profile/picture`): the picture, or a placeholder while none is set.' }),
+}, ['id', 'imageProfile']));
 
 /** What the main channel's connection is doing (extension; see docs/rest-api.md "Instance connection"). */
 export const connectionSchema = s.openObject({

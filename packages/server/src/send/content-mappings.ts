@@ -1,6 +1,6 @@
 import { PayloadTooLargeError, toJid, ValidationError, type MessageRecord, type OutgoingContent, type OutgoingType } from '@parley/core';
 import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
-import type { MediaKind, MediaResolver } from '../services/media-resolver.js';
+import type { MediaKind, MediaResolver, MediaRoute } from '../services/media-resolver.js';
 import { actionButton, cardsOf, checkEmoji, checkHttpUrl, checkPhone, defined, unixSecondsOf } from './field-checks.js';
 import type { MessageSuffix, SendBodies } from './send-bodies.js';
 import { createCallLink, type SendingChannel } from './sending-channel.js';
@@ -8,6 +8,8 @@ import { createCallLink, type SendingChannel } from './sending-channel.js';
 /** What building a content may use: the media resolver, the checked channel and the target message. */
 export interface Env {
   media: MediaResolver;
+  /** How the instance reaches URLs (its proxy): media are fetched the way the instance would. */
+  route: MediaRoute;
   channel: SendingChannel;
   /** The message a reaction or pin acts on (see {@link Mapping.targetOf}). */
   target?: MessageRecord;
@@ -28,7 +30,7 @@ export interface Mapping<S extends MessageSuffix> {
 const VOICE_NOTE_TYPES = new Set(['audio/ogg', 'application/ogg', 'audio/opus']);
 
 function media(env: Env, value: string, field: string, kind: MediaKind, fileName?: string) {
-  return env.media.resolve(value, field, kind, fileName);
+  return env.media.resolve(value, field, kind, fileName, env.route);
 }
 
 function base64Media(env: Env, value: string, field: string, kind: MediaKind, fileName?: string) {

@@ -51,7 +51,7 @@ export class SendPipeline {
     }
     // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
     if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
-    const { to, content } = await mapping.build({ media: this.media, channel, target }, body);
+    const { to, content } = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
     const record = await channel.messaging.send({ to, content, quoted });
     return this.projection.project(runtime.id, channel.adapter, content, record);
   }

@@ -5,6 +5,7 @@ import { newWebhookSecret } from '@parley/webhooks';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
+import { userView } from '../instances/profile-picture.js';
 import { takenError, uniqueClaims, uniqueLookup } from './unique-options.js';
 
 /** Input of `POST /admin/instances`. */
@@ -15,8 +16,8 @@ export interface CreateInstanceInput {
   options?: Record<string, unknown>;
 }
 
-/** Admin view of an instance: includes its key and webhook secret (admin answers only). */
-export function adminView(record: InstanceRecord): Record<string, unknown> {
+/** Admin view of an instance: includes its key and webhook secret (admin answers only); `publicUrl` as in the instance view. */
+export function adminView(record: InstanceRecord, publicUrl: string): Record<string, unknown> {
   return {
     id: record.id,
     key: record.key,
@@ -24,7 +25,7 @@ export function adminView(record: InstanceRecord): Record<string, unknown> {
     channel: record.driver,
     createdAt: record.createdAt,
     phoneConnected: record.phoneConnected,
-    user: record.user,
+    user: userView(record.user, publicUrl, record.key),
     health: record.health,
     webhookSecret: record.webhookSecret,
     webhook: record.webhook,

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import {
-  assertUrlAllowed, guardedGet, GuardedGetError, PayloadTooLargeError, ValidationError, type GuardedGetResult, type MediaInput,
-} from '@parley/core';
+import { assertUrlAllowed, PayloadTooLargeError, ValidationError, type MediaInput } from '@parley/core';
+import { guardedGet, GuardedGetError, parseProxy, type GuardedGetResult } from '@parley/net';
 
 /** Which media a field accepts; decides the content-type check. */
 export type MediaKind = 'image' | 'audio' | 'video' | 'document' | 'sticker';
@@ -13,6 +12,15 @@ const ACCEPT: Record<MediaKind, (type: string) => boolean> = {
   video: (t) => t.startsWith('video/'),
   document: (t) => t.length > 0,
 };
+
+/**
+ * How a fetch reaches the media host: through the proxy of the instance it is made for
+ * (`POST /{key}/instance/proxy`), if any. An `InstanceRecord` is one.
+ */
+export interface MediaRoute {
+  /** The instance's proxy URL (`InstanceRecord.proxy`); unset or empty for a direct connection. */
+  proxy?: string;
+}
 
 /** Limits of {@link MediaResolver}. */
 export interface MediaLimits {
@@ -26,15 +34,16 @@ export interface MediaLimits {
 /**
  * Turns user-supplied media (a URL or a base64 data URI) into bytes, safely: http/https only,
  * private addresses refused at connect time unless allowed, a size limit while streaming, an
- * overall time-out, and a content-type check against what the field accepts. Every failure is a
- * 400 (or 413) naming the field; nothing is stored before the media resolved.
+ * overall time-out, and a content-type check against what the field accepts. URLs are fetched
+ * through the sending instance's proxy when `route` names one (the proxy is asked for the checked
+ * address). Every failure is a 400 (or 413) naming the field; nothing is stored before the media resolved.
  */
 export class MediaResolver {
   constructor(private readonly limits: MediaLimits) {}
 
   /** Resolves `value`: a `data:` URI is decoded, anything else is fetched as a URL. */
-  async resolve(value: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
-    return value.startsWith('data:') ? this.fromDataUri(value, field, kind, fileName) : this.fromUrl(value, field, kind, fileName);
+  async resolve(value: string, field: string, kind: MediaKind, fileName?: string, route?: MediaRoute): Promise<MediaInput> {
+    return value.startsWith('data:') ? this.fromDataUri(value, field, kind, fileName) : this.fromUrl(value, field, kind, fileName, route);
   }
 
   /** Decodes a base64 data URI with the size limit. */
@@ -53,14 +62,14 @@ export class MediaResolver {
     return { data, mimetype, fileName, sha256: createHash('sha256').update(data).digest('hex') };
   }
 
-  /** Fetches a URL with the limits. */
-  async fromUrl(raw: string, field: string, kind: MediaKind, fileName?: string): Promise<MediaInput> {
+  /** Fetches a URL with the limits, through `route.proxy` when set. */
+  async fromUrl(raw: string, field: string, kind: MediaKind, fileName?: string, route: MediaRoute = {}): Promise<MediaInput> {
     if (raw.length > 4096) throw new ValidationError(`${field} must be a URL of at most 4096 characters, or a base64 data URI`);
     const check = (value: string) => assertUrlAllowed(value, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
     const limits = { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.timeoutMs, allowPrivate: this.limits.allowPrivateUrls, maxRedirects: this.limits.maxRedirects };
     let answer: GuardedGetResult;
     try {
-      answer = await guardedGet(await check(raw), limits, check);
+      answer = await guardedGet(await check(raw), limits, check, { proxy: parseProxy(route.proxy) });
     } catch (err) {
       throw err instanceof GuardedGetError ? this.fetchError(err, field) : err;
     }

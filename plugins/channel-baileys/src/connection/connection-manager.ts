@@ -4,6 +4,7 @@ import {
 } from '@parley/core';
 import type { ConnectionOptions } from 'node:tls';
 import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata } from '@whiskeysockets/baileys';
+import { parseProxy, redactProxy } from '@parley/net';
 import type { Dispatcher } from 'undici';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { ResolvedBaileysOptions } from '../options.js';
@@ -13,7 +14,6 @@ import { upstream } from '../util/errors.js';
 import { reconnectDelay } from './backoff.js';
 import { disconnectInfo, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
-import { parseProxy, redactProxy } from './proxy.js';
 import { Session, SessionLoggedOut } from './session.js';
 import { accountUser, socketConfig, subscribe } from './socket-config.js';
 import { formatPairingCode, pairingDigits, unreachable } from './pairing.js';

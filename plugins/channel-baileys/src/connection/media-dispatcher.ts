@@ -1,8 +1,6 @@
 import type { ConnectionOptions } from 'node:tls';
+import { proxyTunnel, tunnelConnector, type ProxyUrl } from '@parley/net';
 import { Agent, type Dispatcher } from 'undici';
-import type { ProxyUrl } from './proxy.js';
-import { httpConnectTunnel, socksTunnel } from './proxy-tunnels.js';
-import { tunnelConnector } from './tunnel-connector.js';
 
 /**
  * The dispatcher media downloads go through when the instance has a proxy. Baileys downloads with
@@ -12,6 +10,5 @@ import { tunnelConnector } from './tunnel-connector.js';
  * TLS-inspecting proxy, or of a test host).
  */
 export function mediaDispatcher(proxy: ProxyUrl, tls?: ConnectionOptions): Dispatcher {
-  const open = proxy.kind === 'http' ? httpConnectTunnel(proxy.url) : socksTunnel(proxy.url);
-  return new Agent({ connect: tunnelConnector(open, tls) });
+  return new Agent({ connect: tunnelConnector(proxyTunnel(proxy), tls) });
 }

@@ -1,4 +1,5 @@
 import type { AccountUser, ChannelContext, Logger } from '@parley/core';
+import type { ProxyUrl } from '@parley/net';
 import type { ConnectionState, Contact, GroupMetadata, UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { StorageAuthState } from '../auth/storage-auth-state.js';
 import { storedMessages } from '../mapping/stored-message.js';
@@ -8,7 +9,7 @@ import { BoundedCache } from '../util/bounded-cache.js';
 import { normalizeJid } from '../util/jids.js';
 import { browserIdentity } from './browser-identity.js';
 import { baileysLogger } from './logger-bridge.js';
-import { proxyAgents, type ProxyUrl } from './proxy.js';
+import { proxyAgents } from './proxy.js';
 
 /** What one socket's configuration is built from. */
 export interface SocketConfigInput {

@@ -1,0 +1,74 @@
+import { isKeyed, readsBody, type RouteDefinition } from './route.js';
+
+/**
+ * The one place that decides which statuses an operation can answer. The OpenAPI document lists
+ * exactly these, and the HTTP app reports every answer outside them ({@link UndeclaredAnswers}), so
+ * the document and the server cannot drift apart unnoticed.
+ *
+ * A status comes from one of three sources:
+ * - {@link EVERY_ROUTE}: what the HTTP layer answers around any handler (body parsing, the error
+ *   model, shutdown). A new layer-wide answer (a rate limit's 429, say) is added here, with its
+ *   description in {@link STATUS_DESCRIPTIONS}.
+ * - {@link BY_KIND}: what follows from how a route is declared (its auth mode).
+ * - the route's own `errors`: what its handler can raise (404 of a lookup, 409 not connected, …).
+ */
+export const STATUS_DESCRIPTIONS: Record<number, string> = {
+  400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
+  401: 'Missing or wrong admin token.',
+  403: 'The instance may not do this (for example it is not an admin of the group).',
+  404: 'Unknown instance key or resource.',
+  409: 'The operation conflicts with the current state (for example the instance is not connected).',
+  413: 'The body or media is over its size limit.',
+  415: 'The body\'s charset or content encoding is not supported.',
+  429: 'Too many failed authentications (unknown key, bad admin token) from this address; `Retry-After` says when to retry.',
+  422: 'The instance\'s channel does not support this capability.',
+  500: 'Internal error (no internals are exposed).',
+  502: 'The channel\'s network refused or failed the operation.',
+  503: 'Storage or the channel is temporarily unavailable, or the server is shutting down.',
+};
+
+/**
+ * Answered around any handler: 400 a failing schema or a broken path encoding, 500 internal errors,
+ * 503 while shutting down or when storage is unavailable.
+ */
+export const EVERY_ROUTE: readonly number[] = [400, 500, 503];
+
+/** Statuses that follow from how a route is declared. */
+export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[] = [
+  // The instance key is resolved first: an unknown key is 404 instance_not_found.
+  (route) => (route.auth === 'instance' ? [404] : []),
+  (route) => (route.auth === 'admin' ? [401] : []),
+  // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
+  (route) => (readsBody(route) ? [413, 415] : []),
+  // Failed authentications are counted per address: 429 once an address is blocked.
+  (route) => (isKeyed(route) ? [429] : []),
+  // A route that needs a channel capability (it declares 422 for channels without it) reaches the
+  // channel's network, which can refuse or fail the operation: 502 upstream_error.
+  (route) => (route.errors?.includes(422) ? [502] : []),
+];
+
+/** Every status `route` can answer, success included, in ascending order. */
+export function routeStatuses(route: RouteDefinition): number[] {
+  const set = new Set<number>([200, ...EVERY_ROUTE, ...BY_KIND.flatMap((rule) => rule(route)), ...(route.errors ?? [])]);
+  return [...set].sort((a, b) => a - b);
+}
+
+/**
+ * Answers whose status the route does not declare, as `METHOD /path/template status` (first seen
+ * order). The HTTP app notes them and logs each once; tests assert there are none.
+ */
+export class UndeclaredAnswers {
+  private readonly seen = new Set<string>();
+
+  /** Notes one answer; true when it is the first of its kind (the caller logs it). */
+  note(method: string, path: string, status: number): boolean {
+    const entry = `${method} ${path} ${status}`;
+    if (this.seen.has(entry)) return false;
+    this.seen.add(entry);
+    return true;
+  }
+
+  list(): string[] {
+    return [...this.seen];
+  }
+}
