@@ -23,6 +23,8 @@ export function webhookRoute(): DriverRoute {
     summary: 'Telegram Bot API webhook: one Update, authenticated by X-Telegram-Bot-Api-Secret-Token',
     body: { type: 'object', required: ['update_id'], properties: { update_id: { type: 'integer' } } },
     response: { type: 'object', properties: { received: { type: 'integer' } } },
+    // 401: a wrong secret token; 404: the instance went away between the index lookup and the adapter.
+    errors: [401, 404],
     async handler(request) {
       const account = await request.linkedAccount('telegram', request.params.botId ?? '');
       if (!account) return { status: 200, body: { received: 0 } };

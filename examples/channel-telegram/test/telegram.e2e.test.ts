@@ -45,6 +45,8 @@ describe('the Telegram example channel through a real Parley server', () => {
     api = host.client.instance(instance.key);
   });
   after(async () => {
+    // Every status the server answered is one its OpenAPI document lists for the route (the driver route's `errors` included).
+    assert.deepEqual(host?.server.undeclaredAnswers(), []);
     await host?.stop();
     await mock?.close();
   });
