@@ -10,9 +10,12 @@ describe('@parley/testkit/host', () => {
     const host = await startTestHost({
       plugins: [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' }],
       clock,
+      // As callers that spread their own defaults pass it: the host still reserves the port its public URL names.
+      config: { port: 0 },
     });
     try {
       assert.match(host.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+      assert.equal(host.server.context.host.publicUrl, host.url, 'the public URL is the URL the server answers on');
       assert.ok(existsSync(host.dataDir), 'the temporary data directory exists while the host runs');
       const created = await host.client.call('adminCreateInstance', {
         body: { channel: 'sandbox', name: 'clocked', webhook: { allowWebhook: true, webhookQrCode: `${host.receiver.url}/qr` } },

@@ -74,8 +74,10 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
     // media URLs in webhooks) is the host's own URL before the server listens.
     const port = options.config?.port || await freePort();
     const config = loadConfig({}, {
-      port, publicUrl: `http://127.0.0.1:${port}`, host: '127.0.0.1', dataDir, allowPrivateUrls: true, logLevel: 'warn', adminToken: TEST_HOST_ADMIN_TOKEN,
-      restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config, plugins: options.plugins,
+      host: '127.0.0.1', dataDir, allowPrivateUrls: true, logLevel: 'warn', adminToken: TEST_HOST_ADMIN_TOKEN,
+      restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config,
+      // After the caller's members: a `port: 0` there must not undo the reserved port the public URL names.
+      port, publicUrl: options.config?.publicUrl ?? `http://127.0.0.1:${port}`, plugins: options.plugins,
     });
     const logger = options.logger ?? (createLogger({ level: 'warn', destination: discard() }) as unknown as Logger);
     const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
