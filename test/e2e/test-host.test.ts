@@ -10,7 +10,7 @@ describe('@parley/testkit/host', () => {
     const host = await startTestHost({
       plugins: [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' }],
       clock,
-      // As callers that spread their own defaults pass it: the host still reserves the port its public URL names.
+      // Port 0 as callers pass it: the public URL is still the URL the server answers on.
       config: { port: 0 },
     });
     try {

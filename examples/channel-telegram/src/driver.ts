@@ -9,8 +9,11 @@ export interface TelegramDriverOptions {
   /** The Bot API base URL (a local mock in tests). */
   apiBaseUrl: string;
   timeoutMs: number;
-  /** The server's public URL: the webhook URL given to `setWebhook` is built from it. */
-  publicUrl: string;
+  /**
+   * The server's public URL, read when a bot is linked: the webhook URL given to `setWebhook` is built
+   * from it. A function because a server on port 0 knows its URL only once it listens.
+   */
+  publicUrl: () => string;
   clock?: Clock;
 }
 
@@ -28,7 +31,7 @@ export function createTelegramDriver(options: TelegramDriverOptions): ChannelDri
     role: 'social',
     addressing: { description: 'The Telegram chat id (an integer, negative for groups) or @channelusername.', phoneNumbers: false },
     create: (context) => new TelegramAdapter(context, api),
-    link: (input) => linkBot(api, options.publicUrl, input, now()),
+    link: (input) => linkBot(api, options.publicUrl(), input, now()),
     routes: [webhookRoute()],
   };
 }

@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -20,8 +19,9 @@ export interface TestHostOptions {
    */
   plugins: PluginEntry[];
   /**
-   * Configuration members over the test defaults: loopback, a free port, `publicUrl` the host's own URL,
-   * private URLs allowed, no restore stagger.
+   * Configuration members over the test defaults: loopback, port 0 (a free one; without a `publicUrl`
+   * the server then makes its own URL the public one once it listens), private URLs allowed, no
+   * restore stagger.
    */
   config?: Partial<ParleyConfig>;
   /** All server time comes from it (a `FakeClock` of `@parley/testkit`); the real clock otherwise. */
@@ -48,16 +48,6 @@ export interface TestHost {
   stop(): Promise<void>;
 }
 
-/** A free loopback port (the OS picks it; it is released before the server takes it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createNetServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
-
 const discard = () => new Writable({ write: (_chunk, _encoding, done) => done() });
 
 /**
@@ -70,14 +60,9 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'parley-host-'));
   const receiver = await startHttpReceiver();
   try {
-    // A known port, so the public URL (what channels give their networks for callbacks, the base of
-    // media URLs in webhooks) is the host's own URL before the server listens.
-    const port = options.config?.port || await freePort();
     const config = loadConfig({}, {
-      host: '127.0.0.1', dataDir, allowPrivateUrls: true, logLevel: 'warn', adminToken: TEST_HOST_ADMIN_TOKEN,
-      restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config,
-      // After the caller's members: a `port: 0` there must not undo the reserved port the public URL names.
-      port, publicUrl: options.config?.publicUrl ?? `http://127.0.0.1:${port}`, plugins: options.plugins,
+      port: 0, host: '127.0.0.1', dataDir, allowPrivateUrls: true, logLevel: 'warn', adminToken: TEST_HOST_ADMIN_TOKEN,
+      restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config, plugins: options.plugins,
     });
     const logger = options.logger ?? (createLogger({ level: 'warn', destination: discard() }) as unknown as Logger);
     const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
