@@ -1,20 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InstanceClient } from '@parley/client';
-import { expectError, sameViewForAll } from '../support/api-assertions.js';
 import { apiError } from '../support/api-error.js';
 import { eventsOf, jidOf, startWithPhones, waitForEvent, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { documentedClients, documentedRequests, type DocumentedRequest } from '../support/documented-answers.js';
+import { GROUP_NUMBERS, groupCalls } from '../support/group-calls.js';
 import type { TestServer } from '../support/test-server.js';
 
-const ALICE = '5511960000001';
-const BOB = '5511960000002';
-const CAROL = '5511960000003';
-const DAVE = '5511960000004';
-const ERIN = '5511960000005';
-const UNKNOWN = '5511960009999';
-const NO_GROUP = '120363000000000001@g.us';
+const { ALICE, BOB, CAROL, DAVE, ERIN, UNKNOWN } = GROUP_NUMBERS;
 
 /** Spec 4.10 end to end: groups shared by the members' sandbox instances. */
 describe('groups (spec 4.10)', () => {
@@ -26,27 +20,16 @@ describe('groups (spec 4.10)', () => {
   let carol: Phone;
   let dave: Phone;
   let erin: Phone;
-  let offline: { key: string };
   let group: { id: string; creation: number };
 
   before(async () => {
     ({ t, phones: { alice, bob, carol, dave, erin } } = await startWithPhones({ alice: ALICE, bob: BOB, carol: CAROL, dave: DAVE, erin: ERIN }));
     api = await documentedRequests(t);
     client = await documentedClients(t);
-    offline = await t.createInstance({ channel: 'sandbox', name: 'offline', number: '5511960000099' });
   });
   after(() => t.stop());
 
-  const groupsOf = (p: Phone) => client(p.key).call('listGroups');
-  const chatOf = async (p: Phone, jid: string) => (await client(p.key).call('listChats')).data.find((c) => c.id === jid)!;
-  const messagesOf = async (p: Phone, jid: string) => (await client(p.key).call('listChatMessages', { params: { jid } })).data;
-  const groupOf = (p: Phone, groupJid = group.id) => client(p.key).call('getGroup', { params: { groupJid } });
-  const setting = (p: Phone, value: 'announcement' | 'not_announcement' | 'locked' | 'unlocked', groupJid = group.id) =>
-    client(p.key).call('changeGroupSetting', { params: { groupJid }, query: { setting: value } });
-  const role = (p: Phone, action: 'promote' | 'demote', participants: string[], groupJid = group.id) =>
-    client(p.key).call('changeGroupRole', { params: { groupJid }, query: { action }, body: { participants } });
-  /** The group as every listed member's instance sees it: identical for each. */
-  const sameForAll = (members: Phone[]) => sameViewForAll(members, async (p) => (await groupOf(p)).data);
+  const { groupsOf, chatOf, messagesOf, groupOf, setting, role, sameForAll } = groupCalls((key) => client(key), () => group.id);
 
   it('creates a group: the creator is superadmin, every member lists it, and members get the group events and chat', async () => {
     const res = await client(alice.key).call('createGroup', { body: { name: 'Team', participants: [BOB, jidOf(CAROL), UNKNOWN] } });
@@ -303,99 +286,5 @@ describe('groups (spec 4.10)', () => {
     assert.deepEqual(members, [{ id: jidOf(BOB), admin: 'admin' }, { id: jidOf(DAVE), admin: null }, { id: jidOf(ERIN), admin: null }]);
     const heir = await waitForEvent(t, dave, 'group.participants', (e) => e.action === 'promote' && e.participants[0] === jidOf(BOB), 'bob inheriting admin, on dave');
     assert.equal(heir.author, jidOf(ALICE));
-  });
-
-  describe('bad input changes nothing', () => {
-    it('rejects a malformed creation (400 naming the field) without creating anything', async () => {
-      const before = (await groupsOf(bob)).data;
-      // Bodies the typed client refuses at compile time (missing members, wrong types, unknown members): sent raw.
-      expectError(await api('POST', `/${bob.key}/groups`, { participants: [CAROL] }), 400, 'validation_failed', 'body.name is required');
-      expectError(await api('POST', `/${bob.key}/groups`, { name: 'x', participants: CAROL }), 400, 'validation_failed', 'body.participants must be array');
-      const wrongType = await api('POST', `/${bob.key}/groups`, { name: 'x', participants: [true] });
-      expectError(wrongType, 400, 'validation_failed');
-      assert.match(wrongType.body.error.message, /^body\.participants\[0\] must be string; body\.participants\[0\] must be integer/);
-      expectError(await api('POST', `/${bob.key}/groups`, { name: 'x', participants: [], extra: 1 }), 400, 'validation_failed', 'body.extra is not allowed');
-      const create = (name: string, participants: string[]) => client(bob.key).call('createGroup', { body: { name, participants } });
-      await assert.rejects(create('x', [CAROL, 'not-a-number']), apiError(400, 'validation_failed',
-        'body.participants[1] must be a phone number with country code (6 to 15 digits) or a JID'));
-      await assert.rejects(create('x', [group.id]), apiError(400, 'validation_failed',
-        'body.participants[0] must be a phone number or a contact JID, not a group or broadcast'));
-      await assert.rejects(create('', []), apiError(400, 'validation_failed'));
-      assert.deepEqual((await groupsOf(bob)).data, before);
-      assert.deepEqual((await groupsOf(carol)).data, []);
-    });
-
-    it('accepts participants as JSON integers too', async () => {
-      const res = await client(carol.key).call('createGroup', { body: { name: 'Numbers', participants: [Number(DAVE)] } });
-      assert.deepEqual(res.data.participants, [{ id: jidOf(CAROL), admin: 'superadmin' }, { id: jidOf(DAVE), admin: null }]);
-      await client(carol.key).call('leaveGroup', { params: { groupJid: res.data.id } });
-      await client(dave.key).call('leaveGroup', { params: { groupJid: res.data.id } });
-      assert.deepEqual((await groupsOf(carol)).data, []);
-    });
-
-    it('answers 404 for a group the instance is not in, and 400 for a malformed group JID', async () => {
-      const before = (await groupOf(bob)).data;
-      const b = client(bob.key);
-      const params = { groupJid: NO_GROUP };
-      const attempts: [string, () => Promise<unknown>][] = [
-        ['getGroup', () => b.call('getGroup', { params })],
-        ['updateGroup', () => b.call('updateGroup', { params, body: { name: 'x' } })],
-        ['changeGroupSetting', () => setting(bob, 'locked', NO_GROUP)],
-        ['leaveGroup', () => b.call('leaveGroup', { params })],
-        ['listGroupMembers', () => b.call('listGroupMembers', { params })],
-        ['addGroupParticipants', () => b.call('addGroupParticipants', { params, body: { participants: [BOB] } })],
-        ['removeGroupParticipants', () => b.call('removeGroupParticipants', { params, body: { participants: [BOB] } })],
-        ['changeGroupRole', () => role(bob, 'promote', [BOB], NO_GROUP)],
-        ['listGroupJoinRequests', () => b.call('listGroupJoinRequests', { params })],
-        ['handleGroupJoinRequests', () => b.call('handleGroupJoinRequests', { params, body: { participants: [BOB], action: 'approve' } })],
-        ['getGroupInviteCode', () => b.call('getGroupInviteCode', { params })],
-        ['setGroupPicture', () => b.call('setGroupPicture', { params, body: { url: dataUri('image/png', SAMPLES.png) } })],
-        ['removeGroupPicture', () => b.call('removeGroupPicture', { params })],
-        ['setGroupJoinApproval', () => b.call('setGroupJoinApproval', { params, body: { mode: 'on' } })],
-      ];
-      for (const [what, call] of attempts) {
-        await assert.rejects(call(), (err: unknown) => {
-          apiError(404, 'group_not_found', 'group not found')(err);
-          assert.equal((err as { details?: unknown }).details, undefined, what);
-          return true;
-        }, what);
-      }
-      // A member who left cannot act on the group either.
-      await assert.rejects(client(carol.key).call('updateGroup', { params: { groupJid: group.id }, body: { name: 'x' } }), apiError(404, 'group_not_found'));
-      await assert.rejects(client(carol.key).call('addGroupParticipants', { params: { groupJid: group.id }, body: { participants: [CAROL] } }), apiError(404, 'group_not_found'));
-      await assert.rejects(groupOf(bob, 'not-a-group'), apiError(400, 'validation_failed', /^path\.groupJid /));
-      assert.deepEqual((await groupOf(bob)).data, before);
-    });
-
-    it('rejects bad settings, roles, join-request actions, empty updates and non-image pictures without changing the group', async () => {
-      const before = (await groupOf(bob)).data;
-      // Queries and bodies the typed client refuses at compile time (values outside the enums, missing members): sent raw.
-      expectError(await api('PATCH', `/${bob.key}/groups/${group.id}?setting=open`), 400, 'validation_failed',
-        'query.setting must be one of "announcement", "not_announcement", "locked", "unlocked"');
-      expectError(await api('PATCH', `/${bob.key}/groups/${group.id}`), 400, 'validation_failed', 'query.setting is required');
-      expectError(await api('PATCH', `/${bob.key}/groups/${group.id}/role?action=kick`, { participants: [DAVE] }), 400, 'validation_failed',
-        'query.action must be one of "promote", "demote"');
-      expectError(await api('PUT', `/${bob.key}/groups/${group.id}/request_participants_list`, { participants: [DAVE], action: 'maybe' }), 400,
-        'validation_failed', 'body.action must be one of "approve", "reject"');
-      expectError(await api('GET', `/${bob.key}/groups/invite/info`), 400, 'validation_failed', 'query.code is required');
-      const b = client(bob.key);
-      await assert.rejects(role(bob, 'promote', []), apiError(400, 'validation_failed', 'body.participants must NOT have fewer than 1 items'));
-      await assert.rejects(role(bob, 'promote', [DAVE, 'x@broadcast']), apiError(400, 'validation_failed',
-        'body.participants[1] must be a phone number or a contact JID, not a group or broadcast'));
-      await assert.rejects(b.call('updateGroup', { params: { groupJid: group.id }, body: {} }), apiError(400, 'validation_failed', 'body must set name or description'));
-      await assert.rejects(b.call('setGroupPicture', { params: { groupJid: group.id }, body: { url: dataUri('text/plain', Buffer.from('hello')) } }),
-        apiError(400, 'validation_failed', 'body.url has content type text/plain, which is not a valid image'));
-      await assert.rejects(b.call('acceptGroupInvite', { body: { code: 'bad code!' } }), apiError(400, 'validation_failed'));
-      assert.deepEqual((await groupOf(bob)).data, before);
-    });
-
-    it('answers 409 not_connected for an instance that is not connected, creating nothing', async () => {
-      const off = client(offline.key);
-      await assert.rejects(off.call('listGroups'), apiError(409, 'not_connected'));
-      await assert.rejects(off.call('createGroup', { body: { name: 'x', participants: [BOB] } }), apiError(409, 'not_connected'));
-      await assert.rejects(off.call('getGroup', { params: { groupJid: group.id } }), apiError(409, 'not_connected'));
-      await assert.rejects(off.call('getGroupInviteInfo', { query: { code: 'AAAAAAAAAAAAAAAAAAAAAA' } }), apiError(409, 'not_connected'));
-      assert.deepEqual((await groupsOf(bob)).data.map((g) => g.id), [group.id]);
-    });
   });
 });

@@ -12,6 +12,7 @@ export * from './errors.js';
 export * from './logger.js';
 export * from './plugin.js';
 export * from './plugin-registrar.js';
+export * from './plugin-definitions.js';
 export * from './storage/index.js';
 export * from './clock.js';
 export * from './tokens.js';

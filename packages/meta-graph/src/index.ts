@@ -20,6 +20,7 @@ export * from './options.js';
 export * from './outbound/meta-messaging.js';
 export * from './outbound/outgoing-message.js';
 export * from './outbound/outgoing-record.js';
+export * from './plugin/meta-channel-plugin.js';
 export * from './security/redact.js';
 export * from './security/signature.js';
 export * from './webhook/webhook-routes.js';

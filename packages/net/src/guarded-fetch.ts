@@ -1,6 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import { assertUrlAllowed, PayloadTooLargeError, PRIVATE_URLS_HINT, ValidationError, type MediaLimits } from '@parley/core';
-import { guardedGet, GuardedGetError, type ResolveHost } from './guarded-get.js';
+import { guardedGet, GuardedGetError } from './guarded-get.js';
+import type { ResolveHost } from './resolve-host.js';
 import type { ProxyUrl } from './proxy-url.js';
 
 /** What {@link GuardedFetcher} needs. */
@@ -8,6 +9,8 @@ export interface GuardedFetcherDeps {
   limits: MediaLimits;
   /** Host setting: URLs may point to private networks. */
   allowPrivate: boolean;
+  /** The instance's proxy may be on a private network (default `allowPrivate`). */
+  allowPrivateProxy?: boolean;
   resolve: ResolveHost;
   /** The instance's proxy at the time of the fetch; undefined for a direct connection. */
   proxy(): Promise<ProxyUrl | undefined>;
@@ -42,6 +45,7 @@ export class GuardedFetcher {
     try {
       answer = await guardedGet(url, { maxBytes: limits.maxBytes, timeoutMs: limits.timeoutMs, allowPrivate, maxRedirects: this.deps.maxRedirects }, check, {
         proxy: await this.deps.proxy(), resolve: this.deps.resolve, tls: this.deps.tls,
+        ...(this.deps.allowPrivateProxy === undefined ? {} : { allowPrivateProxy: this.deps.allowPrivateProxy }),
       });
     } catch (err) {
       throw err instanceof GuardedGetError ? this.failure(err, field) : err;

@@ -1,16 +1,11 @@
-import { lookup } from 'node:dns/promises';
 import { connect, isIP, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { isPrivateAddress, PRIVATE_URLS_HINT } from '@parley/core';
 import { Agent, request, type Dispatcher } from 'undici';
+import { PRIVATE_PROXY, type ProxyGuard } from './proxy-guard.js';
 import { proxyTunnel, type ProxyUrl } from './proxy-url.js';
+import { systemResolve, type ResolveHost } from './resolve-host.js';
 import { CONNECT_TIMEOUT_MS, tunnelConnector, type OpenTunnel } from './tunnel-connector.js';
-
-/** Every address of a host name (the system resolver by default; tests point names at addresses). */
-export type ResolveHost = (host: string) => Promise<string[]>;
-
-/** The system resolver. */
-export const systemResolve: ResolveHost = async (host) => (await lookup(host, { all: true })).map((a) => a.address);
 
 /** Limits of {@link guardedGet}. */
 export interface GuardedGetLimits {
@@ -28,6 +23,11 @@ export interface GuardedGetLimits {
 export interface GuardedGetRoute {
   /** Connect through this proxy (HTTP `CONNECT` or SOCKS), asking it for the checked address. */
   proxy?: ProxyUrl;
+  /**
+   * The proxy may be on a private network (default `limits.allowPrivate`: the proxy is held to the
+   * same rule as the URLs). Its address is checked each time it is dialled, resolved by `resolve`.
+   */
+  allowPrivateProxy?: boolean;
   /** Resolves host names (default {@link systemResolve}). */
   resolve?: ResolveHost;
   /** TLS options of the connection to the host (a test CA). */
@@ -35,7 +35,7 @@ export interface GuardedGetRoute {
 }
 
 /** Why a {@link guardedGet} failed. */
-export type GuardedGetFailure = 'status' | 'too_large' | 'private_address' | 'timeout' | 'network' | 'empty' | 'redirects';
+export type GuardedGetFailure = 'status' | 'too_large' | 'private_address' | 'private_proxy' | 'timeout' | 'network' | 'empty' | 'redirects';
 
 /** A failed {@link guardedGet}; callers turn it into the error their API answers. */
 export class GuardedGetError extends Error {
@@ -77,11 +77,12 @@ function directConnect(address: string, port: number): Promise<Socket> {
  * Opens connections to checked addresses only: the host name is resolved here, once; any private
  * address refuses it (unless allowed); the connection goes to the checked address, directly or
  * through the proxy (which is asked for that address, so neither a second lookup nor the proxy's
- * resolver can rebind the name).
+ * resolver can rebind the name). The proxy's own address is checked the same way when it is dialled.
  */
 function checkedOpener(allowPrivate: boolean, route: GuardedGetRoute): OpenTunnel {
-  const through = route.proxy ? proxyTunnel(route.proxy) : directConnect;
   const resolve = route.resolve ?? systemResolve;
+  const guard: ProxyGuard = { allowPrivate: route.allowPrivateProxy ?? allowPrivate, resolve };
+  const through = route.proxy ? proxyTunnel(route.proxy, guard) : directConnect;
   return async (host, port) => {
     const addresses = isIP(host) ? [host] : await resolve(host);
     if (addresses.length === 0) throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' });
@@ -173,6 +174,7 @@ function failureOf(err: unknown, signal: AbortSignal): GuardedGetError {
   if (err instanceof GuardedGetError) return err;
   if (signal.aborted) return new GuardedGetError('timeout', 'timed out');
   const e = err as NodeJS.ErrnoException;
+  if (e?.code === PRIVATE_PROXY) return new GuardedGetError('private_proxy', e.message);
   if (e?.code === PRIVATE) return new GuardedGetError('private_address', `it points to a private network address (${PRIVATE_URLS_HINT})`);
   return new GuardedGetError('network', e?.message ?? String(err));
 }

@@ -1,4 +1,5 @@
 import { ValidationError } from '@parley/core';
+import type { ProxyGuard } from './proxy-guard.js';
 import { httpConnectTunnel, socksTunnel } from './proxy-tunnels.js';
 import type { OpenTunnel } from './tunnel-connector.js';
 
@@ -29,9 +30,9 @@ export function parseProxy(proxy: string | undefined): ProxyUrl | undefined {
   throw new ValidationError(`proxy scheme ${url.protocol.slice(0, -1)} is not supported (use http, https or socks)`);
 }
 
-/** Opens raw TCP streams through `proxy`: HTTP `CONNECT` or SOCKS, by its kind. */
-export function proxyTunnel(proxy: ProxyUrl): OpenTunnel {
-  return proxy.kind === 'http' ? httpConnectTunnel(proxy.url) : socksTunnel(proxy.url);
+/** Opens raw TCP streams through `proxy`: HTTP `CONNECT` or SOCKS, by its kind, to the proxy's address checked by `guard`. */
+export function proxyTunnel(proxy: ProxyUrl, guard: ProxyGuard): OpenTunnel {
+  return proxy.kind === 'http' ? httpConnectTunnel(proxy.url, guard) : socksTunnel(proxy.url, guard);
 }
 
 /** The proxy URL without its password, for logs. */

@@ -44,12 +44,13 @@ describe('guardedGet through a proxy', () => {
     await new Promise<void>((done) => web.close(() => done()));
   });
 
+  // The loopback proxies stand in for public ones (allowPrivateProxy); the URLs are still checked.
   const limits = { maxBytes: 1000, timeoutMs: 3000, allowPrivate: false };
   const accept = async (next: string) => new URL(next);
 
   it('HTTP CONNECT: the proxy is asked for the checked address with the credentials; the body comes back', async () => {
     const proxy = parseProxy(`http://u%40x:p%3Ass@127.0.0.1:${http.port}`);
-    const answer = await guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve });
+    const answer = await guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve, allowPrivateProxy: true });
     assert.deepStrictEqual({ data: answer.data.toString(), mimetype: answer.mimetype }, { data: 'png-bytes', mimetype: 'image/png' });
     assert.deepStrictEqual(http.seen, [{ target: `${PUBLIC}:80`, authorization: `Basic ${Buffer.from('u@x:p:ss').toString('base64')}` }]);
     assert.deepStrictEqual(paths, ['/a.png']);
@@ -57,13 +58,13 @@ describe('guardedGet through a proxy', () => {
 
   it('socks5h: the proxy gets the checked address, not the name its own resolver could rebind', async () => {
     const proxy = parseProxy(`socks5h://su:sp@127.0.0.1:${socks.port}`);
-    await guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve });
+    await guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve, allowPrivateProxy: true });
     assert.deepStrictEqual(socks.seen, [{ host: PUBLIC, port: 80, user: 'su', password: 'sp' }]);
   });
 
   it('a redirect to a name with a private address is refused before the proxy is asked for it', async () => {
     const proxy = parseProxy(`http://127.0.0.1:${http.port}`);
-    await assert.rejects(guardedGet(new URL('http://cdn.example/to-split'), limits, accept, { proxy, resolve }), (err) => {
+    await assert.rejects(guardedGet(new URL('http://cdn.example/to-split'), limits, accept, { proxy, resolve, allowPrivateProxy: true }), (err) => {
       assert.ok(err instanceof GuardedGetError);
       assert.deepStrictEqual([err.failure, err.message], ['private_address', 'it points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)']);
       return true;
@@ -75,7 +76,7 @@ describe('guardedGet through a proxy', () => {
     const refusing = await startHttpProxy(1);
     try {
       const proxy = parseProxy(`http://127.0.0.1:${refusing.port}`);
-      await assert.rejects(guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve }), (err) => {
+      await assert.rejects(guardedGet(new URL('http://cdn.example/a.png'), limits, accept, { proxy, resolve, allowPrivateProxy: true }), (err) => {
         assert.ok(err instanceof GuardedGetError);
         assert.deepStrictEqual([err.failure, err.message], ['network', `the proxy answered 502 to CONNECT ${PUBLIC}:80`]);
         return true;

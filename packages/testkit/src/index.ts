@@ -13,6 +13,7 @@ export {
 export { eventually, TcpProxy } from './tcp-proxy.js';
 export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
-export { driverSummary, registerPlugin } from './plugin-registration.js';
+export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';
+export { startCountingListener, type CountingListener } from './counting-listener.js';

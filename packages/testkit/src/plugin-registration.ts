@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { createRegistrar, silentLogger, systemClock, type ChannelDriver, type Clock, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
@@ -29,4 +30,17 @@ export function driverSummary(driver: ChannelDriver): {
     name: driver.name, channel: driver.channel, role: driver.role, phoneNumbers: driver.addressing.phoneNumbers, link: typeof driver.link,
     routes: driver.routes?.map((route) => `${route.method} ${route.path}${route.rawBody ? ' raw' : ''}`),
   };
+}
+
+/**
+ * Asserts a storage plugin's manifest: its name, `kind: 'storage'`, the supported core range, and a
+ * closed options schema (`additionalProperties: false`) with exactly `optionNames`.
+ */
+export function assertStorageManifest<Options>(plugin: PluginManifest<Options>, name: string, optionNames: readonly string[]): void {
+  assert.equal(plugin.name, name);
+  assert.equal(plugin.kind, 'storage');
+  assert.equal(plugin.coreVersion, '^0.1.0');
+  const schema = plugin.optionsSchema as { additionalProperties?: unknown; properties: Record<string, unknown> };
+  assert.equal(schema.additionalProperties, false);
+  assert.deepEqual(Object.keys(schema.properties).sort(), [...optionNames].sort());
 }

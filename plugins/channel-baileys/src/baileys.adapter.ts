@@ -40,8 +40,10 @@ export interface BaileysAdapterDeps {
   allowPrivateUrls: boolean;
   /** Limits of media fetched from user-supplied URLs. */
   mediaLimits: MediaLimits;
-  /** Resolves host names of user-supplied URLs. */
+  /** Resolves host names of user-supplied URLs and of the instance's proxy. */
   resolveHost: ResolveHost;
+  /** The instance's proxy may be on a private network. */
+  allowPrivateProxy: boolean;
   /** TLS options of media downloads through a proxy and of user-supplied URLs. */
   mediaTls?: ConnectionOptions;
   /** Unix ms. */
@@ -88,9 +90,10 @@ export class BaileysAdapter implements ChannelAdapter {
       random: deps.random,
       now: deps.now,
       ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
+      proxyGuard: { allowPrivate: deps.allowPrivateProxy, resolve: deps.resolveHost },
     });
     const fetcher = new GuardedFetcher({
-      limits: deps.mediaLimits, allowPrivate: deps.allowPrivateUrls, resolve: deps.resolveHost,
+      limits: deps.mediaLimits, allowPrivate: deps.allowPrivateUrls, allowPrivateProxy: deps.allowPrivateProxy, resolve: deps.resolveHost,
       // Read at each fetch, so a proxy changed since the socket opened applies at once.
       proxy: async () => parseProxy((await context.instance()).proxy),
       ...(deps.mediaTls ? { tls: deps.mediaTls } : {}),

@@ -23,11 +23,16 @@ export interface BaileysDriverInput {
   qrImage?: (qr: string) => Promise<string>;
   /** TLS options of media downloads through a proxy, such as the CA of a TLS-inspecting proxy (tests use it for a local media host). */
   mediaTls?: ConnectionOptions;
-  /** Host setting: user-supplied URLs may point to private networks. */
+  /** Host setting: user-supplied URLs (the instance's proxy included) may point to private networks. */
   allowPrivateUrls?: boolean;
+  /**
+   * The instance's proxy may be on a private network even where user-supplied URLs may not; default
+   * `allowPrivateUrls`. Tests set it for a proxy on loopback while they check the URLs' refusals.
+   */
+  allowPrivateProxy?: boolean;
   /** Host setting: limits of media fetched from user-supplied URLs; default {@link DEFAULT_MEDIA_LIMITS}. */
   mediaLimits?: MediaLimits;
-  /** Resolves host names of user-supplied URLs; default the system resolver. Tests point names at addresses. */
+  /** Resolves host names of user-supplied URLs and of the instance's proxy; default the system resolver. Tests point names at addresses. */
   resolveHost?: ResolveHost;
   /** Unix ms; default the system clock (the plugin passes the server's clock). */
   now?: () => number;
@@ -66,6 +71,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
         download: input.download ?? defaultDownload,
         qrImage: input.qrImage ?? ((qr) => QRCode.toDataURL(qr)),
         allowPrivateUrls: input.allowPrivateUrls ?? false,
+        allowPrivateProxy: input.allowPrivateProxy ?? input.allowPrivateUrls ?? false,
         mediaLimits: input.mediaLimits ?? DEFAULT_MEDIA_LIMITS,
         resolveHost: input.resolveHost ?? systemResolve,
         ...(input.mediaTls ? { mediaTls: input.mediaTls } : {}),

@@ -61,7 +61,8 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
 
   async function open(options: { viaProxy: boolean; allowPrivateUrls?: boolean }) {
     h = await createHarness({
-      resolveHost, allowPrivateUrls: options.allowPrivateUrls ?? false, mediaLimits: { maxBytes: MAX, timeoutMs: 5000 },
+      // The loopback proxy stands in for a public one; the URLs fetched through it are still checked.
+      resolveHost, allowPrivateUrls: options.allowPrivateUrls ?? false, allowPrivateProxy: true, mediaLimits: { maxBytes: MAX, timeoutMs: 5000 },
       ...(options.viaProxy ? { instance: { proxy: `http://127.0.0.1:${proxy.port}` } } : {}),
     });
     const socket = await connectOpen(h);
@@ -132,7 +133,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
   it('a socks5h proxy is asked for the checked address, not the name (its resolver cannot rebind it)', async () => {
     const socks = await startSocksProxy(web.port);
     try {
-      h = await createHarness({ resolveHost, instance: { proxy: `socks5h://127.0.0.1:${socks.port}` } });
+      h = await createHarness({ resolveHost, allowPrivateProxy: true, instance: { proxy: `socks5h://127.0.0.1:${socks.port}` } });
       const socket = await connectOpen(h);
       socket.results.set('productCreate', created);
       await h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/mug.png'));
@@ -147,7 +148,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     const lookups: string[] = [];
     let answer = PUBLIC;
     h = await createHarness({
-      instance: { proxy: `http://127.0.0.1:${proxy.port}` },
+      instance: { proxy: `http://127.0.0.1:${proxy.port}` }, allowPrivateProxy: true,
       resolveHost: async (host) => {
         lookups.push(host);
         const now = answer;
@@ -162,7 +163,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
   });
 
   it('the whole fetch has the host\'s time limit', async () => {
-    h = await createHarness({ resolveHost, mediaLimits: { maxBytes: MAX, timeoutMs: 300 }, instance: { proxy: `http://127.0.0.1:${proxy.port}` } });
+    h = await createHarness({ resolveHost, mediaLimits: { maxBytes: MAX, timeoutMs: 300 }, allowPrivateProxy: true, instance: { proxy: `http://127.0.0.1:${proxy.port}` } });
     const socket = await connectOpen(h);
     const started = Date.now();
     await assert.rejects(h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/stalls.png')), {

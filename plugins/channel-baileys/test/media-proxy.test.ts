@@ -39,7 +39,7 @@ describe('media downloads through the instance proxy (Baileys downloads with the
   after(() => host.close());
 
   async function download(proxy: string) {
-    const h = await createHarness({ instance: { proxy }, mediaTls: { ca: tls.cert } });
+    const h = await createHarness({ instance: { proxy }, mediaTls: { ca: tls.cert }, allowPrivateUrls: true });
     await connectOpen(h);
     try {
       return await h.adapter.capabilities.messaging!.downloadMedia!(record);

@@ -41,7 +41,8 @@ describe('sends whose content is loaded or converted first (stickers, product ca
     proxy = await startHttpProxy(web.port);
     spy = spyOnFetch();
     h = await createHarness({
-      instance: { proxy: `http://127.0.0.1:${proxy.port}` },
+      // The loopback proxy stands in for a public one; the URLs fetched through it are still checked.
+      instance: { proxy: `http://127.0.0.1:${proxy.port}` }, allowPrivateProxy: true,
       resolveHost: fixedResolver({ 'cdn.shop.example': [PUBLIC], 'pps.shop.example': [PUBLIC] }),
     });
     socket = await connectOpen(h);

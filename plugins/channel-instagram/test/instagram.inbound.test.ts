@@ -1,10 +1,9 @@
 import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { ChannelEventPayload, InboundMessage, MessageContent, SocialLink } from '@parley/core';
+import type { ChannelEventPayload, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import {
-  createDriverHarness, signatureHeader, testInstance, useMockGraph, type DriverHarness,
+  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, useMockGraph, type DriverHarness,
 } from '@parley/meta-graph/testing';
 import { createInstagramDriver } from '../src/index.js';
 
@@ -13,9 +12,7 @@ const USER = '6543210987654321';
 const APP_SECRET = 'test-app-secret-0123456789abcdef';
 const CDN = 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=';
 
-function fixture(name: string): Buffer {
-  return readFileSync(new URL(`../../test/fixtures/${name}.json`, import.meta.url));
-}
+const fixture = fixtureReader(import.meta.url);
 
 /** The `mid` (or read/reaction mid) of a fixture's first event, so expectations name the ids Meta sent. */
 function midOf(name: string): string {
@@ -35,17 +32,7 @@ function signed(body: Buffer, secret = APP_SECRET): Record<string, string> {
 }
 
 /** A received message from USER with the given id, timestamp, content and record member. */
-function received(id: string, timestamp: number, content: InboundMessage['content'], message: MessageContent, extra: Partial<InboundMessage> = {}): ChannelEventPayload {
-  return {
-    type: 'message',
-    message: {
-      id, chatJid: USER, from: USER, fromUserId: USER, fromMe: false, timestamp, chatType: 'individual', content, ...extra,
-      record: {
-        key: { remoteJid: USER, fromMe: false, id }, message, messageTimestamp: String(timestamp), status: 'DELIVERY_ACK', provider: 'instagram',
-      },
-    },
-  };
-}
+const received = receivedFrom('instagram', USER);
 
 describe('instagram webhook: inbound mapping', () => {
   let storage: MemoryStorage;
@@ -59,9 +46,7 @@ describe('instagram webhook: inbound mapping', () => {
 
   async function deliver(name: string): Promise<ChannelEventPayload[]> {
     const body = fixture(name);
-    const answer = await harness.notify(body, signed(body));
-    assert.equal(answer.status, 200);
-    return harness.emitted;
+    return deliverOk(harness, body, signed(body));
   }
 
   it('maps a text message (message-text-instagram)', async () => {

@@ -1,9 +1,10 @@
 import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import type { ChannelEventPayload, InboundMessage, MessageContent, MessageRecord, SocialLink } from '@parley/core';
+import type { ChannelEventPayload, MessageRecord, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import { createDriverHarness, signatureHeader, testInstance, type DriverHarness } from '@parley/meta-graph/testing';
+import {
+  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, type DriverHarness,
+} from '@parley/meta-graph/testing';
 import { createMessengerDriver } from '../src/index.js';
 
 const PAGE = '106123456789012';
@@ -11,24 +12,14 @@ const USER = '7012345678901234';
 const APP_SECRET = 'messenger-app-secret-abcdef012345';
 const MID = 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fplwlqLP_5cgXIbu7I3rBN';
 
-function fixture(name: string): Buffer {
-  return readFileSync(new URL(`../../test/fixtures/${name}.json`, import.meta.url));
-}
+const fixture = fixtureReader(import.meta.url);
 
 const link: SocialLink = {
   channel: 'messenger', accountId: PAGE, accessToken: 'EAAMpagetoken000000000000', appSecret: APP_SECRET,
   verifyToken: 'verify-token-messenger-5678', linkedAt: 1_700_000_000_000,
 };
 
-function received(id: string, timestamp: number, content: InboundMessage['content'], message: MessageContent): ChannelEventPayload {
-  return {
-    type: 'message',
-    message: {
-      id, chatJid: USER, from: USER, fromUserId: USER, fromMe: false, timestamp, chatType: 'individual', content,
-      record: { key: { remoteJid: USER, fromMe: false, id }, message, messageTimestamp: String(timestamp), status: 'DELIVERY_ACK', provider: 'messenger' },
-    },
-  };
-}
+const received = receivedFrom('messenger', USER);
 
 function status(messageId: string, value: 'read' | 'delivered', timestamp: number): ChannelEventPayload {
   return { type: 'message.status', messageId, chatJid: USER, recipientId: USER, status: value, timestamp };
@@ -46,9 +37,7 @@ describe('messenger webhook', () => {
 
   async function deliver(name: string): Promise<ChannelEventPayload[]> {
     const body = fixture(name);
-    const answer = await harness.notify(body, { 'x-hub-signature-256': signatureHeader(body, APP_SECRET) });
-    assert.equal(answer.status, 200);
-    return harness.emitted;
+    return deliverOk(harness, body, { 'x-hub-signature-256': signatureHeader(body, APP_SECRET) });
   }
 
   it('maps a text message (message-text-messenger)', async () => {

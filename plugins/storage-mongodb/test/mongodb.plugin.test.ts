@@ -1,17 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ServiceUnavailableError } from '@parley/core';
-import { registerPlugin } from '@parley/testkit';
+import { assertStorageManifest, registerPlugin } from '@parley/testkit';
 import plugin, { MongoStorage, mongoOptionsSchema, resolveMongoOptions } from '../src/index.js';
 
 describe('@parley/storage-mongodb plugin manifest', () => {
   it('declares a storage plugin with a closed options schema', () => {
-    assert.equal(plugin.name, '@parley/storage-mongodb');
-    assert.equal(plugin.kind, 'storage');
-    assert.equal(plugin.coreVersion, '^0.1.0');
     assert.equal(plugin.optionsSchema, mongoOptionsSchema);
-    assert.equal(mongoOptionsSchema.additionalProperties, false);
-    assert.deepEqual(Object.keys(mongoOptionsSchema.properties).sort(), ['collectionPrefix', 'commandTimeoutMs', 'dbName', 'messageRetentionDays', 'url']);
+    assertStorageManifest(plugin, '@parley/storage-mongodb', ['collectionPrefix', 'commandTimeoutMs', 'dbName', 'messageRetentionDays', 'url']);
   });
 
   it('registers a MongoStorage as the storage back end without connecting', async () => {

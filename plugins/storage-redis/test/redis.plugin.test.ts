@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { registerPlugin } from '@parley/testkit';
+import { assertStorageManifest, registerPlugin } from '@parley/testkit';
 import plugin, { RedisStorage, redisOptionsSchema, resolveRedisOptions } from '../src/index.js';
 
 describe('@parley/storage-redis plugin manifest', () => {
   it('declares a storage plugin with a closed options schema', () => {
-    assert.equal(plugin.name, '@parley/storage-redis');
-    assert.equal(plugin.kind, 'storage');
-    assert.equal(plugin.coreVersion, '^0.1.0');
     assert.equal(plugin.optionsSchema, redisOptionsSchema);
-    assert.equal(redisOptionsSchema.additionalProperties, false);
-    assert.deepEqual(Object.keys(redisOptionsSchema.properties).sort(), ['commandTimeoutMs', 'connectAttempts', 'keyPrefix', 'messageRetentionDays', 'url']);
+    assertStorageManifest(plugin, '@parley/storage-redis', ['commandTimeoutMs', 'connectAttempts', 'keyPrefix', 'messageRetentionDays', 'url']);
   });
 
   it('registers a RedisStorage as the storage back end without connecting', async () => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { definePlugin } from '@parley/core';
+import { defineStoragePlugin } from '@parley/core';
 import { SqliteStorage } from './sqlite.storage.js';
 
 /** Options of the SQLite storage plugin. */
@@ -11,18 +11,15 @@ export interface SqliteStoragePluginOptions {
 }
 
 /** The embedded SQLite storage back end. */
-export default definePlugin<SqliteStoragePluginOptions>({
+export default defineStoragePlugin<SqliteStoragePluginOptions>({
   name: '@parley/storage-sqlite',
-  kind: 'storage',
-  provides: { storage: true },
-  coreVersion: '^0.1.0',
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
     properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
   },
-  register({ storage, options, host, logger, clock }) {
-    const file = options.path ?? join(host.dataDir, 'parley.db');
-    storage.set(new SqliteStorage({ file, logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints, clock }));
-  },
+  create: ({ options, host, logger, clock }) => new SqliteStorage({
+    file: options.path ?? join(host.dataDir, 'parley.db'),
+    logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints, clock,
+  }),
 });

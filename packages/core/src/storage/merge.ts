@@ -1,6 +1,7 @@
 import type { InstanceRecord } from '../domain/instance.js';
 import { MESSAGE_STATUS_RANK, type MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
+import type { WebhookStats } from './delivery-queue.js';
 
 /**
  * Write rules every storage back end applies the same way, so that a record reads identically from
@@ -46,4 +47,24 @@ export function statusAdvances(current: MessageStatus, next: MessageStatus): boo
 /** {@link WebhookStats.avgResponseTime} from a sum and a count of response times (0 without answers). */
 export function averageResponseTime(sumMs: number, count: number): number {
   return count === 0 ? 0 : Math.round(sumMs / count);
+}
+
+/** The delivery counters a back end keeps per instance, from which {@link webhookStatsOf} answers {@link WebhookStats}. */
+export interface DeliveryCounters {
+  sent: number;
+  failed: number;
+  /** Sum of the response times of answered deliveries, in ms. */
+  responseTimeSum: number;
+  /** Count of answered deliveries. */
+  responses: number;
+}
+
+/** {@link WebhookStats} of an instance from its counters (none kept yet: all zero) and its count of pending deliveries. */
+export function webhookStatsOf(counters: DeliveryCounters | null | undefined, pending: number): WebhookStats {
+  return {
+    totalSent: counters?.sent ?? 0,
+    totalFailed: counters?.failed ?? 0,
+    totalPending: pending,
+    avgResponseTime: averageResponseTime(counters?.responseTimeSum ?? 0, counters?.responses ?? 0),
+  };
 }

@@ -8,3 +8,5 @@ export * from './driver-harness.js';
 export * from './live-graph-test.js';
 export * from './conformance-far-side.js';
 export * from './meta-conformance.js';
+export * from './inbound-expectations.js';
+export * from './plugin-manifest-test.js';

@@ -4,7 +4,7 @@ import {
 } from '@parley/core';
 import type { ConnectionOptions } from 'node:tls';
 import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata } from '@whiskeysockets/baileys';
-import { parseProxy, redactProxy } from '@parley/net';
+import { parseProxy, redactProxy, type ProxyGuard } from '@parley/net';
 import type { Dispatcher } from 'undici';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { ResolvedBaileysOptions } from '../options.js';
@@ -39,6 +39,8 @@ export interface ConnectionDeps {
   now(): number;
   /** TLS options of media downloads through a proxy (an extra CA). */
   mediaTls?: ConnectionOptions;
+  /** How the instance proxy's address is checked each time it is dialled (WebSocket, uploads, downloads). */
+  proxyGuard: ProxyGuard;
 }
 
 /** Answer of a connect that got neither a QR nor the open connection; `state()` says what goes on. */
@@ -228,11 +230,11 @@ export class ConnectionManager {
     if (!this.healthSeeded) this.deps.health.reset(instance.health);
     this.healthSeeded = true;
     const config = socketConfig({
-      context, options, logger: this.deps.logger, auth, proxy, groupCache: this.deps.groupCache, socket: () => this.socket,
+      context, options, logger: this.deps.logger, auth, proxy, proxyGuard: this.deps.proxyGuard, groupCache: this.deps.groupCache, socket: () => this.socket,
     });
     const socket = this.deps.socketFactory(config);
     this.socket = socket;
-    this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.mediaTls) : undefined;
+    this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.proxyGuard, this.deps.mediaTls) : undefined;
     this.unlisten = subscribe(socket, {
       events: this.deps.listen,
       // Updates are handled one after another, in the order Baileys sent them (QR rendering is async).

@@ -1,5 +1,5 @@
 import type { AccountUser, ChannelContext, Logger } from '@parley/core';
-import type { ProxyUrl } from '@parley/net';
+import type { ProxyGuard, ProxyUrl } from '@parley/net';
 import type { ConnectionState, Contact, GroupMetadata, UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { StorageAuthState } from '../auth/storage-auth-state.js';
 import { storedMessages } from '../mapping/stored-message.js';
@@ -18,6 +18,8 @@ export interface SocketConfigInput {
   logger: Logger;
   auth: StorageAuthState;
   proxy: ProxyUrl | undefined;
+  /** How the proxy's address is checked at each connection. */
+  proxyGuard: ProxyGuard;
   groupCache: BoundedCache<GroupMetadata>;
   /** The socket the group-metadata read-through queries (the current one, once built). */
   socket(): BaileysSocket | null;
@@ -38,7 +40,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     emitOwnEvents: false,
     generateHighQualityLinkPreview: false,
     ...(options.version ? { version: options.version } : {}),
-    ...(proxy ? proxyAgents(proxy) : {}),
+    ...(proxy ? proxyAgents(proxy, input.proxyGuard) : {}),
     getMessage: storedMessages(context),
     // Read-through: Baileys needs group members for every group send; one query serves many sends.
     cachedGroupMetadata: async (jid) => {

@@ -1,5 +1,5 @@
 import {
-  averageResponseTime, systemClock, type Clock,
+  systemClock, webhookStatsOf, type Clock, type DeliveryCounters,
   type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 
@@ -9,13 +9,6 @@ interface Entry {
   seq: number;
   leaseUntil: number | null;
   deadAt: number | null;
-}
-
-interface Counters {
-  sent: number;
-  failed: number;
-  responseTimeSum: number;
-  responses: number;
 }
 
 function laneOf(delivery: Delivery): string {
@@ -31,7 +24,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly entries = new Map<string, Entry>();
   /** Live (not dead) entries of each lane, by enqueue rank. */
   private readonly lanes = new Map<string, Entry[]>();
-  private readonly counters = new Map<string, Counters>();
+  private readonly counters = new Map<string, DeliveryCounters>();
   private seq = 0;
 
   constructor(private readonly clock: Clock = systemClock) {}
@@ -135,12 +128,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     const counters = this.counters.get(instance);
     let pending = 0;
     for (const entry of this.entries.values()) if (entry.deadAt === null && entry.delivery.instance === instance) pending++;
-    return {
-      totalSent: counters?.sent ?? 0,
-      totalFailed: counters?.failed ?? 0,
-      totalPending: pending,
-      avgResponseTime: averageResponseTime(counters?.responseTimeSum ?? 0, counters?.responses ?? 0),
-    };
+    return webhookStatsOf(counters, pending);
   }
 
   async clear(instance: string): Promise<void> {
@@ -187,7 +175,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     return entry && entry.deadAt === null ? entry : undefined;
   }
 
-  private countersOf(instance: string): Counters {
+  private countersOf(instance: string): DeliveryCounters {
     let counters = this.counters.get(instance);
     if (!counters) {
       counters = { sent: 0, failed: 0, responseTimeSum: 0, responses: 0 };

@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
-  ServiceUnavailableError, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  ServiceUnavailableError, webhookStatsOf, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
   type Clock,
 } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
@@ -151,13 +151,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
       this.collections.stats(db).findOne({ _id: instance }),
       this.collections.deliveries(db).countDocuments({ instance, state: 'queued' }),
     ]));
-    const answered = counters?.responseCount ?? 0;
-    return {
-      totalSent: counters?.sent ?? 0,
-      totalFailed: counters?.failed ?? 0,
-      totalPending: pending,
-      avgResponseTime: answered > 0 ? Math.round(counters!.responseTimeSum / answered) : 0,
-    };
+    return webhookStatsOf(counters && { ...counters, responses: counters.responseCount }, pending);
   }
 
   async clear(instance: string): Promise<void> {

@@ -1,4 +1,4 @@
-import type { DeadLetter, Delivery, DeliveryFailure, DeliveryQueue, NewDelivery, WebhookStats, Clock } from '@parley/core';
+import { webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats } from '@parley/core';
 import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
@@ -85,13 +85,8 @@ export class RedisDeliveryQueue implements DeliveryQueue {
   async stats(instance: string): Promise<WebhookStats> {
     const [sent, failed, pending, sum, count] = await this.connection.run((client) =>
       client.hmGet(this.keys.stats(instance), ['sent', 'failed', 'pending', 'responseTimeSum', 'responseCount']));
-    const answered = Number(count ?? 0);
-    return {
-      totalSent: Number(sent ?? 0),
-      totalFailed: Number(failed ?? 0),
-      totalPending: Number(pending ?? 0),
-      avgResponseTime: answered > 0 ? Math.round(Number(sum) / answered) : 0,
-    };
+    const counters = { sent: Number(sent ?? 0), failed: Number(failed ?? 0), responseTimeSum: Number(sum ?? 0), responses: Number(count ?? 0) };
+    return webhookStatsOf(counters, Number(pending ?? 0));
   }
 
   async clear(instance: string): Promise<void> {

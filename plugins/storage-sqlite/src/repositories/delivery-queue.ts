@@ -1,5 +1,5 @@
 import {
-  averageResponseTime, type Clock,
+  webhookStatsOf, type Clock, type DeliveryCounters,
   type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
@@ -177,17 +177,13 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   async stats(instance: string): Promise<WebhookStats> {
     // Counts of this turn's acks and fails go into the batch first, so the answer is exact.
     if (this.pendingStats.size > 0) this.writeStats();
-    const counters = this.db.get<{ total_sent: number; total_failed: number; response_time_sum: number; responses: number }>(
-      'SELECT total_sent, total_failed, response_time_sum, responses FROM delivery_stats WHERE instance = ?',
+    // Required<…>: a mapped type, so the row type has the index signature db.get asks for.
+    const counters = this.db.get<Required<DeliveryCounters>>(
+      'SELECT total_sent AS sent, total_failed AS failed, response_time_sum AS responseTimeSum, responses FROM delivery_stats WHERE instance = ?',
       [instance],
     );
     const { pending } = this.db.get<{ pending: number }>('SELECT COUNT(*) AS pending FROM deliveries WHERE instance = ? AND dead_at IS NULL', [instance])!;
-    return {
-      totalSent: counters?.total_sent ?? 0,
-      totalFailed: counters?.total_failed ?? 0,
-      totalPending: pending,
-      avgResponseTime: averageResponseTime(counters?.response_time_sum ?? 0, counters?.responses ?? 0),
-    };
+    return webhookStatsOf(counters, pending);
   }
 
   async clear(instance: string): Promise<void> {
