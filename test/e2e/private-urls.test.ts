@@ -28,3 +28,39 @@ describe('a server that refuses private network URLs (PARLEY_ALLOW_PRIVATE_URLS 
     assert.equal(webhook.webhookGroup, '');
   });
 });
+
+/**
+ * An egress proxy inside the operator's network (PARLEY_ALLOW_PRIVATE_PROXIES=1): instances may use a
+ * proxy on a private address while every other user-supplied URL stays refused.
+ */
+describe('private proxies allowed, private URLs refused', () => {
+  let strict: TestServer;
+  let proxies: TestServer;
+  before(async () => {
+    strict = await startTestServer({ config: { allowPrivateUrls: false } });
+    proxies = await startTestServer({ config: { allowPrivateUrls: false, allowPrivateProxies: true } });
+  });
+  after(async () => {
+    await strict.stop();
+    await proxies.stop();
+  });
+
+  it('refuses a proxy on loopback by default, naming the setting, and stores nothing', async () => {
+    const created = await strict.createInstance({ number: '5511940000011' });
+    const api = strict.client(created.key);
+    await assert.rejects(api.call('setProxy', { body: { proxy: 'http://127.0.0.1:3128' } }), apiErrorAnswer({
+      status: 400,
+      error: { code: 'validation_failed', message: 'body.proxy points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', details: undefined },
+    }));
+    assert.equal((await strict.server.context.storage.instances.get(created.id))?.proxy, undefined);
+  });
+
+  it('accepts the proxy on loopback with allowPrivateProxies, and still refuses a media URL on loopback', async () => {
+    const api = proxies.client((await proxies.connectedSandbox({ number: '5511940000012' })).key);
+    assert.deepEqual((await api.call('setProxy', { body: { proxy: 'http://127.0.0.1:3128' } })).data, { proxy: 'http://127.0.0.1:3128' });
+    await assert.rejects(api.call('sendImage', { body: { to: '5511940000013', url: 'http://127.0.0.1:9/a.png' } }), apiErrorAnswer({
+      status: 400,
+      error: { code: 'validation_failed', message: 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', details: undefined },
+    }));
+  });
+});

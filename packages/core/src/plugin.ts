@@ -20,6 +20,12 @@ export interface HostSettings {
   /** When true, user-supplied URLs may point to private networks (`PARLEY_ALLOW_PRIVATE_URLS=1`). */
   allowPrivateUrls: boolean;
   /**
+   * When true, instances' proxies may be on private networks even where other user-supplied URLs may
+   * not (`PARLEY_ALLOW_PRIVATE_PROXIES=1`: an egress proxy inside the operator's network). Absent:
+   * `allowPrivateUrls` decides for proxies too.
+   */
+  allowPrivateProxies?: boolean;
+  /**
    * Limits of media fetched from user-supplied URLs (`media` of the configuration). Plugins that fetch
    * such URLs themselves (catalog images handed to a channel) apply the same limits as the server.
    * Absent in hosts that do not set them: {@link DEFAULT_MEDIA_LIMITS} apply.

@@ -51,6 +51,7 @@ describe('loadConfig defaults', () => {
       rateLimit: { failures: 50, windowSeconds: 60, blockSeconds: 300 },
       trustProxy: false,
       allowPrivateUrls: false,
+      allowPrivateProxies: false,
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { staggerMs: 500 },
       shutdownTimeoutMs: 10000,
@@ -88,6 +89,8 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 },
       trustProxy: 'loopback',
       allowPrivateUrls: true,
+      // Not in the file: proxies follow allowPrivateUrls.
+      allowPrivateProxies: true,
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { staggerMs: 0 },
       shutdownTimeoutMs: 1000,
@@ -193,6 +196,15 @@ describe('loadConfig environment overrides', () => {
     for (const value of ['1', 'true', 'TRUE', 'yes', 'on']) assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, true, value);
     for (const value of ['0', 'false', 'no', 'off']) assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: value }).allowPrivateUrls, false, value);
     assert.equal(loadConfig({ ...file(), PARLEY_ALLOW_PRIVATE_URLS: '' }).allowPrivateUrls, true);
+  });
+
+  it('allowPrivateProxies: PARLEY_ALLOW_PRIVATE_PROXIES, then the file, then whatever allows private URLs', () => {
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateProxies, true);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_PROXIES: '1' }).allowPrivateUrls, false);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1' }).allowPrivateProxies, true);
+    assert.equal(loadConfig({ PARLEY_ALLOW_PRIVATE_URLS: '1', PARLEY_ALLOW_PRIVATE_PROXIES: 'off' }).allowPrivateProxies, false);
+    assert.equal(loadConfig(configFile({ allowPrivateUrls: true, allowPrivateProxies: false })).allowPrivateProxies, false);
+    assert.equal(loadConfig(configFile({ allowPrivateProxies: true })).allowPrivateProxies, true);
   });
 
   it('PARLEY_RATE_LIMIT_* and PARLEY_TRUST_PROXY win over the file; bad numbers are refused naming the variable', () => {

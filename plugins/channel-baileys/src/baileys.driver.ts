@@ -25,10 +25,7 @@ export interface BaileysDriverInput {
   mediaTls?: ConnectionOptions;
   /** Host setting: user-supplied URLs (the instance's proxy included) may point to private networks. */
   allowPrivateUrls?: boolean;
-  /**
-   * The instance's proxy may be on a private network even where user-supplied URLs may not; default
-   * `allowPrivateUrls`. Tests set it for a proxy on loopback while they check the URLs' refusals.
-   */
+  /** Host setting: the instance's proxy may be on a private network even where user-supplied URLs may not; default `allowPrivateUrls`. */
   allowPrivateProxy?: boolean;
   /** Host setting: limits of media fetched from user-supplied URLs; default {@link DEFAULT_MEDIA_LIMITS}. */
   mediaLimits?: MediaLimits;

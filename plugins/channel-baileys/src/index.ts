@@ -18,7 +18,8 @@ export default definePlugin<BaileysOptions>({
   optionsSchema: baileysOptionsSchema,
   register(ctx) {
     const driver = createBaileysDriver({
-      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls, now: () => ctx.clock.now(),
+      options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls,
+      ...(ctx.host.allowPrivateProxies === undefined ? {} : { allowPrivateProxy: ctx.host.allowPrivateProxies }), now: () => ctx.clock.now(),
       ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
     });
     ctx.channels.add(driver);

@@ -84,6 +84,7 @@ export class ParleyServer {
       dataDir: config.dataDir,
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
       allowPrivateUrls: config.allowPrivateUrls,
+      allowPrivateProxies: config.allowPrivateProxies,
       media: { maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs },
     };
     const container = rootContainer.createChildContainer();
@@ -105,7 +106,9 @@ export class ParleyServer {
     const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
-    const media = new MediaResolver({ maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls });
+    const media = new MediaResolver({
+      maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls, allowPrivateProxies: config.allowPrivateProxies,
+    });
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION, media, webhooks,

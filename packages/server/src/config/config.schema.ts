@@ -28,6 +28,7 @@ export const configSchema = {
       anyOf: [{ type: 'boolean' }, { type: 'integer', minimum: 0 }, { type: 'string', minLength: 1 }],
     },
     allowPrivateUrls: { type: 'boolean' },
+    allowPrivateProxies: { type: 'boolean' },
     media: {
       type: 'object',
       additionalProperties: false,

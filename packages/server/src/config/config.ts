@@ -32,6 +32,8 @@ export interface ParleyConfig {
   /** Express's `trust proxy` setting: which proxies' `X-Forwarded-For` names the client address. */
   trustProxy: boolean | number | string;
   allowPrivateUrls: boolean;
+  /** Instances' proxies may be on private networks (default: as `allowPrivateUrls`). */
+  allowPrivateProxies: boolean;
   media: { maxBytes: number; timeoutMs: number };
   restore: { staggerMs: number };
   shutdownTimeoutMs: number;
@@ -131,6 +133,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     },
     trustProxy: envTrustProxy(env.PARLEY_TRUST_PROXY) ?? f.trustProxy ?? false,
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
+    allowPrivateProxies: envFlag(env.PARLEY_ALLOW_PRIVATE_PROXIES) ?? f.allowPrivateProxies ?? envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
     media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
     restore: { staggerMs: f.restore?.staggerMs ?? 500 },
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,

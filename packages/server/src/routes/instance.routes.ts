@@ -174,7 +174,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(s.object({ proxy: s.string() })),
       handler: async ({ scope, body }) => {
         const proxy = body.proxy.trim();
-        if (proxy) await assertProxyUrl(proxy, ctx.host.allowPrivateUrls);
+        if (proxy) await assertProxyUrl(proxy, ctx.host.allowPrivateProxies ?? ctx.host.allowPrivateUrls);
         await ctx.registry.update(scope.id, { proxy: proxy || undefined });
         return { data: { proxy: proxy ? redactUrlCredentials(proxy) : '' } };
       },

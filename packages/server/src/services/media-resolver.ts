@@ -27,6 +27,8 @@ export interface MediaLimits {
   maxBytes: number;
   timeoutMs: number;
   allowPrivateUrls: boolean;
+  /** The instance's proxy may be on a private network (default: as `allowPrivateUrls`). */
+  allowPrivateProxies?: boolean;
   /** Redirects followed, each re-validated (default 3). */
   maxRedirects?: number;
 }
@@ -69,7 +71,7 @@ export class MediaResolver {
     const limits = { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.timeoutMs, allowPrivate: this.limits.allowPrivateUrls, maxRedirects: this.limits.maxRedirects };
     let answer: GuardedGetResult;
     try {
-      answer = await guardedGet(await check(raw), limits, check, { proxy: parseProxy(route.proxy) });
+      answer = await guardedGet(await check(raw), limits, check, { proxy: parseProxy(route.proxy), allowPrivateProxy: this.limits.allowPrivateProxies ?? this.limits.allowPrivateUrls });
     } catch (err) {
       throw err instanceof GuardedGetError ? this.fetchError(err, field) : err;
     }
