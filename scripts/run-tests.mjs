@@ -7,7 +7,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const roots = ['packages', 'plugins'].flatMap((dir) =>
+const roots = ['packages', 'plugins', 'examples'].flatMap((dir) =>
   readdirSync(join(root, dir)).map((name) => join(root, dir, name, 'dist', 'test')),
 );
 roots.push(join(root, 'test', 'dist'));

@@ -14,32 +14,32 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@parley/core';
-import { createLogger, loadConfig, ParleyServer, type ParleyConfig } from '@parley/server';
+import { createLogger, type ParleyConfig } from '@parley/server';
+import { startTestHost, TEST_HOST_ADMIN_TOKEN } from '@parley/testkit/host';
 
-/** Admin token of servers started by this script (tests only). */
-export const SERVER_PROCESS_ADMIN_TOKEN = 'test-admin-token-0123456789';
+/** Admin token of servers started by this script (tests only): the test host's. */
+export const SERVER_PROCESS_ADMIN_TOKEN = TEST_HOST_ADMIN_TOKEN;
 
 async function main(): Promise<void> {
   const dataDir = process.env.PARLEY_TEST_DATA_DIR;
   if (!dataDir) throw new Error('PARLEY_TEST_DATA_DIR is required');
   const extra = JSON.parse(process.env.PARLEY_TEST_CONFIG ?? '{}') as Partial<ParleyConfig>;
-  const config = loadConfig({}, {
-    port: Number(process.env.PARLEY_TEST_PORT ?? 0), host: '127.0.0.1', dataDir, defaultChannel: 'sandbox', allowPrivateUrls: true, logLevel: 'warn',
+  const host = await startTestHost({
     plugins: [
       { package: '@parley/storage-sqlite' },
       { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...JSON.parse(process.env.PARLEY_TEST_SANDBOX ?? '{}') } },
       { package: '@parley/webhook-native' },
       { package: '@parley/webhook-meta' },
     ],
-    adminToken: SERVER_PROCESS_ADMIN_TOKEN, restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...extra,
+    // Given, so the host keeps it: the next process starts on the same data.
+    dataDir,
+    config: { port: Number(process.env.PARLEY_TEST_PORT ?? 0), defaultChannel: 'sandbox', ...extra },
+    logger: createLogger({ level: extra.logLevel ?? 'warn', destination: process.stderr }) as unknown as Logger,
   });
-  const logger = createLogger({ level: config.logLevel, destination: process.stderr }) as unknown as Logger;
-  const server = await ParleyServer.create({ config, logger });
-  const url = await server.listen();
   process.once('SIGTERM', () => {
-    server.close().then(() => process.exit(0), () => process.exit(1));
+    host.stop().then(() => process.exit(0), () => process.exit(1));
   });
-  process.stdout.write(`${JSON.stringify({ url })}\n`);
+  process.stdout.write(`${JSON.stringify({ url: host.url })}\n`);
 }
 
 // Started as a script (not imported for its constant).

@@ -1,9 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { ChannelEvent, Clock, Logger } from '@parley/core';
-import { createLogger, loadConfig, ParleyServer, type ParleyConfig, type PluginEntry } from '@parley/server';
+import { createLogger, type ParleyConfig, type ParleyServer, type PluginEntry } from '@parley/server';
+import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { ParleyClient, type InstanceClient, type Operations } from '@parley/client';
 
 /** An HTTP answer as tests see it. */
@@ -48,17 +46,19 @@ export class TestServer {
   readonly events: ChannelEvent[] = [];
   private untap?: () => void;
 
-  constructor(
-    readonly server: ParleyServer,
-    readonly url: string,
-    readonly dataDir: string,
-    private readonly ownsDataDir: boolean,
-  ) {
-    this.untap = server.context.bus.tap((e) => this.events.push(e));
+  readonly server: ParleyServer;
+  readonly url: string;
+  readonly dataDir: string;
+
+  constructor(readonly host: TestHost) {
+    this.server = host.server;
+    this.url = host.url;
+    this.dataDir = host.dataDir;
+    this.untap = host.server.context.bus.tap((e) => this.events.push(e));
   }
 
   get adminToken(): string {
-    return this.server.adminToken.value;
+    return this.host.adminToken;
   }
 
   /** A real HTTP request; JSON bodies are encoded, JSON answers decoded. */
@@ -130,8 +130,7 @@ export class TestServer {
   async stop(): Promise<void> {
     this.untap?.();
     const undeclared = this.server.undeclaredAnswers();
-    await this.server.close();
-    if (this.ownsDataDir) rmSync(this.dataDir, { recursive: true, force: true });
+    await this.host.stop();
     if (undeclared.length > 0) {
       console.error(`answers with a status the OpenAPI document does not list for their route: ${undeclared.join(', ')}`);
       process.exitCode = 1;
@@ -139,10 +138,8 @@ export class TestServer {
   }
 }
 
-/** Starts the real server on 127.0.0.1 with the sandbox channel and the chosen storage. */
+/** Starts the real server on 127.0.0.1 with the sandbox channel and the chosen storage, through `@parley/testkit/host`. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
-  const ownsDataDir = !options.dataDir;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'parley-test-'));
   const storage = options.storage ?? 'memory';
   const plugins = options.plugins ?? [
     { package: `@parley/storage-${storage}` },
@@ -150,10 +147,6 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     { package: '@parley/webhook-native' },
     { package: '@parley/webhook-meta' },
   ];
-  const config = loadConfig({}, {
-    port: options.port ?? 0, host: '127.0.0.1', dataDir, defaultChannel: 'sandbox', allowPrivateUrls: true, logLevel: 'info',
-    plugins, adminToken: 'test-admin-token-0123456789', restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config,
-  });
   const logs: string[] = [];
   const destination = new Writable({
     write(chunk, _enc, cb) {
@@ -162,13 +155,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     },
   });
   const logger = createLogger({ level: options.captureLogs ? 'debug' : 'warn', destination }) as unknown as Logger;
-  const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });
-  const url = await server.listen();
-  const harness = new TestServer(server, url, dataDir, ownsDataDir);
-  harness.logs.push(...logs);
-  if (options.captureLogs) {
-    destination.on('finish', () => undefined);
-    (harness as unknown as { logs: string[] }).logs = logs;
-  }
+  const host = await startTestHost({
+    plugins, logger, ...(options.dataDir ? { dataDir: options.dataDir } : {}), ...(options.clock ? { clock: options.clock } : {}),
+    config: { port: options.port ?? 0, defaultChannel: 'sandbox', logLevel: 'info', ...options.config },
+  });
+  const harness = new TestServer(host);
+  if (options.captureLogs) (harness as unknown as { logs: string[] }).logs = logs;
   return harness;
 }

@@ -1,0 +1,1 @@
+export { MockBotApi, type BotApiCall, type MockUser } from './mock-bot-api.js';

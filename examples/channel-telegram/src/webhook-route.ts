@@ -1,0 +1,38 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { DriverRoute } from '@parley/core';
+
+/** The header carrying the `secret_token` given to `setWebhook`. */
+const SECRET_HEADER = 'x-telegram-bot-api-secret-token';
+
+function sameSecret(given: string | undefined, expected: string): boolean {
+  const a = Buffer.from(given ?? '');
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/**
+ * `POST /telegram/webhook/:botId`: one Update per request, as Telegram delivers them. The bot id finds
+ * the linked instance through the server's index (one keyed read), the secret token proves the
+ * request is Telegram's, and the adapter's `ingest` emits the events. A bot linked nowhere answers
+ * 200 so that Telegram stops redelivering; a wrong secret answers 401 and changes nothing.
+ */
+export function webhookRoute(): DriverRoute {
+  return {
+    method: 'post',
+    path: '/webhook/:botId',
+    summary: 'Telegram Bot API webhook: one Update, authenticated by X-Telegram-Bot-Api-Secret-Token',
+    body: { type: 'object', required: ['update_id'], properties: { update_id: { type: 'integer' } } },
+    response: { type: 'object', properties: { received: { type: 'integer' } } },
+    // 401: a wrong secret token; 404: the instance went away between the index lookup and the adapter.
+    errors: [401, 404],
+    async handler(request) {
+      const account = await request.linkedAccount('telegram', request.params.botId ?? '');
+      if (!account) return { status: 200, body: { received: 0 } };
+      if (!sameSecret(request.headers[SECRET_HEADER], account.link.appSecret)) {
+        return { status: 401, body: { error: 'unauthorized', message: `${SECRET_HEADER} does not match the linked bot's secret token` } };
+      }
+      const adapter = await request.adapter(account.instanceId, 'telegram');
+      return { status: 200, body: { received: await adapter.ingest!(request.body) } };
+    },
+  };
+}
