@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer, type PluginEntry } from '@parley/server';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import { machine, percentile, table } from '../support/measure.js';
 
 const STORAGES = (process.env.BENCH_STORAGES ?? 'sqlite,memory,redis').split(',');
@@ -99,11 +100,7 @@ async function run(storage: string): Promise<(string | number)[][]> {
     await server.close();
     rmSync(dataDir, { recursive: true, force: true });
     if (storage === 'redis') {
-      const { createClient } = await import('redis');
-      const client = createClient({ url: REDIS_URL });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (keys.length) await client.unlink(keys);
-      await client.close();
+      await deleteKeys(REDIS_URL, prefix);
     }
   }
   return rows;

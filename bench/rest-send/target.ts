@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import { createClient } from 'redis';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import type { Logger } from '@parley/core';
 
@@ -63,19 +63,11 @@ async function main(): Promise<Record<string, unknown>> {
       keys.push(key);
     }
     process.on('SIGTERM', () => void server.close()
-      .then(() => (kind === 'parley-redis' ? deleteKeys(keyPrefix) : undefined))
+      .then(() => (kind === 'parley-redis' ? deleteKeys(redisUrl, keyPrefix) : undefined))
       .then(() => process.exit(0)));
     return { port: Number(new URL(url).port), key: keys[0], to: '5511970000002' };
   }
   throw new Error(`unknown target ${kind}`);
-}
-
-/** Deletes this target's keys (and only those: the Redis is shared, never flushed). */
-async function deleteKeys(prefix: string): Promise<void> {
-  const client = createClient({ url: redisUrl });
-  await client.connect();
-  for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 1000 })) if (batch.length) await client.unlink(batch);
-  await client.close();
 }
 
 main().then((info) => process.stdout.write(`${JSON.stringify(info)}\n`), (err: unknown) => {

@@ -7,6 +7,7 @@ import { defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord } fro
 import type { PluginEntry } from '@parley/server';
 import { SqliteStorage } from '@parley/storage-sqlite';
 import { serviceUrlOrSkip } from '@parley/testkit';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const redisUrl = serviceUrlOrSkip('REDIS_URL', 'sandbox number uniqueness on Redis storage', { example: 'redis://127.0.0.1:6379' });
@@ -28,11 +29,7 @@ for (const [label, storage] of backEnds) {
     after(async () => {
       await t.stop();
       if (label !== 'redis') return;
-      const { createClient } = await import('redis');
-      const client = createClient({ url: redisUrl! });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
-      await client.close();
+      await deleteKeys(redisUrl!, prefix);
     });
 
     const create = (body: unknown) => t.admin('POST', '/admin/instances', body);
@@ -93,11 +90,7 @@ if (redisUrl) {
     });
     after(async () => {
       await Promise.all(servers.map((s) => s.stop()));
-      const { createClient } = await import('redis');
-      const client = createClient({ url: redisUrl! });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${shared}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
-      await client.close();
+      await deleteKeys(redisUrl!, shared);
     });
 
     it('of 20 creations with one number spread over both servers, exactly one succeeds', async () => {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { serviceUrlOrSkip, TcpProxy } from '@parley/testkit';
 import { expectError } from '../support/api-assertions.js';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestResponse, type TestServer } from '../support/test-server.js';
 
 const UNKNOWN = '/unknownKeyAAAAAAAAAAAAAAAAAAAAAAAA/instance';
@@ -120,11 +121,7 @@ if (redisUrl) {
       await a.stop();
       await b.stop();
       await proxy.cut();
-      const { createClient } = await import('redis');
-      const client = createClient({ url: redisUrl });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
-      await client.close();
+      await deleteKeys(redisUrl, prefix);
     });
 
     it('failures on two servers count together; the count lives under the storage key prefix', async () => {

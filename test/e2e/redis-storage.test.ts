@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { eventually, serviceUrlOrSkip, startHttpReceiver, TcpProxy, type HttpReceiver } from '@parley/testkit';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage', { example: 'redis://127.0.0.1:6379' });
@@ -28,11 +29,7 @@ if (redisUrl) {
       await t.stop();
       await receiver.close();
       await proxy.cut();
-      const { createClient } = await import('redis');
-      const client = createClient({ url: redisUrl });
-      await client.connect();
-      for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) if (keys.length) await client.unlink(keys);
-      await client.close();
+      await deleteKeys(redisUrl, prefix);
     });
 
     it('stores, delivers signed webhooks, answers 503 while Redis is unreachable and loses nothing', async () => {

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { serviceUrlOrSkip } from '@parley/testkit';
-import { createClient } from 'redis';
 
 /** The Redis the tests use (REDIS_URL), or undefined after a loud skip (a failure under PARLEY_REQUIRE_SERVICES=1). */
 export function redisUrlOrSkip(suite: string): string | undefined {
@@ -12,15 +11,4 @@ export function uniquePrefix(label: string): string {
   return `parley-test:${label}:${process.pid}-${randomBytes(4).toString('hex')}:`;
 }
 
-/** Deletes every key under `prefix`. */
-export async function deleteKeys(url: string, prefix: string): Promise<void> {
-  const client = createClient({ url });
-  await client.connect();
-  try {
-    for await (const keys of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) {
-      if (keys.length > 0) await client.unlink(keys);
-    }
-  } finally {
-    await client.close();
-  }
-}
+export { deleteKeys } from '../src/testing/index.js';
