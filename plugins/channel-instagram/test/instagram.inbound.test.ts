@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import type { ChannelEventPayload, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import {
-  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, useMockGraph, type DriverHarness,
+  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, testLink, useMockGraph, type DriverHarness,
 } from '@parley/meta-graph/testing';
 import { createInstagramDriver } from '../src/index.js';
 
@@ -21,10 +21,7 @@ function midOf(name: string): string {
 }
 
 function link(overrides: Partial<SocialLink> = {}): SocialLink {
-  return {
-    channel: 'instagram', accountId: ACCOUNT, accessToken: 'EAAGtestaccesstoken0000000000', appSecret: APP_SECRET,
-    verifyToken: 'verify-token-instagram-1234', username: 'parley.shop', linkedAt: 1_700_000_000_000, ...overrides,
-  };
+  return testLink('instagram', ACCOUNT, { appSecret: APP_SECRET, username: 'parley.shop', ...overrides });
 }
 
 function signed(body: Buffer, secret = APP_SECRET): Record<string, string> {

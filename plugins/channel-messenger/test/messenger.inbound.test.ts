@@ -1,9 +1,9 @@
 import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChannelEventPayload, MessageRecord, SocialLink } from '@parley/core';
+import type { ChannelEventPayload, MessageRecord } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import {
-  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, type DriverHarness,
+  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, testLink, type DriverHarness,
 } from '@parley/meta-graph/testing';
 import { createMessengerDriver } from '../src/index.js';
 
@@ -14,10 +14,7 @@ const MID = 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fpl
 
 const fixture = fixtureReader(import.meta.url);
 
-const link: SocialLink = {
-  channel: 'messenger', accountId: PAGE, accessToken: 'EAAMpagetoken000000000000', appSecret: APP_SECRET,
-  verifyToken: 'verify-token-messenger-5678', linkedAt: 1_700_000_000_000,
-};
+const link = testLink('messenger', PAGE, { accessToken: 'EAAMpagetoken000000000000', appSecret: APP_SECRET, verifyToken: 'verify-token-messenger-5678' });
 
 const received = receivedFrom('messenger', USER);
 

@@ -22,6 +22,14 @@ export interface DriverHarness {
   stop(): Promise<void>;
 }
 
+/** A linked account as the tests use it: the channel and account id, fixed test credentials, any member overridden. */
+export function testLink(channel: string, accountId: string, overrides: Partial<SocialLink> = {}): SocialLink {
+  return {
+    channel, accountId, accessToken: 'EAAGtestaccesstoken0000000000', appSecret: 'test-app-secret-0123456789abcdef',
+    verifyToken: `verify-token-${channel}-1234`, linkedAt: 1_700_000_000_000, ...overrides,
+  };
+}
+
 /** An instance record with defaults and the given social links. */
 export function testInstance(id: string, links: SocialLink[]): InstanceRecord {
   return {
