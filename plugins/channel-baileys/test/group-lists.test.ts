@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode, type GroupMetadata } from '@whiskeysockets/baileys';
 import { extractCommunityMetadata } from '@whiskeysockets/baileys/lib/Socket/communities.js';
 import { participatingAnswer, type FakeSocket, type GroupNodeSpec } from '../src/testing/index.js';
 import { overTheWire, parseGroupsParticipating } from '../src/testing/wa-groups.js';
-import { connectOpen, createHarness, GROUP_JID, OWN_JID, PEER_JID, type Harness } from './harness.js';
+import { eachOpenHarness, GROUP_JID, OWN_JID, PEER_JID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
 const COMMUNITY = '120363099999999999@g.us';
@@ -31,11 +31,10 @@ describe('group and community lists', () => {
   let h: Harness;
   let socket: FakeSocket;
 
-  beforeEach(async () => {
-    h = await createHarness();
-    socket = await connectOpen(h);
+  eachOpenHarness((harness, open) => {
+    h = harness;
+    socket = open;
   });
-  afterEach(() => h.adapter.stop());
 
   it("Baileys' community query finds no community in WhatsApp's answer; its group query finds it, marked isCommunity", async () => {
     const answer = await overTheWire(participatingAnswer([GROUP, COMMUNITY_NODE]));

@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'node:test';
 import {
   defaultInstanceFlags, defaultWebhookSettings, type ChannelContext, type ChannelEventPayload, type InstanceRecord, type Logger,
 } from '@parley/core';
@@ -99,4 +100,17 @@ export async function connectOpen(h: Harness): Promise<FakeSocket> {
   h.events.length = 0;
   socket.calls.length = 0;
   return socket;
+}
+
+/**
+ * Gives every test of the enclosing suite a fresh harness, connected over its fake socket, and stops
+ * its adapter afterwards; `set` receives both (suites keep their own `h` and `socket` variables).
+ */
+export function eachOpenHarness(set: (h: Harness, socket: FakeSocket) => void): void {
+  let current: Harness | undefined;
+  beforeEach(async () => {
+    current = await createHarness();
+    set(current, await connectOpen(current));
+  });
+  afterEach(() => current?.adapter.stop());
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { proto, type WAMessageUpdate } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
-import { connectOpen, createHarness, GROUP_JID, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
+import { eachOpenHarness, GROUP_JID, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
 const SENT = '3EB0C0FFEE0000000000000A';
@@ -12,11 +12,10 @@ describe('delivery statuses (messages.update, message-receipt.update → message
   let h: Harness;
   let socket: FakeSocket;
 
-  beforeEach(async () => {
-    h = await createHarness();
-    socket = await connectOpen(h);
+  eachOpenHarness((harness, open) => {
+    h = harness;
+    socket = open;
   });
-  afterEach(() => h.adapter.stop());
 
   async function update(...updates: WAMessageUpdate[]) {
     socket.emit('messages.update', updates);
@@ -123,11 +122,10 @@ describe('presence, calls, groups, chats, contacts, history', () => {
   let h: Harness;
   let socket: FakeSocket;
 
-  beforeEach(async () => {
-    h = await createHarness();
-    socket = await connectOpen(h);
+  eachOpenHarness((harness, open) => {
+    h = harness;
+    socket = open;
   });
-  afterEach(() => h.adapter.stop());
 
   it('presence: one event per member', async () => {
     socket.emit('presence.update', { id: PEER_JID, presences: { [PEER_JID]: { lastKnownPresence: 'available', lastSeen: T } } });

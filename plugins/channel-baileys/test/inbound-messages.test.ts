@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { defaultInstanceFlags, type ChannelEventPayload, type InboundMessage } from '@parley/core';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
 import {
-  connectOpen, createHarness, GROUP_JID, OWN_JID, OWN_LID, OWN_NUMBER, PEER, PEER_JID, PEER_LID, type Harness,
+  connectOpen, createHarness, eachOpenHarness, GROUP_JID, OWN_JID, OWN_LID, OWN_NUMBER, PEER, PEER_JID, PEER_LID, type Harness,
 } from './harness.js';
 
 const T = 1_735_700_000;
@@ -42,11 +42,10 @@ describe('inbound messages (messages.upsert → message events)', () => {
   let h: Harness;
   let socket: FakeSocket;
 
-  beforeEach(async () => {
-    h = await createHarness();
-    socket = await connectOpen(h);
+  eachOpenHarness((harness, open) => {
+    h = harness;
+    socket = open;
   });
-  afterEach(() => h.adapter.stop());
 
   async function receive(...messages: WAMessage[]): Promise<ChannelEventPayload[]> {
     socket.emit('messages.upsert', { messages, type: 'notify' });
