@@ -1,10 +1,10 @@
-import { connect, isIP, type Socket } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
-import { isPrivateAddress, PRIVATE_URLS_HINT } from '@parley/core';
+import { PRIVATE_URLS_HINT } from '@parley/core';
 import { Agent, request, type Dispatcher } from 'undici';
 import { PRIVATE_PROXY, type ProxyGuard } from './proxy-guard.js';
 import { proxyTunnel, type ProxyUrl } from './proxy-url.js';
-import { systemResolve, type ResolveHost } from './resolve-host.js';
+import { dialAddress, systemResolve, type ResolveHost } from './resolve-host.js';
 import { CONNECT_TIMEOUT_MS, tunnelConnector, type OpenTunnel } from './tunnel-connector.js';
 
 /** Limits of {@link guardedGet}. */
@@ -84,11 +84,9 @@ function checkedOpener(allowPrivate: boolean, route: GuardedGetRoute): OpenTunne
   const guard: ProxyGuard = { allowPrivate: route.allowPrivateProxy ?? allowPrivate, resolve };
   const through = route.proxy ? proxyTunnel(route.proxy, guard) : directConnect;
   return async (host, port) => {
-    const addresses = isIP(host) ? [host] : await resolve(host);
-    if (addresses.length === 0) throw Object.assign(new Error(`${host} has no address`), { code: 'ENOTFOUND' });
-    const bad = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a));
-    if (bad) throw Object.assign(new Error(`${host} resolves to a private address (${bad})`), { code: PRIVATE });
-    return through(addresses[0]!, port);
+    const { address, privateAddress } = await dialAddress(host, host, resolve, allowPrivate);
+    if (privateAddress) throw Object.assign(new Error(`${host} resolves to a private address (${privateAddress})`), { code: PRIVATE });
+    return through(address, port);
   };
 }
 

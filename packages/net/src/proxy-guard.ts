@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { isPrivateAddress, PRIVATE_URLS_HINT } from '@parley/core';
-import { systemResolve, type ResolveHost } from './resolve-host.js';
+import { PRIVATE_URLS_HINT } from '@parley/core';
+import { dialAddress, systemResolve, type ResolveHost } from './resolve-host.js';
 
 /** How a proxy's address is checked each time the proxy is dialled. */
 export interface ProxyGuard {
@@ -33,10 +33,8 @@ const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'https:': 443 };
  */
 export async function checkProxy(url: URL, guard: ProxyGuard): Promise<CheckedProxy> {
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  const addresses = isIP(host) ? [host] : await (guard.resolve ?? systemResolve)(host);
-  const address = addresses[0];
-  if (address === undefined) throw Object.assign(new Error(`the proxy ${host} has no address`), { code: 'ENOTFOUND' });
-  if (!guard.allowPrivate && addresses.some((a) => isPrivateAddress(a))) {
+  const { address, privateAddress } = await dialAddress(host, `the proxy ${host}`, guard.resolve ?? systemResolve, guard.allowPrivate);
+  if (privateAddress) {
     throw Object.assign(new Error(`the proxy ${host} points to a private network address (${PRIVATE_URLS_HINT})`), { code: PRIVATE_PROXY });
   }
   const checked = new URL(url.href);
