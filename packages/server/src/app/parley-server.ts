@@ -179,7 +179,8 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
-    this.journal.start();
+    // Before clients can resume: nothing past the retention is replayed.
+    await this.journal.start();
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
