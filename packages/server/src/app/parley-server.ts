@@ -169,6 +169,8 @@ export class ParleyServer {
   /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
   async listen(): Promise<string> {
     const { config, logger } = this.context;
+    // Before anything listens: no client resumes into entries past the retention.
+    await this.journal.start();
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('upgrade', this.upgrade);
@@ -179,8 +181,6 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
-    // Before clients can resume: nothing past the retention is replayed.
-    await this.journal.start();
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
