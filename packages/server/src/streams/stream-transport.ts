@@ -37,7 +37,13 @@ export class SseTransport implements StreamTransport {
   }
 
   write(text: string): void {
-    if (!this.res.destroyed) this.res.write(text);
+    if (this.res.destroyed) return;
+    // Events released together (one group commit of the event log) leave in one socket write.
+    if (!this.res.writableCorked) {
+      this.res.cork();
+      process.nextTick(() => this.res.uncork());
+    }
+    this.res.write(text);
   }
 
   buffered(): number {
