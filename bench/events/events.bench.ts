@@ -91,8 +91,16 @@ async function webhook(on: boolean): Promise<void> {
   if (res.status !== 200) throw new Error(`webhook settings answered ${res.status}`);
 }
 
-/** Publishes N message events through the bus; answers the seconds until `arrived` resolved. */
-async function round(arrived: Promise<unknown>, seq: number): Promise<number> {
+interface Round {
+  /** Events per second. */
+  rate: number;
+  /** CPU time of the server process per event (user + system, µs): steadier than rates on a shared machine. */
+  cpuUs: number;
+}
+
+/** Publishes N message events through the bus; times them until `arrived` resolved. */
+async function round(arrived: Promise<unknown>, seq: number): Promise<Round> {
+  const cpu = process.cpuUsage();
   const started = now();
   for (let n = 0; n < N; n++) {
     bus.publish(id, 'whatsapp', { type: 'message', message: { ...message, id: `3EB0B${seq}${String(n).padStart(10, '0')}`, content: { type: 'text', body: `bench ${n}` } } } as never);
@@ -100,28 +108,30 @@ async function round(arrived: Promise<unknown>, seq: number): Promise<number> {
     if (n % 100 === 99) await new Promise((r) => setImmediate(r));
   }
   await arrived;
-  return (now() - started) / 1000;
+  const seconds = (now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  return { rate: N / seconds, cpuUs: (used.user + used.system) / N };
 }
 
-const rows: { webhook: number; one: number; many: number }[] = [];
+const rows: { webhook: Round; one: Round; many: Round }[] = [];
 let seq = 0;
 for (let r = 0; r < ROUNDS; r++) {
   await webhook(true);
   receiver.send({ cmd: 'reset' });
   const hooks = receiver.ask({ cmd: 'expect', count: N }, 'reached');
-  const webhookRate = N / (await round(hooks, seq++));
+  const webhookRound = await round(hooks, seq++);
   await bus.drain();
   await webhook(false);
 
   await clients.ask({ cmd: 'open', url: `${host.url}/${key}/events`, count: 1 }, 'opened');
-  const oneRate = N / (await round(clients.ask({ cmd: 'expect', frames: N }, 'reached'), seq++));
+  const oneRound = await round(clients.ask({ cmd: 'expect', frames: N }, 'reached'), seq++);
   await clients.ask({ cmd: 'close' }, 'closed');
 
   await clients.ask({ cmd: 'open', url: `${host.url}/${key}/events`, count: CLIENTS }, 'opened');
-  const manyRate = N / (await round(clients.ask({ cmd: 'expect', frames: N }, 'reached'), seq++));
+  const manyRound = await round(clients.ask({ cmd: 'expect', frames: N }, 'reached'), seq++);
   await clients.ask({ cmd: 'close' }, 'closed');
-  rows.push({ webhook: webhookRate, one: oneRate, many: manyRate });
-  console.log(`round ${r + 1}: webhook ${Math.round(webhookRate)}/s, sse x1 ${Math.round(oneRate)}/s, sse x${CLIENTS} ${Math.round(manyRate)} events/s`);
+  rows.push({ webhook: webhookRound, one: oneRound, many: manyRound });
+  console.log(`round ${r + 1}: webhook ${Math.round(webhookRound.rate)}/s, sse x1 ${Math.round(oneRound.rate)}/s, sse x${CLIENTS} ${Math.round(manyRound.rate)} events/s`);
 }
 
 // Memory per connected client, in the server process (the clients live in their own).
@@ -138,13 +148,14 @@ await clients.ask({ cmd: 'close' }, 'closed');
 
 const date = new Date().toISOString().slice(0, 16).replace('T', ' ');
 console.log(`\n### bench/events — ${date}, ${machine()}; ${N} events per round, ${ROUNDS} rounds (medians), memory storage, native format\n`);
+const line = (label: string, pick: (x: (typeof rows)[number]) => Round, fanout: number) => [
+  label, Math.round(median(rows.map((x) => pick(x).rate))), `${Math.round(median(rows.map((x) => (pick(x).rate / x.webhook.rate) * 100)))}%`,
+  Math.round(median(rows.map((x) => pick(x).rate)) * fanout), Math.round(median(rows.map((x) => pick(x).cpuUs))),
+  `${Math.round(median(rows.map((x) => (pick(x).cpuUs / x.webhook.cpuUs) * 100)))}%`,
+];
 console.log(table(
-  ['path', 'events/s', 'vs webhook engine', 'deliveries (frames) /s'],
-  [
-    ['webhook engine (1 receiver)', Math.round(median(rows.map((x) => x.webhook))), '100%', Math.round(median(rows.map((x) => x.webhook)))],
-    ['SSE, 1 client', Math.round(median(rows.map((x) => x.one))), `${Math.round(median(rows.map((x) => (x.one / x.webhook) * 100)))}%`, Math.round(median(rows.map((x) => x.one)))],
-    [`SSE, ${CLIENTS} clients`, Math.round(median(rows.map((x) => x.many))), `${Math.round(median(rows.map((x) => (x.many / x.webhook) * 100)))}%`, Math.round(median(rows.map((x) => x.many)) * CLIENTS)],
-  ],
+  ['path', 'events/s', 'vs webhook engine', 'deliveries (frames) /s', 'server CPU µs/event', 'CPU vs webhook engine'],
+  [line('webhook engine (1 receiver)', (x) => x.webhook, 1), line('SSE, 1 client', (x) => x.one, 1), line(`SSE, ${CLIENTS} clients`, (x) => x.many, CLIENTS)],
 ));
 console.log(`\nMemory per connected idle client (server process, after GC): heap ${(heapPer / 1024).toFixed(1)} KiB, RSS ${(rssPer / 1024).toFixed(1)} KiB`);
 

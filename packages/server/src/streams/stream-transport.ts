@@ -80,7 +80,9 @@ export class SseTransport implements StreamTransport {
   }
 
   onClose(listener: () => void): void {
-    this.res.once('close', listener);
+    // The client may have gone between admission and now: 'close' would never come again.
+    if (this.res.closed) queueMicrotask(listener);
+    else this.res.once('close', listener);
   }
 }
 
@@ -135,6 +137,7 @@ export class WsTransport implements StreamTransport {
   }
 
   onClose(listener: () => void): void {
-    this.ws.once('close', listener);
+    if (this.ws.readyState === this.ws.CLOSED) queueMicrotask(listener);
+    else this.ws.once('close', listener);
   }
 }
