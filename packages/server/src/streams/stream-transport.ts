@@ -5,8 +5,8 @@ import type { WireKind } from './stream-frames.js';
 /** The connection of one stream client, whatever its wire. */
 export interface StreamTransport {
   readonly wire: WireKind;
-  /** Queues text for the client (never blocks; the caller watches {@link buffered}). */
-  write(text: string): void;
+  /** Queues a frame (text, or its UTF-8 bytes) for the client (never blocks; the caller watches {@link buffered}). */
+  write(frame: string | Buffer): void;
   /** Bytes written and not yet taken by the client's socket. */
   buffered(): number;
   /** Resolves true once everything written so far has left, false after `timeoutMs` or when the connection closed. */
@@ -36,14 +36,14 @@ export class SseTransport implements StreamTransport {
     res.write(`retry: ${retryMs}\n: connected\n\n`);
   }
 
-  write(text: string): void {
+  write(frame: string | Buffer): void {
     if (this.res.destroyed) return;
-    // Events released together (one group commit of the event log) leave in one socket write.
+    // Frames written in one turn of the event loop (a burst of events) leave in one socket write.
     if (!this.res.writableCorked) {
       this.res.cork();
-      process.nextTick(() => this.res.uncork());
+      setImmediate(() => this.res.uncork());
     }
-    this.res.write(text);
+    this.res.write(frame);
   }
 
   buffered(): number {
@@ -100,8 +100,8 @@ export class WsTransport implements StreamTransport {
     ws.on('error', () => ws.terminate());
   }
 
-  write(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  write(frame: string | Buffer): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: false });
   }
 
   buffered(): number {
