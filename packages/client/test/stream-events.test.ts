@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ParleyApiError, streamEvents, type StreamedEvent } from '../src/index.js';
+import { ParleyApiError, ParleyClient, streamEvents, type StreamedEvent } from '../src/index.js';
 
 /** A streamed answer whose body arrives in the given chunks. */
 function sse(chunks: string[]): Response {
@@ -57,6 +57,17 @@ describe('streamEvents', () => {
     const { fetch, calls } = scripted([() => sse(['id: 01A\nevent: message\ndata: {}\n\n'])]);
     await take(streamEvents({ baseUrl: 'http://h', adminToken: 'admin-secret', fetch }), 1);
     assert.deepEqual([calls[0]!.url, calls[0]!.headers.Authorization, calls[0]!.headers['Last-Event-ID']], ['http://h/admin/events', 'Bearer admin-secret', undefined]);
+  });
+
+  it('ParleyClient.events streams the admin stream with the client\'s token; InstanceClient.events its instance\'s, without it', async () => {
+    const { fetch, calls } = scripted([() => sse(['id: 01A\nevent: message\ndata: {}\n\n']), () => sse(['id: 01B\nevent: message\ndata: {}\n\n'])]);
+    const client = new ParleyClient({ baseUrl: 'http://h/', adminToken: 'admin-secret', fetch, headers: { 'x-trace': '1' } });
+    await take(client.events({ after: '019' }), 1);
+    await take(client.instance('k1').events({ format: 'meta' }), 1);
+    assert.deepEqual(calls.map((c) => [c.url, c.headers.Authorization, c.headers['Last-Event-ID'], c.headers['x-trace']]), [
+      ['http://h/admin/events', 'Bearer admin-secret', '019', '1'],
+      ['http://h/k1/events?format=meta', undefined, undefined, '1'],
+    ]);
   });
 
   it('throws the API error at once on 401 and 404; retries 429 and network errors, then gives up after maxAttempts', async () => {

@@ -67,7 +67,7 @@ export class StreamSession {
       return;
     }
     const cutoff = deps.clock.now() - deps.retentionMs;
-    if (this.after !== undefined && !(ulidTime(this.after) >= cutoff)) {
+    if (!(ulidTime(this.after) >= cutoff)) {
       const data = JSON.stringify({
         after: this.after, retentionSeconds: Math.round(deps.retentionMs / 1000),
         message: 'the position is older than the event log keeps: events from before the retention may be missing; what is still kept follows',
