@@ -60,6 +60,11 @@ export class RedisKeys {
   get deadAll(): string { return `${this.prefix}dq:dead-all`; }
   get statsStem(): string { return `${this.prefix}dq:stats:`; }
   stats(instance: string): string { return `${this.statsStem}${instance}`; }
+
+  /** One hash per idempotency key (expiring with it); scope and key as a digest, whatever characters the key has. */
+  idempotency(scope: string, key: string): string {
+    return `${this.prefix}idem:${createHash('sha256').update(scope).update('\0').update(key).digest('hex')}`;
+  }
 }
 
 /** Lane id of an instance and URL: a digest, so URLs (which may carry tokens) stay out of key names. */

@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { IdempotencyStore } from './idempotency.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
@@ -26,6 +27,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** Idempotency keys of the REST API (`Idempotency-Key`), kept so that they hold across restarts and servers. */
+  readonly idempotency: IdempotencyStore;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;
