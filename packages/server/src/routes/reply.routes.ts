@@ -21,7 +21,7 @@ const pascal = (type: string) => type.split(/[_-]/).map((w) => w[0]!.toUpperCase
  */
 export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
   return REPLY_TYPES.map((type: ReplyType) => defineRoute<{ messageId: string }, unknown, SendBodies[ReplyType], Scope>({
-    method: 'post', path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
+    method: 'post', idempotent: true, path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
     params: keyAnd({ messageId: s.string({ minLength: 1, maxLength: 512, description: 'Id of the message replied to (quoted).' }) }),
     summary: `Reply to a message with a ${type.replace('_', ' ')} message`,
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
