@@ -3041,6 +3041,8 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -3177,6 +3179,10 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
+      linkPreview?: boolean;
     };
     response: {
       status: 200;
@@ -3261,6 +3267,8 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -3531,6 +3539,11 @@ export interface Operations {
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -3648,6 +3661,8 @@ export interface Operations {
       base64: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -3702,6 +3717,11 @@ export interface Operations {
         /** cta_copy only. */
         copy_code?: string;
       })[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -3749,6 +3769,11 @@ export interface Operations {
         id: string;
         text: string;
       })[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -3827,6 +3852,11 @@ export interface Operations {
         /** Digits with country code (6 to 15 digits; +, spaces, dashes and parentheses allowed). */
         phoneNumber: string;
         organization?: string;
+      };
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
       };
     };
     response: {
@@ -3913,6 +3943,11 @@ export interface Operations {
       fileName: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4035,6 +4070,13 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4156,6 +4198,11 @@ export interface Operations {
         longitude: number;
         address?: string;
       };
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4208,6 +4255,11 @@ export interface Operations {
       /** Must equal the sum of price × quantity (to the cent). */
       subtotal: number;
       totalAmount: number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4494,6 +4546,15 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
+      linkPreview?: boolean;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4533,6 +4594,11 @@ export interface Operations {
       text: string;
       /** Optional; empty means none. */
       footer?: string;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4574,6 +4640,13 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
