@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { ChannelEventPayload, LinkPreview, MediaInput, MessageRecord, OutgoingContent, SendRequest } from '@parley/core';
 import { outgoingMessage } from '@parley/whatsapp-proto';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
-import { connectOpen, createHarness, GROUP_JID, NOW, PEER, PEER_JID, type Harness } from './harness.js';
-import { spyOnFetch } from './web-host.js';
+import { eachOpenHarnessWithoutFetch, GROUP_JID, NOW, PEER, PEER_JID, type Harness } from './harness.js';
 
 const OTHER_JID = '5511988880002@s.whatsapp.net';
 const JPEG = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3, 0xff, 0xd9]);
@@ -32,18 +31,9 @@ function shared(c: OutgoingContent): Record<string, unknown> {
 describe('Baileys: mentions, link previews and quotes through the shared mapping', () => {
   let h: Harness;
   let socket: FakeSocket;
-  let fetches: ReturnType<typeof spyOnFetch>;
-
-  beforeEach(async () => {
-    fetches = spyOnFetch();
-    h = await createHarness();
-    socket = await connectOpen(h);
-  });
-  afterEach(async () => {
-    fetches.restore();
-    await h.adapter.stop();
-    // The server built the preview (guarded fetch): Baileys must never fetch the link itself.
-    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  eachOpenHarnessWithoutFetch((harness, open) => {
+    h = harness;
+    socket = open;
   });
 
   const send = (c: OutgoingContent, extra: Partial<SendRequest> = {}) => h.adapter.capabilities.messaging!.send({ to: PEER, content: c, ...extra });

@@ -95,7 +95,10 @@ export class IdempotencyGuard {
       }
       const local = this.running.get(id);
       if (local) {
-        await Promise.race([local.catch(() => undefined), sleep(left)]);
+        // The timer is cancelled once the holder ends: a pending 30 s timer would hold the process open.
+        const timer = new AbortController();
+        await Promise.race([local.catch(() => undefined), sleep(left, undefined, { signal: timer.signal }).catch(() => undefined)]);
+        timer.abort();
       } else {
         await sleep(Math.min(pause, left));
         pause = Math.min(pause * 2, 500);
