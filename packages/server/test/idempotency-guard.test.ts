@@ -46,9 +46,9 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
   });
 
-  it('5xx and 429 answers are not kept, nor a failure: the retry runs; a 4xx is kept', async () => {
+  it('only successes are kept: after an error answer or a failure the retry runs', async () => {
     const { guard } = setup();
-    for (const status of [503, 429]) {
+    for (const status of [503, 429, 409, 404, 400]) {
       const op = operation(status);
       await guard.run(SCOPE, `k${status}`, 'fp', op.run);
       await guard.run(SCOPE, `k${status}`, 'fp', op.run);
@@ -58,10 +58,10 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     const after = operation();
     await guard.run(SCOPE, 'boom', 'fp', after.run);
     assert.equal(after.runs, 1);
-    const notFound = operation(404);
-    await guard.run(SCOPE, 'k404', 'fp', notFound.run);
-    assert.equal((await guard.run(SCOPE, 'k404', 'fp', notFound.run)).replayed, true);
-    assert.equal(notFound.runs, 1);
+    const created = operation(200);
+    await guard.run(SCOPE, 'k200', 'fp', created.run);
+    assert.equal((await guard.run(SCOPE, 'k200', 'fp', created.run)).replayed, true);
+    assert.equal(created.runs, 1);
   });
 
   it('fingerprints ignore member order and tell bodies apart', () => {

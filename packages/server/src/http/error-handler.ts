@@ -4,12 +4,7 @@ import { isParleyError, type Logger } from '@parley/core';
 import { answerBeforeBody } from './early-answer.js';
 import type { MatchedRequest } from './router.js';
 
-/** The one error model: `{"status", "error": {"code", "message", "details"?}}`. */
-export function errorBody(status: number, code: string, message: string, details?: unknown): Record<string, unknown> {
-  return { status, error: details === undefined ? { code, message } : { code, message, details } };
-}
-
-/** Sends the one error model ({@link errorBody}). */
+/** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
 export function sendError(res: Response, status: number, code: string, message: string, details?: unknown): void {
   if (res.headersSent) {
     res.end();
@@ -17,7 +12,7 @@ export function sendError(res: Response, status: number, code: string, message: 
   }
   // Answered before the body was read: the rest of the upload is discarded or not read at all.
   answerBeforeBody(res.req, res);
-  res.status(status).json(errorBody(status, code, message, details));
+  res.status(status).json({ status, error: details === undefined ? { code, message } : { code, message, details } });
 }
 
 /** Maps express body-parser failures and Parley errors to JSON; anything else is a 500 without internals. */

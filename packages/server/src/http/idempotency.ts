@@ -40,9 +40,11 @@ export interface IdempotentOutcome {
  * request answers 422. Requests arriving while the first runs wait for its answer (in this process
  * on its promise, from other servers by polling the store) up to `waitMs`, then 409.
  *
- * Kept answers: successes and client errors (4xx) the handler answered. Not kept, so a retry runs
- * again: 429 and 5xx (the work did not happen and may succeed later), and failures before the
- * handler ran (auth, schema: the key is not even taken).
+ * Kept answers: successes (2xx), what a key exists for: a retry must not create a second message,
+ * group or instance. An error is not kept and frees the key, so a retry runs again: nothing was
+ * created (the send path stores and sends nothing on a failure), and most failures of a gateway pass
+ * (an instance not connected yet, a media server down, 429, 5xx); a client need not invent a new key
+ * to retry once the cause is fixed. Failures before the handler ran (auth, schema) never take the key.
  */
 export class IdempotencyGuard {
   /** Requests of this process running under a key: local waiters wake when they end. */
@@ -134,7 +136,7 @@ export class IdempotencyGuard {
 
 /** Whether an answer with `status` is kept for retries (see {@link IdempotencyGuard}). */
 function isKept(status: number): boolean {
-  return status < 500 && status !== 429;
+  return status >= 200 && status < 300;
 }
 
 /** JSON with object members sorted by name, so `{a, b}` and `{b, a}` are one request. */

@@ -1,7 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
-import { errorBody } from './error-handler.js';
 import { IDEMPOTENCY_HEADER, IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
 import { BinaryReply, isKeyed, JsonReply, readsBody, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
@@ -117,11 +116,9 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       const idempotencyScope = route.auth === 'admin' ? 'admin' : (scope as { id: string }).id;
       let outcome;
       try {
+        // A failure frees the key (only successes are kept) and is answered by the error handler.
         outcome = await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, async () => {
-          const result = await run().catch((err: unknown) => {
-            if (isParleyError(err) && err.status < 500) return new JsonReply(err.status, errorBody(err.status, err.code, err.message, err.details));
-            throw err;
-          });
+          const result = await run();
           if (!(result instanceof JsonReply)) throw new Error(`${route.operationId} is idempotent but did not answer JSON`);
           return { status: result.status, body: result.body };
         });
