@@ -61,6 +61,12 @@ export class RedisKeys {
   get statsStem(): string { return `${this.prefix}dq:stats:`; }
   stats(instance: string): string { return `${this.statsStem}${instance}`; }
 
+  // Event log: sorted sets of ids (score 0, ordered by the id's text) and one hash of the entries.
+  get eventsAll(): string { return `${this.prefix}ev:all`; }
+  get eventData(): string { return `${this.prefix}ev:data`; }
+  get eventsOfStem(): string { return `${this.prefix}ev:of:`; }
+  eventsOf(instance: string): string { return `${this.eventsOfStem}${instance}`; }
+
   /** One hash per idempotency key (expiring with it); scope and key as a digest, whatever characters the key has. */
   idempotency(scope: string, key: string): string {
     return `${this.prefix}idem:${createHash('sha256').update(scope).update('\0').update(key).digest('hex')}`;

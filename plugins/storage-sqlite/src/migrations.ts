@@ -118,7 +118,20 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX instance_claims_by_instance ON instance_claims (instance);
   `,
-  // 4: idempotency keys of the REST API, by scope (an instance id, or 'admin') and key. `answer` is
+  // 4: the event log the live event streams replay from. The id is the event's ULID, so the primary
+  // key orders entries by time and a retention purge is a range delete on it; the second index pages
+  // one instance's events.
+  `
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    type TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    event TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX events_by_instance ON events (instance, id);
+  `,
+  // 5: idempotency keys of the REST API, by scope (an instance id, or 'admin') and key. `answer` is
   // the JSON answer once the request is done; the index by expiry lets the sweep delete old keys.
   `
   CREATE TABLE idempotency_keys (

@@ -1,6 +1,7 @@
 import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
+import { SqliteEventLog } from './repositories/event-log.js';
 import { SqliteIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
@@ -37,6 +38,7 @@ export class SqliteStorage implements Storage {
   readonly authState: SqliteAuthStateRepository;
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
+  readonly events: SqliteEventLog;
   readonly idempotency: SqliteIdempotencyStore;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
@@ -58,6 +60,7 @@ export class SqliteStorage implements Storage {
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
+    this.events = new SqliteEventLog(this.db);
     this.idempotency = new SqliteIdempotencyStore(this.db);
   }
 

@@ -1,11 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
-import { IDEMPOTENCY_HEADER, IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
-import { BinaryReply, isKeyed, JsonReply, readsBody, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
+import { IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
+import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
+
+/** What a route's handler answers, JSON results wrapped as a {@link JsonReply}. */
+type Reply = BinaryReply | TextReply | JsonReply | StreamReply;
 
 /** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
 export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
@@ -108,7 +111,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       }
       const run = () => answer(route, { params: p, query: q, body: b, scope, req, res });
       if (idempotencyKey === undefined) {
-        send(res, await run());
+        send(req, res, await run());
         return;
       }
       const { key: _key, ...named } = p;
@@ -137,7 +140,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
    * Runs a route's handler and waits, for a request that changed something, until its writes are
    * durable. A JSON result is answered as a {@link JsonReply} `{"status": 200, ...result}`.
    */
-  async function answer(route: RouteDefinition, ctx: Parameters<RouteDefinition['handler']>[0]): Promise<BinaryReply | TextReply | JsonReply> {
+  async function answer(route: RouteDefinition, ctx: Parameters<RouteDefinition['handler']>[0]): Promise<Reply> {
     // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
     let result: Awaited<ReturnType<RouteDefinition['handler']>>;
     try {
@@ -148,12 +151,14 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     }
     // An answer to a request that changed something means its writes are on disk.
     if (route.method !== 'get') await durable();
-    if (result instanceof BinaryReply || result instanceof JsonReply || result instanceof TextReply) return result;
+    if (result instanceof BinaryReply || result instanceof JsonReply || result instanceof TextReply || result instanceof StreamReply) return result;
     return new JsonReply(200, { status: 200, ...result });
   }
 
-  function send(res: Response, result: BinaryReply | TextReply | JsonReply): void {
-    if (result instanceof BinaryReply) {
+  function send(req: Request, res: Response, result: Reply): void {
+    if (result instanceof StreamReply) {
+      result.start(req, res);
+    } else if (result instanceof BinaryReply) {
       res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
       if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);
       res.end(result.data);
