@@ -13,6 +13,7 @@ import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
+import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
@@ -152,6 +153,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
     });
     const upgrade = streamUpgradeHandler({
