@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
@@ -158,6 +159,8 @@ export class ParleyServer {
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,
+      // What express's req.ip answers for the same request: the address behind trusted proxies.
+      clientAddress: (req) => proxyaddr(req, http.app.get('trust proxy fn') as (address: string, hop: number) => boolean),
       authenticate: async (key, authorization) => {
         if (key !== undefined) return (await registry.byKey(key)).id;
         adminToken.verify(authorization);

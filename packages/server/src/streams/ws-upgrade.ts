@@ -1,5 +1,4 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isParleyError, ParleyError, type Logger } from '@parley/core';
@@ -16,6 +15,8 @@ export interface StreamUpgradeDeps {
   /** Checks the credentials: the instance of `key` (throws 404), or the admin token (throws 401) when `key` is undefined. Answers the instance id. */
   authenticate(key: string | undefined, authorization: string | undefined): Promise<string | undefined>;
   limiter: FailureLimiter;
+  /** The client's address as the HTTP routes see it (`trust proxy` applied to `X-Forwarded-For`), which failed authentications count against. */
+  clientAddress(req: IncomingMessage): string;
   isShuttingDown(): boolean;
   logger: Logger;
 }
@@ -47,15 +48,17 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
       if (!match) throw new ParleyError(404, 'route_not_found', 'WebSocket upgrades are served on /{key}/events and /admin/events only');
       if (deps.isShuttingDown()) throw new ParleyError(503, 'shutting_down', 'the server is shutting down');
       const key = match[1] === 'admin' ? undefined : decodeURIComponent(match[1]!);
-      const address = (socket as Socket).remoteAddress ?? '';
-      const blockedMs = deps.limiter.retryAfterMs(address);
+      const address = deps.clientAddress(req);
       let instance: string | undefined;
       try {
-        if (blockedMs > 0) throw new ParleyError(429, 'rate_limited', 'too many failed authentications from this address', { retryAfterSeconds: Math.ceil(blockedMs / 1000) });
         instance = await deps.authenticate(key, req.headers.authorization);
       } catch (err) {
-        if (isParleyError(err) && (err.status === 401 || err.code === 'instance_not_found')) await deps.limiter.fail(address);
-        throw err;
+        // As the HTTP routes: a failure counts, and a blocked address answers 429 instead.
+        if (!isParleyError(err) || !(err.status === 401 || err.code === 'instance_not_found')) throw err;
+        const ms = deps.limiter.retryAfterMs(address) || (await deps.limiter.fail(address));
+        if (ms <= 0) throw err;
+        const seconds = Math.ceil(ms / 1000);
+        throw new ParleyError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { retryAfterSeconds: seconds });
       }
       const request = readStreamRequest(Object.fromEntries(url.searchParams), req.headers['last-event-id'], deps.formats);
       const slot = deps.hub.reserve(instance);
