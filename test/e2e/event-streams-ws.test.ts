@@ -107,6 +107,7 @@ describe('event streams over WebSocket', () => {
       [`${ws}/${bob.key}/events?after=bad`, {}, 400, 'validation_failed'],
       [`${ws}/${bob.key}/events?format=xml`, {}, 400, 'validation_failed'],
       [`${ws}/${bob.key}/messages`, {}, 404, 'route_not_found'],
+      [`${ws}/%E0%A4%A/events`, {}, 400, 'validation_failed'],
     ];
     for (const [url, headers, status, code] of cases) {
       const client = new WsClient(url, { headers });

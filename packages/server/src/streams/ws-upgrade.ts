@@ -1,7 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { isParleyError, ParleyError, type Logger } from '@parley/core';
+import { isParleyError, ParleyError, ValidationError, type Logger } from '@parley/core';
 import type { FailureLimiter } from '../http/failure-limiter.js';
 import type { StreamHub } from './stream-hub.js';
 import { readStreamRequest } from './stream-request.js';
@@ -32,6 +32,15 @@ function refuse(socket: Duplex, err: ParleyError): void {
     + `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${retry ? `Retry-After: ${retry}\r\n` : ''}Connection: close\r\n\r\n${text}`);
 }
 
+/** A percent-encoded path segment, decoded; a malformed encoding is the client's error (400). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ValidationError('path is not validly percent-encoded');
+  }
+}
+
 /**
  * The `upgrade` listener of the HTTP server: `GET /{key}/events` and `GET /admin/events` as
  * WebSockets, authenticated, validated and admitted exactly as their SSE forms (the same JSON
@@ -47,7 +56,7 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
       const match = /^\/([^/]+)\/events$/.exec(url.pathname);
       if (!match) throw new ParleyError(404, 'route_not_found', 'WebSocket upgrades are served on /{key}/events and /admin/events only');
       if (deps.isShuttingDown()) throw new ParleyError(503, 'shutting_down', 'the server is shutting down');
-      const key = match[1] === 'admin' ? undefined : decodeURIComponent(match[1]!);
+      const key = match[1] === 'admin' ? undefined : decodeSegment(match[1]!);
       const address = deps.clientAddress(req);
       let instance: string | undefined;
       try {
@@ -61,6 +70,8 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
         throw new ParleyError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { retryAfterSeconds: seconds });
       }
       const request = readStreamRequest(Object.fromEntries(url.searchParams), req.headers['last-event-id'], deps.formats);
+      // The client may have hung up while it was authenticated: its socket will not close again.
+      if (socket.destroyed) return;
       const slot = deps.hub.reserve(instance);
       let opened = false;
       // A handshake `ws` refuses (bad Sec-WebSocket-Key, …) answers 400 and never calls back: free the place.
