@@ -1,0 +1,2 @@
+export * from './sink.js';
+export * from './sink-options.js';
