@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connect } from 'amqplib';
 import { silentLogger } from '@parley/core';
-import { describeSinkConformance, serviceUrlOrSkip, type ReceivedSinkMessage } from '@parley/testkit';
+import { describeSinkConformance, serviceUrlOrSkip } from '@parley/testkit';
 import plugin, { AmqpSink, amqpUrl } from '../src/index.js';
+import { amqpReader, deleteAmqpExchange } from '../src/testing/index.js';
 
 const url = serviceUrlOrSkip('AMQP_URL', '@parley/sink-amqp against RabbitMQ', { example: 'amqp://guest:guest@127.0.0.1:5672' });
 
@@ -25,24 +26,8 @@ if (url) {
     create: (target, run) => new AmqpSink({
       url: urlTo(url, target), exchange: exchangeOf(run), publishTimeoutMs: 1_500, connectTimeoutMs: 1_000, heartbeatSeconds: 5,
     }, silentLogger),
-    async subscribe(run) {
-      const model = await connect(url);
-      const channel = await model.createChannel();
-      await channel.assertExchange(exchangeOf(run), 'topic', { durable: true });
-      const { queue } = await channel.assertQueue('', { exclusive: true, autoDelete: true });
-      await channel.bindQueue(queue, exchangeOf(run), '#');
-      const received: ReceivedSinkMessage[] = [];
-      await channel.consume(queue, (m) => {
-        if (m) received.push({ id: String(m.properties.messageId), topic: m.fields.routingKey, body: m.content.toString('utf8') });
-      }, { noAck: true });
-      return { messages: () => [...received], close: () => model.close() };
-    },
-    async cleanup(run) {
-      const model = await connect(url);
-      const channel = await model.createChannel();
-      await channel.deleteExchange(exchangeOf(run));
-      await model.close();
-    },
+    subscribe: (run) => amqpReader(url, exchangeOf(run)),
+    cleanup: (run) => deleteAmqpExchange(url, exchangeOf(run)),
   });
 
   describe('@parley/sink-amqp specifics', () => {

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
-import { AckPolicy, connect, DeliverPolicy, type NatsConnection } from 'nats';
+import { connect, type NatsConnection } from 'nats';
 import { silentLogger } from '@parley/core';
-import { describeSinkConformance, serviceUrlOrSkip, type ReceivedSinkMessage } from '@parley/testkit';
+import { describeSinkConformance, serviceUrlOrSkip } from '@parley/testkit';
 import { NatsSink, natsConnection, type NatsSinkSettings } from '../src/index.js';
+import { deleteNatsStream, natsReader } from '../src/testing/index.js';
 
 const url = serviceUrlOrSkip('NATS_URL', '@parley/sink-nats against NATS JetStream', { example: 'nats://127.0.0.1:4222' });
 
@@ -29,28 +30,8 @@ if (url) {
     broker: { host: broker.hostname, port: Number(broker.port || 4222) },
     deduplicates: true,
     create: (target, run) => new NatsSink(settings(run, [`nats://${target.host}:${target.port}`]), silentLogger),
-    async subscribe(run) {
-      const nc = await connect({ servers: url });
-      const jsm = await nc.jetstreamManager();
-      const stream = streamOf(run);
-      // The reader creates the stream as the sink would, so it can attach a consumer before anything is published.
-      await jsm.streams.add({ name: stream, subjects: [`${prefixOf(run)}.>`], duplicate_window: 120_000_000_000 }).catch(() => undefined);
-      await jsm.consumers.add(stream, { durable_name: 'reader', ack_policy: AckPolicy.None, deliver_policy: DeliverPolicy.All });
-      const consumer = await nc.jetstream().consumers.get(stream, 'reader');
-      const received: ReceivedSinkMessage[] = [];
-      const messages = await consumer.consume();
-      void (async () => {
-        for await (const m of messages) {
-          received.push({ id: m.headers?.get('Nats-Msg-Id') ?? '', topic: m.subject.slice(prefixOf(run).length + 1), body: m.string() });
-        }
-      })();
-      return { messages: () => [...received], close: async () => { await messages.close(); await nc.close(); } };
-    },
-    async cleanup(run) {
-      const nc = await connect({ servers: url });
-      await deleteStream(nc, streamOf(run));
-      await nc.close();
-    },
+    subscribe: (run) => natsReader(url, streamOf(run), prefixOf(run)),
+    cleanup: (run) => deleteNatsStream(url, streamOf(run)),
   });
 
   describe('@parley/sink-nats specifics', () => {

@@ -36,7 +36,7 @@ export const sinkCommonOptionProperties = {
       rejectUnauthorized: { type: 'boolean' },
       servername: { type: 'string', minLength: 1 },
     },
-    dependentRequired: { certFile: ['keyFile'], keyFile: ['certFile'] },
+    dependencies: { certFile: ['keyFile'], keyFile: ['certFile'] },
   },
   publishTimeoutMs: { type: 'integer', minimum: 100, maximum: 600_000 },
   connectTimeoutMs: { type: 'integer', minimum: 100, maximum: 600_000 },
