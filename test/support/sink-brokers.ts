@@ -65,6 +65,12 @@ export class SinkBrokers {
     await Promise.all([this.amqpProxy.restore(), this.natsProxy.restore()]);
   }
 
+  /** Holds back the brokers' answers (confirms, acks) on open connections: they store what Parley never hears about. */
+  holdAnswers(): void {
+    this.amqpProxy.holdAnswers();
+    this.natsProxy.holdAnswers();
+  }
+
   async close(): Promise<void> {
     await Promise.all(this.readers.map((r) => r.close().catch(() => undefined)));
     await Promise.all([this.amqpProxy.cut(), this.natsProxy.cut()]);

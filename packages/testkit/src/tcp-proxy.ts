@@ -73,6 +73,14 @@ export class TcpProxy {
     for (const [client, upstream] of this.pairs) client.unpipe(upstream);
   }
 
+  /**
+   * Keeps forwarding what clients send but holds back every answer of the server on the open
+   * connections: the server acts on requests whose replies (acks, confirms) the client never sees.
+   */
+  holdAnswers(): void {
+    for (const [client, upstream] of this.pairs) upstream.unpipe(client);
+  }
+
   /** Forwards again what stalled connections sent and send. */
   resume(): void {
     for (const [client, upstream] of this.pairs) client.pipe(upstream);
