@@ -1,5 +1,5 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { SinkConnection, withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link AmqpSink}, resolved from the plugin options and the environment. */
 export interface AmqpSinkSettings {
@@ -11,6 +11,12 @@ export interface AmqpSinkSettings {
   publishTimeoutMs: number;
   connectTimeoutMs: number;
   heartbeatSeconds: number;
+}
+
+/** One AMQP connection and its confirm channel. */
+interface Link {
+  model: ChannelModel;
+  channel: ConfirmChannel;
 }
 
 /** Host and port of a URL, for messages (never its credentials). */
@@ -31,23 +37,25 @@ function where(url: string): string {
  */
 export class AmqpSink implements Sink {
   readonly name = 'amqp';
-  private channel: Promise<ConfirmChannel> | null = null;
-  private model: ChannelModel | null = null;
-  private state: SinkHealth = { ready: false, detail: 'not connected yet' };
-  private stopped = false;
+  private readonly connection: SinkConnection<Link>;
 
-  constructor(private readonly settings: AmqpSinkSettings, private readonly logger: Logger) {}
+  constructor(private readonly settings: AmqpSinkSettings, private readonly logger: Logger) {
+    this.connection = new SinkConnection('AMQP', {
+      open: () => this.open(),
+      close: (link) => link.model.close(),
+      failure: (err) => `cannot reach ${where(settings.url)}: ${err.message}`,
+    }, settings.connectTimeoutMs);
+  }
 
   async start(): Promise<void> {
-    await this.connected();
+    await this.connection.get();
   }
 
   async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
     const { exchange, publishTimeoutMs } = this.settings;
-    const channel = await withinTime(this.connected(), publishTimeoutMs, `no AMQP connection to ${where(this.settings.url)} within ${publishTimeoutMs} ms`, signal);
-    const model = this.model;
+    const link = await withinTime(this.connection.get(), publishTimeoutMs, `no AMQP connection to ${where(this.settings.url)} within ${publishTimeoutMs} ms`, signal);
     const confirmed = new Promise<void>((resolve, reject) => {
-      channel.publish(exchange, `${message.instance}.${message.field}.${message.event}`, Buffer.from(message.body), {
+      link.channel.publish(exchange, `${message.instance}.${message.field}.${message.event}`, Buffer.from(message.body), {
         persistent: true, messageId: message.id, contentType: 'application/json', type: `${message.field}.${message.event}`,
         headers: { 'parley-instance': message.instance, 'parley-format': message.format },
       }, (err: unknown) => (err ? reject(err instanceof Error ? err : new Error(`publish refused: ${String(err)}`)) : resolve()));
@@ -55,37 +63,24 @@ export class AmqpSink implements Sink {
     try {
       await withinTime(confirmed, publishTimeoutMs, `no publisher confirm within ${publishTimeoutMs} ms`, signal);
     } catch (err) {
-      // A confirm that does not come means a connection that hangs: start afresh on the next publish.
-      if (!signal.aborted && model) this.drop(model, (err as Error).message);
+      // A confirm that does not come means a connection that hangs: its socket is destroyed, the next publish opens another.
+      if (!signal.aborted && this.connection.isCurrent(link)) {
+        (link.model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+        this.lost(link, (err as Error).message);
+      }
       throw err;
     }
   }
 
   health(): SinkHealth {
-    return { ...this.state };
+    return this.connection.health();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    const model = this.model;
-    this.model = null;
-    this.channel = null;
-    this.state = { ready: false, detail: 'stopped' };
-    if (model) await withinTime(model.close(), this.settings.connectTimeoutMs, 'close timed out').catch(() => undefined);
+  stop(): Promise<void> {
+    return this.connection.stop();
   }
 
-  /** The open confirm channel, connecting (and declaring the exchange) when there is none. */
-  private connected(): Promise<ConfirmChannel> {
-    if (this.stopped) return Promise.reject(new Error('the AMQP sink is stopped'));
-    this.channel ??= this.open().catch((err: unknown) => {
-      this.channel = null;
-      this.state = { ready: false, detail: `cannot reach ${where(this.settings.url)}: ${(err as Error).message}` };
-      throw err;
-    });
-    return this.channel;
-  }
-
-  private async open(): Promise<ConfirmChannel> {
+  private async open(): Promise<Link> {
     const { url, tls, connectTimeoutMs, heartbeatSeconds, exchange } = this.settings;
     const address = new URL(url);
     if (!address.searchParams.has('heartbeat')) address.searchParams.set('heartbeat', String(heartbeatSeconds));
@@ -95,38 +90,23 @@ export class AmqpSink implements Sink {
       connecting.then((late) => late.close().catch(() => undefined), () => undefined);
       throw err;
     });
-    if (this.stopped) {
-      await model.close().catch(() => undefined);
-      throw new Error('the AMQP sink is stopped');
+    try {
+      model.on('error', (err: Error) => this.logger.warn({ error: err.message }, 'AMQP connection error'));
+      const channel = await withinTime(model.createConfirmChannel(), connectTimeoutMs, 'no AMQP channel in time');
+      const link: Link = { model, channel };
+      model.on('close', () => this.lost(link, 'connection closed'));
+      channel.on('error', (err: Error) => this.logger.warn({ error: err.message }, 'AMQP channel error'));
+      channel.on('close', () => this.lost(link, 'channel closed'));
+      await withinTime(channel.assertExchange(exchange, 'topic', { durable: true }), connectTimeoutMs, `exchange ${exchange} not declared in time`);
+      this.logger.info({ broker: where(url), exchange }, 'AMQP sink connected');
+      return link;
+    } catch (err) {
+      void model.close().catch(() => undefined);
+      throw err;
     }
-    this.model = model;
-    model.on('error', (err: Error) => this.logger.warn({ error: err.message }, 'AMQP connection error'));
-    model.on('close', () => this.lost(model, 'connection closed'));
-    const channel = await withinTime(model.createConfirmChannel(), connectTimeoutMs, 'no AMQP channel in time');
-    channel.on('error', (err: Error) => this.logger.warn({ error: err.message }, 'AMQP channel error'));
-    channel.on('close', () => this.lost(model, 'channel closed'));
-    await withinTime(channel.assertExchange(exchange, 'topic', { durable: true }), connectTimeoutMs, `exchange ${exchange} not declared in time`);
-    this.state = { ready: true };
-    this.logger.info({ broker: where(url), exchange }, 'AMQP sink connected');
-    return channel;
   }
 
-  /** Forgets a connection that closed, so the next publish opens a new one. */
-  private lost(model: ChannelModel, why: string): void {
-    if (this.model !== model) return;
-    this.model = null;
-    this.channel = null;
-    if (!this.stopped) {
-      this.state = { ready: false, detail: why };
-      this.logger.warn({ broker: where(this.settings.url), why }, 'AMQP sink disconnected; reconnecting on the next publish');
-    }
-    void model.close().catch(() => undefined);
-  }
-
-  /** Gives up on a connection (a hanging broker): its socket destroyed, closed in the background. */
-  private drop(model: ChannelModel, why: string): void {
-    if (this.model !== model) return;
-    (model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-    this.lost(model, why);
+  private lost(link: Link, why: string): void {
+    if (this.connection.lost(link, why)) this.logger.warn({ broker: where(this.settings.url), why }, 'AMQP sink disconnected; reconnecting on the next publish');
   }
 }

@@ -1,5 +1,5 @@
 import { connect, headers, nanos, StorageType, type JetStreamClient, type NatsConnection } from 'nats';
-import { withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { SinkConnection, withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link NatsSink}, resolved from the plugin options and the environment. */
 export interface NatsSinkSettings {
@@ -27,22 +27,31 @@ export interface NatsSinkSettings {
  * drops a re-send within the stream's duplicate window, and `publish` resolves only on the JetStream
  * ack. The client reconnects by itself; a publish that gets no ack in time forces a reconnect.
  */
+/** One NATS connection and its JetStream client. */
+interface Link {
+  nc: NatsConnection;
+  js: JetStreamClient;
+}
+
 export class NatsSink implements Sink {
   readonly name = 'nats';
-  private connection: Promise<{ nc: NatsConnection; js: JetStreamClient }> | null = null;
-  private nc: NatsConnection | null = null;
-  private state: SinkHealth = { ready: false, detail: 'not connected yet' };
-  private stopped = false;
+  private readonly connection: SinkConnection<Link>;
 
-  constructor(private readonly settings: NatsSinkSettings, private readonly logger: Logger) {}
+  constructor(private readonly settings: NatsSinkSettings, private readonly logger: Logger) {
+    this.connection = new SinkConnection('NATS', {
+      open: () => this.open(),
+      close: (link) => link.nc.close(),
+      failure: (err) => `cannot use NATS at ${settings.servers.join(', ')}: ${err.message}`,
+    }, settings.connectTimeoutMs);
+  }
 
   async start(): Promise<void> {
-    await this.connected();
+    await this.connection.get();
   }
 
   async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
     const { publishTimeoutMs, stream, subjectPrefix } = this.settings;
-    const { nc, js } = await withinTime(this.connected(), publishTimeoutMs, `no NATS connection within ${publishTimeoutMs} ms`, signal);
+    const { nc, js } = await withinTime(this.connection.get(), publishTimeoutMs, `no NATS connection within ${publishTimeoutMs} ms`, signal);
     const h = headers();
     h.set('Content-Type', 'application/json');
     h.set('Parley-Format', message.format);
@@ -59,29 +68,14 @@ export class NatsSink implements Sink {
   }
 
   health(): SinkHealth {
-    return { ...this.state };
+    return this.connection.health();
   }
 
-  async stop(): Promise<void> {
-    this.stopped = true;
-    const nc = this.nc;
-    this.nc = null;
-    this.connection = null;
-    this.state = { ready: false, detail: 'stopped' };
-    if (nc) await withinTime(nc.close(), this.settings.connectTimeoutMs, 'close timed out').catch(() => undefined);
+  stop(): Promise<void> {
+    return this.connection.stop();
   }
 
-  private connected(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
-    if (this.stopped) return Promise.reject(new Error('the NATS sink is stopped'));
-    this.connection ??= this.open().catch((err: unknown) => {
-      this.connection = null;
-      this.state = { ready: false, detail: `cannot use NATS at ${this.settings.servers.join(', ')}: ${(err as Error).message}` };
-      throw err;
-    });
-    return this.connection;
-  }
-
-  private async open(): Promise<{ nc: NatsConnection; js: JetStreamClient }> {
+  private async open(): Promise<Link> {
     const { servers, user, pass, token, tls, connectTimeoutMs } = this.settings;
     const nc = await connect({
       servers, timeout: connectTimeoutMs, name: 'parley-sink', reconnect: true, maxReconnectAttempts: -1, reconnectTimeWait: 1_000,
@@ -90,19 +84,16 @@ export class NatsSink implements Sink {
       ...(tls ? { tls: { ...(tls.ca ? { ca: tls.ca.toString() } : {}), ...(tls.cert ? { cert: tls.cert.toString() } : {}), ...(tls.key ? { key: tls.key.toString() } : {}) } } : {}),
     });
     try {
-      if (this.stopped) throw new Error('the NATS sink is stopped');
       await this.ensureStream(nc);
     } catch (err) {
       await nc.close().catch(() => undefined);
       throw err;
     }
-    this.nc = nc;
-    this.watch(nc);
-    this.state = { ready: true };
+    const link: Link = { nc, js: nc.jetstream({ timeout: this.settings.publishTimeoutMs }) };
+    this.watch(link);
     this.logger.info({ servers, stream: this.settings.stream }, 'NATS sink connected');
-    return { nc, js: nc.jetstream({ timeout: this.settings.publishTimeoutMs }) };
+    return link;
   }
-
   /** Creates the stream with subjects `<prefix>.>`, or checks that an existing one captures them. */
   private async ensureStream(nc: NatsConnection): Promise<void> {
     const { stream, subjectPrefix, duplicateWindowMs, maxAgeMs, connectTimeoutMs } = this.settings;
@@ -125,19 +116,13 @@ export class NatsSink implements Sink {
   }
 
   /** Follows the client's connection status for {@link health}, until it closes. */
-  private watch(nc: NatsConnection): void {
+  private watch(link: Link): void {
     void (async () => {
-      for await (const status of nc.status()) {
-        if (this.nc !== nc) return;
-        if (status.type === 'disconnect') this.state = { ready: false, detail: 'disconnected; reconnecting' };
-        if (status.type === 'reconnect') this.state = { ready: true };
+      for await (const status of link.nc.status()) {
+        if (status.type === 'disconnect') this.connection.report(link, { ready: false, detail: 'disconnected; reconnecting' });
+        if (status.type === 'reconnect') this.connection.report(link, { ready: true });
       }
     })().catch(() => undefined);
-    nc.closed().then(() => {
-      if (this.nc !== nc) return;
-      this.nc = null;
-      this.connection = null;
-      if (!this.stopped) this.state = { ready: false, detail: 'connection closed' };
-    }, () => undefined);
+    link.nc.closed().then(() => this.connection.lost(link, 'connection closed'), () => undefined);
   }
 }
