@@ -1,5 +1,5 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { SinkConnection, withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { ConnectedSink, withinTime, type Logger, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link AmqpSink}, resolved from the plugin options and the environment. */
 export interface AmqpSinkSettings {
@@ -35,20 +35,13 @@ function where(url: string): string {
  * as `messageId`, and `publish` resolves only on the broker's publisher confirm. A lost connection (or
  * a confirm that does not come in time) drops the connection; the next publish connects again.
  */
-export class AmqpSink implements Sink {
-  readonly name = 'amqp';
-  private readonly connection: SinkConnection<Link>;
-
+export class AmqpSink extends ConnectedSink<Link> {
   constructor(private readonly settings: AmqpSinkSettings, private readonly logger: Logger) {
-    this.connection = new SinkConnection('AMQP', {
+    super('amqp', 'AMQP', {
       open: () => this.open(),
       close: (link) => link.model.close(),
       failure: (err) => `cannot reach ${where(settings.url)}: ${err.message}`,
     }, settings.connectTimeoutMs);
-  }
-
-  async start(): Promise<void> {
-    await this.connection.get();
   }
 
   async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
@@ -70,14 +63,6 @@ export class AmqpSink implements Sink {
       }
       throw err;
     }
-  }
-
-  health(): SinkHealth {
-    return this.connection.health();
-  }
-
-  stop(): Promise<void> {
-    return this.connection.stop();
   }
 
   private async open(): Promise<Link> {

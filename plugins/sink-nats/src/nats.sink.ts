@@ -1,5 +1,5 @@
 import { connect, headers, nanos, StorageType, type JetStreamClient, type NatsConnection } from 'nats';
-import { SinkConnection, withinTime, type Logger, type Sink, type SinkHealth, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { ConnectedSink, withinTime, type Logger, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link NatsSink}, resolved from the plugin options and the environment. */
 export interface NatsSinkSettings {
@@ -33,20 +33,13 @@ interface Link {
   js: JetStreamClient;
 }
 
-export class NatsSink implements Sink {
-  readonly name = 'nats';
-  private readonly connection: SinkConnection<Link>;
-
+export class NatsSink extends ConnectedSink<Link> {
   constructor(private readonly settings: NatsSinkSettings, private readonly logger: Logger) {
-    this.connection = new SinkConnection('NATS', {
+    super('nats', 'NATS', {
       open: () => this.open(),
       close: (link) => link.nc.close(),
       failure: (err) => `cannot use NATS at ${settings.servers.join(', ')}: ${err.message}`,
     }, settings.connectTimeoutMs);
-  }
-
-  async start(): Promise<void> {
-    await this.connection.get();
   }
 
   async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
@@ -65,14 +58,6 @@ export class NatsSink implements Sink {
       if (!signal.aborted && !nc.isClosed()) nc.reconnect().catch(() => undefined);
       throw err;
     }
-  }
-
-  health(): SinkHealth {
-    return this.connection.health();
-  }
-
-  stop(): Promise<void> {
-    return this.connection.stop();
   }
 
   private async open(): Promise<Link> {

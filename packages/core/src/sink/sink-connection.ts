@@ -1,4 +1,4 @@
-import type { SinkHealth } from './sink.js';
+import type { Sink, SinkHealth, SinkMessage } from './sink.js';
 import { withinTime } from './sink-options.js';
 
 /** How a {@link SinkConnection} opens and closes its broker connection. */
@@ -78,5 +78,31 @@ export class SinkConnection<T> {
     this.pending = null;
     this.state = { ready: false, detail: 'stopped' };
     if (connection) await withinTime(this.connector.close(connection), this.closeTimeoutMs, 'close timed out').catch(() => undefined);
+  }
+}
+
+/**
+ * A {@link Sink} over one {@link SinkConnection}: `start` opens it, `health` and `stop` are its own.
+ * A sink plugin writes `publish` and its connector.
+ */
+export abstract class ConnectedSink<T> implements Sink {
+  protected readonly connection: SinkConnection<T>;
+
+  constructor(readonly name: string, label: string, connector: SinkConnector<T>, closeTimeoutMs: number) {
+    this.connection = new SinkConnection(label, connector, closeTimeoutMs);
+  }
+
+  async start(): Promise<void> {
+    await this.connection.get();
+  }
+
+  abstract publish(message: SinkMessage, signal: AbortSignal): Promise<void>;
+
+  health(): SinkHealth {
+    return this.connection.health();
+  }
+
+  stop(): Promise<void> {
+    return this.connection.stop();
   }
 }
