@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ParleyApiError } from '@parley/client';
 import { serviceUrlOrSkip, type ReceivedRequest } from '@parley/testkit';
+import { sinkPartition } from '@parley/webhooks';
 import { startWithPhones, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES } from '../support/media-server.js';
 import { arrivals, SinkBrokers, type BrokerMessage } from '../support/sink-brokers.js';
@@ -198,6 +199,21 @@ if (amqpUrl && natsUrl) {
       const afterwards = await api.call('sinkStatistics', { params: { name: 'amqp' } });
       assert.equal(afterwards.data.totalSent, dead.total);
       assert.equal((await api.call('sinkDeadLetters', { params: { name: 'amqp' } })).total, 0);
+    });
+
+    it('deleting the instance deletes its sink events, dead letters and counters', async () => {
+      const created = await t.connectedSandbox({ name: 'gone', number: '5511974000007' });
+      const api = t.client(created.key);
+      await brokers.amqpProxy.cut();
+      await api.call('updateSinkSettings', { params: { name: 'amqp' }, body: { enabled: true, format: 'native' } });
+      await api.call('sendText', { body: { to: '5511974000008', text: 'soon gone' } });
+      await t.settle();
+      const queue = t.server.context.storage.deliveries;
+      const partition = sinkPartition(created.id, 'amqp');
+      await t.waitFor(async () => (await queue.deadLetters(partition, { limit: 1, offset: 0 })).total > 0, 15_000, 'a dead letter');
+      await t.client().call('adminDeleteInstance', { params: { key: created.key } });
+      assert.deepEqual(await queue.stats(partition), { totalSent: 0, totalFailed: 0, totalPending: 0, avgResponseTime: 0 });
+      assert.equal((await queue.deadLetters(partition, { limit: 1, offset: 0 })).total, 0);
     });
   });
 }

@@ -16,6 +16,8 @@ export type AttemptResult =
  * a broker — both share one outbox, one worker and one retry schedule.
  */
 export interface DeliveryTransport {
+  /** What it delivers, as log lines name it (`webhook`, `sink`). */
+  readonly kind: string;
   /**
    * Makes one attempt. May throw (a network error): the worker books it as a failed attempt. When
    * `signal` aborted (shutdown), the outcome is ignored and the lease brings the delivery back.

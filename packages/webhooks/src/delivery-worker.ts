@@ -180,22 +180,25 @@ export class DeliveryWorker {
     // Log bindings are built only for lines that are written: attempts are the hot path.
     const about = () => ({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
     const attempt = delivery.attempts + 1;
+    const transport = transportFor(delivery);
     let result: AttemptResult;
     try {
-      result = await transportFor(delivery).attempt(delivery, signal);
+      result = await transport.attempt(delivery, signal);
     } catch (error) {
       if (signal.aborted) return;
       result = { delivered: false, error: error instanceof Error ? error.message : String(error) };
     }
     if (signal.aborted && !result.delivered) return;
     if (result.delivered) {
-      logger.debug({ ...about(), attempt, status: result.status, responseTimeMs: result.responseTimeMs }, 'delivered');
+      logger.debug({ ...about(), attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${transport.kind} delivered`);
       await storage.deliveries.ack(delivery.id, { status: result.status, responseTimeMs: result.responseTimeMs });
       return;
     }
     const { error, status, responseTimeMs, retryAfterMs, final } = result;
     const nextAttemptAt = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
-    logger.warn({ ...about(), attempt, error, status, responseTimeMs, nextAttemptAt }, 'delivery attempt failed');
+    // An answer that refused it (an HTTP status), or no answer at all (network error, time-out, broker down).
+    logger.warn({ ...about(), attempt, error, status, responseTimeMs, nextAttemptAt },
+      status === undefined ? `${transport.kind} attempt failed` : `${transport.kind} receiver refused the delivery`);
     await storage.deliveries.fail(delivery.id, {
       nextAttemptAt, error, ...(status === undefined ? {} : { status }), ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
     });

@@ -4,6 +4,7 @@ import { instanceOfPartition, sinkOfTarget } from './sink-target.js';
 
 /** Sink attempts: publish the stored body through the sink the target names; its confirm delivers it. */
 export class SinkTransport implements DeliveryTransport {
+  readonly kind = 'sink';
   constructor(private readonly sinks: ReadonlyMap<string, Sink>) {}
 
   async attempt(delivery: Delivery, signal: AbortSignal): Promise<AttemptResult> {

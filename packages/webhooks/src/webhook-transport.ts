@@ -26,6 +26,7 @@ export interface WebhookTransportDeps {
 
 /** Webhook attempts: a signed HTTP POST of the stored body; 2xx delivers it. */
 export class WebhookTransport implements DeliveryTransport {
+  readonly kind = 'webhook';
   /** Webhook secret by instance id (null: the instance no longer exists), until `expires`. */
   private readonly secrets = new Map<string, { secret: string | null; expires: number }>();
 
