@@ -133,7 +133,11 @@ if (amqpUrl && natsUrl) {
         }
       })();
       await new Promise((r) => setTimeout(r, 200));
-      await brokers.outage(500, 1_500);
+      const outage = brokers.outage(500, 1_500);
+      await new Promise((r) => setTimeout(r, 1_000));
+      const pendingNow = (await t.admin('GET', '/metrics')).body as string;
+      assert.match(pendingNow, /^parley_sink_events_pending\{sink="amqp"\} [1-9]\d*$/m, 'the metrics show the events waiting for the broker');
+      await outage;
       await burst;
       await t.settle();
       await t.waitFor(drained, 30_000, 'the backlog published after the outage');
@@ -142,6 +146,7 @@ if (amqpUrl && natsUrl) {
       }
       const dead = await alice.call('sinkDeadLetters', { params: { name: 'amqp' } });
       assert.equal(dead.total, 0);
+      assert.match((await t.admin('GET', '/metrics')).body as string, /^parley_sink_events_pending\{sink="nats"\} 0$/m);
       const ready = await fetch(`${t.url}/readyz`).then((r) => r.json() as Promise<{ data: { sinks: Record<string, { ready: boolean }> } }>);
       assert.deepEqual(ready.data.sinks, { amqp: { ready: true }, nats: { ready: true } });
     });
