@@ -3,7 +3,6 @@ import { after, before, describe, it } from 'node:test';
 import { ParleyApiError } from '@parley/client';
 import { serviceUrlOrSkip, type ReceivedRequest } from '@parley/testkit';
 import { sinkPartition } from '@parley/webhooks';
-import { startWithPhones, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES } from '../support/media-server.js';
 import { arrivals, SinkBrokers, type BrokerMessage } from '../support/sink-brokers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -22,7 +21,7 @@ const eventIdOf = (r: ReceivedRequest) => String(r.headers['webhook-id']).split(
 if (amqpUrl && natsUrl) {
   describe('event sinks end to end: every event kind, once per id, in order, in the chosen format; through an outage', () => {
     let t: TestServer;
-    let phones: Record<Name, Phone>;
+    const phones = {} as Record<Name, { id: string; key: string }>;
     const brokers = new SinkBrokers(amqpUrl, natsUrl);
     /** Sink settings of each instance: the format each sink publishes it in. */
     const formats: Record<Name, { amqp: string; nats: string }> = { alice: { amqp: 'native', nats: 'meta' }, bob: { amqp: 'meta', nats: 'native' }, carol: { amqp: 'native', nats: 'native' } };
@@ -60,7 +59,9 @@ if (amqpUrl && natsUrl) {
 
     before(async () => {
       await brokers.start();
-      ({ t, phones } = await startWithPhones(NUMBERS, { storage: 'sqlite', config: { webhooks: WEBHOOKS }, extraPlugins: brokers.plugins() }));
+      t = await startTestServer({ storage: 'sqlite', config: { webhooks: WEBHOOKS }, extraPlugins: brokers.plugins() });
+      // Created, not connected yet: the sinks are enabled before the first event (the QR code).
+      for (const name of Object.keys(NUMBERS) as Name[]) phones[name] = await t.createInstance({ channel: 'sandbox', name, number: NUMBERS[name] });
     });
     after(async () => {
       await t?.stop();
@@ -68,7 +69,11 @@ if (amqpUrl && natsUrl) {
     });
 
     it('lists the configured sinks, not enabled, with their health', async () => {
-      const list = await t.client(phones.alice.key).call('listSinks');
+      // The sinks connect in the background once the server listens.
+      const list = await t.waitFor(async () => {
+        const answer = await t.client(phones.alice.key).call('listSinks');
+        return answer.data.every((s) => s.health.ready) && answer;
+      }, 10_000, 'both sinks connected');
       assert.deepEqual(list.data.map((s) => [s.name, s.enabled, s.format, s.events, s.health.ready]), [['amqp', false, 'native', null, true], ['nats', false, 'native', null, true]]);
     });
 
@@ -101,15 +106,32 @@ if (amqpUrl && natsUrl) {
           assert.deepEqual({ ...put.data, health: undefined }, { name: sink, enabled: true, format: formats[name][sink], events: events ? [...events] : null, health: undefined });
         }
       }
+      // qrcode, then connection open, for every instance.
+      for (const name of Object.keys(NUMBERS) as Name[]) {
+        await t.client(phones[name].key).call('connectInstance');
+        await t.client(phones[name].key).call('sandbox_post_key_scan');
+      }
+      await t.settle();
       const bob = t.client(phones.bob.key);
       const alice = t.client(phones.alice.key);
-      await alice.call('sendText', { body: { to: NUMBERS.bob, text: 'hello bob' } });
+      const hello = (await alice.call('sendText', { body: { to: NUMBERS.bob, text: 'hello bob' } })).data.key.id;
+      await t.waitFor(() => t.events.some((e) => e.instance === phones.bob.id && e.type === 'message'), 5_000, 'bob got the message');
       await bob.call('sendText', { body: { to: NUMBERS.alice, text: 'hi alice' } });
       await bob.call('sendBase64Image', { body: { to: NUMBERS.alice, base64: dataUri('image/png', SAMPLES.png), caption: 'a cat' } });
       await bob.call('sendLocation', { body: { to: NUMBERS.alice, location: { latitude: -23.5613, longitude: -46.6565, address: 'Av. Paulista' } } });
+      await bob.call('replyText', { params: { messageId: hello }, body: { to: NUMBERS.alice, text: 'a reply' } });
+      await bob.call('sendReaction', { body: { msgId: hello, text: '👍' } });
+      await alice.call('updateChat', { params: { jid: NUMBERS.bob }, query: { action: 'markRead', value: true } });
+      await bob.call('sendPresence', { body: { to: NUMBERS.alice, status: 'composing' } });
+      await bob.call('placeCall', { body: { to: NUMBERS.alice } });
+      await t.waitFor(() => t.events.some((e) => e.instance === phones.alice.id && e.type === 'call'), 5_000, 'the call offer');
+      const group = await alice.call('createGroup', { body: { name: 'Team', participants: [NUMBERS.bob, NUMBERS.carol] } });
+      await t.waitFor(() => t.events.some((e) => e.instance === phones.carol.id && e.type === 'group.update'), 5_000, 'the group on carol');
+      await bob.call('sendText', { body: { to: group.data.id, text: 'hello team' } });
       await bob.call('sendText', { body: { to: NUMBERS.carol, text: 'hi carol' } });
       await t.client(phones.carol.key).call('sendText', { body: { to: NUMBERS.bob, text: 'hi bob' } });
       await alice.call('restartInstance');
+      await t.client(phones.carol.key).call('logoutInstance');
       await t.settle();
       await t.waitFor(drained, 15_000, 'every sink delivery published');
       let total = 0;
@@ -117,7 +139,11 @@ if (amqpUrl && natsUrl) {
         for (const sink of ['amqp', 'nats'] as const) total += assertMirrorsWebhooks(name, sink, name === 'carol' ? ['message'] : null, published(sink));
       }
       const kinds = new Set(published('nats').map((m) => m.topic.split('.')[2]));
-      for (const kind of ['message', 'message-status', 'connection']) assert.ok(kinds.has(kind), `${kind} was published (${[...kinds].join()})`);
+      const driven = ['qrcode', 'connection', 'message', 'message-status', 'presence', 'call', 'group-participants', 'group-update'];
+      for (const kind of driven) assert.ok(kinds.has(kind), `${kind} was published (${[...kinds].join()})`);
+      // Everything the bus carried for alice and bob in the native format went to their native sinks (the webhooks agree, above).
+      const nativeKinds = new Set(t.events.filter((e) => e.instance === phones.bob.id).map((e) => e.type.replace('.', '-')));
+      assert.deepEqual(new Set(arrivals(published('nats'), phones.bob.id).ids.map((id) => published('nats').find((m) => m.id === id)!.topic.split('.')[2])), nativeKinds);
       assert.ok(total > 30, `${total} events published`);
       const s = await stats('alice', 'amqp');
       assert.equal(s.totalPending, 0);
