@@ -190,7 +190,7 @@ export class DeliveryWorker {
     }
     if (signal.aborted && !result.delivered) return;
     if (result.delivered) {
-      logger.debug({ ...about(), attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${transport.kind} delivered`);
+      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${transport.kind} delivered`);
       await storage.deliveries.ack(delivery.id, { status: result.status, responseTimeMs: result.responseTimeMs });
       return;
     }
