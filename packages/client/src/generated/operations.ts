@@ -3363,7 +3363,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Where to start: the documentation and the OpenAPI document
+   * Where to start: the documentation and the OpenAPI document (a browser is sent to the dashboard)
    *
    * `GET /`
    */
@@ -3378,6 +3378,7 @@ export interface Operations {
         version: string;
         docs: string;
         openapi: string;
+        dashboard: string;
       };
     };
     keyed: false;

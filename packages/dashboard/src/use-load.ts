@@ -1,0 +1,60 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { errorText, isUnauthorized } from './api.js';
+import { useSession } from './context.js';
+
+/** Data loaded through the API, with its last error and a reload that keeps the data shown meanwhile. */
+export interface Loaded<T> {
+  data: T | undefined;
+  error: string;
+  reload(): Promise<void>;
+}
+
+/**
+ * Loads `load()` now and on every `reload()`; a 401 signs the session out. Answers that arrive after
+ * a newer reload started, or after the view is gone, are dropped.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Loaded<T> {
+  const { signOut } = useSession();
+  const [data, setData] = useState<T>();
+  const [error, setError] = useState('');
+  const generation = useRef(0);
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    try {
+      const value = await load();
+      if (mine !== generation.current) return;
+      setData(value);
+      setError('');
+    } catch (err) {
+      if (mine !== generation.current) return;
+      if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
+      else setError(errorText(err));
+    }
+  }, deps);
+  useEffect(() => {
+    void reload();
+    return () => { generation.current++; };
+  }, [reload]);
+  return { data, error, reload };
+}
+
+/** Runs an action (a button), with its busy state and error message. */
+export function useAction(): { busy: boolean; error: string; run<T>(action: () => Promise<T>): Promise<T | undefined>; clear(): void } {
+  const { signOut } = useSession();
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState('');
+  const run = useCallback(async <T,>(action: () => Promise<T>) => {
+    setBusy(true);
+    setError('');
+    try {
+      return await action();
+    } catch (err) {
+      if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
+      else setError(errorText(err));
+      return undefined;
+    } finally {
+      setBusy(false);
+    }
+  }, [signOut]);
+  return { busy, error, run, clear: () => setError('') };
+}
