@@ -60,7 +60,7 @@ export function WebhooksPanel(props: { instanceKey: string }) {
                       <td>{d.eventType}</td>
                       <td class="url">{d.url}</td>
                       <td>{d.attempts}</td>
-                      <td>{d.lastStatus ? `HTTP ${d.lastStatus}` : ''}{d.lastError ? ` ${d.lastError}` : ''}</td>
+                      <td>{d.lastError ?? (d.lastStatus ? `HTTP ${d.lastStatus}` : '—')}</td>
                       <td>{when(d.deadAt)}</td>
                       <td><button type="button" class="secondary" disabled={action.busy} onClick={() => redeliver([d.id])}
                         aria-label={`Redeliver ${d.eventType} event to ${d.url}`}>Redeliver</button></td>

@@ -1,4 +1,4 @@
-import { DASHBOARD_PATH, findDashboard } from '../http/dashboard.js';
+import { DASHBOARD_PATH } from '../http/dashboard.js';
 import type { ParleyServer } from './parley-server.js';
 
 /** Where the banner goes: stdout, or any stream that says whether it is a terminal. */
@@ -13,7 +13,7 @@ export function printBanner(server: ParleyServer, url: string, out: BannerOutput
   const { config, storage, drivers, formats, version, host } = server.context;
   const token = server.adminToken.source;
   const base = config.publicUrl ?? url;
-  const dashboard = findDashboard();
+  const { dashboard } = server;
   const lines = [
     '',
     `  Parley ${version} — messaging gateway`,

@@ -11,6 +11,7 @@ import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
+import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { createHttpApp } from '../http/http-app.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
@@ -36,6 +37,8 @@ export interface ServerOptions {
   /** Defaults to a pino logger at `config.logLevel`. */
   logger?: Logger;
   clock?: Clock;
+  /** The dashboard files served at `/dashboard`: by default the build of `@parley/dashboard` ({@link findDashboard}). */
+  dashboard?: DashboardFiles;
 }
 
 /**
@@ -63,6 +66,11 @@ export class ParleyServer {
    */
   undeclaredAnswers(): string[] {
     return this.http.undeclared.list();
+  }
+
+  /** The dashboard files served at `/dashboard`, or why none are. */
+  get dashboard(): DashboardFiles {
+    return this.http.dashboard;
   }
 
   /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
@@ -141,6 +149,7 @@ export class ParleyServer {
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
       metrics,
+      dashboard: options.dashboard ?? findDashboard(),
     });
     server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
     return server;

@@ -11,17 +11,18 @@ export const DASHBOARD_PATH = '/dashboard';
 /** The built dashboard (`@parley/dashboard`'s `dist/`), or why there is none. */
 export type DashboardFiles = { dir: string } | { missing: string };
 
-/** Finds the built dashboard: `npm run build` builds it into `packages/dashboard/dist` with Vite. */
+/** The dashboard built into `dir` (its `index.html` and `assets/`), or why it is not there. */
+export function dashboardFiles(dir: string): DashboardFiles {
+  return existsSync(join(dir, 'index.html')) ? { dir } : { missing: `it is not built (no ${join(dir, 'index.html')}): run \`npm run build\`` };
+}
+
+/** Finds the built dashboard: `npm run build` builds `@parley/dashboard` into its `dist/` with Vite. */
 export function findDashboard(): DashboardFiles {
-  let root: string;
   try {
-    root = dirname(createRequire(import.meta.url).resolve('@parley/dashboard/package.json'));
+    return dashboardFiles(join(dirname(createRequire(import.meta.url).resolve('@parley/dashboard/package.json')), 'dist'));
   } catch {
     return { missing: 'the @parley/dashboard package is not installed' };
   }
-  const dir = join(root, 'dist');
-  if (!existsSync(join(dir, 'index.html'))) return { missing: `it is not built (no ${join(dir, 'index.html')}): run \`npm run build\`` };
-  return { dir };
 }
 
 /** Immutable: Vite names every asset after its content hash, so a changed file gets a new name. */

@@ -72,7 +72,7 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
 export function createHttpApp(options: HttpAppOptions): {
-  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers;
+  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers; dashboard: DashboardFiles;
 } {
   const { routes, logger, metrics } = options;
   const app = express();
@@ -154,11 +154,12 @@ export function createHttpApp(options: HttpAppOptions): {
   });
 
   app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
-  app.use(DASHBOARD_PATH, dashboardRouter(options.dashboard ?? findDashboard(), logger));
+  const dashboard = options.dashboard ?? findDashboard();
+  app.use(DASHBOARD_PATH, dashboardRouter(dashboard, logger));
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'route_not_found', notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg)));
   });
   app.use(errorHandler(logger));
-  return { app, openapi, routes: all, table, undeclared };
+  return { app, openapi, routes: all, table, undeclared, dashboard };
 }
