@@ -8,7 +8,7 @@ import { sendError } from './error-handler.js';
 /** Where the dashboard is served. */
 export const DASHBOARD_PATH = '/dashboard';
 
-/** The built dashboard (`@parley/dashboard`'s `dist/`), or why there is none. */
+/** The built dashboard (`@parley/dashboard`'s `dist/app`), or why there is none. */
 export type DashboardFiles = { dir: string } | { missing: string };
 
 /** The dashboard built into `dir` (its `index.html` and `assets/`), or why it is not there. */
@@ -16,10 +16,10 @@ export function dashboardFiles(dir: string): DashboardFiles {
   return existsSync(join(dir, 'index.html')) ? { dir } : { missing: `it is not built (no ${join(dir, 'index.html')}): run \`npm run build\`` };
 }
 
-/** Finds the built dashboard: `npm run build` builds `@parley/dashboard` into its `dist/` with Vite. */
+/** Finds the built dashboard: `npm run build` builds `@parley/dashboard` into its `dist/app` with Vite. */
 export function findDashboard(): DashboardFiles {
   try {
-    return dashboardFiles(join(dirname(createRequire(import.meta.url).resolve('@parley/dashboard/package.json')), 'dist'));
+    return dashboardFiles(join(dirname(createRequire(import.meta.url).resolve('@parley/dashboard/package.json')), 'dist', 'app'));
   } catch {
     return { missing: 'the @parley/dashboard package is not installed' };
   }
