@@ -1,5 +1,7 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { clientFor, forgetToken, saveToken, storedToken } from './api.js';
+import { LiveHub } from './live-hub.js';
+import { useLiveMode } from './live.js';
 import { SessionContext, type Session } from './context.js';
 import { InstanceList } from './instances.js';
 import { InstancePage, type InstanceTab } from './instance-page.js';
@@ -30,6 +32,12 @@ function useHashRoute(): Route {
   return route;
 }
 
+/** Says how the views stay live. */
+function LiveIndicator() {
+  const mode = useLiveMode();
+  return <span class={`live live-${mode}`} role="status" id="live-mode">{mode === 'streaming' ? 'Live: event stream' : 'Live: polling the API'}</span>;
+}
+
 /** The dashboard: the sign-in form until an admin token is accepted, then the instances. */
 export function App() {
   const [token, setToken] = useState(storedToken);
@@ -37,12 +45,18 @@ export function App() {
   const route = useHashRoute();
   const session = useMemo<Session | null>(() => token ? {
     client: clientFor(token),
+    live: new LiveHub(undefined),
     signOut(reason?: string) {
       forgetToken();
       setNotice(reason);
       setToken(null);
     },
   } : null, [token]);
+
+  useEffect(() => {
+    session?.live.start();
+    return () => session?.live.stop();
+  }, [session]);
 
   if (!session) {
     return <SignIn notice={notice} onSignedIn={(t) => { saveToken(t); setNotice(undefined); setToken(t); }} />;
@@ -56,6 +70,7 @@ export function App() {
           <a href="#/" aria-current={route.instanceId ? undefined : 'page'}>Instances</a>
           <a href="/docs">API docs</a>
         </nav>
+        <LiveIndicator />
         <button type="button" class="secondary" onClick={() => session.signOut('Signed out.')}>Sign out</button>
       </header>
       <main id="main" tabIndex={-1}>

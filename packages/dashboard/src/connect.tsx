@@ -30,7 +30,7 @@ function useCountdown(qr: ShownQr | undefined, lifetimeMs: number): number | und
 }
 
 /** Connecting an instance: a live QR code with its countdown, a pairing code, the sandbox's scan, social links. */
-export function ConnectPanel(props: { instanceKey: string; channel: string; record: InstanceRecord | undefined; onChanged(): Promise<void> }) {
+export function ConnectPanel(props: { instanceKey: string; instanceId: string; channel: string; record: InstanceRecord | undefined; onChanged(): Promise<void> }) {
   const { client } = useSession();
   const api = client.instance(props.instanceKey);
   const status = props.record?.connection?.status;
@@ -74,9 +74,10 @@ export function ConnectPanel(props: { instanceKey: string; channel: string; reco
     }
   }, [status]);
 
-  // New codes: the current code is read again through POST /{key}/instance, which answers the
-  // waiting code without starting anything new.
+  // New codes come as `qrcode` events; when events do not stream, the current code is read again
+  // through POST /{key}/instance, which answers the waiting code without starting anything new.
   useLive({
+    instance: props.instanceId,
     types: ['qrcode'],
     onEvent: (e: LiveEvent) => showQr(String(e.data.qr ?? ''), String(e.data.image ?? '')),
     refresh: async () => {
@@ -86,7 +87,7 @@ export function ConnectPanel(props: { instanceKey: string; channel: string; reco
     },
     pollMs: 2000,
     enabled: !!qr && !connected,
-  }, [props.instanceKey]);
+  });
 
   async function requestPairing(e: Event) {
     e.preventDefault();

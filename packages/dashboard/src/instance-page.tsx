@@ -18,7 +18,7 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
   const admin = useLoad(() => client.call('adminGetInstance', { params: { key: props.instanceId } }).then((r) => r.data), [client, props.instanceId]);
   const key = admin.data?.key;
   const record = useLoad(async () => key ? (await client.instance(key).call('getInstance')).instance : undefined, [client, key]);
-  useLive({ types: ['connection', 'health'], refresh: record.reload, pollMs: 2000, enabled: !!key }, [record.reload]);
+  useLive({ instance: admin.data?.id, types: ['connection', 'health'], refresh: record.reload, pollMs: 2000, enabled: !!key });
   const action = useAction();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [done, setDone] = useState('');
@@ -71,9 +71,9 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
         ))}
       </nav>
       <section aria-label={TAB_LABELS[props.tab]} class="tab-body">
-        {props.tab === 'connect' && <ConnectPanel instanceKey={key} channel={instance.channel} record={record.data} onChanged={record.reload} />}
+        {props.tab === 'connect' && <ConnectPanel instanceKey={key} instanceId={instance.id} channel={instance.channel} record={record.data} onChanged={record.reload} />}
         {props.tab === 'webhooks' && <WebhooksPanel instanceKey={key} />}
-        {props.tab === 'messages' && <MessagesPanel instanceKey={key} />}
+        {props.tab === 'messages' && <MessagesPanel instanceKey={key} instanceId={instance.id} />}
       </section>
     </>
   );

@@ -43,7 +43,7 @@ export function accountText(row: InstanceRow): string {
 export function InstanceList() {
   const { client } = useSession();
   const rows = useLoad(() => loadRows(client), [client]);
-  useLive({ types: ['connection', 'health', 'qrcode'], refresh: rows.reload, pollMs: 3000 }, [rows.reload]);
+  useLive({ types: ['connection', 'health', 'qrcode'], refresh: rows.reload, pollMs: 3000 });
 
   return (
     <>

@@ -44,7 +44,7 @@ function useIncoming(api: InstanceClient) {
 }
 
 /** Recent chats and messages of an instance, live incoming messages, and a form to send. */
-export function MessagesPanel(props: { instanceKey: string }) {
+export function MessagesPanel(props: { instanceKey: string; instanceId: string }) {
   const { client } = useSession();
   const api = client.instance(props.instanceKey);
   const [open, setOpen] = useState<string>();
@@ -55,7 +55,7 @@ export function MessagesPanel(props: { instanceKey: string }) {
     return list;
   }, [props.instanceKey]);
   const messages = useLoad(async () => open ? (await api.call('listChatMessages', { params: { jid: open }, query: { limit: CHAT_PAGE } })).data : [], [props.instanceKey, open]);
-  useLive({ types: ['message', 'message.status', 'chats.upsert'], refresh: () => Promise.all([chats.reload(), messages.reload()]), pollMs: 2000 }, [chats.reload, messages.reload]);
+  useLive({ instance: props.instanceId, types: ['message', 'message.status', 'chats.upsert'], refresh: () => Promise.all([chats.reload(), messages.reload()]), pollMs: 2000 });
 
   return (
     <div class="messages-layout">

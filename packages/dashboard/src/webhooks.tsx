@@ -18,7 +18,7 @@ export function WebhooksPanel(props: { instanceKey: string }) {
   const stats = useLoad(() => api.call('webhookStatistics').then((r) => r.data), [props.instanceKey]);
   const dead = useLoad(() => api.call('webhookDeadLetters', { query: { limit: DEAD_LETTER_PAGE } }), [props.instanceKey]);
   // Deliveries are no channel events: statistics and dead letters are read again every 2 s.
-  useLive({ types: [], refresh: () => Promise.all([stats.reload(), dead.reload()]), pollMs: 2000 }, [stats.reload, dead.reload]);
+  useLive({ types: [], refresh: () => Promise.all([stats.reload(), dead.reload()]), pollMs: 2000 });
   const action = useAction();
 
   async function redeliver(ids?: string[]) {
