@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import jsqr from 'jsqr';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -67,4 +68,27 @@ export async function decodeQrImage(page: Page, selector: string): Promise<strin
   });
   // jsqr is CommonJS: its function is the module's `default` member.
   return jsqr.default(Uint8ClampedArray.from(pixels.data), pixels.width, pixels.height)?.data ?? null;
+}
+
+/** An accessibility rule a page breaks, as axe-core reports it. */
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  targets: string[];
+}
+
+/**
+ * Checks the page as it is now with [axe-core](https://github.com/dequelabs/axe-core) against WCAG 2.1
+ * A and AA (labels, names, roles, contrast, landmarks, …) and answers the violations.
+ */
+export async function axeViolations(page: Page): Promise<AxeViolation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    await page.addScriptTag({ path: createRequire(import.meta.url).resolve('axe-core/axe.min.js') });
+  }
+  return page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: Document, o: unknown): Promise<{ violations: { id: string; impact: string | null; help: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, targets: v.nodes.map((n) => n.target.join(' ')) }));
+  });
 }
