@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
+import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { axeViolations, browserUnavailable, launchChromium, screenshot } from '../support/browser.js';
+import { IG_LINK } from '../support/social-server.js';
 
 const skip = browserUnavailable();
 const STEP_MS = 20_000;
@@ -13,10 +15,15 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
   let browser: Browser;
   let page: Page;
   let carol: { id: string; key: string };
+  let graph: MockGraph;
 
   before(async () => {
+    graph = await startMockGraph();
     host = await startTestHost({
-      plugins: [{ package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' }],
+      plugins: [
+        { package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' },
+        { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
+      ],
     });
     browser = await launchChromium();
     // axe-core is injected as a script: the dashboard's Content-Security-Policy would refuse it.
@@ -29,6 +36,7 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
   after(async () => {
     await browser?.close();
     await host?.stop();
+    await graph?.close();
   });
 
   it('signs in with the keyboard alone', async () => {
@@ -78,6 +86,27 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
     await page.getByRole('button', { name: 'Scan with the sandbox phone' }).click();
     await page.locator('#instance-state [data-state="open"]').waitFor();
     assert.equal((await host.client.instance(carol.key).call('getInstance')).instance.phoneConnected, true);
+  });
+
+  it('links an Instagram account with the social-channel form, and unlinks it', async () => {
+    await page.goto(`${host.url}/dashboard/#/instances/${carol.id}/connect`);
+    await page.getByLabel('Channel', { exact: true }).selectOption('instagram');
+    await page.getByLabel('Account id').fill(IG_LINK.accountId);
+    await page.getByLabel('Access token').fill(IG_LINK.accessToken);
+    await page.getByLabel('App secret').fill(IG_LINK.appSecret);
+    await page.getByLabel('Verify token').fill(IG_LINK.verifyToken);
+    // Meta refuses the account first: the API's answer is shown and the form keeps what was typed.
+    await page.getByRole('button', { name: 'Link Instagram' }).click();
+    await page.getByRole('alert').filter({ hasText: 'body.accountId' }).waitFor();
+    graph.on('GET', `/v26.0/${IG_LINK.accountId}`, { status: 200, body: { id: IG_LINK.accountId, username: 'parley.shop', name: 'Parley Shop' } });
+    await page.getByRole('button', { name: 'Link Instagram' }).click();
+    await page.getByRole('status').filter({ hasText: 'Instagram account parley.shop linked.' }).waitFor();
+    assert.equal((await host.client.instance(carol.key).call('listLinks')).data.instagram?.accountId, IG_LINK.accountId);
+    assert.equal(await page.getByLabel('Access token').inputValue(), '', 'secrets do not stay in the form');
+    await screenshot(page, '12-instagram-linked');
+    await page.getByRole('listitem').filter({ hasText: 'Instagram:' }).getByRole('button', { name: 'Unlink' }).click();
+    await page.getByRole('listitem').filter({ hasText: 'Instagram:' }).waitFor({ state: 'detached' });
+    assert.equal((await host.client.instance(carol.key).call('listLinks')).data.instagram, undefined);
   });
 
   it('restarts, logs out and deletes an instance, and says why a creation was refused', async () => {
