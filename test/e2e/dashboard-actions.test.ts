@@ -136,6 +136,22 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
     assert.deepEqual((await host.client.call('adminListInstances')).data, []);
   });
 
+  it('lists the instances 50 to a page', async () => {
+    for (let i = 0; i < 51; i++) {
+      await host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: `bulk-${String(i).padStart(2, '0')}`, options: { number: `55119000003${String(i).padStart(2, '0')}` } } });
+    }
+    await page.goto(`${host.url}/dashboard/#/`);
+    await page.getByText('Instances 1–50').waitFor();
+    assert.equal(await page.locator('tr[data-instance]').count(), 50);
+    assert.equal(await page.getByRole('button', { name: 'Previous page' }).isDisabled(), true);
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await page.getByText('Instances 51–51').waitFor();
+    assert.equal(await page.locator('tr[data-instance] th').innerText(), 'bulk-50');
+    assert.equal(await page.getByRole('button', { name: 'Next page' }).isDisabled(), true);
+    await page.getByRole('button', { name: 'Previous page' }).click();
+    await page.getByText('Instances 1–50').waitFor();
+  });
+
   it('signs out when the admin token stops working', async () => {
     await page.goto(`${host.url}/dashboard/#/`);
     await page.getByRole('heading', { name: 'Instances' }).waitFor();

@@ -27,18 +27,6 @@ export function clientFor(adminToken: string): ParleyClient {
   return new ParleyClient({ baseUrl: location.origin, adminToken });
 }
 
-/** Every instance, page by page (the admin list answers up to 1,000 per page). */
-export async function listAllInstances(client: ParleyClient): Promise<AdminInstance[]> {
-  const all: AdminInstance[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.call('adminListInstances', { query: { limit: 1000, ...(cursor ? { cursor } : {}) } });
-    all.push(...page.data);
-    cursor = page.cursor;
-  } while (cursor);
-  return all;
-}
-
 /** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix. */
 export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};

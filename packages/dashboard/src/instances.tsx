@@ -1,5 +1,6 @@
 import type { ParleyClient } from '@parley/client';
-import { listAllInstances, phoneOf, type AdminInstance, type InstanceRecord } from './api.js';
+import { useState } from 'preact/hooks';
+import { phoneOf, type AdminInstance, type InstanceRecord } from './api.js';
 import { useSession } from './context.js';
 import { CreateInstanceForm } from './create-instance.js';
 import { useLive } from './live.js';
@@ -14,11 +15,19 @@ export interface InstanceRow {
 
 /** How many instance records are read at once. */
 const PARALLEL_READS = 8;
+/** Instances per page of the list (each one's record is read on every reload). */
+const PAGE_SIZE = 50;
 
-/** The admin list, each instance's record read through its own key (connection state and health live there). */
-export async function loadRows(client: ParleyClient): Promise<InstanceRow[]> {
-  const admins = await listAllInstances(client);
-  const rows: InstanceRow[] = admins.map((admin) => ({ admin }));
+/** One page of the instance list, and the cursor of the next page. */
+interface Page {
+  rows: InstanceRow[];
+  next?: string;
+}
+
+/** A page of the admin list, each instance's record read through its own key (connection state and health live there). */
+async function loadPage(client: ParleyClient, cursor: string | undefined): Promise<Page> {
+  const page = await client.call('adminListInstances', { query: { limit: PAGE_SIZE, ...(cursor ? { cursor } : {}) } });
+  const rows: InstanceRow[] = page.data.map((admin) => ({ admin }));
   let next = 0;
   const worker = async () => {
     while (next < rows.length) {
@@ -27,7 +36,7 @@ export async function loadRows(client: ParleyClient): Promise<InstanceRow[]> {
     }
   };
   await Promise.all(Array.from({ length: Math.min(PARALLEL_READS, rows.length) }, worker));
-  return rows;
+  return { rows, next: page.cursor };
 }
 
 /** The account of an instance: its phone number and name, and the social channels linked to it. */
@@ -39,24 +48,29 @@ export function accountText(row: InstanceRow): string {
   return parts.join(', ') || '—';
 }
 
-/** Every instance, live, and the form that creates one. */
+/** The instances, a page at a time and live, and the form that creates one. */
 export function InstanceList() {
   const { client } = useSession();
-  const rows = useLoad(() => loadRows(client), [client]);
-  useLive({ types: ['connection', 'health', 'qrcode'], refresh: rows.reload, pollMs: 3000 });
+  // The cursors of the pages shown so far: the last one is the current page (undefined: the first).
+  const [cursors, setCursors] = useState<(string | undefined)[]>([undefined]);
+  const cursor = cursors[cursors.length - 1];
+  const page = useLoad(() => loadPage(client, cursor), [client, cursor]);
+  const rows = page.data?.rows;
+  useLive({ types: ['connection', 'health', 'qrcode'], refresh: page.reload, pollMs: 3000 });
+  const first = (cursors.length - 1) * PAGE_SIZE + 1;
 
   return (
     <>
       <h1>Instances</h1>
-      {rows.error && <p class="error" role="alert">{rows.error}</p>}
-      {!rows.data ? <p aria-busy="true">Loading instances…</p> : rows.data.length === 0 ? <p>No instance yet: create one below.</p> : (
+      {page.error && <p class="error" role="alert">{page.error}</p>}
+      {!rows ? <p aria-busy="true">Loading instances…</p> : rows.length === 0 && cursors.length === 1 ? <p>No instance yet: create one below.</p> : (
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Instances table">
           <table class="instances">
             <thead>
               <tr><th scope="col">Name</th><th scope="col">Channel</th><th scope="col">Connection</th><th scope="col">Health</th><th scope="col">Account</th></tr>
             </thead>
             <tbody>
-              {rows.data.map((row) => (
+              {rows.map((row) => (
                 <tr key={row.admin.id} data-instance={row.admin.id}>
                   <th scope="row"><a href={`#/instances/${encodeURIComponent(row.admin.id)}/connect`}>{row.admin.name || row.admin.id}</a></th>
                   <td>{row.admin.channel}</td>
@@ -68,6 +82,13 @@ export function InstanceList() {
             </tbody>
           </table>
         </div>
+      )}
+      {(cursors.length > 1 || page.data?.next) && (
+        <nav class="pager" aria-label="Instance pages">
+          <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors(cursors.slice(0, -1))}>Previous page</button>
+          <span>Instances {first}–{first + Math.max(0, (rows?.length ?? 0) - 1)}</span>
+          <button type="button" class="secondary" disabled={!page.data?.next} onClick={() => setCursors([...cursors, page.data!.next])}>Next page</button>
+        </nav>
       )}
       <CreateInstanceForm onCreated={(created) => { location.hash = `#/instances/${encodeURIComponent(created.id)}/connect`; }} />
     </>
