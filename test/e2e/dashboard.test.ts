@@ -59,6 +59,7 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await page.getByLabel('Admin token').fill(host.adminToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Instances' }).waitFor();
+    await page.getByText('Live: event stream').waitFor();
     assert.equal(await page.evaluate(() => sessionStorage.getItem('parley.adminToken')), host.adminToken);
     assert.equal(await page.evaluate(() => localStorage.length), 0);
     assert.ok(!page.url().includes(host.adminToken));
@@ -88,12 +89,17 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await screenshot(page, '03-qr-code');
   });
 
-  it('replaces the QR code live when the channel issues a new one', async () => {
+  it('replaces the QR code live when the channel issues a new one (a qrcode event of the stream, no API call)', async () => {
     const first = await decodeQrImage(page, '#qr-image');
+    const calls: string[] = [];
+    const onRequest = (request: { method(): string; url(): string }) => calls.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    page.on('request', onRequest);
     await page.waitForFunction((old) => {
       const img = document.querySelector<HTMLImageElement>('#qr-image');
       return !!img && img.dataset.code !== old;
     }, first, { timeout: QR_REFRESH_MS * 2 + STEP_MS });
+    page.off('request', onRequest);
+    assert.deepEqual(calls.filter((c) => c === `POST /${aliceKey}/instance`), [], 'the new code came with the event stream');
     const second = await decodeQrImage(page, '#qr-image');
     assert.ok(second && second !== first, 'a different code is shown');
     assert.equal(second, (await host.client.instance(aliceKey).call('connectInstance')).qrcode, 'and it is the code the API now answers');

@@ -1,4 +1,5 @@
-import { ParleyApiError, ParleyClient, type OperationResponse } from '@parley/client';
+import { ParleyApiError, ParleyClient, streamEvents, type OperationResponse } from '@parley/client';
+import type { EventSource } from './live-hub.js';
 
 /** sessionStorage entry of the admin token: gone when the tab closes, never in the URL or localStorage. */
 const TOKEN_ENTRY = 'parley.adminToken';
@@ -25,6 +26,23 @@ export function forgetToken(): void {
 /** The typed client of the public API, on the server that served the dashboard. */
 export function clientFor(adminToken: string): ParleyClient {
   return new ParleyClient({ baseUrl: location.origin, adminToken });
+}
+
+/**
+ * The admin event stream of the server that served the dashboard (`GET /admin/events`, the token in
+ * the `Authorization` header), in the native format whatever each instance's webhook format.
+ * `streamEvents` reconnects by itself with `Last-Event-ID`; `onOpen` is called each time the server
+ * accepts the stream.
+ */
+export function eventSourceFor(adminToken: string): EventSource {
+  return (signal, onOpen) => streamEvents({
+    baseUrl: location.origin, adminToken, format: 'native', signal,
+    fetch: async (input, init) => {
+      const res = await fetch(input, init);
+      if (res.ok) onOpen();
+      return res;
+    },
+  });
 }
 
 /** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix. */

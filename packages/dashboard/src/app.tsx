@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { clientFor, forgetToken, saveToken, storedToken } from './api.js';
+import { clientFor, eventSourceFor, forgetToken, saveToken, storedToken } from './api.js';
 import { LiveHub } from './live-hub.js';
 import { useLiveMode } from './live.js';
 import { SessionContext, type Session } from './context.js';
@@ -45,7 +45,7 @@ export function App() {
   const route = useHashRoute();
   const session = useMemo<Session | null>(() => token ? {
     client: clientFor(token),
-    live: new LiveHub(undefined),
+    live: new LiveHub(eventSourceFor(token)),
     signOut(reason?: string) {
       forgetToken();
       setNotice(reason);

@@ -102,6 +102,11 @@ export class LiveHub {
 
   private dispatch(event: LiveEvent): void {
     for (const l of this.listeners) {
+      // Events were lost (the stream was away longer than the log keeps): every view reloads.
+      if (event.type === 'stream.gap') {
+        l.fn(event);
+        continue;
+      }
       if ((l.instance === undefined || l.instance === event.instance) && l.types.includes(event.type)) l.fn(event);
     }
   }

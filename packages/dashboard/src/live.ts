@@ -69,7 +69,7 @@ function useEvents(live: LiveHub, options: LiveOptions, enabled: boolean): void 
     if (!enabled || !types) return;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const unsubscribe = live.subscribe({ instance: options.instance, types: types.split(',') }, (event) => {
-      if (latest.current.onEvent) latest.current.onEvent(event);
+      if (latest.current.onEvent && event.type !== 'stream.gap') latest.current.onEvent(event);
       else {
         clearTimeout(timer);
         timer = setTimeout(() => void latest.current.refresh(), DEBOUNCE_MS);

@@ -1,5 +1,5 @@
 import type { OperationResponse } from '@parley/client';
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import { errorText, fieldErrors, isUnauthorized } from './api.js';
 import { useSession } from './context.js';
 
@@ -17,27 +17,27 @@ const URL_FIELDS = [
 
 type Form = Required<Pick<Settings, 'allowWebhook' | 'allowNumber' | 'webhookFormat'>> & Record<(typeof URL_FIELDS)[number][0], string>;
 
-function formOf(settings: Settings | undefined): Form {
+function formOf(settings: Settings): Form {
   return {
-    allowWebhook: settings?.allowWebhook ?? false,
-    allowNumber: settings?.allowNumber ?? 'all',
-    webhookFormat: settings?.webhookFormat ?? 'native',
-    ...Object.fromEntries(URL_FIELDS.map(([name]) => [name, settings?.[name] ?? ''])) as Record<(typeof URL_FIELDS)[number][0], string>,
+    allowWebhook: settings.allowWebhook ?? false,
+    allowNumber: settings.allowNumber ?? 'all',
+    webhookFormat: settings.webhookFormat ?? 'native',
+    ...Object.fromEntries(URL_FIELDS.map(([name]) => [name, settings[name] ?? ''])) as Record<(typeof URL_FIELDS)[number][0], string>,
   };
 }
 
 /**
- * The webhook settings form. It sends every field; the API validates them and its messages are shown
+ * The webhook settings form, filled from the settings as loaded (rendered once they are, so nothing
+ * typed is overwritten by a late answer). It sends every field; the API validates them and its messages are shown
  * next to the field they name (`details.fields`), with the whole message on top.
  */
-export function WebhookSettingsForm(props: { instanceKey: string; settings: Settings | undefined; onSaved(settings: Settings): void }) {
+export function WebhookSettingsForm(props: { instanceKey: string; settings: Settings }) {
   const { client, signOut } = useSession();
   const [form, setForm] = useState(() => formOf(props.settings));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
   const [error, setError] = useState('');
   const [busy, setBusy] = useState(false);
-  useEffect(() => setForm(formOf(props.settings)), [props.settings]);
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -48,7 +48,7 @@ export function WebhookSettingsForm(props: { instanceKey: string; settings: Sett
     try {
       const answer = await client.instance(props.instanceKey).call('updateWebhookSettings', { body: { ...form, allowNumber: form.allowNumber.trim() } });
       setMessage('Webhook settings saved.');
-      props.onSaved(answer.data);
+      setForm(formOf(answer.data));
     } catch (err) {
       if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
       setErrors(fieldErrors(err));

@@ -30,7 +30,9 @@ export function WebhooksPanel(props: { instanceKey: string }) {
   return (
     <>
       <section class="panel">
-        <WebhookSettingsForm instanceKey={props.instanceKey} settings={settings.data} onSaved={() => void settings.reload()} />
+        {settings.data
+          ? <WebhookSettingsForm instanceKey={props.instanceKey} settings={settings.data} />
+          : !settings.error && <p aria-busy="true">Loading the settings…</p>}
         {settings.error && <p class="error" role="alert">{settings.error}</p>}
       </section>
       <section class="panel" aria-labelledby="wh-stats-title">
