@@ -1,5 +1,4 @@
 import { useEffect, useState } from 'preact/hooks';
-import { fieldErrors } from './api.js';
 import { useSession } from './context.js';
 import { useAction } from './use-load.js';
 
@@ -14,27 +13,19 @@ export function SendForm(props: { instanceKey: string; to: string; onSent(): voi
   const [text, setText] = useState('');
   const [mediaType, setMediaType] = useState<MediaType>('image');
   const [mediaUrl, setMediaUrl] = useState('');
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const [sent, setSent] = useState('');
   const action = useAction();
   useEffect(() => setTo(props.to), [props.to]);
 
   async function submit(e: Event) {
     e.preventDefault();
-    setErrors({});
     setSent('');
     const url = mediaUrl.trim();
-    const answer = await action.run(() => {
-      const call = !url
-        ? api.call('sendText', { body: { to: to.trim(), text } })
-        : mediaType === 'image' ? api.call('sendImage', { body: { to: to.trim(), url, ...(text ? { caption: text } : {}) } })
-          : mediaType === 'video' ? api.call('sendVideo', { body: { to: to.trim(), url, ...(text ? { caption: text } : {}) } })
-            : api.call('sendAudio', { body: { to: to.trim(), url } });
-      return call.catch((err: unknown) => {
-        setErrors(fieldErrors(err));
-        throw err;
-      });
-    });
+    const answer = await action.run(() => !url
+      ? api.call('sendText', { body: { to: to.trim(), text } })
+      : mediaType === 'image' ? api.call('sendImage', { body: { to: to.trim(), url, ...(text ? { caption: text } : {}) } })
+        : mediaType === 'video' ? api.call('sendVideo', { body: { to: to.trim(), url, ...(text ? { caption: text } : {}) } })
+          : api.call('sendAudio', { body: { to: to.trim(), url } }));
     if (answer) {
       setSent(`Sent (${answer.data.status}).`);
       setText('');
@@ -43,6 +34,7 @@ export function SendForm(props: { instanceKey: string; to: string; onSent(): voi
     }
   }
 
+  const errors = action.fields;
   const invalid = (name: string) => ({ 'aria-invalid': errors[name] ? 'true' as const : undefined, 'aria-describedby': errors[name] ? `send-${name}-error` : undefined });
   const fieldError = (name: string) => errors[name] && <p id={`send-${name}-error`} class="error">{errors[name]}</p>;
 

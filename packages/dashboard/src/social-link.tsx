@@ -1,6 +1,5 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
-import { fieldErrors } from './api.js';
 import { useSession } from './context.js';
 import { useAction, useLoad } from './use-load.js';
 
@@ -21,18 +20,13 @@ export function SocialLinkForm(props: { instanceKey: string }) {
   const links = useLoad(() => api.call('listLinks').then((r) => r.data), [props.instanceKey]);
   const [channel, setChannel] = useState<SocialChannel>('instagram');
   const [values, setValues] = useState<Record<FieldName, string>>({ accountId: '', accessToken: '', appSecret: '', verifyToken: '' });
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
   const action = useAction();
 
   async function submit(e: Event) {
     e.preventDefault();
     setMessage('');
-    setErrors({});
-    const answer = await action.run(() => api.call('linkChannel', { params: { channel }, body: values }).catch((err: unknown) => {
-      setErrors(fieldErrors(err));
-      throw err;
-    }));
+    const answer = await action.run(() => api.call('linkChannel', { params: { channel }, body: values }));
     if (answer) {
       setMessage(`${CHANNEL_LABELS[channel]} account ${answer.data.username ?? answer.data.accountId} linked.`);
       setValues({ accountId: '', accessToken: '', appSecret: '', verifyToken: '' });
@@ -45,6 +39,7 @@ export function SocialLinkForm(props: { instanceKey: string }) {
     onInput: (e: Event) => setValues({ ...values, [name]: (e.currentTarget as HTMLInputElement).value }),
     'aria-invalid': errors[name] ? 'true' as const : undefined, 'aria-describedby': `social-${name}-help`,
   });
+  const errors = action.fields;
   const linked = Object.entries(links.data ?? {}) as [SocialChannel, { accountId: string; username?: string }][];
   return (
     <section class="panel" aria-labelledby="social-title">

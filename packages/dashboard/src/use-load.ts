@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { errorText, isUnauthorized } from './api.js';
+import { errorText, fieldErrors, isUnauthorized } from './api.js';
 import { useSession } from './context.js';
 
 /** Data loaded through the API, with its last error and a reload that keeps the data shown meanwhile. */
@@ -38,23 +38,38 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
   return { data, error, reload };
 }
 
-/** Runs an action (a button), with its busy state and error message. */
-export function useAction(): { busy: boolean; error: string; run<T>(action: () => Promise<T>): Promise<T | undefined>; clear(): void } {
+/** An action's state: busy, its error message, and the API's messages per field of a 400 answer. */
+export interface Action {
+  busy: boolean;
+  error: string;
+  /** Messages of a 400 answer by field (`details.fields`, without `body.`). */
+  fields: Record<string, string>;
+  /** Runs `action`; answers undefined when it failed (the error is then in `error` and `fields`). */
+  run<T>(action: () => Promise<T>): Promise<T | undefined>;
+}
+
+/** Runs an action (a button, a form), with its busy state and error messages; a 401 signs the session out. */
+export function useAction(): Action {
   const { signOut } = useSession();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState('');
+  const [fields, setFields] = useState<Record<string, string>>({});
   const run = useCallback(async <T,>(action: () => Promise<T>) => {
     setBusy(true);
     setError('');
+    setFields({});
     try {
       return await action();
     } catch (err) {
       if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
-      else setError(errorText(err));
+      else {
+        setError(errorText(err));
+        setFields(fieldErrors(err));
+      }
       return undefined;
     } finally {
       setBusy(false);
     }
   }, [signOut]);
-  return { busy, error, run, clear: () => setError('') };
+  return { busy, error, fields, run };
 }

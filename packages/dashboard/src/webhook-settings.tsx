@@ -1,7 +1,7 @@
 import type { OperationResponse } from '@parley/client';
 import { useState } from 'preact/hooks';
-import { errorText, fieldErrors, isUnauthorized } from './api.js';
 import { useSession } from './context.js';
+import { useAction } from './use-load.js';
 
 /** Webhook settings of spec 2.2, as `PUT /{key}/instance` takes and answers them. */
 type Settings = OperationResponse<'updateWebhookSettings'>['data'];
@@ -28,33 +28,23 @@ function formOf(settings: Settings): Form {
 
 /**
  * The webhook settings form, filled from the settings as loaded (rendered once they are, so nothing
- * typed is overwritten by a late answer). It sends every field; the API validates them and its messages are shown
- * next to the field they name (`details.fields`), with the whole message on top.
+ * typed is overwritten by a late answer). It sends every field; the API validates them, and its
+ * messages are shown next to the field they name (`details.fields`) and in full below the form.
  */
 export function WebhookSettingsForm(props: { instanceKey: string; settings: Settings }) {
-  const { client, signOut } = useSession();
+  const { client } = useSession();
   const [form, setForm] = useState(() => formOf(props.settings));
-  const [errors, setErrors] = useState<Record<string, string>>({});
   const [message, setMessage] = useState('');
-  const [error, setError] = useState('');
-  const [busy, setBusy] = useState(false);
+  const action = useAction();
+  const errors = action.fields;
 
   async function submit(e: Event) {
     e.preventDefault();
-    setBusy(true);
-    setErrors({});
-    setError('');
     setMessage('');
-    try {
-      const answer = await client.instance(props.instanceKey).call('updateWebhookSettings', { body: { ...form, allowNumber: form.allowNumber.trim() } });
+    const answer = await action.run(() => client.instance(props.instanceKey).call('updateWebhookSettings', { body: { ...form, allowNumber: form.allowNumber.trim() } }));
+    if (answer) {
       setMessage('Webhook settings saved.');
       setForm(formOf(answer.data));
-    } catch (err) {
-      if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
-      setErrors(fieldErrors(err));
-      setError(errorText(err));
-    } finally {
-      setBusy(false);
     }
   }
 
@@ -88,8 +78,8 @@ export function WebhookSettingsForm(props: { instanceKey: string; settings: Sett
           {fieldError(name)}
         </div>
       ))}
-      <button type="submit" disabled={busy}>{busy ? 'Saving…' : 'Save settings'}</button>
-      {error && <p class="error" role="alert" id="wh-error">{error}</p>}
+      <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : 'Save settings'}</button>
+      {action.error && <p class="error" role="alert" id="wh-error">{action.error}</p>}
       {message && <p class="ok" role="status">{message}</p>}
     </form>
   );
