@@ -136,6 +136,31 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
     assert.deepEqual((await host.client.call('adminListInstances')).data, []);
   });
 
+  it('keeps the views live by polling the API when the event stream is refused', async () => {
+    const context = await browser.newContext({ viewport: { width: 1024, height: 800 } });
+    try {
+      const polling = await context.newPage();
+      polling.setDefaultTimeout(STEP_MS);
+      // A server without the stream route: the dashboard must still follow what happens.
+      await polling.route('**/admin/events*', (route) => route.fulfill({
+        status: 404, contentType: 'application/json', body: JSON.stringify({ status: 404, error: { code: 'route_not_found', message: 'no route' } }),
+      }));
+      await polling.goto(`${host.url}/dashboard/`);
+      await polling.getByLabel('Admin token').fill(host.adminToken);
+      await polling.getByRole('button', { name: 'Sign in' }).click();
+      await polling.getByText('Live: polling the API').waitFor();
+      const dave = (await host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: 'dave', options: { number: '5511900000202' } } })).data;
+      await polling.locator(`tr[data-instance="${dave.id}"] [data-state="disconnected"]`).waitFor();
+      await host.client.instance(dave.key).call('connectInstance');
+      await polling.locator(`tr[data-instance="${dave.id}"] [data-state="waiting_for_qr_scan"]`).waitFor();
+      await host.client.call('sandbox_post_key_scan', { params: { key: dave.key }, body: {} });
+      await polling.locator(`tr[data-instance="${dave.id}"] [data-state="open"]`).waitFor();
+      await host.client.call('adminDeleteInstance', { params: { key: dave.key } });
+    } finally {
+      await context.close();
+    }
+  });
+
   it('lists the instances 50 to a page', async () => {
     for (let i = 0; i < 51; i++) {
       await host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: `bulk-${String(i).padStart(2, '0')}`, options: { number: `55119000003${String(i).padStart(2, '0')}` } } });

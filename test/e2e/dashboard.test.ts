@@ -129,6 +129,7 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await bobPage.goto(`${host.url}/dashboard/#/instances/${bob.id}/messages`);
     await bobPage.getByRole('heading', { name: 'Incoming, live' }).waitFor();
     await bobPage.getByRole('heading', { name: 'Chats' }).waitFor();
+    await bobPage.getByText('Live: event stream').waitFor();
     // Let the messages view read its first chat list (the baseline) before anything arrives.
     await bobPage.getByText('No chats yet.').waitFor();
 
