@@ -47,6 +47,12 @@ describe('the dashboard as the server serves it', () => {
     }
   });
 
+  it('labels its requests /dashboard in the metrics, not as unmatched paths', async () => {
+    await fetch(`${host.url}/dashboard/`);
+    const text = await host.client.call('metrics');
+    assert.match(text, /parley_http_request_duration_seconds_count\{method="GET",route="\/dashboard",status="200"\} [1-9]/);
+  });
+
   it('answers 404 as JSON for files it does not have', async () => {
     for (const path of ['/dashboard/assets/missing-12345678.js', '/dashboard/settings']) {
       const res = await fetch(`${host.url}${path}`);

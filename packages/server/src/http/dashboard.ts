@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { Logger } from '@parley/core';
 import { sendError } from './error-handler.js';
+import type { MatchedRequest } from './router.js';
 
 /** Where the dashboard is served. */
 export const DASHBOARD_PATH = '/dashboard';
@@ -50,6 +51,11 @@ function securityHeaders(res: Response): void {
  */
 export function dashboardRouter(files: DashboardFiles, logger: Logger): Router {
   const router = express.Router({ strict: true });
+  // Metrics and the request log name these requests `/dashboard`, not `unmatched`.
+  router.use((req: Request, _res: Response, next: NextFunction) => {
+    (req as MatchedRequest).parleyRoute = DASHBOARD_PATH;
+    next();
+  });
   if ('missing' in files) {
     logger.warn({ path: DASHBOARD_PATH }, `dashboard not served: ${files.missing}; the REST API is unaffected`);
     router.use((_req: Request, res: Response) => {
