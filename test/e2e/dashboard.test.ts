@@ -139,8 +139,13 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await page.getByRole('button', { name: 'Send' }).click();
     await page.getByText(/^Sent \(/).waitFor();
     await bobPage.locator('#incoming li', { hasText: 'hello bob, from the dashboard' }).waitFor();
-    const chat = (await host.client.instance(bob.key).call('listChatMessages', { params: { jid: ALICE } })).data[0];
-    assert.ok(chat && !chat.key.fromMe, 'the API has the message in bob\'s chat');
+    // Two more within the same second (one chat timestamp): both are listed, once each.
+    await Promise.all(['second one', 'third one'].map((text) => host.client.instance(aliceKey).call('sendText', { body: { to: BOB, text } })));
+    await bobPage.locator('#incoming li', { hasText: 'second one' }).waitFor();
+    await bobPage.locator('#incoming li', { hasText: 'third one' }).waitFor();
+    assert.equal(await bobPage.locator('#incoming li').count(), 3);
+    const first = (await host.client.instance(bob.key).call('listChatMessages', { params: { jid: ALICE } })).data.at(-1);
+    assert.ok(first && !first.key.fromMe && JSON.stringify(first.message).includes('hello bob, from the dashboard'), 'the API has the message in bob\'s chat');
     await screenshot(bobPage, '06-message-arrived-live');
     await bobPage.close();
   });

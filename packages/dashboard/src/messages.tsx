@@ -14,28 +14,35 @@ const CHAT_PAGE = 30;
 /** Incoming messages kept in the live list. */
 const INCOMING_KEPT = 50;
 
+/** What tells that a chat moved: its last activity (Unix seconds) and its unread count. */
+type ChatMark = { timestamp: number; unread: number };
+
 /**
  * Incoming messages since the panel opened: each reload of the chat list compares every chat's
- * `timestamp` with the last one seen and reads the newest messages of the chats that moved.
+ * `timestamp` and `unreadCount` with the last ones seen (two messages within one second share a
+ * timestamp, not an unread count) and reads the newest messages of the chats that moved.
  */
 function useIncoming(api: InstanceClient) {
-  const seenChats = useRef<Map<string, number> | undefined>(undefined);
+  const marks = useRef<Map<string, ChatMark> | undefined>(undefined);
   const seenMessages = useRef(new Set<string>());
   const [incoming, setIncoming] = useState<MessageRecord[]>([]);
 
   async function track(chats: Chat[]): Promise<void> {
-    const previous = seenChats.current;
-    seenChats.current = new Map(chats.map((c) => [c.id, c.timestamp]));
+    const previous = marks.current;
+    marks.current = new Map(chats.map((c) => [c.id, { timestamp: c.timestamp, unread: c.unreadCount }]));
     if (!previous) return; // the first list is the baseline: only what comes after is "incoming"
-    const moved = chats.filter((c) => (previous.get(c.id) ?? -1) < c.timestamp || !previous.has(c.id));
+    const moved = chats.filter((c) => {
+      const before = previous.get(c.id);
+      return !before || before.timestamp !== c.timestamp || before.unread !== c.unreadCount;
+    });
     const fresh: MessageRecord[] = [];
     for (const chat of moved) {
+      const since = previous.get(chat.id)?.timestamp ?? 0;
       const page = await api.call('listChatMessages', { params: { jid: chat.id }, query: { limit: 10 } });
       for (const m of page.data) {
-        if (m.key.fromMe || seenMessages.current.has(m.key.id)) continue;
-        if (Number(m.messageTimestamp) < (previous.get(chat.id) ?? 0)) continue;
+        if (seenMessages.current.has(m.key.id)) continue;
         seenMessages.current.add(m.key.id);
-        fresh.push(m);
+        if (!m.key.fromMe && Number(m.messageTimestamp) >= since) fresh.push(m);
       }
     }
     if (fresh.length) setIncoming((old) => [...fresh.sort((a, b) => Number(b.messageTimestamp) - Number(a.messageTimestamp)), ...old].slice(0, INCOMING_KEPT));
