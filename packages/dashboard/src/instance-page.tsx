@@ -55,11 +55,11 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
           : (
             <span class="confirm" role="group" aria-label="Confirm deletion">
               <span>Delete {instance.name || instance.id} and all its data?</span>
-              <button type="button" class="danger" autoFocus disabled={action.busy} onClick={async () => {
+              <button type="button" class="danger" disabled={action.busy} onClick={async () => {
                 const answer = await action.run(() => client.call('adminDeleteInstance', { params: { key } }));
                 if (answer) location.hash = '#/';
               }}>Delete for good</button>
-              <button type="button" class="secondary" onClick={() => setConfirmDelete(false)}>Cancel</button>
+              <button type="button" class="secondary" autoFocus onClick={() => setConfirmDelete(false)}>Cancel</button>
             </span>
           )}
       </div>

@@ -2,6 +2,9 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { errorText, fieldErrors, isUnauthorized } from './api.js';
 import { useSession } from './context.js';
 
+/** What the sign-in form says after a 401 signed the session out. */
+const TOKEN_REFUSED = 'The admin token was refused (401): sign in again.';
+
 /** Data loaded through the API, with its last error and a reload that keeps the data shown meanwhile. */
 export interface Loaded<T> {
   data: T | undefined;
@@ -27,7 +30,7 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
       setError('');
     } catch (err) {
       if (mine !== generation.current) return;
-      if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
+      if (isUnauthorized(err)) signOut(TOKEN_REFUSED);
       else setError(errorText(err));
     }
   }, deps);
@@ -61,7 +64,7 @@ export function useAction(): Action {
     try {
       return await action();
     } catch (err) {
-      if (isUnauthorized(err)) signOut('The admin token was refused (401): sign in again.');
+      if (isUnauthorized(err)) signOut(TOKEN_REFUSED);
       else {
         setError(errorText(err));
         setFields(fieldErrors(err));
