@@ -14,7 +14,8 @@ interface ShownQr {
 
 /**
  * How long a QR code is expected to live before the channel issues the next one, until two codes have
- * been seen (then their interval is used): WhatsApp and the sandbox (`qrRefreshMs`) both use 20 s.
+ * been seen (then their interval is used): the sandbox's default `qrRefreshMs`, and WhatsApp's
+ * interval after its first code (which lives longer: the countdown then says a code is due, until it comes).
  */
 const DEFAULT_QR_LIFETIME_MS = 20_000;
 
