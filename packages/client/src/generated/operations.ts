@@ -85,6 +85,7 @@ export const operations = {
   listGroups: { method: 'GET', path: '/{key}/groups', auth: 'instance', keyed: true, text: false, idempotent: false },
   listLabels: { method: 'GET', path: '/{key}/labels', auth: 'instance', keyed: true, text: false, idempotent: false },
   listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listSinks: { method: 'GET', path: '/{key}/instance/sinks', auth: 'instance', keyed: true, text: false, idempotent: false },
   logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false, idempotent: true },
   messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true, idempotent: false },
@@ -168,6 +169,9 @@ export const operations = {
   setProfilePicture: { method: 'PUT', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
   setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false, idempotent: false },
   setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkDeadLetters: { method: 'GET', path: '/{key}/instance/sinks/{name}/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkRedeliver: { method: 'POST', path: '/{key}/instance/sinks/{name}/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkStatistics: { method: 'GET', path: '/{key}/instance/sinks/{name}/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
   subscribePresence: { method: 'POST', path: '/{key}/chat/presence/subscribe', auth: 'instance', keyed: true, text: false, idempotent: false },
   unlinkChannel: { method: 'DELETE', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false, idempotent: false },
   unpinMessage: { method: 'POST', path: '/{key}/message/unpin', auth: 'instance', keyed: true, text: false, idempotent: true },
@@ -176,6 +180,7 @@ export const operations = {
   updateCommunity: { method: 'PUT', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateGroup: { method: 'PUT', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateInstanceFlags: { method: 'PATCH', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateSinkSettings: { method: 'PUT', path: '/{key}/instance/sinks/{name}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateWebhookSettings: { method: 'PUT', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookDeadLetters: { method: 'GET', path: '/{key}/instance/webhook/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookRedeliver: { method: 'POST', path: '/{key}/instance/webhook/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -2245,6 +2250,34 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * The configured event sinks with this instance's settings
+   *
+   * `GET /{key}/instance/sinks`
+   */
+  listSinks: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        name: string;
+        enabled: boolean;
+        format: string;
+        events: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+        /** Whether the sink can publish now (server-wide), and why not. */
+        health: {
+          ready: boolean;
+          detail?: string;
+        };
+      })[];
+    };
+    keyed: true;
+  };
+  /**
    * Log out (clears the session)
    *
    * `DELETE /{key}/instance`
@@ -2631,8 +2664,13 @@ export interface Operations {
     response: {
       status: 200;
       data: {
-        status?: string;
-        storage?: string;
+        status: string;
+        storage: string;
+        /** Each configured event sink by name: whether it can publish now, and why not */
+        sinks: Record<string, {
+          ready: boolean;
+          detail?: string;
+        }>;
       };
     };
     keyed: false;
@@ -5140,6 +5178,99 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Events of one sink that exhausted the retry schedule, oldest dead first
+   *
+   * `GET /{key}/instance/sinks/{name}/dead-letters`
+   */
+  sinkDeadLetters: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: {
+      limit?: number;
+      offset?: number;
+    };
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        id: string;
+        url: string;
+        format: string;
+        eventId: string;
+        eventType: string;
+        body?: string;
+        createdAt?: number;
+        attempts: number;
+        /** Unix ms of the attempt that was due when it died */
+        nextAttemptAt?: number;
+        lastError?: string;
+        lastStatus?: number;
+        deadAt: number;
+      })[];
+      total: number;
+      limit: number;
+      offset: number;
+    };
+    keyed: true;
+  };
+  /**
+   * Queue a sink's dead letters again (all of them, or the given ids), due now
+   *
+   * `POST /{key}/instance/sinks/{name}/dead-letters/redeliver`
+   */
+  sinkRedeliver: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: {
+      ids?: string[];
+    };
+    response: {
+      status: 200;
+      data: {
+        redelivered?: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
+   * Publish statistics of one sink (as the webhook statistics; `avgResponseTime` is the mean confirm time)
+   *
+   * `GET /{key}/instance/sinks/{name}/statistics`
+   */
+  sinkStatistics: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        /** Deliveries acknowledged with 2xx. */
+        totalSent: number;
+        /** Failed attempts (non-2xx, time-out, network error), each attempt once. */
+        totalFailed: number;
+        /** Deliveries queued and not yet delivered or dead-lettered. */
+        totalPending: number;
+        /** Mean response time in milliseconds over attempts that got an HTTP answer. */
+        avgResponseTime: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Subscribe to the presence of a contact
    *
    * `POST /{key}/chat/presence/subscribe`
@@ -5414,6 +5545,42 @@ export interface Operations {
     response: {
       status: 200;
       message: string;
+    };
+    keyed: true;
+  };
+  /**
+   * Enable or disable a sink for this instance, with its format and event kinds
+   *
+   * `PUT /{key}/instance/sinks/{name}`
+   */
+  updateSinkSettings: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: {
+      /** Publish this instance's events to the sink. */
+      enabled: boolean;
+      /** Webhook format of the bodies: `native`, `meta`, or any registered format. */
+      format: string;
+      events?: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+    };
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        enabled: boolean;
+        format: string;
+        events: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+        /** Whether the sink can publish now (server-wide), and why not. */
+        health: {
+          ready: boolean;
+          detail?: string;
+        };
+      };
     };
     keyed: true;
   };

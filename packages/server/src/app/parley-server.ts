@@ -117,7 +117,7 @@ export class ParleyServer {
     const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
-      storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
+      storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
       options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
