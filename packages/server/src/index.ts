@@ -4,3 +4,4 @@ export { loadConfig, ConfigError, DEFAULT_PLUGINS, type ParleyConfig, type Plugi
 export { PluginError, loadPlugins } from './plugins/plugin-host.js';
 export { createLogger } from './logging/logger.js';
 export type { RouteDefinition } from './http/route.js';
+export { dashboardFiles, findDashboard, type DashboardFiles } from './http/dashboard.js';

@@ -3448,7 +3448,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Where to start: the documentation and the OpenAPI document
+   * Where to start: the documentation and the OpenAPI document (a browser is sent to the dashboard)
    *
    * `GET /`
    */
@@ -3463,6 +3463,7 @@ export interface Operations {
         version: string;
         docs: string;
         openapi: string;
+        dashboard: string;
       };
     };
     keyed: false;

@@ -13,6 +13,7 @@ import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
+import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { createHttpApp } from '../http/http-app.js';
 import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
@@ -42,6 +43,8 @@ export interface ServerOptions {
   /** Defaults to a pino logger at `config.logLevel`. */
   logger?: Logger;
   clock?: Clock;
+  /** The dashboard files served at `/dashboard`: by default the build of `@parley/dashboard` ({@link findDashboard}). */
+  dashboard?: DashboardFiles;
 }
 
 /**
@@ -71,6 +74,11 @@ export class ParleyServer {
    */
   undeclaredAnswers(): string[] {
     return this.http.undeclared.list();
+  }
+
+  /** The dashboard files served at `/dashboard`, or why none are. */
+  get dashboard(): DashboardFiles {
+    return this.http.dashboard;
   }
 
   /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
@@ -156,6 +164,7 @@ export class ParleyServer {
       durable: () => storage.flush(),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
+      dashboard: options.dashboard ?? findDashboard(),
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,

@@ -60,9 +60,9 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       parameters: parameters(route),
       responses: {
         200: route.idempotent ? { ...(success(route) as object), headers: REPLAYED } : success(route),
-        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, {
-          description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        }])),
+        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 400
+          ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
+          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),

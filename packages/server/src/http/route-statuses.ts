@@ -13,6 +13,7 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
  * - the route's own `errors`: what its handler can raise (404 of a lookup, 409 not connected, …).
  */
 export const STATUS_DESCRIPTIONS: Record<number, string> = {
+  302: 'Found: the answer is at the `Location` header (a browser asking for `/` goes to the dashboard).',
   400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
   401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
