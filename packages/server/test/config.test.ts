@@ -240,6 +240,16 @@ describe('loadConfig environment overrides', () => {
     invalid({ metrics: { tokens: 'x' } }, 'config.metrics.tokens is not allowed');
   });
 
+  it('PARLEY_EVENT_RETENTION_SECONDS wins over streams.retentionSeconds; below 60 is refused; streams members are checked', () => {
+    const env = configFile({ streams: { retentionSeconds: 7200 } });
+    assert.equal(loadConfig(env).streams.retentionSeconds, 7200);
+    assert.equal(loadConfig({ ...env, PARLEY_EVENT_RETENTION_SECONDS: '600' }).streams.retentionSeconds, 600);
+    assert.equal(loadConfig({ PARLEY_EVENT_RETENTION_SECONDS: '' }).streams.retentionSeconds, 86_400);
+    assert.throws(() => loadConfig({ PARLEY_EVENT_RETENTION_SECONDS: '59' }), /PARLEY_EVENT_RETENTION_SECONDS must be an integer of at least 60$/);
+    invalid({ streams: { bufferBytes: 10 } }, 'config.streams.bufferBytes must be >= 1024');
+    invalid({ streams: { maxClients: 1 } }, 'config.streams.maxClients is not allowed');
+  });
+
   it('an empty PORT or PARLEY_ADMIN_TOKEN counts as unset', () => {
     const config = loadConfig({ ...file(), PORT: '', PARLEY_ADMIN_TOKEN: '' });
     assert.equal(config.port, 9000);

@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
@@ -167,6 +168,8 @@ export class ParleyServer {
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,
+      // What express's req.ip answers for the same request: the address behind trusted proxies.
+      clientAddress: (req) => proxyaddr(req, http.app.get('trust proxy fn') as (address: string, hop: number) => boolean),
       authenticate: async (key, authorization) => {
         if (key !== undefined) return (await registry.byKey(key)).id;
         adminToken.verify(authorization);
@@ -180,6 +183,8 @@ export class ParleyServer {
   /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
   async listen(): Promise<string> {
     const { config, logger } = this.context;
+    // Before anything listens: no client resumes into entries past the retention.
+    await this.journal.start();
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('upgrade', this.upgrade);
@@ -190,7 +195,6 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
-    this.journal.start();
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }

@@ -36,13 +36,16 @@ export class EventJournal {
     return count;
   }
 
-  /** Purges now and every {@link EVENT_PURGE_INTERVAL_MS}. Idempotent. */
-  start(): void {
+  /**
+   * Purges now, then every {@link EVENT_PURGE_INTERVAL_MS}; resolves after the first purge (a failure
+   * is logged and retried at the next interval). Idempotent.
+   */
+  async start(): Promise<void> {
     if (this.timer) return;
-    const run = (): void => void this.purge().catch((err: unknown) => this.logger.warn({ err }, 'event-log purge failed; retried at the next interval'));
-    run();
-    this.timer = setInterval(run, EVENT_PURGE_INTERVAL_MS);
+    const run = (): Promise<void> => this.purge().then(() => undefined, (err: unknown) => this.logger.warn({ err }, 'event-log purge failed; retried at the next interval'));
+    this.timer = setInterval(() => void run(), EVENT_PURGE_INTERVAL_MS);
     this.timer.unref();
+    await run();
   }
 
   stop(): void {
