@@ -26,7 +26,7 @@ export function phoneNamespace(instanceId: string): string {
 }
 
 /** Namespace of a phone's inbox: one document per packet on its way to the phone, keyed by a ULID (arrival order). */
-function inboxOf(instanceId: string): string {
+export function inboxOf(instanceId: string): string {
   return `${phoneNamespace(instanceId)}:inbox`;
 }
 
