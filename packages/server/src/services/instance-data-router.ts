@@ -1,7 +1,7 @@
 import {
-  ServiceUnavailableError, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
+  ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
   type DeliveryQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
-  type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals,
+  type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals, type StatusUpdate,
 } from '@parley/core';
 
 /**
@@ -29,6 +29,7 @@ class RoutedMessages implements MessageRepository {
   upsert(instance: string, record: MessageRecord) { return this.r(instance).upsert(instance, record); }
   get(instance: string, id: string) { return this.r(instance).get(instance, id); }
   setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> { return this.r(instance).setStatus(instance, id, status); }
+  setStatuses(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> { return setStatuses(this.r(instance), instance, updates); }
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> { return this.r(instance).listByChat(instance, chatJid, page); }
   delete(instance: string, ids: string[]) { return this.r(instance).delete(instance, ids); }
   deleteChat(instance: string, chatJid: string) { return this.r(instance).deleteChat(instance, chatJid); }
