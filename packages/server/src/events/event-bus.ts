@@ -34,6 +34,17 @@ const BARRIER = Symbol('barrier');
 /** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
 export type EventFilter = (event: ChannelEvent, runtime: InstanceRuntime) => boolean;
 
+/** A published event on its way through the subscribers; {@link EventBus.watch} listeners get it in publish order. */
+interface InFlight {
+  readonly event: ChannelEvent;
+  /** The instance's record once the subscribers have handled the event; absent while pending or when dropped. */
+  record?: InstanceRecord;
+  settled: boolean;
+}
+
+/** Observes handled events in publish order (see {@link EventBus.watch}). */
+export type EventWatcher = (event: ChannelEvent, instance: InstanceRecord) => void;
+
 /** Bounded retry of a failing subscriber: 3 attempts after the first, 100 ms, 500 ms, 2 s apart. */
 export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
 
@@ -45,10 +56,14 @@ export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
 export class EventBus {
   private readonly chains = new KeyedSerialQueue();
   /** Per instance, what its chain has yet to process, in order: events and barriers. */
-  private readonly waiting = new Map<string, (ChannelEvent | typeof BARRIER)[]>();
+  private readonly waiting = new Map<string, (InFlight | typeof BARRIER)[]>();
   /** Events processed with an earlier one of their run: their own turn on the chain has nothing left to do. */
-  private readonly taken = new WeakSet<ChannelEvent>();
+  private readonly taken = new WeakSet<InFlight>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
+  private readonly watchers = new Set<EventWatcher>();
+  /** Published events not yet told to the watchers, in publish (= id) order. */
+  private inFlight: InFlight[] = [];
+  private inFlightHead = 0;
   private readonly registry: InstanceRegistry;
   private readonly subscribers: readonly EventSubscriber[];
   private readonly filter: EventFilter;
@@ -71,17 +86,39 @@ export class EventBus {
     return () => this.taps.delete(listener);
   }
 
+  /**
+   * Observes every handled event in publish order, which is id order: an event is told once every
+   * subscriber has handled it (the event log has it) and every event published before it has been
+   * handled or dropped. The live event streams rely on that order: a client that saw id X has seen
+   * every earlier event of its selection. Answers an unsubscribe function.
+   */
+  watch(watcher: EventWatcher): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /**
+   * An exclusive upper bound of the ids whose handling is over: the id of the oldest event still in
+   * a subscriber's hands, or a bound above every id when none is. An event-log entry below it has
+   * been told to the watchers already (or never will be); one at or above it will be.
+   */
+  horizon(): string {
+    return this.inFlight[this.inFlightHead]?.event.id ?? '\uffff';
+  }
+
   /** Accepts a payload from an adapter; never throws. */
   publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void {
     // Object.assign, not `{ ...payload, id, … }`: V8 (Node 20) builds a new hidden class for every
     // object that spreads one source and then adds members, which cost 2 µs per event here.
     const now = this.clock.now();
     const event = Object.assign({}, payload, { id: newUlid(now), instance: instanceId, provider, receivedAt: now }) as ChannelEvent;
-    this.queue(instanceId, event);
-    void this.chains.run(instanceId, () => this.turnOf(event));
+    const slot: InFlight = { event, settled: false };
+    this.inFlight.push(slot);
+    this.queue(instanceId, slot);
+    void this.chains.run(instanceId, () => this.turnOf(slot));
   }
 
-  private queue(instanceId: string, entry: ChannelEvent | typeof BARRIER): void {
+  private queue(instanceId: string, entry: InFlight | typeof BARRIER): void {
     const list = this.waiting.get(instanceId);
     if (list) list.push(entry);
     else this.waiting.set(instanceId, [entry]);
@@ -98,18 +135,19 @@ export class EventBus {
    * An event's turn: processed with the events of its type queued right after it (up to a barrier),
    * unless it was processed already with an earlier one.
    */
-  private async turnOf(event: ChannelEvent): Promise<void> {
-    if (this.taken.has(event)) return;
-    const batch = [event];
-    this.dequeue(event.instance);
-    if (BATCHED_TYPES.has(event.type)) {
-      const list = this.waiting.get(event.instance);
+  private async turnOf(slot: InFlight): Promise<void> {
+    if (this.taken.has(slot)) return;
+    const { instance, type } = slot.event;
+    const batch = [slot];
+    this.dequeue(instance);
+    if (BATCHED_TYPES.has(type)) {
+      const list = this.waiting.get(instance);
       while (list?.length && batch.length < MAX_BATCH) {
         const next = list[0]!;
-        if (next === BARRIER || next.type !== event.type) break;
+        if (next === BARRIER || next.event.type !== type) break;
         batch.push(next);
         this.taken.add(next);
-        this.dequeue(event.instance);
+        this.dequeue(instance);
       }
     }
     await this.process(batch);
@@ -133,18 +171,52 @@ export class EventBus {
     await this.chains.idle();
   }
 
-  /** Hands a run of events of one instance (one event, or consecutive events of one batched type) to every subscriber. */
-  private async process(batch: ChannelEvent[]): Promise<void> {
+  private async process(batch: InFlight[]): Promise<void> {
+    try {
+      const handled = await this.handle(batch.map((slot) => slot.event));
+      if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
+    } finally {
+      for (const slot of batch) slot.settled = true;
+      this.release();
+    }
+  }
+
+  /** Tells the watchers of the settled events at the head of the in-flight list. */
+  private release(): void {
+    const list = this.inFlight;
+    while (this.inFlightHead < list.length && list[this.inFlightHead]!.settled) {
+      const { event, record } = list[this.inFlightHead++]!;
+      if (!record) continue;
+      for (const watcher of this.watchers) {
+        try {
+          watcher(event, record);
+        } catch (err) {
+          this.logger.error({ err, event: event.id }, 'event watcher failed');
+        }
+      }
+    }
+    // Compact now and then rather than shift() per event.
+    if (this.inFlightHead > 1024 && this.inFlightHead * 2 > list.length) {
+      this.inFlight = list.slice(this.inFlightHead);
+      this.inFlightHead = 0;
+    }
+  }
+
+  /**
+   * Runs the subscribers on a run of events of one instance (one event, or consecutive events of one
+   * batched type); answers the instance's record and the events handled (the others were dropped).
+   */
+  private async handle(batch: ChannelEvent[]): Promise<{ record: InstanceRecord; events: Set<ChannelEvent> } | undefined> {
     const first = batch[0]!;
     let runtime: InstanceRuntime;
     try {
       runtime = await this.registry.byIdOrThrow(first.instance);
     } catch (err) {
       this.logger.warn({ err, event: first.id, type: first.type, instance: first.instance, events: batch.length }, 'event for an unknown instance dropped');
-      return;
+      return undefined;
     }
     const events = batch.filter((event) => this.filter(event, runtime));
-    if (!events.length) return;
+    if (!events.length) return undefined;
     for (const subscriber of this.subscribers) {
       if (events.length > 1 && subscriber.handleBatch) {
         await this.attempt(subscriber, events, () => subscriber.handleBatch!(events, runtime.record, runtime));
@@ -153,6 +225,7 @@ export class EventBus {
       }
     }
     for (const event of events) for (const tap of this.taps) tap(event);
+    return { record: runtime.record, events: new Set(events) };
   }
 
   /** Runs a subscriber's handling with the bounded retry; a failure after the last retry is logged and left behind. */

@@ -1,6 +1,6 @@
 import {
   ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
+  type DeliveryQueue, type EventLog, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
   type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals, type StatusUpdate,
 } from '@parley/core';
 
@@ -73,6 +73,7 @@ export class InstanceDataRouter implements Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  readonly events: EventLog;
   /** The back end's signals among servers, when it has them. */
   readonly signals?: () => StorageSignals;
 
@@ -83,6 +84,7 @@ export class InstanceDataRouter implements Storage {
     this.authState = base.authState;
     this.state = base.state;
     this.deliveries = base.deliveries;
+    this.events = base.events;
     if (base.signals) this.signals = () => base.signals!();
     this.messages = new RoutedMessages(base.messages, this.attachments);
     this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);
