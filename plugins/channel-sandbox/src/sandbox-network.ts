@@ -19,6 +19,8 @@ export interface SandboxPhone {
 }
 
 const NUMBERS = 'sandbox:numbers';
+/** Pauses between reads of an inbox that failed after the link to the other processes came back. */
+const REDRAIN_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 
 /** Namespace of an instance's sandbox state; cleared with the instance (`<id>:` prefix). */
 export function phoneNamespace(instanceId: string): string {
@@ -82,9 +84,7 @@ export class SandboxNetwork {
         announced: (number, status) => this.tellWatchers(number, status),
         localNumbers: () => [...this.online.keys()],
         restored: () => {
-          for (const phone of this.online.values()) {
-            this.drain(phone).catch((err: unknown) => this.logger.error({ err }, 'sandbox inbox read failed after the link came back; read again when the phone comes online'));
-          }
+          for (const phone of this.online.values()) void this.redrain(phone);
         },
       }, logger);
     }
@@ -170,6 +170,27 @@ export class SandboxNetwork {
       await drain;
     } finally {
       if (this.draining.get(phone.number) === drain) this.draining.delete(phone.number);
+    }
+  }
+
+  /**
+   * Reads an online phone's inbox again after wake-ups may have been missed (the link to the other
+   * processes was down): retried {@link REDRAIN_DELAYS_MS} apart while storage fails, then left to
+   * the phone's next connection.
+   */
+  private async redrain(phone: SandboxPhone): Promise<void> {
+    for (let attempt = 0; this.online.get(phone.number) === phone; attempt++) {
+      try {
+        await this.drain(phone);
+        return;
+      } catch (err) {
+        const delay = REDRAIN_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          this.logger.error({ err, instance: phone.instanceId }, 'sandbox inbox read failed after the link came back; read again when the phone next comes online');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
     }
   }
 
