@@ -13,6 +13,7 @@ import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
+import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { InstanceRestorer } from '../instances/instance-restorer.js';
@@ -109,7 +110,7 @@ export class ParleyServer {
     const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
-      storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
+      storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
       options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
@@ -154,6 +155,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
     });
     const upgrade = streamUpgradeHandler({

@@ -1,7 +1,8 @@
 import {
   ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type EventLog, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
-  type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals, type StatusUpdate,
+  type DeliveryQueue, type EventLog, type IdempotencyStore, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord,
+  type MessageRepository, type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals,
+  type StatusUpdate,
 } from '@parley/core';
 
 /**
@@ -73,6 +74,7 @@ export class InstanceDataRouter implements Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  readonly idempotency: IdempotencyStore;
   readonly events: EventLog;
   /** The back end's signals among servers, when it has them. */
   readonly signals?: () => StorageSignals;
@@ -84,6 +86,7 @@ export class InstanceDataRouter implements Storage {
     this.authState = base.authState;
     this.state = base.state;
     this.deliveries = base.deliveries;
+    this.idempotency = base.idempotency;
     this.events = base.events;
     if (base.signals) this.signals = () => base.signals!();
     this.messages = new RoutedMessages(base.messages, this.attachments);
