@@ -1,12 +1,14 @@
 /**
  * Runs the real Parley server in its own process, for tests that kill it (SIGKILL) and start it again
- * on the same data directory. Storage is SQLite in that directory; plugins are the sandbox channel and
- * both webhook formats.
+ * on the same data directory, or that run beside each other on one shared store. Storage is SQLite in
+ * that directory unless PARLEY_TEST_STORAGE names another; plugins are the sandbox channel and both
+ * webhook formats.
  *
  * Environment:
  * - PARLEY_TEST_DATA_DIR (required): data directory, reused across runs.
  * - PARLEY_TEST_PORT: port on 127.0.0.1 (default 0: any free port).
  * - PARLEY_TEST_CONFIG: JSON merged over the config (for example `{"webhooks": {...}}`).
+ * - PARLEY_TEST_STORAGE: JSON plugin entry of the storage (for example `{"package": "@parley/storage-redis", "options": {...}}`).
  * - PARLEY_TEST_SANDBOX: JSON merged over the sandbox channel's options (for example `{"latencyMs": 200}`).
  * - PARLEY_TEST_PLUGINS: JSON array of plugin entries appended to the list (event sinks).
  *
@@ -27,7 +29,7 @@ async function main(): Promise<void> {
   const extra = JSON.parse(process.env.PARLEY_TEST_CONFIG ?? '{}') as Partial<ParleyConfig>;
   const host = await startTestHost({
     plugins: [
-      { package: '@parley/storage-sqlite' },
+      JSON.parse(process.env.PARLEY_TEST_STORAGE ?? 'null') as { package: string; options?: Record<string, unknown> } | null ?? { package: '@parley/storage-sqlite' },
       { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...JSON.parse(process.env.PARLEY_TEST_SANDBOX ?? '{}') } },
       { package: '@parley/webhook-native' },
       { package: '@parley/webhook-meta' },

@@ -121,6 +121,15 @@ export class WebhookEngine {
   }
 
   /**
+   * A run of consecutive events of one instance, as {@link handle} one after another: each is routed
+   * and rendered in order before any is written, so their deliveries go to storage in one `enqueue`,
+   * in event order. Resolves once all are persisted.
+   */
+  async handleBatch(events: readonly ChannelEvent[], instance: InstanceRecord): Promise<void> {
+    await Promise.all(events.map((event) => this.handle(event, instance)));
+  }
+
+  /**
    * Group commit: deliveries handed over together — by events of several instances whose handling
    * resumed in the same tick, as after the previous batch was written — go to storage in one
    * `enqueue` call (one transaction). The batch is written one microtask after its first delivery, so

@@ -60,6 +60,9 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     channel: 'whatsapp',
     role: 'main',
     addressing: WHATSAPP_ADDRESSING,
+    // WhatsApp answers a burst of logins from one address with rate-limit closes and bans: a restart
+    // reconnects two accounts a second unless the operator configures otherwise.
+    restorePerSecond: 2,
     create(context: ChannelContext) {
       input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {

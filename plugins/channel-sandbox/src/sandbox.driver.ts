@@ -7,7 +7,7 @@ import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
 import { groupPicture } from './sandbox-group-state.js';
-import { SandboxNetwork } from './sandbox-network.js';
+import { inboxOf, SandboxNetwork } from './sandbox-network.js';
 import { placeOrder, type OrderRequest } from './sandbox-orders.js';
 import { MOBILE_CODE_ANSWER, ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
 import type { SandboxOptions } from './sandbox.options.js';
@@ -35,6 +35,8 @@ export class SandboxDriver implements ChannelDriver {
   readonly channel = 'whatsapp' as const;
   readonly role = 'main' as const;
   readonly addressing = WHATSAPP_ADDRESSING;
+  /** A simulated network has no reconnect storm to fear: a restart brings thousands of phones back at once. */
+  readonly restorePerSecond = 10_000;
   readonly routes: DriverRoute[];
   private network?: SandboxNetwork;
   /** Storage of the network's shared state (group pictures), known once the first instance is created. */
@@ -117,6 +119,11 @@ export class SandboxDriver implements ChannelDriver {
     const record = await context.instance();
     const device = new SandboxDevice(context, this.networkFor(context.storage), this.deps.options, numberOf(record));
     return new SandboxAdapter(device, (id, sha) => `${this.deps.host.publicUrl}/sandbox/pictures/${id}?v=${sha.slice(0, 12)}`);
+  }
+
+  /** Packets waiting in the phone's inbox (messages, receipts, calls… sent while it was offline). */
+  async pendingWork(instanceId: string, storage: Storage): Promise<number> {
+    return (await storage.state.list(inboxOf(instanceId))).length;
   }
 
   /** The number is unique among sandbox instances: the server claims it with the record (409 `number_taken`). */

@@ -1,8 +1,12 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import {
+  blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
+  type StorageSignals,
+} from '@parley/core';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisSignals } from './redis-signals.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
 import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
@@ -35,6 +39,7 @@ export class RedisStorage implements Storage {
   readonly idempotency: RedisIdempotencyStore;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
+  private readonly pubsub: RedisSignals;
 
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: RedisStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
@@ -42,6 +47,7 @@ export class RedisStorage implements Storage {
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
+    this.pubsub = new RedisSignals(this.connection, resolved.keyPrefix);
     this.instances = new RedisInstanceRepository(this.connection, keys);
     // One set of guesses for the documents updated by compare-and-set (records, chats, contacts).
     const guesses = new DocumentGuesses();
@@ -84,11 +90,17 @@ export class RedisStorage implements Storage {
     };
   }
 
+  /** Redis pub/sub among the servers on this Redis and key prefix (see {@link RedisSignals}). */
+  signals(): StorageSignals {
+    return this.pubsub;
+  }
+
   health(): Promise<StorageHealth> {
     return this.connection.ping();
   }
 
   async close(): Promise<void> {
+    await this.pubsub.close();
     await this.connection.close();
   }
 }

@@ -9,3 +9,4 @@ export * from './storage.js';
 export * from './storage-health.js';
 export * from './rate-limit.js';
 export * from './linked-accounts.js';
+export * from './signals.js';

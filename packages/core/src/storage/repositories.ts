@@ -88,6 +88,24 @@ export interface PageRequest {
 }
 
 /** Message history of every instance. */
+/** One status change of a message (see {@link MessageRepository.setStatuses}). */
+export interface StatusUpdate {
+  id: string;
+  status: MessageStatus;
+}
+
+/**
+ * Applies `updates` to an instance's messages as {@link MessageRepository.setStatus} calls in order:
+ * in one operation when the repository has `setStatuses`, one call each otherwise. Answers, per
+ * update, whether the message exists.
+ */
+export async function setStatuses(messages: MessageRepository, instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> {
+  if (messages.setStatuses) return messages.setStatuses(instance, updates);
+  const out: boolean[] = [];
+  for (const { id, status } of updates) out.push(await messages.setStatus(instance, id, status));
+  return out;
+}
+
 export interface MessageRepository {
   /** Inserts or replaces the record with the same `key.id` in this instance. */
   upsert(instance: string, record: MessageRecord): Promise<void>;
@@ -98,6 +116,13 @@ export interface MessageRepository {
    * it answers no record: read one with {@link get}.
    */
   setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean>;
+  /**
+   * Optional: several {@link setStatus} calls of one instance in one operation, applied in the order
+   * given (the same id may appear more than once), with what each would answer. For back ends where
+   * each call is a round trip (Redis): the server hands it the receipts that queued up for an
+   * instance. Call it through {@link setStatuses}, which falls back to one `setStatus` per update.
+   */
+  setStatuses?(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]>;
   /** Messages of one chat, newest first (by timestamp, then insertion order). */
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>>;
   /** Deletes the given ids; answers how many existed. */

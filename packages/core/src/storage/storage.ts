@@ -2,6 +2,7 @@ import type { DeliveryQueue } from './delivery-queue.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { EventLog } from './event-log.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
+import type { StorageSignals } from './signals.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
 } from './repositories.js';
@@ -50,4 +51,10 @@ export interface Storage {
    * after {@link init}. Back ends without it get the server's in-process limiter.
    */
   rateLimiter?(options: RateLimitOptions): RateLimitCounter;
+  /**
+   * Optional: messages among the servers sharing this store (see {@link StorageSignals}), for parts
+   * that span processes (the sandbox network across nodes). Called after {@link init}; answers the
+   * same object each time, closed with the storage. Back ends that only one process uses leave it out.
+   */
+  signals?(): StorageSignals;
 }

@@ -18,6 +18,7 @@ import { createHttpApp } from '../http/http-app.js';
 import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
+import { InstanceRestorer } from '../instances/instance-restorer.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
@@ -140,6 +141,7 @@ export class ParleyServer {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION, media, webhooks, metrics, streams,
       sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
+      restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
     };
 
     let server: ParleyServer | undefined;
@@ -213,25 +215,17 @@ export class ParleyServer {
   }
 
   /**
-   * Reconnects every instance that was connected before the restart, one every `restore.staggerMs`
-   * so that a restart with many instances does not stampede the network.
+   * Reconnects every instance that was connected before the restart, through the restorer: bounded
+   * concurrency, a rate per channel, pending work first.
    */
   private async restoreInstances(): Promise<void> {
-    const { storage, registry, config, logger } = this.context;
+    const { storage, logger } = this.context;
     const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
     const records = all.filter((r) => r.wantsConnection);
-    for (const [i, record] of records.entries()) {
-      if (this.shuttingDown) return;
-      if (i > 0 && config.restore.staggerMs > 0) await new Promise((r) => setTimeout(r, config.restore.staggerMs));
-      try {
-        const runtime = await registry.load(record);
-        await runtime.main.capabilities.connection?.connect();
-        logger.info({ instance: record.id }, 'instance restored');
-      } catch (err) {
-        logger.warn({ err, instance: record.id }, 'instance could not be restored');
-      }
-    }
+    const started = performance.now();
+    const summary = await this.context.restorer.restoreRecords(records);
+    logger.info({ ...summary, ms: Math.round(performance.now() - started) }, 'instances restored');
   }
 
   /** Reconnects the external databases of instances that have one (their history lives there). */
@@ -262,6 +256,7 @@ export class ParleyServer {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
       this.shuttingDown = true;
+      this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
       this.journal.stop();

@@ -3,6 +3,7 @@ import type { WebhookEngine } from '@parley/webhooks';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -26,6 +27,8 @@ export interface ServerContext {
   media: MediaResolver;
   /** The one send path (spec 4.2, 4.3, 4.13). */
   sends: SendPipeline;
+  /** Reconnects instances in bulk (start-up; instances taken over from another node): bounded, rate-limited, pending work first. */
+  restorer: InstanceRestorer;
   /** The webhook engine, one of the bus's subscribers. */
   webhooks: WebhookEngine;
   /** The Prometheus metrics `GET /metrics` answers. */

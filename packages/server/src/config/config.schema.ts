@@ -1,3 +1,5 @@
+import { restoreSchema } from './restore-config.js';
+
 /** JSON Schema of the server's JSON config file (`PARLEY_CONFIG`). */
 export const configSchema = {
   $id: 'parley.config',
@@ -37,11 +39,7 @@ export const configSchema = {
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
       },
     },
-    restore: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { staggerMs: { type: 'integer', minimum: 0, maximum: 60000 } },
-    },
+    restore: restoreSchema,
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
     webhooks: { type: 'object' },
     metrics: {

@@ -3,7 +3,9 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
+import { ConfigError } from './config-error.js';
 import { configSchema } from './config.schema.js';
+import { restoreConfig, type RestoreConfig } from './restore-config.js';
 
 /** A plugin to load: a package name, or a path relative to the config file. */
 export interface PluginEntry {
@@ -35,7 +37,8 @@ export interface ParleyConfig {
   /** Instances' proxies may be on private networks; unset: as `allowPrivateUrls`. */
   allowPrivateProxies?: boolean;
   media: { maxBytes: number; timeoutMs: number };
-  restore: { staggerMs: number };
+  /** How restored instances reconnect: bounded concurrency, a rate per channel driver. */
+  restore: RestoreConfig;
   shutdownTimeoutMs: number;
   webhooks: Record<string, unknown>;
   plugins: PluginEntry[];
@@ -88,8 +91,7 @@ export const DEFAULT_PLUGINS: PluginEntry[] = [
   { package: '@parley/storage-mongodb/external' },
 ];
 
-/** Raised for an unreadable or invalid configuration; the CLI prints it and exits 1. */
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function envInt(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
   const value = env[name];
@@ -124,7 +126,7 @@ function metricsConfig(token: string | undefined): MetricsConfig {
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
  * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
- * `PARLEY_EVENT_RETENTION_SECONDS`).
+ * `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`, `PARLEY_RESTORE_PER_SECOND`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -166,7 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
     allowPrivateProxies: envFlag(env.PARLEY_ALLOW_PRIVATE_PROXIES) ?? f.allowPrivateProxies,
     media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
-    restore: { staggerMs: f.restore?.staggerMs ?? 500 },
+    restore: restoreConfig(env, f.restore),
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
     plugins: f.plugins ?? DEFAULT_PLUGINS,

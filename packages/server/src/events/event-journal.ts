@@ -29,6 +29,11 @@ export class EventJournal {
     return this.flushing;
   }
 
+  /** {@link EventSubscriber.handleBatch}: a run of events goes to the log in one `append`, in order. */
+  async handleBatch(events: readonly ChannelEvent[]): Promise<void> {
+    await Promise.all(events.map((event) => this.handle(event)));
+  }
+
   /** Deletes entries older than the retention; answers how many. */
   async purge(): Promise<number> {
     const count = await this.log.purge(this.clock.now() - this.retentionMs);
