@@ -1,5 +1,8 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import { blockedMs, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import { ClusterKeys } from './cluster/cluster-keys.js';
+import { FencedWrites } from './cluster/fenced-writes.js';
+import { RedisClusterStore } from './cluster/redis-cluster-store.js';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
@@ -31,6 +34,7 @@ export class RedisStorage implements Storage {
   readonly deliveries: RedisDeliveryQueue;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
+  private readonly clusterStore: RedisClusterStore;
 
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: RedisStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
@@ -45,8 +49,11 @@ export class RedisStorage implements Storage {
     this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance), guesses);
     this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance), guesses);
     this.media = new RedisMediaRepository(this.connection, keys);
-    this.authState = new RedisAuthStateRepository(this.connection, keys);
-    this.state = new RedisStateRepository(this.connection, keys);
+    const clusterKeys = new ClusterKeys(resolved.keyPrefix);
+    const fenced = new FencedWrites(clusterKeys);
+    this.authState = new RedisAuthStateRepository(this.connection, keys, fenced);
+    this.state = new RedisStateRepository(this.connection, keys, fenced);
+    this.clusterStore = new RedisClusterStore(this.connection, clusterKeys, clock);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
   }
 
@@ -76,6 +83,11 @@ export class RedisStorage implements Storage {
         return blockedMs(limiter.consume(key));
       }),
     };
+  }
+
+  /** Cluster coordination on this Redis and key prefix (nodes, instance leases, fencing tokens). */
+  cluster(): ClusterStore {
+    return this.clusterStore;
   }
 
   health(): Promise<StorageHealth> {

@@ -1,3 +1,4 @@
+import type { ClusterStore } from '../cluster/cluster-store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
@@ -44,4 +45,10 @@ export interface Storage {
    * after {@link init}. Back ends without it get the server's in-process limiter.
    */
   rateLimiter?(options: RateLimitOptions): RateLimitCounter;
+  /**
+   * Optional: cluster coordination in this store (node registry, instance leases with fencing tokens,
+   * fenced writes), for back ends several servers share. Called after {@link init}. A server given a
+   * cluster configuration refuses to start on a back end without it.
+   */
+  cluster?(): ClusterStore;
 }

@@ -1,3 +1,5 @@
+import { clusterConfigSchema } from './cluster-config.js';
+
 /** JSON Schema of the server's JSON config file (`PARLEY_CONFIG`). */
 export const configSchema = {
   $id: 'parley.config',
@@ -43,6 +45,7 @@ export const configSchema = {
       properties: { staggerMs: { type: 'integer', minimum: 0, maximum: 60000 } },
     },
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+    cluster: clusterConfigSchema,
     webhooks: { type: 'object' },
     metrics: {
       type: 'object',

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
+import { ClusterConfigError, resolveClusterConfig, type ClusterConfig } from './cluster-config.js';
 import { configSchema } from './config.schema.js';
 
 /** A plugin to load: a package name, or a path relative to the config file. */
@@ -45,6 +46,8 @@ export interface ParleyConfig {
   metrics: MetricsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+  /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
+  cluster?: ClusterConfig;
 }
 
 /** Settings of the Prometheus endpoint. */
@@ -107,7 +110,8 @@ function metricsConfig(token: string | undefined): MetricsConfig {
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
- * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`).
+ * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
+ * `PARLEY_NODE_ID`, `PARLEY_ADVERTISE_URL`, `PARLEY_CLUSTER_SECRET`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -125,6 +129,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (!validate(file)) throw new ConfigError(`invalid config ${path}: ${formatAjvErrors(validate.errors ?? [], 'config')}`);
   }
   const f = file as Partial<ParleyConfig>;
+  let cluster: ClusterConfig | undefined;
+  try {
+    cluster = resolveClusterConfig(f.cluster, env);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : f.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535`);
   const mediaMaxBytes = f.media?.maxBytes ?? DEFAULT_MEDIA_LIMITS.maxBytes;
@@ -156,6 +167,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
     metrics: metricsConfig(env.PARLEY_METRICS_TOKEN || f.metrics?.token),
     baseDir,
+    ...(cluster ? { cluster } : {}),
     ...overrides,
   };
 }
