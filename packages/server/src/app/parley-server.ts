@@ -1,10 +1,12 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { instanceFilter } from '../events/instance-filter.js';
@@ -12,6 +14,7 @@ import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
+import { ANSWERED } from '../http/router.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
@@ -55,6 +58,7 @@ export class ParleyServer {
     readonly routes: RouteDefinition[],
     readonly openapi: Record<string, unknown>,
     private readonly http: ReturnType<typeof createHttpApp>,
+    private readonly cluster?: ClusterRuntime,
   ) {}
 
   /**
@@ -94,12 +98,14 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
+    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken }) : undefined;
     const metrics = new ServerMetrics();
     const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
+    await cluster?.node.join();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
-    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
+    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger, cluster?.placement);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
       storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
@@ -116,7 +122,7 @@ export class ParleyServer {
     });
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics,
+      version: VERSION, media, webhooks, metrics, cluster: cluster?.node,
       sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
     };
 
@@ -125,9 +131,11 @@ export class ParleyServer {
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
     ];
-    const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
-      if (auth === 'instance') return registry.byKey(req.params.key!);
-      if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+    const resolveScope = async (auth: RouteAuth, req: Request, res: Response) => {
+      // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
+      if (auth === 'admin') adminToken.verify(req.headers.authorization);
+      if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
+      if (auth === 'instance') return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };
@@ -142,7 +150,7 @@ export class ParleyServer {
       durable: () => storage.flush(),
       metrics,
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, cluster);
     return server;
   }
 
@@ -158,6 +166,8 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
+    const { registry, storage } = this.context;
+    this.cluster?.node.start(registryHost(registry, storage, this.cluster.node, logger.child({ component: 'cluster' })));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
@@ -183,6 +193,8 @@ export class ParleyServer {
     const { storage, registry, config, logger } = this.context;
     const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
+    // A cluster node restores nothing itself: the nodes' loops share the instances out (docs/cluster.md).
+    if (this.cluster) return offerUnowned(this.cluster.node, all);
     const records = all.filter((r) => r.wantsConnection);
     for (const [i, record] of records.entries()) {
       if (this.shuttingDown) return;
@@ -224,6 +236,9 @@ export class ParleyServer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
+      // A cluster node hands its instances over first, still forwarding their requests to the new owners.
+      await this.restoring;
+      await this.cluster?.node.close();
       this.shuttingDown = true;
       if (this.server) {
         const server = this.server;
@@ -237,6 +252,7 @@ export class ParleyServer {
       await registry.close();
       await bus.drain();
       await webhooks.stop();
+      await this.cluster?.forwarder.close();
       await storage.close();
       logger.info('shutdown complete');
     })();

@@ -1,0 +1,124 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger } from '@parley/core';
+import type { PrereadRequest } from '../http/json-body.js';
+import type { ClusterNode } from './cluster-node.js';
+import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
+import { leastLoaded } from './placement.js';
+
+/** Pause between attempts to reach an instance's owner during a handover: grows from 50 ms to 1 s. */
+const RETRY_BASE_MS = 50;
+const RETRY_CAP_MS = 1000;
+/** Key → instance id answers remembered (keys never change; a deleted instance's key finds nothing at the owner). */
+const KEY_CACHE = 50_000;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Decides where a request is served: here when this node owns the instance (or is where a new or
+ * orphaned instance goes), else at the owner, forwarded. During a handover (owner gone, shutting
+ * down or moving the instance) it waits for the new owner up to `handoverWaitMs`, then answers 503.
+ * Requests forwarded by another node must carry the cluster secret (401 otherwise, logged).
+ */
+export class ClusterRouter {
+  private readonly ids = new Map<string, string>();
+  private readonly secretDigest: Buffer;
+
+  constructor(
+    private readonly node: ClusterNode,
+    private readonly forwarder: Forwarder,
+    private readonly instances: InstanceRepository,
+    private readonly logger: Logger,
+  ) {
+    this.secretDigest = digest(node.config.secret);
+  }
+
+  /** Answers true when the request was answered (forwarded); false when this node serves it. */
+  async route(req: Request, res: Response): Promise<boolean> {
+    if (req.headers[FORWARDED_BY_HEADER] !== undefined) {
+      this.verifyPeer(req);
+      return false;
+    }
+    if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
+    const keyOrId = req.params.key as string | undefined;
+    if (!keyOrId) return false;
+    const id = await this.instanceId(keyOrId);
+    if (!id) return false;
+    return this.toOwner(id, req, res);
+  }
+
+  /** Refuses a forwarded request without the right secret (401, logged with the claimed node and the client address). */
+  private verifyPeer(req: Request): void {
+    const given = req.headers[SECRET_HEADER];
+    if (typeof given === 'string' && timingSafeEqual(digest(given), this.secretDigest)) return;
+    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: req.ip, path: req.path.split('/').length }, 'forwarded request refused: wrong or missing cluster secret');
+    throw new UnauthorizedError('invalid cluster secret');
+  }
+
+  /** A new instance is created on the least-loaded node (here when that is this node or it cannot be reached). */
+  private async placeNew(req: Request, res: Response): Promise<boolean> {
+    const target = leastLoaded(this.node.nodes());
+    if (!target || target.id === this.node.id) return false;
+    const body = await prepareBody(req);
+    if ((await this.forwarder.forward(target.address, req, res, body)) === 'answered') return true;
+    restoreBody(req, body);
+    return false;
+  }
+
+  private async toOwner(id: string, req: Request, res: Response): Promise<boolean> {
+    const deadline = performance.now() + this.node.config.handoverWaitMs;
+    let body: ForwardBody | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (this.node.leases.has(id)) return local(req, body);
+      const target = await this.ownerAddress(id);
+      if (target === 'here') return local(req, body);
+      if (target !== 'wait') {
+        body ??= await prepareBody(req);
+        if ((await this.forwarder.forward(target, req, res, body)) === 'answered') return true;
+        if (body.kind === 'stream') break;
+      }
+      if (performance.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
+      await this.node.refreshNodes().catch(() => undefined);
+    }
+    throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
+  }
+
+  /** Where the instance is served: a node's address, `here`, or `wait` (its owner is gone and its lease not yet expired). */
+  private async ownerAddress(id: string): Promise<string | 'here' | 'wait'> {
+    const nodes = this.node.nodes();
+    const lease = (await this.node.store.owners([id])).get(id);
+    if (lease) {
+      if (lease.node === this.node.id) return 'wait';
+      const owner = nodes.find((n) => n.id === lease.node);
+      return owner?.alive ? owner.address : 'wait';
+    }
+    const moveTo = await this.node.store.moveTarget(id);
+    const draining = this.node.info.draining;
+    const able = draining ? nodes.filter((n) => n.id !== this.node.id) : nodes;
+    const target = able.find((n) => n.id === moveTo && n.alive && !n.draining) ?? leastLoaded(able);
+    if (!target) return draining ? 'wait' : 'here';
+    return target.id === this.node.id ? 'here' : target.address;
+  }
+
+  private async instanceId(keyOrId: string): Promise<string | undefined> {
+    const cached = this.ids.get(keyOrId);
+    if (cached) return cached;
+    const record = keyOrId.startsWith('ins_') ? ((await this.instances.get(keyOrId)) ?? (await this.instances.findByKey(keyOrId))) : await this.instances.findByKey(keyOrId);
+    if (!record) return undefined;
+    if (this.ids.size >= KEY_CACHE) this.ids.clear();
+    this.ids.set(keyOrId, record.id);
+    return record.id;
+  }
+}
+
+/** Serves here: a body already read for forwarding is handed to the route's body reader. */
+function local(req: Request, body: ForwardBody | undefined): false {
+  if (body) restoreBody(req, body);
+  return false;
+}
+
+/** A body read into memory goes to the route's body reader (the request stream is spent). */
+function restoreBody(req: Request, body: ForwardBody): void {
+  if (body.kind === 'buffer') (req as PrereadRequest).prereadBody = body.data;
+}
