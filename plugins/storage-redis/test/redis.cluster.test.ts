@@ -36,16 +36,16 @@ describe('@parley/storage-redis cluster coordination', () => {
 
   it('gives one lease per instance, tokens that only grow, and fences writes of a node that lost it', async () => {
     const cluster = storage.cluster();
-    const first = await cluster.acquire('ins_a', 'n1', 150);
+    const first = await cluster.acquire('ins_a', 'n1', 1000);
     assert.ok(first);
     assert.equal(await cluster.acquire('ins_a', 'n2', 150), null, 'held: SET NX refuses');
     await storage.authState.set('ins_a', [{ category: 'creds', id: 'me', value: 'one' }], first);
     await storage.state.put('ins_a:sandbox', 'x', 1, first);
-    assert.deepEqual(await cluster.renew([first], 150), []);
+    assert.deepEqual(await cluster.renew([first], 1000), []);
     assert.equal((await cluster.owners(['ins_a'])).get('ins_a')?.node, 'n1');
     assert.deepEqual(await cluster.heldBy('n1'), ['ins_a']);
     // n1 pauses past its lease: n2 takes the instance with a greater token.
-    await new Promise((r) => setTimeout(r, 250));
+    await new Promise((r) => setTimeout(r, 1100));
     const second = await cluster.acquire('ins_a', 'n2', 5000);
     assert.ok(second && second.token > first.token);
     assert.deepEqual(await cluster.heldBy('n1'), []);

@@ -60,9 +60,10 @@ export interface ClusterStore {
   nodes(): Promise<NodeRecord[]>;
   /**
    * Takes the lease of an instance for `ttlMs` when nobody holds it (SET NX PX), with a new fencing
-   * token; answers null when another node holds it.
+   * token; answers null when another node holds it, or when a move to another node is pending and
+   * `honourMove` is not false (a move to a node that died is overridden with `honourMove: false`).
    */
-  acquire(instance: string, node: string, ttlMs: number): Promise<Lease | null>;
+  acquire(instance: string, node: string, ttlMs: number, options?: { honourMove?: boolean }): Promise<Lease | null>;
   /** Extends held leases; answers the instances whose lease this node no longer holds (taken or expired and re-taken). */
   renew(leases: Lease[], ttlMs: number): Promise<string[]>;
   /** Gives leases up (only those still held with the same token) so another node can take them at once. */

@@ -12,6 +12,17 @@ export function isInstanceNamespace(namespace: string, instance: string): boolea
   return namespace.split(/[:.]/).includes(instance);
 }
 
+const UNFENCED = Symbol.for('parley.core.unfencedStorage');
+
+/**
+ * The storage under a fenced view (itself for any other storage). A driver keeping state shared by
+ * all its instances (the sandbox network's number book and inboxes) must build it on this, not on
+ * the first instance's fenced view: that instance's lease would fence everybody's writes.
+ */
+export function unfencedStorage(storage: Storage): Storage {
+  return (storage as Storage & { [UNFENCED]?: Storage })[UNFENCED] ?? storage;
+}
+
 /**
  * The storage a cluster node gives an instance's channel adapters: auth state writes (creds, signal
  * keys) and writes to the instance's own state namespaces carry the instance's current fencing token,
@@ -42,6 +53,7 @@ export function fencedStorage(base: Storage, instance: string, fence: () => Fenc
   };
   return new Proxy(base, {
     get(target, property, receiver) {
+      if (property === UNFENCED) return target;
       if (property === 'authState') return authState;
       if (property === 'state') return state;
       const value = Reflect.get(target, property, receiver) as unknown;

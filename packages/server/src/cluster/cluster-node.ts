@@ -42,6 +42,7 @@ export class ClusterNode {
   /** Orphans seen by earlier scans, with how many scans they have waited. */
   private readonly waiting = new Map<string, number>();
   private moveBudget: { minute: number; used: number } = { minute: 0, used: 0 };
+  private readonly starting = new Map<string, Promise<void>>();
 
   constructor(
     readonly store: ClusterStore,
@@ -93,17 +94,25 @@ export class ClusterNode {
   }
 
   /** Makes this node the instance's owner: keeps a valid lease, or takes a free one; InstanceMovingError otherwise. */
-  async claim(instance: string): Promise<void> {
+  async claim(instance: string, options: { honourMove?: boolean } = {}): Promise<void> {
     if (this.leases.has(instance)) return;
     if (this.closing || this.info.draining) throw new InstanceMovingError(instance);
     const sentAt = performance.now();
-    const lease = await this.store.acquire(instance, this.id, this.config.leaseTtlMs);
+    const lease = await this.store.acquire(instance, this.id, this.config.leaseTtlMs, options);
     if (!lease) throw new InstanceMovingError(instance);
     this.leases.add(lease, sentAt);
     this.info.load = this.leases.size;
     this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');
     // Whoever asked (a request, an orphan scan), the instance now runs here: reconnected if it wants a connection.
-    void this.host?.start(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'instance could not be started on this node'));
+    const started = (this.host?.start(instance) ?? Promise.resolve())
+      .catch((err: unknown) => this.logger.warn({ err, instance }, 'instance could not be started on this node'))
+      .finally(() => this.starting.delete(instance));
+    this.starting.set(instance, started);
+  }
+
+  /** Resolves once an instance this node just took has been started (loaded, reconnected): requests wait for it. */
+  whenStarted(instance: string): Promise<void> {
+    return this.starting.get(instance) ?? Promise.resolve();
   }
 
   /** Drains: stops every owned instance and releases its lease so other nodes take it at once. */
@@ -111,9 +120,7 @@ export class ClusterNode {
     this.info.draining = true;
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
     const all = this.leases.all();
-    await Promise.allSettled(all.map((l) => this.host?.stop(l.instance)));
-    for (const l of all) this.leases.delete(l.instance);
-    this.info.load = 0;
+    await this.giveUp(all);
     await this.store.release(all);
     this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
   }
@@ -135,6 +142,18 @@ export class ClusterNode {
     await this.store.leave(this.info).catch(() => undefined);
   }
 
+  /**
+   * Stops instances this node no longer runs. The leases are retired first: from then on requests are
+   * routed elsewhere and nothing loads the instances here again, while writes of the stopping adapters
+   * stay fenced by the still valid lease (an expired or lost one is refused by Redis anyway).
+   */
+  private async giveUp(leases: Lease[]): Promise<void> {
+    this.leases.retire(leases.map((l) => l.instance));
+    await Promise.allSettled(leases.map((l) => this.host?.stop(l.instance)));
+    for (const l of leases) this.leases.delete(l.instance);
+    this.info.load = this.leases.size;
+  }
+
   private async scan(): Promise<void> {
     await this.stopExpired();
     if (performance.now() - this.lastRenew >= this.config.renewIntervalMs) await this.renew();
@@ -147,12 +166,11 @@ export class ClusterNode {
 
   /** Stops instances whose lease deadline passed (renewals failed: Redis unreachable, or this process was paused). */
   private async stopExpired(): Promise<void> {
-    for (const lease of this.leases.expired()) {
-      this.leases.delete(lease.instance);
+    const expired = this.leases.expired();
+    for (const lease of expired) {
       this.logger.warn({ instance: lease.instance, fencingToken: lease.token }, 'lease could not be renewed in time; instance stopped on this node');
-      await this.host?.stop(lease.instance);
     }
-    this.info.load = this.leases.size;
+    await this.giveUp(expired);
   }
 
   private async renew(): Promise<void> {
@@ -160,16 +178,12 @@ export class ClusterNode {
     this.lastRenew = sentAt;
     const ok = await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
     if (!ok) this.logger.error({ node: this.id }, 'another process took this node id in the registry');
-    const leases = this.leases.all();
+    const leases = this.leases.renewable();
     if (leases.length === 0) return;
     const lost = new Set(await this.store.renew(leases, this.config.leaseTtlMs));
     this.leases.renewed(leases, lost, sentAt);
-    for (const instance of lost) {
-      this.leases.delete(instance);
-      this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
-      await this.host?.stop(instance);
-    }
-    this.info.load = this.leases.size;
+    for (const instance of lost) this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
+    await this.giveUp(leases.filter((l) => lost.has(l.instance)));
   }
 
   /** Instances without a live lease: offered ones, this node's own from an earlier run, and those of dead nodes. */
@@ -194,12 +208,13 @@ export class ClusterNode {
     const patient = open.filter((id) => (this.waiting.get(id) ?? 0) >= PATIENCE_SCANS);
     const take = [...new Set([...mine, ...spreadOrder(this.id, open).slice(0, room), ...patient])];
     for (const id of open) this.waiting.set(id, (this.waiting.get(id) ?? 0) + 1);
-    await Promise.all(take.map((id) => this.adopt(id)));
+    // A move to a node that is gone no longer holds an orphan back.
+    await Promise.all(take.map((id) => this.adopt(id, targets.has(id) && targets.get(id) !== this.id)));
   }
 
-  private async adopt(id: string): Promise<void> {
+  private async adopt(id: string, overrideMove: boolean): Promise<void> {
     try {
-      await this.claim(id);
+      await this.claim(id, { honourMove: !overrideMove });
     } catch {
       return; // another node was faster
     }
@@ -213,9 +228,7 @@ export class ClusterNode {
     const alive = new Set(candidates(this.nodesCache).map((n) => n.id));
     const leaving = held.filter((l) => moves.has(l.instance) && moves.get(l.instance) !== this.id && alive.has(moves.get(l.instance)!));
     if (leaving.length === 0) return;
-    await Promise.allSettled(leaving.map((l) => this.host?.stop(l.instance)));
-    for (const l of leaving) this.leases.delete(l.instance);
-    this.info.load = this.leases.size;
+    await this.giveUp(leaving);
     await this.store.release(leaving);
     this.logger.info({ instances: leaving.map((l) => l.instance) }, 'instances moved to other nodes');
   }

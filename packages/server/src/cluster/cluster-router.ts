@@ -1,6 +1,6 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger } from '@parley/core';
+import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
@@ -35,16 +35,18 @@ export class ClusterRouter {
 
   /** Answers true when the request was answered (forwarded); false when this node serves it. */
   async route(req: Request, res: Response): Promise<boolean> {
-    if (req.headers[FORWARDED_BY_HEADER] !== undefined) {
-      this.verifyPeer(req);
-      return false;
-    }
-    if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
+    const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
+    if (forwarded) this.verifyPeer(req);
+    else if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
     const keyOrId = req.params.key as string | undefined;
-    if (!keyOrId) return false;
-    const id = await this.instanceId(keyOrId);
+    const id = keyOrId ? await this.instanceId(keyOrId) : undefined;
     if (!id) return false;
-    return this.toOwner(id, req, res);
+    if (!forwarded) return this.toOwner(id, req, res);
+    // Served here (a forwarded request is never forwarded again) if this node owns the instance or can take it, once it is
+    // started; otherwise 503 instance_moving, which the forwarding node retries.
+    if (!this.node.leases.has(id)) await this.node.claim(id);
+    await this.node.whenStarted(id);
+    return false;
   }
 
   /** Refuses a forwarded request without the right secret (401, logged with the claimed node and the client address). */
@@ -57,7 +59,7 @@ export class ClusterRouter {
 
   /** A new instance is created on the least-loaded node (here when that is this node or it cannot be reached). */
   private async placeNew(req: Request, res: Response): Promise<boolean> {
-    const target = leastLoaded(this.node.nodes());
+    const target = leastLoaded(await this.node.refreshNodes());
     if (!target || target.id === this.node.id) return false;
     const body = await prepareBody(req);
     if ((await this.forwarder.forward(target.address, req, res, body)) === 'answered') return true;
@@ -69,12 +71,20 @@ export class ClusterRouter {
     const deadline = performance.now() + this.node.config.handoverWaitMs;
     let body: ForwardBody | undefined;
     for (let attempt = 0; ; attempt++) {
-      if (this.node.leases.has(id)) return local(req, body);
+      if (this.node.leases.has(id)) {
+        await this.node.whenStarted(id);
+        return local(req, body);
+      }
       const target = await this.ownerAddress(id);
-      if (target === 'here') return local(req, body);
-      if (target !== 'wait') {
+      if (target === 'here') {
+        // Taken here and started (reconnected) before the request runs; another node may have been faster.
+        if (await this.node.claim(id).then(() => true, () => false)) {
+          await this.node.whenStarted(id);
+          return local(req, body);
+        }
+      } else if (target !== 'wait') {
         body ??= await prepareBody(req);
-        if ((await this.forwarder.forward(target, req, res, body)) === 'answered') return true;
+        if ((await this.attempt(id, target, req, res, body)) === 'answered') return true;
         if (body.kind === 'stream') break;
       }
       if (performance.now() >= deadline) break;
@@ -84,21 +94,42 @@ export class ClusterRouter {
     throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
   }
 
-  /** Where the instance is served: a node's address, `here`, or `wait` (its owner is gone and its lease not yet expired). */
-  private async ownerAddress(id: string): Promise<string | 'here' | 'wait'> {
+  /**
+   * Forwards once; a replayable attempt is abandoned when the target stops holding the instance's
+   * lease before it answers (checked every renewal interval), so a paused owner holds the request at
+   * most until its lease moves on. Such an owner refuses the request if it wakes: its lease deadline passed.
+   */
+  private async attempt(id: string, target: NodeRecord, req: Request, res: Response, body: ForwardBody): Promise<'answered' | 'retry'> {
+    if (body.kind === 'stream') return this.forwarder.forward(target.address, req, res, body);
+    const abandon = new AbortController();
+    const watch = setInterval(() => {
+      this.node.store.owners([id]).then((owners) => {
+        const lease = owners.get(id);
+        if (lease && lease.node !== target.id) abandon.abort();
+      }, () => undefined);
+    }, this.node.config.renewIntervalMs);
+    try {
+      return await this.forwarder.forward(target.address, req, res, body, { signal: abandon.signal, answered: () => clearInterval(watch) });
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  /** Where the instance is served: a node, `here`, or `wait` (its owner is gone and its lease not yet expired). */
+  private async ownerAddress(id: string): Promise<NodeRecord | 'here' | 'wait'> {
     const nodes = this.node.nodes();
     const lease = (await this.node.store.owners([id])).get(id);
     if (lease) {
       if (lease.node === this.node.id) return 'wait';
       const owner = nodes.find((n) => n.id === lease.node);
-      return owner?.alive ? owner.address : 'wait';
+      return owner?.alive ? owner : 'wait';
     }
     const moveTo = await this.node.store.moveTarget(id);
     const draining = this.node.info.draining;
     const able = draining ? nodes.filter((n) => n.id !== this.node.id) : nodes;
     const target = able.find((n) => n.id === moveTo && n.alive && !n.draining) ?? leastLoaded(able);
     if (!target) return draining ? 'wait' : 'here';
-    return target.id === this.node.id ? 'here' : target.address;
+    return target.id === this.node.id ? 'here' : target;
   }
 
   private async instanceId(keyOrId: string): Promise<string | undefined> {

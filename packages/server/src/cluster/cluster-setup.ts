@@ -52,6 +52,8 @@ export function registryHost(registry: InstanceRegistry, storage: Storage, node:
         return;
       }
       const runtime = await registry.load(record);
+      // Handed over again while loading: the hand-over stops it; it must not connect.
+      if (!node.leases.has(id)) return;
       if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
       logger.info({ instance: id }, 'instance started on this node');
     },

@@ -16,7 +16,7 @@ export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 /** 503 codes that mean "ask again": the owner is shutting down or gave the instance up. */
-const RETRYABLE_CODES = new Set(['instance_moving', 'shutting_down', 'lease_lost']);
+const RETRYABLE_CODES = new Set(['instance_moving', 'shutting_down']);
 
 /** What one forwarding attempt came to. */
 export type Attempt = 'answered' | 'retry';
@@ -46,7 +46,11 @@ export class Forwarder {
 
   constructor(private readonly nodeId: string, private readonly secret: string) {}
 
-  async forward(target: string, req: Request, res: Response, body: ForwardBody): Promise<Attempt> {
+  /**
+   * One attempt. `abandon` aborts it while no answer has come (the owner's lease moved on: a paused
+   * or partitioned owner); a replayable request is then tried again elsewhere.
+   */
+  async forward(target: string, req: Request, res: Response, body: ForwardBody, abandon?: { signal: AbortSignal; answered: () => void }): Promise<Attempt> {
     const headers: Record<string, string | string[]> = {};
     for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
     headers[FORWARDED_BY_HEADER] = this.nodeId;
@@ -57,13 +61,14 @@ export class Forwarder {
     let answer: Awaited<ReturnType<typeof request>>;
     try {
       answer = await request(`${target}${req.originalUrl}`, {
-        method: req.method as 'GET', headers, dispatcher: this.agent,
+        method: req.method as 'GET', headers, dispatcher: this.agent, signal: abandon?.signal,
         body: body.kind === 'buffer' ? body.data : body.kind === 'stream' ? req : undefined,
       });
     } catch (err) {
       if (body.kind === 'stream') throw err;
       return 'retry';
     }
+    abandon?.answered();
     if (answer.statusCode === 503 && body.kind !== 'stream') {
       const text = await answer.body.text();
       if (retryable(text)) return 'retry';

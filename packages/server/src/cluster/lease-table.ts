@@ -2,6 +2,8 @@ import type { Fence, Lease } from '@parley/core';
 
 interface Held {
   lease: Lease;
+  /** Being handed over: still held (its writes are valid) but no longer served or claimed here. */
+  leaving?: boolean;
   /** Monotonic time (performance.now) after which this node must no longer act on the lease. */
   deadline: number;
 }
@@ -37,13 +39,22 @@ export class LeaseTable {
     return { instance, token: held.lease.token };
   }
 
+  /** True while this node runs the instance: a valid lease not being handed over. */
   has(instance: string): boolean {
-    return this.fence(instance) !== undefined;
+    return this.fence(instance) !== undefined && !this.held.get(instance)!.leaving;
   }
 
-  /** Leases whose deadline passed (the node must stop those instances now). */
+  /** Marks leases as being handed over: {@link has} answers false, their fences stay valid until {@link delete}. */
+  retire(instances: string[]): void {
+    for (const id of instances) {
+      const held = this.held.get(id);
+      if (held) held.leaving = true;
+    }
+  }
+
+  /** Leases whose deadline passed (the node must stop those instances now), unless already being handed over. */
   expired(now = performance.now()): Lease[] {
-    return [...this.held.values()].filter((h) => h.deadline <= now).map((h) => h.lease);
+    return [...this.held.values()].filter((h) => h.deadline <= now && !h.leaving).map((h) => h.lease);
   }
 
   delete(instance: string): Lease | undefined {
@@ -52,7 +63,13 @@ export class LeaseTable {
     return held?.lease;
   }
 
+  /** Leases this node runs (those being handed over left out). */
   all(): Lease[] {
+    return [...this.held.values()].filter((h) => !h.leaving).map((h) => h.lease);
+  }
+
+  /** Every lease still held, those being handed over included (renewals keep them until they are released). */
+  renewable(): Lease[] {
     return [...this.held.values()].map((h) => h.lease);
   }
 

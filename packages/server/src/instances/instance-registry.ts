@@ -169,6 +169,8 @@ export class InstanceRegistry {
 
   /** Stops an instance's adapters and forgets it (the record stays unless the caller deletes it). */
   async unload(id: string): Promise<void> {
+    // A load in flight finishes first: otherwise it would leave a running instance behind.
+    await this.loading.get(id)?.catch(() => undefined);
     const runtime = this.byId.get(id);
     if (!runtime) return;
     this.byId.delete(id);

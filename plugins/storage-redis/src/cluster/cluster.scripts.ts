@@ -31,10 +31,15 @@ return 1
  * Takes a free lease with a new fencing token (SET NX semantics). The token counter starts from the
  * caller's clock in milliseconds when Redis lost it (restart without persistence), so tokens keep growing
  * (they stay below 10^14: Lua formats larger numbers in exponent form).
- * KEYS: lease, fence, fence-seq, holder hash, unowned zset, move key. ARGV: stem, instance, node, ttl, seed.
+ * With `honourMove` (ARGV[6] = 1), an instance an admin or a rebalance asked to move to another node is left to that node.
+ * KEYS: lease, fence, fence-seq, holder hash, unowned zset, move key. ARGV: stem, instance, node, ttl, seed, honourMove.
  */
 export const acquireScript = new LuaScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if ARGV[6] == '1' then
+  local target = redis.call('GET', KEYS[6])
+  if target and target ~= ARGV[3] then return 0 end
+end
 if redis.call('EXISTS', KEYS[3]) == 0 then redis.call('SET', KEYS[3], ARGV[5]) end
 local token = redis.call('INCR', KEYS[3])
 redis.call('SET', KEYS[1], ARGV[3] .. '|' .. token, 'PX', ARGV[4])

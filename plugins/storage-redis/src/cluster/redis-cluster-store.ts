@@ -46,22 +46,25 @@ export class RedisClusterStore implements ClusterStore {
   async nodes(): Promise<NodeRecord[]> {
     const ids = (await this.connection.run((c) => c.sMembers(this.keys.nodes))).sort();
     if (ids.length === 0) return [];
-    const [live, last] = await this.connection.run((c) =>
-      Promise.all([c.mGet(ids.map((id) => this.keys.node(id))), c.mGet(ids.map((id) => this.keys.nodeLast(id)))]));
+    const [live, last, held] = await this.connection.run((c) => Promise.all([
+      c.mGet(ids.map((id) => this.keys.node(id))), c.mGet(ids.map((id) => this.keys.nodeLast(id))),
+      Promise.all(ids.map((id) => c.sCard(this.keys.held(id)))),
+    ]));
     const out: NodeRecord[] = [];
     ids.forEach((id, i) => {
       const text = live[i] ?? last[i];
       if (!text) return;
-      out.push({ ...(JSON.parse(text) as Omit<NodeRecord, 'alive'>), alive: live[i] != null });
+      // The load is counted in Redis (instances the node holds), not the node's last report: placement sees every lease at once.
+      out.push({ ...(JSON.parse(text) as Omit<NodeRecord, 'alive'>), load: held[i]!, alive: live[i] != null });
     });
     return out;
   }
 
-  async acquire(instance: string, node: string, ttlMs: number): Promise<Lease | null> {
+  async acquire(instance: string, node: string, ttlMs: number, options: { honourMove?: boolean } = {}): Promise<Lease | null> {
     const k = this.keys;
     const seed = this.clock.now();
     const token = Number(await this.connection.run((c) => acquireScript.run(c,
-      [k.lease(instance), k.fence(instance), k.fenceSeq, k.holder, k.unowned, k.move(instance)], [k.stem, instance, node, ttlMs, seed])));
+      [k.lease(instance), k.fence(instance), k.fenceSeq, k.holder, k.unowned, k.move(instance)], [k.stem, instance, node, ttlMs, seed, options.honourMove === false ? 0 : 1])));
     return token > 0 ? { instance, node, token } : null;
   }
 

@@ -1,0 +1,193 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { RedisStorage } from '@parley/storage-redis';
+import { deleteKeys } from '@parley/storage-redis/testing';
+import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
+import { CLUSTER_SECRET, freePort, NodeProcess } from '../support/cluster-process.js';
+import { clusterLoad, storedMessageIds, type Instance } from '../support/cluster-load.js';
+
+/**
+ * Three Parley nodes as separate processes (the real CLI) on one Redis: instances created through
+ * node 1 are served through every node, forwarded requests need the cluster secret, a SIGKILLed owner's
+ * instances serve again elsewhere within 15 s without losing an accepted send, and a graceful stop
+ * hands instances over with no failed request through the other nodes.
+ */
+describe('cluster: three nodes on one Redis', () => {
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster of three nodes', { example: 'redis://127.0.0.1:6379' });
+  if (!redisUrl) return;
+  const keyPrefix = `parley-test:cluster:${process.pid}-${randomBytes(4).toString('hex')}:`;
+  const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));
+  const nodes = new Map<string, NodeProcess>();
+  const ports = new Map<string, number>();
+  const storage = new RedisStorage({ url: redisUrl, keyPrefix });
+  let receiver: HttpReceiver;
+  const instances: Instance[] = [];
+
+  const start = async (id: string) => {
+    const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl, keyPrefix, dir });
+    nodes.set(id, node);
+    return node;
+  };
+  const node = (id: string) => nodes.get(id)!;
+  const owners = async () => new Map([...(await storage.cluster().owners(instances.map((i) => i.id)))].map(([id, lease]) => [id, lease.node]));
+
+  before(async () => {
+    await storage.init();
+    receiver = await startHttpReceiver();
+    for (const id of ['n1', 'n2', 'n3']) ports.set(id, await freePort());
+    for (const id of ['n1', 'n2', 'n3']) await start(id);
+  });
+
+  after(async () => {
+    await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
+    await receiver.close();
+    await storage.close();
+    await deleteKeys(redisUrl, keyPrefix);
+    // PARLEY_KEEP_CLUSTER_LOGS=1 keeps the nodes' data directories and logs (<dir>/<node>/node.log) for a look after a failure.
+    if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses to start a second process with a node id in use, naming the field', async () => {
+    const twin = NodeProcess.launch({ id: 'n2', port: await freePort(), redisUrl, keyPrefix, dir: join(dir, 'twin') });
+    assert.equal(await twin.exit(), 1);
+    assert.ok(twin.lines.some((l) => l.includes('cluster.nodeId (PARLEY_NODE_ID) "n2" is in use by another live node')), twin.lines.join('\n'));
+  });
+
+  it('places instances created through node 1 on every node and serves them through any node', async () => {
+    const via = ['n1', 'n2', 'n3'];
+    for (let i = 0; i < 6; i++) {
+      const number = `55119710000${String(i).padStart(2, '0')}`;
+      const created = await node('n1').request('POST', '/admin/instances', {
+        channel: 'sandbox', name: `c${i}`, options: { number },
+        webhook: { allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/hook` },
+      }, {}, true);
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const { id, key } = created.body.data as { id: string; key: string };
+      // Connected and scanned through the other nodes: the requests reach the owner.
+      assert.equal((await node(via[(i + 1) % 3]!).request('POST', `/${key}/instance`)).status, 200);
+      assert.equal((await node(via[(i + 2) % 3]!).request('POST', `/sandbox/${key}/scan`)).status, 200);
+      instances.push({ id, key, number });
+    }
+    const placed = await owners();
+    assert.equal(placed.size, 6);
+    assert.deepEqual(new Set(placed.values()), new Set(['n1', 'n2', 'n3']), 'new instances go to the least-loaded node');
+    for (const instance of instances) {
+      const answers = await Promise.all(via.map((n) => node(n).request('GET', `/${instance.key}/instance`)));
+      for (const answer of answers) assert.equal(answer.body.instance.phoneConnected, true, JSON.stringify(answer.body));
+      assert.deepEqual(answers[1], answers[0]);
+      assert.deepEqual(answers[2], answers[0]);
+    }
+    // Sends through every node; each event reaches the webhook once, whichever node delivers it.
+    const sent: string[] = [];
+    for (const [i, instance] of instances.entries()) {
+      const to = instances[(i + 1) % instances.length]!.number;
+      const res = await node(via[i % 3]!).request('POST', `/${instance.key}/message/text`, { to, text: `hello ${i}` });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+      sent.push(res.body.data.key.id as string);
+    }
+    await receiver.waitFor(12, 15_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    const ids = receiver.requests.map((r) => (JSON.parse(r.body.toString()) as { id: string }).id);
+    assert.equal(new Set(ids).size, ids.length, 'no event delivered twice');
+    for (const [i, instance] of instances.entries()) {
+      assert.ok((await storedMessageIds(node('n3'), instance.key, instances[(i + 1) % instances.length]!.number)).has(sent[i]!));
+    }
+  });
+
+  it('refuses a forwarded request with a wrong or missing cluster secret (401, logged)', async () => {
+    const { key } = instances[0]!;
+    const wrong = await node('n2').request('GET', `/${key}/instance`, undefined, { 'x-parley-forwarded-by': 'n1', 'x-parley-cluster-secret': 'not-the-secret-000000' });
+    assert.equal(wrong.status, 401);
+    assert.equal(wrong.body.error.code, 'unauthorized');
+    const missing = await node('n3').request('GET', `/${key}/instance`, undefined, { 'x-parley-forwarded-by': 'n1' });
+    assert.equal(missing.status, 401);
+    assert.ok(node('n2').logs('forwarded request refused: wrong or missing cluster secret').length >= 1);
+    assert.ok(node('n3').logs('forwarded request refused: wrong or missing cluster secret').length >= 1);
+    const right = await node('n2').request('GET', `/${key}/instance`, undefined, { 'x-parley-forwarded-by': 'n1', 'x-parley-cluster-secret': CLUSTER_SECRET });
+    assert.ok([200, 503].includes(right.status), 'the right secret is accepted (served, or 503 instance_moving when another node owns it)');
+  });
+
+  it('SIGKILL of an owner under load: its instances serve again through the other nodes within 15 s, no accepted send lost', async () => {
+    const before = await owners();
+    const victim = 'n1';
+    const survivors = ['n2', 'n3'];
+    const victims = instances.filter((i) => before.get(i.id) === victim);
+    assert.ok(victims.length > 0);
+    const load = clusterLoad(instances, survivors.map(node));
+    await new Promise((r) => setTimeout(r, 500));
+    const killedAt = performance.now();
+    await node(victim).stop('SIGKILL');
+    const back = await load.untilEachServedAfter(victims, killedAt, 20_000);
+    const results = await load.stop();
+    const worst = Math.max(...back.values());
+    assert.ok(worst < 15_000, `every instance served again within 15 s (worst ${Math.round(worst)} ms)`);
+    assert.deepEqual(results.failures, [], 'no request failed during the failover');
+    for (const instance of instances) {
+      const stored = await storedMessageIds(node('n2'), instance.key, load.peerOf(instance).number);
+      for (const id of results.accepted.get(instance.id) ?? []) assert.ok(stored.has(id), `accepted send ${id} of ${instance.id} is stored`);
+    }
+    // Never two owners: every take of an instance has a greater fencing token than the one before, on another node after the kill.
+    const after = await owners();
+    const takes: Record<string, any>[] = survivors.flatMap((n) => node(n).logs('instance lease taken').map((l) => ({ ...l, node: n })));
+    for (const instance of victims) {
+      assert.notEqual(after.get(instance.id), victim);
+      const lease = (await storage.cluster().owners([instance.id])).get(instance.id)!;
+      const take = takes.find((t) => t.instance === instance.id && t.fencingToken === lease.token);
+      assert.ok(take, `the survivor's take of ${instance.id} is logged with the current token`);
+      const first = node(victim).logs('instance lease taken').filter((t) => t.instance === instance.id);
+      for (const old of first) assert.ok(old.fencingToken < lease.token);
+    }
+    nodes.delete(victim);
+  });
+
+  it('rolling restart under load: graceful stops hand instances over, 0 non-2xx through the other nodes', async () => {
+    await start('n1');
+    const all = ['n1', 'n2', 'n3'];
+    for (const restarting of all) {
+      const others = all.filter((n) => n !== restarting).map(node);
+      const load = clusterLoad(instances, others);
+      await new Promise((r) => setTimeout(r, 300));
+      const stopped = node(restarting);
+      try {
+        assert.equal(await stopped.stop('SIGTERM'), 0);
+        await new Promise((r) => setTimeout(r, 1000));
+      } finally {
+        await start(restarting);
+      }
+      const results = await load.stop();
+      assert.equal(stopped.logs('instances handed over to the other nodes').length, 1);
+      assert.deepEqual(results.failures, [], `no failed request while ${restarting} restarted`);
+      assert.ok(results.ok > 0);
+    }
+  });
+
+  it('a paused owner (SIGSTOP past its lease) stops its instances when it wakes and never takes them back by itself', async () => {
+    const current = await owners();
+    const owner = current.get(instances[0]!.id)!;
+    const mine = instances.filter((i) => current.get(i.id) === owner);
+    const other = ['n1', 'n2', 'n3'].find((n) => n !== owner)!;
+    node(owner).signal('SIGSTOP');
+    try {
+      // Served again by another node once the lease expired.
+      const res = await node(other).request('POST', `/${mine[0]!.key}/message/text`, { to: instances[1]!.number, text: 'while paused' });
+      assert.equal(res.status, 200, JSON.stringify(res.body));
+    } finally {
+      node(owner).signal('SIGCONT');
+    }
+    await new Promise((r) => setTimeout(r, 1500));
+    const stopped = node(owner).logs('lease could not be renewed in time; instance stopped on this node').map((l) => l.instance);
+    const lost = node(owner).logs('lease lost to another node; instance stopped on this node').map((l) => l.instance);
+    assert.ok([...stopped, ...lost].includes(mine[0]!.id), 'the woken owner stopped the instance');
+    const lease = (await storage.cluster().owners([mine[0]!.id])).get(mine[0]!.id)!;
+    assert.notEqual(lease.node, owner, 'the new owner keeps the instance');
+    // The paused owner's token can no longer write the instance's channel state.
+    const old = node(owner).logs('instance lease taken').filter((l) => l.instance === mine[0]!.id).at(-1)!;
+    assert.ok(old.fencingToken < lease.token);
+    await assert.rejects(storage.state.put(`${mine[0]!.id}:sandbox`, 'probe', 1, { instance: mine[0]!.id, token: old.fencingToken }), (err: any) => err.code === 'lease_lost');
+  });
+});
