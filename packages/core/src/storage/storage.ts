@@ -1,5 +1,6 @@
 import type { ClusterStore } from '../cluster/cluster-store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { EventLog } from './event-log.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
@@ -27,6 +28,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** The durable event log the live event streams replay from (`GET /{key}/events`). */
+  readonly events: EventLog;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;

@@ -8,6 +8,7 @@ import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
+import type { StreamHub } from '../streams/stream-hub.js';
 
 /** Everything route modules and services use; built once by the composition root. */
 export interface ServerContext {
@@ -32,6 +33,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** This server's cluster node, when it runs in a cluster (docs/cluster.md). */
   cluster?: ClusterNode;
+  /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
+  streams: StreamHub;
   /** Server version (the @parley/server package version). */
   version: string;
 }
