@@ -38,6 +38,7 @@ export class ClusterRouter {
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
     if (forwarded) this.verifyPeer(req);
     else if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
+    else if (typeof req.params.node === 'string' && req.params.node !== this.node.id) return this.toNode(req.params.node, req, res);
     const keyOrId = req.params.key as string | undefined;
     const id = keyOrId ? await this.instanceId(keyOrId) : undefined;
     if (!id) return false;
@@ -65,6 +66,13 @@ export class ClusterRouter {
     if ((await this.forwarder.forward(target.address, req, res, body)) === 'answered') return true;
     restoreBody(req, body);
     return false;
+  }
+
+  /** A request about another node (`/admin/cluster/nodes/{node}/…`) is answered by that node; an unknown or dead one by this node's 404. */
+  private async toNode(id: string, req: Request, res: Response): Promise<boolean> {
+    const target = (await this.node.refreshNodes()).find((n) => n.id === id && n.alive);
+    if (!target) return false;
+    return (await this.forwarder.forward(target.address, req, res, await prepareBody(req))) === 'answered';
   }
 
   private async toOwner(id: string, req: Request, res: Response): Promise<boolean> {
