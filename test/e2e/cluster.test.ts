@@ -8,16 +8,7 @@ import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '../support/cluster-process.js';
-import { clusterLoad, storedMessageIds, type Instance } from '../support/cluster-load.js';
-
-/** Polls `check` every 100 ms for up to 10 s. */
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 100; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.fail(`timed out waiting until ${what}`);
-}
+import { clusterLoad, createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
 
 /**
  * Three Parley nodes as separate processes (the real CLI) on one Redis: instances created through
@@ -69,19 +60,8 @@ describe('cluster: three nodes on one Redis', () => {
 
   it('places instances created through node 1 on every node and serves them through any node', async () => {
     const via = ['n1', 'n2', 'n3'];
-    for (let i = 0; i < 6; i++) {
-      const number = `55119710000${String(i).padStart(2, '0')}`;
-      const created = await node('n1').request('POST', '/admin/instances', {
-        channel: 'sandbox', name: `c${i}`, options: { number },
-        webhook: { allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/hook` },
-      }, {}, true);
-      assert.equal(created.status, 200, JSON.stringify(created.body));
-      const { id, key } = created.body.data as { id: string; key: string };
-      // Connected and scanned through the other nodes: the requests reach the owner.
-      assert.equal((await node(via[(i + 1) % 3]!).request('POST', `/${key}/instance`)).status, 200);
-      assert.equal((await node(via[(i + 2) % 3]!).request('POST', `/sandbox/${key}/scan`)).status, 200);
-      instances.push({ id, key, number });
-    }
+    // Connected and scanned through the other nodes: the requests reach the owner.
+    instances.push(...await createSandboxInstances(node('n1'), [node('n1'), node('n2'), node('n3')], 6, '551197100000', `${receiver.url}/hook`));
     const placed = await owners();
     assert.equal(placed.size, 6);
     assert.deepEqual(new Set(placed.values()), new Set(['n1', 'n2', 'n3']), 'new instances go to the least-loaded node');

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import type { NodeProcess } from './cluster-process.js';
 
 /** A sandbox instance of a cluster test. */
@@ -80,4 +81,35 @@ export async function storedMessageIds(node: NodeProcess, key: string, number: s
     for (const m of res.body.data as { key: { id: string } }[]) ids.add(m.key.id);
     if (page * 100 >= res.body.total) return ids;
   }
+}
+
+/** Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). */
+export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  while (performance.now() < end) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.fail(`timed out waiting until ${what}`);
+}
+
+/**
+ * Creates `count` sandbox instances through `create` (numbers `<prefix>00`, `<prefix>01`…), then
+ * connects and scans each through the nodes of `via` in turn (the requests reach the owner).
+ */
+export async function createSandboxInstances(create: NodeProcess, via: NodeProcess[], count: number, prefix: string, webhookUrl?: string): Promise<Instance[]> {
+  const out: Instance[] = [];
+  for (let i = 0; i < count; i++) {
+    const number = `${prefix}${String(i).padStart(2, '0')}`;
+    const created = await create.request('POST', '/admin/instances', {
+      channel: 'sandbox', name: `c${i}`, options: { number },
+      ...(webhookUrl ? { webhook: { allowWebhook: true, webhookFormat: 'native', webhookMessage: webhookUrl } } : {}),
+    }, {}, true);
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const { id, key } = created.body.data as { id: string; key: string };
+    assert.equal((await via[(i + 1) % via.length]!.request('POST', `/${key}/instance`)).status, 200);
+    assert.equal((await via[(i + 2) % via.length]!.request('POST', `/sandbox/${key}/scan`)).status, 200);
+    out.push({ id, key, number });
+  }
+  return out;
 }
