@@ -33,17 +33,24 @@ const stateDeleteScript = new LuaScript(`${FENCE_CHECK}
 return redis.call('HDEL', KEYS[2], ARGV[2])
 `);
 
-/** KEYS: fence, namespaces set. ARGV: token, state key stem, prefix. */
-const stateClearPrefixScript = new LuaScript(`${FENCE_CHECK}
-local prefix = ARGV[3]
-for _, ns in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-  if string.sub(ns, 1, #prefix) == prefix then
-    redis.call('DEL', ARGV[2] .. ns)
-    redis.call('SREM', KEYS[2], ns)
+/**
+ * Lua deleting every state namespace starting with a prefix: `namespaces` (the set), `stem` (the state
+ * key stem) and `prefix` are the script's references to them. Compares plain text: no glob, no pattern.
+ */
+export function clearPrefixLua(namespaces: string, stem: string, prefix: string): string {
+  return `
+for _, ns in ipairs(redis.call('SMEMBERS', ${namespaces})) do
+  if string.sub(ns, 1, #${prefix}) == ${prefix} then
+    redis.call('DEL', ${stem} .. ns)
+    redis.call('SREM', ${namespaces}, ns)
   end
 end
 return 1
-`);
+`;
+}
+
+/** KEYS: fence, namespaces set. ARGV: token, state key stem, prefix. */
+const stateClearPrefixScript = new LuaScript(`${FENCE_CHECK}${clearPrefixLua('KEYS[2]', 'ARGV[2]', 'ARGV[3]')}`);
 
 /** Runs a fenced script; FencedOffError when the token is no longer the instance's. */
 async function fenced(client: RedisClient, script: LuaScript, fence: Fence, keys: string[], args: (string | number)[], keysOf: ClusterKeys): Promise<number> {

@@ -1,21 +1,12 @@
 import type { Fence, StateRepository } from '@parley/core';
-import type { FencedWrites } from '../cluster/fenced-writes.js';
+import { clearPrefixLua, type FencedWrites } from '../cluster/fenced-writes.js';
 import { compareIds } from '../record-fields.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
 
-// KEYS: namespaces set. ARGV: state key stem, prefix. Compares plain text: no glob, no pattern.
-const clearPrefixScript = new LuaScript(`
-local prefix = ARGV[2]
-for _, ns in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if string.sub(ns, 1, #prefix) == prefix then
-    redis.call('DEL', ARGV[1] .. ns)
-    redis.call('SREM', KEYS[1], ns)
-  end
-end
-return 1
-`);
+// KEYS: namespaces set. ARGV: state key stem, prefix.
+const clearPrefixScript = new LuaScript(clearPrefixLua('KEYS[1]', 'ARGV[1]', 'ARGV[2]'));
 
 // KEYS: namespaces set, namespace hash. ARGV: namespace, id, JSON. One command where MULTI/SADD/HSET/EXEC were four.
 const putScript = new LuaScript(`
