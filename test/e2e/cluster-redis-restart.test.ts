@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
 import { clusterLoad, createSandboxInstances, storedMessageIds, type Instance } from '../support/cluster-load.js';
-import { freePort, NodeProcess } from '../support/cluster-process.js';
+import { freePort, NodeProcess } from '@parley/testkit/host';
 import { PrivateRedis } from '../support/private-redis.js';
 
 /** Short leases keep the test short: a node stops what it owns 3.5 s after its last renewal. */

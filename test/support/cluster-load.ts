@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { NodeProcess } from './cluster-process.js';
+import type { NodeProcess } from '@parley/testkit/host';
 
 /** A sandbox instance of a cluster test. */
 export interface Instance {

@@ -258,9 +258,12 @@ export class ParleyServer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
-      // A cluster node hands its instances over first, still forwarding their requests to the new owners.
-      await this.restoring;
-      await this.cluster?.node.close();
+      // A cluster node hands its instances over first, still forwarding their requests to the new owners
+      // (its restore only offered instances to the cluster: it is over at once).
+      if (this.cluster) {
+        await this.restoring;
+        await this.cluster.node.close();
+      }
       this.shuttingDown = true;
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();

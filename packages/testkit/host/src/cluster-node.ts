@@ -4,8 +4,8 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The real CLI (`parley`), as operators start it. */
-const CLI = fileURLToPath(new URL('../../../packages/server/dist/src/cli.js', import.meta.url));
+/** The real CLI (`parley`), as operators start it: beside the server package's entry point. */
+const CLI = fileURLToPath(new URL('./cli.js', import.meta.resolve('@parley/server')));
 
 /** Admin token and cluster secret of the test clusters (every node shares them). */
 export const CLUSTER_ADMIN_TOKEN = 'cluster-test-admin-token-0123456789';
@@ -23,7 +23,7 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** What a cluster node process is started with. */
+/** What a cluster node process is started with (docs/cluster.md: every node on one Redis). */
 export interface NodeOptions {
   id: string;
   port: number;
@@ -36,7 +36,11 @@ export interface NodeOptions {
   env?: Record<string, string>;
 }
 
-/** One Parley node running the real CLI in a child process, on Redis storage and the sandbox channel. */
+/**
+ * One Parley cluster node running the real CLI in a child process, on Redis storage and the sandbox
+ * channel, for tests and benchmarks that kill, pause and restart nodes. Its output goes to
+ * `<dir>/<id>/node.log` and to {@link NodeProcess.lines}.
+ */
 export class NodeProcess {
   readonly lines: string[] = [];
   private readonly exited: Promise<NodeJS.Signals | number | null>;
