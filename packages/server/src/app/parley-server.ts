@@ -16,6 +16,7 @@ import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { createHttpApp } from '../http/http-app.js';
 import { ANSWERED } from '../http/router.js';
+import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
@@ -160,6 +161,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
     });
     const upgrade = streamUpgradeHandler({

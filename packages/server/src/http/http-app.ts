@@ -10,6 +10,7 @@ import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import type { IdempotencyGuard } from './idempotency.js';
 import { UNMATCHED_ROUTE, type ServerMetrics } from '../metrics/server-metrics.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
@@ -31,6 +32,8 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
   durable: () => Promise<void>;
+  /** Serves the `Idempotency-Key` header of routes that create something. */
+  idempotency: IdempotencyGuard;
   /** Observes each request's duration by method, route template and status. */
   metrics?: ServerMetrics;
 }
@@ -107,7 +110,7 @@ export function createHttpApp(options: HttpAppOptions): {
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
   const { middleware: serveRoute, table } = routeMiddleware(all, {
-    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter,
+    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter, idempotency: options.idempotency,
     limits: { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes },
   });
 
