@@ -57,7 +57,7 @@ export function registryHost(registry: InstanceRegistry, storage: Storage, node:
       if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
       logger.info({ instance: id }, 'instance started on this node');
     },
-    stop: (id) => registry.unload(id),
+    stop: (id) => registry.handOver(id),
   };
 }
 

@@ -178,6 +178,22 @@ export class InstanceRegistry {
     await Promise.allSettled(runtime.adapters().map((a) => a.stop()));
   }
 
+  /**
+   * Stops an instance this process hands to another (a cluster node giving it up): its adapters stop
+   * first, then everything they emitted is stored and queued while the instance is still known here,
+   * and only then is it forgotten — no event of the last moments is dropped.
+   */
+  async handOver(id: string): Promise<void> {
+    await this.loading.get(id)?.catch(() => undefined);
+    const runtime = this.byId.get(id);
+    if (!runtime) return;
+    await Promise.allSettled(runtime.adapters().map((a) => a.stop()));
+    await this.sink?.run(id, async () => undefined).catch(() => undefined);
+    if (this.byId.get(id) !== runtime) return;
+    this.byId.delete(id);
+    this.idByKey.delete(runtime.record.key);
+  }
+
   /** Loaded instances. */
   loaded(): InstanceRuntime[] {
     return [...this.byId.values()];
