@@ -4,11 +4,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { crc32, deflateSync } from 'node:zlib';
 import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '@parley/testkit/host';
 import { clusterLoad, createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
+
+/** A valid 1×1 PNG carrying `padding` bytes of text (a picture larger than the 1 MiB a forwarder keeps in memory). */
+function largePng(padding: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const head = Buffer.alloc(4);
+    head.writeUInt32BE(data.length);
+    const crc = Buffer.alloc(4);
+    crc.writeUInt32BE(crc32(Buffer.concat([Buffer.from(type), data])));
+    return Buffer.concat([head, Buffer.from(type), data, crc]);
+  };
+  const ihdr = Buffer.from([0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0]);
+  return Buffer.concat([
+    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr),
+    chunk('tEXt', Buffer.concat([Buffer.from('Comment\0'), Buffer.alloc(padding, 'x')])),
+    chunk('IDAT', deflateSync(Buffer.from([0, 255, 0, 0, 255]))), chunk('IEND', Buffer.alloc(0)),
+  ]);
+}
 
 /**
  * Three Parley nodes as separate processes (the real CLI) on one Redis: instances created through
@@ -86,6 +104,19 @@ describe('cluster: three nodes on one Redis', () => {
     for (const [i, instance] of instances.entries()) {
       assert.ok((await storedMessageIds(node('n3'), instance.key, instances[(i + 1) % instances.length]!.number)).has(sent[i]!));
     }
+  });
+
+  it('streams media both ways through forwarding nodes: a 1.2 MiB picture up through one, down through another, byte for byte', async () => {
+    const instance = instances[2]!;
+    const owner = (await owners()).get(instance.id)!;
+    const [up, down] = ['n1', 'n2', 'n3'].filter((n) => n !== owner);
+    const png = largePng(1_200_000);
+    const put = await node(up!).request('PUT', `/${instance.key}/instance/profile/picture`, { url: `data:image/png;base64,${png.toString('base64')}` });
+    assert.equal(put.status, 200, JSON.stringify(put.body));
+    const got = await fetch(`${node(down!).url}/${instance.key}/instance/profile/picture`);
+    assert.equal(got.status, 200);
+    assert.equal(got.headers.get('content-type'), 'image/png');
+    assert.ok(Buffer.from(await got.arrayBuffer()).equals(png), 'the owner\'s bytes, unchanged');
   });
 
   it('refuses a forwarded request with a wrong or missing cluster secret (401, logged)', async () => {

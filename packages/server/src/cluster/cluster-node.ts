@@ -22,6 +22,8 @@ export class InstanceMovingError extends ParleyError {
 
 /** Loop period: lease deadlines are checked, orphans looked for and moves applied this often. */
 const SCAN_MS = 500;
+/** How long a graceful hand-over waits for the requests being served for an instance. */
+const IDLE_WAIT_MS = 10_000;
 /** Orphans one scan takes beyond its fair share once they waited this many scans (no instance waits forever on stale loads). */
 const PATIENCE_SCANS = 4;
 
@@ -43,6 +45,8 @@ export class ClusterNode {
   private readonly waiting = new Map<string, number>();
   private moveBudget: { minute: number; used: number } = { minute: 0, used: 0 };
   private readonly starting = new Map<string, Promise<void>>();
+  /** Requests being served here, by instance. */
+  private readonly busy = new Map<string, number>();
 
   constructor(
     readonly store: ClusterStore,
@@ -110,6 +114,22 @@ export class ClusterNode {
     this.starting.set(instance, started);
   }
 
+  /** Counts a request being served here for an instance until `done` fires (a graceful hand-over waits for it). */
+  serving(instance: string, done: (callback: () => void) => void): void {
+    this.busy.set(instance, (this.busy.get(instance) ?? 0) + 1);
+    done(() => {
+      const left = (this.busy.get(instance) ?? 1) - 1;
+      if (left > 0) this.busy.set(instance, left);
+      else this.busy.delete(instance);
+    });
+  }
+
+  /** Resolves once no request is being served for these instances, or after {@link IDLE_WAIT_MS}. */
+  private async idle(instances: string[]): Promise<void> {
+    const until = performance.now() + IDLE_WAIT_MS;
+    while (instances.some((id) => this.busy.has(id)) && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+  }
+
   /** Resolves once an instance this node just took has been started (loaded, reconnected): requests wait for it. */
   whenStarted(instance: string): Promise<void> {
     return this.starting.get(instance) ?? Promise.resolve();
@@ -120,7 +140,7 @@ export class ClusterNode {
     this.info.draining = true;
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
     const all = this.leases.all();
-    await this.giveUp(all);
+    await this.giveUp(all, true);
     await this.store.release(all);
     this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
   }
@@ -143,12 +163,14 @@ export class ClusterNode {
   }
 
   /**
-   * Stops instances this node no longer runs. The leases are retired first: from then on requests are
+   * Stops instances this node no longer runs. The leases are retired first, and a graceful hand-over
+   * (a stop, a drain, a move) lets the requests already being served here finish (bounded): from then on requests are
    * routed elsewhere and nothing loads the instances here again, while writes of the stopping adapters
    * stay fenced by the still valid lease (an expired or lost one is refused by Redis anyway).
    */
-  private async giveUp(leases: Lease[]): Promise<void> {
+  private async giveUp(leases: Lease[], graceful = false): Promise<void> {
     this.leases.retire(leases.map((l) => l.instance));
+    if (graceful) await this.idle(leases.map((l) => l.instance));
     await Promise.allSettled(leases.map((l) => this.host?.stop(l.instance)));
     for (const l of leases) this.leases.delete(l.instance);
     this.info.load = this.leases.size;
@@ -228,7 +250,7 @@ export class ClusterNode {
     const alive = new Set(candidates(this.nodesCache).map((n) => n.id));
     const leaving = held.filter((l) => moves.has(l.instance) && moves.get(l.instance) !== this.id && alive.has(moves.get(l.instance)!));
     if (leaving.length === 0) return;
-    await this.giveUp(leaving);
+    await this.giveUp(leaving, true);
     await this.store.release(leaving);
     this.logger.info({ instances: leaving.map((l) => l.instance) }, 'instances moved to other nodes');
   }

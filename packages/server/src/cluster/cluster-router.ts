@@ -2,6 +2,7 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
+import type { MatchedRequest } from '../http/router.js';
 import type { ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
 import { leastLoaded } from './placement.js';
@@ -42,11 +43,16 @@ export class ClusterRouter {
     const keyOrId = req.params.key as string | undefined;
     const id = keyOrId ? await this.instanceId(keyOrId) : undefined;
     if (!id) return false;
-    if (!forwarded) return this.toOwner(id, req, res);
-    // Served here (a forwarded request is never forwarded again) if this node owns the instance or can take it, once it is
-    // started; otherwise 503 instance_moving, which the forwarding node retries.
-    if (!this.node.leases.has(id)) await this.node.claim(id);
-    await this.node.whenStarted(id);
+    if (!forwarded) {
+      if (await this.toOwner(id, req, res)) return true;
+    } else {
+      // Served here (a forwarded request is never forwarded again) if this node owns the instance or can take it, once it is
+      // started; otherwise 503 instance_moving, which the forwarding node retries.
+      if (!this.node.leases.has(id)) await this.node.claim(id);
+      await this.node.whenStarted(id);
+    }
+    // Served here: a graceful hand-over of the instance waits until the answer is out.
+    this.node.serving(id, (done) => res.once('close', done));
     return false;
   }
 
@@ -54,7 +60,8 @@ export class ClusterRouter {
   private verifyPeer(req: Request): void {
     const given = req.headers[SECRET_HEADER];
     if (typeof given === 'string' && timingSafeEqual(digest(given), this.secretDigest)) return;
-    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: req.ip, path: req.path.split('/').length }, 'forwarded request refused: wrong or missing cluster secret');
+    // The route's template, never the path: it may carry an instance key.
+    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: req.ip, route: (req as MatchedRequest).parleyRoute }, 'forwarded request refused: wrong or missing cluster secret');
     throw new UnauthorizedError('invalid cluster secret');
   }
 
