@@ -220,6 +220,8 @@ describe('cluster: three nodes on one Redis', () => {
   });
 
   it('a paused owner (SIGSTOP past its lease) stops its instances when it wakes and its old lease never writes again', async () => {
+    // Right after the restarts a rebalance may have the instance between two nodes: wait for its owner.
+    await until(async () => (await owners()).has(instances[0]!.id), 'the instance has an owner');
     const current = await owners();
     const owner = current.get(instances[0]!.id)!;
     const mine = instances.filter((i) => current.get(i.id) === owner);
