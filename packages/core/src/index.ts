@@ -14,6 +14,7 @@ export * from './plugin.js';
 export * from './plugin-registrar.js';
 export * from './plugin-definitions.js';
 export * from './storage/index.js';
+export * from './cluster/index.js';
 export * from './clock.js';
 export * from './tokens.js';
 export * from './util/index.js';

@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, NotFoundError, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
+  ConflictError, isGroupJid, NotFoundError, unfencedStorage, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
   type Clock, type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
@@ -117,7 +117,8 @@ export class SandboxDriver implements ChannelDriver {
 
   async create(context: ChannelContext): Promise<SandboxAdapter> {
     const record = await context.instance();
-    const device = new SandboxDevice(context, this.networkFor(context.storage), this.deps.options, numberOf(record));
+    // The network is every instance's: it writes through the unfenced storage, never one instance's fenced view.
+    const device = new SandboxDevice(context, this.networkFor(unfencedStorage(context.storage)), this.deps.options, numberOf(record));
     return new SandboxAdapter(device, (id, sha) => `${this.deps.host.publicUrl}/sandbox/pictures/${id}?v=${sha.slice(0, 12)}`);
   }
 

@@ -1,8 +1,11 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import {
-  blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
+  blockedMs, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
   type StorageSignals,
 } from '@parley/core';
+import { ClusterKeys } from './cluster/cluster-keys.js';
+import { FencedWrites } from './cluster/fenced-writes.js';
+import { RedisClusterStore } from './cluster/redis-cluster-store.js';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisKeys } from './redis-keys.js';
@@ -40,6 +43,7 @@ export class RedisStorage implements Storage {
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
   private readonly pubsub: RedisSignals;
+  private readonly clusterStore: RedisClusterStore;
 
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: RedisStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
@@ -55,8 +59,11 @@ export class RedisStorage implements Storage {
     this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance), guesses);
     this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance), guesses);
     this.media = new RedisMediaRepository(this.connection, keys);
-    this.authState = new RedisAuthStateRepository(this.connection, keys);
-    this.state = new RedisStateRepository(this.connection, keys);
+    const clusterKeys = new ClusterKeys(resolved.keyPrefix);
+    const fenced = new FencedWrites(clusterKeys);
+    this.authState = new RedisAuthStateRepository(this.connection, keys, fenced);
+    this.state = new RedisStateRepository(this.connection, keys, fenced);
+    this.clusterStore = new RedisClusterStore(this.connection, clusterKeys, clock);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
     this.events = new RedisEventLog(this.connection, keys);
     this.idempotency = new RedisIdempotencyStore(this.connection, keys);
@@ -93,6 +100,11 @@ export class RedisStorage implements Storage {
   /** Redis pub/sub among the servers on this Redis and key prefix (see {@link RedisSignals}). */
   signals(): StorageSignals {
     return this.pubsub;
+  }
+
+  /** Cluster coordination on this Redis and key prefix (nodes, instance leases, fencing tokens). */
+  cluster(): ClusterStore {
+    return this.clusterStore;
   }
 
   health(): Promise<StorageHealth> {

@@ -23,9 +23,12 @@ export const operations = {
   addLabelToChat: { method: 'POST', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   adminCreateInstance: { method: 'POST', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: true },
   adminDeleteInstance: { method: 'DELETE', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminDrainNode: { method: 'POST', path: '/admin/cluster/nodes/{node}/drain', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true, idempotent: false },
+  adminGetCluster: { method: 'GET', path: '/admin/cluster', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
   blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
   changeCommunitySetting: { method: 'PATCH', path: '/{key}/community/{communityId}/settings', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -418,6 +421,7 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       };
     };
     keyed: false;
@@ -441,6 +445,29 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * Drain a node (hand all its instances to the others, take none) or take it back into service
+   *
+   * `POST /admin/cluster/nodes/{node}/drain`
+   */
+  adminDrainNode: {
+    params: {
+      node: string;
+    };
+    query: undefined;
+    body: {
+      /** `false` puts a drained node back into service. */
+      draining?: boolean;
+    };
+    response: {
+      status: 200;
+      data: {
+        node: string;
+        draining: boolean;
+      };
+    };
+    keyed: false;
+  };
+  /**
    * Live events of every instance (Server-Sent Events, or WebSocket on upgrade)
    *
    * `GET /admin/events`
@@ -455,6 +482,43 @@ export interface Operations {
     };
     body: undefined;
     response: string;
+    keyed: false;
+  };
+  /**
+   * Nodes of the cluster: address, start, last heartbeat, instances owned, load
+   *
+   * `GET /admin/cluster`
+   */
+  adminGetCluster: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        /** False on a single server (no cluster configured): `nodes` is then empty. */
+        enabled: boolean;
+        /** Id of the node that answered. */
+        node?: string;
+        nodes: ({
+          id: string;
+          /** Base URL the other nodes forward requests to. */
+          address: string;
+          /** When the node process started (ms since the epoch). */
+          startedAt: number;
+          /** When the node last refreshed its entry (ms, its clock). */
+          lastHeartbeat: number;
+          /** Instances the node owns (leases held). */
+          instances: number;
+          /** Its share of the owned instances of the live nodes (0 to 1). */
+          load: number;
+          /** False once its entry expired: the node is gone and its instances are being taken by others. */
+          alive: boolean;
+          /** A draining node takes no instances and hands its own over. */
+          draining: boolean;
+        })[];
+      };
+    };
     keyed: false;
   };
   /**
@@ -484,6 +548,7 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       };
     };
     keyed: false;
@@ -516,9 +581,35 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       })[];
       /** Token of the next page; absent on the last page. */
       cursor?: string;
+    };
+    keyed: false;
+  };
+  /**
+   * Move an instance (by key or public id) to another node
+   *
+   * `POST /admin/instances/{key}/move`
+   */
+  adminMoveInstance: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      /** Id of a live, non-draining node. */
+      node: string;
+    };
+    response: {
+      status: 200;
+      data: {
+        instance: string;
+        from: string;
+        to: string;
+      };
     };
     keyed: false;
   };

@@ -1,3 +1,4 @@
+import type { Fence } from '../cluster/cluster-store.js';
 import type { InstanceRecord } from '../domain/instance.js';
 import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
@@ -167,10 +168,14 @@ export interface MediaRepository {
 export interface AuthStateRepository {
   /** Answers the stored values of the ids that exist (absent ids are missing from the result). */
   get(instance: string, category: string, ids: string[]): Promise<Record<string, string>>;
-  /** Writes all entries atomically; a null value deletes the entry. */
-  set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void>;
-  /** Deletes the whole auth state of an instance (logout). */
-  clear(instance: string): Promise<void>;
+  /**
+   * Writes all entries atomically; a null value deletes the entry. With a `fence` (cluster nodes), the
+   * write applies only while the fence's token is the instance's current one, checked atomically with
+   * it (FencedOffError otherwise); back ends that cannot run a cluster never receive one.
+   */
+  set(instance: string, entries: { category: string; id: string; value: string | null }[], fence?: Fence): Promise<void>;
+  /** Deletes the whole auth state of an instance (logout); `fence` as for {@link set}. */
+  clear(instance: string, fence?: Fence): Promise<void>;
 }
 
 /**
@@ -179,10 +184,11 @@ export interface AuthStateRepository {
  */
 export interface StateRepository {
   get<T = unknown>(namespace: string, id: string): Promise<T | null>;
-  put(namespace: string, id: string, value: unknown): Promise<void>;
-  delete(namespace: string, id: string): Promise<boolean>;
+  /** `fence` (cluster nodes): applied only while its token is current, as {@link AuthStateRepository.set}. */
+  put(namespace: string, id: string, value: unknown, fence?: Fence): Promise<void>;
+  delete(namespace: string, id: string, fence?: Fence): Promise<boolean>;
   /** Every document of a namespace, ordered by id. */
   list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]>;
   /** Deletes every namespace starting with `prefix`. */
-  clearPrefix(prefix: string): Promise<void>;
+  clearPrefix(prefix: string, fence?: Fence): Promise<void>;
 }

@@ -1,3 +1,4 @@
+import type { ClusterStore } from '../cluster/cluster-store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { EventLog } from './event-log.js';
@@ -57,4 +58,10 @@ export interface Storage {
    * same object each time, closed with the storage. Back ends that only one process uses leave it out.
    */
   signals?(): StorageSignals;
+  /**
+   * Optional: cluster coordination in this store (node registry, instance leases with fencing tokens,
+   * fenced writes), for back ends several servers share. Called after {@link init}. A server given a
+   * cluster configuration refuses to start on a back end without it.
+   */
+  cluster?(): ClusterStore;
 }

@@ -2,10 +2,12 @@ import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import proxyaddr from 'proxy-addr';
+import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../events/event-journal.js';
@@ -15,6 +17,7 @@ import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { createHttpApp } from '../http/http-app.js';
+import { ANSWERED } from '../http/router.js';
 import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
@@ -67,6 +70,7 @@ export class ParleyServer {
     private readonly http: ReturnType<typeof createHttpApp>,
     private readonly journal: EventJournal,
     private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
+    private readonly cluster?: ClusterRuntime,
   ) {}
 
   /**
@@ -111,12 +115,14 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
+    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken }) : undefined;
     const metrics = new ServerMetrics();
     const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
+    await cluster?.node.join();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
-    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
+    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger, cluster?.placement);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
       storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
@@ -139,7 +145,7 @@ export class ParleyServer {
     });
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics, streams,
+      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node,
       sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
       restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
     };
@@ -149,9 +155,11 @@ export class ParleyServer {
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
     ];
-    const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
-      if (auth === 'instance') return registry.byKey(req.params.key!);
-      if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+    const resolveScope = async (auth: RouteAuth, req: Request, res: Response) => {
+      // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
+      if (auth === 'admin') adminToken.verify(req.headers.authorization);
+      if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
+      if (auth === 'instance') return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };
@@ -178,7 +186,7 @@ export class ParleyServer {
         return undefined;
       },
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade, cluster);
     return server;
   }
 
@@ -197,6 +205,8 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
+    const { registry, storage } = this.context;
+    this.cluster?.node.start(registryHost(registry, storage, this.cluster.node, logger.child({ component: 'cluster' })));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
@@ -222,6 +232,8 @@ export class ParleyServer {
     const { storage, logger } = this.context;
     const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
+    // A cluster node restores nothing itself: the nodes' loops share the instances out (docs/cluster.md).
+    if (this.cluster) return offerUnowned(this.cluster.node, all);
     const records = all.filter((r) => r.wantsConnection);
     const started = performance.now();
     const summary = await this.context.restorer.restoreRecords(records);
@@ -255,6 +267,12 @@ export class ParleyServer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
+      // A cluster node hands its instances over first, still forwarding their requests to the new owners
+      // (its restore only offered instances to the cluster: it is over at once).
+      if (this.cluster) {
+        await this.restoring;
+        await this.cluster.node.close();
+      }
       this.shuttingDown = true;
       this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
@@ -272,6 +290,7 @@ export class ParleyServer {
       await registry.close();
       await bus.drain();
       await webhooks.stop();
+      await this.cluster?.forwarder.close();
       await storage.close();
       logger.info('shutdown complete');
     })();

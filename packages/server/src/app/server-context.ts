@@ -1,5 +1,6 @@
 import type { ChannelDriver, Clock, ExternalDataConnector, HostSettings, Logger, WebhookFormat } from '@parley/core';
 import type { WebhookEngine } from '@parley/webhooks';
+import type { ClusterNode } from '../cluster/cluster-node.js';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
@@ -33,6 +34,8 @@ export interface ServerContext {
   webhooks: WebhookEngine;
   /** The Prometheus metrics `GET /metrics` answers. */
   metrics: ServerMetrics;
+  /** This server's cluster node, when it runs in a cluster (docs/cluster.md). */
+  cluster?: ClusterNode;
   /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
   streams: StreamHub;
   /** Server version (the @parley/server package version). */

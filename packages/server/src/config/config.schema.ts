@@ -1,4 +1,5 @@
 import { restoreSchema } from './restore-config.js';
+import { clusterConfigSchema } from './cluster-config.js';
 
 /** JSON Schema of the server's JSON config file (`PARLEY_CONFIG`). */
 export const configSchema = {
@@ -41,6 +42,7 @@ export const configSchema = {
     },
     restore: restoreSchema,
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+    cluster: clusterConfigSchema,
     webhooks: { type: 'object' },
     metrics: {
       type: 'object',

@@ -3,6 +3,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
+import { ClusterConfigError, resolveClusterConfig, type ClusterConfig } from './cluster-config.js';
 import { ConfigError } from './config-error.js';
 import { configSchema } from './config.schema.js';
 import { restoreConfig, type RestoreConfig } from './restore-config.js';
@@ -50,6 +51,8 @@ export interface ParleyConfig {
   streams: StreamsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+  /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
+  cluster?: ClusterConfig;
 }
 
 /** Settings of the Prometheus endpoint. */
@@ -126,7 +129,8 @@ function metricsConfig(token: string | undefined): MetricsConfig {
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
  * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
- * `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`, `PARLEY_RESTORE_PER_SECOND`).
+ * `PARLEY_NODE_ID`, `PARLEY_ADVERTISE_URL`, `PARLEY_CLUSTER_SECRET`, `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`,
+ * `PARLEY_RESTORE_PER_SECOND`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -144,6 +148,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (!validate(file)) throw new ConfigError(`invalid config ${path}: ${formatAjvErrors(validate.errors ?? [], 'config')}`);
   }
   const f = file as Partial<ParleyConfig>;
+  let cluster: ClusterConfig | undefined;
+  try {
+    cluster = resolveClusterConfig(f.cluster, env);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : f.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535`);
   const mediaMaxBytes = f.media?.maxBytes ?? DEFAULT_MEDIA_LIMITS.maxBytes;
@@ -182,6 +193,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       bufferBytes: f.streams?.bufferBytes ?? 256 * 1024,
     },
     baseDir,
+    ...(cluster ? { cluster } : {}),
     ...overrides,
   };
 }

@@ -10,8 +10,11 @@ import { check, RequestValidator } from './validator.js';
 /** What a route's handler answers, JSON results wrapped as a {@link JsonReply}. */
 type Reply = BinaryReply | TextReply | JsonReply | StreamReply;
 
-/** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
-export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
+/** What a scope resolver answers when it answered the request itself (a cluster node forwarded it to the instance's owner). */
+export const ANSWERED = Symbol('parley.answered');
+
+/** Resolves the scope of a request for an auth mode (throws 401/404 errors), or answers it and resolves {@link ANSWERED}. */
+export type ScopeResolver = (auth: RouteAuth, req: Request, res: Response) => Promise<unknown>;
 
 /** Reads a request body into `req.body` (see json-body.ts); rejects with a body-parser style error. */
 export type BodyReader = (req: Request, res: Response, limitBytes: number) => Promise<void>;
@@ -89,10 +92,11 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;
       try {
-        scope = await resolveScope(route.auth, req);
+        scope = await resolveScope(route.auth, req, res);
       } catch (err) {
         await failed(req, res, err);
       }
+      if (scope === ANSWERED) return;
       // A malformed key is refused before the body is read; other routes ignore the header.
       const idempotencyKey = route.idempotent ? IdempotencyGuard.keyOf(req.headers['idempotency-key']) : undefined;
       if (withBody) await readBody(req, res, limit);

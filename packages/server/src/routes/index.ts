@@ -4,6 +4,7 @@ import type { RouteDefinition } from '../http/route.js';
 import { bindChannelSlots } from '../schemas/channel-slots.js';
 import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
+import { clusterRoutes } from './cluster.routes.js';
 import { callRoutes } from './call.routes.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { chatRoutes } from './chat.routes.js';
@@ -29,6 +30,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
   return bindChannelSlots([
     ...healthRoutes(ctx, isShuttingDown),
     ...adminRoutes(ctx),
+    ...clusterRoutes(ctx),
     ...metricsRoutes(ctx),
     ...instanceRoutes(ctx),
     ...linkRoutes(ctx),

@@ -105,6 +105,7 @@ export class InstanceAdmin {
     this.ctx.streams.endInstance(id);
     await this.ctx.registry.forgetLinks(runtime.record);
     await s.instances.delete(id);
+    await this.ctx.cluster?.store.forget(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');
   }
 }
