@@ -118,4 +118,23 @@ describe('InstanceRestorer', () => {
     assert.deepEqual(await running, { restored: 1, failed: 1, skipped: 2 + 5 });
     assert.deepEqual(starts.map((s) => s.id), ['a', 'b']);
   });
+
+  it('throttles other starts (a cluster node taking instances over) with the same per-driver bound and rate as its restores', async () => {
+    const { restorer } = harness({ records: [], concurrency: 2, connectMs: 1 });
+    let inFlight = 0;
+    let peak = 0;
+    const at: number[] = [];
+    const start = () => restorer.throttle('whatsapp', async () => {
+      at.push(performance.now());
+      peak = Math.max(peak, ++inFlight);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      inFlight--;
+      return 'started';
+    });
+    assert.deepEqual(await Promise.all([start(), start(), start()]), ['started', 'started', 'started']);
+    assert.ok(peak <= 2, `at most 2 at once (peak ${peak})`);
+    assert.equal(busiestWindow(at, 995), 2, 'WhatsApp\'s 2 per second hold for takeovers too');
+    restorer.stop();
+    await assert.rejects(start(), 'a start after stop() is refused');
+  });
 });

@@ -205,8 +205,8 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
-    const { registry, storage } = this.context;
-    this.cluster?.node.start(registryHost(registry, storage, this.cluster.node, logger.child({ component: 'cluster' })));
+    const { registry, storage, restorer } = this.context;
+    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' })));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }

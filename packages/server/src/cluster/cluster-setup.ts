@@ -2,10 +2,10 @@ import { fencedStorage, type Clock, type ClusterStore, type InstanceRecord, type
 import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { InstancePlacement, InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import { ClusterNode, type InstanceHost } from './cluster-node.js';
 import { ClusterRouter } from './cluster-router.js';
 import { Forwarder } from './forwarder.js';
-
 
 /** The pieces of a cluster node the server holds. */
 export interface ClusterRuntime {
@@ -42,8 +42,13 @@ export function clusterRuntime(
   return { node, router, forwarder, placement };
 }
 
-/** How the node starts and stops the instances it takes and gives up: through the registry. */
-export function registryHost(registry: InstanceRegistry, storage: Storage, node: ClusterNode, logger: Logger): InstanceHost {
+/**
+ * How the node starts and stops the instances it takes and gives up: through the registry, each start
+ * under the restorer's per-driver concurrency bound and rate (a failover reconnects like a restart).
+ */
+export function registryHost(
+  registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger,
+): InstanceHost {
   return {
     async start(id) {
       const record = await storage.instances.get(id);
@@ -51,11 +56,13 @@ export function registryHost(registry: InstanceRegistry, storage: Storage, node:
         await node.store.forget(id);
         return;
       }
-      const runtime = await registry.load(record);
-      // Handed over again while loading: the hand-over stops it; it must not connect.
-      if (!node.leases.has(id)) return;
-      if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
-      logger.info({ instance: id }, 'instance started on this node');
+      await restorer.throttle(record.driver, async () => {
+        const runtime = await registry.load(record);
+        // Handed over again while loading or waiting: the hand-over stops it; it must not connect.
+        if (!node.leases.has(id)) return;
+        if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
+        logger.info({ instance: id }, 'instance started on this node');
+      });
     },
     stop: (id) => registry.handOver(id),
   };

@@ -88,6 +88,15 @@ export class InstanceRestorer {
     return summary;
   }
 
+  /**
+   * Runs `task` (which connects one instance of `driver`) under the same per-driver concurrency bound
+   * and rate as {@link restore}: a cluster node starts the instances it takes over through it, so a
+   * failover is no reconnect storm either. Rejects when {@link stop} was called before its turn.
+   */
+  throttle<T>(driver: string, task: () => Promise<T>): Promise<T> {
+    return this.queueOf(driver).add(task, { signal: this.abort.signal });
+  }
+
   /** Stops restoring: instances still waiting for their turn are skipped (connections under way finish). */
   stop(): void {
     this.abort.abort();
