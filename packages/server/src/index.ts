@@ -3,4 +3,5 @@ export type { ServerContext } from './app/server-context.js';
 export { loadConfig, ConfigError, DEFAULT_PLUGINS, type ParleyConfig, type PluginEntry } from './config/config.js';
 export { PluginError, loadPlugins } from './plugins/plugin-host.js';
 export { createLogger } from './logging/logger.js';
+export { runServerProcess } from './app/run-server.js';
 export type { RouteDefinition } from './http/route.js';
