@@ -1,0 +1,90 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startCliHost, type CliHost } from './host.js';
+import { runParley, spawnParley, until } from './parley-process.js';
+import { decodeTerminalQrs } from './terminal-qr-decode.js';
+
+/**
+ * `parley connect`: the QR in each terminal style decodes (parsed back from the printed characters and
+ * read with jsQR) to a code the server issued; new codes replace it until the phone links; the pairing
+ * code flow; the time-out.
+ */
+describe('parley connect: the terminal QR, its updates, pairing codes', () => {
+  let t: CliHost;
+  /** Every QR code the server issued (the channel's `qrcode` events). */
+  const issued = new Set<string>();
+  let untap: () => void;
+  let created = 0;
+
+  /** A new sandbox instance: its key and number. */
+  async function instance(): Promise<{ key: string; number: string }> {
+    const number = `55119400000${String(++created).padStart(2, '0')}`;
+    const { data } = await t.host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: `qr-${created}`, options: { number } } });
+    return { key: data.key, number };
+  }
+
+  before(async () => {
+    // A new code every 1.2 s, 100 times before an attempt ends.
+    t = await startCliHost({ qrRefreshMs: 1_200, maxQrRefreshes: 100 });
+    untap = t.host.server.context.bus.tap((event) => {
+      if (event.type === 'qrcode') issued.add(event.qr);
+    });
+  });
+  after(async () => {
+    untap();
+    await t.stop();
+  });
+
+  for (const style of ['ansi', 'text', 'text-inverted'] as const) {
+    it(`--qr ${style}: the drawn code decodes to the server's; not linked within --timeout exits 6`, async () => {
+      const { key } = await instance();
+      const run = await runParley([...t.flags, 'connect', key, '--qr', style, '--timeout', '1'], { cwd: t.cwd });
+      assert.equal(run.code, 6, run.stderr);
+      assert.equal(run.stderr, 'parley: not linked within 1 s\n');
+      const decoded = decodeTerminalQrs(run.stdout, style);
+      assert.ok(decoded.length >= 1, run.stdout);
+      for (const code of decoded) assert.ok(code && issued.has(code), `decoded ${code} is a code the server issued`);
+      if (style === 'ansi') assert.ok(run.stdout.includes('\x1b[47m'), 'explicit white background');
+    });
+  }
+
+  it('redraws each new code until the phone scans one, then exits 0', async () => {
+    const { key, number } = await instance();
+    const proc = spawnParley([...t.flags, 'connect', key, '--qr', 'text'], { cwd: t.cwd });
+    await until(() => (proc.stdout().includes('QR code 3: waiting') ? true : undefined), 'the third code', proc);
+    await t.host.client.call('sandbox_post_key_scan', { params: { key }, body: {} });
+    assert.deepEqual(await proc.exited, { code: 0, signal: null }, proc.stderr());
+    const decoded = decodeTerminalQrs(proc.stdout(), 'text');
+    assert.ok(decoded.length >= 3, proc.stdout());
+    assert.equal(new Set(decoded).size, decoded.length, 'each drawn code is new');
+    for (const code of decoded) assert.ok(code && issued.has(code) && code.endsWith(`sandbox:${number}`));
+    assert.equal((proc.stdout().match(/New QR code \(the previous one no longer links\):/g) ?? []).length, decoded.length - 1);
+    assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} .*\\.\\n$`));
+  });
+
+  it('--pairing-code prints the code for the number and exits 0 once it is entered on the phone', async () => {
+    const { key, number } = await instance();
+    const proc = spawnParley([...t.flags, 'connect', `qr-${created}`, '--pairing-code', `+${number}`], { cwd: t.cwd });
+    const code = await until(() => /^Pairing code for (\d+): ([A-Z0-9]{4}-[A-Z0-9]{4})$/m.exec(proc.stdout())?.slice(1), 'the pairing code', proc);
+    assert.equal(code[0], number);
+    await t.host.client.call('sandbox_post_key_scan', { params: { key }, body: { code: code[1] } });
+    assert.deepEqual(await proc.exited, { code: 0, signal: null }, proc.stderr());
+    assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} `));
+
+    const json = await instance();
+    const events = spawnParley([...t.flags, '--json', 'connect', json.key, '--pairing-code', json.number], { cwd: t.cwd });
+    const line = await until(() => events.stdout().split('\n').find((l) => l.includes('pairing_code')), 'the pairing_code event', events);
+    const event = JSON.parse(line) as { event: string; code: string; phoneNumber: string };
+    assert.equal(event.phoneNumber, json.number);
+    await t.host.client.call('sandbox_post_key_scan', { params: { key: json.key }, body: { code: event.code } });
+    assert.deepEqual(await events.exited, { code: 0, signal: null }, events.stderr());
+    assert.equal((JSON.parse(events.stdout().trimEnd().split('\n').at(-1)!) as { event: string }).event, 'linked');
+  });
+
+  it('a pairing code the server refuses (not this number) exits 1 with the API message', async () => {
+    const { key } = await instance();
+    const run = await runParley([...t.flags, 'connect', key, '--pairing-code', '5511999999999'], { cwd: t.cwd });
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /^parley: body\.phoneNumber must be this sandbox instance's number \(\d+\) \[400 validation_failed\]/);
+  });
+});
