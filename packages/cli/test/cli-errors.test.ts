@@ -91,6 +91,18 @@ describe('parley: settings, help, bad input and exit codes', () => {
     assert.match(byKey.stderr, /^parley: .* \[404 instance_not_found\]\n$/);
   });
 
+  it('a name two instances share is refused (exit 2) naming both ids; the id still works', async () => {
+    const twins = [];
+    for (const number of ['5511950000011', '5511950000012']) {
+      twins.push((await t.host.client.call('adminCreateInstance', { body: { name: 'twin', options: { number } } })).data);
+    }
+    const run = await parley([...t.flags, 'instances', 'show', 'twin']);
+    assert.equal(run.code, 2);
+    assert.equal(run.stderr, `parley: 2 instances are named "twin" (${twins[0]!.id}, ${twins[1]!.id}): give the id\n`);
+    assert.equal((await parley([...t.flags, 'instances', 'show', twins[1]!.id])).code, 0);
+    for (const twin of twins) await t.host.client.call('adminDeleteInstance', { params: { key: twin.id } });
+  });
+
   it('an unreachable server exits 5', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const run = await parley(['--url', url, '--token', t.host.adminToken, 'instances', 'list']);
