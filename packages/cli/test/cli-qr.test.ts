@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCliHost, type CliHost } from './host.js';
-import { runParley, spawnParley, until } from './parley-process.js';
+import { untilProcess as until } from '@parley/testkit';
+import { runParley, spawnParley } from './parley-process.js';
 import { decodeTerminalQrs } from './terminal-qr-decode.js';
 
 /**

@@ -1,20 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startCliHost, type CliHost } from './host.js';
-import { runParley, spawnParley, until } from './parley-process.js';
+import { eventually, untilProcess as until } from '@parley/testkit';
+import { runParley, spawnParley } from './parley-process.js';
 import { decodeTerminalQrs } from './terminal-qr-decode.js';
 
 const ALICE = '5511930000001';
 const BOB = '5511930000002';
-
-/** Waits (bounded) for `check` to hold. */
-async function eventually(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /**
  * Every command of `parley` against a real server, in the order an operator uses them: create, list,
@@ -115,18 +107,18 @@ describe('parley: each command round-trips against a real server', () => {
     const id = /^Sent message (\S+) to (\S+) \(status (\w+)\)\.$/.exec(sent.stdout.trim());
     assert.ok(id, sent.stdout);
     assert.equal(id[2], `${BOB}@s.whatsapp.net`);
-    await eventually(async () => {
+    assert.ok(await eventually(async () => {
       const { data } = await t.host.client.instance(keys.bob).call('listChatMessages', { params: { jid: ALICE } });
       return data.some((m) => !m.key.fromMe && JSON.stringify(m.message).includes('hello from the terminal'));
-    }, 'bob to have the message');
+    }), 'bob has the message');
 
     const json = await parley('--json', 'send', ids.alice!, BOB, 'second');
     assert.equal((JSON.parse(json.stdout) as { key: { fromMe: boolean } }).key.fromMe, true);
   });
 
   it('webhooks stats, dead-letters and redeliver show and recover the failed deliveries', async () => {
-    await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookDeadLetters')).total >= 2, 'dead letters');
-    await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalPending === 0, 'nothing pending');
+    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookDeadLetters')).total >= 2), 'dead letters');
+    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalPending === 0), 'nothing pending');
     const api = (await t.host.client.instance(keys.alice).call('webhookStatistics')).data;
     const stats = await parley('webhooks', 'stats', 'alice', '--json');
     assert.equal(stats.code, 0, stats.stderr);
@@ -149,7 +141,7 @@ describe('parley: each command round-trips against a real server', () => {
     assert.equal(one.stdout, 'Queued 1 dead letter again (1 of the ids given were not dead letters of this instance).\n');
     const all = await parley('webhooks', 'redeliver', 'alice', '--all', '--json');
     assert.deepEqual(JSON.parse(all.stdout), { redelivered: page.total - 1 });
-    await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalSent === page.total, 'the redeliveries');
+    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalSent === page.total), 'the redeliveries');
     assert.equal((await parley('webhooks', 'dead-letters', 'alice')).stdout, 'No dead letters.\n');
   });
 

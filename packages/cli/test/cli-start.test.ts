@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runParley, spawnParley, until } from './parley-process.js';
+import { untilProcess as until } from '@parley/testkit';
+import { runParley, spawnParley } from './parley-process.js';
 
 const TOKEN = 'cli-start-admin-token-0123456789';
 
