@@ -103,6 +103,13 @@ describe('parley: settings, help, bad input and exit codes', () => {
     for (const twin of twins) await t.host.client.call('adminDeleteInstance', { params: { key: twin.id } });
   });
 
+  it('`--` ends the options: an instance key that begins with "-" goes after it', async () => {
+    const run = await parley([...t.flags, '--json', 'instances', 'show', '--', key]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal((JSON.parse(run.stdout) as { key: string }).key, key);
+    assert.equal((await parley([...t.flags, 'instances', 'show', '-not-an-option'])).code, 2, 'without --, a leading "-" is an option');
+  });
+
   it('an unreachable server exits 5', async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
     const run = await parley(['--url', url, '--token', t.host.adminToken, 'instances', 'list']);

@@ -1,9 +1,20 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { stripVTControlCharacters } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { startCliHost, type CliHost } from './host.js';
 import { untilProcess as until } from '@parley/testkit';
-import { runParley, spawnParley } from './parley-process.js';
+import { PARLEY_BIN, runParley, spawnParley } from './parley-process.js';
 import { decodeTerminalQrs } from './terminal-qr-decode.js';
+
+/** Runs a program (not Node) to its end: exit status and stdout. */
+async function runCommand(file: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string }> {
+  const child = spawn(file, args, { cwd, env: { PATH: process.env.PATH ?? '', TERM: 'xterm' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { code, stdout };
+}
 
 /**
  * `parley connect`: the QR in each terminal style decodes (parsed back from the printed characters and
@@ -39,7 +50,7 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
   for (const style of ['ansi', 'text', 'text-inverted'] as const) {
     it(`--qr ${style}: the drawn code decodes to the server's; not linked within --timeout exits 6`, async () => {
       const { key } = await instance();
-      const run = await runParley([...t.flags, 'connect', key, '--qr', style, '--timeout', '1'], { cwd: t.cwd });
+      const run = await runParley([...t.flags, 'connect', '--qr', style, '--timeout', '1', '--', key], { cwd: t.cwd });
       assert.equal(run.code, 6, run.stderr);
       assert.equal(run.stderr, 'parley: not linked within 1 s\n');
       const decoded = decodeTerminalQrs(run.stdout, style);
@@ -51,7 +62,7 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
 
   it('redraws each new code until the phone scans one, then exits 0', async () => {
     const { key, number } = await instance();
-    const proc = spawnParley([...t.flags, 'connect', key, '--qr', 'text'], { cwd: t.cwd });
+    const proc = spawnParley([...t.flags, 'connect', '--qr', 'text', '--', key], { cwd: t.cwd });
     await until(() => (proc.stdout().includes('QR code 3: waiting') ? true : undefined), 'the third code', proc);
     await t.host.client.call('sandbox_post_key_scan', { params: { key }, body: {} });
     assert.deepEqual(await proc.exited, { code: 0, signal: null }, proc.stderr());
@@ -61,6 +72,27 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
     for (const code of decoded) assert.ok(code && issued.has(code) && code.endsWith(`sandbox:${number}`));
     assert.equal((proc.stdout().match(/New QR code \(the previous one no longer links\):/g) ?? []).length, decoded.length - 1);
     assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} .*\\.\\n$`));
+  });
+
+  it('on a terminal: draws in colour (ansi) and redraws each new code in place', async () => {
+    const { key } = await instance();
+    // util-linux `script` gives the command a pseudo-terminal and copies what it draws; -e passes the exit status on.
+    // A 60-column terminal: the header line wraps, and the redraw must count the rows it takes.
+    const command = `stty cols 60 rows 60 && exec ${[process.execPath, PARLEY_BIN, ...t.flags, 'connect', '--timeout', '4', '--', key].map((arg) => `'${arg}'`).join(' ')}`;
+    const run = await runCommand('script', ['-qefc', command, '/dev/null'], t.cwd);
+    assert.equal(run.code, 6, run.stdout);
+    const screen = run.stdout.replace(/\r/g, '');
+    const redraws = screen.match(/\x1b\[(\d+)A\x1b\[0J/g) ?? [];
+    assert.ok(redraws.length >= 2, `codes were redrawn in place: ${JSON.stringify(screen.slice(0, 200))}`);
+    assert.ok(!screen.includes('New QR code'), 'no appended codes on a terminal');
+    // Each redraw moves up over exactly the rows the previous drawing took, its long lines wrapped at 60 columns.
+    const drawings = screen.split(/\x1b\[\d+A\x1b\[0J/);
+    const rows = (drawing: string) => drawing.split('\n').slice(0, -1).reduce((n, line) => n + Math.max(1, Math.ceil(stripVTControlCharacters(line).length / 60)), 0);
+    assert.ok(drawings[0]!.split('\n').some((line) => line.length > 60), 'a line wraps');
+    redraws.forEach((redraw, i) => assert.equal(Number(/\d+/.exec(redraw)![0]), rows(drawings[i]!), `redraw ${i + 1}`));
+    const decoded = drawings.flatMap((drawing) => decodeTerminalQrs(drawing, 'ansi'));
+    assert.equal(decoded.length, redraws.length + 1);
+    for (const code of decoded) assert.ok(code && issued.has(code), `decoded ${code} is a code the server issued`);
   });
 
   it('--pairing-code prints the code for the number and exits 0 once it is entered on the phone', async () => {
@@ -73,7 +105,7 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
     assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} `));
 
     const json = await instance();
-    const events = spawnParley([...t.flags, '--json', 'connect', json.key, '--pairing-code', json.number], { cwd: t.cwd });
+    const events = spawnParley([...t.flags, '--json', 'connect', '--pairing-code', json.number, '--', json.key], { cwd: t.cwd });
     const line = await until(() => events.stdout().split('\n').find((l) => l.includes('pairing_code')), 'the pairing_code event', events);
     const event = JSON.parse(line) as { event: string; code: string; phoneNumber: string };
     assert.equal(event.phoneNumber, json.number);
@@ -84,7 +116,7 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
 
   it('a pairing code the server refuses (not this number) exits 1 with the API message', async () => {
     const { key } = await instance();
-    const run = await runParley([...t.flags, 'connect', key, '--pairing-code', '5511999999999'], { cwd: t.cwd });
+    const run = await runParley([...t.flags, 'connect', '--pairing-code', '5511999999999', '--', key], { cwd: t.cwd });
     assert.equal(run.code, 1);
     assert.match(run.stderr, /^parley: body\.phoneNumber must be this sandbox instance's number \(\d+\) \[400 validation_failed\]/);
   });

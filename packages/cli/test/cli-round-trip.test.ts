@@ -83,7 +83,7 @@ describe('parley: each command round-trips against a real server', () => {
     assert.ok(proc.stdout().endsWith(`Linked: ${ids.alice} (alice) is connected as ${ALICE} (alice).\n`), proc.stdout());
 
     // Linked already: answers at once. By key, as a holder of only the instance key would (no admin token).
-    const again = await runParley(['--url', t.host.url, '--json', 'connect', keys.alice!], { cwd: t.cwd });
+    const again = await runParley(['--url', t.host.url, '--json', 'connect', '--', keys.alice!], { cwd: t.cwd });
     assert.equal(again.code, 0, again.stderr);
     assert.deepEqual(JSON.parse(again.stdout), { event: 'linked', phoneConnected: true, user: JSON.parse(again.stdout).user, alreadyLinked: true });
   });

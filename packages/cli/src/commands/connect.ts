@@ -1,4 +1,5 @@
 import { clearScreenDown, moveCursor } from 'node:readline';
+import { stripVTControlCharacters } from 'node:util';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { integer, withContext } from '../command-kit.js';
 import { CliError, ExitCode } from '../exit-codes.js';
@@ -21,6 +22,14 @@ function phoneNumber(value: string): string {
 function userLine(user: unknown): string {
   const { id, name } = (user ?? {}) as { id?: string; name?: string };
   return id ? `${id.split(/[:@]/)[0]}${name ? ` (${name})` : ''}` : 'the account';
+}
+
+/** The terminal rows `text` takes: its lines, each wrapped at `columns` (when known). */
+function terminalRows(text: string, columns: number | undefined): number {
+  return text.split('\n').reduce((rows, line) => {
+    const width = stripVTControlCharacters(line).length;
+    return rows + (columns ? Math.max(1, Math.ceil(width / columns)) : 1);
+  }, 0);
 }
 
 /** Writes what `connect` shows: NDJSON events with `--json`; otherwise text, the QR redrawn in place on a terminal. */
@@ -50,9 +59,11 @@ class LinkDisplay {
     if (this.ctx.json) return this.event({ event: 'qrcode', qrcode: update.qrcode, image: update.image });
     const qr = await renderTerminalQr(update.qrcode, this.style);
     const block = [
-      `Scan this QR code with the phone to link ${this.what} (WhatsApp: Settings > Linked devices > Link a device).`,
+      `Scan this QR code with the phone to link ${this.what}`,
+      '(WhatsApp: Settings > Linked devices > Link a device).',
       qr,
-      `QR code ${this.codes}: waiting for the scan. A new code replaces it as the channel issues one; Ctrl-C stops, ${this.timeoutS} s at most.`,
+      `QR code ${this.codes}: waiting for the scan. A new code replaces it as the channel issues one.`,
+      `Ctrl-C stops; ${this.timeoutS} s at most.`,
     ].join('\n');
     if (process.stdout.isTTY && this.drawnLines) {
       moveCursor(process.stdout, 0, -this.drawnLines);
@@ -61,7 +72,7 @@ class LinkDisplay {
       this.write(`\nNew QR code (the previous one no longer links):\n`);
     }
     this.write(`${block}\n`);
-    this.drawnLines = block.split('\n').length;
+    this.drawnLines = terminalRows(block, process.stdout.columns);
   }
 
   pairingCode(code: string, phone: string): void {
