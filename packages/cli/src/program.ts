@@ -6,7 +6,8 @@ import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
-import { DEFAULT_URL, serverUrl } from './settings.js';
+import { integer } from './command-kit.js';
+import { DEFAULT_URL, REQUEST_TIMEOUT_S, serverUrl } from './settings.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -27,6 +28,7 @@ export function buildProgram(): Command {
     .option('--url <url>', `server URL (env PARLEY_URL; default ${DEFAULT_URL})`)
     .option('--token <token>', 'admin token (env PARLEY_ADMIN_TOKEN; default: ./data/admin-token for a server on this machine)')
     .option('--json', 'machine-readable output: one JSON document (connect: one JSON event per line); errors as JSON on stderr')
+    .option('--request-timeout <seconds>', `time one HTTP request may take before the server counts as unreachable (default ${REQUEST_TIMEOUT_S})`, integer(1, 3600))
     .configureHelp({ showGlobalOptions: true })
     .showHelpAfterError('(add --help for usage)')
     .addHelpText('after', `\n${EXIT_CODES}`)

@@ -6,14 +6,16 @@ import { CliError, ExitCode } from './exit-codes.js';
 /** The URL used when neither `--url` nor `PARLEY_URL` is given. */
 export const DEFAULT_URL = 'http://localhost:8080';
 
-/** How long one HTTP request may take before the server counts as unreachable. */
-export const REQUEST_TIMEOUT_MS = 30_000;
+/** How long one HTTP request may take before the server counts as unreachable, unless `--request-timeout` says otherwise. */
+export const REQUEST_TIMEOUT_S = 30;
 
 /** The options every command takes (commander's `optsWithGlobals()`). */
 export interface GlobalOptions {
   url?: string;
   token?: string;
   json?: boolean;
+  /** Seconds. */
+  requestTimeout?: number;
 }
 
 /** Where the admin token came from (`none`: instance commands then take the instance key). */
@@ -69,7 +71,8 @@ export function cliContext(options: GlobalOptions, env: NodeJS.ProcessEnv = proc
   const url = serverUrl(options, env);
   const { token, source } = adminToken(options, url, env);
   // Every request is bounded: a server that accepts the connection and never answers counts as unreachable.
-  const fetch: FetchLike = (input, init) => globalThis.fetch(input, { ...init, signal: init.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) });
+  const timeoutMs = (options.requestTimeout ?? REQUEST_TIMEOUT_S) * 1000;
+  const fetch: FetchLike = (input, init) => globalThis.fetch(input, { ...init, signal: init.signal ?? AbortSignal.timeout(timeoutMs) });
   const baseUrl = url.href.replace(/\/+$/, '');
   return { url: baseUrl, client: new ParleyClient({ baseUrl, adminToken: token, fetch }), tokenSource: source, json: options.json === true };
 }

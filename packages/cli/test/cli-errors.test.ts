@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer, type ServerResponse } from 'node:http';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -115,6 +116,30 @@ describe('parley: settings, help, bad input and exit codes', () => {
     const run = await parley(['--url', url, '--token', t.host.adminToken, 'instances', 'list']);
     assert.equal(run.code, 5);
     assert.equal(run.stderr, `parley: cannot reach the server at ${url}: ECONNREFUSED\n`);
+  });
+
+  it('an answer that is not Parley\'s, or none within --request-timeout, exits 5', async () => {
+    const hung: ServerResponse[] = [];
+    const other = createHttpServer((req, res) => {
+      if (req.url?.startsWith('/admin/instances')) res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>Bad Gateway</h1>');
+      else hung.push(res); // never answered
+    });
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(other.address() as { port: number }).port}`;
+    try {
+      const proxy = await parley(['--url', url, '--token', t.host.adminToken, 'instances', 'list']);
+      assert.equal(proxy.code, 5);
+      assert.equal(proxy.stderr, 'parley: HTTP 502: <h1>Bad Gateway</h1> [502 http_error]\n');
+      const started = Date.now();
+      const silent = await parley(['--url', url, '--request-timeout', '1', 'send', 'some-key', '1', 'x']);
+      assert.equal(silent.code, 5);
+      assert.equal(silent.stderr, `parley: the server at ${url} did not answer in time\n`);
+      assert.ok(Date.now() - started < 10_000);
+    } finally {
+      for (const res of hung) res.destroy();
+      other.closeAllConnections();
+      await new Promise((resolve) => other.close(resolve));
+    }
   });
 
   it('flags win over PARLEY_URL and PARLEY_ADMIN_TOKEN; the variables alone work', async () => {
