@@ -32,8 +32,15 @@ export class CliError extends Error {
   }
 }
 
+/** How a failed command is reported: exit status, message, and for an API error its status, code and details. */
+export interface Failure {
+  code: ExitCodeValue;
+  message: string;
+  api?: { status: number; code: string; details?: unknown };
+}
+
 /** The exit status and message of any error a command threw. */
-export function describeFailure(err: unknown, url: string): { code: ExitCodeValue; message: string } {
+export function describeFailure(err: unknown, url: string): Failure {
   if (err instanceof CliError) return { code: err.code, message: err.message };
   if (err instanceof ParleyApiError) {
     const code = err.status === 401 || err.status === 403 || err.status === 429
@@ -45,7 +52,10 @@ export function describeFailure(err: unknown, url: string): { code: ExitCodeValu
           : ExitCode.failed;
     const hint = err.status === 401 ? ' (give the admin token with --token or PARLEY_ADMIN_TOKEN)' : '';
     const details = err.details === undefined ? '' : ` ${JSON.stringify(err.details)}`;
-    return { code, message: `${err.message} [${err.status} ${err.code}]${details}${hint}` };
+    return {
+      code, message: `${err.message} [${err.status} ${err.code}]${details}${hint}`,
+      api: { status: err.status, code: err.code, ...(err.details === undefined ? {} : { details: err.details }) },
+    };
   }
   if (err instanceof TypeError && /fetch failed/i.test(err.message)) {
     const cause = (err as { cause?: { code?: string; message?: string } }).cause;

@@ -65,8 +65,8 @@ export async function runCli(argv: readonly string[]): Promise<ExitCodeValue> {
     } catch {
       // the URL itself was the usage error
     }
-    const { code, message } = describeFailure(err, url);
-    process.stderr.write(json ? `${JSON.stringify({ error: { message, exitCode: code } })}\n` : `parley: ${message}\n`);
+    const { code, message, api } = describeFailure(err, url);
+    process.stderr.write(json ? `${JSON.stringify({ error: { message, exitCode: code, ...api } })}\n` : `parley: ${message}\n`);
     return code;
   }
 }

@@ -76,7 +76,9 @@ describe('parley: settings, help, bad input and exit codes', () => {
     assert.equal(run.stderr, 'parley: invalid admin token [401 unauthorized] (give the admin token with --token or PARLEY_ADMIN_TOKEN)\n');
     const json = await parley(['--url', t.host.url, '--json', 'send', 'solo', '1', 'x'], { PARLEY_ADMIN_TOKEN: 'wrong-token-0123456789' });
     assert.equal(json.code, 3);
-    assert.equal((JSON.parse(json.stderr) as { error: { exitCode: number } }).error.exitCode, 3);
+    assert.deepEqual(JSON.parse(json.stderr), {
+      error: { message: 'invalid admin token [401 unauthorized] (give the admin token with --token or PARLEY_ADMIN_TOKEN)', exitCode: 3, status: 401, code: 'unauthorized' },
+    });
     // An admin command without any token: refused before a request.
     const none = await parley(['--url', t.host.url, 'instances', 'delete', 'solo']);
     assert.equal(none.code, 3);
