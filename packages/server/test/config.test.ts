@@ -59,6 +59,7 @@ describe('loadConfig defaults', () => {
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,
       metrics: {},
+      streams: { retentionSeconds: 86_400, heartbeatSeconds: 15, maxPerInstance: 100, maxTotal: 10_000, bufferBytes: 262_144 },
       baseDir: process.cwd(),
     });
     assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
@@ -75,6 +76,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
+      streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
     assert.deepEqual(loadConfig(env), {
@@ -99,6 +101,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
       adminToken: undefined,
       metrics: { token: 'file-metrics-token-0123' },
+      streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       baseDir: dir,
     });
   });

@@ -4,6 +4,7 @@ import { MongoConnection } from './mongo-connection.js';
 import { resolveMongoOptions, type MongoStorageOptions, type ResolvedMongoOptions } from './mongodb.options.js';
 import { MongoAuthStateRepository } from './repositories/auth-state.mongo.js';
 import { MongoDeliveryQueue } from './repositories/delivery-queue.mongo.js';
+import { MongoEventLog } from './repositories/event-log.mongo.js';
 import { MongoInstanceRepository } from './repositories/instances.mongo.js';
 import { MongoMediaRepository } from './repositories/media.mongo.js';
 import { MongoMessageRepository } from './repositories/messages.mongo.js';
@@ -25,6 +26,7 @@ export class MongoStorage implements Storage {
   readonly authState: MongoAuthStateRepository;
   readonly state: MongoStateRepository;
   readonly deliveries: MongoDeliveryQueue;
+  readonly events: MongoEventLog;
   private readonly connection: MongoConnection;
   private readonly collections: MongoCollections;
   private readonly options: ResolvedMongoOptions;
@@ -46,6 +48,7 @@ export class MongoStorage implements Storage {
     this.authState = new MongoAuthStateRepository(this.connection, collections);
     this.state = new MongoStateRepository(this.connection, collections);
     this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
+    this.events = new MongoEventLog(this.connection, collections);
   }
 
   async init(): Promise<void> {

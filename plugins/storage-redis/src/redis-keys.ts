@@ -60,6 +60,12 @@ export class RedisKeys {
   get deadAll(): string { return `${this.prefix}dq:dead-all`; }
   get statsStem(): string { return `${this.prefix}dq:stats:`; }
   stats(instance: string): string { return `${this.statsStem}${instance}`; }
+
+  // Event log: sorted sets of ids (score 0, ordered by the id's text) and one hash of the entries.
+  get eventsAll(): string { return `${this.prefix}ev:all`; }
+  get eventData(): string { return `${this.prefix}ev:data`; }
+  get eventsOfStem(): string { return `${this.prefix}ev:of:`; }
+  eventsOf(instance: string): string { return `${this.eventsOfStem}${instance}`; }
 }
 
 /** Lane id of an instance and URL: a digest, so URLs (which may carry tokens) stay out of key names. */

@@ -1,6 +1,7 @@
 import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
+import { SqliteEventLog } from './repositories/event-log.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
 import { SqliteMessageRepository } from './repositories/messages.repository.js';
@@ -36,6 +37,7 @@ export class SqliteStorage implements Storage {
   readonly authState: SqliteAuthStateRepository;
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
+  readonly events: SqliteEventLog;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
 
@@ -56,6 +58,7 @@ export class SqliteStorage implements Storage {
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
+    this.events = new SqliteEventLog(this.db);
   }
 
   async init(): Promise<void> {

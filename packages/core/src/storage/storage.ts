@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { EventLog } from './event-log.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
@@ -26,6 +27,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** The durable event log the live event streams replay from (`GET /{key}/events`). */
+  readonly events: EventLog;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;

@@ -7,6 +7,7 @@ import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
+import type { StreamHub } from '../streams/stream-hub.js';
 
 /** Everything route modules and services use; built once by the composition root. */
 export interface ServerContext {
@@ -29,6 +30,8 @@ export interface ServerContext {
   webhooks: WebhookEngine;
   /** The Prometheus metrics `GET /metrics` answers. */
   metrics: ServerMetrics;
+  /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
+  streams: StreamHub;
   /** Server version (the @parley/server package version). */
   version: string;
 }
