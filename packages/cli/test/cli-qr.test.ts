@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { stripVTControlCharacters } from 'node:util';
 import { after, before, describe, it } from 'node:test';
+import type { ParleyConfig } from '@parley/server';
+import { streamEvents } from '@parley/client';
 import { startCliHost, type CliHost } from './host.js';
 import { untilProcess as until } from '@parley/testkit';
 import { PARLEY_BIN, runParley, spawnParley } from './parley-process.js';
@@ -35,9 +37,15 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
     return { key: data.key, number };
   }
 
+  /** `parley_event_streams_open` of the server's /metrics. */
+  async function openStreams(): Promise<number> {
+    const text = await t.host.client.call('metrics');
+    return Number(/^parley_event_streams_open (\d+)$/m.exec(text)?.[1]);
+  }
+
   before(async () => {
-    // A new code every 1.2 s, 100 times before an attempt ends.
-    t = await startCliHost({ qrRefreshMs: 1_200, maxQrRefreshes: 100 });
+    // A new code every 1.2 s, 100 times before an attempt ends; one event stream per instance.
+    t = await startCliHost({ qrRefreshMs: 1_200, maxQrRefreshes: 100 }, { streams: { maxPerInstance: 1 } as ParleyConfig['streams'] });
     untap = t.host.server.context.bus.tap((event) => {
       if (event.type === 'qrcode') issued.add(event.qr);
     });
@@ -60,18 +68,43 @@ describe('parley connect: the terminal QR, its updates, pairing codes', () => {
     });
   }
 
-  it('redraws each new code until the phone scans one, then exits 0', async () => {
+  it('follows the event stream: redraws each new code until the phone scans one, then exits 0', async () => {
     const { key, number } = await instance();
     const proc = spawnParley([...t.flags, 'connect', '--qr', 'text', '--', key], { cwd: t.cwd });
-    await until(() => (proc.stdout().includes('QR code 3: waiting') ? true : undefined), 'the third code', proc);
+    await until(() => (proc.stdout().includes('QR code 1: waiting') ? true : undefined), 'the first code', proc);
+    assert.equal(await openStreams(), 1, 'connect holds the instance\'s event stream open');
+    // A recheck comes only every 10 s: codes 2 and 3 (every 1.2 s) arrive through the stream's qrcode events.
+    await until(() => (proc.stdout().includes('QR code 3: waiting') ? true : undefined), 'the third code', proc, 8_000);
     await t.host.client.call('sandbox_post_key_scan', { params: { key }, body: {} });
     assert.deepEqual(await proc.exited, { code: 0, signal: null }, proc.stderr());
+    assert.equal(proc.stderr(), '', 'the stream served throughout: no fallback to polling');
+    assert.equal(await openStreams(), 0, 'and is closed at exit');
     const decoded = decodeTerminalQrs(proc.stdout(), 'text');
     assert.ok(decoded.length >= 3, proc.stdout());
     assert.equal(new Set(decoded).size, decoded.length, 'each drawn code is new');
     for (const code of decoded) assert.ok(code && issued.has(code) && code.endsWith(`sandbox:${number}`));
     assert.equal((proc.stdout().match(/New QR code \(the previous one no longer links\):/g) ?? []).length, decoded.length - 1);
     assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} .*\\.\\n$`));
+  });
+
+  it('falls back to polling (said on stderr) when the event stream is refused, and still links', async () => {
+    const { key, number } = await instance();
+    // This client holds the instance's only stream (streams.maxPerInstance 1): connect's answers 429.
+    const hold = new AbortController();
+    const held = streamEvents({ baseUrl: t.host.url, key, signal: hold.signal })[Symbol.asyncIterator]().next();
+    try {
+      for (let i = 0; i < 100 && (await openStreams()) < 1; i++) await new Promise((r) => setTimeout(r, 20));
+      const proc = spawnParley([...t.flags, 'connect', '--qr', 'text', '--', key], { cwd: t.cwd });
+      await until(() => (proc.stderr().includes('polling every second instead') ? true : undefined), 'the fallback', proc, 10_000);
+      assert.match(proc.stderr(), /^parley: the event stream is unavailable \(.*streams\.maxPerInstance.*\): polling every second instead\n$/);
+      await until(() => (proc.stdout().includes('QR code 1: waiting') ? true : undefined), 'the first code', proc);
+      await t.host.client.call('sandbox_post_key_scan', { params: { key }, body: {} });
+      assert.deepEqual(await proc.exited, { code: 0, signal: null }, proc.stderr());
+      assert.match(proc.stdout(), new RegExp(`Linked: .* is connected as ${number} `));
+    } finally {
+      hold.abort();
+      await held.catch(() => undefined);
+    }
   });
 
   it('on a terminal: draws in colour (ansi) and redraws each new code in place', async () => {

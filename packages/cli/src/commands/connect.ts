@@ -3,7 +3,7 @@ import { stripVTControlCharacters } from 'node:util';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { integer, withContext } from '../command-kit.js';
 import { CliError, ExitCode } from '../exit-codes.js';
-import { pollPairingUpdates, pollQrUpdates, type LinkUpdate } from '../link-updates.js';
+import { followLink, pairingCheck, qrCheck, type FollowMode, type LinkUpdate } from '../link-updates.js';
 import { describeInstance, resolveInstance } from '../resolve-instance.js';
 import type { CliContext } from '../settings.js';
 import { autoQrStyle, QR_STYLES, renderTerminalQr, type QrStyle } from '../terminal-qr.js';
@@ -89,6 +89,15 @@ class LinkDisplay {
     this.drawnLines = 0;
   }
 
+  /** How updates arrive; said only when the event stream is given up for polling (stderr: it is not the command's output). */
+  mode(mode: FollowMode, error?: unknown): void {
+    if (mode !== 'poll') return;
+    const why = error instanceof Error ? error.message : 'it ended';
+    process.stderr.write(this.ctx.json
+      ? `${JSON.stringify({ warning: `event stream unavailable (${why}): polling every second` })}\n`
+      : `parley: the event stream is unavailable (${why}): polling every second instead\n`);
+  }
+
   linked(user: unknown, already: boolean): void {
     if (this.ctx.json) return this.event({ event: 'linked', phoneConnected: true, user, alreadyLinked: already });
     this.write(`${already ? 'Already linked' : 'Linked'}: ${this.what} is connected as ${userLine(user)}.\n`);
@@ -108,14 +117,12 @@ export function connectCommand(): Command {
       const style = options.qr === 'auto' ? autoQrStyle(process.stdout, process.env) : options.qr;
       const display = new LinkDisplay(ctx, style, describeInstance(instance), options.timeout);
       const deadline = performance.now() + options.timeout * 1000;
-      let updates: AsyncGenerator<LinkUpdate>;
       if (options.pairingCode) {
         const { code } = await api.call('requestPairingCode', { body: { phoneNumber: options.pairingCode } });
         display.pairingCode(code, options.pairingCode);
-        updates = pollPairingUpdates(api, deadline);
-      } else {
-        updates = pollQrUpdates(api, deadline);
       }
+      const check = options.pairingCode ? pairingCheck(api) : qrCheck(api);
+      const updates = followLink(check, { baseUrl: ctx.url, key: instance.key }, deadline, (mode, error) => display.mode(mode, error));
       let lastCode: string | undefined;
       let first = true;
       for await (const update of updates) {
