@@ -8,7 +8,7 @@ import { startTestHost, type TestHost } from '@parley/testkit/host';
 
 const README = fileURLToPath(new URL('../../../packages/client/README.md', import.meta.url));
 
-/** The README's runnable examples: every ```ts block but the type-only ones, in order, as one script. */
+/** The README's runnable examples: every ```ts block but the type-only ones, in order, as one ES module. */
 function readmeScript(): string {
   const blocks = [...readFileSync(README, 'utf8').matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks.filter((block) => !block.startsWith('import type')).join('\n');
@@ -34,6 +34,7 @@ describe('packages/client/README.md', () => {
       assert.match(stdout, /'ins_\w+ alice sandbox',\s+'ins_\w+ bob sandbox'\s+\] undefined\n/);
       assert.match(stdout, /^false waiting_for_qr_scan 2@/m);
       assert.match(stdout, /hello bob/);
+      assert.match(stdout, /^event \w+ message .*are you there\?/m);
       assert.match(stdout, /^400 validation_failed body\.to /m);
       assert.match(stdout, /^unknown instance 404$/m);
     } finally {
