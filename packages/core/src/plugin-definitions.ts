@@ -88,11 +88,9 @@ export function networkStorageOptionsSchema<Properties extends Record<string, ob
 }
 
 /**
- * {@link NetworkStorageOptions} with defaults applied: `url` from the options, else the environment
- * variable `urlVariable` of `env` when not empty, else `localUrl`.
+ * {@link NetworkStorageOptions} with defaults applied: `url` from the options, else `envUrl` (the back
+ * end's environment variable) when not empty, else `localUrl`.
  */
-export function resolveNetworkStorageOptions(
-  options: NetworkStorageOptions, env: NodeJS.ProcessEnv, urlVariable: string, localUrl: string,
-): Required<NetworkStorageOptions> {
-  return { url: options.url ?? (env[urlVariable] || localUrl), ...resolveStorageLimits(options) };
+export function resolveNetworkStorageOptions(options: NetworkStorageOptions, envUrl: string | undefined, localUrl: string): Required<NetworkStorageOptions> {
+  return { url: options.url ?? (envUrl || localUrl), ...resolveStorageLimits(options) };
 }

@@ -25,7 +25,7 @@ export const mongoOptionsSchema = networkStorageOptionsSchema('^mongodb(\\+srv)?
 /** Applies defaults; `env` supplies `MONGODB_URL`. */
 export function resolveMongoOptions(options: MongoStorageOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedMongoOptions {
   return {
-    ...resolveNetworkStorageOptions(options, env, 'MONGODB_URL', 'mongodb://127.0.0.1:27017'),
+    ...resolveNetworkStorageOptions(options, env.MONGODB_URL, 'mongodb://127.0.0.1:27017'),
     dbName: options.dbName ?? 'parley',
     collectionPrefix: options.collectionPrefix ?? '',
   };

@@ -25,7 +25,7 @@ export const redisOptionsSchema = networkStorageOptionsSchema('^rediss?://', {
 /** Applies defaults; `env` supplies `REDIS_URL`. */
 export function resolveRedisOptions(options: RedisStorageOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedRedisOptions {
   return {
-    ...resolveNetworkStorageOptions(options, env, 'REDIS_URL', 'redis://127.0.0.1:6379'),
+    ...resolveNetworkStorageOptions(options, env.REDIS_URL, 'redis://127.0.0.1:6379'),
     keyPrefix: options.keyPrefix ?? 'parley:',
     connectAttempts: options.connectAttempts ?? 5,
   };
