@@ -117,9 +117,16 @@ describe('parley: each command round-trips against a real server', () => {
   });
 
   it('webhooks stats, dead-letters and redeliver show and recover the failed deliveries', async () => {
-    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookDeadLetters')).total >= 2), 'dead letters');
-    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalPending === 0), 'nothing pending');
-    const api = (await t.host.client.instance(keys.alice).call('webhookStatistics')).data;
+    // Settled: every event so far (the sends' late receipts included) failed into a dead letter, and no more come.
+    const statistics = async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data;
+    let last = '';
+    assert.ok(await eventually(async () => {
+      const now = await statistics();
+      const settled = now.totalPending === 0 && now.totalFailed >= 2 && JSON.stringify(now) === last;
+      last = JSON.stringify(now);
+      return settled;
+    }, 40, 250), 'the failed deliveries to settle');
+    const api = await statistics();
     const stats = await parley('webhooks', 'stats', 'alice', '--json');
     assert.equal(stats.code, 0, stats.stderr);
     assert.deepEqual(JSON.parse(stats.stdout), api);
@@ -141,7 +148,7 @@ describe('parley: each command round-trips against a real server', () => {
     assert.equal(one.stdout, 'Queued 1 dead letter again (1 of the ids given were not dead letters of this instance).\n');
     const all = await parley('webhooks', 'redeliver', 'alice', '--all', '--json');
     assert.deepEqual(JSON.parse(all.stdout), { redelivered: page.total - 1 });
-    assert.ok(await eventually(async () => (await t.host.client.instance(keys.alice).call('webhookStatistics')).data.totalSent === page.total), 'the redeliveries');
+    assert.ok(await eventually(async () => (await statistics()).totalSent === page.total, 200), 'the redeliveries');
     assert.equal((await parley('webhooks', 'dead-letters', 'alice')).stdout, 'No dead letters.\n');
   });
 
