@@ -23,7 +23,7 @@ describe('parley start', () => {
     const env = { PARLEY_CONFIG: join(dir, 'parley.json'), PORT: '0', PARLEY_DATA_DIR: join(dir, 'data'), PARLEY_ADMIN_TOKEN: TOKEN };
     const server = spawnParley(['start'], { cwd: dir, env });
     try {
-      const url = await until(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())?.[1], 'the banner', server);
+      const url = await until(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(server.stdout())?.[1], 'the banner', server, 60_000); // a loaded CI machine boots slowly
       assert.ok(server.stdout().includes('Admin      token from PARLEY_ADMIN_TOKEN'), server.stdout());
       assert.ok(!server.stdout().includes(TOKEN), 'the token is never printed');
       const created = await runParley(['--url', url, '--json', 'instances', 'create', '--name', 'started'], { cwd: dir, env: { PARLEY_ADMIN_TOKEN: TOKEN } });
