@@ -1,7 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
 import { untilProcess as until } from '@parley/testkit';
 import { runParley, spawnParley } from './parley-process.js';
@@ -34,6 +37,12 @@ describe('parley start', () => {
     }
     assert.deepEqual(await server.exited, { code: 0, signal: null }, server.stderr());
     assert.equal(server.stderr(), '');
+  });
+
+  it('is installed as node_modules/.bin/parley, executable', async () => {
+    const root = fileURLToPath(new URL('../../../../', import.meta.url));
+    const { stdout } = await promisify(execFile)(join(root, 'node_modules', '.bin', 'parley'), ['--version'], { env: { PATH: process.env.PATH ?? '' } });
+    assert.equal(stdout, '0.1.0\n');
   });
 
   it('exits 1 with the config error, as npm start does', async () => {

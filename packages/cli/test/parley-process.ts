@@ -3,8 +3,8 @@ import { dirname, join } from 'node:path';
 import { spawnNode, type NodeProcess } from '@parley/testkit';
 
 const require = createRequire(import.meta.url);
-/** The `parley` executable as installed: @parley/cli's `bin`. */
-export const PARLEY_BIN = join(dirname(require.resolve('@parley/cli')), 'bin.js');
+/** The `parley` executable as installed: @parley/cli's `bin` (`bin/parley.js`, beside `dist/src/index.js`'s `dist`). */
+export const PARLEY_BIN = join(dirname(require.resolve('@parley/cli')), '..', '..', 'bin', 'parley.js');
 
 /**
  * Spawns `parley <args>` with only PATH and the given variables (no PARLEY_* of the test's own
