@@ -8,13 +8,14 @@
  * - PARLEY_TEST_PORT: port on 127.0.0.1 (default 0: any free port).
  * - PARLEY_TEST_CONFIG: JSON merged over the config (for example `{"webhooks": {...}}`).
  * - PARLEY_TEST_SANDBOX: JSON merged over the sandbox channel's options (for example `{"latencyMs": 200}`).
+ * - PARLEY_TEST_PLUGINS: JSON array of plugin entries appended to the list (event sinks).
  *
  * Prints one JSON line on stdout once listening: `{"url": "http://127.0.0.1:<port>"}`. Logs (level
  * warn unless the config says otherwise) go to stderr. SIGTERM closes the server gracefully.
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@parley/core';
-import { createLogger, type ParleyConfig } from '@parley/server';
+import { createLogger, type ParleyConfig, type PluginEntry } from '@parley/server';
 import { startTestHost, TEST_HOST_ADMIN_TOKEN } from '@parley/testkit/host';
 
 /** Admin token of servers started by this script (tests only): the test host's. */
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
       { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...JSON.parse(process.env.PARLEY_TEST_SANDBOX ?? '{}') } },
       { package: '@parley/webhook-native' },
       { package: '@parley/webhook-meta' },
+      ...(JSON.parse(process.env.PARLEY_TEST_PLUGINS ?? '[]') as PluginEntry[]),
     ],
     // Given, so the host keeps it: the next process starts on the same data.
     dataDir,

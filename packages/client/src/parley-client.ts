@@ -15,6 +15,12 @@ export interface RequestOptions {
   /** Extra request headers. */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Sent as the `Idempotency-Key` header, on operations that create something (the others throw a
+   * TypeError): retrying the call with the same key and the same inputs within 24 h answers the first
+   * answer again and does nothing new. Use a new random key (a UUID) per intended operation.
+   */
+  idempotencyKey?: string;
 }
 
 /** `{ [Name]: T }`, optional when T has no required member, absent when the operation has no such input. */
@@ -61,6 +67,7 @@ interface CallInput {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  idempotencyKey?: string;
 }
 
 function isJson(contentType: string): boolean {
@@ -136,6 +143,10 @@ export class ParleyClient {
       init.body = JSON.stringify(input.body);
     }
     if (op.auth === 'admin' && this.adminToken) headers.authorization = `Bearer ${this.adminToken}`;
+    if (input.idempotencyKey !== undefined) {
+      if (!op.idempotent) throw new TypeError(`${id} takes no idempotency key: it creates nothing`);
+      headers['idempotency-key'] = input.idempotencyKey;
+    }
     const res = await this.fetchImpl(this.url(id, input), init);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok) {

@@ -18,3 +18,4 @@ export * from './clock.js';
 export * from './tokens.js';
 export * from './util/index.js';
 export * from './webhook/index.js';
+export * from './sink/index.js';

@@ -5,3 +5,4 @@ export { PluginError, loadPlugins } from './plugins/plugin-host.js';
 export { createLogger } from './logging/logger.js';
 export { runServerProcess } from './app/run-server.js';
 export type { RouteDefinition } from './http/route.js';
+export { dashboardFiles, findDashboard, type DashboardFiles } from './http/dashboard.js';

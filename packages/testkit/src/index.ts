@@ -11,6 +11,7 @@ export {
   type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
+export { describeSinkConformance, sinkTestMessage, type ReceivedSinkMessage, type SinkConformanceHarness, type SinkReader } from './sink-conformance.js';
 export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-registration.js';

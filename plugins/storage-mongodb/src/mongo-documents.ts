@@ -48,3 +48,15 @@ export interface ClaimDocument {
   /** When it was claimed (ms): a claim whose instance never appeared is reclaimable after a while. */
   at: number;
 }
+
+/** An idempotency key (IdempotencyRecord); `_id` is scope NUL key, `removeAt` feeds the TTL index. */
+export interface IdempotencyDocument {
+  _id: string;
+  state: 'in_progress' | 'done';
+  fingerprint: string;
+  owner: string;
+  expiresAt: number;
+  removeAt: Date;
+  /** The answer as JSON text, once done. */
+  answer?: string;
+}

@@ -7,6 +7,7 @@ import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.j
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
 import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
 import { RedisEventLog } from './repositories/event-log.redis.js';
+import { RedisIdempotencyStore } from './repositories/idempotency.redis.js';
 import { RedisInstanceRepository } from './repositories/instances.redis.js';
 import { RedisMediaRepository } from './repositories/media.redis.js';
 import { RedisMessageRepository } from './repositories/messages.redis.js';
@@ -31,6 +32,7 @@ export class RedisStorage implements Storage {
   readonly state: RedisStateRepository;
   readonly deliveries: RedisDeliveryQueue;
   readonly events: RedisEventLog;
+  readonly idempotency: RedisIdempotencyStore;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
 
@@ -51,6 +53,7 @@ export class RedisStorage implements Storage {
     this.state = new RedisStateRepository(this.connection, keys);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
     this.events = new RedisEventLog(this.connection, keys);
+    this.idempotency = new RedisIdempotencyStore(this.connection, keys);
   }
 
   /** Connects; there is no schema to migrate. Throws ServiceUnavailableError when Redis stays unreachable. */

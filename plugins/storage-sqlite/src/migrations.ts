@@ -131,6 +131,21 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX events_by_instance ON events (instance, id);
   `,
+  // 5: idempotency keys of the REST API, by scope (an instance id, or 'admin') and key. `answer` is
+  // the JSON answer once the request is done; the index by expiry lets the sweep delete old keys.
+  `
+  CREATE TABLE idempotency_keys (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    state TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    answer TEXT,
+    PRIMARY KEY (scope, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -2,6 +2,7 @@ import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage,
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteEventLog } from './repositories/event-log.js';
+import { SqliteIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
 import { SqliteMessageRepository } from './repositories/messages.repository.js';
@@ -38,6 +39,7 @@ export class SqliteStorage implements Storage {
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
   readonly events: SqliteEventLog;
+  readonly idempotency: SqliteIdempotencyStore;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
 
@@ -59,6 +61,7 @@ export class SqliteStorage implements Storage {
     this.state = new SqliteStateRepository(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
     this.events = new SqliteEventLog(this.db);
+    this.idempotency = new SqliteIdempotencyStore(this.db);
   }
 
   async init(): Promise<void> {

@@ -2,6 +2,7 @@ export * from './codec.js';
 export * from './delivery-queue.js';
 export * from './event-log.js';
 export * from './external-data.js';
+export * from './idempotency.js';
 export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';

@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { IdempotencyStore } from './idempotency.js';
 import type { EventLog } from './event-log.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
@@ -27,6 +28,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** Idempotency keys of the REST API (`Idempotency-Key`), kept so that they hold across restarts and servers. */
+  readonly idempotency: IdempotencyStore;
   /** The durable event log the live event streams replay from (`GET /{key}/events`). */
   readonly events: EventLog;
   /** Connects and migrates. Called once by the server before anything else. */

@@ -12,7 +12,9 @@ import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
+import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { createHttpApp } from '../http/http-app.js';
+import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
@@ -40,6 +42,8 @@ export interface ServerOptions {
   /** Defaults to a pino logger at `config.logLevel`. */
   logger?: Logger;
   clock?: Clock;
+  /** The dashboard files served at `/dashboard`: by default the build of `@parley/dashboard` ({@link findDashboard}). */
+  dashboard?: DashboardFiles;
 }
 
 /**
@@ -69,6 +73,11 @@ export class ParleyServer {
    */
   undeclaredAnswers(): string[] {
     return this.http.undeclared.list();
+  }
+
+  /** The dashboard files served at `/dashboard`, or why none are. */
+  get dashboard(): DashboardFiles {
+    return this.http.dashboard;
   }
 
   /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
@@ -108,7 +117,7 @@ export class ParleyServer {
     const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
-      storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
+      storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
       options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
@@ -152,7 +161,9 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
+      dashboard: options.dashboard ?? findDashboard(),
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,

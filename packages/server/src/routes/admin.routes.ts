@@ -19,7 +19,7 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
   const admin = new InstanceAdmin(ctx);
   return [
     defineRoute<unknown, unknown, CreateInstanceInput>({
-      method: 'post', path: '/admin/instances', operationId: 'adminCreateInstance', tag, auth: 'admin',
+      method: 'post', idempotent: true, path: '/admin/instances', operationId: 'adminCreateInstance', tag, auth: 'admin',
       summary: 'Create an instance; answers its secret key and webhook signing secret',
       body: s.object({
         channel: s.string({ minLength: 1, maxLength: 64, description: 'Main-channel driver: `whatsapp` (Baileys) or `sandbox`. Default from the config.' }),

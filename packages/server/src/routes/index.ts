@@ -20,6 +20,7 @@ import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { replyRoutes } from './reply.routes.js';
+import { sinkRoutes } from './sink.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 
@@ -33,6 +34,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...linkRoutes(ctx),
     ...externalDatabaseRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...sinkRoutes(ctx),
     ...eventRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),

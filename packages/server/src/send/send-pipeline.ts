@@ -30,8 +30,10 @@ export class SendPipeline {
   }
 
   /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
-  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S], quotedId?: string): Promise<MessageRecord> {
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S], replyTo?: string): Promise<MessageRecord> {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
+    // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
+    const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
     mapping.check?.(body);
     const given = 'provider' in body ? (body as Recipient).provider : undefined;
     // A reaction or pin goes through its target's channel; the target's 404 comes before the channel's checks.
