@@ -18,3 +18,4 @@ export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-r
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';
 export { startCountingListener, type CountingListener } from './counting-listener.js';
+export { spawnNode, untilProcess, type NodeProcess } from './node-process.js';
