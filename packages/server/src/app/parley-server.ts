@@ -131,7 +131,10 @@ export class ParleyServer {
     const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
     // The event log last: a stream client told of an event finds it stored and its webhooks queued.
-    const bus = new EventBus({ registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    const bus = new EventBus({
+      registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
+      durable: () => journal.written().then(() => storage.flush()),
+    });
     bus.tap(metrics.event);
     const streams = new StreamHub({
       bus, log: storage.events, renderer: new StreamRenderer(webhooks), record: (id) => storage.instances.get(id), config: config.streams, clock,
@@ -171,7 +174,7 @@ export class ParleyServer {
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
-      durable: () => storage.flush(),
+      durable: () => journal.written().then(() => storage.flush()),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),

@@ -69,13 +69,23 @@ export class EventBus {
   private readonly filter: EventFilter;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly durable: (() => Promise<void>) | undefined;
 
   /**
    * Built over the registry whose adapters publish into it, with every subscriber, in the order
    * they handle each event (the store first, so webhooks tell of stored state).
    */
-  constructor(options: { registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger }) {
+  constructor(options: {
+    registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger;
+    /**
+     * Resolves when every write made so far is durable (`Storage.flush`). Watchers are told of an
+     * event only after it, but the instance's next event does not wait for it: a batching back end
+     * (SQLite) commits a turn's writes together instead of one commit per event of the chain.
+     */
+    durable?: () => Promise<void>;
+  }) {
     ({ registry: this.registry, filter: this.filter, clock: this.clock, logger: this.logger } = options);
+    this.durable = options.durable;
     this.subscribers = [...options.subscribers];
     this.registry.publishTo(this);
   }
@@ -176,8 +186,16 @@ export class EventBus {
       const handled = await this.handle(batch.map((slot) => slot.event));
       if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
     } finally {
-      for (const slot of batch) slot.settled = true;
-      this.release();
+      const settle = (): void => {
+        for (const slot of batch) slot.settled = true;
+        this.release();
+      };
+      if (this.durable) {
+        void this.durable().then(settle, (err: unknown) => {
+          this.logger.error({ err, event: batch[0]!.event.id, events: batch.length }, 'the writes of handled events did not commit; told to watchers anyway');
+          settle();
+        });
+      } else settle();
     }
   }
 
