@@ -58,6 +58,8 @@ export function InstanceList() {
   const rows = page.data?.rows;
   useLive({ types: ['connection', 'health', 'qrcode'], refresh: page.reload, pollMs: 3000 });
   const first = (cursors.length - 1) * PAGE_SIZE + 1;
+  // A cluster node names each instance's owner (null while none); a single server has no such member.
+  const clustered = rows?.some((row) => row.admin.owner !== undefined) ?? false;
 
   return (
     <>
@@ -67,7 +69,7 @@ export function InstanceList() {
         <div class="table-wrap" tabIndex={0} role="region" aria-label="Instances table">
           <table class="instances">
             <thead>
-              <tr><th scope="col">Name</th><th scope="col">Channel</th><th scope="col">Connection</th><th scope="col">Health</th><th scope="col">Account</th></tr>
+              <tr><th scope="col">Name</th><th scope="col">Channel</th><th scope="col">Connection</th><th scope="col">Health</th><th scope="col">Account</th>{clustered && <th scope="col">Node</th>}</tr>
             </thead>
             <tbody>
               {rows.map((row) => (
@@ -77,6 +79,7 @@ export function InstanceList() {
                   <td><StateBadge status={row.record?.connection?.status} /></td>
                   <td>{row.record?.health ?? row.admin.health ?? '—'}</td>
                   <td>{accountText(row)}</td>
+                  {clustered && <td>{row.admin.owner ?? 'none (being placed)'}</td>}
                 </tr>
               ))}
             </tbody>
