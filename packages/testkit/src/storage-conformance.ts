@@ -6,6 +6,7 @@ import type { StorageHarness } from './storage-harness.js';
 import { describeInstanceCases } from './storage-instances.cases.js';
 import { describeLifecycleCases } from './storage-lifecycle.cases.js';
 import { describeMessageCases } from './storage-messages.cases.js';
+import { describeOutboundCases } from './storage-outbound.cases.js';
 import { describePersistenceCases } from './storage-persistence.cases.js';
 import { describeResourceCases } from './storage-resources.cases.js';
 import { describeStateCases } from './storage-state.cases.js';
@@ -15,7 +16,7 @@ export type { StorageHarness } from './storage-harness.js';
 /**
  * The conformance suite every storage back end runs: every repository of the Storage contract (with
  * the instances' unique claims), the delivery queue's lanes, leases, retries, dead letters and
- * statistics, and — when the harness can
+ * statistics, the outbound send queue's lanes, leases, pause and bound, and — when the harness can
  * reopen — durability across close and reopen. Each test gets its own storage from the harness and
  * its own random instance ids.
  *
@@ -35,6 +36,7 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     describeAuthStateCases(harness);
     describeStateCases(harness);
     describeDeliveryCases(harness);
+    describeOutboundCases(harness);
     describePersistenceCases(harness);
   });
 }

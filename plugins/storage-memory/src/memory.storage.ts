@@ -3,6 +3,7 @@ import { MemoryAuthStateRepository } from './repositories/auth-state.repository.
 import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
 import { MemoryMediaRepository } from './repositories/media.repository.js';
+import { MemoryOutboundQueue } from './repositories/outbound-queue.js';
 import { MemoryMessageRepository } from './repositories/messages.repository.js';
 import { MemoryChatRepository, MemoryContactRepository } from './repositories/resources.repository.js';
 import { MemoryStateRepository } from './repositories/state.repository.js';
@@ -21,6 +22,7 @@ export class MemoryStorage implements Storage {
   readonly authState = new MemoryAuthStateRepository();
   readonly state = new MemoryStateRepository();
   readonly deliveries: MemoryDeliveryQueue;
+  readonly outbound = new MemoryOutboundQueue();
   private phase: 'created' | 'open' | 'closed' = 'created';
 
   /** `clock` dates dead letters and redeliveries (the server passes its own). */

@@ -1,6 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import { retryOnDuplicate } from './mongo-connection.js';
-import type { AuthStateDocument, ClaimDocument, CounterDocument, LaneDocument, StatsDocument } from './mongo-documents.js';
+import type { AuthStateDocument, ClaimDocument, CounterDocument, LaneDocument, OutboundDocument, StatsDocument } from './mongo-documents.js';
 import type {
   DeliveryDocument, InstanceDocument, MediaDocument, MessageDocument, PartitionedDocument, StateDocument,
 } from './mongo-mappings.js';
@@ -27,6 +27,9 @@ export class MongoCollections {
   lanes(db: Db): Collection<LaneDocument> { return db.collection(this.name('delivery_lanes')); }
   stats(db: Db): Collection<StatsDocument> { return db.collection(this.name('delivery_stats')); }
   counters(db: Db): Collection<CounterDocument> { return db.collection(this.name('counters')); }
+  outbound(db: Db): Collection<OutboundDocument> { return db.collection(this.name('outbound')); }
+  /** One document per paused instance (`_id` = instance id). */
+  outboundPaused(db: Db): Collection<{ _id: string }> { return db.collection(this.name('outbound_paused')); }
 
   /** Allocates `count` consecutive sequence numbers of `name`; answers the first. */
   async nextSeq(db: Db, name: string, count = 1): Promise<number> {
@@ -72,6 +75,10 @@ export async function ensureIndexes(db: Db, collections: MongoCollections, reten
       { key: { lane: 1, state: 1, seq: 1 }, name: 'lane_order' },
       { key: { instance: 1, state: 1, deadAt: 1, seq: 1 }, name: 'dead_letters' },
       { key: { state: 1, deadAt: 1 }, name: 'dead_age' },
+    ]),
+    collections.outbound(db).createIndexes([
+      { key: { dueAt: 1, seq: 1 }, name: 'outbound_due' }, { key: { instance: 1, lane: 1, order: 1, seq: 1 }, name: 'outbound_lanes' },
+      { key: { instance: 1, dueAt: 1, seq: 1 }, name: 'outbound_instance' }, { key: { leasedUntil: 1 }, name: 'outbound_leases', sparse: true },
     ]),
     collections.lanes(db).createIndexes([{ key: { dueAt: 1, headSeq: 1 }, name: 'lane_due' }, { key: { instance: 1 }, name: 'lane_instance' }]),
   ]);

@@ -48,3 +48,19 @@ export interface ClaimDocument {
   /** When it was claimed (ms): a claim whose instance never appeared is reclaimable after a while. */
   at: number;
 }
+
+/** One queued send; `_id` is `<instance>\n<id>`. */
+export interface OutboundDocument {
+  _id: string;
+  instance: string;
+  id: string;
+  lane: string;
+  order: number;
+  seq: number;
+  dueAt: number;
+  createdAt: number;
+  payload: string;
+  attempts: number;
+  lastError?: string;
+  leasedUntil?: number;
+}

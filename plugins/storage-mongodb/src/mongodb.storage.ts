@@ -4,6 +4,7 @@ import { MongoConnection } from './mongo-connection.js';
 import { resolveMongoOptions, type MongoStorageOptions, type ResolvedMongoOptions } from './mongodb.options.js';
 import { MongoAuthStateRepository } from './repositories/auth-state.mongo.js';
 import { MongoDeliveryQueue } from './repositories/delivery-queue.mongo.js';
+import { MongoOutboundQueue } from './repositories/outbound-queue.mongo.js';
 import { MongoInstanceRepository } from './repositories/instances.mongo.js';
 import { MongoMediaRepository } from './repositories/media.mongo.js';
 import { MongoMessageRepository } from './repositories/messages.mongo.js';
@@ -25,6 +26,7 @@ export class MongoStorage implements Storage {
   readonly authState: MongoAuthStateRepository;
   readonly state: MongoStateRepository;
   readonly deliveries: MongoDeliveryQueue;
+  readonly outbound: MongoOutboundQueue;
   private readonly connection: MongoConnection;
   private readonly collections: MongoCollections;
   private readonly options: ResolvedMongoOptions;
@@ -45,6 +47,7 @@ export class MongoStorage implements Storage {
     this.media = new MongoMediaRepository(this.connection, collections);
     this.authState = new MongoAuthStateRepository(this.connection, collections);
     this.state = new MongoStateRepository(this.connection, collections);
+    this.outbound = new MongoOutboundQueue(this.connection, collections);
     this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
   }
 

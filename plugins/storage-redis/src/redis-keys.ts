@@ -60,6 +60,16 @@ export class RedisKeys {
   get deadAll(): string { return `${this.prefix}dq:dead-all`; }
   get statsStem(): string { return `${this.prefix}dq:stats:`; }
   stats(instance: string): string { return `${this.statsStem}${instance}`; }
+
+  // Outbound send queue (layout in repositories/outbound-queue.scripts.ts).
+  get outboundItemStem(): string { return `${this.prefix}ob:item:`; }
+  get outboundLaneStem(): string { return `${this.prefix}ob:lane:`; }
+  get outboundLanesStem(): string { return `${this.prefix}ob:lanes:`; }
+  get outboundInstanceStem(): string { return `${this.prefix}ob:inst:`; }
+  get outboundDue(): string { return `${this.prefix}ob:due`; }
+  get outboundSeq(): string { return `${this.prefix}ob:seq`; }
+  get outboundPaused(): string { return `${this.prefix}ob:paused`; }
+  get outboundLaneInstance(): string { return `${this.prefix}ob:lane-instance`; }
 }
 
 /** Lane id of an instance and URL: a digest, so URLs (which may carry tokens) stay out of key names. */

@@ -2,6 +2,7 @@ import { RateLimiterRedis } from 'rate-limiter-flexible';
 import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
+import { RedisOutboundQueue } from './repositories/outbound-queue.redis.js';
 import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
@@ -29,6 +30,7 @@ export class RedisStorage implements Storage {
   readonly authState: RedisAuthStateRepository;
   readonly state: RedisStateRepository;
   readonly deliveries: RedisDeliveryQueue;
+  readonly outbound: RedisOutboundQueue;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
 
@@ -47,6 +49,7 @@ export class RedisStorage implements Storage {
     this.media = new RedisMediaRepository(this.connection, keys);
     this.authState = new RedisAuthStateRepository(this.connection, keys);
     this.state = new RedisStateRepository(this.connection, keys);
+    this.outbound = new RedisOutboundQueue(this.connection, keys);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
   }
 

@@ -118,6 +118,32 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX instance_claims_by_instance ON instance_claims (instance);
   `,
+  // 4: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
+  // (ord, seq). Unleased due rows are found through `outbound_due`, expired leases through
+  // `outbound_leases`; `outbound_counts` keeps each instance's size for the queue bound, written in
+  // the same transaction as the rows it counts.
+  `
+  CREATE TABLE outbound (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    instance TEXT NOT NULL,
+    id TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    due_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    lease_until INTEGER,
+    payload TEXT NOT NULL,
+    UNIQUE (instance, id)
+  );
+  CREATE INDEX outbound_lanes ON outbound (instance, lane, ord, seq);
+  CREATE INDEX outbound_due ON outbound (due_at, seq) WHERE lease_until IS NULL;
+  CREATE INDEX outbound_leases ON outbound (lease_until) WHERE lease_until IS NOT NULL;
+  CREATE INDEX outbound_by_instance ON outbound (instance, due_at, seq);
+  CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes. */

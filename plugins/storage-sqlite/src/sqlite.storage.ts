@@ -3,6 +3,7 @@ import { SqliteAuthStateRepository } from './repositories/auth-state.repository.
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
+import { SqliteOutboundQueue } from './repositories/outbound-queue.js';
 import { SqliteMessageRepository } from './repositories/messages.repository.js';
 import { SqliteChatRepository, SqliteContactRepository } from './repositories/resources.repository.js';
 import { SqliteStateRepository } from './repositories/state.repository.js';
@@ -36,6 +37,7 @@ export class SqliteStorage implements Storage {
   readonly authState: SqliteAuthStateRepository;
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
+  readonly outbound: SqliteOutboundQueue;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
 
@@ -55,6 +57,7 @@ export class SqliteStorage implements Storage {
     this.media = new SqliteMediaRepository(this.db);
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
+    this.outbound = new SqliteOutboundQueue(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
   }
 

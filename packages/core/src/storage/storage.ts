@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { OutboundQueue } from './outbound-queue.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
@@ -26,6 +27,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** The durable outbound send queue (issue 16). */
+  readonly outbound: OutboundQueue;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;

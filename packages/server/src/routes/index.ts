@@ -18,6 +18,7 @@ import { linkRoutes } from './link.routes.js';
 import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
+import { queueRoutes } from './queue.routes.js';
 import { replyRoutes } from './reply.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
@@ -34,6 +35,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...webhookRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),
+    ...queueRoutes(ctx),
     ...messageMediaRoutes(ctx),
     ...chatRoutes(ctx),
     ...callRoutes(ctx),

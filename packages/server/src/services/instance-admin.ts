@@ -98,7 +98,7 @@ export class InstanceAdmin {
     // An attached external database belongs to the operator: it is detached, never wiped.
     await s.detach(id);
     await Promise.all([
-      s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
+      s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id), s.outbound.clear(id),
       s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),
     ]);
     await this.ctx.registry.forgetLinks(runtime.record);

@@ -1,6 +1,6 @@
 import {
   ServiceUnavailableError, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
+  type DeliveryQueue, type OutboundQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
   type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth,
 } from '@parley/core';
 
@@ -72,6 +72,7 @@ export class InstanceDataRouter implements Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  readonly outbound: OutboundQueue;
 
   constructor(private readonly base: Storage) {
     this.name = base.name;
@@ -80,6 +81,7 @@ export class InstanceDataRouter implements Storage {
     this.authState = base.authState;
     this.state = base.state;
     this.deliveries = base.deliveries;
+    this.outbound = base.outbound;
     this.messages = new RoutedMessages(base.messages, this.attachments);
     this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);
     this.contacts = new RoutedResources<Contact>(base.contacts, (instance) => this.attachments.pick(instance)?.contacts);

@@ -1,0 +1,97 @@
+import {
+  ConflictError, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
+  type SendRequest, type Storage,
+} from '@parley/core';
+import { outgoingMessage } from '@parley/whatsapp-proto';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { decodeJob, encodeJob, type OutboundJob } from './outbound-job.js';
+import type { PacingPolicies } from './pacing-policies.js';
+import { dueAtOf, type SendOptions } from './send-options.js';
+import type { SendingChannel } from './sending-channel.js';
+
+/** Where a queued send stands, shown in its record's `queue.state` until the channel takes it. */
+export type QueueState = 'queued' | 'scheduled' | 'paused' | 'sending';
+
+/** The `queue` member of a record that is still in the outbound queue. */
+export interface QueueView {
+  state: QueueState;
+  /** ISO 8601: when it is due (its pacing slot once the pacer deferred it). */
+  dueAt: string;
+}
+
+/** A queued record: spec 2.4's record (status `PENDING`) plus where it stands in the queue. */
+export type QueuedRecord = MessageRecord & { queue: QueueView };
+
+/**
+ * The accepting half of the outbound queue: gives a checked send its message id and its record, and
+ * stores it durably in the instance's queue (429 `queue_full` with `Retry-After` past the bound)
+ * before the API answers. {@link OutboundWorker} sends it.
+ */
+export class SendQueue {
+  constructor(
+    private readonly storage: Storage,
+    private readonly clock: Clock,
+    private readonly policies: PacingPolicies,
+    private readonly wake: () => void,
+  ) {}
+
+  async accept(runtime: InstanceRuntime, channel: SendingChannel, request: SendRequest, options: SendOptions): Promise<QueuedRecord> {
+    const now = this.clock.now();
+    const dueAt = dueAtOf(options, now);
+    const main = channel.adapter === runtime.main;
+    const id = newMessageId();
+    const remoteJid = main ? toJid(request.to) : request.to;
+    const record: MessageRecord = {
+      key: { remoteJid, fromMe: true, id }, message: outgoingMessage(request.content, now), messageTimestamp: String(Math.floor(now / 1000)),
+      status: 'PENDING', provider: channel.adapter.channel,
+    };
+    const job: OutboundJob = {
+      ...(main ? {} : { provider: channel.adapter.channel }), to: request.to, content: request.content,
+      ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }), record,
+    };
+    const policy = await this.policies.get(runtime.id, runtime.record.driver);
+    const stored = await this.storage.outbound.enqueue(
+      { id, instance: runtime.id, lane: `${channel.adapter.channel}:${remoteJid}`, dueAt, createdAt: now, payload: encodeJob(job) },
+      policy.maxQueued,
+    );
+    if (!stored) throw queueFull(policy);
+    this.wake();
+    return Object.assign(record, { queue: { state: dueAt > now ? 'scheduled' : 'queued', dueAt: new Date(dueAt).toISOString() } as QueueView });
+  }
+
+  /** The record of a send still in the queue, with its queue state, or null. */
+  async queued(instance: string, id: string): Promise<QueuedRecord | null> {
+    const entry = await this.storage.outbound.get(instance, id);
+    if (!entry) return null;
+    return this.view(entry, await this.storage.outbound.isPaused(instance));
+  }
+
+  /** The record and queue state of an entry. */
+  view(entry: Outbound, paused: boolean): QueuedRecord {
+    const { record } = decodeJob(entry.payload);
+    const now = this.clock.now();
+    const state: QueueState = entry.leasedUntil !== undefined && entry.leasedUntil > now ? 'sending'
+      : paused ? 'paused' : entry.dueAt > now ? 'scheduled' : 'queued';
+    return { ...record, queue: { state, dueAt: new Date(entry.dueAt).toISOString() } };
+  }
+
+  /**
+   * Cancels a send before it leaves: afterwards it is never sent. 409 `already_sending` while a worker
+   * holds it, 409 `already_sent` when the channel took it, 404 `queued_message_not_found` otherwise.
+   */
+  async cancel(instance: string, id: string): Promise<void> {
+    const outcome = await this.storage.outbound.cancel(instance, id, this.clock.now());
+    if (outcome === 'cancelled') return;
+    if (outcome === 'sending') throw new ConflictError(`message ${id} is being sent and can no longer be cancelled`, 'already_sending');
+    if (await this.storage.messages.get(instance, id)) throw new ConflictError(`message ${id} was already sent`, 'already_sent');
+    throw new NotFoundError(`queued message ${id}`, 'queued_message_not_found');
+  }
+}
+
+/** 429 when the instance's queue holds `maxQueued` sends: retry after about one send's time. */
+function queueFull(policy: PacingPolicy): ParleyError {
+  const perSend = Math.max(policy.minGapMs + policy.jitterMs / 2, policy.perMinute ? 60_000 / policy.perMinute : 0, 1_000);
+  const retryAfterSeconds = Math.ceil(perSend / 1000);
+  return new ParleyError(429, 'queue_full', `the instance's outbound queue is full (${policy.maxQueued} sends); retry in ${retryAfterSeconds} s`,
+    { retryAfterSeconds, maxQueued: policy.maxQueued });
+}

@@ -1,0 +1,160 @@
+import type { NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+interface OutboundRow {
+  [column: string]: unknown;
+  seq: number;
+  instance: string;
+  id: string;
+  lane: string;
+  ord: number;
+  due_at: number;
+  created_at: number;
+  attempts: number;
+  last_error: string | null;
+  lease_until: number | null;
+  payload: string;
+}
+
+function toOutbound(row: OutboundRow): Outbound {
+  return {
+    id: row.id, instance: row.instance, lane: row.lane, dueAt: row.due_at, createdAt: row.created_at, payload: row.payload,
+    order: row.ord, attempts: row.attempts,
+    ...(row.lease_until === null ? {} : { leasedUntil: row.lease_until }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+  };
+}
+
+/** A row is its lane's head when no row of the lane comes before it. */
+const IS_HEAD = `NOT EXISTS (SELECT 1 FROM outbound AS p WHERE p.instance = o.instance AND p.lane = o.lane
+  AND (p.ord < o.ord OR (p.ord = o.ord AND p.seq < o.seq)))`;
+const NOT_PAUSED = 'o.instance NOT IN (SELECT instance FROM outbound_paused)';
+
+/**
+ * Due, claimable lane heads, soonest first: unleased rows through the partial `outbound_due` index
+ * (only rows already due are read), rows whose lease expired through `outbound_leases`.
+ */
+const DUE = `
+  SELECT * FROM (
+    SELECT o.* FROM outbound AS o WHERE o.lease_until IS NULL AND o.due_at <= @now AND ${NOT_PAUSED} AND ${IS_HEAD}
+    UNION ALL
+    SELECT o.* FROM outbound AS o WHERE o.lease_until IS NOT NULL AND o.lease_until <= @now AND o.due_at <= @now AND ${NOT_PAUSED} AND ${IS_HEAD}
+  ) ORDER BY due_at, seq LIMIT @limit`;
+
+/**
+ * The outbound queue in the `outbound` table (migration 4). Every method is one statement or one
+ * transaction, and writes are durable before the promise resolves.
+ */
+export class SqliteOutboundQueue implements OutboundQueue {
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async enqueue(item: NewOutbound, bound: number): Promise<boolean> {
+    const stored = this.db.transaction(() => {
+      if (this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND id = ?', [item.instance, item.id])) return true;
+      const n = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [item.instance])?.n ?? 0;
+      if (n >= bound) return false;
+      this.db.run(
+        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload)
+         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload)`,
+        { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload },
+      );
+      this.countBy(item.instance, 1);
+      return true;
+    });
+    await this.db.flush();
+    return stored;
+  }
+
+  /** Selects and leases in one transaction committed at once, so two claimers never share a head. */
+  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
+    return this.db.transactionNow(() => this.db.all<OutboundRow>(DUE, { now, limit }).map((row) => {
+      this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
+      return toOutbound({ ...row, lease_until: now + leaseMs });
+    }));
+  }
+
+  async complete(instance: string, id: string): Promise<void> {
+    this.db.transaction(() => this.remove(instance, id));
+    await this.db.flush();
+  }
+
+  async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
+    if (update.failed) {
+      this.db.run('UPDATE outbound SET lease_until = NULL, due_at = ?, attempts = attempts + 1, last_error = ? WHERE instance = ? AND id = ?',
+        [update.dueAt, update.failed.error, instance, id]);
+    } else {
+      this.db.run('UPDATE outbound SET lease_until = NULL, due_at = ? WHERE instance = ? AND id = ?', [update.dueAt, instance, id]);
+    }
+    await this.db.flush();
+  }
+
+  async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
+    const outcome = this.db.transaction(() => {
+      const row = this.db.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+      if (!row) return 'unknown' as const;
+      if (row.lease_until !== null && row.lease_until > now) return 'sending' as const;
+      this.remove(instance, id);
+      return 'cancelled' as const;
+    });
+    await this.db.flush();
+    return outcome;
+  }
+
+  async get(instance: string, id: string): Promise<Outbound | null> {
+    const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+    return row ? toOutbound(row) : null;
+  }
+
+  async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
+    const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = ? ORDER BY due_at, seq LIMIT ? OFFSET ?',
+      [instance, page.limit, page.offset]);
+    return { items: rows.map(toOutbound), total: await this.count(instance) };
+  }
+
+  async count(instance: string): Promise<number> {
+    return this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [instance])?.n ?? 0;
+  }
+
+  async setPaused(instance: string, paused: boolean): Promise<void> {
+    if (paused) this.db.run('INSERT INTO outbound_paused (instance) VALUES (?) ON CONFLICT DO NOTHING', [instance]);
+    else this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+    await this.db.flush();
+  }
+
+  async isPaused(instance: string): Promise<boolean> {
+    return this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [instance]) !== undefined;
+  }
+
+  /**
+   * Never later than the true next due time: the earliest unleased row of an unpaused instance (a lane
+   * head or not; a row behind its head answers early, and the claim then finds nothing) and the earliest
+   * lease expiry. Both are index reads.
+   */
+  async nextDueAt(): Promise<number | null> {
+    const due = this.db.get<{ at: number | null }>(
+      `SELECT o.due_at AS at FROM outbound AS o WHERE o.lease_until IS NULL AND ${NOT_PAUSED} ORDER BY o.due_at LIMIT 1`)?.at ?? null;
+    const lease = this.db.get<{ at: number | null }>('SELECT MIN(lease_until) AS at FROM outbound WHERE lease_until IS NOT NULL')?.at ?? null;
+    if (due === null) return lease;
+    return lease === null ? due : Math.min(due, lease);
+  }
+
+  async clear(instance: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_counts WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+    });
+    await this.db.flush();
+  }
+
+  private remove(instance: string, id: string): void {
+    if (this.db.run('DELETE FROM outbound WHERE instance = ? AND id = ?', [instance, id]) > 0) this.countBy(instance, -1);
+  }
+
+  private countBy(instance: string, delta: number): void {
+    this.db.run(
+      'INSERT INTO outbound_counts (instance, n) VALUES (?, ?) ON CONFLICT (instance) DO UPDATE SET n = n + excluded.n',
+      [instance, delta],
+    );
+  }
+}
