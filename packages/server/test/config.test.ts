@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { staggerMs: 500 },
       shutdownTimeoutMs: 10000,
+      queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
       webhooks: {},
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,
@@ -75,6 +76,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
+      queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
     assert.deepEqual(loadConfig(env), {
@@ -95,6 +97,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { staggerMs: 0 },
       shutdownTimeoutMs: 1000,
+      queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       webhooks: { maxAttempts: 3 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
       adminToken: undefined,

@@ -26,8 +26,8 @@ export function describeOutboundCases(harness: StorageHarness): void {
     it('enqueue stores once per id, claim answers due entries only, with a lease', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const a = send(instance, 'lane-a', T + 100);
-      assert.equal(await outbound.enqueue(a, BOUND), true);
-      assert.equal(await outbound.enqueue({ ...a, payload: 'changed' }, BOUND), true);
+      assert.equal(await outbound.enqueue(a, BOUND), 'queued');
+      assert.equal(await outbound.enqueue({ ...a, payload: 'changed' }, BOUND), 'queued');
       assert.equal(await outbound.count(instance), 1);
       assert.deepEqual(await outbound.get(instance, a.id), queued(a));
       assert.deepEqual(await outbound.claim({ now: T + 99, limit: 10, leaseMs: LEASE }), []);
@@ -126,13 +126,37 @@ export function describeOutboundCases(harness: StorageHarness): void {
     it('enqueue refuses past the bound and stores nothing', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const other = uniqueId('ins');
-      assert.equal(await outbound.enqueue(send(instance, 'a', T), 2), true);
-      assert.equal(await outbound.enqueue(send(instance, 'b', T), 2), true);
+      assert.equal(await outbound.enqueue(send(instance, 'a', T), 2), 'queued');
+      assert.equal(await outbound.enqueue(send(instance, 'b', T), 2), 'queued');
       const third = send(instance, 'c', T);
-      assert.equal(await outbound.enqueue(third, 2), false);
+      assert.equal(await outbound.enqueue(third, 2, { now: T, leaseMs: LEASE }), 'full');
       assert.equal(await outbound.get(instance, third.id), null);
       assert.equal(await outbound.count(instance), 2);
-      assert.equal(await outbound.enqueue(send(other, 'a', T), 2), true);
+      assert.equal(await outbound.enqueue(send(other, 'a', T), 2), 'queued');
+    }));
+
+    it('enqueue with a lease leases a due lane head of an unpaused instance to the caller, in the same step', () => withStorage(harness, async ({ outbound }) => {
+      const instance = uniqueId('ins');
+      const head = send(instance, 'a', T);
+      assert.equal(await outbound.enqueue(head, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      assert.deepEqual(await outbound.get(instance, head.id), queued(head, { leasedUntil: T + LEASE }));
+      assert.deepEqual(await outbound.claim({ now: T, limit: 10, leaseMs: LEASE }), []);
+      // Behind the leased head of its lane: queued.
+      const behind = send(instance, 'a', T);
+      assert.equal(await outbound.enqueue(behind, BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      // Not due yet: queued.
+      assert.equal(await outbound.enqueue(send(instance, 'b', T + 1), BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      // Due before a later-scheduled send of its lane: it heads the lane.
+      const later = send(instance, 'c', T + 60_000);
+      await outbound.enqueue(later, BOUND);
+      assert.equal(await outbound.enqueue(send(instance, 'c', T), BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      // Paused instance: queued.
+      const paused = uniqueId('ins');
+      await outbound.setPaused(paused, true);
+      assert.equal(await outbound.enqueue(send(paused, 'a', T), BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      // A crashed caller's lease expires and a worker takes the send.
+      await outbound.complete(instance, behind.id);
+      assert.deepEqual(ids(await outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })).includes(head.id), true);
     }));
 
     it('list pages by due time then enqueue order, with the total', () => withStorage(harness, async ({ outbound }) => {

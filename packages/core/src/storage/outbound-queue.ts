@@ -30,6 +30,9 @@ export interface Outbound extends NewOutbound {
   lastError?: string;
 }
 
+/** What {@link OutboundQueue.enqueue} did. */
+export type EnqueueOutcome = 'full' | 'queued' | 'leased';
+
 /** One page of an instance's queue. */
 export interface OutboundPage {
   items: Outbound[];
@@ -52,10 +55,13 @@ export interface OutboundPage {
  */
 export interface OutboundQueue {
   /**
-   * Stores the send durably unless the instance already holds `bound` queued sends (answers false, and
-   * stores nothing). A duplicate id is stored once and answers true.
+   * Stores the send durably unless the instance already holds `bound` queued sends (answers 'full' and
+   * stores nothing). A duplicate id is stored once and answers 'queued'. With `lease`, a send that is
+   * due (`dueAt <= lease.now`), heads its lane and belongs to an instance that is not paused is stored
+   * already leased to the caller until `lease.now + lease.leaseMs`, in the same atomic step, and answers
+   * 'leased': the caller sends it at once, and if it dies the lease expires and a worker sends it.
    */
-  enqueue(item: NewOutbound, bound: number): Promise<boolean>;
+  enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome>;
   /**
    * Leases up to `limit` lane heads due at `now` (`dueAt <= now`), not leased (or whose lease expired),
    * of instances that are not paused, for `leaseMs`. Oldest due first, then enqueue order.

@@ -124,7 +124,7 @@ export class ParleyServer {
     const worker = new OutboundWorker({
       storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue,
     });
-    const queue = config.queue.enabled ? new SendQueue(storage, clock, policies, () => worker.wake()) : undefined;
+    const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION, media, webhooks, metrics,

@@ -1,4 +1,4 @@
-import { jidUser, type Clock, type Logger, type Outbound, type Storage } from '@parley/core';
+import { jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -141,7 +141,28 @@ export class OutboundWorker {
     }
   }
 
-  private async send(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, typing: number): Promise<void> {
+  /**
+   * Sends a send the API just enqueued leased to itself (due, heading its lane, nothing to pace or
+   * type) and answers the stored record, as the path before the queue did. A failure that retrying
+   * cannot mend removes the entry and is thrown to the caller (the send never happened); a transient
+   * one leaves the entry to the worker's retries and answers null.
+   */
+  async sendInline(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob): Promise<MessageRecord | null> {
+    try {
+      return await this.send(runtime, entry, job, 0);
+    } catch (err) {
+      if (failureKind(err) === 'final') {
+        await this.deps.storage.outbound.complete(runtime.id, entry.id);
+        throw err;
+      }
+      await this.failed(runtime, entry, job, err);
+      return null;
+    } finally {
+      this.wake();
+    }
+  }
+
+  private async send(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, typing: number): Promise<MessageRecord> {
     const { storage, clock, projection, metrics, logger } = this.deps;
     const channel = sendingChannel(runtime, job.provider, job.content.type);
     if (typing > 0) {
@@ -155,8 +176,9 @@ export class OutboundWorker {
       await channel.messaging.sendPresence({ to: job.to, status: 'paused' })
         .catch((err: unknown) => logger.debug({ err, instance: runtime.id }, 'paused presence after a typed send failed'));
     }
-    await projection.project(runtime.id, channel.adapter, job.content, sent);
+    const stored = await projection.project(runtime.id, channel.adapter, job.content, sent);
     await storage.outbound.complete(runtime.id, entry.id);
+    return stored;
   }
 
   /** Waits on the injected clock (re-read every recheck, so a fake clock moves it), unless the worker stops. */

@@ -1,4 +1,4 @@
-import { byLaneOrder, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
+import { byLaneOrder, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
 
 interface Entry {
   item: Outbound;
@@ -16,16 +16,18 @@ export class MemoryOutboundQueue implements OutboundQueue {
   private readonly paused = new Set<string>();
   private seq = 0;
 
-  async enqueue(item: NewOutbound, bound: number): Promise<boolean> {
+  async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     const entries = this.entriesOf(item.instance);
-    if (entries.has(item.id)) return true;
-    if (entries.size >= bound) return false;
+    if (entries.has(item.id)) return 'queued';
+    if (entries.size >= bound) return 'full';
     const entry: Entry = { item: { ...item, order: item.dueAt, attempts: 0 }, seq: ++this.seq };
     entries.set(item.id, entry);
     const lane = this.laneOf(item);
     lane.push(entry);
     lane.sort((a, b) => byLaneOrder({ order: a.item.order, seq: a.seq }, { order: b.item.order, seq: b.seq }));
-    return true;
+    if (!lease || lane[0] !== entry || item.dueAt > lease.now || this.paused.has(item.instance)) return 'queued';
+    entry.item = { ...entry.item, leasedUntil: lease.now + lease.leaseMs };
+    return 'leased';
   }
 
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {

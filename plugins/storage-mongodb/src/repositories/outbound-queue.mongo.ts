@@ -1,5 +1,5 @@
 import type { Collection, Db, Filter } from 'mongodb';
-import type { NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import type { MongoConnection } from '../mongo-connection.js';
 import type { OutboundDocument } from '../mongo-documents.js';
@@ -28,15 +28,18 @@ export class MongoOutboundQueue implements OutboundQueue {
     return this.connection.run((db) => work(this.collections.outbound(db), db));
   }
 
-  async enqueue(item: NewOutbound, bound: number): Promise<boolean> {
+  async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     return this.run(async (entries, db) => {
-      if (await entries.findOne({ _id: `${item.instance}\n${item.id}` }, { projection: { _id: 1 } })) return true;
-      if (await entries.countDocuments({ instance: item.instance }) >= bound) return false;
+      if (await entries.findOne({ _id: `${item.instance}\n${item.id}` }, { projection: { _id: 1 } })) return 'queued';
+      if (await entries.countDocuments({ instance: item.instance }) >= bound) return 'full';
+      const leased = lease !== undefined && item.dueAt <= lease.now
+        && !(await entries.findOne({ instance: item.instance, lane: item.lane, order: { $lte: item.dueAt } }, { projection: { _id: 1 } }))
+        && !(await this.collections.outboundPaused(db).findOne({ _id: item.instance }));
       const seq = await this.collections.nextSeq(db, 'outbound');
       await entries.updateOne({ _id: `${item.instance}\n${item.id}` }, {
-        $setOnInsert: { ...item, order: item.dueAt, seq, attempts: 0 },
+        $setOnInsert: { ...item, order: item.dueAt, seq, attempts: 0, ...(leased ? { leasedUntil: lease.now + lease.leaseMs } : {}) },
       }, { upsert: true });
-      return true;
+      return leased ? 'leased' : 'queued';
     });
   }
 

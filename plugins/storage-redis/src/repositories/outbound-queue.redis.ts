@@ -1,4 +1,4 @@
-import type { NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
 import { pairsToObject, type LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
@@ -16,11 +16,11 @@ export class RedisOutboundQueue implements OutboundQueue {
       [k.outboundItemStem, k.outboundLaneStem, k.outboundLanesStem, k.outboundInstanceStem, ...args]));
   }
 
-  async enqueue(item: NewOutbound, bound: number): Promise<boolean> {
-    const reply = await this.exec(enqueueOutbound, [
+  async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    return await this.exec(enqueueOutbound, [
       item.instance, item.id, item.lane, laneId(item.instance, item.lane), item.dueAt, item.createdAt, item.payload, bound,
-    ]);
-    return reply === 1;
+      lease ? lease.now : '', lease ? lease.now + lease.leaseMs : '',
+    ]) as EnqueueOutcome;
   }
 
   async claim(options: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {

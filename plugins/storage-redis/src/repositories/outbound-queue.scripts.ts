@@ -43,12 +43,15 @@ local function remove(instance, key)
 end
 `;
 
-/** ARGV: instance, id, lane, laneKey, dueAt, createdAt, payload, bound → 1 stored (or present), 0 full. */
+/**
+ * ARGV: instance, id, lane, laneKey, dueAt, createdAt, payload, bound, lease now ('' for none), lease end
+ * → 'queued', 'leased' or 'full'.
+ */
 export const enqueueOutbound = new LuaScript(`${PRELUDE}
 local instance, id, laneKey, dueAt = ARGV[5], ARGV[6], ARGV[8], ARGV[9]
 local key = ITEM .. instance .. ':' .. id
-if redis.call('EXISTS', key) == 1 then return 1 end
-if redis.call('ZCARD', INST .. instance) >= tonumber(ARGV[12]) then return 0 end
+if redis.call('EXISTS', key) == 1 then return 'queued' end
+if redis.call('ZCARD', INST .. instance) >= tonumber(ARGV[12]) then return 'full' end
 local seq = string.format('%016d', redis.call('INCR', KEYS[2]))
 redis.call('HSET', key, 'instance', instance, 'id', id, 'lane', ARGV[7], 'laneKey', laneKey, 'order', dueAt, 'dueAt', dueAt,
   'createdAt', ARGV[10], 'payload', ARGV[11], 'attempts', 0, 'seq', seq)
@@ -57,8 +60,14 @@ redis.call('ZADD', LANE .. laneKey, dueAt, member)
 redis.call('ZADD', INST .. instance, dueAt, member)
 redis.call('SADD', LANES .. instance, laneKey)
 redis.call('HSET', KEYS[4], laneKey, instance)
+local outcome = 'queued'
+if ARGV[13] ~= '' and tonumber(dueAt) <= tonumber(ARGV[13]) and redis.call('ZRANGE', LANE .. laneKey, 0, 0)[1] == member
+  and redis.call('SISMEMBER', KEYS[3], instance) == 0 then
+  redis.call('HSET', key, 'leasedUntil', ARGV[14])
+  outcome = 'leased'
+end
 refresh(laneKey, instance)
-return 1
+return outcome
 `);
 
 /** ARGV: now, limit, leasedUntil → entry hashes (flat field lists). */

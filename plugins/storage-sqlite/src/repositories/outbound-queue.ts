@@ -1,4 +1,4 @@
-import type { NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 interface OutboundRow {
@@ -48,21 +48,28 @@ const DUE = `
 export class SqliteOutboundQueue implements OutboundQueue {
   constructor(private readonly db: SqliteDatabase) {}
 
-  async enqueue(item: NewOutbound, bound: number): Promise<boolean> {
-    const stored = this.db.transaction(() => {
-      if (this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND id = ?', [item.instance, item.id])) return true;
+  async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    const outcome = this.db.transaction((): EnqueueOutcome => {
+      if (this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND id = ?', [item.instance, item.id])) return 'queued';
       const n = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [item.instance])?.n ?? 0;
-      if (n >= bound) return false;
+      if (n >= bound) return 'full';
+      // Heads its lane when nothing of the lane comes before it (an equal order enqueued earlier does).
+      const leased = lease !== undefined && item.dueAt <= lease.now
+        && !this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND lane = ? AND ord <= ? LIMIT 1', [item.instance, item.lane, item.dueAt])
+        && !this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [item.instance]);
       this.db.run(
-        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload)
-         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload)`,
-        { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload },
+        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
+         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil)`,
+        {
+          instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload,
+          leaseUntil: leased ? lease.now + lease.leaseMs : null,
+        },
       );
       this.countBy(item.instance, 1);
-      return true;
+      return leased ? 'leased' : 'queued';
     });
     await this.db.flush();
-    return stored;
+    return outcome;
   }
 
   /** Selects and leases in one transaction committed at once, so two claimers never share a head. */
