@@ -27,6 +27,7 @@ export const operations = {
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false },
   blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false },
+  cancelQueuedSend: { method: 'DELETE', path: '/{key}/queue/{messageId}', auth: 'instance', keyed: true, text: false },
   changeCommunitySetting: { method: 'PATCH', path: '/{key}/community/{communityId}/settings', auth: 'instance', keyed: true, text: false },
   changeGroupRole: { method: 'PATCH', path: '/{key}/groups/{groupJid}/role', auth: 'instance', keyed: true, text: false },
   changeGroupSetting: { method: 'PATCH', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
@@ -61,6 +62,7 @@ export const operations = {
   getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false },
   getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false },
   getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
+  getQueuePolicy: { method: 'GET', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false },
   handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
   handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
@@ -83,6 +85,7 @@ export const operations = {
   listGroups: { method: 'GET', path: '/{key}/groups', auth: 'instance', keyed: true, text: false },
   listLabels: { method: 'GET', path: '/{key}/labels', auth: 'instance', keyed: true, text: false },
   listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false },
+  listQueue: { method: 'GET', path: '/{key}/queue', auth: 'instance', keyed: true, text: false },
   logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false },
   messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true },
@@ -92,6 +95,7 @@ export const operations = {
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
   mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false },
   openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false },
+  pauseQueue: { method: 'POST', path: '/{key}/queue/pause', auth: 'instance', keyed: true, text: false },
   pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false },
   placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false },
   postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false },
@@ -120,6 +124,7 @@ export const operations = {
   requestPairingCode: { method: 'POST', path: '/{key}/instance/pairing-code', auth: 'instance', keyed: true, text: false },
   resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false },
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
+  resumeQueue: { method: 'POST', path: '/{key}/queue/resume', auth: 'instance', keyed: true, text: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
   root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
   sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false },
@@ -166,6 +171,7 @@ export const operations = {
   setProfilePicture: { method: 'PUT', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
   setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false },
   setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false },
+  setQueuePolicy: { method: 'PUT', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false },
   subscribePresence: { method: 'POST', path: '/{key}/chat/presence/subscribe', auth: 'instance', keyed: true, text: false },
   unlinkChannel: { method: 'DELETE', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false },
   unpinMessage: { method: 'POST', path: '/{key}/message/unpin', auth: 'instance', keyed: true, text: false },
@@ -545,6 +551,25 @@ export interface Operations {
         jid: string;
         blocked: boolean;
       };
+    };
+    keyed: true;
+  };
+  /**
+   * Cancel a send before it leaves; it is then never sent
+   *
+   * `DELETE /{key}/queue/{messageId}`
+   */
+  cancelQueuedSend: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      messageId: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      message: string;
     };
     keyed: true;
   };
@@ -1541,6 +1566,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -1600,6 +1632,51 @@ export interface Operations {
     query: undefined;
     body: undefined;
     response: Uint8Array;
+    keyed: true;
+  };
+  /**
+   * The instance's pacing policy
+   *
+   * `GET /{key}/queue/policy`
+   */
+  getQueuePolicy: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        perMinute: number | null;
+        perHour: number | null;
+        /** Least time between two sends of the instance. */
+        minGapMs: number;
+        /** Random extra of 0 to jitterMs added to every gap. */
+        jitterMs: number;
+        /** Least time between two sends to the same recipient. */
+        recipientGapMs: number;
+        quietHours: {
+          /** HH:MM, 24-hour local time. */
+          start: string;
+          /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+          end: string;
+          /** IANA time zone, e.g. America/Sao_Paulo. */
+          timeZone: string;
+        } | null;
+        /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+        maxQueued: number;
+        typing: {
+          /** Whether sends that do not say `typing` show typing first. */
+          enabled: boolean;
+          /** Typing time per character of the text or caption. */
+          msPerChar: number;
+          minMs: number;
+          maxMs: number;
+        };
+      };
+    };
     keyed: true;
   };
   /**
@@ -1939,6 +2016,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       })[];
       page: number;
       limit: number;
@@ -2206,6 +2290,52 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Sends waiting in the instance's outbound queue
+   *
+   * `GET /{key}/queue`
+   */
+  listQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+    };
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        key: {
+          remoteJid: string;
+          fromMe: boolean;
+          id: string;
+          participant?: string;
+        };
+        /** One typed member, named as WhatsApp names it (extendedTextMessage, imageMessage, …). */
+        message: Record<string, unknown>;
+        /** Unix seconds as text. */
+        messageTimestamp: string;
+        status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
+        provider?: "whatsapp" | "instagram" | "messenger";
+        pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
+      })[];
+      paused: boolean;
+      page: number;
+      limit: number;
+      total: number;
+    };
+    keyed: true;
+  };
+  /**
    * Log out (clears the session)
    *
    * `DELETE /{key}/instance`
@@ -2389,6 +2519,27 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * Pause the outbound queue: sends are accepted and kept, none leaves until resumed
+   *
+   * `POST /{key}/queue/pause`
+   */
+  pauseQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        paused: boolean;
+        queued: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Pin a message of this instance in its chat
    *
    * `POST /{key}/message/pin`
@@ -2404,6 +2555,12 @@ export interface Operations {
       id: string;
       /** Seconds; rounded up to what WhatsApp offers (24 hours, 7 days, 30 days). */
       duration: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2421,6 +2578,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2805,6 +2969,12 @@ export interface Operations {
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2822,6 +2992,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2861,6 +3038,12 @@ export interface Operations {
         /** cta_copy only. */
         copy_code?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2878,6 +3061,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2910,6 +3100,12 @@ export interface Operations {
         id: string;
         text: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2927,6 +3123,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2953,6 +3156,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2970,6 +3179,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2998,6 +3214,12 @@ export interface Operations {
       fileName: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3015,6 +3237,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3041,6 +3270,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3058,6 +3293,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3083,6 +3325,12 @@ export interface Operations {
         longitude: number;
         address?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3100,6 +3348,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3137,6 +3392,12 @@ export interface Operations {
       /** Must equal the sum of price × quantity (to the cent). */
       subtotal: number;
       totalAmount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3154,6 +3415,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3177,6 +3445,12 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3194,6 +3468,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3218,6 +3499,12 @@ export interface Operations {
       text: string;
       /** Optional; empty means none. */
       footer?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3235,6 +3522,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3261,6 +3555,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3278,6 +3578,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3341,6 +3648,27 @@ export interface Operations {
     response: {
       status: 200;
       message: string;
+    };
+    keyed: true;
+  };
+  /**
+   * Resume a paused outbound queue
+   *
+   * `POST /{key}/queue/resume`
+   */
+  resumeQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        paused: boolean;
+        queued: number;
+      };
     };
     keyed: true;
   };
@@ -3531,6 +3859,12 @@ export interface Operations {
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3548,6 +3882,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3568,6 +3909,12 @@ export interface Operations {
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3585,6 +3932,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3609,6 +3963,12 @@ export interface Operations {
       mimetype: string;
       /** File name shown to the recipient (no path). */
       fileName: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3626,6 +3986,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3648,6 +4015,12 @@ export interface Operations {
       base64: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3665,6 +4038,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3702,6 +4082,12 @@ export interface Operations {
         /** cta_copy only. */
         copy_code?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3719,6 +4105,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3749,6 +4142,12 @@ export interface Operations {
         id: string;
         text: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3766,6 +4165,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3787,6 +4193,12 @@ export interface Operations {
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3804,6 +4216,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3828,6 +4247,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3845,6 +4270,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3870,6 +4302,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3887,6 +4325,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3913,6 +4358,12 @@ export interface Operations {
       fileName: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3930,6 +4381,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3954,6 +4412,12 @@ export interface Operations {
       startTime: string;
       locationName?: string;
       locationAddress?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3971,6 +4435,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3994,6 +4465,12 @@ export interface Operations {
       groupName: string;
       /** The code of the invite link, without the URL. */
       inviteCode: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4011,6 +4488,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4035,6 +4519,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4052,6 +4542,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4077,6 +4574,12 @@ export interface Operations {
       thumbnailUrl?: string;
       /** The http or https link previewed (not fetched). */
       sourceUrl: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4094,6 +4597,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4116,6 +4626,12 @@ export interface Operations {
       longitude: number;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4133,6 +4649,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4156,6 +4679,12 @@ export interface Operations {
         longitude: number;
         address?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4173,6 +4702,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4208,6 +4744,12 @@ export interface Operations {
       /** Must equal the sum of price × quantity (to the cent). */
       subtotal: number;
       totalAmount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4225,6 +4767,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4247,6 +4796,12 @@ export interface Operations {
       values: string[];
       /** How many options one person may pick (0 = any number; at most the number of values). */
       selectableCount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4264,6 +4819,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4310,6 +4872,12 @@ export interface Operations {
       businessOwnerJid: string;
       productId: string;
       catalogId: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4327,6 +4895,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4347,6 +4922,12 @@ export interface Operations {
       text: string;
       /** Id of the message reacted to; it must exist in this instance. */
       msgId: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4364,6 +4945,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4382,6 +4970,12 @@ export interface Operations {
     body: {
       /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4399,6 +4993,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4419,6 +5020,12 @@ export interface Operations {
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4436,6 +5043,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4456,6 +5070,12 @@ export interface Operations {
       to: string;
       name: string;
       options: string[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4473,6 +5093,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4494,6 +5121,12 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4511,6 +5144,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4533,6 +5173,12 @@ export interface Operations {
       text: string;
       /** Optional; empty means none. */
       footer?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4550,6 +5196,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4574,6 +5227,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4591,6 +5250,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4611,6 +5277,12 @@ export interface Operations {
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4628,6 +5300,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -5027,6 +5706,78 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Set the instance's pacing policy
+   *
+   * `PUT /{key}/queue/policy`
+   */
+  setQueuePolicy: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      perMinute?: number | null;
+      perHour?: number | null;
+      /** Least time between two sends of the instance. */
+      minGapMs?: number;
+      /** Random extra of 0 to jitterMs added to every gap. */
+      jitterMs?: number;
+      /** Least time between two sends to the same recipient. */
+      recipientGapMs?: number;
+      quietHours?: {
+        /** HH:MM, 24-hour local time. */
+        start: string;
+        /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+        end: string;
+        /** IANA time zone, e.g. America/Sao_Paulo. */
+        timeZone: string;
+      } | null;
+      /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+      maxQueued?: number;
+      typing?: {
+        /** Whether sends that do not say `typing` show typing first. */
+        enabled?: boolean;
+        /** Typing time per character of the text or caption. */
+        msPerChar?: number;
+        minMs?: number;
+        maxMs?: number;
+      };
+    };
+    response: {
+      status: 200;
+      data: {
+        perMinute: number | null;
+        perHour: number | null;
+        /** Least time between two sends of the instance. */
+        minGapMs: number;
+        /** Random extra of 0 to jitterMs added to every gap. */
+        jitterMs: number;
+        /** Least time between two sends to the same recipient. */
+        recipientGapMs: number;
+        quietHours: {
+          /** HH:MM, 24-hour local time. */
+          start: string;
+          /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+          end: string;
+          /** IANA time zone, e.g. America/Sao_Paulo. */
+          timeZone: string;
+        } | null;
+        /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+        maxQueued: number;
+        typing: {
+          /** Whether sends that do not say `typing` show typing first. */
+          enabled: boolean;
+          /** Typing time per character of the text or caption. */
+          msPerChar: number;
+          minMs: number;
+          maxMs: number;
+        };
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Subscribe to the presence of a contact
    *
    * `POST /{key}/chat/presence/subscribe`
@@ -5079,6 +5830,12 @@ export interface Operations {
     query: undefined;
     body: {
       id: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -5096,6 +5853,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
