@@ -1,6 +1,8 @@
 /**
- * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage) or
- * `parley-redis` (Redis storage at REDIS_URL, under a key prefix of its own that it deletes on SIGTERM).
+ * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage; every
+ * send through the outbound queue, pacing off), `parley-direct` (the same without the queue:
+ * `queue.enabled` false, the send path before issue 16) or `parley-redis` (Redis storage at REDIS_URL,
+ * under a key prefix of its own that it deletes on SIGTERM).
  * Prints one JSON line `{ port, key?, to? }` on stdout once it listens; stops on SIGTERM.
  */
 import { mkdtempSync } from 'node:fs';
@@ -41,7 +43,7 @@ async function main(): Promise<Record<string, unknown>> {
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return { port: (server.address() as { port: number }).port };
   }
-  if (kind === 'parley' || kind === 'parley-redis') {
+  if (kind === 'parley' || kind === 'parley-direct' || kind === 'parley-redis') {
     const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
     const keyPrefix = `parley-bench-rest-${process.pid}:`;
     const storage = kind === 'parley-redis'
@@ -50,6 +52,7 @@ async function main(): Promise<Record<string, unknown>> {
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
       plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
+      ...(kind === 'parley-direct' ? { queue: { enabled: false, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 } } : {}),
     });
     const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
     const url = await server.listen();

@@ -83,6 +83,12 @@ describe('outbound queue: Meta rate limits on a fake clock', () => {
     await expectSends(base + 1, 'the first attempt');
     for (let attempt = 1; attempt < 8; attempt++) {
       const wait = 2_000 * 2 ** (attempt - 1);
+      // The failed attempt is answered and its retry placed before the clock moves on.
+      const retry = await t.waitFor(async () => {
+        const r = await t.request('GET', `/${key}/message/${id}`);
+        return r.body.data?.queue?.state === 'scheduled' ? Date.parse(r.body.data.queue.dueAt) : undefined;
+      }, 5000, `the retry after attempt ${attempt} to be placed`);
+      assert.equal(retry, clock.now() + wait, `attempt ${attempt + 1} is due ${wait} ms after attempt ${attempt}`);
       clock.advance(wait - 1);
       await expectSends(base + attempt, `no attempt ${attempt + 1} before ${wait} ms`);
       clock.advance(1);

@@ -57,7 +57,7 @@ describe('outbound queue: scheduled sends across SIGKILL and restart (real proce
   }
 
   async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-    const deadline = Date.now() + 20_000;
+    const deadline = Date.now() + 40_000;
     while (!(await check())) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; server output: ${server?.stderr.join('')}`);
       await new Promise((r) => setTimeout(r, 100));
@@ -65,8 +65,9 @@ describe('outbound queue: scheduled sends across SIGKILL and restart (real proce
   }
 
   it('SIGKILL right after the answer: the send leaves once, on time, from the next process; a cancelled one never', async () => {
-    await schedule('survives the kill', 4_000);
-    const cancelled = await schedule('cancelled before the kill', 4_500);
+    // Far enough ahead that both restarts below are done (a loaded machine takes seconds to start a server).
+    await schedule('survives the kill', 20_000);
+    const cancelled = await schedule('cancelled before the kill', 20_500);
     assert.equal((await server!.request('DELETE', `/${a.key}/queue/${cancelled}`)).status, 200);
     scheduled.pop();
     assert.equal(await server!.kill('SIGKILL'), 'SIGKILL');
@@ -74,7 +75,7 @@ describe('outbound queue: scheduled sends across SIGKILL and restart (real proce
     const queue = await server.request('GET', `/${a.key}/queue`);
     assert.deepEqual(queue.body.data.map((r: { key: { id: string } }) => r.key.id), [scheduled[0]!.id]);
 
-    await schedule('survives a restart', 3_000);
+    await schedule('survives a restart', 12_000);
     assert.equal(await server.kill('SIGTERM'), 0);
     server = await ServerChild.start(dataDir, CONFIG);
 
@@ -86,9 +87,9 @@ describe('outbound queue: scheduled sends across SIGKILL and restart (real proce
     for (const s of scheduled) {
       const m = got.find((g) => g.id === s.id)!;
       assert.equal(m.text, s.text);
-      // On time: not before sendAt, and within the restart's few seconds after it.
+      // On time: not before sendAt, and within a few seconds after it (a loaded machine may be slow).
       assert.ok(m.timestamp >= Math.floor(s.at / 1000), `${s.text} left at ${m.timestamp}, before ${s.at}`);
-      assert.ok(m.timestamp <= Math.floor(s.at / 1000) + 5, `${s.text} left at ${m.timestamp}, late for ${s.at}`);
+      assert.ok(m.timestamp <= Math.floor(s.at / 1000) + 3, `${s.text} left at ${m.timestamp}, late for ${s.at}`);
     }
     assert.equal((await server.request('GET', `/${a.key}/queue`)).body.total, 0);
   });

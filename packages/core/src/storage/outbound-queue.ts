@@ -51,7 +51,10 @@ export interface OutboundPage {
  * the message id from the sender (WhatsApp, the sandbox) then send the same id again, which receivers
  * treat as the same message.
  *
- * Every method is atomic with respect to the others and to other workers sharing the store.
+ * Every method is atomic with respect to the others and to other workers sharing the store. Writes
+ * are durable once {@link Storage.flush} resolves (the server flushes before it answers a request;
+ * back ends that commit each write are durable at once). A completion or release lost to a crash
+ * before that only leaves the entry to be claimed again.
  */
 export interface OutboundQueue {
   /**

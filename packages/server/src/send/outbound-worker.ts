@@ -3,7 +3,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
-import { decodeJob, type OutboundJob } from './outbound-job.js';
+import { decodeJob, recordOf, type OutboundJob } from './outbound-job.js';
 import { backoffMs, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
 import type { Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
@@ -48,6 +48,8 @@ export class OutboundWorker {
   private again = false;
   private pumping?: Promise<void>;
   private timer?: NodeJS.Timeout;
+  /** The last look found due sends it could not claim (held by leases, such as sends going out inline). */
+  private blocked = false;
   private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly deps: OutboundWorkerDeps) {}
@@ -96,6 +98,7 @@ export class OutboundWorker {
 
   private async sleepUntilDue(claimedAt: number): Promise<void> {
     const due = await this.deps.storage.outbound.nextDueAt();
+    this.blocked = due !== null && due <= claimedAt;
     if (due === null) {
       clearTimeout(this.timer);
       return;
@@ -156,9 +159,12 @@ export class OutboundWorker {
         throw err;
       }
       await this.failed(runtime, entry, job, err);
+      // Its retry is the worker's now.
+      this.wake();
       return null;
     } finally {
-      this.wake();
+      // Sends to the same recipient may wait behind this one; a send with none behind it costs no look at the queue.
+      if (this.blocked) this.wake();
     }
   }
 
@@ -205,10 +211,10 @@ export class OutboundWorker {
       return;
     }
     logger.warn({ instance: runtime.id, message: entry.id, attempts, kind, error }, 'outbound send failed for good');
-    const { record } = job;
-    await storage.messages.upsert(runtime.id, { ...record, status: 'ERROR' });
+    const record = recordOf(entry.id, entry.createdAt, job, 'ERROR');
+    await storage.messages.upsert(runtime.id, record);
     const main = job.provider === undefined;
-    bus.publish(runtime.id, record.provider ?? runtime.main.channel, {
+    bus.publish(runtime.id, job.channel, {
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid,
       recipientId: main ? jidUser(record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
       error: { code: 131000, title: 'Send failed', message: error, details: `the outbound queue gave up after ${attempts} attempt(s)` },

@@ -2,9 +2,8 @@ import {
   ConflictError, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
   type SendRequest, type Storage,
 } from '@parley/core';
-import { outgoingMessage } from '@parley/whatsapp-proto';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
-import { decodeJob, encodeJob, type OutboundJob } from './outbound-job.js';
+import { decodeJob, encodeJob, recordOf, type OutboundJob } from './outbound-job.js';
 import type { OutboundWorker } from './outbound-worker.js';
 import { pacesNothing, type Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
@@ -52,13 +51,9 @@ export class SendQueue {
     const main = channel.adapter === runtime.main;
     const id = newMessageId();
     const remoteJid = main ? toJid(request.to) : request.to;
-    const record: MessageRecord = {
-      key: { remoteJid, fromMe: true, id }, message: outgoingMessage(request.content, now), messageTimestamp: String(Math.floor(now / 1000)),
-      status: 'PENDING', provider: channel.adapter.channel,
-    };
     const job: OutboundJob = {
-      ...(main ? {} : { provider: channel.adapter.channel }), to: request.to, content: request.content,
-      ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }), record,
+      ...(main ? {} : { provider: channel.adapter.channel }), channel: channel.adapter.channel, to: request.to, remoteJid, content: request.content,
+      ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }),
     };
     const policy = await policies.get(runtime.id, runtime.record.driver);
     const immediate = dueAt <= now && pacesNothing(policy) && pacer.reserve(runtime.id, '', now, policy, id) <= now
@@ -75,7 +70,8 @@ export class SendQueue {
       worker.wake();
     }
     const queued = await storage.outbound.get(runtime.id, id);
-    return queued ? this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id)) : record;
+    if (!queued) return recordOf(id, now, job);
+    return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id));
   }
 
   /** The record of a send still in the queue, with its queue state, or null. */
@@ -87,7 +83,7 @@ export class SendQueue {
 
   /** The record and queue state of an entry. */
   view(entry: Outbound, paused: boolean): QueuedRecord {
-    const { record } = decodeJob(entry.payload);
+    const record = recordOf(entry.id, entry.createdAt, decodeJob(entry.payload));
     const now = this.deps.clock.now();
     const state: QueueState = entry.leasedUntil !== undefined && entry.leasedUntil > now ? 'sending'
       : paused ? 'paused' : entry.dueAt > now ? 'scheduled' : 'queued';

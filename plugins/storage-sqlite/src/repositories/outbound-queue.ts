@@ -43,33 +43,52 @@ const DUE = `
 
 /**
  * The outbound queue in the `outbound` table (migration 4). Every method is one statement or one
- * transaction, and writes are durable before the promise resolves.
+ * transaction in the turn's batch, durable at the next commit ({@link SqliteStorage.flush}): the
+ * server flushes before it answers a request, and a completion or release lost to a crash only makes
+ * the entry claimable again (where the worker finds its record and sends nothing twice).
  */
 export class SqliteOutboundQueue implements OutboundQueue {
+  /**
+   * Size changes of the current batch, by instance, written once just before it commits (so in the same
+   * transaction as the rows they count): a send enqueued and completed within one batch costs no write.
+   */
+  private readonly pendingCounts = new Map<string, number>();
+  private readonly writeCounts = (): void => {
+    for (const [instance, delta] of this.pendingCounts) {
+      if (delta === 0) continue;
+      this.db.run('INSERT INTO outbound_counts (instance, n) VALUES (?, ?) ON CONFLICT (instance) DO UPDATE SET n = n + excluded.n', [instance, delta]);
+    }
+    this.pendingCounts.clear();
+  };
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
-    const outcome = this.db.transaction((): EnqueueOutcome => {
-      if (this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND id = ?', [item.instance, item.id])) return 'queued';
-      const n = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [item.instance])?.n ?? 0;
-      if (n >= bound) return 'full';
-      // Heads its lane when nothing of the lane comes before it (an equal order enqueued earlier does).
-      const leased = lease !== undefined && item.dueAt <= lease.now
-        && !this.db.get('SELECT 1 AS x FROM outbound WHERE instance = ? AND lane = ? AND ord <= ? LIMIT 1', [item.instance, item.lane, item.dueAt])
-        && !this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [item.instance]);
-      this.db.run(
+    // Reads then one write: atomic under the batch's write lock without a savepoint.
+    return this.db.locked((): EnqueueOutcome => {
+      // One read for the bound, whether the send heads its lane (nothing of the lane comes before it: an
+      // equal order enqueued earlier does) and whether the instance is paused.
+      const state = this.db.get<{ n: number | null; ahead: number | null; paused: number | null }>(
+        `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
+           (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
+           (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
+        { instance: item.instance, lane: item.lane, dueAt: item.dueAt },
+      )!;
+      if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
+      const leased = lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null;
+      const inserted = this.db.run(
         `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
-         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil)`,
+         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) ON CONFLICT (instance, id) DO NOTHING`,
         {
           instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload,
           leaseUntil: leased ? lease.now + lease.leaseMs : null,
         },
       );
+      // A duplicate id is stored once.
+      if (inserted === 0) return 'queued';
       this.countBy(item.instance, 1);
       return leased ? 'leased' : 'queued';
     });
-    await this.db.flush();
-    return outcome;
   }
 
   /** Selects and leases in one transaction committed at once, so two claimers never share a head. */
@@ -81,8 +100,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async complete(instance: string, id: string): Promise<void> {
-    this.db.transaction(() => this.remove(instance, id));
-    await this.db.flush();
+    this.remove(instance, id);
   }
 
   async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
@@ -119,7 +137,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async count(instance: string): Promise<number> {
-    return this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [instance])?.n ?? 0;
+    return this.size(instance);
   }
 
   async setPaused(instance: string, paused: boolean): Promise<void> {
@@ -149,6 +167,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
     this.db.transaction(() => {
       this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
       this.db.run('DELETE FROM outbound_counts WHERE instance = ?', [instance]);
+      this.pendingCounts.delete(instance);
       this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
     });
     await this.db.flush();
@@ -158,10 +177,14 @@ export class SqliteOutboundQueue implements OutboundQueue {
     if (this.db.run('DELETE FROM outbound WHERE instance = ? AND id = ?', [instance, id]) > 0) this.countBy(instance, -1);
   }
 
+  /** Queued sends of an instance: the stored count plus this batch's changes. */
+  private size(instance: string): number {
+    const stored = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [instance])?.n ?? 0;
+    return stored + (this.pendingCounts.get(instance) ?? 0);
+  }
+
   private countBy(instance: string, delta: number): void {
-    this.db.run(
-      'INSERT INTO outbound_counts (instance, n) VALUES (?, ?) ON CONFLICT (instance) DO UPDATE SET n = n + excluded.n',
-      [instance, delta],
-    );
+    this.pendingCounts.set(instance, (this.pendingCounts.get(instance) ?? 0) + delta);
+    this.db.beforeCommit(this.writeCounts);
   }
 }
