@@ -94,8 +94,9 @@ export function checkPacingPolicy(policy: PacingPolicy, prefix = 'body'): void {
   if (policy.perMinute !== null && policy.perHour !== null && policy.perHour < policy.perMinute) {
     fail('perHour', `(${policy.perHour}) must be at least perMinute (${policy.perMinute})`);
   }
-  if (policy.perMinute !== null && policy.minGapMs * (policy.perMinute - 1) > 60_000 && policy.perMinute > 1) {
-    // Not an error by itself (the gap then rules), but a limit that can never be reached is a mistake.
+  if (policy.perMinute !== null && policy.perMinute > 1 && policy.minGapMs * (policy.perMinute - 1) >= 60_000) {
+    // Not an error by itself (the gap then rules), but a limit that can never be reached is a mistake:
+    // perMinute sends span (perMinute − 1) gaps, which must fit inside the rolling minute.
     fail('perMinute', `(${policy.perMinute}) can never be reached with minGapMs ${policy.minGapMs}: lower one of them`);
   }
   const q = policy.quietHours;
@@ -116,21 +117,30 @@ function localMinute(ms: number, timeZone: string): number {
 }
 
 /**
- * The first time at or after `ms` outside the quiet hours (`ms` itself when it is outside). Steps by
- * the minutes left in the window, re-reading the local time after each step, so a daylight-saving
- * change inside the window is followed.
+ * The first minute at or after `ms` outside the quiet hours (`ms` itself when it is outside). Jumps by
+ * the local minutes left in the window (again when a daylight-saving change made the window longer),
+ * then narrows down to the first minute outside it (a change that made it shorter), so the end is
+ * found in the window's own local time.
  */
 export function afterQuietHours(ms: number, quiet: QuietHours): number {
   const start = minutesOf(quiet.start);
   const end = minutesOf(quiet.end);
-  let at = ms;
-  for (let step = 0; step < 4; step++) {
+  const inside = (at: number) => {
     const now = localMinute(at, quiet.timeZone);
-    const inside = start < end ? now >= start && now < end : now >= start || now < end;
-    if (!inside) return at;
-    const left = (end - now + 1440) % 1440;
-    // To the start of the end minute: drop the seconds of the current minute first.
-    at = at - (at % 60_000) + left * 60_000;
+    return start < end ? now >= start && now < end : now >= start || now < end;
+  };
+  if (!inside(ms)) return ms;
+  let lo = ms - (ms % 60_000);
+  let hi = lo;
+  for (let step = 0; step < 4 && inside(hi); step++) {
+    lo = hi;
+    hi = lo + (((end - localMinute(lo, quiet.timeZone) + 1440) % 1440) || 1440) * 60_000;
   }
-  return at;
+  // lo is inside, hi outside: the first minute outside lies between them.
+  while (hi - lo > 60_000) {
+    const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
+    if (inside(mid)) lo = mid;
+    else hi = mid;
+  }
+  return hi;
 }

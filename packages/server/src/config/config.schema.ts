@@ -49,7 +49,7 @@ export const configSchema = {
       properties: {
         enabled: { type: 'boolean' },
         maxQueued: { type: 'integer', minimum: 1, maximum: 1000000 },
-        leaseMs: { type: 'integer', minimum: 30000, maximum: 3600000 },
+        leaseMs: { type: 'integer', minimum: 2000, maximum: 3600000 },
         recheckMs: { type: 'integer', minimum: 10, maximum: 60000 },
         concurrency: { type: 'integer', minimum: 1, maximum: 256 },
       },

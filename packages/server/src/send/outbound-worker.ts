@@ -137,7 +137,9 @@ export class OutboundWorker {
     if (slot > now) return storage.outbound.release(entry.instance, entry.id, { dueAt: slot });
     const job = decodeJob(entry.payload);
     try {
-      await this.send(runtime, entry, job, typingMs(job, policy));
+      // Typing stays well inside the lease, so no other worker takes the send meanwhile.
+      await this.send(runtime, entry, job, Math.min(typingMs(job, policy), Math.floor(this.deps.options.leaseMs / 2)));
+      pacer.sent(entry.instance, entry.lane, clock.now(), policy);
     } catch (err) {
       if (err instanceof Stopped) throw err;
       await this.failed(runtime, entry, job, err);

@@ -71,6 +71,17 @@ export class Pacer {
     return at;
   }
 
+  /**
+   * Notes that a send really left at `at` (a busy worker may send after its slot): the next slot
+   * counts its gaps from here, so gaps are never shorter than the policy's.
+   */
+  sent(instance: string, lane: string, at: number, policy: PacingPolicy): void {
+    if (pacesNothing(policy)) return;
+    const pace = this.paceOf(instance);
+    pace.last = Math.max(pace.last, at);
+    if (policy.recipientGapMs > 0) this.remember(`${instance}\n${lane}`, at, at, policy.recipientGapMs);
+  }
+
   /** Holds every send of `instance` until `until` (the platform asked to slow down). */
   block(instance: string, until: number): void {
     const pace = this.paceOf(instance);
