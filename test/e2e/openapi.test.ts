@@ -98,7 +98,12 @@ describe('OpenAPI document', () => {
     // (empty, not an object, not JSON). Deletions run last so the instances live through the rest.
     const fresh = await t.createInstance({ channel: 'sandbox', name: 'probe-fresh', number: '5511970000011' });
     const online = await t.connectedSandbox({ name: 'probe-online', number: '5511970000012' });
-    const entries = documented(doc).sort((a, b) => Number(a.startsWith('DELETE ')) - Number(b.startsWith('DELETE ')));
+    // Event streams never end on their own: their error paths are probed by the event-stream tests.
+    const isStream = (entry: string) => {
+      const [method, template] = entry.split(' ') as [string, string];
+      return 'text/event-stream' in (doc.paths[template]![method.toLowerCase()]!.responses['200']?.content ?? {});
+    };
+    const entries = documented(doc).filter((entry) => !isStream(entry)).sort((a, b) => Number(a.startsWith('DELETE ')) - Number(b.startsWith('DELETE ')));
     const offenders: string[] = [];
     const answered = new Map<string, Set<number>>();
     for (const key of [BOGUS_KEY, fresh.key, online.key]) {

@@ -7,4 +7,5 @@ export {
   type OperationResponse, type ParleyClientOptions, type RequestOptions,
 } from './parley-client.js';
 export { ParleyApiError } from './parley-api-error.js';
+export { streamEvents, type StreamedEvent, type StreamEventsOptions } from './stream-events.js';
 export { API_VERSION, operations, type ErrorBody, type Operations } from './generated/operations.js';

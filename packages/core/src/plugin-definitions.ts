@@ -68,3 +68,29 @@ export const storageLimitOptionProperties = {
 export function resolveStorageLimits(options: StorageLimitOptions): Required<StorageLimitOptions> {
   return { messageRetentionDays: options.messageRetentionDays ?? 0, commandTimeoutMs: options.commandTimeoutMs ?? 5000 };
 }
+
+/** Options of a storage back end on a server of its own: where the server is, and the {@link StorageLimitOptions}. */
+export interface NetworkStorageOptions extends StorageLimitOptions {
+  /** The server's URL, in the back end's scheme. Defaults to the back end's environment variable, then to its local default. */
+  url?: string;
+}
+
+/**
+ * The JSON Schema of a networked back end's options: `url` matching `urlPattern`, the back end's own
+ * `properties`, and the {@link StorageLimitOptions}; any other member is refused.
+ */
+export function networkStorageOptionsSchema<Properties extends Record<string, object>>(urlPattern: string, properties: Properties) {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    properties: { url: { type: 'string', pattern: urlPattern }, ...properties, ...storageLimitOptionProperties },
+  } as const;
+}
+
+/**
+ * {@link NetworkStorageOptions} with defaults applied: `url` from the options, else `envUrl` (the back
+ * end's environment variable) when not empty, else `localUrl`.
+ */
+export function resolveNetworkStorageOptions(options: NetworkStorageOptions, envUrl: string | undefined, localUrl: string): Required<NetworkStorageOptions> {
+  return { url: options.url ?? (envUrl || localUrl), ...resolveStorageLimits(options) };
+}

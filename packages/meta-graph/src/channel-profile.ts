@@ -1,4 +1,4 @@
-import type { ChannelName } from '@parley/core';
+import type { ChannelName, DeliveryStatus } from '@parley/core';
 
 /**
  * Everything that differs between the Instagram and the Messenger channel, declared as data. The
@@ -27,4 +27,12 @@ export interface MetaChannelProfile {
   readonly reactions: 'emoji' | 'love';
   /** Button types of `/button_action` the channel's button template can carry. */
   readonly actionButtons: readonly ('cta_url' | 'cta_call')[];
+  /**
+   * How the channel's webhooks report what happened to the account's sends: `readBy` `mid` names the
+   * message read (Instagram), `watermark` covers everything sent up to a time (Messenger); `statuses`
+   * are the receipts it sends at all, in the order they arrive.
+   */
+  readonly receipts: { readonly readBy: 'mid' | 'watermark'; readonly statuses: readonly DeliveryStatus[] };
+  /** Attachment types its inbound webhooks carry (`document`: Messenger's `file`). */
+  readonly inboundMedia: readonly ('image' | 'audio' | 'video' | 'document')[];
 }

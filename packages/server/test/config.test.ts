@@ -60,6 +60,7 @@ describe('loadConfig defaults', () => {
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,
       metrics: {},
+      streams: { retentionSeconds: 86_400, heartbeatSeconds: 15, maxPerInstance: 100, maxTotal: 10_000, bufferBytes: 262_144 },
       baseDir: process.cwd(),
     });
     assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
@@ -76,6 +77,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
+      streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
@@ -102,6 +104,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
       adminToken: undefined,
       metrics: { token: 'file-metrics-token-0123' },
+      streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       baseDir: dir,
     });
   });

@@ -111,6 +111,15 @@ export class WebhookEngine {
     return this.flushing;
   }
 
+  /**
+   * The body of `event` in format `name` for `instance`, as JSON text: exactly what a webhook of that
+   * format receives. Null when the format does not carry the event or is not installed. The live
+   * event streams send it.
+   */
+  renderBody(name: string, event: ChannelEvent, instance: InstanceRecord): string | null {
+    return this.render(name, event, this.renderContext(instance));
+  }
+
   /** Spec 2.3 statistics of an instance. */
   stats(instanceId: string): Promise<WebhookStats> {
     return this.deps.storage.deliveries.stats(instanceId);

@@ -3,7 +3,8 @@ import type { MetaChannelProfile } from '@parley/meta-graph';
 /**
  * How Instagram differs from Messenger on the Graph API: `instagram` webhooks, the token checked by
  * reading the Instagram account node (a Page token's `/me` is the Page), usernames in profiles, the
- * `platform=instagram` upload field, heart-only reactions and URL-only button templates.
+ * `platform=instagram` upload field, heart-only reactions, URL-only button templates, read receipts that
+ * name the message (no delivery receipts) and no file attachments.
  */
 export const instagramProfile: MetaChannelProfile = {
   channel: 'instagram',
@@ -16,4 +17,6 @@ export const instagramProfile: MetaChannelProfile = {
   uploadPlatform: 'instagram',
   reactions: 'love',
   actionButtons: ['cta_url'],
+  receipts: { readBy: 'mid', statuses: ['read'] },
+  inboundMedia: ['image', 'audio', 'video'],
 };

@@ -1,15 +1,12 @@
-import { beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import type { ChannelEventPayload, SocialLink } from '@parley/core';
+import type { SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import {
-  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, testLink, useMockGraph, type DriverHarness,
-} from '@parley/meta-graph/testing';
+import { fixtureReader, receivedFrom, signatureHeader, testInstance, testLink, useInboundHarness, useMockGraph } from '@parley/meta-graph/testing';
 import { createInstagramDriver } from '../src/index.js';
 
 const ACCOUNT = '17841405822304914';
 const USER = '6543210987654321';
-const APP_SECRET = 'test-app-secret-0123456789abcdef';
 const CDN = 'https://lookaside.fbsbx.com/ig_messaging_cdn/?asset_id=';
 
 const fixture = fixtureReader(import.meta.url);
@@ -21,30 +18,21 @@ function midOf(name: string): string {
 }
 
 function link(overrides: Partial<SocialLink> = {}): SocialLink {
-  return testLink('instagram', ACCOUNT, { appSecret: APP_SECRET, username: 'parley.shop', ...overrides });
+  return testLink('instagram', ACCOUNT, { username: 'parley.shop', ...overrides });
 }
 
-function signed(body: Buffer, secret = APP_SECRET): Record<string, string> {
-  return { 'content-type': 'application/json', 'x-hub-signature-256': signatureHeader(body, secret) };
-}
+/** The instance each test wires: one linking ACCOUNT, over fresh memory storage, profile lookups off. */
+const wiring = {
+  testFileUrl: import.meta.url, createDriver: () => createInstagramDriver({ profileLookup: false }), storage: () => new MemoryStorage(),
+  instanceId: 'ins_ig', link: link(),
+};
 
 /** A received message from USER with the given id, timestamp, content and record member. */
 const received = receivedFrom('instagram', USER);
 
 describe('instagram webhook: inbound mapping', () => {
-  let storage: MemoryStorage;
-  let harness: DriverHarness;
-
-  beforeEach(async () => {
-    storage = new MemoryStorage();
-    await storage.init();
-    harness = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
-  });
-
-  async function deliver(name: string): Promise<ChannelEventPayload[]> {
-    const body = fixture(name);
-    return deliverOk(harness, body, signed(body));
-  }
+  const inbound = useInboundHarness(wiring);
+  const { deliver } = inbound;
 
   it('maps a text message (message-text-instagram)', async () => {
     const mid = midOf('ig-text');
@@ -53,7 +41,7 @@ describe('instagram webhook: inbound mapping', () => {
         extendedTextMessage: { text: 'Hi! Is the blue jacket still available?' },
       }),
     ]);
-    assert.deepStrictEqual(harness.emitters, ['ins_ig']);
+    assert.deepStrictEqual(inbound.harness.emitters, ['ins_ig']);
   });
 
   it('maps an image with the CDN link (message-image-instagram)', async () => {
@@ -98,7 +86,7 @@ describe('instagram webhook: inbound mapping', () => {
 
   it('maps is_unsupported to unsupported (message-unsupported-instagram)', async () => {
     await deliver('ig-unsupported');
-    assert.deepStrictEqual(harness.emitted, [
+    assert.deepStrictEqual(inbound.harness.emitted, [
       received(midOf('ig-unsupported'), 1718000005, { type: 'unsupported', typeName: 'unsupported' }, { unsupportedMessage: { type: 'unsupported' } }),
     ]);
   });
@@ -109,7 +97,7 @@ describe('instagram webhook: inbound mapping', () => {
     const record = { imageMessage: { url, mimetype: 'image/jpeg', caption: 'Linen shirts are back \u2600' } };
     await deliver('ig-share');
     await deliver('ig-post');
-    assert.deepStrictEqual(harness.emitted, [
+    assert.deepStrictEqual(inbound.harness.emitted, [
       received(midOf('ig-share'), 1718000005, { type: 'image', media: post }, record),
       // The share twin of the ig_post attachment is left out: one post, one event.
       received(midOf('ig-post'), 1718000008, { type: 'image', media: post }, record),
@@ -124,7 +112,7 @@ describe('instagram webhook: inbound mapping', () => {
     const event = received(`${original}-edit-1`, 1718000009, edited, { extendedTextMessage: { text: edited.body } }, { edit: { originalMessageId: original } });
     // The record keeps the original id, so the stored message shows the new text.
     if (event.type === 'message') event.message.record.key.id = original;
-    assert.deepStrictEqual(harness.emitted, [event]);
+    assert.deepStrictEqual(inbound.harness.emitted, [event]);
   });
 
   it('maps messaging_seen to a read status with the message id (status-read-instagram)', async () => {
@@ -175,54 +163,47 @@ describe('instagram webhook: inbound mapping', () => {
 });
 
 describe('instagram webhook: signatures, verification, redelivery', () => {
-  let storage: MemoryStorage;
-  let harness: DriverHarness;
-
-  beforeEach(async () => {
-    storage = new MemoryStorage();
-    await storage.init();
-    harness = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
-  });
+  const inbound = useInboundHarness(wiring);
 
   it('answers 401 and emits nothing for a signature made with another secret', async () => {
     const body = fixture('ig-text');
-    const answer = await harness.notify(body, signed(body, 'some-other-app-secret'));
+    const answer = await inbound.harness.notify(body, inbound.signed(body, 'some-other-app-secret'));
     assert.deepStrictEqual(answer, { status: 401, body: { status: 401, error: { code: 'unauthorized', message: 'invalid x-hub-signature-256 signature' } } });
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('answers 401 and emits nothing when the body was changed after signing', async () => {
     const body = fixture('ig-text');
     const tampered = Buffer.from(body.toString('utf8').replace('blue jacket', 'red jacket'));
-    const answer = await harness.notify(tampered, signed(body));
+    const answer = await inbound.harness.notify(tampered, inbound.signed(body));
     assert.equal(answer.status, 401);
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('answers 401 and emits nothing without a signature, or with a malformed one', async () => {
     const body = fixture('ig-text');
-    assert.deepStrictEqual(await harness.notify(body, { 'content-type': 'application/json' }), {
+    assert.deepStrictEqual(await inbound.harness.notify(body, { 'content-type': 'application/json' }), {
       status: 401, body: { status: 401, error: { code: 'unauthorized', message: 'missing x-hub-signature-256 header' } },
     });
-    assert.equal((await harness.notify(body, { 'x-hub-signature-256': 'sha1=abc' })).status, 401);
-    assert.equal((await harness.notify(body, { 'X-Hub-Signature-256': signatureHeader(body, 'wrong') })).status, 401);
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.equal((await inbound.harness.notify(body, { 'x-hub-signature-256': 'sha1=abc' })).status, 401);
+    assert.equal((await inbound.harness.notify(body, { 'X-Hub-Signature-256': signatureHeader(body, 'wrong') })).status, 401);
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('answers 400 for a body of another object type', async () => {
     const body = Buffer.from(JSON.stringify({ object: 'page', entry: [{ id: ACCOUNT, time: 1, messaging: [] }] }));
-    assert.equal((await harness.notify(body, signed(body))).status, 400);
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.equal((await inbound.harness.notify(body, inbound.signed(body))).status, 400);
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('skips entries of accounts no instance links, answering 200', async () => {
     const body = Buffer.from(fixture('ig-text').toString('utf8').replaceAll(ACCOUNT, '17841400000000999'));
-    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 0 } });
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.deepStrictEqual(await inbound.harness.notify(body, inbound.signed(body)), { status: 200, body: { received: 0 } });
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('answers the challenge as text/plain for the right verify token', async () => {
-    const answer = await harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '1158201444' });
+    const answer = await inbound.harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '1158201444' });
     assert.deepStrictEqual(answer, { status: 200, body: '1158201444', contentType: 'text/plain' });
   });
 
@@ -233,38 +214,38 @@ describe('instagram webhook: signatures, verification, redelivery', () => {
       { 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234' },
     ];
     for (const query of queries) {
-      assert.deepStrictEqual(await harness.verify(query), { status: 403, body: { status: 403, error: { code: 'forbidden', message: 'verification failed' } } });
+      assert.deepStrictEqual(await inbound.harness.verify(query), { status: 403, body: { status: 403, error: { code: 'forbidden', message: 'verification failed' } } });
     }
   });
 
-  it('emits a redelivered message once, also after a restart on the same storage', async () => {
+  it('emits a redelivered message once, also after a restart on the same inbound.storage', async () => {
     const body = fixture('ig-text');
-    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 1 } });
-    assert.deepStrictEqual(await harness.notify(body, signed(body)), { status: 200, body: { received: 0 } });
-    assert.equal(harness.emitted.length, 1);
+    assert.deepStrictEqual(await inbound.harness.notify(body, inbound.signed(body)), { status: 200, body: { received: 1 } });
+    assert.deepStrictEqual(await inbound.harness.notify(body, inbound.signed(body)), { status: 200, body: { received: 0 } });
+    assert.equal(inbound.harness.emitted.length, 1);
 
-    const restarted = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()])]);
-    assert.deepStrictEqual(await restarted.notify(body, signed(body)), { status: 200, body: { received: 0 } });
+    const restarted = inbound.rewire();
+    assert.deepStrictEqual(await restarted.notify(body, inbound.signed(body)), { status: 200, body: { received: 0 } });
     assert.deepStrictEqual(restarted.emitted, []);
   });
 
   it('emits two racing deliveries of one message once', async () => {
     const body = fixture('ig-image');
-    const answers = await Promise.all([harness.notify(body, signed(body)), harness.notify(body, signed(body))]);
+    const answers = await Promise.all([inbound.harness.notify(body, inbound.signed(body)), inbound.harness.notify(body, inbound.signed(body))]);
     assert.deepStrictEqual(answers.map((answer) => answer.body).sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))), [
       { received: 0 }, { received: 1 },
     ]);
-    assert.equal(harness.emitted.length, 1);
+    assert.equal(inbound.harness.emitted.length, 1);
   });
 
   it('routes each entry to the instance linking its account, each verified with its app secret', async () => {
     const other = '17841400000000222';
     const twoAccounts = testInstance('ins_other', [link({ accountId: other, verifyToken: 'verify-token-other-00000' })]);
-    const both = createDriverHarness(createInstagramDriver({ profileLookup: false }), storage, [testInstance('ins_ig', [link()]), twoAccounts]);
+    const both = inbound.rewire([testInstance('ins_ig', [link()]), twoAccounts]);
     const parsed = JSON.parse(fixture('ig-text').toString('utf8'));
     const second = JSON.parse(JSON.stringify(parsed.entry[0]).replaceAll(ACCOUNT, other).replace(/"mid":"[^"]+"/, '"mid":"mid-of-other-account"'));
     const body = Buffer.from(JSON.stringify({ object: 'instagram', entry: [parsed.entry[0], second] }));
-    assert.deepStrictEqual(await both.notify(body, signed(body)), { status: 200, body: { received: 2 } });
+    assert.deepStrictEqual(await both.notify(body, inbound.signed(body)), { status: 200, body: { received: 2 } });
     assert.deepStrictEqual(both.emitters, ['ins_ig', 'ins_other']);
     assert.deepStrictEqual(both.emitted.map((payload) => payload.type === 'message' && payload.message.id), [midOf('ig-text'), 'mid-of-other-account']);
   });
@@ -272,16 +253,15 @@ describe('instagram webhook: signatures, verification, redelivery', () => {
 
 describe('instagram webhook: sender profiles', () => {
   const graph = useMockGraph();
+  const inbound = useInboundHarness({ ...wiring, createDriver: () => createInstagramDriver({ graphBaseUrl: graph.url }) });
 
   it('looks the sender up after answering and adds name, username and picture to later messages', async () => {
     graph.on('GET', `/v26.0/${USER}`, {
       status: 200, body: { name: 'Ana Souza', username: 'ana.souza', profile_pic: 'https://scontent.cdninstagram.com/v/ana.jpg', id: USER },
     });
-    const storage = new MemoryStorage();
-    await storage.init();
-    const harness = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const { harness } = inbound;
     const first = fixture('ig-text');
-    assert.deepStrictEqual(await harness.notify(first, signed(first)), { status: 200, body: { received: 1 } });
+    assert.deepStrictEqual(await harness.notify(first, inbound.signed(first)), { status: 200, body: { received: 1 } });
     assert.equal(graph.requests.length, 0, 'no Graph call before the webhook is answered');
     await harness.stop();
     const [lookup] = graph.requests;
@@ -289,9 +269,9 @@ describe('instagram webhook: sender profiles', () => {
     assert.equal(lookup!.headers.authorization, 'Bearer EAAGtestaccesstoken0000000000');
     assert.deepStrictEqual(lookup!.query.fields, 'name,username,profile_pic');
 
-    const again = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const again = inbound.rewire();
     const second = fixture('ig-reply');
-    await again.notify(second, signed(second));
+    await again.notify(second, inbound.signed(second));
     await again.stop();
     const [withoutProfile] = harness.emitted;
     const [withProfile] = again.emitted;
@@ -308,16 +288,14 @@ describe('instagram webhook: sender profiles', () => {
     graph.on('GET', `/v26.0/${USER}`, {
       status: 400, body: { error: { message: 'Error validating access token: Session has expired', type: 'OAuthException', code: 190 } },
     });
-    const storage = new MemoryStorage();
-    await storage.init();
-    const harness = createDriverHarness(createInstagramDriver({ graphBaseUrl: graph.url }), storage, [testInstance('ins_ig', [link()])]);
+    const { harness } = inbound;
     const body = fixture('ig-text');
-    await harness.notify(body, signed(body));
+    await harness.notify(body, inbound.signed(body));
     await harness.stop();
     assert.equal(graph.requests.length, 1);
     assert.equal(harness.emitted.length, 1);
     const logged = JSON.stringify(harness.logged);
     assert.match(logged, /sender profile lookup failed/);
-    for (const secret of [link().accessToken, APP_SECRET, link().verifyToken]) assert.ok(!logged.includes(secret), 'no secret in logs');
+    for (const secret of [link().accessToken, link().appSecret, link().verifyToken]) assert.ok(!logged.includes(secret), 'no secret in logs');
   });
 });

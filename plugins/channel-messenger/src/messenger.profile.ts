@@ -3,7 +3,8 @@ import type { MetaChannelProfile } from '@parley/meta-graph';
 /**
  * How Messenger differs from Instagram on the Graph API: `page` webhooks, a Page token whose `/me`
  * must be the linked Page, `messaging_type` on every message, any-emoji reactions and phone buttons
- * in button templates. Messenger profiles have no username.
+ * in button templates, delivery and read receipts up to a watermark time, and file attachments.
+ * Messenger profiles have no username.
  */
 export const messengerProfile: MetaChannelProfile = {
   channel: 'messenger',
@@ -16,4 +17,6 @@ export const messengerProfile: MetaChannelProfile = {
   messagingType: 'RESPONSE',
   reactions: 'emoji',
   actionButtons: ['cta_url', 'cta_call'],
+  receipts: { readBy: 'watermark', statuses: ['delivered', 'read'] },
+  inboundMedia: ['image', 'audio', 'video', 'document'],
 };

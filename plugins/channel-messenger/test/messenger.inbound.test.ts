@@ -1,20 +1,15 @@
-import { beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ChannelEventPayload, MessageRecord } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import {
-  createDriverHarness, deliverOk, fixtureReader, receivedFrom, signatureHeader, testInstance, testLink, type DriverHarness,
-} from '@parley/meta-graph/testing';
+import { receivedFrom, testLink, useInboundHarness } from '@parley/meta-graph/testing';
 import { createMessengerDriver } from '../src/index.js';
 
 const PAGE = '106123456789012';
 const USER = '7012345678901234';
-const APP_SECRET = 'messenger-app-secret-abcdef012345';
 const MID = 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fplwlqLP_5cgXIbu7I3rBN';
 
-const fixture = fixtureReader(import.meta.url);
-
-const link = testLink('messenger', PAGE, { accessToken: 'EAAMpagetoken000000000000', appSecret: APP_SECRET, verifyToken: 'verify-token-messenger-5678' });
+const link = testLink('messenger', PAGE, { accessToken: 'EAAMpagetoken000000000000', appSecret: 'messenger-app-secret-abcdef012345', verifyToken: 'verify-token-messenger-5678' });
 
 const received = receivedFrom('messenger', USER);
 
@@ -23,19 +18,11 @@ function status(messageId: string, value: 'read' | 'delivered', timestamp: numbe
 }
 
 describe('messenger webhook', () => {
-  let harness: DriverHarness;
-  let storage: MemoryStorage;
-
-  beforeEach(async () => {
-    storage = new MemoryStorage();
-    await storage.init();
-    harness = createDriverHarness(createMessengerDriver({ profileLookup: false }), storage, [testInstance('ins_fb', [link])]);
+  const inbound = useInboundHarness({
+    testFileUrl: import.meta.url, createDriver: () => createMessengerDriver({ profileLookup: false }), storage: () => new MemoryStorage(),
+    instanceId: 'ins_fb', link,
   });
-
-  async function deliver(name: string): Promise<ChannelEventPayload[]> {
-    const body = fixture(name);
-    return deliverOk(harness, body, { 'x-hub-signature-256': signatureHeader(body, APP_SECRET) });
-  }
+  const { deliver, fixture, signed } = inbound;
 
   it('maps a text message (message-text-messenger)', async () => {
     assert.deepStrictEqual(await deliver('fb-text'), [
@@ -57,7 +44,7 @@ describe('messenger webhook', () => {
     await deliver('fb-file');
     const sticker = 'https://scontent.xx.fbcdn.net/v/t39.1997-6/851557_369239266556155_759568595_n.png?_nc_cat=1';
     const file = 'https://cdn.fbsbx.com/v/t59.2708-21/448000000_1000000000000000_1_n.pdf/invoice-2024-06.pdf?_nc_cat=104&oh=03_Q7&oe=66A0C3D4';
-    assert.deepStrictEqual(harness.emitted, [
+    assert.deepStrictEqual(inbound.harness.emitted, [
       received(`${MID}0C`, 1718000001, { type: 'sticker', media: { id: `${MID}0C`, mimeType: 'image/png', sha256: '', link: sticker }, animated: false }, {
         stickerMessage: { url: sticker, mimetype: 'image/png', isAnimated: false },
       }),
@@ -70,7 +57,7 @@ describe('messenger webhook', () => {
   it('maps a quick reply to button_reply and a postback to button', async () => {
     await deliver('fb-quick-reply');
     await deliver('fb-postback');
-    assert.deepStrictEqual(harness.emitted, [
+    assert.deepStrictEqual(inbound.harness.emitted, [
       received(`${MID}0E`, 1718000002, { type: 'button_reply', id: 'size_m', title: 'Size M' }, {
         buttonsResponseMessage: { selectedButtonId: 'size_m', selectedDisplayText: 'Size M' },
       }),
@@ -87,7 +74,7 @@ describe('messenger webhook', () => {
   it('maps a watermark-only delivery and a read to statuses with an empty message id (status-read-messenger)', async () => {
     await deliver('fb-delivery-watermark');
     await deliver('fb-read');
-    assert.deepStrictEqual(harness.emitted, [status('', 'delivered', 1718000003), status('', 'read', 1718000004)]);
+    assert.deepStrictEqual(inbound.harness.emitted, [status('', 'delivered', 1718000003), status('', 'read', 1718000004)]);
   });
 
   it('moves the Page\'s stored messages a watermark covers, back to the last one already acknowledged', async () => {
@@ -102,7 +89,7 @@ describe('messenger webhook', () => {
       sent('m_from-user', 1718000003, 'DELIVERY_ACK', false),
       sent('m_pending', 1718000003, 'PENDING'),
       sent('m_after', 1718000004, 'SERVER_ACK'),
-    ]) await storage.messages.upsert('ins_fb', record);
+    ]) await inbound.storage.messages.upsert('ins_fb', record);
     assert.deepStrictEqual(await deliver('fb-read'), [
       status('', 'read', 1718000004), status('m_delivered', 'read', 1718000004), status('m_pending', 'read', 1718000004),
     ]);
@@ -117,20 +104,20 @@ describe('messenger webhook', () => {
 
   it('answers 401 and emits nothing for a bad signature', async () => {
     const body = fixture('fb-text');
-    assert.equal((await harness.notify(body, { 'x-hub-signature-256': signatureHeader(body, 'not-the-app-secret') })).status, 401);
-    assert.equal((await harness.notify(body, {})).status, 401);
-    assert.deepStrictEqual(harness.emitted, []);
+    assert.equal((await inbound.harness.notify(body, signed(body, 'not-the-app-secret'))).status, 401);
+    assert.equal((await inbound.harness.notify(body, {})).status, 401);
+    assert.deepStrictEqual(inbound.harness.emitted, []);
   });
 
   it('answers 400 for an instagram body on the messenger route', async () => {
     const body = Buffer.from(fixture('fb-text').toString('utf8').replace('"object":"page"', '"object":"instagram"'));
-    assert.equal((await harness.notify(body, { 'x-hub-signature-256': signatureHeader(body, APP_SECRET) })).status, 400);
+    assert.equal((await inbound.harness.notify(body, signed(body))).status, 400);
   });
 
   it('verifies the subscription with the messenger verify token only', async () => {
-    assert.deepStrictEqual(await harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-messenger-5678', 'hub.challenge': '42' }), {
+    assert.deepStrictEqual(await inbound.harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-messenger-5678', 'hub.challenge': '42' }), {
       status: 200, body: '42', contentType: 'text/plain',
     });
-    assert.equal((await harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '42' })).status, 403);
+    assert.equal((await inbound.harness.verify({ 'hub.mode': 'subscribe', 'hub.verify_token': 'verify-token-instagram-1234', 'hub.challenge': '42' })).status, 403);
   });
 });

@@ -1,6 +1,7 @@
 import { systemClock, type Clock, type Storage, type StorageHealth } from '@parley/core';
 import { MemoryAuthStateRepository } from './repositories/auth-state.repository.js';
 import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
+import { MemoryEventLog } from './repositories/event-log.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
 import { MemoryMediaRepository } from './repositories/media.repository.js';
 import { MemoryOutboundQueue } from './repositories/outbound-queue.js';
@@ -22,6 +23,7 @@ export class MemoryStorage implements Storage {
   readonly authState = new MemoryAuthStateRepository();
   readonly state = new MemoryStateRepository();
   readonly deliveries: MemoryDeliveryQueue;
+  readonly events = new MemoryEventLog();
   readonly outbound = new MemoryOutboundQueue();
   private phase: 'created' | 'open' | 'closed' = 'created';
 

@@ -4,7 +4,10 @@ import type { AuthStateDocument, ClaimDocument, CounterDocument, LaneDocument, O
 import type {
   DeliveryDocument, InstanceDocument, MediaDocument, MessageDocument, PartitionedDocument, StateDocument,
 } from './mongo-mappings.js';
-import type { Chat, Contact } from '@parley/core';
+import type { Chat, Contact, LoggedEvent } from '@parley/core';
+
+/** An event-log entry as stored: its id is the document `_id`. */
+export type EventDocument = Omit<LoggedEvent, 'id'> & { _id: string };
 
 /** Collection names of the back end, behind an optional prefix. */
 export class MongoCollections {
@@ -27,6 +30,7 @@ export class MongoCollections {
   lanes(db: Db): Collection<LaneDocument> { return db.collection(this.name('delivery_lanes')); }
   stats(db: Db): Collection<StatsDocument> { return db.collection(this.name('delivery_stats')); }
   counters(db: Db): Collection<CounterDocument> { return db.collection(this.name('counters')); }
+  events(db: Db): Collection<EventDocument> { return db.collection(this.name('events')); }
   outbound(db: Db): Collection<OutboundDocument> { return db.collection(this.name('outbound')); }
   /** One document per paused instance (`_id` = instance id). */
   outboundPaused(db: Db): Collection<{ _id: string }> { return db.collection(this.name('outbound_paused')); }
@@ -81,6 +85,7 @@ export async function ensureIndexes(db: Db, collections: MongoCollections, reten
       { key: { instance: 1, dueAt: 1, seq: 1 }, name: 'outbound_instance' }, { key: { leasedUntil: 1 }, name: 'outbound_leases', sparse: true },
     ]),
     collections.lanes(db).createIndexes([{ key: { dueAt: 1, headSeq: 1 }, name: 'lane_due' }, { key: { instance: 1 }, name: 'lane_instance' }]),
+    collections.events(db).createIndexes([{ key: { instance: 1, _id: 1 }, name: 'event_instance' }]),
   ]);
   await applyRetention(db, collections.messages(db).collectionName, retentionDays);
 }

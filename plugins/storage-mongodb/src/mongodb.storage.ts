@@ -4,6 +4,7 @@ import { MongoConnection } from './mongo-connection.js';
 import { resolveMongoOptions, type MongoStorageOptions, type ResolvedMongoOptions } from './mongodb.options.js';
 import { MongoAuthStateRepository } from './repositories/auth-state.mongo.js';
 import { MongoDeliveryQueue } from './repositories/delivery-queue.mongo.js';
+import { MongoEventLog } from './repositories/event-log.mongo.js';
 import { MongoOutboundQueue } from './repositories/outbound-queue.mongo.js';
 import { MongoInstanceRepository } from './repositories/instances.mongo.js';
 import { MongoMediaRepository } from './repositories/media.mongo.js';
@@ -26,6 +27,7 @@ export class MongoStorage implements Storage {
   readonly authState: MongoAuthStateRepository;
   readonly state: MongoStateRepository;
   readonly deliveries: MongoDeliveryQueue;
+  readonly events: MongoEventLog;
   readonly outbound: MongoOutboundQueue;
   private readonly connection: MongoConnection;
   private readonly collections: MongoCollections;
@@ -49,6 +51,7 @@ export class MongoStorage implements Storage {
     this.state = new MongoStateRepository(this.connection, collections);
     this.outbound = new MongoOutboundQueue(this.connection, collections);
     this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
+    this.events = new MongoEventLog(this.connection, collections);
   }
 
   async init(): Promise<void> {

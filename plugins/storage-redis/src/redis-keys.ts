@@ -61,6 +61,11 @@ export class RedisKeys {
   get statsStem(): string { return `${this.prefix}dq:stats:`; }
   stats(instance: string): string { return `${this.statsStem}${instance}`; }
 
+  // Event log: sorted sets of ids (score 0, ordered by the id's text) and one hash of the entries.
+  get eventsAll(): string { return `${this.prefix}ev:all`; }
+  get eventData(): string { return `${this.prefix}ev:data`; }
+  get eventsOfStem(): string { return `${this.prefix}ev:of:`; }
+  eventsOf(instance: string): string { return `${this.eventsOfStem}${instance}`; }
   // Outbound send queue (layout in repositories/outbound-queue.scripts.ts).
   get outboundItemStem(): string { return `${this.prefix}ob:item:`; }
   get outboundLaneStem(): string { return `${this.prefix}ob:lane:`; }

@@ -1,12 +1,12 @@
-import { resolveStorageLimits, storageLimitOptionProperties, type StorageLimitOptions } from '@parley/core';
+import { networkStorageOptionsSchema, resolveNetworkStorageOptions, type NetworkStorageOptions } from '@parley/core';
 
 /**
- * Options of the Redis storage plugin, as written in the server configuration. History beyond
- * `messageRetentionDays` is trimmed from an instance whenever a message of that instance is written.
+ * Options of the Redis storage plugin, as written in the server configuration: `url` is
+ * `redis://[user:pass@]host:port[/db]` or `rediss://…` (default `REDIS_URL`, then `redis://127.0.0.1:6379`).
+ * History beyond `messageRetentionDays` is trimmed from an instance whenever a message of that instance
+ * is written.
  */
-export interface RedisStorageOptions extends StorageLimitOptions {
-  /** `redis://[user:pass@]host:port[/db]` or `rediss://…`. Defaults to `REDIS_URL`, then `redis://127.0.0.1:6379`. */
-  url?: string;
+export interface RedisStorageOptions extends NetworkStorageOptions {
   /** Prefix of every key Parley writes, so several deployments can share one database. Default `parley:`. */
   keyPrefix?: string;
   /** Connection attempts at start-up before `init` gives up. Default 5. */
@@ -17,23 +17,16 @@ export interface RedisStorageOptions extends StorageLimitOptions {
 export type ResolvedRedisOptions = Required<RedisStorageOptions>;
 
 /** JSON Schema of {@link RedisStorageOptions}; the host validates it with ajv in strict mode. */
-export const redisOptionsSchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    url: { type: 'string', pattern: '^rediss?://' },
-    keyPrefix: { type: 'string', minLength: 1, maxLength: 100 },
-    connectAttempts: { type: 'integer', minimum: 1, maximum: 100 },
-    ...storageLimitOptionProperties,
-  },
-} as const;
+export const redisOptionsSchema = networkStorageOptionsSchema('^rediss?://', {
+  keyPrefix: { type: 'string', minLength: 1, maxLength: 100 },
+  connectAttempts: { type: 'integer', minimum: 1, maximum: 100 },
+});
 
 /** Applies defaults; `env` supplies `REDIS_URL`. */
 export function resolveRedisOptions(options: RedisStorageOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedRedisOptions {
   return {
-    url: options.url ?? (env.REDIS_URL || 'redis://127.0.0.1:6379'),
+    ...resolveNetworkStorageOptions(options, env.REDIS_URL, 'redis://127.0.0.1:6379'),
     keyPrefix: options.keyPrefix ?? 'parley:',
     connectAttempts: options.connectAttempts ?? 5,
-    ...resolveStorageLimits(options),
   };
 }

@@ -7,6 +7,7 @@ import { RedisKeys } from './redis-keys.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
 import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
+import { RedisEventLog } from './repositories/event-log.redis.js';
 import { RedisInstanceRepository } from './repositories/instances.redis.js';
 import { RedisMediaRepository } from './repositories/media.redis.js';
 import { RedisMessageRepository } from './repositories/messages.redis.js';
@@ -30,6 +31,7 @@ export class RedisStorage implements Storage {
   readonly authState: RedisAuthStateRepository;
   readonly state: RedisStateRepository;
   readonly deliveries: RedisDeliveryQueue;
+  readonly events: RedisEventLog;
   readonly outbound: RedisOutboundQueue;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
@@ -51,6 +53,7 @@ export class RedisStorage implements Storage {
     this.state = new RedisStateRepository(this.connection, keys);
     this.outbound = new RedisOutboundQueue(this.connection, keys);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
+    this.events = new RedisEventLog(this.connection, keys);
   }
 
   /** Connects; there is no schema to migrate. Throws ServiceUnavailableError when Redis stays unreachable. */

@@ -118,7 +118,20 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX instance_claims_by_instance ON instance_claims (instance);
   `,
-  // 4: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
+  // 4: the event log the live event streams replay from. The id is the event's ULID, so the primary
+  // key orders entries by time and a retention purge is a range delete on it; the second index pages
+  // one instance's events.
+  `
+  CREATE TABLE events (
+    id TEXT PRIMARY KEY,
+    instance TEXT NOT NULL,
+    type TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    event TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE INDEX events_by_instance ON events (instance, id);
+  `,
+  // 5: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
   // (ord, seq). Unleased due rows are found through `outbound_due`, expired leases through
   // `outbound_leases`; `outbound_counts` keeps each instance's size for the queue bound, written in
   // the same transaction as the rows it counts.

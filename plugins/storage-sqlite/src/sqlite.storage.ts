@@ -1,6 +1,7 @@
 import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
+import { SqliteEventLog } from './repositories/event-log.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
 import { SqliteOutboundQueue } from './repositories/outbound-queue.js';
@@ -37,6 +38,7 @@ export class SqliteStorage implements Storage {
   readonly authState: SqliteAuthStateRepository;
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
+  readonly events: SqliteEventLog;
   readonly outbound: SqliteOutboundQueue;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
@@ -59,6 +61,7 @@ export class SqliteStorage implements Storage {
     this.state = new SqliteStateRepository(this.db);
     this.outbound = new SqliteOutboundQueue(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
+    this.events = new SqliteEventLog(this.db);
   }
 
   async init(): Promise<void> {

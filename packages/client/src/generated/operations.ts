@@ -23,6 +23,7 @@ export const operations = {
   addLabelToChat: { method: 'POST', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false },
   adminCreateInstance: { method: 'POST', path: '/admin/instances', auth: 'admin', keyed: false, text: false },
   adminDeleteInstance: { method: 'DELETE', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false },
+  adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true },
   adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false },
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false },
@@ -68,6 +69,7 @@ export const operations = {
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
   instagram_get_webhook: { method: 'GET', path: '/instagram/webhook', auth: 'public', keyed: false, text: true },
   instagram_post_webhook: { method: 'POST', path: '/instagram/webhook', auth: 'public', keyed: false, text: false },
+  instanceEvents: { method: 'GET', path: '/{key}/events', auth: 'instance', keyed: true, text: true },
   isRegistered: { method: 'GET', path: '/{key}/actions/registered', auth: 'instance', keyed: true, text: false },
   leaveCommunity: { method: 'DELETE', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false },
   leaveGroup: { method: 'DELETE', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
@@ -437,6 +439,23 @@ export interface Operations {
       status: 200;
       message: string;
     };
+    keyed: false;
+  };
+  /**
+   * Live events of every instance (Server-Sent Events, or WebSocket on upgrade)
+   *
+   * `GET /admin/events`
+   */
+  adminEvents: {
+    params: undefined;
+    query: {
+      /** Resume after this event id, for clients that cannot set `Last-Event-ID` (the header wins when both are sent). */
+      after?: string;
+      /** A registered webhook format (`native`, `meta`, …); the instance's own format by default. */
+      format?: string;
+    };
+    body: undefined;
+    response: string;
     keyed: false;
   };
   /**
@@ -1787,6 +1806,26 @@ export interface Operations {
       received: number;
     };
     keyed: false;
+  };
+  /**
+   * Live events of the instance (Server-Sent Events, or WebSocket on upgrade)
+   *
+   * `GET /{key}/events`
+   */
+  instanceEvents: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: {
+      /** Resume after this event id, for clients that cannot set `Last-Event-ID` (the header wins when both are sent). */
+      after?: string;
+      /** A registered webhook format (`native`, `meta`, …); the instance's own format by default. */
+      format?: string;
+    };
+    body: undefined;
+    response: string;
+    keyed: true;
   };
   /**
    * Whether a number has an account on the channel

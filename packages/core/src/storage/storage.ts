@@ -1,4 +1,5 @@
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { EventLog } from './event-log.js';
 import type { OutboundQueue } from './outbound-queue.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type {
@@ -27,6 +28,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** The durable event log the live event streams replay from (`GET /{key}/events`). */
+  readonly events: EventLog;
   /** The durable outbound send queue (issue 16). */
   readonly outbound: OutboundQueue;
   /** Connects and migrates. Called once by the server before anything else. */

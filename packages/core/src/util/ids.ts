@@ -80,3 +80,24 @@ export function newMessageId(): string {
 export function newSecret(bytes = 24): string {
   return randomBytes(bytes).toString('base64url');
 }
+
+/** The Unix ms time encoded in a ULID's first ten characters (NaN when they are not Crockford base32). */
+export function ulidTime(id: string): number {
+  let ms = 0;
+  for (let i = 0; i < 10; i++) {
+    const digit = CROCKFORD.indexOf(id[i]?.toUpperCase() ?? '');
+    if (digit < 0) return Number.NaN;
+    ms = ms * 32 + digit;
+  }
+  return ms;
+}
+
+/** The smallest ULID of millisecond `ms`: every id made at `ms` or later sorts at or after it. */
+export function ulidFloor(ms: number): string {
+  return timeText(Math.max(0, Math.floor(ms))) + '0'.repeat(16);
+}
+
+/** Whether `id` has the shape of a ULID (26 Crockford base32 characters, upper case). */
+export function isUlid(id: string): boolean {
+  return /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/.test(id);
+}

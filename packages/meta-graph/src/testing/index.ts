@@ -10,3 +10,4 @@ export * from './conformance-far-side.js';
 export * from './meta-conformance.js';
 export * from './inbound-expectations.js';
 export * from './plugin-manifest-test.js';
+export * from './inbound-harness.js';

@@ -7,6 +7,7 @@ import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
+import { EventJournal } from '../events/event-journal.js';
 import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
@@ -29,6 +30,9 @@ import { SendPipeline } from '../send/send-pipeline.js';
 import { SendProjection } from '../send/send-projection.js';
 import { SendQueue } from '../send/send-queue.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
+import { StreamHub } from '../streams/stream-hub.js';
+import { StreamRenderer } from '../streams/stream-renderer.js';
+import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
 import { AdminToken, metricsVerifier } from './admin-token.js';
 import type { ServerContext } from './server-context.js';
 
@@ -59,6 +63,8 @@ export class ParleyServer {
     readonly routes: RouteDefinition[],
     readonly openapi: Record<string, unknown>,
     private readonly http: ReturnType<typeof createHttpApp>,
+    private readonly journal: EventJournal,
+    private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
   ) {}
 
   /**
@@ -109,10 +115,16 @@ export class ParleyServer {
       storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
       options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
+    const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
-    const bus = new EventBus({ registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    // The event log last: a stream client told of an event finds it stored and its webhooks queued.
+    const bus = new EventBus({ registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
     bus.tap(metrics.event);
-    metrics.bind({ storage, loaded: () => registry.loaded() });
+    const streams = new StreamHub({
+      bus, log: storage.events, renderer: new StreamRenderer(webhooks), record: (id) => storage.instances.get(id), config: config.streams, clock,
+      logger: logger.child({ component: 'streams' }), observer: metrics,
+    });
+    metrics.bind({ storage, loaded: () => registry.loaded(), streams: () => streams.count() });
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     const media = new MediaResolver({
@@ -127,7 +139,7 @@ export class ParleyServer {
     const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics,
+      version: VERSION, media, webhooks, metrics, streams,
       sends: new SendPipeline(storage, media, projection, metrics, queue),
       outbound: { queue, worker, policies, pacer },
     };
@@ -154,7 +166,15 @@ export class ParleyServer {
       durable: () => storage.flush(),
       metrics,
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http);
+    const upgrade = streamUpgradeHandler({
+      hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,
+      authenticate: async (key, authorization) => {
+        if (key !== undefined) return (await registry.byKey(key)).id;
+        adminToken.verify(authorization);
+        return undefined;
+      },
+    });
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade);
     return server;
   }
 
@@ -163,6 +183,7 @@ export class ParleyServer {
     const { config, logger } = this.context;
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
+    this.server.on('upgrade', this.upgrade);
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(config.port, config.host, () => resolve());
@@ -170,6 +191,7 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
+    this.journal.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
@@ -230,7 +252,7 @@ export class ParleyServer {
   }
 
   /**
-   * Graceful shutdown: refuse new requests, let in-flight ones finish (bounded by
+   * Graceful shutdown: refuse new requests, end the event streams, let in-flight ones finish (bounded by
    * `shutdownTimeoutMs`), stop channels, drain events into the durable queue, stop delivery, close
    * storage. Idempotent.
    */
@@ -238,6 +260,9 @@ export class ParleyServer {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
       this.shuttingDown = true;
+      // Streams never go idle: they are ended first, so that the open connections can close.
+      this.context.streams.close();
+      this.journal.stop();
       if (this.server) {
         const server = this.server;
         const done = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -10,6 +10,7 @@ import type { OutboundWorker } from '../send/outbound-worker.js';
 import type { Pacer } from '../send/pacer.js';
 import type { PacingPolicies } from '../send/pacing-policies.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
+import type { StreamHub } from '../streams/stream-hub.js';
 import type { SendQueue } from '../send/send-queue.js';
 
 /** Everything route modules and services use; built once by the composition root. */
@@ -35,6 +36,8 @@ export interface ServerContext {
   webhooks: WebhookEngine;
   /** The Prometheus metrics `GET /metrics` answers. */
   metrics: ServerMetrics;
+  /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
+  streams: StreamHub;
   /** Server version (the @parley/server package version). */
   version: string;
 }

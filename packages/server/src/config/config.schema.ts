@@ -60,6 +60,17 @@ export const configSchema = {
       additionalProperties: false,
       properties: { token: { type: 'string', minLength: 16, description: 'Bearer token GET /metrics accepts besides the admin token.' } },
     },
+    streams: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        retentionSeconds: { type: 'integer', minimum: 60, maximum: 31536000, description: 'How long the event log keeps events for stream clients that reconnect.' },
+        heartbeatSeconds: { type: 'integer', minimum: 1, maximum: 3600 },
+        maxPerInstance: { type: 'integer', minimum: 1, maximum: 1000000 },
+        maxTotal: { type: 'integer', minimum: 1, maximum: 1000000 },
+        bufferBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
+      },
+    },
     plugins: {
       type: 'array',
       items: {

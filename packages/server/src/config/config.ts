@@ -45,6 +45,8 @@ export interface ParleyConfig {
   adminToken?: string;
   /** `GET /metrics`: `token`, a bearer token accepted there besides the admin token (for a scraper that must not hold the admin token). */
   metrics: MetricsConfig;
+  /** The live event streams (`GET /{key}/events`, `GET /admin/events`) and their event log. */
+  streams: StreamsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
 }
@@ -67,6 +69,20 @@ export interface QueueConfig {
 export interface MetricsConfig {
   /** A second bearer token `GET /metrics` accepts (at least 16 characters); the admin token always works. */
   token?: string;
+}
+
+/** Settings of the live event streams (docs/events.md). */
+export interface StreamsConfig {
+  /** How long the event log keeps events for clients that reconnect (`PARLEY_EVENT_RETENTION_SECONDS`, default 86400). */
+  retentionSeconds: number;
+  /** Interval of SSE comment heartbeats and WebSocket pings (default 15). */
+  heartbeatSeconds: number;
+  /** Open streams allowed per instance (default 100). */
+  maxPerInstance: number;
+  /** Open streams allowed on the server, admin streams included (default 10000). */
+  maxTotal: number;
+  /** Bytes a client may leave unread before it is cut off (default 262144). */
+  bufferBytes: number;
 }
 
 /** Limits on failed authentications per client address (`failures` 0 turns the limit off). */
@@ -123,7 +139,8 @@ function metricsConfig(token: string | undefined): MetricsConfig {
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
- * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`).
+ * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
+ * `PARLEY_EVENT_RETENTION_SECONDS`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -175,6 +192,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     plugins: f.plugins ?? DEFAULT_PLUGINS,
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
     metrics: metricsConfig(env.PARLEY_METRICS_TOKEN || f.metrics?.token),
+    streams: {
+      retentionSeconds: envInt(env, 'PARLEY_EVENT_RETENTION_SECONDS', 60) ?? f.streams?.retentionSeconds ?? 86_400,
+      heartbeatSeconds: f.streams?.heartbeatSeconds ?? 15,
+      maxPerInstance: f.streams?.maxPerInstance ?? 100,
+      maxTotal: f.streams?.maxTotal ?? 10_000,
+      bufferBytes: f.streams?.bufferBytes ?? 256 * 1024,
+    },
     baseDir,
     ...overrides,
   };

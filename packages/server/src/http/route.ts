@@ -36,6 +36,14 @@ export class JsonReply {
   ) {}
 }
 
+/**
+ * A long-lived answer its own callback writes (the event streams): the router hands it the request
+ * and the response, headers not sent yet, once authentication and validation have passed.
+ */
+export class StreamReply {
+  constructor(readonly start: (req: Request, res: Response) => void) {}
+}
+
 /** What a handler receives. `P`, `Q`, `B` are the validated params, query and body. */
 export interface RouteContext<P, Q, B, S> {
   params: P;
@@ -80,7 +88,7 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
    * `route-statuses.ts`); the OpenAPI document lists them and any other answer is reported.
    */
   errors?: number[];
-  handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply>;
+  handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply | StreamReply>;
 }
 
 /** Identity helper that keeps a route's generic types. */

@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
-import { BinaryReply, isKeyed, JsonReply, readsBody, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
+import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
@@ -111,7 +111,9 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       }
       // An answer to a request that changed something means its writes are on disk.
       if (route.method !== 'get') await durable();
-      if (result instanceof BinaryReply) {
+      if (result instanceof StreamReply) {
+        result.start(req, res);
+      } else if (result instanceof BinaryReply) {
         res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
         if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);
         res.end(result.data);

@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
 import type { AttemptOutcome, DeliveryObserver } from '@parley/webhooks';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import type { DropReason } from '../streams/stream-session.js';
+import type { StreamObserver } from '../streams/stream-hub.js';
 import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 /** Latency buckets (seconds) of HTTP requests and webhook attempts: 1 ms to 10 s. */
@@ -31,6 +33,8 @@ export interface MetricsSources {
   storage: Storage;
   /** The loaded instances (their live connection state). */
   loaded(): InstanceRuntime[];
+  /** Open event streams. */
+  streams(): number;
 }
 
 /**
@@ -40,7 +44,7 @@ export interface MetricsSources {
  * instances and pending deliveries are read from storage at scrape time. No label ever holds an
  * instance key or id: routes are templates, the rest are channel, format, kind and state names.
  */
-export class ServerMetrics implements DeliveryObserver {
+export class ServerMetrics implements DeliveryObserver, StreamObserver {
   readonly registry = new Registry();
   private readonly http = new FastHistogram({
     name: 'parley_http_request_duration_seconds', help: 'HTTP requests by method, route template and status, with their duration',
@@ -77,6 +81,17 @@ export class ServerMetrics implements DeliveryObserver {
     name: 'parley_storage_operation_duration_seconds', help: 'Storage repository calls by repository and operation, with their duration',
     labelNames: ['repository', 'operation'], buckets: STORAGE_BUCKETS, registry: this.registry,
   });
+  private readonly streamsOpen = new Gauge({
+    name: 'parley_event_streams_open', help: 'Open event streams (SSE and WebSocket, instance and admin)', registers: [this.registry],
+  });
+  private readonly streamDrops = new FastCounter({
+    name: 'parley_event_stream_drops_total', help: 'Event stream clients cut off: `slow` (unread bytes over streams.bufferBytes), `stalled` (a replay page unread), `dead` (no pong)',
+    labelNames: ['reason'], registry: this.registry,
+  });
+  private readonly streamRefusals = new FastCounter({
+    name: 'parley_event_stream_refusals_total', help: 'Event streams refused by a concurrency limit (`instance` or `total`)',
+    labelNames: ['limit'], registry: this.registry,
+  });
   private sources?: MetricsSources;
   /** Started now, not at the first scrape: the event-loop lag has samples by then (NaN without). */
   private readonly process = processMetrics();
@@ -112,13 +127,24 @@ export class ServerMetrics implements DeliveryObserver {
     this.attempts.series(format, outcome).observe(seconds);
   }
 
+  /** {@link StreamObserver}: a stream client was cut off. */
+  streamDropped(reason: DropReason): void {
+    this.streamDrops.series(reason).inc();
+  }
+
+  /** {@link StreamObserver}: a stream was refused by a concurrency limit. */
+  streamRefused(limit: 'instance' | 'total'): void {
+    this.streamRefusals.series(limit).inc();
+  }
+
   /** The scrape: every metric in the Prometheus text format, gauges read from storage now. */
   async text(): Promise<string> {
     if (this.sources) await this.readGauges(this.sources);
     return Registry.merge([this.process, this.registry]).metrics();
   }
 
-  private async readGauges({ storage, loaded }: MetricsSources): Promise<void> {
+  private async readGauges({ storage, loaded, streams }: MetricsSources): Promise<void> {
+    this.streamsOpen.set(streams());
     const records: InstanceRecord[] = await storage.instances.list();
     const live = new Map(loaded().map((runtime) => [runtime.id, runtime]));
     const stats = await Promise.all(records.map((r) => storage.deliveries.stats(r.id)));

@@ -11,6 +11,7 @@ import { communityRoutes } from './community.routes.js';
 import { externalDatabaseRoutes } from './external-db.routes.js';
 import { groupRoutes } from './group.routes.js';
 import { contactRoutes } from './contact.routes.js';
+import { eventRoutes } from './events.routes.js';
 import { healthRoutes } from './health.routes.js';
 import { instanceRoutes } from './instance.routes.js';
 import { labelRoutes } from './label.routes.js';
@@ -33,6 +34,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...linkRoutes(ctx),
     ...externalDatabaseRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...eventRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),
     ...queueRoutes(ctx),

@@ -99,8 +99,10 @@ export class InstanceAdmin {
     await s.detach(id);
     await Promise.all([
       s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id), s.outbound.clear(id),
-      s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record),
+      s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record), s.events.clear(id),
     ]);
+    // Its streams end: their key no longer opens anything.
+    this.ctx.streams.endInstance(id);
     await this.ctx.registry.forgetLinks(runtime.record);
     await s.instances.delete(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');

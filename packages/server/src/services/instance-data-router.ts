@@ -1,6 +1,6 @@
 import {
   ServiceUnavailableError, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type OutboundQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
+  type DeliveryQueue, type EventLog, type OutboundQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
   type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth,
 } from '@parley/core';
 
@@ -72,6 +72,7 @@ export class InstanceDataRouter implements Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  readonly events: EventLog;
   readonly outbound: OutboundQueue;
 
   constructor(private readonly base: Storage) {
@@ -81,6 +82,7 @@ export class InstanceDataRouter implements Storage {
     this.authState = base.authState;
     this.state = base.state;
     this.deliveries = base.deliveries;
+    this.events = base.events;
     this.outbound = base.outbound;
     this.messages = new RoutedMessages(base.messages, this.attachments);
     this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);

@@ -42,7 +42,7 @@ const DUE = `
   ) ORDER BY due_at, seq LIMIT @limit`;
 
 /**
- * The outbound queue in the `outbound` table (migration 4). Every method is one statement or one
+ * The outbound queue in the `outbound` table (migration 5). Every method is one statement or one
  * transaction in the turn's batch, durable at the next commit ({@link SqliteStorage.flush}): the
  * server flushes before it answers a request, and a completion or release lost to a crash only makes
  * the entry claimable again (where the worker finds its record and sends nothing twice).

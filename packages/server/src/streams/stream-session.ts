@@ -1,0 +1,145 @@
+import { decodeStored, ulidTime, type ChannelEvent, type Clock, type EventLog, type InstanceRecord, type LoggedEvent } from '@parley/core';
+import { frameText, GAP_EVENT } from './stream-frames.js';
+import type { StreamRenderer, StreamView } from './stream-renderer.js';
+import type { StreamTransport } from './stream-transport.js';
+
+/** Entries read from the event log per replay page. */
+export const REPLAY_PAGE = 200;
+/** Live events held while a client replays; past it they are dropped and read from the log instead. */
+export const REPLAY_PENDING_MAX = 1000;
+
+/** Why a client was cut off. */
+export type DropReason = 'slow' | 'stalled' | 'dead';
+
+/** What a session needs from the hub. */
+export interface SessionDeps {
+  log: EventLog;
+  /** Exclusive upper bound of the ids replay may send now (every earlier event is handled: {@link EventBus.horizon}). */
+  horizon(): string;
+  renderer: StreamRenderer;
+  /** An instance's current record, to render replayed events (null: deleted, its events are skipped). */
+  record(id: string): Promise<InstanceRecord | null>;
+  clock: Clock;
+  retentionMs: number;
+  /** Bytes the client may leave unread before it is cut off. */
+  bufferBytes: number;
+  /** How long a replaying client may take to read one page before it is cut off. */
+  stallMs: number;
+  /** Cuts the client off (the hub logs and counts it). */
+  drop(session: StreamSession, reason: DropReason): void;
+  /** Ends a client whose replay failed (storage unreachable); it reconnects from its last id. */
+  failed(session: StreamSession, err: unknown): void;
+}
+
+/**
+ * One connected client: replays the event log from its position, then follows the live events.
+ * The seam is exact: the session registers for live events before its first read, holds the live
+ * events that arrive while it replays, and after the last page sends those it has not sent (ids
+ * only grow, so "after the cursor" is "not sent yet"). A replay that falls further behind than
+ * {@link REPLAY_PENDING_MAX} live events reads the rest from the log instead.
+ */
+export class StreamSession {
+  private state: 'replaying' | 'live' | 'closed' = 'replaying';
+  private cursor: string;
+  private pending: { event: ChannelEvent; instance: InstanceRecord; render: (view: StreamView, wire: 'sse' | 'ws') => string | null }[] = [];
+  private overflow = false;
+
+  constructor(
+    /** The instance whose events this client gets; every instance's (admin stream) when undefined. */
+    readonly instance: string | undefined,
+    readonly view: StreamView,
+    readonly transport: StreamTransport,
+    private readonly after: string | undefined,
+    private readonly deps: SessionDeps,
+  ) {
+    this.cursor = after ?? '';
+  }
+
+  get closed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** Without a position: live from now. With one: the gap notice when due, the replay, then live. Never rejects. */
+  async start(): Promise<void> {
+    const { deps } = this;
+    if (this.after === undefined) {
+      this.state = 'live';
+      return;
+    }
+    const cutoff = deps.clock.now() - deps.retentionMs;
+    if (this.after !== undefined && !(ulidTime(this.after) >= cutoff)) {
+      const data = JSON.stringify({
+        after: this.after, retentionSeconds: Math.round(deps.retentionMs / 1000),
+        message: 'the position is older than the event log keeps: events from before the retention may be missing; what is still kept follows',
+      });
+      this.transport.write(frameText({ event: GAP_EVENT, data }, this.transport.wire));
+    }
+    try {
+      while (this.state === 'replaying') await this.replayPage();
+    } catch (err) {
+      if (this.state !== 'closed') deps.failed(this, err);
+    }
+  }
+
+  /** A live event of this session's selection (the hub calls it in id order). */
+  offer(event: ChannelEvent, instance: InstanceRecord, render: (view: StreamView, wire: 'sse' | 'ws') => string | null): void {
+    if (this.state === 'replaying') {
+      if (this.pending.length >= REPLAY_PENDING_MAX) {
+        this.overflow = true;
+        this.pending = [];
+      } else if (!this.overflow) {
+        this.pending.push({ event, instance, render });
+      }
+      return;
+    }
+    if (this.state !== 'live' || event.id <= this.cursor) return;
+    this.cursor = event.id;
+    const text = render(this.view, this.transport.wire);
+    if (text === null) return;
+    this.transport.write(text);
+    if (this.transport.buffered() > this.deps.bufferBytes) this.deps.drop(this, 'slow');
+  }
+
+  /** Stops sending (the connection is gone or being closed). */
+  close(): void {
+    this.state = 'closed';
+    this.pending = [];
+  }
+
+  private async replayPage(): Promise<void> {
+    const { deps } = this;
+    const page = await deps.log.read({ ...(this.instance === undefined ? {} : { instance: this.instance }), after: this.cursor || undefined, limit: REPLAY_PAGE });
+    // Entries at or past the horizon are logged but not yet released to live clients: they come live.
+    const horizon = deps.horizon();
+    const ready = page.filter((entry) => entry.id < horizon);
+    await this.sendReplayed(ready);
+    if (this.closed) return;
+    if (!(await this.transport.drained(deps.stallMs))) {
+      if (!this.closed) deps.drop(this, 'stalled');
+      return;
+    }
+    if (page.length === REPLAY_PAGE && ready.length === page.length) return;
+    if (this.overflow) {
+      this.overflow = false;
+      return;
+    }
+    // Caught up: everything handled since the read is in `pending`, in id order.
+    const pending = this.pending;
+    this.pending = [];
+    this.state = 'live';
+    for (const { event, instance, render } of pending) this.offer(event, instance, render);
+  }
+
+  private async sendReplayed(entries: LoggedEvent[]): Promise<void> {
+    const records = new Map<string, InstanceRecord | null>();
+    for (const entry of entries) {
+      let record = records.get(entry.instance);
+      if (record === undefined) records.set(entry.instance, (record = await this.deps.record(entry.instance)));
+      if (this.closed) return;
+      this.cursor = entry.id;
+      if (!record) continue;
+      const text = this.deps.renderer.text(decodeStored<ChannelEvent>(entry.event), record, this.view, this.transport.wire);
+      if (text !== null) this.transport.write(text);
+    }
+  }
+}

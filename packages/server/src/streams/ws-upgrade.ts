@@ -1,0 +1,77 @@
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import { isParleyError, ParleyError, type Logger } from '@parley/core';
+import type { FailureLimiter } from '../http/failure-limiter.js';
+import type { StreamHub } from './stream-hub.js';
+import { readStreamRequest } from './stream-request.js';
+import { WsTransport } from './stream-transport.js';
+
+/** What the upgrade handler needs from the server. */
+export interface StreamUpgradeDeps {
+  hub: StreamHub;
+  /** Installed webhook formats (`?format=`). */
+  formats: ReadonlySet<string>;
+  /** Checks the credentials: the instance of `key` (throws 404), or the admin token (throws 401) when `key` is undefined. Answers the instance id. */
+  authenticate(key: string | undefined, authorization: string | undefined): Promise<string | undefined>;
+  limiter: FailureLimiter;
+  isShuttingDown(): boolean;
+  logger: Logger;
+}
+
+/** Largest message a client may send (clients send nothing the server reads). */
+const MAX_CLIENT_MESSAGE = 1024;
+
+/** Writes an HTTP error answer on a socket not upgraded, in the API's error model, and closes it. */
+function refuse(socket: Duplex, err: ParleyError): void {
+  const text = JSON.stringify({ status: err.status, error: err.details === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, details: err.details } });
+  const retry = err.status === 429 && (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
+  socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
+    + `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${retry ? `Retry-After: ${retry}\r\n` : ''}Connection: close\r\n\r\n${text}`);
+}
+
+/**
+ * The `upgrade` listener of the HTTP server: `GET /{key}/events` and `GET /admin/events` as
+ * WebSockets, authenticated, validated and admitted exactly as their SSE forms (the same JSON
+ * errors, before the handshake), and counted against the caller's address when the credentials are
+ * wrong. Any other path answers 404.
+ */
+export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_MESSAGE, clientTracking: false });
+  return (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://parley.invalid');
+      const match = /^\/([^/]+)\/events$/.exec(url.pathname);
+      if (!match) throw new ParleyError(404, 'route_not_found', 'WebSocket upgrades are served on /{key}/events and /admin/events only');
+      if (deps.isShuttingDown()) throw new ParleyError(503, 'shutting_down', 'the server is shutting down');
+      const key = match[1] === 'admin' ? undefined : decodeURIComponent(match[1]!);
+      const address = (socket as Socket).remoteAddress ?? '';
+      const blockedMs = deps.limiter.retryAfterMs(address);
+      let instance: string | undefined;
+      try {
+        if (blockedMs > 0) throw new ParleyError(429, 'rate_limited', 'too many failed authentications from this address', { retryAfterSeconds: Math.ceil(blockedMs / 1000) });
+        instance = await deps.authenticate(key, req.headers.authorization);
+      } catch (err) {
+        if (isParleyError(err) && (err.status === 401 || err.code === 'instance_not_found')) await deps.limiter.fail(address);
+        throw err;
+      }
+      const request = readStreamRequest(Object.fromEntries(url.searchParams), req.headers['last-event-id'], deps.formats);
+      const slot = deps.hub.reserve(instance);
+      let opened = false;
+      // A handshake `ws` refuses (bad Sec-WebSocket-Key, …) answers 400 and never calls back: free the place.
+      socket.once('close', () => {
+        if (!opened) deps.hub.unreserve(slot);
+      });
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        opened = true;
+        deps.hub.open(slot, new WsTransport(ws), { admin: key === undefined, ...(request.format ? { format: request.format } : {}) }, request.after);
+      });
+    })().catch((err: unknown) => {
+      if (isParleyError(err)) return refuse(socket, err);
+      deps.logger.error({ err }, 'WebSocket upgrade failed');
+      refuse(socket, new ParleyError(500, 'internal_error', 'internal server error'));
+    });
+  };
+}
