@@ -2,13 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { FakeClock } from '@parley/testkit';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { IG_ACCOUNT, IG_LINK, IG_USER, startClockedInstagramServer } from '../support/social-server.js';
+import type { TestServer } from '../support/test-server.js';
 import { TEST_QUEUE } from '../support/queue.js';
 
-const IG_ACCOUNT = '17841405822304914';
-const IG_USER = '6543210987654321';
 const IG_OTHER = '6543210987654322';
-const IG_LINK = { accessToken: 'IGQWRqueueaccesstoken012345678', appSecret: 'instagram-app-secret-0123456789ab', verifyToken: 'verify-queue-0001', accountId: IG_ACCOUNT };
 const SEND = '/v26.0/me/messages';
 const RATE_LIMITED = { status: 400, body: { error: { message: '(#613) Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613 } } };
 const TOO_MANY = { status: 429, body: { error: { message: 'Too many requests', type: 'OAuthException', code: 4 } } };
@@ -27,16 +25,7 @@ describe('outbound queue: Meta rate limits on a fake clock', () => {
 
   before(async () => {
     graph = await startMockGraph();
-    t = await startTestServer({
-      clock,
-      plugins: [
-        { package: '@parley/storage-sqlite' },
-        { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
-        { package: '@parley/webhook-native' },
-        { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
-      ],
-      config: { queue: TEST_QUEUE },
-    });
+    t = await startClockedInstagramServer(clock, graph, { queue: TEST_QUEUE });
     key = (await t.createInstance({ name: 'ig-shop' })).key;
     graph.on('GET', `/v26.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
     assert.equal((await t.client(key).call('linkChannel', { params: { channel: 'instagram' }, body: IG_LINK })).status, 200);

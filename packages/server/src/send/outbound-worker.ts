@@ -1,4 +1,4 @@
-import { jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import { ClaimPump, jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -44,73 +44,48 @@ class Stopped extends Error {}
  * {@link OutboundQueue}).
  */
 export class OutboundWorker {
-  private running = false;
-  private again = false;
-  private pumping?: Promise<void>;
-  private timer?: NodeJS.Timeout;
-  /** The last look found due sends it could not claim (held by leases, such as sends going out inline). */
+  /** The last round found due sends it could not claim (held by leases, such as sends going out inline). */
   private blocked = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly pump = new ClaimPump(() => this.round(), (err) => {
+    this.deps.logger.error({ err }, 'outbound queue unavailable; retrying');
+    return this.deps.options.recheckMs;
+  });
 
   constructor(private readonly deps: OutboundWorkerDeps) {}
 
   start(): void {
-    this.running = true;
-    this.wake();
+    this.pump.start();
   }
 
   /** Stops claiming and waits for sends in flight; a typing wait ends at once (that send stays leased). */
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    await this.pumping;
+    await this.pump.stop();
     await Promise.all(this.inFlight.values());
   }
 
   /** Looks at the queue soon (a send was accepted, resumed, or one ended). */
   wake(): void {
-    this.again = true;
-    if (!this.running || this.pumping) return;
-    this.pumping = this.pump().finally(() => {
-      this.pumping = undefined;
-      if (this.again && this.running) this.wake();
-    });
+    this.pump.wake();
   }
 
-  private async pump(): Promise<void> {
-    const { storage, clock, options, logger } = this.deps;
-    try {
-      while (this.again && this.running) {
-        this.again = false;
-        const free = options.concurrency - this.inFlight.size;
-        if (free <= 0) return;
-        const now = clock.now();
-        const batch = await storage.outbound.claim({ now, limit: free, leaseMs: options.leaseMs });
-        for (const entry of batch) this.launch(entry);
-        if (batch.length === free) this.again = true;
-        else if (!this.again) await this.sleepUntilDue(now);
-      }
-    } catch (err) {
-      logger.error({ err }, 'outbound queue unavailable; retrying');
-      this.arm(options.recheckMs);
+  /** One claim round: answers true when it filled every free slot. */
+  private async round(): Promise<boolean> {
+    const { storage, clock, options } = this.deps;
+    const free = options.concurrency - this.inFlight.size;
+    if (free <= 0) return false;
+    const now = clock.now();
+    const batch = await storage.outbound.claim({ now, limit: free, leaseMs: options.leaseMs });
+    for (const entry of batch) this.launch(entry);
+    if (batch.length === free) return true;
+    if (!this.pump.woken) {
+      const due = await storage.outbound.nextDueAt();
+      this.blocked = due !== null && due <= now;
+      // Capped at recheckMs: the clock may jump (a fake one in tests, an NTP step) and leases expire.
+      if (due === null) this.pump.disarm();
+      else this.pump.arm(Math.min(due > now ? due - clock.now() : options.recheckMs, options.recheckMs));
     }
-  }
-
-  private async sleepUntilDue(claimedAt: number): Promise<void> {
-    const due = await this.deps.storage.outbound.nextDueAt();
-    this.blocked = due !== null && due <= claimedAt;
-    if (due === null) {
-      clearTimeout(this.timer);
-      return;
-    }
-    this.arm(due > claimedAt ? due - this.deps.clock.now() : this.deps.options.recheckMs);
-  }
-
-  private arm(delayMs: number): void {
-    clearTimeout(this.timer);
-    if (!this.running) return;
-    // Capped at recheckMs: the clock may jump (a fake one in tests, an NTP step) and leases expire.
-    this.timer = setTimeout(() => this.wake(), Math.min(Math.max(0, delayMs), this.deps.options.recheckMs));
+    return false;
   }
 
   private launch(entry: Outbound): void {
@@ -193,7 +168,7 @@ export class OutboundWorker {
   private async sleepUntil(at: number): Promise<void> {
     const { clock, options } = this.deps;
     while (clock.now() < at) {
-      if (!this.running) throw new Stopped();
+      if (!this.pump.isRunning) throw new Stopped();
       await new Promise((resolve) => setTimeout(resolve, Math.min(at - clock.now(), options.recheckMs)));
     }
   }
