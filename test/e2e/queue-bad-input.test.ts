@@ -71,3 +71,30 @@ describe('outbound queue: bad input', () => {
     }
   });
 });
+
+/** With `queue.enabled` false sends go out at once, as before the queue; the queue's options and routes say why they cannot work. */
+describe('outbound queue turned off', () => {
+  let p: MessagingPair;
+
+  before(async () => {
+    p = await MessagingPair.start({ config: { queue: { ...TEST_QUEUE, enabled: false } } }, ['5511963000011', '5511963000012']);
+  });
+  after(async () => {
+    await p.stop();
+  });
+
+  it('sends at once; delay and sendAt answer 400, the queue routes 409 queue_disabled', async () => {
+    const sent = await sendText(p, p.alice, p.bob, 'direct');
+    assert.equal(sent.status, 200);
+    assert.equal(sent.body.data.queue, undefined);
+    await p.t.waitFor(() => textsAt(p, p.bob).length === 1, 5000, 'the direct text');
+    const delayed = await sendText(p, p.alice, p.bob, 'later', { delay: 1000 });
+    assert.equal(delayed.status, 400);
+    assert.match(delayed.body.error.message, /^body\.delay needs the outbound queue/);
+    for (const [method, path] of [['GET', '/queue'], ['POST', '/queue/pause'], ['DELETE', '/queue/3EB0AA']]) {
+      const res = await p.t.request(method!, `/${p.alice.key}${path}`);
+      assert.equal(res.status, 409, `${method} ${path}`);
+      assert.equal(res.body.error.code, 'queue_disabled');
+    }
+  });
+});

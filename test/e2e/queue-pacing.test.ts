@@ -169,4 +169,16 @@ describe('outbound queue: pacing on a fake clock', () => {
     await p.t.waitFor(() => textsAt(p, p.bob).length === before + 3, 5000, 'the held texts');
     assert.deepEqual(textsAt(p, p.bob).slice(before).map((m) => m.id), ids);
   });
+
+  it('deleting an instance deletes its queue: its scheduled sends never leave', async () => {
+    const carol = await p.t.connectedSandbox({ name: 'carol', number: '5511960000103' });
+    const before = p.t.events.filter((e) => e.type === 'message' && e.instance === p.bob.id).length;
+    const res = await p.t.request('POST', `/${carol.key}/message/text`, { to: p.bob.number, text: 'from a deleted phone', delay: 60_000 });
+    assert.equal(res.body.data.queue.state, 'scheduled');
+    assert.equal((await p.t.admin('DELETE', `/admin/instances/${carol.key}`)).status, 200);
+    assert.equal((await p.t.server.context.storage.outbound.count(carol.id)), 0);
+    clock.advance(120_000);
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(p.t.events.filter((e) => e.type === 'message' && e.instance === p.bob.id).length, before);
+  });
 });

@@ -131,7 +131,7 @@ export class ParleyServer {
       maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls, allowPrivateProxies: config.allowPrivateProxies,
     });
     const projection = new SendProjection(storage, bus, projector);
-    const policies = new PacingPolicies(storage, plugins.drivers, config.queue.maxQueued);
+    const policies = new PacingPolicies(storage, plugins.drivers, config.queue.maxQueued, clock);
     const pacer = new Pacer();
     const worker = new OutboundWorker({
       storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue,

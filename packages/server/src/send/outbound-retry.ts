@@ -15,15 +15,15 @@ export const MAX_ATTEMPTS = 8;
 export type FailureKind = 'rate_limit' | 'retry' | 'final';
 
 /**
- * Rate limits (HTTP 429, Graph codes such as 613 and 4, which `@parley/meta-graph` marks `kind:
- * 'rate_limit'`) hold the whole instance back; a disconnected channel, an unavailable store or an
+ * Rate limits (an upstream HTTP 429, and Graph codes such as 613 and 4, which `@parley/meta-graph`
+ * marks `kind: 'rate_limit'`) hold the whole instance back; a disconnected channel, an unavailable store or an
  * upstream failure marked retryable is tried again; anything else (a refused recipient, a channel
  * that cannot send this content, an unlinked channel) fails at once.
  */
 export function failureKind(err: unknown): FailureKind {
   if (!isParleyError(err)) return 'retry';
-  const details = (err.details ?? {}) as { kind?: unknown; httpStatus?: unknown; retryable?: unknown; upstreamCode?: unknown };
-  if (details.kind === 'rate_limit' || details.httpStatus === 429 || details.upstreamCode === 613 || err.status === 429) return 'rate_limit';
+  const details = (err.details ?? {}) as { kind?: unknown; httpStatus?: unknown; retryable?: unknown };
+  if (details.kind === 'rate_limit' || details.httpStatus === 429) return 'rate_limit';
   if (err.code === 'not_connected' || err.status === 503 || (err.status === 502 && details.retryable === true)) return 'retry';
   return 'final';
 }

@@ -123,15 +123,15 @@ export class OutboundWorker {
 
   /**
    * Sends a send the API just enqueued leased to itself (due, heading its lane, nothing to pace or
-   * type) and answers the stored record, as the path before the queue did. A failure that retrying
-   * cannot mend removes the entry and is thrown to the caller (the send never happened); a transient
-   * one leaves the entry to the worker's retries and answers null.
+   * type) and answers the stored record, as the path before the queue did. A failure is the caller's
+   * answer, as before the queue (the entry is removed: nothing was sent, nothing is kept), except a
+   * platform's rate limit: the send stays queued for the worker's backoff, and null is answered.
    */
   async sendInline(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob): Promise<MessageRecord | null> {
     try {
       return await this.send(runtime, entry, job, 0);
     } catch (err) {
-      if (failureKind(err) === 'final') {
+      if (failureKind(err) !== 'rate_limit') {
         await this.deps.storage.outbound.complete(runtime.id, entry.id);
         throw err;
       }

@@ -104,6 +104,8 @@ export class InstanceAdmin {
     // Its streams end: their key no longer opens anything.
     this.ctx.streams.endInstance(id);
     await this.ctx.registry.forgetLinks(runtime.record);
+    this.ctx.outbound.policies.forget(id);
+    this.ctx.outbound.pacer.forget(id);
     await s.instances.delete(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');
   }
