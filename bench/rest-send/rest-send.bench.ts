@@ -8,6 +8,9 @@
  * ratios (express and Parley measured back to back); CPU µs/req is the target process's own user +
  * system time per answered request, which other load on the machine disturbs far less than req/s.
  * Run: `npm run build && node bench/dist/rest-send/rest-send.bench.js`
+ * Since issue 16 the sends rotate over BENCH_PEERS receiving sandbox phones (20 by default; 1 is the
+ * earlier single conversation): the outbound queue keeps order per recipient, so one recipient's sends
+ * leave one at a time, while the direct path sent them all at once.
  * `parley` sends through the outbound queue (issue 16; the sandbox paces nothing), `parley-direct` is
  * the same server with `queue.enabled` false (the send path before the queue): "queue vs direct" is the
  * median of their per-round req/s ratios.
@@ -32,7 +35,7 @@ const target = fileURLToPath(new URL('./target.js', import.meta.url));
 
 interface Started {
   child: ChildProcess;
-  info: { port: number; key?: string; to?: string };
+  info: { port: number; key?: string; to?: string[] };
 }
 
 async function start(kind: string): Promise<Started> {
@@ -55,15 +58,35 @@ function cpuMicrosOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 10 ms
 }
 
-async function load(port: number, key: string, to: string, amount?: number, extra: Record<string, unknown> = {}) {
+/** The sends rotate over the receiving phones (one per request, in turn); bare targets get the same bodies. */
+async function load(port: number, key: string, to: string[], amount?: number, extra: Record<string, unknown> = {}) {
+  const bodies = to.map((number) => JSON.stringify({ to: number, text: 'hello from the benchmark', ...extra }));
+  let next = 0;
   return autocannon({
     url: `http://127.0.0.1:${port}/${key}/message/text`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to, text: 'hello from the benchmark', ...extra }),
+    requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
     connections: CONNECTIONS,
     ...(amount ? { amount } : { duration: SECONDS }),
   });
+}
+
+/**
+ * Sends the queue accepted but has not sent yet (their recipient's earlier sends were still going
+ * out) leave after the round: the next round starts once the target's queue is empty, so no round
+ * pays for another's backlog. How long that took is printed.
+ */
+async function drained(kind: string, info: Started['info']): Promise<void> {
+  if (kind !== 'parley' && kind !== 'parley-redis') return;
+  const started = performance.now();
+  let total = 0;
+  for (let i = 0; i < 1200; i++) {
+    total = ((await (await fetch(`http://127.0.0.1:${info.port}/${info.key}/queue?limit=1`)).json()) as { total: number }).total;
+    if (total === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  console.error(`${kind}: queue drained in ${Math.round(performance.now() - started)} ms (${total} left)`);
 }
 
 interface Round {
@@ -77,9 +100,10 @@ interface Round {
 async function round(kind: string, target: Started): Promise<Round> {
   const { child, info } = target;
   const cpuBefore = cpuMicrosOf(child.pid!);
-  const result = await load(info.port, info.key ?? 'bench', info.to ?? '5511970000002');
+  const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
   const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  await drained(kind, info);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
 
@@ -88,7 +112,7 @@ const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express
 const targets = new Map<string, Started>();
 for (const kind of kinds) {
   const target = await start(kind);
-  await load(target.info.port, target.info.key ?? 'bench', target.info.to ?? '5511970000002', 2000); // warm-up
+  await load(target.info.port, target.info.key ?? 'bench', target.info.to ?? ['5511970000002'], 2000); // warm-up
   targets.set(kind, target);
 }
 const rounds = new Map<string, Round[]>(kinds.map((kind) => [kind, []]));

@@ -132,9 +132,10 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX events_by_instance ON events (instance, id);
   `,
   // 5: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
-  // (ord, seq). Unleased due rows are found through `outbound_due`, expired leases through
-  // `outbound_leases`; `outbound_counts` keeps each instance's size for the queue bound, written in
-  // the same transaction as the rows it counts.
+  // (ord, seq). `outbound_lanes` holds each non-empty lane's head and when it can next be claimed (its
+  // lease end while leased, else its due time), kept in the same transactions as the rows: a claim
+  // reads lane heads by that time, never the backlog behind them. `outbound_counts` keeps each
+  // instance's size for the queue bound.
   `
   CREATE TABLE outbound (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -150,10 +151,16 @@ export const MIGRATIONS: readonly string[] = [
     payload TEXT NOT NULL,
     UNIQUE (instance, id)
   );
-  CREATE INDEX outbound_lanes ON outbound (instance, lane, ord, seq);
-  CREATE INDEX outbound_due ON outbound (due_at, seq) WHERE lease_until IS NULL;
-  CREATE INDEX outbound_leases ON outbound (lease_until) WHERE lease_until IS NOT NULL;
+  CREATE INDEX outbound_lanes_order ON outbound (instance, lane, ord, seq);
   CREATE INDEX outbound_by_instance ON outbound (instance, due_at, seq);
+  CREATE TABLE outbound_lanes (
+    instance TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    head INTEGER NOT NULL,
+    ready_at INTEGER NOT NULL,
+    PRIMARY KEY (instance, lane)
+  ) WITHOUT ROWID;
+  CREATE INDEX outbound_lanes_ready ON outbound_lanes (ready_at, head);
   CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
   `,

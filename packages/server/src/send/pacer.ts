@@ -82,6 +82,11 @@ export class Pacer {
     if (policy.recipientGapMs > 0) this.remember(`${instance}\n${lane}`, at, at, policy.recipientGapMs);
   }
 
+  /** Until when a platform's rate limit holds `instance` back (0 when it does not). */
+  heldUntil(instance: string): number {
+    return this.instances.get(instance)?.blockedUntil ?? 0;
+  }
+
   /** Holds every send of `instance` until `until` (the platform asked to slow down). */
   block(instance: string, until: number): void {
     const pace = this.paceOf(instance);

@@ -56,7 +56,7 @@ export class SendQueue {
       ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }),
     };
     const policy = await policies.get(runtime.id, runtime.record.driver);
-    const immediate = dueAt <= now && pacesNothing(policy) && pacer.reserve(runtime.id, '', now, policy, id) <= now
+    const immediate = dueAt <= now && pacesNothing(policy) && pacer.heldUntil(runtime.id) <= now
       && (options.typing === undefined ? !policy.typing.enabled : options.typing === false || options.typing === 0);
     const entry = {
       id, instance: runtime.id, lane: `${channel.adapter.channel}:${remoteJid}`, dueAt, createdAt: now, payload: encodeJob(job),

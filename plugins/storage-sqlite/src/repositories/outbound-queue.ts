@@ -25,26 +25,18 @@ function toOutbound(row: OutboundRow): Outbound {
   };
 }
 
-/** A row is its lane's head when no row of the lane comes before it. */
-const IS_HEAD = `NOT EXISTS (SELECT 1 FROM outbound AS p WHERE p.instance = o.instance AND p.lane = o.lane
-  AND (p.ord < o.ord OR (p.ord = o.ord AND p.seq < o.seq)))`;
-const NOT_PAUSED = 'o.instance NOT IN (SELECT instance FROM outbound_paused)';
+const NOT_PAUSED = 'l.instance NOT IN (SELECT instance FROM outbound_paused)';
+
+/** Lane heads ready to be claimed at @now (due, not leased or lease expired), soonest first. */
+const READY = `
+  SELECT o.* FROM outbound_lanes AS l JOIN outbound AS o ON o.seq = l.head
+  WHERE l.ready_at <= @now AND o.due_at <= @now AND ${NOT_PAUSED}
+  ORDER BY l.ready_at, l.head LIMIT @limit`;
 
 /**
- * Due, claimable lane heads, soonest first: unleased rows through the partial `outbound_due` index
- * (only rows already due are read), rows whose lease expired through `outbound_leases`.
- */
-const DUE = `
-  SELECT * FROM (
-    SELECT o.* FROM outbound AS o WHERE o.lease_until IS NULL AND o.due_at <= @now AND ${NOT_PAUSED} AND ${IS_HEAD}
-    UNION ALL
-    SELECT o.* FROM outbound AS o WHERE o.lease_until IS NOT NULL AND o.lease_until <= @now AND o.due_at <= @now AND ${NOT_PAUSED} AND ${IS_HEAD}
-  ) ORDER BY due_at, seq LIMIT @limit`;
-
-/**
- * The outbound queue in the `outbound` table (migration 5). Every method is one statement or one
- * transaction in the turn's batch, durable at the next commit ({@link SqliteStorage.flush}): the
- * server flushes before it answers a request, and a completion or release lost to a crash only makes
+ * The outbound queue in the `outbound` table (migration 5), with each lane's head in `outbound_lanes`.
+ * Every method is one statement or one transaction in the turn's batch, durable at the next commit
+ * ({@link SqliteStorage.flush}): the server flushes before it answers a request, and a completion or release lost to a crash only makes
  * the entry claimable again (where the worker finds its record and sends nothing twice).
  */
 export class SqliteOutboundQueue implements OutboundQueue {
@@ -64,8 +56,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
-    // Reads then one write: atomic under the batch's write lock without a savepoint.
-    return this.db.locked((): EnqueueOutcome => {
+    return this.db.transaction((): EnqueueOutcome => {
       // One read for the bound, whether the send heads its lane (nothing of the lane comes before it: an
       // equal order enqueued earlier does) and whether the instance is paused.
       const state = this.db.get<{ n: number | null; ahead: number | null; paused: number | null }>(
@@ -76,41 +67,50 @@ export class SqliteOutboundQueue implements OutboundQueue {
       )!;
       if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
       const leased = lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null;
-      const inserted = this.db.run(
+      const inserted = this.db.write<{ seq: number }>(
         `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
-         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) ON CONFLICT (instance, id) DO NOTHING`,
+         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) ON CONFLICT (instance, id) DO NOTHING RETURNING seq`,
         {
           instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload,
           leaseUntil: leased ? lease.now + lease.leaseMs : null,
         },
       );
       // A duplicate id is stored once.
-      if (inserted === 0) return 'queued';
+      if (!inserted) return 'queued';
       this.countBy(item.instance, 1);
+      // Nothing of the lane before it: it is the lane's new head (ready at its lease end while leased).
+      if (state.ahead === null) this.setHead(item.instance, item.lane, inserted.seq, leased ? lease.now + lease.leaseMs : item.dueAt);
       return leased ? 'leased' : 'queued';
     });
   }
 
-  /** Selects and leases in one transaction committed at once, so two claimers never share a head. */
+  /**
+   * Selects and leases in one transaction of the turn's batch, which holds the write lock from its
+   * BEGIN IMMEDIATE: another connection's claim waits for the commit and then sees the leases, so two
+   * claimers never share a head. Not committed at once: a crash before the commit loses only leases
+   * whose sends' records are lost too, so those sends are claimed again either way.
+   */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
-    return this.db.transactionNow(() => this.db.all<OutboundRow>(DUE, { now, limit }).map((row) => {
+    return this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
       this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
+      this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
       return toOutbound({ ...row, lease_until: now + leaseMs });
     }));
   }
 
   async complete(instance: string, id: string): Promise<void> {
-    this.remove(instance, id);
+    this.db.transaction(() => this.remove(instance, id));
   }
 
   async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
-    if (update.failed) {
-      this.db.run('UPDATE outbound SET lease_until = NULL, due_at = ?, attempts = attempts + 1, last_error = ? WHERE instance = ? AND id = ?',
-        [update.dueAt, update.failed.error, instance, id]);
-    } else {
-      this.db.run('UPDATE outbound SET lease_until = NULL, due_at = ? WHERE instance = ? AND id = ?', [update.dueAt, instance, id]);
-    }
-    await this.db.flush();
+    this.db.transaction(() => {
+      const row = this.db.write<{ seq: number; lane: string }>(
+        `UPDATE outbound SET lease_until = NULL, due_at = @dueAt, attempts = attempts + @failed, last_error = coalesce(@error, last_error)
+         WHERE instance = @instance AND id = @id RETURNING seq, lane`,
+        { dueAt: update.dueAt, failed: update.failed ? 1 : 0, error: update.failed?.error ?? null, instance, id },
+      );
+      if (row) this.refreshLane(instance, row.lane);
+    });
   }
 
   async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
@@ -150,22 +150,15 @@ export class SqliteOutboundQueue implements OutboundQueue {
     return this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [instance]) !== undefined;
   }
 
-  /**
-   * Never later than the true next due time: the earliest unleased row of an unpaused instance (a lane
-   * head or not; a row behind its head answers early, and the claim then finds nothing) and the earliest
-   * lease expiry. Both are index reads.
-   */
+  /** The earliest time a lane head of an unpaused instance becomes claimable: an index read. */
   async nextDueAt(): Promise<number | null> {
-    const due = this.db.get<{ at: number | null }>(
-      `SELECT o.due_at AS at FROM outbound AS o WHERE o.lease_until IS NULL AND ${NOT_PAUSED} ORDER BY o.due_at LIMIT 1`)?.at ?? null;
-    const lease = this.db.get<{ at: number | null }>('SELECT MIN(lease_until) AS at FROM outbound WHERE lease_until IS NOT NULL')?.at ?? null;
-    if (due === null) return lease;
-    return lease === null ? due : Math.min(due, lease);
+    return this.db.get<{ at: number }>(`SELECT l.ready_at AS at FROM outbound_lanes AS l WHERE ${NOT_PAUSED} ORDER BY l.ready_at LIMIT 1`)?.at ?? null;
   }
 
   async clear(instance: string): Promise<void> {
     this.db.transaction(() => {
       this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_lanes WHERE instance = ?', [instance]);
       this.db.run('DELETE FROM outbound_counts WHERE instance = ?', [instance]);
       this.pendingCounts.delete(instance);
       this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
@@ -174,7 +167,26 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   private remove(instance: string, id: string): void {
-    if (this.db.run('DELETE FROM outbound WHERE instance = ? AND id = ?', [instance, id]) > 0) this.countBy(instance, -1);
+    const row = this.db.write<{ lane: string }>('DELETE FROM outbound WHERE instance = ? AND id = ? RETURNING lane', [instance, id]);
+    if (!row) return;
+    this.countBy(instance, -1);
+    this.refreshLane(instance, row.lane);
+  }
+
+  private setHead(instance: string, lane: string, head: number, readyAt: number): void {
+    this.db.run(
+      `INSERT INTO outbound_lanes (instance, lane, head, ready_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (instance, lane) DO UPDATE SET head = excluded.head, ready_at = excluded.ready_at`,
+      [instance, lane, head, readyAt],
+    );
+  }
+
+  /** Points the lane at its current head (its lease end while leased, else its due time), or drops an empty lane. */
+  private refreshLane(instance: string, lane: string): void {
+    const head = this.db.get<{ seq: number; due_at: number; lease_until: number | null }>(
+      'SELECT seq, due_at, lease_until FROM outbound WHERE instance = ? AND lane = ? ORDER BY ord, seq LIMIT 1', [instance, lane]);
+    if (head) this.setHead(instance, lane, head.seq, head.lease_until ?? head.due_at);
+    else this.db.run('DELETE FROM outbound_lanes WHERE instance = ? AND lane = ?', [instance, lane]);
   }
 
   /** Queued sends of an instance: the stored count plus this batch's changes. */
