@@ -1,46 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
 
 const require = createRequire(import.meta.url);
-/** The `parley` executable as installed: @parley/server's compiled CLI. */
+/** What `npm start` runs: @parley/server's compiled CLI (`parley start` of @parley/cli runs the same function). */
 const CLI = join(dirname(require.resolve('@parley/server')), 'cli.js');
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+function run(env: Record<string, string>): NodeProcess {
+  return spawnNode(CLI, [], { env });
 }
 
-function run(env: Record<string, string>): Run {
-  const child = spawn(process.execPath, [CLI], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-  child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Polls `check`; fails at once, with the server's output, if the server exits first. */
-async function until<T>(check: () => T | undefined, what: string, proc: Run, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let exit: unknown;
-  void proc.exited.then((status) => (exit = status));
-  for (;;) {
-    const value = check();
-    if (value !== undefined) return value;
-    const output = `\nstdout: ${proc.stdout()}\nstderr: ${proc.stderr()}`;
-    if (exit) throw new Error(`the server exited (${JSON.stringify(exit)}) before ${what}${output}`);
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${output}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+const until = untilProcess;
 
 /** Permission bits of a data directory and of the files in it. */
 function privateModes(dataDir: string): Record<string, number> {

@@ -178,8 +178,8 @@ describe('health and readiness', () => {
     assert.match(res.data.version!, /^\d+\.\d+\.\d+/);
   });
 
-  it('GET /readyz answers ready with the storage name', async () => {
-    assert.deepEqual(await t.client().call('readyz'), { status: 200, data: { status: 'ready', storage: 'sqlite' } });
+  it('GET /readyz answers ready with the storage name (and no sinks configured)', async () => {
+    assert.deepEqual(await t.client().call('readyz'), { status: 200, data: { status: 'ready', storage: 'sqlite', sinks: {} } });
   });
 
   it('GET /readyz answers 503 while storage is not reachable, and recovers', async () => {

@@ -107,6 +107,7 @@ describe('event streams over WebSocket', () => {
       [`${ws}/${bob.key}/events?after=bad`, {}, 400, 'validation_failed'],
       [`${ws}/${bob.key}/events?format=xml`, {}, 400, 'validation_failed'],
       [`${ws}/${bob.key}/messages`, {}, 404, 'route_not_found'],
+      [`${ws}/%E0%A4%A/events`, {}, 400, 'validation_failed'],
     ];
     for (const [url, headers, status, code] of cases) {
       const client = new WsClient(url, { headers });
@@ -129,6 +130,26 @@ describe('event streams over WebSocket', () => {
     assert.match(metrics.body, /parley_event_stream_drops_total\{reason="dead"\} 1/);
     live.ws.close();
     await live.closed;
+  });
+
+  it('cuts off a WebSocket client that stops reading (unread bytes over the limit, or no pong), and keeps serving the others', async () => {
+    const mark = t.events.at(-1)!.id;
+    const stalled = new WsClient(`${ws}/${bob.key}/events`);
+    const reader = new WsClient(`${ws}/${bob.key}/events`);
+    await Promise.all([stalled.settled, reader.settled]);
+    stalled.ws.pause();
+    const big = 'y'.repeat(60_000);
+    for (let sent = 0; t.server.context.streams.count(bob.id) === 2; sent++) {
+      assert.ok(sent < 400, 'cut off within the bounded loop');
+      await sendTexts(t, alice, bob, [`${sent} ${big}`]);
+    }
+    const text = (await t.request('GET', '/metrics', undefined, { Authorization: `Bearer ${t.adminToken}` })).body as string;
+    assert.match(text, /parley_event_stream_drops_total\{reason="(slow|dead)"\} [12]/);
+    await t.waitFor(() => reader.events.length === handledAfter(t, bob.id, mark).length, 10_000, 'the reading client to get everything');
+    assert.deepEqual(reader.events.map((m) => m.id), handledAfter(t, bob.id, mark));
+    stalled.ws.terminate();
+    reader.ws.close();
+    await reader.closed;
   });
 
   it('graceful shutdown closes open WebSockets with 1001', async () => {

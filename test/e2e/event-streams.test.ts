@@ -131,6 +131,21 @@ for (const storage of streamStorages(redisUrl, prefix)) {
       }
     });
 
+    it('deleting an instance ends its streams and deletes its event log; its key then answers 404', async () => {
+      const carol = await phone(t, 'carol', '5511900000003');
+      await sendTexts(t, alice, carol, ['to carol']);
+      const stream = new SseClient(`${t.url}/${carol.key}/events`, { 'Last-Event-ID': ulidFloor(Date.now() - 60_000) });
+      await t.waitFor(() => stream.events.some((f) => f.event === 'message'), 5000, 'carol\'s replay');
+      assert.ok((await t.server.context.storage.events.read({ instance: carol.id, limit: 10 })).length > 0);
+      assert.equal((await t.client().call('adminDeleteInstance', { params: { key: carol.key } })).status, 200);
+      await stream.closed;
+      assert.deepEqual(await t.server.context.storage.events.read({ instance: carol.id, limit: 10 }), []);
+      assert.equal(t.server.context.streams.count(carol.id), 0);
+      const after = new SseClient(`${t.url}/${carol.key}/events`);
+      await after.closed;
+      assert.equal(after.status, 404);
+    });
+
     it('answers 401 and 404 with no event, 400 naming the bad field, and documents those statuses', async () => {
       const cases: [string, Record<string, string>, number, string][] = [
         ['/admin/events', {}, 401, 'unauthorized'],

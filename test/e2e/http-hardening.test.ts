@@ -188,7 +188,7 @@ describe('answers that carry keys or secrets are not stored by caches', () => {
   it('GET / points to the documentation', async () => {
     const res = await t.client().call('root');
     assert.deepEqual(res, {
-      status: 200, data: { name: 'Parley messaging gateway', version: t.server.context.version, docs: '/docs', openapi: '/openapi.json' },
+      status: 200, data: { name: 'Parley messaging gateway', version: t.server.context.version, docs: '/docs', openapi: '/openapi.json', dashboard: '/dashboard/' },
     });
     assert.equal((await t.request('GET', res.data.docs)).status, 200);
   });

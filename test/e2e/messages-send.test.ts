@@ -197,7 +197,10 @@ describe('sending every message type (spec 4.2)', () => {
     assert.equal(p.media.hitsOf('/thumb.jpg'), 1);
     const got = await p.received(record.key.id);
     p.expectStored(got.record, record);
-    assert.deepEqual(got.message.content, { type: 'text', body: 'Look at this\nhttps://parley.example/' });
+    assert.deepEqual(got.message.content, {
+      type: 'text', body: 'Look at this\nhttps://parley.example/',
+      preview: { url: 'https://parley.example/', title: 'Parley', description: 'A messaging gateway', thumbnail: true },
+    });
   });
 
   it('reaction: goes to the chat of the reacted message; an empty text removes it', async () => {

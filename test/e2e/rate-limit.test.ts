@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import WebSocket from 'ws';
 import { serviceUrlOrSkip, TcpProxy } from '@parley/testkit';
 import { expectError } from '../support/api-assertions.js';
 import { deleteKeys } from '@parley/storage-redis/testing';
@@ -12,6 +13,20 @@ function expectRateLimited(res: TestResponse, retryAfter: number): void {
   expectError(res, 429, 'rate_limited', `too many failed authentications from this address; retry in ${retryAfter} s`);
   assert.deepEqual(res.body.error.details, { retryAfterSeconds: retryAfter });
   assert.equal(res.headers.get('retry-after'), String(retryAfter));
+}
+
+/** The status, Retry-After and error code of a refused WebSocket upgrade. */
+function refusedUpgrade(url: string, headers: Record<string, string>): Promise<[number, string | undefined, string]> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    ws.on('open', () => reject(new Error('the upgrade was accepted')));
+    ws.on('unexpected-response', (_req, res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => {
+        resolve([res.statusCode ?? 0, res.headers['retry-after'] as string | undefined, JSON.parse(text).error.code]);
+      });
+    });
+  });
 }
 
 /** Parsed pino lines captured since index `from`. */
@@ -66,6 +81,17 @@ describe('failed authentications are limited per client address', () => {
       expectError(await t.request('GET', '/favicon.ico', undefined, other), 404, 'route_not_found');
     }
     expectError(await t.request('GET', UNKNOWN, undefined, other), 404, 'instance_not_found');
+  });
+
+  it('WebSocket upgrades of the event streams count against the same address (behind the trusted proxy) as HTTP requests', async () => {
+    const me = from('203.0.113.50');
+    const ws = t.url.replace(/^http/, 'ws');
+    for (let i = 0; i < 2; i++) assert.deepEqual(await refusedUpgrade(`${ws}/unknownKeyAAAAAAAAAAAAAAAAAAAAAAAA/events`, me), [404, undefined, 'instance_not_found']);
+    assert.deepEqual(await refusedUpgrade(`${ws}/admin/events`, { ...me, authorization: 'Bearer not-the-token-0123' }), [401, undefined, 'unauthorized']);
+    assert.deepEqual(await refusedUpgrade(`${ws}/admin/events`, { ...me, authorization: 'Bearer not-the-token-0123' }), [429, '2', 'rate_limited']);
+    expectRateLimited(await t.request('GET', UNKNOWN, undefined, me), 2);
+    // Another address behind the same proxy is not affected.
+    assert.deepEqual(await refusedUpgrade(`${ws}/unknownKeyAAAAAAAAAAAAAAAAAAAAAAAA/events`, from('203.0.113.51')), [404, undefined, 'instance_not_found']);
   });
 
   it('a public route under a key (the sandbox driver\'s) counts its unknown keys too', async () => {

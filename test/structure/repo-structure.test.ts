@@ -15,7 +15,7 @@ function sourceFiles(dir: string, out: string[] = []): string[] {
     if (SKIP.has(entry.name)) continue;
     const path = join(dir, entry.name);
     if (entry.isDirectory()) sourceFiles(path, out);
-    else if (entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts')) out.push(path);
+    else if (/\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(path);
   }
   return out;
 }

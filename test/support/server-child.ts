@@ -15,11 +15,20 @@ export class ServerChild {
 
   /**
    * Starts the server on `dataDir` and resolves once it listens (rejects if it exits or is not up in
-   * time). `sandbox`: options of the sandbox channel plugin.
+   * time). `sandbox`: options of the sandbox channel plugin; `plugins`: entries appended to its plugin
+   * list; `storage`: the storage plugin entry (SQLite in `dataDir` when absent).
    */
-  static start(dataDir: string, config: Record<string, unknown> = {}, { timeoutMs = 15_000, sandbox = {} }: { timeoutMs?: number; sandbox?: Record<string, unknown> } = {}): Promise<ServerChild> {
+  static start(
+    dataDir: string, config: Record<string, unknown> = {},
+    { timeoutMs = 15_000, sandbox = {}, plugins = [], storage }: {
+      timeoutMs?: number; sandbox?: Record<string, unknown>; plugins?: unknown[]; storage?: { package: string; options?: Record<string, unknown> };
+    } = {},
+  ): Promise<ServerChild> {
     const child = spawn(process.execPath, [SCRIPT], {
-      env: { ...process.env, PARLEY_TEST_DATA_DIR: dataDir, PARLEY_TEST_CONFIG: JSON.stringify(config), PARLEY_TEST_SANDBOX: JSON.stringify(sandbox) },
+      env: {
+        ...process.env, PARLEY_TEST_DATA_DIR: dataDir, PARLEY_TEST_CONFIG: JSON.stringify(config), PARLEY_TEST_SANDBOX: JSON.stringify(sandbox),
+        PARLEY_TEST_PLUGINS: JSON.stringify(plugins), PARLEY_TEST_STORAGE: JSON.stringify(storage ?? null),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const stderr: string[] = [];

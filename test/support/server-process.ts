@@ -1,20 +1,23 @@
 /**
  * Runs the real Parley server in its own process, for tests that kill it (SIGKILL) and start it again
- * on the same data directory. Storage is SQLite in that directory; plugins are the sandbox channel and
- * both webhook formats.
+ * on the same data directory, or that run beside each other on one shared store. Storage is SQLite in
+ * that directory unless PARLEY_TEST_STORAGE names another; plugins are the sandbox channel and both
+ * webhook formats.
  *
  * Environment:
  * - PARLEY_TEST_DATA_DIR (required): data directory, reused across runs.
  * - PARLEY_TEST_PORT: port on 127.0.0.1 (default 0: any free port).
  * - PARLEY_TEST_CONFIG: JSON merged over the config (for example `{"webhooks": {...}}`).
+ * - PARLEY_TEST_STORAGE: JSON plugin entry of the storage (for example `{"package": "@parley/storage-redis", "options": {...}}`).
  * - PARLEY_TEST_SANDBOX: JSON merged over the sandbox channel's options (for example `{"latencyMs": 200}`).
+ * - PARLEY_TEST_PLUGINS: JSON array of plugin entries appended to the list (event sinks).
  *
  * Prints one JSON line on stdout once listening: `{"url": "http://127.0.0.1:<port>"}`. Logs (level
  * warn unless the config says otherwise) go to stderr. SIGTERM closes the server gracefully.
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '@parley/core';
-import { createLogger, type ParleyConfig } from '@parley/server';
+import { createLogger, type ParleyConfig, type PluginEntry } from '@parley/server';
 import { startTestHost, TEST_HOST_ADMIN_TOKEN } from '@parley/testkit/host';
 
 /** Admin token of servers started by this script (tests only): the test host's. */
@@ -26,10 +29,11 @@ async function main(): Promise<void> {
   const extra = JSON.parse(process.env.PARLEY_TEST_CONFIG ?? '{}') as Partial<ParleyConfig>;
   const host = await startTestHost({
     plugins: [
-      { package: '@parley/storage-sqlite' },
+      JSON.parse(process.env.PARLEY_TEST_STORAGE ?? 'null') as { package: string; options?: Record<string, unknown> } | null ?? { package: '@parley/storage-sqlite' },
       { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...JSON.parse(process.env.PARLEY_TEST_SANDBOX ?? '{}') } },
       { package: '@parley/webhook-native' },
       { package: '@parley/webhook-meta' },
+      ...(JSON.parse(process.env.PARLEY_TEST_PLUGINS ?? '[]') as PluginEntry[]),
     ],
     // Given, so the host keeps it: the next process starts on the same data.
     dataDir,

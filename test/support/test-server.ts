@@ -28,6 +28,8 @@ export interface TestServerOptions {
   /** Storage plugin: `memory` (default) or `sqlite`; or a full plugin list. */
   storage?: 'memory' | 'sqlite';
   plugins?: PluginEntry[];
+  /** Plugins appended to the default list (event sinks). */
+  extraPlugins?: PluginEntry[];
   /** Sandbox driver options (autoScanMs, latencyMs, …). */
   sandbox?: Record<string, unknown>;
   /** Reuse a data directory (restart tests). Created in the OS temp dir otherwise and removed on stop. */
@@ -146,6 +148,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...(options.sandbox ?? {}) } },
     { package: '@parley/webhook-native' },
     { package: '@parley/webhook-meta' },
+    ...(options.extraPlugins ?? []),
   ];
   const logs: string[] = [];
   const destination = new Writable({

@@ -1,5 +1,6 @@
 // Renders src/generated/operations.ts from an OpenAPI 3.1 document: a run-time table of every
-// operation (method, path, auth, whether `{key}` is the caller's instance key, text answers) and the
+// operation (method, path, auth, whether `{key}` is the caller's instance key, text answers, whether it
+// takes an `Idempotency-Key`) and the
 // TypeScript types of its params, query, body and response.
 import { schemaToType, tsDoc } from './schema-to-ts.mjs';
 
@@ -80,7 +81,8 @@ export function renderOperations(openapi) {
   const table = ops.map(({ path, method, op }) => {
     const keyed = path.includes('{key}') && auth(op, path) !== 'admin';
     const text = answerKinds(op).has('text') && !answerKinds(op).has('json');
-    return `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', auth: '${auth(op, path)}', keyed: ${keyed}, text: ${text} },`;
+    const idempotent = (op.parameters ?? []).some((p) => p.in === 'header' && p.name === 'Idempotency-Key');
+    return `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', auth: '${auth(op, path)}', keyed: ${keyed}, text: ${text}, idempotent: ${idempotent} },`;
   });
   const types = ops.map(({ path, method, op }) => {
     const keyed = path.includes('{key}') && auth(op, path) !== 'admin';

@@ -3,7 +3,7 @@
  * inputs and answers come from the server's route schemas (see `src/generated/operations.ts`).
  */
 export {
-  InstanceClient, ParleyClient, type CallArgs, type FetchLike, type InstanceCallArgs, type InstanceOperationId, type OperationId,
+  InstanceClient, ParleyClient, type CallArgs, type EventsOptions, type FetchLike, type InstanceCallArgs, type InstanceOperationId, type OperationId,
   type OperationResponse, type ParleyClientOptions, type RequestOptions,
 } from './parley-client.js';
 export { ParleyApiError } from './parley-api-error.js';

@@ -1,5 +1,9 @@
 import { operations, type Operations } from './generated/operations.js';
 import { apiErrorOf } from './parley-api-error.js';
+import { streamEvents, type StreamedEvent, type StreamEventsOptions } from './stream-events.js';
+
+/** Options of {@link ParleyClient.events}: the stream's own, the connection taken from the client. */
+export type EventsOptions = Omit<StreamEventsOptions, 'baseUrl' | 'adminToken' | 'fetch' | 'key'>;
 
 /** Name of an operation: its OpenAPI `operationId`. */
 export type OperationId = keyof Operations;
@@ -15,6 +19,12 @@ export interface RequestOptions {
   /** Extra request headers. */
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Sent as the `Idempotency-Key` header, on operations that create something (the others throw a
+   * TypeError): retrying the call with the same key and the same inputs within 24 h answers the first
+   * answer again and does nothing new. Use a new random key (a UUID) per intended operation.
+   */
+  idempotencyKey?: string;
 }
 
 /** `{ [Name]: T }`, optional when T has no required member, absent when the operation has no such input. */
@@ -61,6 +71,7 @@ interface CallInput {
   body?: unknown;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  idempotencyKey?: string;
 }
 
 function isJson(contentType: string): boolean {
@@ -106,6 +117,17 @@ export class ParleyClient {
     return new InstanceClient(this, key);
   }
 
+  /**
+   * The live event stream (docs/events.md) over {@link streamEvents}: instance `key`'s events, or
+   * every instance's (`GET /admin/events`, with the client's admin token) when no key is given.
+   */
+  events<T = unknown>(options: EventsOptions & { key?: string } = {}): AsyncGenerator<StreamedEvent<T>, void, undefined> {
+    return streamEvents<T>({
+      baseUrl: this.baseUrl, fetch: this.fetchImpl, ...(this.adminToken ? { adminToken: this.adminToken } : {}), ...options,
+      headers: { ...this.headers, ...(options.headers ?? {}) },
+    });
+  }
+
   /** The URL of an operation with its params and query filled in. */
   url(id: OperationId, input: { params?: Record<string, unknown>; query?: Record<string, unknown> } = {}): string {
     const op = operations[id];
@@ -136,6 +158,10 @@ export class ParleyClient {
       init.body = JSON.stringify(input.body);
     }
     if (op.auth === 'admin' && this.adminToken) headers.authorization = `Bearer ${this.adminToken}`;
+    if (input.idempotencyKey !== undefined) {
+      if (!op.idempotent) throw new TypeError(`${id} takes no idempotency key: it creates nothing`);
+      headers['idempotency-key'] = input.idempotencyKey;
+    }
     const res = await this.fetchImpl(this.url(id, input), init);
     const type = res.headers.get('content-type') ?? '';
     if (!res.ok) {
@@ -170,6 +196,11 @@ export class InstanceClient {
     const op = operations[id];
     if (!op?.keyed) throw new TypeError(`${String(id)} is not an instance operation`);
     return (this.client.call as (id: OperationId, args: CallInput) => Promise<OperationResponse<Id>>)(id, { ...input, params: { ...(input.params ?? {}), key: this.key } });
+  }
+
+  /** This instance's live event stream (`GET /{key}/events`, docs/events.md). */
+  events<T = unknown>(options: EventsOptions = {}): AsyncGenerator<StreamedEvent<T>, void, undefined> {
+    return this.client.events<T>({ ...options, key: this.key });
   }
 
   /** The URL of an instance operation. */

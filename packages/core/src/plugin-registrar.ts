@@ -1,6 +1,7 @@
 import type { ChannelDriver } from './channel/adapter.js';
 import { isChannelId } from './domain/channel-name.js';
 import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
+import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
@@ -14,6 +15,7 @@ export interface PluginRegistrations {
   formats: WebhookFormat[];
   storage?: Storage;
   connectors: ExternalDataConnector[];
+  sinks: Sink[];
 }
 
 /** The hooks handed to one plugin's `register`, and what they collected. */
@@ -36,7 +38,7 @@ const ID_RULE = 'a lower-case letter, then up to 31 lower-case letters, digits o
 export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | 'provides'>): PluginRegistrar {
   const plugin = manifest.name;
   const provides: PluginProvides = manifest.provides ?? {};
-  const collected: PluginRegistrations = { channels: [], formats: [], connectors: [] };
+  const collected: PluginRegistrations = { channels: [], formats: [], connectors: [], sinks: [] };
   const refuse = (message: string): never => {
     throw new PluginRegistrationError(`plugin ${plugin}: ${message}`);
   };
@@ -78,6 +80,14 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
         collected.connectors.push(connector);
       },
     },
+    sinks: {
+      add(sink) {
+        if (!isChannelId(sink?.name)) refuse(`sink name "${String(sink?.name)}" is not a sink id (${ID_RULE})`);
+        declared(provides.sinks, sink.name, 'event sink', 'sinks');
+        if (collected.sinks.some((s) => s.name === sink.name)) refuse(`registered the event sink "${sink.name}" twice`);
+        collected.sinks.push(sink);
+      },
+    },
   };
 
   return {
@@ -89,6 +99,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       missing(provides.channels, collected.channels.map((d) => d.name), 'channel driver', 'channels');
       missing(provides.formats, collected.formats.map((f) => f.name), 'webhook format', 'formats');
       missing(provides.connectors, collected.connectors.map((c) => c.kind), 'external-database connector', 'connectors');
+      missing(provides.sinks, collected.sinks.map((s) => s.name), 'event sink', 'sinks');
       if (provides.storage === true && !collected.storage) refuse('declares provides.storage but did not set a storage back end');
       return collected;
     },

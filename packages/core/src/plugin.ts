@@ -1,6 +1,7 @@
 import type { ChannelDriver } from './channel/adapter.js';
 import type { Clock } from './clock.js';
 import type { Logger } from './logger.js';
+import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
@@ -9,7 +10,7 @@ import type { WebhookFormat } from './webhook/format.js';
 export const CORE_VERSION = '0.1.0';
 
 /** A label of what a plugin is about, for listings; what it really adds is declared in {@link PluginProvides}. */
-export type PluginKind = 'channel' | 'storage' | 'webhook-format' | 'extension';
+export type PluginKind = 'channel' | 'storage' | 'webhook-format' | 'sink' | 'extension';
 
 /** Host settings every plugin may read. */
 export interface HostSettings {
@@ -58,6 +59,8 @@ export interface PluginProvides {
   readonly storage?: boolean;
   /** Kinds of the external-database connectors it adds with `connectors.add` (`mongodb`). */
   readonly connectors?: readonly string[];
+  /** Names of the event sinks it adds with `sinks.add` (`amqp`, `nats`). */
+  readonly sinks?: readonly string[];
 }
 
 /**
@@ -74,6 +77,8 @@ export interface PluginNeeds {
   readonly formats?: readonly string[];
   /** External-database connector kinds that must be registered. */
   readonly connectors?: readonly string[];
+  /** Event sinks that must be registered. */
+  readonly sinks?: readonly string[];
 }
 
 /**
@@ -90,6 +95,8 @@ export interface PluginHooks {
   readonly storage: { set(storage: Storage): void };
   /** External-database connectors: `connectors.add(connector)`. */
   readonly connectors: { add(connector: ExternalDataConnector): void };
+  /** Event sinks: `sinks.add(sink)`. Sink names must be lower-case ids, unique over all plugins. */
+  readonly sinks: { add(sink: Sink): void };
 }
 
 /** What `register` receives: the typed hooks, the validated options, a logger and the host settings. */

@@ -53,7 +53,7 @@ describe('loadConfig defaults', () => {
       allowPrivateUrls: false,
       allowPrivateProxies: undefined,
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
-      restore: { staggerMs: 500 },
+      restore: { concurrency: 64, perSecond: {} },
       shutdownTimeoutMs: 10000,
       queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
       webhooks: {},
@@ -76,7 +76,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
-      restore: { staggerMs: 0 }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
+      restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
@@ -97,7 +97,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       // Not in the file: unset, so proxies follow allowPrivateUrls.
       allowPrivateProxies: undefined,
       media: { maxBytes: 2048, timeoutMs: 500 },
-      restore: { staggerMs: 0 },
+      restore: { concurrency: 8, perSecond: { whatsapp: 1 } },
       shutdownTimeoutMs: 1000,
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       webhooks: { maxAttempts: 3 },
@@ -229,6 +229,18 @@ describe('loadConfig environment overrides', () => {
     assert.throws(() => loadConfig({ PARLEY_RATE_LIMIT_FAILURES: 'many' }), /PARLEY_RATE_LIMIT_FAILURES must be an integer of at least 0/);
   });
 
+  it('PARLEY_RESTORE_CONCURRENCY and PARLEY_RESTORE_PER_SECOND win over the file (rates per driver); bad values are refused naming the variable or field', () => {
+    const env = configFile({ restore: { concurrency: 4, perSecond: { whatsapp: 1, sandbox: 50 } } });
+    assert.deepEqual(loadConfig(env).restore, { concurrency: 4, perSecond: { whatsapp: 1, sandbox: 50 } });
+    assert.deepEqual(loadConfig({ ...env, PARLEY_RESTORE_CONCURRENCY: '16', PARLEY_RESTORE_PER_SECOND: ' sandbox = 2000 ,my-channel=3' }).restore,
+      { concurrency: 16, perSecond: { whatsapp: 1, sandbox: 2000, 'my-channel': 3 } });
+    assert.throws(() => loadConfig({ PARLEY_RESTORE_CONCURRENCY: '0' }), /PARLEY_RESTORE_CONCURRENCY must be an integer from 1 to 10000/);
+    assert.throws(() => loadConfig({ PARLEY_RESTORE_PER_SECOND: 'whatsapp:2' }), /PARLEY_RESTORE_PER_SECOND must be driver=count pairs .* got "whatsapp:2"/);
+    assert.throws(() => loadConfig({ PARLEY_RESTORE_PER_SECOND: 'whatsapp=0' }), /PARLEY_RESTORE_PER_SECOND/);
+    invalid({ restore: { perSecond: { whatsapp: 0 } } }, 'config.restore.perSecond.whatsapp must be >= 1');
+    invalid({ restore: { staggerMs: 500 } }, 'config.restore.staggerMs is not allowed');
+  });
+
   it('PARLEY_METRICS_TOKEN wins over metrics.token; one shorter than 16 characters is refused, in the file or the variable', () => {
     const env = configFile({ metrics: { token: 'file-metrics-token-0123' } });
     assert.deepEqual(loadConfig(env).metrics, { token: 'file-metrics-token-0123' });
@@ -241,6 +253,16 @@ describe('loadConfig environment overrides', () => {
     });
     invalid({ metrics: { token: 'short' } }, 'config.metrics.token must NOT have fewer than 16 characters');
     invalid({ metrics: { tokens: 'x' } }, 'config.metrics.tokens is not allowed');
+  });
+
+  it('PARLEY_EVENT_RETENTION_SECONDS wins over streams.retentionSeconds; below 60 is refused; streams members are checked', () => {
+    const env = configFile({ streams: { retentionSeconds: 7200 } });
+    assert.equal(loadConfig(env).streams.retentionSeconds, 7200);
+    assert.equal(loadConfig({ ...env, PARLEY_EVENT_RETENTION_SECONDS: '600' }).streams.retentionSeconds, 600);
+    assert.equal(loadConfig({ PARLEY_EVENT_RETENTION_SECONDS: '' }).streams.retentionSeconds, 86_400);
+    assert.throws(() => loadConfig({ PARLEY_EVENT_RETENTION_SECONDS: '59' }), /PARLEY_EVENT_RETENTION_SECONDS must be an integer of at least 60$/);
+    invalid({ streams: { bufferBytes: 10 } }, 'config.streams.bufferBytes must be >= 1024');
+    invalid({ streams: { maxClients: 1 } }, 'config.streams.maxClients is not allowed');
   });
 
   it('an empty PORT or PARLEY_ADMIN_TOKEN counts as unset', () => {

@@ -101,7 +101,7 @@ describe('examples/config.*.json', () => {
       assert.deepEqual([...server.context.drivers.keys()], ['sandbox']);
       assert.deepEqual([...server.context.formats.keys()].sort(), ['meta', 'native']);
       const ready = await fetch(`${url}/readyz`);
-      assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'sqlite' } });
+      assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'sqlite', sinks: {} } });
       assert.ok(existsSync(join(dataDir, 'parley.db')));
     } finally {
       await server.close();
@@ -109,7 +109,7 @@ describe('examples/config.*.json', () => {
   });
 
   it('keep their data out of git: each data directory is git-ignored', () => {
-    for (const name of ['config.sandbox.json', 'config.redis.json']) {
+    for (const name of ['config.sandbox.json', 'config.redis.json', 'config.sinks.json']) {
       const config = loadConfig({ PARLEY_CONFIG: join(examples, name) });
       assert.ok(config.dataDir.startsWith(`${examples}/`), `${name}: ${config.dataDir} is beside the example`);
       // --no-index: the answer depends on .gitignore only, not on what happens to be tracked.
@@ -138,9 +138,25 @@ describe('examples/config.*.json', () => {
     try {
       const url = await server.listen();
       const ready = await fetch(`${url}/readyz`);
-      assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'redis' } });
+      assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'redis', sinks: {} } });
     } finally {
       await server.close();
+    }
+  });
+
+  it('config.sinks.json is valid and registers both sinks with the broker URLs from AMQP_URL / NATS_URL (connecting is a start-up matter)', async () => {
+    const config = loadConfig({ PARLEY_CONFIG: join(examples, 'config.sinks.json') }, { port: 0, dataDir, adminToken: 'examples-admin-token-0123' });
+    const saved = { amqp: process.env.AMQP_URL, nats: process.env.NATS_URL };
+    process.env.AMQP_URL = 'amqp://127.0.0.1:1';
+    process.env.NATS_URL = 'nats://127.0.0.1:1';
+    try {
+      const loaded = await load(config.plugins);
+      assert.deepEqual([...loaded.sinks.keys()], ['amqp', 'nats']);
+    } finally {
+      for (const [name, value] of [['AMQP_URL', saved.amqp], ['NATS_URL', saved.nats]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 });

@@ -22,7 +22,7 @@ describe('a handler throwing a non-Parley error', () => {
     const captured = captureLogger('info');
     lines = captured.lines;
     const config = loadConfig({}, {
-      port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN, baseDir: here, restore: { staggerMs: 0 },
+      port: 0, host: '127.0.0.1', dataDir, adminToken: ADMIN, baseDir: here,
       plugins: [{ package: '@parley/storage-memory' }, { package: './fixtures/faulty-channel.plugin.js' }],
     });
     server = await ParleyServer.create({ config, logger: captured.logger });

@@ -187,3 +187,41 @@ describe('plugin host: manifests declare what they provide and need', () => {
     await refused([memory, { package: fixture('no-provides.plugin') }], 'plugin @fixture/no-provides declares no provides (what its register adds)');
   });
 });
+
+describe('plugin host: event sinks', () => {
+  const echo = (options: Record<string, unknown> = {}): PluginEntry => ({ package: fixture('echo-sink.plugin'), options });
+
+  it('registers a sink under its name and checks needs.sinks', async () => {
+    const loaded = await load([memory, echo()]);
+    assert.deepEqual([...loaded.sinks.keys()], ['echo']);
+    assert.equal(loaded.manifests[1]!.kind, 'sink');
+    await refused([memory, echo(), { package: fixture('sink-consumer.plugin') }],
+      'plugin @fixture/sink-consumer needs the event sink "kafka", which no configured plugin provides');
+  });
+
+  it('refuses an undeclared sink, a bad sink name and two sinks of one name', async () => {
+    await refused([memory, echo({ name: 'other' })], 'plugin @fixture/echo-sink: registered the event sink "other" without declaring it in provides.sinks');
+    await refused([memory, echo({ name: 'Echo Sink' })],
+      'plugin @fixture/echo-sink: sink name "Echo Sink" is not a sink id (a lower-case letter, then up to 31 lower-case letters, digits or dashes)');
+    await refused([memory, echo(), { package: `${here}/fixtures/echo-sink.plugin.js` }], /^two event sinks named "echo": @fixture\/echo-sink and @fixture\/echo-sink$/);
+  });
+
+  it('the shipped sinks: options validated naming the field; no broker URL refuses to boot', async () => {
+    await refused([memory, { package: '@parley/sink-amqp', options: { url: 'http://rabbit', exchange: '' } }],
+      'plugin @parley/sink-amqp: invalid options: options.url must match pattern "^amqps?://"; options.exchange must NOT have fewer than 1 characters; options.exchange must match pattern "^[A-Za-z0-9_.:-]+$"');
+    await refused([memory, { package: '@parley/sink-nats', options: { stream: 'a.b', tls: { certFile: 'c.pem' } } }],
+      /^plugin @parley\/sink-nats: invalid options: options\.stream must match pattern .*options\.tls must have property keyFile when property certFile is present/);
+    const saved = process.env.NATS_URL;
+    delete process.env.NATS_URL;
+    try {
+      await assert.rejects(load([memory, { package: '@parley/sink-nats' }]), /@parley\/sink-nats: set options\.url or the NATS_URL environment variable/);
+    } finally {
+      if (saved !== undefined) process.env.NATS_URL = saved;
+    }
+    await assert.rejects(load([memory, { package: '@parley/sink-amqp', options: { url: 'amqp://h', tls: { caFile: '/nonexistent/ca.pem' } } }]),
+      /options\.tls\.caFile: cannot read \/nonexistent\/ca\.pem: ENOENT/);
+    const loaded = await load([memory, { package: '@parley/sink-amqp', options: { url: 'amqp://127.0.0.1:1' } }, { package: '@parley/sink-nats', options: { url: 'nats://127.0.0.1:1' } }]);
+    assert.deepEqual([...loaded.sinks.keys()], ['amqp', 'nats'], 'registering does not connect: an unreachable broker is a start-up state, not a boot error');
+  });
+});
+

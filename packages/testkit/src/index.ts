@@ -11,9 +11,11 @@ export {
   type WebhookEventFixtures,
 } from './webhook-event-fixtures.js';
 export { eventually, TcpProxy } from './tcp-proxy.js';
+export { describeSinkConformance, sinkTestMessage, type ReceivedSinkMessage, type SinkConformanceHarness, type SinkReader } from './sink-conformance.js';
 export { FakeClock } from './fake-clock.js';
 export { serviceUrlOrSkip } from './service-env.js';
 export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';
 export { startCountingListener, type CountingListener } from './counting-listener.js';
+export { spawnNode, untilProcess, type NodeProcess } from './node-process.js';

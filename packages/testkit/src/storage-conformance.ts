@@ -4,6 +4,7 @@ import { describeClaimCases } from './storage-claims.cases.js';
 import { describeDeliveryCases } from './storage-deliveries.cases.js';
 import { describeEventLogCases } from './storage-events.cases.js';
 import type { StorageHarness } from './storage-harness.js';
+import { describeIdempotencyCases } from './storage-idempotency.cases.js';
 import { describeInstanceCases } from './storage-instances.cases.js';
 import { describeLifecycleCases } from './storage-lifecycle.cases.js';
 import { describeMessageCases } from './storage-messages.cases.js';
@@ -17,8 +18,8 @@ export type { StorageHarness } from './storage-harness.js';
 /**
  * The conformance suite every storage back end runs: every repository of the Storage contract (with
  * the instances' unique claims), the delivery queue's lanes, leases, retries, dead letters and
- * statistics, the event log's ordered pages and retention purges, the outbound send queue's lanes,
- * leases, pause and bound, and — when the harness can
+ * statistics, the event log's ordered pages and retention purges, the idempotency keys, the outbound
+ * send queue's lanes, leases, pause and bound, and — when the harness can
  * reopen — durability across close and reopen. Each test gets its own storage from the harness and
  * its own random instance ids.
  *
@@ -38,6 +39,7 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     describeAuthStateCases(harness);
     describeStateCases(harness);
     describeDeliveryCases(harness);
+    describeIdempotencyCases(harness);
     describeEventLogCases(harness);
     describeOutboundCases(harness);
     describePersistenceCases(harness);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MessageRecord, MessageStatus, Storage } from '@parley/core';
+import { setStatuses, type MessageRecord, type MessageStatus, type Storage } from '@parley/core';
 import { messageRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
@@ -63,6 +63,29 @@ export function describeMessageCases(harness: StorageHarness): void {
       assert.equal(await messages.setStatus(instance, 'NOPE', 'READ'), false);
       assert.equal(await messages.setStatus(uniqueId('ins'), 'M1', 'READ'), false);
       assert.equal(await messages.get(instance, 'NOPE'), null, 'an unknown id is not created');
+    }));
+
+    it('setStatuses (the back end\'s, or one setStatus each) applies updates in order as setStatus would, per update telling whether the message exists', () => withStorage(harness, async ({ messages }) => {
+      const instance = uniqueId('ins');
+      await messages.upsert(instance, messageRecord(CHAT, 'S1', 100, 'PENDING'));
+      await messages.upsert(instance, messageRecord(CHAT, 'S2', 100, 'READ'));
+      await messages.upsert(instance, messageRecord(CHAT, 'S3', 100, 'SERVER_ACK'));
+      const answers = await setStatuses(messages, instance, [
+        { id: 'S1', status: 'SERVER_ACK' }, { id: 'NOPE', status: 'READ' }, { id: 'S2', status: 'DELIVERY_ACK' },
+        { id: 'S1', status: 'DELIVERY_ACK' }, { id: 'S3', status: 'ERROR' }, { id: 'S1', status: 'SERVER_ACK' }, { id: 'S3', status: 'READ' },
+      ]);
+      assert.deepEqual(answers, [true, false, true, true, true, true, true]);
+      const statuses = await Promise.all(['S1', 'S2', 'S3', 'NOPE'].map(async (id) => (await messages.get(instance, id))?.status ?? null));
+      // S3: ERROR applies whatever the rank, and READ then moves on from it, as two setStatus calls would.
+      const expected: (MessageStatus | null)[] = ['DELIVERY_ACK', 'READ', null, null];
+      const one = uniqueId('ins');
+      await messages.upsert(one, messageRecord(CHAT, 'S3', 100, 'SERVER_ACK'));
+      await messages.setStatus(one, 'S3', 'ERROR');
+      await messages.setStatus(one, 'S3', 'READ');
+      expected[2] = (await messages.get(one, 'S3'))!.status;
+      assert.deepEqual(statuses, expected);
+      assert.deepEqual(await setStatuses(messages, instance, []), []);
+      assert.deepEqual(await setStatuses(messages, uniqueId('ins'), [{ id: 'S1', status: 'READ' }]), [false], 'another instance has no such message');
     }));
 
     it('listByChat answers newest first by numeric timestamp, then insertion order, with page and total', () => withStorage(harness, async (storage) => {

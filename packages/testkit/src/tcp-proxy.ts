@@ -1,8 +1,9 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
 /**
- * A loopback TCP proxy in front of the shared Redis. Cutting it drops every connection and refuses
- * new ones — an outage as the client sees it — without touching the Redis server others use.
+ * A loopback TCP proxy in front of a shared service (Redis, RabbitMQ, NATS). Cutting it drops every
+ * connection and refuses new ones — an outage as the client sees it — without touching the server
+ * others use; {@link reset} drops them with a TCP reset and {@link silence} makes the port a black hole.
  */
 export class TcpProxy {
   private server: Server | undefined;
@@ -41,9 +42,43 @@ export class TcpProxy {
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** Like {@link cut}, but every open connection ends with a TCP reset (RST), as a crashed peer's would. */
+  async reset(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    for (const socket of this.sockets) socket.resetAndDestroy();
+    if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /**
+   * After a cut or reset: listens again but answers nothing — connections are accepted and what they
+   * send is swallowed, a network that drops packets. {@link restore} ends it.
+   */
+  async silence(): Promise<void> {
+    const server = createServer((client) => {
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('error', () => client.destroy());
+      client.resume();
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(this.port, '127.0.0.1', () => resolve());
+    });
+    this.server = server;
+  }
+
   /** Keeps connections open but stops forwarding requests: a server that hangs. */
   stall(): void {
     for (const [client, upstream] of this.pairs) client.unpipe(upstream);
+  }
+
+  /**
+   * Keeps forwarding what clients send but holds back every answer of the server on the open
+   * connections: the server acts on requests whose replies (acks, confirms) the client never sees.
+   */
+  holdAnswers(): void {
+    for (const [client, upstream] of this.pairs) upstream.unpipe(client);
   }
 
   /** Forwards again what stalled connections sent and send. */
@@ -51,8 +86,9 @@ export class TcpProxy {
     for (const [client, upstream] of this.pairs) client.pipe(upstream);
   }
 
-  /** Listens again on the same port. */
-  restore(): Promise<void> {
+  /** Listens again on the same port (ending a silence: its connections are dropped). */
+  async restore(): Promise<void> {
+    if (this.server) await this.cut();
     return this.start();
   }
 }

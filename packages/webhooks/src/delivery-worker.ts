@@ -1,38 +1,28 @@
 import { setMaxListeners } from 'node:events';
-import { ClaimPump, type Clock, type Delivery, type Logger, type Storage, type WebhookFormat } from '@parley/core';
-import type { HttpAnswer, HttpSender } from './http-sender.js';
-import type { DeliveryObserver } from './delivery-observer.js';
-import { parseRetryAfter, type RetryPolicy } from './retry-policy.js';
-import { standardWebhookHeaders } from './signing.js';
+import { ClaimPump, type Clock, type Delivery, type Logger, type Storage } from '@parley/core';
+import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { WebhookOptions } from './webhook-options.js';
 
 /** While lanes are blocked behind leased heads, the worker looks again this often (ms). */
 const BLOCKED_RECHECK_MS = 1_000;
 /** After a storage error the worker tries again this much later (ms). */
 const STORAGE_RETRY_MS = 1_000;
-/**
- * How long an instance's webhook secret is reused without reading the instance again (ms). Secrets
- * never change; the bound only lets a deleted instance's last claimed deliveries find out soon.
- */
-const SECRET_CACHE_MS = 1_000;
-/** Above this many cached secrets, expired ones are dropped on the next insert. */
-const SECRET_CACHE_SWEEP_SIZE = 1_024;
 
 /** What the worker needs. */
 export interface DeliveryWorkerDeps {
   storage: Storage;
-  formats: ReadonlyMap<string, WebhookFormat>;
-  sender: HttpSender;
+  /** The transport of a delivery (HTTP for webhooks, a sink for `sink:` targets). */
+  transportFor(delivery: Delivery): DeliveryTransport;
   policy: RetryPolicy;
   clock: Clock;
   logger: Logger;
   options: WebhookOptions;
-  /** Told of each attempt's outcome and duration (metrics). */
-  observer?: DeliveryObserver;
 }
 
-/** Origin only: webhook URLs often carry tokens in their path or query. */
+/** Origin only: webhook URLs often carry tokens in their path or query. A sink target (`sink:amqp`) is shown whole. */
 function origin(url: string): string {
+  if (url.startsWith('sink:')) return url;
   try {
     return new URL(url).origin;
   } catch {
@@ -41,9 +31,9 @@ function origin(url: string): string {
 }
 
 /**
- * Claims due lane heads from the durable queue and POSTs them, at most `concurrency` at once. It sleeps
+ * Claims due lane heads from the durable queue and hands each to its transport (HTTP POST, sink publish), at most `concurrency` at once. It sleeps
  * between wake-ups: on enqueue and redelivery, when an attempt ends, at the queue's next due time, and
- * on the housekeeping sweep. Nothing is acknowledged before the receiver answered 2xx.
+ * on the housekeeping sweep. Nothing is acknowledged before the target took it (2xx, broker confirm).
  */
 export class DeliveryWorker {
   /** The attempts in flight, by delivery id, settled when their bookkeeping is done. */
@@ -55,11 +45,9 @@ export class DeliveryWorker {
   private abort = new AbortController();
   /** Claim rounds; wake-ups of one event-loop turn share one: finding lane heads is the queue's costliest call. */
   private readonly pump = new ClaimPump(() => this.round(), (error) => {
-    this.deps.logger.error({ err: error }, 'webhook queue unavailable; retrying');
+    this.deps.logger.error({ err: error }, 'delivery queue unavailable; retrying');
     return STORAGE_RETRY_MS;
   });
-  /** Webhook secret by instance id (null: the instance no longer exists), until `expires`. */
-  private readonly secrets = new Map<string, { secret: string | null; expires: number }>();
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
@@ -90,7 +78,7 @@ export class DeliveryWorker {
     const result = await Promise.race([Promise.all(pending), bound]);
     clearTimeout(timer);
     if (result === 'timeout') {
-      this.deps.logger.warn({ inFlight: this.inFlight.size }, 'webhook deliveries still in flight at shutdown: aborted, retried after their lease');
+      this.deps.logger.warn({ inFlight: this.inFlight.size }, 'deliveries still in flight at shutdown: aborted, retried after their lease');
       this.abort.abort();
       await Promise.all(this.inFlight.values());
     }
@@ -132,7 +120,7 @@ export class DeliveryWorker {
 
   private launch(delivery: Delivery): void {
     const done = this.attempt(delivery, this.abort.signal)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt bookkeeping failed'))
+      .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt bookkeeping failed'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         this.wake();
@@ -140,59 +128,32 @@ export class DeliveryWorker {
     this.inFlight.set(delivery.id, done);
   }
 
-  /** The instance's webhook secret ('' when it has none), or null when the instance no longer exists. */
-  private async secretOf(instanceId: string): Promise<string | null> {
-    const now = this.deps.clock.now();
-    const cached = this.secrets.get(instanceId);
-    if (cached && cached.expires > now) return cached.secret;
-    const instance = await this.deps.storage.instances.get(instanceId);
-    if (this.secrets.size >= SECRET_CACHE_SWEEP_SIZE) {
-      for (const [id, entry] of this.secrets) if (entry.expires <= now) this.secrets.delete(id);
-    }
-    const secret = instance ? instance.webhookSecret : null;
-    this.secrets.set(instanceId, { secret, expires: now + SECRET_CACHE_MS });
-    return secret;
-  }
-
   private async attempt(delivery: Delivery, signal: AbortSignal): Promise<void> {
-    const { storage, formats, sender, policy, clock, logger, options, observer } = this.deps;
+    const { storage, transportFor, policy, clock, logger } = this.deps;
     // Log bindings are built only for lines that are written: attempts are the hot path.
     const about = () => ({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
     const attempt = delivery.attempts + 1;
-    const secret = await this.secretOf(delivery.instance);
-    if (secret === null) {
-      await storage.deliveries.fail(delivery.id, { nextAttemptAt: null, error: 'instance no longer exists' });
-      return;
-    }
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      ...(secret ? standardWebhookHeaders(delivery.id, Math.floor(clock.now() / 1_000), delivery.body, secret) : {}),
-      ...(secret ? formats.get(delivery.format)?.signatureHeaders?.(delivery.body, secret) : {}),
-    };
-    let answer: HttpAnswer;
-    const started = performance.now();
+    const transport = transportFor(delivery);
+    let result: AttemptResult;
     try {
-      answer = await sender.post(delivery.url, headers, delivery.body, options.timeoutMs, signal);
+      result = await transport.attempt(delivery, signal);
     } catch (error) {
       if (signal.aborted) return;
-      observer?.attempted(delivery.format, 'failed', (performance.now() - started) / 1e3);
-      const message = error instanceof Error ? error.message : String(error);
-      const nextAttemptAt = policy.nextAttemptAt(attempt, clock.now());
-      logger.warn({ ...about(), attempt, error: message, nextAttemptAt }, 'webhook attempt failed');
-      await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: message });
+      result = { delivered: false, error: error instanceof Error ? error.message : String(error) };
+    }
+    if (signal.aborted && !result.delivered) return;
+    if (result.delivered) {
+      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${transport.kind} delivered`);
+      await storage.deliveries.ack(delivery.id, { status: result.status, responseTimeMs: result.responseTimeMs });
       return;
     }
-    const { status, responseTimeMs } = answer;
-    const delivered = status >= 200 && status < 300;
-    observer?.attempted(delivery.format, delivered ? 'delivered' : 'failed', (performance.now() - started) / 1e3);
-    if (delivered) {
-      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status, responseTimeMs }, 'webhook delivered');
-      await storage.deliveries.ack(delivery.id, { status, responseTimeMs });
-      return;
-    }
-    const now = clock.now();
-    const nextAttemptAt = policy.nextAttemptAt(attempt, now, parseRetryAfter(answer.retryAfter, now));
-    logger.warn({ ...about(), attempt, status, responseTimeMs, nextAttemptAt }, 'webhook receiver refused the delivery');
-    await storage.deliveries.fail(delivery.id, { nextAttemptAt, error: `HTTP ${status}`, status, responseTimeMs });
+    const { error, status, responseTimeMs, retryAfterMs, final } = result;
+    const nextAttemptAt = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
+    // An answer that refused it (an HTTP status), or no answer at all (network error, time-out, broker down).
+    logger.warn({ ...about(), attempt, error, status, responseTimeMs, nextAttemptAt },
+      status === undefined ? `${transport.kind} attempt failed` : `${transport.kind} receiver refused the delivery`);
+    await storage.deliveries.fail(delivery.id, {
+      nextAttemptAt, error, ...(status === undefined ? {} : { status }), ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
+    });
   }
 }

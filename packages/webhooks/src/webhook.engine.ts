@@ -1,7 +1,7 @@
 import { ValidationError } from '@parley/core';
 import type {
-  ChannelDirectory, ChannelEvent, Clock, DeadLetter, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Storage, WebhookFormat,
-  WebhookRenderContext, WebhookSettings, WebhookStats,
+  ChannelDirectory, ChannelEvent, Clock, DeadLetter, Delivery, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Sink, Storage,
+  WebhookFormat, WebhookRenderContext, WebhookSettings, WebhookStats,
 } from '@parley/core';
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
 import { deliveryId } from './delivery-id.js';
@@ -12,12 +12,18 @@ import { HttpSender } from './http-sender.js';
 import { RetryPolicy } from './retry-policy.js';
 import { formatNames, routeUrl } from './routing.js';
 import { validateWebhookSettings } from './settings-validation.js';
+import { SinkRouter } from './sink-router.js';
+import { isSinkTarget } from './sink-target.js';
+import { SinkTransport } from './sink-transport.js';
+import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
   storage: Storage;
   formats: WebhookFormat[];
+  /** Event sinks (plugins): fed from the same outbox, by the same worker, on the same retry schedule. */
+  sinks?: Sink[];
   logger: Logger;
   clock: Clock;
   host: HostSettings;
@@ -38,9 +44,10 @@ export interface WebhookEngineDeps {
 }
 
 /**
- * Parley's webhook engine: routes each channel event by the instance's settings (spec 2.2), renders it
- * in the selected formats, enqueues the bodies durably and delivers them with signatures, retries,
- * dead letters and exact statistics.
+ * Parley's webhook engine: routes each channel event by the instance's settings (spec 2.2) and to the
+ * event sinks it enabled, renders it in the selected formats, enqueues the bodies durably in one outbox
+ * and delivers them — signed HTTP POSTs, broker publishes — with retries, dead letters and exact
+ * statistics.
  */
 export class WebhookEngine {
   /** Names the engine among the server's event-bus subscribers (logs of failed handling). */
@@ -50,6 +57,9 @@ export class WebhookEngine {
   private readonly logger: Logger;
   private readonly worker: DeliveryWorker;
   private readonly sender: HttpSender;
+  private readonly sinkList: Sink[];
+  /** The per-instance sink settings, statistics and dead letters (`/{key}/instance/sinks`). */
+  readonly sinks: SinkRouter;
   private stopHousekeeping: (() => Promise<void>) | null = null;
   /** Deliveries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
@@ -60,36 +70,63 @@ export class WebhookEngine {
     this.logger = deps.logger.child({ component: 'webhooks' });
     const options = (this.options = resolveWebhookOptions(deps.options));
     this.sender = new HttpSender(deps.host.allowPrivateUrls, options.userAgent, options.concurrency);
+    this.sinkList = deps.sinks ?? [];
+    const sinks = new Map(this.sinkList.map((sink) => [sink.name, sink]));
+    this.sinks = new SinkRouter({ storage: deps.storage, sinks, formats: new Set(this.formats.keys()), wake: () => this.worker.wake() });
+    const webhook = new WebhookTransport({
+      storage: deps.storage, formats: this.formats, sender: this.sender, clock: deps.clock, timeoutMs: options.timeoutMs,
+      ...(deps.observer ? { observer: deps.observer } : {}),
+    });
+    const sink = new SinkTransport(sinks);
     this.worker = new DeliveryWorker({
-      storage: deps.storage, formats: this.formats, sender: this.sender, policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock,
-      logger: this.logger, options, ...(deps.observer ? { observer: deps.observer } : {}),
+      storage: deps.storage, transportFor: (delivery: Delivery) => (isSinkTarget(delivery.url) ? sink : webhook),
+      policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock, logger: this.logger, options,
     });
   }
 
   /**
-   * Routes, renders and durably enqueues one event. Resolves once the deliveries are persisted (or
-   * when the settings route the event nowhere); delivery happens in the background. The server's
-   * event bus calls it as one of its subscribers, so an event is queued before the bus moves on.
+   * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance.
+   * Resolves once the deliveries are persisted (or when the settings route the event nowhere); delivery
+   * happens in the background. The server's event bus calls it as one of its subscribers, so an event
+   * is queued before the bus moves on.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
-    const settings = instance.webhook;
-    if (!settings.allowWebhook) return;
-    if (!this.passesAllowNumber(event, settings)) return;
-    const url = routeUrl(event, settings);
-    if (!url) return;
-    const context = this.renderContext(instance);
+    let context: WebhookRenderContext | undefined;
+    const rendered = new Map<string, string | null>();
+    const render = (format: string): string | null => {
+      if (!rendered.has(format)) rendered.set(format, this.render(format, event, (context ??= this.renderContext(instance))));
+      return rendered.get(format)!;
+    };
     const createdAt = this.deps.clock.now();
+    const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
+    if (deliveries.length === 0) return;
+    await this.persist(deliveries);
+    this.worker.wake();
+  }
+
+  private webhookDeliveries(event: ChannelEvent, instance: InstanceRecord, createdAt: number, render: (format: string) => string | null): NewDelivery[] {
+    const settings = instance.webhook;
+    if (!settings.allowWebhook || !this.passesAllowNumber(event, settings)) return [];
+    const url = routeUrl(event, settings);
+    if (!url) return [];
     const deliveries: NewDelivery[] = [];
     for (const name of formatNames(settings.webhookFormat)) {
-      const body = this.render(name, event, context);
+      const body = render(name);
       if (body === null) continue;
       deliveries.push({
         id: deliveryId(event.id, name, url), instance: instance.id, url, format: name, eventId: event.id, eventType: event.type, body, createdAt,
       });
     }
-    if (deliveries.length === 0) return;
-    await this.persist(deliveries);
-    this.worker.wake();
+    return deliveries;
+  }
+
+  /**
+   * A run of consecutive events of one instance, as {@link handle} one after another: each is routed
+   * and rendered in order before any is written, so their deliveries go to storage in one `enqueue`,
+   * in event order. Resolves once all are persisted.
+   */
+  async handleBatch(events: readonly ChannelEvent[], instance: InstanceRecord): Promise<void> {
+    await Promise.all(events.map((event) => this.handle(event, instance)));
   }
 
   /**
@@ -149,9 +186,9 @@ export class WebhookEngine {
     }
   }
 
-  /** Forgets an instance's queued deliveries and dead letters (instance deletion). */
-  forget(instance: Pick<InstanceRecord, 'id'>): Promise<void> {
-    return this.deps.storage.deliveries.clear(instance.id);
+  /** Forgets an instance's queued deliveries and dead letters, its sinks' too (instance deletion). */
+  async forget(instance: Pick<InstanceRecord, 'id' | 'sinks'>): Promise<void> {
+    await Promise.all([this.deps.storage.deliveries.clear(instance.id), this.sinks.forget(instance)]);
   }
 
   /** Deletes dead letters older than the retention. Answers how many (the dead-letter expiry job). */
@@ -161,9 +198,19 @@ export class WebhookEngine {
     return count;
   }
 
-  /** Starts the delivery worker and the housekeeping jobs. Idempotent. */
+  /**
+   * Starts the delivery worker and the housekeeping jobs, and connects the sinks in the background: a
+   * sink whose broker cannot be reached is logged and reported not ready (`sinks.health()`), its events
+   * stay queued and it connects on its next publish. Idempotent.
+   */
   start(): void {
     if (this.stopHousekeeping) return;
+    for (const sink of this.sinkList) {
+      sink.start().then(
+        () => this.logger.info({ sink: sink.name }, 'event sink connected'),
+        (err: unknown) => this.logger.error({ sink: sink.name, error: (err as Error).message }, 'event sink unavailable at start-up: its events stay queued until it connects'),
+      );
+    }
     this.stopHousekeeping = scheduleHousekeeping(this.options.housekeeping, {
       sweep: () => this.worker.wake(),
       purge: () => this.purgeExpiredDeadLetters(),
@@ -179,6 +226,7 @@ export class WebhookEngine {
     await stopHousekeeping();
     await this.worker.stop();
     this.sender.destroy();
+    await Promise.all(this.sinkList.map((sink) => sink.stop().catch((err: unknown) => this.logger.warn({ sink: sink.name, err }, 'event sink did not close cleanly'))));
   }
 
   private passesAllowNumber(event: ChannelEvent, settings: WebhookSettings): boolean {

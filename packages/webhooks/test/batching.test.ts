@@ -67,6 +67,18 @@ for (const backend of backends()) {
       for (const instance of instances) await storage.deliveries.clear(instance.id);
     });
 
+    it('handleBatch: a run of one instance\'s events is written in one enqueue call, in event order, before it resolves', async () => {
+      const engine = engineFor(storage);
+      const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/run` });
+      const events = [0, 1, 2, 3].map((n) => textEvent(instance, n));
+      const before = spy.enqueues.length;
+      await engine.handleBatch(events, instance);
+      assert.equal(spy.enqueues.length, before + 1);
+      assert.deepEqual(spy.enqueues.at(-1)!.map((d) => d.eventId), events.map((e) => e.id));
+      assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 4);
+      await storage.deliveries.clear(instance.id);
+    });
+
     it('a failed batch write rejects every handle of the batch, and nothing is queued', async () => {
       const engine = engineFor(storage);
       const instances = await Promise.all([1, 2].map((n) => createInstance(storage, { webhookMessage: `${receiver.url}/fail-${n}` })));

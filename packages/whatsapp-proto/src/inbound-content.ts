@@ -1,5 +1,7 @@
 import type { InboundContent, InboundMedia } from '@parley/core';
 import type { proto } from '@whiskeysockets/baileys';
+import { inboundPreview } from './rich-text.js';
+import { typedMember } from './typed-member.js';
 
 type Bytes = Uint8Array | string | null | undefined;
 
@@ -23,17 +25,6 @@ function parseParams(json: string | null | undefined): Record<string, unknown> {
   }
 }
 
-/** Members that sit beside the typed member of a message without being its content. */
-const NOT_CONTENT = new Set(['messageContextInfo', 'senderKeyDistributionMessage']);
-
-/** The typed member of a proto-shaped message (proto JSON, as records keep it): its name and fields. */
-export function typedMember(message: Record<string, unknown>): [string, Record<string, unknown>] {
-  const entry = Object.entries(message).find(([name]) => !NOT_CONTENT.has(name));
-  if (!entry) return ['unknown', {}];
-  const [name, value] = entry;
-  return [name, value !== null && typeof value === 'object' ? (value as Record<string, unknown>) : { value }];
-}
-
 /** {@link inboundContent} of a message in proto JSON form (spec 2.4 `message`), typed by its first content member. */
 export function inboundContentOf(message: Record<string, unknown>, messageId: string): InboundContent {
   const [type] = typedMember(message);
@@ -52,8 +43,10 @@ export function inboundContent(content: proto.IMessage, type: keyof proto.IMessa
   switch (type) {
     case 'conversation':
       return { type: 'text', body: content.conversation ?? '' };
-    case 'extendedTextMessage':
-      return { type: 'text', body: content.extendedTextMessage?.text ?? '' };
+    case 'extendedTextMessage': {
+      const preview = inboundPreview(content.extendedTextMessage as Record<string, unknown> | undefined);
+      return { type: 'text', body: content.extendedTextMessage?.text ?? '', ...(preview ? { preview } : {}) };
+    }
     case 'imageMessage':
       return { type: 'image', media: media(messageId, content.imageMessage!, 'image/jpeg') };
     case 'videoMessage':

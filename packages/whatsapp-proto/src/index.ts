@@ -6,5 +6,7 @@
 export {
   callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, SEND_TYPES,
 } from './outgoing-message.js';
-export { inboundContent, inboundContentOf, typedMember } from './inbound-content.js';
+export { inboundContent, inboundContentOf } from './inbound-content.js';
+export { typedMember } from './typed-member.js';
+export { baileysLinkPreview, inboundPreview, mentionContext, mentionsOf, mergeContextInfo, previewMembers } from './rich-text.js';
 export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';

@@ -3,6 +3,7 @@ import {
   type OutgoingType, type ContactCard,
 } from '@parley/core';
 import { messageContextInfo, withContextInfo } from './message-context.js';
+import { mentionContext, mergeContextInfo, previewMembers } from './rich-text.js';
 
 /** Every send type WhatsApp carries; a type missing here fails to compile. */
 export const SEND_TYPES: Record<OutgoingType, true> = {
@@ -74,13 +75,16 @@ export function locationFields(content: { latitude: number; longitude: number; n
  * stamps (reaction and pin times, invite expiry).
  */
 export function outgoingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
-  return withContextInfo(contentMembers(content, nowMs), messageContextInfo(content));
+  const members = contentMembers(content, nowMs);
+  const mentions = mentionContext(content);
+  if (mentions) mergeContextInfo(members, mentions);
+  return withContextInfo(members, messageContextInfo(content));
 }
 
 function contentMembers(content: OutgoingContent, nowMs: number): Record<string, unknown> {
   switch (content.type) {
     case 'text':
-      return { extendedTextMessage: { text: content.text } };
+      return { extendedTextMessage: { text: content.text, ...(content.preview ? previewMembers(content.preview) : {}) } };
     case 'image': {
       const m = content.media;
       return { imageMessage: { ...url(m), mimetype: m.mimetype, ...optional('caption', content.caption), ...digest(m) } };
@@ -125,11 +129,7 @@ function contentMembers(content: OutgoingContent, nowMs: number): Record<string,
       return {
         extendedTextMessage: {
           text: linkText(content),
-          matchedText: content.sourceUrl,
-          ...optional('description', content.description),
-          title: content.title,
-          previewType: 'NONE',
-          ...(content.thumbnail ? { jpegThumbnail: content.thumbnail.data.toString('base64') } : {}),
+          ...previewMembers({ url: content.sourceUrl, title: content.title, description: content.description, thumbnail: content.thumbnail }),
         },
       };
     case 'reaction':

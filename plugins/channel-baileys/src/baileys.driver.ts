@@ -62,6 +62,9 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     addressing: WHATSAPP_ADDRESSING,
     // Unofficial WhatsApp bans accounts that send like machines: conservative pacing unless the instance sets its own.
     pacing: WHATSAPP_PACING,
+    // WhatsApp answers a burst of logins from one address with rate-limit closes and bans: a restart
+    // reconnects two accounts a second unless the operator configures otherwise.
+    restorePerSecond: 2,
     create(context: ChannelContext) {
       input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {

@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { CapabilityNotSupportedError, requireCapability, type MediaInput } from '@parley/core';
 import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
 import { boom, participatingAnswer, type FakeSocket, type GroupNodeSpec } from '../src/testing/index.js';
-import { connectOpen, createHarness, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
-import { spyOnFetch } from './web-host.js';
+import { connectOpen, createHarness, eachOpenHarnessWithoutFetch, GROUP_JID, INSTANCE_ID, NOW, NOW_S, OWN_JID, PEER, PEER_JID, PEER_LID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
 const IMAGE: MediaInput = { data: Buffer.from('png'), mimetype: 'image/png', sha256: '' };
@@ -29,18 +28,9 @@ describe('capabilities over the socket', () => {
   let socket: FakeSocket;
   const calls = () => socket.calls.map((c) => [c.method, ...c.args]);
 
-  // Baileys builds every message here with its own code; it must never have a URL to fetch.
-  let fetches: ReturnType<typeof spyOnFetch>;
-
-  beforeEach(async () => {
-    fetches = spyOnFetch();
-    h = await createHarness();
-    socket = await connectOpen(h);
-  });
-  afterEach(async () => {
-    fetches.restore();
-    await h.adapter.stop();
-    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  eachOpenHarnessWithoutFetch((harness, open) => {
+    h = harness;
+    socket = open;
   });
 
   it('capabilities Baileys lacks are absent, with the reason', () => {

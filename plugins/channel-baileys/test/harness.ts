@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { afterEach, beforeEach } from 'node:test';
 import {
   defaultInstanceFlags, defaultWebhookSettings, type ChannelContext, type ChannelEventPayload, type InstanceRecord, type Logger,
@@ -7,6 +8,7 @@ import type { Contact } from '@whiskeysockets/baileys';
 import type { BaileysAdapter } from '../src/baileys.adapter.js';
 import { createBaileysDriver, type BaileysDriverInput } from '../src/baileys.driver.js';
 import { FakeSockets, type FakeSocket } from '../src/testing/index.js';
+import { spyOnFetch } from './web-host.js';
 
 export const INSTANCE_ID = 'ins_01JD7Q4X9M2K8V3T6R5P0N1B2C';
 export const OWN_NUMBER = '5511900000001';
@@ -113,4 +115,21 @@ export function eachOpenHarness(set: (h: Harness, socket: FakeSocket) => void): 
     set(current, await connectOpen(current));
   });
   afterEach(() => current?.adapter.stop());
+}
+
+/**
+ * {@link eachOpenHarness} for suites where Baileys builds messages with its own code: it must never
+ * have a URL to fetch (media and previews reach it as bytes), so each test also fails when anything
+ * called `fetch`.
+ */
+export function eachOpenHarnessWithoutFetch(set: (h: Harness, socket: FakeSocket) => void): void {
+  let fetches: ReturnType<typeof spyOnFetch> | undefined;
+  beforeEach(() => {
+    fetches = spyOnFetch();
+  });
+  eachOpenHarness(set);
+  afterEach(() => {
+    fetches?.restore();
+    assert.deepStrictEqual(fetches?.urls, [], 'Baileys fetched a URL itself');
+  });
 }

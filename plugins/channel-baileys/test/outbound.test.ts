@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import type { MediaInput, MessageRecord, OutgoingContent, OutgoingType, SendRequest } from '@parley/core';
 import { proto } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
-import { connectOpen, createHarness, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, type Harness } from './harness.js';
-import { spyOnFetch } from './web-host.js';
+import { eachOpenHarnessWithoutFetch, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, type Harness } from './harness.js';
 
 function media(data: string, mimetype: string, fileName?: string): MediaInput {
   const bytes = Buffer.from(data);
@@ -33,18 +32,9 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
   let h: Harness;
   let socket: FakeSocket;
 
-  // Baileys builds every message here with its own code; it must never have a URL to fetch.
-  let fetches: ReturnType<typeof spyOnFetch>;
-
-  beforeEach(async () => {
-    fetches = spyOnFetch();
-    h = await createHarness();
-    socket = await connectOpen(h);
-  });
-  afterEach(async () => {
-    fetches.restore();
-    await h.adapter.stop();
-    assert.deepStrictEqual(fetches.urls, [], 'Baileys fetched a URL itself');
+  eachOpenHarnessWithoutFetch((harness, open) => {
+    h = harness;
+    socket = open;
   });
 
   const send = (content: OutgoingContent, extra: Partial<SendRequest> = {}) => h.adapter.capabilities.messaging!.send({ to: PEER, content, ...extra });

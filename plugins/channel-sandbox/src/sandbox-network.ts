@@ -1,6 +1,7 @@
 import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
+import { SandboxRelay } from './sandbox-relay.js';
 import { groupMemberNumbers } from './sandbox-group-state.js';
-import type { Packet } from './sandbox-packets.js';
+import type { Packet, PresencePacket } from './sandbox-packets.js';
 
 /** A connected sandbox phone: receives packets. */
 export interface SandboxPhone {
@@ -18,6 +19,8 @@ export interface SandboxPhone {
 }
 
 const NUMBERS = 'sandbox:numbers';
+/** Pauses between reads of an inbox that failed after the link to the other processes came back. */
+const REDRAIN_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 
 /** Namespace of an instance's sandbox state; cleared with the instance (`<id>:` prefix). */
 export function phoneNamespace(instanceId: string): string {
@@ -25,7 +28,7 @@ export function phoneNamespace(instanceId: string): string {
 }
 
 /** Namespace of a phone's inbox: one document per packet on its way to the phone, keyed by a ULID (arrival order). */
-function inboxOf(instanceId: string): string {
+export function inboxOf(instanceId: string): string {
   return `${phoneNamespace(instanceId)}:inbox`;
 }
 
@@ -43,9 +46,18 @@ function inboxOf(instanceId: string): string {
  * Each packet reaches a phone once per process: the inbox documents written by this process wait in
  * {@link scheduled} until their hand-over and in {@link holding} until the phone is done with them,
  * and the inbox read when a phone comes online skips both.
+ *
+ * On a store that several processes share and that offers signals (Redis), the network spans them:
+ * a packet for a phone online on another process is written to its inbox as always, and a
+ * {@link SandboxRelay} wake-up tells that process to hand it over; presences and who is online
+ * travel the same way. Without signals the network is this process's alone.
  */
 export class SandboxNetwork {
   private readonly online = new Map<string, SandboxPhone>();
+  /** The same phones by instance id (wake-ups from other processes name the instance). */
+  private readonly onlineInstances = new Map<string, SandboxPhone>();
+  /** Link to the network's other processes, when the store has signals. */
+  private readonly relay?: SandboxRelay;
   /** Shared-state tasks by `task:<key>`, each run one at a time. */
   private readonly locks = new KeyedSerialQueue();
   /** Inbox keys written by this process whose hand-over has not run yet. */
@@ -60,7 +72,23 @@ export class SandboxNetwork {
     private readonly latencyMs: number,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
-  ) {}
+  ) {
+    const signals = storage.signals?.();
+    if (signals) {
+      this.relay = new SandboxRelay(signals, {
+        wake: (instanceId, keys) => this.woken(instanceId, keys),
+        presence: (to, packet) => {
+          const phone = this.online.get(to);
+          if (phone) void phone.receive(packet, false);
+        },
+        announced: (number, status) => this.tellWatchers(number, status),
+        localNumbers: () => [...this.online.keys()],
+        restored: () => {
+          for (const phone of this.online.values()) void this.redrain(phone);
+        },
+      }, logger);
+    }
+  }
 
   /** Unix milliseconds on the server's clock: every time the simulated network and its phones stamp comes from here. */
   now(): number {
@@ -101,8 +129,14 @@ export class SandboxNetwork {
     set.add(subscriber);
   }
 
-  /** Tells every online subscriber of `number` that it is now available or unavailable. */
+  /** Tells every online subscriber of `number`, on every process, that it is now available or unavailable. */
   private announce(number: string, status: 'available' | 'unavailable'): void {
+    this.tellWatchers(number, status);
+    this.relay?.announce(number, status).catch((err: unknown) => this.relay!.failed(err));
+  }
+
+  /** Tells this process's online subscribers of `number`. */
+  private tellWatchers(number: string, status: 'available' | 'unavailable'): void {
     for (const subscriber of this.watchers.get(number) ?? []) {
       const phone = this.online.get(subscriber);
       if (phone) setImmediate(() => void phone.receive({ kind: 'presence', from: number, status }, false));
@@ -111,8 +145,19 @@ export class SandboxNetwork {
 
   /** Marks a phone online and hands it what waited in its inbox, in order. */
   async attach(phone: SandboxPhone): Promise<void> {
+    // Listening before the inbox is read: a packet written meanwhile is either read or woken for.
+    await this.relay?.start();
     this.online.set(phone.number, phone);
+    this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');
+    await this.drain(phone);
+  }
+
+  /**
+   * Hands a phone every inbox packet that is neither on its way nor with it already, marked replayed
+   * (a previous process, or a failed hand-over, may have handed it before).
+   */
+  private async drain(phone: SandboxPhone): Promise<void> {
     const drain = (async () => {
       const waiting = await this.storage.state.list<Packet>(inboxOf(phone.instanceId));
       for (const { id: key, value: packet } of waiting) {
@@ -128,15 +173,51 @@ export class SandboxNetwork {
     }
   }
 
+  /**
+   * Reads an online phone's inbox again after wake-ups may have been missed (the link to the other
+   * processes was down): retried {@link REDRAIN_DELAYS_MS} apart while storage fails, then left to
+   * the phone's next connection.
+   */
+  private async redrain(phone: SandboxPhone): Promise<void> {
+    for (let attempt = 0; this.online.get(phone.number) === phone; attempt++) {
+      try {
+        await this.drain(phone);
+        return;
+      } catch (err) {
+        const delay = REDRAIN_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          this.logger.error({ err, instance: phone.instanceId }, 'sandbox inbox read failed after the link came back; read again when the phone next comes online');
+          return;
+        }
+        await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      }
+    }
+  }
+
+  /** Another process wrote packets to the inbox of a phone online here: each is handed over unless read already. */
+  private woken(instanceId: string, keys: readonly string[]): void {
+    const phone = this.onlineInstances.get(instanceId);
+    if (!phone) return;
+    for (const key of keys) {
+      if (this.holding.has(key)) continue;
+      this.storage.state.get<Packet>(inboxOf(instanceId), key).then((packet) => {
+        // Gone: an inbox read handed it over and the phone is done with it.
+        if (packet && !this.holding.has(key) && this.onlineInstances.get(instanceId) === phone) this.handTo(phone, key, packet, false);
+      }, (err: unknown) => this.logger.error({ err }, 'sandbox inbox read failed; the packet waits for the next inbox read'));
+    }
+  }
+
   /** Marks a phone offline. */
   detach(phone: SandboxPhone): void {
     if (this.online.get(phone.number) !== phone) return;
     this.online.delete(phone.number);
+    this.onlineInstances.delete(phone.instanceId);
     this.announce(phone.number, 'unavailable');
   }
 
+  /** Whether a phone is online, on this process or another of the network. */
   isOnline(number: string): boolean {
-    return this.online.has(number);
+    return this.online.has(number) || (this.relay?.isOnline(number) ?? false);
   }
 
   /** Numbers a message to a chat JID reaches: the user of a user JID, every member of a group; nobody for other JIDs. */
@@ -162,16 +243,7 @@ export class SandboxNetwork {
    * were reachable.
    */
   async sendToAll(numbers: readonly string[], packet: Packet): Promise<number> {
-    if (packet.kind === 'presence') {
-      let reached = 0;
-      for (const to of numbers) {
-        const phone = this.online.get(to);
-        if (!phone) continue;
-        setImmediate(() => void phone.receive(packet, false));
-        reached++;
-      }
-      return reached;
-    }
+    if (packet.kind === 'presence') return this.sendPresence(numbers, packet);
     const written: { to: string; instanceId: string; key: string }[] = [];
     for (const to of numbers) {
       const instanceId = this.online.get(to)?.instanceId ?? (await this.instanceOf(to));
@@ -189,16 +261,32 @@ export class SandboxNetwork {
     }
     if (!written.length) return 0;
     const handOver = () => {
+      const elsewhere = new Map<string, string[]>();
       for (const { to, instanceId, key } of written) {
         this.scheduled.delete(key);
         const phone = this.online.get(to);
-        // An offline phone finds the packet in its inbox when it comes online.
         if (phone?.instanceId === instanceId) this.handTo(phone, key, packet, false);
+        // Online on another process, or offline (it finds the packet in its inbox when it comes online).
+        else if (this.relay) elsewhere.set(instanceId, [...(elsewhere.get(instanceId) ?? []), key]);
       }
+      for (const [instanceId, keys] of elsewhere) this.relay!.wake(instanceId, keys).catch((err: unknown) => this.relay!.failed(err));
     };
     if (this.latencyMs > 0) setTimeout(handOver, this.latencyMs).unref();
     else setImmediate(handOver);
     return written.length;
+  }
+
+  /** Presences reach online phones, here or on another process, and are never stored. */
+  private sendPresence(numbers: readonly string[], packet: PresencePacket): number {
+    let reached = 0;
+    for (const to of numbers) {
+      const phone = this.online.get(to);
+      if (phone) setImmediate(() => void phone.receive(packet, false));
+      else if (this.relay?.isOnline(to)) this.relay.presence(to, packet).catch((err: unknown) => this.relay!.failed(err));
+      else continue;
+      reached++;
+    }
+    return reached;
   }
 
   /**
@@ -239,7 +327,9 @@ export class SandboxNetwork {
 
   /**
    * Runs `fn` after every earlier task of the same key: read-modify-write of shared sandbox state
-   * (groups, catalogs) without lost updates, the server being one process.
+   * (groups, catalogs) without lost updates within this process. Processes of a network that spans
+   * several do not lock each other: two changes to one group made at the same moment on two
+   * processes may race (the later write wins).
    */
   serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
     return this.locks.run(`task:${key}`, fn);

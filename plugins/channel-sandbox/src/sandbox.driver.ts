@@ -1,13 +1,13 @@
 import { randomInt } from 'node:crypto';
 import {
-  ConflictError, isGroupJid, NotFoundError, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
+  ConflictError, isGroupJid, NotFoundError, unfencedStorage, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
   type Clock, type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
 } from '@parley/core';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
 import { groupPicture } from './sandbox-group-state.js';
-import { SandboxNetwork } from './sandbox-network.js';
+import { inboxOf, SandboxNetwork } from './sandbox-network.js';
 import { placeOrder, type OrderRequest } from './sandbox-orders.js';
 import { MOBILE_CODE_ANSWER, ORDER_ANSWER, ORDER_BODY, SCAN_ANSWER, SCAN_BODY } from './sandbox-route-schemas.js';
 import type { SandboxOptions } from './sandbox.options.js';
@@ -35,6 +35,8 @@ export class SandboxDriver implements ChannelDriver {
   readonly channel = 'whatsapp' as const;
   readonly role = 'main' as const;
   readonly addressing = WHATSAPP_ADDRESSING;
+  /** A simulated network has no reconnect storm to fear: a restart brings thousands of phones back at once. */
+  readonly restorePerSecond = 10_000;
   readonly routes: DriverRoute[];
   private network?: SandboxNetwork;
   /** Storage of the network's shared state (group pictures), known once the first instance is created. */
@@ -115,8 +117,14 @@ export class SandboxDriver implements ChannelDriver {
 
   async create(context: ChannelContext): Promise<SandboxAdapter> {
     const record = await context.instance();
-    const device = new SandboxDevice(context, this.networkFor(context.storage), this.deps.options, numberOf(record));
+    // The network is every instance's: it writes through the unfenced storage, never one instance's fenced view.
+    const device = new SandboxDevice(context, this.networkFor(unfencedStorage(context.storage)), this.deps.options, numberOf(record));
     return new SandboxAdapter(device, (id, sha) => `${this.deps.host.publicUrl}/sandbox/pictures/${id}?v=${sha.slice(0, 12)}`);
+  }
+
+  /** Packets waiting in the phone's inbox (messages, receipts, calls… sent while it was offline). */
+  async pendingWork(instanceId: string, storage: Storage): Promise<number> {
+    return (await storage.state.list(inboxOf(instanceId))).length;
   }
 
   /** The number is unique among sandbox instances: the server claims it with the record (409 `number_taken`). */

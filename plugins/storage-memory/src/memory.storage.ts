@@ -2,6 +2,7 @@ import { systemClock, type Clock, type Storage, type StorageHealth } from '@parl
 import { MemoryAuthStateRepository } from './repositories/auth-state.repository.js';
 import { MemoryDeliveryQueue } from './repositories/delivery-queue.js';
 import { MemoryEventLog } from './repositories/event-log.js';
+import { MemoryIdempotencyStore } from './repositories/idempotency.repository.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
 import { MemoryMediaRepository } from './repositories/media.repository.js';
 import { MemoryOutboundQueue } from './repositories/outbound-queue.js';
@@ -25,6 +26,7 @@ export class MemoryStorage implements Storage {
   readonly deliveries: MemoryDeliveryQueue;
   readonly events = new MemoryEventLog();
   readonly outbound = new MemoryOutboundQueue();
+  readonly idempotency = new MemoryIdempotencyStore();
   private phase: 'created' | 'open' | 'closed' = 'created';
 
   /** `clock` dates dead letters and redeliveries (the server passes its own). */

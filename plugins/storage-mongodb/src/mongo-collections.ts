@@ -1,6 +1,8 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import { retryOnDuplicate } from './mongo-connection.js';
-import type { AuthStateDocument, ClaimDocument, CounterDocument, LaneDocument, OutboundDocument, StatsDocument } from './mongo-documents.js';
+import type {
+  AuthStateDocument, ClaimDocument, CounterDocument, IdempotencyDocument, LaneDocument, OutboundDocument, StatsDocument,
+} from './mongo-documents.js';
 import type {
   DeliveryDocument, InstanceDocument, MediaDocument, MessageDocument, PartitionedDocument, StateDocument,
 } from './mongo-mappings.js';
@@ -34,6 +36,7 @@ export class MongoCollections {
   outbound(db: Db): Collection<OutboundDocument> { return db.collection(this.name('outbound')); }
   /** One document per paused instance (`_id` = instance id). */
   outboundPaused(db: Db): Collection<{ _id: string }> { return db.collection(this.name('outbound_paused')); }
+  idempotency(db: Db): Collection<IdempotencyDocument> { return db.collection(this.name('idempotency_keys')); }
 
   /** Allocates `count` consecutive sequence numbers of `name`; answers the first. */
   async nextSeq(db: Db, name: string, count = 1): Promise<number> {
@@ -86,6 +89,8 @@ export async function ensureIndexes(db: Db, collections: MongoCollections, reten
     ]),
     collections.lanes(db).createIndexes([{ key: { dueAt: 1, headSeq: 1 }, name: 'lane_due' }, { key: { instance: 1 }, name: 'lane_instance' }]),
     collections.events(db).createIndexes([{ key: { instance: 1, _id: 1 }, name: 'event_instance' }]),
+    // Expired idempotency keys leave on their own (MongoDB's TTL monitor runs about once a minute).
+    collections.idempotency(db).createIndexes([{ key: { removeAt: 1 }, name: 'idempotency_expiry', expireAfterSeconds: 0 }]),
   ]);
   await applyRetention(db, collections.messages(db).collectionName, retentionDays);
 }

@@ -64,3 +64,15 @@ export interface OutboundDocument {
   lastError?: string;
   leasedUntil?: number;
 }
+
+/** An idempotency key (IdempotencyRecord); `_id` is scope NUL key, `removeAt` feeds the TTL index. */
+export interface IdempotencyDocument {
+  _id: string;
+  state: 'in_progress' | 'done';
+  fingerprint: string;
+  owner: string;
+  expiresAt: number;
+  removeAt: Date;
+  /** The answer as JSON text, once done. */
+  answer?: string;
+}

@@ -6,6 +6,7 @@ import { MongoAuthStateRepository } from './repositories/auth-state.mongo.js';
 import { MongoDeliveryQueue } from './repositories/delivery-queue.mongo.js';
 import { MongoEventLog } from './repositories/event-log.mongo.js';
 import { MongoOutboundQueue } from './repositories/outbound-queue.mongo.js';
+import { MongoIdempotencyStore } from './repositories/idempotency.mongo.js';
 import { MongoInstanceRepository } from './repositories/instances.mongo.js';
 import { MongoMediaRepository } from './repositories/media.mongo.js';
 import { MongoMessageRepository } from './repositories/messages.mongo.js';
@@ -29,6 +30,7 @@ export class MongoStorage implements Storage {
   readonly deliveries: MongoDeliveryQueue;
   readonly events: MongoEventLog;
   readonly outbound: MongoOutboundQueue;
+  readonly idempotency: MongoIdempotencyStore;
   private readonly connection: MongoConnection;
   private readonly collections: MongoCollections;
   private readonly options: ResolvedMongoOptions;
@@ -52,6 +54,7 @@ export class MongoStorage implements Storage {
     this.outbound = new MongoOutboundQueue(this.connection, collections);
     this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
     this.events = new MongoEventLog(this.connection, collections);
+    this.idempotency = new MongoIdempotencyStore(this.connection, collections);
   }
 
   async init(): Promise<void> {

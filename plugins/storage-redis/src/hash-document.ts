@@ -18,6 +18,23 @@ if ARGV[5] ~= '1' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[4]) end
 return 1
 `);
 
+/** {@link compareAndSet} over several fields of one hash: ARGV is five members per field, the answer one entry per field. */
+const compareAndSetMany = new LuaScript(`
+local out = {}
+for i = 1, #ARGV, 5 do
+  local current = redis.call('HGET', KEYS[1], ARGV[i])
+  local held
+  if ARGV[i + 1] == '1' then held = current == ARGV[i + 2] else held = not current end
+  if held then
+    if ARGV[i + 4] ~= '1' then redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 3]) end
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = current or 0
+  end
+end
+return out
+`);
+
 /** Retries of an optimistic update before giving up; only heavy contention on one document exhausts them. */
 const MAX_ATTEMPTS = 50;
 
@@ -86,4 +103,55 @@ export async function updateHashDocument<T>(
     guesses?.remember(key, field, raw);
   }
   throw new ServiceUnavailableError('storage update kept conflicting with concurrent writers; retry');
+}
+
+/** One field of {@link updateHashDocuments}: its name and how its document changes. */
+export interface FieldChange<T> {
+  field: string;
+  change: (current: T | null) => T | undefined;
+}
+
+/**
+ * {@link updateHashDocument} over several distinct fields of one hash in one round trip: one
+ * compare-and-set script for all of them, after one HMGET for the fields no guess is remembered for.
+ * A field another writer changed in between is retried alone with {@link updateHashDocument}.
+ * Answers each document as stored afterwards, in the order given.
+ */
+export async function updateHashDocuments<T>(client: RedisClient, key: string, fields: readonly FieldChange<T>[], guesses: DocumentGuesses): Promise<(T | null)[]> {
+  const raws = fields.map(({ field }) => guesses.get(key, field));
+  const unknown = fields.flatMap(({ field }, i) => (raws[i] === undefined ? [i] : []));
+  const guessed = raws.map((raw) => raw !== undefined);
+  if (unknown.length) {
+    const read = await client.hmGet(key, unknown.map((i) => fields[i]!.field));
+    unknown.forEach((i, n) => (raws[i] = read[n] ?? null));
+  }
+  const results: (T | null)[] = [];
+  const planned: { i: number; json: string | null }[] = [];
+  const args: (string | number)[] = [];
+  fields.forEach(({ field, change }, i) => {
+    const raw = raws[i] ?? null;
+    const current = raw == null ? null : (JSON.parse(raw) as T);
+    const next = change(current);
+    results[i] = current;
+    // A document read just now needs no confirmation; a guessed one does.
+    if (next === undefined && !guessed[i]) return;
+    const json = next === undefined ? null : JSON.stringify(next);
+    planned.push({ i, json });
+    args.push(field, raw == null ? 0 : 1, raw ?? '', json ?? '', json === null ? 1 : 0);
+  });
+  if (!planned.length) return results;
+  const answers = await compareAndSetMany.run(client, [key], args) as (number | string)[];
+  for (const [n, { i, json }] of planned.entries()) {
+    const { field, change } = fields[i]!;
+    if (answers[n] === 1) {
+      if (json !== null) {
+        guesses.remember(key, field, json);
+        results[i] = JSON.parse(json) as T;
+      }
+      continue;
+    }
+    guesses.remember(key, field, answers[n] === 0 ? null : (answers[n] as string));
+    results[i] = await updateHashDocument(client, key, field, change, guesses);
+  }
+  return results;
 }

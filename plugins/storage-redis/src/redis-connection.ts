@@ -36,17 +36,7 @@ export class RedisConnection {
   /** Connects, retrying `connectAttempts` times; throws ServiceUnavailableError when Redis stays unreachable. */
   async connect(): Promise<void> {
     if (this.client) return;
-    const client: RedisClient = createClient({
-      url: this.options.url,
-      disableOfflineQueue: true,
-      socket: {
-        connectTimeout: Math.min(this.options.commandTimeoutMs, 10_000),
-        reconnectStrategy: (retries: number, cause: Error) => {
-          if (!this.everReady && retries + 1 >= this.options.connectAttempts) return cause;
-          return Math.min(RECONNECT_BASE_MS * 2 ** retries, RECONNECT_CAP_MS) + Math.floor(Math.random() * RECONNECT_BASE_MS);
-        },
-      },
-    });
+    const client = this.newClient();
     client.on('error', (err: Error) => {
       // Logged once per outage: the client keeps emitting an error per failed reconnection.
       if (this.connected) {
@@ -68,6 +58,47 @@ export class RedisConnection {
       const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
       throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${describeError(cause)}`);
     }
+  }
+
+  /** A client with this connection's URL and reconnect policy, not connected yet. */
+  private newClient(): RedisClient {
+    return createClient({
+      url: this.options.url,
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout: Math.min(this.options.commandTimeoutMs, 10_000),
+        reconnectStrategy: (retries: number, cause: Error) => {
+          if (!this.everReady && retries + 1 >= this.options.connectAttempts) return cause;
+          return Math.min(RECONNECT_BASE_MS * 2 ** retries, RECONNECT_CAP_MS) + Math.floor(Math.random() * RECONNECT_BASE_MS);
+        },
+      },
+    }) as RedisClient;
+  }
+
+  /**
+   * A second connection for subscriptions (a subscribed Redis connection runs no other command),
+   * with the same reconnect policy; node-redis subscribes again by itself after a reconnection, and
+   * `onRestored` runs each time it is ready again. Call after {@link connect}.
+   */
+  async openSubscriber(onRestored: () => void): Promise<RedisClient> {
+    const client = this.newClient();
+    let lost = false;
+    client.on('error', (err: Error) => {
+      if (!lost) this.logger?.warn({ redis: this.target, err: redactUrlCredentials(err.message) }, 'redis subscriber connection lost; reconnecting');
+      lost = true;
+    });
+    client.on('ready', () => {
+      if (!lost) return;
+      lost = false;
+      onRestored();
+    });
+    try {
+      await client.connect();
+    } catch (err) {
+      if (client.isOpen) client.destroy();
+      throw this.translate(err);
+    }
+    return client;
   }
 
   /** True while commands can be sent. */

@@ -75,6 +75,11 @@ export class RedisKeys {
   get outboundSeq(): string { return `${this.prefix}ob:seq`; }
   get outboundPaused(): string { return `${this.prefix}ob:paused`; }
   get outboundLaneInstance(): string { return `${this.prefix}ob:lane-instance`; }
+
+  /** One hash per idempotency key (expiring with it); scope and key as a digest, whatever characters the key has. */
+  idempotency(scope: string, key: string): string {
+    return `${this.prefix}idem:${createHash('sha256').update(scope).update('\0').update(key).digest('hex')}`;
+  }
 }
 
 /** Lane id of an instance and URL: a digest, so URLs (which may carry tokens) stay out of key names. */

@@ -1,13 +1,21 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { blockedMs, systemClock, type Clock, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import {
+  blockedMs, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
+  type StorageSignals,
+} from '@parley/core';
+import { ClusterKeys } from './cluster/cluster-keys.js';
+import { FencedWrites } from './cluster/fenced-writes.js';
+import { RedisClusterStore } from './cluster/redis-cluster-store.js';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
 import { RedisOutboundQueue } from './repositories/outbound-queue.redis.js';
 import { RedisKeys } from './redis-keys.js';
+import { RedisSignals } from './redis-signals.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
 import { RedisAuthStateRepository } from './repositories/auth-state.redis.js';
 import { RedisDeliveryQueue } from './repositories/delivery-queue.redis.js';
 import { RedisEventLog } from './repositories/event-log.redis.js';
+import { RedisIdempotencyStore } from './repositories/idempotency.redis.js';
 import { RedisInstanceRepository } from './repositories/instances.redis.js';
 import { RedisMediaRepository } from './repositories/media.redis.js';
 import { RedisMessageRepository } from './repositories/messages.redis.js';
@@ -33,8 +41,11 @@ export class RedisStorage implements Storage {
   readonly deliveries: RedisDeliveryQueue;
   readonly events: RedisEventLog;
   readonly outbound: RedisOutboundQueue;
+  readonly idempotency: RedisIdempotencyStore;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
+  private readonly pubsub: RedisSignals;
+  private readonly clusterStore: RedisClusterStore;
 
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: RedisStorageOptions = {}, logger?: Logger, clock: Clock = systemClock) {
@@ -42,6 +53,7 @@ export class RedisStorage implements Storage {
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
+    this.pubsub = new RedisSignals(this.connection, resolved.keyPrefix);
     this.instances = new RedisInstanceRepository(this.connection, keys);
     // One set of guesses for the documents updated by compare-and-set (records, chats, contacts).
     const guesses = new DocumentGuesses();
@@ -49,11 +61,15 @@ export class RedisStorage implements Storage {
     this.chats = new RedisChatRepository(this.connection, (instance) => keys.chats(instance), guesses);
     this.contacts = new RedisContactRepository(this.connection, (instance) => keys.contacts(instance), guesses);
     this.media = new RedisMediaRepository(this.connection, keys);
-    this.authState = new RedisAuthStateRepository(this.connection, keys);
-    this.state = new RedisStateRepository(this.connection, keys);
+    const clusterKeys = new ClusterKeys(resolved.keyPrefix);
+    const fenced = new FencedWrites(clusterKeys);
+    this.authState = new RedisAuthStateRepository(this.connection, keys, fenced);
+    this.state = new RedisStateRepository(this.connection, keys, fenced);
+    this.clusterStore = new RedisClusterStore(this.connection, clusterKeys, clock);
     this.outbound = new RedisOutboundQueue(this.connection, keys);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
     this.events = new RedisEventLog(this.connection, keys);
+    this.idempotency = new RedisIdempotencyStore(this.connection, keys);
   }
 
   /** Connects; there is no schema to migrate. Throws ServiceUnavailableError when Redis stays unreachable. */
@@ -84,11 +100,22 @@ export class RedisStorage implements Storage {
     };
   }
 
+  /** Redis pub/sub among the servers on this Redis and key prefix (see {@link RedisSignals}). */
+  signals(): StorageSignals {
+    return this.pubsub;
+  }
+
+  /** Cluster coordination on this Redis and key prefix (nodes, instance leases, fencing tokens). */
+  cluster(): ClusterStore {
+    return this.clusterStore;
+  }
+
   health(): Promise<StorageHealth> {
     return this.connection.ping();
   }
 
   async close(): Promise<void> {
+    await this.pubsub.close();
     await this.connection.close();
   }
 }

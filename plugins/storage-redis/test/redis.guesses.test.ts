@@ -90,6 +90,21 @@ describe('@parley/storage-redis updates from remembered documents with two serve
     assert.equal(await b.messages.get(INSTANCE, 'MSG2'), null);
   });
 
+  it('setStatuses: remembered records in one script, unknown ones read first; a stale or deleted one is retried and answered from Redis', async () => {
+    for (const id of ['B1', 'B2', 'B3']) await a.messages.upsert(INSTANCE, record(id));
+    await b.messages.upsert(INSTANCE, record('B4')); // not remembered by a
+    assert.equal(await b.messages.setStatus(INSTANCE, 'B2', 'READ'), true); // a's text of B2 is now stale
+    assert.equal(await b.messages.delete(INSTANCE, ['B3']), 1); // a still remembers B3
+    const answers = await a.messages.setStatuses(INSTANCE, [
+      { id: 'B1', status: 'SERVER_ACK' }, { id: 'B2', status: 'DELIVERY_ACK' }, { id: 'B3', status: 'READ' },
+      { id: 'B4', status: 'DELIVERY_ACK' }, { id: 'B1', status: 'DELIVERY_ACK' }, { id: 'NONE', status: 'READ' },
+    ]);
+    assert.deepEqual(answers, [true, true, false, true, true, false]);
+    const statuses = await Promise.all(['B1', 'B2', 'B3', 'B4', 'NONE'].map(async (id) => (await b.messages.get(INSTANCE, id))?.status ?? null));
+    assert.deepEqual(statuses, ['DELIVERY_ACK', 'READ', null, 'DELIVERY_ACK', null], 'B2 stays READ: DELIVERY_ACK is behind it');
+    assert.equal(await b.messages.get(INSTANCE, 'B3'), null, 'a deleted record is not brought back');
+  });
+
   it('merges a chat upsert into what the other server stored, and into the defaults once it deleted the chat', async () => {
     await a.chats.upsert(INSTANCE, { id: CHAT, name: 'Bob' });
     await b.chats.upsert(INSTANCE, { id: CHAT, unreadCount: 3, labels: [] });

@@ -131,7 +131,22 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX events_by_instance ON events (instance, id);
   `,
-  // 5: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
+  // 5: idempotency keys of the REST API, by scope (an instance id, or 'admin') and key. `answer` is
+  // the JSON answer once the request is done; the index by expiry lets the sweep delete old keys.
+  `
+  CREATE TABLE idempotency_keys (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    state TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    owner TEXT NOT NULL,
+    expires_at INTEGER NOT NULL,
+    answer TEXT,
+    PRIMARY KEY (scope, key)
+  ) WITHOUT ROWID;
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+  `,
+  // 6: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
   // (ord, seq). `outbound_lanes` holds each non-empty lane's head and when it can next be claimed (its
   // lease end while leased, else its due time), kept in the same transactions as the rows: a claim
   // reads lane heads by that time, never the backlog behind them. `outbound_counts` keeps each

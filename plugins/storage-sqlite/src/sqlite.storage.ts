@@ -2,6 +2,7 @@ import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage,
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteEventLog } from './repositories/event-log.js';
+import { SqliteIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
 import { SqliteOutboundQueue } from './repositories/outbound-queue.js';
@@ -40,6 +41,7 @@ export class SqliteStorage implements Storage {
   readonly deliveries: SqliteDeliveryQueue;
   readonly events: SqliteEventLog;
   readonly outbound: SqliteOutboundQueue;
+  readonly idempotency: SqliteIdempotencyStore;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
 
@@ -62,6 +64,7 @@ export class SqliteStorage implements Storage {
     this.outbound = new SqliteOutboundQueue(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
     this.events = new SqliteEventLog(this.db);
+    this.idempotency = new SqliteIdempotencyStore(this.db);
   }
 
   async init(): Promise<void> {

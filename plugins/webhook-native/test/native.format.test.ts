@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { ChannelEventOf } from '@parley/core';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { Ajv } from 'ajv';
@@ -26,6 +27,18 @@ describe('native format', () => {
       assert.ok(validate(body), ajv.errorsText(validate.errors));
     });
   }
+
+  it('a text with mentions and a link preview validates, and carries both', () => {
+    const event = fixtures.events['message-text'] as ChannelEventOf<'message'>;
+    const preview = { url: 'https://shop.example/mug', title: 'The blue mug', description: 'A mug, blue.', thumbnail: true };
+    const rich = {
+      ...event, message: { ...event.message, content: { type: 'text', body: 'see https://shop.example/mug @5511988880002', preview }, mentions: ['5511988880002@s.whatsapp.net'] },
+    };
+    const body = format.render(rich as ChannelEventOf<'message'>, fixtures.context) as { data: { message: Record<string, unknown> } };
+    assert.ok(validate(body), ajv.errorsText(validate.errors));
+    assert.deepStrictEqual(body.data.message.mentions, ['5511988880002@s.whatsapp.net']);
+    assert.deepStrictEqual((body.data.message.content as { preview: unknown }).preview, preview);
+  });
 
   it('the schema refuses a body that breaks it', () => {
     const body = format.render(fixtures.events['message-image'], fixtures.context) as { data: { message: { content: { media: object } } } };

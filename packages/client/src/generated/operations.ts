@@ -16,176 +16,184 @@ export type ErrorBody = {
 
 /** What the client needs at run time to call each operation, by operationId. */
 export const operations = {
-  acceptCall: { method: 'POST', path: '/{key}/call/accept', auth: 'instance', keyed: true, text: false },
-  acceptCommunityInvite: { method: 'POST', path: '/{key}/community/invite/accept', auth: 'instance', keyed: true, text: false },
-  acceptGroupInvite: { method: 'POST', path: '/{key}/groups/invite/accept', auth: 'instance', keyed: true, text: false },
-  addGroupParticipants: { method: 'POST', path: '/{key}/groups/{groupJid}/participants', auth: 'instance', keyed: true, text: false },
-  addLabelToChat: { method: 'POST', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false },
-  adminCreateInstance: { method: 'POST', path: '/admin/instances', auth: 'admin', keyed: false, text: false },
-  adminDeleteInstance: { method: 'DELETE', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false },
-  adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true },
-  adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false },
-  adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false },
-  attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false },
-  blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false },
-  cancelQueuedSend: { method: 'DELETE', path: '/{key}/queue/{messageId}', auth: 'instance', keyed: true, text: false },
-  changeCommunitySetting: { method: 'PATCH', path: '/{key}/community/{communityId}/settings', auth: 'instance', keyed: true, text: false },
-  changeGroupRole: { method: 'PATCH', path: '/{key}/groups/{groupJid}/role', auth: 'instance', keyed: true, text: false },
-  changeGroupSetting: { method: 'PATCH', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
-  clearContactSession: { method: 'DELETE', path: '/{key}/contacts/{number}/session', auth: 'instance', keyed: true, text: false },
-  clearStorage: { method: 'DELETE', path: '/{key}/actions/storage', auth: 'instance', keyed: true, text: false },
-  connectInstance: { method: 'POST', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
-  createCallLink: { method: 'POST', path: '/{key}/message/create-call-link', auth: 'instance', keyed: true, text: false },
-  createCatalogProduct: { method: 'POST', path: '/{key}/business/catalog/product', auth: 'instance', keyed: true, text: false },
-  createCommunity: { method: 'POST', path: '/{key}/community', auth: 'instance', keyed: true, text: false },
-  createCommunityGroup: { method: 'POST', path: '/{key}/community/{communityId}/group', auth: 'instance', keyed: true, text: false },
-  createGroup: { method: 'POST', path: '/{key}/groups', auth: 'instance', keyed: true, text: false },
-  createLabel: { method: 'POST', path: '/{key}/labels', auth: 'instance', keyed: true, text: false },
-  deleteCatalogProduct: { method: 'DELETE', path: '/{key}/business/catalog/product/{productId}', auth: 'instance', keyed: true, text: false },
-  deleteChat: { method: 'DELETE', path: '/{key}/chat/{jid}', auth: 'instance', keyed: true, text: false },
-  deleteLabel: { method: 'DELETE', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false },
-  detachMongodb: { method: 'DELETE', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false },
-  docs: { method: 'GET', path: '/docs', auth: 'public', keyed: false, text: true },
-  docsInit: { method: 'GET', path: '/docs/init.js', auth: 'public', keyed: false, text: true },
-  endCall: { method: 'POST', path: '/{key}/call/end', auth: 'instance', keyed: true, text: false },
-  getCatalogOrder: { method: 'GET', path: '/{key}/business/order/{orderId}', auth: 'instance', keyed: true, text: false },
-  getCommunity: { method: 'GET', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false },
-  getCommunityInviteCode: { method: 'POST', path: '/{key}/community/{communityId}/invite', auth: 'instance', keyed: true, text: false },
-  getCommunityInviteInfo: { method: 'GET', path: '/{key}/community/invite/info', auth: 'instance', keyed: true, text: false },
-  getContact: { method: 'GET', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false },
-  getContactStatus: { method: 'GET', path: '/{key}/contacts/{number}/status', auth: 'instance', keyed: true, text: false },
-  getGroup: { method: 'GET', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
-  getGroupInviteCode: { method: 'GET', path: '/{key}/groups/{groupJid}/invite', auth: 'instance', keyed: true, text: false },
-  getGroupInviteInfo: { method: 'GET', path: '/{key}/groups/invite/info', auth: 'instance', keyed: true, text: false },
-  getInstance: { method: 'GET', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
-  getLabel: { method: 'GET', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false },
-  getMessage: { method: 'GET', path: '/{key}/message/{messageId}', auth: 'instance', keyed: true, text: false },
-  getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false },
-  getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false },
-  getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
-  getQueuePolicy: { method: 'GET', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false },
-  handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
-  handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
-  healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false },
-  instagram_get_webhook: { method: 'GET', path: '/instagram/webhook', auth: 'public', keyed: false, text: true },
-  instagram_post_webhook: { method: 'POST', path: '/instagram/webhook', auth: 'public', keyed: false, text: false },
-  instanceEvents: { method: 'GET', path: '/{key}/events', auth: 'instance', keyed: true, text: true },
-  isRegistered: { method: 'GET', path: '/{key}/actions/registered', auth: 'instance', keyed: true, text: false },
-  leaveCommunity: { method: 'DELETE', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false },
-  leaveGroup: { method: 'DELETE', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
-  linkChannel: { method: 'POST', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false },
-  listBlockedContacts: { method: 'GET', path: '/{key}/contacts/blocked', auth: 'instance', keyed: true, text: false },
-  listCatalogCollections: { method: 'GET', path: '/{key}/business/collections', auth: 'instance', keyed: true, text: false },
-  listCatalogProducts: { method: 'GET', path: '/{key}/business/catalog', auth: 'instance', keyed: true, text: false },
-  listChatMessages: { method: 'GET', path: '/{key}/chat/{jid}/messages', auth: 'instance', keyed: true, text: false },
-  listChats: { method: 'GET', path: '/{key}/chat', auth: 'instance', keyed: true, text: false },
-  listCommunities: { method: 'GET', path: '/{key}/community', auth: 'instance', keyed: true, text: false },
-  listCommunityJoinRequests: { method: 'GET', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false },
-  listContacts: { method: 'GET', path: '/{key}/contacts', auth: 'instance', keyed: true, text: false },
-  listGroupJoinRequests: { method: 'GET', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false },
-  listGroupMembers: { method: 'GET', path: '/{key}/groups/{groupJid}/members', auth: 'instance', keyed: true, text: false },
-  listGroups: { method: 'GET', path: '/{key}/groups', auth: 'instance', keyed: true, text: false },
-  listLabels: { method: 'GET', path: '/{key}/labels', auth: 'instance', keyed: true, text: false },
-  listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false },
-  listQueue: { method: 'GET', path: '/{key}/queue', auth: 'instance', keyed: true, text: false },
-  logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
-  mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false },
-  messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true },
-  messenger_post_webhook: { method: 'POST', path: '/messenger/webhook', auth: 'public', keyed: false, text: false },
-  metrics: { method: 'GET', path: '/metrics', auth: 'admin', keyed: false, text: true },
-  mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false },
-  mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false },
-  mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false },
-  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false },
-  pauseQueue: { method: 'POST', path: '/{key}/queue/pause', auth: 'instance', keyed: true, text: false },
-  pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false },
-  placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false },
-  postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false },
-  postImageStatus: { method: 'POST', path: '/{key}/status/image', auth: 'instance', keyed: true, text: false },
-  postTextStatus: { method: 'POST', path: '/{key}/status/text', auth: 'instance', keyed: true, text: false },
-  postVideoStatus: { method: 'POST', path: '/{key}/status/video', auth: 'instance', keyed: true, text: false },
-  readyz: { method: 'GET', path: '/readyz', auth: 'public', keyed: false, text: false },
-  rejectCall: { method: 'DELETE', path: '/{key}/call/{callId}/{callFrom}', auth: 'instance', keyed: true, text: false },
-  removeCommunityParticipants: { method: 'DELETE', path: '/{key}/community/{communityId}/participants', auth: 'instance', keyed: true, text: false },
-  removeContact: { method: 'DELETE', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false },
-  removeGroupParticipants: { method: 'DELETE', path: '/{key}/groups/{groupJid}/participants', auth: 'instance', keyed: true, text: false },
-  removeGroupPicture: { method: 'DELETE', path: '/{key}/groups/{groupJid}/picture', auth: 'instance', keyed: true, text: false },
-  removeLabelFromChat: { method: 'DELETE', path: '/{key}/labels/{labelId}/chat/{number}', auth: 'instance', keyed: true, text: false },
-  removeProfilePicture: { method: 'DELETE', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
-  replyAudio: { method: 'POST', path: '/{key}/message/{messageId}/audio', auth: 'instance', keyed: true, text: false },
-  replyButtonAction: { method: 'POST', path: '/{key}/message/{messageId}/button_action', auth: 'instance', keyed: true, text: false },
-  replyButtonReply: { method: 'POST', path: '/{key}/message/{messageId}/button_reply', auth: 'instance', keyed: true, text: false },
-  replyContact: { method: 'POST', path: '/{key}/message/{messageId}/contact', auth: 'instance', keyed: true, text: false },
-  replyDocument: { method: 'POST', path: '/{key}/message/{messageId}/document', auth: 'instance', keyed: true, text: false },
-  replyImage: { method: 'POST', path: '/{key}/message/{messageId}/image', auth: 'instance', keyed: true, text: false },
-  replyLocation: { method: 'POST', path: '/{key}/message/{messageId}/location', auth: 'instance', keyed: true, text: false },
-  replyPix: { method: 'POST', path: '/{key}/message/{messageId}/pix', auth: 'instance', keyed: true, text: false },
-  replyText: { method: 'POST', path: '/{key}/message/{messageId}/text', auth: 'instance', keyed: true, text: false },
-  replyTitle: { method: 'POST', path: '/{key}/message/{messageId}/title', auth: 'instance', keyed: true, text: false },
-  replyVideo: { method: 'POST', path: '/{key}/message/{messageId}/video', auth: 'instance', keyed: true, text: false },
-  requestPairingCode: { method: 'POST', path: '/{key}/instance/pairing-code', auth: 'instance', keyed: true, text: false },
-  resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false },
-  restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false },
-  resumeQueue: { method: 'POST', path: '/{key}/queue/resume', auth: 'instance', keyed: true, text: false },
-  resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false },
-  root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false },
-  sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false },
-  sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false },
-  sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false },
-  sandbox_post_key_scan: { method: 'POST', path: '/sandbox/{key}/scan', auth: 'public', keyed: true, text: false },
-  saveContact: { method: 'POST', path: '/{key}/contacts', auth: 'instance', keyed: true, text: false },
-  sendAudio: { method: 'POST', path: '/{key}/message/audio', auth: 'instance', keyed: true, text: false },
-  sendBase64Audio: { method: 'POST', path: '/{key}/message/base64/audio', auth: 'instance', keyed: true, text: false },
-  sendBase64Document: { method: 'POST', path: '/{key}/message/base64/document', auth: 'instance', keyed: true, text: false },
-  sendBase64Image: { method: 'POST', path: '/{key}/message/base64/image', auth: 'instance', keyed: true, text: false },
-  sendButtonAction: { method: 'POST', path: '/{key}/message/button_action', auth: 'instance', keyed: true, text: false },
-  sendButtonReply: { method: 'POST', path: '/{key}/message/button_reply', auth: 'instance', keyed: true, text: false },
-  sendCallLink: { method: 'POST', path: '/{key}/message/call-link', auth: 'instance', keyed: true, text: false },
-  sendContact: { method: 'POST', path: '/{key}/message/contact', auth: 'instance', keyed: true, text: false },
-  sendContacts: { method: 'POST', path: '/{key}/message/contacts', auth: 'instance', keyed: true, text: false },
-  sendDocument: { method: 'POST', path: '/{key}/message/document', auth: 'instance', keyed: true, text: false },
-  sendEvent: { method: 'POST', path: '/{key}/message/event', auth: 'instance', keyed: true, text: false },
-  sendGroupInvite: { method: 'POST', path: '/{key}/message/group-invite', auth: 'instance', keyed: true, text: false },
-  sendImage: { method: 'POST', path: '/{key}/message/image', auth: 'instance', keyed: true, text: false },
-  sendLink: { method: 'POST', path: '/{key}/message/link', auth: 'instance', keyed: true, text: false },
-  sendLiveLocation: { method: 'POST', path: '/{key}/message/live-location', auth: 'instance', keyed: true, text: false },
-  sendLocation: { method: 'POST', path: '/{key}/message/location', auth: 'instance', keyed: true, text: false },
-  sendPix: { method: 'POST', path: '/{key}/message/pix', auth: 'instance', keyed: true, text: false },
-  sendPoll: { method: 'POST', path: '/{key}/message/poll', auth: 'instance', keyed: true, text: false },
-  sendPresence: { method: 'POST', path: '/{key}/message/presence', auth: 'instance', keyed: true, text: false },
-  sendProduct: { method: 'POST', path: '/{key}/message/product', auth: 'instance', keyed: true, text: false },
-  sendReaction: { method: 'POST', path: '/{key}/message/reaction', auth: 'instance', keyed: true, text: false },
-  sendRequestPhone: { method: 'POST', path: '/{key}/message/request-phone', auth: 'instance', keyed: true, text: false },
-  sendSticker: { method: 'POST', path: '/{key}/message/sticker', auth: 'instance', keyed: true, text: false },
-  sendSurvey: { method: 'POST', path: '/{key}/message/survey', auth: 'instance', keyed: true, text: false },
-  sendText: { method: 'POST', path: '/{key}/message/text', auth: 'instance', keyed: true, text: false },
-  sendTitle: { method: 'POST', path: '/{key}/message/title', auth: 'instance', keyed: true, text: false },
-  sendVideo: { method: 'POST', path: '/{key}/message/video', auth: 'instance', keyed: true, text: false },
-  sendVideoNote: { method: 'POST', path: '/{key}/message/video-note', auth: 'instance', keyed: true, text: false },
-  setCommunityEphemeral: { method: 'POST', path: '/{key}/community/{communityId}/ephemeral', auth: 'instance', keyed: true, text: false },
-  setCommunityJoinApproval: { method: 'PATCH', path: '/{key}/community/{communityId}/join-approval', auth: 'instance', keyed: true, text: false },
-  setCommunityMemberAddMode: { method: 'PATCH', path: '/{key}/community/{communityId}/member-add-mode', auth: 'instance', keyed: true, text: false },
-  setCommunityPicture: { method: 'PUT', path: '/{key}/community/{communityId}/picture', auth: 'instance', keyed: true, text: false },
-  setDisappearingMessages: { method: 'POST', path: '/{key}/chat/disappearing', auth: 'instance', keyed: true, text: false },
-  setGroupJoinApproval: { method: 'PATCH', path: '/{key}/groups/{groupJid}/join-approval', auth: 'instance', keyed: true, text: false },
-  setGroupPicture: { method: 'PUT', path: '/{key}/groups/{groupJid}/picture', auth: 'instance', keyed: true, text: false },
-  setProfileName: { method: 'PUT', path: '/{key}/instance/profile/name', auth: 'instance', keyed: true, text: false },
-  setProfilePicture: { method: 'PUT', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false },
-  setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false },
-  setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false },
-  setQueuePolicy: { method: 'PUT', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false },
-  subscribePresence: { method: 'POST', path: '/{key}/chat/presence/subscribe', auth: 'instance', keyed: true, text: false },
-  unlinkChannel: { method: 'DELETE', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false },
-  unpinMessage: { method: 'POST', path: '/{key}/message/unpin', auth: 'instance', keyed: true, text: false },
-  updateCatalogProduct: { method: 'PUT', path: '/{key}/business/catalog/product/{productId}', auth: 'instance', keyed: true, text: false },
-  updateChat: { method: 'PATCH', path: '/{key}/chat/{jid}', auth: 'instance', keyed: true, text: false },
-  updateCommunity: { method: 'PUT', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false },
-  updateGroup: { method: 'PUT', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false },
-  updateInstanceFlags: { method: 'PATCH', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
-  updateWebhookSettings: { method: 'PUT', path: '/{key}/instance', auth: 'instance', keyed: true, text: false },
-  webhookDeadLetters: { method: 'GET', path: '/{key}/instance/webhook/dead-letters', auth: 'instance', keyed: true, text: false },
-  webhookRedeliver: { method: 'POST', path: '/{key}/instance/webhook/dead-letters/redeliver', auth: 'instance', keyed: true, text: false },
-  webhookStatistics: { method: 'GET', path: '/{key}/instance/webhook/statistics', auth: 'instance', keyed: true, text: false },
+  acceptCall: { method: 'POST', path: '/{key}/call/accept', auth: 'instance', keyed: true, text: false, idempotent: false },
+  acceptCommunityInvite: { method: 'POST', path: '/{key}/community/invite/accept', auth: 'instance', keyed: true, text: false, idempotent: false },
+  acceptGroupInvite: { method: 'POST', path: '/{key}/groups/invite/accept', auth: 'instance', keyed: true, text: false, idempotent: false },
+  addGroupParticipants: { method: 'POST', path: '/{key}/groups/{groupJid}/participants', auth: 'instance', keyed: true, text: false, idempotent: false },
+  addLabelToChat: { method: 'POST', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  adminCreateInstance: { method: 'POST', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: true },
+  adminDeleteInstance: { method: 'DELETE', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminDrainNode: { method: 'POST', path: '/admin/cluster/nodes/{node}/drain', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true, idempotent: false },
+  adminGetCluster: { method: 'GET', path: '/admin/cluster', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
+  attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
+  blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  cancelQueuedSend: { method: 'DELETE', path: '/{key}/queue/{messageId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  changeCommunitySetting: { method: 'PATCH', path: '/{key}/community/{communityId}/settings', auth: 'instance', keyed: true, text: false, idempotent: false },
+  changeGroupRole: { method: 'PATCH', path: '/{key}/groups/{groupJid}/role', auth: 'instance', keyed: true, text: false, idempotent: false },
+  changeGroupSetting: { method: 'PATCH', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  clearContactSession: { method: 'DELETE', path: '/{key}/contacts/{number}/session', auth: 'instance', keyed: true, text: false, idempotent: false },
+  clearStorage: { method: 'DELETE', path: '/{key}/actions/storage', auth: 'instance', keyed: true, text: false, idempotent: false },
+  connectInstance: { method: 'POST', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  createCallLink: { method: 'POST', path: '/{key}/message/create-call-link', auth: 'instance', keyed: true, text: false, idempotent: true },
+  createCatalogProduct: { method: 'POST', path: '/{key}/business/catalog/product', auth: 'instance', keyed: true, text: false, idempotent: true },
+  createCommunity: { method: 'POST', path: '/{key}/community', auth: 'instance', keyed: true, text: false, idempotent: true },
+  createCommunityGroup: { method: 'POST', path: '/{key}/community/{communityId}/group', auth: 'instance', keyed: true, text: false, idempotent: true },
+  createGroup: { method: 'POST', path: '/{key}/groups', auth: 'instance', keyed: true, text: false, idempotent: true },
+  createLabel: { method: 'POST', path: '/{key}/labels', auth: 'instance', keyed: true, text: false, idempotent: true },
+  deleteCatalogProduct: { method: 'DELETE', path: '/{key}/business/catalog/product/{productId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  deleteChat: { method: 'DELETE', path: '/{key}/chat/{jid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  deleteLabel: { method: 'DELETE', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  detachMongodb: { method: 'DELETE', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
+  docs: { method: 'GET', path: '/docs', auth: 'public', keyed: false, text: true, idempotent: false },
+  docsInit: { method: 'GET', path: '/docs/init.js', auth: 'public', keyed: false, text: true, idempotent: false },
+  endCall: { method: 'POST', path: '/{key}/call/end', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getCatalogOrder: { method: 'GET', path: '/{key}/business/order/{orderId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getCommunity: { method: 'GET', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getCommunityInviteCode: { method: 'POST', path: '/{key}/community/{communityId}/invite', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getCommunityInviteInfo: { method: 'GET', path: '/{key}/community/invite/info', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getContact: { method: 'GET', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getContactStatus: { method: 'GET', path: '/{key}/contacts/{number}/status', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getGroup: { method: 'GET', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getGroupInviteCode: { method: 'GET', path: '/{key}/groups/{groupJid}/invite', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getGroupInviteInfo: { method: 'GET', path: '/{key}/groups/invite/info', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getInstance: { method: 'GET', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getLabel: { method: 'GET', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getMessage: { method: 'GET', path: '/{key}/message/{messageId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getQueuePolicy: { method: 'GET', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
+  handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
+  healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false, idempotent: false },
+  instagram_get_webhook: { method: 'GET', path: '/instagram/webhook', auth: 'public', keyed: false, text: true, idempotent: false },
+  instagram_post_webhook: { method: 'POST', path: '/instagram/webhook', auth: 'public', keyed: false, text: false, idempotent: false },
+  instanceEvents: { method: 'GET', path: '/{key}/events', auth: 'instance', keyed: true, text: true, idempotent: false },
+  isRegistered: { method: 'GET', path: '/{key}/actions/registered', auth: 'instance', keyed: true, text: false, idempotent: false },
+  leaveCommunity: { method: 'DELETE', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  leaveGroup: { method: 'DELETE', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  linkChannel: { method: 'POST', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listBlockedContacts: { method: 'GET', path: '/{key}/contacts/blocked', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listCatalogCollections: { method: 'GET', path: '/{key}/business/collections', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listCatalogProducts: { method: 'GET', path: '/{key}/business/catalog', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listChatMessages: { method: 'GET', path: '/{key}/chat/{jid}/messages', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listChats: { method: 'GET', path: '/{key}/chat', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listCommunities: { method: 'GET', path: '/{key}/community', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listCommunityJoinRequests: { method: 'GET', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listContacts: { method: 'GET', path: '/{key}/contacts', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listGroupJoinRequests: { method: 'GET', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listGroupMembers: { method: 'GET', path: '/{key}/groups/{groupJid}/members', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listGroups: { method: 'GET', path: '/{key}/groups', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listLabels: { method: 'GET', path: '/{key}/labels', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listQueue: { method: 'GET', path: '/{key}/queue', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listSinks: { method: 'GET', path: '/{key}/instance/sinks', auth: 'instance', keyed: true, text: false, idempotent: false },
+  logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false, idempotent: true },
+  messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true, idempotent: false },
+  messenger_post_webhook: { method: 'POST', path: '/messenger/webhook', auth: 'public', keyed: false, text: false, idempotent: false },
+  metrics: { method: 'GET', path: '/metrics', auth: 'admin', keyed: false, text: true, idempotent: false },
+  mobilePrepare: { method: 'POST', path: '/{key}/instance/mobile/prepare', auth: 'instance', keyed: true, text: false, idempotent: false },
+  mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false, idempotent: false },
+  mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false, idempotent: false },
+  openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false, idempotent: false },
+  pauseQueue: { method: 'POST', path: '/{key}/queue/pause', auth: 'instance', keyed: true, text: false, idempotent: false },
+  pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false, idempotent: true },
+  placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false, idempotent: true },
+  postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false, idempotent: true },
+  postImageStatus: { method: 'POST', path: '/{key}/status/image', auth: 'instance', keyed: true, text: false, idempotent: true },
+  postTextStatus: { method: 'POST', path: '/{key}/status/text', auth: 'instance', keyed: true, text: false, idempotent: true },
+  postVideoStatus: { method: 'POST', path: '/{key}/status/video', auth: 'instance', keyed: true, text: false, idempotent: true },
+  readyz: { method: 'GET', path: '/readyz', auth: 'public', keyed: false, text: false, idempotent: false },
+  rejectCall: { method: 'DELETE', path: '/{key}/call/{callId}/{callFrom}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeCommunityParticipants: { method: 'DELETE', path: '/{key}/community/{communityId}/participants', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeContact: { method: 'DELETE', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeGroupParticipants: { method: 'DELETE', path: '/{key}/groups/{groupJid}/participants', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeGroupPicture: { method: 'DELETE', path: '/{key}/groups/{groupJid}/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeLabelFromChat: { method: 'DELETE', path: '/{key}/labels/{labelId}/chat/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  removeProfilePicture: { method: 'DELETE', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  replyAudio: { method: 'POST', path: '/{key}/message/{messageId}/audio', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyButtonAction: { method: 'POST', path: '/{key}/message/{messageId}/button_action', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyButtonReply: { method: 'POST', path: '/{key}/message/{messageId}/button_reply', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyContact: { method: 'POST', path: '/{key}/message/{messageId}/contact', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyDocument: { method: 'POST', path: '/{key}/message/{messageId}/document', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyImage: { method: 'POST', path: '/{key}/message/{messageId}/image', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyLocation: { method: 'POST', path: '/{key}/message/{messageId}/location', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyPix: { method: 'POST', path: '/{key}/message/{messageId}/pix', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyText: { method: 'POST', path: '/{key}/message/{messageId}/text', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyTitle: { method: 'POST', path: '/{key}/message/{messageId}/title', auth: 'instance', keyed: true, text: false, idempotent: true },
+  replyVideo: { method: 'POST', path: '/{key}/message/{messageId}/video', auth: 'instance', keyed: true, text: false, idempotent: true },
+  requestPairingCode: { method: 'POST', path: '/{key}/instance/pairing-code', auth: 'instance', keyed: true, text: false, idempotent: false },
+  resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false, idempotent: false },
+  restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false, idempotent: false },
+  resumeQueue: { method: 'POST', path: '/{key}/queue/resume', auth: 'instance', keyed: true, text: false, idempotent: false },
+  resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false, idempotent: false },
+  root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false, idempotent: false },
+  sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false, idempotent: false },
+  sandbox_get_pictures_id: { method: 'GET', path: '/sandbox/pictures/{id}', auth: 'public', keyed: false, text: false, idempotent: false },
+  sandbox_post_key_order: { method: 'POST', path: '/sandbox/{key}/order', auth: 'public', keyed: true, text: false, idempotent: false },
+  sandbox_post_key_scan: { method: 'POST', path: '/sandbox/{key}/scan', auth: 'public', keyed: true, text: false, idempotent: false },
+  saveContact: { method: 'POST', path: '/{key}/contacts', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendAudio: { method: 'POST', path: '/{key}/message/audio', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendBase64Audio: { method: 'POST', path: '/{key}/message/base64/audio', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendBase64Document: { method: 'POST', path: '/{key}/message/base64/document', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendBase64Image: { method: 'POST', path: '/{key}/message/base64/image', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendButtonAction: { method: 'POST', path: '/{key}/message/button_action', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendButtonReply: { method: 'POST', path: '/{key}/message/button_reply', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendCallLink: { method: 'POST', path: '/{key}/message/call-link', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendContact: { method: 'POST', path: '/{key}/message/contact', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendContacts: { method: 'POST', path: '/{key}/message/contacts', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendDocument: { method: 'POST', path: '/{key}/message/document', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendEvent: { method: 'POST', path: '/{key}/message/event', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendGroupInvite: { method: 'POST', path: '/{key}/message/group-invite', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendImage: { method: 'POST', path: '/{key}/message/image', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendLink: { method: 'POST', path: '/{key}/message/link', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendLiveLocation: { method: 'POST', path: '/{key}/message/live-location', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendLocation: { method: 'POST', path: '/{key}/message/location', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendPix: { method: 'POST', path: '/{key}/message/pix', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendPoll: { method: 'POST', path: '/{key}/message/poll', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendPresence: { method: 'POST', path: '/{key}/message/presence', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sendProduct: { method: 'POST', path: '/{key}/message/product', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendReaction: { method: 'POST', path: '/{key}/message/reaction', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendRequestPhone: { method: 'POST', path: '/{key}/message/request-phone', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendSticker: { method: 'POST', path: '/{key}/message/sticker', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendSurvey: { method: 'POST', path: '/{key}/message/survey', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendText: { method: 'POST', path: '/{key}/message/text', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendTitle: { method: 'POST', path: '/{key}/message/title', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendVideo: { method: 'POST', path: '/{key}/message/video', auth: 'instance', keyed: true, text: false, idempotent: true },
+  sendVideoNote: { method: 'POST', path: '/{key}/message/video-note', auth: 'instance', keyed: true, text: false, idempotent: true },
+  setCommunityEphemeral: { method: 'POST', path: '/{key}/community/{communityId}/ephemeral', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setCommunityJoinApproval: { method: 'PATCH', path: '/{key}/community/{communityId}/join-approval', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setCommunityMemberAddMode: { method: 'PATCH', path: '/{key}/community/{communityId}/member-add-mode', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setCommunityPicture: { method: 'PUT', path: '/{key}/community/{communityId}/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setDisappearingMessages: { method: 'POST', path: '/{key}/chat/disappearing', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setGroupJoinApproval: { method: 'PATCH', path: '/{key}/groups/{groupJid}/join-approval', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setGroupPicture: { method: 'PUT', path: '/{key}/groups/{groupJid}/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setProfileName: { method: 'PUT', path: '/{key}/instance/profile/name', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setProfilePicture: { method: 'PUT', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setQueuePolicy: { method: 'PUT', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkDeadLetters: { method: 'GET', path: '/{key}/instance/sinks/{name}/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkRedeliver: { method: 'POST', path: '/{key}/instance/sinks/{name}/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
+  sinkStatistics: { method: 'GET', path: '/{key}/instance/sinks/{name}/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
+  subscribePresence: { method: 'POST', path: '/{key}/chat/presence/subscribe', auth: 'instance', keyed: true, text: false, idempotent: false },
+  unlinkChannel: { method: 'DELETE', path: '/{key}/instance/links/{channel}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  unpinMessage: { method: 'POST', path: '/{key}/message/unpin', auth: 'instance', keyed: true, text: false, idempotent: true },
+  updateCatalogProduct: { method: 'PUT', path: '/{key}/business/catalog/product/{productId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateChat: { method: 'PATCH', path: '/{key}/chat/{jid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateCommunity: { method: 'PUT', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateGroup: { method: 'PUT', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateInstanceFlags: { method: 'PATCH', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateSinkSettings: { method: 'PUT', path: '/{key}/instance/sinks/{name}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updateWebhookSettings: { method: 'PUT', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  webhookDeadLetters: { method: 'GET', path: '/{key}/instance/webhook/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
+  webhookRedeliver: { method: 'POST', path: '/{key}/instance/webhook/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
+  webhookStatistics: { method: 'GET', path: '/{key}/instance/webhook/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
 } as const;
 
 /** Types of each operation: path params, query, JSON body and 200 answer, by operationId. */
@@ -419,6 +427,7 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       };
     };
     keyed: false;
@@ -442,6 +451,29 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * Drain a node (hand all its instances to the others, take none) or take it back into service
+   *
+   * `POST /admin/cluster/nodes/{node}/drain`
+   */
+  adminDrainNode: {
+    params: {
+      node: string;
+    };
+    query: undefined;
+    body: {
+      /** `false` puts a drained node back into service. */
+      draining?: boolean;
+    };
+    response: {
+      status: 200;
+      data: {
+        node: string;
+        draining: boolean;
+      };
+    };
+    keyed: false;
+  };
+  /**
    * Live events of every instance (Server-Sent Events, or WebSocket on upgrade)
    *
    * `GET /admin/events`
@@ -456,6 +488,43 @@ export interface Operations {
     };
     body: undefined;
     response: string;
+    keyed: false;
+  };
+  /**
+   * Nodes of the cluster: address, start, last heartbeat, instances owned, load
+   *
+   * `GET /admin/cluster`
+   */
+  adminGetCluster: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        /** False on a single server (no cluster configured): `nodes` is then empty. */
+        enabled: boolean;
+        /** Id of the node that answered. */
+        node?: string;
+        nodes: ({
+          id: string;
+          /** Base URL the other nodes forward requests to. */
+          address: string;
+          /** When the node process started (ms since the epoch). */
+          startedAt: number;
+          /** When the node last refreshed its entry (ms, its clock). */
+          lastHeartbeat: number;
+          /** Instances the node owns (leases held). */
+          instances: number;
+          /** Its share of the owned instances of the live nodes (0 to 1). */
+          load: number;
+          /** False once its entry expired: the node is gone and its instances are being taken by others. */
+          alive: boolean;
+          /** A draining node takes no instances and hands its own over. */
+          draining: boolean;
+        })[];
+      };
+    };
     keyed: false;
   };
   /**
@@ -485,6 +554,7 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       };
     };
     keyed: false;
@@ -517,9 +587,35 @@ export interface Operations {
         webhook?: Record<string, unknown>;
         options?: Record<string, unknown>;
         linkedChannels?: string[];
+        owner?: string | null;
       })[];
       /** Token of the next page; absent on the last page. */
       cursor?: string;
+    };
+    keyed: false;
+  };
+  /**
+   * Move an instance (by key or public id) to another node
+   *
+   * `POST /admin/instances/{key}/move`
+   */
+  adminMoveInstance: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      /** Id of a live, non-draining node. */
+      node: string;
+    };
+    response: {
+      status: 200;
+      data: {
+        instance: string;
+        from: string;
+        to: string;
+      };
     };
     keyed: false;
   };
@@ -2375,6 +2471,34 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * The configured event sinks with this instance's settings
+   *
+   * `GET /{key}/instance/sinks`
+   */
+  listSinks: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        name: string;
+        enabled: boolean;
+        format: string;
+        events: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+        /** Whether the sink can publish now (server-wide), and why not. */
+        health: {
+          ready: boolean;
+          detail?: string;
+        };
+      })[];
+    };
+    keyed: true;
+  };
+  /**
    * Log out (clears the session)
    *
    * `DELETE /{key}/instance`
@@ -2795,8 +2919,13 @@ export interface Operations {
     response: {
       status: 200;
       data: {
-        status?: string;
-        storage?: string;
+        status: string;
+        storage: string;
+        /** Each configured event sink by name: whether it can publish now, and why not */
+        sinks: Record<string, {
+          ready: boolean;
+          detail?: string;
+        }>;
       };
     };
     keyed: false;
@@ -3315,6 +3444,8 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -3490,6 +3621,10 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
+      linkPreview?: boolean;
     };
     response: {
       status: 200;
@@ -3600,6 +3735,8 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -3730,7 +3867,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Where to start: the documentation and the OpenAPI document
+   * Where to start: the documentation and the OpenAPI document (a browser is sent to the dashboard)
    *
    * `GET /`
    */
@@ -3745,6 +3882,7 @@ export interface Operations {
         version: string;
         docs: string;
         openapi: string;
+        dashboard: string;
       };
     };
     keyed: false;
@@ -3904,6 +4042,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4060,6 +4203,8 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
     };
     response: {
       status: 200;
@@ -4127,6 +4272,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4187,6 +4337,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4292,6 +4447,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4403,6 +4563,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4564,6 +4729,13 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4724,6 +4896,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -4789,6 +4966,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -5166,6 +5348,15 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
+      linkPreview?: boolean;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -5218,6 +5409,11 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -5272,6 +5468,13 @@ export interface Operations {
       sendAt?: string;
       /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
       typing?: boolean | number;
+      /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
+      mentions?: string[];
+      /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
+      quoted?: {
+        /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
+        messageId: string;
+      };
     };
     response: {
       status: 200;
@@ -5817,6 +6020,99 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Events of one sink that exhausted the retry schedule, oldest dead first
+   *
+   * `GET /{key}/instance/sinks/{name}/dead-letters`
+   */
+  sinkDeadLetters: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: {
+      limit?: number;
+      offset?: number;
+    };
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        id: string;
+        url: string;
+        format: string;
+        eventId: string;
+        eventType: string;
+        body?: string;
+        createdAt?: number;
+        attempts: number;
+        /** Unix ms of the attempt that was due when it died */
+        nextAttemptAt?: number;
+        lastError?: string;
+        lastStatus?: number;
+        deadAt: number;
+      })[];
+      total: number;
+      limit: number;
+      offset: number;
+    };
+    keyed: true;
+  };
+  /**
+   * Queue a sink's dead letters again (all of them, or the given ids), due now
+   *
+   * `POST /{key}/instance/sinks/{name}/dead-letters/redeliver`
+   */
+  sinkRedeliver: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: {
+      ids?: string[];
+    };
+    response: {
+      status: 200;
+      data: {
+        redelivered?: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
+   * Publish statistics of one sink (as the webhook statistics; `avgResponseTime` is the mean confirm time)
+   *
+   * `GET /{key}/instance/sinks/{name}/statistics`
+   */
+  sinkStatistics: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        /** Deliveries acknowledged with 2xx. */
+        totalSent: number;
+        /** Failed attempts (non-2xx, time-out, network error), each attempt once. */
+        totalFailed: number;
+        /** Deliveries queued and not yet delivered or dead-lettered. */
+        totalPending: number;
+        /** Mean response time in milliseconds over attempts that got an HTTP answer. */
+        avgResponseTime: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Subscribe to the presence of a contact
    *
    * `POST /{key}/chat/presence/subscribe`
@@ -6104,6 +6400,42 @@ export interface Operations {
     response: {
       status: 200;
       message: string;
+    };
+    keyed: true;
+  };
+  /**
+   * Enable or disable a sink for this instance, with its format and event kinds
+   *
+   * `PUT /{key}/instance/sinks/{name}`
+   */
+  updateSinkSettings: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      /** Sink name (`amqp`, `nats`, or a third-party sink plugin's). */
+      name: string;
+    };
+    query: undefined;
+    body: {
+      /** Publish this instance's events to the sink. */
+      enabled: boolean;
+      /** Webhook format of the bodies: `native`, `meta`, or any registered format. */
+      format: string;
+      events?: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+    };
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        enabled: boolean;
+        format: string;
+        events: ("message" | "message.status" | "message.delete" | "presence" | "connection" | "qrcode" | "call" | "group.participants" | "group.update" | "health" | "history" | "chats.upsert" | "chats.delete" | "contacts.upsert" | "contacts.delete")[] | null;
+        /** Whether the sink can publish now (server-wide), and why not. */
+        health: {
+          ready: boolean;
+          detail?: string;
+        };
+      };
     };
     keyed: true;
   };

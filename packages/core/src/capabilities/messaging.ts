@@ -23,4 +23,11 @@ export interface MessagingCapability {
    * message has no media.
    */
   downloadMedia?(record: MessageRecord): Promise<MediaBlob | null>;
+  /**
+   * What the channel carries of a text's or caption's extras (`mentions`, `preview` of
+   * {@link OutgoingContent}). Absent members are false: the server answers 422 for `mentions` a
+   * channel cannot carry, and does not fetch previews for a channel that shows none (the social
+   * apps preview links in a text themselves).
+   */
+  readonly extras?: { mentions?: boolean; linkPreview?: boolean };
 }

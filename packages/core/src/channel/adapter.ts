@@ -99,6 +99,19 @@ export interface ChannelDriver {
   routes?: DriverRoute[];
   /** Releases driver-wide resources at shutdown. */
   close?(): Promise<void>;
+  /**
+   * Connections per second the server starts for this driver's instances when it restores them
+   * (after a restart or when taking instances over), unless `restore.perSecond` in the server's
+   * configuration says otherwise: low for a network that punishes a reconnect storm (WhatsApp),
+   * high for a simulated one. The server's default (10) applies when absent.
+   */
+  readonly restorePerSecond?: number;
+  /**
+   * Work waiting for an instance's channel connection that storage alone shows, beyond the queued
+   * webhook deliveries the server counts itself (the sandbox: packets waiting in the phone's
+   * inbox). Instances with pending work are restored first. Answers a count; 0 when none.
+   */
+  pendingWork?(instanceId: string, storage: Storage): Promise<number>;
 }
 
 /** Indexed lookups of {@link ChannelDriver.uniqueOptions} values, for drivers that assign one. */

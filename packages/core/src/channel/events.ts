@@ -15,12 +15,22 @@ export interface InboundMedia {
   caption?: string;
 }
 
+/** The preview a received text shows for its link: what the sender's app put in the message. */
+export interface InboundLinkPreview {
+  /** The link the preview is for. */
+  url: string;
+  title: string;
+  description?: string;
+  /** Whether the preview carries a thumbnail image (its bytes stay in the record's `jpegThumbnail`). */
+  thumbnail: boolean;
+}
+
 /**
  * Normalized content of an inbound message: one member per `type` of spec 6.3. Types a format cannot
  * express become `unsupported` with the protocol's type name.
  */
 export type InboundContent =
-  | { type: 'text'; body: string }
+  | { type: 'text'; body: string; preview?: InboundLinkPreview }
   | { type: 'image'; media: InboundMedia }
   | { type: 'audio'; media: InboundMedia; voice: boolean }
   | { type: 'video'; media: InboundMedia }
@@ -93,6 +103,8 @@ export interface InboundMessage {
   content: InboundContent;
   /** Quoted message, or the story replied to. */
   context?: { from?: string; id?: string; story?: { id?: string; url: string } };
+  /** JIDs the text or caption mentions (WhatsApp's `mentionedJid`), when it mentions anyone. */
+  mentions?: string[];
   referral?: Referral;
   /** Set when this message edits an earlier one. */
   edit?: { originalMessageId: string };

@@ -1,3 +1,4 @@
+import type { SinkSettings } from '../sink/sink.js';
 import type { ChannelName } from './channel-name.js';
 
 /** Webhook settings of an instance (spec 2.2), written with `PUT /{key}/instance`. */
@@ -119,6 +120,8 @@ export interface InstanceRecord {
   driverOptions: Record<string, unknown>;
   /** Linked social channels, by channel id. */
   links: Partial<Record<ChannelName, SocialLink>>;
+  /** Event-sink settings by sink name (`amqp`, `nats`); absent until one is set. */
+  sinks?: Record<string, SinkSettings>;
 }
 
 /** Defaults of a fresh instance. */

@@ -15,6 +15,27 @@ export interface MediaInput {
   sha256: string;
 }
 
+/**
+ * The preview of the link in a text, built by the server from the page (its Open Graph or HTML
+ * metadata) fetched through the guarded fetcher. `thumbnail` is the page's image, fetched the same way.
+ */
+export interface LinkPreview {
+  /** The link as it appears in the text (WhatsApp's `matchedText`). */
+  url: string;
+  title: string;
+  description?: string;
+  thumbnail?: MediaInput;
+}
+
+/**
+ * Who a text or caption mentions: user JIDs, and whether it mentions everyone in its group (the
+ * members are then listed in `mentions` as well).
+ */
+export interface Mentions {
+  mentions?: string[];
+  mentionAll?: boolean;
+}
+
 /** A quick-reply button (spec 4.2 `/button_reply`). */
 export interface ReplyButton {
   id: string;
@@ -37,15 +58,15 @@ export interface PixItem {
 
 /**
  * Everything the send operations of spec 4.2 and the replies of 4.3 can send, normalized from the
- * REST bodies. One member per path suffix; `type` is the suffix without the `/base64` prefix (base64
+ * REST bodies. {@link Mentions} are only sent to channels declaring `extras.mentions`. One member per path suffix; `type` is the suffix without the `/base64` prefix (base64
  * media arrive as the same media members).
  */
 export type OutgoingContent =
-  | { type: 'text'; text: string }
-  | { type: 'image'; media: MediaInput; caption?: string }
+  | ({ type: 'text'; text: string; preview?: LinkPreview } & Mentions)
+  | ({ type: 'image'; media: MediaInput; caption?: string } & Mentions)
   | { type: 'audio'; media: MediaInput; ptt?: boolean }
-  | { type: 'video'; media: MediaInput; caption?: string }
-  | { type: 'document'; media: MediaInput; fileName: string; mimetype: string; caption?: string }
+  | ({ type: 'video'; media: MediaInput; caption?: string } & Mentions)
+  | ({ type: 'document'; media: MediaInput; fileName: string; mimetype: string; caption?: string } & Mentions)
   | { type: 'sticker'; media: MediaInput }
   | { type: 'video-note'; media: MediaInput }
   | { type: 'contact'; contact: ContactCard }

@@ -36,9 +36,11 @@ export interface EventLogQuery {
  */
 export interface EventLog {
   /**
-   * Appends entries, durably once the promise resolves (the server tells stream clients of an event
-   * only then). An entry whose id is already logged is ignored (a retried batch appends nothing
-   * twice). An empty list is a no-op.
+   * Appends entries: readable once the promise resolves, durable once {@link Storage.flush} resolves
+   * after it (back ends that commit each write are durable at once; a batching one commits with its
+   * turn's other writes). The server tells stream clients of an event only once it is durable. An
+   * entry whose id is already logged is ignored (a retried batch appends nothing twice). An empty
+   * list is a no-op.
    */
   append(entries: LoggedEvent[]): Promise<void>;
   /**

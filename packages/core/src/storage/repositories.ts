@@ -1,3 +1,4 @@
+import type { Fence } from '../cluster/cluster-store.js';
 import type { InstanceRecord } from '../domain/instance.js';
 import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
@@ -88,6 +89,24 @@ export interface PageRequest {
 }
 
 /** Message history of every instance. */
+/** One status change of a message (see {@link MessageRepository.setStatuses}). */
+export interface StatusUpdate {
+  id: string;
+  status: MessageStatus;
+}
+
+/**
+ * Applies `updates` to an instance's messages as {@link MessageRepository.setStatus} calls in order:
+ * in one operation when the repository has `setStatuses`, one call each otherwise. Answers, per
+ * update, whether the message exists.
+ */
+export async function setStatuses(messages: MessageRepository, instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> {
+  if (messages.setStatuses) return messages.setStatuses(instance, updates);
+  const out: boolean[] = [];
+  for (const { id, status } of updates) out.push(await messages.setStatus(instance, id, status));
+  return out;
+}
+
 export interface MessageRepository {
   /** Inserts or replaces the record with the same `key.id` in this instance. */
   upsert(instance: string, record: MessageRecord): Promise<void>;
@@ -98,6 +117,13 @@ export interface MessageRepository {
    * it answers no record: read one with {@link get}.
    */
   setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean>;
+  /**
+   * Optional: several {@link setStatus} calls of one instance in one operation, applied in the order
+   * given (the same id may appear more than once), with what each would answer. For back ends where
+   * each call is a round trip (Redis): the server hands it the receipts that queued up for an
+   * instance. Call it through {@link setStatuses}, which falls back to one `setStatus` per update.
+   */
+  setStatuses?(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]>;
   /** Messages of one chat, newest first (by timestamp, then insertion order). */
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>>;
   /** Deletes the given ids; answers how many existed. */
@@ -142,10 +168,14 @@ export interface MediaRepository {
 export interface AuthStateRepository {
   /** Answers the stored values of the ids that exist (absent ids are missing from the result). */
   get(instance: string, category: string, ids: string[]): Promise<Record<string, string>>;
-  /** Writes all entries atomically; a null value deletes the entry. */
-  set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void>;
-  /** Deletes the whole auth state of an instance (logout). */
-  clear(instance: string): Promise<void>;
+  /**
+   * Writes all entries atomically; a null value deletes the entry. With a `fence` (cluster nodes), the
+   * write applies only while the fence's token is the instance's current one, checked atomically with
+   * it (FencedOffError otherwise); back ends that cannot run a cluster never receive one.
+   */
+  set(instance: string, entries: { category: string; id: string; value: string | null }[], fence?: Fence): Promise<void>;
+  /** Deletes the whole auth state of an instance (logout); `fence` as for {@link set}. */
+  clear(instance: string, fence?: Fence): Promise<void>;
 }
 
 /**
@@ -154,10 +184,11 @@ export interface AuthStateRepository {
  */
 export interface StateRepository {
   get<T = unknown>(namespace: string, id: string): Promise<T | null>;
-  put(namespace: string, id: string, value: unknown): Promise<void>;
-  delete(namespace: string, id: string): Promise<boolean>;
+  /** `fence` (cluster nodes): applied only while its token is current, as {@link AuthStateRepository.set}. */
+  put(namespace: string, id: string, value: unknown, fence?: Fence): Promise<void>;
+  delete(namespace: string, id: string, fence?: Fence): Promise<boolean>;
   /** Every document of a namespace, ordered by id. */
   list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]>;
   /** Deletes every namespace starting with `prefix`. */
-  clearPrefix(prefix: string): Promise<void>;
+  clearPrefix(prefix: string, fence?: Fence): Promise<void>;
 }

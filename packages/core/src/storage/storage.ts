@@ -1,7 +1,10 @@
+import type { ClusterStore } from '../cluster/cluster-store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
+import type { IdempotencyStore } from './idempotency.js';
 import type { EventLog } from './event-log.js';
 import type { OutboundQueue } from './outbound-queue.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
+import type { StorageSignals } from './signals.js';
 import type {
   AuthStateRepository, ChatRepository, ContactRepository, InstanceRepository, MediaRepository, MessageRepository, StateRepository,
 } from './repositories.js';
@@ -28,6 +31,8 @@ export interface Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  /** Idempotency keys of the REST API (`Idempotency-Key`), kept so that they hold across restarts and servers. */
+  readonly idempotency: IdempotencyStore;
   /** The durable event log the live event streams replay from (`GET /{key}/events`). */
   readonly events: EventLog;
   /** The durable outbound send queue (issue 16). */
@@ -50,4 +55,16 @@ export interface Storage {
    * after {@link init}. Back ends without it get the server's in-process limiter.
    */
   rateLimiter?(options: RateLimitOptions): RateLimitCounter;
+  /**
+   * Optional: messages among the servers sharing this store (see {@link StorageSignals}), for parts
+   * that span processes (the sandbox network across nodes). Called after {@link init}; answers the
+   * same object each time, closed with the storage. Back ends that only one process uses leave it out.
+   */
+  signals?(): StorageSignals;
+  /**
+   * Optional: cluster coordination in this store (node registry, instance leases with fencing tokens,
+   * fenced writes), for back ends several servers share. Called after {@link init}. A server given a
+   * cluster configuration refuses to start on a back end without it.
+   */
+  cluster?(): ClusterStore;
 }

@@ -1,3 +1,4 @@
+import { DASHBOARD_PATH } from '../http/dashboard.js';
 import type { ParleyServer } from './parley-server.js';
 
 /** Where the banner goes: stdout, or any stream that says whether it is a terminal. */
@@ -12,11 +13,13 @@ export function printBanner(server: ParleyServer, url: string, out: BannerOutput
   const { config, storage, drivers, formats, version, host } = server.context;
   const token = server.adminToken.source;
   const base = config.publicUrl ?? url;
+  const { dashboard } = server;
   const lines = [
     '',
     `  Parley ${version} — messaging gateway`,
     '',
     `  API        ${base}`,
+    'dir' in dashboard ? `  Dashboard  ${base}${DASHBOARD_PATH}/` : `  Dashboard  not served: ${dashboard.missing}`,
     `  Docs       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Health     ${base}/healthz   ready: ${base}/readyz`,
     `  Storage    ${storage.name}   data dir: ${config.dataDir}`,

@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import proxyaddr from 'proxy-addr';
+import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
+import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../events/event-journal.js';
@@ -12,9 +15,13 @@ import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
+import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { createHttpApp } from '../http/http-app.js';
+import { ANSWERED } from '../http/router.js';
+import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
+import { InstanceRestorer } from '../instances/instance-restorer.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
@@ -44,6 +51,8 @@ export interface ServerOptions {
   /** Defaults to a pino logger at `config.logLevel`. */
   logger?: Logger;
   clock?: Clock;
+  /** The dashboard files served at `/dashboard`: by default the build of `@parley/dashboard` ({@link findDashboard}). */
+  dashboard?: DashboardFiles;
 }
 
 /**
@@ -65,6 +74,7 @@ export class ParleyServer {
     private readonly http: ReturnType<typeof createHttpApp>,
     private readonly journal: EventJournal,
     private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
+    private readonly cluster?: ClusterRuntime,
   ) {}
 
   /**
@@ -73,6 +83,11 @@ export class ParleyServer {
    */
   undeclaredAnswers(): string[] {
     return this.http.undeclared.list();
+  }
+
+  /** The dashboard files served at `/dashboard`, or why none are. */
+  get dashboard(): DashboardFiles {
+    return this.http.dashboard;
   }
 
   /** Every route the HTTP app really serves, as `METHOD /template` (the OpenAPI completeness test compares it with the document). */
@@ -104,21 +119,26 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
+    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken }) : undefined;
     const metrics = new ServerMetrics();
     const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
+    await cluster?.node.join();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
-    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger);
+    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger, cluster?.placement);
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
-      storage, formats: [...plugins.formats.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
+      storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
       options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
     });
     const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
     // The event log last: a stream client told of an event finds it stored and its webhooks queued.
-    const bus = new EventBus({ registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }) });
+    const bus = new EventBus({
+      registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
+      durable: () => journal.written().then(() => storage.flush()),
+    });
     bus.tap(metrics.event);
     const streams = new StreamHub({
       bus, log: storage.events, renderer: new StreamRenderer(webhooks), record: (id) => storage.instances.get(id), config: config.streams, clock,
@@ -135,13 +155,15 @@ export class ParleyServer {
     const pacer = new Pacer();
     const worker = new OutboundWorker({
       storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue,
+      owns: cluster ? (instance) => cluster.node.fence(instance) !== undefined : undefined,
     });
     const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics, streams,
+      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node,
       sends: new SendPipeline(storage, media, projection, metrics, queue),
       outbound: { queue, worker, policies, pacer },
+      restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
     };
 
     let server: ParleyServer | undefined;
@@ -149,9 +171,11 @@ export class ParleyServer {
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
     ];
-    const resolveScope = async (auth: RouteAuth, req: { params: Record<string, string>; headers: Record<string, unknown> }) => {
-      if (auth === 'instance') return registry.byKey(req.params.key!);
-      if (auth === 'admin') adminToken.verify(req.headers.authorization as string | undefined);
+    const resolveScope = async (auth: RouteAuth, req: Request, res: Response) => {
+      // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
+      if (auth === 'admin') adminToken.verify(req.headers.authorization);
+      if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
+      if (auth === 'instance') return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };
@@ -163,24 +187,30 @@ export class ParleyServer {
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
-      durable: () => storage.flush(),
+      durable: () => journal.written().then(() => storage.flush()),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
+      dashboard: options.dashboard ?? findDashboard(),
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,
+      // What express's req.ip answers for the same request: the address behind trusted proxies.
+      clientAddress: (req) => proxyaddr(req, http.app.get('trust proxy fn') as (address: string, hop: number) => boolean),
       authenticate: async (key, authorization) => {
         if (key !== undefined) return (await registry.byKey(key)).id;
         adminToken.verify(authorization);
         return undefined;
       },
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade, cluster);
     return server;
   }
 
   /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
   async listen(): Promise<string> {
     const { config, logger } = this.context;
+    // Before anything listens: no client resumes into entries past the retention.
+    await this.journal.start();
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('upgrade', this.upgrade);
@@ -191,8 +221,9 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
-    this.journal.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
+    const { registry, storage, restorer } = this.context;
+    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' })));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
@@ -211,25 +242,19 @@ export class ParleyServer {
   }
 
   /**
-   * Reconnects every instance that was connected before the restart, one every `restore.staggerMs`
-   * so that a restart with many instances does not stampede the network.
+   * Reconnects every instance that was connected before the restart, through the restorer: bounded
+   * concurrency, a rate per channel, pending work first.
    */
   private async restoreInstances(): Promise<void> {
-    const { storage, registry, config, logger } = this.context;
+    const { storage, logger } = this.context;
     const all = await upgradeLegacyRecords(await storage.instances.list(), storage.instances);
     await this.reattachExternalDatabases(all);
+    // A cluster node restores nothing itself: the nodes' loops share the instances out (docs/cluster.md).
+    if (this.cluster) return offerUnowned(this.cluster.node, all);
     const records = all.filter((r) => r.wantsConnection);
-    for (const [i, record] of records.entries()) {
-      if (this.shuttingDown) return;
-      if (i > 0 && config.restore.staggerMs > 0) await new Promise((r) => setTimeout(r, config.restore.staggerMs));
-      try {
-        const runtime = await registry.load(record);
-        await runtime.main.capabilities.connection?.connect();
-        logger.info({ instance: record.id }, 'instance restored');
-      } catch (err) {
-        logger.warn({ err, instance: record.id }, 'instance could not be restored');
-      }
-    }
+    const started = performance.now();
+    const summary = await this.context.restorer.restoreRecords(records);
+    logger.info({ ...summary, ms: Math.round(performance.now() - started) }, 'instances restored');
   }
 
   /** Reconnects the external databases of instances that have one (their history lives there). */
@@ -259,7 +284,14 @@ export class ParleyServer {
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
+      // A cluster node hands its instances over first, still forwarding their requests to the new owners
+      // (its restore only offered instances to the cluster: it is over at once).
+      if (this.cluster) {
+        await this.restoring;
+        await this.cluster.node.close();
+      }
       this.shuttingDown = true;
+      this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
       this.journal.stop();
@@ -277,6 +309,7 @@ export class ParleyServer {
       await registry.close();
       await bus.drain();
       await webhooks.stop();
+      await this.cluster?.forwarder.close();
       await storage.close();
       logger.info('shutdown complete');
     })();

@@ -1,8 +1,10 @@
 import type { ChannelDriver, Clock, ExternalDataConnector, HostSettings, Logger, WebhookFormat } from '@parley/core';
 import type { WebhookEngine } from '@parley/webhooks';
+import type { ClusterNode } from '../cluster/cluster-node.js';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -32,10 +34,14 @@ export interface ServerContext {
   sends: SendPipeline;
   /** The outbound queue (issue 16): accepting side (absent when `queue.enabled` is false), worker, policies, pacer. */
   outbound: { queue?: SendQueue; worker: OutboundWorker; policies: PacingPolicies; pacer: Pacer };
+  /** Reconnects instances in bulk (start-up; instances taken over from another node): bounded, rate-limited, pending work first. */
+  restorer: InstanceRestorer;
   /** The webhook engine, one of the bus's subscribers. */
   webhooks: WebhookEngine;
   /** The Prometheus metrics `GET /metrics` answers. */
   metrics: ServerMetrics;
+  /** This server's cluster node, when it runs in a cluster (docs/cluster.md). */
+  cluster?: ClusterNode;
   /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
   streams: StreamHub;
   /** Server version (the @parley/server package version). */

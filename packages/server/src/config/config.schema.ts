@@ -1,3 +1,6 @@
+import { restoreSchema } from './restore-config.js';
+import { clusterConfigSchema } from './cluster-config.js';
+
 /** JSON Schema of the server's JSON config file (`PARLEY_CONFIG`). */
 export const configSchema = {
   $id: 'parley.config',
@@ -37,11 +40,7 @@ export const configSchema = {
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
       },
     },
-    restore: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { staggerMs: { type: 'integer', minimum: 0, maximum: 60000 } },
-    },
+    restore: restoreSchema,
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
     queue: {
       type: 'object',
@@ -54,6 +53,7 @@ export const configSchema = {
         concurrency: { type: 'integer', minimum: 1, maximum: 256 },
       },
     },
+    cluster: clusterConfigSchema,
     webhooks: { type: 'object' },
     metrics: {
       type: 'object',

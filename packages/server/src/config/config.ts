@@ -3,7 +3,10 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
+import { ClusterConfigError, resolveClusterConfig, type ClusterConfig } from './cluster-config.js';
+import { ConfigError } from './config-error.js';
 import { configSchema } from './config.schema.js';
+import { restoreConfig, type RestoreConfig } from './restore-config.js';
 
 /** A plugin to load: a package name, or a path relative to the config file. */
 export interface PluginEntry {
@@ -35,7 +38,8 @@ export interface ParleyConfig {
   /** Instances' proxies may be on private networks; unset: as `allowPrivateUrls`. */
   allowPrivateProxies?: boolean;
   media: { maxBytes: number; timeoutMs: number };
-  restore: { staggerMs: number };
+  /** How restored instances reconnect: bounded concurrency, a rate per channel driver. */
+  restore: RestoreConfig;
   shutdownTimeoutMs: number;
   /** The outbound send queue (issue 16; docs/queue.md). */
   queue: QueueConfig;
@@ -49,6 +53,8 @@ export interface ParleyConfig {
   streams: StreamsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
+  /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
+  cluster?: ClusterConfig;
 }
 
 /** Settings of the outbound send queue. */
@@ -104,8 +110,7 @@ export const DEFAULT_PLUGINS: PluginEntry[] = [
   { package: '@parley/storage-mongodb/external' },
 ];
 
-/** Raised for an unreadable or invalid configuration; the CLI prints it and exits 1. */
-export class ConfigError extends Error {}
+export { ConfigError };
 
 function envInt(env: NodeJS.ProcessEnv, name: string, min: number): number | undefined {
   const value = env[name];
@@ -140,7 +145,8 @@ function metricsConfig(token: string | undefined): MetricsConfig {
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
  * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
- * `PARLEY_EVENT_RETENTION_SECONDS`).
+ * `PARLEY_NODE_ID`, `PARLEY_ADVERTISE_URL`, `PARLEY_CLUSTER_SECRET`, `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`,
+ * `PARLEY_RESTORE_PER_SECOND`).
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
@@ -158,6 +164,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     if (!validate(file)) throw new ConfigError(`invalid config ${path}: ${formatAjvErrors(validate.errors ?? [], 'config')}`);
   }
   const f = file as Partial<ParleyConfig>;
+  let cluster: ClusterConfig | undefined;
+  try {
+    cluster = resolveClusterConfig(f.cluster, env);
+  } catch (err) {
+    if (err instanceof ClusterConfigError) throw new ConfigError(err.message);
+    throw err;
+  }
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : f.port ?? 8080;
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535`);
   const mediaMaxBytes = f.media?.maxBytes ?? DEFAULT_MEDIA_LIMITS.maxBytes;
@@ -182,7 +195,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
     allowPrivateProxies: envFlag(env.PARLEY_ALLOW_PRIVATE_PROXIES) ?? f.allowPrivateProxies,
     media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
-    restore: { staggerMs: f.restore?.staggerMs ?? 500 },
+    restore: restoreConfig(env, f.restore),
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     queue: {
       enabled: f.queue?.enabled ?? true, maxQueued: f.queue?.maxQueued ?? 10_000, leaseMs: f.queue?.leaseMs ?? 60_000,
@@ -200,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       bufferBytes: f.streams?.bufferBytes ?? 256 * 1024,
     },
     baseDir,
+    ...(cluster ? { cluster } : {}),
     ...overrides,
   };
 }

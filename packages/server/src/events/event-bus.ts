@@ -15,7 +15,21 @@ export interface EventSubscriber {
    * adapters). The bus awaits it before the next subscriber and the next event of the same instance.
    */
   handle(event: ChannelEvent, instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
+  /**
+   * Optional: handles a run of consecutive events of one instance, all of one {@link BATCHED_TYPES}
+   * type, as `handle` would one after another — the run that queued up while the instance's earlier
+   * events were processed, so a networked store can serve it in a few round trips instead of a few
+   * per event. Without it (or for a run of one) the bus calls `handle` for each.
+   */
+  handleBatch?(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
 }
+
+/** Event types whose consecutive runs are handed to {@link EventSubscriber.handleBatch}. */
+export const BATCHED_TYPES: ReadonlySet<ChannelEvent['type']> = new Set(['message', 'message.status']);
+/** Longest run handed over at once. */
+const MAX_BATCH = 256;
+/** A task of {@link EventBus.run} in an instance's queue: no event is batched across it. */
+const BARRIER = Symbol('barrier');
 
 /** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
 export type EventFilter = (event: ChannelEvent, runtime: InstanceRuntime) => boolean;
@@ -41,6 +55,10 @@ export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
  */
 export class EventBus {
   private readonly chains = new KeyedSerialQueue();
+  /** Per instance, what its chain has yet to process, in order: events and barriers. */
+  private readonly waiting = new Map<string, (InFlight | typeof BARRIER)[]>();
+  /** Events processed with an earlier one of their run: their own turn on the chain has nothing left to do. */
+  private readonly taken = new WeakSet<InFlight>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
   private readonly watchers = new Set<EventWatcher>();
   /** Published events not yet told to the watchers, in publish (= id) order. */
@@ -51,13 +69,23 @@ export class EventBus {
   private readonly filter: EventFilter;
   private readonly clock: Clock;
   private readonly logger: Logger;
+  private readonly durable: (() => Promise<void>) | undefined;
 
   /**
    * Built over the registry whose adapters publish into it, with every subscriber, in the order
    * they handle each event (the store first, so webhooks tell of stored state).
    */
-  constructor(options: { registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger }) {
+  constructor(options: {
+    registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger;
+    /**
+     * Resolves when every write made so far is durable (`Storage.flush`). Watchers are told of an
+     * event only after it, but the instance's next event does not wait for it: a batching back end
+     * (SQLite) commits a turn's writes together instead of one commit per event of the chain.
+     */
+    durable?: () => Promise<void>;
+  }) {
     ({ registry: this.registry, filter: this.filter, clock: this.clock, logger: this.logger } = options);
+    this.durable = options.durable;
     this.subscribers = [...options.subscribers];
     this.registry.publishTo(this);
   }
@@ -96,7 +124,43 @@ export class EventBus {
     const event = Object.assign({}, payload, { id: newUlid(now), instance: instanceId, provider, receivedAt: now }) as ChannelEvent;
     const slot: InFlight = { event, settled: false };
     this.inFlight.push(slot);
-    void this.chains.run(instanceId, () => this.process(slot));
+    this.queue(instanceId, slot);
+    void this.chains.run(instanceId, () => this.turnOf(slot));
+  }
+
+  private queue(instanceId: string, entry: InFlight | typeof BARRIER): void {
+    const list = this.waiting.get(instanceId);
+    if (list) list.push(entry);
+    else this.waiting.set(instanceId, [entry]);
+  }
+
+  /** Takes the head of an instance's queue: the entry whose turn it is. */
+  private dequeue(instanceId: string): void {
+    const list = this.waiting.get(instanceId)!;
+    list.shift();
+    if (!list.length) this.waiting.delete(instanceId);
+  }
+
+  /**
+   * An event's turn: processed with the events of its type queued right after it (up to a barrier),
+   * unless it was processed already with an earlier one.
+   */
+  private async turnOf(slot: InFlight): Promise<void> {
+    if (this.taken.has(slot)) return;
+    const { instance, type } = slot.event;
+    const batch = [slot];
+    this.dequeue(instance);
+    if (BATCHED_TYPES.has(type)) {
+      const list = this.waiting.get(instance);
+      while (list?.length && batch.length < MAX_BATCH) {
+        const next = list[0]!;
+        if (next === BARRIER || next.event.type !== type) break;
+        batch.push(next);
+        this.taken.add(next);
+        this.dequeue(instance);
+      }
+    }
+    await this.process(batch);
   }
 
   /**
@@ -105,7 +169,11 @@ export class EventBus {
    * delivery status can never be applied before the message it belongs to.
    */
   run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
-    return this.chains.run(instanceId, task);
+    this.queue(instanceId, BARRIER);
+    return this.chains.run(instanceId, () => {
+      this.dequeue(instanceId);
+      return task();
+    });
   }
 
   /** Resolves when every event published so far has been processed. */
@@ -113,13 +181,21 @@ export class EventBus {
     await this.chains.idle();
   }
 
-  private async process(slot: InFlight): Promise<void> {
+  private async process(batch: InFlight[]): Promise<void> {
     try {
-      const record = await this.handle(slot.event);
-      if (record) slot.record = record;
+      const handled = await this.handle(batch.map((slot) => slot.event));
+      if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
     } finally {
-      slot.settled = true;
-      this.release();
+      const settle = (): void => {
+        for (const slot of batch) slot.settled = true;
+        this.release();
+      };
+      if (this.durable) {
+        void this.durable().then(settle, (err: unknown) => {
+          this.logger.error({ err, event: batch[0]!.event.id, events: batch.length }, 'the writes of handled events did not commit; told to watchers anyway');
+          settle();
+        });
+      } else settle();
     }
   }
 
@@ -144,32 +220,47 @@ export class EventBus {
     }
   }
 
-  /** Runs the subscribers; answers the instance's record, or undefined when the event was dropped. */
-  private async handle(event: ChannelEvent): Promise<InstanceRecord | undefined> {
+  /**
+   * Runs the subscribers on a run of events of one instance (one event, or consecutive events of one
+   * batched type); answers the instance's record and the events handled (the others were dropped).
+   */
+  private async handle(batch: ChannelEvent[]): Promise<{ record: InstanceRecord; events: Set<ChannelEvent> } | undefined> {
+    const first = batch[0]!;
     let runtime: InstanceRuntime;
     try {
-      runtime = await this.registry.byIdOrThrow(event.instance);
+      runtime = await this.registry.byIdOrThrow(first.instance);
     } catch (err) {
-      this.logger.warn({ err, event: event.id, type: event.type, instance: event.instance }, 'event for an unknown instance dropped');
+      this.logger.warn({ err, event: first.id, type: first.type, instance: first.instance, events: batch.length }, 'event for an unknown instance dropped');
       return undefined;
     }
-    if (!this.filter(event, runtime)) return undefined;
+    const events = batch.filter((event) => this.filter(event, runtime));
+    if (!events.length) return undefined;
     for (const subscriber of this.subscribers) {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await subscriber.handle(event, runtime.record, runtime);
-          break;
-        } catch (err) {
-          const delay = SUBSCRIBER_RETRY_DELAYS_MS[attempt];
-          if (delay === undefined) {
-            this.logger.error({ err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance }, 'event handling failed after retries');
-            break;
-          }
-          await new Promise((r) => setTimeout(r, delay));
-        }
+      if (events.length > 1 && subscriber.handleBatch) {
+        await this.attempt(subscriber, events, () => subscriber.handleBatch!(events, runtime.record, runtime));
+      } else {
+        for (const event of events) await this.attempt(subscriber, [event], () => subscriber.handle(event, runtime.record, runtime));
       }
     }
-    for (const tap of this.taps) tap(event);
-    return runtime.record;
+    for (const event of events) for (const tap of this.taps) tap(event);
+    return { record: runtime.record, events: new Set(events) };
+  }
+
+  /** Runs a subscriber's handling with the bounded retry; a failure after the last retry is logged and left behind. */
+  private async attempt(subscriber: EventSubscriber, events: ChannelEvent[], run: () => Promise<void>): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await run();
+        return;
+      } catch (err) {
+        const delay = SUBSCRIBER_RETRY_DELAYS_MS[attempt];
+        if (delay === undefined) {
+          const event = events[0]!;
+          this.logger.error({ err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance, events: events.length }, 'event handling failed after retries');
+          return;
+        }
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
   }
 }

@@ -1,5 +1,6 @@
 import {
-  MESSAGE_STATUS_RANK, restStatusOf, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type Clock, type InstanceRecord, type Logger, type MessageRecord, type MessageStatus, type Storage,
+  MESSAGE_STATUS_RANK, restStatusOf, setStatuses, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type ChannelEventOf, type Chat, type Clock,
+  type InboundMessage, type InstanceRecord, type Logger, type MessageRecord, type MessageStatus, type Storage,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -50,43 +51,8 @@ export class StoreProjector implements EventSubscriber {
   async handle(event: ChannelEvent, _instance: InstanceRecord, runtime: InstanceRuntime): Promise<void> {
     const id = runtime.id;
     switch (event.type) {
-      case 'message': {
-        const m = event.message;
-        // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
-        const direct = m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
-        const namesContact = !m.fromMe && direct && !!m.pushName;
-        // The reads of this event, then its writes, each issued together: on a networked storage each
-        // group is one round trip instead of one per call (the instance's events wait for each other,
-        // so round trips here bound its send rate). The writes go out in the order they always had.
-        const [message, chat, contact] = await Promise.all([
-          this.prepareMessage(id, Object.assign({}, m.record, { provider: event.provider })),
-          this.storage.chats.get(id, m.chatJid),
-          namesContact ? this.storage.contacts.get(id, m.chatJid) : null,
-        ]);
-        const change = {
-          id: m.chatJid,
-          timestamp: Math.max(m.timestamp, chat?.timestamp ?? 0),
-          unreadCount: (chat?.unreadCount ?? 0) + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
-          ...(chat?.name && chat.name !== chat.id ? {} : direct && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
-        };
-        const writes: Promise<unknown>[] = [];
-        if (message.write) writes.push(this.storage.messages.upsert(id, message.stored));
-        // Writes are the cost of this path: skip the ones that would change nothing.
-        if (!chat || chat.timestamp !== change.timestamp || chat.unreadCount !== change.unreadCount || ('name' in change && chat.name !== change.name)) {
-          writes.push(this.storage.chats.upsert(id, change));
-        }
-        if (namesContact && contact?.notify !== m.pushName) writes.push(this.storage.contacts.upsert(id, { id: m.chatJid, notify: m.pushName }));
-        await settleAll(writes);
-        this.projected.add(m.record);
-        if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
-        if (runtime.record.flags.markMessages && !m.fromMe) {
-          // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
-          await this.storage.messages.setStatus(id, m.id, 'READ');
-          runtime.adapter(event.provider).capabilities.chats?.markRead(m.chatJid, true).catch((err: unknown) =>
-            this.logger.warn({ err, instance: id }, 'auto mark-read failed'));
-        }
-        return;
-      }
+      case 'message':
+        return this.projectMessages(id, [event], runtime);
       case 'message.status': {
         // Group receipts of single members do not move the message's own status; watermark receipts
         // (Messenger) name no message.
@@ -136,6 +102,88 @@ export class StoreProjector implements EventSubscriber {
         return;
       default:
         return;
+    }
+  }
+
+  /**
+   * A run of consecutive events of one type (see `EventSubscriber.handleBatch`): messages projected
+   * together, statuses applied in one storage call; other types one by one.
+   */
+  async handleBatch(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void> {
+    const first = events[0]!;
+    if (first.type === 'message') return this.projectMessages(runtime.id, events as ChannelEventOf<'message'>[], runtime);
+    if (first.type !== 'message.status') {
+      for (const event of events) await this.handle(event, instance, runtime);
+      return;
+    }
+    // Group receipts of single members do not move the message's own status; watermark receipts (Messenger) name no message.
+    const updates = (events as ChannelEventOf<'message.status'>[]).filter((e) => !e.participant && e.messageId)
+      .map((e) => ({ id: e.messageId!, status: restStatusOf(e.status) }));
+    const exists = await setStatuses(this.storage.messages, runtime.id, updates);
+    updates.forEach((update, i) => {
+      if (!exists[i]) this.rememberEarly(runtime.id, update.id, update.status);
+    });
+  }
+
+  /**
+   * Stores messages with their chats and contacts: the reads of the whole run, then its writes, each
+   * issued together — on a networked store each group is one round trip instead of one per call (an
+   * instance's events wait for each other, so round trips here bound its send rate). Chats and
+   * contacts named by several messages of the run are worked out in memory and written once. A run
+   * that names one message twice is projected one message at a time.
+   */
+  private async projectMessages(id: string, events: readonly ChannelEventOf<'message'>[], runtime: InstanceRuntime): Promise<void> {
+    if (events.length > 1 && new Set(events.map((e) => e.message.id)).size < events.length) {
+      for (const event of events) await this.projectMessages(id, [event], runtime);
+      return;
+    }
+    // Status stories (`status@broadcast`) come from many senders: neither the chat nor a contact is named after one.
+    const direct = (m: InboundMessage) => m.chatType === 'individual' && m.chatJid !== STATUS_BROADCAST;
+    const namesContact = (m: InboundMessage) => !m.fromMe && direct(m) && !!m.pushName;
+    const chatIds = [...new Set(events.map((e) => e.message.chatJid))];
+    const contactIds = [...new Set(events.filter((e) => namesContact(e.message)).map((e) => e.message.chatJid))];
+    const [prepared, chats, contacts] = await Promise.all([
+      Promise.all(events.map((e) => this.prepareMessage(id, Object.assign({}, e.message.record, { provider: e.provider })))),
+      Promise.all(chatIds.map((jid) => this.storage.chats.get(id, jid))),
+      Promise.all(contactIds.map((jid) => this.storage.contacts.get(id, jid))),
+    ]);
+    const chatNow = new Map(chatIds.map((jid, i) => [jid, chats[i] ?? { id: jid, name: jid, timestamp: 0, unreadCount: 0 }]));
+    const chatChanges = new Map<string, Partial<Chat> & { id: string }>();
+    const notify = new Map(contactIds.map((jid, i) => [jid, contacts[i]?.notify]));
+    const contactChanges = new Map<string, string>();
+    for (const { message: m } of events) {
+      const chat = chatNow.get(m.chatJid)!;
+      const change = {
+        id: m.chatJid,
+        timestamp: Math.max(m.timestamp, chat.timestamp),
+        unreadCount: chat.unreadCount + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
+        ...(chat.name && chat.name !== chat.id ? {} : direct(m) && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
+      };
+      // Writes are the cost of this path: skip the ones that would change nothing.
+      const stored = chats[chatIds.indexOf(m.chatJid)];
+      if (!stored || chat.timestamp !== change.timestamp || chat.unreadCount !== change.unreadCount || ('name' in change && chat.name !== change.name)) {
+        chatNow.set(m.chatJid, { ...chat, ...change });
+        chatChanges.set(m.chatJid, { ...chatChanges.get(m.chatJid), ...change });
+      }
+      if (namesContact(m) && notify.get(m.chatJid) !== m.pushName) {
+        notify.set(m.chatJid, m.pushName);
+        contactChanges.set(m.chatJid, m.pushName!);
+      }
+    }
+    const writes: Promise<unknown>[] = prepared.filter((p) => p.write).map((p) => this.storage.messages.upsert(id, p.stored));
+    for (const change of chatChanges.values()) writes.push(this.storage.chats.upsert(id, change));
+    for (const [jid, name] of contactChanges) writes.push(this.storage.contacts.upsert(id, { id: jid, notify: name }));
+    await settleAll(writes);
+    for (const event of events) {
+      const m = event.message;
+      this.projected.add(m.record);
+      if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
+      if (runtime.record.flags.markMessages && !m.fromMe) {
+        // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
+        await this.storage.messages.setStatus(id, m.id, 'READ');
+        runtime.adapter(event.provider).capabilities.chats?.markRead(m.chatJid, true).catch((err: unknown) =>
+          this.logger.warn({ err, instance: id }, 'auto mark-read failed'));
+      }
     }
   }
 
@@ -197,7 +245,7 @@ export class StoreProjector implements EventSubscriber {
     }
   }
 
-  private async saveMedia(event: Extract<ChannelEvent, { type: 'message' }>, runtime: InstanceRuntime): Promise<void> {
+  private async saveMedia(event: ChannelEventOf<'message'>, runtime: InstanceRuntime): Promise<void> {
     const messaging = runtime.adapter(event.provider).capabilities.messaging;
     if (!messaging?.downloadMedia) return;
     try {

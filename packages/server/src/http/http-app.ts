@@ -1,6 +1,7 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
 import type { Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
+import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
 import { errorHandler, sendError } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
@@ -10,6 +11,7 @@ import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
 import type { FailureLimiter } from './failure-limiter.js';
+import type { IdempotencyGuard } from './idempotency.js';
 import { UNMATCHED_ROUTE, type ServerMetrics } from '../metrics/server-metrics.js';
 import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
@@ -31,8 +33,12 @@ export interface HttpAppOptions {
   isShuttingDown: () => boolean;
   /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
   durable: () => Promise<void>;
+  /** Serves the `Idempotency-Key` header of routes that create something. */
+  idempotency: IdempotencyGuard;
   /** Observes each request's duration by method, route template and status. */
   metrics?: ServerMetrics;
+  /** The built dashboard served at `/dashboard` (default: found with {@link findDashboard}). */
+  dashboard?: DashboardFiles;
 }
 
 /** What `/openapi.json` answers: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
@@ -51,7 +57,7 @@ const OPENAPI_DOCUMENT = {
 /** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
 const QUIET_FAILURES = new Set([401, 404, 429]);
 
-const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz']);
+const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz', DASHBOARD_PATH.slice(1)]);
 
 /** A segment that may be an instance key (keys are 32 base64url characters): never echoed. */
 const KEY_LIKE = /^[A-Za-z0-9_-]{16,}$/;
@@ -69,7 +75,7 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
 export function createHttpApp(options: HttpAppOptions): {
-  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers;
+  app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers; dashboard: DashboardFiles;
 } {
   const { routes, logger, metrics } = options;
   const app = express();
@@ -82,9 +88,17 @@ export function createHttpApp(options: HttpAppOptions): {
   const docs: RouteDefinition[] = [
     defineRoute({
       method: 'get', path: '/', operationId: 'root', tag: 'Operations', auth: 'public',
-      summary: 'Where to start: the documentation and the OpenAPI document',
-      response: okResponse({ data: s.object({ name: s.string(), version: s.string(), docs: s.string(), openapi: s.string() }, ['name', 'version', 'docs', 'openapi']) }),
-      handler: async () => ({ data: { name: 'Parley messaging gateway', version: options.version, docs: '/docs', openapi: '/openapi.json' } }),
+      summary: 'Where to start: the documentation and the OpenAPI document (a browser is sent to the dashboard)',
+      description: `A request that prefers HTML to JSON (a browser) is redirected (302) to the dashboard at \`${DASHBOARD_PATH}/\`; API clients get this JSON.`,
+      response: okResponse({ data: s.object({ name: s.string(), version: s.string(), docs: s.string(), openapi: s.string(), dashboard: s.string() }, ['name', 'version', 'docs', 'openapi', 'dashboard']) }),
+      errors: [302],
+      handler: async ({ req, res }) => {
+        if (req.accepts(['application/json', 'text/html']) === 'text/html') {
+          res.setHeader('Location', `${DASHBOARD_PATH}/`);
+          return new TextReply(`Found: ${DASHBOARD_PATH}/\n`, 'text/plain; charset=utf-8', 302);
+        }
+        return { data: { name: 'Parley messaging gateway', version: options.version, docs: '/docs', openapi: '/openapi.json', dashboard: `${DASHBOARD_PATH}/` } };
+      },
     }),
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openapi', tag: 'Operations', auth: 'public',
@@ -107,7 +121,7 @@ export function createHttpApp(options: HttpAppOptions): {
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
   const { middleware: serveRoute, table } = routeMiddleware(all, {
-    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter,
+    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter, idempotency: options.idempotency,
     limits: { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes },
   });
 
@@ -143,10 +157,12 @@ export function createHttpApp(options: HttpAppOptions): {
   });
 
   app.use('/docs/assets', express.static(swaggerUiDir(), { index: false, fallthrough: false }));
+  const dashboard = options.dashboard ?? findDashboard();
+  app.use(DASHBOARD_PATH, dashboardRouter(dashboard, logger));
 
   app.use((req: Request, res: Response) => {
     sendError(res, 404, 'route_not_found', notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg)));
   });
   app.use(errorHandler(logger));
-  return { app, openapi, routes: all, table, undeclared };
+  return { app, openapi, routes: all, table, undeclared, dashboard };
 }

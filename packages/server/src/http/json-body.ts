@@ -12,6 +12,23 @@ const PLAIN_JSON = /^application\/(?:[\w.-]+\+)?json\s*(?:;\s*charset="?utf-8"?\
 
 type Middleware = (req: Request, res: Response, next: NextFunction) => void;
 
+/** A request whose body was already read into memory (a cluster node that meant to forward it, then served it itself). */
+export type PrereadRequest = Request & { prereadBody?: Buffer };
+
+/** Parses a body read earlier as the readers below would have (JSON types only; others leave no body, as express.json). */
+function parsePreread(req: Request, raw: Buffer, limitBytes: number): void {
+  if (raw.length > limitBytes) throw bodyError('entity.too.large', 413, 'request entity too large', { limit: limitBytes, length: raw.length });
+  const type = req.headers['content-type'];
+  if (type === undefined || !/^application\/(?:[\w.-]+\+)?json\b/i.test(type)) return;
+  (req as RequestWithRaw).rawBody = raw;
+  const text = raw.toString('utf8');
+  try {
+    req.body = /\S/.test(text) ? JSON.parse(text) : {};
+  } catch (err) {
+    throw Object.assign(bodyError('entity.parse.failed', 400, (err as Error).message), { body: text });
+  }
+}
+
 /** express.json with a limit; `strict: false` so that any JSON value parses (the router refuses non-objects as 400 validation_failed). */
 function fallbackParser(limitBytes: number): Middleware {
   return express.json({
@@ -38,6 +55,17 @@ function fallbackParser(limitBytes: number): Middleware {
 export function jsonBody(): BodyReader {
   const fallbacks = new Map<number, Middleware>();
   const read = (req: Request, res: Response, limitBytes: number, next: (err?: unknown) => void): void => {
+    const preread = (req as PrereadRequest).prereadBody;
+    if (preread) {
+      try {
+        parsePreread(req, preread, limitBytes);
+      } catch (err) {
+        next(err);
+        return;
+      }
+      next();
+      return;
+    }
     const type = req.headers['content-type'];
     const length = req.headers['content-length'];
     const encoding = req.headers['content-encoding'];

@@ -1,6 +1,7 @@
 import { errorResponse, type JsonSchema } from './schema.js';
 import type { RouteDefinition } from './route.js';
 import { routeStatuses, STATUS_DESCRIPTIONS } from './route-statuses.js';
+import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_SCHEMA, REPLAYED_HEADER } from './idempotency.js';
 
 function parameters(route: RouteDefinition): unknown[] {
   const out: unknown[] = [];
@@ -16,8 +17,20 @@ function parameters(route: RouteDefinition): unknown[] {
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     out.push({ name, in: 'query', required: query?.required?.includes(name) ?? false, schema });
   }
+  if (route.idempotent) {
+    out.push({
+      name: IDEMPOTENCY_HEADER, in: 'header', required: false, schema: IDEMPOTENCY_KEY_SCHEMA,
+      description: 'Makes a retry safe: the same key with the same request within 24 h answers the first answer again (same status and body, '
+        + `with \`${REPLAYED_HEADER}: true\`) and does nothing new; with a different request it answers 422. Keys are per instance (admin routes: one admin scope).`,
+    });
+  }
   return out;
 }
+
+/** The response header of an answer replayed for an `Idempotency-Key`. */
+const REPLAYED = {
+  [REPLAYED_HEADER]: { description: 'Present (`true`) when the answer is the kept answer of an earlier request with the same `Idempotency-Key`.', schema: { type: 'string', enum: ['true'] } },
+};
 
 function success(route: RouteDefinition): unknown {
   const r = route.response as Record<string, unknown>;
@@ -46,10 +59,10 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       ...(route.description ? { description: route.description } : {}),
       parameters: parameters(route),
       responses: {
-        200: success(route),
-        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, {
-          description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
-        }])),
+        200: route.idempotent ? { ...(success(route) as object), headers: REPLAYED } : success(route),
+        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 400
+          ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
+          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),

@@ -13,15 +13,16 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
  * - the route's own `errors`: what its handler can raise (404 of a lookup, 409 not connected, …).
  */
 export const STATUS_DESCRIPTIONS: Record<number, string> = {
+  302: 'Found: the answer is at the `Location` header (a browser asking for `/` goes to the dashboard).',
   400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
   401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
-  409: 'The operation conflicts with the current state (for example the instance is not connected).',
+  409: 'The operation conflicts with the current state (for example the instance is not connected), or a request with the same `Idempotency-Key` is still being processed (`Retry-After`).',
   413: 'The body or media is over its size limit.',
   415: 'The body\'s charset or content encoding is not supported.',
-  429: 'Too many failed authentications (unknown key, bad admin token) from this address, or (sends) the instance\'s outbound queue is full; `Retry-After` says when to retry.',
-  422: 'The instance\'s channel does not support this capability.',
+  429: 'Too many failed authentications (unknown key, bad admin token) from this address, or (sends) the instance\'s outbound queue is full; `Retry-After` says when to retry. On the event streams also `too_many_streams`: a concurrency limit is reached.',
+  422: 'The instance\'s channel does not support this capability (or this field), or the `Idempotency-Key` was used for a different request.',
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',
   503: 'Storage or the channel is temporarily unavailable, or the server is shutting down.',
@@ -45,6 +46,8 @@ export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[]
   // A route that needs a channel capability (it declares 422 for channels without it) reaches the
   // channel's network, which can refuse or fail the operation: 502 upstream_error.
   (route) => (route.errors?.includes(422) ? [502] : []),
+  // An Idempotency-Key still held by its first request (409), or reused for another request (422).
+  (route) => (route.idempotent ? [409, 422] : []),
 ];
 
 /** Every status `route` can answer, success included, in ascending order. */

@@ -88,6 +88,12 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
    * `route-statuses.ts`); the OpenAPI document lists them and any other answer is reported.
    */
   errors?: number[];
+  /**
+   * The route creates something (a message, a group, a label, a product, an instance): it honours
+   * the `Idempotency-Key` header (see `idempotency.ts`), which the OpenAPI document declares.
+   * Its handler answers JSON.
+   */
+  idempotent?: boolean;
   handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply | StreamReply>;
 }
 

@@ -1,13 +1,20 @@
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
+import { IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
 import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
 
-/** Resolves the scope of a request for an auth mode (throws 401/404 errors). */
-export type ScopeResolver = (auth: RouteAuth, req: Request) => Promise<unknown>;
+/** What a route's handler answers, JSON results wrapped as a {@link JsonReply}. */
+type Reply = BinaryReply | TextReply | JsonReply | StreamReply;
+
+/** What a scope resolver answers when it answered the request itself (a cluster node forwarded it to the instance's owner). */
+export const ANSWERED = Symbol('parley.answered');
+
+/** Resolves the scope of a request for an auth mode (throws 401/404 errors), or answers it and resolves {@link ANSWERED}. */
+export type ScopeResolver = (auth: RouteAuth, req: Request, res: Response) => Promise<unknown>;
 
 /** Reads a request body into `req.body` (see json-body.ts); rejects with a body-parser style error. */
 export type BodyReader = (req: Request, res: Response, limitBytes: number) => Promise<void>;
@@ -27,6 +34,8 @@ export interface RouterOptions {
   /** Body limits: `media` for routes declaring `bodyLimit: 'media'`, `json` for the others. */
   limits: { json: number; media: number };
   limiter: FailureLimiter;
+  /** Serves the `Idempotency-Key` of routes declaring `idempotent`. */
+  idempotency: IdempotencyGuard;
 }
 
 /** Sends a JSON answer: what `res.json` does, without its content negotiation and ETag machinery (Parley sets no ETags). */
@@ -63,7 +72,7 @@ function isAuthFailure(err: unknown): boolean {
  * OpenAPI test reads it).
  */
 export function routeMiddleware(routes: RouteDefinition[], options: RouterOptions) {
-  const { resolveScope, durable, readBody, limiter } = options;
+  const { resolveScope, durable, readBody, limiter, idempotency } = options;
   const validator = new RequestValidator();
   const table = new RouteTable<(req: Request, res: Response, params: Record<string, string>) => Promise<void>>();
   for (const route of routes) {
@@ -83,10 +92,13 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;
       try {
-        scope = await resolveScope(route.auth, req);
+        scope = await resolveScope(route.auth, req, res);
       } catch (err) {
         await failed(req, res, err);
       }
+      if (scope === ANSWERED) return;
+      // A malformed key is refused before the body is read; other routes ignore the header.
+      const idempotencyKey = route.idempotent ? IdempotencyGuard.keyOf(req.headers['idempotency-key']) : undefined;
       if (withBody) await readBody(req, res, limit);
       const p = { ...matched };
       if (params) check(params, p, 'path');
@@ -101,30 +113,64 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
         }
         check(body, b, 'body');
       }
-      // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
-      let result: Awaited<ReturnType<RouteDefinition['handler']>>;
+      const run = () => answer(route, { params: p, query: q, body: b, scope, req, res });
+      if (idempotencyKey === undefined) {
+        send(req, res, await run());
+        return;
+      }
+      const { key: _key, ...named } = p;
+      const fingerprint = IdempotencyGuard.fingerprint([route.method, route.path, named, q, b]);
+      const idempotencyScope = route.auth === 'admin' ? 'admin' : (scope as { id: string }).id;
+      let outcome;
       try {
-        result = await route.handler({ params: p, query: q, body: b, scope, req, res });
+        // A failure frees the key (only successes are kept) and is answered by the error handler.
+        outcome = await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, async () => {
+          const result = await run();
+          if (!(result instanceof JsonReply)) throw new Error(`${route.operationId} is idempotent but did not answer JSON`);
+          return { status: result.status, body: result.body };
+        });
       } catch (err) {
-        if (route.auth === 'public' && keyed) await failed(req, res, err);
+        if (isParleyError(err) && err.code === 'idempotency_key_in_progress') res.setHeader('Retry-After', '1');
         throw err;
       }
-      // An answer to a request that changed something means its writes are on disk.
-      if (route.method !== 'get') await durable();
-      if (result instanceof StreamReply) {
-        result.start(req, res);
-      } else if (result instanceof BinaryReply) {
-        res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
-        if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);
-        res.end(result.data);
-      } else if (result instanceof JsonReply) {
-        sendJson(res, result.status, result.body);
-      } else if (result instanceof TextReply) {
-        res.status(result.status).set('Content-Type', result.contentType).send(result.text);
-      } else {
-        sendJson(res, 200, { status: 200, ...result });
-      }
+      // The kept answer (written in the handler's batch) is durable before it is answered.
+      await durable();
+      if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
+      sendJson(res, outcome.answer.status, outcome.answer.body);
     });
+  }
+
+  /**
+   * Runs a route's handler and waits, for a request that changed something, until its writes are
+   * durable. A JSON result is answered as a {@link JsonReply} `{"status": 200, ...result}`.
+   */
+  async function answer(route: RouteDefinition, ctx: Parameters<RouteDefinition['handler']>[0]): Promise<Reply> {
+    // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
+    let result: Awaited<ReturnType<RouteDefinition['handler']>>;
+    try {
+      result = await route.handler(ctx);
+    } catch (err) {
+      if (route.auth === 'public' && isKeyed(route)) await failed(ctx.req, ctx.res, err);
+      throw err;
+    }
+    // An answer to a request that changed something means its writes are on disk.
+    if (route.method !== 'get') await durable();
+    if (result instanceof BinaryReply || result instanceof JsonReply || result instanceof TextReply || result instanceof StreamReply) return result;
+    return new JsonReply(200, { status: 200, ...result });
+  }
+
+  function send(req: Request, res: Response, result: Reply): void {
+    if (result instanceof StreamReply) {
+      result.start(req, res);
+    } else if (result instanceof BinaryReply) {
+      res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
+      if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);
+      res.end(result.data);
+    } else if (result instanceof JsonReply) {
+      sendJson(res, result.status, result.body);
+    } else {
+      res.status(result.status).set('Content-Type', result.contentType).send(result.text);
+    }
   }
 
   /**

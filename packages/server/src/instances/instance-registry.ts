@@ -12,6 +12,17 @@ export interface EventSink {
 }
 
 /**
+ * Where instances may run, on a cluster node (absent on a single server, which runs them all): an
+ * instance is loaded only once this node owns it, and its adapters write through a fenced storage.
+ */
+export interface InstancePlacement {
+  /** Resolves once this node owns the instance (taking its lease when free); throws 503 `instance_moving` otherwise. */
+  claim(id: string): Promise<void>;
+  /** The storage the instance's adapters use. */
+  storageFor(id: string, base: Storage): Storage;
+}
+
+/**
  * Keeps the loaded instances of this process: records cached in memory (every change goes through
  * {@link InstanceRegistry.update}, which writes storage first), and one adapter per channel.
  */
@@ -28,6 +39,7 @@ export class InstanceRegistry {
     private readonly drivers: Map<string, ChannelDriver>,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly placement?: InstancePlacement,
   ) {
     this.linkedAccounts = new LinkedAccountIndex(storage.state, storage.instances);
   }
@@ -81,6 +93,7 @@ export class InstanceRegistry {
   }
 
   private async createRuntime(record: InstanceRecord): Promise<InstanceRuntime> {
+    await this.placement?.claim(record.id);
     const main = await this.createAdapter(record, this.driver(record.driver, 'driver'));
     const runtime = new InstanceRuntime(record, main);
     for (const channel of Object.keys(record.links)) {
@@ -101,7 +114,7 @@ export class InstanceRegistry {
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
       emit: (payload: ChannelEventPayload) => this.sink!.publish(id, adapter?.channel ?? driver.channel, payload),
       settled: () => this.sink!.run(id, async () => {}),
-      storage: this.storage,
+      storage: this.placement?.storageFor(id, this.storage) ?? this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });
     return adapter;
@@ -156,11 +169,29 @@ export class InstanceRegistry {
 
   /** Stops an instance's adapters and forgets it (the record stays unless the caller deletes it). */
   async unload(id: string): Promise<void> {
+    // A load in flight finishes first: otherwise it would leave a running instance behind.
+    await this.loading.get(id)?.catch(() => undefined);
     const runtime = this.byId.get(id);
     if (!runtime) return;
     this.byId.delete(id);
     this.idByKey.delete(runtime.record.key);
     await Promise.allSettled(runtime.adapters().map((a) => a.stop()));
+  }
+
+  /**
+   * Stops an instance this process hands to another (a cluster node giving it up): its adapters stop
+   * first, then everything they emitted is stored and queued while the instance is still known here,
+   * and only then is it forgotten — no event of the last moments is dropped.
+   */
+  async handOver(id: string): Promise<void> {
+    await this.loading.get(id)?.catch(() => undefined);
+    const runtime = this.byId.get(id);
+    if (!runtime) return;
+    await Promise.allSettled(runtime.adapters().map((a) => a.stop()));
+    await this.sink?.run(id, async () => undefined).catch(() => undefined);
+    if (this.byId.get(id) !== runtime) return;
+    this.byId.delete(id);
+    this.idByKey.delete(runtime.record.key);
   }
 
   /** Loaded instances. */

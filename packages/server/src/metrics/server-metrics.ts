@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
-import type { AttemptOutcome, DeliveryObserver } from '@parley/webhooks';
+import { sinkPartition, type AttemptOutcome, type DeliveryObserver } from '@parley/webhooks';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { DropReason } from '../streams/stream-session.js';
 import type { StreamObserver } from '../streams/stream-hub.js';
@@ -41,7 +41,7 @@ export interface MetricsSources {
  * The server's Prometheus metrics, in a registry of its own (never prom-client's global one, so
  * that several servers in one process keep apart). Counters are moved by the parts that do the
  * work (HTTP app, send pipeline, event bus tap, webhook worker, storage decorator); gauges of
- * instances and pending deliveries are read from storage at scrape time. No label ever holds an
+ * instances and pending deliveries (webhooks, and each event sink) are read from storage at scrape time. No label ever holds an
  * instance key or id: routes are templates, the rest are channel, format, kind and state names.
  */
 export class ServerMetrics implements DeliveryObserver, StreamObserver {
@@ -71,6 +71,10 @@ export class ServerMetrics implements DeliveryObserver, StreamObserver {
   private readonly pending = new Gauge({
     name: 'parley_webhook_deliveries_pending', help: 'Deliveries queued and not yet acknowledged or dead-lettered (the durable queue)',
     registers: [this.registry],
+  });
+  private readonly sinkPending = new Gauge({
+    name: 'parley_sink_events_pending', help: 'Events queued for an event sink and not yet confirmed by its broker or dead-lettered, by sink',
+    labelNames: ['sink'], registers: [this.registry],
   });
   private readonly instances = new Gauge({
     name: 'parley_instances', help: 'Instances by main channel and connection state (`unloaded`: not in memory)',
@@ -153,5 +157,9 @@ export class ServerMetrics implements DeliveryObserver, StreamObserver {
       this.instances.labels(record.driver, live.get(record.id)?.connection().status ?? 'unloaded').inc();
     }
     this.pending.set(stats.reduce((sum, s) => sum + s.totalPending, 0));
+    const sinks = records.flatMap((r) => Object.keys(r.sinks ?? {}).map((sink) => ({ sink, partition: sinkPartition(r.id, sink) })));
+    const sinkStats = await Promise.all(sinks.map(({ partition }) => storage.deliveries.stats(partition)));
+    this.sinkPending.reset();
+    sinks.forEach(({ sink }, i) => this.sinkPending.labels(sink).inc(sinkStats[i]!.totalPending));
   }
 }

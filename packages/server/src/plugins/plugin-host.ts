@@ -5,7 +5,7 @@ import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
   CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
-  type Logger, type PluginManifest, type Storage, type WebhookFormat,
+  type Logger, type PluginManifest, type Sink, type Storage, type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
@@ -19,11 +19,13 @@ export interface LoadedPlugins {
   storage: Storage;
   drivers: Map<string, ChannelDriver>;
   formats: Map<string, WebhookFormat>;
+  /** Event sinks by name (`amqp`, `nats`). */
+  sinks: Map<string, Sink>;
   /** The external-database connector (spec 4.1 `/instance/mongodb`), when a plugin provides one. */
   externalDatabase?: ExternalDataConnector;
 }
 
-const KINDS = ['channel', 'storage', 'webhook-format', 'extension'];
+const KINDS = ['channel', 'storage', 'webhook-format', 'sink', 'extension'];
 
 async function importManifest(entry: PluginEntry, baseDir: string): Promise<PluginManifest> {
   const spec = entry.package.startsWith('.') || isAbsolute(entry.package)
@@ -50,7 +52,7 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
  * core, runs `register` with typed hooks that check each registration against the manifest's
  * `provides`, refuses conflicts — no storage or two storages, two drivers claiming one name, drivers
  * of one channel disagreeing on its addressing, two formats with one name, two external-database
- * connectors — and finally checks every manifest's `needs` against what all plugins provided.
+ * connectors, two sinks with one name — and finally checks every manifest's `needs` against what all plugins provided.
  */
 export async function loadPlugins(
   entries: PluginEntry[],
@@ -61,6 +63,7 @@ export async function loadPlugins(
   const owners = new Map<string, string>();
   const drivers = new Map<string, ChannelDriver>();
   const formats = new Map<string, WebhookFormat>();
+  const sinks = new Map<string, Sink>();
   let storage: Storage | undefined;
   let externalDatabase: ExternalDataConnector | undefined;
   const claim = (key: string, plugin: string, message: (owner: string) => string): void => {
@@ -94,6 +97,10 @@ export async function loadPlugins(
       claim(`format:${format.name}`, name, (owner) => `two webhook formats named "${format.name}": ${owner} and ${name}`);
       formats.set(format.name, format);
     }
+    for (const sink of registered.sinks) {
+      claim(`sink:${sink.name}`, name, (owner) => `two event sinks named "${sink.name}": ${owner} and ${name}`);
+      sinks.set(sink.name, sink);
+    }
     for (const connector of registered.connectors) {
       claim('connector', name, (owner) => `two external-database connectors configured: ${owner} and ${name} ("${connector.kind}"); keep at most one`);
       externalDatabase = connector;
@@ -102,10 +109,10 @@ export async function loadPlugins(
     context.logger.debug({ plugin: name, kind: manifest.kind }, 'plugin registered');
   }
   if (!storage) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
-  checkNeeds(manifests, { drivers, formats, externalDatabase });
+  checkNeeds(manifests, { drivers, formats, sinks, externalDatabase });
   // The host's own services resolve the storage from its container; plugins never see the container.
   context.container.register(Tokens.Storage, { useValue: storage });
-  return { manifests, storage, drivers, formats, ...(externalDatabase ? { externalDatabase } : {}) };
+  return { manifests, storage, drivers, formats, sinks, ...(externalDatabase ? { externalDatabase } : {}) };
 }
 
 function validatedOptions(ajv: Ajv, manifest: PluginManifest, entry: PluginEntry): Record<string, unknown> {
@@ -137,7 +144,7 @@ async function registration<T>(plugin: string, run: () => Promise<T>): Promise<T
 /** Refuses to boot when a manifest needs what no configured plugin provides, naming the plugin and every missing item. */
 function checkNeeds(
   manifests: PluginManifest[],
-  provided: { drivers: Map<string, ChannelDriver>; formats: Map<string, WebhookFormat>; externalDatabase?: ExternalDataConnector },
+  provided: { drivers: Map<string, ChannelDriver>; formats: Map<string, WebhookFormat>; sinks: Map<string, Sink>; externalDatabase?: ExternalDataConnector },
 ): void {
   const plugins = new Set(manifests.map((m) => m.name));
   const channels = new Set([...provided.drivers.values()].map((d) => d.channel));
@@ -147,6 +154,7 @@ function checkNeeds(
       ...(needs.plugins ?? []).filter((p) => !plugins.has(p)).map((p) => `the plugin ${p}`),
       ...(needs.channels ?? []).filter((c) => !channels.has(c)).map((c) => `a driver of the channel "${c}"`),
       ...(needs.formats ?? []).filter((f) => !provided.formats.has(f)).map((f) => `the webhook format "${f}"`),
+      ...(needs.sinks ?? []).filter((n) => !provided.sinks.has(n)).map((n) => `the event sink "${n}"`),
       ...(needs.connectors ?? []).filter((k) => provided.externalDatabase?.kind !== k).map((k) => `the external-database connector "${k}"`),
     ];
     if (missing.length > 0) throw new PluginError(`plugin ${manifest.name} needs ${missing.join(', ')}, which no configured plugin provides`);

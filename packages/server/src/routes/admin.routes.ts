@@ -12,14 +12,20 @@ const adminInstanceSchema = s.openObject({
   id: s.string(), key: s.string(), name: s.string(), channel: s.string(), createdAt: s.integer(), phoneConnected: s.boolean(),
   user: s.nullable(s.anyObject()), health: s.string(), webhookSecret: s.string(), webhook: s.anyObject(), options: s.anyObject(),
   linkedChannels: s.array(s.string()),
+  owner: s.nullable(s.string({ description: 'Cluster nodes only: id of the node running the instance (null while it has no owner). Absent on a single server.' })),
 }, ['id', 'key', 'name', 'channel', 'createdAt', 'phoneConnected', 'webhookSecret']);
+
+/** The owner of each instance on a cluster node; undefined on a single server. */
+async function ownersOf(ctx: ServerContext, ids: string[]) {
+  return ctx.cluster ? ctx.cluster.store.owners(ids) : undefined;
+}
 
 /** Operator API: instance issuance (spec 5 leaves it to the operator). Every route needs the admin token. */
 export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
   const admin = new InstanceAdmin(ctx);
   return [
     defineRoute<unknown, unknown, CreateInstanceInput>({
-      method: 'post', path: '/admin/instances', operationId: 'adminCreateInstance', tag, auth: 'admin',
+      method: 'post', idempotent: true, path: '/admin/instances', operationId: 'adminCreateInstance', tag, auth: 'admin',
       summary: 'Create an instance; answers its secret key and webhook signing secret',
       body: s.object({
         channel: s.string({ minLength: 1, maxLength: 64, description: 'Main-channel driver: `whatsapp` (Baileys) or `sandbox`. Default from the config.' }),
@@ -42,7 +48,9 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       response: okResponse({ data: s.array(adminInstanceSchema), cursor: s.string({ description: 'Token of the next page; absent on the last page.' }) }, ['data']),
       handler: async ({ query }) => {
         const page = await ctx.storage.instances.listPage({ limit: query.limit, ...(query.cursor !== undefined ? { after: query.cursor } : {}) });
-        return { data: page.items.map((record) => adminView(record, ctx.host.publicUrl)), ...(page.next !== undefined ? { cursor: page.next } : {}) };
+        const owners = await ownersOf(ctx, page.items.map((r) => r.id));
+        const data = page.items.map((record) => ({ ...adminView(record, ctx.host.publicUrl), ...(owners ? { owner: owners.get(record.id)?.node ?? null } : {}) }));
+        return { data, ...(page.next !== undefined ? { cursor: page.next } : {}) };
       },
     }),
     defineRoute<{ key: string }>({

@@ -20,7 +20,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
   const rejecter = (rt: Scope): CallRejectCapability => rt.main.capabilities.calls ?? requireCapability(rt.main, 'callReject');
   return [
     defineRoute<unknown, unknown, { to: string; isVideo?: boolean }, Scope>({
-      method: 'post', path: '/{key}/call', operationId: 'placeCall', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/call', operationId: 'placeCall', tag, auth: 'instance', params: keyParams,
       summary: 'Call a number',
       description: 'Answers `data` {`callId`, `peerJid`}. The callee gets a `call` event with status `offer`; the caller then gets '
         + '`ringing`, and `accept`, `reject` or `terminate` as the call goes on. `isVideo` (extension) places a video call.',

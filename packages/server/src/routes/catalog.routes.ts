@@ -42,7 +42,7 @@ export function catalogRoutes(_ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, query }) => ({ data: await catalog(scope).collections({ limit: query.limit }) }),
     }),
     defineRoute<unknown, unknown, ProductInput, Scope>({
-      method: 'post', path: '/{key}/business/catalog/product', operationId: 'createCatalogProduct', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/business/catalog/product', operationId: 'createCatalogProduct', tag, auth: 'instance', params: keyParams,
       summary: 'Add a product', description: 'Answers `data`: the new product with its `id`.',
       body: productCreateBody, response: dataResponse(productSchema), errors: [409, 422],
       handler: async ({ scope, body }) => ({ data: await catalog(scope).createProduct({ ...body, description: body.description ?? '' }) }),

@@ -41,7 +41,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params: p }) => ({ data: await communities(scope).get(groupJidOf(p.communityId)) }),
     }),
     defineRoute<unknown, unknown, { name: string; subject?: string }, Scope>({
-      method: 'post', path: '/{key}/community', operationId: 'createCommunity', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/community', operationId: 'createCommunity', tag, auth: 'instance', params: keyParams,
       summary: 'Create a community',
       description: '`name` is the community\'s title (its `name` and `subject`); `subject`, the spec\'s second field, is its description text. '
         + 'The instance becomes its `superadmin`. Answers `data`: the new community.',
@@ -129,7 +129,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<CommunityParams, unknown, { subject: string; participants: (string | number)[] }, Scope>({
-      method: 'post', path: '/{key}/community/{communityId}/group', operationId: 'createCommunityGroup', tag, auth: 'instance', params,
+      method: 'post', idempotent: true, path: '/{key}/community/{communityId}/group', operationId: 'createCommunityGroup', tag, auth: 'instance', params,
       summary: 'Create a group linked to the community',
       description: `The instance becomes the group's \`superadmin\`; its members join the community. Answers \`data\`: the new group (\`linkedParent\` is the community). ${ADMIN} ${UNKNOWN}`,
       body: s.object({ subject: s.text(100), participants: s.array(participantInput, { maxItems: MAX_PARTICIPANTS }) }, ['subject', 'participants']),

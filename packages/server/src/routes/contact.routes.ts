@@ -36,7 +36,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params }) => ({ data: await storedContact(scope, personJid(params.number, 'path.number')) }),
     }),
     defineRoute<unknown, unknown, { number: string; name: string }, Scope>({
-      method: 'post', path: '/{key}/contacts', operationId: 'saveContact', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/contacts', operationId: 'saveContact', tag, auth: 'instance', params: keyParams,
       summary: 'Add or rename a contact in the address book', description: 'Answers `data`: the stored contact.',
       body: s.object({ number: recipient, name: s.text(100) }, ['number', 'name']),
       response: dataResponse(contactSchema), errors: [409, 422],

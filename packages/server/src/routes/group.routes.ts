@@ -43,7 +43,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params: p }) => ({ data: await groups(scope).get(groupJidOf(p.groupJid)) }),
     }),
     defineRoute<unknown, unknown, { name: string; participants: (string | number)[] }, Scope>({
-      method: 'post', path: '/{key}/groups', operationId: 'createGroup', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/groups', operationId: 'createGroup', tag, auth: 'instance', params: keyParams,
       summary: 'Create a group',
       description: 'The instance becomes its `superadmin`. Answers `data`: the new group. Numbers the channel cannot add (not on the network) are left out of `participants`.',
       body: s.object({ name: s.text(100, { description: 'The group subject.' }), participants: s.array(participantInput, { maxItems: MAX_PARTICIPANTS }) }, ['name', 'participants']),

@@ -17,12 +17,16 @@ export function healthRoutes(ctx: ServerContext, isShuttingDown: () => boolean):
     defineRoute({
       method: 'get', path: '/readyz', operationId: 'readyz', tag, auth: 'public',
       summary: 'Readiness: storage reachable and not shutting down (503 otherwise)',
-      response: dataResponse(s.object({ status: s.string(), storage: s.string() })), errors: [503],
+      description: 'An event sink whose broker is unreachable does not make the server unready (its events stay queued in the outbox): `sinks` reports each one.',
+      response: dataResponse(s.object({
+        status: s.string(), storage: s.string(),
+        sinks: s.anyObject({ additionalProperties: s.object({ ready: s.boolean(), detail: s.string() }, ['ready']), description: 'Each configured event sink by name: whether it can publish now, and why not' }),
+      }, ['status', 'storage', 'sinks'])), errors: [503],
       handler: async () => {
         if (isShuttingDown()) throw new ServiceUnavailableError('shutting down');
         const health = await ctx.storage.health().catch((err: Error) => ({ ready: false, detail: err.message }));
         if (!health.ready) throw new ServiceUnavailableError(`storage ${ctx.storage.name} is not ready${health.detail ? `: ${health.detail}` : ''}`);
-        return { data: { status: 'ready', storage: ctx.storage.name } };
+        return { data: { status: 'ready', storage: ctx.storage.name, sinks: ctx.webhooks.sinks.health() } };
       },
     }),
   ];

@@ -4,6 +4,7 @@ import type { RouteDefinition } from '../http/route.js';
 import { bindChannelSlots } from '../schemas/channel-slots.js';
 import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
+import { clusterRoutes } from './cluster.routes.js';
 import { callRoutes } from './call.routes.js';
 import { catalogRoutes } from './catalog.routes.js';
 import { chatRoutes } from './chat.routes.js';
@@ -21,6 +22,7 @@ import { messageRoutes } from './message.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
 import { queueRoutes } from './queue.routes.js';
 import { replyRoutes } from './reply.routes.js';
+import { sinkRoutes } from './sink.routes.js';
 import { statusRoutes } from './status.routes.js';
 import { webhookRoutes } from './webhook.routes.js';
 
@@ -29,11 +31,13 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
   return bindChannelSlots([
     ...healthRoutes(ctx, isShuttingDown),
     ...adminRoutes(ctx),
+    ...clusterRoutes(ctx),
     ...metricsRoutes(ctx),
     ...instanceRoutes(ctx),
     ...linkRoutes(ctx),
     ...externalDatabaseRoutes(ctx),
     ...webhookRoutes(ctx),
+    ...sinkRoutes(ctx),
     ...eventRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),

@@ -27,7 +27,7 @@ export function labelRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => ({ data: await labels(scope).list() }),
     }),
     defineRoute<unknown, unknown, { name: string; color?: number }, Scope>({
-      method: 'post', path: '/{key}/labels', operationId: 'createLabel', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/labels', operationId: 'createLabel', tag, auth: 'instance', params: keyParams,
       summary: 'Create a label',
       description: 'Answers `data`: the new label. `color` (extension) is an index in WhatsApp\'s palette, 0–19; without it the label '
         + 'takes the next palette color. Names are unique (409 `label_exists`); an account has at most 20 labels (409 `label_limit`).',

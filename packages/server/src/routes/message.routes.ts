@@ -48,7 +48,7 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
 /** Spec 4.2: every send operation, plus presence and call-link creation. */
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
-    method: 'post', path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
+    method: 'post', idempotent: true, path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
     body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, body }) => ({ data: await ctx.sends.send(scope, suffix, body) }),
@@ -70,7 +70,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<unknown, unknown, SendBodies['create-call-link'], Scope>({
-      method: 'post', path: '/{key}/message/create-call-link', operationId: 'createCallLink', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/message/create-call-link', operationId: 'createCallLink', tag, auth: 'instance', params: keyParams,
       summary: 'Create a call link without sending it',
       description: 'Answers the created link as `{status: 200, data: {link}}`.',
       body: SEND_BODIES['create-call-link'], response: dataResponse(s.openObject({ link: s.string() }, ['link'])), errors: [409, 422],

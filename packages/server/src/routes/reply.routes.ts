@@ -3,14 +3,13 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, s } from '../http/schema.js';
 import { keyAnd } from '../schemas/common.schemas.js';
-import { INLINE_MEDIA_SENDS, messageRecordSchema, SEND_BODIES } from '../schemas/message.schemas.js';
+import { INLINE_MEDIA_SENDS, messageRecordSchema, REPLY_BODIES } from '../schemas/message.schemas.js';
+import { REPLY_TYPES } from '../schemas/rich-send.schemas.js';
 import type { SendBodies } from '../send/send-bodies.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Messages';
 
-/** The types a reply can have (spec 4.3). */
-export const REPLY_TYPES = ['text', 'image', 'video', 'document', 'audio', 'button_reply', 'button_action', 'pix', 'title', 'contact', 'location'] as const;
 type ReplyType = (typeof REPLY_TYPES)[number];
 
 const pascal = (type: string) => type.split(/[_-]/).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
@@ -21,11 +20,11 @@ const pascal = (type: string) => type.split(/[_-]/).map((w) => w[0]!.toUpperCase
  */
 export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
   return REPLY_TYPES.map((type: ReplyType) => defineRoute<{ messageId: string }, unknown, SendBodies[ReplyType], Scope>({
-    method: 'post', path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
+    method: 'post', idempotent: true, path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
     params: keyAnd({ messageId: s.string({ minLength: 1, maxLength: 512, description: 'Id of the message replied to (quoted).' }) }),
     summary: `Reply to a message with a ${type.replace('_', ' ')} message`,
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
-    body: SEND_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
+    body: REPLY_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
     handler: async ({ scope, params, body }) => ({ data: await ctx.sends.send(scope, type, body, params.messageId) }),
   }));

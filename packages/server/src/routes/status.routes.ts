@@ -36,7 +36,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
   };
   return [
     defineRoute<unknown, unknown, { text: string; statusJidList?: string[]; backgroundColor?: string; font?: number }, Scope>({
-      method: 'post', path: '/{key}/status/text', operationId: 'postTextStatus', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/status/text', operationId: 'postTextStatus', tag, auth: 'instance', params: keyParams,
       summary: 'Post a text story', description: `${AUDIENCE} \`backgroundColor\` and \`font\` are extensions.`,
       body: s.object({
         text: s.text(700),
@@ -53,7 +53,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<unknown, unknown, { url: string; caption?: string; statusJidList?: string[] }, Scope>({
-      method: 'post', path: '/{key}/status/image', operationId: 'postImageStatus', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/status/image', operationId: 'postImageStatus', tag, auth: 'instance', params: keyParams,
       summary: 'Post an image story', description: `${AUDIENCE} \`statusJidList\` is an extension here.`,
       body: s.object({ url: urlField, caption, statusJidList: statusJidListField }, ['url']),
       bodyLimit: 'media',
@@ -61,7 +61,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, body }) => postMedia(scope, body.url, 'image', body.statusJidList, (c, media, jids) => c.image(media, body.caption, jids)),
     }),
     defineRoute<unknown, unknown, { url: string; caption?: string; statusJidList?: string[] }, Scope>({
-      method: 'post', path: '/{key}/status/video', operationId: 'postVideoStatus', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/status/video', operationId: 'postVideoStatus', tag, auth: 'instance', params: keyParams,
       summary: 'Post a video story', description: `${AUDIENCE} \`statusJidList\` is an extension here.`,
       body: s.object({ url: urlField, caption, statusJidList: statusJidListField }, ['url']),
       bodyLimit: 'media',
@@ -69,7 +69,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, body }) => postMedia(scope, body.url, 'video', body.statusJidList, (c, media, jids) => c.video(media, body.caption, jids)),
     }),
     defineRoute<unknown, unknown, { url: string; statusJidList?: string[] }, Scope>({
-      method: 'post', path: '/{key}/status/audio', operationId: 'postAudioStatus', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/status/audio', operationId: 'postAudioStatus', tag, auth: 'instance', params: keyParams,
       summary: 'Post an audio story', description: `${AUDIENCE} \`statusJidList\` is an extension here.`,
       body: s.object({ url: urlField, statusJidList: statusJidListField }, ['url']),
       bodyLimit: 'media',
@@ -77,7 +77,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, body }) => postMedia(scope, body.url, 'audio', body.statusJidList, (c, media, jids) => c.audio(media, jids)),
     }),
     defineRoute<unknown, unknown, { jid: string; statusMsgId: string }, Scope>({
-      method: 'post', path: '/{key}/status/mention', operationId: 'mentionInStatus', tag, auth: 'instance', params: keyParams,
+      method: 'post', idempotent: true, path: '/{key}/status/mention', operationId: 'mentionInStatus', tag, auth: 'instance', params: keyParams,
       summary: 'Mention a contact in one of the instance\'s stories',
       description: 'The contact gets a `statusMentionMessage` in its chat with the instance, and the story itself when it was not shared with it yet. '
         + 'Answers `data`: a story record of `type` `mention` (`id` is the mention message id, `statusJidList` the mentioned contact). '

@@ -7,18 +7,28 @@ import { keyParams } from '../schemas/common.schemas.js';
 type Scope = InstanceRuntime;
 const tag = 'Webhooks';
 
-const statsSchema = s.object({
+/** Delivery statistics (spec 2.3); sinks answer the same shape. */
+export const statsSchema = s.object({
   totalSent: s.integer({ description: 'Deliveries acknowledged with 2xx.' }),
   totalFailed: s.integer({ description: 'Failed attempts (non-2xx, time-out, network error), each attempt once.' }),
   totalPending: s.integer({ description: 'Deliveries queued and not yet delivered or dead-lettered.' }),
   avgResponseTime: s.integer({ description: 'Mean response time in milliseconds over attempts that got an HTTP answer.' }),
 }, ['totalSent', 'totalFailed', 'totalPending', 'avgResponseTime']);
 
-const deadLetterSchema = s.openObject({
+/** A dead letter as the API shows it (webhooks and sinks). */
+export const deadLetterSchema = s.openObject({
   id: s.string(), url: s.string(), format: s.string(), eventId: s.string(), eventType: s.string(), body: s.string(),
   createdAt: s.integer(), attempts: s.integer(), nextAttemptAt: s.integer({ description: 'Unix ms of the attempt that was due when it died' }),
   lastError: s.string(), lastStatus: s.integer(), deadAt: s.integer(),
 }, ['id', 'url', 'format', 'eventId', 'eventType', 'attempts', 'deadAt']);
+
+/** Paging of a dead-letter list. */
+export const deadLetterQuery = s.object({ limit: s.integer({ minimum: 1, maximum: 500, default: 50 }), offset: s.integer({ minimum: 0, default: 0 }) });
+/** A page of dead letters. */
+export const deadLetterPage = okResponse({ data: s.array(deadLetterSchema), total: s.integer(), limit: s.integer(), offset: s.integer() });
+/** Which dead letters to queue again (all when `ids` is left out). */
+export const redeliverBody = s.object({ ids: s.array(s.string({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 }) });
+export const redeliverResponse = dataResponse(s.object({ redelivered: s.integer() }));
 
 /** Spec 2.3 statistics, plus the dead-letter list and redelivery (Parley extensions, docs/webhooks.md). */
 export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -31,8 +41,7 @@ export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, { limit: number; offset: number }, unknown, Scope>({
       method: 'get', path: '/{key}/instance/webhook/dead-letters', operationId: 'webhookDeadLetters', tag, auth: 'instance', params: keyParams,
       summary: 'Deliveries that exhausted their retry schedule, newest first',
-      query: s.object({ limit: s.integer({ minimum: 1, maximum: 500, default: 50 }), offset: s.integer({ minimum: 0, default: 0 }) }),
-      response: okResponse({ data: s.array(deadLetterSchema), total: s.integer(), limit: s.integer(), offset: s.integer() }),
+      query: deadLetterQuery, response: deadLetterPage,
       handler: async ({ scope, query }) => {
         const page = await ctx.webhooks.deadLetters(scope.id, query);
         return { data: page.items.map(({ instance: _instance, ...rest }) => rest), total: page.total, limit: query.limit, offset: query.offset };
@@ -41,8 +50,7 @@ export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, { ids?: string[] }, Scope>({
       method: 'post', path: '/{key}/instance/webhook/dead-letters/redeliver', operationId: 'webhookRedeliver', tag, auth: 'instance', params: keyParams,
       summary: 'Queue dead letters again (all of them, or the given ids), due now',
-      body: s.object({ ids: s.array(s.string({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 }) }),
-      response: dataResponse(s.object({ redelivered: s.integer() })),
+      body: redeliverBody, response: redeliverResponse,
       handler: async ({ scope, body }) => ({ data: { redelivered: await ctx.webhooks.redeliver(scope.id, body.ids) } }),
     }),
   ];

@@ -2,6 +2,7 @@ import { s, type JsonSchema } from '../http/schema.js';
 import { channelSlots } from './channel-slots.js';
 import { urlField } from './common.schemas.js';
 import { SEND_OPTION_SCHEMAS } from '../send/send-options.js';
+import { richSendBodies } from './rich-send.schemas.js';
 
 /** The message record of spec 2.4. */
 export const messageRecordSchema = s.openObject({
@@ -71,7 +72,7 @@ export const INLINE_MEDIA_SENDS: ReadonlySet<string> = new Set([
  * body as the send of their type. Members the spec marks optional (and a few it leaves open, listed
  * in docs/rest-api.md) are optional; everything else is required.
  */
-export const SEND_BODIES = withSendOptions({
+const PLAIN_SEND_BODIES = withSendOptions({
   text: s.object({ to, text: s.text(L.text), provider: providerField }, ['to', 'text']),
   image: s.object({ to, url: urlField, caption, provider: providerField }, ['to', 'url']),
   audio: s.object({ to, url: urlField, provider: providerField }, ['to', 'url']),
@@ -166,6 +167,12 @@ function withSendOptions<T extends Record<string, JsonSchema>>(bodies: T): T {
   }
   return bodies;
 }
+
+const RICH = richSendBodies(PLAIN_SEND_BODIES);
+/** The bodies of the sends, with the members of richer sends (see rich-send.schemas.ts). */
+export const SEND_BODIES = RICH.send;
+/** The bodies of the replies of spec 4.3: a send's body without `quoted`. */
+export const REPLY_BODIES = RICH.reply;
 
 /** A path suffix of spec 4.2. */
 export type SendSuffix = keyof typeof SEND_BODIES;

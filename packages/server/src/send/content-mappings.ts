@@ -3,6 +3,7 @@ import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
 import type { MediaKind, MediaResolver, MediaRoute } from '../services/media-resolver.js';
 import { actionButton, cardsOf, checkEmoji, checkHttpUrl, checkPhone, defined, unixSecondsOf } from './field-checks.js';
 import type { MessageSuffix, SendBodies } from './send-bodies.js';
+import { checkMentions, checkRichText, previewFor, resolveMentions } from './rich-text.js';
 import { createCallLink, type SendingChannel } from './sending-channel.js';
 
 /** What building a content may use: the media resolver, the checked channel and the target message. */
@@ -39,10 +40,17 @@ function base64Media(env: Env, value: string, field: string, kind: MediaKind, fi
 
 /** One mapping per path suffix: the one place where REST bodies become OutgoingContent (sends and replies). */
 export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
-  text: { type: 'text', build: async (_env, b) => ({ to: b.to, content: { type: 'text', text: b.text } }) },
+  text: {
+    type: 'text',
+    check: checkRichText,
+    build: async (env, b) => ({ to: b.to, content: { type: 'text', text: b.text, ...(await resolveMentions(env, b)), ...(await previewFor(env, b)) } }),
+  },
   image: {
     type: 'image',
-    build: async (env, b) => ({ to: b.to, content: defined({ type: 'image', media: await media(env, b.url, 'body.url', 'image'), caption: b.caption }) }),
+    check: checkMentions,
+    build: async (env, b) => ({
+      to: b.to, content: defined({ type: 'image', ...(await resolveMentions(env, b)), media: await media(env, b.url, 'body.url', 'image'), caption: b.caption }),
+    }),
   },
   audio: {
     type: 'audio',
@@ -53,7 +61,10 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   video: {
     type: 'video',
-    build: async (env, b) => ({ to: b.to, content: defined({ type: 'video', media: await media(env, b.url, 'body.url', 'video'), caption: b.caption }) }),
+    check: checkMentions,
+    build: async (env, b) => ({
+      to: b.to, content: defined({ type: 'video', ...(await resolveMentions(env, b)), media: await media(env, b.url, 'body.url', 'video'), caption: b.caption }),
+    }),
   },
   document: {
     type: 'document',
@@ -70,7 +81,10 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   'base64/image': {
     type: 'image',
-    build: async (env, b) => ({ to: b.to, content: defined({ type: 'image', media: base64Media(env, b.base64, 'body.base64', 'image'), caption: b.caption }) }),
+    check: checkMentions,
+    build: async (env, b) => ({
+      to: b.to, content: defined({ type: 'image', ...(await resolveMentions(env, b)), media: base64Media(env, b.base64, 'body.base64', 'image'), caption: b.caption }),
+    }),
   },
   'base64/audio': {
     type: 'audio',

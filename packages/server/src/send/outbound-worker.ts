@@ -31,6 +31,12 @@ export interface OutboundWorkerDeps {
   bus: EventBus;
   metrics?: Pick<ServerMetrics, 'sent'>;
   options: OutboundWorkerOptions;
+  /**
+   * In a cluster: whether this node owns an instance now (holds its lease). A claim takes due sends of
+   * every instance; only the owner runs the instance's channel, so the others hand theirs back.
+   * Absent on a single server, which owns everything.
+   */
+  owns?: (instance: string) => boolean;
 }
 
 /** Thrown out of a typing wait when the worker stops: the send stays leased and is taken up again. */
@@ -101,7 +107,10 @@ export class OutboundWorker {
   }
 
   private async handle(entry: Outbound): Promise<void> {
-    const { storage, registry, clock, policies, pacer } = this.deps;
+    const { storage, registry, clock, policies, pacer, owns, options } = this.deps;
+    // Another node's instance (or one between owners): back to the queue, held for a recheck so that
+    // this node does not claim it again at once; its owner's worker claims it once that hold is over.
+    if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
     // The record is written only once the channel took the message: a worker died between the two.
     if (await storage.messages.get(entry.instance, entry.id)) return storage.outbound.complete(entry.instance, entry.id);
     const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);

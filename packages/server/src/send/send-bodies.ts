@@ -1,20 +1,25 @@
 import type { ActionButton, CallLinkType, ChannelName, ContactCard, PixItem, PresenceStatus } from '@parley/core';
 import type { SendSuffix } from '../schemas/message.schemas.js';
 
-/** Optional members are absent or, for texts, possibly empty (read as absent). */
-export interface Recipient { to: string; provider?: ChannelName }
+/**
+ * Optional members are absent or, for texts, possibly empty (read as absent). `quoted` is only in
+ * the schemas of the types a reply can have (rich-send.schemas.ts).
+ */
+export interface Recipient { to: string; provider?: ChannelName; quoted?: { messageId: string } }
+/** Who a text or caption mentions: numbers, user JIDs, or `everyone` (rich-send.schemas.ts). */
+export interface Mentioning { mentions?: string[] }
 type Header = { title: string };
 
 /** The validated request bodies of spec 4.2, by path suffix (schemas in schemas/message.schemas.ts). */
 export interface SendBodies {
-  text: Recipient & { text: string };
-  image: Recipient & { url: string; caption?: string };
+  text: Recipient & Mentioning & { text: string; linkPreview?: boolean };
+  image: Recipient & Mentioning & { url: string; caption?: string };
   audio: Recipient & { url: string };
-  video: Recipient & { url: string; caption?: string };
+  video: Recipient & Mentioning & { url: string; caption?: string };
   document: Recipient & { url: string; mimetype: string; fileName: string };
   sticker: Recipient & { url: string };
   'video-note': Recipient & { url: string };
-  'base64/image': Recipient & { base64: string; caption?: string };
+  'base64/image': Recipient & Mentioning & { base64: string; caption?: string };
   'base64/audio': Recipient & { base64: string };
   'base64/document': Recipient & { base64: string; mimetype: string; fileName: string };
   contact: Recipient & { contact: ContactCard };

@@ -39,8 +39,10 @@ export class SendPipeline {
   }
 
   /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
-  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, quotedId?: string): Promise<MessageRecord> {
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string): Promise<MessageRecord> {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
+    // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
+    const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
     mapping.check?.(body);
     if (!this.queue && (body.delay !== undefined || body.sendAt !== undefined)) {
       throw new ValidationError(`body.${body.delay !== undefined ? 'delay' : 'sendAt'} needs the outbound queue, which this server runs without (queue.enabled false)`);

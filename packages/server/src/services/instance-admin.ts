@@ -107,6 +107,7 @@ export class InstanceAdmin {
     this.ctx.outbound.policies.forget(id);
     this.ctx.outbound.pacer.forget(id);
     await s.instances.delete(id);
+    await this.ctx.cluster?.store.forget(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');
   }
 }

@@ -1,7 +1,8 @@
 import {
-  ServiceUnavailableError, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type EventLog, type OutboundQueue, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord, type MessageRepository,
-  type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth,
+  ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
+  type DeliveryQueue, type EventLog, type IdempotencyStore, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord,
+  type MessageRepository, type MessageStatus, type OutboundQueue, type Page, type PageRequest, type StateRepository, type Storage,
+  type StorageHealth, type StorageSignals, type StatusUpdate,
 } from '@parley/core';
 
 /**
@@ -29,6 +30,7 @@ class RoutedMessages implements MessageRepository {
   upsert(instance: string, record: MessageRecord) { return this.r(instance).upsert(instance, record); }
   get(instance: string, id: string) { return this.r(instance).get(instance, id); }
   setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> { return this.r(instance).setStatus(instance, id, status); }
+  setStatuses(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> { return setStatuses(this.r(instance), instance, updates); }
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> { return this.r(instance).listByChat(instance, chatJid, page); }
   delete(instance: string, ids: string[]) { return this.r(instance).delete(instance, ids); }
   deleteChat(instance: string, chatJid: string) { return this.r(instance).deleteChat(instance, chatJid); }
@@ -72,8 +74,11 @@ export class InstanceDataRouter implements Storage {
   readonly authState: AuthStateRepository;
   readonly state: StateRepository;
   readonly deliveries: DeliveryQueue;
+  readonly idempotency: IdempotencyStore;
   readonly events: EventLog;
   readonly outbound: OutboundQueue;
+  /** The back end's signals among servers, when it has them. */
+  readonly signals?: () => StorageSignals;
 
   constructor(private readonly base: Storage) {
     this.name = base.name;
@@ -82,8 +87,10 @@ export class InstanceDataRouter implements Storage {
     this.authState = base.authState;
     this.state = base.state;
     this.deliveries = base.deliveries;
+    this.idempotency = base.idempotency;
     this.events = base.events;
     this.outbound = base.outbound;
+    if (base.signals) this.signals = () => base.signals!();
     this.messages = new RoutedMessages(base.messages, this.attachments);
     this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);
     this.contacts = new RoutedResources<Contact>(base.contacts, (instance) => this.attachments.pick(instance)?.contacts);

@@ -67,11 +67,9 @@ export class MediaResolver {
   /** Fetches a URL with the limits, through `route.proxy` when set. */
   async fromUrl(raw: string, field: string, kind: MediaKind, fileName?: string, route: MediaRoute = {}): Promise<MediaInput> {
     if (raw.length > 4096) throw new ValidationError(`${field} must be a URL of at most 4096 characters, or a base64 data URI`);
-    const check = (value: string) => assertUrlAllowed(value, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
-    const limits = { maxBytes: this.limits.maxBytes, timeoutMs: this.limits.timeoutMs, allowPrivate: this.limits.allowPrivateUrls, maxRedirects: this.limits.maxRedirects };
     let answer: GuardedGetResult;
     try {
-      answer = await guardedGet(await check(raw), limits, check, { proxy: parseProxy(route.proxy), allowPrivateProxy: this.limits.allowPrivateProxies ?? this.limits.allowPrivateUrls });
+      answer = await this.download(raw, field, {}, route);
     } catch (err) {
       throw err instanceof GuardedGetError ? this.fetchError(err, field) : err;
     }
@@ -80,6 +78,21 @@ export class MediaResolver {
     }
     const name = fileName ?? (decodeURIComponent(answer.url.pathname.split('/').pop() ?? '') || undefined);
     return { data: answer.data, mimetype: answer.mimetype, fileName: name, sourceUrl: raw, sha256: createHash('sha256').update(answer.data).digest('hex') };
+  }
+
+  /**
+   * Fetches a URL under the same guard (private addresses, redirects re-checked, the instance's
+   * proxy), with the media limits or tighter ones. A URL refused before any connection (not http,
+   * a private address literal) is a ValidationError naming `field`; a failed download rejects with
+   * the GuardedGetError, for the caller to word.
+   */
+  async download(raw: string, field: string, tighter: { maxBytes?: number; timeoutMs?: number } = {}, route: MediaRoute = {}): Promise<GuardedGetResult> {
+    const check = (value: string) => assertUrlAllowed(value, { field, allowPrivate: this.limits.allowPrivateUrls, resolve: false });
+    const limits = {
+      maxBytes: Math.min(tighter.maxBytes ?? Infinity, this.limits.maxBytes), timeoutMs: Math.min(tighter.timeoutMs ?? Infinity, this.limits.timeoutMs),
+      allowPrivate: this.limits.allowPrivateUrls, maxRedirects: this.limits.maxRedirects,
+    };
+    return guardedGet(await check(raw), limits, check, { proxy: parseProxy(route.proxy), allowPrivateProxy: this.limits.allowPrivateProxies ?? this.limits.allowPrivateUrls });
   }
 
   /** The 400 (or 413) naming the field that a failed download answers. */

@@ -1,6 +1,6 @@
 import { decodeStored, ulidTime, type ChannelEvent, type Clock, type EventLog, type InstanceRecord, type LoggedEvent } from '@parley/core';
 import { frameText, GAP_EVENT } from './stream-frames.js';
-import type { StreamRenderer, StreamView } from './stream-renderer.js';
+import type { FrameSource, StreamRenderer, StreamView } from './stream-renderer.js';
 import type { StreamTransport } from './stream-transport.js';
 
 /** Entries read from the event log per replay page. */
@@ -41,7 +41,7 @@ export interface SessionDeps {
 export class StreamSession {
   private state: 'replaying' | 'live' | 'closed' = 'replaying';
   private cursor: string;
-  private pending: { event: ChannelEvent; instance: InstanceRecord; render: (view: StreamView, wire: 'sse' | 'ws') => string | null }[] = [];
+  private pending: { event: ChannelEvent; instance: InstanceRecord; render: FrameSource }[] = [];
   private overflow = false;
 
   constructor(
@@ -67,7 +67,7 @@ export class StreamSession {
       return;
     }
     const cutoff = deps.clock.now() - deps.retentionMs;
-    if (this.after !== undefined && !(ulidTime(this.after) >= cutoff)) {
+    if (!(ulidTime(this.after) >= cutoff)) {
       const data = JSON.stringify({
         after: this.after, retentionSeconds: Math.round(deps.retentionMs / 1000),
         message: 'the position is older than the event log keeps: events from before the retention may be missing; what is still kept follows',
@@ -82,7 +82,7 @@ export class StreamSession {
   }
 
   /** A live event of this session's selection (the hub calls it in id order). */
-  offer(event: ChannelEvent, instance: InstanceRecord, render: (view: StreamView, wire: 'sse' | 'ws') => string | null): void {
+  offer(event: ChannelEvent, instance: InstanceRecord, render: FrameSource): void {
     if (this.state === 'replaying') {
       if (this.pending.length >= REPLAY_PENDING_MAX) {
         this.overflow = true;
@@ -94,9 +94,9 @@ export class StreamSession {
     }
     if (this.state !== 'live' || event.id <= this.cursor) return;
     this.cursor = event.id;
-    const text = render(this.view, this.transport.wire);
-    if (text === null) return;
-    this.transport.write(text);
+    const frame = render(this.view, this.transport.wire);
+    if (frame === null) return;
+    this.transport.write(frame);
     if (this.transport.buffered() > this.deps.bufferBytes) this.deps.drop(this, 'slow');
   }
 

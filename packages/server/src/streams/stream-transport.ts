@@ -5,8 +5,8 @@ import type { WireKind } from './stream-frames.js';
 /** The connection of one stream client, whatever its wire. */
 export interface StreamTransport {
   readonly wire: WireKind;
-  /** Queues text for the client (never blocks; the caller watches {@link buffered}). */
-  write(text: string): void;
+  /** Queues a frame (text, or its UTF-8 bytes) for the client (never blocks; the caller watches {@link buffered}). */
+  write(frame: string | Buffer): void;
   /** Bytes written and not yet taken by the client's socket. */
   buffered(): number;
   /** Resolves true once everything written so far has left, false after `timeoutMs` or when the connection closed. */
@@ -36,8 +36,14 @@ export class SseTransport implements StreamTransport {
     res.write(`retry: ${retryMs}\n: connected\n\n`);
   }
 
-  write(text: string): void {
-    if (!this.res.destroyed) this.res.write(text);
+  write(frame: string | Buffer): void {
+    if (this.res.destroyed) return;
+    // Frames written in one turn of the event loop (a burst of events) leave in one socket write.
+    if (!this.res.writableCorked) {
+      this.res.cork();
+      setImmediate(() => this.res.uncork());
+    }
+    this.res.write(frame);
   }
 
   buffered(): number {
@@ -74,7 +80,9 @@ export class SseTransport implements StreamTransport {
   }
 
   onClose(listener: () => void): void {
-    this.res.once('close', listener);
+    // The client may have gone between admission and now: 'close' would never come again.
+    if (this.res.closed) queueMicrotask(listener);
+    else this.res.once('close', listener);
   }
 }
 
@@ -92,8 +100,8 @@ export class WsTransport implements StreamTransport {
     ws.on('error', () => ws.terminate());
   }
 
-  write(text: string): void {
-    if (this.ws.readyState === this.ws.OPEN) this.ws.send(text);
+  write(frame: string | Buffer): void {
+    if (this.ws.readyState === this.ws.OPEN) this.ws.send(frame, { binary: false });
   }
 
   buffered(): number {
@@ -129,6 +137,7 @@ export class WsTransport implements StreamTransport {
   }
 
   onClose(listener: () => void): void {
-    this.ws.once('close', listener);
+    if (this.ws.readyState === this.ws.CLOSED) queueMicrotask(listener);
+    else this.ws.once('close', listener);
   }
 }

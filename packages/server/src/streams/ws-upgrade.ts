@@ -1,8 +1,7 @@
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
-import { isParleyError, ParleyError, type Logger } from '@parley/core';
+import { isParleyError, ParleyError, ValidationError, type Logger } from '@parley/core';
 import type { FailureLimiter } from '../http/failure-limiter.js';
 import type { StreamHub } from './stream-hub.js';
 import { readStreamRequest } from './stream-request.js';
@@ -16,6 +15,8 @@ export interface StreamUpgradeDeps {
   /** Checks the credentials: the instance of `key` (throws 404), or the admin token (throws 401) when `key` is undefined. Answers the instance id. */
   authenticate(key: string | undefined, authorization: string | undefined): Promise<string | undefined>;
   limiter: FailureLimiter;
+  /** The client's address as the HTTP routes see it (`trust proxy` applied to `X-Forwarded-For`), which failed authentications count against. */
+  clientAddress(req: IncomingMessage): string;
   isShuttingDown(): boolean;
   logger: Logger;
 }
@@ -29,6 +30,15 @@ function refuse(socket: Duplex, err: ParleyError): void {
   const retry = err.status === 429 && (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
   socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${retry ? `Retry-After: ${retry}\r\n` : ''}Connection: close\r\n\r\n${text}`);
+}
+
+/** A percent-encoded path segment, decoded; a malformed encoding is the client's error (400). */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new ValidationError('path is not validly percent-encoded');
+  }
 }
 
 /**
@@ -46,18 +56,22 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
       const match = /^\/([^/]+)\/events$/.exec(url.pathname);
       if (!match) throw new ParleyError(404, 'route_not_found', 'WebSocket upgrades are served on /{key}/events and /admin/events only');
       if (deps.isShuttingDown()) throw new ParleyError(503, 'shutting_down', 'the server is shutting down');
-      const key = match[1] === 'admin' ? undefined : decodeURIComponent(match[1]!);
-      const address = (socket as Socket).remoteAddress ?? '';
-      const blockedMs = deps.limiter.retryAfterMs(address);
+      const key = match[1] === 'admin' ? undefined : decodeSegment(match[1]!);
+      const address = deps.clientAddress(req);
       let instance: string | undefined;
       try {
-        if (blockedMs > 0) throw new ParleyError(429, 'rate_limited', 'too many failed authentications from this address', { retryAfterSeconds: Math.ceil(blockedMs / 1000) });
         instance = await deps.authenticate(key, req.headers.authorization);
       } catch (err) {
-        if (isParleyError(err) && (err.status === 401 || err.code === 'instance_not_found')) await deps.limiter.fail(address);
-        throw err;
+        // As the HTTP routes: a failure counts, and a blocked address answers 429 instead.
+        if (!isParleyError(err) || !(err.status === 401 || err.code === 'instance_not_found')) throw err;
+        const ms = deps.limiter.retryAfterMs(address) || (await deps.limiter.fail(address));
+        if (ms <= 0) throw err;
+        const seconds = Math.ceil(ms / 1000);
+        throw new ParleyError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { retryAfterSeconds: seconds });
       }
       const request = readStreamRequest(Object.fromEntries(url.searchParams), req.headers['last-event-id'], deps.formats);
+      // The client may have hung up while it was authenticated: its socket will not close again.
+      if (socket.destroyed) return;
       const slot = deps.hub.reserve(instance);
       let opened = false;
       // A handshake `ws` refuses (bad Sec-WebSocket-Key, …) answers 400 and never calls back: free the place.

@@ -20,8 +20,7 @@ export interface TestHostOptions {
   plugins: PluginEntry[];
   /**
    * Configuration members over the test defaults: loopback, port 0 (a free one; without a `publicUrl`
-   * the server then makes its own URL the public one once it listens), private URLs allowed, no
-   * restore stagger.
+   * the server then makes its own URL the public one once it listens), private URLs allowed.
    */
   config?: Partial<ParleyConfig>;
   /** All server time comes from it (a `FakeClock` of `@parley/testkit`); the real clock otherwise. */
@@ -62,7 +61,7 @@ export async function startTestHost(options: TestHostOptions): Promise<TestHost>
   try {
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, allowPrivateUrls: true, logLevel: 'warn', adminToken: TEST_HOST_ADMIN_TOKEN,
-      restore: { staggerMs: 0 }, shutdownTimeoutMs: 2000, ...options.config, plugins: options.plugins,
+      shutdownTimeoutMs: 2000, ...options.config, plugins: options.plugins,
     });
     const logger = options.logger ?? (createLogger({ level: 'warn', destination: discard() }) as unknown as Logger);
     const server = await ParleyServer.create({ config, logger, ...(options.clock ? { clock: options.clock } : {}) });

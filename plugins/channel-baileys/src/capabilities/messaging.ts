@@ -31,6 +31,7 @@ function sentRecord(sent: WAMessage, jid: string, nowSeconds: number): MessageRe
 export function messagingCapability(runtime: AdapterRuntime): MessagingCapability {
   return {
     supports: (type: OutgoingType) => SEND_TYPES[type] === true,
+    extras: { mentions: true, linkPreview: true },
 
     async send(request: SendRequest): Promise<MessageRecord> {
       const socket = runtime.connection.openSocket();

@@ -4,7 +4,7 @@ import {
   type WAMessage,
 } from '@whiskeysockets/baileys';
 import { isLidJid, normalizeJid, userPart } from '../util/jids.js';
-import { inboundContent } from '@parley/whatsapp-proto';
+import { inboundContent, mentionsOf } from '@parley/whatsapp-proto';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
 import { eventResponse, pollVote, type DecryptedAnswer } from './inbound-votes.js';
 import { messageJson, restStatus, seconds } from './record.js';
@@ -93,6 +93,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     provider: 'whatsapp',
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
   };
+  const mentions = mentionsOf(record.message);
   const message: InboundMessage = {
     id: key.id,
     chatJid,
@@ -105,6 +106,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
     content: answer?.content ?? inboundContent(content, type, recordId),
     ...(context ? { context } : {}),
+    ...(mentions ? { mentions } : {}),
     ...(referral ? { referral } : {}),
     ...(edit ? { edit } : {}),
     record,

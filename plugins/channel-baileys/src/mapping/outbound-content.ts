@@ -1,8 +1,8 @@
 import {
-  isAnimatedSticker, pinDurationFor, toJid, ValidationError, type OutgoingContent, type SendRequest,
+  isAnimatedSticker, pinDurationFor, toJid, ValidationError, type Mentions, type OutgoingContent, type SendRequest,
 } from '@parley/core';
 import {
-  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage,
+  baileysLinkPreview, callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage,
 } from '@parley/whatsapp-proto';
 import {
   CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey, type WASendableProduct,
@@ -45,6 +45,11 @@ function withCaption<T extends object>(content: T, caption: string | undefined):
   return caption ? { ...content, caption } : content;
 }
 
+/** Baileys' `mentions` and `mentionAll` of a text or caption (contextInfo `mentionedJid`, `nonJidMentions`). */
+function mentioning(content: Mentions): { mentions?: string[]; mentionAll?: boolean } {
+  return { ...(content.mentions?.length ? { mentions: content.mentions } : {}), ...(content.mentionAll ? { mentionAll: true } : {}) };
+}
+
 /** Maps one send request onto Baileys message content. */
 export function outboundPlan(request: SendRequest, env: OutboundEnv): OutboundPlan {
   const content: OutgoingContent = request.content;
@@ -70,16 +75,16 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
   });
   switch (content.type) {
     case 'text':
-      // Never let Baileys fetch URLs found in user text: previews come only from the `link` type.
-      return send({ text: content.text, linkPreview: null });
+      // Never let Baileys fetch URLs found in user text: the server builds previews (guarded fetch) and passes them in.
+      return send({ text: content.text, linkPreview: content.preview ? baileysLinkPreview(content.preview) : null, ...mentioning(content) });
     case 'image':
-      return send(withCaption({ image: content.media.data, mimetype: content.media.mimetype }, content.caption));
+      return send({ ...withCaption({ image: content.media.data, mimetype: content.media.mimetype }, content.caption), ...mentioning(content) });
     case 'audio':
       return send({ audio: content.media.data, mimetype: content.media.mimetype, ptt: content.ptt === true });
     case 'video':
-      return send(withCaption({ video: content.media.data, mimetype: content.media.mimetype }, content.caption));
+      return send({ ...withCaption({ video: content.media.data, mimetype: content.media.mimetype }, content.caption), ...mentioning(content) });
     case 'document':
-      return send(withCaption({ document: content.media.data, mimetype: content.mimetype, fileName: content.fileName }, content.caption));
+      return send({ ...withCaption({ document: content.media.data, mimetype: content.mimetype, fileName: content.fileName }, content.caption), ...mentioning(content) });
     case 'sticker':
       return send({ sticker: content.media.data, mimetype: content.media.mimetype, isAnimated: isAnimatedSticker(content.media) });
     case 'video-note':

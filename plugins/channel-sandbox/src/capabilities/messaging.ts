@@ -5,7 +5,7 @@ import {
 } from '@parley/core';
 import { webpStickerMedia } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
-import { inboundContentOf } from '../content/packet-to-inbound.js';
+import { inboundContentOf, mentioned } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
 import { quotedSender, quoteInto } from '../content/reply-context.js';
 import type { SandboxDevice } from '../sandbox-device.js';
@@ -19,6 +19,9 @@ import type { MessagePacket } from '../sandbox-packets.js';
  * peers. A number no sandbox instance holds stays at `sent`.
  */
 export class SandboxMessaging implements MessagingCapability {
+  /** The sandbox carries WhatsApp's messages: mentions and link previews included. */
+  readonly extras = { mentions: true, linkPreview: true };
+
   constructor(private readonly device: SandboxDevice) {}
 
   supports(type: SendRequest['content']['type']): boolean {
@@ -51,6 +54,7 @@ export class SandboxMessaging implements MessagingCapability {
         chatType: group ? 'group' : 'individual', ...(group ? { groupId: remoteJid } : {}),
         content: inboundContentOf(message, record.key.id),
         ...(quoted ? { context: { from: jidUser(quoted.sender), id: quoted.id } } : {}),
+        ...mentioned(message),
         record,
       },
     });

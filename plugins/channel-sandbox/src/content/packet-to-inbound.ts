@@ -1,5 +1,5 @@
 import { isGroupJid, jidUser, USER_SUFFIX, type InboundMessage } from '@parley/core';
-import { inboundContentOf, typedMember } from '@parley/whatsapp-proto';
+import { inboundContentOf, mentionsOf, typedMember } from '@parley/whatsapp-proto';
 import type { MessagePacket } from '../sandbox-packets.js';
 
 type Fields = Record<string, unknown>;
@@ -28,6 +28,12 @@ function asReceived(message: Record<string, unknown>, chatJid: string, senderPar
   };
 }
 
+/** `{mentions}` of a message that mentions anyone, else nothing. */
+export function mentioned(message: Record<string, unknown>): { mentions?: string[] } {
+  const mentions = mentionsOf(message);
+  return mentions ? { mentions } : {};
+}
+
 /** The InboundMessage a receiving phone (`receiver`) emits for a packet. */
 export function inboundFromPacket(packet: MessagePacket, receiver: { jid: string; lid: string }): InboundMessage {
   const senderJid = `${packet.from}${USER_SUFFIX}`;
@@ -44,6 +50,7 @@ export function inboundFromPacket(packet: MessagePacket, receiver: { jid: string
     pushName: packet.fromName,
     content: inboundContentOf(packet.message, packet.id),
     ...(packet.quoted ? { context: { from: packet.quoted.from, id: packet.quoted.id } } : {}),
+    ...mentioned(packet.message),
     record: {
       key: { remoteJid: chatJid, fromMe: false, id: packet.id, ...(packet.groupJid ? { participant: senderJid } : {}) },
       message: asReceived(packet.message, chatJid, packet.groupJid ? senderJid : '', receiver),

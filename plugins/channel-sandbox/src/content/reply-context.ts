@@ -1,16 +1,11 @@
 import type { MessageRecord } from '@parley/core';
+import { mergeContextInfo } from '@parley/whatsapp-proto';
 import { typedMember } from './packet-to-inbound.js';
 
 /** Who wrote a quoted message: this phone, the group member, or the peer of a direct chat. */
 export function quotedSender(quoted: MessageRecord, ownJid: string): string {
   return quoted.key.fromMe ? ownJid : quoted.key.participant ?? quoted.key.remoteJid;
 }
-
-/**
- * Members of a typed member that WhatsApp's proto numbers after `contextInfo`, so that proto JSON
- * writes them after it (among the members the sandbox sends).
- */
-const AFTER_CONTEXT: Record<string, string[]> = { documentMessage: ['caption'] };
 
 /**
  * Makes `message` (from `outgoingToProto`) a reply to `quoted`, as WhatsApp apps and Baileys do: the
@@ -26,14 +21,8 @@ export function quoteInto(message: Record<string, unknown>, quoted: MessageRecor
     quotedMessage: { [name]: withoutQuote(quoted.message[name]) },
     ...(chatJid !== quoted.key.remoteJid ? { remoteJid: quoted.key.remoteJid } : {}),
   };
-  const [member, fields] = typedMember(message);
-  const later = AFTER_CONTEXT[member] ?? [];
-  const entries = Object.entries(fields);
-  message[member] = {
-    ...Object.fromEntries(entries.filter(([field]) => !later.includes(field))),
-    contextInfo,
-    ...Object.fromEntries(entries.filter(([field]) => later.includes(field))),
-  };
+  // Beside the mentions the message may carry already.
+  mergeContextInfo(message, contextInfo);
 }
 
 /** A typed member without the quote it carried itself (a quote never nests). */

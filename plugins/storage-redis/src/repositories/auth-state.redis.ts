@@ -1,10 +1,11 @@
-import type { AuthStateRepository } from '@parley/core';
+import type { AuthStateRepository, Fence } from '@parley/core';
+import type { FencedWrites } from '../cluster/fenced-writes.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
 
 /** Auth state of an instance in one hash; the field is `[category, id]` as JSON, unambiguous for any text. */
 export class RedisAuthStateRepository implements AuthStateRepository {
-  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys, private readonly fenced: FencedWrites) {}
 
   async get(instance: string, category: string, ids: string[]): Promise<Record<string, string>> {
     if (ids.length === 0) return {};
@@ -17,7 +18,7 @@ export class RedisAuthStateRepository implements AuthStateRepository {
     return out;
   }
 
-  async set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void> {
+  async set(instance: string, entries: { category: string; id: string; value: string | null }[], fence?: Fence): Promise<void> {
     if (entries.length === 0) return;
     const key = this.keys.authState(instance);
     const writes: Record<string, string> = {};
@@ -33,6 +34,10 @@ export class RedisAuthStateRepository implements AuthStateRepository {
       }
     }
     const stillDeleted = deletes.filter((name) => !(name in writes));
+    if (fence) {
+      await this.connection.run((client) => this.fenced.authSet(client, fence, key, stillDeleted, writes));
+      return;
+    }
     await this.connection.run((client) => {
       // MULTI/EXEC: both commands apply together, no reader sees half of the batch.
       const transaction = client.multi();
@@ -42,8 +47,9 @@ export class RedisAuthStateRepository implements AuthStateRepository {
     });
   }
 
-  async clear(instance: string): Promise<void> {
-    await this.connection.run((client) => client.del(this.keys.authState(instance)));
+  async clear(instance: string, fence?: Fence): Promise<void> {
+    const key = this.keys.authState(instance);
+    await this.connection.run((client) => (fence ? this.fenced.deleteKey(client, fence, key) : client.del(key)));
   }
 }
 

@@ -1,5 +1,5 @@
-import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock } from '@parley/core';
-import { updateHashDocument, type DocumentGuesses } from '../hash-document.js';
+import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock, type StatusUpdate } from '@parley/core';
+import { updateHashDocument, updateHashDocuments, type DocumentGuesses } from '../hash-document.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
@@ -130,12 +130,19 @@ export class RedisMessageRepository implements MessageRepository {
   }
 
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
-    const stored = await this.connection.run((client) => updateHashDocument<MessageRecord>(client, this.keys.messages(instance), id, (current) => {
-      if (!current) return undefined;
-      if (status !== 'ERROR' && MESSAGE_STATUS_RANK[status] <= MESSAGE_STATUS_RANK[current.status]) return undefined;
-      return current.status === status ? undefined : { ...current, status };
-    }, this.guesses));
+    const stored = await this.connection.run((client) => updateHashDocument<MessageRecord>(client, this.keys.messages(instance), id, statusChange([status]), this.guesses));
     return stored !== null;
+  }
+
+  /** Every update in one compare-and-set script (the statuses of one message applied in order first). */
+  async setStatuses(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> {
+    const byId = new Map<string, MessageStatus[]>();
+    for (const { id, status } of updates) byId.set(id, [...(byId.get(id) ?? []), status]);
+    const ids = [...byId.keys()];
+    const stored = await this.connection.run((client) => updateHashDocuments<MessageRecord>(client, this.keys.messages(instance),
+      ids.map((id) => ({ field: id, change: statusChange(byId.get(id)!) })), this.guesses));
+    const exists = new Map(ids.map((id, i) => [id, stored[i] !== null]));
+    return updates.map(({ id }) => exists.get(id)!);
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
@@ -160,6 +167,19 @@ export class RedisMessageRepository implements MessageRepository {
   async clear(instance: string): Promise<void> {
     await this.connection.run((client) => clearScript.run(client, this.scriptKeys(instance), [this.keys.chatMessagesStem(instance)]));
   }
+}
+
+/**
+ * The change of a record by status updates applied in order: each moves the status forward by rank
+ * (`ERROR` always applies); `undefined` (nothing to write) when the message is absent or none moved it.
+ */
+function statusChange(statuses: readonly MessageStatus[]): (current: MessageRecord | null) => MessageRecord | undefined {
+  return (current) => {
+    if (!current) return undefined;
+    let status = current.status;
+    for (const next of statuses) if (next === 'ERROR' || MESSAGE_STATUS_RANK[next] > MESSAGE_STATUS_RANK[status]) status = next;
+    return status === current.status ? undefined : { ...current, status };
+  };
 }
 
 /** Sort score of a record: its Unix-seconds timestamp, 0 when the text is not a number. */

@@ -1,20 +1,12 @@
-import type { StateRepository } from '@parley/core';
+import type { Fence, StateRepository } from '@parley/core';
+import { clearPrefixLua, type FencedWrites } from '../cluster/fenced-writes.js';
 import { compareIds } from '../record-fields.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
 
-// KEYS: namespaces set. ARGV: state key stem, prefix. Compares plain text: no glob, no pattern.
-const clearPrefixScript = new LuaScript(`
-local prefix = ARGV[2]
-for _, ns in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if string.sub(ns, 1, #prefix) == prefix then
-    redis.call('DEL', ARGV[1] .. ns)
-    redis.call('SREM', KEYS[1], ns)
-  end
-end
-return 1
-`);
+// KEYS: namespaces set. ARGV: state key stem, prefix.
+const clearPrefixScript = new LuaScript(clearPrefixLua('KEYS[1]', 'ARGV[1]', 'ARGV[2]'));
 
 // KEYS: namespaces set, namespace hash. ARGV: namespace, id, JSON. One command where MULTI/SADD/HSET/EXEC were four.
 const putScript = new LuaScript(`
@@ -25,19 +17,24 @@ return 1
 
 /** State documents: one hash per namespace (id → JSON), and the set of namespaces for prefix clearing. */
 export class RedisStateRepository implements StateRepository {
-  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys) {}
+  constructor(private readonly connection: RedisConnection, private readonly keys: RedisKeys, private readonly fenced: FencedWrites) {}
 
   async get<T = unknown>(namespace: string, id: string): Promise<T | null> {
     const raw = await this.connection.run((client) => client.hGet(this.keys.state(namespace), id));
     return raw == null ? null : (JSON.parse(raw) as T);
   }
 
-  async put(namespace: string, id: string, value: unknown): Promise<void> {
+  async put(namespace: string, id: string, value: unknown, fence?: Fence): Promise<void> {
     const json = JSON.stringify(value) ?? 'null';
+    if (fence) {
+      await this.connection.run((client) => this.fenced.statePut(client, fence, this.keys.stateNamespaces, this.keys.state(namespace), namespace, id, json));
+      return;
+    }
     await this.connection.run((client) => putScript.run(client, [this.keys.stateNamespaces, this.keys.state(namespace)], [namespace, id, json]));
   }
 
-  async delete(namespace: string, id: string): Promise<boolean> {
+  async delete(namespace: string, id: string, fence?: Fence): Promise<boolean> {
+    if (fence) return (await this.connection.run((client) => this.fenced.stateDelete(client, fence, this.keys.state(namespace), id))) > 0;
     return (await this.connection.run((client) => client.hDel(this.keys.state(namespace), id))) > 0;
   }
 
@@ -48,7 +45,11 @@ export class RedisStateRepository implements StateRepository {
       .map(([id, raw]) => ({ id, value: JSON.parse(raw) as T }));
   }
 
-  async clearPrefix(prefix: string): Promise<void> {
+  async clearPrefix(prefix: string, fence?: Fence): Promise<void> {
+    if (fence) {
+      await this.connection.run((client) => this.fenced.stateClearPrefix(client, fence, this.keys.stateNamespaces, this.keys.stateStem(), prefix));
+      return;
+    }
     await this.connection.run((client) => clearPrefixScript.run(client, [this.keys.stateNamespaces], [this.keys.stateStem(), prefix]));
   }
 }

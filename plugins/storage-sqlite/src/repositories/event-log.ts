@@ -3,8 +3,8 @@ import type { SqliteDatabase } from '../sqlite-database.js';
 
 /**
  * The event log in the `events` table (migration 4). Appends join the current write batch (group
- * commit) and resolve when it is committed; purges delete a range of the primary key, since an id
- * starts with its time.
+ * commit) and resolve at once, durable when the batch commits ({@link SqliteDatabase.flush}); purges
+ * delete a range of the primary key, since an id starts with its time.
  */
 export class SqliteEventLog implements EventLog {
   constructor(private readonly db: SqliteDatabase) {}
@@ -16,7 +16,6 @@ export class SqliteEventLog implements EventLog {
         this.db.run('INSERT INTO events (id, instance, type, at, event) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [e.id, e.instance, e.type, e.at, e.event]);
       }
     });
-    await this.db.flush();
   }
 
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {

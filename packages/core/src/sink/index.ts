@@ -1,0 +1,3 @@
+export * from './sink.js';
+export * from './sink-options.js';
+export * from './sink-connection.js';

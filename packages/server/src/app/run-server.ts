@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError, loadConfig } from '../config/config.js';
+import { PluginError } from '../plugins/plugin-host.js';
+import { unsupportedNode } from '../node-version.js';
+import { ParleyServer } from './parley-server.js';
+import { printBanner } from './banner.js';
+
+async function start(): Promise<void> {
+  const { engines } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
+  const unsupported = unsupportedNode(process.version, engines.node);
+  if (unsupported) throw new ConfigError(unsupported);
+  const config = loadConfig();
+  const server = await ParleyServer.create({ config });
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      server.context.logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    server.context.logger.info({ signal }, 'shutting down');
+    server.close().then(() => process.exit(0), (err: unknown) => {
+      server.context.logger.error({ err }, 'shutdown failed');
+      process.exit(1);
+    });
+  };
+  // Handlers first: a signal that arrives before them kills the process outright (no graceful
+  // stop, no exit 0), and whoever read the banner may signal at once.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  const url = await server.listen();
+  printBanner(server, url);
+}
+
+/**
+ * Runs the server as this process's whole job (`npm start`, `parley start`): configuration from the
+ * environment and `PARLEY_CONFIG`, the start-up banner on stdout, a graceful stop on SIGTERM/SIGINT
+ * (exit 0; a second signal exits 1 at once). A start-up failure is printed to stderr — a config or
+ * plugin error as one line naming the field — and exits 1. Resolves once the server listens.
+ */
+export async function runServerProcess(): Promise<void> {
+  try {
+    await start();
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof PluginError) {
+      console.error(`parley: ${err.message}`);
+    } else {
+      console.error('parley: start-up failed:', err);
+    }
+    process.exit(1);
+  }
+}

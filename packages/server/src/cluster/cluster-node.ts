@@ -1,0 +1,274 @@
+import { randomUUID } from 'node:crypto';
+import { ParleyError, type Clock, type ClusterStore, type Fence, type Lease, type Logger, type NodeInfo, type NodeRecord } from '@parley/core';
+import type { ClusterConfig } from '../config/cluster-config.js';
+import { ConfigError } from '../config/config.js';
+import { LeaseTable } from './lease-table.js';
+import { candidates, fairShare, spreadOrder } from './placement.js';
+
+/** What the node does with the instances it takes and gives up (the server's registry). */
+export interface InstanceHost {
+  /** Loads an instance whose lease this node now holds, connecting it when it wants a connection. */
+  start(id: string): Promise<void>;
+  /** Stops an instance's channel connections (its lease is lost or handed over). */
+  stop(id: string): Promise<void>;
+}
+
+/** 503 `instance_moving`: another node owns the instance, or it is between owners; a retry finds the owner. */
+export class InstanceMovingError extends ParleyError {
+  constructor(instance: string) {
+    super(503, 'instance_moving', `instance ${instance} is owned by another cluster node or moving between nodes; retry`);
+  }
+}
+
+/** Loop period: lease deadlines are checked, orphans looked for and moves applied this often. */
+const SCAN_MS = 500;
+/** How long a graceful hand-over waits for the requests being served for an instance. */
+const IDLE_WAIT_MS = 10_000;
+/** Orphans one scan takes beyond its fair share once they waited this many scans (no instance waits forever on stale loads). */
+const PATIENCE_SCANS = 4;
+
+/**
+ * This server as a node of a cluster: its entry in the node registry (refreshed by a heartbeat),
+ * the leases of the instances it owns (taken, renewed, given up), orphan pick-up, requested moves,
+ * rebalancing and draining. Only it decides when this node may run an instance.
+ */
+export class ClusterNode {
+  readonly info: NodeInfo;
+  readonly leases: LeaseTable;
+  private nodesCache: NodeRecord[] = [];
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private lastRenew = 0;
+  private host?: InstanceHost;
+  private closing = false;
+  /** Orphans seen by earlier scans, with how many scans they have waited. */
+  private readonly waiting = new Map<string, number>();
+  private moveBudget: { minute: number; used: number } = { minute: 0, used: 0 };
+  private readonly starting = new Map<string, Promise<void>>();
+  /** Requests being served here, by instance. */
+  private readonly busy = new Map<string, number>();
+
+  constructor(
+    readonly store: ClusterStore,
+    readonly config: ClusterConfig,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {
+    this.info = { id: config.nodeId, address: config.advertiseUrl, incarnation: randomUUID(), startedAt: clock.now(), load: 0, draining: false };
+    this.leases = new LeaseTable(config.leaseTtlMs, config.driftMarginMs);
+  }
+
+  get id(): string {
+    return this.info.id;
+  }
+
+  /** Registers the node; throws when another live process uses the same node id. */
+  async join(): Promise<void> {
+    if (!(await this.store.join(this.info, this.config.leaseTtlMs))) {
+      throw new ConfigError(`cluster.nodeId (PARLEY_NODE_ID) "${this.id}" is in use by another live node of this cluster; give every node its own id`);
+    }
+    this.nodesCache = await this.store.nodes();
+  }
+
+  /** Starts the loop (heartbeat, renewals, orphans, moves) with the host that runs instances. */
+  start(host: InstanceHost): void {
+    this.host = host;
+    const loop = () => {
+      this.running = this.scan().catch((err: unknown) => this.logger.warn({ err }, 'cluster scan failed'))
+        .finally(() => {
+          if (!this.closing) this.timer = setTimeout(loop, SCAN_MS);
+        });
+    };
+    loop();
+  }
+
+  /** The nodes as last read (refreshed every scan). */
+  nodes(): NodeRecord[] {
+    return this.nodesCache;
+  }
+
+  async refreshNodes(): Promise<NodeRecord[]> {
+    this.nodesCache = await this.store.nodes();
+    return this.nodesCache;
+  }
+
+  /** The fence of an instance this node owns now (undefined once the lease is lost or past its deadline). */
+  fence(instance: string): Fence | undefined {
+    return this.leases.fence(instance);
+  }
+
+  /** Makes this node the instance's owner: keeps a valid lease, or takes a free one; InstanceMovingError otherwise. */
+  async claim(instance: string, options: { honourMove?: boolean } = {}): Promise<void> {
+    if (this.leases.has(instance)) return;
+    if (this.closing || this.info.draining) throw new InstanceMovingError(instance);
+    const sentAt = performance.now();
+    const lease = await this.store.acquire(instance, this.id, this.config.leaseTtlMs, options);
+    if (!lease) throw new InstanceMovingError(instance);
+    this.leases.add(lease, sentAt);
+    this.info.load = this.leases.size;
+    this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');
+    // Whoever asked (a request, an orphan scan), the instance now runs here: reconnected if it wants a connection.
+    const started = (this.host?.start(instance) ?? Promise.resolve())
+      .catch((err: unknown) => this.logger.warn({ err, instance }, 'instance could not be started on this node'))
+      .finally(() => this.starting.delete(instance));
+    this.starting.set(instance, started);
+  }
+
+  /** Counts a request being served here for an instance until `done` fires (a graceful hand-over waits for it). */
+  serving(instance: string, done: (callback: () => void) => void): void {
+    this.busy.set(instance, (this.busy.get(instance) ?? 0) + 1);
+    done(() => {
+      const left = (this.busy.get(instance) ?? 1) - 1;
+      if (left > 0) this.busy.set(instance, left);
+      else this.busy.delete(instance);
+    });
+  }
+
+  /** Resolves once no request is being served for these instances, or after {@link IDLE_WAIT_MS}. */
+  private async idle(instances: string[]): Promise<void> {
+    const until = performance.now() + IDLE_WAIT_MS;
+    while (instances.some((id) => this.busy.has(id)) && performance.now() < until) await new Promise((r) => setTimeout(r, 20));
+  }
+
+  /** Resolves once an instance this node just took has been started (loaded, reconnected): requests wait for it. */
+  whenStarted(instance: string): Promise<void> {
+    return this.starting.get(instance) ?? Promise.resolve();
+  }
+
+  /** Drains: stops every owned instance and releases its lease so other nodes take it at once. */
+  async handOver(): Promise<void> {
+    this.info.draining = true;
+    await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
+    const all = this.leases.all();
+    await this.giveUp(all, true);
+    await this.store.release(all);
+    this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
+  }
+
+  /** Sets or clears draining (an admin drain): a draining node hands its instances over and takes none. */
+  async setDraining(draining: boolean): Promise<void> {
+    if (draining) await this.handOver();
+    else this.info.draining = false;
+    await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
+  }
+
+  /** Stops the loop, hands every instance over and leaves the registry. Idempotent. */
+  async close(): Promise<void> {
+    if (this.closing) return;
+    this.closing = true;
+    clearTimeout(this.timer);
+    await this.running;
+    await this.handOver().catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
+    await this.store.leave(this.info).catch(() => undefined);
+  }
+
+  /**
+   * Stops instances this node no longer runs. The leases are retired first, and a graceful hand-over
+   * (a stop, a drain, a move) lets the requests already being served here finish (bounded): from then on requests are
+   * routed elsewhere and nothing loads the instances here again, while writes of the stopping adapters
+   * stay fenced by the still valid lease (an expired or lost one is refused by Redis anyway).
+   */
+  private async giveUp(leases: Lease[], graceful = false): Promise<void> {
+    this.leases.retire(leases.map((l) => l.instance));
+    if (graceful) await this.idle(leases.map((l) => l.instance));
+    await Promise.allSettled(leases.map((l) => this.host?.stop(l.instance)));
+    for (const l of leases) this.leases.delete(l.instance);
+    this.info.load = this.leases.size;
+  }
+
+  private async scan(): Promise<void> {
+    await this.stopExpired();
+    if (performance.now() - this.lastRenew >= this.config.renewIntervalMs) await this.renew();
+    this.nodesCache = await this.store.nodes();
+    if (this.info.draining) return;
+    await this.applyMoves();
+    await this.adoptOrphans();
+    await this.rebalance();
+  }
+
+  /** Stops instances whose lease deadline passed (renewals failed: Redis unreachable, or this process was paused). */
+  private async stopExpired(): Promise<void> {
+    const expired = this.leases.expired();
+    for (const lease of expired) {
+      this.logger.warn({ instance: lease.instance, fencingToken: lease.token }, 'lease could not be renewed in time; instance stopped on this node');
+    }
+    await this.giveUp(expired);
+  }
+
+  private async renew(): Promise<void> {
+    const sentAt = performance.now();
+    this.lastRenew = sentAt;
+    const ok = await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
+    if (!ok) this.logger.error({ node: this.id }, 'another process took this node id in the registry');
+    const leases = this.leases.renewable();
+    if (leases.length === 0) return;
+    const lost = new Set(await this.store.renew(leases, this.config.leaseTtlMs));
+    this.leases.renewed(leases, lost, sentAt);
+    for (const instance of lost) this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
+    await this.giveUp(leases.filter((l) => lost.has(l.instance)));
+  }
+
+  /** Instances without a live lease: offered ones, this node's own from an earlier run, and those of dead nodes. */
+  private async orphans(): Promise<string[]> {
+    const ids = new Set(await this.store.unowned(1000));
+    for (const id of await this.store.heldBy(this.id)) if (!this.leases.has(id)) ids.add(id);
+    for (const node of this.nodesCache) if (!node.alive) for (const id of await this.store.heldBy(node.id)) ids.add(id);
+    if (ids.size === 0) return [];
+    const owners = await this.store.owners([...ids]);
+    return [...ids].filter((id) => !owners.has(id));
+  }
+
+  private async adoptOrphans(): Promise<void> {
+    const orphans = await this.orphans();
+    for (const id of [...this.waiting.keys()]) if (!orphans.includes(id)) this.waiting.delete(id);
+    if (orphans.length === 0) return;
+    const targets = await this.store.movesFor(orphans);
+    const alive = new Set(candidates(this.nodesCache).map((n) => n.id));
+    const mine = orphans.filter((id) => targets.get(id) === this.id);
+    const open = orphans.filter((id) => !targets.has(id) || !alive.has(targets.get(id)!));
+    const room = Math.max(0, fairShare(this.nodesCache, open.length) - this.leases.size);
+    const patient = open.filter((id) => (this.waiting.get(id) ?? 0) >= PATIENCE_SCANS);
+    const take = [...new Set([...mine, ...spreadOrder(this.id, open).slice(0, room), ...patient])];
+    for (const id of open) this.waiting.set(id, (this.waiting.get(id) ?? 0) + 1);
+    // A move to a node that is gone no longer holds an orphan back.
+    await Promise.all(take.map((id) => this.adopt(id, targets.has(id) && targets.get(id) !== this.id)));
+  }
+
+  private async adopt(id: string, overrideMove: boolean): Promise<void> {
+    try {
+      await this.claim(id, { honourMove: !overrideMove });
+    } catch {
+      return; // another node was faster
+    }
+    this.waiting.delete(id);
+  }
+
+  /** Hands over the instances an admin (or a rebalance) asked to move to another live node. */
+  private async applyMoves(): Promise<void> {
+    const held = this.leases.all();
+    const moves = await this.store.movesFor(held.map((l) => l.instance));
+    const alive = new Set(candidates(this.nodesCache).map((n) => n.id));
+    const leaving = held.filter((l) => moves.has(l.instance) && moves.get(l.instance) !== this.id && alive.has(moves.get(l.instance)!));
+    if (leaving.length === 0) return;
+    await this.giveUp(leaving, true);
+    await this.store.release(leaving);
+    this.logger.info({ instances: leaving.map((l) => l.instance) }, 'instances moved to other nodes');
+  }
+
+  /** An overloaded node asks the least-loaded one to take some of its instances, within `movesPerMinute`. */
+  private async rebalance(): Promise<void> {
+    const able = candidates(this.nodesCache);
+    if (able.length < 2) return;
+    const minute = Math.floor(this.clock.now() / 60_000);
+    if (this.moveBudget.minute !== minute) this.moveBudget = { minute, used: 0 };
+    const share = fairShare(this.nodesCache);
+    const lightest = able.filter((n) => n.id !== this.id).sort((a, b) => a.load - b.load || a.id.localeCompare(b.id))[0];
+    if (!lightest || this.leases.size <= share || lightest.load >= share - 1) return;
+    const count = Math.min(this.leases.size - share, share - lightest.load, this.config.movesPerMinute - this.moveBudget.used);
+    if (count <= 0) return;
+    const pick: Lease[] = this.leases.all().slice(0, count);
+    for (const l of pick) await this.store.requestMove(l.instance, lightest.id);
+    this.moveBudget.used += pick.length;
+    this.logger.info({ to: lightest.id, count: pick.length }, 'rebalancing: instances asked to move');
+  }
+}

@@ -1,0 +1,170 @@
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
+import type { PrereadRequest } from '../http/json-body.js';
+import type { MatchedRequest } from '../http/router.js';
+import type { ClusterNode } from './cluster-node.js';
+import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
+import { leastLoaded } from './placement.js';
+
+/** Pause between attempts to reach an instance's owner during a handover: grows from 50 ms to 1 s. */
+const RETRY_BASE_MS = 50;
+const RETRY_CAP_MS = 1000;
+/** Key → instance id answers remembered (keys never change; a deleted instance's key finds nothing at the owner). */
+const KEY_CACHE = 50_000;
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/**
+ * Decides where a request is served: here when this node owns the instance (or is where a new or
+ * orphaned instance goes), else at the owner, forwarded. During a handover (owner gone, shutting
+ * down or moving the instance) it waits for the new owner up to `handoverWaitMs`, then answers 503.
+ * Requests forwarded by another node must carry the cluster secret (401 otherwise, logged).
+ */
+export class ClusterRouter {
+  private readonly ids = new Map<string, string>();
+  private readonly secretDigest: Buffer;
+
+  constructor(
+    private readonly node: ClusterNode,
+    private readonly forwarder: Forwarder,
+    private readonly instances: InstanceRepository,
+    private readonly logger: Logger,
+  ) {
+    this.secretDigest = digest(node.config.secret);
+  }
+
+  /** Answers true when the request was answered (forwarded); false when this node serves it. */
+  async route(req: Request, res: Response): Promise<boolean> {
+    const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
+    if (forwarded) this.verifyPeer(req);
+    else if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
+    else if (typeof req.params.node === 'string' && req.params.node !== this.node.id) return this.toNode(req.params.node, req, res);
+    const keyOrId = req.params.key as string | undefined;
+    const id = keyOrId ? await this.instanceId(keyOrId) : undefined;
+    if (!id) return false;
+    if (!forwarded) {
+      if (await this.toOwner(id, req, res)) return true;
+    } else {
+      // Served here (a forwarded request is never forwarded again) if this node owns the instance or can take it, once it is
+      // started; otherwise 503 instance_moving, which the forwarding node retries.
+      if (!this.node.leases.has(id)) await this.node.claim(id);
+      await this.node.whenStarted(id);
+    }
+    // Served here: a graceful hand-over of the instance waits until the answer is out.
+    this.node.serving(id, (done) => res.once('close', done));
+    return false;
+  }
+
+  /** Refuses a forwarded request without the right secret (401, logged with the claimed node and the client address). */
+  private verifyPeer(req: Request): void {
+    const given = req.headers[SECRET_HEADER];
+    if (typeof given === 'string' && timingSafeEqual(digest(given), this.secretDigest)) return;
+    // The route's template, never the path: it may carry an instance key.
+    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: req.ip, route: (req as MatchedRequest).parleyRoute }, 'forwarded request refused: wrong or missing cluster secret');
+    throw new UnauthorizedError('invalid cluster secret');
+  }
+
+  /** A new instance is created on the least-loaded node (here when that is this node or it cannot be reached). */
+  private async placeNew(req: Request, res: Response): Promise<boolean> {
+    const target = leastLoaded(await this.node.refreshNodes());
+    if (!target || target.id === this.node.id) return false;
+    const body = await prepareBody(req);
+    if ((await this.forwarder.forward(target.address, req, res, body)) === 'answered') return true;
+    restoreBody(req, body);
+    return false;
+  }
+
+  /** A request about another node (`/admin/cluster/nodes/{node}/…`) is answered by that node; an unknown or dead one by this node's 404. */
+  private async toNode(id: string, req: Request, res: Response): Promise<boolean> {
+    const target = (await this.node.refreshNodes()).find((n) => n.id === id && n.alive);
+    if (!target) return false;
+    return (await this.forwarder.forward(target.address, req, res, await prepareBody(req))) === 'answered';
+  }
+
+  private async toOwner(id: string, req: Request, res: Response): Promise<boolean> {
+    const deadline = performance.now() + this.node.config.handoverWaitMs;
+    let body: ForwardBody | undefined;
+    for (let attempt = 0; ; attempt++) {
+      if (this.node.leases.has(id)) {
+        await this.node.whenStarted(id);
+        return local(req, body);
+      }
+      const target = await this.ownerAddress(id);
+      if (target === 'here') {
+        // Taken here and started (reconnected) before the request runs; another node may have been faster.
+        if (await this.node.claim(id).then(() => true, () => false)) {
+          await this.node.whenStarted(id);
+          return local(req, body);
+        }
+      } else if (target !== 'wait') {
+        body ??= await prepareBody(req);
+        if ((await this.attempt(id, target, req, res, body)) === 'answered') return true;
+        if (body.kind === 'stream') break;
+      }
+      if (performance.now() >= deadline) break;
+      await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
+      await this.node.refreshNodes().catch(() => undefined);
+    }
+    throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
+  }
+
+  /**
+   * Forwards once; a replayable attempt is abandoned when the target stops holding the instance's
+   * lease before it answers (checked every renewal interval), so a paused owner holds the request at
+   * most until its lease moves on. Such an owner refuses the request if it wakes: its lease deadline passed.
+   */
+  private async attempt(id: string, target: NodeRecord, req: Request, res: Response, body: ForwardBody): Promise<'answered' | 'retry'> {
+    if (body.kind === 'stream') return this.forwarder.forward(target.address, req, res, body);
+    const abandon = new AbortController();
+    const watch = setInterval(() => {
+      this.node.store.owners([id]).then((owners) => {
+        const lease = owners.get(id);
+        if (lease && lease.node !== target.id) abandon.abort();
+      }, () => undefined);
+    }, this.node.config.renewIntervalMs);
+    try {
+      return await this.forwarder.forward(target.address, req, res, body, { signal: abandon.signal, answered: () => clearInterval(watch) });
+    } finally {
+      clearInterval(watch);
+    }
+  }
+
+  /** Where the instance is served: a node, `here`, or `wait` (its owner is gone and its lease not yet expired). */
+  private async ownerAddress(id: string): Promise<NodeRecord | 'here' | 'wait'> {
+    const nodes = this.node.nodes();
+    const lease = (await this.node.store.owners([id])).get(id);
+    if (lease) {
+      if (lease.node === this.node.id) return 'wait';
+      const owner = nodes.find((n) => n.id === lease.node);
+      return owner?.alive ? owner : 'wait';
+    }
+    const moveTo = await this.node.store.moveTarget(id);
+    const draining = this.node.info.draining;
+    const able = draining ? nodes.filter((n) => n.id !== this.node.id) : nodes;
+    const target = able.find((n) => n.id === moveTo && n.alive && !n.draining) ?? leastLoaded(able);
+    if (!target) return draining ? 'wait' : 'here';
+    return target.id === this.node.id ? 'here' : target;
+  }
+
+  private async instanceId(keyOrId: string): Promise<string | undefined> {
+    const cached = this.ids.get(keyOrId);
+    if (cached) return cached;
+    const record = keyOrId.startsWith('ins_') ? ((await this.instances.get(keyOrId)) ?? (await this.instances.findByKey(keyOrId))) : await this.instances.findByKey(keyOrId);
+    if (!record) return undefined;
+    if (this.ids.size >= KEY_CACHE) this.ids.clear();
+    this.ids.set(keyOrId, record.id);
+    return record.id;
+  }
+}
+
+/** Serves here: a body already read for forwarding is handed to the route's body reader. */
+function local(req: Request, body: ForwardBody | undefined): false {
+  if (body) restoreBody(req, body);
+  return false;
+}
+
+/** A body read into memory goes to the route's body reader (the request stream is spent). */
+function restoreBody(req: Request, body: ForwardBody): void {
+  if (body.kind === 'buffer') (req as PrereadRequest).prereadBody = body.data;
+}

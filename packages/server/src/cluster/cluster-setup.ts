@@ -1,0 +1,76 @@
+import { fencedStorage, type Clock, type ClusterStore, type InstanceRecord, type Logger, type Storage } from '@parley/core';
+import type { ClusterConfig } from '../config/cluster-config.js';
+import { ConfigError } from '../config/config.js';
+import type { InstancePlacement, InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRestorer } from '../instances/instance-restorer.js';
+import { ClusterNode, type InstanceHost } from './cluster-node.js';
+import { ClusterRouter } from './cluster-router.js';
+import { Forwarder } from './forwarder.js';
+
+/** The pieces of a cluster node the server holds. */
+export interface ClusterRuntime {
+  node: ClusterNode;
+  router: ClusterRouter;
+  forwarder: Forwarder;
+  placement: InstancePlacement;
+}
+
+/**
+ * Checks that this server can be a node (shared storage, a shared admin token) and builds its
+ * coordination; `join` then registers it (refusing a node id in use).
+ */
+export function clusterRuntime(
+  config: ClusterConfig, storage: Storage, deps: { clock: Clock; logger: Logger; adminToken?: string },
+): ClusterRuntime {
+  if (!storage.cluster) {
+    throw new ConfigError(
+      `cluster.nodeId (PARLEY_NODE_ID) is set, but the storage back end "${storage.name}" cannot run a cluster: every node must use one shared @parley/storage-redis`,
+    );
+  }
+  if (!deps.adminToken) {
+    throw new ConfigError('a cluster node needs PARLEY_ADMIN_TOKEN, the same on every node (any node answers any admin request)');
+  }
+  const logger = deps.logger.child({ component: 'cluster', node: config.nodeId });
+  const store: ClusterStore = storage.cluster();
+  const node = new ClusterNode(store, config, deps.clock, logger);
+  const forwarder = new Forwarder(config.nodeId, config.secret);
+  const router = new ClusterRouter(node, forwarder, storage.instances, logger);
+  const placement: InstancePlacement = {
+    claim: (id) => node.claim(id),
+    storageFor: (id, base) => fencedStorage(base, id, () => node.fence(id)),
+  };
+  return { node, router, forwarder, placement };
+}
+
+/**
+ * How the node starts and stops the instances it takes and gives up: through the registry, each start
+ * under the restorer's per-driver concurrency bound and rate (a failover reconnects like a restart).
+ */
+export function registryHost(
+  registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger,
+): InstanceHost {
+  return {
+    async start(id) {
+      const record = await storage.instances.get(id);
+      if (!record) {
+        await node.store.forget(id);
+        return;
+      }
+      await restorer.throttle(record.driver, async () => {
+        const runtime = await registry.load(record);
+        // Handed over again while loading or waiting: the hand-over stops it; it must not connect.
+        if (!node.leases.has(id)) return;
+        if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
+        logger.info({ instance: id }, 'instance started on this node');
+      });
+    },
+    stop: (id) => registry.handOver(id),
+  };
+}
+
+/** Offers the instances that want a connection and have no owner to the cluster (start-up: the nodes' loops share them out). */
+export async function offerUnowned(node: ClusterNode, records: InstanceRecord[]): Promise<void> {
+  const wanting = records.filter((r) => r.wantsConnection).map((r) => r.id);
+  const owners = await node.store.owners(wanting);
+  await node.store.offer(wanting.filter((id) => !owners.has(id)));
+}

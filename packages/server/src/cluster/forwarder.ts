@@ -1,0 +1,102 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
+import { Agent, request } from 'undici';
+
+/** Header naming the node a request was forwarded by; the owner then checks {@link SECRET_HEADER}. */
+export const FORWARDED_BY_HEADER = 'x-parley-forwarded-by';
+/** Header carrying the cluster's shared secret on node-to-node calls. */
+export const SECRET_HEADER = 'x-parley-cluster-secret';
+/** The request id, kept from the client when it sent one, so the owner's log lines match the forwarder's. */
+export const REQUEST_ID_HEADER = 'x-request-id';
+
+/** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once. */
+export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
+/** 503 codes that mean "ask again": the owner is shutting down or gave the instance up. */
+const RETRYABLE_CODES = new Set(['instance_moving', 'shutting_down']);
+
+/** What one forwarding attempt came to. */
+export type Attempt = 'answered' | 'retry';
+
+/** A request body ready to forward: held in memory (replayable), streamed (one attempt), or none. */
+export type ForwardBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream' };
+
+/** Reads the body into memory when it is known small enough to replay; streams it otherwise. */
+export async function prepareBody(req: Request): Promise<ForwardBody> {
+  const length = req.headers['content-length'];
+  const chunked = req.headers['transfer-encoding'] !== undefined;
+  if (!chunked && (length === undefined || length === '0')) return { kind: 'none' };
+  if (chunked || Number(length) > REPLAYABLE_BODY_BYTES) return { kind: 'stream' };
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return { kind: 'buffer', data: Buffer.concat(chunks) };
+}
+
+/**
+ * Forwards requests to the node owning their instance over keep-alive connections (undici), with the
+ * shared secret and the request id, and streams the owner's answer back unchanged (status, headers,
+ * bytes). A refused connection or a "retry" 503 (`instance_moving`, `shutting_down`) from the target
+ * answers `retry`, nothing having been sent to the client.
+ */
+export class Forwarder {
+  private readonly agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 256, headersTimeout: 120_000, bodyTimeout: 120_000 });
+
+  constructor(private readonly nodeId: string, private readonly secret: string) {}
+
+  /**
+   * One attempt. `abandon` aborts it while no answer has come (the owner's lease moved on: a paused
+   * or partitioned owner); a replayable request is then tried again elsewhere.
+   */
+  async forward(target: string, req: Request, res: Response, body: ForwardBody, abandon?: { signal: AbortSignal; answered: () => void }): Promise<Attempt> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    headers[FORWARDED_BY_HEADER] = this.nodeId;
+    headers[SECRET_HEADER] = this.secret;
+    headers[REQUEST_ID_HEADER] = (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? randomUUID();
+    if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
+    else if (body.kind === 'stream' && req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
+    let answer: Awaited<ReturnType<typeof request>>;
+    try {
+      answer = await request(`${target}${req.originalUrl}`, {
+        method: req.method as 'GET', headers, dispatcher: this.agent, signal: abandon?.signal,
+        body: body.kind === 'buffer' ? body.data : body.kind === 'stream' ? req : undefined,
+      });
+    } catch (err) {
+      if (body.kind === 'stream') throw err;
+      return 'retry';
+    }
+    abandon?.answered();
+    if (answer.statusCode === 503 && body.kind !== 'stream') {
+      const text = await answer.body.text();
+      if (retryable(text)) return 'retry';
+      this.answerHead(res, answer.statusCode, answer.headers);
+      res.end(text);
+      return 'answered';
+    }
+    this.answerHead(res, answer.statusCode, answer.headers);
+    await pipeline(answer.body, res);
+    return 'answered';
+  }
+
+  private answerHead(res: Response, status: number, headers: IncomingHttpHeaders): void {
+    res.statusCode = status;
+    for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
+    const length = headers['content-length'];
+    if (length !== undefined) res.setHeader('content-length', length);
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+}
+
+function retryable(text: string): boolean {
+  try {
+    return RETRYABLE_CODES.has((JSON.parse(text) as { error?: { code?: string } }).error?.code ?? '');
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,79 @@
+import type { Fence, Lease } from '@parley/core';
+
+interface Held {
+  lease: Lease;
+  /** Being handed over: still held (its writes are valid) but no longer served or claimed here. */
+  leaving?: boolean;
+  /** Monotonic time (performance.now) after which this node must no longer act on the lease. */
+  deadline: number;
+}
+
+/**
+ * The leases this node holds, with local deadlines on the monotonic clock: a lease counts from the
+ * moment its acquire or last successful renewal was *sent* (Redis started its time to live no earlier),
+ * and this node stops using it `driftMarginMs` before that time to live ends — so it has stopped
+ * before any other node could take the instance, whatever Redis or the network did meanwhile.
+ */
+export class LeaseTable {
+  private readonly held = new Map<string, Held>();
+
+  constructor(private readonly ttlMs: number, private readonly marginMs: number) {}
+
+  /** Records a lease taken by a request sent at `sentAt` (performance.now()). */
+  add(lease: Lease, sentAt: number): void {
+    this.held.set(lease.instance, { lease, deadline: sentAt + this.ttlMs - this.marginMs });
+  }
+
+  /** Extends the leases a renewal sent at `sentAt` kept (those not in `lost`). */
+  renewed(leases: Lease[], lost: ReadonlySet<string>, sentAt: number): void {
+    for (const lease of leases) {
+      const held = this.held.get(lease.instance);
+      if (held && held.lease.token === lease.token && !lost.has(lease.instance)) held.deadline = sentAt + this.ttlMs - this.marginMs;
+    }
+  }
+
+  /** The fence of a lease still valid now, or undefined. */
+  fence(instance: string, now = performance.now()): Fence | undefined {
+    const held = this.held.get(instance);
+    if (!held || held.deadline <= now) return undefined;
+    return { instance, token: held.lease.token };
+  }
+
+  /** True while this node runs the instance: a valid lease not being handed over. */
+  has(instance: string): boolean {
+    return this.fence(instance) !== undefined && !this.held.get(instance)!.leaving;
+  }
+
+  /** Marks leases as being handed over: {@link has} answers false, their fences stay valid until {@link delete}. */
+  retire(instances: string[]): void {
+    for (const id of instances) {
+      const held = this.held.get(id);
+      if (held) held.leaving = true;
+    }
+  }
+
+  /** Leases whose deadline passed (the node must stop those instances now), unless already being handed over. */
+  expired(now = performance.now()): Lease[] {
+    return [...this.held.values()].filter((h) => h.deadline <= now && !h.leaving).map((h) => h.lease);
+  }
+
+  delete(instance: string): Lease | undefined {
+    const held = this.held.get(instance);
+    this.held.delete(instance);
+    return held?.lease;
+  }
+
+  /** Leases this node runs (those being handed over left out). */
+  all(): Lease[] {
+    return [...this.held.values()].filter((h) => !h.leaving).map((h) => h.lease);
+  }
+
+  /** Every lease still held, those being handed over included (renewals keep them until they are released). */
+  renewable(): Lease[] {
+    return [...this.held.values()].map((h) => h.lease);
+  }
+
+  get size(): number {
+    return this.held.size;
+  }
+}

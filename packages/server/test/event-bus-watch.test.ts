@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { systemClock, type ChannelEvent, type InstanceRecord } from '@parley/core';
+import { EventBus } from '../src/events/event-bus.js';
+import type { InstanceRegistry } from '../src/instances/instance-registry.js';
+import { instanceNotFound, type InstanceRuntime } from '../src/instances/instance-runtime.js';
+import { silentLogger } from './support.js';
+
+/** A registry of two loaded instances, `a` and `b`; any other id is unknown. */
+function registry(): InstanceRegistry {
+  const runtimes = new Map(['a', 'b'].map((id) => [id, { id, record: { id, name: id } as unknown as InstanceRecord } as unknown as InstanceRuntime]));
+  return {
+    publishTo: () => undefined,
+    byIdOrThrow: async (id: string) => {
+      const runtime = runtimes.get(id);
+      if (!runtime) throw instanceNotFound();
+      return runtime;
+    },
+  } as unknown as InstanceRegistry;
+}
+
+const presence = { type: 'presence', chatJid: 'x@s.whatsapp.net', presence: 'available' } as never;
+
+describe('EventBus.watch and horizon', () => {
+  it('tells watchers in publish order, after every earlier event is handled, skipping dropped ones; horizon bounds what is handled', async () => {
+    let releaseA!: () => void;
+    const aBlocked = new Promise<void>((resolve) => (releaseA = resolve));
+    const handled: string[] = [];
+    const bus = new EventBus({
+      registry: registry(), filter: () => true, clock: systemClock, logger: silentLogger(),
+      subscribers: [{
+        name: 'slow-a',
+        handle: async (event: ChannelEvent) => {
+          if (event.instance === 'a' && handled.length === 0) await aBlocked;
+          handled.push(event.id);
+        },
+      }],
+    });
+    const seen: [string, string][] = [];
+    bus.watch((event, record) => seen.push([event.instance, record.id]));
+    assert.equal(bus.horizon(), '\uffff', 'nothing in flight: every id is below it');
+    bus.publish('a', 'whatsapp', presence);
+    bus.publish('b', 'whatsapp', presence);
+    bus.publish('ghost', 'whatsapp', presence);
+    bus.publish('b', 'whatsapp', presence);
+    await new Promise((r) => setTimeout(r, 20));
+    // b's events are handled, but a's first one is not: nobody is told yet, and the horizon is a's id.
+    assert.equal(handled.length, 2);
+    assert.deepEqual(seen, []);
+    const [firstA] = [...(bus as unknown as { inFlight: { event: ChannelEvent }[] }).inFlight.map((s) => s.event.id)];
+    assert.equal(bus.horizon(), firstA);
+    releaseA();
+    await bus.drain();
+    assert.deepEqual(seen, [['a', 'a'], ['b', 'b'], ['b', 'b']]);
+    assert.equal(bus.horizon(), '\uffff');
+  });
+});

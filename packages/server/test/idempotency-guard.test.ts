@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isParleyError } from '@parley/core';
+import { MemoryStorage } from '@parley/storage-memory';
+import { DEFAULT_IDEMPOTENCY_TIMINGS, IdempotencyGuard } from '../src/http/idempotency.js';
+
+const SCOPE = 'ins_test';
+const quick = { ...DEFAULT_IDEMPOTENCY_TIMINGS, waitMs: 200, pollMs: 5 };
+
+/** A clock the test moves (the testkit's FakeClock depends on this package). */
+class TestClock {
+  private t = Date.UTC(2026, 0, 1);
+  now(): number { return this.t; }
+  advance(ms: number): void { this.t += ms; }
+}
+
+function setup() {
+  const clock = new TestClock();
+  const store = new MemoryStorage(clock).idempotency;
+  return { clock, store, guard: new IdempotencyGuard(store, clock, quick) };
+}
+
+/** An operation that counts its runs and answers `status`. */
+function operation(status = 200) {
+  const op = { runs: 0, run: async () => ({ status, body: { status, n: ++op.runs } }) };
+  return op;
+}
+
+describe('IdempotencyGuard: waiting, leases and what is kept', () => {
+  it('a key another server holds: waits by polling the store, then answers the answer it kept', async () => {
+    const { clock, store, guard } = setup();
+    await store.begin(SCOPE, 'k', { fingerprint: 'fp', owner: 'other-server', now: clock.now(), expiresAt: clock.now() + 60_000 });
+    setTimeout(() => void store.complete(SCOPE, 'k', { owner: 'other-server', answer: { status: 200, body: { from: 'other' } }, now: clock.now(), expiresAt: clock.now() + 1000 }), 30);
+    const op = operation();
+    assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { from: 'other' } }, replayed: true });
+    assert.equal(op.runs, 0);
+  });
+
+  it('a key still held after waitMs: 409 idempotency_key_in_progress; after the lease the key runs again', async () => {
+    const { clock, store, guard } = setup();
+    await store.begin(SCOPE, 'k', { fingerprint: 'fp', owner: 'crashed', now: clock.now(), expiresAt: clock.now() + quick.leaseMs });
+    const op = operation();
+    const refusal = await guard.run(SCOPE, 'k', 'fp', op.run).then(() => null, (err: unknown) => err);
+    assert.ok(isParleyError(refusal) && refusal.status === 409 && refusal.code === 'idempotency_key_in_progress', String(refusal));
+    clock.advance(quick.leaseMs);
+    assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+  });
+
+  it('only successes are kept: after an error answer or a failure the retry runs', async () => {
+    const { guard } = setup();
+    for (const status of [503, 429, 409, 404, 400]) {
+      const op = operation(status);
+      await guard.run(SCOPE, `k${status}`, 'fp', op.run);
+      await guard.run(SCOPE, `k${status}`, 'fp', op.run);
+      assert.equal(op.runs, 2, String(status));
+    }
+    await assert.rejects(guard.run(SCOPE, 'boom', 'fp', async () => { throw new Error('boom'); }), /boom/);
+    const after = operation();
+    await guard.run(SCOPE, 'boom', 'fp', after.run);
+    assert.equal(after.runs, 1);
+    const created = operation(200);
+    await guard.run(SCOPE, 'k200', 'fp', created.run);
+    assert.equal((await guard.run(SCOPE, 'k200', 'fp', created.run)).replayed, true);
+    assert.equal(created.runs, 1);
+  });
+
+  it('fingerprints ignore member order and tell bodies apart', () => {
+    assert.equal(IdempotencyGuard.fingerprint({ a: 1, b: [1, { y: 2, x: 1 }] }), IdempotencyGuard.fingerprint({ b: [1, { x: 1, y: 2 }], a: 1 }));
+    assert.notEqual(IdempotencyGuard.fingerprint({ a: 1 }), IdempotencyGuard.fingerprint({ a: '1' }));
+    assert.notEqual(IdempotencyGuard.fingerprint(['post', '/a', {}]), IdempotencyGuard.fingerprint(['post', '/b', {}]));
+  });
+
+  it('keyOf: 400 naming the header for empty, long, spaced or repeated keys', () => {
+    assert.equal(IdempotencyGuard.keyOf(undefined), undefined);
+    assert.equal(IdempotencyGuard.keyOf('a'.repeat(255)), 'a'.repeat(255));
+    for (const bad of ['', 'a'.repeat(256), 'a b', 'é', ['a', 'b']]) {
+      assert.throws(() => IdempotencyGuard.keyOf(bad), (err: unknown) => isParleyError(err) && err.status === 400 && /header\.Idempotency-Key/.test(err.message));
+    }
+  });
+});

@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createConnection } from 'node:net';
+
+/**
+ * A `redis-server` of the test's own on a free loopback port, with AOF (`appendfsync always`) in
+ * `dir`, so a test can stop and restart it without touching the shared Redis. Never the machine's.
+ */
+export class PrivateRedis {
+  private child?: ChildProcess;
+
+  constructor(readonly port: number, private readonly dir: string) {}
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /** Starts the server and resolves once it answers PING (bounded: 10 s). */
+  async start(): Promise<void> {
+    this.child = spawn('redis-server', [
+      '--port', String(this.port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir,
+    ], { stdio: 'ignore' });
+    for (let i = 0; i < 100; i++) {
+      if (await this.ping()) return;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`redis-server on port ${this.port} did not start`);
+  }
+
+  /** Stops the server (SIGTERM: it finishes its AOF) and resolves once it exited. */
+  async stop(): Promise<void> {
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    await exited;
+  }
+
+  private ping(): Promise<boolean> {
+    return new Promise((resolve) => {
+      const socket = createConnection({ port: this.port, host: '127.0.0.1' });
+      socket.once('error', () => resolve(false));
+      socket.once('connect', () => socket.write('PING\r\n'));
+      socket.once('data', (data) => {
+        socket.destroy();
+        resolve(data.toString().startsWith('+PONG'));
+      });
+    });
+  }
+}
