@@ -8,8 +8,16 @@
  * ratios (express and Parley measured back to back); CPU µs/req is the target process's own user +
  * system time per answered request, which other load on the machine disturbs far less than req/s.
  * Run: `npm run build && node bench/dist/rest-send/rest-send.bench.js`
+ * Since issue 16 the sends rotate over BENCH_PEERS receiving sandbox phones (20 by default; 1 is the
+ * earlier single conversation): the outbound queue keeps order per recipient, so one recipient's sends
+ * leave one at a time, while the direct path sent them all at once.
+ * `parley` sends through the outbound queue (issue 16; the sandbox paces nothing), `parley-direct` is
+ * the same server with `queue.enabled` false (the send path before the queue): "queue vs direct" is the
+ * median of their per-round req/s ratios.
  * Env: BENCH_SECONDS (per round, default 10), BENCH_ROUNDS (3), BENCH_CONNECTIONS (100),
- * BENCH_SENDS (0; set 1000000 for the RSS run).
+ * BENCH_SENDS (0; set 1000000 for the RSS run), BENCH_SCHEDULED (0; set 100000 for the queue memory
+ * run: that many sends scheduled an hour ahead, RSS of the server after each tenth),
+ * BENCH_KINDS (comma-separated targets, default all).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -22,11 +30,12 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 100);
 const SENDS = Number(process.env.BENCH_SENDS ?? 0);
+const SCHEDULED = Number(process.env.BENCH_SCHEDULED ?? 0);
 const target = fileURLToPath(new URL('./target.js', import.meta.url));
 
 interface Started {
   child: ChildProcess;
-  info: { port: number; key?: string; to?: string };
+  info: { port: number; key?: string; to?: string[] };
 }
 
 async function start(kind: string): Promise<Started> {
@@ -49,15 +58,35 @@ function cpuMicrosOf(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 10 ms
 }
 
-async function load(port: number, key: string, to: string, amount?: number) {
+/** The sends rotate over the receiving phones (one per request, in turn); bare targets get the same bodies. */
+async function load(port: number, key: string, to: string[], amount?: number, extra: Record<string, unknown> = {}) {
+  const bodies = to.map((number) => JSON.stringify({ to: number, text: 'hello from the benchmark', ...extra }));
+  let next = 0;
   return autocannon({
     url: `http://127.0.0.1:${port}/${key}/message/text`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to, text: 'hello from the benchmark' }),
+    requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
     connections: CONNECTIONS,
     ...(amount ? { amount } : { duration: SECONDS }),
   });
+}
+
+/**
+ * Sends the queue accepted but has not sent yet (their recipient's earlier sends were still going
+ * out) leave after the round: the next round starts once the target's queue is empty, so no round
+ * pays for another's backlog. How long that took is printed.
+ */
+async function drained(kind: string, info: Started['info']): Promise<void> {
+  if (kind !== 'parley' && kind !== 'parley-redis') return;
+  const started = performance.now();
+  let total = 0;
+  for (let i = 0; i < 1200; i++) {
+    total = ((await (await fetch(`http://127.0.0.1:${info.port}/${info.key}/queue?limit=1`)).json()) as { total: number }).total;
+    if (total === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  console.error(`${kind}: queue drained in ${Math.round(performance.now() - started)} ms (${total} left)`);
 }
 
 interface Round {
@@ -71,18 +100,19 @@ interface Round {
 async function round(kind: string, target: Started): Promise<Round> {
   const { child, info } = target;
   const cpuBefore = cpuMicrosOf(child.pid!);
-  const result = await load(info.port, info.key ?? 'bench', info.to ?? '5511970000002');
+  const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
   const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  await drained(kind, info);
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
 
 const median = (values: number[]) => percentile(values, 50);
-const kinds = ['bare-http', 'bare-express', 'parley', 'parley-redis'];
+const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express', 'parley', 'parley-direct', 'parley-redis'];
 const targets = new Map<string, Started>();
 for (const kind of kinds) {
   const target = await start(kind);
-  await load(target.info.port, target.info.key ?? 'bench', target.info.to ?? '5511970000002', 2000); // warm-up
+  await load(target.info.port, target.info.key ?? 'bench', target.info.to ?? ['5511970000002'], 2000); // warm-up
   targets.set(kind, target);
 }
 const rounds = new Map<string, Round[]>(kinds.map((kind) => [kind, []]));
@@ -90,8 +120,8 @@ for (let r = 0; r < ROUNDS; r++) for (const kind of kinds) rounds.get(kind)!.pus
 const rss = new Map(kinds.map((kind) => [kind, rssOf(targets.get(kind)!.child.pid!)]));
 for (const { child } of targets.values()) child.kill('SIGTERM');
 
-const express = rounds.get('bare-express')!;
-const sqlite = rounds.get('parley')!;
+const express = rounds.get('bare-express') ?? [];
+const sqlite = rounds.get('parley') ?? [];
 /** Median over rounds of `kind`'s req/s divided by `base`'s in the same round (measured back to back). */
 const versus = (kind: string, base: Round[]) =>
   `${Math.round(median(rounds.get(kind)!.map((x, i) => x.rps / base[i]!.rps)) * 100)}%`;
@@ -103,10 +133,14 @@ console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS Mi
     const cpu = cpuOf(rs);
     const isParley = kind.startsWith('parley');
     return [kind, Math.round(median(rs.map((x) => x.rps))), median(rs.map((x) => x.p50)), median(rs.map((x) => x.p99)),
-      Math.round(cpu), rss.get(kind)!, isParley ? versus(kind, express) : kind === 'bare-express' ? '100%' : '',
-      kind === 'bare-http' ? '' : `${Math.round((cpuOf(express) / cpu) * 100)}%`,
-      isParley ? versus(kind, sqlite) : '', isParley ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
+      Math.round(cpu), rss.get(kind)!, isParley && express.length ? versus(kind, express) : kind === 'bare-express' ? '100%' : '',
+      kind === 'bare-http' || !express.length ? '' : `${Math.round((cpuOf(express) / cpu) * 100)}%`,
+      isParley && sqlite.length ? versus(kind, sqlite) : '', isParley && sqlite.length ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
   })));
+if (rounds.has('parley-direct') && rounds.has('parley')) {
+  const direct = rounds.get('parley-direct')!;
+  console.log(`\nQueue vs direct (parley / parley-direct, median of per-round ratios): req/s ${versus('parley', direct)}, CPU/req ${Math.round((cpuOf(direct) / cpuOf(sqlite)) * 100)}%`);
+}
 console.log('\nPer round (req/s, p99 ms):');
 for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${x.p99}`).join(', ')}`);
 
@@ -124,4 +158,27 @@ if (SENDS > 0) {
   child.kill('SIGTERM');
   console.log(`\n### RSS of the Parley process over ${SENDS} sends (sqlite storage)\n`);
   console.log(table(['sends', 'RSS MiB'], samples));
+}
+
+if (SCHEDULED > 0) {
+  const { child, info } = await start('parley');
+  const base = `http://127.0.0.1:${info.port}/${info.key}`;
+  // Room for the whole backlog: the default bound is 10,000 sends per instance.
+  const policy = await fetch(`${base}/queue/policy`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ maxQueued: SCHEDULED }) });
+  if (policy.status !== 200) throw new Error(`queue policy: HTTP ${policy.status}`);
+  const samples: [number, number, number][] = [];
+  const chunk = Math.ceil(SCHEDULED / 10);
+  const queued = async () => ((await (await fetch(`${base}/queue?limit=1`)).json()) as { total: number }).total;
+  await load(info.port, info.key!, info.to!, 2000); // warm-up, sent at once
+  samples.push([0, await queued(), rssOf(child.pid!)]);
+  for (let sent = 0; sent < SCHEDULED; sent += chunk) {
+    const r = await load(info.port, info.key!, info.to!, chunk, { delay: 3_600_000 });
+    if (r.non2xx > 0 || r.errors > 0) throw new Error(`scheduled run: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    // Let the worker look at the queue a few times (it reads the next due time, never the backlog).
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    samples.push([sent + chunk, await queued(), rssOf(child.pid!)]);
+  }
+  child.kill('SIGTERM');
+  console.log(`\n### RSS of the Parley process with ${SCHEDULED} sends scheduled an hour ahead (sqlite storage)\n`);
+  console.log(table(['sends scheduled', 'queued (GET /queue total)', 'RSS MiB'], samples));
 }

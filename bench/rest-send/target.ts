@@ -1,7 +1,10 @@
 /**
- * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage) or
- * `parley-redis` (Redis storage at REDIS_URL, under a key prefix of its own that it deletes on SIGTERM).
- * Prints one JSON line `{ port, key?, to? }` on stdout once it listens; stops on SIGTERM.
+ * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage; every
+ * send through the outbound queue, pacing off), `parley-direct` (the same without the queue:
+ * `queue.enabled` false, the send path before issue 16) or `parley-redis` (Redis storage at REDIS_URL,
+ * under a key prefix of its own that it deletes on SIGTERM).
+ * Parley targets create a sending sandbox phone and BENCH_PEERS (20) receiving ones. Prints one JSON
+ * line `{ port, key?, to? }` (`to`: the receiving numbers) on stdout once it listens; stops on SIGTERM.
  */
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -41,7 +44,7 @@ async function main(): Promise<Record<string, unknown>> {
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return { port: (server.address() as { port: number }).port };
   }
-  if (kind === 'parley' || kind === 'parley-redis') {
+  if (kind === 'parley' || kind === 'parley-direct' || kind === 'parley-redis') {
     const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
     const keyPrefix = `parley-bench-rest-${process.pid}:`;
     const storage = kind === 'parley-redis'
@@ -50,12 +53,14 @@ async function main(): Promise<Record<string, unknown>> {
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
       plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
+      ...(kind === 'parley-direct' ? { queue: { enabled: false, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 } } : {}),
     });
     const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
     const url = await server.listen();
     const admin = { authorization: 'Bearer bench-admin-token-0123456789', 'content-type': 'application/json' };
     const keys: string[] = [];
-    for (const number of ['5511970000001', '5511970000002']) {
+    const peers = Array.from({ length: Number(process.env.BENCH_PEERS ?? 20) }, (_, i) => String(5511970000002 + i));
+    for (const number of ['5511970000001', ...peers]) {
       const res = await fetch(`${url}/admin/instances`, { method: 'POST', headers: admin, body: JSON.stringify({ channel: 'sandbox', options: { number } }) });
       const key = ((await res.json()) as { data: { key: string } }).data.key;
       await fetch(`${url}/${key}/instance`, { method: 'POST' });
@@ -65,7 +70,7 @@ async function main(): Promise<Record<string, unknown>> {
     process.on('SIGTERM', () => void server.close()
       .then(() => (kind === 'parley-redis' ? deleteKeys(redisUrl, keyPrefix) : undefined))
       .then(() => process.exit(0)));
-    return { port: Number(new URL(url).port), key: keys[0], to: '5511970000002' };
+    return { port: Number(new URL(url).port), key: keys[0], to: peers };
   }
   throw new Error(`unknown target ${kind}`);
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { FakeClock, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startClockedInstagramServer } from '../support/social-server.js';
+import type { TestServer } from '../support/test-server.js';
 
 // The Instagram account and user of the channel plugins' fixtures.
 const IG_ACCOUNT = '17841405822304914';
@@ -25,16 +26,9 @@ describe('a controlled clock drives the server', () => {
   before(async () => {
     graph = await startMockGraph();
     receiver = await startHttpReceiver();
-    t = await startTestServer({
-      clock,
-      plugins: [
-        { package: '@parley/storage-sqlite' },
-        { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
-        { package: '@parley/webhook-native' },
-        { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
-      ],
-      // One retry, 10 minutes after the first failure, without jitter; the worker is woken every second.
-      config: { webhooks: { retry: { schedule: [RETRY_MS], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } } } as never,
+    // One retry, 10 minutes after the first failure, without jitter; the worker is woken every second.
+    t = await startClockedInstagramServer(clock, graph, {
+      webhooks: { retry: { schedule: [RETRY_MS], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } },
     });
   });
   after(async () => {

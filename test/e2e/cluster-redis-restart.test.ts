@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
-import { clusterLoad, createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
+import { clusterLoad, createSandboxInstances, until, untilAllStored, type Instance } from '../support/cluster-load.js';
 import { freePort, NodeProcess } from '@parley/testkit/host';
 import { PrivateRedis } from '../support/private-redis.js';
 
@@ -30,14 +30,6 @@ describe('cluster: Redis restarted under load', () => {
     await redis.start();
     return performance.now();
   };
-  /** Every send accepted by `load` is in the sender's stored chat. */
-  const noneLost = async (accepted: Map<string, string[]>, peerOf: (i: Instance) => Instance) => {
-    for (const instance of instances) {
-      const stored = await storedMessageIds(nodes[0]!, instance.key, peerOf(instance).number);
-      for (const id of accepted.get(instance.id) ?? []) assert.ok(stored.has(id), `accepted send ${id} of ${instance.id} is stored`);
-    }
-  };
-
   before(async () => {
     redis = new PrivateRedis(await freePort(), dir);
     await redis.start();
@@ -65,7 +57,7 @@ describe('cluster: Redis restarted under load', () => {
     const results = await load.stop();
     assert.deepEqual(await owners(), before, 'no instance changed owner');
     for (const n of nodes) assert.equal(n.logs('lease could not be renewed in time; instance stopped on this node').length, 0);
-    await noneLost(results.accepted, load.peerOf);
+    await untilAllStored(nodes[0]!, instances, results.accepted, load.peerOf);
   });
 
   it('an outage longer than a lease: the owners stop their instances, and the nodes take them again by themselves', async () => {
@@ -81,6 +73,6 @@ describe('cluster: Redis restarted under load', () => {
     await until(async () => (await storage.cluster().owners(instances.map((i) => i.id))).size === instances.length, 'every instance has an owner');
     const after = await storage.cluster().owners(instances.map((i) => i.id));
     for (const instance of instances) assert.ok(after.get(instance.id)!.token > tokens.get(instance.id)!.token, 'taken again with a new fencing token');
-    await noneLost(results.accepted, load.peerOf);
+    await untilAllStored(nodes[0]!, instances, results.accepted, load.peerOf);
   });
 });

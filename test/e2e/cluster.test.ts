@@ -9,7 +9,7 @@ import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '@parley/testkit/host';
-import { clusterLoad, createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
+import { clusterLoad, createSandboxInstances, storedMessageIds, until, untilAllStored, type Instance } from '../support/cluster-load.js';
 
 /** A valid 1×1 PNG carrying `padding` bytes of text (a picture larger than the 1 MiB a forwarder keeps in memory). */
 function largePng(padding: number): Buffer {
@@ -186,10 +186,7 @@ describe('cluster: three nodes on one Redis', () => {
     const worst = Math.max(...back.values());
     assert.ok(worst < 15_000, `every instance served again within 15 s (worst ${Math.round(worst)} ms)`);
     assert.deepEqual(results.failures, [], 'no request failed during the failover');
-    for (const instance of instances) {
-      const stored = await storedMessageIds(node('n2'), instance.key, load.peerOf(instance).number);
-      for (const id of results.accepted.get(instance.id) ?? []) assert.ok(stored.has(id), `accepted send ${id} of ${instance.id} is stored`);
-    }
+    await untilAllStored(node('n2'), instances, results.accepted, load.peerOf);
     // Never two owners: every take of an instance has a greater fencing token than the one before, on another node after the kill.
     const after = await owners();
     const takes: Record<string, any>[] = survivors.flatMap((n) => node(n).logs('instance lease taken').map((l) => ({ ...l, node: n })));

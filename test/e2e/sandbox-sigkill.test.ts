@@ -13,8 +13,11 @@ const B = '5511974000002';
 const TOTAL = 600;
 const CONCURRENCY = 16;
 const KILL_AFTER = 200;
-/** Deliveries the dead process had leased are retried soon after the restart. */
-const CONFIG = { webhooks: { timeoutMs: 3_000, leaseMs: 4_000, retry: { schedule: [100, 200, 400], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } } };
+/** Deliveries and sends the dead process had leased are retried soon after the restart. */
+const CONFIG = {
+  webhooks: { timeoutMs: 3_000, leaseMs: 4_000, retry: { schedule: [100, 200, 400], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } },
+  queue: { enabled: true, maxQueued: 10_000, leaseMs: 4_000, recheckMs: 100, concurrency: 16 },
+};
 
 interface Side {
   id: string;

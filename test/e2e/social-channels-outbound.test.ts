@@ -187,25 +187,26 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
       });
 
-      it('answers 502 with retryable details when the Graph API rate-limits a send, and stores nothing', async () => {
+      it('a send the Graph API rate-limits is kept in the outbound queue and tried again after the backoff (issue 16)', async () => {
         const shop = await instance('ig-rate-limited');
         await linkInstagram(shop.key);
         igGraph.on('POST', '/v26.0/me/messages', {
           status: 400, body: { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613, fbtrace_id: 'Bq7rate' } },
         });
-        await assert.rejects(recorder.instance(shop.key).call('sendText', { body: { to: IG_USER, text: 'hello', provider: 'instagram' } }), apiErrorAnswer({
-          status: 502,
-          error: {
-            code: 'upstream_error',
-            message: 'Instagram Graph API rate limit reached (OAuthException 613): Calls to this api have exceeded the rate limit.; retry later',
-            details: { retryable: true, upstreamCode: 613, kind: 'rate_limit', httpStatus: 400, type: 'OAuthException', fbtraceId: 'Bq7rate' },
-          },
-        }));
-        assert.equal(recorder.last.status, 502);
+        const res = await recorder.instance(shop.key).call('sendText', { body: { to: IG_USER, text: 'hello', provider: 'instagram' } });
+        assert.equal(res.status, 200, JSON.stringify(res));
+        assert.equal(res.data.status, 'PENDING');
+        const queue = (res.data as { queue?: { state: string; dueAt: string } }).queue;
+        assert.equal(queue?.state, 'scheduled');
+        // The first retry is 2 s after the refusal (docs/queue.md).
+        const wait = Date.parse(queue!.dueAt) - Date.now();
+        assert.ok(wait > 0 && wait <= 2_000, `retry in ${wait} ms`);
         assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET]));
         assert.equal(igGraph.requests.length, 1);
+        // Not sent yet: nothing stored but the queued send.
         assert.equal(await storedMessageCount(shop.id, IG_USER), 0);
         assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });
+        assert.equal((await t.request('DELETE', `/${shop.key}/queue/${res.data.key.id}`)).status, 200);
       });
     });
 

@@ -83,6 +83,27 @@ export async function storedMessageIds(node: NodeProcess, key: string, number: s
   }
 }
 
+/**
+ * Waits (bounded) until every send of `accepted` is in its sender's stored chat with its peer. An
+ * accepted send may still be in the outbound queue (answered with its `queue` state, docs/queue.md):
+ * it is stored once its instance's owner sends it. Fails naming the first send still missing.
+ */
+export async function untilAllStored(
+  node: NodeProcess, instances: Instance[], accepted: Map<string, string[]>, peerOf: (i: Instance) => Instance, timeoutMs = 30_000,
+): Promise<void> {
+  const end = performance.now() + timeoutMs;
+  for (const instance of instances) {
+    const want = accepted.get(instance.id) ?? [];
+    for (;;) {
+      const stored = await storedMessageIds(node, instance.key, peerOf(instance).number);
+      const missing = want.find((id) => !stored.has(id));
+      if (missing === undefined) break;
+      if (performance.now() > end) assert.fail(`accepted send ${missing} of ${instance.id} is not stored within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 /** Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). */
 export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const end = performance.now() + timeoutMs;

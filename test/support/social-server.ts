@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, it } from 'node:test';
+import type { Clock } from '@parley/core';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
+import type { ParleyConfig } from '@parley/server';
 import { AnswerRecorder } from './answer-recorder.js';
 import { metaFixture, startImageServer, type ImageServer, type MetaChannel } from './meta-channels.js';
 import { startTestServer, type TestServer } from './test-server.js';
@@ -21,6 +23,23 @@ export const FB_SENT_MID = 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipq
 
 export const IG_LINK = { accessToken: IG_TOKEN, appSecret: IG_SECRET, verifyToken: IG_VERIFY, accountId: IG_ACCOUNT };
 export const FB_LINK = { accessToken: FB_TOKEN, appSecret: FB_SECRET, verifyToken: FB_VERIFY, accountId: FB_PAGE };
+
+/**
+ * A test server on `clock` with SQLite storage, the sandbox (scanned by the test), native webhooks and
+ * the Instagram channel against `graph`, plus `config`.
+ */
+export function startClockedInstagramServer(clock: Clock, graph: MockGraph, config: Partial<ParleyConfig>): Promise<TestServer> {
+  return startTestServer({
+    clock,
+    plugins: [
+      { package: '@parley/storage-sqlite' },
+      { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+      { package: '@parley/webhook-native' },
+      { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
+    ],
+    config,
+  });
+}
 
 /** The `mid` of a fixture's first messaging event. */
 export function midOf(channel: MetaChannel, name: string): string {

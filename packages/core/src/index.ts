@@ -13,6 +13,7 @@ export * from './logger.js';
 export * from './plugin.js';
 export * from './plugin-registrar.js';
 export * from './plugin-definitions.js';
+export * from './outbound/index.js';
 export * from './storage/index.js';
 export * from './cluster/index.js';
 export * from './clock.js';

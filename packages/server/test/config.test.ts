@@ -55,6 +55,7 @@ describe('loadConfig defaults', () => {
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { concurrency: 64, perSecond: {} },
       shutdownTimeoutMs: 10000,
+      queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
       webhooks: {},
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,
@@ -77,6 +78,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       media: { maxBytes: 2048, timeoutMs: 500 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
+      queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
     assert.deepEqual(loadConfig(env), {
@@ -97,6 +99,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       media: { maxBytes: 2048, timeoutMs: 500 },
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } },
       shutdownTimeoutMs: 1000,
+      queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       webhooks: { maxAttempts: 3 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
       adminToken: undefined,

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import type { Clock, Delivery, Logger, Storage } from '@parley/core';
+import { ClaimPump, type Clock, type Delivery, type Logger, type Storage } from '@parley/core';
 import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { WebhookOptions } from './webhook-options.js';
@@ -36,7 +36,6 @@ function origin(url: string): string {
  * on the housekeeping sweep. Nothing is acknowledged before the target took it (2xx, broker confirm).
  */
 export class DeliveryWorker {
-  private running = false;
   /** The attempts in flight, by delivery id, settled when their bookkeeping is done. */
   private readonly inFlight = new Map<string, Promise<void>>();
   /**
@@ -44,12 +43,11 @@ export class DeliveryWorker {
    * aborts them all at once anyway, and a controller per attempt was a visible share of its CPU.
    */
   private abort = new AbortController();
-  private pumping: Promise<void> | null = null;
-  private again = false;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires, on `performance.now()`'s scale (the timer's own); Infinity when none is armed. */
-  private timerAt = Infinity;
-  private scheduled: NodeJS.Immediate | undefined;
+  /** Claim rounds; wake-ups of one event-loop turn share one: finding lane heads is the queue's costliest call. */
+  private readonly pump = new ClaimPump(() => this.round(), (error) => {
+    this.deps.logger.error({ err: error }, 'delivery queue unavailable; retrying');
+    return STORAGE_RETRY_MS;
+  });
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}
 
@@ -57,27 +55,12 @@ export class DeliveryWorker {
     if (this.abort.signal.aborted) this.abort = new AbortController();
     // Every attempt in flight listens on the signal: up to `concurrency` listeners is expected, not a leak.
     setMaxListeners(0, this.abort.signal);
-    this.running = true;
-    this.wake();
+    this.pump.start();
   }
 
-  /**
-   * Asks for a claim round (cheap when one is running: it loops once more). The round starts at the end
-   * of the current event-loop turn, so the wake-ups of one turn — attempts whose answers arrived
-   * together, a burst of enqueues — share one claim: finding lane heads is the queue's costliest call.
-   */
+  /** Asks for a claim round (cheap when one is running: it loops once more). */
   wake(): void {
-    if (!this.running) return;
-    this.again = true;
-    if (this.pumping || this.scheduled) return;
-    this.scheduled = setImmediate(() => {
-      this.scheduled = undefined;
-      this.pumping = this.pump().finally(() => {
-        this.pumping = null;
-        // A wake-up that came after the last loop check but before this point would be lost otherwise.
-        if (this.again) this.wake();
-      });
-    });
+    this.pump.wake();
   }
 
   /**
@@ -86,11 +69,7 @@ export class DeliveryWorker {
    * same `webhook-id`).
    */
   async stop(): Promise<void> {
-    this.running = false;
-    clearTimeout(this.timer);
-    clearImmediate(this.scheduled);
-    this.scheduled = undefined;
-    await this.pumping;
+    await this.pump.stop();
     const pending = [...this.inFlight.values()];
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<'timeout'>((resolve) => {
@@ -105,31 +84,24 @@ export class DeliveryWorker {
     }
   }
 
-  private async pump(): Promise<void> {
+  /** One claim round: answers true when it filled every free slot. */
+  private async round(): Promise<boolean> {
     const { storage, options, clock } = this.deps;
-    try {
-      while (this.again && this.running) {
-        this.again = false;
-        const free = options.concurrency - this.inFlight.size;
-        // Full: the next ending attempt wakes the worker.
-        if (free <= 0) return;
-        const now = clock.now();
-        const batch = await storage.deliveries.claim({ now, limit: free, leaseMs: options.leaseMs });
-        for (const delivery of batch) this.launch(delivery);
-        if (batch.length === free) this.again = true;
-        else if (!this.again) {
-          // While attempts are in flight, each one that ends wakes the worker, which then claims whatever
-          // fell due meanwhile: asking the queue for its next due time (as costly as a claim) waits until
-          // the worker goes idle. The recheck bounds the wait when every attempt in flight is slow.
-          if (this.inFlight.size > 0) this.armWithin(BLOCKED_RECHECK_MS);
-          else await this.sleepUntilDue(now);
-        }
-      }
-    } catch (error) {
-      this.again = false;
-      this.deps.logger.error({ err: error }, 'delivery queue unavailable; retrying');
-      this.arm(STORAGE_RETRY_MS);
+    const free = options.concurrency - this.inFlight.size;
+    // Full: the next ending attempt wakes the worker.
+    if (free <= 0) return false;
+    const now = clock.now();
+    const batch = await storage.deliveries.claim({ now, limit: free, leaseMs: options.leaseMs });
+    for (const delivery of batch) this.launch(delivery);
+    if (batch.length === free) return true;
+    if (!this.pump.woken) {
+      // While attempts are in flight, each one that ends wakes the worker, which then claims whatever
+      // fell due meanwhile: asking the queue for its next due time (as costly as a claim) waits until
+      // the worker goes idle. The recheck bounds the wait when every attempt in flight is slow.
+      if (this.inFlight.size > 0) this.pump.armWithin(BLOCKED_RECHECK_MS);
+      else await this.sleepUntilDue(now);
     }
+    return false;
   }
 
   /**
@@ -140,29 +112,10 @@ export class DeliveryWorker {
   private async sleepUntilDue(claimedAt: number): Promise<void> {
     const due = await this.deps.storage.deliveries.nextDueAt();
     if (due === null) {
-      clearTimeout(this.timer);
-      this.timerAt = Infinity;
+      this.pump.disarm();
       return;
     }
-    this.arm(due > claimedAt ? due - this.deps.clock.now() : BLOCKED_RECHECK_MS);
-  }
-
-  private arm(delayMs: number): void {
-    clearTimeout(this.timer);
-    this.timerAt = Infinity;
-    if (!this.running) return;
-    const delay = Math.min(Math.max(0, delayMs), 2 ** 31 - 1);
-    this.timerAt = performance.now() + delay;
-    this.timer = setTimeout(() => {
-      this.timerAt = Infinity;
-      this.wake();
-    }, delay);
-  }
-
-  /** Arms the timer to fire within `delayMs`, keeping one already armed to fire sooner. */
-  private armWithin(delayMs: number): void {
-    if (this.timerAt <= performance.now() + delayMs) return;
-    this.arm(delayMs);
+    this.pump.arm(due > claimedAt ? due - this.deps.clock.now() : BLOCKED_RECHECK_MS);
   }
 
   private launch(delivery: Delivery): void {

@@ -1,5 +1,5 @@
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, systemClock, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import type { Dispatcher } from 'undici';
@@ -60,6 +60,8 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     channel: 'whatsapp',
     role: 'main',
     addressing: WHATSAPP_ADDRESSING,
+    // Unofficial WhatsApp bans accounts that send like machines: conservative pacing unless the instance sets its own.
+    pacing: WHATSAPP_PACING,
     // WhatsApp answers a burst of logins from one address with rate-limit closes and bans: a restart
     // reconnects two accounts a second unless the operator configures otherwise.
     restorePerSecond: 2,

@@ -60,13 +60,14 @@ export class DeviceInbound implements SandboxPhone {
   /**
    * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
    * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
-   * replayed message the server has stored already is only acknowledged again: the message id
-   * decides, so a replay never shows a message twice.
+   * message the server has stored already — a replay, or a send repeated under the same id (the
+   * outbound queue sending again after a crash) — is only acknowledged again: the message id decides,
+   * as on WhatsApp's phones, so a message never shows twice.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
-    if (!replayed || !(await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id))) {
+    if (!(await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id))) {
       await establishSession(this.device, packet.from);
       const message: InboundMessage = inboundFromPacket(packet, this.device);
       await keepReceivedMedia(this.device.ctx, packet);

@@ -5,6 +5,7 @@ import { MemoryEventLog } from './repositories/event-log.js';
 import { MemoryIdempotencyStore } from './repositories/idempotency.repository.js';
 import { MemoryInstanceRepository } from './repositories/instances.repository.js';
 import { MemoryMediaRepository } from './repositories/media.repository.js';
+import { MemoryOutboundQueue } from './repositories/outbound-queue.js';
 import { MemoryMessageRepository } from './repositories/messages.repository.js';
 import { MemoryChatRepository, MemoryContactRepository } from './repositories/resources.repository.js';
 import { MemoryStateRepository } from './repositories/state.repository.js';
@@ -24,6 +25,7 @@ export class MemoryStorage implements Storage {
   readonly state = new MemoryStateRepository();
   readonly deliveries: MemoryDeliveryQueue;
   readonly events = new MemoryEventLog();
+  readonly outbound = new MemoryOutboundQueue();
   readonly idempotency = new MemoryIdempotencyStore();
   private phase: 'created' | 'open' | 'closed' = 'created';
 

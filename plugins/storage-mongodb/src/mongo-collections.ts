@@ -1,6 +1,8 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import { retryOnDuplicate } from './mongo-connection.js';
-import type { AuthStateDocument, ClaimDocument, CounterDocument, IdempotencyDocument, LaneDocument, StatsDocument } from './mongo-documents.js';
+import type {
+  AuthStateDocument, ClaimDocument, CounterDocument, IdempotencyDocument, LaneDocument, OutboundDocument, StatsDocument,
+} from './mongo-documents.js';
 import type {
   DeliveryDocument, InstanceDocument, MediaDocument, MessageDocument, PartitionedDocument, StateDocument,
 } from './mongo-mappings.js';
@@ -31,6 +33,9 @@ export class MongoCollections {
   stats(db: Db): Collection<StatsDocument> { return db.collection(this.name('delivery_stats')); }
   counters(db: Db): Collection<CounterDocument> { return db.collection(this.name('counters')); }
   events(db: Db): Collection<EventDocument> { return db.collection(this.name('events')); }
+  outbound(db: Db): Collection<OutboundDocument> { return db.collection(this.name('outbound')); }
+  /** One document per paused instance (`_id` = instance id). */
+  outboundPaused(db: Db): Collection<{ _id: string }> { return db.collection(this.name('outbound_paused')); }
   idempotency(db: Db): Collection<IdempotencyDocument> { return db.collection(this.name('idempotency_keys')); }
 
   /** Allocates `count` consecutive sequence numbers of `name`; answers the first. */
@@ -77,6 +82,10 @@ export async function ensureIndexes(db: Db, collections: MongoCollections, reten
       { key: { lane: 1, state: 1, seq: 1 }, name: 'lane_order' },
       { key: { instance: 1, state: 1, deadAt: 1, seq: 1 }, name: 'dead_letters' },
       { key: { state: 1, deadAt: 1 }, name: 'dead_age' },
+    ]),
+    collections.outbound(db).createIndexes([
+      { key: { dueAt: 1, seq: 1 }, name: 'outbound_due' }, { key: { instance: 1, lane: 1, order: 1, seq: 1 }, name: 'outbound_lanes' },
+      { key: { instance: 1, dueAt: 1, seq: 1 }, name: 'outbound_instance' }, { key: { leasedUntil: 1 }, name: 'outbound_leases', sparse: true },
     ]),
     collections.lanes(db).createIndexes([{ key: { dueAt: 1, headSeq: 1 }, name: 'lane_due' }, { key: { instance: 1 }, name: 'lane_instance' }]),
     collections.events(db).createIndexes([{ key: { instance: 1, _id: 1 }, name: 'event_instance' }]),

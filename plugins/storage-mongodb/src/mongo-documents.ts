@@ -49,6 +49,22 @@ export interface ClaimDocument {
   at: number;
 }
 
+/** One queued send; `_id` is `<instance>\n<id>`. */
+export interface OutboundDocument {
+  _id: string;
+  instance: string;
+  id: string;
+  lane: string;
+  order: number;
+  seq: number;
+  dueAt: number;
+  createdAt: number;
+  payload: string;
+  attempts: number;
+  lastError?: string;
+  leasedUntil?: number;
+}
+
 /** An idempotency key (IdempotencyRecord); `_id` is scope NUL key, `removeAt` feeds the TTL index. */
 export interface IdempotencyDocument {
   _id: string;

@@ -5,6 +5,7 @@ import { resolveMongoOptions, type MongoStorageOptions, type ResolvedMongoOption
 import { MongoAuthStateRepository } from './repositories/auth-state.mongo.js';
 import { MongoDeliveryQueue } from './repositories/delivery-queue.mongo.js';
 import { MongoEventLog } from './repositories/event-log.mongo.js';
+import { MongoOutboundQueue } from './repositories/outbound-queue.mongo.js';
 import { MongoIdempotencyStore } from './repositories/idempotency.mongo.js';
 import { MongoInstanceRepository } from './repositories/instances.mongo.js';
 import { MongoMediaRepository } from './repositories/media.mongo.js';
@@ -28,6 +29,7 @@ export class MongoStorage implements Storage {
   readonly state: MongoStateRepository;
   readonly deliveries: MongoDeliveryQueue;
   readonly events: MongoEventLog;
+  readonly outbound: MongoOutboundQueue;
   readonly idempotency: MongoIdempotencyStore;
   private readonly connection: MongoConnection;
   private readonly collections: MongoCollections;
@@ -49,6 +51,7 @@ export class MongoStorage implements Storage {
     this.media = new MongoMediaRepository(this.connection, collections);
     this.authState = new MongoAuthStateRepository(this.connection, collections);
     this.state = new MongoStateRepository(this.connection, collections);
+    this.outbound = new MongoOutboundQueue(this.connection, collections);
     this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
     this.events = new MongoEventLog(this.connection, collections);
     this.idempotency = new MongoIdempotencyStore(this.connection, collections);

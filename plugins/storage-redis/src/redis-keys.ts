@@ -66,6 +66,15 @@ export class RedisKeys {
   get eventData(): string { return `${this.prefix}ev:data`; }
   get eventsOfStem(): string { return `${this.prefix}ev:of:`; }
   eventsOf(instance: string): string { return `${this.eventsOfStem}${instance}`; }
+  // Outbound send queue (layout in repositories/outbound-queue.scripts.ts).
+  get outboundItemStem(): string { return `${this.prefix}ob:item:`; }
+  get outboundLaneStem(): string { return `${this.prefix}ob:lane:`; }
+  get outboundLanesStem(): string { return `${this.prefix}ob:lanes:`; }
+  get outboundInstanceStem(): string { return `${this.prefix}ob:inst:`; }
+  get outboundDue(): string { return `${this.prefix}ob:due`; }
+  get outboundSeq(): string { return `${this.prefix}ob:seq`; }
+  get outboundPaused(): string { return `${this.prefix}ob:paused`; }
+  get outboundLaneInstance(): string { return `${this.prefix}ob:lane-instance`; }
 
   /** One hash per idempotency key (expiring with it); scope and key as a digest, whatever characters the key has. */
   idempotency(scope: string, key: string): string {

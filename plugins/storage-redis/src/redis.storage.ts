@@ -8,6 +8,7 @@ import { FencedWrites } from './cluster/fenced-writes.js';
 import { RedisClusterStore } from './cluster/redis-cluster-store.js';
 import { DocumentGuesses } from './hash-document.js';
 import { RedisConnection } from './redis-connection.js';
+import { RedisOutboundQueue } from './repositories/outbound-queue.redis.js';
 import { RedisKeys } from './redis-keys.js';
 import { RedisSignals } from './redis-signals.js';
 import { resolveRedisOptions, type RedisStorageOptions } from './redis.options.js';
@@ -39,6 +40,7 @@ export class RedisStorage implements Storage {
   readonly state: RedisStateRepository;
   readonly deliveries: RedisDeliveryQueue;
   readonly events: RedisEventLog;
+  readonly outbound: RedisOutboundQueue;
   readonly idempotency: RedisIdempotencyStore;
   private readonly connection: RedisConnection;
   private readonly keyPrefix: string;
@@ -64,6 +66,7 @@ export class RedisStorage implements Storage {
     this.authState = new RedisAuthStateRepository(this.connection, keys, fenced);
     this.state = new RedisStateRepository(this.connection, keys, fenced);
     this.clusterStore = new RedisClusterStore(this.connection, clusterKeys, clock);
+    this.outbound = new RedisOutboundQueue(this.connection, keys);
     this.deliveries = new RedisDeliveryQueue(this.connection, keys, clock);
     this.events = new RedisEventLog(this.connection, keys);
     this.idempotency = new RedisIdempotencyStore(this.connection, keys);

@@ -146,6 +146,39 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
   `,
+  // 6: the outbound send queue (issue 16). `seq` is the enqueue order; a lane's head is its lowest
+  // (ord, seq). `outbound_lanes` holds each non-empty lane's head and when it can next be claimed (its
+  // lease end while leased, else its due time), kept in the same transactions as the rows: a claim
+  // reads lane heads by that time, never the backlog behind them. `outbound_counts` keeps each
+  // instance's size for the queue bound.
+  `
+  CREATE TABLE outbound (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    instance TEXT NOT NULL,
+    id TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    ord INTEGER NOT NULL,
+    due_at INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    lease_until INTEGER,
+    payload TEXT NOT NULL,
+    UNIQUE (instance, id)
+  );
+  CREATE INDEX outbound_lanes_order ON outbound (instance, lane, ord, seq);
+  CREATE INDEX outbound_by_instance ON outbound (instance, due_at, seq);
+  CREATE TABLE outbound_lanes (
+    instance TEXT NOT NULL,
+    lane TEXT NOT NULL,
+    head INTEGER NOT NULL,
+    ready_at INTEGER NOT NULL,
+    PRIMARY KEY (instance, lane)
+  ) WITHOUT ROWID;
+  CREATE INDEX outbound_lanes_ready ON outbound_lanes (ready_at, head);
+  CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -5,6 +5,7 @@ import { SqliteEventLog } from './repositories/event-log.js';
 import { SqliteIdempotencyStore } from './repositories/idempotency.repository.js';
 import { SqliteInstanceRepository } from './repositories/instances.repository.js';
 import { SqliteMediaRepository } from './repositories/media.repository.js';
+import { SqliteOutboundQueue } from './repositories/outbound-queue.js';
 import { SqliteMessageRepository } from './repositories/messages.repository.js';
 import { SqliteChatRepository, SqliteContactRepository } from './repositories/resources.repository.js';
 import { SqliteStateRepository } from './repositories/state.repository.js';
@@ -39,6 +40,7 @@ export class SqliteStorage implements Storage {
   readonly state: SqliteStateRepository;
   readonly deliveries: SqliteDeliveryQueue;
   readonly events: SqliteEventLog;
+  readonly outbound: SqliteOutboundQueue;
   readonly idempotency: SqliteIdempotencyStore;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
@@ -59,6 +61,7 @@ export class SqliteStorage implements Storage {
     this.media = new SqliteMediaRepository(this.db);
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
+    this.outbound = new SqliteOutboundQueue(this.db);
     this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
     this.events = new SqliteEventLog(this.db);
     this.idempotency = new SqliteIdempotencyStore(this.db);

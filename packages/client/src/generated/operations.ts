@@ -31,6 +31,7 @@ export const operations = {
   adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
   blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
+  cancelQueuedSend: { method: 'DELETE', path: '/{key}/queue/{messageId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   changeCommunitySetting: { method: 'PATCH', path: '/{key}/community/{communityId}/settings', auth: 'instance', keyed: true, text: false, idempotent: false },
   changeGroupRole: { method: 'PATCH', path: '/{key}/groups/{groupJid}/role', auth: 'instance', keyed: true, text: false, idempotent: false },
   changeGroupSetting: { method: 'PATCH', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -65,6 +66,7 @@ export const operations = {
   getMessageMedia: { method: 'GET', path: '/{key}/message/{messageId}/media', auth: 'instance', keyed: true, text: false, idempotent: false },
   getPrivacySettings: { method: 'GET', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false, idempotent: false },
   getProfilePicture: { method: 'GET', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
+  getQueuePolicy: { method: 'GET', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false, idempotent: false },
   handleCommunityJoinRequests: { method: 'PUT', path: '/{key}/community/{communityId}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
   handleGroupJoinRequests: { method: 'PUT', path: '/{key}/groups/{groupJid}/request_participants_list', auth: 'instance', keyed: true, text: false, idempotent: false },
   healthz: { method: 'GET', path: '/healthz', auth: 'public', keyed: false, text: false, idempotent: false },
@@ -88,6 +90,7 @@ export const operations = {
   listGroups: { method: 'GET', path: '/{key}/groups', auth: 'instance', keyed: true, text: false, idempotent: false },
   listLabels: { method: 'GET', path: '/{key}/labels', auth: 'instance', keyed: true, text: false, idempotent: false },
   listLinks: { method: 'GET', path: '/{key}/instance/links', auth: 'instance', keyed: true, text: false, idempotent: false },
+  listQueue: { method: 'GET', path: '/{key}/queue', auth: 'instance', keyed: true, text: false, idempotent: false },
   listSinks: { method: 'GET', path: '/{key}/instance/sinks', auth: 'instance', keyed: true, text: false, idempotent: false },
   logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false, idempotent: true },
@@ -98,6 +101,7 @@ export const operations = {
   mobileRequestCode: { method: 'POST', path: '/{key}/instance/mobile/request-code', auth: 'instance', keyed: true, text: false, idempotent: false },
   mobileVerify: { method: 'POST', path: '/{key}/instance/mobile/verify', auth: 'instance', keyed: true, text: false, idempotent: false },
   openapi: { method: 'GET', path: '/openapi.json', auth: 'public', keyed: false, text: false, idempotent: false },
+  pauseQueue: { method: 'POST', path: '/{key}/queue/pause', auth: 'instance', keyed: true, text: false, idempotent: false },
   pinMessage: { method: 'POST', path: '/{key}/message/pin', auth: 'instance', keyed: true, text: false, idempotent: true },
   placeCall: { method: 'POST', path: '/{key}/call', auth: 'instance', keyed: true, text: false, idempotent: true },
   postAudioStatus: { method: 'POST', path: '/{key}/status/audio', auth: 'instance', keyed: true, text: false, idempotent: true },
@@ -126,6 +130,7 @@ export const operations = {
   requestPairingCode: { method: 'POST', path: '/{key}/instance/pairing-code', auth: 'instance', keyed: true, text: false, idempotent: false },
   resolveLids: { method: 'POST', path: '/{key}/contacts/resolve-lids', auth: 'instance', keyed: true, text: false, idempotent: false },
   restartInstance: { method: 'POST', path: '/{key}/instance/restart', auth: 'instance', keyed: true, text: false, idempotent: false },
+  resumeQueue: { method: 'POST', path: '/{key}/queue/resume', auth: 'instance', keyed: true, text: false, idempotent: false },
   resyncInstance: { method: 'POST', path: '/{key}/instance/resync', auth: 'instance', keyed: true, text: false, idempotent: false },
   root: { method: 'GET', path: '/', auth: 'public', keyed: false, text: false, idempotent: false },
   sandbox_get_key_mobile_code: { method: 'GET', path: '/sandbox/{key}/mobile-code', auth: 'public', keyed: true, text: false, idempotent: false },
@@ -172,6 +177,7 @@ export const operations = {
   setProfilePicture: { method: 'PUT', path: '/{key}/instance/profile/picture', auth: 'instance', keyed: true, text: false, idempotent: false },
   setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false, idempotent: false },
   setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  setQueuePolicy: { method: 'PUT', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkDeadLetters: { method: 'GET', path: '/{key}/instance/sinks/{name}/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkRedeliver: { method: 'POST', path: '/{key}/instance/sinks/{name}/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkStatistics: { method: 'GET', path: '/{key}/instance/sinks/{name}/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -660,6 +666,25 @@ export interface Operations {
         jid: string;
         blocked: boolean;
       };
+    };
+    keyed: true;
+  };
+  /**
+   * Cancel a send before it leaves; it is then never sent
+   *
+   * `DELETE /{key}/queue/{messageId}`
+   */
+  cancelQueuedSend: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+      messageId: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      message: string;
     };
     keyed: true;
   };
@@ -1656,6 +1681,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -1715,6 +1747,51 @@ export interface Operations {
     query: undefined;
     body: undefined;
     response: Uint8Array;
+    keyed: true;
+  };
+  /**
+   * The instance's pacing policy
+   *
+   * `GET /{key}/queue/policy`
+   */
+  getQueuePolicy: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        perMinute: number | null;
+        perHour: number | null;
+        /** Least time between two sends of the instance. */
+        minGapMs: number;
+        /** Random extra of 0 to jitterMs added to every gap. */
+        jitterMs: number;
+        /** Least time between two sends to the same recipient. */
+        recipientGapMs: number;
+        quietHours: {
+          /** HH:MM, 24-hour local time. */
+          start: string;
+          /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+          end: string;
+          /** IANA time zone, e.g. America/Sao_Paulo. */
+          timeZone: string;
+        } | null;
+        /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+        maxQueued: number;
+        typing: {
+          /** Whether sends that do not say `typing` show typing first. */
+          enabled: boolean;
+          /** Typing time per character of the text or caption. */
+          msPerChar: number;
+          minMs: number;
+          maxMs: number;
+        };
+      };
+    };
     keyed: true;
   };
   /**
@@ -2074,6 +2151,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       })[];
       page: number;
       limit: number;
@@ -2341,6 +2425,52 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Sends waiting in the instance's outbound queue
+   *
+   * `GET /{key}/queue`
+   */
+  listQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: {
+      page?: number;
+      limit?: number;
+    };
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        key: {
+          remoteJid: string;
+          fromMe: boolean;
+          id: string;
+          participant?: string;
+        };
+        /** One typed member, named as WhatsApp names it (extendedTextMessage, imageMessage, …). */
+        message: Record<string, unknown>;
+        /** Unix seconds as text. */
+        messageTimestamp: string;
+        status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
+        provider?: "whatsapp" | "instagram" | "messenger";
+        pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
+      })[];
+      paused: boolean;
+      page: number;
+      limit: number;
+      total: number;
+    };
+    keyed: true;
+  };
+  /**
    * The configured event sinks with this instance's settings
    *
    * `GET /{key}/instance/sinks`
@@ -2552,6 +2682,27 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * Pause the outbound queue: sends are accepted and kept, none leaves until resumed
+   *
+   * `POST /{key}/queue/pause`
+   */
+  pauseQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        paused: boolean;
+        queued: number;
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Pin a message of this instance in its chat
    *
    * `POST /{key}/message/pin`
@@ -2567,6 +2718,12 @@ export interface Operations {
       id: string;
       /** Seconds; rounded up to what WhatsApp offers (24 hours, 7 days, 30 days). */
       duration: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2584,6 +2741,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -2973,6 +3137,12 @@ export interface Operations {
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -2990,6 +3160,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3029,6 +3206,12 @@ export interface Operations {
         /** cta_copy only. */
         copy_code?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3046,6 +3229,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3078,6 +3268,12 @@ export interface Operations {
         id: string;
         text: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3095,6 +3291,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3121,6 +3324,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3138,6 +3347,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3166,6 +3382,12 @@ export interface Operations {
       fileName: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3183,6 +3405,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3209,6 +3438,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
     };
@@ -3228,6 +3463,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3253,6 +3495,12 @@ export interface Operations {
         longitude: number;
         address?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3270,6 +3518,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3307,6 +3562,12 @@ export interface Operations {
       /** Must equal the sum of price × quantity (to the cent). */
       subtotal: number;
       totalAmount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3324,6 +3585,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3347,6 +3615,12 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
       /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
@@ -3368,6 +3642,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3392,6 +3673,12 @@ export interface Operations {
       text: string;
       /** Optional; empty means none. */
       footer?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3409,6 +3696,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3435,6 +3729,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
     };
@@ -3454,6 +3754,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3517,6 +3824,27 @@ export interface Operations {
     response: {
       status: 200;
       message: string;
+    };
+    keyed: true;
+  };
+  /**
+   * Resume a paused outbound queue
+   *
+   * `POST /{key}/queue/resume`
+   */
+  resumeQueue: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        paused: boolean;
+        queued: number;
+      };
     };
     keyed: true;
   };
@@ -3708,6 +4036,12 @@ export interface Operations {
       url: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -3730,6 +4064,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3750,6 +4091,12 @@ export interface Operations {
       to: string;
       /** A base64 data URI: data:<mime>;base64,<data>. */
       base64: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3767,6 +4114,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3791,6 +4145,12 @@ export interface Operations {
       mimetype: string;
       /** File name shown to the recipient (no path). */
       fileName: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3808,6 +4168,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3830,6 +4197,12 @@ export interface Operations {
       base64: string;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
     };
@@ -3849,6 +4222,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3886,6 +4266,12 @@ export interface Operations {
         /** cta_copy only. */
         copy_code?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -3908,6 +4294,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3938,6 +4331,12 @@ export interface Operations {
         id: string;
         text: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -3960,6 +4359,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -3981,6 +4387,12 @@ export interface Operations {
       type: "audio" | "video";
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -3998,6 +4410,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4022,6 +4441,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -4044,6 +4469,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4069,6 +4501,12 @@ export interface Operations {
         phoneNumber: string;
         organization?: string;
       })[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4086,6 +4524,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4112,6 +4557,12 @@ export interface Operations {
       fileName: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -4134,6 +4585,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4158,6 +4616,12 @@ export interface Operations {
       startTime: string;
       locationName?: string;
       locationAddress?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4175,6 +4639,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4198,6 +4669,12 @@ export interface Operations {
       groupName: string;
       /** The code of the invite link, without the URL. */
       inviteCode: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4215,6 +4692,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4239,6 +4723,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
@@ -4263,6 +4753,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4288,6 +4785,12 @@ export interface Operations {
       thumbnailUrl?: string;
       /** The http or https link previewed (not fetched). */
       sourceUrl: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4305,6 +4808,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4327,6 +4837,12 @@ export interface Operations {
       longitude: number;
       /** Optional; an empty caption is the same as none. */
       caption?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4344,6 +4860,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4367,6 +4890,12 @@ export interface Operations {
         longitude: number;
         address?: string;
       };
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -4389,6 +4918,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4424,6 +4960,12 @@ export interface Operations {
       /** Must equal the sum of price × quantity (to the cent). */
       subtotal: number;
       totalAmount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -4446,6 +4988,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4468,6 +5017,12 @@ export interface Operations {
       values: string[];
       /** How many options one person may pick (0 = any number; at most the number of values). */
       selectableCount: number;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4485,6 +5040,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4531,6 +5093,12 @@ export interface Operations {
       businessOwnerJid: string;
       productId: string;
       catalogId: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4548,6 +5116,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4568,6 +5143,12 @@ export interface Operations {
       text: string;
       /** Id of the message reacted to; it must exist in this instance. */
       msgId: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4585,6 +5166,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4603,6 +5191,12 @@ export interface Operations {
     body: {
       /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4620,6 +5214,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4640,6 +5241,12 @@ export interface Operations {
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4657,6 +5264,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4677,6 +5291,12 @@ export interface Operations {
       to: string;
       name: string;
       options: string[];
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4694,6 +5314,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4715,6 +5342,12 @@ export interface Operations {
       text: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
       /** Show a preview of the first http(s) link of the text: the server fetches the page (private addresses refused unless `allowPrivateUrls`; at most 1 MiB and 10 s), reads its Open Graph / HTML metadata, and fetches its image as the thumbnail (at most 256 KiB). A page that cannot be fetched or has no title sends the text without preview. Instagram and Messenger preview links themselves: there it is accepted and nothing is fetched. */
@@ -4741,6 +5374,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4763,6 +5403,12 @@ export interface Operations {
       text: string;
       /** Optional; empty means none. */
       footer?: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
       quoted?: {
         /** Id of the message replied to; it must exist in this instance (404 message_not_found). */
@@ -4785,6 +5431,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4809,6 +5462,12 @@ export interface Operations {
       caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
       /** People the text or caption mentions: phone numbers with country code or user JIDs, or `everyone` (groups only: every member). Put `@<number>` in the text where each should show, as WhatsApp does. WhatsApp channels only (422 elsewhere). */
       mentions?: string[];
       /** Sends this message as a reply (the same as POST /{key}/message/{messageId}/{type}). */
@@ -4833,6 +5492,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -4853,6 +5519,12 @@ export interface Operations {
       to: string;
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -4870,6 +5542,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;
@@ -5269,6 +5948,78 @@ export interface Operations {
     keyed: true;
   };
   /**
+   * Set the instance's pacing policy
+   *
+   * `PUT /{key}/queue/policy`
+   */
+  setQueuePolicy: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      perMinute?: number | null;
+      perHour?: number | null;
+      /** Least time between two sends of the instance. */
+      minGapMs?: number;
+      /** Random extra of 0 to jitterMs added to every gap. */
+      jitterMs?: number;
+      /** Least time between two sends to the same recipient. */
+      recipientGapMs?: number;
+      quietHours?: {
+        /** HH:MM, 24-hour local time. */
+        start: string;
+        /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+        end: string;
+        /** IANA time zone, e.g. America/Sao_Paulo. */
+        timeZone: string;
+      } | null;
+      /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+      maxQueued?: number;
+      typing?: {
+        /** Whether sends that do not say `typing` show typing first. */
+        enabled?: boolean;
+        /** Typing time per character of the text or caption. */
+        msPerChar?: number;
+        minMs?: number;
+        maxMs?: number;
+      };
+    };
+    response: {
+      status: 200;
+      data: {
+        perMinute: number | null;
+        perHour: number | null;
+        /** Least time between two sends of the instance. */
+        minGapMs: number;
+        /** Random extra of 0 to jitterMs added to every gap. */
+        jitterMs: number;
+        /** Least time between two sends to the same recipient. */
+        recipientGapMs: number;
+        quietHours: {
+          /** HH:MM, 24-hour local time. */
+          start: string;
+          /** HH:MM; may be before start (the window crosses midnight); not equal to start. */
+          end: string;
+          /** IANA time zone, e.g. America/Sao_Paulo. */
+          timeZone: string;
+        } | null;
+        /** Most sends the instance may hold queued; beyond it sends answer 429 with Retry-After. */
+        maxQueued: number;
+        typing: {
+          /** Whether sends that do not say `typing` show typing first. */
+          enabled: boolean;
+          /** Typing time per character of the text or caption. */
+          msPerChar: number;
+          minMs: number;
+          maxMs: number;
+        };
+      };
+    };
+    keyed: true;
+  };
+  /**
    * Events of one sink that exhausted the retry schedule, oldest dead first
    *
    * `GET /{key}/instance/sinks/{name}/dead-letters`
@@ -5414,6 +6165,12 @@ export interface Operations {
     query: undefined;
     body: {
       id: string;
+      /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
+      delay?: number;
+      /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
+      sendAt?: string;
+      /** Show "typing…" before the message: true for the pacing policy's time for this text, or milliseconds (at most 25000); false for none. Default: the policy's typing setting. */
+      typing?: boolean | number;
     };
     response: {
       status: 200;
@@ -5431,6 +6188,13 @@ export interface Operations {
         status: "PENDING" | "SERVER_ACK" | "DELIVERY_ACK" | "READ" | "PLAYED" | "ERROR";
         provider?: "whatsapp" | "instagram" | "messenger";
         pushName?: string;
+        /** Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md. */
+        queue?: {
+          /** `scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it. */
+          state: "queued" | "scheduled" | "paused" | "sending";
+          /** ISO 8601: when it is due. */
+          dueAt: string;
+        };
       };
     };
     keyed: true;

@@ -1,3 +1,4 @@
+import type { PacingPolicy } from '../outbound/pacing-policy.js';
 import type { CapabilityGaps, ChannelCapabilities } from '../capabilities/index.js';
 import type { ChannelAddressing, ChannelName } from '../domain/channel-name.js';
 import type { InstanceRecord, SocialLink } from '../domain/instance.js';
@@ -89,6 +90,11 @@ export interface ChannelDriver {
    * link to store. Throws ValidationError or UpstreamError with a clear message.
    */
   link?(input: Record<string, unknown>): Promise<SocialLink>;
+  /**
+   * Default outbound pacing of this driver's instances (issue 16), until an instance sets its own
+   * through `PUT /{key}/queue/policy`. Absent: {@link PACING_OFF}.
+   */
+  readonly pacing?: PacingPolicy;
   /** Extra routes mounted under `/<name>/…` (for example the sandbox scan and Meta webhook endpoints). */
   routes?: DriverRoute[];
   /** Releases driver-wide resources at shutdown. */

@@ -105,6 +105,12 @@ export interface SendRequest {
   content: OutgoingContent;
   /** The message replied to; it exists in this instance's storage. */
   quoted?: MessageRecord;
+  /**
+   * The id the outbound queue gave the message when it accepted it. Channels whose protocol lets the
+   * sender choose the id (WhatsApp, the sandbox) send under it, so a send repeated after a crash
+   * carries the same id and receivers see one message; the others answer the platform's own id.
+   */
+  id?: string;
 }
 
 /** A presence update to send (spec 4.2 `/presence`). */

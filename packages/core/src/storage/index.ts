@@ -1,6 +1,7 @@
 export * from './codec.js';
 export * from './delivery-queue.js';
 export * from './event-log.js';
+export * from './outbound-queue.js';
 export * from './external-data.js';
 export * from './idempotency.js';
 export * from './merge.js';

@@ -2,6 +2,7 @@ import type { ClusterStore } from '../cluster/cluster-store.js';
 import type { DeliveryQueue } from './delivery-queue.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { EventLog } from './event-log.js';
+import type { OutboundQueue } from './outbound-queue.js';
 import type { RateLimitCounter, RateLimitOptions } from './rate-limit.js';
 import type { StorageSignals } from './signals.js';
 import type {
@@ -34,6 +35,8 @@ export interface Storage {
   readonly idempotency: IdempotencyStore;
   /** The durable event log the live event streams replay from (`GET /{key}/events`). */
   readonly events: EventLog;
+  /** The durable outbound send queue (issue 16). */
+  readonly outbound: OutboundQueue;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;

@@ -30,8 +30,12 @@ import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
 import { ServerMetrics } from '../metrics/server-metrics.js';
 import { timedStorage } from '../metrics/timed-storage.js';
+import { OutboundWorker } from '../send/outbound-worker.js';
+import { Pacer } from '../send/pacer.js';
+import { PacingPolicies } from '../send/pacing-policies.js';
 import { SendPipeline } from '../send/send-pipeline.js';
 import { SendProjection } from '../send/send-projection.js';
+import { SendQueue } from '../send/send-queue.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
 import { StreamHub } from '../streams/stream-hub.js';
 import { StreamRenderer } from '../streams/stream-renderer.js';
@@ -146,10 +150,19 @@ export class ParleyServer {
     const media = new MediaResolver({
       maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls, allowPrivateProxies: config.allowPrivateProxies,
     });
+    const projection = new SendProjection(storage, bus, projector);
+    const policies = new PacingPolicies(storage, plugins.drivers, config.queue.maxQueued, clock);
+    const pacer = new Pacer();
+    const worker = new OutboundWorker({
+      storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue,
+      owns: cluster ? (instance) => cluster.node.fence(instance) !== undefined : undefined,
+    });
+    const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node,
-      sends: new SendPipeline(storage, media, new SendProjection(storage, bus, projector), metrics),
+      sends: new SendPipeline(storage, media, projection, metrics, queue),
+      outbound: { queue, worker, policies, pacer },
       restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
     };
 
@@ -208,6 +221,7 @@ export class ParleyServer {
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
     this.context.webhooks.start();
+    if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
     this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' })));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
@@ -290,6 +304,8 @@ export class ParleyServer {
         clearTimeout(timer);
       }
       await this.restoring;
+      // Sends in flight finish (or stay leased, to be taken up after the restart) before channels stop.
+      await this.context.outbound.worker.stop();
       await registry.close();
       await bus.drain();
       await webhooks.stop();

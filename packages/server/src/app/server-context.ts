@@ -8,8 +8,12 @@ import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
+import type { OutboundWorker } from '../send/outbound-worker.js';
+import type { Pacer } from '../send/pacer.js';
+import type { PacingPolicies } from '../send/pacing-policies.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
 import type { StreamHub } from '../streams/stream-hub.js';
+import type { SendQueue } from '../send/send-queue.js';
 
 /** Everything route modules and services use; built once by the composition root. */
 export interface ServerContext {
@@ -28,6 +32,8 @@ export interface ServerContext {
   media: MediaResolver;
   /** The one send path (spec 4.2, 4.3, 4.13). */
   sends: SendPipeline;
+  /** The outbound queue (issue 16): accepting side (absent when `queue.enabled` is false), worker, policies, pacer. */
+  outbound: { queue?: SendQueue; worker: OutboundWorker; policies: PacingPolicies; pacer: Pacer };
   /** Reconnects instances in bulk (start-up; instances taken over from another node): bounded, rate-limited, pending work first. */
   restorer: InstanceRestorer;
   /** The webhook engine, one of the bus's subscribers. */

@@ -42,6 +42,17 @@ export const configSchema = {
     },
     restore: restoreSchema,
     shutdownTimeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+    queue: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean' },
+        maxQueued: { type: 'integer', minimum: 1, maximum: 1000000 },
+        leaseMs: { type: 'integer', minimum: 2000, maximum: 3600000 },
+        recheckMs: { type: 'integer', minimum: 10, maximum: 60000 },
+        concurrency: { type: 'integer', minimum: 1, maximum: 256 },
+      },
+    },
     cluster: clusterConfigSchema,
     webhooks: { type: 'object' },
     metrics: {

@@ -41,6 +41,8 @@ export interface ParleyConfig {
   /** How restored instances reconnect: bounded concurrency, a rate per channel driver. */
   restore: RestoreConfig;
   shutdownTimeoutMs: number;
+  /** The outbound send queue (issue 16; docs/queue.md). */
+  queue: QueueConfig;
   webhooks: Record<string, unknown>;
   plugins: PluginEntry[];
   /** Admin token from the environment, if set. */
@@ -53,6 +55,20 @@ export interface ParleyConfig {
   baseDir: string;
   /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
   cluster?: ClusterConfig;
+}
+
+/** Settings of the outbound send queue. */
+export interface QueueConfig {
+  /** False sends at once without the queue (no pacing, `delay` or `sendAt`): the path before issue 16. */
+  enabled: boolean;
+  /** Default bound of an instance's queue (its policy's `maxQueued` overrides it). */
+  maxQueued: number;
+  /** How long a worker holds a claimed send before another may take it. */
+  leaseMs: number;
+  /** Longest sleep of the worker between looks at the queue. */
+  recheckMs: number;
+  /** Sends in flight at once, across instances (each to a different recipient). */
+  concurrency: number;
 }
 
 /** Settings of the Prometheus endpoint. */
@@ -181,6 +197,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
     restore: restoreConfig(env, f.restore),
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
+    queue: {
+      enabled: f.queue?.enabled ?? true, maxQueued: f.queue?.maxQueued ?? 10_000, leaseMs: f.queue?.leaseMs ?? 60_000,
+      recheckMs: f.queue?.recheckMs ?? 1_000, concurrency: f.queue?.concurrency ?? 16,
+    },
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
     plugins: f.plugins ?? DEFAULT_PLUGINS,
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,

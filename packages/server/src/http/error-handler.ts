@@ -21,6 +21,8 @@ export function errorHandler(logger: Logger) {
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
       if (err.status >= 500) logger.error({ err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
+      const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
+      if (err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       sendError(res, err.status, err.code, err.message, err.details);
     } else if (e.type === 'entity.too.large') {
       sendError(res, 413, 'payload_too_large', `request body exceeds the limit of ${e.limit} bytes`, { limit: e.limit });

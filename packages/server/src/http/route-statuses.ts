@@ -21,7 +21,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   409: 'The operation conflicts with the current state (for example the instance is not connected), or a request with the same `Idempotency-Key` is still being processed (`Retry-After`).',
   413: 'The body or media is over its size limit.',
   415: 'The body\'s charset or content encoding is not supported.',
-  429: 'Too many failed authentications (unknown key, bad admin token) from this address; `Retry-After` says when to retry. On the event streams also `too_many_streams`: a concurrency limit is reached.',
+  429: 'Too many failed authentications (unknown key, bad admin token) from this address, or (sends) the instance\'s outbound queue is full; `Retry-After` says when to retry. On the event streams also `too_many_streams`: a concurrency limit is reached.',
   422: 'The instance\'s channel does not support this capability (or this field), or the `Idempotency-Key` was used for a different request.',
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',

@@ -2,7 +2,9 @@ import type { Storage } from '@parley/core';
 import type { FastHistogram } from './fast-metrics.js';
 
 /** The repositories of a {@link Storage} whose calls are timed. */
-const REPOSITORIES = ['instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries', 'idempotency', 'events'] as const;
+const REPOSITORIES = [
+  'instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries', 'idempotency', 'events', 'outbound',
+] as const;
 
 type Method = (...args: unknown[]) => unknown;
 

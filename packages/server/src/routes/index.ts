@@ -20,6 +20,7 @@ import { linkRoutes } from './link.routes.js';
 import { messageMediaRoutes } from './media.routes.js';
 import { messageRoutes } from './message.routes.js';
 import { metricsRoutes } from './metrics.routes.js';
+import { queueRoutes } from './queue.routes.js';
 import { replyRoutes } from './reply.routes.js';
 import { sinkRoutes } from './sink.routes.js';
 import { statusRoutes } from './status.routes.js';
@@ -40,6 +41,7 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...eventRoutes(ctx),
     ...messageRoutes(ctx),
     ...replyRoutes(ctx),
+    ...queueRoutes(ctx),
     ...messageMediaRoutes(ctx),
     ...chatRoutes(ctx),
     ...callRoutes(ctx),

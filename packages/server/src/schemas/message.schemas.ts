@@ -1,6 +1,7 @@
 import { s, type JsonSchema } from '../http/schema.js';
 import { channelSlots } from './channel-slots.js';
 import { urlField } from './common.schemas.js';
+import { SEND_OPTION_SCHEMAS } from '../send/send-options.js';
 import { richSendBodies } from './rich-send.schemas.js';
 
 /** The message record of spec 2.4. */
@@ -11,6 +12,14 @@ export const messageRecordSchema = s.openObject({
   status: s.enum(['PENDING', 'SERVER_ACK', 'DELIVERY_ACK', 'READ', 'PLAYED', 'ERROR']),
   provider: channelSlots.provider(),
   pushName: s.string(),
+  queue: s.openObject({
+    state: s.enum(['queued', 'scheduled', 'paused', 'sending'], {
+      description: '`scheduled`: waiting for its `delay`/`sendAt` or pacing slot; `queued`: due, waiting its turn; `paused`: the queue is paused; `sending`: a worker is sending it.',
+    }),
+    dueAt: s.string({ description: 'ISO 8601: when it is due.' }),
+  }, ['state', 'dueAt'], {
+    description: 'Present while the send is in the outbound queue (status stays `PENDING`); absent once the channel took it. See docs/queue.md.',
+  }),
 }, ['key', 'message', 'messageTimestamp', 'status']);
 
 /** The optional `provider` of spec 1.6: one of the registered channels. */
@@ -63,7 +72,7 @@ export const INLINE_MEDIA_SENDS: ReadonlySet<string> = new Set([
  * body as the send of their type. Members the spec marks optional (and a few it leaves open, listed
  * in docs/rest-api.md) are optional; everything else is required.
  */
-const PLAIN_SEND_BODIES = {
+const PLAIN_SEND_BODIES = withSendOptions({
   text: s.object({ to, text: s.text(L.text), provider: providerField }, ['to', 'text']),
   image: s.object({ to, url: urlField, caption, provider: providerField }, ['to', 'url']),
   audio: s.object({ to, url: urlField, provider: providerField }, ['to', 'url']),
@@ -148,7 +157,16 @@ const PLAIN_SEND_BODIES = {
     groupName: s.text(100), inviteCode: s.string({ pattern: '^[A-Za-z0-9_-]{6,64}$', description: 'The code of the invite link, without the URL.' }),
   }, ['to', 'groupJid', 'groupName', 'inviteCode']),
   'request-phone': s.object({ to }, ['to']),
-} satisfies Record<string, JsonSchema>;
+} satisfies Record<string, JsonSchema>);
+
+/** Adds the queue options (`delay`, `sendAt`, `typing`; issue 16) to every body that sends a message. */
+function withSendOptions<T extends Record<string, JsonSchema>>(bodies: T): T {
+  for (const [suffix, body] of Object.entries(bodies)) {
+    if (suffix === 'presence' || suffix === 'create-call-link') continue;
+    body.properties = { ...(body.properties as Record<string, JsonSchema>), ...SEND_OPTION_SCHEMAS };
+  }
+  return bodies;
+}
 
 const RICH = richSendBodies(PLAIN_SEND_BODIES);
 /** The bodies of the sends, with the members of richer sends (see rich-send.schemas.ts). */

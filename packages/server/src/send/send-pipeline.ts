@@ -1,18 +1,23 @@
-import { NotFoundError, toJid, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
+import { NotFoundError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { MAPPINGS, type Mapping } from './content-mappings.js';
 import type { MessageSuffix, Recipient, SendBodies } from './send-bodies.js';
+import type { SendOptions } from './send-options.js';
 import type { SendProjection } from './send-projection.js';
+import type { SendQueue } from './send-queue.js';
 import { sendingChannel, type SendingChannel } from './sending-channel.js';
 
 /**
  * The one send path of spec 4.2, 4.3 and 4.13, in the order docs/rest-api.md documents:
  * validate the body beyond its schema (400) → resolve the channel and check capability and
  * connection once (409 `channel_not_linked`, 422, 409 `not_connected`) → the quoted message (404) →
- * resolve media → send → project onto storage. Nothing is stored or sent before the last two
- * stages, so a failure leaves no trace. A route handler is one call to {@link SendPipeline.send}.
+ * resolve media → enqueue in the instance's durable outbound queue (issue 16; {@link SendQueue}), from
+ * which the worker sends and projects onto storage. Nothing is stored or sent before the last stage,
+ * so a failure leaves no trace. With the queue turned off (`queue.enabled` false) the last stage
+ * sends and projects at once, as before the queue existed. A route handler is one call to
+ * {@link SendPipeline.send}.
  */
 export class SendPipeline {
   constructor(
@@ -20,21 +25,28 @@ export class SendPipeline {
     private readonly media: MediaResolver,
     private readonly projection: SendProjection,
     private readonly metrics?: Pick<ServerMetrics, 'sent'>,
+    private readonly queue?: SendQueue,
   ) {}
 
-  /** The stored message a reply, reaction or pin refers to (404 `message_not_found`). */
+  /**
+   * The stored message a reply, reaction or pin refers to, or a send still in the outbound queue
+   * (with its `queue` state); 404 `message_not_found`.
+   */
   async existing(runtime: InstanceRuntime, messageId: string): Promise<MessageRecord> {
-    const record = await this.storage.messages.get(runtime.id, messageId);
+    const record = await this.storage.messages.get(runtime.id, messageId) ?? await this.queue?.queued(runtime.id, messageId);
     if (!record) throw new NotFoundError(`message ${messageId}`, 'message_not_found');
     return record;
   }
 
   /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
-  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S], replyTo?: string): Promise<MessageRecord> {
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string): Promise<MessageRecord> {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
     // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
     const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
     mapping.check?.(body);
+    if (!this.queue && (body.delay !== undefined || body.sendAt !== undefined)) {
+      throw new ValidationError(`body.${body.delay !== undefined ? 'delay' : 'sendAt'} needs the outbound queue, which this server runs without (queue.enabled false)`);
+    }
     const given = 'provider' in body ? (body as Recipient).provider : undefined;
     // A reaction or pin goes through its target's channel; the target's 404 comes before the channel's checks.
     const targetId = mapping.targetOf?.(body);
@@ -56,6 +68,7 @@ export class SendPipeline {
     // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
     if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
     const { to, content } = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
+    if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
     return this.projection.project(runtime.id, channel.adapter, content, record);

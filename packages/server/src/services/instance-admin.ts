@@ -98,12 +98,14 @@ export class InstanceAdmin {
     // An attached external database belongs to the operator: it is detached, never wiped.
     await s.detach(id);
     await Promise.all([
-      s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id),
+      s.messages.clear(id), s.chats.clear(id), s.contacts.clear(id), s.media.clear(id), s.authState.clear(id), s.outbound.clear(id),
       s.state.clearPrefix(`${id}:`), this.ctx.webhooks.forget(runtime.record), s.events.clear(id),
     ]);
     // Its streams end: their key no longer opens anything.
     this.ctx.streams.endInstance(id);
     await this.ctx.registry.forgetLinks(runtime.record);
+    this.ctx.outbound.policies.forget(id);
+    this.ctx.outbound.pacer.forget(id);
     await s.instances.delete(id);
     await this.ctx.cluster?.store.forget(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');

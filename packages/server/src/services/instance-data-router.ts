@@ -1,8 +1,8 @@
 import {
   ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
   type DeliveryQueue, type EventLog, type IdempotencyStore, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord,
-  type MessageRepository, type MessageStatus, type Page, type PageRequest, type StateRepository, type Storage, type StorageHealth, type StorageSignals,
-  type StatusUpdate,
+  type MessageRepository, type MessageStatus, type OutboundQueue, type Page, type PageRequest, type StateRepository, type Storage,
+  type StorageHealth, type StorageSignals, type StatusUpdate,
 } from '@parley/core';
 
 /**
@@ -76,6 +76,7 @@ export class InstanceDataRouter implements Storage {
   readonly deliveries: DeliveryQueue;
   readonly idempotency: IdempotencyStore;
   readonly events: EventLog;
+  readonly outbound: OutboundQueue;
   /** The back end's signals among servers, when it has them. */
   readonly signals?: () => StorageSignals;
 
@@ -88,6 +89,7 @@ export class InstanceDataRouter implements Storage {
     this.deliveries = base.deliveries;
     this.idempotency = base.idempotency;
     this.events = base.events;
+    this.outbound = base.outbound;
     if (base.signals) this.signals = () => base.signals!();
     this.messages = new RoutedMessages(base.messages, this.attachments);
     this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);

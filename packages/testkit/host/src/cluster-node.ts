@@ -67,6 +67,9 @@ export class NodeProcess {
       host: '127.0.0.1', port: options.port, dataDir, logLevel: 'info', defaultChannel: 'sandbox',
       cluster: { nodeId: options.id, advertiseUrl: `http://127.0.0.1:${options.port}`, secret: CLUSTER_SECRET, ...options.cluster },
       webhooks: { retry: { schedule: [200, 400], jitter: 0 } },
+      // A killed node's sends in flight are sent by their instance's new owner once their queue lease
+      // ends: short, as the cluster leases of the tests are (docs/queue.md, "In a cluster").
+      queue: { leaseMs: 4000 },
       plugins: [
         { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix } },
         { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },

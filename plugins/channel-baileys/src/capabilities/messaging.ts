@@ -42,12 +42,12 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const nowSeconds = Math.floor(runtime.now() / 1000);
       if (plan.via === 'send') {
         const sent = await upstream(`the ${content.type} message`, () =>
-          socket.sendMessage(plan.jid, plan.content, { timestamp, ...(quoted ? { quoted } : {}) }));
+          socket.sendMessage(plan.jid, plan.content, { timestamp, ...(request.id ? { messageId: request.id } : {}), ...(quoted ? { quoted } : {}) }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
         return sentRecord(sent, plan.jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(plan.jid, plan.message, {
-        userJid: ownJid(socket), timestamp, messageId: generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}),
+        userJid: ownJid(socket), timestamp, messageId: request.id ?? generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}),
       });
       await upstream(`the ${content.type} message`, () => socket.relayMessage(plan.jid, message.message!, {
         messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),

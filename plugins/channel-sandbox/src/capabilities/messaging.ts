@@ -42,7 +42,7 @@ export class SandboxMessaging implements MessagingCapability {
     if (request.quoted) quoteInto(message, request.quoted, remoteJid, device.jid);
     const timestamp = Math.floor(nowMs / 1000);
     const record: MessageRecord = {
-      key: { remoteJid, fromMe: true, id: newMessageId() },
+      key: { remoteJid, fromMe: true, id: request.id ?? newMessageId() },
       message,
       messageTimestamp: String(timestamp),
       status: 'PENDING',

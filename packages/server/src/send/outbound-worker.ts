@@ -1,0 +1,210 @@
+import { ClaimPump, jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import type { EventBus } from '../events/event-bus.js';
+import type { InstanceRegistry } from '../instances/instance-registry.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import type { ServerMetrics } from '../metrics/server-metrics.js';
+import { decodeJob, recordOf, type OutboundJob } from './outbound-job.js';
+import { backoffMs, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
+import type { Pacer } from './pacer.js';
+import type { PacingPolicies } from './pacing-policies.js';
+import type { SendProjection } from './send-projection.js';
+import { sendingChannel } from './sending-channel.js';
+
+/** Settings of the worker (config `queue.*`). */
+export interface OutboundWorkerOptions {
+  /** How long a claimed send is held; a worker that dies leaves it to be claimed again after this. */
+  leaseMs: number;
+  /** Longest sleep between looks at the queue (sends due later, leases of dead workers, clock jumps). */
+  recheckMs: number;
+  /** Sends in flight at once (each to a different recipient). */
+  concurrency: number;
+}
+
+export interface OutboundWorkerDeps {
+  storage: Storage;
+  registry: InstanceRegistry;
+  clock: Clock;
+  logger: Logger;
+  policies: PacingPolicies;
+  pacer: Pacer;
+  projection: SendProjection;
+  bus: EventBus;
+  metrics?: Pick<ServerMetrics, 'sent'>;
+  options: OutboundWorkerOptions;
+  /**
+   * In a cluster: whether this node owns an instance now (holds its lease). A claim takes due sends of
+   * every instance; only the owner runs the instance's channel, so the others hand theirs back.
+   * Absent on a single server, which owns everything.
+   */
+  owns?: (instance: string) => boolean;
+}
+
+/** Thrown out of a typing wait when the worker stops: the send stays leased and is taken up again. */
+class Stopped extends Error {}
+
+/**
+ * The sending half of the outbound queue: claims due sends from storage (never holding the queue in
+ * memory), lets the pacer place each one, shows typing, sends through the channel, stores the record,
+ * and completes the entry. Exactly-once as far as storage can make it: the record is written before
+ * the entry is completed, and an entry whose record exists is completed without sending (see
+ * {@link OutboundQueue}).
+ */
+export class OutboundWorker {
+  /** The last round found due sends it could not claim (held by leases, such as sends going out inline). */
+  private blocked = false;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly pump = new ClaimPump(() => this.round(), (err) => {
+    this.deps.logger.error({ err }, 'outbound queue unavailable; retrying');
+    return this.deps.options.recheckMs;
+  });
+
+  constructor(private readonly deps: OutboundWorkerDeps) {}
+
+  start(): void {
+    this.pump.start();
+  }
+
+  /** Stops claiming and waits for sends in flight; a typing wait ends at once (that send stays leased). */
+  async stop(): Promise<void> {
+    await this.pump.stop();
+    await Promise.all(this.inFlight.values());
+  }
+
+  /** Looks at the queue soon (a send was accepted, resumed, or one ended). */
+  wake(): void {
+    this.pump.wake();
+  }
+
+  /** One claim round: answers true when it filled every free slot. */
+  private async round(): Promise<boolean> {
+    const { storage, clock, options } = this.deps;
+    const free = options.concurrency - this.inFlight.size;
+    if (free <= 0) return false;
+    const now = clock.now();
+    const batch = await storage.outbound.claim({ now, limit: free, leaseMs: options.leaseMs });
+    for (const entry of batch) this.launch(entry);
+    if (batch.length === free) return true;
+    if (!this.pump.woken) {
+      const due = await storage.outbound.nextDueAt();
+      this.blocked = due !== null && due <= now;
+      // Capped at recheckMs: the clock may jump (a fake one in tests, an NTP step) and leases expire.
+      if (due === null) this.pump.disarm();
+      else this.pump.arm(Math.min(due > now ? due - clock.now() : options.recheckMs, options.recheckMs));
+    }
+    return false;
+  }
+
+  private launch(entry: Outbound): void {
+    const done = this.handle(entry)
+      .catch((err: unknown) => {
+        if (!(err instanceof Stopped)) this.deps.logger.error({ err, instance: entry.instance, message: entry.id }, 'outbound send bookkeeping failed');
+      })
+      .finally(() => {
+        this.inFlight.delete(entry.id);
+        this.wake();
+      });
+    this.inFlight.set(entry.id, done);
+  }
+
+  private async handle(entry: Outbound): Promise<void> {
+    const { storage, registry, clock, policies, pacer, owns, options } = this.deps;
+    // Another node's instance (or one between owners): back to the queue, held for a recheck so that
+    // this node does not claim it again at once; its owner's worker claims it once that hold is over.
+    if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
+    // The record is written only once the channel took the message: a worker died between the two.
+    if (await storage.messages.get(entry.instance, entry.id)) return storage.outbound.complete(entry.instance, entry.id);
+    const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);
+    if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
+    const policy = await policies.get(runtime.id, runtime.record.driver);
+    const now = clock.now();
+    const slot = pacer.slotOf(entry.instance, entry.id) ?? pacer.reserve(entry.instance, entry.lane, now, policy, entry.id);
+    if (slot > now) return storage.outbound.release(entry.instance, entry.id, { dueAt: slot });
+    const job = decodeJob(entry.payload);
+    try {
+      // Typing stays well inside the lease, so no other worker takes the send meanwhile.
+      await this.send(runtime, entry, job, Math.min(typingMs(job, policy), Math.floor(this.deps.options.leaseMs / 2)));
+      pacer.sent(entry.instance, entry.lane, clock.now(), policy);
+    } catch (err) {
+      if (err instanceof Stopped) throw err;
+      await this.failed(runtime, entry, job, err);
+    }
+  }
+
+  /**
+   * Sends a send the API just enqueued leased to itself (due, heading its lane, nothing to pace or
+   * type) and answers the stored record, as the path before the queue did. A failure is the caller's
+   * answer, as before the queue (the entry is removed: nothing was sent, nothing is kept), except a
+   * platform's rate limit: the send stays queued for the worker's backoff, and null is answered.
+   */
+  async sendInline(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob): Promise<MessageRecord | null> {
+    try {
+      return await this.send(runtime, entry, job, 0);
+    } catch (err) {
+      if (failureKind(err) !== 'rate_limit') {
+        await this.deps.storage.outbound.complete(runtime.id, entry.id);
+        throw err;
+      }
+      await this.failed(runtime, entry, job, err);
+      // Its retry is the worker's now.
+      this.wake();
+      return null;
+    } finally {
+      // Sends to the same recipient may wait behind this one; a send with none behind it costs no look at the queue.
+      if (this.blocked) this.wake();
+    }
+  }
+
+  private async send(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, typing: number): Promise<MessageRecord> {
+    const { storage, clock, projection, metrics, logger } = this.deps;
+    const channel = sendingChannel(runtime, job.provider, job.content.type);
+    if (typing > 0) {
+      await channel.messaging.sendPresence({ to: job.to, status: 'composing' });
+      await this.sleepUntil(clock.now() + typing);
+    }
+    const quoted = job.quotedId === undefined ? undefined : (await storage.messages.get(runtime.id, job.quotedId)) ?? undefined;
+    const sent = await channel.messaging.send({ to: job.to, content: job.content, id: entry.id, ...(quoted ? { quoted } : {}) });
+    metrics?.sent(channel.adapter.channel, job.content.type);
+    if (typing > 0) {
+      await channel.messaging.sendPresence({ to: job.to, status: 'paused' })
+        .catch((err: unknown) => logger.debug({ err, instance: runtime.id }, 'paused presence after a typed send failed'));
+    }
+    const stored = await projection.project(runtime.id, channel.adapter, job.content, sent);
+    await storage.outbound.complete(runtime.id, entry.id);
+    return stored;
+  }
+
+  /** Waits on the injected clock (re-read every recheck, so a fake clock moves it), unless the worker stops. */
+  private async sleepUntil(at: number): Promise<void> {
+    const { clock, options } = this.deps;
+    while (clock.now() < at) {
+      if (!this.pump.isRunning) throw new Stopped();
+      await new Promise((resolve) => setTimeout(resolve, Math.min(at - clock.now(), options.recheckMs)));
+    }
+  }
+
+  /** Retries within {@link MAX_ATTEMPTS} with backoff (a rate limit holds the whole instance), else fails the send for good. */
+  private async failed(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, err: unknown): Promise<void> {
+    const { storage, clock, pacer, logger, bus } = this.deps;
+    const kind = failureKind(err);
+    const attempts = entry.attempts + 1;
+    const error = err instanceof Error ? err.message : String(err);
+    const now = clock.now();
+    if (kind !== 'final' && attempts < MAX_ATTEMPTS) {
+      const dueAt = now + backoffMs(attempts);
+      if (kind === 'rate_limit') pacer.block(runtime.id, dueAt);
+      logger.warn({ instance: runtime.id, message: entry.id, attempts, kind, error, retryAt: dueAt }, 'outbound send failed; retrying');
+      await storage.outbound.release(runtime.id, entry.id, { dueAt, failed: { error } });
+      return;
+    }
+    logger.warn({ instance: runtime.id, message: entry.id, attempts, kind, error }, 'outbound send failed for good');
+    const record = recordOf(entry.id, entry.createdAt, job, 'ERROR');
+    await storage.messages.upsert(runtime.id, record);
+    const main = job.provider === undefined;
+    bus.publish(runtime.id, job.channel, {
+      type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid,
+      recipientId: main ? jidUser(record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
+      error: { code: 131000, title: 'Send failed', message: error, details: `the outbound queue gave up after ${attempts} attempt(s)` },
+    });
+    await storage.outbound.complete(runtime.id, entry.id);
+  }
+}

@@ -1,0 +1,202 @@
+import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import type { SqliteDatabase } from '../sqlite-database.js';
+
+interface OutboundRow {
+  [column: string]: unknown;
+  seq: number;
+  instance: string;
+  id: string;
+  lane: string;
+  ord: number;
+  due_at: number;
+  created_at: number;
+  attempts: number;
+  last_error: string | null;
+  lease_until: number | null;
+  payload: string;
+}
+
+function toOutbound(row: OutboundRow): Outbound {
+  return {
+    id: row.id, instance: row.instance, lane: row.lane, dueAt: row.due_at, createdAt: row.created_at, payload: row.payload,
+    order: row.ord, attempts: row.attempts,
+    ...(row.lease_until === null ? {} : { leasedUntil: row.lease_until }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+  };
+}
+
+const NOT_PAUSED = 'l.instance NOT IN (SELECT instance FROM outbound_paused)';
+
+/** Lane heads ready to be claimed at @now (due, not leased or lease expired), soonest first. */
+const READY = `
+  SELECT o.* FROM outbound_lanes AS l JOIN outbound AS o ON o.seq = l.head
+  WHERE l.ready_at <= @now AND o.due_at <= @now AND ${NOT_PAUSED}
+  ORDER BY l.ready_at, l.head LIMIT @limit`;
+
+/**
+ * The outbound queue in the `outbound` table (migration 5), with each lane's head in `outbound_lanes`.
+ * Every method is one statement or one transaction in the turn's batch, durable at the next commit
+ * ({@link SqliteStorage.flush}): the server flushes before it answers a request, and a completion or release lost to a crash only makes
+ * the entry claimable again (where the worker finds its record and sends nothing twice).
+ */
+export class SqliteOutboundQueue implements OutboundQueue {
+  /**
+   * Size changes of the current batch, by instance, written once just before it commits (so in the same
+   * transaction as the rows they count): a send enqueued and completed within one batch costs no write.
+   */
+  private readonly pendingCounts = new Map<string, number>();
+  private readonly writeCounts = (): void => {
+    for (const [instance, delta] of this.pendingCounts) {
+      if (delta === 0) continue;
+      this.db.run('INSERT INTO outbound_counts (instance, n) VALUES (?, ?) ON CONFLICT (instance) DO UPDATE SET n = n + excluded.n', [instance, delta]);
+    }
+    this.pendingCounts.clear();
+  };
+
+  constructor(private readonly db: SqliteDatabase) {}
+
+  async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    return this.db.transaction((): EnqueueOutcome => {
+      // One read for the bound, whether the send heads its lane (nothing of the lane comes before it: an
+      // equal order enqueued earlier does) and whether the instance is paused.
+      const state = this.db.get<{ n: number | null; ahead: number | null; paused: number | null }>(
+        `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
+           (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
+           (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
+        { instance: item.instance, lane: item.lane, dueAt: item.dueAt },
+      )!;
+      if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
+      const leased = lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null;
+      const inserted = this.db.write<{ seq: number }>(
+        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
+         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) ON CONFLICT (instance, id) DO NOTHING RETURNING seq`,
+        {
+          instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload,
+          leaseUntil: leased ? lease.now + lease.leaseMs : null,
+        },
+      );
+      // A duplicate id is stored once.
+      if (!inserted) return 'queued';
+      this.countBy(item.instance, 1);
+      // Nothing of the lane before it: it is the lane's new head (ready at its lease end while leased).
+      if (state.ahead === null) this.setHead(item.instance, item.lane, inserted.seq, leased ? lease.now + lease.leaseMs : item.dueAt);
+      return leased ? 'leased' : 'queued';
+    });
+  }
+
+  /**
+   * Selects and leases in one transaction of the turn's batch, which holds the write lock from its
+   * BEGIN IMMEDIATE: another connection's claim waits for the commit and then sees the leases, so two
+   * claimers never share a head. Not committed at once: a crash before the commit loses only leases
+   * whose sends' records are lost too, so those sends are claimed again either way.
+   */
+  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
+    return this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
+      this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
+      this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
+      return toOutbound({ ...row, lease_until: now + leaseMs });
+    }));
+  }
+
+  async complete(instance: string, id: string): Promise<void> {
+    this.db.transaction(() => this.remove(instance, id));
+  }
+
+  async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
+    this.db.transaction(() => {
+      const row = this.db.write<{ seq: number; lane: string }>(
+        `UPDATE outbound SET lease_until = NULL, due_at = @dueAt, attempts = attempts + @failed, last_error = coalesce(@error, last_error)
+         WHERE instance = @instance AND id = @id RETURNING seq, lane`,
+        { dueAt: update.dueAt, failed: update.failed ? 1 : 0, error: update.failed?.error ?? null, instance, id },
+      );
+      if (row) this.refreshLane(instance, row.lane);
+    });
+  }
+
+  async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
+    const outcome = this.db.transaction(() => {
+      const row = this.db.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+      if (!row) return 'unknown' as const;
+      if (row.lease_until !== null && row.lease_until > now) return 'sending' as const;
+      this.remove(instance, id);
+      return 'cancelled' as const;
+    });
+    await this.db.flush();
+    return outcome;
+  }
+
+  async get(instance: string, id: string): Promise<Outbound | null> {
+    const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+    return row ? toOutbound(row) : null;
+  }
+
+  async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
+    const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = ? ORDER BY due_at, seq LIMIT ? OFFSET ?',
+      [instance, page.limit, page.offset]);
+    return { items: rows.map(toOutbound), total: await this.count(instance) };
+  }
+
+  async count(instance: string): Promise<number> {
+    return this.size(instance);
+  }
+
+  async setPaused(instance: string, paused: boolean): Promise<void> {
+    if (paused) this.db.run('INSERT INTO outbound_paused (instance) VALUES (?) ON CONFLICT DO NOTHING', [instance]);
+    else this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+    await this.db.flush();
+  }
+
+  async isPaused(instance: string): Promise<boolean> {
+    return this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [instance]) !== undefined;
+  }
+
+  /** The earliest time a lane head of an unpaused instance becomes claimable: an index read. */
+  async nextDueAt(): Promise<number | null> {
+    return this.db.get<{ at: number }>(`SELECT l.ready_at AS at FROM outbound_lanes AS l WHERE ${NOT_PAUSED} ORDER BY l.ready_at LIMIT 1`)?.at ?? null;
+  }
+
+  async clear(instance: string): Promise<void> {
+    this.db.transaction(() => {
+      this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_lanes WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_counts WHERE instance = ?', [instance]);
+      this.pendingCounts.delete(instance);
+      this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+    });
+    await this.db.flush();
+  }
+
+  private remove(instance: string, id: string): void {
+    const row = this.db.write<{ lane: string }>('DELETE FROM outbound WHERE instance = ? AND id = ? RETURNING lane', [instance, id]);
+    if (!row) return;
+    this.countBy(instance, -1);
+    this.refreshLane(instance, row.lane);
+  }
+
+  private setHead(instance: string, lane: string, head: number, readyAt: number): void {
+    this.db.run(
+      `INSERT INTO outbound_lanes (instance, lane, head, ready_at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (instance, lane) DO UPDATE SET head = excluded.head, ready_at = excluded.ready_at`,
+      [instance, lane, head, readyAt],
+    );
+  }
+
+  /** Points the lane at its current head (its lease end while leased, else its due time), or drops an empty lane. */
+  private refreshLane(instance: string, lane: string): void {
+    const head = this.db.get<{ seq: number; due_at: number; lease_until: number | null }>(
+      'SELECT seq, due_at, lease_until FROM outbound WHERE instance = ? AND lane = ? ORDER BY ord, seq LIMIT 1', [instance, lane]);
+    if (head) this.setHead(instance, lane, head.seq, head.lease_until ?? head.due_at);
+    else this.db.run('DELETE FROM outbound_lanes WHERE instance = ? AND lane = ?', [instance, lane]);
+  }
+
+  /** Queued sends of an instance: the stored count plus this batch's changes. */
+  private size(instance: string): number {
+    const stored = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [instance])?.n ?? 0;
+    return stored + (this.pendingCounts.get(instance) ?? 0);
+  }
+
+  private countBy(instance: string, delta: number): void {
+    this.pendingCounts.set(instance, (this.pendingCounts.get(instance) ?? 0) + delta);
+    this.db.beforeCommit(this.writeCounts);
+  }
+}
