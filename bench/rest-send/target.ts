@@ -53,7 +53,10 @@ async function main(): Promise<Record<string, unknown>> {
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
       plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
-      ...(kind === 'parley-direct' ? { queue: { enabled: false, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 } } : {}),
+      // The queued targets get the largest bound the config allows: a backlog that outgrows the default
+      // 10,000 answers 429 (back-pressure, by design), and a round must not fail for it; each round waits
+      // for the queue to drain afterwards, which the table reports.
+      queue: { enabled: kind !== 'parley-direct', maxQueued: kind === 'parley-direct' ? 10_000 : 1_000_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
     });
     const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
     const url = await server.listen();
