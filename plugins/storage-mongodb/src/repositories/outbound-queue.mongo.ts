@@ -7,13 +7,9 @@ import type { OutboundDocument } from '../mongo-documents.js';
 /** Candidates read per claimed entry: rows behind their lane head are skipped. */
 const CANDIDATES_PER_CLAIM = 4;
 
-function toOutbound(doc: OutboundDocument): Outbound {
-  return {
-    id: doc.id, instance: doc.instance, lane: doc.lane, dueAt: doc.dueAt, createdAt: doc.createdAt, payload: doc.payload,
-    order: doc.order, attempts: doc.attempts,
-    ...(doc.leasedUntil === undefined ? {} : { leasedUntil: doc.leasedUntil }),
-    ...(doc.lastError === undefined ? {} : { lastError: doc.lastError }),
-  };
+/** The entry a document holds: the document is the entry plus its key and insertion sequence (no lease or error member when unset). */
+function toOutbound({ _id: _key, seq: _seq, ...entry }: OutboundDocument): Outbound {
+  return entry;
 }
 
 /**

@@ -34,7 +34,7 @@ const READY = `
   ORDER BY l.ready_at, l.head LIMIT @limit`;
 
 /**
- * The outbound queue in the `outbound` table (migration 5), with each lane's head in `outbound_lanes`.
+ * The outbound queue in the `outbound` table (migration 6), with each lane's head in `outbound_lanes`.
  * Every method is one statement or one transaction in the turn's batch, durable at the next commit
  * ({@link SqliteStorage.flush}): the server flushes before it answers a request, and a completion or release lost to a crash only makes
  * the entry claimable again (where the worker finds its record and sends nothing twice).
