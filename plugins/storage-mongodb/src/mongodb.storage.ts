@@ -44,17 +44,20 @@ export class MongoStorage implements Storage {
     );
     const collections = new MongoCollections(this.options.collectionPrefix);
     this.collections = collections;
-    this.instances = new MongoInstanceRepository(this.connection, collections, clock);
-    this.messages = new MongoMessageRepository(this.connection, collections);
-    this.chats = new MongoChatRepository(this.connection, collections);
-    this.contacts = new MongoContactRepository(this.connection, collections);
-    this.media = new MongoMediaRepository(this.connection, collections);
-    this.authState = new MongoAuthStateRepository(this.connection, collections);
-    this.state = new MongoStateRepository(this.connection, collections);
-    this.outbound = new MongoOutboundQueue(this.connection, collections);
-    this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock);
-    this.events = new MongoEventLog(this.connection, collections);
-    this.idempotency = new MongoIdempotencyStore(this.connection, collections);
+    // Every repository stands on the one connection and collection names, and the clock for those that date things.
+    const build = <R>(Repository: new (connection: MongoConnection, collections: MongoCollections, clock: Clock) => R): R =>
+      new Repository(this.connection, collections, clock);
+    this.instances = build(MongoInstanceRepository);
+    this.messages = build(MongoMessageRepository);
+    this.chats = build(MongoChatRepository);
+    this.contacts = build(MongoContactRepository);
+    this.media = build(MongoMediaRepository);
+    this.authState = build(MongoAuthStateRepository);
+    this.state = build(MongoStateRepository);
+    this.outbound = build(MongoOutboundQueue);
+    this.deliveries = build(MongoDeliveryQueue);
+    this.events = build(MongoEventLog);
+    this.idempotency = build(MongoIdempotencyStore);
   }
 
   async init(): Promise<void> {
