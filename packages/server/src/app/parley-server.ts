@@ -187,7 +187,7 @@ export class ParleyServer {
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
-      durable: () => journal.written().then(() => storage.flush()),
+      durable: () => storage.flush(),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),
@@ -308,6 +308,8 @@ export class ParleyServer {
       await this.context.outbound.worker.stop();
       await registry.close();
       await bus.drain();
+      // The event log's appends of the last events are not on the bus's chains.
+      await this.journal.written();
       await webhooks.stop();
       await this.cluster?.forwarder.close();
       await storage.close();

@@ -49,6 +49,23 @@ export type EventWatcher = (event: ChannelEvent, instance: InstanceRecord) => vo
 export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
 
 /**
+ * Runs `run`, and again after each of `delaysMs` while it fails. Answers undefined once it succeeded,
+ * or the last error once every retry failed; never throws.
+ */
+export async function withBoundedRetry(run: () => Promise<void>, delaysMs: readonly number[]): Promise<{ err: unknown } | undefined> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await run();
+      return undefined;
+    } catch (err) {
+      const delay = delaysMs[attempt];
+      if (delay === undefined) return { err };
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+/**
  * Stamps adapter payloads into {@link ChannelEvent}s and hands them to the subscribers in order:
  * events of one instance are processed one after another (so statuses never overtake their
  * message); instances proceed independently.
@@ -248,19 +265,13 @@ export class EventBus {
 
   /** Runs a subscriber's handling with the bounded retry; a failure after the last retry is logged and left behind. */
   private async attempt(subscriber: EventSubscriber, events: ChannelEvent[], run: () => Promise<void>): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await run();
-        return;
-      } catch (err) {
-        const delay = SUBSCRIBER_RETRY_DELAYS_MS[attempt];
-        if (delay === undefined) {
-          const event = events[0]!;
-          this.logger.error({ err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance, events: events.length }, 'event handling failed after retries');
-          return;
-        }
-        await new Promise((r) => setTimeout(r, delay));
-      }
-    }
+    const failed = await withBoundedRetry(run, SUBSCRIBER_RETRY_DELAYS_MS);
+    if (!failed) return;
+    const event = events[0]!;
+    this.logger.error(
+      { err: failed.err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance, events: events.length },
+      'event handling failed after retries',
+    );
   }
+
 }

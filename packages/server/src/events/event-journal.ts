@@ -1,5 +1,5 @@
 import { encodeStored, type ChannelEvent, type Clock, type EventLog, type LoggedEvent, type Logger } from '@parley/core';
-import { SUBSCRIBER_RETRY_DELAYS_MS } from './event-bus.js';
+import { SUBSCRIBER_RETRY_DELAYS_MS, withBoundedRetry } from './event-bus.js';
 
 /** How often expired entries are purged from the event log. */
 export const EVENT_PURGE_INTERVAL_MS = 5 * 60_000;
@@ -55,20 +55,10 @@ export class EventJournal {
 
   /** One batch, with the bus's bounded retry (3 attempts after the first, 100 ms, 500 ms, 2 s apart). */
   private async append(batch: LoggedEvent[]): Promise<void> {
-    for (let attempt = 0; ; attempt++) {
-      try {
-        await this.log.append(batch);
-        return;
-      } catch (err) {
-        const delay = this.retryDelaysMs[attempt];
-        if (delay === undefined) {
-          this.logger.error({ err, events: batch.length, first: batch[0]?.id }, 'event-log append failed after retries; those events cannot be replayed');
-          return;
-        }
-        await new Promise((resolve) => setTimeout(resolve, delay));
-      }
-    }
+    const failed = await withBoundedRetry(() => this.log.append(batch), this.retryDelaysMs);
+    if (failed) this.logger.error({ err: failed.err, events: batch.length, first: batch[0]?.id }, 'event-log append failed after retries; those events cannot be replayed');
   }
+
 
   /** Deletes entries older than the retention; answers how many. */
   async purge(): Promise<number> {
