@@ -14,8 +14,8 @@ function record(id: string, driver: string, wantsConnection = true): InstanceRec
 
 /**
  * A restorer over fakes: `queued` webhook deliveries and `inbox` driver-counted work per instance; every
- * connection takes `connectMs` and records when it started and ended (performance.now) so the test can
- * check the bounds.
+ * restore records when it started (performance.now) and every connection takes `connectMs`, so the test
+ * can check the bounds.
  */
 function harness(options: {
   records: InstanceRecord[]; concurrency: number; perSecond?: Record<string, number>; connectMs: number;
@@ -30,12 +30,14 @@ function harness(options: {
     deliveries: { stats: async (id: string) => ({ totalSent: 0, totalFailed: 0, totalPending: options.queued?.[id] ?? 0, avgResponseTime: 0 }) },
   } as unknown as Storage;
   const registry = {
-    load: async (r: InstanceRecord) => ({
+    // A start is stamped when the restorer's task begins (its first call is load), the moment p-queue
+    // counts: stamped later (in connect), a stalled event loop could bunch the stamps of starts that
+    // p-queue spaced correctly.
+    load: async (r: InstanceRecord) => (starts.push({ id: r.id, at: performance.now(), driver: r.driver }), {
       main: {
         capabilities: {
           connection: {
             connect: async () => {
-              starts.push({ id: r.id, at: performance.now(), driver: r.driver });
               inFlight++;
               peak = Math.max(peak, inFlight);
               await new Promise((resolve) => setTimeout(resolve, options.connectMs));
