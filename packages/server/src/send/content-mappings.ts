@@ -38,6 +38,17 @@ function base64Media(env: Env, value: string, field: string, kind: MediaKind, fi
   return env.media.fromDataUri(value, field, kind, fileName);
 }
 
+/** An image or video by URL, with its caption and the caption's mentions. */
+function captionedMedia<S extends 'image' | 'video'>(type: S): Mapping<S> {
+  return {
+    type,
+    check: checkMentions,
+    build: async (env, b) => ({
+      to: b.to, content: defined({ type, ...(await resolveMentions(env, b)), media: await media(env, b.url, 'body.url', type), caption: b.caption }),
+    }),
+  };
+}
+
 /** One mapping per path suffix: the one place where REST bodies become OutgoingContent (sends and replies). */
 export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   text: {
@@ -45,13 +56,7 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
     check: checkRichText,
     build: async (env, b) => ({ to: b.to, content: { type: 'text', text: b.text, ...(await resolveMentions(env, b)), ...(await previewFor(env, b)) } }),
   },
-  image: {
-    type: 'image',
-    check: checkMentions,
-    build: async (env, b) => ({
-      to: b.to, content: defined({ type: 'image', ...(await resolveMentions(env, b)), media: await media(env, b.url, 'body.url', 'image'), caption: b.caption }),
-    }),
-  },
+  image: captionedMedia('image'),
   audio: {
     type: 'audio',
     build: async (env, b) => {
@@ -59,13 +64,7 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
       return { to: b.to, content: { type: 'audio', media: m, ptt: VOICE_NOTE_TYPES.has(m.mimetype) } };
     },
   },
-  video: {
-    type: 'video',
-    check: checkMentions,
-    build: async (env, b) => ({
-      to: b.to, content: defined({ type: 'video', ...(await resolveMentions(env, b)), media: await media(env, b.url, 'body.url', 'video'), caption: b.caption }),
-    }),
-  },
+  video: captionedMedia('video'),
   document: {
     type: 'document',
     build: async (env, b) => {
