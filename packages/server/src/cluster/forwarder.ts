@@ -71,7 +71,7 @@ export class Forwarder {
     abandon?.answered();
     if (answer.statusCode === 503 && body.kind !== 'stream') {
       const text = await answer.body.text();
-      if (retryable(text)) return 'retry';
+      if (isRetryableAnswer(text)) return 'retry';
       this.answerHead(res, answer.statusCode, answer.headers);
       res.end(text);
       return 'answered';
@@ -93,7 +93,8 @@ export class Forwarder {
   }
 }
 
-function retryable(text: string): boolean {
+/** True for a 503 body whose code means "ask again" (`instance_moving`, `shutting_down`). */
+export function isRetryableAnswer(text: string): boolean {
   try {
     return RETRYABLE_CODES.has((JSON.parse(text) as { error?: { code?: string } }).error?.code ?? '');
   } catch {

@@ -110,6 +110,29 @@ export class StreamHub {
     }
   }
 
+  /** Open admin-wide streams. */
+  adminCount(): number {
+    return this.admin.size;
+  }
+
+  /**
+   * An event of an instance another cluster node runs, for the admin-wide streams only (its own
+   * streams are served by that node). Each node's events come in its id order.
+   */
+  offerAdmin(event: ChannelEvent, instance: InstanceRecord): void {
+    if (this.admin.size === 0) return;
+    const render = this.deps.renderer.memo(event, instance);
+    for (const session of this.admin) session.offer(event, instance, render);
+  }
+
+  /** Ends the admin-wide streams (their clients resume from the event log with their last id). */
+  endAdmin(): void {
+    for (const session of this.admin) {
+      session.close();
+      session.transport.end();
+    }
+  }
+
   /** Ends every stream (graceful shutdown); new ones are refused from now on. */
   close(): void {
     this.closing = true;

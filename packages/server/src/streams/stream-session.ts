@@ -8,6 +8,13 @@ export const REPLAY_PAGE = 200;
 /** Live events held while a client replays; past it they are dropped and read from the log instead. */
 export const REPLAY_PENDING_MAX = 1000;
 
+/**
+ * How late an event can be told live after another event with a greater id was (a cluster node hears
+ * another node's events after its own): an admin session remembers the recent ids it replayed this
+ * long after it went live, instead of dropping every live id below its cursor.
+ */
+export const LATE_EVENT_MS = 10_000;
+
 /** Why a client was cut off. */
 export type DropReason = 'slow' | 'stalled' | 'dead';
 
@@ -43,6 +50,9 @@ export class StreamSession {
   private cursor: string;
   private pending: { event: ChannelEvent; instance: InstanceRecord; render: FrameSource }[] = [];
   private overflow = false;
+  /** Admin sessions: ids replayed that were recent enough to also come live, until {@link LATE_EVENT_MS} after going live. */
+  private readonly replayed = new Set<string>();
+  private liveAt = 0;
 
   constructor(
     /** The instance whose events this client gets; every instance's (admin stream) when undefined. */
@@ -92,12 +102,23 @@ export class StreamSession {
       }
       return;
     }
-    if (this.state !== 'live' || event.id <= this.cursor) return;
-    this.cursor = event.id;
+    if (this.state !== 'live' || this.sent(event.id)) return;
+    if (event.id > this.cursor) this.cursor = event.id;
     const frame = render(this.view, this.transport.wire);
     if (frame === null) return;
     this.transport.write(frame);
     if (this.transport.buffered() > this.deps.bufferBytes) this.deps.drop(this, 'slow');
+  }
+
+  /**
+   * Whether a live event was sent already. An instance's events come in id order, so those up to the
+   * cursor were. The admin stream of a cluster node also gets other nodes' events, whose ids interleave
+   * with its own: there only the ids it replayed were sent.
+   */
+  private sent(id: string): boolean {
+    if (this.instance !== undefined) return id <= this.cursor;
+    if (this.replayed.size > 0 && this.deps.clock.now() - this.liveAt > LATE_EVENT_MS) this.replayed.clear();
+    return this.replayed.delete(id);
   }
 
   /** Stops sending (the connection is gone or being closed). */
@@ -127,6 +148,7 @@ export class StreamSession {
     const pending = this.pending;
     this.pending = [];
     this.state = 'live';
+    this.liveAt = deps.clock.now();
     for (const { event, instance, render } of pending) this.offer(event, instance, render);
   }
 
@@ -137,6 +159,7 @@ export class StreamSession {
       if (record === undefined) records.set(entry.instance, (record = await this.deps.record(entry.instance)));
       if (this.closed) return;
       this.cursor = entry.id;
+      if (this.instance === undefined && ulidTime(entry.id) >= this.deps.clock.now() - LATE_EVENT_MS) this.replayed.add(entry.id);
       if (!record) continue;
       const text = this.deps.renderer.text(decodeStored<ChannelEvent>(entry.event), record, this.view, this.transport.wire);
       if (text !== null) this.transport.write(text);
