@@ -6,10 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
-import { serviceUrlOrSkip } from '@parley/testkit';
+import { startMockGraph, signatureHeader, type MockGraph } from '@parley/meta-graph/testing';
+import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_ADMIN_TOKEN, freePort, NodeProcess } from '@parley/testkit/host';
 import { createSandboxInstances, until, type Instance } from '../support/cluster-load.js';
 import { textOf } from '../support/event-streams.js';
+import { metaFixture } from '../support/meta-channels.js';
+import { IG_ACCOUNT, IG_LINK, IG_SECRET, midOf } from '../support/social-server.js';
 import { SseClient } from '../support/sse-client.js';
 import { WsClient } from '../support/ws-client.js';
 
@@ -18,7 +21,8 @@ const NODES = ['n1', 'n2', 'n3'];
 /**
  * Three Parley nodes as separate processes (the real CLI) on one Redis: an instance's WebSocket event
  * stream opened on any node is proxied to the owner and resumes at the new owner after a handover,
- * and the admin-wide stream of any node carries the events of every node's instances.
+ * the admin-wide stream of any node carries the events of every node's instances, and a signed Meta
+ * webhook reaching a node that does not run its instance is checked there and ingested by the owner.
  */
 describe('cluster: event streams through any node', () => {
   const redisUrl = serviceUrlOrSkip('REDIS_URL', 'event streams across cluster nodes', { example: 'redis://127.0.0.1:6379' });
@@ -28,6 +32,8 @@ describe('cluster: event streams through any node', () => {
   const nodes = new Map<string, NodeProcess>();
   const storage = new RedisStorage({ url: redisUrl, keyPrefix });
   let instances: Instance[] = [];
+  let graph: MockGraph;
+  let receiver: HttpReceiver;
   const node = (id: string) => nodes.get(id)!;
   const ws = (id: string) => node(id).url.replace(/^http/, 'ws');
   const ownerOf = async (instance: Instance) => (await storage.cluster().owners([instance.id])).get(instance.id)?.node;
@@ -38,13 +44,18 @@ describe('cluster: event streams through any node', () => {
 
   before(async () => {
     await storage.init();
+    graph = await startMockGraph();
+    receiver = await startHttpReceiver();
     const ports = await Promise.all(NODES.map(() => freePort()));
-    await Promise.all(NODES.map(async (id, i) => nodes.set(id, await NodeProcess.start({ id, port: ports[i]!, redisUrl, keyPrefix, dir }))));
+    const plugins = [{ package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } }];
+    await Promise.all(NODES.map(async (id, i) => nodes.set(id, await NodeProcess.start({ id, port: ports[i]!, redisUrl, keyPrefix, dir, plugins }))));
     instances = await createSandboxInstances(node('n1'), NODES.map(node), 6, '551197300000');
   });
 
   after(async () => {
     await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
+    await graph?.close();
+    await receiver?.close();
     await storage.close();
     await deleteKeys(redisUrl, keyPrefix);
     if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
@@ -133,6 +144,43 @@ describe('cluster: event streams through any node', () => {
     sse.close();
     socket.ws.close();
     await socket.closed;
+  });
+
+  it('checks a signed Instagram webhook on the node it reaches and has the owner ingest it: 200, one event, redeliveries dropped', async () => {
+    const created = await node('n1').request('POST', '/admin/instances', {
+      channel: 'sandbox', name: 'shop', options: { number: '5511973000099' },
+      webhook: { allowWebhook: true, webhookFormat: 'native', webhookMessage: `${receiver.url}/shop` },
+    }, {}, true);
+    assert.equal(created.status, 200, JSON.stringify(created.body));
+    const shop = created.body.data as { id: string; key: string };
+    graph.on('GET', `/v26.0/${IG_ACCOUNT}`, { status: 200, body: { id: IG_ACCOUNT, username: 'parley.shop', name: 'Parley Shop' } });
+    const linked = await node('n2').request('POST', `/${shop.key}/instance/links/instagram`, IG_LINK);
+    assert.equal(linked.status, 200, JSON.stringify(linked.body));
+    const owner = (await storage.cluster().owners([shop.id])).get(shop.id)!.node;
+    const others = NODES.filter((n) => n !== owner);
+    const body = metaFixture('instagram', 'ig-text');
+    const mid = midOf('instagram', 'ig-text');
+    const post = (via: string, signature: string) => fetch(`${node(via).url}/instagram/webhook`, {
+      method: 'POST', headers: { 'content-type': 'application/json', 'x-hub-signature-256': signature }, body: new Uint8Array(body),
+    }).then(async (res) => ({ status: res.status, body: await res.json() as unknown }));
+
+    // A wrong signature is refused by the receiving node itself.
+    assert.deepEqual((await post(others[0]!, signatureHeader(body, 'not-the-app-secret'))).status, 401);
+    const first = await post(others[0]!, signatureHeader(body, IG_SECRET));
+    assert.deepEqual(first, { status: 200, body: { received: 1 } });
+    // Meta redelivers (here through the other non-owner): acknowledged, nothing emitted again.
+    const again = await post(others[1]!, signatureHeader(body, IG_SECRET));
+    assert.deepEqual(again, { status: 200, body: { received: 0 } });
+
+    const messages = () => receiver.requests.filter((r) => r.url === '/shop').map((r) => r.json as { id: string; type: string; data: any })
+      .filter((e) => e.type === 'message' && e.data.message.id === mid);
+    await until(async () => messages().length > 0, 'the message event\'s webhook');
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal(messages().length, 1, 'the event is produced once, by the owner');
+    assert.equal((await ownerOf({ id: shop.id } as Instance)), owner, 'the instance did not move');
+    const stored = await node(others[1]!).request('GET', `/${shop.key}/chat`);
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    assert.ok(stored.body.data.some((c: { id: string }) => c.id === JSON.parse(body.toString()).entry[0].messaging[0].sender.id), JSON.stringify(stored.body));
   });
 });
 

@@ -168,7 +168,7 @@ export class ParleyServer {
     const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node,
+      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,
       sends: new SendPipeline(storage, media, projection, metrics, queue),
       outbound: { queue, worker, policies, pacer },
       restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),

@@ -6,7 +6,7 @@ import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, ty
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
 import type { ClusterNode } from './cluster-node.js';
-import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type Attempt, type ForwardBody, type Forwarder } from './forwarder.js';
+import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type Attempt, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
 
@@ -116,6 +116,31 @@ export class ClusterRouter {
       return false;
     }
     return (await this.viaOwner(id, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
+  }
+
+  /**
+   * Ingests an inbound webhook's entry for an instance (the route checked the signature): here
+   * (`local`) when this node owns the instance or takes it, else the signed request goes to the owner
+   * with {@link INGEST_FOR_HEADER} naming the instance; the owner checks the signature again and
+   * ingests only that instance's entries (a forwarded request answers 0 for every other instance).
+   * Answers how many events the entry emitted; 503 when no owner answered in time.
+   */
+  async ingest(id: string, req: Request, raw: Buffer, local: () => Promise<number>): Promise<number> {
+    const only = req.headers[INGEST_FOR_HEADER];
+    // A forwarded request carried the cluster secret: route() checked it before the handler ran.
+    if (req.headers[FORWARDED_BY_HEADER] !== undefined && only !== undefined) return only === id ? local() : 0;
+    let received = 0;
+    const outcome = await this.viaOwner(id, async (target) => {
+      const answer = await this.forwarder.send(target.address, req, raw, { [INGEST_FOR_HEADER]: id });
+      if (answer === 'retry') return 'retry';
+      if (answer.status !== 200) {
+        this.logger.warn({ instance: id, owner: target.id, status: answer.status, answer: answer.text.slice(0, 300) }, 'the owner refused a forwarded webhook');
+        throw new ServiceUnavailableError(`the cluster node owning instance ${id} could not take the webhook; retry`);
+      }
+      received = (JSON.parse(answer.text) as { received?: number }).received ?? 0;
+      return 'answered';
+    });
+    return outcome === 'here' ? local() : received;
   }
 
   /**
