@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { ulidFloor } from '@parley/core';
 import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { startMockGraph, signatureHeader, type MockGraph } from '@parley/meta-graph/testing';
@@ -124,6 +125,7 @@ describe('cluster: event streams through any node', () => {
     const socket = new WsClient(`${ws('n3')}/admin/events`, { headers: { Authorization: `Bearer ${CLUSTER_ADMIN_TOKEN}` } });
     await socket.settled;
     const texts: string[] = [];
+    const startedAt = Date.now() - 1;
     for (const [n, to] of byNode.entries()) {
       const from = instances.find((i) => i !== to)!;
       const text = `admin ${n}`;
@@ -144,6 +146,13 @@ describe('cluster: event streams through any node', () => {
     sse.close();
     socket.ws.close();
     await socket.closed;
+    // A resume on a third node replays them from the shared log, once each.
+    const resumed = new WsClient(`${ws('n1')}/admin/events?after=${ulidFloor(startedAt)}`, { headers: { Authorization: `Bearer ${CLUSTER_ADMIN_TOKEN}` } });
+    const viaResume = () => received(resumed.events.map((m) => ({ instance: m.data.instance, type: m.event, payload: m.data.payload })));
+    await until(async () => viaResume().length >= 3, 'the three messages replayed on n1');
+    assert.deepEqual(viaResume().sort(), want);
+    resumed.ws.close();
+    await resumed.closed;
   });
 
   it('checks a signed Instagram webhook on the node it reaches and has the owner ingest it: 200, one event, redeliveries dropped', async () => {

@@ -20,7 +20,7 @@ export interface StreamSlot {
 
 /** Everything the hub needs. */
 export interface StreamHubDeps {
-  bus: Pick<EventBus, 'watch' | 'horizon'>;
+  bus: Pick<EventBus, 'watch' | 'horizon' | 'handling'>;
   log: EventLog;
   renderer: StreamRenderer;
   /** An instance's current record (null when deleted). */
@@ -49,7 +49,7 @@ export class StreamHub {
   constructor(private readonly deps: StreamHubDeps) {
     const { config } = deps;
     this.sessionDeps = {
-      log: deps.log, horizon: () => deps.bus.horizon(), renderer: deps.renderer, record: deps.record, clock: deps.clock,
+      log: deps.log, horizon: () => deps.bus.horizon(), handling: (id) => deps.bus.handling(id), renderer: deps.renderer, record: deps.record, clock: deps.clock,
       retentionMs: config.retentionSeconds * 1000, bufferBytes: config.bufferBytes, stallMs: Math.max(2, config.heartbeatSeconds * 2) * 1000,
       drop: (session, reason) => this.drop(session, reason),
       failed: (session, err) => {

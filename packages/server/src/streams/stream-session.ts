@@ -23,6 +23,8 @@ export interface SessionDeps {
   log: EventLog;
   /** Exclusive upper bound of the ids replay may send now (every earlier event is handled: {@link EventBus.horizon}). */
   horizon(): string;
+  /** Whether this server's bus still handles the event with this id ({@link EventBus.handling}). */
+  handling(id: string): boolean;
   renderer: StreamRenderer;
   /** An instance's current record, to render replayed events (null: deleted, its events are skipped). */
   record(id: string): Promise<InstanceRecord | null>;
@@ -131,17 +133,27 @@ export class StreamSession {
     const { deps } = this;
     const page = await deps.log.read({ ...(this.instance === undefined ? {} : { instance: this.instance }), after: this.cursor || undefined, limit: REPLAY_PAGE });
     // Entries at or past the horizon are logged but not yet released to live clients: they come live.
+    // An admin session (its live events are not in id order anyway: a cluster node's admin streams
+    // also carry other nodes' events) holds back only what this server's bus still handles, so an entry
+    // another node wrote before this client connected is replayed, not missed.
     const horizon = deps.horizon();
-    const ready = page.filter((entry) => entry.id < horizon);
+    const admin = this.instance === undefined;
+    const isReady = (entry: LoggedEvent) => (admin ? !deps.handling(entry.id) : entry.id < horizon);
+    const ready = page.filter(isReady);
+    // Where to read again if the live events held meanwhile overflow: before the first entry held back.
+    const held = page.findIndex((entry) => !isReady(entry));
+    const rewind = held < 0 ? undefined : held === 0 ? this.cursor : page[held - 1]!.id;
     await this.sendReplayed(ready);
     if (this.closed) return;
     if (!(await this.transport.drained(deps.stallMs))) {
       if (!this.closed) deps.drop(this, 'stalled');
       return;
     }
-    if (page.length === REPLAY_PAGE && ready.length === page.length) return;
+    if (page.length === REPLAY_PAGE && (admin || ready.length === page.length)) return;
     if (this.overflow) {
       this.overflow = false;
+      // Entries sent past the rewind point are remembered (replayed ids): they are not sent twice.
+      if (admin && rewind !== undefined) this.cursor = rewind;
       return;
     }
     // Caught up: everything handled since the read is in `pending`, in id order.
@@ -159,7 +171,11 @@ export class StreamSession {
       if (record === undefined) records.set(entry.instance, (record = await this.deps.record(entry.instance)));
       if (this.closed) return;
       this.cursor = entry.id;
-      if (this.instance === undefined && ulidTime(entry.id) >= this.deps.clock.now() - LATE_EVENT_MS) this.replayed.add(entry.id);
+      if (this.instance === undefined) {
+        // Read again after a rewind: sent already.
+        if (this.replayed.has(entry.id)) continue;
+        if (ulidTime(entry.id) >= this.deps.clock.now() - LATE_EVENT_MS) this.replayed.add(entry.id);
+      }
       if (!record) continue;
       const text = this.deps.renderer.text(decodeStored<ChannelEvent>(entry.event), record, this.view, this.transport.wire);
       if (text !== null) this.transport.write(text);
