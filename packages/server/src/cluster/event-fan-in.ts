@@ -78,7 +78,13 @@ export class EventFanIn {
 
   private heard(message: string): void {
     if (this.deps.hub.adminCount() === 0) return;
-    const signal = JSON.parse(message) as EventsSignal;
+    let signal: EventsSignal;
+    try {
+      signal = JSON.parse(message) as EventsSignal;
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'unreadable events signal ignored');
+      return;
+    }
     if (signal.node === this.deps.nodeId) return;
     this.offering = this.offering.then(() => this.offer(signal)).catch((err: unknown) => {
       this.deps.logger.warn({ err }, 'events of another node could not be offered to the admin streams; they resume from the event log');

@@ -28,11 +28,6 @@ export class UpgradeForwarder {
 
   constructor(private readonly nodeId: string, private readonly secret: string) {}
 
-  /** Upgrades being proxied now. */
-  get size(): number {
-    return this.open.size;
-  }
-
   /** One attempt at `target` (an origin such as `http://10.0.0.5:8080`). */
   forward(target: string, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<Attempt> {
     const headers: Record<string, string | string[]> = {};
