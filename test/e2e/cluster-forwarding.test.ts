@@ -49,7 +49,9 @@ describe('cluster: event streams through any node', () => {
     receiver = await startHttpReceiver();
     const ports = await Promise.all(NODES.map(() => freePort()));
     const plugins = [{ package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } }];
-    await Promise.all(NODES.map(async (id, i) => nodes.set(id, await NodeProcess.start({ id, port: ports[i]!, redisUrl, keyPrefix, dir, plugins }))));
+    // Launched first and kept, so that `after` stops every process even when one is not ready in time.
+    for (const [i, id] of NODES.entries()) nodes.set(id, NodeProcess.launch({ id, port: ports[i]!, redisUrl, keyPrefix, dir, plugins }));
+    await Promise.all([...nodes.values()].map((n) => n.ready(60_000)));
     instances = await createSandboxInstances(node('n1'), NODES.map(node), 6, '551197300000');
   });
 
@@ -68,13 +70,18 @@ describe('cluster: event streams through any node', () => {
     const owner = (await ownerOf(bob))!;
     const via = NODES.find((n) => n !== owner)!;
     const stream = new WsClient(`${ws(via)}/${bob.key}/events`);
-    await stream.settled;
+    // The same stream over SSE, forwarded like any request.
+    const sse = new SseClient(`${node(via).url}/${bob.key}/events`);
+    await Promise.all([stream.settled, sse.opened]);
     assert.equal(stream.refused, undefined);
+    assert.equal(sse.status, 200);
     await send(via, alice, bob, 'ws one');
     await send(owner, alice, bob, 'ws two');
     const messages = (c: WsClient) => c.events.filter((m) => m.event === 'message').map((m) => textOf(m.data));
-    await until(async () => messages(stream).length === 2, 'both messages on the proxied stream');
+    const sseMessages = () => sse.events.filter((f) => f.event === 'message').map((f) => textOf(JSON.parse(f.data!)));
+    await until(async () => messages(stream).length === 2 && sseMessages().length === 2, 'both messages on the proxied and the forwarded stream');
     assert.deepEqual(messages(stream), ['ws one', 'ws two']);
+    assert.deepEqual(sseMessages(), ['ws one', 'ws two']);
     for (const m of stream.events) assert.equal(m.data.instance, bob.id);
 
     // Bad input is answered by the node the client reached, before anything is forwarded.
@@ -97,7 +104,8 @@ describe('cluster: event streams through any node', () => {
     const target = NODES.find((n) => n !== owner && n !== via) ?? via;
     const moved = await node(via).request('POST', `/admin/instances/${bob.id}/move`, { node: target }, {}, true);
     assert.equal(moved.status, 200, JSON.stringify(moved.body));
-    await stream.closed;
+    // Both streams end (an open stream does not hold the hand-over back).
+    await Promise.all([stream.closed, sse.closed]);
     const last = stream.events.at(-1)!.id!;
     await send(via, alice, bob, 'ws three');
     await until(async () => (await ownerOf(bob)) === target, 'bob reaches its new node');

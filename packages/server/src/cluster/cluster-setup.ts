@@ -82,9 +82,8 @@ export function registryHost(
     },
     async stop(id) {
       await registry.handOver(id);
-      // Storage unreachable: the streams end anyway (their clients resume from what the log has).
-      await streams.written().catch(() => undefined);
-      streams.endInstance(id);
+      // Not awaited: appends retried while storage is unreachable must not hold the node's loop back.
+      void streams.written().catch(() => undefined).then(() => streams.endInstance(id));
     },
   };
 }
