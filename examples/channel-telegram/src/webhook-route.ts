@@ -31,8 +31,8 @@ export function webhookRoute(): DriverRoute {
       if (!sameSecret(request.headers[SECRET_HEADER], account.link.appSecret)) {
         return { status: 401, body: { error: 'unauthorized', message: `${SECRET_HEADER} does not match the linked bot's secret token` } };
       }
-      const adapter = await request.adapter(account.instanceId, 'telegram');
-      return { status: 200, body: { received: await adapter.ingest!(request.body) } };
+      // Wherever the instance runs: a cluster node that does not run it forwards the update to the one that does.
+      return { status: 200, body: { received: await request.ingest(account.instanceId, 'telegram', request.body) } };
     },
   };
 }

@@ -47,10 +47,17 @@ describe('EventBus.watch and horizon', () => {
     // b's events are handled, but a's first one is not: nobody is told yet, and the horizon is a's id.
     assert.equal(handled.length, 2);
     assert.deepEqual(seen, []);
-    const [firstA] = [...(bus as unknown as { inFlight: { event: ChannelEvent }[] }).inFlight.map((s) => s.event.id)];
+    const ids = (bus as unknown as { inFlight: { event: ChannelEvent }[] }).inFlight.map((s) => s.event.id);
+    const [firstA] = ids;
     assert.equal(bus.horizon(), firstA);
+    // Every event not yet told is being handled (b's too, though done); ids it never published are not.
+    for (const id of ids) assert.equal(bus.handling(id), true, id);
+    assert.equal(bus.handling(`${firstA!.slice(0, -1)}!`), false, 'an id between published ones (another node\'s)');
+    assert.equal(bus.handling('00000000000000000000000000'), false);
+    assert.equal(bus.handling('ZZZZZZZZZZZZZZZZZZZZZZZZZZ'), false);
     releaseA();
     await bus.drain();
+    for (const id of ids) assert.equal(bus.handling(id), false, `${id} was told`);
     assert.deepEqual(seen, [['a', 'a'], ['b', 'b'], ['b', 'b']]);
     assert.equal(bus.horizon(), '\uffff');
   });

@@ -1,5 +1,5 @@
 import {
-  LinkedAccountIndex, NotFoundError, restStatusOf,
+  LinkedAccountIndex, NotFoundError, restStatusOf, ingestInto,
   type ChannelAdapter, type ChannelContext, type ChannelEventPayload, type Logger, type MessageRecord,
 } from '@parley/core';
 import type { ChannelConformanceHarness, ChannelFarSide, ConformanceHost, RouteCall } from './channel-conformance-harness.js';
@@ -77,6 +77,10 @@ export async function startRun(harness: ChannelConformanceHarness): Promise<Conf
         adapter: async (instanceId) => {
           if (instanceId !== instance.id) throw new NotFoundError(`instance ${instanceId}`);
           return adapter;
+        },
+        ingest: async (instanceId, _channel, payload) => {
+          if (instanceId !== instance.id) throw new NotFoundError(`instance ${instanceId}`);
+          return ingestInto(adapter, instanceId, payload);
         },
         instanceByKey: async (key) => {
           const record = await context.instance();

@@ -19,9 +19,9 @@ export interface ChannelAdapter {
   /**
    * Optional: takes one inbound notification a driver route received for this adapter's account
    * (for example one `entry[]` of a Meta webhook, after the route checked its signature), emits the
-   * channel events it carries and answers how many it emitted. Driver routes find the adapter with
-   * {@link DriverRequest.linkedAccount} and {@link DriverRequest.adapter}; an adapter without
-   * `ingest` receives nothing that way.
+   * channel events it carries and answers how many it emitted. Driver routes find the instance with
+   * {@link DriverRequest.linkedAccount} and hand the payload over with {@link DriverRequest.ingest};
+   * an adapter without `ingest` receives nothing that way.
    */
   ingest?(payload: unknown): Promise<number>;
   /**
@@ -166,6 +166,13 @@ export interface DriverRequest {
   rawBody?: Buffer;
   /** Looks up an instance's adapter by public id (NotFoundError when unknown or not linked). */
   adapter(instanceId: string, channel?: ChannelName): Promise<ChannelAdapter>;
+  /**
+   * Hands one inbound notification (checked by the route: signature, account) to the `ingest` of the
+   * instance's adapter for `channel`, wherever the instance runs: a cluster node that does not run it
+   * forwards the signed request to the node that does, so the events are emitted once, by the owner.
+   * Answers how many events it emitted.
+   */
+  ingest(instanceId: string, channel: ChannelName, payload: unknown): Promise<number>;
   /** Looks up an instance by its secret key (NotFoundError when unknown); for routes carrying a key. */
   instanceByKey(key: string): Promise<InstanceRecord>;
   /**
@@ -178,6 +185,12 @@ export interface DriverRequest {
    * handshakes carry no account id). Looked up by the token's hash, so timing says nothing of it.
    */
   hasVerifyToken(channel: ChannelName, token: string): Promise<boolean>;
+}
+
+/** Hands `payload` to the adapter's `ingest` (a {@link DriverRequest.ingest} served where the instance runs); throws when it has none. */
+export async function ingestInto(adapter: ChannelAdapter, instanceId: string, payload: unknown): Promise<number> {
+  if (!adapter.ingest) throw new Error(`${adapter.channel} adapter of ${instanceId} cannot ingest webhooks`);
+  return adapter.ingest(payload);
 }
 
 /** A social account and the instance that links it. */

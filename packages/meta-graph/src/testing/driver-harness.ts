@@ -1,5 +1,5 @@
 import {
-  LinkedAccountIndex, NotFoundError, defaultInstanceFlags, defaultWebhookSettings,
+  LinkedAccountIndex, NotFoundError, defaultInstanceFlags, defaultWebhookSettings, ingestInto,
   type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type DriverResponse, type InstanceRecord, type Logger,
   type SocialLink, type Storage,
 } from '@parley/core';
@@ -91,6 +91,7 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
 
   const base = {
     params: {}, adapter,
+    ingest: async (instanceId: string, _channel: string, payload: unknown) => ingestInto(await adapter(instanceId), instanceId, payload),
     async linkedAccount(channel: string, accountId: string) {
       await indexed;
       return index.find(channel, accountId);

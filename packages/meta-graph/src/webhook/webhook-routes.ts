@@ -105,11 +105,8 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       if (unknown.length > 0) logger.warn({ channel: profile.channel, accounts: unknown }, 'webhook entries of unlinked accounts skipped');
 
       let emitted = 0;
-      for (const { entry, account } of targets) {
-        const adapter = await request.adapter(account.instanceId, profile.channel);
-        if (!adapter.ingest) throw new Error(`${profile.channel} adapter of ${account.instanceId} cannot ingest webhooks`);
-        emitted += await adapter.ingest(entry);
-      }
+      // Each entry goes to its instance's adapter, wherever the instance runs (a cluster node forwards it to the owner).
+      for (const { entry, account } of targets) emitted += await request.ingest(account.instanceId, profile.channel, entry);
       return { status: 200, body: { received: emitted } };
     },
   };

@@ -8,6 +8,7 @@ import { container as rootContainer } from 'tsyringe';
 import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
+import { EventFanIn } from '../cluster/event-fan-in.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventJournal } from '../events/event-journal.js';
@@ -22,6 +23,7 @@ import { IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { InstanceRestorer } from '../instances/instance-restorer.js';
+import { instanceNotFound } from '../instances/instance-runtime.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
@@ -145,6 +147,12 @@ export class ParleyServer {
       logger: logger.child({ component: 'streams' }), observer: metrics,
     });
     metrics.bind({ storage, loaded: () => registry.loaded(), streams: () => streams.count() });
+    const signals = storage.signals?.();
+    if (cluster && signals) {
+      cluster.fanIn = new EventFanIn({
+        nodeId: cluster.node.id, signals, bus, hub: streams, record: (id) => storage.instances.get(id), logger: logger.child({ component: 'cluster' }),
+      });
+    }
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
     const media = new MediaResolver({
@@ -160,7 +168,7 @@ export class ParleyServer {
     const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node,
+      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,
       sends: new SendPipeline(storage, media, projection, metrics, queue),
       outbound: { queue, worker, policies, pacer },
       restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
@@ -197,10 +205,17 @@ export class ParleyServer {
       // What express's req.ip answers for the same request: the address behind trusted proxies.
       clientAddress: (req) => proxyaddr(req, http.app.get('trust proxy fn') as (address: string, hop: number) => boolean),
       authenticate: async (key, authorization) => {
-        if (key !== undefined) return (await registry.byKey(key)).id;
-        adminToken.verify(authorization);
-        return undefined;
+        if (key === undefined) {
+          adminToken.verify(authorization);
+          return undefined;
+        }
+        // A cluster node finds the instance in storage: it may run on another node, where the upgrade goes.
+        if (!cluster) return (await registry.byKey(key)).id;
+        const id = await cluster.router.instanceId(key);
+        if (!id) throw instanceNotFound();
+        return id;
       },
+      ...(cluster ? { relay: (instance, req, socket, head) => cluster.router.routeUpgrade(instance, req, socket, head) } : {}),
     });
     server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade, cluster);
     return server;
@@ -214,6 +229,8 @@ export class ParleyServer {
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('upgrade', this.upgrade);
+    // Before anything listens: an admin stream opened at once gets the other nodes' events.
+    await this.cluster?.fanIn?.start();
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(config.port, config.host, () => resolve());
@@ -223,7 +240,8 @@ export class ParleyServer {
     this.context.webhooks.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
-    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' })));
+    const streams = { written: () => this.journal.written().then(() => storage.flush()), endInstance: (id: string) => this.context.streams.endInstance(id) };
+    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), streams));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
@@ -294,6 +312,7 @@ export class ParleyServer {
       this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
+      this.cluster?.upgrades.close();
       this.journal.stop();
       if (this.server) {
         const server = this.server;
@@ -311,6 +330,7 @@ export class ParleyServer {
       // The event log's appends of the last events are not on the bus's chains.
       await this.journal.written();
       await webhooks.stop();
+      await this.cluster?.fanIn?.stop();
       await this.cluster?.forwarder.close();
       await storage.close();
       logger.info('shutdown complete');

@@ -1,6 +1,7 @@
 import type { ChannelDriver, Clock, ExternalDataConnector, HostSettings, Logger, WebhookFormat } from '@parley/core';
 import type { WebhookEngine } from '@parley/webhooks';
 import type { ClusterNode } from '../cluster/cluster-node.js';
+import type { ClusterRouter } from '../cluster/cluster-router.js';
 import type { ParleyConfig } from '../config/config.js';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
@@ -42,6 +43,8 @@ export interface ServerContext {
   metrics: ServerMetrics;
   /** This server's cluster node, when it runs in a cluster (docs/cluster.md). */
   cluster?: ClusterNode;
+  /** Where this cluster node sends what it does not serve itself (requests, inbound webhooks of other nodes' instances). */
+  clusterRouter?: ClusterRouter;
   /** The live event streams (`GET /{key}/events`, `GET /admin/events`). */
   streams: StreamHub;
   /** Server version (the @parley/server package version). */

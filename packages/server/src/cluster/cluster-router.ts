@@ -1,10 +1,13 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Request, Response } from 'express';
 import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
 import type { ClusterNode } from './cluster-node.js';
-import { FORWARDED_BY_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
+import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type Attempt, type ForwardBody, type Forwarder } from './forwarder.js';
+import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
 
 /** Pause between attempts to reach an instance's owner during a handover: grows from 50 ms to 1 s. */
@@ -12,6 +15,9 @@ const RETRY_BASE_MS = 50;
 const RETRY_CAP_MS = 1000;
 /** Key → instance id answers remembered (keys never change; a deleted instance's key finds nothing at the owner). */
 const KEY_CACHE = 50_000;
+
+/** The route of an instance's event stream (Server-Sent Events). */
+const EVENTS_ROUTE = '/:key/events';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
 
@@ -28,6 +34,7 @@ export class ClusterRouter {
   constructor(
     private readonly node: ClusterNode,
     private readonly forwarder: Forwarder,
+    private readonly upgrades: UpgradeForwarder,
     private readonly instances: InstanceRepository,
     private readonly logger: Logger,
   ) {
@@ -51,17 +58,19 @@ export class ClusterRouter {
       if (!this.node.leases.has(id)) await this.node.claim(id);
       await this.node.whenStarted(id);
     }
-    // Served here: a graceful hand-over of the instance waits until the answer is out.
-    this.node.serving(id, (done) => res.once('close', done));
+    // Served here: a graceful hand-over of the instance waits until the answer is out. Not for an event
+    // stream, which never ends by itself: the hand-over ends it, and its client resumes at the new owner.
+    if ((req as MatchedRequest).parleyRoute !== EVENTS_ROUTE) this.node.serving(id, (done) => res.once('close', done));
     return false;
   }
 
   /** Refuses a forwarded request without the right secret (401, logged with the claimed node and the client address). */
-  private verifyPeer(req: Request): void {
+  private verifyPeer(req: IncomingMessage): void {
     const given = req.headers[SECRET_HEADER];
     if (typeof given === 'string' && timingSafeEqual(digest(given), this.secretDigest)) return;
     // The route's template, never the path: it may carry an instance key.
-    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: req.ip, route: (req as MatchedRequest).parleyRoute }, 'forwarded request refused: wrong or missing cluster secret');
+    const route = (req as MatchedRequest).parleyRoute ?? 'WebSocket /:key/events';
+    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: (req as Request).ip ?? req.socket.remoteAddress, route }, 'forwarded request refused: wrong or missing cluster secret');
     throw new UnauthorizedError('invalid cluster secret');
   }
 
@@ -83,24 +92,81 @@ export class ClusterRouter {
   }
 
   private async toOwner(id: string, req: Request, res: Response): Promise<boolean> {
-    const deadline = performance.now() + this.node.config.handoverWaitMs;
     let body: ForwardBody | undefined;
+    const outcome = await this.viaOwner(id, async (target) => {
+      body ??= await prepareBody(req);
+      const attempt = await this.attempt(id, target, req, res, body);
+      // A streamed body is spent: it cannot be sent again.
+      return attempt === 'retry' && body.kind === 'stream' ? 'spent' : attempt;
+    });
+    return outcome === 'here' ? local(req, body) : true;
+  }
+
+  /**
+   * Serves a WebSocket upgrade of an instance's event stream: `false` when this node serves it (it
+   * owns the instance, taking it when free; a forwarded upgrade must carry the cluster secret and is
+   * never forwarded again), `true` once it was proxied to the owner, waiting for a new owner during a
+   * handover as requests do.
+   */
+  async routeUpgrade(id: string, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean> {
+    if (req.headers[FORWARDED_BY_HEADER] !== undefined) {
+      this.verifyPeer(req);
+      if (!this.node.leases.has(id)) await this.node.claim(id);
+      await this.node.whenStarted(id);
+      return false;
+    }
+    return (await this.viaOwner(id, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
+  }
+
+  /**
+   * Ingests an inbound webhook's entry for an instance (the route checked the signature): here
+   * (`local`) when this node owns the instance or takes it, else the signed request goes to the owner
+   * with {@link INGEST_FOR_HEADER} naming the instance; the owner checks the signature again and
+   * ingests only that instance's entries (a forwarded request answers 0 for every other instance).
+   * Answers how many events the entry emitted; 503 when no owner answered in time.
+   */
+  async ingest(id: string, req: Request, raw: Buffer, local: () => Promise<number>): Promise<number> {
+    const only = req.headers[INGEST_FOR_HEADER];
+    // A forwarded request carried the cluster secret: route() checked it before the handler ran.
+    if (req.headers[FORWARDED_BY_HEADER] !== undefined && only !== undefined) return only === id ? local() : 0;
+    let received = 0;
+    const outcome = await this.viaOwner(id, async (target) => {
+      const answer = await this.forwarder.send(target.address, req, raw, { [INGEST_FOR_HEADER]: id });
+      if (answer === 'retry') return 'retry';
+      if (answer.status !== 200) {
+        this.logger.warn({ instance: id, owner: target.id, status: answer.status, answer: answer.text.slice(0, 300) }, 'the owner refused a forwarded webhook');
+        throw new ServiceUnavailableError(`the cluster node owning instance ${id} could not take the webhook; retry`);
+      }
+      received = (JSON.parse(answer.text) as { received?: number }).received ?? 0;
+      return 'answered';
+    });
+    return outcome === 'here' ? local() : received;
+  }
+
+  /**
+   * Runs `send` against the instance's owner until one answers, waiting for a new owner during a
+   * handover (pauses growing from 50 ms to 1 s, up to `handoverWaitMs`, then 503). Answers `here`
+   * instead once this node owns the instance (held, or taken now because it is where the instance
+   * goes) and has started it. `send` answers `spent` when it must not be tried again.
+   */
+  async viaOwner(id: string, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
+    const deadline = performance.now() + this.node.config.handoverWaitMs;
     for (let attempt = 0; ; attempt++) {
       if (this.node.leases.has(id)) {
         await this.node.whenStarted(id);
-        return local(req, body);
+        return 'here';
       }
       const target = await this.ownerAddress(id);
       if (target === 'here') {
         // Taken here and started (reconnected) before the request runs; another node may have been faster.
         if (await this.node.claim(id).then(() => true, () => false)) {
           await this.node.whenStarted(id);
-          return local(req, body);
+          return 'here';
         }
       } else if (target !== 'wait') {
-        body ??= await prepareBody(req);
-        if ((await this.attempt(id, target, req, res, body)) === 'answered') return true;
-        if (body.kind === 'stream') break;
+        const outcome = await send(target);
+        if (outcome === 'answered') return outcome;
+        if (outcome === 'spent') break;
       }
       if (performance.now() >= deadline) break;
       await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
@@ -147,7 +213,8 @@ export class ClusterRouter {
     return target.id === this.node.id ? 'here' : target;
   }
 
-  private async instanceId(keyOrId: string): Promise<string | undefined> {
+  /** The instance id of a key or id (read from storage, remembered), undefined when none has it. */
+  async instanceId(keyOrId: string): Promise<string | undefined> {
     const cached = this.ids.get(keyOrId);
     if (cached) return cached;
     const record = keyOrId.startsWith('ins_') ? ((await this.instances.get(keyOrId)) ?? (await this.instances.findByKey(keyOrId))) : await this.instances.findByKey(keyOrId);

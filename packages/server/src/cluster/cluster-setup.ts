@@ -5,14 +5,19 @@ import type { InstancePlacement, InstanceRegistry } from '../instances/instance-
 import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import { ClusterNode, type InstanceHost } from './cluster-node.js';
 import { ClusterRouter } from './cluster-router.js';
+import type { EventFanIn } from './event-fan-in.js';
 import { Forwarder } from './forwarder.js';
+import { UpgradeForwarder } from './upgrade-forwarder.js';
 
 /** The pieces of a cluster node the server holds. */
 export interface ClusterRuntime {
   node: ClusterNode;
   router: ClusterRouter;
   forwarder: Forwarder;
+  upgrades: UpgradeForwarder;
   placement: InstancePlacement;
+  /** Other nodes' events for this node's admin streams (set once the event bus and the streams exist). */
+  fanIn?: EventFanIn;
 }
 
 /**
@@ -34,20 +39,31 @@ export function clusterRuntime(
   const store: ClusterStore = storage.cluster();
   const node = new ClusterNode(store, config, deps.clock, logger);
   const forwarder = new Forwarder(config.nodeId, config.secret);
-  const router = new ClusterRouter(node, forwarder, storage.instances, logger);
+  const upgrades = new UpgradeForwarder(config.nodeId, config.secret);
+  const router = new ClusterRouter(node, forwarder, upgrades, storage.instances, logger);
   const placement: InstancePlacement = {
     claim: (id) => node.claim(id),
     storageFor: (id, base) => fencedStorage(base, id, () => node.fence(id)),
   };
-  return { node, router, forwarder, placement };
+  return { node, router, forwarder, upgrades, placement };
+}
+
+/** What ends an instance's event streams once it is handed over (their clients resume at the new owner). */
+export interface HandedOverStreams {
+  /** Resolves once the events handled so far are in the event log. */
+  written(): Promise<void>;
+  /** Ends the instance's open streams. */
+  endInstance(id: string): void;
 }
 
 /**
  * How the node starts and stops the instances it takes and gives up: through the registry, each start
  * under the restorer's per-driver concurrency bound and rate (a failover reconnects like a restart).
+ * A stopped instance's event streams end once its last events are in the event log: their clients
+ * reconnect (to any node, which forwards them to the new owner) and resume from their last event id.
  */
 export function registryHost(
-  registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger,
+  registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger, streams: HandedOverStreams,
 ): InstanceHost {
   return {
     async start(id) {
@@ -64,7 +80,11 @@ export function registryHost(
         logger.info({ instance: id }, 'instance started on this node');
       });
     },
-    stop: (id) => registry.handOver(id),
+    async stop(id) {
+      await registry.handOver(id);
+      // Not awaited: appends retried while storage is unreachable must not hold the node's loop back.
+      void streams.written().catch(() => undefined).then(() => streams.endInstance(id));
+    },
   };
 }
 

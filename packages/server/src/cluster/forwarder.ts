@@ -11,6 +11,9 @@ export const SECRET_HEADER = 'x-parley-cluster-secret';
 /** The request id, kept from the client when it sent one, so the owner's log lines match the forwarder's. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/** On a signed inbound webhook forwarded to an instance's owner: the one instance whose entries the owner ingests (docs/cluster.md). */
+export const INGEST_FOR_HEADER = 'x-parley-ingest-for';
+
 /** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once. */
 export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
@@ -51,11 +54,7 @@ export class Forwarder {
    * or partitioned owner); a replayable request is then tried again elsewhere.
    */
   async forward(target: string, req: Request, res: Response, body: ForwardBody, abandon?: { signal: AbortSignal; answered: () => void }): Promise<Attempt> {
-    const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
-    headers[FORWARDED_BY_HEADER] = this.nodeId;
-    headers[SECRET_HEADER] = this.secret;
-    headers[REQUEST_ID_HEADER] = (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? randomUUID();
+    const headers = this.headersFor(req);
     if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
     else if (body.kind === 'stream' && req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     let answer: Awaited<ReturnType<typeof request>>;
@@ -71,7 +70,7 @@ export class Forwarder {
     abandon?.answered();
     if (answer.statusCode === 503 && body.kind !== 'stream') {
       const text = await answer.body.text();
-      if (retryable(text)) return 'retry';
+      if (isRetryableAnswer(text)) return 'retry';
       this.answerHead(res, answer.statusCode, answer.headers);
       res.end(text);
       return 'answered';
@@ -79,6 +78,31 @@ export class Forwarder {
     this.answerHead(res, answer.statusCode, answer.headers);
     await pipeline(answer.body, res);
     return 'answered';
+  }
+
+  /**
+   * Sends the request again with `body` (held in memory) and `extra` headers, for an answer the
+   * caller reads itself: the owner's status and body text, or `retry` (not reachable, or a "retry" 503).
+   */
+  async send(target: string, req: Request, body: Buffer, extra: Record<string, string>): Promise<{ status: number; text: string } | 'retry'> {
+    const headers = { ...this.headersFor(req), ...extra, 'content-length': String(body.length) };
+    try {
+      const answer = await request(`${target}${req.originalUrl}`, { method: req.method as 'POST', headers, body, dispatcher: this.agent });
+      const text = await answer.body.text();
+      return answer.statusCode === 503 && isRetryableAnswer(text) ? 'retry' : { status: answer.statusCode, text };
+    } catch {
+      return 'retry';
+    }
+  }
+
+  /** The client's headers but hop-by-hop ones, with the cluster secret, this node's id and the request id. */
+  private headersFor(req: Request): Record<string, string | string[]> {
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    headers[FORWARDED_BY_HEADER] = this.nodeId;
+    headers[SECRET_HEADER] = this.secret;
+    headers[REQUEST_ID_HEADER] = (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? randomUUID();
+    return headers;
   }
 
   private answerHead(res: Response, status: number, headers: IncomingHttpHeaders): void {
@@ -93,7 +117,8 @@ export class Forwarder {
   }
 }
 
-function retryable(text: string): boolean {
+/** True for a 503 body whose code means "ask again" (`instance_moving`, `shutting_down`). */
+export function isRetryableAnswer(text: string): boolean {
   try {
     return RETRYABLE_CODES.has((JSON.parse(text) as { error?: { code?: string } }).error?.code ?? '');
   } catch {

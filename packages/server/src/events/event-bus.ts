@@ -133,6 +133,26 @@ export class EventBus {
     return this.inFlight[this.inFlightHead]?.event.id ?? '\uffff';
   }
 
+  /**
+   * Whether this bus is still handling the event with this id (published here, not yet told to the
+   * watchers). An event-log entry at or above {@link horizon} that it is not handling was written by
+   * another process sharing the log (a cluster node) or was told already.
+   */
+  handling(id: string): boolean {
+    // The in-flight list is in id order: a binary search from its head.
+    const list = this.inFlight;
+    let low = this.inFlightHead;
+    let high = list.length - 1;
+    while (low <= high) {
+      const mid = (low + high) >> 1;
+      const at = list[mid]!.event.id;
+      if (at === id) return true;
+      if (at < id) low = mid + 1;
+      else high = mid - 1;
+    }
+    return false;
+  }
+
   /** Accepts a payload from an adapter; never throws. */
   publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void {
     // Object.assign, not `{ ...payload, id, … }`: V8 (Node 20) builds a new hidden class for every

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { ChannelDriver, ChannelName, DriverRequest } from '@parley/core';
+import { ingestInto, type ChannelDriver, type ChannelName, type DriverRequest } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import { BinaryReply, defineRoute, JsonReply, TextReply, type RouteDefinition } from './route.js';
 
@@ -21,6 +21,8 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
       response: route.response ?? { type: 'object', description: 'Channel-specific answer' },
       // The body and query as the router checked them (an absent optional body reads as `{}`).
       handler: async ({ req, body, query }) => {
+        const ingestHere = async (instanceId: string, channel: ChannelName, payload: unknown) =>
+          ingestInto(await (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel), instanceId, payload);
         const request: DriverRequest = {
           params: req.params as Record<string, string>,
           query: Object.fromEntries(Object.entries(query as Record<string, unknown>).map(([k, v]) => [k, typeof v === 'string' ? v : undefined])),
@@ -28,6 +30,9 @@ export function driverRoutes(ctx: ServerContext, driver: ChannelDriver): RouteDe
           body: route.rawBody ? undefined : body,
           rawBody: route.rawBody ? (req as RequestWithRaw).rawBody ?? Buffer.alloc(0) : undefined,
           adapter: async (instanceId: string, channel?: ChannelName) => (await ctx.registry.byIdOrThrow(instanceId)).adapter(channel),
+          ingest: (instanceId, channel, payload) => ctx.clusterRouter
+            ? ctx.clusterRouter.ingest(instanceId, req, (req as RequestWithRaw).rawBody ?? Buffer.alloc(0), () => ingestHere(instanceId, channel, payload))
+            : ingestHere(instanceId, channel, payload),
           linkedAccount: (channel: ChannelName, accountId: string) => ctx.registry.linkedAccounts.find(channel, accountId),
           hasVerifyToken: (channel: ChannelName, token: string) => ctx.registry.linkedAccounts.hasVerifyToken(channel, token),
           instanceByKey: async (key: string) => (await ctx.registry.byKey(key)).record,

@@ -20,7 +20,7 @@ export interface StreamSlot {
 
 /** Everything the hub needs. */
 export interface StreamHubDeps {
-  bus: Pick<EventBus, 'watch' | 'horizon'>;
+  bus: Pick<EventBus, 'watch' | 'horizon' | 'handling'>;
   log: EventLog;
   renderer: StreamRenderer;
   /** An instance's current record (null when deleted). */
@@ -49,7 +49,7 @@ export class StreamHub {
   constructor(private readonly deps: StreamHubDeps) {
     const { config } = deps;
     this.sessionDeps = {
-      log: deps.log, horizon: () => deps.bus.horizon(), renderer: deps.renderer, record: deps.record, clock: deps.clock,
+      log: deps.log, horizon: () => deps.bus.horizon(), handling: (id) => deps.bus.handling(id), renderer: deps.renderer, record: deps.record, clock: deps.clock,
       retentionMs: config.retentionSeconds * 1000, bufferBytes: config.bufferBytes, stallMs: Math.max(2, config.heartbeatSeconds * 2) * 1000,
       drop: (session, reason) => this.drop(session, reason),
       failed: (session, err) => {
@@ -105,6 +105,29 @@ export class StreamHub {
   /** Ends the streams of one instance (it was deleted). */
   endInstance(instance: string): void {
     for (const session of this.byInstance.get(instance) ?? []) {
+      session.close();
+      session.transport.end();
+    }
+  }
+
+  /** Open admin-wide streams. */
+  adminCount(): number {
+    return this.admin.size;
+  }
+
+  /**
+   * An event of an instance another cluster node runs, for the admin-wide streams only (its own
+   * streams are served by that node). Each node's events come in its id order.
+   */
+  offerAdmin(event: ChannelEvent, instance: InstanceRecord): void {
+    if (this.admin.size === 0) return;
+    const render = this.deps.renderer.memo(event, instance);
+    for (const session of this.admin) session.offer(event, instance, render);
+  }
+
+  /** Ends the admin-wide streams (their clients resume from the event log with their last id). */
+  endAdmin(): void {
+    for (const session of this.admin) {
       session.close();
       session.transport.end();
     }

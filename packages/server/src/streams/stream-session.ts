@@ -8,6 +8,13 @@ export const REPLAY_PAGE = 200;
 /** Live events held while a client replays; past it they are dropped and read from the log instead. */
 export const REPLAY_PENDING_MAX = 1000;
 
+/**
+ * How late an event can be told live after another event with a greater id was (a cluster node hears
+ * another node's events after its own): an admin session remembers the recent ids it replayed this
+ * long after it went live, instead of dropping every live id below its cursor.
+ */
+export const LATE_EVENT_MS = 10_000;
+
 /** Why a client was cut off. */
 export type DropReason = 'slow' | 'stalled' | 'dead';
 
@@ -16,6 +23,8 @@ export interface SessionDeps {
   log: EventLog;
   /** Exclusive upper bound of the ids replay may send now (every earlier event is handled: {@link EventBus.horizon}). */
   horizon(): string;
+  /** Whether this server's bus still handles the event with this id ({@link EventBus.handling}). */
+  handling(id: string): boolean;
   renderer: StreamRenderer;
   /** An instance's current record, to render replayed events (null: deleted, its events are skipped). */
   record(id: string): Promise<InstanceRecord | null>;
@@ -43,6 +52,9 @@ export class StreamSession {
   private cursor: string;
   private pending: { event: ChannelEvent; instance: InstanceRecord; render: FrameSource }[] = [];
   private overflow = false;
+  /** Admin sessions: ids replayed that were recent enough to also come live, until {@link LATE_EVENT_MS} after going live. */
+  private readonly replayed = new Set<string>();
+  private liveAt = 0;
 
   constructor(
     /** The instance whose events this client gets; every instance's (admin stream) when undefined. */
@@ -92,12 +104,23 @@ export class StreamSession {
       }
       return;
     }
-    if (this.state !== 'live' || event.id <= this.cursor) return;
-    this.cursor = event.id;
+    if (this.state !== 'live' || this.sent(event.id)) return;
+    if (event.id > this.cursor) this.cursor = event.id;
     const frame = render(this.view, this.transport.wire);
     if (frame === null) return;
     this.transport.write(frame);
     if (this.transport.buffered() > this.deps.bufferBytes) this.deps.drop(this, 'slow');
+  }
+
+  /**
+   * Whether a live event was sent already. An instance's events come in id order, so those up to the
+   * cursor were. The admin stream of a cluster node also gets other nodes' events, whose ids interleave
+   * with its own: there only the ids it replayed were sent.
+   */
+  private sent(id: string): boolean {
+    if (this.instance !== undefined) return id <= this.cursor;
+    if (this.replayed.size > 0 && this.deps.clock.now() - this.liveAt > LATE_EVENT_MS) this.replayed.clear();
+    return this.replayed.delete(id);
   }
 
   /** Stops sending (the connection is gone or being closed). */
@@ -110,23 +133,34 @@ export class StreamSession {
     const { deps } = this;
     const page = await deps.log.read({ ...(this.instance === undefined ? {} : { instance: this.instance }), after: this.cursor || undefined, limit: REPLAY_PAGE });
     // Entries at or past the horizon are logged but not yet released to live clients: they come live.
+    // An admin session (its live events are not in id order anyway: a cluster node's admin streams
+    // also carry other nodes' events) holds back only what this server's bus still handles, so an entry
+    // another node wrote before this client connected is replayed, not missed.
     const horizon = deps.horizon();
-    const ready = page.filter((entry) => entry.id < horizon);
+    const admin = this.instance === undefined;
+    const isReady = (entry: LoggedEvent) => (admin ? !deps.handling(entry.id) : entry.id < horizon);
+    const ready = page.filter(isReady);
+    // Where to read again if the live events held meanwhile overflow: before the first entry held back.
+    const held = page.findIndex((entry) => !isReady(entry));
+    const rewind = held < 0 ? undefined : held === 0 ? this.cursor : page[held - 1]!.id;
     await this.sendReplayed(ready);
     if (this.closed) return;
     if (!(await this.transport.drained(deps.stallMs))) {
       if (!this.closed) deps.drop(this, 'stalled');
       return;
     }
-    if (page.length === REPLAY_PAGE && ready.length === page.length) return;
+    if (page.length === REPLAY_PAGE && (admin || ready.length === page.length)) return;
     if (this.overflow) {
       this.overflow = false;
+      // Entries sent past the rewind point are remembered (replayed ids): they are not sent twice.
+      if (admin && rewind !== undefined) this.cursor = rewind;
       return;
     }
     // Caught up: everything handled since the read is in `pending`, in id order.
     const pending = this.pending;
     this.pending = [];
     this.state = 'live';
+    this.liveAt = deps.clock.now();
     for (const { event, instance, render } of pending) this.offer(event, instance, render);
   }
 
@@ -137,6 +171,11 @@ export class StreamSession {
       if (record === undefined) records.set(entry.instance, (record = await this.deps.record(entry.instance)));
       if (this.closed) return;
       this.cursor = entry.id;
+      if (this.instance === undefined) {
+        // Read again after a rewind: sent already.
+        if (this.replayed.has(entry.id)) continue;
+        if (ulidTime(entry.id) >= this.deps.clock.now() - LATE_EVENT_MS) this.replayed.add(entry.id);
+      }
       if (!record) continue;
       const text = this.deps.renderer.text(decodeStored<ChannelEvent>(entry.event), record, this.view, this.transport.wire);
       if (text !== null) this.transport.write(text);

@@ -18,6 +18,11 @@ export interface StreamUpgradeDeps {
   /** The client's address as the HTTP routes see it (`trust proxy` applied to `X-Forwarded-For`), which failed authentications count against. */
   clientAddress(req: IncomingMessage): string;
   isShuttingDown(): boolean;
+  /**
+   * A cluster node: answers true when it proxied the upgrade of an instance's stream to the node
+   * owning the instance (which serves it), false when this node serves it.
+   */
+  relay?(instance: string, req: IncomingMessage, socket: Duplex, head: Buffer): Promise<boolean>;
   logger: Logger;
 }
 
@@ -71,6 +76,8 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
       }
       const request = readStreamRequest(Object.fromEntries(url.searchParams), req.headers['last-event-id'], deps.formats);
       // The client may have hung up while it was authenticated: its socket will not close again.
+      if (socket.destroyed) return;
+      if (instance !== undefined && deps.relay && (await deps.relay(instance, req, socket, head))) return;
       if (socket.destroyed) return;
       const slot = deps.hub.reserve(instance);
       let opened = false;

@@ -32,6 +32,8 @@ export interface NodeOptions {
   dir: string;
   /** Merged over the `cluster` member of the config. */
   cluster?: Record<string, unknown>;
+  /** Plugin entries added after the node's own (a channel plugin such as `@parley/channel-instagram`). */
+  plugins?: { package: string; options?: Record<string, unknown> }[];
   /** Extra environment (overrides). */
   env?: Record<string, string>;
 }
@@ -74,6 +76,7 @@ export class NodeProcess {
         { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix } },
         { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
         { package: '@parley/webhook-native' },
+        ...(options.plugins ?? []),
       ],
     }));
     const child = spawn(process.execPath, [CLI], {

@@ -1,0 +1,103 @@
+import { decodeStored, encodeStored, type ChannelEvent, type InstanceRecord, type Logger, type StorageSignals } from '@parley/core';
+import type { EventBus } from '../events/event-bus.js';
+import type { StreamHub } from '../streams/stream-hub.js';
+
+/** The storage signal topic the nodes tell each other their handled events on. */
+export const CLUSTER_EVENTS_TOPIC = 'cluster.events';
+
+/** One signal: a node's events handled in one turn, in id order (each event as the event log stores it). */
+interface EventsSignal {
+  node: string;
+  events: { instance: string; event: string }[];
+}
+
+/** What the fan-in needs. */
+export interface EventFanInDeps {
+  nodeId: string;
+  signals: StorageSignals;
+  bus: Pick<EventBus, 'watch'>;
+  hub: Pick<StreamHub, 'adminCount' | 'offerAdmin' | 'endAdmin'>;
+  /** An instance's current record (null when deleted: its events are skipped, as a replay skips them). */
+  record(id: string): Promise<InstanceRecord | null>;
+  logger: Logger;
+}
+
+/**
+ * Makes the admin-wide event stream of every node carry every node's events. Each node publishes
+ * the events its bus handled (already in the shared event log: the bus tells its watchers only then)
+ * as one storage signal per turn; every node hears the others' and offers them to its admin streams.
+ * Signals are at most once: when the link to the store was lost the admin streams are ended, and
+ * their clients resume from the event log with their last id.
+ */
+export class EventFanIn {
+  private batch: EventsSignal['events'] = [];
+  private publishing: Promise<void> = Promise.resolve();
+  /** Heard signals are offered in the order heard, one after another (records are read on the way). */
+  private offering: Promise<void> = Promise.resolve();
+  private stops: (() => unknown)[] = [];
+  private warned = false;
+
+  constructor(private readonly deps: EventFanInDeps) {}
+
+  /** Subscribes to the other nodes' events and starts publishing this node's. */
+  async start(): Promise<void> {
+    const { signals, bus, hub, logger } = this.deps;
+    this.stops.push(await signals.subscribe(CLUSTER_EVENTS_TOPIC, (message) => this.heard(message)));
+    this.stops.push(signals.onReconnect(() => {
+      logger.warn('link to the store was lost: admin event streams ended, their clients resume from the event log');
+      hub.endAdmin();
+    }));
+    this.stops.push(bus.watch((event, instance) => this.told(event, instance)));
+  }
+
+  /** Stops publishing and hearing; waits for the last publish. */
+  async stop(): Promise<void> {
+    for (const stop of this.stops.splice(0)) await stop();
+    await this.publishing;
+  }
+
+  private told(event: ChannelEvent, instance: InstanceRecord): void {
+    if (this.batch.length === 0) queueMicrotask(() => this.publish());
+    this.batch.push({ instance: instance.id, event: encodeStored(event) });
+  }
+
+  private publish(): void {
+    const signal: EventsSignal = { node: this.deps.nodeId, events: this.batch };
+    this.batch = [];
+    const text = JSON.stringify(signal);
+    // Chained: the signals of one node are heard in the order its events were handled.
+    this.publishing = this.publishing.then(() => this.deps.signals.publish(CLUSTER_EVENTS_TOPIC, text)).then(
+      () => void (this.warned = false),
+      (err: unknown) => {
+        // The events are in the event log: admin clients of other nodes find them when they resume.
+        if (!this.warned) this.deps.logger.warn({ err, events: signal.events.length }, 'events could not be told to the other nodes\' admin streams');
+        this.warned = true;
+      },
+    );
+  }
+
+  private heard(message: string): void {
+    if (this.deps.hub.adminCount() === 0) return;
+    let signal: EventsSignal;
+    try {
+      signal = JSON.parse(message) as EventsSignal;
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'unreadable events signal ignored');
+      return;
+    }
+    if (signal.node === this.deps.nodeId) return;
+    this.offering = this.offering.then(() => this.offer(signal)).catch((err: unknown) => {
+      this.deps.logger.warn({ err }, 'events of another node could not be offered to the admin streams; they resume from the event log');
+      this.deps.hub.endAdmin();
+    });
+  }
+
+  private async offer(signal: EventsSignal): Promise<void> {
+    const records = new Map<string, InstanceRecord | null>();
+    for (const { instance } of signal.events) if (!records.has(instance)) records.set(instance, await this.deps.record(instance));
+    for (const { instance, event } of signal.events) {
+      const record = records.get(instance);
+      if (record) this.deps.hub.offerAdmin(decodeStored<ChannelEvent>(event), record);
+    }
+  }
+}
