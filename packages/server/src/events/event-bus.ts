@@ -193,6 +193,20 @@ export class EventBus {
     });
   }
 
+  /** Whether an event of the instance that matches is published and waits for its turn (not being processed yet). */
+  isWaiting(instanceId: string, match: (event: ChannelEvent) => boolean): boolean {
+    return this.waiting.get(instanceId)?.some((entry) => entry !== BARRIER && match(entry.event)) ?? false;
+  }
+
+  /**
+   * Resolves once every event of the instance published so far, and every task queued by
+   * {@link run}, has been processed. Unlike `run` it queues no barrier: events published meanwhile
+   * keep forming runs for `handleBatch`.
+   */
+  processed(instanceId: string): Promise<void> {
+    return this.chains.after(instanceId);
+  }
+
   /** Resolves when every event published so far has been processed. */
   async drain(): Promise<void> {
     await this.chains.idle();
