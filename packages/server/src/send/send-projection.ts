@@ -19,11 +19,13 @@ export class SendProjection {
       if (media) await this.storage.media.put(instanceId, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
     };
     // A channel that reports its own sends (the sandbox does) published this very record as a message
-    // event before `send` answered: once the instance's events so far are processed it is stored with
-    // its chat. Waiting for that queues no barrier, which would cut the runs of events `handleBatch`
-    // stores in a few round trips (an instance's events bound its send rate on a networked store).
+    // event before `send` answered (still waiting, being handled, or stored already): once the
+    // instance's events so far are processed it is stored with its chat. Waiting for that queues no
+    // barrier, which would cut the runs of events `handleBatch` stores in a few round trips (an
+    // instance's events bound its send rate on a networked store). Media sends keep the barrier: their
+    // media is stored in the instance's event order.
     const echoed = (event: ChannelEvent) => event.type === 'message' && event.message.record === record;
-    if (!media && (this.projector.wasProjected(record) || this.bus.isWaiting(instanceId, echoed))) {
+    if (!media && (this.projector.wasProjected(record) || this.bus.isPending(instanceId, echoed))) {
       await this.bus.processed(instanceId);
       if (this.projector.wasProjected(record)) return Object.assign({}, record, { provider: adapter.channel });
     }
