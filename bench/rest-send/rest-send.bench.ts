@@ -14,6 +14,9 @@
  * `parley` sends through the outbound queue (issue 16; the sandbox paces nothing), `parley-direct` is
  * the same server with `queue.enabled` false (the send path before the queue): "queue vs direct" is the
  * median of their per-round req/s ratios.
+ * req/s counts sends *answered*; a queued target may answer a send `PENDING` and send it later. "sent/s
+ * end to end" counts each queued target's sends completed: the round's answered sends ÷ (the round +
+ * the time its queue then took to drain), and "vs parley sqlite (sent/s end to end)" compares on that basis.
  * Env: BENCH_SECONDS (per round, default 10), BENCH_ROUNDS (3), BENCH_CONNECTIONS (100),
  * BENCH_SENDS (0; set 1000000 for the RSS run), BENCH_SCHEDULED (0; set 100000 for the queue memory
  * run: that many sends scheduled an hour ahead, RSS of the server after each tenth),
@@ -72,25 +75,34 @@ async function load(port: number, key: string, to: string[], amount?: number, ex
   });
 }
 
+/** Targets that send through the outbound queue: a round counts as over once their queue is empty. */
+const QUEUED = new Set(['parley', 'parley-redis']);
+/** Longest wait for a queue to drain after a round. */
+const DRAIN_LIMIT_MS = 300_000;
+
 /**
  * Sends the queue accepted but has not sent yet (their recipient's earlier sends were still going
  * out) leave after the round: the next round starts once the target's queue is empty, so no round
- * pays for another's backlog. How long that took is printed.
+ * pays for another's backlog. How long that took is printed and counted in the round's end-to-end
+ * rate.
  */
 async function drained(kind: string, info: Started['info']): Promise<void> {
-  if (kind !== 'parley' && kind !== 'parley-redis') return;
+  if (!QUEUED.has(kind)) return;
   const started = performance.now();
   let total = 0;
-  for (let i = 0; i < 1200; i++) {
+  while (performance.now() - started < DRAIN_LIMIT_MS) {
     total = ((await (await fetch(`http://127.0.0.1:${info.port}/${info.key}/queue?limit=1`)).json()) as { total: number }).total;
     if (total === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
   console.error(`${kind}: queue drained in ${Math.round(performance.now() - started)} ms (${total} left)`);
+  if (total > 0) throw new Error(`${kind}: ${total} sends still queued ${DRAIN_LIMIT_MS} ms after the round`);
 }
 
 interface Round {
   rps: number;
+  /** Sends accepted in the round ÷ (the round + the drain of its queue): sends completed per second. */
+  sentPerSecond: number;
   p50: number;
   p99: number;
   cpuPerRequest: number;
@@ -100,11 +112,13 @@ interface Round {
 async function round(kind: string, target: Started): Promise<Round> {
   const { child, info } = target;
   const cpuBefore = cpuMicrosOf(child.pid!);
+  const started = performance.now();
   const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
   const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   await drained(kind, info);
-  return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
+  const sentPerSecond = result.requests.total / ((performance.now() - started) / 1000);
+  return { rps: result.requests.average, sentPerSecond, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
 
 const median = (values: number[]) => percentile(values, 50);
@@ -122,27 +136,34 @@ for (const { child } of targets.values()) child.kill('SIGTERM');
 
 const express = rounds.get('bare-express') ?? [];
 const sqlite = rounds.get('parley') ?? [];
-/** Median over rounds of `kind`'s req/s divided by `base`'s in the same round (measured back to back). */
-const versus = (kind: string, base: Round[]) =>
-  `${Math.round(median(rounds.get(kind)!.map((x, i) => x.rps / base[i]!.rps)) * 100)}%`;
+/** Median over rounds of `kind`'s `metric` divided by `base`'s in the same round (measured back to back). */
+const versus = (kind: string, base: Round[], metric: (x: Round) => number = (x) => x.rps) =>
+  `${Math.round(median(rounds.get(kind)!.map((x, i) => metric(x) / metric(base[i]!))) * 100)}%`;
+const sent = (x: Round) => x.sentPerSecond;
 const cpuOf = (rs: Round[]) => median(rs.map((x) => x.cpuPerRequest));
 console.log(`\n### bench/rest-send — ${machine()}, ${CONNECTIONS} connections, ${ROUNDS} interleaved rounds of ${SECONDS} s\n`);
-console.log(table(['target', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MiB after', 'vs bare express (req/s)', 'vs bare express (CPU/req)', 'vs parley sqlite (req/s)', 'vs parley sqlite (CPU/req)'],
+console.log(table(['target', 'req/s', 'sent/s end to end', 'p50 ms', 'p99 ms', 'CPU µs/req', 'RSS MiB after', 'vs bare express (req/s)', 'vs bare express (CPU/req)',
+  'vs parley sqlite (req/s)', 'vs parley sqlite (sent/s end to end)', 'vs parley sqlite (CPU/req)'],
   kinds.map((kind) => {
     const rs = rounds.get(kind)!;
     const cpu = cpuOf(rs);
     const isParley = kind.startsWith('parley');
-    return [kind, Math.round(median(rs.map((x) => x.rps))), median(rs.map((x) => x.p50)), median(rs.map((x) => x.p99)),
+    const queued = QUEUED.has(kind);
+    return [kind, Math.round(median(rs.map((x) => x.rps))), queued ? Math.round(median(rs.map(sent))) : '', median(rs.map((x) => x.p50)), median(rs.map((x) => x.p99)),
       Math.round(cpu), rss.get(kind)!, isParley && express.length ? versus(kind, express) : kind === 'bare-express' ? '100%' : '',
       kind === 'bare-http' || !express.length ? '' : `${Math.round((cpuOf(express) / cpu) * 100)}%`,
-      isParley && sqlite.length ? versus(kind, sqlite) : '', isParley && sqlite.length ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
+      isParley && sqlite.length ? versus(kind, sqlite) : '', queued && sqlite.length ? versus(kind, sqlite, sent) : '',
+      isParley && sqlite.length ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
   })));
 if (rounds.has('parley-direct') && rounds.has('parley')) {
   const direct = rounds.get('parley-direct')!;
   console.log(`\nQueue vs direct (parley / parley-direct, median of per-round ratios): req/s ${versus('parley', direct)}, CPU/req ${Math.round((cpuOf(direct) / cpuOf(sqlite)) * 100)}%`);
 }
-console.log('\nPer round (req/s, p99 ms):');
-for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${x.p99}`).join(', ')}`);
+if (rounds.has('parley-redis') && rounds.has('parley')) {
+  console.log(`\nRedis vs SQLite, sends completed end to end (median of per-round ratios): ${versus('parley-redis', sqlite, sent)}`);
+}
+console.log('\nPer round (req/s, sent/s end to end, p99 ms):');
+for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${QUEUED.has(kind) ? Math.round(x.sentPerSecond) : '—'} / ${x.p99}`).join(', ')}`);
 
 if (SENDS > 0) {
   const { child, info } = await start('parley');

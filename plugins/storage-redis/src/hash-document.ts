@@ -62,7 +62,19 @@ export class DocumentGuesses {
     const name = `${key}\u0000${field}`;
     this.texts.delete(name);
     this.texts.set(name, text);
-    if (this.texts.size > this.limit) this.texts.delete(this.texts.keys().next().value!);
+    if (this.texts.size > this.limit) this.evict();
+  }
+
+  /**
+   * Drops the oldest quarter in one pass: a Map keeps deleted entries as holes until it rehashes, so
+   * dropping one oldest entry per write would scan ever more holes to find the next.
+   */
+  private evict(): void {
+    let drop = this.texts.size - (this.limit - Math.floor(this.limit / 4));
+    for (const name of this.texts.keys()) {
+      if (drop-- <= 0) break;
+      this.texts.delete(name);
+    }
   }
 
   forget(key: string, field: string): void {

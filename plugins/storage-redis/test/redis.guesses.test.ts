@@ -31,6 +31,14 @@ describe('DocumentGuesses', () => {
     guesses.forget('k', 'a');
     assert.equal(guesses.get('k', 'a'), undefined);
   });
+
+  it('drops the oldest quarter at once when it passes a larger limit, keeping the most recent', () => {
+    const guesses = new DocumentGuesses(8);
+    for (let i = 0; i < 9; i++) guesses.remember('k', `f${i}`, String(i));
+    // 9 > 8: back to 6, the three least recently remembered gone.
+    assert.deepEqual([0, 1, 2].map((i) => guesses.get('k', `f${i}`)), [undefined, undefined, undefined]);
+    assert.deepEqual([3, 4, 5, 6, 7, 8].map((i) => guesses.get('k', `f${i}`)), ['3', '4', '5', '6', '7', '8']);
+  });
 });
 
 /*

@@ -18,6 +18,14 @@ export class KeyedSerialQueue {
     return result;
   }
 
+  /**
+   * Resolves once every task queued so far under `key` has ended (fulfilled or not), without queuing
+   * anything: tasks queued later do not wait for the caller.
+   */
+  after(key: string): Promise<void> {
+    return this.tails.get(key) ?? Promise.resolve();
+  }
+
   /** Resolves once no task is queued under any key, including tasks queued while waiting. */
   async idle(): Promise<void> {
     while (this.tails.size > 0) await Promise.allSettled([...this.tails.values()]);

@@ -76,6 +76,8 @@ export class EventBus {
   private readonly waiting = new Map<string, (InFlight | typeof BARRIER)[]>();
   /** Events processed with an earlier one of their run: their own turn on the chain has nothing left to do. */
   private readonly taken = new WeakSet<InFlight>();
+  /** Per instance, the run of events its chain is handling now. */
+  private readonly handlingNow = new Map<string, readonly InFlight[]>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
   private readonly watchers = new Set<EventWatcher>();
   /** Published events not yet told to the watchers, in publish (= id) order. */
@@ -197,7 +199,12 @@ export class EventBus {
         this.dequeue(instance);
       }
     }
-    await this.process(batch);
+    this.handlingNow.set(instance, batch);
+    try {
+      await this.process(batch);
+    } finally {
+      this.handlingNow.delete(instance);
+    }
   }
 
   /**
@@ -211,6 +218,21 @@ export class EventBus {
       this.dequeue(instanceId);
       return task();
     });
+  }
+
+  /** Whether an event of the instance that matches is published and not processed yet (waiting for its turn or being handled). */
+  isPending(instanceId: string, match: (event: ChannelEvent) => boolean): boolean {
+    const matches = (entry: InFlight | typeof BARRIER) => entry !== BARRIER && match(entry.event);
+    return (this.handlingNow.get(instanceId)?.some(matches) || this.waiting.get(instanceId)?.some(matches)) ?? false;
+  }
+
+  /**
+   * Resolves once every event of the instance published so far, and every task queued by
+   * {@link run}, has been processed. Unlike `run` it queues no barrier: events published meanwhile
+   * keep forming runs for `handleBatch`.
+   */
+  processed(instanceId: string): Promise<void> {
+    return this.chains.after(instanceId);
   }
 
   /** Resolves when every event published so far has been processed. */

@@ -9,6 +9,8 @@ export interface EventSink {
   publish(instanceId: string, provider: ChannelName, payload: ChannelEventPayload): void;
   /** Runs `task` after everything published for the instance so far was handled (stored, queued). */
   run(instanceId: string, task: () => Promise<void>): Promise<void>;
+  /** Resolves once everything published for the instance so far was handled, holding back nothing published later. */
+  processed(instanceId: string): Promise<void>;
 }
 
 /**
@@ -113,7 +115,7 @@ export class InstanceRegistry {
       instanceId: id,
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
       emit: (payload: ChannelEventPayload) => this.sink!.publish(id, adapter?.channel ?? driver.channel, payload),
-      settled: () => this.sink!.run(id, async () => {}),
+      settled: () => this.sink!.processed(id),
       storage: this.placement?.storageFor(id, this.storage) ?? this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });

@@ -1,4 +1,4 @@
-import type { ChannelAdapter, MessageRecord, OutgoingContent, Storage } from '@parley/core';
+import type { ChannelAdapter, ChannelEvent, MessageRecord, OutgoingContent, Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { StoreProjector } from '../events/store-projector.js';
 
@@ -13,11 +13,22 @@ export class SendProjection {
     private readonly projector: StoreProjector,
   ) {}
 
-  project(instanceId: string, adapter: ChannelAdapter, content: OutgoingContent, record: MessageRecord): Promise<MessageRecord> {
+  async project(instanceId: string, adapter: ChannelAdapter, content: OutgoingContent, record: MessageRecord): Promise<MessageRecord> {
     const media = 'media' in content ? content.media : undefined;
     const keepMedia = async () => {
       if (media) await this.storage.media.put(instanceId, record.key.id, { data: media.data, mimetype: media.mimetype, fileName: media.fileName });
     };
+    // A channel that reports its own sends (the sandbox does) published this very record as a message
+    // event before `send` answered (still waiting, being handled, or stored already): once the
+    // instance's events so far are processed it is stored with its chat. Waiting for that queues no
+    // barrier, which would cut the runs of events `handleBatch` stores in a few round trips (an
+    // instance's events bound its send rate on a networked store). Media sends keep the barrier: their
+    // media is stored in the instance's event order.
+    const echoed = (event: ChannelEvent) => event.type === 'message' && event.message.record === record;
+    if (!media && (this.projector.wasProjected(record) || this.bus.isPending(instanceId, echoed))) {
+      await this.bus.processed(instanceId);
+      if (this.projector.wasProjected(record)) return Object.assign({}, record, { provider: adapter.channel });
+    }
     return this.bus.run(instanceId, async () => {
       // The channel's echo of this send (same record) is stored with its chat already.
       if (this.projector.wasProjected(record)) {
