@@ -9,8 +9,8 @@ import { startTestServer, type TestServer, type TestServerOptions } from '../sup
 
 const ALICE = '5511960000001';
 const BOB = '5511960000002';
-/** Long enough for a graceful stop and a restart to fit in one ring, short enough to wait out. */
-const RING_MS = 1500;
+/** Long enough for a graceful stop and a restart to fit in one ring on a loaded machine (1.5 s did not at a load average of 15), short enough to wait out. */
+const RING_MS = 4000;
 
 const sleepUntil = (time: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, time - Date.now())));
 
