@@ -64,7 +64,8 @@ export interface Sink {
    * Optional: publishes consecutive messages of one instance, in order, pipelined (all sent, then the
    * confirms awaited), within the same time bound as one {@link publish}. Answers how many leading
    * messages the broker confirmed; the host books those as delivered, the first unconfirmed one as a
-   * failed attempt and the rest as not attempted (sent again after it). A sink without it gets one
+   * failed attempt and the rest as not attempted (sent again after it). It may instead reject (no
+   * connection at all): the host books that as the first message failing. A sink without it gets one
    * {@link publish} at a time.
    */
   publishBatch?(messages: SinkMessage[], signal: AbortSignal): Promise<SinkBatchResult>;
