@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Delivery, NewDelivery } from '@parley/core';
-import { newDelivery, uniqueId } from './storage-fixtures.js';
+import { newDelivery, queuedDelivery as queued, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
 /** Fake times: the queue takes `now` from its caller, so no test sleeps. */
@@ -10,9 +10,6 @@ const LEASE = 30_000;
 const URL_1 = 'http://127.0.0.1:9301/hook';
 const SINK = 'sink:conformance';
 
-function queued(delivery: NewDelivery, changes: Partial<Delivery> = {}): Delivery {
-  return { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt, ...changes };
-}
 
 /** `count` deliveries of one lane, created 1 ms apart from `at`. */
 function lane(instance: string, url: string, count: number, at = T): NewDelivery[] {
