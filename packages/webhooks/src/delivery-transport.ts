@@ -21,25 +21,25 @@ export interface DeliveryTransport {
   /**
    * Makes attempts of one lane's claimed deliveries, in lane order, and answers one result per delivery
    * it attempted: a prefix of `deliveries` that ends at the first one not delivered (the rest are not
-   * attempted and go back to the queue as they were). It starts no attempt after `startBy`
-   * (`performance.now()` scale) other than the first, so the lease outlasts the batch. May throw (a
+   * attempted and go back to the queue as they were). Before starting any attempt but the first it asks
+   * `mayStart` (false once the lease could not cover another attempt, or the worker is stopping). May throw (a
    * network error): the worker books the first delivery as failed. When `signal` aborted (shutdown),
    * only what was delivered is booked and the lease brings the rest back.
    */
-  attempt(deliveries: readonly Delivery[], signal: AbortSignal, startBy: number): Promise<AttemptResult[]>;
+  attempt(deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean): Promise<AttemptResult[]>;
 }
 
 /**
  * Attempts deliveries one after the other with `attemptOne` (an error it throws is a failed attempt),
- * stopping after the first one not delivered, on abort, or before starting one after `startBy`.
+ * stopping after the first one not delivered, on abort, or when `mayStart` says no before the next one.
  */
 export async function attemptInTurn(
-  deliveries: readonly Delivery[], signal: AbortSignal, startBy: number,
+  deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean,
   attemptOne: (delivery: Delivery) => Promise<AttemptResult>,
 ): Promise<AttemptResult[]> {
   const results: AttemptResult[] = [];
   for (const delivery of deliveries) {
-    if (results.length > 0 && (signal.aborted || performance.now() > startBy)) break;
+    if (results.length > 0 && (signal.aborted || !mayStart())) break;
     let result: AttemptResult;
     try {
       result = await attemptOne(delivery);

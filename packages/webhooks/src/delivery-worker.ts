@@ -123,11 +123,13 @@ export class DeliveryWorker {
   private async attempt(lane: Delivery[], signal: AbortSignal): Promise<void> {
     const { storage, transportFor, options } = this.deps;
     const transport = transportFor(lane[0]!);
-    // Room for one more whole attempt before the lease runs out, with a second to book the outcomes.
+    // Another attempt starts only while the lease has room for it and a second to book the outcomes,
+    // and not once the worker is stopping.
     const startBy = performance.now() + options.leaseMs - options.timeoutMs - LEASE_MARGIN_MS;
+    const mayStart = () => this.pump.isRunning && performance.now() <= startBy;
     let results: AttemptResult[];
     try {
-      results = await transport.attempt(lane, signal, startBy);
+      results = await transport.attempt(lane, signal, mayStart);
     } catch (error) {
       results = [{ delivered: false, error: error instanceof Error ? error.message : String(error) }];
     }

@@ -10,7 +10,7 @@ export class SinkTransport implements DeliveryTransport {
   readonly kind = 'sink';
   constructor(private readonly sinks: ReadonlyMap<string, Sink>) {}
 
-  async attempt(deliveries: readonly Delivery[], signal: AbortSignal, startBy: number): Promise<AttemptResult[]> {
+  async attempt(deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean): Promise<AttemptResult[]> {
     const name = sinkOfTarget(deliveries[0]!.url);
     const sink = this.sinks.get(name);
     // A sink removed from the configuration: kept queued on the schedule (it may come back), then dead.
@@ -18,7 +18,7 @@ export class SinkTransport implements DeliveryTransport {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
     if (!sink.publishBatch) {
-      return attemptInTurn(deliveries, signal, startBy, async (delivery) => {
+      return attemptInTurn(deliveries, signal, mayStart, async (delivery) => {
         await sink.publish(messageOf(delivery), signal);
         return { delivered: true, status: 0, responseTimeMs: elapsed() };
       });

@@ -32,8 +32,8 @@ export class WebhookTransport implements DeliveryTransport {
 
   constructor(private readonly deps: WebhookTransportDeps) {}
 
-  attempt(deliveries: readonly Delivery[], signal: AbortSignal, startBy: number): Promise<AttemptResult[]> {
-    return attemptInTurn(deliveries, signal, startBy, (delivery) => this.post(delivery, signal));
+  attempt(deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean): Promise<AttemptResult[]> {
+    return attemptInTurn(deliveries, signal, mayStart, (delivery) => this.post(delivery, signal));
   }
 
   private async post(delivery: Delivery, signal: AbortSignal): Promise<AttemptResult> {
