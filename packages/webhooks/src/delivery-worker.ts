@@ -42,6 +42,8 @@ function origin(url: string): string {
 export class DeliveryWorker {
   /** The lanes' batches in flight, by head delivery id, settled when their bookkeeping is done. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** When each target last came back ({@link resumed}), on `performance.now()`'s scale. */
+  private readonly resumedAt = new Map<string, number>();
   /**
    * Aborts every attempt in flight when {@link stop} runs out of time. One for all attempts: a stop
    * aborts them all at once anyway, and a controller per attempt was a visible share of its CPU.
@@ -65,6 +67,15 @@ export class DeliveryWorker {
   /** Asks for a claim round (cheap when one is running: it loops once more). */
   wake(): void {
     this.pump.wake();
+  }
+
+  /**
+   * Target `url` is reachable again (a sink reconnected). A batch to it that was in flight since before
+   * now and fails is retried at once rather than on the schedule: it failed on the connection that was
+   * lost, after the host had already made the target's waiting deliveries due.
+   */
+  resumed(url: string): void {
+    this.resumedAt.set(url, performance.now());
   }
 
   /**
@@ -127,6 +138,7 @@ export class DeliveryWorker {
     // and not once the worker is stopping.
     const startBy = performance.now() + options.leaseMs - options.timeoutMs - LEASE_MARGIN_MS;
     const mayStart = () => this.pump.isRunning && performance.now() <= startBy;
+    const started = performance.now();
     let results: AttemptResult[];
     try {
       results = await transport.attempt(lane, signal, mayStart);
@@ -136,13 +148,14 @@ export class DeliveryWorker {
     const outcomes: DeliveryOutcome[] = [];
     for (const [i, result] of results.entries()) {
       if (!result.delivered && signal.aborted) break;
-      outcomes.push(this.outcomeOf(lane[i]!, result, transport.kind));
+      outcomes.push(this.outcomeOf(lane[i]!, result, transport.kind, (this.resumedAt.get(lane[0]!.url) ?? -Infinity) > started));
     }
     if (!signal.aborted) for (const delivery of lane.slice(results.length)) outcomes.push({ id: delivery.id, outcome: 'released' });
     if (outcomes.length > 0) await storage.deliveries.complete(outcomes);
   }
 
-  private outcomeOf(delivery: Delivery, result: AttemptResult, kind: string): DeliveryOutcome {
+  /** @param cameBack - the target came back while the attempt was in flight: a retry is due at once. */
+  private outcomeOf(delivery: Delivery, result: AttemptResult, kind: string, cameBack: boolean): DeliveryOutcome {
     const { policy, clock, logger } = this.deps;
     const attempt = delivery.attempts + 1;
     if (result.delivered) {
@@ -150,7 +163,8 @@ export class DeliveryWorker {
       return { id: delivery.id, outcome: 'sent', status: result.status, responseTimeMs: result.responseTimeMs };
     }
     const { error, status, responseTimeMs, retryAfterMs, final } = result;
-    const nextAttemptAt = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
+    const scheduled = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
+    const nextAttemptAt = scheduled !== null && cameBack ? clock.now() : scheduled;
     // An answer that refused it (an HTTP status), or no answer at all (network error, time-out, broker down).
     logger.warn({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url), attempt, error, status, responseTimeMs, nextAttemptAt },
       status === undefined ? `${kind} attempt failed` : `${kind} receiver refused the delivery`);

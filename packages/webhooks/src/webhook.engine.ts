@@ -13,7 +13,7 @@ import { RetryPolicy } from './retry-policy.js';
 import { formatNames, routeUrl } from './routing.js';
 import { validateWebhookSettings } from './settings-validation.js';
 import { SinkRouter } from './sink-router.js';
-import { isSinkTarget } from './sink-target.js';
+import { isSinkTarget, sinkTarget } from './sink-target.js';
 import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
@@ -224,6 +224,7 @@ export class WebhookEngine {
    * and the worker wakes, so what waited for the broker goes out at once, in order per lane.
    */
   private async resume(name: string): Promise<void> {
+    this.worker.resumed(sinkTarget(name));
     try {
       const count = await this.sinks.expedite(name, this.deps.clock.now());
       if (count > 0) this.logger.info({ sink: name, lanes: count }, 'event sink reconnected: its waiting deliveries go out now');
