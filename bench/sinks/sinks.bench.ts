@@ -3,7 +3,8 @@
  * outbox and worker, against the machine's RabbitMQ and NATS JetStream:
  * - burst: N events handed to `engine.handle` (one ordered chain per instance, all instances at once,
  *   as the event bus does), timed until every publish was confirmed (AMQP publisher confirm, JetStream
- *   ack): events/s. Beside it, in the same run and alternating with it, the ceiling: a bare client loop
+ *   ack): events/s. The worker claims up to `batchSize` (64) events per instance and publishes them
+ *   pipelined. Beside it, in the same run and alternating with it, the ceiling: a bare client loop
  *   (amqplib confirm channel / nats.js `js.publish`) publishing the same bodies, routing keys and
  *   message ids with confirms, as many in flight as the worker's concurrency. "Parley / bare" is the
  *   median of the per-round ratios (target ≥ 70 %).
@@ -75,23 +76,29 @@ function sinkOf(broker: string, url: string): Sink {
     : new NatsSink({ servers: [url], stream: STREAM, subjectPrefix: PREFIX, duplicateWindowMs: 120_000, maxAgeMs: 600_000, publishTimeoutMs: 5_000, connectTimeoutMs: 2_000 }, silentLogger);
 }
 
-/** Calls `confirmed` after every publish the sink confirmed: the benchmark's finish line. */
-function counting(sink: Sink, confirmed: () => void): Sink {
+/** Calls `confirmed` with the number of messages the sink confirmed, after each publish: the benchmark's finish line. */
+function counting(sink: Sink, confirmed: (count: number) => void): Sink {
   return {
     name: sink.name, start: () => sink.start(), health: () => sink.health(), stop: () => sink.stop(),
+    onReconnect: (listener) => sink.onReconnect?.(listener),
     publish: async (message, signal) => {
       await sink.publish(message, signal);
-      confirmed();
+      confirmed(1);
+    },
+    publishBatch: async (messages, signal) => {
+      const result = await sink.publishBatch!(messages, signal);
+      confirmed(result.confirmed);
+      return result;
     },
   };
 }
 
 /** Resolves when `count` confirms were counted. */
-function finishLine(count: number): { confirmed: () => void; reached: Promise<void> } {
+function finishLine(count: number): { confirmed: (n: number) => void; reached: Promise<void> } {
   let seen = 0;
   let done!: () => void;
   const reached = new Promise<void>((resolve) => (done = resolve));
-  return { confirmed: () => { if (++seen === count) done(); }, reached };
+  return { confirmed: (n) => { seen += n; if (seen >= count) done(); }, reached };
 }
 
 async function openStorage(kind: string): Promise<Storage> {

@@ -184,6 +184,40 @@ export function describeSinkConformance(name: string, harness: SinkConformanceHa
       await reader.close();
     });
 
+    it('publishes a batch pipelined: every message confirmed, arriving once, in order (a sink with publishBatch)', async (t) => {
+      const run = newRun();
+      const sink = sinkOf(harness.broker, run);
+      if (!sink.publishBatch) return t.skip('the sink has no publishBatch: the host publishes one message at a time');
+      const reader = await harness.subscribe(run);
+      await sink.start();
+      const batch = Array.from({ length: 200 }, (_, n) => sinkTestMessage('ins_conf_batch', n));
+      assert.deepEqual(await sink.publishBatch(batch, new AbortController().signal), { confirmed: batch.length });
+      assert.deepEqual(await sink.publishBatch([], new AbortController().signal), { confirmed: 0 });
+      assert.ok(await eventually(async () => reader.messages().length >= batch.length, 200, 50), `got ${reader.messages().length} of ${batch.length}`);
+      assert.deepEqual(reader.messages().map((m) => m.id), batch.map((m) => m.id));
+      await reader.close();
+    });
+
+    it('after an outage it reconnects by itself, with no publish to prompt it, and tells onReconnect (a sink with onReconnect)', async (t) => {
+      const sink = sinkOf(viaProxy(), newRun());
+      if (!sink.onReconnect) return t.skip('the sink has no onReconnect: the host resumes at the next retry');
+      let reconnects = 0;
+      sink.onReconnect(() => reconnects++);
+      await sink.start();
+      const connected = reconnects;
+      await proxy.reset();
+      await sleep(700);
+      await proxy.silence();
+      if (sink.publishBatch) {
+        // No connection: it rejects; a connection that hangs: it answers the confirmed prefix and why the rest was not.
+        const result = await sink.publishBatch([sinkTestMessage('ins_conf_down', 1), sinkTestMessage('ins_conf_down', 2)], new AbortController().signal)
+          .catch((error: unknown) => ({ confirmed: 0, error: error as Error }));
+        assert.ok(result.confirmed < 2 && result.error instanceof Error, 'a batch during the outage is not confirmed whole, and says why');
+      }
+      await proxy.restore();
+      assert.ok(await eventually(async () => reconnects > connected && sink.health().ready, 400, 50), 'reconnected and told the listener');
+    });
+
     it('stops idempotently; a stopped sink refuses to publish', async () => {
       const sink = sinkOf(harness.broker, newRun());
       await sink.start();

@@ -2,6 +2,7 @@ import { after, describe } from 'node:test';
 import { describeAuthStateCases } from './storage-auth-state.cases.js';
 import { describeClaimCases } from './storage-claims.cases.js';
 import { describeDeliveryCases } from './storage-deliveries.cases.js';
+import { describeDeliveryBatchCases } from './storage-delivery-batches.cases.js';
 import { describeEventLogCases } from './storage-events.cases.js';
 import type { StorageHarness } from './storage-harness.js';
 import { describeIdempotencyCases } from './storage-idempotency.cases.js';
@@ -39,6 +40,7 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     describeAuthStateCases(harness);
     describeStateCases(harness);
     describeDeliveryCases(harness);
+    describeDeliveryBatchCases(harness);
     describeIdempotencyCases(harness);
     describeEventLogCases(harness);
     describeOutboundCases(harness);

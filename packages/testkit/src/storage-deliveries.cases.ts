@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { DeadLetter, Delivery, DeliveryQueue, NewDelivery } from '@parley/core';
-import { newDelivery, uniqueId } from './storage-fixtures.js';
+import { newDelivery, queuedDelivery as queued, uniqueId } from './storage-fixtures.js';
 import type { FakeClock } from './fake-clock.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
@@ -11,10 +11,6 @@ const LEASE = 30_000;
 const URL_1 = 'http://127.0.0.1:9001/hook';
 const URL_2 = 'http://127.0.0.1:9002/hook';
 
-/** What a fresh delivery reads as, with optional bookkeeping changes. */
-function queued(delivery: NewDelivery, changes: Partial<Delivery> = {}): Delivery {
-  return { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt, ...changes };
-}
 
 /** Asserts `letter` equals `expected` plus `deadAt`: the time of the storage's clock when it died. */
 function assertDead(letter: DeadLetter | undefined, expected: Delivery, deadAt: number): void {

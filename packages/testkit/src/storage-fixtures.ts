@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import {
   defaultInstanceFlags, defaultWebhookSettings,
-  type InstanceRecord, type MessageRecord, type MessageStatus, type NewDelivery,
+  type Delivery, type InstanceRecord, type MessageRecord, type MessageStatus, type NewDelivery,
 } from '@parley/core';
 
 /**
@@ -58,4 +58,9 @@ export function newDelivery(instance: string, url: string, createdAt: number, id
     id, instance, url, format: 'native', eventId: 'message-text', eventType: 'messages.upsert',
     body: JSON.stringify({ event: 'messages.upsert', instance, id }), createdAt,
   };
+}
+
+/** What a fresh delivery reads as from the queue, with optional bookkeeping changes. */
+export function queuedDelivery(delivery: NewDelivery, changes: Partial<Delivery> = {}): Delivery {
+  return { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt, ...changes };
 }

@@ -1,11 +1,13 @@
 import { setMaxListeners } from 'node:events';
-import { ClaimPump, type Clock, type Delivery, type Logger, type Storage } from '@parley/core';
+import { ClaimPump, type Clock, type Delivery, type DeliveryOutcome, type Logger, type Storage } from '@parley/core';
 import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { WebhookOptions } from './webhook-options.js';
 
 /** While lanes are blocked behind leased heads, the worker looks again this often (ms). */
 const BLOCKED_RECHECK_MS = 1_000;
+/** Time kept at the end of a lease to book a batch's outcomes (ms). */
+const LEASE_MARGIN_MS = 1_000;
 /** After a storage error the worker tries again this much later (ms). */
 const STORAGE_RETRY_MS = 1_000;
 
@@ -31,13 +33,17 @@ function origin(url: string): string {
 }
 
 /**
- * Claims due lane heads from the durable queue and hands each to its transport (HTTP POST, sink publish), at most `concurrency` at once. It sleeps
+ * Claims due lanes from the durable queue — each lane's head with up to `batchSize` deliveries behind
+ * it — and hands each lane's batch to its transport (HTTP POSTs in turn, a pipelined sink publish), at
+ * most `concurrency` lanes at once, settling each batch in one queue call. It sleeps
  * between wake-ups: on enqueue and redelivery, when an attempt ends, at the queue's next due time, and
  * on the housekeeping sweep. Nothing is acknowledged before the target took it (2xx, broker confirm).
  */
 export class DeliveryWorker {
-  /** The attempts in flight, by delivery id, settled when their bookkeeping is done. */
+  /** The lanes' batches in flight, by head delivery id, settled when their bookkeeping is done. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** When each target last came back ({@link resumed}), on `performance.now()`'s scale. */
+  private readonly resumedAt = new Map<string, number>();
   /**
    * Aborts every attempt in flight when {@link stop} runs out of time. One for all attempts: a stop
    * aborts them all at once anyway, and a controller per attempt was a visible share of its CPU.
@@ -64,6 +70,15 @@ export class DeliveryWorker {
   }
 
   /**
+   * Target `url` is reachable again (a sink reconnected). A batch to it that was in flight since before
+   * now and fails is retried at once rather than on the schedule: it failed on the connection that was
+   * lost, after the host had already made the target's waiting deliveries due.
+   */
+  resumed(url: string): void {
+    this.resumedAt.set(url, performance.now());
+  }
+
+  /**
    * Stops claiming, waits up to `stopTimeoutMs` for in-flight attempts, then aborts the rest: those
    * stay leased and are sent again once the lease expires (the receiver may see them twice, with the
    * same `webhook-id`).
@@ -84,76 +99,89 @@ export class DeliveryWorker {
     }
   }
 
-  /** One claim round: answers true when it filled every free slot. */
-  private async round(): Promise<boolean> {
+  /** Claims lanes' batches into the free slots and starts them; the round itself is the pump's. */
+  private round(): Promise<boolean> {
     const { storage, options, clock } = this.deps;
-    const free = options.concurrency - this.inFlight.size;
-    // Full: the next ending attempt wakes the worker.
-    if (free <= 0) return false;
-    const now = clock.now();
-    const batch = await storage.deliveries.claim({ now, limit: free, leaseMs: options.leaseMs });
-    for (const delivery of batch) this.launch(delivery);
-    if (batch.length === free) return true;
-    if (!this.pump.woken) {
+    return this.pump.claimRound<Delivery[]>({
+      free: () => options.concurrency - this.inFlight.size,
+      claim: async (now, limit) => lanesOf(await storage.deliveries.claim({ now, limit, leaseMs: options.leaseMs, perLane: options.batchSize })),
+      launch: (lane) => this.launch(lane),
+      nextDueAt: () => storage.deliveries.nextDueAt(),
+      now: () => clock.now(),
+      recheckMs: BLOCKED_RECHECK_MS,
       // While attempts are in flight, each one that ends wakes the worker, which then claims whatever
-      // fell due meanwhile: asking the queue for its next due time (as costly as a claim) waits until
-      // the worker goes idle. The recheck bounds the wait when every attempt in flight is slow.
-      if (this.inFlight.size > 0) this.pump.armWithin(BLOCKED_RECHECK_MS);
-      else await this.sleepUntilDue(now);
-    }
-    return false;
+      // fell due meanwhile: asking the queue for its next due time waits until the worker goes idle.
+      deferIdleCheck: () => this.inFlight.size > 0,
+    });
+  }
+
+  private launch(lane: Delivery[]): void {
+    const head = lane[0]!;
+    const done = this.attempt(lane, this.abort.signal)
+      .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: head.id }, 'delivery attempt bookkeeping failed'))
+      .finally(() => {
+        this.inFlight.delete(head.id);
+        this.wake();
+      });
+    this.inFlight.set(head.id, done);
   }
 
   /**
-   * Arms the timer for the next due delivery. A due time at or before the claim means those deliveries
-   * wait behind leased lane heads: an ending attempt wakes the worker, and a lease held by a crashed
-   * worker is picked up by a recheck.
+   * Attempts a lane's batch through its transport, then settles it in one queue call: what the target
+   * took is sent, the first one it did not is a failed attempt (rescheduled or dead), the rest are
+   * released without an attempt, to go after it. On shutdown only what was delivered is booked.
    */
-  private async sleepUntilDue(claimedAt: number): Promise<void> {
-    const due = await this.deps.storage.deliveries.nextDueAt();
-    if (due === null) {
-      this.pump.disarm();
-      return;
-    }
-    this.pump.arm(due > claimedAt ? due - this.deps.clock.now() : BLOCKED_RECHECK_MS);
-  }
-
-  private launch(delivery: Delivery): void {
-    const done = this.attempt(delivery, this.abort.signal)
-      .catch((error: unknown) => this.deps.logger.error({ err: error, delivery: delivery.id }, 'delivery attempt bookkeeping failed'))
-      .finally(() => {
-        this.inFlight.delete(delivery.id);
-        this.wake();
-      });
-    this.inFlight.set(delivery.id, done);
-  }
-
-  private async attempt(delivery: Delivery, signal: AbortSignal): Promise<void> {
-    const { storage, transportFor, policy, clock, logger } = this.deps;
-    // Log bindings are built only for lines that are written: attempts are the hot path.
-    const about = () => ({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url) });
-    const attempt = delivery.attempts + 1;
-    const transport = transportFor(delivery);
-    let result: AttemptResult;
+  private async attempt(lane: Delivery[], signal: AbortSignal): Promise<void> {
+    const { storage, transportFor, options } = this.deps;
+    const transport = transportFor(lane[0]!);
+    // Another attempt starts only while the lease has room for it and a second to book the outcomes,
+    // and not once the worker is stopping.
+    const startBy = performance.now() + options.leaseMs - options.timeoutMs - LEASE_MARGIN_MS;
+    const mayStart = () => this.pump.isRunning && performance.now() <= startBy;
+    const started = performance.now();
+    let results: AttemptResult[];
     try {
-      result = await transport.attempt(delivery, signal);
+      results = await transport.attempt(lane, signal, mayStart);
     } catch (error) {
-      if (signal.aborted) return;
-      result = { delivered: false, error: error instanceof Error ? error.message : String(error) };
+      results = [{ delivered: false, error: error instanceof Error ? error.message : String(error) }];
     }
-    if (signal.aborted && !result.delivered) return;
+    const outcomes: DeliveryOutcome[] = [];
+    for (const [i, result] of results.entries()) {
+      if (!result.delivered && signal.aborted) break;
+      outcomes.push(this.outcomeOf(lane[i]!, result, transport.kind, (this.resumedAt.get(lane[0]!.url) ?? -Infinity) > started));
+    }
+    if (!signal.aborted) for (const delivery of lane.slice(results.length)) outcomes.push({ id: delivery.id, outcome: 'released' });
+    if (outcomes.length > 0) await storage.deliveries.complete(outcomes);
+  }
+
+  /** @param cameBack - the target came back while the attempt was in flight: a retry is due at once. */
+  private outcomeOf(delivery: Delivery, result: AttemptResult, kind: string, cameBack: boolean): DeliveryOutcome {
+    const { policy, clock, logger } = this.deps;
+    const attempt = delivery.attempts + 1;
     if (result.delivered) {
-      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${transport.kind} delivered`);
-      await storage.deliveries.ack(delivery.id, { status: result.status, responseTimeMs: result.responseTimeMs });
-      return;
+      logger.debug({ delivery: delivery.id, instance: delivery.instance, attempt, status: result.status, responseTimeMs: result.responseTimeMs }, `${kind} delivered`);
+      return { id: delivery.id, outcome: 'sent', status: result.status, responseTimeMs: result.responseTimeMs };
     }
     const { error, status, responseTimeMs, retryAfterMs, final } = result;
-    const nextAttemptAt = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
+    const scheduled = final ? null : policy.nextAttemptAt(attempt, clock.now(), retryAfterMs);
+    const nextAttemptAt = scheduled !== null && cameBack ? clock.now() : scheduled;
     // An answer that refused it (an HTTP status), or no answer at all (network error, time-out, broker down).
-    logger.warn({ ...about(), attempt, error, status, responseTimeMs, nextAttemptAt },
-      status === undefined ? `${transport.kind} attempt failed` : `${transport.kind} receiver refused the delivery`);
-    await storage.deliveries.fail(delivery.id, {
-      nextAttemptAt, error, ...(status === undefined ? {} : { status }), ...(responseTimeMs === undefined ? {} : { responseTimeMs }),
-    });
+    logger.warn({ delivery: delivery.id, instance: delivery.instance, target: origin(delivery.url), attempt, error, status, responseTimeMs, nextAttemptAt },
+      status === undefined ? `${kind} attempt failed` : `${kind} receiver refused the delivery`);
+    return {
+      id: delivery.id, outcome: 'failed',
+      failure: { nextAttemptAt, error, ...(status === undefined ? {} : { status }), ...(responseTimeMs === undefined ? {} : { responseTimeMs }) },
+    };
   }
+}
+
+/** Splits a claim's answer into lanes: each lane's deliveries come together, head first. */
+function lanesOf(claimed: Delivery[]): Delivery[][] {
+  const lanes: Delivery[][] = [];
+  for (const delivery of claimed) {
+    const last = lanes.at(-1)?.[0];
+    if (last && last.instance === delivery.instance && last.url === delivery.url) lanes.at(-1)!.push(delivery);
+    else lanes.push([delivery]);
+  }
+  return lanes;
 }

@@ -100,6 +100,13 @@ export class SinkRouter {
     return count;
   }
 
+  /** Makes the postponed deliveries of sink `name` due at `now` (it is reachable again) and wakes the worker. Answers how many lanes. */
+  async expedite(name: string, now: number): Promise<number> {
+    const count = await this.deps.storage.deliveries.expedite(sinkTarget(name), now);
+    if (count > 0) this.deps.wake();
+    return count;
+  }
+
   /** Forgets the instance's queued sink deliveries, dead letters and counters (instance deletion). */
   async forget(instance: Pick<InstanceRecord, 'id' | 'sinks'>): Promise<void> {
     const names = new Set([...this.deps.sinks.keys(), ...Object.keys(instance.sinks ?? {})]);

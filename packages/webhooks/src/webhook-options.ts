@@ -34,8 +34,13 @@ export interface WebhookOptions {
   serviceTag: string;
   /** Whole-request time-out of one attempt (connect, send, answer, body), in ms. */
   timeoutMs: number;
-  /** Deliveries in flight at once, over all instances. At most one per instance and URL. */
+  /** Lanes (instance and URL or sink) in flight at once, over all instances. At most one batch per lane. */
   concurrency: number;
+  /**
+   * Deliveries of one lane claimed and attempted together, in order: a sink publishes them pipelined
+   * and awaits their confirms in order; webhooks POST them one after the other. Default 64.
+   */
+  batchSize: number;
   /**
    * Lease of a claimed delivery, in ms. Longer than {@link timeoutMs} plus storage round trips, so a
    * delivery is never sent by two workers at once; after a crash it is retried once the lease expires.
@@ -64,6 +69,7 @@ export const defaultWebhookOptions: Readonly<Omit<WebhookOptions, 'leaseMs'>> = 
   serviceTag: 'parley',
   timeoutMs: 15 * SECOND,
   concurrency: 16,
+  batchSize: 64,
   stopTimeoutMs: 10 * SECOND,
   userAgent: 'Parley-Webhooks/0.1',
   retry: Object.freeze({
@@ -84,6 +90,7 @@ export const webhookOptionsSchema = {
     serviceTag: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$', default: defaultWebhookOptions.serviceTag },
     timeoutMs: { ...ms(1), maximum: 10 * MINUTE, default: defaultWebhookOptions.timeoutMs },
     concurrency: { type: 'integer', minimum: 1, maximum: 1_000, default: defaultWebhookOptions.concurrency },
+    batchSize: { type: 'integer', minimum: 1, maximum: 1_000, default: defaultWebhookOptions.batchSize },
     leaseMs: { ...ms(1), description: 'default: 2 × timeoutMs + 30000; must exceed timeoutMs by at least 1000' },
     stopTimeoutMs: { ...ms(0), default: defaultWebhookOptions.stopTimeoutMs },
     userAgent: { type: 'string', minLength: 1, maxLength: 200, default: defaultWebhookOptions.userAgent },

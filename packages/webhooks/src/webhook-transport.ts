@@ -1,6 +1,6 @@
 import type { Clock, Delivery, Storage, WebhookFormat } from '@parley/core';
 import type { DeliveryObserver } from './delivery-observer.js';
-import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
+import { attemptInTurn, type AttemptResult, type DeliveryTransport } from './delivery-transport.js';
 import type { HttpSender } from './http-sender.js';
 import { parseRetryAfter } from './retry-policy.js';
 import { standardWebhookHeaders } from './signing.js';
@@ -24,7 +24,7 @@ export interface WebhookTransportDeps {
   observer?: DeliveryObserver;
 }
 
-/** Webhook attempts: a signed HTTP POST of the stored body; 2xx delivers it. */
+/** Webhook attempts: a signed HTTP POST of the stored body, one at a time in lane order; 2xx delivers it. */
 export class WebhookTransport implements DeliveryTransport {
   readonly kind = 'webhook';
   /** Webhook secret by instance id (null: the instance no longer exists), until `expires`. */
@@ -32,7 +32,11 @@ export class WebhookTransport implements DeliveryTransport {
 
   constructor(private readonly deps: WebhookTransportDeps) {}
 
-  async attempt(delivery: Delivery, signal: AbortSignal): Promise<AttemptResult> {
+  attempt(deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean): Promise<AttemptResult[]> {
+    return attemptInTurn(deliveries, signal, mayStart, (delivery) => this.post(delivery, signal));
+  }
+
+  private async post(delivery: Delivery, signal: AbortSignal): Promise<AttemptResult> {
     const { formats, sender, clock, observer, timeoutMs } = this.deps;
     const secret = await this.secretOf(delivery.instance);
     if (secret === null) return { delivered: false, error: 'instance no longer exists', final: true };

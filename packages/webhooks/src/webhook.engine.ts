@@ -13,7 +13,7 @@ import { RetryPolicy } from './retry-policy.js';
 import { formatNames, routeUrl } from './routing.js';
 import { validateWebhookSettings } from './settings-validation.js';
 import { SinkRouter } from './sink-router.js';
-import { isSinkTarget } from './sink-target.js';
+import { isSinkTarget, sinkTarget } from './sink-target.js';
 import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
@@ -82,6 +82,7 @@ export class WebhookEngine {
       storage: deps.storage, transportFor: (delivery: Delivery) => (isSinkTarget(delivery.url) ? sink : webhook),
       policy: new RetryPolicy(options.retry, deps.random), clock: deps.clock, logger: this.logger, options,
     });
+    for (const one of this.sinkList) one.onReconnect?.(() => void this.resume(one.name));
   }
 
   /**
@@ -201,7 +202,7 @@ export class WebhookEngine {
   /**
    * Starts the delivery worker and the housekeeping jobs, and connects the sinks in the background: a
    * sink whose broker cannot be reached is logged and reported not ready (`sinks.health()`), its events
-   * stay queued and it connects on its next publish. Idempotent.
+   * stay queued, it reconnects in the background and they go out once it is back. Idempotent.
    */
   start(): void {
     if (this.stopHousekeeping) return;
@@ -216,6 +217,20 @@ export class WebhookEngine {
       purge: () => this.purgeExpiredDeadLetters(),
     }, this.logger);
     this.worker.start();
+  }
+
+  /**
+   * A sink connected (again): its postponed deliveries are made due now, without counting an attempt,
+   * and the worker wakes, so what waited for the broker goes out at once, in order per lane.
+   */
+  private async resume(name: string): Promise<void> {
+    this.worker.resumed(sinkTarget(name));
+    try {
+      const count = await this.sinks.expedite(name, this.deps.clock.now());
+      if (count > 0) this.logger.info({ sink: name, lanes: count }, 'event sink reconnected: its waiting deliveries go out now');
+    } catch (err) {
+      this.logger.warn({ sink: name, err }, 'event sink reconnected, but its waiting deliveries could not be made due; they go out at their retry time');
+    }
   }
 
   /** Stops claiming, lets in-flight attempts finish (bounded by `stopTimeoutMs`) and closes connections. */

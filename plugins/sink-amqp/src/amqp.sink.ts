@@ -1,5 +1,5 @@
 import { connect, type ChannelModel, type ConfirmChannel } from 'amqplib';
-import { ConnectedSink, withinTime, type Logger, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { confirmedPrefix, ConnectedSink, withinTime, type Logger, type SinkBatchResult, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link AmqpSink}, resolved from the plugin options and the environment. */
 export interface AmqpSinkSettings {
@@ -44,25 +44,23 @@ export class AmqpSink extends ConnectedSink<Link> {
     }, settings.connectTimeoutMs);
   }
 
-  async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
+  /** Publishes every message on the confirm channel back to back, then awaits their confirms (which come in order). */
+  async publishBatch(messages: SinkMessage[], signal: AbortSignal): Promise<SinkBatchResult> {
     const { exchange, publishTimeoutMs } = this.settings;
     const link = await withinTime(this.connection.get(), publishTimeoutMs, `no AMQP connection to ${where(this.settings.url)} within ${publishTimeoutMs} ms`, signal);
-    const confirmed = new Promise<void>((resolve, reject) => {
+    const confirms = messages.map((message) => new Promise<void>((resolve, reject) => {
       link.channel.publish(exchange, `${message.instance}.${message.field}.${message.event}`, Buffer.from(message.body), {
         persistent: true, messageId: message.id, contentType: 'application/json', type: `${message.field}.${message.event}`,
         headers: { 'parley-instance': message.instance, 'parley-format': message.format },
       }, (err: unknown) => (err ? reject(err instanceof Error ? err : new Error(`publish refused: ${String(err)}`)) : resolve()));
-    });
-    try {
-      await withinTime(confirmed, publishTimeoutMs, `no publisher confirm within ${publishTimeoutMs} ms`, signal);
-    } catch (err) {
-      // A confirm that does not come means a connection that hangs: its socket is destroyed, the next publish opens another.
-      if (!signal.aborted && this.connection.isCurrent(link)) {
-        (link.model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
-        this.lost(link, (err as Error).message);
-      }
-      throw err;
+    }));
+    const result = await confirmedPrefix(confirms, publishTimeoutMs, `no publisher confirm within ${publishTimeoutMs} ms`, signal);
+    // A confirm that does not come means a connection that hangs: its socket is destroyed, the next publish opens another.
+    if (result.timedOut && !signal.aborted && this.connection.isCurrent(link)) {
+      (link.model.connection as unknown as { stream?: { destroy(): void } }).stream?.destroy();
+      this.lost(link, result.error!.message);
     }
+    return { confirmed: result.confirmed, ...(result.error ? { error: result.error } : {}) };
   }
 
   private async open(): Promise<Link> {
@@ -92,6 +90,6 @@ export class AmqpSink extends ConnectedSink<Link> {
   }
 
   private lost(link: Link, why: string): void {
-    if (this.connection.lost(link, why)) this.logger.warn({ broker: where(this.settings.url), why }, 'AMQP sink disconnected; reconnecting on the next publish');
+    if (this.connection.lost(link, why)) this.logger.warn({ broker: where(this.settings.url), why }, 'AMQP sink disconnected; reconnecting');
   }
 }

@@ -1,5 +1,5 @@
 import { connect, headers, nanos, StorageType, type JetStreamClient, type NatsConnection } from 'nats';
-import { ConnectedSink, withinTime, type Logger, type SinkMessage, type SinkTlsSettings } from '@parley/core';
+import { confirmedPrefix, ConnectedSink, withinTime, type Logger, type SinkBatchResult, type SinkMessage, type SinkTlsSettings } from '@parley/core';
 
 /** Settings of {@link NatsSink}, resolved from the plugin options and the environment. */
 export interface NatsSinkSettings {
@@ -42,22 +42,21 @@ export class NatsSink extends ConnectedSink<Link> {
     }, settings.connectTimeoutMs);
   }
 
-  async publish(message: SinkMessage, signal: AbortSignal): Promise<void> {
+  /** Sends every message as an asynchronous JetStream publish at once, then awaits the acks in order. */
+  async publishBatch(messages: SinkMessage[], signal: AbortSignal): Promise<SinkBatchResult> {
     const { publishTimeoutMs, stream, subjectPrefix } = this.settings;
     const { nc, js } = await withinTime(this.connection.get(), publishTimeoutMs, `no NATS connection within ${publishTimeoutMs} ms`, signal);
-    const h = headers();
-    h.set('Content-Type', 'application/json');
-    h.set('Parley-Format', message.format);
-    const subject = `${subjectPrefix}.${message.instance}.${message.field}.${message.event}`;
-    try {
-      await withinTime(js.publish(subject, Buffer.from(message.body), {
-        msgID: message.id, timeout: publishTimeoutMs, expect: { streamName: stream }, headers: h,
-      }), publishTimeoutMs + 1_000, `no JetStream ack within ${publishTimeoutMs} ms`, signal);
-    } catch (err) {
-      // No ack while the client believes it is connected: the connection hangs. Start a new one.
-      if (!signal.aborted && !nc.isClosed()) nc.reconnect().catch(() => undefined);
-      throw err;
-    }
+    const acks = messages.map((message) => {
+      const h = headers();
+      h.set('Content-Type', 'application/json');
+      h.set('Parley-Format', message.format);
+      const subject = `${subjectPrefix}.${message.instance}.${message.field}.${message.event}`;
+      return js.publish(subject, Buffer.from(message.body), { msgID: message.id, timeout: publishTimeoutMs, expect: { streamName: stream }, headers: h });
+    });
+    const result = await confirmedPrefix(acks, publishTimeoutMs + 1_000, `no JetStream ack within ${publishTimeoutMs} ms`, signal);
+    // No ack while the client believes it is connected: the connection hangs. Start a new one.
+    if (result.error && !signal.aborted && !nc.isClosed()) nc.reconnect().catch(() => undefined);
+    return { confirmed: result.confirmed, ...(result.error ? { error: result.error } : {}) };
   }
 
   private async open(): Promise<Link> {

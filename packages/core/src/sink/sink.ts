@@ -28,13 +28,21 @@ export interface SinkHealth {
   detail?: string;
 }
 
+/** How a {@link Sink.publishBatch} ended: the first `confirmed` messages were taken; `error` says why the next was not. */
+export interface SinkBatchResult {
+  confirmed: number;
+  /** Present when `confirmed` is below the number of messages. */
+  error?: Error;
+}
+
 /**
  * An event sink: publishes Parley's events to a message broker. A sink plugin adds one with
  * `sinks.add(sink)`; instances enable it with `PUT /{key}/instance/sinks/{name}`. The host owns
- * delivery: every event is first written to the durable outbox, then handed to {@link publish} by the
- * shared delivery worker (one message at a time per instance and sink, so order is kept), and marked
- * done only when `publish` resolved; a rejection is retried on the webhook retry schedule and then
- * dead-lettered. Sinks therefore hold no queue of their own.
+ * delivery: every event is first written to the durable outbox, then handed to {@link publishBatch}
+ * (or {@link publish}) by the shared delivery worker — one batch of consecutive events at a time per
+ * instance and sink, so order is kept — and marked done only once the broker confirmed it; a rejection
+ * is retried on the webhook retry schedule and then dead-lettered. Sinks therefore hold no queue of
+ * their own.
  */
 export interface Sink {
   /** Sink name, a lower-case id (`amqp`, `nats`, `kafka`): the `{name}` of the API. */
@@ -52,6 +60,20 @@ export interface Sink {
    * instances; the host never calls it twice at once for one instance.
    */
   publish(message: SinkMessage, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: publishes consecutive messages of one instance, in order, pipelined (all sent, then the
+   * confirms awaited), within the same time bound as one {@link publish}. Answers how many leading
+   * messages the broker confirmed; the host books those as delivered, the first unconfirmed one as a
+   * failed attempt and the rest as not attempted (sent again after it). It may instead reject (no
+   * connection at all): the host books that as the first message failing. A sink without it gets one
+   * {@link publish} at a time.
+   */
+  publishBatch?(messages: SinkMessage[], signal: AbortSignal): Promise<SinkBatchResult>;
+  /**
+   * Optional: calls `listener` whenever the sink is connected again after it lost its broker, so the
+   * host sends what waited for the broker at once rather than at its next retry time.
+   */
+  onReconnect?(listener: () => void): void;
   /** Answers at once, from what the sink last saw (for readiness and the API). */
   health(): SinkHealth;
   /** Closes connections. Idempotent; `publish` rejects afterwards. */

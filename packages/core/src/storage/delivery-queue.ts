@@ -41,6 +41,17 @@ export interface DeliveryFailure {
   responseTimeMs?: number;
 }
 
+/**
+ * How one claimed delivery ended, for {@link DeliveryQueue.complete}: `sent` as {@link DeliveryQueue.ack},
+ * `failed` as {@link DeliveryQueue.fail}, `released` when it was claimed but not attempted (an earlier
+ * delivery of its lane failed, or the worker is stopping): its lease ends, no attempt is counted and its
+ * due time stays.
+ */
+export type DeliveryOutcome =
+  | { id: string; outcome: 'sent'; status: number; responseTimeMs: number }
+  | { id: string; outcome: 'failed'; failure: DeliveryFailure }
+  | { id: string; outcome: 'released' };
+
 /** Webhook statistics of one instance (spec 2.3), exact and persisted. */
 export interface WebhookStats {
   /** Deliveries acknowledged with 2xx. */
@@ -69,8 +80,28 @@ export interface DeliveryQueue {
    * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
    * (worker crash) makes the delivery claimable again. Answers the oldest due first (by `nextAttemptAt`,
    * then enqueue order); claiming does not count an attempt.
+   *
+   * With `perLane` above 1 (default 1), each claimed head comes with up to `perLane − 1` deliveries that
+   * follow it in its lane, in lane order, stopping at the first one not due at `now`; the answer holds
+   * each lane's deliveries together, head first. They ride on the head's lease: only heads are
+   * claimable, so nobody else can claim them while it holds, and they come back with it after a crash.
+   * The caller settles a lane's batch with one {@link complete} (never with an `ack` of the head alone,
+   * which would make the next one claimable while it is still in flight).
    */
-  claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]>;
+  claim(options: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]>;
+  /**
+   * Applies the outcomes of claimed deliveries in order, atomically, and resolves once they are
+   * durable: what {@link ack} and {@link fail} do for `sent` and `failed`, and for `released` the end of
+   * its lease without counting an attempt. Unknown ids (already settled, cleared) are ignored.
+   */
+  complete(outcomes: DeliveryOutcome[]): Promise<void>;
+  /**
+   * Makes the postponed lane heads of target `url` (every instance's lanes to it) due at `now`, without
+   * counting an attempt: a target that was unreachable and is back (a sink's broker reconnected) gets
+   * its pending deliveries at once, in lane order, instead of at each lane's next retry time. Leased
+   * heads and dead letters are left alone. Answers how many it made due.
+   */
+  expedite(url: string, now: number): Promise<number>;
   /** Removes a delivered item and counts it sent. An unknown id (already acked, cleared) is ignored. */
   ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void>;
   /**

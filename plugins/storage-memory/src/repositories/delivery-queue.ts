@@ -1,6 +1,6 @@
 import {
   systemClock, webhookStatsOf, type Clock, type DeliveryCounters,
-  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 
 interface Entry {
@@ -40,16 +40,51 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     }
   }
 
-  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+  async claim({ now, limit, leaseMs, perLane = 1 }: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {
     const claimable = this.laneHeads()
       .filter((entry) => entry.delivery.nextAttemptAt <= now && (entry.leaseUntil === null || entry.leaseUntil <= now))
       .sort((a, b) => a.delivery.nextAttemptAt - b.delivery.nextAttemptAt || a.seq - b.seq)
       .slice(0, limit);
-    for (const entry of claimable) entry.leaseUntil = now + leaseMs;
-    return claimable.map((entry) => ({ ...entry.delivery }));
+    const claimed: Delivery[] = [];
+    for (const head of claimable) {
+      head.leaseUntil = now + leaseMs;
+      const lane = this.lanes.get(laneOf(head.delivery))!;
+      for (let i = 0; i < perLane && i < lane.length && lane[i]!.delivery.nextAttemptAt <= now; i++) claimed.push({ ...lane[i]!.delivery });
+    }
+    return claimed;
+  }
+
+  async complete(outcomes: DeliveryOutcome[]): Promise<void> {
+    for (const outcome of outcomes) {
+      // Synchronous to the end: no claim runs between the outcomes of one batch.
+      if (outcome.outcome === 'sent') this.acknowledge(outcome.id, outcome);
+      else if (outcome.outcome === 'failed') this.failAttempt(outcome.id, outcome.failure);
+      else {
+        const entry = this.live(outcome.id);
+        if (entry) entry.leaseUntil = null;
+      }
+    }
+  }
+
+  async expedite(url: string, now: number): Promise<number> {
+    let count = 0;
+    for (const head of this.laneHeads()) {
+      if (head.delivery.url !== url || head.delivery.nextAttemptAt <= now || (head.leaseUntil !== null && head.leaseUntil > now)) continue;
+      head.delivery = { ...head.delivery, nextAttemptAt: now };
+      count++;
+    }
+    return count;
   }
 
   async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
+    this.acknowledge(id, result);
+  }
+
+  async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    this.failAttempt(id, failure);
+  }
+
+  private acknowledge(id: string, result: { responseTimeMs: number }): void {
     const entry = this.live(id);
     if (!entry) return;
     this.entries.delete(id);
@@ -60,7 +95,7 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     counters.responses++;
   }
 
-  async fail(id: string, failure: DeliveryFailure): Promise<void> {
+  private failAttempt(id: string, failure: DeliveryFailure): void {
     const entry = this.live(id);
     if (!entry) return;
     const { lastStatus: _previous, ...delivery } = entry.delivery;

@@ -1,6 +1,6 @@
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
-  ServiceUnavailableError, webhookStatsOf, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  ServiceUnavailableError, webhookStatsOf, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
   type Clock,
 } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
@@ -47,7 +47,8 @@ export class MongoDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  async claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+  async claim(options: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {
+    const perLane = options.perLane ?? 1;
     if (options.limit <= 0) return [];
     const leaseUntil = options.now + options.leaseMs;
     return this.connection.run(async (db) => {
@@ -63,6 +64,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
         const head = await this.collections.deliveries(db).findOne({ _id: lane.headId, state: 'queued' });
         if (head && head.lane === lane._id && head.seq === lane.headSeq) {
           claimed.push(documentToDelivery(head));
+          if (perLane > 1) claimed.push(...await this.behind(db, head, perLane - 1, options.now));
         } else {
           // The lane named a head that was acknowledged or moved meanwhile: recompute it (dropping this lease).
           await this.refreshLane(db, lane._id);
@@ -74,14 +76,76 @@ export class MongoDeliveryQueue implements DeliveryQueue {
 
   async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
     await this.connection.run(async (db) => {
-      const document = await this.collections.deliveries(db).findOneAndDelete({ _id: id, state: 'queued' });
-      if (!document) return;
-      await this.count(db, document.instance, { sent: 1, responseTimeSum: result.responseTimeMs, responseCount: 1 });
-      await this.refreshLane(db, document.lane);
+      const lane = await this.acknowledge(db, id, result.responseTimeMs);
+      if (lane !== null) await this.refreshLane(db, lane);
     });
   }
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    await this.connection.run(async (db) => {
+      const lane = await this.failAttempt(db, id, failure);
+      if (lane !== null) await this.refreshLane(db, lane, (head) => head === id);
+    });
+  }
+
+  /**
+   * Applies the outcomes in order, then recomputes each lane touched once, dropping the lease of a
+   * head that was in the batch. Not one transaction: a crash midway leaves the rest leased until the
+   * lease expires (the batch's remainder is then sent again).
+   */
+  async complete(outcomes: DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    await this.connection.run(async (db) => {
+      const lanes = new Set<string>();
+      for (const outcome of outcomes) {
+        let lane: string | null;
+        if (outcome.outcome === 'sent') lane = await this.acknowledge(db, outcome.id, outcome.responseTimeMs);
+        else if (outcome.outcome === 'failed') lane = await this.failAttempt(db, outcome.id, outcome.failure);
+        else lane = (await this.collections.deliveries(db).findOne({ _id: outcome.id, state: 'queued' }, { projection: { lane: 1 } }))?.lane ?? null;
+        if (lane !== null) lanes.add(lane);
+      }
+      const settled = new Set(outcomes.map((outcome) => outcome.id));
+      for (const lane of lanes) await this.refreshLane(db, lane, (head) => settled.has(head));
+    });
+  }
+
+  /** Reads the unleased lanes due after `now` (the `lane_due` index), then their heads of the target. */
+  async expedite(url: string, now: number): Promise<number> {
+    return this.connection.run(async (db) => {
+      const waiting = await this.collections.lanes(db).find({ dueAt: { $gt: now }, leasedId: null }, { projection: { headId: 1 } }).toArray();
+      if (waiting.length === 0) return 0;
+      const deliveries = this.collections.deliveries(db);
+      const heads = await deliveries.find(
+        { _id: { $in: waiting.map((lane) => lane.headId) }, url, state: 'queued', nextAttemptAt: { $gt: now } }, { projection: { lane: 1 } },
+      ).toArray();
+      if (heads.length === 0) return 0;
+      await deliveries.updateMany({ _id: { $in: heads.map((head) => head._id) }, state: 'queued' }, { $set: { nextAttemptAt: now } });
+      for (const head of heads) await this.refreshLane(db, head.lane);
+      return heads.length;
+    });
+  }
+
+  /** The due deliveries right behind `head` in its lane, up to `count`, in lane order. */
+  private async behind(db: Db, head: DeliveryDocument, count: number, now: number): Promise<Delivery[]> {
+    const next = await this.collections.deliveries(db).find({ lane: head.lane, state: 'queued', seq: { $gt: head.seq } }).sort({ seq: 1 }).limit(count).toArray();
+    const due: Delivery[] = [];
+    for (const document of next) {
+      if (document.nextAttemptAt > now) break;
+      due.push(documentToDelivery(document));
+    }
+    return due;
+  }
+
+  /** Deletes a delivered one and counts it; answers its lane, or null when it was unknown or dead. */
+  private async acknowledge(db: Db, id: string, responseTimeMs: number): Promise<string | null> {
+    const document = await this.collections.deliveries(db).findOneAndDelete({ _id: id, state: 'queued' });
+    if (!document) return null;
+    await this.count(db, document.instance, { sent: 1, responseTimeSum: responseTimeMs, responseCount: 1 });
+    return document.lane;
+  }
+
+  /** Counts a failed attempt and reschedules or kills it; answers its lane, or null when it was unknown or dead. */
+  private async failAttempt(db: Db, id: string, failure: DeliveryFailure): Promise<string | null> {
     const set: Partial<DeliveryDocument> = { lastError: failure.error };
     if (failure.status !== undefined) set.lastStatus = failure.status;
     if (failure.nextAttemptAt === null) {
@@ -91,14 +155,12 @@ export class MongoDeliveryQueue implements DeliveryQueue {
       set.nextAttemptAt = failure.nextAttemptAt;
     }
     const update = { $inc: { attempts: 1 }, $set: set, ...(failure.status === undefined ? { $unset: { lastStatus: '' as const } } : {}) };
-    await this.connection.run(async (db) => {
-      const document = await this.collections.deliveries(db).findOneAndUpdate({ _id: id, state: 'queued' }, update, { returnDocument: 'after' });
-      if (!document) return;
-      const increments: Record<string, number> = { failed: 1 };
-      if (failure.responseTimeMs !== undefined) Object.assign(increments, { responseTimeSum: failure.responseTimeMs, responseCount: 1 });
-      await this.count(db, document.instance, increments);
-      await this.refreshLane(db, document.lane, id);
-    });
+    const document = await this.collections.deliveries(db).findOneAndUpdate({ _id: id, state: 'queued' }, update, { returnDocument: 'after' });
+    if (!document) return null;
+    const increments: Record<string, number> = { failed: 1 };
+    if (failure.responseTimeMs !== undefined) Object.assign(increments, { responseTimeSum: failure.responseTimeMs, responseCount: 1 });
+    await this.count(db, document.instance, increments);
+    return document.lane;
   }
 
   async nextDueAt(): Promise<number | null> {
@@ -168,10 +230,10 @@ export class MongoDeliveryQueue implements DeliveryQueue {
 
   /**
    * Recomputes a lane document from its queued deliveries: the head is the lowest `seq`; its lease is
-   * kept unless it is `releaseLeaseOf` (a failed attempt) or the head changed. Deletes the document of
+   * kept unless `releases` says so for it (a failed attempt, a settled batch) or the head changed. Deletes the document of
    * an empty lane. Versioned compare-and-set, retried when another writer changed the lane meanwhile.
    */
-  private async refreshLane(db: Db, lane: string, releaseLeaseOf?: string): Promise<void> {
+  private async refreshLane(db: Db, lane: string, releases: (head: string) => boolean = () => false): Promise<void> {
     const lanes = this.collections.lanes(db);
     for (let attempt = 0; attempt < REFRESH_ATTEMPTS; attempt++) {
       const current = await lanes.findOne({ _id: lane });
@@ -181,7 +243,7 @@ export class MongoDeliveryQueue implements DeliveryQueue {
         if ((await lanes.deleteOne({ _id: lane, version: current.version })).deletedCount === 1) return;
         continue;
       }
-      const keepLease = current !== null && current.leasedId === head._id && current.leaseUntil !== null && head._id !== releaseLeaseOf;
+      const keepLease = current !== null && current.leasedId === head._id && current.leaseUntil !== null && !releases(head._id);
       const next: Omit<LaneDocument, '_id'> = {
         instance: head.instance,
         headId: head._id,

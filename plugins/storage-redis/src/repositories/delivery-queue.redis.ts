@@ -1,9 +1,9 @@
-import { webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats } from '@parley/core';
+import { webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats } from '@parley/core';
 import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
 import {
-  ackScript, claimScript, clearScript, deadLettersScript, enqueueScript, failScript, purgeScript, redeliverScript,
+  ackScript, claimScript, clearScript, completeScript, deadLettersScript, enqueueScript, expediteScript, failScript, purgeScript, redeliverScript,
 } from './delivery-queue.scripts.js';
 
 /** Dead letters deleted per script run, so a large purge never blocks Redis for long. */
@@ -41,9 +41,10 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     await this.exec(enqueueScript, args);
   }
 
-  async claim(options: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+  async claim(options: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {
     if (options.limit <= 0) return [];
-    const reply = await this.exec(claimScript, [options.now, options.limit, options.now + options.leaseMs]) as unknown[];
+    const perLane = Math.max(1, options.perLane ?? 1);
+    const reply = await this.exec(claimScript, [options.now, options.limit, options.now + options.leaseMs, perLane]) as unknown[];
     return reply.map((fields) => toDelivery(pairsToObject(fields)));
   }
 
@@ -55,6 +56,21 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     await this.exec(failScript, [
       id, failure.nextAttemptAt ?? '', failure.error, failure.status ?? '', failure.responseTimeMs ?? '', this.clock.now(),
     ]);
+  }
+
+  async complete(outcomes: DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    const args = outcomes.flatMap((o) => {
+      if (o.outcome === 'sent') return ['sent', o.id, '', '', '', o.responseTimeMs];
+      if (o.outcome === 'released') return ['released', o.id, '', '', '', ''];
+      const { nextAttemptAt, error, status, responseTimeMs } = o.failure;
+      return ['failed', o.id, nextAttemptAt ?? '', error, status ?? '', responseTimeMs ?? ''];
+    });
+    await this.exec(completeScript, [this.clock.now(), ...args]);
+  }
+
+  async expedite(url: string, now: number): Promise<number> {
+    return await this.exec(expediteScript, [url, now]) as number;
   }
 
   async nextDueAt(): Promise<number | null> {

@@ -49,6 +49,43 @@ local function countResponse(stats, ms)
     redis.call('HINCRBY', stats, 'responseCount', 1)
   end
 end
+local function ack(id, ms)
+  local item = ITEM .. id
+  local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt')
+  if not f[1] or f[3] then return 0 end
+  redis.call('LREM', LANE .. f[2], 1, id)
+  redis.call('DEL', item)
+  refresh(f[2], f[1])
+  local stats = STATS .. f[1]
+  redis.call('HINCRBY', stats, 'sent', 1)
+  redis.call('HINCRBY', stats, 'pending', -1)
+  countResponse(stats, ms)
+  return 1
+end
+local function fail(id, nextAt, err, status, ms, deadAt)
+  local item = ITEM .. id
+  local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt', 'seq')
+  if not f[1] or f[3] then return 0 end
+  local stats = STATS .. f[1]
+  redis.call('HINCRBY', item, 'attempts', 1)
+  redis.call('HSET', item, 'lastError', err)
+  if status ~= '' then redis.call('HSET', item, 'lastStatus', status) else redis.call('HDEL', item, 'lastStatus') end
+  redis.call('HDEL', item, 'leaseUntil')
+  redis.call('HINCRBY', stats, 'failed', 1)
+  countResponse(stats, ms)
+  if nextAt ~= '' then
+    redis.call('HSET', item, 'nextAttemptAt', nextAt)
+  else
+    local member = f[4] .. ':' .. id
+    redis.call('LREM', LANE .. f[2], 1, id)
+    redis.call('HSET', item, 'deadAt', deadAt)
+    redis.call('ZADD', DEAD .. f[1], deadAt, member)
+    redis.call('ZADD', KEYS[3], deadAt, member)
+    redis.call('HINCRBY', stats, 'pending', -1)
+  end
+  refresh(f[2], f[1])
+  return 1
+end
 `;
 
 function script(body: string): LuaScript {
@@ -75,16 +112,24 @@ end
 return added
 `);
 
-/** ARGV 6: now, 7: limit, 8: lease end. Answers the HGETALL of every leased head. */
+/**
+ * ARGV 6: now, 7: limit, 8: lease end, 9: deliveries per lane. Answers the HGETALL of every leased head,
+ * each followed by those of the due deliveries behind it (up to the per-lane bound; they ride on its lease).
+ */
 export const claimScript = script(`
 local out = {}
+local now = tonumber(ARGV[6])
 for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[6], 'LIMIT', 0, tonumber(ARGV[7]))) do
   local lane = string.sub(member, 18)
-  local head = redis.call('LINDEX', LANE .. lane, 0)
-  if head then
-    redis.call('HSET', ITEM .. head, 'leaseUntil', ARGV[8])
+  local ids = redis.call('LRANGE', LANE .. lane, 0, tonumber(ARGV[9]) - 1)
+  if ids[1] then
+    redis.call('HSET', ITEM .. ids[1], 'leaseUntil', ARGV[8])
     redis.call('ZADD', KEYS[1], ARGV[8], member)
-    out[#out + 1] = redis.call('HGETALL', ITEM .. head)
+    out[#out + 1] = redis.call('HGETALL', ITEM .. ids[1])
+    for i = 2, #ids do
+      if tonumber(redis.call('HGET', ITEM .. ids[i], 'nextAttemptAt')) > now then break end
+      out[#out + 1] = redis.call('HGETALL', ITEM .. ids[i])
+    end
   else
     unsetDue(lane)
   end
@@ -93,48 +138,58 @@ return out
 `);
 
 /** ARGV 6: id, 7: response time. Answers 1, or 0 for an unknown or dead delivery (nothing counted). */
-export const ackScript = script(`
-local item = ITEM .. ARGV[6]
-local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt')
-if not f[1] or f[3] then return 0 end
-redis.call('LREM', LANE .. f[2], 1, ARGV[6])
-redis.call('DEL', item)
-refresh(f[2], f[1])
-local stats = STATS .. f[1]
-redis.call('HINCRBY', stats, 'sent', 1)
-redis.call('HINCRBY', stats, 'pending', -1)
-countResponse(stats, ARGV[7])
-return 1
-`);
+export const ackScript = script(`return ack(ARGV[6], ARGV[7])`);
 
 /**
  * ARGV 6: id, 7: next attempt ('' dead-letters it), 8: error, 9: status or '', 10: response time or '',
  * 11: dead time. Answers 1, or 0 for an unknown or dead delivery.
  */
-export const failScript = script(`
-local id = ARGV[6]
-local item = ITEM .. id
-local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt', 'seq')
-if not f[1] or f[3] then return 0 end
-local stats = STATS .. f[1]
-redis.call('HINCRBY', item, 'attempts', 1)
-redis.call('HSET', item, 'lastError', ARGV[8])
-if ARGV[9] ~= '' then redis.call('HSET', item, 'lastStatus', ARGV[9]) else redis.call('HDEL', item, 'lastStatus') end
-redis.call('HDEL', item, 'leaseUntil')
-redis.call('HINCRBY', stats, 'failed', 1)
-countResponse(stats, ARGV[10])
-if ARGV[7] ~= '' then
-  redis.call('HSET', item, 'nextAttemptAt', ARGV[7])
-else
-  local member = f[4] .. ':' .. id
-  redis.call('LREM', LANE .. f[2], 1, id)
-  redis.call('HSET', item, 'deadAt', ARGV[11])
-  redis.call('ZADD', DEAD .. f[1], ARGV[11], member)
-  redis.call('ZADD', KEYS[3], ARGV[11], member)
-  redis.call('HINCRBY', stats, 'pending', -1)
+export const failScript = script(`return fail(ARGV[6], ARGV[7], ARGV[8], ARGV[9], ARGV[10], ARGV[11])`);
+
+/**
+ * ARGV 6: dead time, 7…: groups of outcome ('sent', 'failed', 'released'), id, next attempt, error,
+ * status, response time (as the ack and fail scripts take them; '' where unused). Answers how many it applied.
+ */
+export const completeScript = script(`
+local applied = 0
+for i = 7, #ARGV, 6 do
+  local kind, id = ARGV[i], ARGV[i + 1]
+  if kind == 'sent' then
+    applied = applied + ack(id, ARGV[i + 5])
+  elseif kind == 'failed' then
+    applied = applied + fail(id, ARGV[i + 2], ARGV[i + 3], ARGV[i + 4], ARGV[i + 5], ARGV[6])
+  else
+    local item = ITEM .. id
+    local f = redis.call('HMGET', item, 'instance', 'lane', 'deadAt')
+    if f[1] and not f[3] then
+      redis.call('HDEL', item, 'leaseUntil')
+      refresh(f[2], f[1])
+      applied = applied + 1
+    end
+  end
 end
-refresh(f[2], f[1])
-return 1
+return applied
+`);
+
+/**
+ * ARGV 6: target url, 7: now. Makes the postponed, unleased heads of the target's lanes due now (no
+ * attempt counted): a walk over the lanes due later, when a target comes back. Answers how many.
+ */
+export const expediteScript = script(`
+local count = 0
+for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. ARGV[7], '+inf')) do
+  local lane = string.sub(member, 18)
+  local head = redis.call('LINDEX', LANE .. lane, 0)
+  if head then
+    local f = redis.call('HMGET', ITEM .. head, 'url', 'leaseUntil', 'seq')
+    if f[1] == ARGV[6] and not f[2] then
+      redis.call('HSET', ITEM .. head, 'nextAttemptAt', ARGV[7])
+      setDue(lane, ARGV[7], f[3])
+      count = count + 1
+    end
+  end
+end
+return count
 `);
 
 /** ARGV 6: instance, 7: offset, 8: limit. Answers {total, HGETALL…}. */

@@ -1,6 +1,6 @@
 import {
   webhookStatsOf, type Clock, type DeliveryCounters,
-  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
@@ -58,6 +58,10 @@ const HEADS = `
 const DUE_HEADS = `${HEADS}
   SELECT seq FROM heads WHERE next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
   ORDER BY next_attempt_at, seq`;
+
+/** The seqs of the postponed, unleased lane heads of target `@url` at `@now` (see {@link HEADS}). */
+const HEADS_OF_TARGET = `${HEADS}
+  SELECT seq FROM heads WHERE url = @url AND next_attempt_at > @now AND (lease_until IS NULL OR lease_until <= @now)`;
 
 function toDelivery(row: DeliveryRow): Delivery {
   return {
@@ -117,26 +121,65 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
    * Selects and leases in one transaction committed at once, so two claimers (or processes) never
    * share a head.
    */
-  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Delivery[]> {
+  async claim({ now, limit, leaseMs, perLane = 1 }: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {
     return this.db.transactionNow(() => {
       const due = this.db.all<{ seq: number }>(DUE_HEADS, { now });
       const claimed: Delivery[] = [];
       for (let i = 0; i < due.length && i < limit; i++) {
-        const row = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = ? RETURNING *', [now + leaseMs, due[i]!.seq]);
-        claimed.push(toDelivery(row!));
+        const head = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = ? RETURNING *', [now + leaseMs, due[i]!.seq])!;
+        claimed.push(toDelivery(head));
+        if (perLane <= 1) continue;
+        // The ones behind the head, along the lanes index; they ride on the head's lease.
+        const next = this.db.all<DeliveryRow>(
+          'SELECT * FROM deliveries WHERE instance = ? AND url = ? AND dead_at IS NULL AND seq > ? ORDER BY seq LIMIT ?',
+          [head.instance, head.url, head.seq, perLane - 1],
+        );
+        for (const row of next) {
+          if (row.next_attempt_at > now) break;
+          claimed.push(toDelivery(row));
+        }
       }
       return claimed;
     });
   }
 
   async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
-    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
-    if (row) this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: result.responseTimeMs });
+    this.acknowledge(id, result.responseTimeMs);
     // Statistics are exact across crashes: the outcome is durable before the worker moves on.
     await this.db.flush();
   }
 
   async fail(id: string, failure: DeliveryFailure): Promise<void> {
+    this.failAttempt(id, failure);
+    await this.db.flush();
+  }
+
+  async complete(outcomes: DeliveryOutcome[]): Promise<void> {
+    if (outcomes.length === 0) return;
+    this.db.transaction(() => {
+      for (const outcome of outcomes) {
+        if (outcome.outcome === 'sent') this.acknowledge(outcome.id, outcome.responseTimeMs);
+        else if (outcome.outcome === 'failed') this.failAttempt(outcome.id, outcome.failure);
+        else this.db.run('UPDATE deliveries SET lease_until = NULL WHERE id = ? AND dead_at IS NULL', [outcome.id]);
+      }
+    });
+    await this.db.flush();
+  }
+
+  /** A scan of the target's rows: it runs when a target comes back, not per delivery. */
+  async expedite(url: string, now: number): Promise<number> {
+    return this.db.run(
+      `UPDATE deliveries SET next_attempt_at = @now WHERE seq IN (${HEADS_OF_TARGET})`,
+      { url, now },
+    );
+  }
+
+  private acknowledge(id: string, responseTimeMs: number): void {
+    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
+    if (row) this.count(row.instance, { sent: 1, failed: 0, responseTimeMs });
+  }
+
+  private failAttempt(id: string, failure: DeliveryFailure): void {
     const row = this.db.write<{ instance: string }>(
       `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
          last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
@@ -144,7 +187,6 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: this.clock.now() },
     );
     if (row) this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
-    await this.db.flush();
   }
 
   async nextDueAt(): Promise<number | null> {
