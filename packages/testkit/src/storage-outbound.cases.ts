@@ -159,6 +159,28 @@ export function describeOutboundCases(harness: StorageHarness): void {
       assert.deepEqual(ids(await outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })).includes(head.id), true);
     }));
 
+    it('a leased send is seen by every method until it is completed, and completing it leaves nothing', () => withStorage(harness, async (storage) => {
+      const { outbound } = storage;
+      const instance = uniqueId('ins');
+      const head = send(instance, 'a', T);
+      assert.equal(await outbound.enqueue(head, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      // The same id again is stored once, and not leased twice.
+      assert.equal(await outbound.enqueue(head, BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      assert.equal(await outbound.count(instance), 1);
+      assert.deepEqual(await outbound.list(instance, { limit: 10, offset: 0 }), { items: [queued(head, { leasedUntil: T + LEASE })], total: 1 });
+      assert.equal(await outbound.cancel(instance, head.id, T + 1), 'sending');
+      assert.equal(await outbound.nextDueAt(), T + LEASE);
+      await outbound.complete(instance, head.id);
+      await storage.flush();
+      assert.equal(await outbound.count(instance), 0);
+      assert.equal(await outbound.get(instance, head.id), null);
+      assert.equal(await outbound.nextDueAt(), null);
+      // Its lane is free: the next send to it heads it.
+      assert.equal(await outbound.enqueue(send(instance, 'a', T), BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      // A full queue counts leased sends too.
+      assert.equal(await outbound.enqueue(send(instance, 'b', T), 1, { now: T, leaseMs: LEASE }), 'full');
+    }));
+
     it('list pages by due time then enqueue order, with the total', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const late = send(instance, 'a', T + 300);
@@ -203,6 +225,33 @@ export function describeOutboundCases(harness: StorageHarness): void {
             // A crashed worker's lease expires and the entry is claimed again.
             assert.deepEqual(await again.outbound.claim({ now: T + 1, limit: 10, leaseMs: LEASE }), []);
             assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [leased.id]);
+          } finally {
+            await again.close();
+          }
+        });
+      });
+
+      it('a send enqueued leased survives close and reopen until completed, and its lane waits for it', async () => {
+        await withStorage(harness, async (storage) => {
+          const instance = uniqueId('ins');
+          const leased = send(instance, 'a', T);
+          const done = send(instance, 'b', T);
+          assert.equal(await storage.outbound.enqueue(leased, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+          assert.equal(await storage.outbound.enqueue(done, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+          await storage.outbound.complete(instance, done.id);
+          await storage.flush();
+          const again = await reopenStorage({ reopen }, storage);
+          try {
+            assert.deepEqual(await again.outbound.get(instance, leased.id), queued(leased, { leasedUntil: T + LEASE }));
+            assert.equal(await again.outbound.get(instance, done.id), null);
+            assert.equal(await again.outbound.count(instance), 1);
+            const behind = send(instance, 'a', T);
+            assert.equal(await again.outbound.enqueue(behind, BOUND, { now: T, leaseMs: LEASE }), 'queued');
+            // The process that leased it is gone: a worker takes it once the lease expired, then the one behind it.
+            assert.deepEqual(await again.outbound.claim({ now: T + 1, limit: 10, leaseMs: LEASE }), []);
+            assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [leased.id]);
+            await again.outbound.complete(instance, leased.id);
+            assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [behind.id]);
           } finally {
             await again.close();
           }
