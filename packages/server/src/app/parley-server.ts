@@ -223,7 +223,8 @@ export class ParleyServer {
     this.context.webhooks.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
-    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' })));
+    const { queue, worker } = this.context.outbound;
+    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), queue ? worker : undefined));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }
