@@ -81,8 +81,10 @@ export class SqliteOutboundQueue implements OutboundQueue {
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    const key = `${item.instance}\n${item.id}`;
+    const laneKey = `${item.instance}\n${item.lane}`;
     // Behind a send of its lane that is not written yet: write it, so that the read below sees it.
-    if (this.unwrittenLanes.has(`${item.instance}\n${item.lane}`)) this.writeUnwritten();
+    if (this.unwrittenLanes.has(laneKey)) this.writeUnwritten();
     return this.db.locked((): EnqueueOutcome => {
       // One read for the bound, whether the id is stored already, whether the send heads its lane
       // (nothing of the lane comes before it: an equal order enqueued earlier does) and whether the
@@ -96,11 +98,11 @@ export class SqliteOutboundQueue implements OutboundQueue {
       )!;
       if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
       // A duplicate id is stored once.
-      if (state.stored !== null || this.unwritten.has(`${item.instance}\n${item.id}`)) return 'queued';
+      if (state.stored !== null || this.unwritten.has(key)) return 'queued';
       this.countBy(item.instance, 1);
       if (lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null) {
-        this.unwritten.set(`${item.instance}\n${item.id}`, { item, leaseUntil: lease.now + lease.leaseMs });
-        this.unwrittenLanes.add(`${item.instance}\n${item.lane}`);
+        this.unwritten.set(key, { item, leaseUntil: lease.now + lease.leaseMs });
+        this.unwrittenLanes.add(laneKey);
         this.db.beforeCommit(this.writeUnwritten);
         return 'leased';
       }
@@ -125,10 +127,11 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async complete(instance: string, id: string): Promise<void> {
-    const unwritten = this.unwritten.get(`${instance}\n${id}`);
+    const key = `${instance}\n${id}`;
+    const unwritten = this.unwritten.get(key);
     if (unwritten) {
       // Sent within the batch that enqueued it: it never reaches the file.
-      this.unwritten.delete(`${instance}\n${id}`);
+      this.unwritten.delete(key);
       this.unwrittenLanes.delete(`${instance}\n${unwritten.item.lane}`);
       this.countBy(instance, -1);
       return;
