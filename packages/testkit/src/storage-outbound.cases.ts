@@ -181,6 +181,27 @@ export function describeOutboundCases(harness: StorageHarness): void {
       assert.equal(await outbound.enqueue(send(instance, 'b', T), 1, { now: T, leaseMs: LEASE }), 'full');
     }));
 
+    it('sends enqueued in one burst see each other: lanes, pause, the bound and a queue cleared meanwhile', () => withStorage(harness, async ({ outbound }) => {
+      const instance = uniqueId('ins');
+      const lease = { now: T, leaseMs: LEASE };
+      const [a1, b1, a2] = [send(instance, 'a', T), send(instance, 'b', T), send(instance, 'a', T)];
+      // Started together: a back end that batches writes sees them in one batch.
+      assert.deepEqual(await Promise.all([a1, b1, a2].map((item) => outbound.enqueue(item, 3, lease))), ['leased', 'leased', 'queued']);
+      const [c, d] = [send(instance, 'c', T), send(instance, 'd', T)];
+      assert.deepEqual(await Promise.all([
+        outbound.enqueue(c, 3, lease),
+        outbound.setPaused(instance, true).then(() => outbound.enqueue(d, 10, lease)),
+      ]), ['full', 'queued']);
+      await outbound.setPaused(instance, false);
+      await Promise.all([outbound.complete(instance, a1.id), outbound.complete(instance, b1.id)]);
+      // a2 now heads lane a; d waited for the pause; c was never stored.
+      assert.deepEqual(ids(await outbound.claim({ now: T, limit: 10, leaseMs: LEASE })).sort(), [a2.id, d.id].sort());
+      assert.equal(await outbound.get(instance, c.id), null);
+      await outbound.clear(instance);
+      assert.deepEqual(await Promise.all([outbound.enqueue(send(instance, 'a', T), 1, lease), outbound.enqueue(send(instance, 'b', T), 1, lease)]), ['leased', 'full']);
+      assert.equal(await outbound.count(instance), 1);
+    }));
+
     it('list pages by due time then enqueue order, with the total', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const late = send(instance, 'a', T + 300);

@@ -78,6 +78,14 @@ export class SqliteOutboundQueue implements OutboundQueue {
     });
   };
 
+  /**
+   * Instances the current batch read with no entry in the table and not paused, and wrote no entry of
+   * since, with their committed size: the batch holds the write lock, so nobody else wrote one either,
+   * and an enqueue for them needs no read. Forgotten when the batch commits.
+   */
+  private readonly emptyInBatch = new Map<string, number>();
+  private readonly forgetBatch = (): void => this.emptyInBatch.clear();
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
@@ -86,16 +94,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
     // Behind a send of its lane that is not written yet: write it, so that the read below sees it.
     if (this.unwrittenLanes.has(laneKey)) this.writeUnwritten();
     return this.db.locked((): EnqueueOutcome => {
-      // One read for the bound, whether the id is stored already, whether the send heads its lane
-      // (nothing of the lane comes before it: an equal order enqueued earlier does) and whether the
-      // instance is paused.
-      const state = this.db.get<{ n: number | null; stored: number | null; ahead: number | null; paused: number | null }>(
-        `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
-           (SELECT 1 FROM outbound WHERE instance = @instance AND id = @id) AS stored,
-           (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
-           (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
-        { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt },
-      )!;
+      const state = this.stateOf(item);
       if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
       // A duplicate id is stored once.
       if (state.stored !== null || this.unwritten.has(key)) return 'queued';
@@ -182,6 +181,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async setPaused(instance: string, paused: boolean): Promise<void> {
+    this.emptyInBatch.delete(instance);
     if (paused) this.db.run('INSERT INTO outbound_paused (instance) VALUES (?) ON CONFLICT DO NOTHING', [instance]);
     else this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
     await this.db.flush();
@@ -199,6 +199,8 @@ export class SqliteOutboundQueue implements OutboundQueue {
 
   async clear(instance: string): Promise<void> {
     this.writeUnwritten();
+    // Its size starts again from nothing.
+    this.emptyInBatch.delete(instance);
     this.db.transaction(() => {
       this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
       this.db.run('DELETE FROM outbound_lanes WHERE instance = ?', [instance]);
@@ -209,8 +211,33 @@ export class SqliteOutboundQueue implements OutboundQueue {
     await this.db.flush();
   }
 
+  /**
+   * What an enqueue decides on, in one read: the committed size (the bound), whether the id is stored
+   * already, whether the send heads its lane (nothing of the lane comes before it: an equal order
+   * enqueued earlier does) and whether the instance is paused. No read for an instance in
+   * {@link SqliteOutboundQueue.emptyInBatch}.
+   */
+  private stateOf(item: NewOutbound): { n: number | null; stored: number | null; ahead: number | null; paused: number | null } {
+    const size = this.emptyInBatch.get(item.instance);
+    if (size !== undefined) return { n: size, stored: null, ahead: null, paused: null };
+    const state = this.db.get<{ n: number | null; any: number | null; stored: number | null; ahead: number | null; paused: number | null }>(
+      `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
+         (SELECT 1 FROM outbound WHERE instance = @instance LIMIT 1) AS any,
+         (SELECT 1 FROM outbound WHERE instance = @instance AND id = @id) AS stored,
+         (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
+         (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
+      { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt },
+    )!;
+    if (state.any === null && state.paused === null) {
+      this.emptyInBatch.set(item.instance, state.n ?? 0);
+      this.db.beforeCommit(this.forgetBatch);
+    }
+    return state;
+  }
+
   /** Writes an entry (leased until `leaseUntil`, or waiting) and, when it heads its lane, the lane's head. */
   private insert(item: NewOutbound, leaseUntil: number | null, head: boolean): void {
+    this.emptyInBatch.delete(item.instance);
     const { seq } = this.db.write<{ seq: number }>(
       `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
        VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) RETURNING seq`,
