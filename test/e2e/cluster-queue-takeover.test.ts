@@ -17,10 +17,11 @@ const QUEUE = { leaseMs: 120_000, recheckMs: 200 };
 const TYPING_MS = 4000;
 
 /**
- * Two cluster nodes (the real CLI) on one Redis. A send is leased by its instance's owner and on its
- * way (showing typing) when that node is SIGKILLed: the instance's new owner takes the send over as
- * soon as it holds the instance's lease, and the message arrives once, long before the send's own
- * queue lease (120 s) would have let anyone take it.
+ * Cluster nodes (the real CLI) on one Redis. A send is leased by its instance's owner and on its way
+ * (showing typing) when that node is SIGKILLed: the instance's new owner takes the send over as soon
+ * as it holds the instance's lease, and the message arrives long before the send's own queue lease
+ * (120 s) would have let anyone take it. An owner paused mid-send instead, and resumed after the
+ * take-over, checks its ownership before sending and leaves the send alone.
  */
 describe('cluster: a SIGKILLed owner\'s leased sends are taken over by the new owner', () => {
   const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster queue take-over', { example: 'redis://127.0.0.1:6379' });
@@ -78,5 +79,31 @@ describe('cluster: a SIGKILLed owner\'s leased sends are taken over by the new o
     assert.equal(record.body.data.queue, undefined, 'sent: no longer in the queue');
     assert.equal(record.body.data.key.id, id);
     assert.equal((await survivor.request('GET', `/${sender.key}/queue`)).body.total, 0, 'nothing left queued');
+  });
+
+  it('an owner paused mid-send (SIGSTOP) and resumed after the take-over leaves the send to the new owner', async () => {
+    nodes.set('t3', await NodeProcess.start({ id: 't3', port: await freePort(), redisUrl, keyPrefix, dir, cluster: TIMING, queue: QUEUE }));
+    const live = [...nodes.values()].filter((n) => n.child.exitCode === null && n.child.signalCode === null);
+    const owner = (await storage.cluster().owners([sender.id])).get(sender.id)!.node;
+    const paused = nodes.get(owner)!;
+    const other = live.find((n) => n !== paused)!;
+    const sent = await other.request('POST', `/${sender.key}/message/text`, { to: receiver.number, text: 'left to the new owner', typing: TYPING_MS });
+    assert.equal(sent.status, 200, JSON.stringify(sent.body));
+    const id = sent.body.data.key.id as string;
+    await until(async () => (await other.request('GET', `/${sender.key}/message/${id}`)).body?.data?.queue?.state === 'sending',
+      'the owner to lease the send', 5_000);
+    paused.signal('SIGSTOP');
+    try {
+      // The other node takes the instance once the paused owner's lease expired, and sends the message.
+      await until(async () => (await storedMessageIds(other, receiver.key, sender.number).catch(() => new Set<string>())).has(id),
+        'the message to reach the receiver', 40_000);
+    } finally {
+      paused.signal('SIGCONT');
+    }
+    // Resumed, the old owner ends its typing wait, finds it no longer owns the instance and leaves the send alone.
+    await until(async () => paused.logs('instance lost to another node before its send; left to its new owner').some((l) => l.message === id),
+      'the resumed owner to leave the send', 15_000);
+    assert.equal(paused.logs('outbound send bookkeeping failed').length, 0);
+    assert.equal((await other.request('GET', `/${sender.key}/queue`)).body.total, 0, 'nothing left queued');
   });
 });
