@@ -159,6 +159,49 @@ export function describeOutboundCases(harness: StorageHarness): void {
       assert.deepEqual(ids(await outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })).includes(head.id), true);
     }));
 
+    it('a leased send is seen by every method until it is completed, and completing it leaves nothing', () => withStorage(harness, async (storage) => {
+      const { outbound } = storage;
+      const instance = uniqueId('ins');
+      const head = send(instance, 'a', T);
+      assert.equal(await outbound.enqueue(head, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      // The same id again is stored once, and not leased twice.
+      assert.equal(await outbound.enqueue(head, BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      assert.equal(await outbound.count(instance), 1);
+      assert.deepEqual(await outbound.list(instance, { limit: 10, offset: 0 }), { items: [queued(head, { leasedUntil: T + LEASE })], total: 1 });
+      assert.equal(await outbound.cancel(instance, head.id, T + 1), 'sending');
+      assert.equal(await outbound.nextDueAt(), T + LEASE);
+      await outbound.complete(instance, head.id);
+      await storage.flush();
+      assert.equal(await outbound.count(instance), 0);
+      assert.equal(await outbound.get(instance, head.id), null);
+      assert.equal(await outbound.nextDueAt(), null);
+      // Its lane is free: the next send to it heads it.
+      assert.equal(await outbound.enqueue(send(instance, 'a', T), BOUND, { now: T, leaseMs: LEASE }), 'leased');
+      // A full queue counts leased sends too.
+      assert.equal(await outbound.enqueue(send(instance, 'b', T), 1, { now: T, leaseMs: LEASE }), 'full');
+    }));
+
+    it('sends enqueued in one burst see each other: lanes, pause, the bound and a queue cleared meanwhile', () => withStorage(harness, async ({ outbound }) => {
+      const instance = uniqueId('ins');
+      const lease = { now: T, leaseMs: LEASE };
+      const [a1, b1, a2] = [send(instance, 'a', T), send(instance, 'b', T), send(instance, 'a', T)];
+      // Started together: a back end that batches writes sees them in one batch.
+      assert.deepEqual(await Promise.all([a1, b1, a2].map((item) => outbound.enqueue(item, 3, lease))), ['leased', 'leased', 'queued']);
+      const [c, d] = [send(instance, 'c', T), send(instance, 'd', T)];
+      assert.deepEqual(await Promise.all([
+        outbound.enqueue(c, 3, lease),
+        outbound.setPaused(instance, true).then(() => outbound.enqueue(d, 10, lease)),
+      ]), ['full', 'queued']);
+      await outbound.setPaused(instance, false);
+      await Promise.all([outbound.complete(instance, a1.id), outbound.complete(instance, b1.id)]);
+      // a2 now heads lane a; d waited for the pause; c was never stored.
+      assert.deepEqual(ids(await outbound.claim({ now: T, limit: 10, leaseMs: LEASE })).sort(), [a2.id, d.id].sort());
+      assert.equal(await outbound.get(instance, c.id), null);
+      await outbound.clear(instance);
+      assert.deepEqual(await Promise.all([outbound.enqueue(send(instance, 'a', T), 1, lease), outbound.enqueue(send(instance, 'b', T), 1, lease)]), ['leased', 'full']);
+      assert.equal(await outbound.count(instance), 1);
+    }));
+
     it('list pages by due time then enqueue order, with the total', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const late = send(instance, 'a', T + 300);
@@ -203,6 +246,33 @@ export function describeOutboundCases(harness: StorageHarness): void {
             // A crashed worker's lease expires and the entry is claimed again.
             assert.deepEqual(await again.outbound.claim({ now: T + 1, limit: 10, leaseMs: LEASE }), []);
             assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [leased.id]);
+          } finally {
+            await again.close();
+          }
+        });
+      });
+
+      it('a send enqueued leased survives close and reopen until completed, and its lane waits for it', async () => {
+        await withStorage(harness, async (storage) => {
+          const instance = uniqueId('ins');
+          const leased = send(instance, 'a', T);
+          const done = send(instance, 'b', T);
+          assert.equal(await storage.outbound.enqueue(leased, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+          assert.equal(await storage.outbound.enqueue(done, BOUND, { now: T, leaseMs: LEASE }), 'leased');
+          await storage.outbound.complete(instance, done.id);
+          await storage.flush();
+          const again = await reopenStorage({ reopen }, storage);
+          try {
+            assert.deepEqual(await again.outbound.get(instance, leased.id), queued(leased, { leasedUntil: T + LEASE }));
+            assert.equal(await again.outbound.get(instance, done.id), null);
+            assert.equal(await again.outbound.count(instance), 1);
+            const behind = send(instance, 'a', T);
+            assert.equal(await again.outbound.enqueue(behind, BOUND, { now: T, leaseMs: LEASE }), 'queued');
+            // The process that leased it is gone: a worker takes it once the lease expired, then the one behind it.
+            assert.deepEqual(await again.outbound.claim({ now: T + 1, limit: 10, leaseMs: LEASE }), []);
+            assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [leased.id]);
+            await again.outbound.complete(instance, leased.id);
+            assert.deepEqual(ids(await again.outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })), [behind.id]);
           } finally {
             await again.close();
           }

@@ -240,8 +240,9 @@ export class ParleyServer {
     this.context.webhooks.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
+    const { queue, worker } = this.context.outbound;
     const streams = { written: () => this.journal.written().then(() => storage.flush()), endInstance: (id: string) => this.context.streams.endInstance(id) };
-    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), streams));
+    this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), streams, queue ? worker : undefined));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
   }

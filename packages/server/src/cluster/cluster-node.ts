@@ -11,6 +11,12 @@ export interface InstanceHost {
   start(id: string): Promise<void>;
   /** Stops an instance's channel connections (its lease is lost or handed over). */
   stop(id: string): Promise<void>;
+  /**
+   * Runs once this node holds a new lease of the instance and before it acts on it: takes over what
+   * the previous owner left unfinished (the outbound queue's leased sends). A failure is logged; what
+   * it did not take over waits for its own expiry.
+   */
+  takeOver?(id: string): Promise<void>;
 }
 
 /** 503 `instance_moving`: another node owns the instance, or it is between owners; a retry finds the owner. */
@@ -104,6 +110,8 @@ export class ClusterNode {
     const sentAt = performance.now();
     const lease = await this.store.acquire(instance, this.id, this.config.leaseTtlMs, options);
     if (!lease) throw new InstanceMovingError(instance);
+    // Before the lease counts here (requests meanwhile answer 503 instance_moving and are retried).
+    await this.host?.takeOver?.(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'taking over the previous owner\'s work failed'));
     this.leases.add(lease, sentAt);
     this.info.load = this.leases.size;
     this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');

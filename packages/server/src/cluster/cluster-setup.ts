@@ -3,6 +3,7 @@ import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { InstancePlacement, InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRestorer } from '../instances/instance-restorer.js';
+import type { OutboundWorker } from '../send/outbound-worker.js';
 import { ClusterNode, type InstanceHost } from './cluster-node.js';
 import { ClusterRouter } from './cluster-router.js';
 import type { EventFanIn } from './event-fan-in.js';
@@ -64,8 +65,16 @@ export interface HandedOverStreams {
  */
 export function registryHost(
   registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger, streams: HandedOverStreams,
+  outbound?: Pick<OutboundWorker, 'takeOver' | 'wake'>,
 ): InstanceHost {
   return {
+    // Sends the previous owner held leased leave now, not when their queue lease expires (docs/queue.md).
+    ...(outbound ? {
+      async takeOver(id: string) {
+        const released = await outbound.takeOver(id);
+        if (released > 0) logger.info({ instance: id, released }, 'outbound sends of the previous owner taken over');
+      },
+    } : {}),
     async start(id) {
       const record = await storage.instances.get(id);
       if (!record) {
@@ -79,6 +88,8 @@ export function registryHost(
         if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
         logger.info({ instance: id }, 'instance started on this node');
       });
+      // Its queued sends are this node's to send now; the worker may be asleep (its own queue looked empty).
+      outbound?.wake();
     },
     async stop(id) {
       await registry.handOver(id);

@@ -43,6 +43,16 @@ export interface OutboundWorkerDeps {
 class Stopped extends Error {}
 
 /**
+ * Thrown before a send when this node no longer owns the instance (cluster: its lease was lost): the
+ * send is left as it is, leased, for the new owner to take over ({@link OutboundWorker.takeOver}).
+ */
+class NotOwner extends Error {}
+
+/** {@link OutboundWorker.takeOver} reads the instance's queue this many sends at a time, and at most {@link TAKEOVER_SCAN}. */
+const TAKEOVER_PAGE = 100;
+const TAKEOVER_SCAN = 1_000;
+
+/**
  * The sending half of the outbound queue: claims due sends from storage (never holding the queue in
  * memory), lets the pacer place each one, shows typing, sends through the channel, stores the record,
  * and completes the entry. Exactly-once as far as storage can make it: the record is written before
@@ -97,7 +107,8 @@ export class OutboundWorker {
   private launch(entry: Outbound): void {
     const done = this.handle(entry)
       .catch((err: unknown) => {
-        if (!(err instanceof Stopped)) this.deps.logger.error({ err, instance: entry.instance, message: entry.id }, 'outbound send bookkeeping failed');
+        if (err instanceof NotOwner) this.deps.logger.info({ instance: entry.instance, message: entry.id }, 'instance lost to another node before its send; left to its new owner');
+        else if (!(err instanceof Stopped)) this.deps.logger.error({ err, instance: entry.instance, message: entry.id }, 'outbound send bookkeeping failed');
       })
       .finally(() => {
         this.inFlight.delete(entry.id);
@@ -125,9 +136,36 @@ export class OutboundWorker {
       await this.send(runtime, entry, job, Math.min(typingMs(job, policy), Math.floor(this.deps.options.leaseMs / 2)));
       pacer.sent(entry.instance, entry.lane, clock.now(), policy);
     } catch (err) {
-      if (err instanceof Stopped) throw err;
+      if (err instanceof Stopped || err instanceof NotOwner) throw err;
       await this.failed(runtime, entry, job, err);
     }
+  }
+
+  /**
+   * Releases the sends of `instance` that are leased now, so that they leave at once rather than when
+   * their queue lease expires. For a cluster node that has just taken the instance's lease and not yet
+   * acted on it: whatever is leased then was leased by the previous owner (or by another node that
+   * hands it back), which can no longer send it — it lost the instance's lease, and a worker checks its
+   * ownership right before every send and leaves the send alone once it lost it. Each keeps its place
+   * in its lane, and the worker that takes it up checks for its record first, so one the previous
+   * owner did send is completed, not sent again. Looks at the instance's first {@link TAKEOVER_SCAN}
+   * sends by due time (leased ones are due, so they come first); any beyond wait for their lease.
+   * Answers how many it released.
+   */
+  async takeOver(instance: string): Promise<number> {
+    const { storage, clock } = this.deps;
+    const now = clock.now();
+    let released = 0;
+    for (let offset = 0; offset < TAKEOVER_SCAN; offset += TAKEOVER_PAGE) {
+      const { items } = await storage.outbound.list(instance, { limit: TAKEOVER_PAGE, offset });
+      for (const entry of items) {
+        if (entry.leasedUntil === undefined || entry.leasedUntil <= now) continue;
+        await storage.outbound.release(instance, entry.id, { dueAt: entry.dueAt });
+        released++;
+      }
+      if (items.length < TAKEOVER_PAGE || items.at(-1)!.dueAt > now) break;
+    }
+    return released;
   }
 
   /**
@@ -140,6 +178,8 @@ export class OutboundWorker {
     try {
       return await this.send(runtime, entry, job, 0);
     } catch (err) {
+      // Answered with its queue state: the instance's new owner sends it.
+      if (err instanceof NotOwner) return null;
       if (failureKind(err) !== 'rate_limit') {
         await this.deps.storage.outbound.complete(runtime.id, entry.id);
         throw err;
@@ -162,6 +202,8 @@ export class OutboundWorker {
       await this.sleepUntil(clock.now() + typing);
     }
     const quoted = job.quotedId === undefined ? undefined : (await storage.messages.get(runtime.id, job.quotedId)) ?? undefined;
+    // A node that lost the instance's lease (paused, cut off) sends nothing more for it: its new owner takes the send over.
+    if (this.deps.owns && !this.deps.owns(runtime.id)) throw new NotOwner();
     const sent = await channel.messaging.send({ to: job.to, content: job.content, id: entry.id, ...(quoted ? { quoted } : {}) });
     metrics?.sent(channel.adapter.channel, job.content.type);
     if (typing > 0) {

@@ -34,6 +34,8 @@ export interface NodeOptions {
   cluster?: Record<string, unknown>;
   /** Plugin entries added after the node's own (a channel plugin such as `@parley/channel-instagram`). */
   plugins?: { package: string; options?: Record<string, unknown> }[];
+  /** Merged over the `queue` member of the config. */
+  queue?: Record<string, unknown>;
   /** Extra environment (overrides). */
   env?: Record<string, string>;
 }
@@ -71,7 +73,7 @@ export class NodeProcess {
       webhooks: { retry: { schedule: [200, 400], jitter: 0 } },
       // A killed node's sends in flight are sent by their instance's new owner once their queue lease
       // ends: short, as the cluster leases of the tests are (docs/queue.md, "In a cluster").
-      queue: { leaseMs: 4000 },
+      queue: { leaseMs: 4000, ...options.queue },
       plugins: [
         { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix } },
         { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },

@@ -38,6 +38,14 @@ const READY = `
  * Every method is one statement or one transaction in the turn's batch, durable at the next commit
  * ({@link SqliteStorage.flush}): the server flushes before it answers a request, and a completion or release lost to a crash only makes
  * the entry claimable again (where the worker finds its record and sends nothing twice).
+ *
+ * A send enqueued already leased (the API sends it inline) is written when the batch commits, not at
+ * once: most are completed within the same batch, and a row inserted and deleted by one transaction
+ * never reaches the file, so such a send costs no queue write at all. Until then it is held in
+ * {@link SqliteOutboundQueue.unwritten}; it counts towards the bound at once, and every method that
+ * reads or changes entries (all but an enqueue to another lane, its own completion, the count and the
+ * paused flag) writes such sends first. Each commit therefore holds exactly what writing at enqueue
+ * would have left, and no method can tell the difference.
  */
 export class SqliteOutboundQueue implements OutboundQueue {
   /**
@@ -53,34 +61,52 @@ export class SqliteOutboundQueue implements OutboundQueue {
     this.pendingCounts.clear();
   };
 
+  /**
+   * Sends enqueued leased in the current batch and not written yet, by `instance\nid`, and their lanes
+   * (`instance\nlane`: one each, since an enqueue to such a lane writes them first). Written just
+   * before the batch commits, or before any other use of the queue.
+   */
+  private readonly unwritten = new Map<string, { item: NewOutbound; leaseUntil: number }>();
+  private readonly unwrittenLanes = new Set<string>();
+  private readonly writeUnwritten = (): void => {
+    if (this.unwritten.size === 0) return;
+    const entries = [...this.unwritten.values()];
+    this.unwritten.clear();
+    this.unwrittenLanes.clear();
+    this.db.transaction(() => {
+      for (const { item, leaseUntil } of entries) this.insert(item, leaseUntil, true);
+    });
+  };
+
+  /**
+   * Instances the current batch read with no entry in the table and not paused, and wrote no entry of
+   * since, with their committed size: the batch holds the write lock, so nobody else wrote one either,
+   * and an enqueue for them needs no read. Forgotten when the batch commits.
+   */
+  private readonly emptyInBatch = new Map<string, number>();
+  private readonly forgetBatch = (): void => this.emptyInBatch.clear();
+
   constructor(private readonly db: SqliteDatabase) {}
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
-    return this.db.transaction((): EnqueueOutcome => {
-      // One read for the bound, whether the send heads its lane (nothing of the lane comes before it: an
-      // equal order enqueued earlier does) and whether the instance is paused.
-      const state = this.db.get<{ n: number | null; ahead: number | null; paused: number | null }>(
-        `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
-           (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
-           (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
-        { instance: item.instance, lane: item.lane, dueAt: item.dueAt },
-      )!;
+    const key = `${item.instance}\n${item.id}`;
+    const laneKey = `${item.instance}\n${item.lane}`;
+    // Behind a send of its lane that is not written yet: write it, so that the read below sees it.
+    if (this.unwrittenLanes.has(laneKey)) this.writeUnwritten();
+    return this.db.locked((): EnqueueOutcome => {
+      const state = this.stateOf(item);
       if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
-      const leased = lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null;
-      const inserted = this.db.write<{ seq: number }>(
-        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
-         VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) ON CONFLICT (instance, id) DO NOTHING RETURNING seq`,
-        {
-          instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload,
-          leaseUntil: leased ? lease.now + lease.leaseMs : null,
-        },
-      );
       // A duplicate id is stored once.
-      if (!inserted) return 'queued';
+      if (state.stored !== null || this.unwritten.has(key)) return 'queued';
       this.countBy(item.instance, 1);
-      // Nothing of the lane before it: it is the lane's new head (ready at its lease end while leased).
-      if (state.ahead === null) this.setHead(item.instance, item.lane, inserted.seq, leased ? lease.now + lease.leaseMs : item.dueAt);
-      return leased ? 'leased' : 'queued';
+      if (lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null) {
+        this.unwritten.set(key, { item, leaseUntil: lease.now + lease.leaseMs });
+        this.unwrittenLanes.add(laneKey);
+        this.db.beforeCommit(this.writeUnwritten);
+        return 'leased';
+      }
+      this.db.transaction(() => this.insert(item, null, state.ahead === null));
+      return 'queued';
     });
   }
 
@@ -91,6 +117,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
    * whose sends' records are lost too, so those sends are claimed again either way.
    */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
+    this.writeUnwritten();
     return this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
       this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
       this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
@@ -99,10 +126,20 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async complete(instance: string, id: string): Promise<void> {
+    const key = `${instance}\n${id}`;
+    const unwritten = this.unwritten.get(key);
+    if (unwritten) {
+      // Sent within the batch that enqueued it: it never reaches the file.
+      this.unwritten.delete(key);
+      this.unwrittenLanes.delete(`${instance}\n${unwritten.item.lane}`);
+      this.countBy(instance, -1);
+      return;
+    }
     this.db.transaction(() => this.remove(instance, id));
   }
 
   async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
+    this.writeUnwritten();
     this.db.transaction(() => {
       const row = this.db.write<{ seq: number; lane: string }>(
         `UPDATE outbound SET lease_until = NULL, due_at = @dueAt, attempts = attempts + @failed, last_error = coalesce(@error, last_error)
@@ -114,6 +151,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
+    this.writeUnwritten();
     const outcome = this.db.transaction(() => {
       const row = this.db.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
       if (!row) return 'unknown' as const;
@@ -126,11 +164,13 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async get(instance: string, id: string): Promise<Outbound | null> {
+    this.writeUnwritten();
     const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
     return row ? toOutbound(row) : null;
   }
 
   async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
+    this.writeUnwritten();
     const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = ? ORDER BY due_at, seq LIMIT ? OFFSET ?',
       [instance, page.limit, page.offset]);
     return { items: rows.map(toOutbound), total: await this.count(instance) };
@@ -141,6 +181,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   async setPaused(instance: string, paused: boolean): Promise<void> {
+    this.emptyInBatch.delete(instance);
     if (paused) this.db.run('INSERT INTO outbound_paused (instance) VALUES (?) ON CONFLICT DO NOTHING', [instance]);
     else this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
     await this.db.flush();
@@ -152,10 +193,14 @@ export class SqliteOutboundQueue implements OutboundQueue {
 
   /** The earliest time a lane head of an unpaused instance becomes claimable: an index read. */
   async nextDueAt(): Promise<number | null> {
+    this.writeUnwritten();
     return this.db.get<{ at: number }>(`SELECT l.ready_at AS at FROM outbound_lanes AS l WHERE ${NOT_PAUSED} ORDER BY l.ready_at LIMIT 1`)?.at ?? null;
   }
 
   async clear(instance: string): Promise<void> {
+    this.writeUnwritten();
+    // Its size starts again from nothing.
+    this.emptyInBatch.delete(instance);
     this.db.transaction(() => {
       this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
       this.db.run('DELETE FROM outbound_lanes WHERE instance = ?', [instance]);
@@ -164,6 +209,42 @@ export class SqliteOutboundQueue implements OutboundQueue {
       this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
     });
     await this.db.flush();
+  }
+
+  /**
+   * What an enqueue decides on, in one read: the committed size (the bound), whether the id is stored
+   * already, whether the send heads its lane (nothing of the lane comes before it: an equal order
+   * enqueued earlier does) and whether the instance is paused. No read for an instance in
+   * {@link SqliteOutboundQueue.emptyInBatch}.
+   */
+  private stateOf(item: NewOutbound): { n: number | null; stored: number | null; ahead: number | null; paused: number | null } {
+    const size = this.emptyInBatch.get(item.instance);
+    if (size !== undefined) return { n: size, stored: null, ahead: null, paused: null };
+    const state = this.db.get<{ n: number | null; any: number | null; stored: number | null; ahead: number | null; paused: number | null }>(
+      `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
+         (SELECT 1 FROM outbound WHERE instance = @instance LIMIT 1) AS any,
+         (SELECT 1 FROM outbound WHERE instance = @instance AND id = @id) AS stored,
+         (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
+         (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
+      { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt },
+    )!;
+    if (state.any === null && state.paused === null) {
+      this.emptyInBatch.set(item.instance, state.n ?? 0);
+      this.db.beforeCommit(this.forgetBatch);
+    }
+    return state;
+  }
+
+  /** Writes an entry (leased until `leaseUntil`, or waiting) and, when it heads its lane, the lane's head. */
+  private insert(item: NewOutbound, leaseUntil: number | null, head: boolean): void {
+    this.emptyInBatch.delete(item.instance);
+    const { seq } = this.db.write<{ seq: number }>(
+      `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
+       VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) RETURNING seq`,
+      { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload, leaseUntil },
+    )!;
+    // Nothing of the lane before it: it is the lane's new head (ready at its lease end while leased).
+    if (head) this.setHead(item.instance, item.lane, seq, leaseUntil ?? item.dueAt);
   }
 
   private remove(instance: string, id: string): void {
