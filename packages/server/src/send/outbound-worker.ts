@@ -86,22 +86,21 @@ export class OutboundWorker {
   }
 
   /** One claim round: answers true when it filled every free slot. */
-  private async round(): Promise<boolean> {
+  private round(): Promise<boolean> {
     const { storage, clock, options } = this.deps;
-    const free = options.concurrency - this.inFlight.size;
-    if (free <= 0) return false;
-    const now = clock.now();
-    const batch = await storage.outbound.claim({ now, limit: free, leaseMs: options.leaseMs });
-    for (const entry of batch) this.launch(entry);
-    if (batch.length === free) return true;
-    if (!this.pump.woken) {
-      const due = await storage.outbound.nextDueAt();
-      this.blocked = due !== null && due <= now;
+    return this.pump.claimRound<Outbound>({
+      free: () => options.concurrency - this.inFlight.size,
+      claim: (now, limit) => storage.outbound.claim({ now, limit, leaseMs: options.leaseMs }),
+      launch: (entry) => this.launch(entry),
+      nextDueAt: () => storage.outbound.nextDueAt(),
+      now: () => clock.now(),
+      recheckMs: options.recheckMs,
       // Capped at recheckMs: the clock may jump (a fake one in tests, an NTP step) and leases expire.
-      if (due === null) this.pump.disarm();
-      else this.pump.arm(Math.min(due > now ? due - clock.now() : options.recheckMs, options.recheckMs));
-    }
-    return false;
+      capSleep: true,
+      sawDue: (due, claimedAt) => {
+        this.blocked = due !== null && due <= claimedAt;
+      },
+    });
   }
 
   private launch(entry: Outbound): void {
