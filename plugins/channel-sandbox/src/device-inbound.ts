@@ -4,7 +4,7 @@ import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
 import { keepReceivedMedia } from './content/received-media.js';
 import type { SandboxDevice } from './sandbox-device.js';
-import type { SandboxPhone } from './sandbox-network.js';
+import { PhoneWentOfflineError, type SandboxPhone } from './sandbox-network.js';
 import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
 
 /**
@@ -39,6 +39,10 @@ export class DeviceInbound implements SandboxPhone {
     else if (packet.kind === 'call') await this.device.callSignals?.(packet);
     else receiveEphemeral(this.device, packet);
     await this.device.ctx.settled?.();
+    // Stopped meanwhile (its node handed it over, or lost its lease): the server may have dropped what the
+    // packet caused after forgetting the instance, so the packet stays in the inbox for the phone's next
+    // owner, which replays it (a replay of what was handled already is only acknowledged again).
+    if (!this.device.connected) throw new PhoneWentOfflineError(this.device.instanceId);
   }
 
   /**
