@@ -107,14 +107,22 @@ export async function untilAllStored(
   }
 }
 
-/** Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). */
+/**
+ * Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). A check that throws
+ * (storage still reconnecting after an outage) counts as not holding yet; the last error is reported.
+ */
 export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const end = performance.now() + timeoutMs;
+  let last: unknown;
   while (performance.now() < end) {
-    if (await check()) return;
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err;
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.fail(`timed out waiting until ${what}`);
+  assert.fail(`timed out waiting until ${what}${last ? ` (last check failed: ${(last as Error).message})` : ''}`);
 }
 
 /**
