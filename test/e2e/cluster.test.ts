@@ -10,6 +10,10 @@ import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '@parley/testkit/host';
 import { clusterLoad, createSandboxInstances, storedMessageIds, until, untilAllStored, type Instance } from '../support/cluster-load.js';
+import { assertOneLinkAtATime, untilNoEventLost, watchNodeListing, type Death } from '../support/cluster-invariants.js';
+
+/** A dead node stays listed this long after its last heartbeat (short, so the test sees it pruned). */
+const DEAD_NODE_RETENTION_MS = 12_000;
 
 /** A valid 1×1 PNG carrying `padding` bytes of text (a picture larger than the 1 MiB a forwarder keeps in memory). */
 function largePng(padding: number): Buffer {
@@ -44,10 +48,14 @@ describe('cluster: three nodes on one Redis', () => {
   const storage = new RedisStorage({ url: redisUrl, keyPrefix });
   let receiver: HttpReceiver;
   const instances: Instance[] = [];
+  /** Processes the test killed (their sandbox links ended then). */
+  const deaths: Death[] = [];
 
   const start = async (id: string) => {
-    const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl, keyPrefix, dir });
+    // Kept before it is ready: a node that never gets ready is still stopped after the tests.
+    const node = NodeProcess.launch({ id, port: ports.get(id)!, redisUrl, keyPrefix, dir, cluster: { deadNodeRetentionMs: DEAD_NODE_RETENTION_MS } });
     nodes.set(id, node);
+    await node.ready();
     return node;
   };
   const node = (id: string) => nodes.get(id)!;
@@ -171,39 +179,63 @@ describe('cluster: three nodes on one Redis', () => {
     assert.equal((await node('n2').request('POST', '/admin/cluster/nodes/n9/drain', {}, {}, true)).status, 404);
   });
 
-  it('SIGKILL of an owner under load: its instances serve again through the other nodes within 15 s, no accepted send lost', async () => {
-    const before = await owners();
-    const victim = 'n1';
+  it('SIGKILL of an owner under load: all serve again within 15 s, no accepted send or webhook event lost, never two owners', async () => {
+    const before = await storage.cluster().owners(instances.map((i) => i.id));
+    const victim = node('n1');
     const survivors = ['n2', 'n3'];
-    const victims = instances.filter((i) => before.get(i.id) === victim);
+    const victims = instances.filter((i) => before.get(i.id)?.node === victim.id);
     assert.ok(victims.length > 0);
+    const since = Date.now();
     const load = clusterLoad(instances, survivors.map(node));
     await new Promise((r) => setTimeout(r, 500));
     const killedAt = performance.now();
-    await node(victim).stop('SIGKILL');
-    const back = await load.untilEachServedAfter(victims, killedAt, 20_000);
+    await victim.stop('SIGKILL');
+    deaths.push({ pid: victim.child.pid!, at: Date.now() });
+    nodes.delete(victim.id);
+    const listing = watchNodeListing(node('n2'), victim.id, 40_000);
+    listing.catch(() => undefined); // awaited below; a failure before then must not be an unhandled rejection
+    const back = await load.untilEachServedAfter(victims, killedAt, 20_000).finally(() => load.stop());
     const results = await load.stop();
     const worst = Math.max(...back.values());
     assert.ok(worst < 15_000, `every instance served again within 15 s (worst ${Math.round(worst)} ms)`);
     assert.deepEqual(results.failures, [], 'no request failed during the failover');
+    // Every accepted send is stored by its sender and reached its peer; every event arrived at the webhook.
     await untilAllStored(node('n2'), instances, results.accepted, load.peerOf);
-    // Never two owners: every take of an instance has a greater fencing token than the one before, on another node after the kill.
-    const after = await owners();
-    const takes: Record<string, any>[] = survivors.flatMap((n) => node(n).logs('instance lease taken').map((l) => ({ ...l, node: n })));
+    await untilNoEventLost(receiver, storage, instances, results.accepted, load.peerOf, since);
+    // Never two owners, from the fencing tokens: the takes of each instance, in the order they happened on
+    // any node, have strictly increasing tokens; the dead owner's token can no longer write.
+    const takes = [victim, node('n2'), node('n3')].flatMap((n) => n.logs('instance lease taken'));
     for (const instance of victims) {
-      assert.notEqual(after.get(instance.id), victim);
+      await until(async () => (await owners()).has(instance.id), `${instance.id} has an owner`);
       const lease = (await storage.cluster().owners([instance.id])).get(instance.id)!;
-      const take = takes.find((t) => t.instance === instance.id && t.fencingToken === lease.token);
-      assert.ok(take, `the survivor's take of ${instance.id} is logged with the current token`);
-      const first = node(victim).logs('instance lease taken').filter((t) => t.instance === instance.id);
-      for (const old of first) assert.ok(old.fencingToken < lease.token);
+      assert.notEqual(lease.node, victim.id);
+      const tokens = takes.filter((t) => t.instance === instance.id).sort((a, b) => a.time.localeCompare(b.time)).map((t) => t.fencingToken as number);
+      assert.ok(tokens.includes(lease.token), `the current owner's take of ${instance.id} is logged`);
+      for (let i = 1; i < tokens.length; i++) assert.ok(tokens[i]! > tokens[i - 1]!, `tokens of successive owners of ${instance.id} increase: ${tokens}`);
+      const old = { instance: instance.id, token: before.get(instance.id)!.token };
+      await assert.rejects(storage.state.put(`${instance.id}:sandbox`, 'probe', 1, old), (err: any) => err.code === 'lease_lost');
     }
-    nodes.delete(victim);
+    // Never two owners, from the sandbox's own record: no phone had two live links to the network at once,
+    // and each of the dead node's phones came back on a survivor.
+    const links = await assertOneLinkAtATime(storage, instances.map((i) => i.number), [...nodes.values()], deaths);
+    for (const instance of victims) {
+      const mine = links.get(instance.number)!;
+      const lost = mine.filter((l) => l.pid === victim.child.pid).at(-1);
+      assert.ok(lost && mine.some((l) => l.pid !== victim.child.pid && l.openedAt >= lost.openedAt), `${instance.number} came back on a survivor`);
+    }
+    // The dead node was listed dead with its last heartbeat, then pruned once it outlived the retention.
+    const { seen, goneAt } = await listing;
+    const dead = seen.find((e) => !e.alive);
+    assert.ok(dead && dead.lastHeartbeat <= deaths.at(-1)!.at, `listed as dead with its last heartbeat: ${JSON.stringify(seen.slice(-3))}`);
+    assert.ok(goneAt && goneAt >= dead.lastHeartbeat + DEAD_NODE_RETENTION_MS, 'pruned after the retention, not before');
+    assert.ok(survivors.some((n) => node(n).logs('dead node pruned from the registry').some((l) => l.deadNode === victim.id)));
   });
 
-  it('rolling restart under load: graceful stops hand instances over, 0 non-2xx through the other nodes', async () => {
+  it('rolling restart under load: graceful stops hand instances over, 0 non-2xx, no accepted send or webhook event lost', async () => {
     await start('n1');
     const all = ['n1', 'n2', 'n3'];
+    const since = Date.now();
+    const accepted = new Map<string, string[]>();
     for (const restarting of all) {
       const others = all.filter((n) => n !== restarting).map(node);
       const load = clusterLoad(instances, others);
@@ -213,14 +245,21 @@ describe('cluster: three nodes on one Redis', () => {
       try {
         assert.equal(await stopped.stop('SIGTERM'), 0);
         await new Promise((r) => setTimeout(r, 1000));
-      } finally {
         await start(restarting);
+      } finally {
+        await load.stop();
       }
       const results = await load.stop();
       assert.equal(stopped.logs('instances handed over to the other nodes').length, handedBefore + 1);
       assert.deepEqual(results.failures, [], `no failed request while ${restarting} restarted`);
       assert.ok(results.ok > 0);
+      for (const [id, sent] of results.accepted) accepted.set(id, [...(accepted.get(id) ?? []), ...sent]);
     }
+    const peerOf = (i: Instance) => instances[(instances.indexOf(i) + 1) % instances.length]!;
+    await untilAllStored(node('n2'), instances, accepted, peerOf);
+    await untilNoEventLost(receiver, storage, instances, accepted, peerOf, since);
+    // Over the whole run so far (moves, drain, the kill, the restarts), no phone had two live links at once.
+    await assertOneLinkAtATime(storage, instances.map((i) => i.number), [...nodes.values()], deaths);
   });
 
   it('a paused owner (SIGSTOP past its lease) stops its instances when it wakes and its old lease never writes again', async () => {

@@ -29,7 +29,7 @@ describe('dashboard on a cluster node: the owner column', { skip, timeout: 120_0
       config: {
         cluster: {
           nodeId: 'dash-node-1', advertiseUrl: 'http://127.0.0.1:9', secret: 'dashboard-cluster-secret-0123456789',
-          leaseTtlMs: 8000, renewIntervalMs: 2000, driftMarginMs: 1000, handoverWaitMs: 5000, movesPerMinute: 30,
+          leaseTtlMs: 8000, renewIntervalMs: 2000, driftMarginMs: 1000, handoverWaitMs: 5000, movesPerMinute: 30, deadNodeRetentionMs: 300_000,
         },
       },
     });

@@ -84,9 +84,10 @@ export async function storedMessageIds(node: NodeProcess, key: string, number: s
 }
 
 /**
- * Waits (bounded) until every send of `accepted` is in its sender's stored chat with its peer. An
- * accepted send may still be in the outbound queue (answered with its `queue` state, docs/queue.md):
- * it is stored once its instance's owner sends it. Fails naming the first send still missing.
+ * Waits (bounded) until every send of `accepted` is stored at both ends: in its sender's chat with its
+ * peer, and in the peer's chat with the sender (it reached the receiving phone). An accepted send may
+ * still be in the outbound queue (answered with its `queue` state, docs/queue.md): it is stored once
+ * its instance's owner sends it. Fails naming the first send still missing.
  */
 export async function untilAllStored(
   node: NodeProcess, instances: Instance[], accepted: Map<string, string[]>, peerOf: (i: Instance) => Instance, timeoutMs = 30_000,
@@ -94,24 +95,34 @@ export async function untilAllStored(
   const end = performance.now() + timeoutMs;
   for (const instance of instances) {
     const want = accepted.get(instance.id) ?? [];
-    for (;;) {
-      const stored = await storedMessageIds(node, instance.key, peerOf(instance).number);
-      const missing = want.find((id) => !stored.has(id));
-      if (missing === undefined) break;
-      if (performance.now() > end) assert.fail(`accepted send ${missing} of ${instance.id} is not stored within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 200));
+    for (const [side, chat, where] of [[instance, peerOf(instance), 'stored'], [peerOf(instance), instance, 'received by its peer']] as const) {
+      for (;;) {
+        const stored = await storedMessageIds(node, side.key, chat.number);
+        const missing = want.find((id) => !stored.has(id));
+        if (missing === undefined) break;
+        if (performance.now() > end) assert.fail(`accepted send ${missing} of ${instance.id} is not ${where} within ${timeoutMs} ms`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
     }
   }
 }
 
-/** Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). */
+/**
+ * Polls `check` every 100 ms until it holds (fails the test after `timeoutMs`). A check that throws
+ * (storage still reconnecting after an outage) counts as not holding yet; the last error is reported.
+ */
 export async function until(check: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const end = performance.now() + timeoutMs;
+  let last: unknown;
   while (performance.now() < end) {
-    if (await check()) return;
+    try {
+      if (await check()) return;
+    } catch (err) {
+      last = err;
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.fail(`timed out waiting until ${what}`);
+  assert.fail(`timed out waiting until ${what}${last ? ` (last check failed: ${(last as Error).message})` : ''}`);
 }
 
 /**

@@ -26,7 +26,7 @@ describe('cluster configuration', () => {
   it('reads the node id, address and secret from the environment, with the timing defaults', () => {
     assert.deepEqual(loadConfig(CLUSTER_ENV).cluster, {
       nodeId: 'n1', advertiseUrl: 'http://10.0.0.5:8080', secret: 'a-secret-of-16-chars-or-more',
-      leaseTtlMs: 8000, renewIntervalMs: 2000, driftMarginMs: 1000, handoverWaitMs: 20000, movesPerMinute: 30,
+      leaseTtlMs: 8000, renewIntervalMs: 2000, driftMarginMs: 1000, handoverWaitMs: 20000, movesPerMinute: 30, deadNodeRetentionMs: 300_000,
     });
   });
 

@@ -1,11 +1,17 @@
-import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type InboundMessage } from '@parley/core';
+import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, ulidFloor, USER_SUFFIX, type InboundMessage } from '@parley/core';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
 import { keepReceivedMedia } from './content/received-media.js';
 import type { SandboxDevice } from './sandbox-device.js';
-import type { SandboxPhone } from './sandbox-network.js';
+import { PhoneWentOfflineError, type SandboxPhone } from './sandbox-network.js';
 import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
+
+/** A replay looks for the event a packet caused in the event log from this long before the packet's own time (clock skew between nodes). */
+const REPLAY_LOOKBACK_MS = 5_000;
+/** Event log entries a replay reads per page, and pages at most (the event follows the packet within moments). */
+const REPLAY_PAGE = 500;
+const REPLAY_PAGES = 10;
 
 /**
  * A sandbox phone as the network sees it while online: it receives packets and turns them into
@@ -39,22 +45,45 @@ export class DeviceInbound implements SandboxPhone {
     else if (packet.kind === 'call') await this.device.callSignals?.(packet);
     else receiveEphemeral(this.device, packet);
     await this.device.ctx.settled?.();
+    // Stopped meanwhile (its node handed it over, or lost its lease): the server may have dropped what the
+    // packet caused after forgetting the instance, so the packet stays in the inbox for the phone's next
+    // owner, which replays it (a replay of what was handled already is only acknowledged again).
+    if (!this.device.connected) throw new PhoneWentOfflineError(this.device.instanceId);
   }
 
   /**
    * A receipt for a message this phone sent. A replayed receipt of a direct chat that the stored
-   * record has reached already is dropped (a group's receipts come from each member, and the record
-   * moves with the first).
+   * record has reached already, and whose event the server logged, is dropped (a group's receipts come
+   * from each member, and the record moves with the first).
    */
   private async onReceipt(packet: ReceiptPacket, replayed: boolean): Promise<void> {
     if (replayed && !isGroupJid(packet.chatJid)) {
       const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.messageId);
-      if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]) return;
+      if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]
+        && (await this.logged(packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
     }
     this.device.ctx.emit({
       type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
       status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
     });
+  }
+
+  /**
+   * Whether the event log holds an event of this instance of `type` matching `matches`, logged from the
+   * packet's time (Unix seconds) on. The log is written after the store and the webhook queue, so a
+   * receipt whose status the record shows but whose event is not logged was cut off by a crash between
+   * the store and the webhook queue: it is emitted again rather than lost (the store keeps the higher status).
+   */
+  private async logged(sinceSeconds: number, type: string, matches: (event: Record<string, unknown>) => boolean): Promise<boolean> {
+    const { storage, instanceId } = this.device.ctx;
+    let after = ulidFloor(sinceSeconds * 1000 - REPLAY_LOOKBACK_MS);
+    for (let page = 0; page < REPLAY_PAGES; page++) {
+      const entries = await storage.events.read({ instance: instanceId, after, limit: REPLAY_PAGE });
+      if (entries.some((e) => e.type === type && matches(JSON.parse(e.event) as Record<string, unknown>))) return true;
+      if (entries.length < REPLAY_PAGE) return false;
+      after = entries.at(-1)!.id;
+    }
+    return false;
   }
 
   /**

@@ -5,6 +5,7 @@ import { defaultSandboxOptions, sandboxOptionsSchema, type SandboxOptions } from
 export { SandboxDriver, type SandboxDriverDeps } from './sandbox.driver.js';
 export { SandboxAdapter } from './sandbox.adapter.js';
 export { SandboxNetwork } from './sandbox-network.js';
+export { sandboxLinks, type SandboxLink } from './sandbox-links.js';
 export { defaultSandboxOptions, sandboxOptionsSchema, type SandboxOptions } from './sandbox.options.js';
 
 /** The sandbox channel plugin: registers the `sandbox` main-channel driver. */

@@ -1,4 +1,5 @@
 import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
+import { SandboxLinks } from './sandbox-links.js';
 import { SandboxRelay } from './sandbox-relay.js';
 import { groupMemberNumbers } from './sandbox-group-state.js';
 import type { Packet, PresencePacket } from './sandbox-packets.js';
@@ -13,9 +14,18 @@ export interface SandboxPhone {
    * processed by the server, the answers it sends, such as a delivery receipt, handed to the network):
    * only then does the network forget the packet. `replayed` marks a packet taken from the inbox when
    * the phone came online: a previous process may have handed it over already and died before
-   * forgetting it, so the phone must not act on it twice.
+   * forgetting it, so the phone must not act on it twice. Rejects with {@link PhoneWentOfflineError}
+   * when the phone was stopped before the server had handled what the packet caused (a stopped
+   * instance's late events may be dropped): the packet then stays in the inbox.
    */
   receive(packet: Packet, replayed: boolean): Promise<void>;
+}
+
+/** A phone went offline (stopped) while it handled a packet: {@link SandboxPhone.receive} rejects with it, and the packet stays in the inbox. */
+export class PhoneWentOfflineError extends Error {
+  constructor(instanceId: string) {
+    super(`the sandbox phone of ${instanceId} went offline while handling a packet; the packet waits for its next connection`);
+  }
 }
 
 const NUMBERS = 'sandbox:numbers';
@@ -66,6 +76,8 @@ export class SandboxNetwork {
   private readonly holding = new Set<string>();
   /** Inbox reads in progress, by number. */
   private readonly draining = new Map<string, Promise<void>>();
+  /** The record of which process had each phone online, and when. */
+  private readonly links: SandboxLinks;
 
   constructor(
     private readonly storage: Storage,
@@ -73,6 +85,7 @@ export class SandboxNetwork {
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
+    this.links = new SandboxLinks(storage, clock, logger);
     const signals = storage.signals?.();
     if (signals) {
       this.relay = new SandboxRelay(signals, {
@@ -143,10 +156,11 @@ export class SandboxNetwork {
     }
   }
 
-  /** Marks a phone online and hands it what waited in its inbox, in order. */
+  /** Records the phone's link, marks it online and hands it what waited in its inbox, in order. */
   async attach(phone: SandboxPhone): Promise<void> {
     // Listening before the inbox is read: a packet written meanwhile is either read or woken for.
     await this.relay?.start();
+    await this.links.opened(phone.number, phone.instanceId);
     this.online.set(phone.number, phone);
     this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');
@@ -207,12 +221,13 @@ export class SandboxNetwork {
     }
   }
 
-  /** Marks a phone offline. */
-  detach(phone: SandboxPhone): void {
+  /** Marks a phone offline; resolves once its link is recorded as closed (a failed write is logged, never thrown). */
+  async detach(phone: SandboxPhone): Promise<void> {
     if (this.online.get(phone.number) !== phone) return;
     this.online.delete(phone.number);
     this.onlineInstances.delete(phone.instanceId);
     this.announce(phone.number, 'unavailable');
+    await this.links.closed(phone.number);
   }
 
   /** Whether a phone is online, on this process or another of the network. */
@@ -300,8 +315,15 @@ export class SandboxNetwork {
   async reply(to: string, packet: Packet, replayed: boolean): Promise<void> {
     if (this.latencyMs > 0 && this.online.has(to)) await new Promise((resolve) => setTimeout(resolve, this.latencyMs));
     const phone = this.online.get(to);
-    if (phone) await phone.receive(packet, replayed);
-    else await this.send(to, packet);
+    if (phone) {
+      try {
+        return await phone.receive(packet, replayed);
+      } catch (err) {
+        // Stopped while handling it: the answer waits in its inbox for the phone's next connection, wherever that is.
+        if (!(err instanceof PhoneWentOfflineError)) throw err;
+      }
+    }
+    await this.send(to, packet);
   }
 
   /** Hands an inbox packet to a phone, and deletes it once the phone has stored what it caused. */
@@ -317,7 +339,8 @@ export class SandboxNetwork {
       (err: unknown) => {
         // Left in the inbox: the phone gets it again when it next comes online.
         this.holding.delete(key);
-        this.logger.error({ err, kind: packet.kind }, 'sandbox delivery failed');
+        if (err instanceof PhoneWentOfflineError) this.logger.info({ instance: phone.instanceId, kind: packet.kind }, 'sandbox packet kept for the phone\'s next connection');
+        else this.logger.error({ err, kind: packet.kind }, 'sandbox delivery failed');
       },
     ).catch((err: unknown) => {
       this.holding.delete(key);

@@ -45,6 +45,6 @@ export class SandboxAdapter implements ChannelAdapter {
   }
 
   async stop(): Promise<void> {
-    this.connection.stop();
+    await this.connection.stop();
   }
 }

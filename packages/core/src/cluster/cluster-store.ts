@@ -59,6 +59,12 @@ export interface ClusterStore {
   /** Every node entry, live or recently gone, by id. */
   nodes(): Promise<NodeRecord[]>;
   /**
+   * Forgets a dead node whose last heartbeat is older than `before` (ms): its registry entry goes, and
+   * the instances still recorded as held by it are offered (so they stay findable as orphans). Does
+   * nothing when the node is alive again or heartbeated since. Answers whether it was pruned.
+   */
+  prune(node: string, before: number): Promise<boolean>;
+  /**
    * Takes the lease of an instance for `ttlMs` when nobody holds it (SET NX PX), with a new fencing
    * token; answers null when another node holds it, or when a move to another node is pending and
    * `honourMove` is not false (a move to a node that died is overridden with `honourMove: false`).

@@ -143,6 +143,16 @@ export class ClusterNode {
     return this.starting.get(instance) ?? Promise.resolve();
   }
 
+  /**
+   * Resolves once an instance this node took has been started, answering whether this node still runs
+   * it: a hand-over (a move, a drain, a stop) may have given it up while the start ran, and a request
+   * that waited must then be routed again, not served here.
+   */
+  async started(instance: string): Promise<boolean> {
+    await this.whenStarted(instance);
+    return this.leases.has(instance);
+  }
+
   /** Drains: stops every owned instance and releases its lease so other nodes take it at once. */
   async handOver(): Promise<void> {
     this.info.draining = true;
@@ -188,10 +198,25 @@ export class ClusterNode {
     await this.stopExpired();
     if (performance.now() - this.lastRenew >= this.config.renewIntervalMs) await this.renew();
     this.nodesCache = await this.store.nodes();
+    await this.pruneDead();
     if (this.info.draining) return;
     await this.applyMoves();
     await this.adoptOrphans();
     await this.rebalance();
+  }
+
+  /**
+   * Forgets the nodes that stopped heartbeating more than `deadNodeRetentionMs` ago (last heartbeat on
+   * their clock, compared with this node's): until then they are listed dead; their instances stay
+   * findable as orphans (offered) after the prune.
+   */
+  private async pruneDead(): Promise<void> {
+    const before = this.clock.now() - this.config.deadNodeRetentionMs;
+    for (const dead of this.nodesCache.filter((n) => !n.alive && n.lastHeartbeat < before)) {
+      if (!(await this.store.prune(dead.id, before))) continue;
+      this.nodesCache = this.nodesCache.filter((n) => n.id !== dead.id);
+      this.logger.info({ deadNode: dead.id, lastHeartbeat: dead.lastHeartbeat }, 'dead node pruned from the registry');
+    }
   }
 
   /** Stops instances whose lease deadline passed (renewals failed: Redis unreachable, or this process was paused). */

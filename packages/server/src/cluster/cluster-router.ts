@@ -5,7 +5,7 @@ import type { Request, Response } from 'express';
 import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
-import type { ClusterNode } from './cluster-node.js';
+import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
 import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type Attempt, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
@@ -56,7 +56,7 @@ export class ClusterRouter {
       // Served here (a forwarded request is never forwarded again) if this node owns the instance or can take it, once it is
       // started; otherwise 503 instance_moving, which the forwarding node retries.
       if (!this.node.leases.has(id)) await this.node.claim(id);
-      await this.node.whenStarted(id);
+      if (!(await this.node.started(id))) throw new InstanceMovingError(id);
     }
     // Served here: a graceful hand-over of the instance waits until the answer is out. Not for an event
     // stream, which never ends by itself: the hand-over ends it, and its client resumes at the new owner.
@@ -112,7 +112,7 @@ export class ClusterRouter {
     if (req.headers[FORWARDED_BY_HEADER] !== undefined) {
       this.verifyPeer(req);
       if (!this.node.leases.has(id)) await this.node.claim(id);
-      await this.node.whenStarted(id);
+      if (!(await this.node.started(id))) throw new InstanceMovingError(id);
       return false;
     }
     return (await this.viaOwner(id, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
@@ -152,17 +152,13 @@ export class ClusterRouter {
   async viaOwner(id: string, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
     const deadline = performance.now() + this.node.config.handoverWaitMs;
     for (let attempt = 0; ; attempt++) {
-      if (this.node.leases.has(id)) {
-        await this.node.whenStarted(id);
-        return 'here';
-      }
-      const target = await this.ownerAddress(id);
-      if (target === 'here') {
+      // Given up while its start ran (a move, a drain, a stop), the instance is not served here: route again.
+      const target = this.node.leases.has(id) ? 'held' : await this.ownerAddress(id);
+      if (target === 'held') {
+        if (await this.node.started(id)) return 'here';
+      } else if (target === 'here') {
         // Taken here and started (reconnected) before the request runs; another node may have been faster.
-        if (await this.node.claim(id).then(() => true, () => false)) {
-          await this.node.whenStarted(id);
-          return 'here';
-        }
+        if ((await this.node.claim(id).then(() => true, () => false)) && (await this.node.started(id))) return 'here';
       } else if (target !== 'wait') {
         const outcome = await send(target);
         if (outcome === 'answered') return outcome;

@@ -62,11 +62,14 @@ export interface HandedOverStreams {
  * under the restorer's per-driver concurrency bound and rate (a failover reconnects like a restart).
  * A stopped instance's event streams end once its last events are in the event log: their clients
  * reconnect (to any node, which forwards them to the new owner) and resume from their last event id.
+ * A stop waits for a connection the instance's start has under way: stopped meanwhile, the connection
+ * would come up after the stop on a node that no longer owns the instance (two owners' sockets).
  */
 export function registryHost(
   registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger, streams: HandedOverStreams,
   outbound?: Pick<OutboundWorker, 'takeOver' | 'wake'>,
 ): InstanceHost {
+  const connecting = new Map<string, Promise<void>>();
   return {
     // Sends the previous owner held leased leave now, not when their queue lease expires (docs/queue.md).
     ...(outbound ? {
@@ -81,17 +84,34 @@ export function registryHost(
         await node.store.forget(id);
         return;
       }
-      await restorer.throttle(record.driver, async () => {
+      let running: Promise<void> | undefined;
+      const task = async () => {
         const runtime = await registry.load(record);
-        // Handed over again while loading or waiting: the hand-over stops it; it must not connect.
+        // Handed over again while loading or waiting: the hand-over stops it; it must not connect. From this check
+        // on (no await between), a hand-over's stop waits for the connection below.
         if (!node.leases.has(id)) return;
-        if (record.wantsConnection) await runtime.main.capabilities.connection?.connect();
+        if (record.wantsConnection) {
+          const connection = Promise.resolve(runtime.main.capabilities.connection?.connect()).then(() => undefined);
+          connecting.set(id, connection.catch(() => undefined));
+          try {
+            await connection;
+          } finally {
+            connecting.delete(id);
+          }
+        }
         logger.info({ instance: id }, 'instance started on this node');
-      });
+      };
+      try {
+        await restorer.throttle(record.driver, () => (running = task()));
+      } finally {
+        // The restorer stopping rejects a start that is under way; it still finishes before the start counts as done.
+        await running?.catch(() => undefined);
+      }
       // Its queued sends are this node's to send now; the worker may be asleep (its own queue looked empty).
       outbound?.wake();
     },
     async stop(id) {
+      await connecting.get(id);
       await registry.handOver(id);
       // Not awaited: appends retried while storage is unreachable must not hold the node's loop back.
       void streams.written().catch(() => undefined).then(() => streams.endInstance(id));

@@ -15,6 +15,8 @@ export interface ClusterConfig {
   handoverWaitMs: number;
   /** Rebalancing moves one node starts per minute (a joining node takes its share gradually). */
   movesPerMinute: number;
+  /** How long a node that stopped heartbeating stays listed as dead (`alive: false`) before the live nodes prune it. */
+  deadNodeRetentionMs: number;
 }
 
 /** Raised for an invalid cluster setting; the message names the field. */
@@ -33,6 +35,7 @@ export const clusterConfigSchema = {
     driftMarginMs: { type: 'integer', minimum: 0, maximum: 300000 },
     handoverWaitMs: { type: 'integer', minimum: 0, maximum: 600000 },
     movesPerMinute: { type: 'integer', minimum: 0, maximum: 10000 },
+    deadNodeRetentionMs: { type: 'integer', minimum: 1000, maximum: 604800000 },
   },
 } as const;
 
@@ -64,6 +67,7 @@ export function resolveClusterConfig(file: Partial<ClusterConfig> | undefined, e
     driftMarginMs: file?.driftMarginMs ?? 1000,
     handoverWaitMs: file?.handoverWaitMs ?? 20000,
     movesPerMinute: file?.movesPerMinute ?? 30,
+    deadNodeRetentionMs: file?.deadNodeRetentionMs ?? 300_000,
   };
   // Two renewals must fit in a lease with the margin to spare: one lost renewal never costs a lease.
   if (2 * config.renewIntervalMs + config.driftMarginMs >= config.leaseTtlMs) {

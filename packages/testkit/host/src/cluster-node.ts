@@ -70,7 +70,8 @@ export class NodeProcess {
     writeFileSync(configPath, JSON.stringify({
       host: '127.0.0.1', port: options.port, dataDir, logLevel: 'info', defaultChannel: 'sandbox',
       cluster: { nodeId: options.id, advertiseUrl: `http://127.0.0.1:${options.port}`, secret: CLUSTER_SECRET, ...options.cluster },
-      webhooks: { retry: { schedule: [200, 400], jitter: 0 } },
+      // A killed node's claimed deliveries are sent by another node's worker once their lease ends: short too.
+      webhooks: { timeoutMs: 5000, leaseMs: 8000, retry: { schedule: [200, 400, 1000, 2000], jitter: 0 } },
       // A killed node's sends in flight are sent by their instance's new owner once their queue lease
       // ends: short, as the cluster leases of the tests are (docs/queue.md, "In a cluster").
       queue: { leaseMs: 4000, ...options.queue },

@@ -105,13 +105,13 @@ export class SandboxConnection implements ConnectionCapability {
     if (wasLinked) this.close(401, 'logged_out', true, false);
   }
 
-  /** Stops timers and goes offline without logging out. */
-  stop(): void {
+  /** Stops timers and goes offline without logging out; resolves once the network recorded the link closed. */
+  async stop(): Promise<void> {
     this.reset();
     for (const work of this.whileOnline) work.offline();
     if (this.device.connected) {
       this.device.connected = false;
-      this.device.network.detach(this.phone);
+      await this.device.network.detach(this.phone);
     }
   }
 
@@ -125,7 +125,7 @@ export class SandboxConnection implements ConnectionCapability {
   private close(code: number, reason: string, loggedOut: boolean, willReconnect: boolean): void {
     for (const work of this.whileOnline) work.offline();
     this.device.connected = false;
-    this.device.network.detach(this.phone);
+    void this.device.network.detach(this.phone);
     this.device.ctx.emit({ type: 'connection', status: 'close', code, reason, loggedOut, willReconnect });
   }
 

@@ -28,6 +28,26 @@ return 1
 `);
 
 /**
+ * Forgets a dead node last heard of before ARGV[2] (ms): nothing while its live entry exists or its
+ * last entry is newer; its remaining held instances are offered (ZADD NX at ARGV[3]) so they stay
+ * findable as orphans. KEYS: node key, last-entry key, nodes set, held set, unowned zset. ARGV: id, before, now.
+ */
+export const pruneScript = new LuaScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+local last = redis.call('GET', KEYS[2])
+if last then
+  local ok, doc = pcall(cjson.decode, last)
+  if ok and tonumber(doc.lastHeartbeat or 0) >= tonumber(ARGV[2]) then return 0 end
+end
+for _, instance in ipairs(redis.call('SMEMBERS', KEYS[4])) do
+  redis.call('ZADD', KEYS[5], 'NX', ARGV[3], instance)
+end
+redis.call('DEL', KEYS[2], KEYS[4])
+redis.call('SREM', KEYS[3], ARGV[1])
+return 1
+`);
+
+/**
  * Takes a free lease with a new fencing token (SET NX semantics). The token counter starts from the
  * caller's clock in milliseconds when Redis lost it (restart without persistence), so tokens keep growing
  * (they stay below 10^14: Lua formats larger numbers in exponent form).

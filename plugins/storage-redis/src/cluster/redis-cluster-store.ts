@@ -1,7 +1,7 @@
 import type { Clock, ClusterStore, Lease, NodeInfo, NodeRecord } from '@parley/core';
 import type { RedisConnection } from '../redis-connection.js';
 import type { ClusterKeys } from './cluster-keys.js';
-import { acquireScript, forgetScript, joinScript, leaveScript, releaseScript, renewScript } from './cluster.scripts.js';
+import { acquireScript, forgetScript, joinScript, leaveScript, pruneScript, releaseScript, renewScript } from './cluster.scripts.js';
 
 /** How long a move request stays (a target that never takes the instance does not pin it forever). */
 const MOVE_TTL_MS = 60_000;
@@ -58,6 +58,13 @@ export class RedisClusterStore implements ClusterStore {
       out.push({ ...(JSON.parse(text) as Omit<NodeRecord, 'alive'>), load: held[i]!, alive: live[i] != null });
     });
     return out;
+  }
+
+  async prune(node: string, before: number): Promise<boolean> {
+    const k = this.keys;
+    const reply = await this.connection.run((c) =>
+      pruneScript.run(c, [k.node(node), k.nodeLast(node), k.nodes, k.held(node), k.unowned], [node, before, this.clock.now()]));
+    return Number(reply) === 1;
   }
 
   async acquire(instance: string, node: string, ttlMs: number, options: { honourMove?: boolean } = {}): Promise<Lease | null> {
