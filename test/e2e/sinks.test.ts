@@ -34,14 +34,27 @@ if (amqpUrl && natsUrl) {
     };
     const published = (sink: 'amqp' | 'nats') => (sink === 'amqp' ? brokers.amqp : brokers.nats).messages();
     const stats = (name: Name, sink: string) => t.client(phones[name].key).call('sinkStatistics', { params: { name: sink } }).then((r) => r.data);
+    /** What {@link drained} last found pending (named in its time-out). */
+    let pending = '';
     const drained = async () => {
       for (const name of Object.keys(NUMBERS) as Name[]) {
-        for (const sink of ['amqp', 'nats']) if ((await stats(name, sink)).totalPending > 0) return false;
+        for (const sink of ['amqp', 'nats']) {
+          const s = await stats(name, sink);
+          pending = `${name}'s ${sink} sink: ${JSON.stringify(s)}`;
+          if (s.totalPending > 0) return false;
+        }
         // The webhooks are the reference the sinks are compared with: they must be drained too.
-        if ((await t.client(phones[name].key).call('webhookStatistics')).data.totalPending > 0) return false;
+        const webhooks = (await t.client(phones[name].key).call('webhookStatistics')).data;
+        pending = `${name}'s webhooks: ${JSON.stringify(webhooks)}`;
+        if (webhooks.totalPending > 0) return false;
       }
+      pending = 'no webhook request received yet';
       return t.host.receiver.requests.length > 0;
     };
+    const untilDrained = (timeoutMs: number, what: string) => t.waitFor(drained, timeoutMs, what).catch(async (err: Error) => {
+      const ready = await fetch(`${t.url}/readyz`).then((r) => r.text(), (e: Error) => e.message);
+      throw new Error(`${err.message}; last seen pending: ${pending}; /readyz: ${ready}`);
+    });
 
     /** Each sink got exactly the events the instance's webhook got in that format: once per id, in order, the same body. */
     const assertMirrorsWebhooks = (name: Name, sink: 'amqp' | 'nats', events: readonly string[] | null, messages: BrokerMessage[]) => {
@@ -135,7 +148,7 @@ if (amqpUrl && natsUrl) {
       await alice.call('restartInstance');
       await t.client(phones.carol.key).call('logoutInstance');
       await t.settle();
-      await t.waitFor(drained, 15_000, 'every sink delivery published');
+      await untilDrained(15_000, 'every sink delivery published');
       let total = 0;
       for (const name of Object.keys(NUMBERS) as Name[]) {
         for (const sink of ['amqp', 'nats'] as const) total += assertMirrorsWebhooks(name, sink, name === 'carol' ? ['message'] : null, published(sink));
@@ -168,7 +181,7 @@ if (amqpUrl && natsUrl) {
       await outage;
       await burst;
       await t.settle();
-      await t.waitFor(drained, 30_000, 'the backlog published after the outage');
+      await untilDrained(30_000, 'the backlog published after the outage');
       for (const name of ['alice', 'bob'] as const) {
         for (const sink of ['amqp', 'nats'] as const) assertMirrorsWebhooks(name, sink, null, published(sink));
       }
