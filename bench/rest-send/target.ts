@@ -56,7 +56,7 @@ async function main(): Promise<Record<string, unknown>> {
       // The queued targets get the largest bound the config allows: a backlog that outgrows the default
       // 10,000 answers 429 (back-pressure, by design), and a round must not fail for it; each round waits
       // for the queue to drain afterwards, which the table reports.
-      queue: { enabled: kind !== 'parley-direct', maxQueued: kind === 'parley-direct' ? 10_000 : 1_000_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
+      queue: { enabled: kind !== 'parley-direct', maxQueued: kind === 'parley-direct' ? 10_000 : 1_000_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 64 },
     });
     const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn' }) as unknown as Logger });
     const url = await server.listen();

@@ -55,7 +55,7 @@ describe('loadConfig defaults', () => {
       media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000 },
       restore: { concurrency: 64, perSecond: {} },
       shutdownTimeoutMs: 10000,
-      queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 16 },
+      queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 64 },
       webhooks: {},
       plugins: DEFAULT_PLUGINS,
       adminToken: undefined,

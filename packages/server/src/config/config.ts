@@ -199,7 +199,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     queue: {
       enabled: f.queue?.enabled ?? true, maxQueued: f.queue?.maxQueued ?? 10_000, leaseMs: f.queue?.leaseMs ?? 60_000,
-      recheckMs: f.queue?.recheckMs ?? 1_000, concurrency: f.queue?.concurrency ?? 16,
+      recheckMs: f.queue?.recheckMs ?? 1_000, concurrency: f.queue?.concurrency ?? 64,
     },
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
     plugins: f.plugins ?? DEFAULT_PLUGINS,
