@@ -33,6 +33,15 @@ interface Link {
   js: JetStreamClient;
 }
 
+/**
+ * The server's id of the client's current connection (a new one after each reconnect), undefined while
+ * the client is (re)connecting.
+ */
+function connectionId(nc: NatsConnection): string | undefined {
+  const info = nc.info;
+  return info ? `${info.server_id}/${info.client_id}` : undefined;
+}
+
 export class NatsSink extends ConnectedSink<Link> {
   constructor(private readonly settings: NatsSinkSettings, private readonly logger: Logger) {
     super('nats', 'NATS', {
@@ -46,6 +55,7 @@ export class NatsSink extends ConnectedSink<Link> {
   async publishBatch(messages: SinkMessage[], signal: AbortSignal): Promise<SinkBatchResult> {
     const { publishTimeoutMs, stream, subjectPrefix } = this.settings;
     const { nc, js } = await withinTime(this.connection.get(), publishTimeoutMs, `no NATS connection within ${publishTimeoutMs} ms`, signal);
+    const sentOn = connectionId(nc);
     const acks = messages.map((message) => {
       const h = headers();
       h.set('Content-Type', 'application/json');
@@ -54,8 +64,11 @@ export class NatsSink extends ConnectedSink<Link> {
       return js.publish(subject, Buffer.from(message.body), { msgID: message.id, timeout: publishTimeoutMs, expect: { streamName: stream }, headers: h });
     });
     const result = await confirmedPrefix(acks, publishTimeoutMs + 1_000, `no JetStream ack within ${publishTimeoutMs} ms`, signal);
-    // No ack while the client believes it is connected: the connection hangs. Start a new one.
-    if (result.error && !signal.aborted && !nc.isClosed()) nc.reconnect().catch(() => undefined);
+    // No ack on the connection the batch went out on, still the one in use: it hangs. Start a new one.
+    // A batch sent while the client was reconnecting, or on a connection it has replaced since, lost its
+    // acks with that connection: dropping the new one would only lose the acks of the batches sent on it
+    // (after an outage, each such time-out dropped the next connection again).
+    if (result.error && !signal.aborted && !nc.isClosed() && sentOn !== undefined && connectionId(nc) === sentOn) nc.reconnect().catch(() => undefined);
     return { confirmed: result.confirmed, ...(result.error ? { error: result.error } : {}) };
   }
 

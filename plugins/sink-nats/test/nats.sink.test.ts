@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { connect, type NatsConnection } from 'nats';
 import { silentLogger } from '@parley/core';
-import { describeSinkConformance, serviceUrlOrSkip } from '@parley/testkit';
+import { describeSinkConformance, eventually, serviceUrlOrSkip, TcpProxy } from '@parley/testkit';
 import { NatsSink, natsConnection, type NatsSinkSettings } from '../src/index.js';
 import { deleteNatsStream, natsReader } from '../src/testing/index.js';
 
@@ -74,6 +74,38 @@ if (url) {
       await assert.rejects(sink.start(), new RegExp(`stream ${streamOf(run)} exists with subjects \\[other_${run}\\.>\\], which do not include ${prefixOf(run)}\\.>`));
       assert.equal(sink.health().ready, false);
       await sink.stop();
+    });
+
+    it('keeps the new connection when a batch sent on the connection it replaced gets no ack', async () => {
+      const run = `keep${Date.now().toString(36)}`;
+      streams.push(streamOf(run));
+      const proxy = new TcpProxy(broker.hostname, Number(broker.port || 4222));
+      await proxy.start();
+      const sink = new NatsSink(settings(run, [`nats://127.0.0.1:${proxy.port}`], { publishTimeoutMs: 3_000 }), silentLogger);
+      try {
+        await sink.start();
+        let reconnects = 0;
+        sink.onReconnect(() => reconnects++);
+        const message = { id: 'evt_k1', instance: 'ins_abc', field: 'connection', event: 'connection', format: 'native', body: '{}' };
+        // The broker stores the batch, its ack is lost with the connection; the client reconnects before the ack's time-out.
+        proxy.holdAnswers();
+        const batch = sink.publishBatch([message], new AbortController().signal);
+        await new Promise((r) => setTimeout(r, 200));
+        await proxy.reset();
+        await proxy.restore();
+        assert.ok(await eventually(async () => reconnects === 1, 100, 50), 'the client reconnected');
+        const lost = await batch;
+        assert.equal(lost.confirmed, 0);
+        assert.match(lost.error?.message ?? '', /TIMEOUT/);
+        // A forced reconnect would drop the new connection and report one more reconnection.
+        await new Promise((r) => setTimeout(r, 1_500));
+        assert.equal(reconnects, 1, 'the new connection was kept');
+        assert.deepEqual(sink.health(), { ready: true });
+        assert.equal((await sink.publishBatch([{ ...message, id: 'evt_k2' }], new AbortController().signal)).confirmed, 1);
+      } finally {
+        await sink.stop();
+        await proxy.cut();
+      }
     });
 
     it('takes credentials from NATS_USER / NATS_PASSWORD / NATS_TOKEN and keeps them out of the server URLs', () => {
