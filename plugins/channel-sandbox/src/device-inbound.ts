@@ -90,16 +90,13 @@ export class DeviceInbound implements SandboxPhone {
    * A message reaches the phone: emitted, kept as unread, acknowledged to the sender with a delivery
    * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
    * message the server has stored already — a replay, or a send repeated under the same id (the
-   * outbound queue sending again after a crash) — whose event the server logged is only acknowledged
-   * again: the message id decides, as on WhatsApp's phones, so a message never shows twice. Stored but
-   * not logged (a crash between the store and the webhook queue), it is emitted again, so its webhook is
-   * not lost; the server counts a message it had stored as unread once.
+   * outbound queue sending again after a crash) — is only acknowledged again: the message id decides,
+   * as on WhatsApp's phones, so a message never shows twice.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
-    const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id);
-    if (!stored || !(await this.logged(packet.timestamp, 'message', (e) => (e.message as { id?: string } | undefined)?.id === packet.id))) {
+    if (!(await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id))) {
       await establishSession(this.device, packet.from);
       const message: InboundMessage = inboundFromPacket(packet, this.device);
       await keepReceivedMedia(this.device.ctx, packet);

@@ -151,13 +151,12 @@ export class StoreProjector implements EventSubscriber {
     const chatChanges = new Map<string, Partial<Chat> & { id: string }>();
     const notify = new Map(contactIds.map((jid, i) => [jid, contacts[i]?.notify]));
     const contactChanges = new Map<string, string>();
-    for (const [i, { message: m }] of events.entries()) {
+    for (const { message: m } of events) {
       const chat = chatNow.get(m.chatJid)!;
       const change = {
         id: m.chatJid,
         timestamp: Math.max(m.timestamp, chat.timestamp),
-        // A message already stored (the channel reporting it again, a replay after a crash) is unread once.
-        unreadCount: chat.unreadCount + (m.fromMe || m.content.type === 'reaction' || prepared[i]!.existed ? 0 : 1),
+        unreadCount: chat.unreadCount + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
         ...(chat.name && chat.name !== chat.id ? {} : direct(m) && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
       };
       // Writes are the cost of this path: skip the ones that would change nothing.
