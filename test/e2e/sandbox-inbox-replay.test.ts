@@ -11,7 +11,8 @@ const BOB = '5511977000002';
 /**
  * The sandbox phones' inboxes across server restarts (SQLite): a packet still on its way when the
  * server stops is delivered by the next server, and a packet the next server finds although the phone
- * already stored it (a process that died between the two) is acknowledged without a second message.
+ * already stored it (a process that died between the two) is acknowledged without a second message —
+ * or emitted again when its event was never logged (so its webhooks never queued).
  */
 describe('sandbox inbox replay across restarts', () => {
   let dataDir: string;
@@ -73,5 +74,30 @@ describe('sandbox inbox replay across restarts', () => {
     assert.equal(atBob.total, 1);
     assert.equal((await t!.client(bob.key).call('listChats')).data.find((c) => c.id === `${ALICE}@s.whatsapp.net`)?.unreadCount, 1);
     assert.equal(await statusAtAlice(), 'DELIVERY_ACK');
+  });
+
+  it('a packet found again whose message is stored but not logged is emitted again, once, and counted unread once', async () => {
+    // What a process that died after bob stored the message, before its webhooks were queued (and the
+    // event logged in the same write), leaves behind.
+    const { storage } = t!.server.context;
+    await storage.state.put(bobInbox(), inboxDoc.id, inboxDoc.value);
+    await storage.events.clear(bob.id);
+    await start(0);
+    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 5000, 'the replayed packet to be forgotten');
+    await t!.settle();
+    assert.equal(eventsFor(bob.id, 'message').length, 1);
+    assert.deepEqual(eventsFor(alice.id, 'message.status'), [], 'alice\'s delivered status was logged: not emitted again');
+    const logged = await t!.server.context.storage.events.read({ instance: bob.id, limit: 100 });
+    assert.deepEqual(logged.filter((e) => e.type === 'message').map((e) => (JSON.parse(e.event) as { message: { id: string } }).message.id), [messageId]);
+    const atBob = await t!.client(bob.key).call('listChatMessages', { params: { jid: ALICE } });
+    assert.equal(atBob.total, 1);
+    assert.equal((await t!.client(bob.key).call('listChats')).data.find((c) => c.id === `${ALICE}@s.whatsapp.net`)?.unreadCount, 1);
+
+    // Found once more, now logged: only acknowledged.
+    await t!.server.context.storage.state.put(bobInbox(), inboxDoc.id, inboxDoc.value);
+    await start(0);
+    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 5000, 'the replayed packet to be forgotten');
+    await t!.settle();
+    assert.deepEqual(eventsFor(bob.id, 'message'), []);
   });
 });

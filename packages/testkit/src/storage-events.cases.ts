@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { newUlid, type LoggedEvent } from '@parley/core';
 import { FakeClock } from './fake-clock.js';
-import { uniqueId } from './storage-fixtures.js';
+import { newDelivery, uniqueId } from './storage-fixtures.js';
 import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
 
 const T = 1_700_000_000_000;
@@ -85,17 +85,34 @@ export function describeEventLogCases(harness: StorageHarness): void {
       assert.deepEqual(await events.read({ instance: a, limit: 10 }), []);
     }));
 
+    it('deliveries.enqueue logs its events in the same write: with the deliveries, alone, a repeated id once', () => withStorage(harness, async ({ deliveries, events }) => {
+      const a = uniqueId('ins');
+      const [first, second, third] = [entry(a, T), entry(a, T + 1, 'message.status'), entry(a, T + 2)];
+      const delivery = newDelivery(a, 'http://127.0.0.1:9001/hook', T, `dlv_${first!.id}`);
+      await deliveries.enqueue([delivery], [first!, second!]);
+      assert.deepEqual(await events.read({ instance: a, limit: 10 }), [first, second]);
+      assert.equal((await deliveries.stats(a)).totalPending, 1);
+      // An event routed nowhere is logged all the same; a repeated entry and a repeated delivery change nothing.
+      await deliveries.enqueue([], [third!]);
+      await deliveries.enqueue([delivery], [{ ...first!, event: '{"changed":true}' }]);
+      assert.deepEqual(await events.read({ instance: a, limit: 10 }), [first, second, third]);
+      assert.equal((await deliveries.stats(a)).totalPending, 1);
+      assert.deepEqual((await deliveries.claim({ now: T, limit: 10, leaseMs: 1000 })).map((d) => d.id), [delivery.id]);
+    }));
+
     if (harness.reopen) {
       const reopen = harness.reopen.bind(harness);
-      it('keeps entries across close and reopen', async () => {
+      it('keeps entries across close and reopen, those logged by deliveries.enqueue too', async () => {
         let storage = await harness.create(new FakeClock());
         await storage.init();
         try {
           const a = uniqueId('ins');
-          const logged = [entry(a, T), entry(a, T + 1)];
-          await storage.events.append(logged);
+          const logged = [entry(a, T), entry(a, T + 1), entry(a, T + 2)];
+          await storage.events.append(logged.slice(0, 2));
+          await storage.deliveries.enqueue([newDelivery(a, 'http://127.0.0.1:9001/hook', T + 2)], logged.slice(2));
           storage = await reopenStorage({ reopen }, storage);
           assert.deepEqual(await storage.events.read({ instance: a, limit: 10 }), logged);
+          assert.equal((await storage.deliveries.stats(a)).totalPending, 1);
         } finally {
           await storage.close();
         }

@@ -1,6 +1,6 @@
-import { ValidationError } from '@parley/core';
+import { loggedEventOf, ValidationError } from '@parley/core';
 import type {
-  ChannelDirectory, ChannelEvent, Clock, DeadLetter, Delivery, HostSettings, InstanceRecord, Logger, NewDelivery, Page, Sink, Storage,
+  ChannelDirectory, ChannelEvent, Clock, DeadLetter, Delivery, HostSettings, InstanceRecord, LoggedEvent, Logger, NewDelivery, Page, Sink, Storage,
   WebhookFormat, WebhookRenderContext, WebhookSettings, WebhookStats,
 } from '@parley/core';
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
@@ -41,6 +41,13 @@ export interface WebhookEngineDeps {
   random?: () => number;
   /** Told of each delivery attempt's outcome and duration (the server's metrics). */
   observer?: DeliveryObserver;
+  /**
+   * Also log every handled event in the storage's event log, in the same atomic write as its
+   * deliveries (`DeliveryQueue.enqueue` with `events`): an event is logged exactly when its deliveries
+   * are queued, so a channel replaying what a crash cut off can tell from the log whether to emit an
+   * event again. The server sets it; the log is what its live event streams replay.
+   */
+  logEvents?: boolean;
 }
 
 /**
@@ -61,9 +68,12 @@ export class WebhookEngine {
   /** The per-instance sink settings, statistics and dead letters (`/{key}/instance/sinks`). */
   readonly sinks: SinkRouter;
   private stopHousekeeping: (() => Promise<void>) | null = null;
-  /** Deliveries handed over in the current tick, written together by {@link persist}. */
+  /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
+  private logBatch: LoggedEvent[] = [];
   private flushing: Promise<void> | null = null;
+  /** The writes under way: {@link written} waits for them. */
+  private readonly writing = new Set<Promise<void>>();
 
   constructor(private readonly deps: WebhookEngineDeps) {
     this.formats = new Map(deps.formats.map((format) => [format.name, format]));
@@ -86,10 +96,10 @@ export class WebhookEngine {
   }
 
   /**
-   * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance.
-   * Resolves once the deliveries are persisted (or when the settings route the event nowhere); delivery
-   * happens in the background. The server's event bus calls it as one of its subscribers, so an event
-   * is queued before the bus moves on.
+   * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance
+   * (and logs it, with `logEvents`). Resolves once the deliveries and the log entry are persisted (at
+   * once when there is nothing to write); delivery happens in the background. The server's event bus
+   * calls it as one of its subscribers, so an event is queued before the bus moves on.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
     let context: WebhookRenderContext | undefined;
@@ -100,9 +110,10 @@ export class WebhookEngine {
     };
     const createdAt = this.deps.clock.now();
     const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
-    if (deliveries.length === 0) return;
+    if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
+    else if (deliveries.length === 0) return;
     await this.persist(deliveries);
-    this.worker.wake();
+    if (deliveries.length > 0) this.worker.wake();
   }
 
   private webhookDeliveries(event: ChannelEvent, instance: InstanceRecord, createdAt: number, render: (format: string) => string | null): NewDelivery[] {
@@ -131,22 +142,37 @@ export class WebhookEngine {
   }
 
   /**
-   * Group commit: deliveries handed over together — by events of several instances whose handling
-   * resumed in the same tick, as after the previous batch was written — go to storage in one
-   * `enqueue` call (one transaction). The batch is written one microtask after its first delivery, so
-   * a lone event waits for nothing. Each caller resolves only once its own deliveries are written. A
-   * lane's events never share a batch out of order: the bus hands an instance's next event over only
-   * after the previous one resolved.
+   * Group commit: deliveries (and log entries) handed over together — by events of several instances
+   * whose handling resumed in the same tick, as after the previous batch was written — go to storage
+   * in one `enqueue` call (one transaction). The batch is written one microtask after its first
+   * delivery, so a lone event waits for nothing. Each caller resolves only once its own deliveries are
+   * written. A lane's events never share a batch out of order: the bus hands an instance's next event
+   * over only after the previous one resolved.
    */
   private persist(deliveries: NewDelivery[]): Promise<void> {
     this.batch.push(...deliveries);
-    this.flushing ??= Promise.resolve().then(() => {
+    if (this.flushing) return this.flushing;
+    const write = (this.flushing = Promise.resolve().then(() => {
       const batch = this.batch;
+      const logged = this.logBatch;
       this.batch = [];
+      this.logBatch = [];
       this.flushing = null;
-      return this.deps.storage.deliveries.enqueue(batch);
-    });
-    return this.flushing;
+      return this.deps.storage.deliveries.enqueue(batch, logged);
+    }));
+    this.writing.add(write);
+    const done = (): void => void this.writing.delete(write);
+    write.then(done, done);
+    return write;
+  }
+
+  /**
+   * Resolves once every write of what was handed over so far is over (written, or failed: the caller
+   * that handed it over got the error). Never rejects. The server awaits it before closing storage and
+   * before ending the streams of an instance that moved away.
+   */
+  async written(): Promise<void> {
+    await Promise.allSettled([...this.writing]);
   }
 
   /**

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Delivery, NewDelivery, Storage } from '@parley/core';
+import type { Delivery, LoggedEvent, NewDelivery, Storage } from '@parley/core';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { backends, createInstance, engineFor, eventually, gate, textEvent } from './support/harness.js';
 
 /** Records the queue calls the engine makes, passing them through to the real storage. */
 function spyOn(storage: Storage) {
   const enqueues: NewDelivery[][] = [];
+  const logged: LoggedEvent[][] = [];
   const claims: Delivery[][] = [];
   const instanceReads: string[] = [];
   const { deliveries, instances } = storage;
@@ -14,10 +15,11 @@ function spyOn(storage: Storage) {
   const claim = deliveries.claim.bind(deliveries);
   const get = instances.get.bind(instances);
   let failEnqueue: Error | null = null;
-  deliveries.enqueue = async (batch) => {
+  deliveries.enqueue = async (batch, events = []) => {
     enqueues.push(batch);
+    logged.push(events);
     if (failEnqueue) throw failEnqueue;
-    return enqueue(batch);
+    return enqueue(batch, events);
   };
   deliveries.claim = async (options) => {
     const claimed = await claim(options);
@@ -29,7 +31,7 @@ function spyOn(storage: Storage) {
     return get(id);
   };
   return {
-    enqueues, claims, instanceReads,
+    enqueues, logged, claims, instanceReads,
     failNextEnqueues(error: Error | null) {
       failEnqueue = error;
     },
@@ -77,6 +79,38 @@ for (const backend of backends()) {
       assert.deepEqual(spy.enqueues.at(-1)!.map((d) => d.eventId), events.map((e) => e.id));
       assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 4);
       await storage.deliveries.clear(instance.id);
+    });
+
+    it('logEvents: events are logged in the enqueue call of their deliveries, those routed nowhere too; written() waits for it', async () => {
+      const engine = engineFor(storage, {}, { logEvents: true });
+      const [routed, silent] = await Promise.all([createInstance(storage, { webhookMessage: `${receiver.url}/logged` }), createInstance(storage, { allowWebhook: false })]);
+      const events = [textEvent(routed, 1), textEvent(silent, 2)];
+      const before = spy.enqueues.length;
+      const handled = Promise.all([engine.handle(events[0]!, routed), engine.handle(events[1]!, silent)]);
+      const written = engine.written();
+      await handled;
+      await written;
+      assert.equal(spy.enqueues.length, before + 1, 'one write for both');
+      assert.deepEqual(spy.enqueues.at(-1)!.map((d) => d.eventId), [events[0]!.id]);
+      assert.deepEqual(spy.logged.at(-1)!.map((e) => [e.id, e.instance, e.type, e.at]), events.map((e) => [e.id, e.instance, e.type, e.receivedAt]));
+      for (const [n, instance] of [routed, silent].entries()) {
+        const [entry] = await storage.events.read({ instance: instance.id, limit: 10 });
+        assert.deepEqual(JSON.parse(entry!.event), JSON.parse(JSON.stringify(events[n])));
+      }
+      await storage.deliveries.clear(routed.id);
+    });
+
+    it('logEvents: a failed write rejects the handles and logs nothing, and written() does not reject', async () => {
+      const engine = engineFor(storage, {}, { logEvents: true });
+      const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/unlogged` });
+      spy.failNextEnqueues(new Error('disk full'));
+      const handled = engine.handle(textEvent(instance, 1), instance);
+      const written = engine.written();
+      await assert.rejects(handled, /disk full/);
+      await written;
+      spy.failNextEnqueues(null);
+      assert.deepEqual(await storage.events.read({ instance: instance.id, limit: 10 }), []);
+      assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 0);
     });
 
     it('a failed batch write rejects every handle of the batch, and nothing is queued', async () => {

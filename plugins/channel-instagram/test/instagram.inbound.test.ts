@@ -229,6 +229,25 @@ describe('instagram webhook: signatures, verification, redelivery', () => {
     assert.deepStrictEqual(restarted.emitted, []);
   });
 
+  it('answers Meta only once the events are stored and queued, and remembers them for dedup only then', async () => {
+    const body = fixture('ig-text');
+    const release = inbound.harness.holdSettled();
+    let answered = false;
+    const answer = inbound.harness.notify(body, inbound.signed(body)).then((result) => {
+      answered = true;
+      return result;
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(inbound.harness.emitted.length, 1);
+    assert.equal(answered, false, 'no 200 before the server has stored and queued the event');
+    // The process dies here; Meta, without its 200, delivers again to the next one: not dropped as a duplicate.
+    const restarted = inbound.rewire();
+    assert.deepStrictEqual(await restarted.notify(body, inbound.signed(body)), { status: 200, body: { received: 1 } });
+    assert.equal(restarted.emitted.length, 1);
+    release();
+    assert.deepStrictEqual(await answer, { status: 200, body: { received: 1 } });
+  });
+
   it('emits two racing deliveries of one message once', async () => {
     const body = fixture('ig-image');
     const answers = await Promise.all([inbound.harness.notify(body, inbound.signed(body)), inbound.harness.notify(body, inbound.signed(body))]);

@@ -60,7 +60,7 @@ export class DeviceInbound implements SandboxPhone {
     if (replayed && !isGroupJid(packet.chatJid)) {
       const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.messageId);
       if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]
-        && (await this.logged(packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
+        && (await this.emitted(packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
     }
     this.device.ctx.emit({
       type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
@@ -69,13 +69,16 @@ export class DeviceInbound implements SandboxPhone {
   }
 
   /**
-   * Whether the event log holds an event of this instance of `type` matching `matches`, logged from the
-   * packet's time (Unix seconds) on. The log is written after the store and the webhook queue, so a
-   * receipt whose status the record shows but whose event is not logged was cut off by a crash between
-   * the store and the webhook queue: it is emitted again rather than lost (the store keeps the higher status).
+   * Whether the server has queued the webhooks of an event of this instance of `type` matching
+   * `matches`, emitted from the packet's time (Unix seconds) on: whether the event log holds it, since
+   * an event is logged in the same write as its deliveries. What this phone emitted before is processed
+   * first. A replayed packet whose effect is stored but whose event is not logged was cut off by a crash
+   * between the store and the webhook queue: its event is emitted again rather than lost (the store keeps
+   * the higher status and counts a stored message unread once).
    */
-  private async logged(sinceSeconds: number, type: string, matches: (event: Record<string, unknown>) => boolean): Promise<boolean> {
+  private async emitted(sinceSeconds: number, type: string, matches: (event: Record<string, unknown>) => boolean): Promise<boolean> {
     const { storage, instanceId } = this.device.ctx;
+    await this.device.ctx.settled?.();
     let after = ulidFloor(sinceSeconds * 1000 - REPLAY_LOOKBACK_MS);
     for (let page = 0; page < REPLAY_PAGES; page++) {
       const entries = await storage.events.read({ instance: instanceId, after, limit: REPLAY_PAGE });
@@ -91,12 +94,14 @@ export class DeviceInbound implements SandboxPhone {
    * receipt (a reply: the message stays in the inbox until the sender has stored the receipt). A
    * message the server has stored already — a replay, or a send repeated under the same id (the
    * outbound queue sending again after a crash) — is only acknowledged again: the message id decides,
-   * as on WhatsApp's phones, so a message never shows twice.
+   * as on WhatsApp's phones, so a message never shows twice. Except a replayed one whose event is not
+   * logged (a crash came between its store and its webhooks): emitted again, so its webhook is not lost.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
-    if (!(await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id))) {
+    const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id);
+    if (!stored || (replayed && !(await this.emitted(packet.timestamp, 'message', (e) => (e.message as { id?: string } | undefined)?.id === packet.id)))) {
       await establishSession(this.device, packet.from);
       const message: InboundMessage = inboundFromPacket(packet, this.device);
       await keepReceivedMedia(this.device.ctx, packet);

@@ -31,7 +31,7 @@ export class MemoryStorage implements Storage {
 
   /** `clock` dates dead letters and redeliveries (the server passes its own). */
   constructor(clock: Clock = systemClock) {
-    this.deliveries = new MemoryDeliveryQueue(clock);
+    this.deliveries = new MemoryDeliveryQueue(this.events, clock);
   }
 
   async init(): Promise<void> {

@@ -55,8 +55,8 @@ export class MongoStorage implements Storage {
     this.authState = build(MongoAuthStateRepository);
     this.state = build(MongoStateRepository);
     this.outbound = build(MongoOutboundQueue);
-    this.deliveries = build(MongoDeliveryQueue);
     this.events = build(MongoEventLog);
+    this.deliveries = new MongoDeliveryQueue(this.connection, collections, clock, this.events);
     this.idempotency = build(MongoIdempotencyStore);
   }
 

@@ -64,6 +64,9 @@ describe('@parley/storage-redis updates from remembered documents with two serve
   it('a status change starts from the record just written, in one command, and still sees the other server\'s change', async () => {
     const stored = record('MSG1');
     await a.messages.upsert(INSTANCE, stored);
+    // A Redis that has not run the script yet answers the first EVALSHA with NOSCRIPT (then EVAL): load it first.
+    await a.messages.upsert(INSTANCE, record('WARM'));
+    await a.messages.setStatus(INSTANCE, 'WARM', 'SERVER_ACK');
     const monitor = commands.duplicate();
     await monitor.connect();
     const seen: string[] = [];

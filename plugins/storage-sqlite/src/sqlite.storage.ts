@@ -62,8 +62,8 @@ export class SqliteStorage implements Storage {
     this.authState = new SqliteAuthStateRepository(this.db);
     this.state = new SqliteStateRepository(this.db);
     this.outbound = new SqliteOutboundQueue(this.db);
-    this.deliveries = new SqliteDeliveryQueue(this.db, options.clock ?? systemClock);
     this.events = new SqliteEventLog(this.db);
+    this.deliveries = new SqliteDeliveryQueue(this.db, this.events, options.clock ?? systemClock);
     this.idempotency = new SqliteIdempotencyStore(this.db);
   }
 

@@ -1,3 +1,5 @@
+import type { LoggedEvent } from './event-log.js';
+
 /** A webhook delivery to enqueue: one rendered payload for one URL. */
 export interface NewDelivery {
   /** Stable id across retries (the `webhook-id` header). Unique. */
@@ -74,8 +76,14 @@ export interface DeliveryQueue {
   /**
    * Writes all deliveries durably (resolves only after they are persisted). Duplicate ids are ignored.
    * Each starts with 0 attempts, due at its `createdAt`; a lane keeps enqueue order.
+   *
+   * `events` are appended to the storage's event log ({@link EventLog.append}: a logged id is ignored)
+   * in the same atomic write: after a crash either the deliveries and the entries are all stored or none
+   * are. The server logs each handled event this way, so "logged" means "its deliveries are queued".
+   * With no deliveries the entries are written as `EventLog.append` writes them (readable on return,
+   * durable at the next {@link Storage.flush}).
    */
-  enqueue(deliveries: NewDelivery[]): Promise<void>;
+  enqueue(deliveries: NewDelivery[], events?: LoggedEvent[]): Promise<void>;
   /**
    * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
    * (worker crash) makes the delivery claimable again. Answers the oldest due first (by `nextAttemptAt`,

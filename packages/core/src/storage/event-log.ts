@@ -1,3 +1,6 @@
+import type { ChannelEvent } from '../channel/events.js';
+import { encodeStored } from './codec.js';
+
 /**
  * One entry of the durable event log: a channel event as the server's event bus processed it, kept
  * for the live event streams (`GET /{key}/events`, `GET /admin/events`) to replay to clients that
@@ -19,6 +22,11 @@ export interface LoggedEvent {
   event: string;
 }
 
+/** The log entry of a handled event (what the server appends for it). */
+export function loggedEventOf(event: ChannelEvent): LoggedEvent {
+  return { id: event.id, instance: event.instance, type: event.type, at: event.receivedAt, event: encodeStored(event) };
+}
+
 /** What {@link EventLog.read} selects. */
 export interface EventLogQuery {
   /** Only this instance's events; all instances' when absent. */
@@ -30,8 +38,11 @@ export interface EventLogQuery {
 }
 
 /**
- * The durable event log (a member of {@link Storage}): what the event streams replay from. Entries
- * are appended in batches by the server and kept for a retention the server enforces with
+ * The durable event log (a member of {@link Storage}): what the event streams replay from. The server
+ * appends a handled event's entry in the same atomic write as the event's webhook and sink deliveries
+ * (`DeliveryQueue.enqueue` with `events`), so an event is logged exactly when its deliveries are
+ * queued: a channel replaying what a crash cut off (the sandbox's inbox) tells from the log whether an
+ * event still has to be emitted. Entries are kept for a retention the server enforces with
  * {@link EventLog.purge}; readers page through them in id order.
  */
 export interface EventLog {

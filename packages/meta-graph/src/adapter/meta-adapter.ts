@@ -67,30 +67,40 @@ export class MetaChannelAdapter implements ChannelAdapter {
 
   /**
    * Emits the events of one verified webhook entry, dropping redeliveries. Does no Graph API call
-   * before returning (profile lookups run afterwards). Answers how many events were emitted.
+   * before returning (profile lookups run afterwards). Resolves once the server has stored the events
+   * and queued their webhooks (`ChannelContext.settled`), and only then records them in the dedup
+   * window: a crash before Meta gets its 200 makes Meta deliver the entry again, and that redelivery is
+   * not dropped. Answers how many events were emitted.
    */
   async ingest(entry: WebhookEntry): Promise<number> {
     let emitted = 0;
-    for (const { payload, dedupKey, watermark } of mapEntry(entry, this.channel, this.deps.now())) {
-      if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
-      try {
-        if (payload.type === 'message' && !payload.message.fromMe && this.deps.options.profileLookup) {
-          withProfile(payload.message, await this.profiles.get(payload.message.from));
+    const handled: string[] = [];
+    try {
+      for (const { payload, dedupKey, watermark } of mapEntry(entry, this.channel, this.deps.now())) {
+        if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
+        try {
+          if (payload.type === 'message' && !payload.message.fromMe && this.deps.options.profileLookup) {
+            withProfile(payload.message, await this.profiles.get(payload.message.from));
+          }
+          this.context.emit(payload);
+        } catch (err) {
+          if (dedupKey !== undefined) this.dedup.abort(dedupKey);
+          throw err;
         }
-        this.context.emit(payload);
-      } catch (err) {
-        if (dedupKey !== undefined) this.dedup.abort(dedupKey);
-        throw err;
-      }
-      if (dedupKey !== undefined) await this.dedup.commit(dedupKey);
-      emitted++;
-      if (watermark) {
-        // The watermark receipt itself (spec 6.3 `status-read-messenger`, no id), then one status per stored message it covers.
-        for (const covered of await watermarkStatuses(this.context.storage.messages, this.context.instanceId, this.channel, watermark)) {
-          this.context.emit(covered);
-          emitted++;
+        if (dedupKey !== undefined) handled.push(dedupKey);
+        emitted++;
+        if (watermark) {
+          // The watermark receipt itself (spec 6.3 `status-read-messenger`, no id), then one status per stored message it covers.
+          for (const covered of await watermarkStatuses(this.context.storage.messages, this.context.instanceId, this.channel, watermark)) {
+            this.context.emit(covered);
+            emitted++;
+          }
         }
       }
+    } finally {
+      // Also after a failure: what was emitted is remembered, so Meta's retry of the entry does not repeat it.
+      await this.context.settled?.();
+      for (const key of handled) await this.dedup.commit(key);
     }
     return emitted;
   }

@@ -18,6 +18,11 @@ export interface DriverHarness {
   verify(query: Record<string, string>): Promise<DriverResponse>;
   /** Calls `POST /webhook` with the raw body and headers. */
   notify(rawBody: Buffer, headers: Record<string, string>): Promise<DriverResponse>;
+  /**
+   * Holds the adapters' `settled()` (the server storing and queueing what they emitted) until the
+   * returned function is called: what a webhook answer waits for. Not held by default.
+   */
+  holdSettled(): () => void;
   /** Stops every adapter (waits for background lookups). */
   stop(): Promise<void>;
 }
@@ -61,6 +66,7 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
   const emitters: string[] = [];
   const adapters = new Map<string, Promise<ChannelAdapter>>();
   const logger = capturingLogger(logged);
+  let held: Promise<void> | undefined;
   const index = new LinkedAccountIndex(storage.state, { get: async (id) => instances.find((instance) => instance.id === id) ?? null });
   const indexed = (async () => {
     for (const record of instances) for (const link of Object.values(record.links)) if (link) await index.add(record.id, link);
@@ -73,6 +79,7 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
     if (!created) {
       created = Promise.resolve(driver.create({
         instanceId, instance: async () => record, storage, logger,
+        settled: async () => held,
         emit: (payload) => {
           emitted.push(payload);
           emitters.push(instanceId);
@@ -114,6 +121,14 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
     adapter,
     verify: (query) => route('get').handler({ ...base, query, headers: {}, body: undefined }),
     notify: (rawBody, headers) => route('post').handler({ ...base, query: {}, headers, body: undefined, rawBody }),
+    holdSettled() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => (release = resolve));
+      return () => {
+        held = undefined;
+        release();
+      };
+    },
     async stop() {
       await Promise.all([...adapters.values()].map(async (created) => (await created).stop()));
     },

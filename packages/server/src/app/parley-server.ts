@@ -11,7 +11,7 @@ import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from 
 import { EventFanIn } from '../cluster/event-fan-in.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
-import { EventJournal } from '../events/event-journal.js';
+import { EventLogRetention } from '../events/event-log-retention.js';
 import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
@@ -74,7 +74,7 @@ export class ParleyServer {
     readonly routes: RouteDefinition[],
     readonly openapi: Record<string, unknown>,
     private readonly http: ReturnType<typeof createHttpApp>,
-    private readonly journal: EventJournal,
+    private readonly retention: EventLogRetention,
     private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
     private readonly cluster?: ClusterRuntime,
   ) {}
@@ -132,14 +132,15 @@ export class ParleyServer {
     const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
     const webhooks = new WebhookEngine({
       storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
-      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics,
+      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics, logEvents: true,
     });
-    const journal = new EventJournal(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
+    const retention = new EventLogRetention(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
     // The store first: webhooks tell of stored state, and both run before the instance's next event.
-    // The event log last: a stream client told of an event finds it stored and its webhooks queued.
+    // The webhook engine logs each event in the same write as its deliveries: a stream client told of
+    // an event finds it stored and its webhooks queued, and "logged" means "queued" after a crash.
     const bus = new EventBus({
-      registry, subscribers: [projector, webhooks, journal], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
-      durable: () => journal.written().then(() => storage.flush()),
+      registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
+      durable: () => storage.flush(),
     });
     bus.tap(metrics.event);
     const streams = new StreamHub({
@@ -217,7 +218,7 @@ export class ParleyServer {
       },
       ...(cluster ? { relay: (instance, req, socket, head) => cluster.router.routeUpgrade(instance, req, socket, head) } : {}),
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, journal, upgrade, cluster);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, cluster);
     return server;
   }
 
@@ -225,7 +226,7 @@ export class ParleyServer {
   async listen(): Promise<string> {
     const { config, logger } = this.context;
     // Before anything listens: no client resumes into entries past the retention.
-    await this.journal.start();
+    await this.retention.start();
     this.server = createServer(this.http.app);
     this.server.keepAliveTimeout = 65_000;
     this.server.on('upgrade', this.upgrade);
@@ -241,7 +242,7 @@ export class ParleyServer {
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
     const { queue, worker } = this.context.outbound;
-    const streams = { written: () => this.journal.written().then(() => storage.flush()), endInstance: (id: string) => this.context.streams.endInstance(id) };
+    const streams = { written: () => this.context.webhooks.written().then(() => storage.flush()), endInstance: (id: string) => this.context.streams.endInstance(id) };
     this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), streams, queue ? worker : undefined));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
     return this.url;
@@ -314,7 +315,7 @@ export class ParleyServer {
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
       this.cluster?.upgrades.close();
-      this.journal.stop();
+      this.retention.stop();
       if (this.server) {
         const server = this.server;
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -328,8 +329,6 @@ export class ParleyServer {
       await this.context.outbound.worker.stop();
       await registry.close();
       await bus.drain();
-      // The event log's appends of the last events are not on the bus's chains.
-      await this.journal.written();
       await webhooks.stop();
       await this.cluster?.fanIn?.stop();
       await this.cluster?.forwarder.close();

@@ -151,12 +151,14 @@ export class StoreProjector implements EventSubscriber {
     const chatChanges = new Map<string, Partial<Chat> & { id: string }>();
     const notify = new Map(contactIds.map((jid, i) => [jid, contacts[i]?.notify]));
     const contactChanges = new Map<string, string>();
-    for (const { message: m } of events) {
+    for (const [i, { message: m }] of events.entries()) {
       const chat = chatNow.get(m.chatJid)!;
+      // A message stored already (a channel's replay after a crash, a repeated delivery) was counted when it was stored.
+      const unread = m.fromMe || m.content.type === 'reaction' || prepared[i]!.existed ? 0 : 1;
       const change = {
         id: m.chatJid,
         timestamp: Math.max(m.timestamp, chat.timestamp),
-        unreadCount: chat.unreadCount + (m.fromMe || m.content.type === 'reaction' ? 0 : 1),
+        unreadCount: chat.unreadCount + unread,
         ...(chat.name && chat.name !== chat.id ? {} : direct(m) && m.pushName && !m.fromMe ? { name: m.pushName } : {}),
       };
       // Writes are the cost of this path: skip the ones that would change nothing.

@@ -74,10 +74,11 @@ export const TEST_OPTIONS: WebhookOptionsInput = {
 export function engineFor(
   storage: Storage,
   options: WebhookOptionsInput = {},
-  extra: { allowPrivateUrls?: boolean; clock?: Clock; logger?: Logger } = {},
+  extra: { allowPrivateUrls?: boolean; clock?: Clock; logger?: Logger; logEvents?: boolean } = {},
 ): WebhookEngine {
   return new WebhookEngine({
     storage,
+    ...(extra.logEvents ? { logEvents: true } : {}),
     formats: [new NativeFormat(), new MetaFormat()],
     logger: extra.logger ?? recordingLogger(),
     clock: extra.clock ?? { now: () => Date.now() },

@@ -1,6 +1,7 @@
 import {
   systemClock, webhookStatsOf, type Clock, type DeliveryCounters,
-  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type EventLog, type LoggedEvent, type NewDelivery,
+  type WebhookStats,
 } from '@parley/core';
 
 interface Entry {
@@ -27,9 +28,12 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
   private readonly counters = new Map<string, DeliveryCounters>();
   private seq = 0;
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  /** `log` is the storage's event log, which {@link enqueue} appends to in the same step. */
+  constructor(private readonly log: EventLog, private readonly clock: Clock = systemClock) {}
 
-  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+  async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
+    // The memory log appends synchronously: nothing runs between the deliveries and the entries.
+    void this.log.append(events);
     for (const delivery of deliveries) {
       if (this.entries.has(delivery.id)) continue;
       const entry: Entry = {

@@ -1,7 +1,7 @@
 import { MongoBulkWriteError, type Db } from 'mongodb';
 import {
   ServiceUnavailableError, webhookStatsOf, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
-  type Clock,
+  type Clock, type EventLog, type LoggedEvent,
 } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { isDuplicate, retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
@@ -23,16 +23,25 @@ const REFRESH_ATTEMPTS = 25;
  *
  * Known limits: two servers enqueueing into the same lane at the same instant may store them out of
  * sequence order; a crash between a delivery write and its lane refresh leaves the lane stale until
- * its next write or claim.
+ * its next write or claim; an enqueue logs its events right after its deliveries, not atomically with
+ * them, so a crash in between leaves deliveries queued whose events are not logged (a replaying channel
+ * then emits them again: delivered twice rather than lost).
  */
 export class MongoDeliveryQueue implements DeliveryQueue {
   constructor(
     private readonly connection: MongoConnection,
     private readonly collections: MongoCollections,
     private readonly clock: Clock,
+    private readonly log: EventLog,
   ) {}
 
-  async enqueue(deliveries: NewDelivery[]): Promise<void> {
+  /** The deliveries, then the event-log entries (no multi-document transaction: see the class notes). */
+  async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
+    await this.enqueueDeliveries(deliveries);
+    await this.log.append(events);
+  }
+
+  private async enqueueDeliveries(deliveries: NewDelivery[]): Promise<void> {
     if (deliveries.length === 0) return;
     await this.connection.run(async (db) => {
       const first = await this.collections.nextSeq(db, 'deliveries', deliveries.length);

@@ -1,10 +1,14 @@
-import { webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats } from '@parley/core';
+import {
+  webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type LoggedEvent, type NewDelivery,
+  type WebhookStats,
+} from '@parley/core';
 import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
 import {
   ackScript, claimScript, clearScript, completeScript, deadLettersScript, enqueueScript, expediteScript, failScript, purgeScript, redeliverScript,
 } from './delivery-queue.scripts.js';
+import { pushEventArgs } from './event-log.redis.js';
 
 /** Dead letters deleted per script run, so a large purge never blocks Redis for long. */
 const PURGE_BATCH = 1000;
@@ -33,12 +37,14 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     return this.connection.run((client) => script.run(client, this.scriptKeys(), [...this.stems(), ...args]));
   }
 
-  async enqueue(deliveries: NewDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
-    const args = deliveries.flatMap((d) => [
-      d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, laneId(d.instance, d.url),
-    ]);
-    await this.exec(enqueueScript, args);
+  /** One script: the event-log entries and the deliveries are written in one atomic step. */
+  async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
+    if (deliveries.length === 0 && events.length === 0) return;
+    const k = this.keys;
+    const args: (string | number)[] = [...this.stems(), k.eventsOfStem, events.length];
+    pushEventArgs(args, events);
+    for (const d of deliveries) args.push(d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, laneId(d.instance, d.url));
+    await this.connection.run((client) => enqueueScript.run(client, [...this.scriptKeys(), k.eventsAll, k.eventData], args));
   }
 
   async claim(options: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {

@@ -1,4 +1,5 @@
 import { LuaScript } from '../lua-script.js';
+import { APPEND_EVENTS_LUA } from './event-log.redis.js';
 
 /*
  * The delivery queue's Lua scripts. Each runs atomically, so a claim, an ack or a failure is one
@@ -13,7 +14,7 @@ import { LuaScript } from '../lua-script.js';
  * lane and sit in per-instance and global sorted sets by dead time, member `<seq>:<id>` so letters
  * that died in the same millisecond keep enqueue order.
  *
- * KEYS: 1 due lanes, 2 enqueue sequence, 3 all dead letters.
+ * KEYS: 1 due lanes, 2 enqueue sequence, 3 all dead letters, 4 due member of each lane (the enqueue adds 5, 6).
  * ARGV 1–5: stems of delivery hashes, lanes, lane sets per instance, dead letters per instance,
  * stats per instance; operation arguments start at ARGV[6].
  */
@@ -92,10 +93,17 @@ function script(body: string): LuaScript {
   return new LuaScript(PRELUDE + body);
 }
 
-/** ARGV 6…: groups of id, instance, url, format, eventId, eventType, body, createdAt, lane. */
-export const enqueueScript = script(`
+/**
+ * KEYS 5, 6: the event log's id set and entries hash. ARGV 6: the log's per-instance stem, 7: the
+ * number of event-log triples that follow (see `APPEND_EVENTS_LUA`), then those triples, then groups of
+ * id, instance, url, format, eventId, eventType, body, createdAt, lane. The events are logged in the
+ * same atomic step as their deliveries are queued.
+ */
+export const enqueueScript = script(`${APPEND_EVENTS_LUA}
+local first = 8 + 3 * tonumber(ARGV[7])
+appendEvents(KEYS[5], KEYS[6], ARGV[6], 8, first - 1)
 local added = 0
-for i = 6, #ARGV, 9 do
+for i = first, #ARGV, 9 do
   local id, instance, createdAt, lane = ARGV[i], ARGV[i + 1], ARGV[i + 7], ARGV[i + 8]
   local item = ITEM .. id
   if redis.call('EXISTS', item) == 0 then

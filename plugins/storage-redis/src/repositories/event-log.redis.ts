@@ -3,15 +3,31 @@ import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
 
-// KEYS: all ids, entries hash. ARGV: per-instance stem, then (id, instance, entry JSON) triples.
-// HSETNX makes a repeated id a no-op.
-const appendScript = new LuaScript(`
-for i = 2, #ARGV, 3 do
-  if redis.call('HSETNX', KEYS[2], ARGV[i], ARGV[i + 2]) == 1 then
-    redis.call('ZADD', KEYS[1], 0, ARGV[i])
-    redis.call('ZADD', ARGV[1] .. ARGV[i + 1], 0, ARGV[i])
+/**
+ * Lua function `appendEvents(all, data, stem, from, to)`: appends the (id, instance, entry JSON) triples
+ * of ARGV[from..to] to the log whose id set is `all`, entries hash `data` and per-instance id sets
+ * `stem .. instance`. HSETNX makes a repeated id a no-op. Shared with the delivery queue's enqueue,
+ * which logs events in the same script as their deliveries.
+ */
+export const APPEND_EVENTS_LUA = `
+local function appendEvents(all, data, stem, from, to)
+  for i = from, to, 3 do
+    if redis.call('HSETNX', data, ARGV[i], ARGV[i + 2]) == 1 then
+      redis.call('ZADD', all, 0, ARGV[i])
+      redis.call('ZADD', stem .. ARGV[i + 1], 0, ARGV[i])
+    end
   end
 end
+`;
+
+/** The ARGV triples {@link APPEND_EVENTS_LUA} reads, appended to `args`. */
+export function pushEventArgs(args: (string | number)[], entries: readonly LoggedEvent[]): void {
+  for (const e of entries) args.push(e.id, e.instance, JSON.stringify({ id: e.id, instance: e.instance, type: e.type, at: e.at, event: e.event }));
+}
+
+// KEYS: all ids, entries hash. ARGV: per-instance stem, then (id, instance, entry JSON) triples.
+const appendScript = new LuaScript(`${APPEND_EVENTS_LUA}
+appendEvents(KEYS[1], KEYS[2], ARGV[1], 2, #ARGV)
 return 1
 `);
 
@@ -56,7 +72,7 @@ export class RedisEventLog implements EventLog {
   async append(entries: LoggedEvent[]): Promise<void> {
     if (entries.length === 0) return;
     const args: string[] = [this.keys.eventsOfStem];
-    for (const e of entries) args.push(e.id, e.instance, JSON.stringify({ id: e.id, instance: e.instance, type: e.type, at: e.at, event: e.event }));
+    pushEventArgs(args, entries);
     await this.connection.run((client) => appendScript.run(client, [this.keys.eventsAll, this.keys.eventData], args));
   }
 

@@ -1,8 +1,10 @@
 import {
   webhookStatsOf, type Clock, type DeliveryCounters,
-  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type NewDelivery, type WebhookStats,
+  type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type LoggedEvent, type NewDelivery,
+  type WebhookStats,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import type { SqliteEventLog } from './event-log.js';
 
 interface DeliveryRow {
   [column: string]: unknown;
@@ -96,11 +98,16 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     this.pendingStats.clear();
   };
 
-  constructor(private readonly db: SqliteDatabase, private readonly clock: Clock) {}
+  constructor(private readonly db: SqliteDatabase, private readonly log: SqliteEventLog, private readonly clock: Clock) {}
 
-  async enqueue(deliveries: NewDelivery[]): Promise<void> {
-    if (deliveries.length === 0) return;
+  /**
+   * One transaction for the deliveries and the event-log entries (the log's own append joins it), so
+   * both commit together.
+   */
+  async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
+    if (deliveries.length === 0) return this.log.append(events);
     this.db.transaction(() => {
+      this.log.appendNow(events);
       for (const delivery of deliveries) {
         this.db.run(
           `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at)

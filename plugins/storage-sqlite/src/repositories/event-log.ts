@@ -11,11 +11,14 @@ export class SqliteEventLog implements EventLog {
 
   async append(entries: LoggedEvent[]): Promise<void> {
     if (entries.length === 0) return;
-    this.db.transaction(() => {
-      for (const e of entries) {
-        this.db.run('INSERT INTO events (id, instance, type, at, event) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [e.id, e.instance, e.type, e.at, e.event]);
-      }
-    });
+    this.db.transaction(() => this.appendNow(entries));
+  }
+
+  /** The inserts of {@link append}, in the caller's transaction (the delivery queue's enqueue). */
+  appendNow(entries: readonly LoggedEvent[]): void {
+    for (const e of entries) {
+      this.db.run('INSERT INTO events (id, instance, type, at, event) VALUES (?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING', [e.id, e.instance, e.type, e.at, e.event]);
+    }
   }
 
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {
