@@ -146,12 +146,16 @@ export class ParleyServer {
     const streams = new StreamHub({
       bus, log: storage.events, renderer: new StreamRenderer(webhooks), record: (id) => storage.instances.get(id), config: config.streams, clock,
       logger: logger.child({ component: 'streams' }), observer: metrics,
+      // A cluster node's admin stream replays once the other nodes publish their events to it.
+      adminReady: () => cluster?.fanIn?.watching() ?? Promise.resolve(),
     });
     metrics.bind({ storage, loaded: () => registry.loaded(), streams: () => streams.count() });
     const signals = storage.signals?.();
     if (cluster && signals) {
+      const self = cluster.node.id;
       cluster.fanIn = new EventFanIn({
-        nodeId: cluster.node.id, signals, bus, hub: streams, record: (id) => storage.instances.get(id), logger: logger.child({ component: 'cluster' }),
+        nodeId: self, signals, bus, hub: streams, record: (id) => storage.instances.get(id), clock, logger: logger.child({ component: 'cluster' }),
+        peers: async () => (await cluster.node.refreshNodes()).filter((n) => n.alive && n.id !== self).map((n) => n.id),
       });
     }
     // Before anything listens: inbound webhooks find their instance through this index.

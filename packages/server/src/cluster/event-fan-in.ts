@@ -1,6 +1,7 @@
-import { decodeStored, encodeStored, type ChannelEvent, type InstanceRecord, type Logger, type StorageSignals } from '@parley/core';
+import { decodeStored, encodeStored, type ChannelEvent, type Clock, type InstanceRecord, type Logger, type StorageSignals } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { StreamHub } from '../streams/stream-hub.js';
+import { AdminWatch, type AdminWatchTiming } from './admin-watch.js';
 
 /** The storage signal topic the nodes tell each other their handled events on. */
 export const CLUSTER_EVENTS_TOPIC = 'cluster.events';
@@ -19,15 +20,21 @@ export interface EventFanInDeps {
   hub: Pick<StreamHub, 'adminCount' | 'offerAdmin' | 'endAdmin'>;
   /** An instance's current record (null when deleted: its events are skipped, as a replay skips them). */
   record(id: string): Promise<InstanceRecord | null>;
+  clock: Clock;
+  /** Ids of the other live nodes. */
+  peers(): Promise<string[]>;
   logger: Logger;
+  /** The admin watch's timing (tests shorten it). */
+  watchTiming?: AdminWatchTiming;
 }
 
 /**
  * Makes the admin-wide event stream of every node carry every node's events. Each node publishes
  * the events its bus handled (already in the shared event log: the bus tells its watchers only then)
- * as one storage signal per turn; every node hears the others' and offers them to its admin streams.
- * Signals are at most once: when the link to the store was lost the admin streams are ended, and
- * their clients resume from the event log with their last id.
+ * as one storage signal per turn, while some node has an admin stream open ({@link AdminWatch}); every
+ * node hears the others' and offers them to its admin streams. Signals are at most once: when the link
+ * to the store was lost the admin streams are ended, and their clients resume from the event log with
+ * their last id.
  */
 export class EventFanIn {
   private batch: EventsSignal['events'] = [];
@@ -36,18 +43,33 @@ export class EventFanIn {
   private offering: Promise<void> = Promise.resolve();
   private stops: (() => unknown)[] = [];
   private warned = false;
+  private readonly watch: AdminWatch;
 
-  constructor(private readonly deps: EventFanInDeps) {}
+  constructor(private readonly deps: EventFanInDeps) {
+    const { nodeId, signals, clock, peers, hub, logger, watchTiming } = deps;
+    this.watch = new AdminWatch({ nodeId, signals, clock, peers, watched: () => hub.adminCount() > 0, logger, ...(watchTiming ? { timing: watchTiming } : {}) });
+  }
 
-  /** Subscribes to the other nodes' events and starts publishing this node's. */
+  /** Subscribes to the other nodes' events and starts publishing this node's while they are wanted. */
   async start(): Promise<void> {
     const { signals, bus, hub, logger } = this.deps;
     this.stops.push(await signals.subscribe(CLUSTER_EVENTS_TOPIC, (message) => this.heard(message)));
+    await this.watch.start();
+    this.stops.push(() => this.watch.stop());
     this.stops.push(signals.onReconnect(() => {
       logger.warn('link to the store was lost: admin event streams ended, their clients resume from the event log');
+      this.watch.reset();
       hub.endAdmin();
     }));
     this.stops.push(bus.watch((event, instance) => this.told(event, instance)));
+  }
+
+  /**
+   * An admin stream of this node starts: resolves once the other nodes publish their events (see
+   * {@link AdminWatch.watch}), so that its replay, read afterwards, and the live events meet.
+   */
+  watching(): Promise<void> {
+    return this.watch.watch();
   }
 
   /** Stops publishing and hearing; waits for the last publish. */
@@ -57,6 +79,7 @@ export class EventFanIn {
   }
 
   private told(event: ChannelEvent, instance: InstanceRecord): void {
+    if (!this.watch.wanted()) return;
     if (this.batch.length === 0) queueMicrotask(() => this.publish());
     this.batch.push({ instance: instance.id, event: encodeStored(event) });
   }

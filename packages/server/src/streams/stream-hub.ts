@@ -29,6 +29,11 @@ export interface StreamHubDeps {
   clock: Clock;
   logger: Logger;
   observer?: StreamObserver;
+  /**
+   * Resolves when an admin-wide stream may replay: on a cluster node, once the other nodes publish
+   * their events to this one (docs/cluster.md). Absent: at once.
+   */
+  adminReady?(): Promise<void>;
 }
 
 /**
@@ -44,6 +49,7 @@ export class StreamHub {
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unwatch: () => void;
   private readonly sessionDeps: SessionDeps;
+  private readonly adminSessionDeps: SessionDeps;
   private closing = false;
 
   constructor(private readonly deps: StreamHubDeps) {
@@ -57,6 +63,7 @@ export class StreamHub {
         session.transport.destroy();
       },
     };
+    this.adminSessionDeps = deps.adminReady ? { ...this.sessionDeps, ready: () => deps.adminReady!() } : this.sessionDeps;
     this.unwatch = deps.bus.watch((event, instance) => this.fanOut(event, instance));
     this.heartbeat = setInterval(() => this.beat(), config.heartbeatSeconds * 1000);
     this.heartbeat.unref();
@@ -89,7 +96,7 @@ export class StreamHub {
 
   /** Starts a reserved stream on its transport: replay from `after`, then live. */
   open(slot: StreamSlot, transport: StreamTransport, view: StreamView, after: string | undefined): void {
-    const session = new StreamSession(slot.instance, view, transport, after, this.sessionDeps);
+    const session = new StreamSession(slot.instance, view, transport, after, slot.instance === undefined ? this.adminSessionDeps : this.sessionDeps);
     const set = slot.instance === undefined ? this.admin : this.setOf(slot.instance);
     set.add(session);
     transport.onClose(() => {

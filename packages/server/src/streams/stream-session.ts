@@ -38,6 +38,8 @@ export interface SessionDeps {
   drop(session: StreamSession, reason: DropReason): void;
   /** Ends a client whose replay failed (storage unreachable); it reconnects from its last id. */
   failed(session: StreamSession, err: unknown): void;
+  /** Resolves when the session may read the log (admin streams of a cluster node: see `StreamHubDeps.adminReady`). */
+  ready?(): Promise<void>;
 }
 
 /**
@@ -76,6 +78,8 @@ export class StreamSession {
     const { deps } = this;
     if (this.after === undefined) {
       this.state = 'live';
+      // Live from now: the other nodes' events come once they publish them.
+      deps.ready?.().catch((err: unknown) => deps.failed(this, err));
       return;
     }
     const cutoff = deps.clock.now() - deps.retentionMs;
@@ -87,6 +91,7 @@ export class StreamSession {
       this.transport.write(frameText({ event: GAP_EVENT, data }, this.transport.wire));
     }
     try {
+      await deps.ready?.();
       while (this.state === 'replaying') await this.replayPage();
     } catch (err) {
       if (this.state !== 'closed') deps.failed(this, err);
