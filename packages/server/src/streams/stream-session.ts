@@ -1,4 +1,4 @@
-import { decodeStored, ulidTime, type ChannelEvent, type Clock, type EventLog, type InstanceRecord, type LoggedEvent } from '@parley/core';
+import { decodeStored, ulidFloor, ulidTime, type ChannelEvent, type Clock, type EventLog, type InstanceRecord, type LoggedEvent } from '@parley/core';
 import { frameText, GAP_EVENT } from './stream-frames.js';
 import type { FrameSource, StreamRenderer, StreamView } from './stream-renderer.js';
 import type { StreamTransport } from './stream-transport.js';
@@ -73,17 +73,21 @@ export class StreamSession {
     return this.state === 'closed';
   }
 
-  /** Without a position: live from now. With one: the gap notice when due, the replay, then live. Never rejects. */
+  /**
+   * Without a position: live from now (a cluster node's admin stream: a replay from now, see
+   * {@link SessionDeps.ready}). With one: the gap notice when due, the replay, then live. Never rejects.
+   */
   async start(): Promise<void> {
     const { deps } = this;
     if (this.after === undefined) {
-      this.state = 'live';
-      // Live from now: the other nodes' events come once they publish them.
-      deps.ready?.().catch((err: unknown) => deps.failed(this, err));
-      return;
-    }
-    const cutoff = deps.clock.now() - deps.retentionMs;
-    if (!(ulidTime(this.after) >= cutoff)) {
+      if (!deps.ready) {
+        this.state = 'live';
+        return;
+      }
+      // The other nodes publish their events to this one only once they confirmed: what they log
+      // meanwhile is read from the log, from the time the client connected.
+      this.cursor = ulidFloor(deps.clock.now());
+    } else if (!(ulidTime(this.after) >= deps.clock.now() - deps.retentionMs)) {
       const data = JSON.stringify({
         after: this.after, retentionSeconds: Math.round(deps.retentionMs / 1000),
         message: 'the position is older than the event log keeps: events from before the retention may be missing; what is still kept follows',
