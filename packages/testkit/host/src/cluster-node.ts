@@ -89,14 +89,18 @@ export class NodeProcess {
     return new NodeProcess(options.id, `http://127.0.0.1:${options.port}`, child, join(dataDir, 'node.log'));
   }
 
-  /** Starts a node and resolves once it answers `/readyz` 200 (rejects if it exits first or is not ready within 20 s). */
+  /** Starts a node and resolves once it answers `/readyz` 200 (rejects if it exits first or is not ready within 60 s). */
   static async start(options: NodeOptions): Promise<NodeProcess> {
     const node = NodeProcess.launch(options);
     await node.ready();
     return node;
   }
 
-  async ready(timeoutMs = 20_000): Promise<void> {
+  /**
+   * Resolves once the node answers `/readyz` 200. The bound is generous: a node needs 2-3 s of CPU to
+   * start, and on a 2-core machine under a load average of 12-17 that took more than 20 s.
+   */
+  async ready(timeoutMs = 60_000): Promise<void> {
     const until = performance.now() + timeoutMs;
     while (performance.now() < until) {
       if (this.child.exitCode !== null || this.child.signalCode !== null) throw new Error(`node ${this.id} exited: ${this.lines.slice(-5).join('\n')}`);
