@@ -1,4 +1,4 @@
-import { loggedEventOf, ValidationError } from '@parley/core';
+import { loggedEventOf, ValidationError, withBoundedRetry } from '@parley/core';
 import type {
   ChannelDirectory, ChannelEvent, Clock, DeadLetter, Delivery, HostSettings, InstanceRecord, LoggedEvent, Logger, NewDelivery, Page, Sink, Storage,
   WebhookFormat, WebhookRenderContext, WebhookSettings, WebhookStats,
@@ -17,6 +17,9 @@ import { isSinkTarget, sinkTarget } from './sink-target.js';
 import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
+
+/** Retries of a failed event-log write of events routed nowhere (no caller retries those). */
+const LOG_RETRY_DELAYS_MS = [100, 500, 2000];
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
@@ -68,9 +71,12 @@ export class WebhookEngine {
   /** The per-instance sink settings, statistics and dead letters (`/{key}/instance/sinks`). */
   readonly sinks: SinkRouter;
   private stopHousekeeping: (() => Promise<void>) | null = null;
-  /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
+  /**
+   * Deliveries and event-log entries handed over in the current tick, written together by
+   * {@link persist}. `alone`: the entry of an event routed nowhere, whose handling does not wait for it.
+   */
   private batch: NewDelivery[] = [];
-  private logBatch: LoggedEvent[] = [];
+  private logBatch: { entry: LoggedEvent; alone: boolean }[] = [];
   private flushing: Promise<void> | null = null;
   /** The writes under way: {@link written} waits for them. */
   private readonly writing = new Set<Promise<void>>();
@@ -97,9 +103,11 @@ export class WebhookEngine {
 
   /**
    * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance
-   * (and logs it, with `logEvents`). Resolves once the deliveries and the log entry are persisted (at
-   * once when there is nothing to write); delivery happens in the background. The server's event bus
-   * calls it as one of its subscribers, so an event is queued before the bus moves on.
+   * (and logs it, with `logEvents`). Resolves once the deliveries and the log entry are persisted;
+   * delivery happens in the background. The server's event bus calls it as one of its subscribers, so
+   * an event is queued before the bus moves on. An event routed nowhere resolves at once: its log
+   * entry joins the next write all the same ({@link written} waits for it), and a failed write of it
+   * is retried here (100 ms, 500 ms, 2 s apart), since no caller waits for it.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
     let context: WebhookRenderContext | undefined;
@@ -110,10 +118,12 @@ export class WebhookEngine {
     };
     const createdAt = this.deps.clock.now();
     const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
-    if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
+    if (this.deps.logEvents) this.logBatch.push({ entry: loggedEventOf(event), alone: deliveries.length === 0 });
     else if (deliveries.length === 0) return;
-    await this.persist(deliveries);
-    if (deliveries.length > 0) this.worker.wake();
+    const written = this.persist(deliveries);
+    if (deliveries.length === 0) return;
+    await written;
+    this.worker.wake();
   }
 
   private webhookDeliveries(event: ChannelEvent, instance: InstanceRecord, createdAt: number, render: (format: string) => string | null): NewDelivery[] {
@@ -158,12 +168,29 @@ export class WebhookEngine {
       this.batch = [];
       this.logBatch = [];
       this.flushing = null;
-      return this.deps.storage.deliveries.enqueue(batch, logged);
+      return this.deps.storage.deliveries.enqueue(batch, logged.map((l) => l.entry)).catch((err: unknown) => {
+        // The callers with deliveries get the error (the bus retries them, entries included); the entries
+        // of events routed nowhere have no caller waiting: retried alone, so nothing is logged without its deliveries.
+        const alone = logged.filter((l) => l.alone).map((l) => l.entry);
+        if (alone.length > 0) this.track(this.appendAlone(alone));
+        throw err;
+      });
     }));
+    this.track(write);
+    // Events routed nowhere do not wait for the write: its failure is theirs only through appendAlone.
+    write.catch(() => undefined);
+    return write;
+  }
+
+  private track(write: Promise<void>): void {
     this.writing.add(write);
     const done = (): void => void this.writing.delete(write);
     write.then(done, done);
-    return write;
+  }
+
+  private async appendAlone(entries: LoggedEvent[]): Promise<void> {
+    const failed = await withBoundedRetry(() => this.deps.storage.events.append(entries), LOG_RETRY_DELAYS_MS);
+    if (failed) this.logger.error({ err: failed.err, events: entries.length, first: entries[0]!.id }, 'event-log append failed after retries; those events cannot be replayed');
   }
 
   /**

@@ -100,17 +100,22 @@ for (const backend of backends()) {
       await storage.deliveries.clear(routed.id);
     });
 
-    it('logEvents: a failed write rejects the handles and logs nothing, and written() does not reject', async () => {
+    it('logEvents: a failed write rejects the handles with deliveries and logs none of their events; an event routed nowhere is logged alone', async () => {
       const engine = engineFor(storage, {}, { logEvents: true });
-      const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/unlogged` });
+      const [instance, silent] = await Promise.all([
+        createInstance(storage, { webhookMessage: `${receiver.url}/unlogged` }), createInstance(storage, { allowWebhook: false }),
+      ]);
       spy.failNextEnqueues(new Error('disk full'));
       const handled = engine.handle(textEvent(instance, 1), instance);
-      const written = engine.written();
+      const nowhere = textEvent(silent, 2);
+      // Routed nowhere: resolves at once, its entry goes with the (failing) write and is then retried alone.
+      await engine.handle(nowhere, silent);
       await assert.rejects(handled, /disk full/);
-      await written;
+      await engine.written();
       spy.failNextEnqueues(null);
-      assert.deepEqual(await storage.events.read({ instance: instance.id, limit: 10 }), []);
+      assert.deepEqual(await storage.events.read({ instance: instance.id, limit: 10 }), [], 'not logged without its deliveries');
       assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 0);
+      assert.deepEqual((await storage.events.read({ instance: silent.id, limit: 10 })).map((e) => e.id), [nowhere.id]);
     });
 
     it('a failed batch write rejects every handle of the batch, and nothing is queued', async () => {

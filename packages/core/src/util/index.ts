@@ -1,4 +1,5 @@
 export * from './address-class.js';
+export * from './bounded-retry.js';
 export * from './claim-pump.js';
 export * from './describe-error.js';
 export * from './ids.js';

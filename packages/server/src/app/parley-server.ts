@@ -140,7 +140,7 @@ export class ParleyServer {
     // an event finds it stored and its webhooks queued, and "logged" means "queued" after a crash.
     const bus = new EventBus({
       registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
-      durable: () => storage.flush(),
+      durable: () => webhooks.written().then(() => storage.flush()),
     });
     bus.tap(metrics.event);
     const streams = new StreamHub({
@@ -200,7 +200,7 @@ export class ParleyServer {
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
-      durable: () => storage.flush(),
+      durable: () => webhooks.written().then(() => storage.flush()),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),
@@ -333,6 +333,8 @@ export class ParleyServer {
       await this.context.outbound.worker.stop();
       await registry.close();
       await bus.drain();
+      // The log entries of events routed nowhere are not waited for on the bus's chains.
+      await webhooks.written();
       await webhooks.stop();
       await this.cluster?.fanIn?.stop();
       await this.cluster?.forwarder.close();

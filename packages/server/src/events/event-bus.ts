@@ -1,5 +1,5 @@
 import {
-  KeyedSerialQueue, newUlid, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
+  KeyedSerialQueue, newUlid, withBoundedRetry, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -46,24 +46,7 @@ interface InFlight {
 export type EventWatcher = (event: ChannelEvent, instance: InstanceRecord) => void;
 
 /** Bounded retry of a failing subscriber: 3 attempts after the first, 100 ms, 500 ms, 2 s apart. */
-export const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
-
-/**
- * Runs `run`, and again after each of `delaysMs` while it fails. Answers undefined once it succeeded,
- * or the last error once every retry failed; never throws.
- */
-export async function withBoundedRetry(run: () => Promise<void>, delaysMs: readonly number[]): Promise<{ err: unknown } | undefined> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await run();
-      return undefined;
-    } catch (err) {
-      const delay = delaysMs[attempt];
-      if (delay === undefined) return { err };
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
-}
+const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
 
 /**
  * Stamps adapter payloads into {@link ChannelEvent}s and hands them to the subscribers in order:
