@@ -62,6 +62,8 @@ export class EventBus {
   /** Per instance, the run of events its chain is handling now. */
   private readonly handlingNow = new Map<string, readonly InFlight[]>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
+  /** The records of the `message` events published and not processed yet ({@link isMessagePending}). */
+  private readonly pendingRecords = new WeakSet<object>();
   private readonly watchers = new Set<EventWatcher>();
   /** Published events not yet told to the watchers, in publish (= id) order. */
   private inFlight: InFlight[] = [];
@@ -145,6 +147,7 @@ export class EventBus {
     const now = this.clock.now();
     const event = Object.assign({}, payload, { id: newUlid(now), instance: instanceId, provider, receivedAt: now }) as ChannelEvent;
     const slot: InFlight = { event, settled: false };
+    if (event.type === 'message') this.pendingRecords.add(event.message.record);
     this.inFlight.push(slot);
     this.queue(instanceId, slot);
     void this.chains.run(instanceId, () => this.turnOf(slot));
@@ -203,10 +206,13 @@ export class EventBus {
     });
   }
 
-  /** Whether an event of the instance that matches is published and not processed yet (waiting for its turn or being handled). */
-  isPending(instanceId: string, match: (event: ChannelEvent) => boolean): boolean {
-    const matches = (entry: InFlight | typeof BARRIER) => entry !== BARRIER && match(entry.event);
-    return (this.handlingNow.get(instanceId)?.some(matches) || this.waiting.get(instanceId)?.some(matches)) ?? false;
+  /**
+   * Whether a `message` event carrying this very record object is published and not processed yet
+   * (waiting for its turn or being handled): the send path's test for a channel's echo of its send.
+   * One lookup, however many events wait.
+   */
+  isMessagePending(record: object): boolean {
+    return this.pendingRecords.has(record);
   }
 
   /**
@@ -228,6 +234,7 @@ export class EventBus {
       const handled = await this.handle(batch.map((slot) => slot.event));
       if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
     } finally {
+      for (const { event } of batch) if (event.type === 'message') this.pendingRecords.delete(event.message.record);
       const settle = (): void => {
         for (const slot of batch) slot.settled = true;
         this.release();

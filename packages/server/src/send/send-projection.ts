@@ -1,4 +1,4 @@
-import type { ChannelAdapter, ChannelEvent, MessageRecord, OutgoingContent, Storage } from '@parley/core';
+import type { ChannelAdapter, MessageRecord, OutgoingContent, Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { StoreProjector } from '../events/store-projector.js';
 
@@ -24,8 +24,7 @@ export class SendProjection {
     // barrier, which would cut the runs of events `handleBatch` stores in a few round trips (an
     // instance's events bound its send rate on a networked store). Media sends keep the barrier: their
     // media is stored in the instance's event order.
-    const echoed = (event: ChannelEvent) => event.type === 'message' && event.message.record === record;
-    if (!media && (this.projector.wasProjected(record) || this.bus.isPending(instanceId, echoed))) {
+    if (!media && (this.projector.wasProjected(record) || this.bus.isMessagePending(record))) {
       await this.bus.processed(instanceId);
       if (this.projector.wasProjected(record)) return Object.assign({}, record, { provider: adapter.channel });
     }
