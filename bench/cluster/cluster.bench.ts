@@ -1,20 +1,24 @@
 /**
  * bench/cluster: three Parley nodes (the real CLI, separate processes) on one Redis.
- * 1. Sends (`POST /{key}/message/text` between two sandbox instances of one owner) straight to the
- *    owner vs through a node that forwards them, in interleaved rounds of the same run (autocannon).
+ * 1. Sends (`POST /{key}/message/text` from a sandbox instance to `BENCH_PEERS` others in turn) straight to
+ *    the owner vs through a node that forwards them, in interleaved rounds of the same run (autocannon):
+ *    answered 2xx per second, and completed per second once the queue drained.
  * 2. Failover: the owner of an instance is killed (SIGKILL) `BENCH_KILLS` times; each time, the time
  *    until a send through another node is answered 200 again (polled every 50 ms), then the node restarts.
  * 3. Memory: RSS of each node before and after `BENCH_IDLE` idle (connected) sandbox instances spread over the nodes.
+ * 4. Failover at scale: the node owning the most of those instances is killed (SIGKILL); the time until
+ *    each of its instances answers a send through another node 200 again (every instance tried in turn).
  * Run: `npm run build && node bench/dist/cluster/cluster.bench.js`
- * (REDIS_URL, BENCH_SECONDS=8, BENCH_ROUNDS=3, BENCH_CONNECTIONS=50, BENCH_KILLS=10, BENCH_IDLE=1000).
+ * (REDIS_URL, BENCH_SECONDS=8, BENCH_ROUNDS=3, BENCH_CONNECTIONS=50, BENCH_PEERS=10, BENCH_KILLS=10, BENCH_IDLE=1000).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
+import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { freePort, NodeProcess } from '@parley/testkit/host';
 import { machine, percentile, table } from '../support/measure.js';
+import { queueDrained, sendLoad } from '../support/send-load.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -22,6 +26,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const KILLS = Number(process.env.BENCH_KILLS ?? 10);
 const IDLE = Number(process.env.BENCH_IDLE ?? 1000);
+const PEERS = Number(process.env.BENCH_PEERS ?? 10);
 const IDS = ['b1', 'b2', 'b3'];
 
 const dir = mkdtempSync(join(tmpdir(), 'parley-bench-cluster-'));
@@ -34,7 +39,8 @@ function rssMiBOf(pid: number): number {
 }
 
 async function start(id: string): Promise<NodeProcess> {
-  const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl: REDIS_URL, keyPrefix, dir });
+  // A queue bound no round reaches: every send is accepted, and the round ends once the queue is empty.
+  const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl: REDIS_URL, keyPrefix, dir, queue: { maxQueued: 1_000_000 } });
   nodes.set(id, node);
   return node;
 }
@@ -55,13 +61,13 @@ async function ownerOf(id: string): Promise<string> {
   return (list.body.data as { id: string; owner: string }[]).find((i) => i.id === id)!.owner;
 }
 
-async function sendRate(url: string, key: string, to: string): Promise<number> {
-  const result = await autocannon({
-    url: `${url}/${key}/message/text`, method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ to, text: 'hello from the cluster benchmark' }), connections: CONNECTIONS, duration: SECONDS,
-  });
+/** One round of sends from `key` through `url`: answered 2xx per second, and completed per second once the owner's queue drained. */
+async function sendRound(url: string, key: string, to: string[]): Promise<{ accepted: number; completed: number }> {
+  const started = performance.now();
+  const result = await sendLoad(url, key, to, { connections: CONNECTIONS, seconds: SECONDS });
   if (result.non2xx > 0 || result.errors > 0) console.warn(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result.requests.average;
+  await queueDrained(url, key);
+  return { accepted: result['2xx'] / SECONDS, completed: result['2xx'] / ((performance.now() - started) / 1000) };
 }
 
 async function main(): Promise<void> {
@@ -75,18 +81,30 @@ async function main(): Promise<void> {
   if ((await ownerOf(b.id)) !== owner) await b1.request('POST', `/admin/instances/${b.id}/move`, { node: owner }, {}, true);
   while ((await ownerOf(b.id)) !== owner) await new Promise((r) => setTimeout(r, 100));
   const forwarder = IDS.find((id) => id !== owner)!;
-
-  const direct: number[] = [];
-  const forwarded: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    direct.push(await sendRate(nodes.get(owner)!.url, a.key, '5511973000002'));
-    forwarded.push(await sendRate(nodes.get(forwarder)!.url, a.key, '5511973000002'));
+  // Receivers wherever placement puts them: the queue sends to one recipient at a time, so a round rotates over them.
+  const peers = ['5511973000002'];
+  for (let i = 0; i < PEERS - 1; i++) {
+    const number = String(5511973000010 + i);
+    await sandbox(b1, number);
+    peers.push(number);
   }
-  const ratios = direct.map((d, i) => forwarded[i]! / d);
-  console.log(`\n## Sends: straight to the owner vs forwarded (${CONNECTIONS} connections, ${ROUNDS} × ${SECONDS} s rounds, interleaved)\n`);
-  console.log(table(['round', 'direct req/s', 'forwarded req/s', 'forwarded / direct'],
-    direct.map((d, i) => [i + 1, Math.round(d), Math.round(forwarded[i]!), ratios[i]!.toFixed(2)])));
-  console.log(`median forwarded / direct: ${percentile(ratios, 50).toFixed(2)}`);
+
+  const direct: { accepted: number; completed: number }[] = [];
+  const forwarded: typeof direct = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    direct.push(await sendRound(nodes.get(owner)!.url, a.key, peers));
+    forwarded.push(await sendRound(nodes.get(forwarder)!.url, a.key, peers));
+  }
+  const ratio = (pick: (r: { accepted: number; completed: number }) => number) => direct.map((d, i) => pick(forwarded[i]!) / pick(d));
+  const accepted = ratio((r) => r.accepted);
+  const completed = ratio((r) => r.completed);
+  console.log(`\n## Sends: straight to the owner vs forwarded (${CONNECTIONS} connections, ${PEERS} recipients, ${ROUNDS} × ${SECONDS} s rounds, interleaved)\n`);
+  console.log(table(['round', 'direct 2xx/s', 'forwarded 2xx/s', 'forwarded / direct', 'direct sent/s end to end', 'forwarded sent/s end to end', 'forwarded / direct (end to end)'],
+    direct.map((d, i) => [
+      i + 1, Math.round(d.accepted), Math.round(forwarded[i]!.accepted), accepted[i]!.toFixed(2),
+      Math.round(d.completed), Math.round(forwarded[i]!.completed), completed[i]!.toFixed(2),
+    ])));
+  console.log(`median forwarded / direct: ${percentile(accepted, 50).toFixed(2)} answered, ${percentile(completed, 50).toFixed(2)} end to end`);
 
   const times: number[] = [];
   for (let kill = 0; kill < KILLS; kill++) {
@@ -106,7 +124,8 @@ async function main(): Promise<void> {
   console.log(table(['p50 s', 'max s', 'all s'], [[(percentile(times, 50) / 1000).toFixed(1), (Math.max(...times) / 1000).toFixed(1), times.map((t) => (t / 1000).toFixed(1)).join(' ')]]));
 
   const before = new Map(IDS.map((id) => [id, rssMiBOf(nodes.get(id)!.child.pid!)]));
-  for (let i = 0; i < IDLE; i++) await sandbox(nodes.get(IDS[i % 3]!)!, `55119740${String(i).padStart(5, '0')}`);
+  const idle: { id: string; key: string }[] = [];
+  for (let i = 0; i < IDLE; i++) idle.push(await sandbox(nodes.get(IDS[i % 3]!)!, `55119740${String(i).padStart(5, '0')}`));
   await new Promise((r) => setTimeout(r, 3000));
   const cluster = await b1.request('GET', '/admin/cluster', undefined, {}, true);
   const owned = new Map((cluster.body.data.nodes as { id: string; instances: number }[]).map((n) => [n.id, n.instances]));
@@ -116,7 +135,52 @@ async function main(): Promise<void> {
     const count = owned.get(id) ?? 0;
     return [id, count, before.get(id)!.toFixed(0), after.toFixed(0), count ? (((after - before.get(id)!) * 1024) / count).toFixed(0) : '-'];
   })));
+  if (idle.length > 0) await failoverAtScale(idle);
   console.log(`\n${machine()}`);
+}
+
+/** Only this long is waited for the killed node's instances: past it the phase reports what is still not served. */
+const FAILOVER_WAIT_MS = 120_000;
+/** Sends in flight while the killed node's instances are tried. */
+const PROBES = 32;
+
+/** Phase 4: SIGKILL of the node owning the most idle instances; when each of them serves a send again. */
+async function failoverAtScale(idle: { id: string; key: string }[]): Promise<void> {
+  const store = new RedisStorage({ url: REDIS_URL, keyPrefix });
+  await store.init();
+  const owners = await store.cluster!().owners(idle.map((i) => i.id));
+  await store.close();
+  const counts = new Map<string, number>();
+  for (const lease of owners.values()) counts.set(lease.node, (counts.get(lease.node) ?? 0) + 1);
+  const victim = [...counts].sort((a, b) => b[1] - a[1])[0]![0];
+  const theirs = idle.filter((i) => owners.get(i.id)?.node === victim);
+  const via = IDS.filter((id) => id !== victim).map((id) => nodes.get(id)!);
+  const killedAt = performance.now();
+  await nodes.get(victim)!.stop('SIGKILL');
+  const served = new Map<string, number>();
+  let pending = theirs;
+  while (pending.length > 0 && performance.now() - killedAt < FAILOVER_WAIT_MS) {
+    let next = 0;
+    const failed: typeof pending = [];
+    await Promise.all(Array.from({ length: PROBES }, async (_, w) => {
+      for (let i = next++; i < pending.length; i = next++) {
+        const instance = pending[i]!;
+        const res = await via[w % via.length]!.request('POST', `/${instance.key}/message/text`, { to: '5511973000002', text: 'failover at scale' })
+          .catch(() => ({ status: 0 }));
+        if (res.status === 200) served.set(instance.id, performance.now() - killedAt);
+        else failed.push(instance);
+      }
+    }));
+    pending = failed;
+    if (pending.length > 0) await new Promise((r) => setTimeout(r, 100));
+  }
+  const times = [...served.values()];
+  console.log(`\n## Failover at scale: SIGKILL of ${victim}, owner of ${theirs.length} instances, until each answers a send through another node\n`);
+  console.log(table(['instances', 'served again', 'p50 s', 'max s', 'within 15 s'], [[
+    theirs.length, served.size, (percentile(times, 50) / 1000).toFixed(1), (Math.max(...times) / 1000).toFixed(1),
+    served.size === theirs.length && Math.max(...times) <= 15_000 ? 'yes' : 'no',
+  ]]));
+  await start(victim);
 }
 
 main().catch((err: unknown) => {

@@ -26,8 +26,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { machine, percentile, table } from '../support/measure.js';
+import { queueDrained, sendLoad } from '../support/send-load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -62,23 +62,12 @@ function cpuMicrosOf(pid: number): number {
 }
 
 /** The sends rotate over the receiving phones (one per request, in turn); bare targets get the same bodies. */
-async function load(port: number, key: string, to: string[], amount?: number, extra: Record<string, unknown> = {}) {
-  const bodies = to.map((number) => JSON.stringify({ to: number, text: 'hello from the benchmark', ...extra }));
-  let next = 0;
-  return autocannon({
-    url: `http://127.0.0.1:${port}/${key}/message/text`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
-    connections: CONNECTIONS,
-    ...(amount ? { amount } : { duration: SECONDS }),
-  });
+function load(port: number, key: string, to: string[], amount?: number, extra: Record<string, unknown> = {}) {
+  return sendLoad(`http://127.0.0.1:${port}`, key, to, { connections: CONNECTIONS, seconds: SECONDS, ...(amount ? { amount } : {}), extra });
 }
 
 /** Targets that send through the outbound queue: a round counts as over once their queue is empty. */
 const QUEUED = new Set(['parley', 'parley-redis']);
-/** Longest wait for a queue to drain after a round. */
-const DRAIN_LIMIT_MS = 300_000;
 
 /**
  * Sends the queue accepted but has not sent yet (their recipient's earlier sends were still going
@@ -88,15 +77,10 @@ const DRAIN_LIMIT_MS = 300_000;
  */
 async function drained(kind: string, info: Started['info']): Promise<void> {
   if (!QUEUED.has(kind)) return;
-  const started = performance.now();
-  let total = 0;
-  while (performance.now() - started < DRAIN_LIMIT_MS) {
-    total = ((await (await fetch(`http://127.0.0.1:${info.port}/${info.key}/queue?limit=1`)).json()) as { total: number }).total;
-    if (total === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  console.error(`${kind}: queue drained in ${Math.round(performance.now() - started)} ms (${total} left)`);
-  if (total > 0) throw new Error(`${kind}: ${total} sends still queued ${DRAIN_LIMIT_MS} ms after the round`);
+  const ms = await queueDrained(`http://127.0.0.1:${info.port}`, info.key!).catch((err: Error) => {
+    throw new Error(`${kind}: ${err.message}`);
+  });
+  console.error(`${kind}: queue drained in ${Math.round(ms)} ms (0 left)`);
 }
 
 interface Round {

@@ -1,8 +1,8 @@
 // The subset of autocannon's API the benchmarks use (it ships no types).
 declare module 'autocannon' {
-  interface Histogram { average: number; p50: number; p90: number; p99: number; max: number; total: number }
-  interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; non2xx: number; errors: number; timeouts: number }
-  interface Options {
+  export interface Histogram { average: number; p50: number; p90: number; p99: number; max: number; total: number }
+  export interface Result { requests: Histogram; latency: Histogram; throughput: Histogram; non2xx: number; '2xx': number; errors: number; timeouts: number }
+  export interface Options {
     url: string; method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number;
     amount?: number; pipelining?: number;
     /** Request templates in turn; `setupRequest` may rewrite each request (its body) before it is sent. */

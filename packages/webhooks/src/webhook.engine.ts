@@ -162,32 +162,26 @@ export class WebhookEngine {
   private persist(deliveries: NewDelivery[]): Promise<void> {
     this.batch.push(...deliveries);
     if (this.flushing) return this.flushing;
+    let alone: LoggedEvent[] = [];
     const write = (this.flushing = Promise.resolve().then(() => {
       const batch = this.batch;
       const logged = this.logBatch;
       this.batch = [];
       this.logBatch = [];
       this.flushing = null;
-      return this.deps.storage.deliveries.enqueue(batch, logged.map((l) => l.entry)).catch((err: unknown) => {
-        // The callers with deliveries get the error (the bus retries them, entries included); the entries
-        // of events routed nowhere have no caller waiting: retried alone, so nothing is logged without its deliveries.
-        const alone = logged.filter((l) => l.alone).map((l) => l.entry);
-        if (alone.length > 0) this.track(this.appendAlone(alone));
-        throw err;
-      });
+      alone = logged.filter((l) => l.alone).map((l) => l.entry);
+      return this.deps.storage.deliveries.enqueue(batch, logged.map((l) => l.entry));
     }));
-    this.track(write);
-    // Events routed nowhere do not wait for the write: its failure is theirs only through appendAlone.
-    write.catch(() => undefined);
+    // The callers with deliveries get a failure (the bus retries them, their entries included). The
+    // entries of events routed nowhere have no caller waiting: retried here, alone, so that nothing is
+    // logged without its deliveries. {@link written} waits for the retries too.
+    const settled = write.catch(() => (alone.length > 0 ? this.appendAlone(alone) : undefined));
+    this.writing.add(settled);
+    void settled.then(() => this.writing.delete(settled));
     return write;
   }
 
-  private track(write: Promise<void>): void {
-    this.writing.add(write);
-    const done = (): void => void this.writing.delete(write);
-    write.then(done, done);
-  }
-
+  /** Appends entries with bounded retries; never rejects (a final failure is logged). */
   private async appendAlone(entries: LoggedEvent[]): Promise<void> {
     const failed = await withBoundedRetry(() => this.deps.storage.events.append(entries), LOG_RETRY_DELAYS_MS);
     if (failed) this.logger.error({ err: failed.err, events: entries.length, first: entries[0]!.id }, 'event-log append failed after retries; those events cannot be replayed');
@@ -199,7 +193,7 @@ export class WebhookEngine {
    * before ending the streams of an instance that moved away.
    */
   async written(): Promise<void> {
-    await Promise.allSettled([...this.writing]);
+    await Promise.all([...this.writing]);
   }
 
   /**

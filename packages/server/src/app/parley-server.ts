@@ -200,7 +200,7 @@ export class ParleyServer {
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
       isShuttingDown: () => server?.shuttingDown ?? false,
-      durable: () => webhooks.written().then(() => storage.flush()),
+      durable: () => storage.flush(),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),
