@@ -15,6 +15,12 @@ const RETRY_BASE_MS = 50;
 const RETRY_CAP_MS = 1000;
 /** Key → instance id answers remembered (keys never change; a deleted instance's key finds nothing at the owner). */
 const KEY_CACHE = 50_000;
+/**
+ * How long an instance's owner, read from its lease, is trusted without reading it again. A stale
+ * answer costs one attempt: the old owner refuses the request (503 `instance_moving`, or the
+ * connection fails) and the owner is read again.
+ */
+const OWNER_CACHE_MS = 1_000;
 
 /** The route of an instance's event stream (Server-Sent Events). */
 const EVENTS_ROUTE = '/:key/events';
@@ -29,6 +35,8 @@ const digest = (text: string) => createHash('sha256').update(text).digest();
  */
 export class ClusterRouter {
   private readonly ids = new Map<string, string>();
+  /** Owners read from leases lately ({@link OWNER_CACHE_MS}), by instance id. */
+  private readonly owners = new Map<string, { node: string; until: number }>();
   private readonly secretDigest: Buffer;
 
   constructor(
@@ -162,6 +170,7 @@ export class ClusterRouter {
       } else if (target !== 'wait') {
         const outcome = await send(target);
         if (outcome === 'answered') return outcome;
+        this.owners.delete(id);
         if (outcome === 'spent') break;
       }
       if (performance.now() >= deadline) break;
@@ -195,11 +204,11 @@ export class ClusterRouter {
   /** Where the instance is served: a node, `here`, or `wait` (its owner is gone and its lease not yet expired). */
   private async ownerAddress(id: string): Promise<NodeRecord | 'here' | 'wait'> {
     const nodes = this.node.nodes();
-    const lease = (await this.node.store.owners([id])).get(id);
-    if (lease) {
-      if (lease.node === this.node.id) return 'wait';
-      const owner = nodes.find((n) => n.id === lease.node);
-      return owner?.alive ? owner : 'wait';
+    const owner = await this.ownerOf(id);
+    if (owner) {
+      if (owner === this.node.id) return 'wait';
+      const record = nodes.find((n) => n.id === owner);
+      return record?.alive ? record : 'wait';
     }
     const moveTo = await this.node.store.moveTarget(id);
     const draining = this.node.info.draining;
@@ -207,6 +216,21 @@ export class ClusterRouter {
     const target = able.find((n) => n.id === moveTo && n.alive && !n.draining) ?? leastLoaded(able);
     if (!target) return draining ? 'wait' : 'here';
     return target.id === this.node.id ? 'here' : target;
+  }
+
+  /** The node holding the instance's lease (remembered for {@link OWNER_CACHE_MS}), undefined when none does. */
+  private async ownerOf(id: string): Promise<string | undefined> {
+    const now = performance.now();
+    const known = this.owners.get(id);
+    if (known && known.until > now) return known.node;
+    const lease = (await this.node.store.owners([id])).get(id);
+    if (!lease) {
+      this.owners.delete(id);
+      return undefined;
+    }
+    if (this.owners.size >= KEY_CACHE) this.owners.clear();
+    this.owners.set(id, { node: lease.node, until: now + OWNER_CACHE_MS });
+    return lease.node;
   }
 
   /** The instance id of a key or id (read from storage, remembered), undefined when none has it. */

@@ -17,6 +17,9 @@ export const INGEST_FOR_HEADER = 'x-parley-ingest-for';
 /** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once. */
 export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
+/** Answers of a known length up to this are read whole and written in one call; longer ones (media) stream. */
+const SMALL_ANSWER_BYTES = 64 * 1024;
+
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 /** 503 codes that mean "ask again": the owner is shutting down or gave the instance up. */
 const RETRYABLE_CODES = new Set(['instance_moving', 'shutting_down']);
@@ -76,7 +79,10 @@ export class Forwarder {
       return 'answered';
     }
     this.answerHead(res, answer.statusCode, answer.headers);
-    await pipeline(answer.body, res);
+    // A small answer of known length is passed on whole: a stream pipeline per request costs more than the bytes.
+    const length = Number(answer.headers['content-length']);
+    if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
+    else await pipeline(answer.body, res);
     return 'answered';
   }
 
