@@ -6,7 +6,8 @@ import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, ty
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
 import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
-import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type Attempt, type ForwardBody, type Forwarder } from './forwarder.js';
+import type { Attempt } from './answer-relay.js';
+import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
 

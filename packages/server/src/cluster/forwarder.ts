@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { Agent, request } from 'undici';
+import { AnswerRelay, answerHead, HOP_BY_HOP, type Attempt } from './answer-relay.js';
 
 /** Header naming the node a request was forwarded by; the owner then checks {@link SECRET_HEADER}. */
 export const FORWARDED_BY_HEADER = 'x-parley-forwarded-by';
@@ -17,15 +17,8 @@ export const INGEST_FOR_HEADER = 'x-parley-ingest-for';
 /** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once. */
 export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
-/** Answers of a known length up to this are read whole and written in one call; longer ones (media) stream. */
-const SMALL_ANSWER_BYTES = 64 * 1024;
-
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer', 'host', 'content-length']);
 /** 503 codes that mean "ask again": the owner is shutting down or gave the instance up. */
 const RETRYABLE_CODES = new Set(['instance_moving', 'shutting_down']);
-
-/** What one forwarding attempt came to. */
-export type Attempt = 'answered' | 'retry';
 
 /** A request body ready to forward: held in memory (replayable), streamed (one attempt), or none. */
 export type ForwardBody = { kind: 'none' } | { kind: 'buffer'; data: Buffer } | { kind: 'stream' };
@@ -60,29 +53,23 @@ export class Forwarder {
     const headers = this.headersFor(req);
     if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
     else if (body.kind === 'stream' && req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
-    let answer: Awaited<ReturnType<typeof request>>;
+    if (body.kind === 'stream') return this.forwardStream(target, req, res, headers);
+    const relay = new AnswerRelay(res, isRetryableAnswer, abandon?.answered);
+    const onAbandon = (): void => relay.abandon();
+    abandon?.signal.addEventListener('abort', onAbandon, { once: true });
     try {
-      answer = await request(`${target}${req.originalUrl}`, {
-        method: req.method as 'GET', headers, dispatcher: this.agent, signal: abandon?.signal,
-        body: body.kind === 'buffer' ? body.data : body.kind === 'stream' ? req : undefined,
-      });
-    } catch (err) {
-      if (body.kind === 'stream') throw err;
-      return 'retry';
+      this.agent.dispatch({ origin: target, path: req.originalUrl, method: req.method as 'GET', headers, body: body.kind === 'buffer' ? body.data : null }, relay);
+      return await relay.settled;
+    } finally {
+      abandon?.signal.removeEventListener('abort', onAbandon);
     }
-    abandon?.answered();
-    if (answer.statusCode === 503 && body.kind !== 'stream') {
-      const text = await answer.body.text();
-      if (isRetryableAnswer(text)) return 'retry';
-      this.answerHead(res, answer.statusCode, answer.headers);
-      res.end(text);
-      return 'answered';
-    }
-    this.answerHead(res, answer.statusCode, answer.headers);
-    // A small answer of known length is passed on whole: a stream pipeline per request costs more than the bytes.
-    const length = Number(answer.headers['content-length']);
-    if (length <= SMALL_ANSWER_BYTES) res.end(Buffer.from(await answer.body.arrayBuffer()));
-    else await pipeline(answer.body, res);
+  }
+
+  /** A body too large to hold streams to the target once: no second attempt, and a failure is thrown. */
+  private async forwardStream(target: string, req: Request, res: Response, headers: Record<string, string | string[]>): Promise<Attempt> {
+    const answer = await request(`${target}${req.originalUrl}`, { method: req.method as 'POST', headers, dispatcher: this.agent, body: req });
+    answerHead(res, answer.statusCode, answer.headers);
+    await pipeline(answer.body, res);
     return 'answered';
   }
 
@@ -109,13 +96,6 @@ export class Forwarder {
     headers[SECRET_HEADER] = this.secret;
     headers[REQUEST_ID_HEADER] = (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? randomUUID();
     return headers;
-  }
-
-  private answerHead(res: Response, status: number, headers: IncomingHttpHeaders): void {
-    res.statusCode = status;
-    for (const [name, value] of Object.entries(headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) res.setHeader(name, value);
-    const length = headers['content-length'];
-    if (length !== undefined) res.setHeader('content-length', length);
   }
 
   close(): Promise<void> {

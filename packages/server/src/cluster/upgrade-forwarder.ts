@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { request, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { FORWARDED_BY_HEADER, isRetryableAnswer, REQUEST_ID_HEADER, SECRET_HEADER, type Attempt } from './forwarder.js';
+import type { Attempt } from './answer-relay.js';
+import { FORWARDED_BY_HEADER, isRetryableAnswer, REQUEST_ID_HEADER, SECRET_HEADER } from './forwarder.js';
 
 /** How long the owner may take to answer a forwarded handshake before the attempt counts as failed (and is retried). */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
