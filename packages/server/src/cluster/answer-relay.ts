@@ -43,6 +43,10 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
       this.done = true;
       resolve(attempt);
     }));
+    // A client gone while its answer streams: the rest is not read (undici would wait for a drain that never comes).
+    res.once('close', () => {
+      if (!this.done && this.began && !this.held) this.abort?.(new Error('the client went away'));
+    });
   }
 
   /** Gives the attempt up while no answer has begun (a paused owner): it settles `retry`. */
