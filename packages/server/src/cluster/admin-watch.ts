@@ -93,7 +93,7 @@ export class AdminWatch {
   }
 
   private async ask(): Promise<void> {
-    this.timer ??= setInterval(() => this.renew(), this.timing.renewMs);
+    this.timer ??= setInterval(() => this.renew(), this.timing.renewMs).unref();
     const peers = new Set(await this.deps.peers());
     const acked = new Promise<void>((resolve) => {
       this.awaiting = { peers, resolve };

@@ -37,6 +37,7 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
   private held: Buffer[] | null = null;
   private began = false;
   private done = false;
+  private abandoned = false;
 
   constructor(private readonly res: Response, private readonly retryable: (text: string) => boolean, private readonly started?: () => void) {
     this.settled = new Promise((resolve) => (this.settle = (attempt) => {
@@ -51,11 +52,14 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
 
   /** Gives the attempt up while no answer has begun (a paused owner): it settles `retry`. */
   abandon(): void {
-    if (!this.began && !this.done) this.abort?.(new Error('abandoned: the owner changed'));
+    if (this.began || this.done) return;
+    this.abandoned = true;
+    this.abort?.(new Error('abandoned: the owner changed'));
   }
 
   onConnect(abort: (err?: Error) => void): void {
     this.abort = abort;
+    if (this.abandoned) abort(new Error('abandoned: the owner changed'));
   }
 
   onHeaders(statusCode: number, raw: Buffer[], resume: () => void): boolean {

@@ -22,6 +22,8 @@ const KEY_CACHE = 50_000;
  * connection fails) and the owner is read again.
  */
 const OWNER_CACHE_MS = 1_000;
+/** Owners remembered at most (the cache starts over past it). */
+const OWNER_CACHE_ENTRIES = 50_000;
 
 /** The route of an instance's event stream (Server-Sent Events). */
 const EVENTS_ROUTE = '/:key/events';
@@ -229,7 +231,7 @@ export class ClusterRouter {
       this.owners.delete(id);
       return undefined;
     }
-    if (this.owners.size >= KEY_CACHE) this.owners.clear();
+    if (this.owners.size >= OWNER_CACHE_ENTRIES) this.owners.clear();
     this.owners.set(id, { node: lease.node, until: now + OWNER_CACHE_MS });
     return lease.node;
   }
