@@ -124,6 +124,8 @@ function engineOn(storage: Storage, sink: Sink, options: WebhookOptionsInput = {
   return new WebhookEngine({
     storage, formats: [format], sinks: [sink], logger: silentLogger, clock: { now: () => Date.now() },
     host: { dataDir: dir, publicUrl: 'https://parley.example', allowPrivateUrls: true }, channels: shippedChannelDirectory(), options,
+    // As the server runs it: each event is logged in the same write as its deliveries.
+    logEvents: true,
   });
 }
 
