@@ -1,9 +1,9 @@
 import type { Clock, Logger, StorageSignals } from '@parley/core';
 
 /** The storage signal topic on which nodes say that they have admin streams open, and confirm it. */
-export const ADMIN_WATCH_TOPIC = 'cluster.events.watch';
+const ADMIN_WATCH_TOPIC = 'cluster.events.watch';
 
-/** How the watch protocol is timed (docs/cluster.md, *Admin view*). */
+/** How the watch protocol is timed (docs/cluster.md, *What is guaranteed*: the admin stream). */
 export interface AdminWatchTiming {
   /** A node with admin streams open says so this often. */
   renewMs: number;
@@ -13,7 +13,7 @@ export interface AdminWatchTiming {
   ackTimeoutMs: number;
 }
 
-export const ADMIN_WATCH_TIMING: AdminWatchTiming = { renewMs: 5_000, ttlMs: 15_000, ackTimeoutMs: 1_000 };
+const ADMIN_WATCH_TIMING: AdminWatchTiming = { renewMs: 5_000, ttlMs: 15_000, ackTimeoutMs: 1_000 };
 
 /** One signal: `watch` (the sender has admin streams open; `ask`: confirm it to me) or `ack` (to the asker). */
 interface WatchSignal {

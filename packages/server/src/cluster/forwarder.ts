@@ -51,9 +51,8 @@ export class Forwarder {
    */
   async forward(target: string, req: Request, res: Response, body: ForwardBody, abandon?: { signal: AbortSignal; answered: () => void }): Promise<Attempt> {
     const headers = this.headersFor(req);
-    if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
-    else if (body.kind === 'stream' && req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     if (body.kind === 'stream') return this.forwardStream(target, req, res, headers);
+    if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
     const relay = new AnswerRelay(res, isRetryableAnswer, abandon?.answered);
     const onAbandon = (): void => relay.abandon();
     abandon?.signal.addEventListener('abort', onAbandon, { once: true });
@@ -67,6 +66,7 @@ export class Forwarder {
 
   /** A body too large to hold streams to the target once: no second attempt, and a failure is thrown. */
   private async forwardStream(target: string, req: Request, res: Response, headers: Record<string, string | string[]>): Promise<Attempt> {
+    if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     const answer = await request(`${target}${req.originalUrl}`, { method: req.method as 'POST', headers, dispatcher: this.agent, body: req });
     answerHead(res, answer.statusCode, answer.headers);
     await pipeline(answer.body, res);
