@@ -2,7 +2,8 @@
  * bench/cluster: three Parley nodes (the real CLI, separate processes) on one Redis.
  * 1. Sends (`POST /{key}/message/text` from a sandbox instance to `BENCH_PEERS` others in turn) straight to
  *    the owner vs through a node that forwards them, in interleaved rounds of the same run (autocannon):
- *    answered 2xx per second, and completed per second once the queue drained.
+ *    answered 2xx per second, completed per second once the queue drained, and CPU per send by process;
+ *    then again with the nodes restarted without the outbound queue (each answer a completed send).
  * 2. Failover: the owner of an instance is killed (SIGKILL) `BENCH_KILLS` times; each time, the time
  *    until a send through another node is answered 200 again (polled every 50 ms), then the node restarts.
  * 3. Memory: RSS of each node before and after `BENCH_IDLE` idle (connected) sandbox instances spread over the nodes.
@@ -11,14 +12,14 @@
  * Run: `npm run build && node bench/dist/cluster/cluster.bench.js`
  * (REDIS_URL, BENCH_SECONDS=8, BENCH_ROUNDS=3, BENCH_CONNECTIONS=50, BENCH_PEERS=10, BENCH_KILLS=10, BENCH_IDLE=1000).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RedisStorage } from '@parley/storage-redis';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { freePort, NodeProcess } from '@parley/testkit/host';
-import { machine, percentile, table } from '../support/measure.js';
-import { queueDrained, sendLoad } from '../support/send-load.js';
+import { machine, percentile, rssMiBOf, table } from '../support/measure.js';
+import { redisPid, sendRounds } from './send-rounds.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
@@ -34,15 +35,26 @@ const keyPrefix = `parley-bench-cluster-${process.pid}:`;
 const ports = new Map<string, number>();
 const nodes = new Map<string, NodeProcess>();
 
-function rssMiBOf(pid: number): number {
-  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
-}
-
-async function start(id: string): Promise<NodeProcess> {
-  // A queue bound no round reaches: every send is accepted, and the round ends once the queue is empty.
-  const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl: REDIS_URL, keyPrefix, dir, queue: { maxQueued: 1_000_000 } });
+/**
+ * Starts node `id`. With the queue on, its bound is one no round reaches: every send is accepted, and
+ * the round ends once the queue is empty. No rebalancing: an instance stays where placement (at
+ * creation, or when its owner died) put it, so a round's owner is the owner all round.
+ */
+async function start(id: string, queued = true): Promise<NodeProcess> {
+  const queue = queued ? { maxQueued: 1_000_000 } : { enabled: false };
+  const node = await NodeProcess.start({ id, port: ports.get(id)!, redisUrl: REDIS_URL, keyPrefix, dir, queue, cluster: { movesPerMinute: 0 } });
   nodes.set(id, node);
   return node;
+}
+
+/** Stops every node (SIGTERM) and starts them again, with the outbound queue on or off; answers once `key` serves a send. */
+async function restartAll(queued: boolean, key: string): Promise<void> {
+  await Promise.all([...nodes.values()].map((node) => node.stop()));
+  for (const id of IDS) await start(id, queued);
+  const via = nodes.get(IDS[0]!)!;
+  while ((await via.request('POST', `/${key}/message/text`, { to: '5511973000002', text: 'restarted' }).catch(() => ({ status: 0 }))).status !== 200) {
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 async function sandbox(via: NodeProcess, number: string): Promise<{ id: string; key: string }> {
@@ -59,15 +71,6 @@ async function sandbox(via: NodeProcess, number: string): Promise<{ id: string; 
 async function ownerOf(id: string): Promise<string> {
   const list = await nodes.get('b1')!.request('GET', '/admin/instances', undefined, {}, true);
   return (list.body.data as { id: string; owner: string }[]).find((i) => i.id === id)!.owner;
-}
-
-/** One round of sends from `key` through `url`: answered 2xx per second, and completed per second once the owner's queue drained. */
-async function sendRound(url: string, key: string, to: string[]): Promise<{ accepted: number; completed: number }> {
-  const started = performance.now();
-  const result = await sendLoad(url, key, to, { connections: CONNECTIONS, seconds: SECONDS });
-  if (result.non2xx > 0 || result.errors > 0) console.warn(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  await queueDrained(url, key);
-  return { accepted: result['2xx'] / SECONDS, completed: result['2xx'] / ((performance.now() - started) / 1000) };
 }
 
 async function main(): Promise<void> {
@@ -89,22 +92,13 @@ async function main(): Promise<void> {
     peers.push(number);
   }
 
-  const direct: { accepted: number; completed: number }[] = [];
-  const forwarded: typeof direct = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    direct.push(await sendRound(nodes.get(owner)!.url, a.key, peers));
-    forwarded.push(await sendRound(nodes.get(forwarder)!.url, a.key, peers));
-  }
-  const ratio = (pick: (r: { accepted: number; completed: number }) => number) => direct.map((d, i) => pick(forwarded[i]!) / pick(d));
-  const accepted = ratio((r) => r.accepted);
-  const completed = ratio((r) => r.completed);
-  console.log(`\n## Sends: straight to the owner vs forwarded (${CONNECTIONS} connections, ${PEERS} recipients, ${ROUNDS} × ${SECONDS} s rounds, interleaved)\n`);
-  console.log(table(['round', 'direct 2xx/s', 'forwarded 2xx/s', 'forwarded / direct', 'direct sent/s end to end', 'forwarded sent/s end to end', 'forwarded / direct (end to end)'],
-    direct.map((d, i) => [
-      i + 1, Math.round(d.accepted), Math.round(forwarded[i]!.accepted), accepted[i]!.toFixed(2),
-      Math.round(d.completed), Math.round(forwarded[i]!.completed), completed[i]!.toFixed(2),
-    ])));
-  console.log(`median forwarded / direct: ${percentile(accepted, 50).toFixed(2)} answered, ${percentile(completed, 50).toFixed(2)} end to end`);
+  const rounds = { connections: CONNECTIONS, seconds: SECONDS, rounds: ROUNDS, redis: await redisPid(REDIS_URL), ownerNow: () => ownerOf(a.id) };
+  const queuedRatio = await sendRounds(nodes, owner, forwarder, a.key, peers, { ...rounds, queued: true });
+  await restartAll(false, a.key);
+  const unqueuedOwner = await ownerOf(a.id);
+  const unqueuedRatio = await sendRounds(nodes, unqueuedOwner, IDS.find((id) => id !== unqueuedOwner)!, a.key, peers, { ...rounds, queued: false });
+  console.log(`\nSends completed per second, forwarded / direct (median; target 0.70): ${queuedRatio.toFixed(2)} with the queue, ${unqueuedRatio.toFixed(2)} without`);
+  await restartAll(true, a.key);
 
   const times: number[] = [];
   for (let kill = 0; kill < KILLS; kill++) {

@@ -23,10 +23,9 @@
  * BENCH_KINDS (comma-separated targets, default all).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { machine, percentile, table } from '../support/measure.js';
+import { cpuMicrosOf, machine, percentile, rssMiBOf, table } from '../support/measure.js';
 import { queueDrained, sendLoad } from '../support/send-load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -50,16 +49,7 @@ async function start(kind: string): Promise<Started> {
   return { child, info: JSON.parse(line) as Started['info'] };
 }
 
-function rssOf(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
-}
-
-/** CPU time (user + system) the process has used so far, in microseconds. */
-function cpuMicrosOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 10 ms
-}
+const rssOf = (pid: number): number => Math.round(rssMiBOf(pid));
 
 /** The sends rotate over the receiving phones (one per request, in turn); bare targets get the same bodies. */
 function load(port: number, key: string, to: string[], amount?: number, extra: Record<string, unknown> = {}) {

@@ -1,4 +1,5 @@
-/** Small helpers shared by the benchmarks: timing, percentiles, tables. */
+/** Small helpers shared by the benchmarks: timing, percentiles, tables, another process's memory and CPU. */
+import { readFileSync } from 'node:fs';
 
 /** Runs `fn` `count` times (awaiting each) and answers operations per second. */
 export async function opsPerSecond(count: number, fn: (i: number) => Promise<unknown> | unknown): Promise<number> {
@@ -29,4 +30,15 @@ export function rssMiB(): number {
 /** Machine line for result headers. */
 export function machine(): string {
   return `node ${process.version}, ${(process.env.BENCH_MACHINE ?? '2 cores, 24 GiB')}`;
+}
+
+/** Resident set size of another process (by pid), in MiB. */
+export function rssMiBOf(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+}
+
+/** CPU time (user + system) another process (by pid) has used so far, in microseconds. */
+export function cpuMicrosOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks of 10 ms
 }
