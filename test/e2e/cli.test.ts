@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -21,6 +22,20 @@ function privateModes(dataDir: string): Record<string, number> {
   const modes: Record<string, number> = { dir: statSync(dataDir).mode & 0o777 };
   for (const name of readdirSync(dataDir)) modes[name] = statSync(join(dataDir, name)).mode & 0o777;
   return modes;
+}
+
+/**
+ * Once `proc` serves: a request whose body never ends, which keeps a graceful stop waiting (up to
+ * `shutdownTimeoutMs`, 10 s by default) until the socket is destroyed.
+ */
+async function heldRequest(proc: NodeProcess): Promise<Socket> {
+  const url = new URL(await until(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1], 'the banner', proc));
+  const socket = connect(Number(url.port), url.hostname);
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('connect', resolve));
+  socket.write('POST /admin/instances HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer cli-admin-token-0123456789\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+  await new Promise((r) => setTimeout(r, 200));
+  return socket;
 }
 
 describe('the parley CLI', () => {
@@ -114,6 +129,37 @@ describe('the parley CLI', () => {
       return proc;
     });
     for (const proc of runs) assert.deepEqual(await proc.exited, { code: 0, signal: null }, `${proc.stderr()}${proc.stdout()}`);
+  });
+
+  it('stops once, gracefully, when a second signal follows the first at once (Ctrl-C reaching the process and its wrapper script)', async () => {
+    const proc = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: join(dir, 'repeated'), PARLEY_ADMIN_TOKEN: 'cli-admin-token-0123456789', LOG_LEVEL: 'info' });
+    const socket = await heldRequest(proc);
+    proc.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 20));
+    proc.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal(proc.child.exitCode, null, 'still shutting down: the request holds it');
+    socket.destroy();
+    assert.deepEqual(await proc.exited, { code: 0, signal: null }, `${proc.stderr()}${proc.stdout()}`);
+    const messages = proc.stdout().split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { msg: string; signal?: string });
+    assert.deepEqual(messages.filter((m) => m.signal).map((m) => [m.signal, m.msg]), [
+      ['SIGINT', 'shutting down'], ['SIGTERM', 'signal repeated at once: already shutting down'],
+    ]);
+    assert.equal(messages.at(-1)!.msg, 'shutdown complete');
+  });
+
+  it('exits 1 at once on a second signal sent a second or more after the first, while a request holds the shutdown', async () => {
+    const proc = run({ PARLEY_CONFIG: configPath, PORT: '0', PARLEY_DATA_DIR: join(dir, 'insisted'), PARLEY_ADMIN_TOKEN: 'cli-admin-token-0123456789' });
+    const socket = await heldRequest(proc);
+    proc.child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 1300));
+    assert.equal(proc.child.exitCode, null, 'still shutting down: the request holds it');
+    const insisted = performance.now();
+    proc.child.kill('SIGINT');
+    assert.deepEqual(await proc.exited, { code: 1, signal: null }, `${proc.stderr()}${proc.stdout()}`);
+    assert.ok(performance.now() - insisted < 5000, 'exits without waiting for the shutdown timeout');
+    assert.ok(proc.stdout().includes('"msg":"second signal: exiting now"'), proc.stdout());
+    socket.destroy();
   });
 
   it('exits 1 naming the field of an invalid config file', async () => {

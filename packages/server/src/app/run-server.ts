@@ -5,19 +5,30 @@ import { unsupportedNode } from '../node-version.js';
 import { ParleyServer } from './parley-server.js';
 import { printBanner } from './banner.js';
 
+/**
+ * A signal this soon after the one that started the shutdown is that same stop request delivered
+ * twice, not an operator insisting: Ctrl-C in a terminal reaches every process of its group, and a
+ * wrapper (a script's trap, a process manager) forwards a signal of its own at once.
+ */
+const REPEAT_WINDOW_MS = 1000;
+
 async function start(): Promise<void> {
   const { engines } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
   const unsupported = unsupportedNode(process.version, engines.node);
   if (unsupported) throw new ConfigError(unsupported);
   const config = loadConfig();
   const server = await ParleyServer.create({ config });
-  let stopping = false;
+  let stoppingSince: number | undefined;
   const stop = (signal: string) => {
-    if (stopping) {
+    if (stoppingSince !== undefined) {
+      if (performance.now() - stoppingSince < REPEAT_WINDOW_MS) {
+        server.context.logger.info({ signal }, 'signal repeated at once: already shutting down');
+        return;
+      }
       server.context.logger.warn({ signal }, 'second signal: exiting now');
       process.exit(1);
     }
-    stopping = true;
+    stoppingSince = performance.now();
     server.context.logger.info({ signal }, 'shutting down');
     server.close().then(() => process.exit(0), (err: unknown) => {
       server.context.logger.error({ err }, 'shutdown failed');
@@ -35,7 +46,7 @@ async function start(): Promise<void> {
 /**
  * Runs the server as this process's whole job (`npm start`, `parley start`): configuration from the
  * environment and `PARLEY_CONFIG`, the start-up banner on stdout, a graceful stop on SIGTERM/SIGINT
- * (exit 0; a second signal exits 1 at once). A start-up failure is printed to stderr — a config or
+ * (exit 0; a second signal exits 1 at once, unless it came within {@link REPEAT_WINDOW_MS} of the first). A start-up failure is printed to stderr — a config or
  * plugin error as one line naming the field — and exits 1. Resolves once the server listens.
  */
 export async function runServerProcess(): Promise<void> {
