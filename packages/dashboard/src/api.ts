@@ -8,6 +8,10 @@ const TOKEN_ENTRY = 'parley.adminToken';
 export type AdminInstance = OperationResponse<'adminListInstances'>['data'][number];
 /** The instance record of `GET /{key}/instance`. */
 export type InstanceRecord = OperationResponse<'getInstance'>['instance'];
+/** The cluster as `GET /admin/cluster` answers it (`enabled` false on a single server, `nodes` then empty). */
+export type ClusterView = OperationResponse<'adminGetCluster'>['data'];
+/** A node of the cluster. */
+export type ClusterNode = ClusterView['nodes'][number];
 /** Connection status of an instance (`connection.status`). */
 export type ConnectionStatus = NonNullable<InstanceRecord['connection']>['status'];
 

@@ -1,9 +1,10 @@
 import { useState } from 'preact/hooks';
-import { accountText } from './instances.js';
+import { accountText, ownerText } from './instances.js';
 import { ConnectPanel } from './connect.js';
 import { useSession } from './context.js';
 import { useLive } from './live.js';
 import { MessagesPanel } from './messages.js';
+import { MoveInstance } from './move-instance.js';
 import { StateBadge } from './state-badge.js';
 import { useAction, useLoad } from './use-load.js';
 import { WebhooksPanel } from './webhooks.js';
@@ -18,12 +19,13 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
   const admin = useLoad(() => client.call('adminGetInstance', { params: { key: props.instanceId } }).then((r) => r.data), [client, props.instanceId]);
   const key = admin.data?.key;
   const record = useLoad(async () => key ? (await client.instance(key).call('getInstance')).instance : undefined, [client, key]);
-  useLive({ instance: admin.data?.id, types: ['connection', 'health'], refresh: record.reload, pollMs: 2000, enabled: !!key });
+  // The admin record is read again too: on a cluster node it names the owner, which moves, drains and failovers change.
+  useLive({ instance: admin.data?.id, types: ['connection', 'health'], refresh: () => Promise.all([record.reload(), admin.reload()]), pollMs: 2000, enabled: !!key });
   const action = useAction();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [done, setDone] = useState('');
 
-  if (admin.error) return <><h1>Instance</h1><p class="error" role="alert">{admin.error}</p><p><a href="#/">Back to the instances</a></p></>;
+  if (admin.error && !admin.data) return <><h1>Instance</h1><p class="error" role="alert">{admin.error}</p><p><a href="#/">Back to the instances</a></p></>;
   if (!admin.data || !key) return <p aria-busy="true">Loading the instance…</p>;
   const instance = admin.data;
   const status = record.data?.connection?.status;
@@ -45,7 +47,9 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
         <div><dt>Health</dt><dd>{record.data?.health ?? instance.health ?? '—'}</dd></div>
         <div><dt>Account</dt><dd>{accountText({ admin: instance, record: record.data })}</dd></div>
         <div><dt>Public id</dt><dd><code>{instance.id}</code></dd></div>
+        {instance.owner !== undefined && <div><dt>Node</dt><dd id="instance-owner">{ownerText(instance.owner)}</dd></div>}
       </dl>
+      {admin.error && <p class="error" role="alert">{admin.error}</p>}
       {record.error && <p class="error" role="alert">{record.error}</p>}
       <div class="actions" role="group" aria-label="Instance actions">
         <button type="button" class="secondary" disabled={action.busy} onClick={() => act('Restart', () => client.instance(key).call('restartInstance'))}>Restart</button>
@@ -65,6 +69,8 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
       </div>
       {action.error && <p class="error" role="alert">{action.error}</p>}
       {done && <p class="ok" role="status">{done}</p>}
+      {/* Only a cluster node names an owner. */}
+      {instance.owner !== undefined && <MoveInstance instanceKey={key} owner={instance.owner} reloadOwner={admin.reload} />}
       <nav class="tabs" aria-label="Instance sections">
         {(Object.keys(TAB_LABELS) as InstanceTab[]).map((tab) => (
           <a key={tab} href={`#/instances/${encodeURIComponent(instance.id)}/${tab}`} aria-current={props.tab === tab ? 'page' : undefined}>{TAB_LABELS[tab]}</a>

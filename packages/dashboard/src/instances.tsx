@@ -48,6 +48,11 @@ export function accountText(row: InstanceRow): string {
   return parts.join(', ') || '—';
 }
 
+/** The node running an instance, as a cluster node's admin API names it (null while it has none). */
+export function ownerText(owner: string | null | undefined): string {
+  return owner ?? 'none (being placed)';
+}
+
 /** The instances, a page at a time and live, and the form that creates one. */
 export function InstanceList() {
   const { client } = useSession();
@@ -79,7 +84,7 @@ export function InstanceList() {
                   <td><StateBadge status={row.record?.connection?.status} /></td>
                   <td>{row.record?.health ?? row.admin.health ?? '—'}</td>
                   <td>{accountText(row)}</td>
-                  {clustered && <td>{row.admin.owner ?? 'none (being placed)'}</td>}
+                  {clustered && <td>{ownerText(row.admin.owner)}</td>}
                 </tr>
               ))}
             </tbody>

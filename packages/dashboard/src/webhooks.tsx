@@ -1,14 +1,11 @@
 import { useSession } from './context.js';
 import { useLive } from './live.js';
+import { when } from './time.js';
 import { useAction, useLoad } from './use-load.js';
 import { WebhookSettingsForm } from './webhook-settings.js';
 
 /** Dead letters shown per page. */
 const DEAD_LETTER_PAGE = 50;
-
-function when(ms: number | undefined): string {
-  return ms ? new Date(ms).toLocaleString() : '—';
-}
 
 /** Webhooks of an instance: settings (spec 2.2), live statistics (spec 2.3), dead letters and their redelivery. */
 export function WebhooksPanel(props: { instanceKey: string }) {

@@ -20,6 +20,11 @@ async function ownersOf(ctx: ServerContext, ids: string[]) {
   return ctx.cluster ? ctx.cluster.store.owners(ids) : undefined;
 }
 
+/** The `owner` member of an instance's admin view: on a cluster node only (null while it has none). */
+function ownerOf(owners: Awaited<ReturnType<typeof ownersOf>>, id: string): { owner?: string | null } {
+  return owners ? { owner: owners.get(id)?.node ?? null } : {};
+}
+
 /** Operator API: instance issuance (spec 5 leaves it to the operator). Every route needs the admin token. */
 export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
   const admin = new InstanceAdmin(ctx);
@@ -49,7 +54,7 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ query }) => {
         const page = await ctx.storage.instances.listPage({ limit: query.limit, ...(query.cursor !== undefined ? { after: query.cursor } : {}) });
         const owners = await ownersOf(ctx, page.items.map((r) => r.id));
-        const data = page.items.map((record) => ({ ...adminView(record, ctx.host.publicUrl), ...(owners ? { owner: owners.get(record.id)?.node ?? null } : {}) }));
+        const data = page.items.map((record) => ({ ...adminView(record, ctx.host.publicUrl), ...ownerOf(owners, record.id) }));
         return { data, ...(page.next !== undefined ? { cursor: page.next } : {}) };
       },
     }),
@@ -57,7 +62,10 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
       summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
       response: dataResponse(adminInstanceSchema), errors: [404],
-      handler: async ({ params }) => ({ data: adminView((await admin.find(params.key)).record, ctx.host.publicUrl) }),
+      handler: async ({ params }) => {
+        const { record } = await admin.find(params.key);
+        return { data: { ...adminView(record, ctx.host.publicUrl), ...ownerOf(await ownersOf(ctx, [record.id]), record.id) } };
+      },
     }),
     defineRoute<{ key: string }>({
       method: 'delete', path: '/admin/instances/{key}', operationId: 'adminDeleteInstance', tag, auth: 'admin',
