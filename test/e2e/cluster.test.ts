@@ -157,6 +157,8 @@ describe('cluster: three nodes on one Redis', () => {
     const listed = await node('n3').request('GET', '/admin/instances', undefined, {}, true);
     const placed = await owners();
     for (const item of listed.body.data as { id: string; owner: string }[]) assert.equal(item.owner, placed.get(item.id));
+    const one = await node('n2').request('GET', `/admin/instances/${instances[1]!.id}`, undefined, {}, true);
+    assert.equal(one.body.data.owner, placed.get(instances[1]!.id), 'one instance names its owner as the list does');
     // Move the first instance to another node, through a third node.
     const moving = instances[0]!;
     const to = ['n1', 'n2', 'n3'].find((n) => n !== placed.get(moving.id))!;

@@ -14,8 +14,11 @@ export const ExitCode = {
   notFound: 4,
   /** The server could not be reached (connection refused, DNS, time-out) or did not answer as Parley does. */
   unreachable: 5,
-  /** `connect` ended without a link: its `--timeout` passed, or the channel stopped trying. */
-  notLinked: 6,
+  /**
+   * A wait ended without its goal: `connect` not linked before its `--timeout` or the channel stopped
+   * trying; `cluster drain --wait` or `instances move --wait` not done before `--timeout`.
+   */
+  notReached: 6,
 } as const;
 
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
+import { clusterCommand } from './commands/cluster.js';
 import { connectCommand } from './commands/connect.js';
 import { instancesCommand } from './commands/instances.js';
 import { sendCommand } from './commands/send.js';
@@ -18,12 +19,13 @@ const EXIT_CODES = `Exit codes:
   3  authentication: admin token missing or wrong, or too many failed attempts
   4  not found: no such instance (or resource)
   5  server unreachable: connection refused, DNS, time-out, not a Parley answer
-  6  connect: not linked before --timeout, or the channel stopped trying`;
+  6  connect: not linked before --timeout, or the channel stopped trying;
+     --wait (cluster drain, instances move): not done before --timeout`;
 
 /** The `parley` command tree (commander), with every error turned into an exception rather than an exit. */
 export function buildProgram(): Command {
   const program = new Command('parley')
-    .description('Parley from the command line: run the server, manage instances, link them by QR code, send, inspect webhooks.')
+    .description('Parley from the command line: run the server, manage instances, link them by QR code, send, inspect webhooks, operate a cluster.')
     .version(version, '-V, --version')
     .option('--url <url>', `server URL (env PARLEY_URL; default ${DEFAULT_URL})`)
     .option('--token <token>', 'admin token (env PARLEY_ADMIN_TOKEN; default: ./data/admin-token for a server on this machine)')
@@ -38,6 +40,7 @@ export function buildProgram(): Command {
   program.addCommand(connectCommand());
   program.addCommand(sendCommand());
   program.addCommand(webhooksCommand());
+  program.addCommand(clusterCommand());
   // Sub-commands added with addCommand do not inherit these settings: set them on the whole tree.
   const apply = (command: Command) => {
     command.exitOverride().configureHelp({ showGlobalOptions: true }).showHelpAfterError('(add --help for usage)');

@@ -19,7 +19,8 @@ async function closedPort(): Promise<number> {
 /** Every command path of `parley`, for the --help check. */
 const COMMANDS = [
   [], ['start'], ['instances'], ['instances', 'list'], ['instances', 'show'], ['instances', 'create'], ['instances', 'delete'],
-  ['connect'], ['send'], ['webhooks'], ['webhooks', 'stats'], ['webhooks', 'dead-letters'], ['webhooks', 'redeliver'],
+  ['instances', 'move'], ['connect'], ['send'], ['webhooks'], ['webhooks', 'stats'], ['webhooks', 'dead-letters'], ['webhooks', 'redeliver'],
+  ['cluster'], ['cluster', 'status'], ['cluster', 'drain'], ['cluster', 'resume'],
 ];
 
 describe('parley: settings, help, bad input and exit codes', () => {
@@ -58,6 +59,10 @@ describe('parley: settings, help, bad input and exit codes', () => {
       [['connect', 'solo', '--pairing-code', 'abc'], /must be the phone number with country code/],
       [['instances', 'create', '--options', '[1]'], /must be a JSON object/],
       [['instances', 'create', '--option', 'number'], /must be key=value/],
+      [['cluster', 'drain'], /^error: missing required argument 'node'/],
+      [['cluster', 'drain', 'n1', '--wait', '--timeout', '0'], /--timeout <seconds>' argument '0' is invalid\. must be a whole number from 1 to 86400/],
+      [['cluster', 'resume', ''], /^parley: the node must not be empty\n$/],
+      [['instances', 'move', 'solo'], /^error: missing required argument 'node'/],
       [['--url', 'ftp://example', 'instances', 'list'], /^parley: --url must be an http\(s\) URL, got "ftp:\/\/example"\n$/],
     ];
     for (const [args, stderr] of cases) {

@@ -128,13 +128,13 @@ export function connectCommand(): Command {
       for await (const update of updates) {
         if (update.kind === 'linked') return display.linked(update.user, first && !options.pairingCode);
         first = false;
-        if (update.kind === 'stopped') throw new CliError(`not linked: the connection stopped: ${update.reason}`, ExitCode.notLinked);
+        if (update.kind === 'stopped') throw new CliError(`not linked: the connection stopped: ${update.reason}`, ExitCode.notReached);
         if (update.kind === 'waiting') display.waiting(update);
         else if (update.qrcode !== lastCode) {
           lastCode = update.qrcode;
           await display.qrcode(update);
         }
       }
-      throw new CliError(`not linked within ${options.timeout} s`, ExitCode.notLinked);
+      throw new CliError(`not linked within ${options.timeout} s`, ExitCode.notReached);
     }));
 }

@@ -4,6 +4,7 @@ import { withContext } from '../command-kit.js';
 import { emit, fields, isoTime, table } from '../output.js';
 import { describeInstance, listAllInstances, resolveInstance, type InstanceRecord } from '../resolve-instance.js';
 import { requireAdmin } from '../settings.js';
+import { addWaitOptions, waitFor, type WaitOptions } from '../wait.js';
 
 type CreateBody = NonNullable<Operations['adminCreateInstance']['body']>;
 
@@ -39,17 +40,23 @@ function account(instance: InstanceRecord): string {
   return user?.id ? `${user.id.split(/[:@]/)[0]}${user.name ? ` (${user.name})` : ''}` : '-';
 }
 
+/** The node running the instance, on a cluster node (`none` while it has no owner); `undefined` on a single server. */
+function owner(instance: InstanceRecord): string | undefined {
+  return 'owner' in instance ? (instance.owner ?? 'none') : undefined;
+}
+
 function describeRecord(instance: InstanceRecord): string {
+  const node = owner(instance);
   return fields([
     ['id', instance.id], ['name', instance.name || '-'], ['channel', instance.channel], ['connected', instance.phoneConnected ? 'yes' : 'no'],
-    ['health', instance.health ?? '-'], ['account', account(instance)], ['created', isoTime(instance.createdAt)],
-    ['linked channels', instance.linkedChannels?.join(', ') || '-'],
+    ['health', instance.health ?? '-'], ...(node === undefined ? [] : [['owner', node] as const]), ['account', account(instance)],
+    ['created', isoTime(instance.createdAt)], ['linked channels', instance.linkedChannels?.join(', ') || '-'],
   ]);
 }
 
-/** `parley instances list|show|create|delete`: the admin API's instance operations. */
+/** `parley instances list|show|create|delete|move`: the admin API's instance operations. */
 export function instancesCommand(): Command {
-  const instances = new Command('instances').description('list, show, create and delete instances (admin token)');
+  const instances = new Command('instances').description('list, show, create, delete and move instances (admin token)');
 
   instances.command('list').description('list every instance (all pages), in creation order')
     .option('--show-keys', 'add the KEY column (instance keys are secrets)')
@@ -58,9 +65,12 @@ export function instancesCommand(): Command {
       const all = await listAllInstances(ctx);
       emit(ctx, all, () => {
         if (all.length === 0) return 'No instances. Create one with: parley instances create --channel sandbox --name alice';
-        const headers = ['id', 'name', 'channel', 'connected', 'health', 'account', 'created', ...(options.showKeys ? ['key'] : [])];
+        // A cluster node gives every instance its owner: then the OWNER column.
+        const clustered = all.some((i) => owner(i) !== undefined);
+        const headers = ['id', 'name', 'channel', 'connected', 'health', ...(clustered ? ['owner'] : []), 'account', 'created', ...(options.showKeys ? ['key'] : [])];
         return table(headers, all.map((i) => [
-          i.id, i.name || '-', i.channel, i.phoneConnected ? 'yes' : 'no', i.health ?? '-', account(i), isoTime(i.createdAt), ...(options.showKeys ? [i.key] : []),
+          i.id, i.name || '-', i.channel, i.phoneConnected ? 'yes' : 'no', i.health ?? '-', ...(clustered ? [owner(i) ?? '-'] : []), account(i),
+          isoTime(i.createdAt), ...(options.showKeys ? [i.key] : []),
         ]));
       });
     }));
@@ -107,6 +117,25 @@ export function instancesCommand(): Command {
       const instance = await resolveInstance(ctx, ref!);
       await ctx.client.call('adminDeleteInstance', { params: { key: instance.record!.id } });
       emit(ctx, { id: instance.record!.id, name: instance.record!.name, deleted: true }, () => `Deleted instance ${describeInstance(instance)}.`);
+    }));
+
+  const move = instances.command('move').description('move an instance to another cluster node: its owner stops it and the node takes it and reconnects it')
+    .argument('<instance>', 'instance id, name or key').argument('<node>', 'id of a live node taking instances (parley cluster status)');
+  addWaitOptions(move, 'the node runs the instance')
+    .action(withContext<WaitOptions>(async (ctx, options, ref, node) => {
+      requireAdmin(ctx, 'instances move');
+      const instance = await resolveInstance(ctx, ref!);
+      const what = describeInstance(instance);
+      const { data } = await ctx.client.call('adminMoveInstance', { params: { key: instance.record!.id }, body: { node: node! } });
+      if (options.wait) {
+        await waitFor(ctx, options.timeout, `${data.to} runs instance ${what}`, async () => {
+          const { owner: now } = (await ctx.client.call('adminGetInstance', { params: { key: data.instance } })).data;
+          return now === data.to ? undefined : `owner: ${now ?? 'none'} (moving to ${data.to})…`;
+        });
+      }
+      emit(ctx, data, () => (data.from === data.to
+        ? `Instance ${what} runs on ${data.to} already.`
+        : options.wait ? `Moved instance ${what} from ${data.from} to ${data.to}.` : `Moving instance ${what} from ${data.from} to ${data.to}: it reconnects there within moments.`));
     }));
 
   return instances;

@@ -1,3 +1,4 @@
+import type { InstanceRecord } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, okResponse, s } from '../http/schema.js';
@@ -15,14 +16,10 @@ const adminInstanceSchema = s.openObject({
   owner: s.nullable(s.string({ description: 'Cluster nodes only: id of the node running the instance (null while it has no owner). Absent on a single server.' })),
 }, ['id', 'key', 'name', 'channel', 'createdAt', 'phoneConnected', 'webhookSecret']);
 
-/** The owner of each instance on a cluster node; undefined on a single server. */
-async function ownersOf(ctx: ServerContext, ids: string[]) {
-  return ctx.cluster ? ctx.cluster.store.owners(ids) : undefined;
-}
-
-/** The `owner` member of an instance's admin view: on a cluster node only (null while it has none). */
-function ownerOf(owners: Awaited<ReturnType<typeof ownersOf>>, id: string): { owner?: string | null } {
-  return owners ? { owner: owners.get(id)?.node ?? null } : {};
+/** The admin views of these instances, each with its `owner` on a cluster node (absent on a single server). */
+async function adminViews(ctx: ServerContext, records: InstanceRecord[]): Promise<Record<string, unknown>[]> {
+  const owners = ctx.cluster ? await ctx.cluster.store.owners(records.map((r) => r.id)) : undefined;
+  return records.map((record) => ({ ...adminView(record, ctx.host.publicUrl), ...(owners ? { owner: owners.get(record.id)?.node ?? null } : {}) }));
 }
 
 /** Operator API: instance issuance (spec 5 leaves it to the operator). Every route needs the admin token. */
@@ -53,19 +50,14 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       response: okResponse({ data: s.array(adminInstanceSchema), cursor: s.string({ description: 'Token of the next page; absent on the last page.' }) }, ['data']),
       handler: async ({ query }) => {
         const page = await ctx.storage.instances.listPage({ limit: query.limit, ...(query.cursor !== undefined ? { after: query.cursor } : {}) });
-        const owners = await ownersOf(ctx, page.items.map((r) => r.id));
-        const data = page.items.map((record) => ({ ...adminView(record, ctx.host.publicUrl), ...ownerOf(owners, record.id) }));
-        return { data, ...(page.next !== undefined ? { cursor: page.next } : {}) };
+        return { data: await adminViews(ctx, page.items), ...(page.next !== undefined ? { cursor: page.next } : {}) };
       },
     }),
     defineRoute<{ key: string }>({
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
       summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),
       response: dataResponse(adminInstanceSchema), errors: [404],
-      handler: async ({ params }) => {
-        const { record } = await admin.find(params.key);
-        return { data: { ...adminView(record, ctx.host.publicUrl), ...ownerOf(await ownersOf(ctx, [record.id]), record.id) } };
-      },
+      handler: async ({ params }) => ({ data: (await adminViews(ctx, [(await admin.find(params.key)).record]))[0] }),
     }),
     defineRoute<{ key: string }>({
       method: 'delete', path: '/admin/instances/{key}', operationId: 'adminDeleteInstance', tag, auth: 'admin',
