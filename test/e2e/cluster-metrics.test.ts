@@ -89,16 +89,16 @@ describe('cluster: Prometheus metrics of the nodes', () => {
   };
 
   /**
-   * Waits until every node of `ids` is at rest and consistent: its owned gauge equals its count in
+   * Waits until every node is at rest and consistent: its owned gauge equals its count in
    * `GET /admin/cluster` and its leases in Redis, leases taken minus lost minus handed over equal the
    * leases held, and its counters equal what its log lines count. Answers the last scrapes.
    */
-  const settled = async (ids = NODES): Promise<Map<string, Scrape>> => {
+  const settled = async (): Promise<Map<string, Scrape>> => {
     const scrapes = new Map<string, Scrape>();
     let last = '';
     await until(async () => {
       const byNode = await owned();
-      for (const id of ids) {
+      for (const id of NODES) {
         const s = await scrape(id);
         const admin = (await node(id).request('GET', '/admin/cluster', undefined, {}, true)).body.data.nodes as { id: string; instances: number }[];
         const seen = {

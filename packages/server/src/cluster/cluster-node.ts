@@ -162,8 +162,9 @@ export class ClusterNode {
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
     const all = this.leases.all();
     await this.giveUp(all, true);
-    await this.store.release(all);
+    // Counted once given up here: if the release fails, the leases expire and the others take the instances then.
     this.observer.handedOver(reason, all.length);
+    await this.store.release(all);
     this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
   }
 
@@ -290,8 +291,8 @@ export class ClusterNode {
     const leaving = held.filter((l) => moves.has(l.instance) && moves.get(l.instance) !== this.id && alive.has(moves.get(l.instance)!));
     if (leaving.length === 0) return;
     await this.giveUp(leaving, true);
-    await this.store.release(leaving);
     this.observer.handedOver('move', leaving.length);
+    await this.store.release(leaving);
     this.logger.info({ instances: leaving.map((l) => l.instance) }, 'instances moved to other nodes');
   }
 
