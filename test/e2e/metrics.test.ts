@@ -1,54 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { getMetricsFromIterator, type PromHistogramData, type PromMetric } from 'prom2javascript';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { expectError } from '../support/api-assertions.js';
 import { deliverText, phone, type Phone } from '../support/conversation.js';
+import { Scrape } from '../support/metrics-scrape.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
-
-type Sample = { labels: Record<string, string>; value?: number; count?: number };
-
-/** One scrape, parsed by an independent Prometheus text-format parser. */
-class Scrape {
-  private constructor(readonly text: string, readonly families: Map<string, PromMetric>) {}
-
-  /**
-   * prom2javascript rejects NaN, which the format allows and prom-client writes (`Nan`) for the
-   * event-loop lag statistics when no loop-delay sample fell between two scrapes: those lines, and
-   * only those, are left out of the parse.
-   */
-  static async parse(text: string): Promise<Scrape> {
-    const lines = text.split('\n');
-    const nan = lines.filter((line) => /^[^#].* Nan$/.test(line));
-    assert.ok(nan.every((line) => line.startsWith('nodejs_eventloop_lag_')), nan.join('\n'));
-    const families = await getMetricsFromIterator(lines.filter((line) => !nan.includes(line))[Symbol.iterator]());
-    return new Scrape(text, new Map(Object.entries(families)));
-  }
-
-  family(name: string): PromMetric {
-    const family = this.families.get(name);
-    assert.ok(family, `metric ${name} is in the scrape`);
-    return family;
-  }
-
-  /** Samples of `name` whose labels include `labels`. */
-  samples(name: string, labels: Record<string, string> = {}): Sample[] {
-    return (this.family(name).data as Sample[]).filter((m) => Object.entries(labels).every(([k, v]) => m.labels[k] === v));
-  }
-
-  /** A counter or gauge value (0 when no series has these labels yet), summed over the matching series. */
-  value(name: string, labels: Record<string, string> = {}): number {
-    return this.samples(name, labels).reduce((sum, m) => sum + m.value!, 0);
-  }
-
-  /** A histogram's observation count over the matching series. */
-  count(name: string, labels: Record<string, string> = {}): number {
-    assert.equal(this.family(name).type, 'histogram', name);
-    return (this.samples(name, labels) as PromHistogramData[]).reduce((sum, m) => sum + m.count, 0);
-  }
-}
 
 describe('GET /metrics (Prometheus)', () => {
   let t: TestServer;
@@ -186,6 +144,12 @@ describe('GET /metrics (Prometheus)', () => {
     const routes = new Set(s.samples('parley_http_request_duration_seconds').map((m) => m.labels.route!));
     assert.ok(routes.has('/:key/message/text') && routes.has('/metrics'), [...routes].join());
     for (const route of routes) assert.ok(route === 'unmatched' || route.startsWith('/'), route);
+  });
+
+  it('has no cluster metric on a single server (docs/cluster.md: no cluster code runs)', async () => {
+    const s = await scrape();
+    assert.deepEqual([...s.families.keys()].filter((name) => name.startsWith('parley_cluster_')), []);
+    assert.ok(!s.text.includes('parley_cluster_'));
   });
 
   it('answers 401 with no metric data to a missing or wrong token, and counts it as a failed authentication', async () => {

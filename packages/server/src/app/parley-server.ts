@@ -121,8 +121,8 @@ export class ParleyServer {
     container.register(Tokens.HostSettings, { useValue: host });
     container.register(Tokens.Clock, { useValue: clock });
     const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
-    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken }) : undefined;
     const metrics = new ServerMetrics();
+    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken, metrics }) : undefined;
     const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
     await storage.init();
     await cluster?.node.join();

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ParleyError, type Clock, type ClusterStore, type Fence, type Lease, type Logger, type NodeInfo, type NodeRecord } from '@parley/core';
 import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
+import type { ClusterObserver, HandOverReason } from './cluster-observer.js';
 import { LeaseTable } from './lease-table.js';
 import { candidates, fairShare, spreadOrder } from './placement.js';
 
@@ -59,6 +60,7 @@ export class ClusterNode {
     readonly config: ClusterConfig,
     private readonly clock: Clock,
     private readonly logger: Logger,
+    private readonly observer: ClusterObserver,
   ) {
     this.info = { id: config.nodeId, address: config.advertiseUrl, incarnation: randomUUID(), startedAt: clock.now(), load: 0, draining: false };
     this.leases = new LeaseTable(config.leaseTtlMs, config.driftMarginMs);
@@ -114,6 +116,7 @@ export class ClusterNode {
     await this.host?.takeOver?.(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'taking over the previous owner\'s work failed'));
     this.leases.add(lease, sentAt);
     this.info.load = this.leases.size;
+    this.observer.leaseTaken();
     this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');
     // Whoever asked (a request, an orphan scan), the instance now runs here: reconnected if it wants a connection.
     const started = (this.host?.start(instance) ?? Promise.resolve())
@@ -153,19 +156,21 @@ export class ClusterNode {
     return this.leases.has(instance);
   }
 
-  /** Drains: stops every owned instance and releases its lease so other nodes take it at once. */
-  async handOver(): Promise<void> {
+  /** Drains (an admin drain, or a graceful stop): stops every owned instance and releases its lease so other nodes take it at once. */
+  private async handOver(reason: Exclude<HandOverReason, 'move'>): Promise<void> {
     this.info.draining = true;
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
     const all = this.leases.all();
     await this.giveUp(all, true);
+    // Counted once given up here: if the release fails, the leases expire and the others take the instances then.
+    this.observer.handedOver(reason, all.length);
     await this.store.release(all);
     this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
   }
 
   /** Sets or clears draining (an admin drain): a draining node hands its instances over and takes none. */
   async setDraining(draining: boolean): Promise<void> {
-    if (draining) await this.handOver();
+    if (draining) await this.handOver('drain');
     else this.info.draining = false;
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
   }
@@ -176,7 +181,7 @@ export class ClusterNode {
     this.closing = true;
     clearTimeout(this.timer);
     await this.running;
-    await this.handOver().catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
+    await this.handOver('shutdown').catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
     await this.store.leave(this.info).catch(() => undefined);
   }
 
@@ -225,6 +230,7 @@ export class ClusterNode {
     for (const lease of expired) {
       this.logger.warn({ instance: lease.instance, fencingToken: lease.token }, 'lease could not be renewed in time; instance stopped on this node');
     }
+    if (expired.length > 0) this.observer.leasesLost('expired', expired.length);
     await this.giveUp(expired);
   }
 
@@ -238,6 +244,7 @@ export class ClusterNode {
     const lost = new Set(await this.store.renew(leases, this.config.leaseTtlMs));
     this.leases.renewed(leases, lost, sentAt);
     for (const instance of lost) this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
+    if (lost.size > 0) this.observer.leasesLost('lost', lost.size);
     await this.giveUp(leases.filter((l) => lost.has(l.instance)));
   }
 
@@ -284,6 +291,7 @@ export class ClusterNode {
     const leaving = held.filter((l) => moves.has(l.instance) && moves.get(l.instance) !== this.id && alive.has(moves.get(l.instance)!));
     if (leaving.length === 0) return;
     await this.giveUp(leaving, true);
+    this.observer.handedOver('move', leaving.length);
     await this.store.release(leaving);
     this.logger.info({ instances: leaving.map((l) => l.instance) }, 'instances moved to other nodes');
   }

@@ -7,6 +7,7 @@ import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
 import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
 import type { Attempt } from './answer-relay.js';
+import type { ClusterObserver } from './cluster-observer.js';
 import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
@@ -48,6 +49,7 @@ export class ClusterRouter {
     private readonly upgrades: UpgradeForwarder,
     private readonly instances: InstanceRepository,
     private readonly logger: Logger,
+    private readonly observer: ClusterObserver,
   ) {
     this.secretDigest = digest(node.config.secret);
   }
@@ -82,6 +84,7 @@ export class ClusterRouter {
     // The route's template, never the path: it may carry an instance key.
     const route = (req as MatchedRequest).parleyRoute ?? 'WebSocket /:key/events';
     this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: (req as Request).ip ?? req.socket.remoteAddress, route }, 'forwarded request refused: wrong or missing cluster secret');
+    this.observer.peerRefused();
     throw new UnauthorizedError('invalid cluster secret');
   }
 
@@ -158,21 +161,24 @@ export class ClusterRouter {
    * Runs `send` against the instance's owner until one answers, waiting for a new owner during a
    * handover (pauses growing from 50 ms to 1 s, up to `handoverWaitMs`, then 503). Answers `here`
    * instead once this node owns the instance (held, or taken now because it is where the instance
-   * goes) and has started it. `send` answers `spent` when it must not be tried again.
+   * goes) and has started it. `send` answers `spent` when it must not be tried again. Each attempt's
+   * outcome is counted, and so is the time a request that did not succeed at once waited.
    */
   async viaOwner(id: string, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
-    const deadline = performance.now() + this.node.config.handoverWaitMs;
+    const began = performance.now();
+    const deadline = began + this.node.config.handoverWaitMs;
     for (let attempt = 0; ; attempt++) {
       // Given up while its start ran (a move, a drain, a stop), the instance is not served here: route again.
       const target = this.node.leases.has(id) ? 'held' : await this.ownerAddress(id);
       if (target === 'held') {
-        if (await this.node.started(id)) return 'here';
+        if (await this.node.started(id)) return this.waited('here', attempt, began);
       } else if (target === 'here') {
         // Taken here and started (reconnected) before the request runs; another node may have been faster.
-        if ((await this.node.claim(id).then(() => true, () => false)) && (await this.node.started(id))) return 'here';
+        if ((await this.node.claim(id).then(() => true, () => false)) && (await this.node.started(id))) return this.waited('here', attempt, began);
       } else if (target !== 'wait') {
         const outcome = await send(target);
-        if (outcome === 'answered') return outcome;
+        this.observer.forwarded(outcome === 'answered' ? 'answered' : 'retry');
+        if (outcome === 'answered') return this.waited(outcome, attempt, began);
         this.owners.delete(id);
         if (outcome === 'spent') break;
       }
@@ -180,7 +186,15 @@ export class ClusterRouter {
       await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
       await this.node.refreshNodes().catch(() => undefined);
     }
+    this.observer.forwarded('unavailable');
+    this.observer.handoverWaited((performance.now() - began) / 1000);
     throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
+  }
+
+  /** Answers `where`, after counting how long the request waited for an owner if its first attempt did not reach one. */
+  private waited<T>(where: T, attempt: number, began: number): T {
+    if (attempt > 0) this.observer.handoverWaited((performance.now() - began) / 1000);
+    return where;
   }
 
   /**

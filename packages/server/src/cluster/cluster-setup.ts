@@ -5,6 +5,7 @@ import type { InstancePlacement, InstanceRegistry } from '../instances/instance-
 import type { InstanceRestorer } from '../instances/instance-restorer.js';
 import type { OutboundWorker } from '../send/outbound-worker.js';
 import { ClusterNode, type InstanceHost } from './cluster-node.js';
+import type { ClusterGauges, ClusterObserver } from './cluster-observer.js';
 import { ClusterRouter } from './cluster-router.js';
 import type { EventFanIn } from './event-fan-in.js';
 import { Forwarder } from './forwarder.js';
@@ -23,10 +24,12 @@ export interface ClusterRuntime {
 
 /**
  * Checks that this server can be a node (shared storage, a shared admin token) and builds its
- * coordination; `join` then registers it (refusing a node id in use).
+ * coordination; `join` then registers it (refusing a node id in use). `metrics.cluster` adds the
+ * cluster metrics (ServerMetrics) and answers the observer the node and its router report to.
  */
 export function clusterRuntime(
-  config: ClusterConfig, storage: Storage, deps: { clock: Clock; logger: Logger; adminToken?: string },
+  config: ClusterConfig, storage: Storage,
+  deps: { clock: Clock; logger: Logger; adminToken?: string; metrics: { cluster(gauges: ClusterGauges): ClusterObserver } },
 ): ClusterRuntime {
   if (!storage.cluster) {
     throw new ConfigError(
@@ -38,10 +41,12 @@ export function clusterRuntime(
   }
   const logger = deps.logger.child({ component: 'cluster', node: config.nodeId });
   const store: ClusterStore = storage.cluster();
-  const node = new ClusterNode(store, config, deps.clock, logger);
+  // The gauges are read at scrapes only, once the node exists.
+  const observer = deps.metrics.cluster({ owned: () => node.leases.size, nodes: () => node.nodes() });
+  const node = new ClusterNode(store, config, deps.clock, logger, observer);
   const forwarder = new Forwarder(config.nodeId, config.secret);
   const upgrades = new UpgradeForwarder(config.nodeId, config.secret);
-  const router = new ClusterRouter(node, forwarder, upgrades, storage.instances, logger);
+  const router = new ClusterRouter(node, forwarder, upgrades, storage.instances, logger, observer);
   const placement: InstancePlacement = {
     claim: (id) => node.claim(id),
     storageFor: (id, base) => fencedStorage(base, id, () => node.fence(id)),

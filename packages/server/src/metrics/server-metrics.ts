@@ -1,9 +1,11 @@
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
 import { sinkPartition, type AttemptOutcome, type DeliveryObserver } from '@parley/webhooks';
+import type { ClusterGauges, ClusterObserver } from '../cluster/cluster-observer.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { DropReason } from '../streams/stream-session.js';
 import type { StreamObserver } from '../streams/stream-hub.js';
+import { ClusterMetrics } from './cluster-metrics.js';
 import { FastCounter, FastHistogram } from './fast-metrics.js';
 
 /** Latency buckets (seconds) of HTTP requests and webhook attempts: 1 ms to 10 s. */
@@ -108,6 +110,14 @@ export class ServerMetrics implements DeliveryObserver, StreamObserver {
   /** Where scrapes read the instance and queue gauges (set once storage and registry exist). */
   bind(sources: MetricsSources): void {
     this.sources = sources;
+  }
+
+  /**
+   * Adds the `parley_cluster_*` metrics (called once, on a cluster node only), their gauges read from
+   * `gauges` at each scrape, and answers what the node's parts report them to.
+   */
+  cluster(gauges: ClusterGauges): ClusterObserver {
+    return new ClusterMetrics(this.registry, gauges);
   }
 
   /** One HTTP request ended. `route` is the matched template or {@link UNMATCHED_ROUTE}. */
