@@ -9,7 +9,7 @@ import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { CLUSTER_ADMIN_TOKEN, freePort, NodeProcess } from '@parley/testkit/host';
 import { createSandboxInstances, until, type Instance } from '../support/cluster-load.js';
-import { Scrape } from '../support/metrics-scrape.js';
+import { assertMetricsDocumented, Scrape } from '../support/metrics-scrape.js';
 
 const NODES = ['m1', 'm2'];
 /** Short leases, so that a paused owner loses its instances within seconds (6000 > 2 × 1000 + 500). */
@@ -140,6 +140,7 @@ describe('cluster: Prometheus metrics of the nodes', () => {
       const s = scrapes.get(id)!;
       assert.ok(s.value(OWNED) > 0, id);
       assert.deepEqual(nodeStates(s), [2, 0, 0], id);
+      assertMetricsDocumented(s);
       for (const outcome of ['answered', 'retry', 'unavailable']) assert.equal(s.samples(FORWARDED, { outcome }).length, 1, `${id} ${outcome} series from the start`);
     }
     assert.equal(NODES.reduce((sum, id) => sum + scrapes.get(id)!.value(OWNED), 0), instances.length);

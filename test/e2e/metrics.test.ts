@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { expectError } from '../support/api-assertions.js';
 import { deliverText, phone, type Phone } from '../support/conversation.js';
-import { Scrape } from '../support/metrics-scrape.js';
+import { assertMetricsDocumented, Scrape } from '../support/metrics-scrape.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const METRICS_TOKEN = 'metrics-scraper-token-0123456789';
@@ -150,6 +150,10 @@ describe('GET /metrics (Prometheus)', () => {
     const s = await scrape();
     assert.deepEqual([...s.families.keys()].filter((name) => name.startsWith('parley_cluster_')), []);
     assert.ok(!s.text.includes('parley_cluster_'));
+  });
+
+  it('exposes no parley_ metric that docs/rest-api.md does not describe', async () => {
+    assertMetricsDocumented(await scrape());
   });
 
   it('answers 401 with no metric data to a missing or wrong token, and counts it as a failed authentication', async () => {

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { getMetricsFromIterator, type PromHistogramData, type PromMetric } from 'prom2javascript';
 
 type Sample = { labels: Record<string, string>; value?: number; count?: number };
@@ -41,4 +42,14 @@ export class Scrape {
     assert.equal(this.family(name).type, 'histogram', name);
     return (this.samples(name, labels) as PromHistogramData[]).reduce((sum, m) => sum + m.count, 0);
   }
+}
+
+/** docs/rest-api.md, whose Metrics table names every metric Parley exposes. */
+const METRICS_DOC = new URL('../../../docs/rest-api.md', import.meta.url);
+
+/** Asserts that each `parley_` metric of a scrape has its row in docs/rest-api.md's Metrics table. */
+export function assertMetricsDocumented(scrape: Scrape): void {
+  const doc = readFileSync(METRICS_DOC, 'utf8');
+  const missing = [...scrape.families.keys()].filter((name) => name.startsWith('parley_') && !doc.includes(`| \`${name}\` |`));
+  assert.deepEqual(missing, [], 'metrics without a row in the Metrics table of docs/rest-api.md');
 }
