@@ -24,6 +24,7 @@ const LOSSES = 'parley_cluster_lease_losses_total';
 const HANDOVERS = 'parley_cluster_handovers_total';
 const WAIT = 'parley_cluster_handover_wait_seconds';
 const PEER_FAILURES = 'parley_cluster_peer_auth_failures_total';
+const REFUSED = 'forwarded request refused: wrong or missing cluster secret';
 
 /**
  * Two Parley nodes as separate processes on one Redis, scraped on `GET /metrics`: the cluster gauges
@@ -84,7 +85,7 @@ describe('cluster: Prometheus metrics of the nodes', () => {
       lost: node(id).logs('lease lost to another node; instance stopped on this node').length,
       move: sum('instances moved to other nodes', (l) => l.instances.length),
       drain: sum('instances handed over to the other nodes', (l) => l.instances),
-      [PEER_FAILURES]: node(id).logs('forwarded request refused: wrong or missing cluster secret').length,
+      [PEER_FAILURES]: sum(REFUSED, (l) => l.refused),
     };
   };
 
@@ -164,6 +165,26 @@ describe('cluster: Prometheus metrics of the nodes', () => {
     assert.equal(moved('m1', FORWARDED), 0, 'the owner forwarded nothing');
     assert.equal(moved('m1', PEER_FAILURES), 2);
     assert.equal(moved('m2', PEER_FAILURES), 0);
+  });
+
+  it('logs a flood of forged forwarded requests a line a second, each line counting the refusals it stands for', async () => {
+    const [a, b] = [instances[0]!, instances[1]!];
+    const before = await scrape('m2');
+    const linesBefore = node('m2').logs(REFUSED).length;
+    const began = performance.now();
+    // Fewer than the failure limiter's 50 a minute (shared by the nodes through Redis): every one is a 401, not a 429.
+    const answers = await Promise.all(Array.from({ length: 30 }, () => node('m2').request('POST', `/${a.key}/message/text`, { to: b.number, text: 'forged' }, { 'x-parley-forwarded-by': 'm1' })));
+    const seconds = (performance.now() - began) / 1000;
+    assert.deepEqual([...new Set(answers.map((r) => r.status))], [401]);
+    const now = await settled();
+    assert.equal(now.get('m2')!.value(PEER_FAILURES) - before.value(PEER_FAILURES), 30);
+    const lines = node('m2').logs(REFUSED).slice(linesBefore);
+    assert.equal(lines.reduce((n, l) => n + l.refused, 0), 30, 'every refusal is counted by a line');
+    // One line at once, then at most one a second (the last written when its second ended).
+    assert.ok(lines.length <= Math.ceil(seconds) + 2, `${lines.length} lines for 30 refusals in ${seconds.toFixed(1)} s`);
+    assert.ok(lines.length < 30);
+    assert.deepEqual(Object.keys(lines[0]!).filter((k) => ['from', 'address', 'route'].includes(k)), ['from', 'address', 'route']);
+    assert.equal(lines[0]!.route, '/:key/message/text');
   });
 
   it('counts a move as one hand-over of the old owner and one lease taken by the new one', async () => {

@@ -5,6 +5,7 @@ import type { Request, Response } from 'express';
 import { ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
+import { LogThrottle } from '../logging/log-throttle.js';
 import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
 import type { Attempt } from './answer-relay.js';
 import type { ClusterObserver } from './cluster-observer.js';
@@ -26,6 +27,9 @@ const OWNER_CACHE_MS = 1_000;
 /** Owners remembered at most (the cache starts over past it). */
 const OWNER_CACHE_ENTRIES = 50_000;
 
+/** Refused forwarded requests are logged at most once per this period (a flood of forged ones must not flood the log). */
+const REFUSAL_LOG_MS = 1000;
+
 /** The route of an instance's event stream (Server-Sent Events). */
 const EVENTS_ROUTE = '/:key/events';
 
@@ -42,6 +46,7 @@ export class ClusterRouter {
   /** Owners read from leases lately ({@link OWNER_CACHE_MS}), by instance id. */
   private readonly owners = new Map<string, { node: string; until: number }>();
   private readonly secretDigest: Buffer;
+  private readonly refusals = new LogThrottle(REFUSAL_LOG_MS);
 
   constructor(
     private readonly node: ClusterNode,
@@ -77,13 +82,18 @@ export class ClusterRouter {
     return false;
   }
 
-  /** Refuses a forwarded request without the right secret (401, logged with the claimed node and the client address). */
+  /**
+   * Refuses a forwarded request without the right secret (401, logged with the claimed node and the
+   * client address, at most once per {@link REFUSAL_LOG_MS} with the number of refusals the line stands for).
+   */
   private verifyPeer(req: IncomingMessage): void {
     const given = req.headers[SECRET_HEADER];
     if (typeof given === 'string' && timingSafeEqual(digest(given), this.secretDigest)) return;
     // The route's template, never the path: it may carry an instance key.
     const route = (req as MatchedRequest).parleyRoute ?? 'WebSocket /:key/events';
-    this.logger.warn({ from: req.headers[FORWARDED_BY_HEADER], address: (req as Request).ip ?? req.socket.remoteAddress, route }, 'forwarded request refused: wrong or missing cluster secret');
+    const line = { from: req.headers[FORWARDED_BY_HEADER], address: (req as Request).ip ?? req.socket.remoteAddress, route };
+    // `refused`: how many refusals the line stands for (the details are the latest one's).
+    this.refusals.note((refused) => this.logger.warn({ ...line, refused }, 'forwarded request refused: wrong or missing cluster secret'));
     this.observer.peerRefused();
     throw new UnauthorizedError('invalid cluster secret');
   }
