@@ -10,3 +10,4 @@ export * from './net-guard.js';
 export * from './private-files.js';
 export * from './redact.js';
 export * from './whatsapp-content.js';
+export * from './log-throttle.js';

@@ -1,9 +1,18 @@
-import type { DriverRequest, DriverResponse, DriverRoute, LinkedAccount, Logger } from '@parley/core';
+import { LogThrottle, type DriverRequest, type DriverResponse, type DriverRoute, type LinkedAccount, type Logger } from '@parley/core';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { parseWebhookBody, type WebhookEntry } from '../inbound/webhook-payload.js';
 import { verifySignature } from '../security/signature.js';
 
 const SIGNATURE_HEADER = 'x-hub-signature-256';
+/**
+ * Meta batches at most 1,000 updates in one notification (Graph API webhooks, "Event Notifications"):
+ * a body with more entries is not Meta's, and is refused before any entry is looked up.
+ */
+const MAX_ENTRIES = 1000;
+/** Unlinked account ids one log line names (it counts them all). */
+const LOGGED_ACCOUNTS = 10;
+/** Notifications naming unlinked accounts are logged at most once per this period (anyone can send them). */
+const SKIPPED_LOG_MS = 1000;
 /** Meta's challenges are numbers; anything longer or odder is not echoed back. */
 const CHALLENGE = /^[\w.-]{1,256}$/;
 
@@ -62,10 +71,12 @@ function unauthorized(message: string): DriverResponse {
  * `POST /webhook`: Meta's event notifications. The raw body must carry a valid
  * `X-Hub-Signature-256` under the app secret of every instance linked to one of its `entry[].id`;
  * otherwise 401 and nothing is emitted. Entries of accounts no instance links are skipped (answering
- * 200, so Meta does not disable the app's subscription over them). Events are emitted before the
- * answer; no Graph API call delays it.
+ * 200, so Meta does not disable the app's subscription over them; logged at most once a second, naming
+ * a few). More than {@link MAX_ENTRIES} entries: 400. Events are emitted before the answer; no Graph
+ * API call delays it.
  */
 function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverRoute {
+  const skipped = new LogThrottle(SKIPPED_LOG_MS);
   return {
     method: 'post',
     path: '/webhook',
@@ -88,21 +99,30 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       if (!body || body.object !== profile.webhookObject) {
         return invalid(`body is not ${/^[AEIOU]/i.test(profile.label) ? 'an' : 'a'} ${profile.label} webhook notification`);
       }
+      const entries = body.entry ?? [];
+      if (entries.length > MAX_ENTRIES) return invalid(`a notification has at most ${MAX_ENTRIES} entries (Meta batches at most ${MAX_ENTRIES} updates)`);
 
-      // Each entry's account is looked up in the server's index of linked accounts: the cost of a
-      // notification does not grow with the number of instances.
+      // Each account is looked up once in the server's index of linked accounts: the cost of a
+      // notification does not grow with the number of instances, and is bounded before its
+      // signature can be checked (the app secret is the linked account's).
+      const accounts = new Map<string, LinkedAccount | null>();
       const targets: { entry: WebhookEntry; account: LinkedAccount }[] = [];
-      const unknown: string[] = [];
-      for (const entry of body.entry ?? []) {
-        const account = entry ? await request.linkedAccount(profile.channel, String(entry.id)) : null;
+      for (const entry of entries) {
+        const id = String(entry?.id);
+        if (!accounts.has(id)) accounts.set(id, entry ? await request.linkedAccount(profile.channel, id) : null);
+        const account = accounts.get(id);
         if (account) targets.push({ entry, account });
-        else unknown.push(String(entry?.id));
       }
       const secrets = new Set(targets.map(({ account }) => account.link.appSecret));
       for (const secret of secrets) {
         if (!verifySignature(raw, signature, secret)) return unauthorized(`invalid ${SIGNATURE_HEADER} signature`);
       }
-      if (unknown.length > 0) logger.warn({ channel: profile.channel, accounts: unknown }, 'webhook entries of unlinked accounts skipped');
+      const unknown = [...accounts].filter(([, account]) => !account).map(([id]) => id);
+      if (unknown.length > 0) {
+        const line = { channel: profile.channel, accounts: unknown.slice(0, LOGGED_ACCOUNTS), unlinked: unknown.length };
+        // `notifications`: how many the line stands for (the details are the latest one's).
+        skipped.note((notifications) => logger.warn({ ...line, notifications }, 'webhook entries of unlinked accounts skipped'));
+      }
 
       let emitted = 0;
       // Each entry goes to its instance's adapter, wherever the instance runs (a cluster node forwards it to the owner).
