@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { apiErrorAnswer } from '../support/api-error.js';
+import { startCountingListener, type CountingListener } from '@parley/testkit';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** The refusal of a URL on a private network tells the operator how to allow such URLs. */
@@ -62,5 +63,45 @@ describe('private proxies allowed, private URLs refused', () => {
       status: 400,
       error: { code: 'validation_failed', message: 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', details: undefined },
     }));
+  });
+});
+
+/**
+ * `POST /{key}/instance/mongodb` with the real MongoDB connector: the key holder's connection string is
+ * dialled by the driver, so it is held to the same rule as every other user-supplied URL.
+ */
+describe('an external MongoDB on a private network (PARLEY_ALLOW_PRIVATE_URLS off)', () => {
+  let t: TestServer;
+  let listener: CountingListener;
+  before(async () => {
+    listener = await startCountingListener();
+    t = await startTestServer({
+      config: { allowPrivateUrls: false },
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/channel-sandbox' },
+        { package: '@parley/storage-mongodb/external', options: { timeoutMs: 500 } },
+      ],
+    });
+  });
+  after(async () => {
+    await t.stop();
+    await listener.close();
+  });
+
+  it('answers 400 naming PARLEY_ALLOW_PRIVATE_URLS, never dials the address, and attaches nothing', async () => {
+    const created = await t.connectedSandbox({ number: '5511940000021' });
+    for (const uri of [
+      `mongodb://admin:hunter2@127.0.0.1:${listener.port}/?serverSelectionTimeoutMS=300`,
+      `mongodb://[::ffff:127.0.0.1]:${listener.port}/`,
+      `mongodb://localhost:${listener.port}/`,
+    ]) {
+      const res = await t.request('POST', `/${created.key}/instance/mongodb`, { uri, dbName: 'parley' });
+      assert.equal(res.status, 400, uri);
+      assert.equal(res.body.error.code, 'validation_failed');
+      assert.match(res.body.error.message, /^body\.uri points to a private network (address|host) \(set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs\)$/);
+      assert.ok(!JSON.stringify(res.body).includes('hunter2'));
+    }
+    assert.equal(listener.connections(), 0);
+    assert.equal((await t.server.context.storage.instances.get(created.id))?.externalDatabase, undefined);
   });
 });

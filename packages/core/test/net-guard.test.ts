@@ -91,6 +91,8 @@ describe('assertUrlAllowed', () => {
       'http://127.0.0.1:8080/', 'http://10.0.0.5/', 'http://169.254.169.254/latest/meta-data', 'http://[::1]/', 'http://[::ffff:192.168.0.1]/', 'http://0.0.0.0/',
       'http://[::127.0.0.1]/', 'http://[::ffff:0:127.0.0.1]/', 'http://[2002:7f00:1::]/', 'http://[64:ff9b::127.0.0.1]/', 'http://[64:ff9b:1::1]/',
       'http://[2001::1]/', 'http://[fec0::1]/',
+      // Other spellings of 127.0.0.1, which the URL parser turns into the dotted form.
+      'http://2130706433/', 'http://0177.0.0.1/', 'http://0x7f.1/', 'http://127.1/',
     ]) {
       await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
@@ -99,7 +101,11 @@ describe('assertUrlAllowed', () => {
   });
 
   it('refuses local host names without resolving them', async () => {
-    for (const raw of ['http://localhost/', 'http://LOCALHOST:3000/', 'http://api.localhost/', 'http://printer.local/', 'http://db.internal/']) {
+    for (const raw of [
+      'http://localhost/', 'http://LOCALHOST:3000/', 'http://api.localhost/', 'http://printer.local/', 'http://db.internal/',
+      // The fully qualified spelling (trailing dot) names the same host.
+      'http://localhost./', 'http://api.localhost.:3000/', 'http://db.internal./',
+    ]) {
       await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
   });

@@ -90,6 +90,18 @@ function checkedOpener(allowPrivate: boolean, route: GuardedGetRoute): OpenTunne
   };
 }
 
+/**
+ * An undici dispatcher whose every connection goes to an address checked when connecting, as
+ * {@link guardedGet}'s: for a library that fetches URLs it was handed by others with the global
+ * `fetch` (which takes a `dispatcher`), such as Baileys' media downloads, whose URL comes from the
+ * message a WhatsApp contact sent. Redirects `fetch` follows are new connections through the same
+ * dispatcher, so each hop is checked too. Refusals fail the request with code `EPRIVATEADDR` (the
+ * host) or `EPRIVATEPROXY` (the proxy). Close it when done.
+ */
+export function guardedDispatcher(allowPrivate: boolean, route: GuardedGetRoute = {}): Agent {
+  return new Agent({ connect: tunnelConnector(checkedOpener(allowPrivate, route), route.tls) });
+}
+
 /** Drops a body not read to its end; the connection closes instead of being reused. */
 function discard(body: Dispatcher.ResponseData['body']): void {
   body.on('error', () => undefined);
@@ -110,7 +122,7 @@ export async function guardedGet(
   checkRedirect: (next: string) => Promise<URL>,
   route: GuardedGetRoute = {},
 ): Promise<GuardedGetResult> {
-  const agent = new Agent({ connect: tunnelConnector(checkedOpener(limits.allowPrivate, route), route.tls) });
+  const agent = guardedDispatcher(limits.allowPrivate, route);
   const deadline = AbortSignal.timeout(limits.timeoutMs);
   let current = url;
   try {

@@ -1,5 +1,5 @@
 export {
-  guardedGet, GuardedGetError, type GuardedGetFailure, type GuardedGetLimits, type GuardedGetResult, type GuardedGetRoute,
+  guardedDispatcher, guardedGet, GuardedGetError, type GuardedGetFailure, type GuardedGetLimits, type GuardedGetResult, type GuardedGetRoute,
 } from './guarded-get.js';
 export { GuardedFetcher, type Fetched, type GuardedFetcherDeps } from './guarded-fetch.js';
 export { parseProxy, proxyTunnel, redactProxy, type ProxyUrl } from './proxy-url.js';

@@ -91,6 +91,7 @@ export class BaileysAdapter implements ChannelAdapter {
       now: deps.now,
       ...(deps.mediaTls ? { mediaTls: deps.mediaTls } : {}),
       proxyGuard: { allowPrivate: deps.allowPrivateProxy, resolve: deps.resolveHost },
+      allowPrivateUrls: deps.allowPrivateUrls,
     });
     const fetcher = new GuardedFetcher({
       limits: deps.mediaLimits, allowPrivate: deps.allowPrivateUrls, allowPrivateProxy: deps.allowPrivateProxy, resolve: deps.resolveHost,

@@ -39,7 +39,8 @@ export interface BaileysDriverInput {
 
 /**
  * Expired media links are renewed by asking the sender's phone to upload the media again. Baileys
- * hands `options` to the global `fetch`, which takes the proxy as an undici dispatcher.
+ * hands `options` to the global `fetch`, which takes the guarded dispatcher (checked addresses
+ * only, through the instance's proxy when it has one).
  */
 const defaultDownload: MediaDownloader = (message, socket, logger, dispatcher) => {
   const options: RequestInit & { dispatcher?: Dispatcher } = dispatcher ? { dispatcher } : {};

@@ -10,7 +10,8 @@ import { normalizeJid } from './util/jids.js';
 
 /**
  * Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default).
- * `dispatcher` routes the download through the instance's proxy; undefined means a direct download.
+ * `dispatcher` is the connection's guarded dispatcher: private addresses are refused when
+ * connecting (the message's sender chose the link), through the instance's proxy when it has one.
  */
 export type MediaDownloader = (message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined) => Promise<Buffer>;
 

@@ -15,11 +15,11 @@ describe('sending: preconditions and media download', () => {
     await assert.rejects(h.adapter.capabilities.messaging!.send({ to: PEER, content: { type: 'text', text: 'hi' } }), { status: 409, code: 'not_connected' });
   });
 
-  it('downloadMedia decrypts through Baileys with media re-upload; video notes as video; answers null without media; no proxy, no dispatcher', async () => {
+  it('downloadMedia decrypts through Baileys with media re-upload; video notes as video; answers null without media; without a proxy, still the guarded dispatcher', async () => {
     const downloads: unknown[] = [];
     const h = await createHarness({
       download: async (message, sock, _logger, dispatcher) => {
-        downloads.push([message.key, plain(message.message), message.message instanceof proto.Message, typeof sock.updateMediaMessage, dispatcher]);
+        downloads.push([message.key, plain(message.message), message.message instanceof proto.Message, typeof sock.updateMediaMessage, typeof dispatcher?.dispatch]);
         return Buffer.from('decrypted');
       },
     });
@@ -36,9 +36,9 @@ describe('sending: preconditions and media download', () => {
     assert.deepStrictEqual(await messaging.downloadMedia!(doc), { data: Buffer.from('decrypted'), mimetype: 'application/octet-stream', fileName: 'a.pdf' });
     assert.equal(await messaging.downloadMedia!({ ...image, message: { conversation: 'no media' } }), null);
     assert.deepStrictEqual(downloads, [
-      [image.key, { imageMessage: image.message.imageMessage }, true, 'function', undefined],
-      [note.key, { videoMessage: note.message.ptvMessage }, true, 'function', undefined],
-      [doc.key, { documentMessage: doc.message.documentMessage }, true, 'function', undefined],
+      [image.key, { imageMessage: image.message.imageMessage }, true, 'function', 'function'],
+      [note.key, { videoMessage: note.message.ptvMessage }, true, 'function', 'function'],
+      [doc.key, { documentMessage: doc.message.documentMessage }, true, 'function', 'function'],
     ]);
     await h.adapter.stop();
   });

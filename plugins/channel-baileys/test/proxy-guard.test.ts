@@ -12,7 +12,7 @@ import { fixedResolver } from './web-host.js';
 const PUBLIC = '93.184.215.14';
 const REFUSED = 'the proxy proxy.shop.example points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)';
 /** The proxy's name was public when the instance saved it; it resolves to loopback now. */
-const resolveHost = fixedResolver({ 'proxy.shop.example': ['127.0.0.1'], 'shop.example': [PUBLIC] });
+const resolveHost = fixedResolver({ 'proxy.shop.example': ['127.0.0.1'], 'shop.example': [PUBLIC], 'mmg.whatsapp.net': [PUBLIC] });
 
 /**
  * The instance proxy's address is checked each time Baileys dials through it (WebSocket, uploads,
@@ -96,7 +96,9 @@ describe('the instance proxy is checked when WhatsApp is dialled through it', ()
   });
 
   it('media downloads (the undici dispatcher) are refused before connecting', async () => {
-    const dispatcher = mediaDispatcher(parseProxy(`socks5h://proxy.shop.example:${listener.port}`)!, { allowPrivate: false, resolve: resolveHost });
+    const dispatcher = mediaDispatcher({
+      proxy: parseProxy(`socks5h://proxy.shop.example:${listener.port}`), allowPrivate: false, proxyGuard: { allowPrivate: false, resolve: resolveHost },
+    });
     const failure = await fetch('https://mmg.whatsapp.net/v/t62/img.enc', { dispatcher } as RequestInit).then(() => undefined, (err: Error) => err);
     assert.equal((failure?.cause as Error | undefined)?.message, REFUSED);
     assert.equal(listener.connections(), 0);

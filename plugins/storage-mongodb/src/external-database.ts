@@ -3,7 +3,7 @@ import {
 } from '@parley/core';
 import { HISTORY_INDEXES, MongoCollections } from './mongo-collections.js';
 import { MongoConnection } from './mongo-connection.js';
-import { validateDbName, validateMongoUri } from './mongo-uri.js';
+import { assertMongoTargetsAllowed, validateDbName, validateMongoUri } from './mongo-uri.js';
 import { MongoMessageRepository } from './repositories/messages.mongo.js';
 import { MongoChatRepository, MongoContactRepository } from './repositories/resources.mongo.js';
 
@@ -20,10 +20,17 @@ export interface ExternalDatabaseOptions {
   /** Bound of the connection test and of each later operation, in ms. Default 5000. */
   timeoutMs?: number;
   logger?: Logger;
+  /**
+   * Host setting `allowPrivateUrls` (`PARLEY_ALLOW_PRIVATE_URLS=1`): the URI may name private hosts,
+   * Unix sockets, server-side files and credential-lending mechanisms. Default false.
+   */
+  allowPrivate?: boolean;
 }
 
 /**
- * Validates `uri` (`mongodb://` or `mongodb+srv://`) and `dbName`, connects, pings and creates the
+ * Validates `uri` (`mongodb://` or `mongodb+srv://`) and `dbName`, refuses a URI that points the
+ * server at a private network or its own resources unless `allowPrivate` ({@link assertMongoTargetsAllowed};
+ * host names are checked again whenever the driver dials them), connects, pings and creates the
  * indexes, then answers the store. Throws ValidationError naming `uri` or `dbName` for malformed
  * input (`body.uri`, `body.dbName`: the REST fields), and UpstreamError (502) when the database cannot be reached or refuses the connection
  * within the timeout; messages carry the URI with its credentials redacted.
@@ -31,7 +38,9 @@ export interface ExternalDatabaseOptions {
 export async function connectExternalDatabase(database: ExternalDatabase, options: ExternalDatabaseOptions = {}): Promise<ExternalMessageStore> {
   const uri = validateMongoUri(database.uri, 'body.uri');
   const dbName = validateDbName(database.dbName, 'body.dbName');
-  const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database' }, options.logger);
+  const allowPrivate = options.allowPrivate ?? false;
+  await assertMongoTargetsAllowed(uri, allowPrivate, 'body.uri');
+  const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database', allowPrivate }, options.logger);
   try {
     await connection.connect();
     const collections = new MongoCollections('');

@@ -21,10 +21,13 @@ export default definePlugin<ExternalMongoOptions>({
     type: 'object', additionalProperties: false,
     properties: { timeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 } },
   },
-  register({ connectors, options, logger }) {
+  register({ connectors, options, logger, host }) {
     const connector: ExternalDataConnector = {
       kind: 'mongodb',
-      connect: (database) => connectExternalDatabase(database, { timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }) }),
+      // The URI comes from an instance key holder: private hosts only where the operator allows private URLs.
+      connect: (database) => connectExternalDatabase(database, {
+        timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }), allowPrivate: host.allowPrivateUrls,
+      }),
     };
     connectors.add(connector);
   },

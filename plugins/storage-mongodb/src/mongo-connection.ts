@@ -1,9 +1,9 @@
 import {
   MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
-  type ClientSession, type Db,
+  type ClientSession, type Db, type MongoClientOptions,
 } from 'mongodb';
 import {
-  ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
+  ParleyError, ServiceUnavailableError, describeError, guardedLookup, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
 } from '@parley/core';
 
 /** Error labels and codes meaning "MongoDB cannot serve this now" (failover, shutdown, not primary). */
@@ -18,6 +18,13 @@ export interface MongoConnectionSettings {
   timeoutMs: number;
   /** Name of the database in messages, `storage` or `external database`. */
   label: string;
+  /**
+   * False for a database a user named (an external database attached through the API): every host
+   * name the driver dials, replica-set members it discovers included, is resolved by core's
+   * guarded lookup and refused when any of its addresses is private (DNS rebinding included).
+   * Absent for the operator's own storage.
+   */
+  allowPrivate?: boolean;
 }
 
 /**
@@ -44,6 +51,7 @@ export class MongoConnection {
       connectTimeoutMS: Math.min(timeoutMs, uriTimeout(this.settings.url, 'connectTimeoutMS') ?? Infinity),
       // Records hold no undefined (they are JSON-normalised), but a stray one must never become null.
       ignoreUndefined: true,
+      ...(this.settings.allowPrivate === false ? { lookup: guardedLookup(false) as unknown as MongoClientOptions['lookup'] } : {}),
     });
     client.on('serverHeartbeatFailed', () => this.logger?.debug({ mongodb: this.target }, 'mongodb heartbeat failed'));
     try {

@@ -28,7 +28,7 @@ describe('@parley/storage-mongodb connectExternalDatabase', () => {
 
   it('reports an unreachable database with a clear error that never shows the password', async () => {
     const uri = 'mongodb://parley:pa55-w0rd-secret@127.0.0.1:1/?serverSelectionTimeoutMS=500';
-    await assert.rejects(connectExternalDatabase({ uri, dbName: 'parley' }), (err: unknown) => {
+    await assert.rejects(connectExternalDatabase({ uri, dbName: 'parley' }, { allowPrivate: true }), (err: unknown) => {
       assert.ok(err instanceof UpstreamError, `expected UpstreamError, got ${String(err)}`);
       assert.equal(err.status, 502);
       assert.match(err.message, /^cannot connect to the external database at mongodb:\/\/\*\*\*@127\.0\.0\.1:1\/\?serverSelectionTimeoutMS=500: /);

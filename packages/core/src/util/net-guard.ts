@@ -68,7 +68,8 @@ export async function assertUrlAllowed(raw: string, check: UrlCheck): Promise<UR
     if (isPrivateAddress(host)) throw new ValidationError(`${check.field} points to a private network address (${PRIVATE_URLS_HINT})`);
     return url;
   }
-  if (/^localhost$|\.localhost$|\.local$|\.internal$/i.test(host)) {
+  // A trailing dot (the fully qualified spelling, `localhost.`) names the same host.
+  if (/^localhost$|\.localhost$|\.local$|\.internal$/i.test(host.replace(/\.$/, ''))) {
     throw new ValidationError(`${check.field} points to a private network host (${PRIVATE_URLS_HINT})`);
   }
   if (check.resolve === false) return url;

@@ -37,10 +37,12 @@ export interface ConnectionDeps {
   random(): number;
   /** Unix ms. */
   now(): number;
-  /** TLS options of media downloads through a proxy (an extra CA). */
+  /** TLS options of media downloads (an extra CA: a TLS-inspecting proxy's, a test host's). */
   mediaTls?: ConnectionOptions;
   /** How the instance proxy's address is checked each time it is dialled (WebSocket, uploads, downloads). */
   proxyGuard: ProxyGuard;
+  /** Host setting: the hosts Baileys downloads from (named by the messages contacts send) may be on private networks. */
+  allowPrivateUrls: boolean;
 }
 
 /** Answer of a connect that got neither a QR nor the open connection; `state()` says what goes on. */
@@ -56,7 +58,7 @@ export class ConnectionManager {
   /** The chain of connection updates being handled, in arrival order. */
   private updates: Promise<void> = Promise.resolve();
   private socket: BaileysSocket | null = null;
-  /** Media downloads of the current socket go through the same proxy as the socket. */
+  /** Downloads of the current socket: checked addresses only, through the same proxy as the socket. */
   private dispatcher: Dispatcher | undefined;
   private unlisten: (() => void) | null = null;
   private readonly session: Session;
@@ -88,7 +90,10 @@ export class ConnectionManager {
     };
   }
 
-  /** The undici dispatcher of the instance's proxy for media downloads; undefined without a proxy. */
+  /**
+   * The undici dispatcher of media downloads (private addresses refused when connecting, through the
+   * instance's proxy when it has one); undefined before the first socket.
+   */
   downloadDispatcher(): Dispatcher | undefined {
     return this.dispatcher;
   }
@@ -229,12 +234,16 @@ export class ConnectionManager {
     // The stored status seeds the monitor once; afterwards the monitor is the source of truth.
     if (!this.healthSeeded) this.deps.health.reset(instance.health);
     this.healthSeeded = true;
+    const dispatcher = mediaDispatcher({
+      proxy, allowPrivate: this.deps.allowPrivateUrls, proxyGuard: this.deps.proxyGuard, ...(this.deps.mediaTls ? { tls: this.deps.mediaTls } : {}),
+    });
     const config = socketConfig({
-      context, options, logger: this.deps.logger, auth, proxy, proxyGuard: this.deps.proxyGuard, groupCache: this.deps.groupCache, socket: () => this.socket,
+      context, options, logger: this.deps.logger, auth, proxy, proxyGuard: this.deps.proxyGuard, downloads: dispatcher,
+      groupCache: this.deps.groupCache, socket: () => this.socket,
     });
     const socket = this.deps.socketFactory(config);
     this.socket = socket;
-    this.dispatcher = proxy ? mediaDispatcher(proxy, this.deps.proxyGuard, this.deps.mediaTls) : undefined;
+    this.dispatcher = dispatcher;
     this.unlisten = subscribe(socket, {
       events: this.deps.listen,
       // Updates are handled one after another, in the order Baileys sent them (QR rendering is async).

@@ -1,5 +1,6 @@
 import type { AccountUser, ChannelContext, Logger } from '@parley/core';
 import type { ProxyGuard, ProxyUrl } from '@parley/net';
+import type { Dispatcher } from 'undici';
 import type { ConnectionState, Contact, GroupMetadata, UserFacingSocketConfig } from '@whiskeysockets/baileys';
 import type { StorageAuthState } from '../auth/storage-auth-state.js';
 import { storedMessages } from '../mapping/stored-message.js';
@@ -20,6 +21,11 @@ export interface SocketConfigInput {
   proxy: ProxyUrl | undefined;
   /** How the proxy's address is checked at each connection. */
   proxyGuard: ProxyGuard;
+  /**
+   * The guarded dispatcher of Baileys' own downloads (history-sync and app-state blobs, whose links
+   * arrive in messages): Baileys hands `options` to the global `fetch` of those.
+   */
+  downloads: Dispatcher;
   groupCache: BoundedCache<GroupMetadata>;
   /** The socket the group-metadata read-through queries (the current one, once built). */
   socket(): BaileysSocket | null;
@@ -41,6 +47,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     generateHighQualityLinkPreview: false,
     ...(options.version ? { version: options.version } : {}),
     ...(proxy ? proxyAgents(proxy, input.proxyGuard) : {}),
+    options: { dispatcher: input.downloads } as RequestInit,
     getMessage: storedMessages(context),
     // Read-through: Baileys needs group members for every group send; one query serves many sends.
     cachedGroupMetadata: async (jid) => {

@@ -24,9 +24,18 @@ export function toParleyError(what: string, err: unknown): ParleyError {
   if (isParleyError(err)) return err;
   const status = boomStatus(err);
   if (status === 404) return new NotFoundError(what);
-  const message = err instanceof Error ? err.message : String(err);
-  return new UpstreamError(`WhatsApp refused ${what}: ${message}`, {
+  return new UpstreamError(`WhatsApp refused ${what}: ${messageOf(err)}`, {
     ...(status !== undefined ? { upstreamCode: status } : {}),
     retryable: status === undefined || status >= 500 || status === 408 || status === 429,
   });
+}
+
+/**
+ * The message of a failure; for the global `fetch`'s bare `fetch failed` (Baileys' downloads), with
+ * the reason it carries as `cause` (a refused private address, a refused connection).
+ */
+function messageOf(err: unknown): string {
+  if (!(err instanceof Error)) return String(err);
+  const cause = (err as { cause?: unknown }).cause;
+  return err.message === 'fetch failed' && cause instanceof Error ? `${err.message}: ${cause.message}` : err.message;
 }
