@@ -1,49 +1,20 @@
 import {
-  ConflictError, ServiceUnavailableError, type AccountUser, type ChannelContext, type ConnectResult,
-  type ConnectionError, type ConnectionState, type ConnectionStatus, type Logger,
+  ConflictError, ServiceUnavailableError, type AccountUser, type ConnectResult,
+  type ConnectionError, type ConnectionState, type ConnectionStatus,
 } from '@parley/core';
-import type { ConnectionOptions } from 'node:tls';
-import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState, type GroupMetadata } from '@whiskeysockets/baileys';
-import { parseProxy, redactProxy, type ProxyGuard } from '@parley/net';
+import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState } from '@whiskeysockets/baileys';
+import { parseProxy, redactProxy } from '@parley/net';
 import type { Dispatcher } from 'undici';
-import type { HealthMonitor } from '../health/health-monitor.js';
-import type { ResolvedBaileysOptions } from '../options.js';
-import type { BaileysSocket, SocketFactory } from '../socket.js';
-import type { BoundedCache } from '../util/bounded-cache.js';
+import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
 import { reconnectDelay } from './backoff.js';
+import type { ConnectionDeps } from './connection-deps.js';
 import { disconnectInfo, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
 import { Session, SessionLoggedOut } from './session.js';
 import { accountUser, socketConfig, subscribe } from './socket-config.js';
 import { formatPairingCode, pairingDigits, unreachable } from './pairing.js';
 import { Waiters } from './waiters.js';
-
-/** What the connection manager needs. */
-export interface ConnectionDeps {
-  context: ChannelContext;
-  options: ResolvedBaileysOptions;
-  socketFactory: SocketFactory;
-  health: HealthMonitor;
-  groupCache: BoundedCache<GroupMetadata>;
-  logger: Logger;
-  /** Subscribes the inbound event router to a socket; answers the unsubscribe function. */
-  listen(socket: BaileysSocket): () => void;
-  /** Clears what the instance keeps besides auth state when it logs out (labels). */
-  onLoggedOut(): Promise<void>;
-  /** PNG data URI of a QR string. */
-  qrImage(qr: string): Promise<string>;
-  /** Random number in [0, 1), for backoff jitter. */
-  random(): number;
-  /** Unix ms. */
-  now(): number;
-  /** TLS options of media downloads (an extra CA: a TLS-inspecting proxy's, a test host's). */
-  mediaTls?: ConnectionOptions;
-  /** How the instance proxy's address is checked each time it is dialled (WebSocket, uploads, downloads). */
-  proxyGuard: ProxyGuard;
-  /** Host setting: the hosts Baileys downloads from (named by the messages contacts send) may be on private networks. */
-  allowPrivateUrls: boolean;
-}
 
 /** Answer of a connect that got neither a QR nor the open connection; `state()` says what goes on. */
 const NOT_OPEN: ConnectResult = Object.freeze({ phoneConnected: false, qrcode: '', image: '', user: null });
