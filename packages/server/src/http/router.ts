@@ -145,7 +145,8 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
    * durable. A JSON result is answered as a {@link JsonReply} `{"status": 200, ...result}`.
    */
   async function answer(route: RouteDefinition, ctx: Parameters<RouteDefinition['handler']>[0]): Promise<Reply> {
-    // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
+    // A public route under a key (a driver's `/sandbox/{key}/…`): the scope resolver refused an unknown
+    // key before the body was read; a lookup failing in its handler counts as well.
     let result: Awaited<ReturnType<RouteDefinition['handler']>>;
     try {
       result = await route.handler(ctx);
