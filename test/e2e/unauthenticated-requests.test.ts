@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -28,9 +29,29 @@ async function linesCounting(read: () => Line[], level: number, msg: string, tot
   return lines;
 }
 
+/** The status line and raw answer a raw connection gets for `head`, within `waitMs`. */
+function rawRequest(url: string, head: string, waitMs = 2000): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    let text = '';
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(text);
+    };
+    const timer = setTimeout(done, waitMs);
+    socket.setEncoding('utf8').on('data', (c: string) => (text += c)).on('end', done).on('error', done);
+    socket.write(head);
+  });
+}
+
+const UPGRADE = 'Connection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+
 /**
- * What a caller without credentials can make the server write to its log: anyone can send a malformed
- * path or a public route's bad request, so a flood of them costs the log at most a line a second.
+ * What a caller without credentials can make the server write to its log, and hold: anyone can send a
+ * malformed path, a public route's bad request or a WebSocket upgrade, so a flood of them costs the
+ * log at most a line a second, and a refused upgrade does not keep its connection.
  */
 describe('requests without credentials', () => {
   let t: TestServer;
@@ -76,6 +97,43 @@ describe('requests without credentials', () => {
     for (let i = 0; i < 5; i++) assert.equal((await t.request('POST', `/${key}/message/text`, { to: 'x' })).status, 400);
     const lines = await linesCounting(() => loud(t.logs.slice(start)), 30, 'request', 5);
     assert.deepEqual(lines.map((l) => [l.path, l.status, l.requests]), Array.from({ length: 5 }, () => ['/:key/message/text', 400, undefined]));
+  });
+
+  it('a WebSocket upgrade whose request target is no URL answers 400 and logs nothing', async () => {
+    const start = t.logs.length;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => rawRequest(t.url, `GET http://[/events HTTP/1.1\r\nHost: x\r\n${UPGRADE}\r\n`)));
+    for (const answer of answers) {
+      assert.match(answer, /^HTTP\/1\.1 400 Bad Request\r\n/);
+      assert.deepEqual(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4)), {
+        status: 400, error: { code: 'validation_failed', message: 'the request target is not a valid URL' },
+      });
+    }
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(loud(t.logs.slice(start)), []);
+  });
+
+  it('a refused WebSocket upgrade does not keep its connection, even when the client keeps its side open', async () => {
+    const { port } = new URL(t.url);
+    const refusals = ['/unknownKeyAAAAAAAAAAAAAAAAAAAAAAAA/events', '/admin/events', '/nowhere'];
+    const outcomes = await Promise.all(refusals.flatMap((path) => Array.from({ length: 4 }, () => new Promise<{ answer: string; closed: boolean }>((resolve) => {
+      // allowHalfOpen: the client never ends its side, as one holding connections open would not.
+      const socket = connect({ port: Number(port), host: '127.0.0.1', allowHalfOpen: true });
+      let answer = '';
+      let closed = false;
+      socket.setEncoding('utf8').on('data', (c: string) => (answer += c));
+      socket.on('error', () => undefined).on('close', () => (closed = true));
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer not-the-admin-token\r\n${UPGRADE}\r\n`);
+      // Past the server's linger, bytes sent to a connection it closed are answered with a reset, which the next
+      // write reports; a connection it keeps takes them in silence.
+      for (const ms of [1500, 1800, 2100]) setTimeout(() => socket.write('still here'), ms);
+      setTimeout(() => {
+        resolve({ answer: answer.split('\r\n')[0]!, closed });
+        socket.destroy();
+      }, 3000);
+    }))));
+    assert.deepEqual(outcomes, refusals.flatMap((path) => Array.from({ length: 4 }, () => ({
+      answer: path === '/admin/events' ? 'HTTP/1.1 401 Unauthorized' : 'HTTP/1.1 404 Not Found', closed: true,
+    }))));
   });
 });
 
