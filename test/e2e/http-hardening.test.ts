@@ -91,6 +91,16 @@ describe('bodies are read after authentication, with the route\'s limit', () => 
     assert.ok(Date.now() - started < 3000, `${Date.now() - started} ms`);
   });
 
+  it('a public route under a key (the sandbox\'s) refuses a made-up key before reading a body within its limit', async () => {
+    const body = Buffer.from(`{"code":"${'1'.repeat(100)}`);
+    const made = await partialUpload(t.url, 'POST', '/sandbox/madeUpKeyAAAAAAAAAAAAAAAAAAAAAAAAA/scan', {}, 2048, body, 1500);
+    assert.equal(made.status, 404, 'answered without waiting for the rest of the body');
+    assert.equal(made.body.error.code, 'instance_not_found');
+    // With the key, the same unfinished body is awaited.
+    const real = await partialUpload(t.url, 'POST', `/sandbox/${alice.key}/scan`, {}, 2048, body, 400);
+    assert.equal(real.status, undefined);
+  });
+
   it('with a valid key the same unfinished upload is awaited (the body is read only after authenticating)', async () => {
     const res = await partialUpload(t.url, 'POST', `/${alice.key}/message/base64/image`, {}, 16 * 1024, uploadStart.subarray(0, 8 * 1024), 400);
     assert.equal(res.status, undefined, 'no answer while the announced body is still coming');

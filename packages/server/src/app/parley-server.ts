@@ -188,7 +188,9 @@ export class ParleyServer {
       // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
       if (auth === 'admin') adminToken.verify(req.headers.authorization);
       if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
-      if (auth === 'instance') return registry.byKey(req.params.key as string);
+      // A public route under a key (the sandbox's `/sandbox/{key}/…`) is refused here too for an unknown
+      // key, before its body is read; its handler finds the instance loaded.
+      if (auth === 'instance' || (auth === 'public' && typeof req.params.key === 'string')) return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       return undefined;
     };

@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
-import { isParleyError, type Logger } from '@parley/core';
+import { isParleyError, LogThrottle, type Logger } from '@parley/core';
 import { answerBeforeBody } from './early-answer.js';
 import type { MatchedRequest } from './router.js';
 
@@ -15,12 +15,24 @@ export function sendError(res: Response, status: number, code: string, message: 
   res.status(status).json({ status, error: details === undefined ? { code, message } : { code, message, details } });
 }
 
-/** Maps express body-parser failures and Parley errors to JSON; anything else is a 500 without internals. */
+/** Failures of requests without credentials are logged at most once per this period (anyone can send them). */
+const UNAUTHENTICATED_LOG_MS = 1000;
+
+/**
+ * Maps express body-parser failures and Parley errors to JSON; anything else is a 500 without internals.
+ * Server errors are logged with the error; for a caller that proved no key or token, at most once a
+ * second per message, `requests` counting those the line stands for.
+ */
 export function errorHandler(logger: Logger) {
+  const throttles = { 'request failed': new LogThrottle(UNAUTHENTICATED_LOG_MS), 'unhandled error': new LogThrottle(UNAUTHENTICATED_LOG_MS) };
+  const logError = (req: Request, line: Record<string, unknown>, msg: keyof typeof throttles): void => {
+    if ((req as MatchedRequest).parleyAuthenticated) return logger.error(line, msg);
+    throttles[msg].note((requests) => logger.error({ ...line, requests }, msg));
+  };
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
-      if (err.status >= 500) logger.error({ err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
+      if (err.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
       const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
       if (err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       sendError(res, err.status, err.code, err.message, err.details);
@@ -34,7 +46,7 @@ export function errorHandler(logger: Logger) {
       // Client errors of express and its middleware (static files); a wrapped error's message is never shown.
       sendError(res, e.status, e.status === 404 ? 'not_found' : 'bad_request', (e.expose && e.message) || STATUS_CODES[e.status] || 'bad request');
     } else {
-      logger.error({ err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'unhandled error');
+      logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'unhandled error');
       sendError(res, 500, 'internal_error', 'internal server error');
     }
   };

@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import type { Logger } from '@parley/core';
+import { LogThrottle, type Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
@@ -56,6 +56,11 @@ const OPENAPI_DOCUMENT = {
 };
 /** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
 const QUIET_FAILURES = new Set([401, 404, 429]);
+/**
+ * Failed requests of callers that proved no key or token (public routes, unknown paths, static files)
+ * are logged at most once per this period: anyone can send them.
+ */
+const UNAUTHENTICATED_LOG_MS = 1000;
 
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz', DASHBOARD_PATH.slice(1)]);
 
@@ -78,6 +83,8 @@ export function createHttpApp(options: HttpAppOptions): {
   app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers; dashboard: DashboardFiles;
 } {
   const { routes, logger, metrics } = options;
+  // Per level: a flood of 400s does not fold a 503 away.
+  const unauthenticated = { info: new LogThrottle(UNAUTHENTICATED_LOG_MS), error: new LogThrottle(UNAUTHENTICATED_LOG_MS) };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -149,9 +156,12 @@ export function createHttpApp(options: HttpAppOptions): {
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput. So
       // are failed lookups (401, 404, 429): a flood of them must not flood the log (the failure
       // limiter warns once when it blocks an address).
-      if (res.statusCode >= 500) logger.error(line, 'request');
-      else if (res.statusCode >= 400 && !QUIET_FAILURES.has(res.statusCode)) logger.info(line, 'request');
-      else logger.debug(line, 'request');
+      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 && !QUIET_FAILURES.has(res.statusCode) ? 'info' : 'debug';
+      if (level === 'debug' || (req as MatchedRequest).parleyAuthenticated) logger[level](line, 'request');
+      // Other failures of callers without credentials (a public route's 400 or 403, a malformed path, 503
+      // while shutting down): one line a second per level, `requests` counting those it stands for (the
+      // details are the latest one's).
+      else unauthenticated[level].note((requests) => logger[level]({ ...line, requests }, 'request'));
     });
     serveRoute(req, res, next);
   });

@@ -23,7 +23,12 @@ export type BodyReader = (req: Request, res: Response, limitBytes: number) => Pr
  * What an express request carries once the route table has matched it: the route's template (for
  * logs) and the statuses it declares (the HTTP app reports answers outside them).
  */
-export type MatchedRequest = Request & { parleyRoute?: string; parleyStatuses?: ReadonlySet<number> };
+export type MatchedRequest = Request & {
+  parleyRoute?: string;
+  parleyStatuses?: ReadonlySet<number>;
+  /** The caller proved a key or a token (a route that takes one, past its check): its failures are logged in full. */
+  parleyAuthenticated?: true;
+};
 
 /** What {@link routeMiddleware} needs besides the routes. */
 export interface RouterOptions {
@@ -96,6 +101,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       } catch (err) {
         await failed(req, res, err);
       }
+      if (keyed) (req as MatchedRequest).parleyAuthenticated = true;
       if (scope === ANSWERED) return;
       // A malformed key is refused before the body is read; other routes ignore the header.
       const idempotencyKey = route.idempotent ? IdempotencyGuard.keyOf(req.headers['idempotency-key']) : undefined;
@@ -145,7 +151,8 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
    * durable. A JSON result is answered as a {@link JsonReply} `{"status": 200, ...result}`.
    */
   async function answer(route: RouteDefinition, ctx: Parameters<RouteDefinition['handler']>[0]): Promise<Reply> {
-    // A public route under a key (a driver's `/sandbox/{key}/…`) looks the key up in its handler.
+    // A public route under a key (a driver's `/sandbox/{key}/…`): the scope resolver refused an unknown
+    // key before the body was read; a lookup failing in its handler counts as well.
     let result: Awaited<ReturnType<RouteDefinition['handler']>>;
     try {
       result = await route.handler(ctx);

@@ -29,12 +29,30 @@ export interface StreamUpgradeDeps {
 /** Largest message a client may send (clients send nothing the server reads). */
 const MAX_CLIENT_MESSAGE = 1024;
 
-/** Writes an HTTP error answer on a socket not upgraded, in the API's error model, and closes it. */
+/** How long a refused upgrade's connection stays half-closed after the answer (the client reads it), before it is destroyed. */
+const LINGER_MS = 500;
+
+/**
+ * Writes an HTTP error answer on a socket not upgraded, in the API's error model, and closes it: the
+ * answer ends the server's side, and the socket is destroyed {@link LINGER_MS} later whatever the
+ * client does. An upgraded request has left the HTTP server, whose timeouts no longer apply: a client
+ * keeping its side open would otherwise hold the connection for good.
+ */
 function refuse(socket: Duplex, err: ParleyError): void {
   const text = JSON.stringify({ status: err.status, error: err.details === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, details: err.details } });
   const retry = err.status === 429 && (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
   socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${retry ? `Retry-After: ${retry}\r\n` : ''}Connection: close\r\n\r\n${text}`);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+}
+
+/** The path and query of an upgrade's request target; a target that is no URL is the client's error (400). */
+function targetOf(url: string | undefined): URL {
+  try {
+    return new URL(url ?? '/', 'http://parley.invalid');
+  } catch {
+    throw new ValidationError('the request target is not a valid URL');
+  }
 }
 
 /** A percent-encoded path segment, decoded; a malformed encoding is the client's error (400). */
@@ -57,7 +75,7 @@ export function streamUpgradeHandler(deps: StreamUpgradeDeps): (req: IncomingMes
   return (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     void (async () => {
-      const url = new URL(req.url ?? '/', 'http://parley.invalid');
+      const url = targetOf(req.url);
       const match = /^\/([^/]+)\/events$/.exec(url.pathname);
       if (!match) throw new ParleyError(404, 'route_not_found', 'WebSocket upgrades are served on /{key}/events and /admin/events only');
       if (deps.isShuttingDown()) throw new ParleyError(503, 'shutting_down', 'the server is shutting down');
