@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { dataUri, SAMPLES, sampleBytes } from '../support/media-server.js';
 import { MessagingPair } from '../support/messaging.js';
 
@@ -17,7 +18,7 @@ describe('messages: bad input', () => {
     // configured (never linked, so no Graph call is made) for the provider checks below.
     const unusedGraph = { graphBaseUrl: 'http://127.0.0.1:9', profileLookup: false };
     p = await MessagingPair.start({
-      config: { media: { maxBytes: MAX_MEDIA, timeoutMs: 5000 } },
+      config: { media: { ...DEFAULT_MEDIA_LIMITS, maxBytes: MAX_MEDIA, timeoutMs: 5000 } },
       plugins: [
         { package: '@parley/storage-memory' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
         { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },

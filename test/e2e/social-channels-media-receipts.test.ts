@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
+import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { apiErrorAnswer } from '../support/api-error.js';
@@ -13,6 +14,9 @@ const FB_SECRET = 'messenger-app-secret-abcdef012345';
 const FB_LINK = { accessToken: 'EAAMe2epagetoken0123456789', appSecret: FB_SECRET, verifyToken: 'verify-messenger-e2e-0002', accountId: FB_PAGE };
 const SENT = ['m_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fplwlqLP_5cgXIbu7I3rBN0001', 'm_AG5Hz2Uq7tuwNEhXfYYKj8mJEM_QPpz5jdCK48PnKAjSdjfipqxqMvK8ma6AC8fplwlqLP_5cgXIbu7I3rBN0002'];
 const CDN_PATH = '/v/t1.15752-9/451234567_1234567890_n.png';
+/** `media.maxDownloadBytes` of this server: far above the fixtures' pixel, below {@link LARGE}. */
+const MAX_DOWNLOAD = 4096;
+const LARGE = Buffer.alloc(MAX_DOWNLOAD * 4, 7);
 
 /** A Messenger notification of the fixtures' Page with the given messaging events (Meta's documented shapes). */
 function pageBody(...messaging: Record<string, unknown>[]): Buffer {
@@ -48,6 +52,8 @@ for (const storage of ['memory', 'sqlite'] as const) {
           // enum lists the channels the configured plugins register: an unregistered one answers 400.)
           { package: '@parley/channel-instagram', options: { graphBaseUrl: graph.url, profileLookup: false } },
         ],
+        config: { media: { ...DEFAULT_MEDIA_LIMITS, maxDownloadBytes: MAX_DOWNLOAD } },
+        captureLogs: true,
       });
     });
     after(async () => {
@@ -116,6 +122,37 @@ for (const storage of ['memory', 'sqlite'] as const) {
             + '(Meta\'s attachment links expire; turn save_media on to keep received media)',
         },
       }));
+    });
+
+    it('received media over media.maxDownloadBytes: with save_media on the message is stored, the media not (one warning); GET media answers 413 media_too_large', async () => {
+      const shop = await linkedShop('fb-too-large');
+      const api = t.client(shop.key);
+      assert.equal((await api.call('updateInstanceFlags', { query: { saveMedia: true } })).status, 200);
+      graph.on('GET', CDN_PATH, { status: 200, body: LARGE, contentType: 'image/png' });
+      const mid = 'm_too-large-image-0001';
+      const logsBefore = t.logs.length;
+      const res = await postWebhook(t, 'messenger', pageBody(imageEvent(mid, `${graph.url}${CDN_PATH}?oe=66A0B1C4`)), { appSecret: FB_SECRET });
+      assert.deepStrictEqual({ status: res.status, body: res.body }, { status: 200, body: { received: 1 } });
+      await t.settle();
+      assert.equal((await stored(shop.id, mid))?.key.id, mid, 'the message is stored');
+      assert.equal(await t.server.context.storage.media.get(shop.id, mid), null, 'its media is not');
+      const warnings = t.logs.slice(logsBefore).map((line) => JSON.parse(line) as Record<string, unknown>).filter((l) => l.message === mid && l.level === 40);
+      assert.deepStrictEqual(warnings.map((l) => [l.msg, l.limit, l.setting, 'err' in l]), [[
+        `received media not saved: media of message ${mid} is larger than ${MAX_DOWNLOAD} bytes, the limit of received media (media.maxDownloadBytes)`,
+        MAX_DOWNLOAD, 'media.maxDownloadBytes', false,
+      ]]);
+
+      const expected = apiErrorAnswer({
+        status: 413,
+        error: {
+          code: 'media_too_large',
+          message: `media of message ${mid} is larger than ${MAX_DOWNLOAD} bytes, the limit of received media (media.maxDownloadBytes)`,
+          details: { limit: MAX_DOWNLOAD, setting: 'media.maxDownloadBytes' },
+        },
+      });
+      await assert.rejects(api.call('getMessageMedia', { params: { messageId: mid }, query: { format: 'json' } }), expected);
+      const binary = await t.request('GET', `/${shop.key}/message/${mid}/media`);
+      assert.deepStrictEqual([binary.status, binary.headers.get('content-type'), binary.body.error.code], [413, 'application/json; charset=utf-8', 'media_too_large']);
     });
 
     it('moves messages sent through the API along Messenger\'s watermark receipts, with a status webhook each', async () => {

@@ -68,6 +68,27 @@ export class PayloadTooLargeError extends ParleyError {
 }
 
 /**
+ * 413 `media_too_large`: received media (the attachment of a message a remote party sent) over the
+ * limit of what a channel downloads, `media.maxDownloadBytes` of the configuration unless `setting`
+ * names a tighter one. `size` is the size the message declared, when it declared one over the
+ * limit; without it the download was stopped once more than `limit` bytes arrived. `details`
+ * carries `limit`, `setting` and, when known, `size`.
+ */
+export class MediaTooLargeError extends ParleyError {
+  constructor(
+    what: string,
+    readonly limit: number,
+    readonly size?: number,
+    readonly setting = 'media.maxDownloadBytes',
+  ) {
+    super(413, 'media_too_large', size === undefined
+      ? `${what} is larger than ${limit} bytes, the limit of received media (${setting})`
+      : `${what} is ${size} bytes, over ${limit} bytes, the limit of received media (${setting})`,
+    { limit, setting, ...(size === undefined ? {} : { size }) });
+  }
+}
+
+/**
  * 422: the instance's channel has no such capability. Thrown by {@link requireCapability}; never a
  * fake success. `message` reads `<channel> does not support <capability>` plus an optional reason.
  */

@@ -27,23 +27,38 @@ export interface HostSettings {
    */
   allowPrivateProxies?: boolean;
   /**
-   * Limits of media fetched from user-supplied URLs (`media` of the configuration). Plugins that fetch
-   * such URLs themselves (catalog images handed to a channel) apply the same limits as the server.
+   * Limits of media (`media` of the configuration): of media fetched from user-supplied URLs, which
+   * plugins that fetch such URLs themselves (catalog images handed to a channel) apply as the server
+   * does, and of received media, which every channel applies to the attachments it downloads.
    * Absent in hosts that do not set them: {@link DEFAULT_MEDIA_LIMITS} apply.
    */
   media?: MediaLimits;
 }
 
-/** Size and time limits of one media fetch. */
+/** Size and time limits of media. */
 export interface MediaLimits {
-  /** Largest body accepted, in bytes (413 above it). */
+  /** Largest body fetched from a user-supplied URL, in bytes (413 `payload_too_large` above it). */
   maxBytes: number;
-  /** Time allowed for the whole fetch, redirects included. */
+  /** Time allowed for the whole fetch of a user-supplied URL, redirects included. */
   timeoutMs: number;
+  /**
+   * Largest received media a channel downloads (`media.maxDownloadBytes`): the attachment of a
+   * message a remote party sent, downloaded for `GET /{key}/message/{id}/media` or for `save_media`.
+   * A channel refuses before downloading when the message declares a larger size, and stops reading
+   * (closing the connection) once more arrives than this, whatever the message declared: a
+   * `MediaTooLargeError` (413 `media_too_large`) either way.
+   */
+  maxDownloadBytes: number;
 }
 
-/** The configuration's default media limits: 16 MiB within 15 s. */
-export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({ maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000 });
+/**
+ * The configuration's default media limits: URLs up to 16 MiB within 15 s; received media up to
+ * 100 MiB (WhatsApp's document limit for years, and well above its image, audio and video sizes;
+ * documents can now reach 2 GB, which no server should hold in memory for one stranger's message).
+ */
+export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({
+  maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000, maxDownloadBytes: 100 * 1024 * 1024,
+});
 
 /**
  * What a plugin adds to the server, declared in its manifest. The host checks it at boot: a plugin

@@ -18,7 +18,10 @@ export interface MetaGraphOptions {
   profileLookup: boolean;
   /** Minimum time a message id is remembered to drop Meta's redeliveries, in hours. */
   dedupWindowHours: number;
-  /** Largest attachment downloaded from Meta's CDN, in bytes (Meta's own limit is 25 MB). */
+  /**
+   * Largest attachment downloaded from Meta's CDN, in bytes (Meta's own limit is 25 MB). It can only
+   * tighten the host's `media.maxDownloadBytes`, the limit of received media on every channel.
+   */
   mediaMaxBytes: number;
 }
 
@@ -66,6 +69,8 @@ export interface MetaDriverOptions extends Partial<MetaGraphOptions> {
    * CDN is public, so only tests against a loopback CDN turn it on.
    */
   allowPrivateUrls?: boolean;
+  /** The host's `media.maxDownloadBytes` (received media); default that of `DEFAULT_MEDIA_LIMITS`. */
+  maxDownloadBytes?: number;
 }
 
 /** Fills the defaults of every absent option. */

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { ParleyError, UpstreamError, type MessageRecord } from '@parley/core';
+import { MediaTooLargeError, ParleyError, UpstreamError, type MessageRecord } from '@parley/core';
 import { MetaMediaDownloader } from '../src/index.js';
 import { useMockGraph } from '../src/testing/index.js';
 
@@ -47,11 +47,15 @@ describe('MetaMediaDownloader', () => {
     });
   });
 
-  it('stops at the size limit (502, not retryable) and on CDN outages (502, retryable)', async () => {
+  it('stops at the size limit (413 media_too_large, as received media on every channel) and on CDN outages (502, retryable)', async () => {
     cdn.on('GET', CDN_PATH, { status: 200, body: Buffer.alloc(2048, 1), contentType: 'image/jpeg' });
-    await assert.rejects(downloader().download(image()), (err: unknown) => {
-      assert.ok(err instanceof UpstreamError);
-      assert.deepStrictEqual([err.status, err.message, err.details], [502, 'Messenger media download failed: larger than 1024 bytes', { retryable: false, kind: 'too_large' }]);
+    const record = image();
+    await assert.rejects(downloader().download(record), (err: unknown) => {
+      assert.ok(err instanceof MediaTooLargeError);
+      assert.deepStrictEqual([err.status, err.code, err.message, err.details], [
+        413, 'media_too_large', `media of message ${record.key.id} is larger than 1024 bytes, the limit of received media (media.maxDownloadBytes)`,
+        { limit: 1024, setting: 'media.maxDownloadBytes' },
+      ]);
       return true;
     });
     cdn.on('GET', CDN_PATH, { status: 503, body: { error: 'unavailable' } });

@@ -100,7 +100,8 @@ export class BaileysAdapter implements ChannelAdapter {
       ...(deps.mediaTls ? { tls: deps.mediaTls } : {}),
     });
     const runtime: AdapterRuntime = {
-      context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download, now: deps.now,
+      context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download,
+      maxDownloadBytes: deps.mediaLimits.maxDownloadBytes, now: deps.now,
     };
     this.capabilities = {
       connection: connectionCapability(this.connection),

@@ -1,10 +1,12 @@
+import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, MediaTooLargeError, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
-import type { Dispatcher } from 'undici';
+import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { BaileysAdapter } from './baileys.adapter.js';
 import { baileysLogger } from './connection/logger-bridge.js';
+import { DownloadBound, readBounded } from './media/bounded-download.js';
 import { systemResolve, type ResolveHost } from '@parley/net';
 import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
@@ -27,7 +29,7 @@ export interface BaileysDriverInput {
   allowPrivateUrls?: boolean;
   /** Host setting: the instance's proxy may be on a private network even where user-supplied URLs may not; default `allowPrivateUrls`. */
   allowPrivateProxy?: boolean;
-  /** Host setting: limits of media fetched from user-supplied URLs; default {@link DEFAULT_MEDIA_LIMITS}. */
+  /** Host setting: limits of media fetched from user-supplied URLs and of received media; default {@link DEFAULT_MEDIA_LIMITS}. */
   mediaLimits?: MediaLimits;
   /** Resolves host names of user-supplied URLs and of the instance's proxy; default the system resolver. Tests point names at addresses. */
   resolveHost?: ResolveHost;
@@ -40,13 +42,23 @@ export interface BaileysDriverInput {
 /**
  * Expired media links are renewed by asking the sender's phone to upload the media again. Baileys
  * hands `options` to the global `fetch`, which takes the guarded dispatcher (checked addresses
- * only, through the instance's proxy when it has one).
+ * only, through the instance's proxy when it has one), bounded for this download by a
+ * {@link DownloadBound}. Baileys answers a stream (its `buffer` mode would read any size), read
+ * here up to `maxBytes`.
  */
-const defaultDownload: MediaDownloader = (message, socket, logger, dispatcher) => {
-  const options: RequestInit & { dispatcher?: Dispatcher } = dispatcher ? { dispatcher } : {};
-  return downloadMediaMessage(message, 'buffer', { options }, {
-    reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
-  });
+const defaultDownload: MediaDownloader = async (message, socket, logger, dispatcher, maxBytes) => {
+  const tooLarge = () => new MediaTooLargeError(`media of message ${message.key.id ?? ''}`, maxBytes);
+  const bound = new DownloadBound(dispatcher ?? getGlobalDispatcher(), maxBytes, tooLarge);
+  const options: RequestInit & { dispatcher: Dispatcher } = { dispatcher: bound };
+  let stream: Readable;
+  try {
+    stream = await downloadMediaMessage(message, 'stream', { options }, {
+      reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
+    });
+  } catch (err) {
+    throw bound.failure ?? err;
+  }
+  return readBounded(stream, bound, maxBytes, tooLarge);
 };
 
 /**

@@ -12,8 +12,13 @@ import { normalizeJid } from './util/jids.js';
  * Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default).
  * `dispatcher` is the connection's guarded dispatcher: private addresses are refused when
  * connecting (the message's sender chose the link), through the instance's proxy when it has one.
+ * More than `maxBytes` of media rejects with MediaTooLargeError as soon as it is known, the
+ * download stopped and its connection closed (the message's declared `fileLength` is checked
+ * before the downloader is called, but the sender chose it too).
  */
-export type MediaDownloader = (message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined) => Promise<Buffer>;
+export type MediaDownloader = (
+  message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined, maxBytes: number,
+) => Promise<Buffer>;
 
 /** What every capability of one adapter shares. */
 export interface AdapterRuntime {
@@ -25,6 +30,8 @@ export interface AdapterRuntime {
   /** Fetches user-supplied URLs (catalog images, product cards, group pictures) so Baileys gets bytes, never a URL. */
   readonly fetcher: GuardedFetcher;
   readonly download: MediaDownloader;
+  /** Host setting `media.maxDownloadBytes`: the largest received media downloaded. */
+  readonly maxDownloadBytes: number;
   /** Unix ms. */
   now(): number;
 }

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
-import type { ProductInput } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, type ProductInput } from '@parley/core';
 import { connectOpen, createHarness, type Harness } from './harness.js';
 import { sampleImages } from './images.js';
 import { startHttpProxy, startSocksProxy, type ConnectSeen, type LocalServer } from '@parley/testkit';
@@ -62,7 +62,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
   async function open(options: { viaProxy: boolean; allowPrivateUrls?: boolean }) {
     h = await createHarness({
       // The loopback proxy stands in for a public one; the URLs fetched through it are still checked.
-      resolveHost, allowPrivateUrls: options.allowPrivateUrls ?? false, allowPrivateProxy: true, mediaLimits: { maxBytes: MAX, timeoutMs: 5000 },
+      resolveHost, allowPrivateUrls: options.allowPrivateUrls ?? false, allowPrivateProxy: true, mediaLimits: { ...DEFAULT_MEDIA_LIMITS, maxBytes: MAX, timeoutMs: 5000 },
       ...(options.viaProxy ? { instance: { proxy: `http://127.0.0.1:${proxy.port}` } } : {}),
     });
     const socket = await connectOpen(h);
@@ -163,7 +163,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
   });
 
   it('the whole fetch has the host\'s time limit', async () => {
-    h = await createHarness({ resolveHost, mediaLimits: { maxBytes: MAX, timeoutMs: 300 }, allowPrivateProxy: true, instance: { proxy: `http://127.0.0.1:${proxy.port}` } });
+    h = await createHarness({ resolveHost, mediaLimits: { ...DEFAULT_MEDIA_LIMITS, maxBytes: MAX, timeoutMs: 300 }, allowPrivateProxy: true, instance: { proxy: `http://127.0.0.1:${proxy.port}` } });
     const socket = await connectOpen(h);
     const started = Date.now();
     await assert.rejects(h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/stalls.png')), {

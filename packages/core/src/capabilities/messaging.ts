@@ -20,7 +20,10 @@ export interface MessagingCapability {
   createCallLink?(type: CallLinkType): Promise<string>;
   /**
    * Downloads the media of a received message that the server has not stored. Answers null when the
-   * message has no media.
+   * message has no media. Bounded by the host's received-media limit (`maxDownloadBytes` of the
+   * host settings' `media`): over it, MediaTooLargeError (413 `media_too_large`) — before any
+   * download when the message declares a larger size, else as soon as more bytes than the limit
+   * arrive (the download is abandoned and its connection closed; nothing larger is held in memory).
    */
   downloadMedia?(record: MessageRecord): Promise<MediaBlob | null>;
   /**

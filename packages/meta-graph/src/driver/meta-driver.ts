@@ -1,4 +1,4 @@
-import { silentLogger, systemClock, type ChannelContext, type ChannelDriver } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, silentLogger, systemClock, type ChannelContext, type ChannelDriver } from '@parley/core';
 import { MetaChannelAdapter } from '../adapter/meta-adapter.js';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import { GraphClient } from '../graph/graph-client.js';
@@ -23,8 +23,11 @@ export function createMetaDriver(profile: MetaChannelProfile, options: MetaDrive
     label: profile.label,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
+  // One rule for received media on every channel: the host's media.maxDownloadBytes, which the plugin's mediaMaxBytes can only tighten.
+  const hostLimit = options.maxDownloadBytes ?? DEFAULT_MEDIA_LIMITS.maxDownloadBytes;
   const media = new MetaMediaDownloader(profile.label, {
-    maxBytes: resolved.mediaMaxBytes, timeoutMs: resolved.timeoutMs, allowPrivate: options.allowPrivateUrls ?? false,
+    maxBytes: Math.min(resolved.mediaMaxBytes, hostLimit), timeoutMs: resolved.timeoutMs, allowPrivate: options.allowPrivateUrls ?? false,
+    setting: resolved.mediaMaxBytes < hostLimit ? `mediaMaxBytes of the ${profile.channel} plugin` : 'media.maxDownloadBytes',
   });
   return {
     name: profile.channel,

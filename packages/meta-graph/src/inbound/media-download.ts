@@ -1,9 +1,12 @@
-import { assertUrlAllowed, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord } from '@parley/core';
+import { assertUrlAllowed, MediaTooLargeError, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord } from '@parley/core';
 import { guardedGet, GuardedGetError } from '@parley/net';
 
 /** Limits of {@link MetaMediaDownloader}. */
 export interface MetaMediaLimits {
+  /** Largest attachment downloaded: over it 413 `media_too_large`. */
   maxBytes: number;
+  /** The setting `maxBytes` comes from, named in that error; default `media.maxDownloadBytes`. */
+  setting?: string;
   timeoutMs: number;
   /** True only when the host allows private URLs (tests with a loopback CDN). */
   allowPrivate: boolean;
@@ -25,7 +28,8 @@ const EXPIRED = new Set([403, 404, 410]);
  * Downloads the attachment of a received Instagram or Messenger message from the CDN link its
  * record carries. Those links expire after some days, so the server keeps the bytes at ingestion
  * when `save_media` is on; later the download answers 404 `media_not_found`. The fetch is the
- * server's guarded one: public addresses only (checked at connect time), a size limit, a deadline.
+ * server's guarded one: public addresses only (checked at connect time), a size limit (the host's
+ * `media.maxDownloadBytes`, or the plugin's tighter `mediaMaxBytes`), a deadline.
  */
 export class MetaMediaDownloader {
   constructor(
@@ -55,6 +59,8 @@ export class MetaMediaDownloader {
   }
 
   private failure(err: GuardedGetError, messageId: string): Error {
+    // Received media over its limit is the same answer on every channel (the CDN's Content-Length or the bytes counted).
+    if (err.failure === 'too_large') return new MediaTooLargeError(`media of message ${messageId}`, this.limits.maxBytes, undefined, this.limits.setting);
     if (err.failure === 'status' && err.httpStatus !== undefined && EXPIRED.has(err.httpStatus)) {
       return new ParleyError(404, 'media_not_found',
         `media of message ${messageId} is no longer available: ${this.label}'s link answered HTTP ${err.httpStatus} `

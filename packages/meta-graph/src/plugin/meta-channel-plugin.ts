@@ -16,7 +16,10 @@ export function defineMetaChannelPlugin(name: string, profile: MetaChannelProfil
     coreVersion: '^0.1.0',
     optionsSchema: metaGraphOptionsSchema,
     register({ channels, options, logger, host, clock }) {
-      channels.add(createMetaDriver(profile, { ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls }));
+      channels.add(createMetaDriver(profile, {
+        ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls,
+        ...(host.media ? { maxDownloadBytes: host.media.maxDownloadBytes } : {}),
+      }));
     },
   });
 }

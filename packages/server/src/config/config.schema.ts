@@ -38,6 +38,7 @@ export const configSchema = {
       properties: {
         maxBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+        maxDownloadBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
       },
     },
     restore: restoreSchema,

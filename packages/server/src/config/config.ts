@@ -37,7 +37,8 @@ export interface ParleyConfig {
   allowPrivateUrls: boolean;
   /** Instances' proxies may be on private networks; unset: as `allowPrivateUrls`. */
   allowPrivateProxies?: boolean;
-  media: { maxBytes: number; timeoutMs: number };
+  /** `maxBytes`, `timeoutMs`: media fetched from URLs; `maxDownloadBytes`: received media a channel downloads. */
+  media: { maxBytes: number; timeoutMs: number; maxDownloadBytes: number };
   /** How restored instances reconnect: bounded concurrency, a rate per channel driver. */
   restore: RestoreConfig;
   shutdownTimeoutMs: number;
@@ -194,7 +195,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     trustProxy: envTrustProxy(env.PARLEY_TRUST_PROXY) ?? f.trustProxy ?? false,
     allowPrivateUrls: envFlag(env.PARLEY_ALLOW_PRIVATE_URLS) ?? f.allowPrivateUrls ?? false,
     allowPrivateProxies: envFlag(env.PARLEY_ALLOW_PRIVATE_PROXIES) ?? f.allowPrivateProxies,
-    media: { maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs },
+    media: {
+      maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs,
+      maxDownloadBytes: f.media?.maxDownloadBytes ?? DEFAULT_MEDIA_LIMITS.maxDownloadBytes,
+    },
     restore: restoreConfig(env, f.restore),
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,
     queue: {

@@ -1,5 +1,5 @@
 import {
-  MESSAGE_STATUS_RANK, restStatusOf, setStatuses, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type ChannelEventOf, type Chat, type Clock,
+  isParleyError, MESSAGE_STATUS_RANK, restStatusOf, setStatuses, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type ChannelEventOf, type Chat, type Clock,
   type InboundMessage, type InstanceRecord, type Logger, type MessageRecord, type MessageStatus, type Storage,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
@@ -255,6 +255,13 @@ export class StoreProjector implements EventSubscriber {
       if (blob) await this.storage.media.put(runtime.id, event.message.id, blob);
     } catch (err) {
       // The message is stored either way; the media endpoint retries the download on demand.
+      if (isParleyError(err) && err.code === 'media_too_large') {
+        // A remote party's choice, not a fault: one line with the sizes, no stack. GET media answers the same 413.
+        const { limit, size, setting } = err.details as { limit?: number; size?: number; setting?: string };
+        this.logger.warn({ instance: runtime.id, message: event.message.id, limit, setting, ...(size === undefined ? {} : { size }) },
+          `received media not saved: ${err.message}`);
+        return;
+      }
       this.logger.warn({ err, instance: runtime.id, message: event.message.id }, 'saving incoming media failed');
     }
   }

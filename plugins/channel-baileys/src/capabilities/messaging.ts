@@ -1,5 +1,5 @@
 import {
-  UpstreamError, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType,
+  MediaTooLargeError, UpstreamError, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType,
   type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
@@ -71,14 +71,26 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       if (!content || !type || !MEDIA_TYPES.has(type)) return null;
       const media = content[type] as proto.Message.IImageMessage & { fileName?: string | null };
       if (!media?.directPath && !media?.url) return null;
+      // The sender chose `fileLength` (it can be small and false: the download counts too), but a larger one is believed.
+      const declared = declaredSize(media.fileLength);
+      if (declared !== undefined && declared > runtime.maxDownloadBytes) {
+        throw new MediaTooLargeError(`media of message ${record.key.id}`, runtime.maxDownloadBytes, declared);
+      }
       const socket = runtime.connection.openSocket();
       const dispatcher = runtime.connection.downloadDispatcher();
       // Baileys derives the decryption keys from the member name; a video note decrypts as a video.
       const message: WAMessage = {
         ...recordToWAMessage(record), message: type === 'ptvMessage' ? proto.Message.fromObject({ videoMessage: content.ptvMessage }) : content,
       };
-      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher));
+      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher, runtime.maxDownloadBytes));
       return { data, mimetype: media.mimetype || DEFAULT_MIME[type]!, ...(media.fileName ? { fileName: media.fileName } : {}) };
     },
   };
+}
+
+/** A media's declared `fileLength` (a number, a Long or the string of a stored record); undefined when absent or unreadable. */
+function declaredSize(value: unknown): number | undefined {
+  if (value === null || value === undefined || value === '') return undefined;
+  const n = Number(typeof value === 'object' ? String(value) : value);
+  return Number.isFinite(n) && n >= 0 ? n : undefined;
 }

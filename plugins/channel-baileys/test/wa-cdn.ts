@@ -1,0 +1,137 @@
+import { once } from 'node:events';
+import { randomBytes } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import type { MessageRecord } from '@parley/core';
+import { encryptedStream } from '@whiskeysockets/baileys';
+import { PEER_JID } from './harness.js';
+
+// Fixtures live in the source tree; the compiled test runs from dist/test.
+const fixtures = new URL('../../test/fixtures/', import.meta.url);
+
+/** The TLS identity of the fake CDN: a certificate for mmg.whatsapp.net, and the CA clients must trust. */
+export async function cdnTls(): Promise<{ key: string; cert: string }> {
+  return {
+    key: await readFile(new URL('media-host.key.pem', fixtures), 'utf8'),
+    cert: await readFile(new URL('media-host.cert.pem', fixtures), 'utf8'),
+  };
+}
+
+/** A media file as WhatsApp stores it: encrypted by Baileys with a fresh media key, and what a message says of it. */
+export interface EncryptedMedia {
+  plain: Buffer;
+  body: Buffer;
+  mediaKey: Buffer;
+  fileSha256: Buffer;
+  fileEncSha256: Buffer;
+}
+
+export async function encryptMedia(plain: Buffer, type: 'image' | 'document' = 'document'): Promise<EncryptedMedia> {
+  const enc = await encryptedStream(plain, type);
+  const body = await readFile(enc.encFilePath);
+  await rm(enc.encFilePath, { force: true });
+  return { plain, body, mediaKey: enc.mediaKey, fileSha256: enc.fileSha256, fileEncSha256: enc.fileEncSha256 };
+}
+
+/** A received document message pointing at `path` on the CDN at `port`, declaring `fileLength`. */
+export function documentMessage(media: EncryptedMedia, port: number, path: string, fileLength: number): MessageRecord {
+  return {
+    key: { remoteJid: PEER_JID, fromMe: false, id: `3EB0${randomBytes(8).toString('hex').toUpperCase()}` }, messageTimestamp: '1735700002',
+    status: 'DELIVERY_ACK',
+    message: {
+      documentMessage: {
+        url: `https://mmg.whatsapp.net:${port}${path}?ccb=11-4`, directPath: `${path}?ccb=11-4`, mimetype: 'application/pdf', fileName: 'report.pdf',
+        mediaKey: media.mediaKey.toString('base64'), fileSha256: media.fileSha256.toString('base64'),
+        fileEncSha256: media.fileEncSha256.toString('base64'), fileLength: String(fileLength),
+      },
+    },
+  };
+}
+
+/** One request the CDN answered: how much of the body it wrote, and whether the client closed the connection first. */
+export interface CdnRequest {
+  path: string;
+  total: number;
+  written: number;
+  /** Set once the response closed: true when it closed before the whole body was written. */
+  closedEarly?: boolean;
+}
+
+/** How the CDN serves one path. */
+export interface CdnFile {
+  body: Buffer;
+  /** Send `Content-Length` (WhatsApp's CDN does); without it the body is chunked. */
+  contentLength: boolean;
+  /** Reset the connection after this many bytes (a CDN or network failing mid-body). */
+  resetAfter?: number;
+}
+
+export interface FakeCdn {
+  port: number;
+  requests: CdnRequest[];
+  /** TLS connections accepted. */
+  connections(): number;
+  /** Waits (bounded) until every request's response has closed. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A stand-in for WhatsApp's media CDN (mmg.whatsapp.net, over TLS): serves encrypted files in
+ * 64 KiB writes that wait for the client to read (as a real server's socket does), and records
+ * how much of each body was written before the connection closed.
+ */
+export async function startCdn(tls: { key: string; cert: string }, files: Record<string, CdnFile>): Promise<FakeCdn> {
+  const requests: CdnRequest[] = [];
+  let connections = 0;
+  const server = createServer(tls, (req, res) => {
+    const path = (req.url ?? '').split('?')[0]!;
+    const file = files[path];
+    if (!file) {
+      res.writeHead(404, { 'content-length': 0 }).end();
+      return;
+    }
+    const seen: CdnRequest = { path, total: file.body.length, written: 0 };
+    requests.push(seen);
+    res.on('close', () => { seen.closedEarly = seen.written < seen.total || !res.writableFinished; });
+    res.writeHead(200, { 'content-type': 'application/octet-stream', ...(file.contentLength ? { 'content-length': file.body.length } : {}) });
+    const push = () => {
+      while (!res.destroyed && seen.written < file.body.length) {
+        if (file.resetAfter !== undefined && seen.written >= file.resetAfter) {
+          res.socket?.destroy();
+          return;
+        }
+        const chunk = file.body.subarray(seen.written, seen.written + 64 * 1024);
+        seen.written += chunk.length;
+        if (!res.write(chunk)) {
+          res.once('drain', push);
+          return;
+        }
+      }
+      if (!res.destroyed) res.end();
+    };
+    push();
+  });
+  const sockets = new Set<Socket>();
+  server.on('secureConnection', () => { connections++; });
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    port: (server.address() as AddressInfo).port,
+    requests,
+    connections: () => connections,
+    settled: async () => {
+      for (let i = 0; i < 200 && requests.some((r) => r.closedEarly === undefined); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    },
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
