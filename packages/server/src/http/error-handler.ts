@@ -15,8 +15,11 @@ export function sendError(res: Response, status: number, code: string, message: 
   res.status(status).json({ status, error: details === undefined ? { code, message } : { code, message, details } });
 }
 
-/** Failures of requests without credentials are logged at most once per this period (anyone can send them). */
-const UNAUTHENTICATED_LOG_MS = 1000;
+/**
+ * Failures of requests whose caller proved no key or token (public routes, unknown paths, static files)
+ * are logged at most once per this period: anyone can send them.
+ */
+export const UNAUTHENTICATED_LOG_MS = 1000;
 
 /**
  * Maps express body-parser failures and Parley errors to JSON; anything else is a 500 without internals.

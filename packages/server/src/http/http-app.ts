@@ -3,7 +3,7 @@ import { LogThrottle, type Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
-import { errorHandler, sendError } from './error-handler.js';
+import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
@@ -56,11 +56,6 @@ const OPENAPI_DOCUMENT = {
 };
 /** Client errors logged at debug: lookups that found nothing, refused credentials, rate-limited callers. */
 const QUIET_FAILURES = new Set([401, 404, 429]);
-/**
- * Failed requests of callers that proved no key or token (public routes, unknown paths, static files)
- * are logged at most once per this period: anyone can send them.
- */
-const UNAUTHENTICATED_LOG_MS = 1000;
 
 const STATIC_PREFIXES = new Set(['admin', 'docs', 'openapi.json', 'healthz', 'readyz', DASHBOARD_PATH.slice(1)]);
 
