@@ -88,6 +88,29 @@ export class MediaTooLargeError extends ParleyError {
   }
 }
 
+/** Which limit a {@link MediaDownloadTimeoutError} passed. */
+export type MediaDownloadTimeoutSetting = 'media.downloadTimeoutMs' | 'media.downloadIdleMs';
+
+/**
+ * 504 `media_download_timeout`: the download of received media (from a host the message's sender
+ * chose) was stopped, its connection closed, because it passed a time limit of the configuration:
+ * `media.downloadTimeoutMs` for the whole download, `media.downloadIdleMs` waiting for its next
+ * bytes. `details` carries `limitMs`, `setting` and `retryable: true` (a slow host may be faster
+ * later).
+ */
+export class MediaDownloadTimeoutError extends ParleyError {
+  constructor(
+    what: string,
+    readonly limitMs: number,
+    readonly setting: MediaDownloadTimeoutSetting,
+  ) {
+    super(504, 'media_download_timeout', setting === 'media.downloadIdleMs'
+      ? `${what} was not downloaded: nothing arrived for ${limitMs} ms, the limit of received media (${setting})`
+      : `${what} was not downloaded within ${limitMs} ms, the limit of received media (${setting})`,
+    { limitMs, setting, retryable: true });
+  }
+}
+
 /**
  * 422: the instance's channel has no such capability. Thrown by {@link requireCapability}; never a
  * fake success. `message` reads `<channel> does not support <capability>` plus an optional reason.

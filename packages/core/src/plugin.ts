@@ -49,15 +49,32 @@ export interface MediaLimits {
    * `MediaTooLargeError` (413 `media_too_large`) either way.
    */
   maxDownloadBytes: number;
+  /**
+   * Time allowed for the whole download of one received media (`media.downloadTimeoutMs`),
+   * redirects and re-upload requests included. The sender chose the link, so its host may answer
+   * as slowly as it likes: past this the download is stopped (its connection closed) with a
+   * `MediaDownloadTimeoutError` (504 `media_download_timeout`).
+   */
+  downloadTimeoutMs: number;
+  /**
+   * Longest wait for the next bytes of a received media download (`media.downloadIdleMs`): for the
+   * response's headers once the request is sent, then between two chunks of its body. Past it the
+   * same 504 `media_download_timeout`, long before the whole download's deadline.
+   */
+  downloadIdleMs: number;
 }
+
+/** The limits of received media (`media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`), as channels take them. */
+export type ReceivedMediaLimits = Pick<MediaLimits, 'maxDownloadBytes' | 'downloadTimeoutMs' | 'downloadIdleMs'>;
 
 /**
  * The configuration's default media limits: URLs up to 16 MiB within 15 s; received media up to
  * 100 MiB (WhatsApp's document limit for years, and well above its image, audio and video sizes;
- * documents can now reach 2 GB, which no server should hold in memory for one stranger's message).
+ * documents can now reach 2 GB, which no server should hold in memory for one stranger's message),
+ * within 5 minutes (100 MiB at about 2.8 Mbit/s) and with at most 30 s without a byte.
  */
 export const DEFAULT_MEDIA_LIMITS: Readonly<MediaLimits> = Object.freeze({
-  maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000, maxDownloadBytes: 100 * 1024 * 1024,
+  maxBytes: 16 * 1024 * 1024, timeoutMs: 15_000, maxDownloadBytes: 100 * 1024 * 1024, downloadTimeoutMs: 300_000, downloadIdleMs: 30_000,
 });
 
 /**

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '@parley/core';
+import type { Clock, Logger, ReceivedMediaLimits } from '@parley/core';
 
 /** Plugin options shared by the Instagram and Messenger channel plugins. */
 export interface MetaGraphOptions {
@@ -69,8 +69,11 @@ export interface MetaDriverOptions extends Partial<MetaGraphOptions> {
    * CDN is public, so only tests against a loopback CDN turn it on.
    */
   allowPrivateUrls?: boolean;
-  /** The host's `media.maxDownloadBytes` (received media); default that of `DEFAULT_MEDIA_LIMITS`. */
-  maxDownloadBytes?: number;
+  /**
+   * The host's limits of received media (`media.maxDownloadBytes`, `media.downloadTimeoutMs`,
+   * `media.downloadIdleMs`); default those of `DEFAULT_MEDIA_LIMITS`.
+   */
+  receivedMedia?: ReceivedMediaLimits;
 }
 
 /** Fills the defaults of every absent option. */

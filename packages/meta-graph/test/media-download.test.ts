@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { MediaTooLargeError, ParleyError, UpstreamError, type MessageRecord } from '@parley/core';
+import { MediaDownloadTimeoutError, MediaTooLargeError, ParleyError, UpstreamError, type MessageRecord } from '@parley/core';
 import { MetaMediaDownloader } from '../src/index.js';
 import { useMockGraph } from '../src/testing/index.js';
 
@@ -13,8 +13,10 @@ function record(message: MessageRecord['message']): MessageRecord {
 
 describe('MetaMediaDownloader', () => {
   const cdn = useMockGraph();
-  const downloader = (limits: Partial<{ maxBytes: number; allowPrivate: boolean }> = {}) =>
-    new MetaMediaDownloader('Messenger', { maxBytes: limits.maxBytes ?? 1024, timeoutMs: 5000, allowPrivate: limits.allowPrivate ?? true });
+  const downloader = (limits: Partial<{ maxBytes: number; allowPrivate: boolean; timeoutMs: number; idleMs: number }> = {}) =>
+    new MetaMediaDownloader('Messenger', {
+      maxBytes: limits.maxBytes ?? 1024, timeoutMs: limits.timeoutMs ?? 5000, idleMs: limits.idleMs ?? 5000, allowPrivate: limits.allowPrivate ?? true,
+    });
   const image = () => record({ imageMessage: { url: `${cdn.url}${CDN_PATH}?oe=66A0B1C2`, mimetype: 'image/jpeg' } });
 
   it('downloads the attachment the record links to, with the type the CDN names', async () => {
@@ -64,6 +66,25 @@ describe('MetaMediaDownloader', () => {
       assert.deepStrictEqual([err.message, err.details], ['Messenger media download failed: HTTP 503', { retryable: true, kind: 'status' }]);
       return true;
     });
+  });
+
+  it('a CDN that does not answer: 504 media_download_timeout naming media.downloadIdleMs or media.downloadTimeoutMs, whichever passed first', async () => {
+    cdn.on('GET', CDN_PATH, 'hang');
+    const timedOut = async (limits: { timeoutMs: number; idleMs: number }) => {
+      const started = Date.now();
+      const err = await downloader(limits).download(image()).then(() => assert.fail('downloaded'), (e: unknown) => e);
+      assert.ok(err instanceof MediaDownloadTimeoutError, String(err));
+      assert.ok(Date.now() - started < 2000, `answered after ${Date.now() - started} ms`);
+      return [err.status, err.code, err.message, err.details];
+    };
+    assert.deepStrictEqual(await timedOut({ timeoutMs: 5000, idleMs: 200 }), [
+      504, 'media_download_timeout', 'media of message m_1 was not downloaded: nothing arrived for 200 ms, the limit of received media (media.downloadIdleMs)',
+      { limitMs: 200, setting: 'media.downloadIdleMs', retryable: true },
+    ]);
+    assert.deepStrictEqual(await timedOut({ timeoutMs: 300, idleMs: 5000 }), [
+      504, 'media_download_timeout', 'media of message m_1 was not downloaded within 300 ms, the limit of received media (media.downloadTimeoutMs)',
+      { limitMs: 300, setting: 'media.downloadTimeoutMs', retryable: true },
+    ]);
   });
 
   it('refuses a link to a private address unless the host allows private URLs', async () => {

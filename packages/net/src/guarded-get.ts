@@ -13,6 +13,11 @@ export interface GuardedGetLimits {
   maxBytes: number;
   /** Time limit of the whole download, redirects included, in milliseconds. */
   timeoutMs: number;
+  /**
+   * Longest wait for a response's headers once its request is sent, then between two chunks of
+   * its body, in milliseconds (failure `idle`); default undici's (300 s).
+   */
+  idleMs?: number;
   /** When false, a host resolving to a private address is refused at connect time. */
   allowPrivate: boolean;
   /** Redirects followed, each re-checked by `checkRedirect` (default 3). */
@@ -35,7 +40,7 @@ export interface GuardedGetRoute {
 }
 
 /** Why a {@link guardedGet} failed. */
-export type GuardedGetFailure = 'status' | 'too_large' | 'private_address' | 'private_proxy' | 'timeout' | 'network' | 'empty' | 'redirects';
+export type GuardedGetFailure = 'status' | 'too_large' | 'private_address' | 'private_proxy' | 'timeout' | 'idle' | 'network' | 'empty' | 'redirects';
 
 /** A failed {@link guardedGet}; callers turn it into the error their API answers. */
 export class GuardedGetError extends Error {
@@ -127,7 +132,7 @@ export async function guardedGet(
   let current = url;
   try {
     for (let hop = 0; ; hop++) {
-      const answer = await getOnce(current, limits.maxBytes, agent, deadline);
+      const answer = await getOnce(current, limits, agent, deadline);
       if ('redirect' in answer) {
         if (hop >= (limits.maxRedirects ?? 3)) throw new GuardedGetError('redirects', 'too many redirects');
         current = await checkRedirect(new URL(answer.redirect, current).href);
@@ -140,11 +145,14 @@ export async function guardedGet(
   }
 }
 
-async function getOnce(url: URL, maxBytes: number, dispatcher: Dispatcher, signal: AbortSignal): Promise<{ data: Buffer; mimetype: string } | { redirect: string }> {
+async function getOnce(url: URL, limits: GuardedGetLimits, dispatcher: Dispatcher, signal: AbortSignal): Promise<{ data: Buffer; mimetype: string } | { redirect: string }> {
+  const { maxBytes, idleMs } = limits;
   const tooLarge = () => new GuardedGetError('too_large', `larger than ${maxBytes} bytes`);
   let res: Dispatcher.ResponseData;
   try {
-    res = await request(url, { dispatcher, signal, headers: { 'user-agent': 'Parley media fetcher' } });
+    res = await request(url, {
+      dispatcher, signal, headers: { 'user-agent': 'Parley media fetcher' }, ...(idleMs === undefined ? {} : { headersTimeout: idleMs, bodyTimeout: idleMs }),
+    });
   } catch (err) {
     throw failureOf(err, signal);
   }
@@ -184,6 +192,7 @@ function failureOf(err: unknown, signal: AbortSignal): GuardedGetError {
   if (err instanceof GuardedGetError) return err;
   if (signal.aborted) return new GuardedGetError('timeout', 'timed out');
   const e = err as NodeJS.ErrnoException;
+  if (e?.code === 'UND_ERR_HEADERS_TIMEOUT' || e?.code === 'UND_ERR_BODY_TIMEOUT') return new GuardedGetError('idle', 'no data for too long');
   if (e?.code === PRIVATE_PROXY) return new GuardedGetError('private_proxy', e.message);
   if (e?.code === PRIVATE) return new GuardedGetError('private_address', `it points to a private network address (${PRIVATE_URLS_HINT})`);
   return new GuardedGetError('network', e?.message ?? String(err));

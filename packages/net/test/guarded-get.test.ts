@@ -22,6 +22,12 @@ describe('guardedGet', () => {
         res.write(Buffer.alloc(600));
         res.end(Buffer.alloc(600));
       } else if (path === '/hang') res.writeHead(200); // headers, then nothing
+      else if (path === '/drip') {
+        // A byte every 100 ms, until the client goes.
+        res.writeHead(200);
+        const drip = setInterval(() => res.write('x'), 100);
+        res.on('close', () => clearInterval(drip));
+      } // '/silent': no headers ever
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -31,7 +37,7 @@ describe('guardedGet', () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  const limits = { maxBytes: 1000, timeoutMs: 2000, allowPrivate: true };
+  const limits: { maxBytes: number; timeoutMs: number; allowPrivate: boolean; idleMs?: number } = { maxBytes: 1000, timeoutMs: 2000, allowPrivate: true };
   const accept = async (next: string) => new URL(next);
   async function failure(path: string, overrides: Partial<typeof limits> = {}): Promise<[GuardedGetFailure, string, number | undefined]> {
     try {
@@ -66,6 +72,12 @@ describe('guardedGet', () => {
     assert.deepStrictEqual(await failure('/stream'), ['too_large', 'larger than 1000 bytes', undefined]);
     assert.deepStrictEqual(await failure('/hop'), ['redirects', 'too many redirects', undefined]);
     assert.deepStrictEqual(await failure('/hang', { timeoutMs: 200 }), ['timeout', 'timed out', undefined]);
+    // idleMs: no headers, or no next chunk, within it; a body that keeps dripping passes it but not the deadline.
+    assert.deepStrictEqual(await failure('/silent', { idleMs: 200 }), ['idle', 'no data for too long', undefined]);
+    assert.deepStrictEqual(await failure('/hang', { idleMs: 200 }), ['idle', 'no data for too long', undefined]);
+    const started = Date.now();
+    assert.deepStrictEqual(await failure('/drip', { idleMs: 400, timeoutMs: 700 }), ['timeout', 'timed out', undefined]);
+    assert.ok(Date.now() - started < 1500, `the drip was stopped after ${Date.now() - started} ms`);
     // The address is checked when connecting: a name resolving to loopback is refused without allowPrivate.
     const port = new URL(base).port;
     assert.deepStrictEqual(await failure(`http://localhost:${port}/ok`, { allowPrivate: false }), ['private_address', 'it points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', undefined]);

@@ -52,7 +52,7 @@ describe('loadConfig defaults', () => {
       trustProxy: false,
       allowPrivateUrls: false,
       allowPrivateProxies: undefined,
-      media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000, maxDownloadBytes: 100 * 1024 * 1024 },
+      media: { maxBytes: 16 * 1024 * 1024, timeoutMs: 15000, maxDownloadBytes: 100 * 1024 * 1024, downloadTimeoutMs: 300000, downloadIdleMs: 30000 },
       restore: { concurrency: 64, perSecond: {} },
       shutdownTimeoutMs: 10000,
       queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 64 },
@@ -75,7 +75,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     const env = configFile({
       $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
-      media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
+      media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
@@ -96,7 +96,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       allowPrivateUrls: true,
       // Not in the file: unset, so proxies follow allowPrivateUrls.
       allowPrivateProxies: undefined,
-      media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096 },
+      media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 },
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } },
       shutdownTimeoutMs: 1000,
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
@@ -112,7 +112,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
   it('keeps an absolute dataDir and fills partial nested objects with defaults', () => {
     const config = loadConfig(configFile({ dataDir: '/var/lib/parley', media: { timeoutMs: 100 } }));
     assert.equal(config.dataDir, '/var/lib/parley');
-    assert.deepEqual(config.media, { maxBytes: 16 * 1024 * 1024, timeoutMs: 100, maxDownloadBytes: 100 * 1024 * 1024 });
+    assert.deepEqual(config.media, { maxBytes: 16 * 1024 * 1024, timeoutMs: 100, maxDownloadBytes: 100 * 1024 * 1024, downloadTimeoutMs: 300000, downloadIdleMs: 30000 });
     assert.deepEqual(config.plugins, DEFAULT_PLUGINS);
   });
 
@@ -139,6 +139,10 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     invalid({ media: { maxDownloadBytes: 10 } }, 'config.media.maxDownloadBytes must be >= 1024');
     invalid({ media: { maxDownloadBytes: 268435457 } }, 'config.media.maxDownloadBytes must be <= 268435456');
     invalid({ media: { maxDownloadBytes: '100MB' } }, 'config.media.maxDownloadBytes must be integer');
+    invalid({ media: { downloadTimeoutMs: 99 } }, 'config.media.downloadTimeoutMs must be >= 100');
+    invalid({ media: { downloadTimeoutMs: 3600001 } }, 'config.media.downloadTimeoutMs must be <= 3600000');
+    invalid({ media: { downloadIdleMs: 99 } }, 'config.media.downloadIdleMs must be >= 100');
+    invalid({ media: { downloadIdleMs: '30s' } }, 'config.media.downloadIdleMs must be integer');
     invalid({ dataDir: '' }, 'config.dataDir must NOT have fewer than 1 characters');
   });
 

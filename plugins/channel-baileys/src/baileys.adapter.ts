@@ -101,7 +101,7 @@ export class BaileysAdapter implements ChannelAdapter {
     });
     const runtime: AdapterRuntime = {
       context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download,
-      maxDownloadBytes: deps.mediaLimits.maxDownloadBytes, now: deps.now,
+      receivedMedia: deps.mediaLimits, now: deps.now,
     };
     this.capabilities = {
       connection: connectionCapability(this.connection),

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, MediaTooLargeError, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, MediaDownloadTimeoutError, MediaTooLargeError, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
@@ -44,21 +44,29 @@ export interface BaileysDriverInput {
  * hands `options` to the global `fetch`, which takes the guarded dispatcher (checked addresses
  * only, through the instance's proxy when it has one), bounded for this download by a
  * {@link DownloadBound}. Baileys answers a stream (its `buffer` mode would read any size), read
- * here up to `maxBytes`.
+ * here up to `media.maxDownloadBytes`, within `media.downloadTimeoutMs` and `media.downloadIdleMs`.
  */
-const defaultDownload: MediaDownloader = async (message, socket, logger, dispatcher, maxBytes) => {
-  const tooLarge = () => new MediaTooLargeError(`media of message ${message.key.id ?? ''}`, maxBytes);
-  const bound = new DownloadBound(dispatcher ?? getGlobalDispatcher(), maxBytes, tooLarge);
+const defaultDownload: MediaDownloader = async (message, socket, logger, dispatcher, limits) => {
+  const what = `media of message ${message.key.id ?? ''}`;
+  const bound = new DownloadBound(dispatcher ?? getGlobalDispatcher(), {
+    maxBytes: limits.maxDownloadBytes, timeoutMs: limits.downloadTimeoutMs, idleMs: limits.downloadIdleMs,
+    tooLarge: () => new MediaTooLargeError(what, limits.maxDownloadBytes),
+    timedOut: (setting, ms) => new MediaDownloadTimeoutError(what, ms, setting),
+  });
   const options: RequestInit & { dispatcher: Dispatcher } = { dispatcher: bound };
-  let stream: Readable;
   try {
-    stream = await downloadMediaMessage(message, 'stream', { options }, {
-      reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
-    });
-  } catch (err) {
-    throw bound.failure ?? err;
+    let stream: Readable;
+    try {
+      stream = await bound.race(downloadMediaMessage(message, 'stream', { options }, {
+        reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
+      }));
+    } catch (err) {
+      throw bound.failure ?? err;
+    }
+    return await readBounded(stream, bound);
+  } finally {
+    bound.finish();
   }
-  return readBounded(stream, bound, maxBytes, tooLarge);
 };
 
 /**

@@ -1,4 +1,4 @@
-import type { ChannelContext, Logger } from '@parley/core';
+import type { ChannelContext, Logger, ReceivedMediaLimits } from '@parley/core';
 import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
 import type { Dispatcher } from 'undici';
 import type { ConnectionManager } from './connection/connection-manager.js';
@@ -12,12 +12,14 @@ import { normalizeJid } from './util/jids.js';
  * Downloads and decrypts the media of a message (Baileys' `downloadMediaMessage` by default).
  * `dispatcher` is the connection's guarded dispatcher: private addresses are refused when
  * connecting (the message's sender chose the link), through the instance's proxy when it has one.
- * More than `maxBytes` of media rejects with MediaTooLargeError as soon as it is known, the
- * download stopped and its connection closed (the message's declared `fileLength` is checked
- * before the downloader is called, but the sender chose it too).
+ * More than `limits.maxDownloadBytes` of media rejects with MediaTooLargeError as soon as it is
+ * known, the download stopped and its connection closed (the message's declared `fileLength` is
+ * checked before the downloader is called, but the sender chose it too); a download passing
+ * `limits.downloadTimeoutMs`, or `limits.downloadIdleMs` without a byte, is stopped the same way
+ * and rejects with MediaDownloadTimeoutError.
  */
 export type MediaDownloader = (
-  message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined, maxBytes: number,
+  message: WAMessage, socket: BaileysSocket, logger: Logger, dispatcher: Dispatcher | undefined, limits: ReceivedMediaLimits,
 ) => Promise<Buffer>;
 
 /** What every capability of one adapter shares. */
@@ -30,8 +32,8 @@ export interface AdapterRuntime {
   /** Fetches user-supplied URLs (catalog images, product cards, group pictures) so Baileys gets bytes, never a URL. */
   readonly fetcher: GuardedFetcher;
   readonly download: MediaDownloader;
-  /** Host setting `media.maxDownloadBytes`: the largest received media downloaded. */
-  readonly maxDownloadBytes: number;
+  /** Host settings `media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`: the limits of received media. */
+  readonly receivedMedia: ReceivedMediaLimits;
   /** Unix ms. */
   now(): number;
 }

@@ -65,6 +65,12 @@ export interface CdnFile {
   contentLength: boolean;
   /** Reset the connection after this many bytes (a CDN or network failing mid-body). */
   resetAfter?: number;
+  /** Write nothing more after this many bytes, the connection left open (0: the headers only). */
+  stallAfter?: number;
+  /** Never send the headers, the connection left open. */
+  silent?: boolean;
+  /** Write the body `bytes` at a time, one write every `everyMs` (a host answering slowly on purpose). */
+  drip?: { bytes: number; everyMs: number };
 }
 
 export interface FakeCdn {
@@ -95,14 +101,22 @@ export async function startCdn(tls: { key: string; cert: string }, files: Record
     const seen: CdnRequest = { path, total: file.body.length, written: 0 };
     requests.push(seen);
     res.on('close', () => { seen.closedEarly = seen.written < seen.total || !res.writableFinished; });
+    if (file.silent) return;
     res.writeHead(200, { 'content-type': 'application/octet-stream', ...(file.contentLength ? { 'content-length': file.body.length } : {}) });
+    const step = file.drip?.bytes ?? 64 * 1024;
     const push = () => {
       while (!res.destroyed && seen.written < file.body.length) {
         if (file.resetAfter !== undefined && seen.written >= file.resetAfter) {
           res.socket?.destroy();
           return;
         }
-        const chunk = file.body.subarray(seen.written, seen.written + 64 * 1024);
+        if (file.stallAfter !== undefined && seen.written >= file.stallAfter) return;
+        if (file.drip && seen.written > 0 && !due) {
+          dripping = setTimeout(() => { due = true; push(); }, file.drip.everyMs);
+          return;
+        }
+        due = false;
+        const chunk = file.body.subarray(seen.written, seen.written + step);
         seen.written += chunk.length;
         if (!res.write(chunk)) {
           res.once('drain', push);
@@ -111,6 +125,9 @@ export async function startCdn(tls: { key: string; cert: string }, files: Record
       }
       if (!res.destroyed) res.end();
     };
+    let dripping: NodeJS.Timeout | undefined;
+    let due = false;
+    res.on('close', () => clearTimeout(dripping));
     push();
   });
   const sockets = new Set<Socket>();

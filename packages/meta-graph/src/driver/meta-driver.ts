@@ -23,10 +23,12 @@ export function createMetaDriver(profile: MetaChannelProfile, options: MetaDrive
     label: profile.label,
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
-  // One rule for received media on every channel: the host's media.maxDownloadBytes, which the plugin's mediaMaxBytes can only tighten.
-  const hostLimit = options.maxDownloadBytes ?? DEFAULT_MEDIA_LIMITS.maxDownloadBytes;
+  // One rule for received media on every channel: the host's media.* limits of received media; the plugin's mediaMaxBytes can only tighten the size.
+  const received = options.receivedMedia ?? DEFAULT_MEDIA_LIMITS;
+  const hostLimit = received.maxDownloadBytes;
   const media = new MetaMediaDownloader(profile.label, {
-    maxBytes: Math.min(resolved.mediaMaxBytes, hostLimit), timeoutMs: resolved.timeoutMs, allowPrivate: options.allowPrivateUrls ?? false,
+    maxBytes: Math.min(resolved.mediaMaxBytes, hostLimit), timeoutMs: received.downloadTimeoutMs, idleMs: received.downloadIdleMs,
+    allowPrivate: options.allowPrivateUrls ?? false,
     setting: resolved.mediaMaxBytes < hostLimit ? `mediaMaxBytes of the ${profile.channel} plugin` : 'media.maxDownloadBytes',
   });
   return {

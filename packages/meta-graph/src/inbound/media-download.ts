@@ -1,4 +1,4 @@
-import { assertUrlAllowed, MediaTooLargeError, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord } from '@parley/core';
+import { assertUrlAllowed, MediaDownloadTimeoutError, MediaTooLargeError, ParleyError, UpstreamError, ValidationError, type MediaBlob, type MessageRecord } from '@parley/core';
 import { guardedGet, GuardedGetError } from '@parley/net';
 
 /** Limits of {@link MetaMediaDownloader}. */
@@ -7,7 +7,10 @@ export interface MetaMediaLimits {
   maxBytes: number;
   /** The setting `maxBytes` comes from, named in that error; default `media.maxDownloadBytes`. */
   setting?: string;
+  /** Deadline of one whole download (the host's `media.downloadTimeoutMs`): past it 504 `media_download_timeout`. */
   timeoutMs: number;
+  /** Longest wait for the next bytes (the host's `media.downloadIdleMs`): past it the same 504. */
+  idleMs: number;
   /** True only when the host allows private URLs (tests with a loopback CDN). */
   allowPrivate: boolean;
 }
@@ -29,7 +32,8 @@ const EXPIRED = new Set([403, 404, 410]);
  * record carries. Those links expire after some days, so the server keeps the bytes at ingestion
  * when `save_media` is on; later the download answers 404 `media_not_found`. The fetch is the
  * server's guarded one: public addresses only (checked at connect time), a size limit (the host's
- * `media.maxDownloadBytes`, or the plugin's tighter `mediaMaxBytes`), a deadline.
+ * `media.maxDownloadBytes`, or the plugin's tighter `mediaMaxBytes`), the host's deadline and idle
+ * limit (`media.downloadTimeoutMs`, `media.downloadIdleMs`).
  */
 export class MetaMediaDownloader {
   constructor(
@@ -60,13 +64,16 @@ export class MetaMediaDownloader {
 
   private failure(err: GuardedGetError, messageId: string): Error {
     // Received media over its limit is the same answer on every channel (the CDN's Content-Length or the bytes counted).
-    if (err.failure === 'too_large') return new MediaTooLargeError(`media of message ${messageId}`, this.limits.maxBytes, undefined, this.limits.setting);
+    const what = `media of message ${messageId}`;
+    if (err.failure === 'too_large') return new MediaTooLargeError(what, this.limits.maxBytes, undefined, this.limits.setting);
+    if (err.failure === 'timeout') return new MediaDownloadTimeoutError(what, this.limits.timeoutMs, 'media.downloadTimeoutMs');
+    if (err.failure === 'idle') return new MediaDownloadTimeoutError(what, this.limits.idleMs, 'media.downloadIdleMs');
     if (err.failure === 'status' && err.httpStatus !== undefined && EXPIRED.has(err.httpStatus)) {
       return new ParleyError(404, 'media_not_found',
-        `media of message ${messageId} is no longer available: ${this.label}'s link answered HTTP ${err.httpStatus} `
+        `${what} is no longer available: ${this.label}'s link answered HTTP ${err.httpStatus} `
         + '(Meta\'s attachment links expire; turn save_media on to keep received media)');
     }
-    const retryable = err.failure === 'timeout' || err.failure === 'network' || (err.httpStatus ?? 0) >= 500;
+    const retryable = err.failure === 'network' || (err.httpStatus ?? 0) >= 500;
     return new UpstreamError(`${this.label} media download failed: ${err.message}`, { retryable, kind: err.failure });
   }
 }

@@ -18,7 +18,7 @@ export function defineMetaChannelPlugin(name: string, profile: MetaChannelProfil
     register({ channels, options, logger, host, clock }) {
       channels.add(createMetaDriver(profile, {
         ...options, logger, clock, allowPrivateUrls: host.allowPrivateUrls,
-        ...(host.media ? { maxDownloadBytes: host.media.maxDownloadBytes } : {}),
+        ...(host.media ? { receivedMedia: host.media } : {}),
       }));
     },
   });

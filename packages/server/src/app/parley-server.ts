@@ -114,7 +114,7 @@ export class ParleyServer {
       publicUrl: (config.publicUrl ?? `http://localhost:${config.port}`).replace(/\/$/, ''),
       allowPrivateUrls: config.allowPrivateUrls,
       allowPrivateProxies: config.allowPrivateProxies,
-      media: { maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, maxDownloadBytes: config.media.maxDownloadBytes },
+      media: { ...config.media },
     };
     const container = rootContainer.createChildContainer();
     container.register(Tokens.Logger, { useValue: logger });

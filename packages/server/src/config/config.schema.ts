@@ -39,6 +39,8 @@ export const configSchema = {
         maxBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
         timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
         maxDownloadBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
+        downloadTimeoutMs: { type: 'integer', minimum: 100, maximum: 3600000 },
+        downloadIdleMs: { type: 'integer', minimum: 100, maximum: 600000 },
       },
     },
     restore: restoreSchema,

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { ClusterConfigError, resolveClusterConfig, type ClusterConfig } from './cluster-config.js';
@@ -37,8 +37,11 @@ export interface ParleyConfig {
   allowPrivateUrls: boolean;
   /** Instances' proxies may be on private networks; unset: as `allowPrivateUrls`. */
   allowPrivateProxies?: boolean;
-  /** `maxBytes`, `timeoutMs`: media fetched from URLs; `maxDownloadBytes`: received media a channel downloads. */
-  media: { maxBytes: number; timeoutMs: number; maxDownloadBytes: number };
+  /**
+   * `maxBytes`, `timeoutMs`: media fetched from URLs; `maxDownloadBytes`, `downloadTimeoutMs`,
+   * `downloadIdleMs`: received media a channel downloads.
+   */
+  media: MediaLimits;
   /** How restored instances reconnect: bounded concurrency, a rate per channel driver. */
   restore: RestoreConfig;
   shutdownTimeoutMs: number;
@@ -198,6 +201,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     media: {
       maxBytes: mediaMaxBytes, timeoutMs: f.media?.timeoutMs ?? DEFAULT_MEDIA_LIMITS.timeoutMs,
       maxDownloadBytes: f.media?.maxDownloadBytes ?? DEFAULT_MEDIA_LIMITS.maxDownloadBytes,
+      downloadTimeoutMs: f.media?.downloadTimeoutMs ?? DEFAULT_MEDIA_LIMITS.downloadTimeoutMs,
+      downloadIdleMs: f.media?.downloadIdleMs ?? DEFAULT_MEDIA_LIMITS.downloadIdleMs,
     },
     restore: restoreConfig(env, f.restore),
     shutdownTimeoutMs: f.shutdownTimeoutMs ?? 10000,

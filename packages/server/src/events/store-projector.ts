@@ -7,6 +7,8 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { EventSubscriber } from './event-bus.js';
 
 const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
+/** Error codes of received media refused by a limit of the configuration (`media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`). */
+const RECEIVED_MEDIA_LIMITS = new Set(['media_too_large', 'media_download_timeout']);
 
 /**
  * Whether writing `next` over `current` would store what is stored already: every field of `next`
@@ -255,11 +257,13 @@ export class StoreProjector implements EventSubscriber {
       if (blob) await this.storage.media.put(runtime.id, event.message.id, blob);
     } catch (err) {
       // The message is stored either way; the media endpoint retries the download on demand.
-      if (isParleyError(err) && err.code === 'media_too_large') {
-        // A remote party's choice, not a fault: one line with the sizes, no stack. GET media answers the same 413.
-        const { limit, size, setting } = err.details as { limit?: number; size?: number; setting?: string };
-        this.logger.warn({ instance: runtime.id, message: event.message.id, limit, setting, ...(size === undefined ? {} : { size }) },
-          `received media not saved: ${err.message}`);
+      if (isParleyError(err) && RECEIVED_MEDIA_LIMITS.has(err.code)) {
+        // A remote party's choice (a size, a slow host), not a fault: one line with the limit, no stack. GET media answers the same error.
+        const { limit, limitMs, size, setting } = err.details as { limit?: number; limitMs?: number; size?: number; setting?: string };
+        this.logger.warn({
+          instance: runtime.id, message: event.message.id, setting,
+          ...(limit === undefined ? {} : { limit }), ...(limitMs === undefined ? {} : { limitMs }), ...(size === undefined ? {} : { size }),
+        }, `received media not saved: ${err.message}`);
         return;
       }
       this.logger.warn({ err, instance: runtime.id, message: event.message.id }, 'saving incoming media failed');

@@ -26,6 +26,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',
   503: 'Storage or the channel is temporarily unavailable, or the server is shutting down.',
+  504: 'A download from the channel\'s network passed its time limit and was stopped (`media_download_timeout`).',
 };
 
 /**

@@ -35,8 +35,8 @@ export function messageMediaRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/message/{messageId}/media', operationId: 'getMessageMedia', tag, auth: 'instance', params: messageIdParams,
       query: s.object({ format: s.enum(['json', 'binary'], { default: 'binary', description: 'binary (default, the download address webhooks link to) or json.' }) }),
       summary: 'The media of a message',
-      description: '`format=json` answers `{status: 200, data: "data:<mime>;base64,<bytes>"}`; `format=binary` answers the bytes with their Content-Type and Content-Length. 404 media_not_found when the message has no media. 413 media_too_large when a received media the server has not stored is larger than `media.maxDownloadBytes` (declared by the message, or found while downloading; `details.limit`, and `details.size` when declared). 502 when the channel fails the download.',
-      response: { binary: ['*/*'], json: dataResponse(s.string({ description: 'data:<mime>;base64,<bytes>' })) }, errors: [404, 413, 502],
+      description: '`format=json` answers `{status: 200, data: "data:<mime>;base64,<bytes>"}`; `format=binary` answers the bytes with their Content-Type and Content-Length. 404 media_not_found when the message has no media. 413 media_too_large when a received media the server has not stored is larger than `media.maxDownloadBytes` (declared by the message, or found while downloading; `details.limit`, and `details.size` when declared). 504 media_download_timeout when that download passes `media.downloadTimeoutMs` in all or `media.downloadIdleMs` without a byte (`details.limitMs`, `details.setting`); it is stopped, its connection closed. 502 when the channel fails the download.',
+      response: { binary: ['*/*'], json: dataResponse(s.string({ description: 'data:<mime>;base64,<bytes>' })) }, errors: [404, 413, 502, 504],
       handler: async ({ scope, params, query }) => {
         const record = await ctx.sends.existing(scope, params.messageId);
         const blob = await mediaOf(ctx, scope, record);

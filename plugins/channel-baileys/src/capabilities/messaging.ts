@@ -73,8 +73,9 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       if (!media?.directPath && !media?.url) return null;
       // The sender chose `fileLength` (it can be small and false: the download counts too), but a larger one is believed.
       const declared = declaredSize(media.fileLength);
-      if (declared !== undefined && declared > runtime.maxDownloadBytes) {
-        throw new MediaTooLargeError(`media of message ${record.key.id}`, runtime.maxDownloadBytes, declared);
+      const limits = runtime.receivedMedia;
+      if (declared !== undefined && declared > limits.maxDownloadBytes) {
+        throw new MediaTooLargeError(`media of message ${record.key.id}`, limits.maxDownloadBytes, declared);
       }
       const socket = runtime.connection.openSocket();
       const dispatcher = runtime.connection.downloadDispatcher();
@@ -82,7 +83,7 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const message: WAMessage = {
         ...recordToWAMessage(record), message: type === 'ptvMessage' ? proto.Message.fromObject({ videoMessage: content.ptvMessage }) : content,
       };
-      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher, runtime.maxDownloadBytes));
+      const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher, limits));
       return { data, mimetype: media.mimetype || DEFAULT_MIME[type]!, ...(media.fileName ? { fileName: media.fileName } : {}) };
     },
   };

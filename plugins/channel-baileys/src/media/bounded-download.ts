@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { MediaDownloadTimeoutSetting } from '@parley/core';
 import { Dispatcher } from 'undici';
 
 /**
@@ -7,6 +8,20 @@ import { Dispatcher } from 'undici';
  */
 const ENCRYPTION_OVERHEAD = 16 + 10;
 
+/** The limits of one {@link DownloadBound} and the errors that end it. */
+export interface DownloadLimits {
+  /** Largest media, in decrypted bytes. */
+  maxBytes: number;
+  /** Deadline of the whole download, re-upload requests and redirects included, in ms. */
+  timeoutMs: number;
+  /** Longest wait for a response's headers once its request is dispatched, then between two chunks of its body, in ms. */
+  idleMs: number;
+  /** The error of media over `maxBytes`. */
+  tooLarge: () => Error;
+  /** The error of a download past `timeoutMs` (`media.downloadTimeoutMs`) or `idleMs` (`media.downloadIdleMs`). */
+  timedOut: (setting: MediaDownloadTimeoutSetting, ms: number) => Error;
+}
+
 /** The state of one request through a {@link DownloadBound} (a redirect or a re-upload makes another). */
 interface Hop {
   abort?: (err: Error) => void;
@@ -14,6 +29,8 @@ interface Hop {
   started: boolean;
   received: number;
   failure?: Error;
+  /** Fires when nothing arrived for `idleMs`. */
+  idle?: NodeJS.Timeout;
 }
 
 /**
@@ -23,7 +40,11 @@ interface Hop {
  * - a response that declares (`Content-Length`) or sends more than `maxBytes` plus the encryption
  *   overhead is aborted, which closes its connection;
  * - {@link abort} lets the reader of the decrypted stream stop it the same way once it counted more
- *   than `maxBytes` decrypted bytes (the exact limit).
+ *   than `maxBytes` decrypted bytes (the exact limit);
+ * - the download is stopped the same way past its deadline (`timeoutMs` from the bound's creation)
+ *   or when a response's headers or its body's next chunk do not come within `idleMs`: the host is
+ *   the sender's choice and may answer a byte a minute. {@link race} makes a wait end then too;
+ *   call {@link finish} once the download is over.
  *
  * Baileys pipes the response body into its decrypting stream with `pipe`, which does not forward the
  * body's errors: a body that failed would emit an `error` nobody listens to (an uncaught exception
@@ -33,18 +54,44 @@ interface Hop {
  */
 export class DownloadBound extends Dispatcher {
   private hop: Hop | undefined;
+  private expired: Error | undefined;
+  private readonly deadline: NodeJS.Timeout;
+  private expire!: (err: Error) => void;
+  /** Resolves with the time limit's error once the download passed one (never otherwise). */
+  readonly whenExpired = new Promise<Error>((resolve) => { this.expire = resolve; });
 
   constructor(
     private readonly inner: Dispatcher,
-    private readonly maxBytes: number,
-    private readonly tooLarge: () => Error,
+    /** The limits of this download. */
+    readonly limits: DownloadLimits,
   ) {
     super();
+    this.deadline = setTimeout(() => this.timeOut('media.downloadTimeoutMs', limits.timeoutMs), limits.timeoutMs);
   }
 
-  /** Why the latest request failed once its body had started, or was refused as too large. */
+  /** Why the latest request failed once its body had started, was refused as too large, or the download timed out. */
   get failure(): Error | undefined {
-    return this.hop?.failure;
+    return this.hop?.failure ?? this.expired;
+  }
+
+  /** `pending`, or the time limit's error if the download passes one first. */
+  race<T>(pending: Promise<T>): Promise<T> {
+    return Promise.race([pending, this.whenExpired.then((err) => { throw err; })]);
+  }
+
+  /** Clears the timers; the download is over. */
+  finish(): void {
+    clearTimeout(this.deadline);
+    clearTimeout(this.hop?.idle);
+  }
+
+  private timeOut(setting: MediaDownloadTimeoutSetting, ms: number): void {
+    if (this.expired) return;
+    const err = this.limits.timedOut(setting, ms);
+    this.expired = err;
+    this.finish();
+    this.abort(err);
+    this.expire(err);
   }
 
   /** Stops the current download (closing its connection) with `err`. */
@@ -56,31 +103,47 @@ export class DownloadBound extends Dispatcher {
   }
 
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandlers): boolean {
-    const hop: Hop = { started: false, received: 0 };
+    clearTimeout(this.hop?.idle);
+    const hop: Hop = { started: false, received: 0, ...(this.expired ? { failure: this.expired } : {}) };
     this.hop = hop;
-    const limit = this.maxBytes + ENCRYPTION_OVERHEAD;
+    const { maxBytes, idleMs, tooLarge } = this.limits;
+    const limit = maxBytes + ENCRYPTION_OVERHEAD;
     const stop = (err: Error) => {
       hop.failure ??= err;
       hop.abort?.(err);
       return false;
     };
+    const awaitMore = () => {
+      clearTimeout(hop.idle);
+      if (!this.expired) hop.idle = setTimeout(() => this.timeOut('media.downloadIdleMs', idleMs), idleMs);
+    };
+    awaitMore();
     const bounded: Dispatcher.DispatchHandlers = {
       ...bind(handler),
       onConnect: (abort, ...rest) => {
         hop.abort = abort;
+        // Timed out while connecting: stopped as soon as it can be.
+        if (hop.failure) return abort(hop.failure);
         return handler.onConnect?.(abort, ...rest);
       },
       onHeaders: (statusCode, headers, resume, statusText) => {
-        if (statusCode >= 200 && statusCode < 300 && declaredLength(headers) > limit) return stop(this.tooLarge());
+        if (statusCode >= 200 && statusCode < 300 && declaredLength(headers) > limit) return stop(tooLarge());
         hop.started = true;
+        awaitMore();
         return handler.onHeaders?.(statusCode, headers, resume, statusText) ?? true;
       },
       onData: (chunk) => {
         hop.received += chunk.length;
-        if (hop.received > limit) return stop(this.tooLarge());
+        if (hop.received > limit) return stop(tooLarge());
+        awaitMore();
         return handler.onData?.(chunk) ?? true;
       },
+      onComplete: (trailers) => {
+        clearTimeout(hop.idle);
+        handler.onComplete?.(trailers);
+      },
       onError: (err) => {
+        clearTimeout(hop.idle);
         if (!hop.started) {
           handler.onError?.(hop.failure ?? err);
           return;
@@ -122,10 +185,12 @@ function declaredLength(headers: Buffer[] | string[] | null): number {
 }
 
 /**
- * Reads the decrypted stream of a download bounded by `bound` into one Buffer: more than `maxBytes`
- * stops the download with `tooLarge()`; a failure the bound kept wins over the stream's own ending.
+ * Reads the decrypted stream of a download bounded by `bound` into one Buffer: more than
+ * `maxBytes` stops the download with `tooLarge()`; a failure the bound kept (a time limit
+ * included) wins over the stream's own ending.
  */
-export function readBounded(stream: Readable, bound: DownloadBound, maxBytes: number, tooLarge: () => Error): Promise<Buffer> {
+export function readBounded(stream: Readable, bound: DownloadBound): Promise<Buffer> {
+  const { maxBytes, tooLarge } = bound.limits;
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -136,6 +201,7 @@ export function readBounded(stream: Readable, bound: DownloadBound, maxBytes: nu
       stream.destroy();
       reject(err);
     };
+    void bound.whenExpired.then(fail);
     stream.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) {
