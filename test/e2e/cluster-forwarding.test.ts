@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { ulidFloor } from '@parley/core';
 import { RedisStorage } from '@parley/storage-redis';
-import { deleteKeys } from '@parley/storage-redis/testing';
 import { startMockGraph, signatureHeader, type MockGraph } from '@parley/meta-graph/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_ADMIN_TOKEN, freePort, NodeProcess } from '@parley/testkit/host';
-import { createSandboxInstances, until, type Instance } from '../support/cluster-load.js';
+import { createSandboxInstances, tearDownCluster, until, type Instance } from '../support/cluster-load.js';
 import { textOf } from '../support/event-streams.js';
 import { metaFixture } from '../support/meta-channels.js';
 import { IG_ACCOUNT, IG_LINK, IG_SECRET, midOf } from '../support/social-server.js';
@@ -55,15 +54,7 @@ describe('cluster: event streams through any node', () => {
     instances = await createSandboxInstances(node('n1'), NODES.map(node), 6, '551197300000');
   });
 
-  after(async () => {
-    await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
-    await graph?.close();
-    await receiver?.close();
-    await storage.close();
-    await deleteKeys(redisUrl, keyPrefix);
-    if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => tearDownCluster({ nodes: nodes.values(), closers: [graph, receiver, storage], redisUrl, keyPrefix, dir }));
 
   it('proxies an instance\'s WebSocket from any node to its owner, refuses bad input locally, and resumes at the new owner after a handover', async () => {
     const [bob, alice] = [instances[0]!, instances[1]!];

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
-import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { CLUSTER_ADMIN_TOKEN, freePort, NodeProcess } from '@parley/testkit/host';
-import { createSandboxInstances, until, type Instance } from '../support/cluster-load.js';
+import { createSandboxInstances, tearDownCluster, until, type Instance } from '../support/cluster-load.js';
 import { assertMetricsDocumented, Scrape } from '../support/metrics-scrape.js';
 
 const NODES = ['m1', 'm2'];
@@ -127,13 +126,7 @@ describe('cluster: Prometheus metrics of the nodes', () => {
     await until(async () => [...(await owned()).values()].every((mine) => mine.length > 0), 'each node owns an instance', SETTLE_MS);
   });
 
-  after(async () => {
-    await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
-    await storage.close();
-    await deleteKeys(redisUrl, keyPrefix);
-    if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => tearDownCluster({ nodes: nodes.values(), closers: [storage], redisUrl, keyPrefix, dir }));
 
   it('shows the leases each node holds as GET /admin/cluster does, every lease taken, and both nodes alive', async () => {
     const scrapes = await settled();

@@ -1,14 +1,13 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
-import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { freePort, NodeProcess } from '@parley/testkit/host';
-import { createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
+import { createSandboxInstances, storedMessageIds, tearDownCluster, until, type Instance } from '../support/cluster-load.js';
 
 /** Short cluster leases keep the test short: a dead owner's instances are free 3 s after its last renewal. */
 const TIMING = { leaseTtlMs: 3000, renewIntervalMs: 1000, driftMarginMs: 500 };
@@ -41,14 +40,7 @@ describe('cluster: a SIGKILLed owner\'s leased sends are taken over by the new o
     [sender, receiver] = await createSandboxInstances(nodes.get('t1')!, [...nodes.values()], 2, '551197300000');
   });
 
-  after(async () => {
-    await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
-    await storage.close();
-    await deleteKeys(redisUrl, keyPrefix);
-    // PARLEY_KEEP_CLUSTER_LOGS=1 keeps the nodes' logs (<dir>/<node>/node.log) for a look after a failure.
-    if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => tearDownCluster({ nodes: nodes.values(), closers: [storage], redisUrl, keyPrefix, dir }));
 
   it('sends the message within seconds of the new owner taking the instance, not after the queue lease', async () => {
     const owner = (await storage.cluster().owners([sender.id])).get(sender.id)!.node;

@@ -1,15 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
 import { RedisStorage } from '@parley/storage-redis';
-import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '@parley/testkit/host';
-import { clusterLoad, createSandboxInstances, storedMessageIds, until, untilAllStored, type Instance } from '../support/cluster-load.js';
+import { clusterLoad, createSandboxInstances, storedMessageIds, tearDownCluster, until, untilAllStored, type Instance } from '../support/cluster-load.js';
 import { assertOneLinkAtATime, untilNoEventLost, watchNodeListing, type Death } from '../support/cluster-invariants.js';
 
 /** A dead node stays listed this long after its last heartbeat (short, so the test sees it pruned). */
@@ -68,15 +67,7 @@ describe('cluster: three nodes on one Redis', () => {
     for (const id of ['n1', 'n2', 'n3']) await start(id);
   });
 
-  after(async () => {
-    await Promise.all([...nodes.values()].map((n) => n.stop('SIGKILL')));
-    await receiver.close();
-    await storage.close();
-    await deleteKeys(redisUrl, keyPrefix);
-    // PARLEY_KEEP_CLUSTER_LOGS=1 keeps the nodes' data directories and logs (<dir>/<node>/node.log) for a look after a failure.
-    if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${dir}`);
-    else rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => tearDownCluster({ nodes: nodes.values(), closers: [receiver, storage], redisUrl, keyPrefix, dir }));
 
   it('refuses to start a second process with a node id in use, naming the field', async () => {
     const twin = NodeProcess.launch({ id: 'n2', port: await freePort(), redisUrl, keyPrefix, dir: join(dir, 'twin') });

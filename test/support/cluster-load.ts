@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { deleteKeys } from '@parley/storage-redis/testing';
 import type { NodeProcess } from '@parley/testkit/host';
 
 /** A sandbox instance of a cluster test. */
@@ -144,4 +146,27 @@ export async function createSandboxInstances(create: NodeProcess, via: NodeProce
     out.push({ id, key, number });
   }
   return out;
+}
+
+/** What a cluster test leaves behind: its nodes, what it opened beside them, its Redis keys and its directory. */
+export interface ClusterTestState {
+  nodes: Iterable<NodeProcess>;
+  /** Closed in order after the nodes are killed (receivers, mock servers, the test's own storage client). */
+  closers: ({ close(): Promise<unknown> } | undefined)[];
+  redisUrl: string;
+  keyPrefix: string;
+  /** The nodes' data directories and logs (`<dir>/<node>/node.log`). */
+  dir: string;
+}
+
+/**
+ * Ends a cluster test: kills its nodes (SIGKILL), closes what it opened, deletes its keys and removes its
+ * directory — kept, and named on stdout, with PARLEY_KEEP_CLUSTER_LOGS=1 for a look after a failure.
+ */
+export async function tearDownCluster(state: ClusterTestState): Promise<void> {
+  await Promise.all([...state.nodes].map((n) => n.stop('SIGKILL')));
+  for (const closer of state.closers) await closer?.close();
+  await deleteKeys(state.redisUrl, state.keyPrefix);
+  if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${state.dir}`);
+  else rmSync(state.dir, { recursive: true, force: true });
 }
