@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { DEFAULT_MEDIA_LIMITS, type MessageRecord } from '@parley/core';
 import { startCountingListener, type CountingListener } from '@parley/testkit';
-import { connectOpen, createHarness, type Harness } from './harness.js';
-import { cdnTls, documentMessage, encryptMedia, startCdn, type EncryptedMedia, type FakeCdn } from './wa-cdn.js';
+import { connectOpen, createHarness, PEER_JID, type Harness } from './harness.js';
+import { cdnTls, documentMessage, encryptMedia, startCdn, type EncryptedMedia, type FakeCdn } from '../src/testing/index.js';
 import { fixedResolver } from './web-host.js';
 
 /** `media.maxDownloadBytes` of these tests: 256 KiB (a multiple of the AES block, like the default). */
@@ -65,23 +65,23 @@ describe('received WhatsApp media is bounded by media.maxDownloadBytes', () => {
   const requestsTo = (path: string) => cdn.requests.filter((r) => r.path === path);
 
   it('a file under the limit: the exact bytes, the whole body read', async () => {
-    const blob = await download(documentMessage(small, cdn.port, '/v/t62.7119-24/small.enc', small.plain.length));
+    const blob = await download(documentMessage(PEER_JID, small, { port: cdn.port, path: '/v/t62.7119-24/small.enc', fileLength: small.plain.length }));
     assert.deepStrictEqual(blob, { data: small.plain, mimetype: 'application/pdf', fileName: 'report.pdf' });
     await cdn.settled();
     assert.deepStrictEqual(requestsTo('/v/t62.7119-24/small.enc').map((r) => r.closedEarly), [false]);
   });
 
   it('a file of exactly the limit is downloaded; one byte more (its fileLength lying) is 413 media_too_large', async () => {
-    const blob = await download(documentMessage(exact, cdn.port, '/v/t62.7119-24/exact.enc', LIMIT));
+    const blob = await download(documentMessage(PEER_JID, exact, { port: cdn.port, path: '/v/t62.7119-24/exact.enc', fileLength: LIMIT }));
     assert.ok(blob?.data.equals(exact.plain));
     await h!.adapter.stop();
-    await assert.rejects(download(documentMessage(overByOne, cdn.port, '/v/t62.7119-24/over-by-one.enc', 1000)), {
+    await assert.rejects(download(documentMessage(PEER_JID, overByOne, { port: cdn.port, path: '/v/t62.7119-24/over-by-one.enc', fileLength: 1000 })), {
       status: 413, code: 'media_too_large', details: { limit: LIMIT, setting: 'media.maxDownloadBytes' },
     });
   });
 
   it('a declared fileLength over the limit: 413 naming the size and the limit, before any connection', async () => {
-    const record = documentMessage(huge, listener.port, '/v/t62.7119-24/huge.enc', HUGE);
+    const record = documentMessage(PEER_JID, huge, { port: listener.port, path: '/v/t62.7119-24/huge.enc', fileLength: HUGE });
     await assert.rejects(download(record), (err: { status?: number; code?: string; message?: string; details?: unknown }) => {
       assert.equal(err.status, 413);
       assert.equal(err.code, 'media_too_large');
@@ -93,7 +93,7 @@ describe('received WhatsApp media is bounded by media.maxDownloadBytes', () => {
   });
 
   it('a small fileLength that lies, the CDN sending 16 MiB chunked: 413 once the limit is passed, the connection closed early', async () => {
-    const record = documentMessage(huge, cdn.port, '/v/t62.7119-24/huge-chunked.enc', 1000);
+    const record = documentMessage(PEER_JID, huge, { port: cdn.port, path: '/v/t62.7119-24/huge-chunked.enc', fileLength: 1000 });
     await assert.rejects(download(record), {
       status: 413, code: 'media_too_large', message: `media of message ${record.key.id} is larger than ${LIMIT} bytes, the limit of received media (media.maxDownloadBytes)`,
     });
@@ -104,7 +104,7 @@ describe('received WhatsApp media is bounded by media.maxDownloadBytes', () => {
   });
 
   it('a small fileLength that lies, the CDN declaring 16 MiB: 413 on its Content-Length, before the body is read', async () => {
-    await assert.rejects(download(documentMessage(huge, cdn.port, '/v/t62.7119-24/huge.enc', 1000)), { status: 413, code: 'media_too_large' });
+    await assert.rejects(download(documentMessage(PEER_JID, huge, { port: cdn.port, path: '/v/t62.7119-24/huge.enc', fileLength: 1000 })), { status: 413, code: 'media_too_large' });
     await cdn.settled();
     const [seen] = requestsTo('/v/t62.7119-24/huge.enc');
     assert.equal(seen?.closedEarly, true);
@@ -112,9 +112,9 @@ describe('received WhatsApp media is bounded by media.maxDownloadBytes', () => {
   });
 
   it('a connection reset mid-body: a 502 upstream error (no unhandled stream error), and the next download works', async () => {
-    await assert.rejects(download(documentMessage(small, cdn.port, '/v/t62.7119-24/reset.enc', small.plain.length)), { status: 502, code: 'upstream_error' });
+    await assert.rejects(download(documentMessage(PEER_JID, small, { port: cdn.port, path: '/v/t62.7119-24/reset.enc', fileLength: small.plain.length })), { status: 502, code: 'upstream_error' });
     await h!.adapter.stop();
-    const blob = await download(documentMessage(small, cdn.port, '/v/t62.7119-24/small.enc', small.plain.length));
+    const blob = await download(documentMessage(PEER_JID, small, { port: cdn.port, path: '/v/t62.7119-24/small.enc', fileLength: small.plain.length }));
     assert.ok(blob?.data.equals(small.plain));
   });
 });

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { DEFAULT_MEDIA_LIMITS, type MessageRecord } from '@parley/core';
-import { connectOpen, createHarness, type Harness } from './harness.js';
-import { cdnTls, documentMessage, encryptMedia, startCdn, type EncryptedMedia, type FakeCdn } from './wa-cdn.js';
+import { connectOpen, createHarness, PEER_JID, type Harness } from './harness.js';
+import { cdnTls, documentMessage, encryptMedia, startCdn, type EncryptedMedia, type FakeCdn } from '../src/testing/index.js';
 import { fixedResolver } from './web-host.js';
 
 /** `media.downloadIdleMs` and `media.downloadTimeoutMs` of these tests. */
@@ -48,7 +48,7 @@ describe('received WhatsApp media is bounded in time by media.downloadTimeoutMs 
 
   /** Downloads `path` expecting a time-out; answers the error's parts, having checked the time taken and the closed connection. */
   async function timedOut(path: string, withinMs: number) {
-    const record = documentMessage(media, cdn.port, path, media.plain.length);
+    const record = documentMessage(PEER_JID, media, { port: cdn.port, path, fileLength: media.plain.length });
     const started = Date.now();
     const err = await download(record).then(() => assert.fail('downloaded'), (e: unknown) => e as { status: number; code: string; message: string; details: unknown });
     const took = Date.now() - started;
@@ -81,7 +81,7 @@ describe('received WhatsApp media is bounded in time by media.downloadTimeoutMs 
   });
 
   it('a prompt CDN is not affected: the exact bytes', async () => {
-    const blob = await download(documentMessage(media, cdn.port, '/v/t62.7119-24/ok.enc', media.plain.length));
+    const blob = await download(documentMessage(PEER_JID, media, { port: cdn.port, path: '/v/t62.7119-24/ok.enc', fileLength: media.plain.length }));
     assert.ok(blob?.data.equals(media.plain));
   });
 });

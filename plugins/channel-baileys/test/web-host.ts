@@ -1,7 +1,6 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ResolveHost } from '@parley/net';
 import type { LocalServer } from '@parley/testkit';
 
 /** Answers one path of a {@link startWebHost}. */
@@ -47,14 +46,7 @@ export async function startWebHost(routes: Record<string, Route>): Promise<Local
   };
 }
 
-/** A resolver answering fixed addresses per name, and ENOTFOUND for any other name (tests never ask the real DNS). */
-export function fixedResolver(names: Record<string, string[]>): ResolveHost {
-  return async (host) => {
-    const addresses = names[host];
-    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
-    return addresses;
-  };
-}
+export { fixedResolver } from '../src/testing/index.js';
 
 /** Records every URL handed to the global `fetch` (Baileys' only way to download) until `restore`. */
 export function spyOnFetch(): { urls: string[]; restore(): void } {

@@ -8,3 +8,7 @@ export { ReceivePath, type Envelope } from './receive-path.js';
 export { encryptEventResponse, encryptPollVote, type AnswerScope } from './peer-answers.js';
 export { groupNode, participatingAnswer, type GroupNodeSpec } from './wa-groups.js';
 export { WHATSAPP_RECORD_MEMBERS } from './record-members.js';
+export {
+  CDN_HOST, cdnTls, documentMessage, encryptMedia, fixedResolver, imageMessage, startCdn,
+  type CdnFile, type CdnLink, type CdnRequest, type EncryptedMedia, type FakeCdn,
+} from './wa-cdn.js';

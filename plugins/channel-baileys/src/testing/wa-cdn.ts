@@ -4,17 +4,29 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { MessageRecord } from '@parley/core';
-import { encryptedStream } from '@whiskeysockets/baileys';
-import { PEER_JID } from './harness.js';
+import type { ResolveHost } from '@parley/net';
+import { encryptedStream, proto, type WAMessage } from '@whiskeysockets/baileys';
 
-// Fixtures live in the source tree; the compiled test runs from dist/test.
-const fixtures = new URL('../../test/fixtures/', import.meta.url);
+/** The host name of WhatsApp's media CDN, which the certificate of {@link cdnTls} names. */
+export const CDN_HOST = 'mmg.whatsapp.net';
+
+// The certificate lives with the package's tests; this module runs from dist/src/testing.
+const fixtures = new URL('../../../test/fixtures/', import.meta.url);
 
 /** The TLS identity of the fake CDN: a certificate for mmg.whatsapp.net, and the CA clients must trust. */
 export async function cdnTls(): Promise<{ key: string; cert: string }> {
   return {
     key: await readFile(new URL('media-host.key.pem', fixtures), 'utf8'),
     cert: await readFile(new URL('media-host.cert.pem', fixtures), 'utf8'),
+  };
+}
+
+/** A resolver answering fixed addresses per name, and ENOTFOUND for any other name (tests never ask the real DNS). */
+export function fixedResolver(names: Record<string, string[]>): ResolveHost {
+  return async (host) => {
+    const addresses = names[host];
+    if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+    return addresses;
   };
 }
 
@@ -34,18 +46,37 @@ export async function encryptMedia(plain: Buffer, type: 'image' | 'document' = '
   return { plain, body, mediaKey: enc.mediaKey, fileSha256: enc.fileSha256, fileEncSha256: enc.fileEncSha256 };
 }
 
-/** A received document message pointing at `path` on the CDN at `port`, declaring `fileLength`. */
-export function documentMessage(media: EncryptedMedia, port: number, path: string, fileLength: number): MessageRecord {
+/** Where a message says its media is: `path` on the CDN at `port`, `fileLength` bytes (what the sender declared). */
+export interface CdnLink {
+  port: number;
+  path: string;
+  fileLength: number;
+}
+
+/** What a media message of WhatsApp says of a file on the CDN, as JSON (Parley's records). */
+function mediaFields(media: EncryptedMedia, link: CdnLink) {
   return {
-    key: { remoteJid: PEER_JID, fromMe: false, id: `3EB0${randomBytes(8).toString('hex').toUpperCase()}` }, messageTimestamp: '1735700002',
-    status: 'DELIVERY_ACK',
-    message: {
-      documentMessage: {
-        url: `https://mmg.whatsapp.net:${port}${path}?ccb=11-4`, directPath: `${path}?ccb=11-4`, mimetype: 'application/pdf', fileName: 'report.pdf',
-        mediaKey: media.mediaKey.toString('base64'), fileSha256: media.fileSha256.toString('base64'),
-        fileEncSha256: media.fileEncSha256.toString('base64'), fileLength: String(fileLength),
-      },
-    },
+    url: `https://${CDN_HOST}:${link.port}${link.path}?ccb=11-4`, directPath: `${link.path}?ccb=11-4`,
+    mediaKey: media.mediaKey.toString('base64'), fileSha256: media.fileSha256.toString('base64'),
+    fileEncSha256: media.fileEncSha256.toString('base64'), fileLength: String(link.fileLength),
+  };
+}
+
+const messageId = () => `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
+
+/** A received document message from `remoteJid` (a record, as stored) pointing at a file on the CDN. */
+export function documentMessage(remoteJid: string, media: EncryptedMedia, link: CdnLink): MessageRecord {
+  return {
+    key: { remoteJid, fromMe: false, id: messageId() }, messageTimestamp: '1735700002', status: 'DELIVERY_ACK',
+    message: { documentMessage: { ...mediaFields(media, link), mimetype: 'application/pdf', fileName: 'report.pdf' } },
+  };
+}
+
+/** A received JPEG image from `remoteJid` as Baileys decodes it (proto content, for `messages.upsert`), pointing at a file on the CDN. */
+export function imageMessage(remoteJid: string, media: EncryptedMedia, link: CdnLink, timestamp: number): WAMessage {
+  return {
+    key: { remoteJid, fromMe: false, id: messageId() }, messageTimestamp: timestamp, pushName: 'Maria Silva',
+    message: proto.Message.fromObject({ imageMessage: { ...mediaFields(media, link), mimetype: 'image/jpeg' } }),
   };
 }
 
