@@ -1,7 +1,6 @@
-import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { LocalServer } from '@parley/testkit';
+import { listenOnLoopback } from '../src/testing/loopback-server.js';
 
 /** Answers one path of a {@link startWebHost}. */
 export type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -28,22 +27,7 @@ export async function startWebHost(routes: Record<string, Route>): Promise<Local
     if (route) route(req, res);
     else res.writeHead(404, { 'content-length': 0 }).end();
   });
-  const sockets = new Set<Socket>();
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  return {
-    port: (server.address() as AddressInfo).port,
-    seen,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
-  };
+  return { ...(await listenOnLoopback(server)), seen };
 }
 
 export { fixedResolver } from '../src/testing/index.js';

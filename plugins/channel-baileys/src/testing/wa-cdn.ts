@@ -1,11 +1,10 @@
-import { once } from 'node:events';
 import { randomBytes } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
 import type { MessageRecord } from '@parley/core';
 import type { ResolveHost } from '@parley/net';
 import { encryptedStream, proto, type WAMessage } from '@whiskeysockets/baileys';
+import { listenOnLoopback } from './loopback-server.js';
 
 /** The host name of WhatsApp's media CDN, which the certificate of {@link cdnTls} names. */
 export const CDN_HOST = 'mmg.whatsapp.net';
@@ -161,25 +160,15 @@ export async function startCdn(tls: { key: string; cert: string }, files: Record
     res.on('close', () => clearTimeout(dripping));
     push();
   });
-  const sockets = new Set<Socket>();
   server.on('secureConnection', () => { connections++; });
-  server.on('connection', (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
+  const { port, close } = await listenOnLoopback(server);
   return {
-    port: (server.address() as AddressInfo).port,
+    port,
     requests,
     connections: () => connections,
     settled: async () => {
       for (let i = 0; i < 200 && requests.some((r) => r.closedEarly === undefined); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     },
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-      await once(server, 'close');
-    },
+    close,
   };
 }
