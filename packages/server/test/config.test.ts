@@ -48,6 +48,7 @@ describe('loadConfig defaults', () => {
       bodyLimitBytes: 1024 * 1024,
       // The base64 form of the largest media (16 MiB) plus 64 KiB for the other members.
       mediaBodyLimitBytes: 22_369_624 + 65_536,
+      publicBodies: { timeoutMs: 30_000, maxBufferedBytes: 64 * 1024 * 1024 },
       rateLimit: { failures: 50, windowSeconds: 60, blockSeconds: 300 },
       trustProxy: false,
       allowPrivateUrls: false,
@@ -75,6 +76,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     const env = configFile({
       $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
+      publicBodies: { timeoutMs: 5000, maxBufferedBytes: 1048576 },
       media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
@@ -91,6 +93,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       serviceTag: 'acme',
       bodyLimitBytes: 4096,
       mediaBodyLimitBytes: 8192,
+      publicBodies: { timeoutMs: 5000, maxBufferedBytes: 1048576 },
       rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 },
       trustProxy: 'loopback',
       allowPrivateUrls: true,
@@ -134,6 +137,8 @@ describe('loadConfig from PARLEY_CONFIG', () => {
   it('errors name the field: bounds, enums, patterns', () => {
     invalid({ port: 70000 }, 'config.port must be <= 65535');
     invalid({ logLevel: 'loud' }, 'config.logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"');
+    invalid({ publicBodies: { timeoutMs: 50 } }, 'config.publicBodies.timeoutMs must be >= 100');
+    invalid({ publicBodies: { maxBufferedBytes: 'lots' } }, 'config.publicBodies.maxBufferedBytes must be integer');
     invalid({ publicUrl: 'ftp://x' }, 'config.publicUrl must match pattern "^https?://"');
     invalid({ media: { maxBytes: 10 } }, 'config.media.maxBytes must be >= 1024');
     invalid({ media: { maxDownloadBytes: 10 } }, 'config.media.maxDownloadBytes must be >= 1024');

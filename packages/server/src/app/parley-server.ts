@@ -200,7 +200,7 @@ export class ParleyServer {
       plugins.storage.rateLimiter?.(FailureLimiter.options(config.rateLimit)));
     const http = createHttpApp({
       routes, resolveScope: resolveScope as never, logger, version: VERSION, limiter, trustProxy: config.trustProxy,
-      bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes,
+      bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes, publicBodies: config.publicBodies,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
       idempotency: new IdempotencyGuard(storage.idempotency, clock),

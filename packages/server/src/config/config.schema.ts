@@ -17,6 +17,15 @@ export const configSchema = {
     serviceTag: { type: 'string', minLength: 1, maxLength: 64 },
     bodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
     mediaBodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 536870912 },
+    publicBodies: {
+      type: 'object',
+      additionalProperties: false,
+      description: 'Bounds of request bodies read before their caller is authenticated (public routes: Meta\'s webhooks).',
+      properties: {
+        timeoutMs: { type: 'integer', minimum: 100, maximum: 600000 },
+        maxBufferedBytes: { type: 'integer', minimum: 1024, maximum: 4294967296 },
+      },
+    },
     rateLimit: {
       type: 'object',
       additionalProperties: false,

@@ -30,6 +30,11 @@ export interface ParleyConfig {
   bodyLimitBytes: number;
   /** Body limit of the routes that accept media inline (base64 data URIs). */
   mediaBodyLimitBytes: number;
+  /**
+   * Request bodies read before their caller is authenticated (public routes: Meta's webhooks):
+   * `timeoutMs` to receive one, `maxBufferedBytes` held at once across all of them.
+   */
+  publicBodies: PublicBodiesConfig;
   /** Per client address: failed authentications (unknown key, bad admin token) allowed per window, then a block. */
   rateLimit: RateLimitConfig;
   /** Express's `trust proxy` setting: which proxies' `X-Forwarded-For` names the client address. */
@@ -93,6 +98,14 @@ export interface StreamsConfig {
   maxTotal: number;
   /** Bytes a client may leave unread before it is cut off (default 262144). */
   bufferBytes: number;
+}
+
+/** Bounds of request bodies read before their caller is authenticated (see `http/public-body.ts`). */
+export interface PublicBodiesConfig {
+  /** Time to receive the whole body, from when the route starts reading it; past it 408 and the connection is closed (default 30000). */
+  timeoutMs: number;
+  /** Bytes all such bodies may hold in memory at once; a body that does not fit is refused 503 with `Retry-After` (default 64 MiB). */
+  maxBufferedBytes: number;
 }
 
 /** Limits on failed authentications per client address (`failures` 0 turns the limit off). */
@@ -190,6 +203,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     bodyLimitBytes: f.bodyLimitBytes ?? 1024 * 1024,
     // A data URI of the largest media accepted: base64 is 4/3 of the bytes, plus room for the other members.
     mediaBodyLimitBytes: f.mediaBodyLimitBytes ?? Math.ceil(mediaMaxBytes / 3) * 4 + 64 * 1024,
+    publicBodies: {
+      // Meta's largest notification (4 MiB, the route's limit) arrives in 30 s over 1.2 Mbit/s.
+      timeoutMs: f.publicBodies?.timeoutMs ?? 30_000,
+      // 16 bodies at the 4 MiB limit of Meta's webhooks (real notifications are a few KiB: thousands).
+      maxBufferedBytes: f.publicBodies?.maxBufferedBytes ?? 64 * 1024 * 1024,
+    },
     rateLimit: {
       failures: envInt(env, 'PARLEY_RATE_LIMIT_FAILURES', 0) ?? f.rateLimit?.failures ?? 50,
       windowSeconds: envInt(env, 'PARLEY_RATE_LIMIT_WINDOW_SECONDS', 1) ?? f.rateLimit?.windowSeconds ?? 60,

@@ -22,6 +22,16 @@ export function answerBeforeBody(req: Request | undefined, res: Response): void 
   const length = req.headers['content-length'];
   const chunked = req.headers['transfer-encoding'] !== undefined;
   if (!chunked && (length === undefined || Number(length) <= DISCARD_MAX_BYTES)) return;
+  closeAfterAnswer(req, res);
+}
+
+/**
+ * Makes the answer to `req` close its connection without reading the rest of the upload:
+ * `Connection: close`, and once the answer is written the connection is half-closed, then destroyed
+ * {@link LINGER_MS} later (see {@link answerBeforeBody}). For a request refused or timed out while its
+ * body was arriving, whatever its size.
+ */
+export function closeAfterAnswer(req: Request, res: Response): void {
   res.setHeader('Connection', 'close');
   const socket = req.socket;
   socket.destroySoon = () => {

@@ -7,6 +7,8 @@ import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
+import { publicBodyReader } from './public-body.js';
+import type { PublicBodiesConfig } from '../config/config.js';
 import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
@@ -24,6 +26,8 @@ export interface HttpAppOptions {
   bodyLimitBytes: number;
   /** Body limit of routes declaring `bodyLimit: 'media'` (base64 media inline). */
   mediaBodyLimitBytes: number;
+  /** Bounds of bodies read before their caller is authenticated (public routes). */
+  publicBodies: PublicBodiesConfig;
   /** Counts failed authentications per client address. */
   limiter: FailureLimiter;
   /** Express's `trust proxy` setting (which `X-Forwarded-For` hops name the client address). */
@@ -122,8 +126,9 @@ export function createHttpApp(options: HttpAppOptions): {
   const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
+  const readBody = jsonBody();
   const { middleware: serveRoute, table } = routeMiddleware(all, {
-    resolveScope: options.resolveScope, durable: options.durable, readBody: jsonBody(), limiter: options.limiter, idempotency: options.idempotency,
+    resolveScope: options.resolveScope, durable: options.durable, readBody, readPublicBody: publicBodyReader(readBody, options.publicBodies), limiter: options.limiter, idempotency: options.idempotency,
     limits: { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes },
   });
 

@@ -18,6 +18,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
+  408: 'The request body of a caller without credentials (a public route) did not arrive within `publicBodies.timeoutMs`; the connection is closed.',
   409: 'The operation conflicts with the current state (for example the instance is not connected), or a request with the same `Idempotency-Key` is still being processed (`Retry-After`).',
   413: 'The body or media is over its size limit.',
   415: 'The body\'s charset or content encoding is not supported.',
@@ -25,7 +26,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   422: 'The instance\'s channel does not support this capability (or this field), or the `Idempotency-Key` was used for a different request.',
   500: 'Internal error (no internals are exposed).',
   502: 'The channel\'s network refused or failed the operation.',
-  503: 'Storage or the channel is temporarily unavailable, or the server is shutting down.',
+  503: 'Storage or the channel is temporarily unavailable, or the server is shutting down; on public routes that read a body also `server_busy`: the bodies of callers without credentials being received fill `publicBodies.maxBufferedBytes` (`Retry-After`, the connection is closed).',
   504: 'A download from the channel\'s network passed its time limit and was stopped (`media_download_timeout`).',
 };
 
@@ -42,6 +43,8 @@ export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[]
   (route) => (route.auth === 'admin' || route.auth === 'metrics' ? [401] : []),
   // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
   (route) => (readsBody(route) ? [413, 415] : []),
+  // A body read before its caller could be authenticated has a time limit (public-body.ts): 408.
+  (route) => (readsBody(route) && !isKeyed(route) ? [408] : []),
   // Failed authentications are counted per address: 429 once an address is blocked.
   (route) => (isKeyed(route) ? [429] : []),
   // A route that needs a channel capability (it declares 422 for channels without it) reaches the

@@ -36,6 +36,11 @@ export interface RouterOptions {
   /** Resolves when every write so far is durable (awaited before answering non-GET requests). */
   durable: () => Promise<void>;
   readBody: BodyReader;
+  /**
+   * Reads the body of a request whose caller is not authenticated when it is read (a public route
+   * without a key): {@link readBody} within the `publicBodies` bounds (see public-body.ts).
+   */
+  readPublicBody: BodyReader;
   /** Body limits: `media` for routes declaring `bodyLimit: 'media'`, `json` for the others. */
   limits: { json: number; media: number };
   limiter: FailureLimiter;
@@ -77,7 +82,7 @@ function isAuthFailure(err: unknown): boolean {
  * OpenAPI test reads it).
  */
 export function routeMiddleware(routes: RouteDefinition[], options: RouterOptions) {
-  const { resolveScope, durable, readBody, limiter, idempotency } = options;
+  const { resolveScope, durable, readBody, readPublicBody, limiter, idempotency } = options;
   const validator = new RequestValidator();
   const table = new RouteTable<(req: Request, res: Response, params: Record<string, string>) => Promise<void>>();
   for (const route of routes) {
@@ -105,7 +110,8 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       if (scope === ANSWERED) return;
       // A malformed key is refused before the body is read; other routes ignore the header.
       const idempotencyKey = route.idempotent ? IdempotencyGuard.keyOf(req.headers['idempotency-key']) : undefined;
-      if (withBody) await readBody(req, res, limit);
+      // Past a key or token check a body has the server's general bounds; anyone else's, tighter ones.
+      if (withBody) await (keyed ? readBody : readPublicBody)(req, res, limit);
       const p = { ...matched };
       if (params) check(params, p, 'path');
       const q = { ...(req.query as Record<string, unknown>) };
