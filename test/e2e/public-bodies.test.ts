@@ -4,9 +4,14 @@ import { dataUri, SAMPLES, sampleBytes } from '../support/media-server.js';
 import { RawUpload, type RawAnswer } from '../support/raw-upload.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-/** Small bounds, so that a test sees them: 1.5 s to receive a public body, 300,000 bytes held at once. */
+/**
+ * Small bounds, so that a test sees them: 1.5 s to receive a public body, and the smallest budget the
+ * server accepts beside Meta's webhooks (their 4 MiB body limit) held at once.
+ */
 const TIMEOUT_MS = 1500;
-const BUDGET = 300_000;
+const BUDGET = 4 * 1024 * 1024;
+/** Three bodies of this size fit the budget, a fourth does not. */
+const HELD = 1_300_000;
 /** A signature header Meta never made: nobody links the accounts named, so nothing can check it. */
 const FORGED = `sha256=${'0'.repeat(64)}`;
 
@@ -67,7 +72,7 @@ describe('bodies read before their caller is authenticated', () => {
   });
 
   it('bodies that fill the budget make the next one 503 at once, unread; once they time out the budget is free again', async () => {
-    const body = notification(100_000);
+    const body = notification(HELD);
     const held = Array.from({ length: 3 }, () => webhookUpload(t, body.length, body.subarray(0, 10)));
     await sleep(300);
     const refused = webhookUpload(t, body.length, body.subarray(0, 10));
@@ -89,8 +94,8 @@ describe('bodies read before their caller is authenticated', () => {
 
   it('a chunked body whose bytes pass the budget while arriving is refused 503 and closed, and gives its bytes back', async () => {
     const upload = webhookUpload(t, undefined, Buffer.alloc(0));
-    const piece = Buffer.alloc(64 * 1024, 0x20);
-    for (let i = 0; i < 6; i++) {
+    const piece = Buffer.alloc(1024 * 1024, 0x20);
+    for (let i = 0; i < 5; i++) {
       upload.send(chunk(i === 0 ? Buffer.concat([Buffer.from('{"object":"instagram","entry":[],"pad":"'), piece]) : piece));
       await sleep(50);
     }
@@ -105,7 +110,7 @@ describe('bodies read before their caller is authenticated', () => {
 
   it('refusals are logged through the throttle, not a line each', async () => {
     const before = t.logs.length;
-    const body = notification(100_000);
+    const body = notification(HELD);
     const held = Array.from({ length: 3 }, () => webhookUpload(t, body.length, body.subarray(0, 10)));
     await sleep(300);
     const refused = await Promise.all(Array.from({ length: 20 }, () => webhookUpload(t, body.length, body.subarray(0, 10)).answer(2000)));
@@ -113,6 +118,13 @@ describe('bodies read before their caller is authenticated', () => {
     await Promise.all(held.map((h) => h.answer(TIMEOUT_MS + 3000)));
     const lines = t.logs.slice(before).join('').split('\n').filter((l) => l.includes('"status":503') || l.includes('server_busy'));
     assert.ok(lines.length <= 4, `${lines.length} lines for 20 refusals`);
+  });
+
+  it('refuses to start with a budget below the body limit of a public route, naming the setting', async () => {
+    await assert.rejects(startTestServer({
+      plugins: [{ package: '@parley/storage-memory' }, { package: '@parley/channel-instagram', options: { profileLookup: false } }],
+      config: { publicBodies: { timeoutMs: TIMEOUT_MS, maxBufferedBytes: BUDGET - 1 } },
+    }), (err: Error) => err.message === `publicBodies.maxBufferedBytes (${BUDGET - 1}) is below ${BUDGET} bytes, the body limit of a public route (Meta's webhooks): raise it to at least that`);
   });
 
   it('a body under a real instance key is not bound by the limit of unauthenticated callers', async () => {

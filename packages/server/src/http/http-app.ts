@@ -5,17 +5,18 @@ import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } f
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
 import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
-import { defineRoute, TextReply, type RouteDefinition } from './route.js';
+import { defineRoute, isKeyed, readsBody, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
 import { publicBodyReader } from './public-body.js';
 import type { PublicBodiesConfig } from '../config/config.js';
+import { ConfigError } from '../config/config-error.js';
 import { okResponse, s } from './schema.js';
 import type { RouteTable } from './route-table.js';
 import { UndeclaredAnswers } from './route-statuses.js';
 import type { FailureLimiter } from './failure-limiter.js';
 import type { IdempotencyGuard } from './idempotency.js';
 import { UNMATCHED_ROUTE, type ServerMetrics } from '../metrics/server-metrics.js';
-import { routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
+import { bodyLimitOf, routeMiddleware, type MatchedRequest, type ScopeResolver } from './router.js';
 
 /** Options of {@link createHttpApp}. */
 export interface HttpAppOptions {
@@ -77,6 +78,18 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
   return `unknown path ${method} /${first[1]}${first[2] ? '/…' : ''}: Parley serves /{key}/… (instance API) and /admin/…; see /docs`;
 }
 
+/**
+ * Refuses at start-up a `publicBodies.maxBufferedBytes` below the body limit of a route read before its
+ * caller is authenticated (Meta's webhooks: 4 MiB): such a route could then never receive a body of its
+ * full size, and would answer 503 to each.
+ */
+function assertPublicBodiesFit(routes: RouteDefinition[], limits: { json: number; media: number }, bounds: PublicBodiesConfig): void {
+  const largest = routes.filter((r) => !isKeyed(r) && readsBody(r)).reduce((max, r) => Math.max(max, bodyLimitOf(r, limits)), 0);
+  if (largest > bounds.maxBufferedBytes) {
+    throw new ConfigError(`publicBodies.maxBufferedBytes (${bounds.maxBufferedBytes}) is below ${largest} bytes, the body limit of a public route (Meta's webhooks): raise it to at least that`);
+  }
+}
+
 /** Builds the express app: JSON parsing with raw-body capture, routes, docs, 404 and the error model. */
 export function createHttpApp(options: HttpAppOptions): {
   app: Express; openapi: Record<string, unknown>; routes: RouteDefinition[]; table: RouteTable<unknown>; undeclared: UndeclaredAnswers; dashboard: DashboardFiles;
@@ -127,9 +140,11 @@ export function createHttpApp(options: HttpAppOptions): {
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
   const readBody = jsonBody();
+  const limits = { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes };
+  assertPublicBodiesFit(all, limits, options.publicBodies);
   const { middleware: serveRoute, table } = routeMiddleware(all, {
     resolveScope: options.resolveScope, durable: options.durable, readBody, readPublicBody: publicBodyReader(readBody, options.publicBodies), limiter: options.limiter, idempotency: options.idempotency,
-    limits: { json: options.bodyLimitBytes, media: options.mediaBodyLimitBytes },
+    limits,
   });
 
   // One middleware for the hot path (shutdown check, request log, route): every layer express walks

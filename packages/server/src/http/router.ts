@@ -64,6 +64,11 @@ function rateLimited(res: Response, ms: number): ParleyError {
   return new ParleyError(429, 'rate_limited', `too many failed authentications from this address; retry in ${seconds} s`, { retryAfterSeconds: seconds });
 }
 
+/** The most a route reads of a request body: its own limit, or the server's for media or JSON routes. */
+export function bodyLimitOf(route: RouteDefinition, limits: RouterOptions['limits']): number {
+  return route.bodyLimit === 'media' ? limits.media : route.bodyLimit ?? limits.json;
+}
+
 /** A failed key lookup or admin token check (what the failure limiter counts). */
 function isAuthFailure(err: unknown): boolean {
   return isParleyError(err) && (err.status === 401 || err.code === 'instance_not_found');
@@ -94,7 +99,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     // Routes that take a key or the admin token: their answers may carry secrets, and their failures count.
     const keyed = isKeyed(route);
     const withBody = readsBody(route);
-    const limit = route.bodyLimit === 'media' ? options.limits.media : route.bodyLimit ?? options.limits.json;
+    const limit = bodyLimitOf(route, options.limits);
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
       (req as MatchedRequest).parleyStatuses = statuses;
