@@ -1,59 +1,21 @@
 import assert from 'node:assert/strict';
-import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { gzipSync } from 'node:zlib';
 import { expectError } from '../support/api-assertions.js';
 import { phone, type Phone } from '../support/conversation.js';
 import { dataUri, SAMPLES, sampleBytes } from '../support/media-server.js';
+import { RawUpload, type RawAnswer } from '../support/raw-upload.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-
-/** What a raw connection saw after sending a request head and only the start of its body. */
-interface PartialUpload {
-  /** The answer's status, undefined when none came within the wait. */
-  status?: number;
-  headers: Record<string, string>;
-  body?: any;
-  /** The server ended the connection (it will not read the rest of the upload). */
-  closedByServer: boolean;
-}
 
 /**
  * Sends `method path` announcing a body of `declared` bytes but writes only `first`, then waits
  * (at most `waitMs`) for an answer and for the server to close the connection. The client never
  * sends the rest: an answer proves the server did not need the body, a close that it will not read it.
  */
-function partialUpload(url: string, method: string, path: string, headers: Record<string, string>, declared: number, first: Buffer, waitMs = 3000): Promise<PartialUpload> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
-    let closedByServer = false;
-    const finish = (): void => {
-      clearTimeout(timer);
-      socket.destroy();
-      const text = Buffer.concat(chunks).toString('utf8');
-      const split = text.indexOf('\r\n\r\n');
-      if (split < 0) return resolve({ headers: {}, closedByServer });
-      const [statusLine, ...lines] = text.slice(0, split).split('\r\n');
-      const head = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
-      const body = text.slice(split + 4);
-      resolve({ status: Number(statusLine!.split(' ')[1]), headers: head, body: body ? JSON.parse(body) : undefined, closedByServer });
-    };
-    const timer = setTimeout(finish, waitMs);
-    socket.on('data', (c: Buffer) => chunks.push(c));
-    socket.on('end', () => {
-      closedByServer = true;
-      finish();
-    });
-    socket.on('error', () => {
-      closedByServer = true;
-      finish();
-    });
-    const head = [`${method} ${path} HTTP/1.1`, `Host: ${hostname}`, 'Content-Type: application/json', `Content-Length: ${declared}`,
-      ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
-    socket.write(`${head.join('\r\n')}\r\n\r\n`);
-    socket.write(first);
-  });
+function partialUpload(url: string, method: string, path: string, headers: Record<string, string>, declared: number, first: Buffer, waitMs = 3000): Promise<RawAnswer> {
+  const upload = RawUpload.open(url, method, path, { 'Content-Type': 'application/json', 'Content-Length': String(declared), ...headers });
+  upload.send(first);
+  return upload.answer(waitMs);
 }
 
 const MiB = 1024 * 1024;
