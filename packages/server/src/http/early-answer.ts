@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { Request, Response } from 'express';
 
 /** A rest of body up to this is left to Node, which reads and discards it and keeps the connection. */
@@ -39,6 +40,14 @@ export function closeAfterAnswer(req: Request, res: Response): void {
     socket.pause();
     socket.on('resume', () => socket.pause());
     socket.end();
-    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+    destroyAfterLinger(socket);
   };
+}
+
+/**
+ * Destroys a connection whose answer was written and whose side is ended, {@link LINGER_MS} later: time
+ * for the client to read the answer, however it behaves (a socket destroyed with unread bytes resets).
+ */
+export function destroyAfterLinger(socket: Duplex): void {
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

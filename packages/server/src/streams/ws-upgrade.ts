@@ -2,6 +2,7 @@ import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import { isParleyError, ParleyError, ValidationError, type Logger } from '@parley/core';
+import { destroyAfterLinger } from '../http/early-answer.js';
 import type { FailureLimiter } from '../http/failure-limiter.js';
 import type { StreamHub } from './stream-hub.js';
 import { readStreamRequest } from './stream-request.js';
@@ -29,12 +30,9 @@ export interface StreamUpgradeDeps {
 /** Largest message a client may send (clients send nothing the server reads). */
 const MAX_CLIENT_MESSAGE = 1024;
 
-/** How long a refused upgrade's connection stays half-closed after the answer (the client reads it), before it is destroyed. */
-const LINGER_MS = 500;
-
 /**
  * Writes an HTTP error answer on a socket not upgraded, in the API's error model, and closes it: the
- * answer ends the server's side, and the socket is destroyed {@link LINGER_MS} later whatever the
+ * answer ends the server's side, and the socket is destroyed a moment later ({@link destroyAfterLinger}) whatever the
  * client does. An upgraded request has left the HTTP server, whose timeouts no longer apply: a client
  * keeping its side open would otherwise hold the connection for good.
  */
@@ -43,7 +41,7 @@ function refuse(socket: Duplex, err: ParleyError): void {
   const retry = err.status === 429 && (err.details as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds;
   socket.end(`HTTP/1.1 ${err.status} ${STATUS_CODES[err.status] ?? 'Error'}\r\nContent-Type: application/json; charset=utf-8\r\n`
     + `Content-Length: ${Buffer.byteLength(text)}\r\nCache-Control: no-store\r\n${retry ? `Retry-After: ${retry}\r\n` : ''}Connection: close\r\n\r\n${text}`);
-  setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  destroyAfterLinger(socket);
 }
 
 /** The path and query of an upgrade's request target; a target that is no URL is the client's error (400). */
