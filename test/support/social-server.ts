@@ -5,7 +5,7 @@ import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import type { ParleyConfig } from '@parley/server';
 import { AnswerRecorder } from './answer-recorder.js';
 import { metaFixture, startImageServer, type ImageServer, type MetaChannel } from './meta-channels.js';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startTestServer, type AdminWebhookSettings, type TestServer } from './test-server.js';
 
 // The accounts and senders of the channel plugins' fixtures (Meta's documented webhook shapes).
 export const IG_ACCOUNT = '17841405822304914';
@@ -101,9 +101,9 @@ export class SocialServer {
     });
   }
 
-  /** Creates an instance the suite deletes after the test. */
-  instance = async (name: string): Promise<{ id: string; key: string }> => {
-    const made = await this.t.createInstance({ name });
+  /** Creates an instance (with `webhook` settings if given) the suite deletes after the test. */
+  instance = async (name: string, webhook?: AdminWebhookSettings): Promise<{ id: string; key: string }> => {
+    const made = await this.t.createInstance({ name, ...(webhook ? { webhook } : {}) });
     this.created.push(made.key);
     return made;
   };

@@ -13,7 +13,8 @@ export interface TestResponse<T = any> {
 }
 
 /** Webhook settings of `POST /admin/instances`. */
-type AdminWebhookSettings = NonNullable<Operations['adminCreateInstance']['body']>['webhook'];
+/** The `webhook` member of an admin create body. */
+export type AdminWebhookSettings = NonNullable<Operations['adminCreateInstance']['body']>['webhook'];
 
 /** Decodes an HTTP answer as tests see it: JSON answers parsed, others as text, the bytes kept. */
 export async function testResponseOf<T = any>(res: Response): Promise<TestResponse<T>> {

@@ -121,6 +121,19 @@ export class CapabilityNotSupportedError extends ParleyError {
   }
 }
 
+/**
+ * 422 `outside_window`: the channel refuses a message to this user now because its messaging window
+ * is closed (Messenger and Instagram: more than 24 hours since the user last wrote; Meta's code 10
+ * with subcode 2018278 or 2534022). Retrying does not help until the user writes again. `details`
+ * carries the upstream `upstreamCode` and `subcode` and `retryable: false`; a queued send that fails
+ * with it is reported as failed with the Cloud API's code 131047 (re-engagement message).
+ */
+export class OutsideWindowError extends ParleyError {
+  constructor(message: string, details?: { upstreamCode?: number; subcode?: number; [k: string]: unknown }) {
+    super(422, 'outside_window', message, { ...details, retryable: false });
+  }
+}
+
 /** 502: the upstream network (WhatsApp, Graph API) refused or failed the operation. */
 export class UpstreamError extends ParleyError {
   constructor(message: string, details?: { retryable?: boolean; upstreamCode?: string | number; [k: string]: unknown }) {

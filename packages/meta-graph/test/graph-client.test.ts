@@ -1,4 +1,5 @@
 import { describe, it } from 'node:test';
+import { OutsideWindowError } from '@parley/core';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -44,7 +45,7 @@ describe('GraphClient', () => {
     ['send rate limit', 400, { error: { message: 'Calls to this api have exceeded the rate limit.', type: 'OAuthException', code: 613 } }, { kind: 'rate_limit', retryable: true, upstreamCode: 613 }],
     ['business use case limit', 400, { error: { message: 'There have been too many messages sent to this Instagram account.', type: 'OAuthException', code: 80002 } }, { kind: 'rate_limit', retryable: true, upstreamCode: 80002 }],
     ['HTTP 429', 429, {}, { kind: 'rate_limit', retryable: true, upstreamCode: 429 }],
-    ['permission', 403, { error: { message: '(#10) This message is sent outside of allowed window.', type: 'OAuthException', code: 10, error_subcode: 2018278 } }, { kind: 'permission', retryable: false, upstreamCode: 10 }],
+    ['permission', 403, { error: { message: '(#10) Application does not have permission for this action', type: 'OAuthException', code: 10 } }, { kind: 'permission', retryable: false, upstreamCode: 10 }],
     ['invalid parameter', 400, { error: { message: '(#100) The parameter recipient is required', type: 'OAuthException', code: 100 } }, { kind: 'other', retryable: false, upstreamCode: 100 }],
     ['unavailable user', 400, { error: { message: "This person isn't available right now.", type: 'GraphMethodException', code: 551 } }, { kind: 'other', retryable: false, upstreamCode: 551 }],
     ['service unavailable', 503, { error: { message: 'An unexpected error has occurred. Please retry your request later.', type: 'OAuthException', code: 2, is_transient: true } }, { kind: 'other', retryable: true, upstreamCode: 2 }],
@@ -94,6 +95,16 @@ describe('GraphClient', () => {
     await assert.rejects(client({ baseUrl: `http://127.0.0.1:${port}` }).get('me', credentials), (err: unknown) =>
       err instanceof GraphApiError && /^Instagram Graph API unreachable: .*ECONNREFUSED/.test(err.message)
       && (err.details as { kind: string }).kind === 'network');
+  });
+
+  it('answers OutsideWindowError for Instagram\'s (2534022) and Messenger\'s (2018278) closed messaging window', async () => {
+    for (const subcode of [2534022, 2018278]) {
+      graph.on('POST', '/v21.0/me/messages', {
+        status: 400, body: { error: { message: 'This message is sent outside of allowed window.', type: 'OAuthException', code: 10, error_subcode: subcode } },
+      });
+      await assert.rejects(client().postJson('me/messages', credentials, {}), (err: unknown) => err instanceof OutsideWindowError
+        && err.code === 'outside_window' && (err.details as { subcode?: number }).subcode === subcode);
+    }
   });
 
   it('classifies rate limits before OAuthException and appsecret_proof failures apart', () => {

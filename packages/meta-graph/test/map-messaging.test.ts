@@ -1,6 +1,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { fileNameOf, mapEntry, mimeTypeOf, type MessagingEvent, type WebhookMessage } from '../src/index.js';
+import { fileNameOf, mapEntry as mapAll, mimeTypeOf, type MappedEvent, type MessagingEvent, type WebhookMessage } from '../src/index.js';
+
+/** The events of an entry (the referrals kept for later are tested through the adapter). */
+const mapEntry = (...args: Parameters<typeof mapAll>): MappedEvent[] => mapAll(...args).filter((mapped): mapped is MappedEvent => 'payload' in mapped);
 
 const event = (message: WebhookMessage | undefined, extra: Record<string, unknown> = {}): MessagingEvent => ({
   sender: { id: '111' }, recipient: { id: '999' }, timestamp: 1718000000999, message, ...extra,

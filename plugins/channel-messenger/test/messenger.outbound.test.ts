@@ -2,7 +2,7 @@ import { beforeEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import {
-  CapabilityNotSupportedError, ValidationError, requireCapability,
+  CapabilityNotSupportedError, OutsideWindowError, UpstreamError, ValidationError, requireCapability,
   type ChannelAdapter, type MessagingCapability, type SocialLink,
 } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
@@ -117,6 +117,21 @@ describe('messenger messaging', () => {
       { recipient: { id: USER }, messaging_type: 'RESPONSE', message: { text: 'Your invoice' } },
     ]);
     assert.deepStrictEqual(record.message, { documentMessage: { mimetype: 'application/pdf', fileName: 'invoice.pdf', caption: 'Your invoice' } });
+  });
+
+  it('answers 422 outside_window, not a permission error, for a message past the 24-hour window (code 10, subcode 2018278)', async () => {
+    const refusal = (subcode?: number) => ({
+      status: 400, body: { error: { message: '(#10) This message is sent outside of allowed window.', type: 'OAuthException', code: 10, ...(subcode ? { error_subcode: subcode } : {}), fbtrace_id: 'AWin' } },
+    });
+    graph.on('POST', '/v26.0/me/messages', refusal(2018278));
+    await assert.rejects(messaging.send({ to: USER, content: { type: 'text', text: 'Still there?' } }), (err: unknown) => err instanceof OutsideWindowError
+      && err.status === 422 && err.code === 'outside_window'
+      && err.message.startsWith('Messenger does not deliver messages to this user now: more than 24 hours have passed since the user last wrote')
+      && JSON.stringify(err.details) === JSON.stringify({ upstreamCode: 10, subcode: 2018278, fbtraceId: 'AWin', retryable: false }));
+    // Code 10 without that subcode is still a missing permission.
+    graph.on('POST', '/v26.0/me/messages', refusal());
+    await assert.rejects(messaging.send({ to: USER, content: { type: 'text', text: 'Still there?' } }), (err: unknown) => err instanceof UpstreamError
+      && (err.details as { kind?: string }).kind === 'permission');
   });
 
   it('has messaging only: other families answer 422 with a reason', () => {

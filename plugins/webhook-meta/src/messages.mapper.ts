@@ -116,6 +116,7 @@ function item(message: InboundMessage, main: boolean, context: WebhookRenderCont
       referral: defined([
         ['source_url', referral.sourceUrl], ['source_id', referral.sourceId], ['source_type', referral.sourceType], ['headline', referral.headline],
         ['body', referral.body], ['media_type', referral.mediaType], ['thumbnail_url', referral.thumbnailUrl], ['ctwa_clid', referral.ctwaClid],
+        ['ref', referral.ref],
       ]),
     }),
     ...typed,

@@ -71,7 +71,8 @@ export interface MetaMessage extends MetaContent {
   from_me: boolean;
   from_user_id?: string;
   context?: { from?: string; id?: string; story?: { id?: string; url: string } };
-  referral?: Partial<Record<'source_url' | 'source_id' | 'source_type' | 'headline' | 'body' | 'media_type' | 'thumbnail_url' | 'ctwa_clid', string>>;
+  /** `ref` (Messenger and Instagram links and ads) goes beside the spec's members. */
+  referral?: Partial<Record<'source_url' | 'source_id' | 'source_type' | 'headline' | 'body' | 'media_type' | 'thumbnail_url' | 'ctwa_clid' | 'ref', string>>;
   edit?: { original_message_id: string; message: MetaContent };
 }
 

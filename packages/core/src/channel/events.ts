@@ -68,7 +68,11 @@ export interface EventResponseContent {
   extraGuests?: number;
 }
 
-/** Advertisement a message came from (spec 6.3 `referral`). */
+/**
+ * Where a message came from: an advertisement, a post or a link (spec 6.3 `referral`). `sourceType`
+ * is `ad` for an advertisement on every channel; Messenger and Instagram also name `shortlink` (an
+ * m.me / ig.me link) and `customer_chat_plugin`, lower-cased from Meta's `source`.
+ */
 export interface Referral {
   sourceUrl?: string;
   sourceId?: string;
@@ -78,6 +82,8 @@ export interface Referral {
   mediaType?: string;
   thumbnailUrl?: string;
   ctwaClid?: string;
+  /** Messenger and Instagram: the `ref` parameter of the link or ad the user came through. */
+  ref?: string;
 }
 
 /** A message received (or sent by the instance from another device), normalized. */

@@ -8,6 +8,7 @@ import { DedupWindow } from '../inbound/dedup-window.js';
 import type { MetaMediaDownloader } from '../inbound/media-download.js';
 import { mapEntry } from '../inbound/map-messaging.js';
 import { ProfileCache, type SenderProfile } from '../inbound/profile-cache.js';
+import { PendingReferrals } from '../inbound/referral.js';
 import { watermarkStatuses } from '../inbound/watermark.js';
 import type { WebhookEntry } from '../inbound/webhook-payload.js';
 import type { MetaGraphOptions } from '../options.js';
@@ -47,6 +48,7 @@ export class MetaChannelAdapter implements ChannelAdapter {
   readonly capabilityGaps: CapabilityGaps;
   private readonly dedup: DedupWindow;
   private readonly profiles: ProfileCache;
+  private readonly referrals: PendingReferrals;
 
   constructor(
     private readonly profile: MetaChannelProfile,
@@ -62,6 +64,7 @@ export class MetaChannelAdapter implements ChannelAdapter {
     // Under the instance id prefix, so deleting the instance clears it with everything else.
     const base = `${context.instanceId}:meta:${profile.channel}`;
     this.dedup = new DedupWindow(context.storage.state, `${base}:dedup`, deps.options.dedupWindowHours * 3600_000, deps.now);
+    this.referrals = new PendingReferrals(context.storage.state, `${base}:referrals`, deps.now);
     this.profiles = new ProfileCache(context.storage.state, `${base}:profiles`, (userId) => this.lookupProfile(userId), deps.now, context.logger);
   }
 
@@ -76,17 +79,25 @@ export class MetaChannelAdapter implements ChannelAdapter {
     let emitted = 0;
     const handled: string[] = [];
     try {
-      for (const { payload, dedupKey, watermark } of mapEntry(entry, this.channel, this.deps.now())) {
+      for (const mapped of mapEntry(entry, this.channel, this.deps.now())) {
+        if ('pendingReferral' in mapped) {
+          await this.referrals.put(mapped.pendingReferral.userId, mapped.pendingReferral.referral);
+          continue;
+        }
+        const { payload, dedupKey, watermark } = mapped;
         if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
+        let referredBy: string | undefined;
         try {
-          if (payload.type === 'message' && !payload.message.fromMe && this.deps.options.profileLookup) {
-            withProfile(payload.message, await this.profiles.get(payload.message.from));
+          if (payload.type === 'message' && isWritten(payload.message)) {
+            if (this.deps.options.profileLookup) withProfile(payload.message, await this.profiles.get(payload.message.from));
+            referredBy = await this.withPendingReferral(payload.message);
           }
           this.context.emit(payload);
         } catch (err) {
           if (dedupKey !== undefined) this.dedup.abort(dedupKey);
           throw err;
         }
+        if (referredBy !== undefined) await this.referrals.clear(referredBy);
         if (dedupKey !== undefined) handled.push(dedupKey);
         emitted++;
         if (watermark) {
@@ -103,6 +114,17 @@ export class MetaChannelAdapter implements ChannelAdapter {
       for (const key of handled) await this.dedup.commit(key);
     }
     return emitted;
+  }
+
+  /**
+   * Gives `message` the referral its sender came through without writing (`messaging_referrals`),
+   * unless it carries one of its own; answers the sender whose pending referral is then used up.
+   */
+  private async withPendingReferral(message: InboundMessage): Promise<string | undefined> {
+    const pending = await this.referrals.pending(message.from);
+    if (pending === undefined) return undefined;
+    message.referral ??= pending;
+    return message.from;
   }
 
   /** Waits for background profile lookups; there is no connection to close. */
@@ -124,6 +146,11 @@ export class MetaChannelAdapter implements ChannelAdapter {
       ...(typeof answer.profile_pic === 'string' && answer.profile_pic !== '' ? { picture: answer.profile_pic } : {}),
     };
   }
+}
+
+/** A message the user wrote: not an echo of the account's own, nor a reaction or an edit of an earlier message. */
+function isWritten(message: InboundMessage): boolean {
+  return !message.fromMe && message.edit === undefined && message.content.type !== 'reaction';
 }
 
 function withProfile(message: InboundMessage, profile: SenderProfile | null): void {

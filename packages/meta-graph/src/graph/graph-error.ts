@@ -1,4 +1,4 @@
-import { UpstreamError } from '@parley/core';
+import { OutsideWindowError, UpstreamError } from '@parley/core';
 
 /** How a Graph API failure is treated. */
 export type GraphErrorKind = 'rate_limit' | 'token' | 'permission' | 'app_secret' | 'network' | 'other';
@@ -37,6 +37,12 @@ const RATE_LIMIT_CODES = new Set([4, 17, 32, 613, 80001, 80002, 80003, 80004, 80
 const TOKEN_CODES = new Set([190, 102, 2500]);
 /** Meta's own transient failures: unknown error and service unavailable. */
 const TRANSIENT_CODES = new Set([1, 2]);
+/**
+ * Code 10 subcodes of a message refused because the user's messaging window is closed: Messenger's
+ * 2018278 and Instagram's 2534022, both "This message is sent outside of allowed window" (Meta,
+ * Messenger Platform "Common Error Codes"). Without them code 10 is a permission error.
+ */
+const OUTSIDE_WINDOW_SUBCODES = new Set([2018278, 2534022]);
 
 function isPermissionCode(code: number | undefined): boolean {
   return code === 10 || (code !== undefined && code >= 200 && code <= 299);
@@ -75,8 +81,12 @@ function isRetryable(info: GraphErrorInfo): boolean {
   return info.transient === true || info.httpStatus >= 500 || (info.code !== undefined && TRANSIENT_CODES.has(info.code));
 }
 
-/** Builds the error of a Graph answer that carries `{error: {...}}` or a non-2xx status. */
-export function graphErrorFromAnswer(label: string, httpStatus: number, body: unknown): GraphApiError {
+/**
+ * Builds the error of a Graph answer that carries `{error: {...}}` or a non-2xx status: an
+ * {@link OutsideWindowError} when Meta refused a message outside the user's messaging window, else a
+ * {@link GraphApiError}.
+ */
+export function graphErrorFromAnswer(label: string, httpStatus: number, body: unknown): GraphApiError | OutsideWindowError {
   const error = (body && typeof body === 'object' ? (body as { error?: GraphErrorBody }).error : undefined) ?? {};
   const message = typeof error.message === 'string' && error.message !== '' ? error.message : `HTTP ${httpStatus}`;
   const code = typeof error.code === 'number' ? error.code : undefined;
@@ -91,6 +101,13 @@ export function graphErrorFromAnswer(label: string, httpStatus: number, body: un
     ...(typeof error.fbtrace_id === 'string' ? { fbtraceId: error.fbtrace_id } : {}),
     ...(error.is_transient === true ? { transient: true } : {}),
   };
+  if (code === 10 && info.subcode !== undefined && OUTSIDE_WINDOW_SUBCODES.has(info.subcode)) {
+    return new OutsideWindowError(
+      `${label} does not deliver messages to this user now: more than 24 hours have passed since the user last wrote `
+      + `(${code}/${info.subcode}: ${message}); the conversation opens again when the user writes`,
+      { upstreamCode: code, subcode: info.subcode, ...(info.fbtraceId !== undefined ? { fbtraceId: info.fbtraceId } : {}) },
+    );
+  }
   return new GraphApiError(describe(label, info), info);
 }
 

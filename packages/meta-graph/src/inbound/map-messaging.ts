@@ -1,6 +1,7 @@
-import type { ChannelEventPayload, ChannelName, InboundMedia, InboundMessage, MessageStatus } from '@parley/core';
+import type { ChannelEventPayload, ChannelName, InboundMedia, InboundMessage, MessageStatus, Referral } from '@parley/core';
 import { inboundRecordContent, type MetaInboundContent } from './inbound-record.js';
 import { fileNameOf, mimeTypeOf, type MetaMediaKind } from './media-info.js';
+import { referralOf } from './referral.js';
 import type { WatermarkReceipt } from './watermark.js';
 import type { MessagingEvent, WebhookAttachment, WebhookEntry, WebhookMessage } from './webhook-payload.js';
 
@@ -12,28 +13,42 @@ export interface MappedEvent {
   watermark?: WatermarkReceipt;
 }
 
+/** A referral that came without a message: the adapter keeps it for the user's next message. */
+export interface MappedReferral {
+  pendingReferral: { userId: string; referral: Referral };
+}
+
+/** What one webhook event becomes. */
+export type Mapped = MappedEvent | MappedReferral;
+
 /** Received messages are stored as delivered; echoes of the account's own messages as sent. */
 const RECEIVED_STATUS: MessageStatus = 'DELIVERY_ACK';
 const ECHO_STATUS: MessageStatus = 'SERVER_ACK';
 
 /**
- * Maps one webhook entry onto normalized payloads, in order. Events this package does not handle
- * (postback-less standby, handovers, opt-ins, comment changes) and malformed events are left out.
+ * Maps one webhook entry onto normalized payloads, in order: its `messaging` events, then its
+ * `standby` ones (conversations another app owns under the handover protocol are still the
+ * account's conversations, so their messages are stored and delivered alike). Events this package
+ * does not handle (handover control, opt-ins, comment changes) and malformed events are left out.
  *
  * @param receivedAtMs - stands in for a missing event timestamp.
  */
-export function mapEntry(entry: WebhookEntry, channel: ChannelName, receivedAtMs: number): MappedEvent[] {
-  const events = Array.isArray(entry.messaging) ? entry.messaging : [];
+export function mapEntry(entry: WebhookEntry, channel: ChannelName, receivedAtMs: number): Mapped[] {
+  const events = [...(Array.isArray(entry.messaging) ? entry.messaging : []), ...(Array.isArray(entry.standby) ? entry.standby : [])];
   return events.flatMap((event) => (event && typeof event === 'object' ? mapEvent(event, channel, entry.time ?? receivedAtMs) : []));
 }
 
-function mapEvent(event: MessagingEvent, channel: ChannelName, fallbackMs: number): MappedEvent[] {
+function mapEvent(event: MessagingEvent, channel: ChannelName, fallbackMs: number): Mapped[] {
   const sender = idOf(event.sender);
   const recipient = idOf(event.recipient);
   if (!sender || !recipient) return [];
   if (event.message) return mapMessage(event.message, sender, recipient, seconds(event.timestamp ?? fallbackMs), channel);
   if (event.reaction) return mapReaction(event, sender, channel, event.timestamp ?? fallbackMs);
   if (event.postback) return mapPostback(event, sender, channel, event.timestamp ?? fallbackMs);
+  if (event.referral) {
+    const referral = referralOf(event.referral);
+    return referral ? [{ pendingReferral: { userId: sender, referral } }] : [];
+  }
   if (event.message_edit) return mapEdit(event, sender, channel, event.timestamp ?? fallbackMs);
   if (event.read) {
     const timestamp = seconds(event.timestamp ?? event.read.watermark ?? fallbackMs);
@@ -70,12 +85,15 @@ function mapMessage(message: WebhookMessage, sender: string, recipient: string, 
     return [{ payload: { type: 'message.delete', chatJid: user, messageIds: [mid] }, dedupKey: `${mid}:deleted` }];
   }
   const context = contextOf(message.reply_to);
+  // Only the first content of a message from an ad carries the ad.
+  const referral = fromMe ? undefined : referralOf(message.referral);
   return contentsOf(message).map((draft, index) => {
     const id = index === 0 ? mid : `${mid}_${index}`;
     const content = withMediaId(draft, id);
     const inbound: InboundMessage = {
       id, chatJid: user, from: sender, fromUserId: sender, fromMe, timestamp, chatType: 'individual', content,
       ...(context ? { context } : {}),
+      ...(referral && index === 0 ? { referral } : {}),
       record: {
         key: { remoteJid: user, fromMe, id },
         message: inboundRecordContent(content, user, context),
@@ -102,7 +120,10 @@ function mapPostback(event: MessagingEvent, sender: string, channel: ChannelName
   const postback = event.postback!;
   const id = typeof postback.mid === 'string' && postback.mid !== '' ? postback.mid : `${sender}-postback-${timestampMs}`;
   const content: MetaInboundContent = { type: 'button', text: postback.title ?? '', payload: postback.payload ?? '' };
-  return [received(id, sender, seconds(timestampMs), content, channel)];
+  const mapped = received(id, sender, seconds(timestampMs), content, channel);
+  const referral = referralOf(postback.referral);
+  if (referral && mapped.payload.type === 'message') mapped.payload.message.referral = referral;
+  return [mapped];
 }
 
 /**

@@ -15,6 +15,11 @@ export interface WebhookEntry {
   /** Unix milliseconds. */
   time?: number;
   messaging?: MessagingEvent[];
+  /**
+   * Events of conversations another app owns under Meta's handover protocol, sent to this app as a
+   * secondary receiver: the same shapes as `messaging`.
+   */
+  standby?: MessagingEvent[];
 }
 
 /** One messaging event: exactly one of the members below `timestamp` is set. */
@@ -30,8 +35,10 @@ export interface MessagingEvent {
   delivery?: { mids?: string[]; watermark?: number };
   /** `message_reactions`. */
   reaction?: { mid?: string; action?: string; reaction?: string; emoji?: string };
-  /** `messaging_postbacks`. */
-  postback?: { mid?: string; title?: string; payload?: string };
+  /** `messaging_postbacks`; `referral` when the user tapped Get Started on an ad or link. */
+  postback?: { mid?: string; title?: string; payload?: string; referral?: MetaReferral };
+  /** `messaging_referrals`: the user opened an existing conversation through an ad or link, without writing yet. */
+  referral?: MetaReferral;
   /** `message_edits` (Messenger) / `message_edit` (Instagram): the new text of a message the user edited. */
   message_edit?: { mid?: string; text?: string; num_edit?: number | string };
 }
@@ -48,6 +55,22 @@ export interface WebhookMessage {
   /** A reply to a message (`mid`) or, on Instagram, to a story (`story`). */
   reply_to?: { mid?: string; story?: { url?: string; id?: string } };
   quick_reply?: { payload?: string };
+  /** Set on the first message a user writes from an ad (Click to Messenger / Instagram Direct ads). */
+  referral?: MetaReferral;
+}
+
+/** Meta's `referral` object (Messenger Platform "messaging_referrals", Instagram Messaging "referral"). */
+export interface MetaReferral {
+  /** `ADS`, `SHORTLINK`, `CUSTOMER_CHAT_PLUGIN`, … */
+  source?: string;
+  /** `OPEN_THREAD`. */
+  type?: string;
+  /** The `ref` parameter of the link or ad. */
+  ref?: string;
+  ad_id?: string;
+  /** The page the chat plugin runs on. */
+  referer_uri?: string;
+  ads_context_data?: { ad_title?: string; photo_url?: string; video_url?: string; post_id?: string; product_id?: string };
 }
 
 /** `image`, `video`, `audio`, `file`, `ig_reel`, `reel`, `story_mention`, `share`, `ig_post`, `location`, `fallback`, … */

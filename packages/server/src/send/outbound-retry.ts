@@ -1,4 +1,4 @@
-import { isParleyError, MAX_TYPING_MS, type PacingPolicy } from '@parley/core';
+import { isParleyError, MAX_TYPING_MS, type EventError, type PacingPolicy } from '@parley/core';
 import { typedText, type OutboundJob } from './outbound-job.js';
 
 /** First wait after a failed or rate-limited send; doubles per attempt. */
@@ -26,6 +26,18 @@ export function failureKind(err: unknown): FailureKind {
   if (details.kind === 'rate_limit' || details.httpStatus === 429) return 'rate_limit';
   if (err.code === 'not_connected' || err.status === 503 || (err.status === 502 && details.retryable === true)) return 'retry';
   return 'final';
+}
+
+/**
+ * The `errors[]` item of the `failed` status of a send the queue gave up on: the Cloud API's code
+ * where one names the cause (131047 for a user's closed messaging window), else 131000 (generic).
+ */
+export function failedSendError(err: unknown, attempts: number): EventError {
+  const message = err instanceof Error ? err.message : String(err);
+  if (isParleyError(err) && err.code === 'outside_window') {
+    return { code: 131047, title: 'Re-engagement message', message, details: 'outside_window' };
+  }
+  return { code: 131000, title: 'Send failed', message, details: `the outbound queue gave up after ${attempts} attempt(s)` };
 }
 
 /** Wait before attempt `attempts + 1`, after `attempts` failed ones. */

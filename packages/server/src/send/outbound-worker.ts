@@ -4,7 +4,7 @@ import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { decodeJob, recordOf, type OutboundJob } from './outbound-job.js';
-import { backoffMs, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
+import { backoffMs, failedSendError, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
 import type { Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
 import type { SendProjection } from './send-projection.js';
@@ -244,7 +244,7 @@ export class OutboundWorker {
     bus.publish(runtime.id, job.channel, {
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid,
       recipientId: main ? jidUser(record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
-      error: { code: 131000, title: 'Send failed', message: error, details: `the outbound queue gave up after ${attempts} attempt(s)` },
+      error: failedSendError(err, attempts),
     });
     await storage.outbound.complete(runtime.id, entry.id);
   }
