@@ -75,6 +75,10 @@ const defaultDownload: MediaDownloader = async (message, socket, logger, dispatc
  */
 export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriver {
   const options = resolveOptions(input.options);
+  if (input.options?.reconnect?.maxAttempts !== undefined) {
+    input.logger?.warn('reconnect.maxAttempts is no longer used: WhatsApp reconnects after a transient close for as long as it lasts, '
+      + 'every reconnect.maxDelayMs at most, and stops only on a close no retry can fix (401, 403, 411, 440)');
+  }
   const socketFactory: SocketFactory = input.socketFactory ?? ((config) => makeWASocket(config));
   return {
     name: 'whatsapp',

@@ -1,7 +1,9 @@
-/** Reconnection policy: capped exponential backoff with jitter, bounded by `maxAttempts`. */
+/**
+ * Reconnection policy: capped exponential backoff with jitter. A transient close (408, 428, 500, 503,
+ * a network failure) is retried for as long as it lasts, every `maxDelayMs` at most; only a close no
+ * retry can fix (401, 403, 411, 440) or an unscanned QR code stops the connection.
+ */
 export interface ReconnectPolicy {
-  /** Consecutive failed reconnections before giving up and reporting `state().failure`. */
-  maxAttempts: number;
   /** Delay before the first reconnection; doubles on each further attempt. */
   baseDelayMs: number;
   /** Upper bound of one delay. */
@@ -19,7 +21,11 @@ export interface HealthPolicy {
 
 /** Options of the `@parley/channel-baileys` plugin (validated by the host against {@link baileysOptionsSchema}). */
 export interface BaileysOptions {
-  reconnect?: Partial<ReconnectPolicy>;
+  /**
+   * `maxAttempts` is accepted for older configurations and ignored (a warning at start-up): giving up
+   * after a number of attempts left an account offline for good after an outage of some minutes.
+   */
+  reconnect?: Partial<ReconnectPolicy> & { maxAttempts?: number };
   /** Signal keys kept in memory per instance (least recently used first out). */
   keyCacheSize?: number;
   /** Group metadata entries kept in memory per instance, to send to groups without a query each time. */
@@ -97,10 +103,15 @@ export const baileysOptionsSchema = {
   },
 } as const;
 
+function reconnectPolicy(given: BaileysOptions['reconnect'] = {}): ReconnectPolicy {
+  const { maxAttempts: _ignored, ...policy } = given;
+  return { baseDelayMs: 2_000, maxDelayMs: 120_000, jitter: 0.2, ...policy };
+}
+
 /** Applies the defaults to validated options. */
 export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOptions {
   return {
-    reconnect: { maxAttempts: 10, baseDelayMs: 2_000, maxDelayMs: 120_000, jitter: 0.2, ...options.reconnect },
+    reconnect: reconnectPolicy(options.reconnect),
     keyCacheSize: options.keyCacheSize ?? 5_000,
     groupCacheSize: options.groupCacheSize ?? 500,
     browserName: options.browserName ?? 'Parley',

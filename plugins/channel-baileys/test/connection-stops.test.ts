@@ -23,7 +23,7 @@ describe('connection: closes no retry can fix', () => {
   for (const { code, message, reason, text } of FINAL) {
     it(`${code} ${reason}: one connection-close with the reason, no reconnect, state stopped; an explicit connect starts over`, async () => {
       mock.timers.enable({ apis: ['setTimeout'] });
-      const h = await createHarness({ options: { reconnect: { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 1000, jitter: 0 } } });
+      const h = await createHarness({ options: { reconnect: { baseDelayMs: 100, maxDelayMs: 1000, jitter: 0 } } });
       const socket = await connectOpen(h);
       socket.close(code, message);
       await h.settle();
@@ -62,12 +62,48 @@ describe('connection: closes no retry can fix', () => {
   });
 });
 
+describe('connection: a QR code nobody scans', () => {
+  afterEach(() => mock.timers.reset());
+
+  it('QR refs ended (408): one close with reason qr_timeout and willReconnect false, no further QR codes, state stopped', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const h = await createHarness({ options: { reconnect: { baseDelayMs: 100, maxDelayMs: 100, jitter: 0 } } });
+    const connecting = h.adapter.capabilities.connection!.connect();
+    const socket = await h.sockets.next(1);
+    socket.showQr(QR1);
+    await connecting;
+    socket.close(408, 'QR refs attempts ended');
+    await h.settle();
+    mock.timers.tick(3_600_000);
+    await h.settle();
+    assert.equal(h.sockets.all.length, 1, 'no new socket showing QR codes to nobody');
+    const text = 'the QR code was not scanned before WhatsApp stopped issuing new ones; connect again for a new QR code';
+    assert.deepStrictEqual(h.eventsOf('connection'), [
+      { type: 'connection', status: 'close', code: 408, reason: 'qr_timeout', loggedOut: false, willReconnect: false },
+    ]);
+    assert.deepStrictEqual(h.adapter.capabilities.connection!.state(), {
+      phoneConnected: false, user: null, status: 'stopped', failure: { code: 408, reason: 'qr_timeout', attempts: 0 },
+      lastError: { code: 408, reason: 'qr_timeout', message: text, at: NOW },
+    });
+    assert.equal(h.logs.some((l) => l.level === 'warn' && l.msg === `WhatsApp connection stopped: ${text}`), true);
+    // A connection lost with the same code is still retried.
+    const again = h.adapter.capabilities.connection!.connect();
+    (await h.sockets.next(2)).open(ME);
+    await again;
+    h.sockets.all[1]!.close(408, 'Connection was lost');
+    await h.settle();
+    mock.timers.tick(100);
+    assert.equal((await h.sockets.next(3)).handshake, 'login');
+    await h.adapter.stop();
+  });
+});
+
 describe('connection: an unused pairing code', () => {
   afterEach(() => mock.timers.reset());
 
   it('the code expiring (QR refs ended, 408) forgets the pending number, keeps the keys, and shows a QR again', async () => {
     mock.timers.enable({ apis: ['setTimeout'] });
-    const h = await createHarness({ options: { reconnect: { maxAttempts: 10, baseDelayMs: 100, maxDelayMs: 100, jitter: 0 } } });
+    const h = await createHarness({ options: { reconnect: { baseDelayMs: 100, maxDelayMs: 100, jitter: 0 } } });
     const connection = h.adapter.capabilities.connection!;
     const pairing = connection.requestPairingCode('5511900000001');
     const socket = await h.sockets.next(1);

@@ -81,7 +81,7 @@ describe('health: restriction signals → health events', () => {
   });
 
   it('a 403 close restricts with rotation and stops reconnecting; the open of an explicit connect lifts it', async () => {
-    const h = await createHarness({ options: { reconnect: { maxAttempts: 2, baseDelayMs: 0, maxDelayMs: 0, jitter: 0 } } });
+    const h = await createHarness({ options: { reconnect: { baseDelayMs: 0, maxDelayMs: 0, jitter: 0 } } });
     const socket = await connectOpen(h);
     socket.close(403);
     await h.settle();

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { Logger } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
 import { reconnectDelay } from '../src/connection/backoff.js';
@@ -21,17 +22,22 @@ describe('plugin and driver', () => {
     await h.adapter.stop();
   });
 
-  it('options get their defaults', () => {
+  it('options get their defaults; reconnect.maxAttempts of older configurations is dropped with a warning', () => {
     assert.deepStrictEqual(resolveOptions({ reconnect: { maxAttempts: 3 }, keyCacheSize: 10 }), {
-      reconnect: { maxAttempts: 3, baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
+      reconnect: { baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
       browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, qrWaitMs: 10_000, logLevel: 'warn',
       health: { failedSendThreshold: 3, failedSendWindowMs: 600_000 },
     });
     assert.equal(typeof createBaileysDriver().create, 'function');
+    const warnings: unknown[] = [];
+    const logger = { warn: (...args: unknown[]) => warnings.push(args) } as unknown as Logger;
+    createBaileysDriver({ options: { reconnect: { maxAttempts: 3 } }, logger });
+    createBaileysDriver({ options: { reconnect: { baseDelayMs: 5 } }, logger });
+    assert.equal(warnings.length, 1);
   });
 
   it('backoff doubles from the base, is capped, and jitter only shortens it', () => {
-    const policy = { maxAttempts: 10, baseDelayMs: 1000, maxDelayMs: 10_000, jitter: 0.2 };
+    const policy = { baseDelayMs: 1000, maxDelayMs: 10_000, jitter: 0.2 };
     assert.deepStrictEqual([1, 2, 3, 4, 5, 6].map((n) => reconnectDelay(policy, n, () => 0)), [1000, 2000, 4000, 8000, 10_000, 10_000]);
     assert.deepStrictEqual([1, 5].map((n) => reconnectDelay(policy, n, () => 0.999999)), [800, 8000]);
   });

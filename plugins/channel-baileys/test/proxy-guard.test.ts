@@ -54,7 +54,7 @@ describe('the instance proxy is checked when WhatsApp is dialled through it', ()
     realSockets: true, resolveHost, allowPrivateUrls, instance: { proxy },
     options: {
       webSocketUrl: 'ws://web.whatsapp.test/ws/chat', connectTimeoutMs: 1000, qrWaitMs: 5000, logLevel: 'silent',
-      reconnect: { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 },
+      reconnect: { baseDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 },
     },
   });
 

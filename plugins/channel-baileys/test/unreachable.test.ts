@@ -32,7 +32,7 @@ describe('connection: WhatsApp unreachable (real Baileys socket)', () => {
   /** An adapter on Baileys' real socket; no retry within the test's time. */
   const harness = (webSocketUrl: string): Promise<Harness> => createHarness({
     realSockets: true,
-    options: { webSocketUrl, connectTimeoutMs: 1000, qrWaitMs: 5000, logLevel: 'silent', reconnect: { maxAttempts: 3, baseDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 } },
+    options: { webSocketUrl, connectTimeoutMs: 1000, qrWaitMs: 5000, logLevel: 'silent', reconnect: { baseDelayMs: 60_000, maxDelayMs: 60_000, jitter: 0 } },
   });
 
   /** Connects, checks the answer came at once without a QR, and answers the state after it. */

@@ -9,7 +9,7 @@ import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
 import { reconnectDelay } from './backoff.js';
 import type { ConnectionDeps } from './connection-deps.js';
-import { disconnectInfo, type DisconnectInfo } from './disconnect-reason.js';
+import { disconnectInfo, QR_EXPIRED, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
 import { Session, SessionLoggedOut } from './session.js';
 import { accountUser, socketConfig, subscribe } from './socket-config.js';
@@ -21,9 +21,9 @@ const NOT_OPEN: ConnectResult = Object.freeze({ phoneConnected: false, qrcode: '
 
 /**
  * Owns the Baileys socket of one instance: starts it with the stored auth state and the instance's
- * proxy, answers QR codes and pairing codes, reconnects after a close (capped exponential backoff
- * with jitter, at most `reconnect.maxAttempts` attempts in a row), stops for good on a close no retry
- * can fix (440, 403, 411), and clears the session on logout.
+ * proxy, answers QR codes and pairing codes, reconnects after a transient close for as long as it
+ * lasts (capped exponential backoff with jitter), stops on a close no retry can fix (440, 403, 411)
+ * and on a QR code left unscanned, and clears the session on logout (401).
  */
 export class ConnectionManager {
   /** The chain of connection updates being handled, in arrival order. */
@@ -282,9 +282,10 @@ export class ConnectionManager {
     if (info.code !== DisconnectReason.loggedOut && info.code !== DisconnectReason.timedOut) return false;
     if (!(await this.session.forgetPendingPairing())) return false;
     this.deps.logger.info({ code: info.code }, 'the pairing code was not used; waiting for pairing again');
-    // The refused login is part of the pairing ending, not a failed attempt.
-    if (info.code !== DisconnectReason.loggedOut) return false;
-    this.schedule(0);
+    // The refused login is part of the pairing ending, not a failed attempt; after an expired code
+    // the next socket shows a QR code (whose own expiry then stops the connection).
+    if (info.code === DisconnectReason.loggedOut) this.schedule(0);
+    else this.afterFailure(info, false);
     return true;
   }
 
@@ -292,12 +293,18 @@ export class ConnectionManager {
   private stopFor(info: DisconnectInfo): void {
     this.failure = { code: info.code, reason: info.reason, attempts: this.attempts };
     if (info.code === DisconnectReason.forbidden) this.deps.health.connectionForbidden();
-    this.deps.logger.error({ code: info.code, reason: info.reason }, `WhatsApp connection stopped: ${info.message}`);
+    // Nobody scanning the QR code in time is no fault.
+    const level = info.reason === QR_EXPIRED ? 'warn' : 'error';
+    this.deps.logger[level]({ code: info.code, reason: info.reason }, `WhatsApp connection stopped: ${info.message}`);
     this.emitClose(info.code, info.reason, false, false);
     this.waiters.notify('closed');
   }
 
-  /** Schedules the next attempt, or gives up once `maxAttempts` reconnections failed in a row. */
+  /**
+   * Schedules the next attempt. Transient closes are retried for good: an account is worth
+   * reconnecting after any outage, and the delay is capped at `maxDelayMs`, so a long one costs one
+   * attempt per `maxDelayMs`.
+   */
   private afterFailure(info: Pick<DisconnectInfo, 'code' | 'reason'>, wasOpen: boolean): void {
     if (this.stopped) return;
     const { code, reason } = info;
@@ -306,16 +313,8 @@ export class ConnectionManager {
       this.deps.logger.info('WhatsApp asked for a restart after pairing; reconnecting');
       return this.schedule(0);
     }
-    const policy = this.deps.options.reconnect;
-    if (this.attempts >= policy.maxAttempts) {
-      this.failure = { code, reason, attempts: this.attempts };
-      this.deps.logger.error({ code, reason, attempts: this.attempts }, 'giving up reconnecting to WhatsApp');
-      this.emitClose(code, reason, false, false);
-      this.waiters.notify('closed');
-      return;
-    }
     this.attempts += 1;
-    const delay = reconnectDelay(policy, this.attempts, this.deps.random);
+    const delay = reconnectDelay(this.deps.options.reconnect, this.attempts, this.deps.random);
     this.deps.logger.warn({ code, reason, attempt: this.attempts, delayMs: delay }, 'WhatsApp connection closed; reconnecting');
     if (wasOpen) this.emitClose(code, reason, false, true);
     this.schedule(delay);

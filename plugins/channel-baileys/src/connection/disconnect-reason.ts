@@ -26,6 +26,15 @@ const FINAL: Partial<Record<number, string>> = {
   [DisconnectReason.multideviceMismatch]: 'the phone refused this linked device (multi-device mismatch); link it again from the phone',
 };
 
+/**
+ * Reason of the close Baileys makes when WhatsApp's QR refs ran out with nobody scanning one
+ * (Socket/socket.js: `new Boom('QR refs attempts ended', { statusCode: DisconnectReason.timedOut })`).
+ * It shares 408 with `connectionLost`, but reconnecting would only show QR codes to nobody again.
+ * Named as the sandbox names its own QR expiry, so the reason is one on every channel.
+ */
+export const QR_EXPIRED = 'qr_timeout';
+const QR_REFS_ENDED = 'QR refs attempts ended';
+
 /** A closed connection as the adapter reports it. */
 export interface DisconnectInfo {
   code: number;
@@ -42,9 +51,12 @@ export interface DisconnectInfo {
 export function disconnectInfo(error: unknown): DisconnectInfo {
   const code = boomStatus(error) ?? DisconnectReason.connectionClosed;
   const raw = error instanceof Error && error.message ? error.message : undefined;
-  const name = NAMES[code];
+  const qrExpired = code === DisconnectReason.timedOut && raw === QR_REFS_ENDED;
+  const name = qrExpired ? QR_EXPIRED : NAMES[code];
   const cause = networkCause(error);
-  const finalMessage = FINAL[code];
+  const finalMessage = qrExpired
+    ? 'the QR code was not scanned before WhatsApp stopped issuing new ones; connect again for a new QR code'
+    : FINAL[code];
   return {
     code,
     reason: name ?? raw ?? `closed with code ${code}`,
