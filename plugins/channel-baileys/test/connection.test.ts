@@ -66,18 +66,44 @@ describe('connection: QR, pairing code, open', () => {
     await h.adapter.stop();
   });
 
-  it('requestPairingCode answers XXXX-XXXX once the handshake is ready', async () => {
-    const h = await createHarness();
+  it('requestPairingCode answers XXXX-XXXX once the handshake is ready, on a socket named Chrome (Windows)', async () => {
+    const h = await createHarness({ options: { browserName: 'Acme' } });
     const pairing = h.adapter.capabilities.connection!.requestPairingCode('+55 11 90000-0001');
     const socket = await h.sockets.next(1);
     socket.showQr(QR1);
     assert.equal(await pairing, 'ABCD-1234');
     assert.deepStrictEqual(socket.callsTo('requestPairingCode'), [['5511900000001']]);
+    // WhatsApp refuses a pairing code for `Chrome (Acme)`: the display Baileys sends is `${browser[1]} (${browser[0]})`.
+    assert.deepStrictEqual(socket.config.browser, ['Windows', 'Chrome', '10.0.22631']);
     await assert.rejects(h.adapter.capabilities.connection!.requestPairingCode('12ab'), { code: 'validation_failed' });
     socket.open(ME);
     await h.settle();
     await assert.rejects(h.adapter.capabilities.connection!.requestPairingCode('5511900000001'), { status: 409, code: 'already_connected' });
     await h.adapter.stop();
+  });
+
+  it('a pairing code asked for while a QR shows replaces the QR socket (named after browserName) with a pairing-code one', async () => {
+    for (const syncFullHistory of [false, true]) {
+      const h = await createHarness({ options: { browserName: 'Acme', syncFullHistory } });
+      const connecting = h.adapter.capabilities.connection!.connect();
+      const qrSocket = await h.sockets.next(1);
+      qrSocket.showQr(QR1);
+      await connecting;
+      assert.deepStrictEqual(qrSocket.config.browser, syncFullHistory ? ['Mac OS', 'Desktop', '14.4.1'] : ['Acme', 'Chrome', '22.04.4']);
+      const pairing = h.adapter.capabilities.connection!.requestPairingCode('5511900000001');
+      const codeSocket = await h.sockets.next(2);
+      assert.equal(qrSocket.ended, true);
+      assert.deepStrictEqual(qrSocket.callsTo('requestPairingCode'), []);
+      assert.deepStrictEqual(codeSocket.config.browser, ['Windows', 'Chrome', '10.0.22631']);
+      codeSocket.showQr(QR2);
+      assert.equal(await pairing, 'ABCD-1234');
+      assert.deepStrictEqual(codeSocket.callsTo('requestPairingCode'), [['5511900000001']]);
+      // The close of the replaced socket is no event and no failure.
+      await h.settle();
+      assert.deepStrictEqual(h.eventsOf('connection'), []);
+      assert.equal(h.adapter.capabilities.connection!.state().status, 'waiting_for_pairing_code');
+      await h.adapter.stop();
+    }
   });
 
   it('resync asks for every app-state collection; it needs an open connection', async () => {

@@ -9,6 +9,7 @@ import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
 import { reconnectDelay } from './backoff.js';
 import type { ConnectionDeps } from './connection-deps.js';
+import type { LinkMethod } from './browser-identity.js';
 import { disconnectInfo, QR_EXPIRED, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
 import { Session, SessionLoggedOut } from './session.js';
@@ -38,6 +39,8 @@ export class ConnectionManager {
   private qr: { qr: string; image: string } | null = null;
   /** A pairing code was handed out on the current socket. */
   private pairing = false;
+  /** What sockets are started for until the connection opens: a pairing code needs its own identity. */
+  private linkMethod: LinkMethod = 'qr';
   private failure: ConnectionState['failure'];
   private lastError: ConnectionError | undefined;
   /** Reconnection attempts since the connection last opened. */
@@ -93,6 +96,7 @@ export class ConnectionManager {
       if (!this.socket) {
         started = true;
         this.resetAttempts();
+        this.linkMethod = 'qr';
         await this.start();
         continue;
       }
@@ -113,6 +117,11 @@ export class ConnectionManager {
     this.stopped = false;
     if (this.isOpen || this.session.paired()) {
       throw new ConflictError('the instance is already paired; log out before pairing another number', 'already_connected');
+    }
+    if (this.linkMethod !== 'pairing_code') {
+      this.linkMethod = 'pairing_code';
+      // A socket showing QR codes announced `browserName`, which WhatsApp refuses for a pairing code.
+      if (this.socket) await this.teardown();
     }
     if (!this.socket) {
       this.resetAttempts();
@@ -210,7 +219,7 @@ export class ConnectionManager {
     });
     const config = socketConfig({
       context, options, logger: this.deps.logger, auth, proxy, proxyGuard: this.deps.proxyGuard, downloads: dispatcher,
-      groupCache: this.deps.groupCache, socket: () => this.socket,
+      groupCache: this.deps.groupCache, socket: () => this.socket, linkMethod: this.linkMethod,
     });
     const socket = this.deps.socketFactory(config);
     this.socket = socket;
@@ -246,6 +255,7 @@ export class ConnectionManager {
     this.isOpen = true;
     this.qr = null;
     this.pairing = false;
+    this.linkMethod = 'qr';
     this.attempts = 0;
     this.failure = undefined;
     this.lastError = undefined;
@@ -341,6 +351,7 @@ export class ConnectionManager {
     this.user = null;
     this.failure = undefined;
     this.attempts = 0;
+    this.linkMethod = 'qr';
     await this.session.clear(() => this.deps.onLoggedOut());
   }
 

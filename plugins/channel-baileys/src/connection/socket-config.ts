@@ -8,7 +8,7 @@ import type { ResolvedBaileysOptions } from '../options.js';
 import type { BaileysSocket } from '../socket.js';
 import { BoundedCache } from '../util/bounded-cache.js';
 import { normalizeJid } from '../util/jids.js';
-import { browserIdentity } from './browser-identity.js';
+import { browserIdentity, type LinkMethod } from './browser-identity.js';
 import { baileysLogger } from './logger-bridge.js';
 import { proxyAgents } from './proxy.js';
 
@@ -27,6 +27,8 @@ export interface SocketConfigInput {
    */
   downloads: Dispatcher;
   groupCache: BoundedCache<GroupMetadata>;
+  /** A socket started to ask for a pairing code announces an identity WhatsApp accepts for that. */
+  linkMethod: LinkMethod;
   /** The socket the group-metadata read-through queries (the current one, once built). */
   socket(): BaileysSocket | null;
 }
@@ -37,7 +39,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
   return {
     auth: auth.state,
     logger: baileysLogger(input.logger.child({ lib: 'baileys' }), options.logLevel),
-    browser: browserIdentity(options),
+    browser: browserIdentity(options, input.linkMethod),
     markOnlineOnConnect: options.markOnlineOnConnect,
     syncFullHistory: options.syncFullHistory,
     connectTimeoutMs: options.connectTimeoutMs,
