@@ -5,7 +5,8 @@ import { connectOpen, createHarness, INSTANCE_ID, ME, NOW } from './harness.js';
 
 const QR1 = '2@Yx9Kq0v1AbCdEfGh,IjKlMnOpQrStUv==,WxYz0123456789==,AbCdEf==';
 const QR2 = '2@Zz9Kq0v1AbCdEfGh,IjKlMnOpQrStUv==,WxYz0123456789==,AbCdEf==';
-const OPEN_USER = { id: ME.id, lid: '80000000000001@lid', name: 'Parley Test' };
+// The account, not this device: Baileys' `me.id` carries the device (`:12`).
+const OPEN_USER = { id: '5511900000001@s.whatsapp.net', lid: '80000000000001@lid', name: 'Parley Test' };
 
 // Baileys' messages for these closes (Socket/socket.js): stream errors (440 `conflict`, via
 // Utils/generics.js getErrorCodeFromStreamError), a `failure` stanza (403), `downgrade_webclient` (411).

@@ -92,5 +92,6 @@ export function subscribe(socket: BaileysSocket, listeners: SocketListeners): ()
 export function accountUser(me: Contact | undefined): AccountUser | null {
   if (!me) return null;
   const name = me.name ?? me.notify ?? me.verifiedName;
-  return { id: me.id, ...(me.lid ? { lid: normalizeJid(me.lid) } : {}), ...(name ? { name } : {}) };
+  // Baileys' `me` is this linked device (`<number>:<device>@s.whatsapp.net`); the account is the number.
+  return { id: normalizeJid(me.id), ...(me.lid ? { lid: normalizeJid(me.lid) } : {}), ...(name ? { name } : {}) };
 }
