@@ -126,7 +126,7 @@ export class BaileysAdapter implements ChannelAdapter {
 
   async stop(): Promise<void> {
     await this.connection.stop();
-    await this.router.idle();
+    await this.router.stop();
   }
 }
 

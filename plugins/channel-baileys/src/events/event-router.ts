@@ -1,4 +1,4 @@
-import type { ChannelEventPayload, EventSink, InstanceFlags, Logger } from '@parley/core';
+import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
 import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
@@ -9,6 +9,7 @@ import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { groupUpdateChange } from './group-updates.js';
+import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
 import type { BoundedCache } from '../util/bounded-cache.js';
 import { normalizeJid } from '../util/jids.js';
@@ -35,8 +36,14 @@ type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) =
  */
 export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
+  private readonly undecrypted: UndecryptedMessages;
 
-  constructor(private readonly deps: EventRouterDeps) {}
+  constructor(private readonly deps: EventRouterDeps) {
+    // Reported through the queue, so it leaves in order with the events handled meanwhile.
+    this.undecrypted = new UndecryptedMessages((message) => this.enqueue('undecrypted message', async () => {
+      this.deps.emit({ type: 'message', message });
+    }));
+  }
 
   /** Subscribes to a socket's events; answers the function that unsubscribes. */
   listen(socket: BaileysSocket): () => void {
@@ -56,6 +63,16 @@ export class EventRouter {
   /** Resolves once every event received so far has been handled (for orderly shutdown and tests). */
   idle(): Promise<void> {
     return this.queue;
+  }
+
+  /**
+   * Reports the undecrypted messages still waiting for a resend (a resend after a reconnect still
+   * cancels one: the router outlives sockets), then waits for every event to be handled.
+   */
+  async stop(): Promise<void> {
+    await this.queue;
+    this.undecrypted.flush();
+    await this.queue;
   }
 
   private enqueue(event: string, work: () => Promise<void>): void {
@@ -78,6 +95,11 @@ export class EventRouter {
           const story = isOthersStory(mapped.message);
           if (story || (type === 'notify' && !mapped.message.fromMe)) flags ??= await this.deps.flags();
           if (dropsStatusStory(mapped.message, flags!)) continue;
+          if (isUndecrypted(mapped.message)) {
+            this.undecrypted.hold(mapped.message);
+            continue;
+          }
+          this.undecrypted.decrypted(mapped.message);
           emit({ type: 'message', message: mapped.message });
           if (type === 'notify' && !mapped.message.fromMe && !story && flags!.markMessages) toRead.push(msg.key);
         }
@@ -170,4 +192,8 @@ export class EventRouter {
     const changes = mapped.filter((c) => c !== undefined);
     if (changes.length > 0) this.deps.emit({ type: 'chats.upsert', chats: changes });
   }
+}
+
+function isUndecrypted(message: InboundMessage): boolean {
+  return message.content.type === 'unsupported' && message.content.typeName === 'ciphertext';
 }

@@ -20,6 +20,20 @@ const AD_MEDIA: Record<number, string> = {
   [proto.ContextInfo.ExternalAdReplyInfo.MediaType.VIDEO]: 'video',
 };
 
+/**
+ * Why a message came without content Parley can read: `view_once` (WhatsApp gives a view-once
+ * message's media to the phone only; a linked device gets `<unavailable type="view_once">`, which
+ * Baileys marks `key.isViewOnce`, Utils/decode-wa-message.js) or `ciphertext` (it did not decrypt:
+ * Baileys' CIPHERTEXT stub, followed by a retry request the sender may answer with a resend).
+ */
+export type Unreadable = 'view_once' | 'ciphertext';
+
+function unreadableOf(msg: WAMessage): Unreadable | undefined {
+  if (msg.message) return undefined;
+  if (msg.key?.isViewOnce) return 'view_once';
+  return msg.messageStubType === proto.WebMessageInfo.StubType.CIPHERTEXT ? 'ciphertext' : undefined;
+}
+
 function lidOf(jid: string | null | undefined, alt: string | null | undefined): string | undefined {
   if (isLidJid(jid)) return normalizeJid(jid);
   if (isLidJid(alt)) return normalizeJid(alt);
@@ -39,9 +53,12 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
   if (isJidNewsletter(remote) || (isJidBroadcast(remote) && !isJidStatusBroadcast(remote))) {
     return { kind: 'ignore', why: 'newsletter or broadcast list' };
   }
-  let content = normalizeMessageContent(msg.message);
+  const unreadable = unreadableOf(msg);
+  let content = normalizeMessageContent(msg.message) ?? (unreadable ? {} : undefined);
   let type = getContentType(content ?? undefined);
-  if (!content || !type) return { kind: 'ignore', why: 'no content (protocol stub)' };
+  if (!content || (!type && !unreadable)) return { kind: 'ignore', why: 'no content (protocol stub)' };
+  // An album announces the images and videos that follow as messages of their own.
+  if (type === 'albumMessage') return { kind: 'ignore', why: 'album parent' };
 
   const group = isJidGroup(remote) === true;
   const multiSender = group || isJidStatusBroadcast(remote) === true;
@@ -55,9 +72,10 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     if (protocol.type !== proto.Message.ProtocolMessage.Type.MESSAGE_EDIT || !protocol.editedMessage || !targetId) {
       return { kind: 'ignore', why: `protocol message ${String(protocol.type)}` };
     }
-    content = normalizeMessageContent(protocol.editedMessage);
-    type = getContentType(content ?? undefined);
-    if (!content || !type) return { kind: 'ignore', why: 'empty edit' };
+    const edited = normalizeMessageContent(protocol.editedMessage);
+    type = getContentType(edited ?? undefined);
+    if (!edited || !type) return { kind: 'ignore', why: 'empty edit' };
+    content = edited;
     edit = { originalMessageId: targetId };
   }
 
@@ -77,7 +95,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
 
   const recordId = edit?.originalMessageId ?? key.id;
   const timestamp = seconds(msg.messageTimestamp, env.now());
-  const contextInfo = (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined;
+  const contextInfo = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined : undefined;
   const answer = await decryptAnswer(content, key, env);
   const context = answer?.context ?? (await replyContext(env, contextInfo));
   const referral = adReferral(contextInfo);
@@ -104,7 +122,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     chatType: group ? 'group' : 'individual',
     ...(group ? { groupId: remote } : {}),
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
-    content: answer?.content ?? inboundContent(content, type, recordId),
+    content: unreadable || !type ? { type: 'unsupported', typeName: unreadable ?? 'unknown' } : answer?.content ?? inboundContent(content, type, recordId),
     ...(context ? { context } : {}),
     ...(mentions ? { mentions } : {}),
     ...(referral ? { referral } : {}),
