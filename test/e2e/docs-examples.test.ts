@@ -1,19 +1,11 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { describe, it } from 'node:test';
+import { deleteKeys } from '@parley/storage-redis/testing';
+import { serviceUrlOrSkip } from '@parley/testkit';
+import { freePort } from '@parley/testkit/host';
 import { guideNames, readGuide, type Guide } from '../support/doc-examples.js';
 import { runGuide } from '../support/doc-runner.js';
 import { startTestServer } from '../support/test-server.js';
-
-/** A port nothing listens on now (the guides' receivers listen on it). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The config a guide's `<!-- server: NAME -->` file gives; the harness keeps its own listener, storage and plugins. */
 function serverConfig(guide: Guide): Record<string, unknown> {
@@ -31,6 +23,7 @@ function serverConfig(guide: Guide): Record<string, unknown> {
  */
 describe('docs/guides: every example runs', { concurrency: 2 }, () => {
   const names = guideNames();
+  const redisUrl = names.some((n) => readGuide(n).redisPrefix) ? serviceUrlOrSkip('REDIS_URL', 'docs/guides that keep data in Redis') : undefined;
 
   it('the guides exist and keep the convention', () => {
     assert.ok(names.length >= 7, `guides found: ${names.join(', ')}`);
@@ -42,16 +35,22 @@ describe('docs/guides: every example runs', { concurrency: 2 }, () => {
   });
 
   for (const name of names) {
+    const guide = readGuide(name);
+    if (guide.redisPrefix && !redisUrl) continue;
     it(`${name}.md`, async () => {
-      const guide = readGuide(name);
+      const redis = guide.redisPrefix ? { REDIS_URL: redisUrl!, prefix: guide.redisPrefix } : undefined;
+      if (redis) await deleteKeys(redis.REDIS_URL, redis.prefix);
       const server = await startTestServer({ storage: 'sqlite', config: serverConfig(guide) });
       try {
         const results = await runGuide(guide, {
           B: server.url, T: server.adminToken, RECEIVER_PORT: String(await freePort()),
+          PORTS: (await Promise.all([freePort(), freePort(), freePort()])).join(' '),
+          ...(redis ? { REDIS_URL: redis.REDIS_URL } : {}),
         });
-        assert.ok(results.length > 0);
+        assert.equal(results.length, guide.steps.filter((s) => s.kind === 'run').length);
       } finally {
         await server.stop();
+        if (redis) await deleteKeys(redis.REDIS_URL, redis.prefix);
       }
     });
   }

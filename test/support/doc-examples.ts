@@ -12,7 +12,9 @@ export const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url)
  * - a ```text block right after a ```sh block is its expected output (`…` stands for anything);
  * - a block after `<!-- file: NAME -->` is saved as NAME in the guide's working directory;
  * - a ```sh or ```js block after `<!-- not-run: REASON -->` is not run, and says why;
- * - `<!-- server: NAME -->` starts the guide's server with the config of the file block NAME.
+ * - `<!-- server: NAME -->` starts the guide's server with the config of the file block NAME;
+ * - `<!-- redis-prefix: PREFIX -->`: the guide keeps data in Redis under PREFIX (the test needs Redis
+ *   and deletes those keys before and after).
  */
 export type GuideStep =
   | { kind: 'run'; code: string; expect?: string; line: number }
@@ -24,10 +26,11 @@ export interface Guide {
   name: string;
   steps: GuideStep[];
   serverConfig?: string;
+  redisPrefix?: string;
   problems: string[];
 }
 
-const DIRECTIVE = /^<!--\s*(file|not-run|server):\s*(.*?)\s*-->\s*$/;
+const DIRECTIVE = /^<!--\s*(file|not-run|server|redis-prefix):\s*(.*?)\s*-->\s*$/;
 /** Languages of blocks a reader runs: each must be run, saved as a file, or marked not-run. */
 const RUNNABLE = new Set(['sh', 'js']);
 
@@ -54,6 +57,7 @@ export function parseGuide(name: string, markdown: string): Guide {
     if (token.type === 'html') {
       const match = DIRECTIVE.exec(token.raw.trim());
       if (match?.[1] === 'server') guide.serverConfig = match[2];
+      else if (match?.[1] === 'redis-prefix') guide.redisPrefix = match[2];
       else if (match) directive = { verb: match[1]!, arg: match[2]! };
       continue;
     }
