@@ -3,9 +3,9 @@ import { describe, it } from 'node:test';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
-import { guideNames, readGuide, type Guide } from '../support/doc-examples.js';
+import { docNames, guideNames, readGuide, type Guide } from '../support/doc-examples.js';
 import { runGuide } from '../support/doc-runner.js';
-import { startTestServer } from '../support/test-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /** The config a guide's `<!-- server: NAME -->` file gives; the harness keeps its own listener, storage and plugins. */
 function serverConfig(guide: Guide): Record<string, unknown> {
@@ -16,33 +16,39 @@ function serverConfig(guide: Guide): Record<string, unknown> {
   return config;
 }
 
+/** Keys of the instances a page's `<!-- setup: alice-and-bob -->` asks for. */
+async function setUp(guide: Guide, server: TestServer): Promise<Record<string, string>> {
+  if (guide.setup !== 'alice-and-bob') return {};
+  const alice = await server.connectedSandbox({ name: 'alice', number: '5511900000001' });
+  const bob = await server.connectedSandbox({ name: 'bob', number: '5511900000002' });
+  return { A: alice.key, C: bob.key };
+}
+
 /**
- * Every example of docs/guides runs here, as a reader would run it: the guide's shell blocks in order
+ * Every example of docs/guides (and of the reference pages that have runnable ones) runs here, as a reader would run it: the guide's shell blocks in order
  * against a real server (sandbox instances, real HTTP), its scripts saved and run with node, and the
  * output each guide shows checked against what the blocks print. Blocks that cannot run here say why.
  */
 describe('docs/guides: every example runs', { concurrency: 2 }, () => {
-  const names = guideNames();
+  const names = docNames();
   const redisUrl = names.some((n) => readGuide(n).redisPrefix) ? serviceUrlOrSkip('REDIS_URL', 'docs/guides that keep data in Redis') : undefined;
 
-  it('the guides exist and keep the convention', () => {
-    assert.ok(names.length >= 7, `guides found: ${names.join(', ')}`);
-    for (const name of names) {
-      const guide = readGuide(name);
-      assert.deepEqual(guide.problems, [], name);
-      assert.ok(guide.steps.some((s) => s.kind === 'run'), `${name}.md runs no example`);
-    }
+  it('the guides exist and every page keeps the convention', () => {
+    assert.ok(guideNames().length >= 7, `guides found: ${guideNames().join(', ')}`);
+    for (const name of names) assert.deepEqual(readGuide(name).problems, [], name);
+    for (const name of guideNames()) assert.ok(readGuide(`guides/${name}`).steps.some((s) => s.kind === 'run'), `guides/${name}.md runs no example`);
   });
 
   for (const name of names) {
     const guide = readGuide(name);
-    if (guide.redisPrefix && !redisUrl) continue;
+    if ((guide.redisPrefix && !redisUrl) || !guide.steps.some((s) => s.kind === 'run')) continue;
     it(`${name}.md`, async () => {
       const redis = guide.redisPrefix ? { REDIS_URL: redisUrl!, prefix: guide.redisPrefix } : undefined;
       if (redis) await deleteKeys(redis.REDIS_URL, redis.prefix);
       const server = await startTestServer({ storage: 'sqlite', config: serverConfig(guide) });
       try {
         const results = await runGuide(guide, {
+          ...await setUp(guide, server),
           B: server.url, T: server.adminToken, RECEIVER_PORT: String(await freePort()),
           PORTS: (await Promise.all([freePort(), freePort(), freePort()])).join(' '),
           ...(redis ? { REDIS_URL: redis.REDIS_URL } : {}),

@@ -14,7 +14,11 @@ export const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url)
  * - a ```sh or ```js block after `<!-- not-run: REASON -->` is not run, and says why;
  * - `<!-- server: NAME -->` starts the guide's server with the config of the file block NAME;
  * - `<!-- redis-prefix: PREFIX -->`: the guide keeps data in Redis under PREFIX (the test needs Redis
- *   and deletes those keys before and after).
+ *   and deletes those keys before and after);
+ * - `<!-- setup: alice-and-bob -->`: the page's examples start from two connected sandbox instances,
+ *   alice (5511900000001, key in `A`) and bob (5511900000002, key in `C`), made as Getting started
+ *   makes them (the reference pages' examples, which do not repeat that).
+ * Reference pages (`docs/*.md`) follow the same convention.
  */
 export type GuideStep =
   | { kind: 'run'; code: string; expect?: string; line: number }
@@ -27,10 +31,11 @@ export interface Guide {
   steps: GuideStep[];
   serverConfig?: string;
   redisPrefix?: string;
+  setup?: 'alice-and-bob';
   problems: string[];
 }
 
-const DIRECTIVE = /^<!--\s*(file|not-run|server|redis-prefix):\s*(.*?)\s*-->\s*$/;
+const DIRECTIVE = /^<!--\s*(file|not-run|server|redis-prefix|setup):\s*(.*?)\s*-->\s*$/;
 /** Languages of blocks a reader runs: each must be run, saved as a file, or marked not-run. */
 const RUNNABLE = new Set(['sh', 'js']);
 
@@ -39,9 +44,15 @@ export function guideNames(): string[] {
   return readdirSync(join(DOCS_DIR, 'guides')).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => f.slice(0, -3)).sort();
 }
 
-/** Reads and parses `docs/guides/<name>.md`. */
+/** Every page whose examples the convention covers: the guides (`guides/<name>`) and the reference pages (`<name>`). */
+export function docNames(): string[] {
+  const reference = readdirSync(DOCS_DIR).filter((f) => f.endsWith('.md') && f !== 'README.md').map((f) => f.slice(0, -3)).sort();
+  return [...guideNames().map((n) => `guides/${n}`), ...reference];
+}
+
+/** Reads and parses `docs/<name>.md` (`guides/getting-started`, `queue`). */
 export function readGuide(name: string): Guide {
-  return parseGuide(name, readFileSync(join(DOCS_DIR, 'guides', `${name}.md`), 'utf8'));
+  return parseGuide(name, readFileSync(join(DOCS_DIR, `${name}.md`), 'utf8'));
 }
 
 /** Parses a guide's markdown into its steps (see {@link GuideStep}). */
@@ -58,6 +69,10 @@ export function parseGuide(name: string, markdown: string): Guide {
       const match = DIRECTIVE.exec(token.raw.trim());
       if (match?.[1] === 'server') guide.serverConfig = match[2];
       else if (match?.[1] === 'redis-prefix') guide.redisPrefix = match[2];
+      else if (match?.[1] === 'setup') {
+        if (match[2] === 'alice-and-bob') guide.setup = match[2];
+        else guide.problems.push(`${name}.md:${at}: unknown setup ${match[2]}`);
+      }
       else if (match) directive = { verb: match[1]!, arg: match[2]! };
       continue;
     }

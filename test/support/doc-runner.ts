@@ -34,7 +34,7 @@ export interface StepResult {
  * at the end. Bounded by `timeoutMs` in all.
  */
 export async function runGuide(guide: Guide, env: GuideEnv, timeoutMs = 120_000): Promise<StepResult[]> {
-  const dir = mkdtempSync(join(RUN_ROOT, `guide-${guide.name}-`));
+  const dir = mkdtempSync(join(RUN_ROOT, `guide-${guide.name.replace(/\//g, '-')}-`));
   try {
     const runs = guide.steps.filter((s) => s.kind === 'run');
     for (const step of guide.steps) if (step.kind === 'file') writeFileSync(join(dir, step.name), step.code);
