@@ -33,7 +33,7 @@ export interface StepResult {
  * guide's line otherwise. Processes a block left in the background are killed with the shell's group
  * at the end. Bounded by `timeoutMs` in all.
  */
-export async function runGuide(guide: Guide, env: GuideEnv, timeoutMs = 120_000): Promise<StepResult[]> {
+export async function runGuide(guide: Guide, env: GuideEnv, timeoutMs = 180_000): Promise<StepResult[]> {
   const dir = mkdtempSync(join(RUN_ROOT, `guide-${guide.name.replace(/\//g, '-')}-`));
   try {
     const runs = guide.steps.filter((s) => s.kind === 'run');
