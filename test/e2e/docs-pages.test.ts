@@ -48,6 +48,9 @@ describe('documentation pages', () => {
     assert.match(guide, /<title>Getting started — Parley<\/title>/);
     assert.match(guide, /<pre><code class="language-sh">curl -s \$B\/healthz/);
     assert.match(guide, /<h2 id="1-start-the-server">/);
+    const cluster = (await t.request('GET', '/docs/reference/cluster')).body as string;
+    assert.match(cluster, /<span class="repo-link" title="in the repository: examples\/cluster"><code>examples\/cluster\/<\/code><\/span>/,
+      'a repository file the server does not serve is named, not linked');
   });
 
   it('every link between the pages leads to a served page and an existing heading', async () => {

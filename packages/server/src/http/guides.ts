@@ -97,7 +97,8 @@ export class DocsPages {
             token.href = href;
             return false; // marked's own rendering, with the rewritten target
           }
-          return `<span class="repo-link" title="${escapeHtml(`in the repository: ${token.href}`)}">${this.parser.parseInline(token.tokens)}</span>`;
+          const path = posix.join('docs', posix.dirname(file), token.href);
+          return `<span class="repo-link" title="${escapeHtml(`in the repository: ${path}`)}">${this.parser.parseInline(token.tokens)}</span>`;
         },
       },
     });
