@@ -236,7 +236,7 @@ describe('dashboard on a single server: no cluster view', { skip, timeout: 120_0
     assert.equal((await (await clusterAnswer).json()).data.enabled, false);
     await page.getByRole('link', { name: 'eve', exact: true }).click();
     await page.getByText('Public id').waitFor();
-    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Instances', 'API docs']);
+    assert.deepEqual(await page.getByRole('navigation', { name: 'Main' }).getByRole('link').allInnerTexts(), ['Instances', 'Guides', 'API docs']);
     assert.equal(await page.getByText('Node', { exact: true }).count(), 0);
     assert.equal(await page.getByLabel('Move to node').count(), 0);
   });

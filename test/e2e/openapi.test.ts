@@ -314,8 +314,8 @@ describe('/docs', () => {
     assert.match(html, /^<!doctype html>/);
     assert.ok(html.includes('<script src="/docs/assets/swagger-ui-bundle.js"></script>'));
     assert.doesNotMatch(html, /https?:\/\//, 'no external requests');
-    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
-    assert.deepEqual(assets, ['/docs/assets/swagger-ui.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
+    const assets = [...html.matchAll(/<(?:link [^>]*href|script [^>]*src)="([^"]+)"/g)].map((m) => m[1]!);
+    assert.deepEqual(assets, ['/docs/assets/swagger-ui.css', '/docs/guides.css', '/docs/assets/swagger-ui-bundle.js', '/docs/init.js']);
     const types: Record<string, RegExp> = { css: /^text\/css/, js: /^(application|text)\/javascript/ };
     for (const asset of assets) {
       const res = await t.request('GET', asset);

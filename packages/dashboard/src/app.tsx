@@ -49,6 +49,7 @@ function MainNav(props: { route: Route }) {
     <nav aria-label="Main">
       <a href="#/" aria-current={route.instanceId || route.cluster ? undefined : 'page'}>Instances</a>
       {cluster.data?.enabled && <a href="#/cluster" aria-current={route.cluster ? 'page' : undefined}>Cluster</a>}
+      <a href="/docs/guides">Guides</a>
       <a href="/docs">API docs</a>
     </nav>
   );

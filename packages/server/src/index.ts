@@ -7,3 +7,4 @@ export { createLogger } from './logging/logger.js';
 export { runServerProcess } from './app/run-server.js';
 export type { RouteDefinition } from './http/route.js';
 export { dashboardFiles, findDashboard, type DashboardFiles } from './http/dashboard.js';
+export { findDocs, type DocsFiles } from './http/guides.js';

@@ -20,7 +20,7 @@ export function webhooksCommand(): Command {
       ]));
     }));
 
-  webhooks.command('dead-letters').description('deliveries that exhausted their retries, newest first').argument(...INSTANCE)
+  webhooks.command('dead-letters').description('deliveries that exhausted their retries, oldest dead first').argument(...INSTANCE)
     .option('--limit <n>', 'page size, 1–500', integer(1, 500), 50)
     .option('--offset <n>', 'dead letters to skip', integer(0, Number.MAX_SAFE_INTEGER), 0)
     .action(withContext<{ limit: number; offset: number }>(async (ctx, options, ref) => {

@@ -49,7 +49,11 @@ export const operations = {
   deleteLabel: { method: 'DELETE', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   detachMongodb: { method: 'DELETE', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
   docs: { method: 'GET', path: '/docs', auth: 'public', keyed: false, text: true, idempotent: false },
+  docsGuide: { method: 'GET', path: '/docs/guides/{name}', auth: 'public', keyed: false, text: true, idempotent: false },
+  docsGuides: { method: 'GET', path: '/docs/guides', auth: 'public', keyed: false, text: true, idempotent: false },
+  docsGuidesStyle: { method: 'GET', path: '/docs/guides.css', auth: 'public', keyed: false, text: true, idempotent: false },
   docsInit: { method: 'GET', path: '/docs/init.js', auth: 'public', keyed: false, text: true, idempotent: false },
+  docsReference: { method: 'GET', path: '/docs/reference/{name}', auth: 'public', keyed: false, text: true, idempotent: false },
   endCall: { method: 'POST', path: '/{key}/call/end', auth: 'instance', keyed: true, text: false, idempotent: false },
   getCatalogOrder: { method: 'GET', path: '/{key}/business/order/{orderId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   getCommunity: { method: 'GET', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -1224,12 +1228,66 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * One task guide (`docs/guides/<name>.md`), rendered
+   *
+   * `GET /docs/guides/{name}`
+   */
+  docsGuide: {
+    params: {
+      /** The page, as its markdown file is named without `.md`. */
+      name: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: string;
+    keyed: false;
+  };
+  /**
+   * The documentation index: task guides (getting started, sending, webhooks, streams, dead letters, clusters, moving from Evolution API) and the reference pages
+   *
+   * `GET /docs/guides`
+   */
+  docsGuides: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: string;
+    keyed: false;
+  };
+  /**
+   * Stylesheet of the documentation pages
+   *
+   * `GET /docs/guides.css`
+   */
+  docsGuidesStyle: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: string;
+    keyed: false;
+  };
+  /**
    * Start-up script of the documentation page
    *
    * `GET /docs/init.js`
    */
   docsInit: {
     params: undefined;
+    query: undefined;
+    body: undefined;
+    response: string;
+    keyed: false;
+  };
+  /**
+   * One reference page (`docs/<name>.md`: rest-api, webhooks, events, queue, …), rendered
+   *
+   * `GET /docs/reference/{name}`
+   */
+  docsReference: {
+    params: {
+      /** The page, as its markdown file is named without `.md`. */
+      name: string;
+    };
     query: undefined;
     body: undefined;
     response: string;
@@ -6496,7 +6554,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Deliveries that exhausted their retry schedule, newest first
+   * Deliveries that exhausted their retry schedule, oldest dead first
    *
    * `GET /{key}/instance/webhook/dead-letters`
    */

@@ -17,6 +17,7 @@ import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
+import { findDocs, type DocsFiles } from '../http/guides.js';
 import { createHttpApp } from '../http/http-app.js';
 import { ANSWERED } from '../http/router.js';
 import { IdempotencyGuard } from '../http/idempotency.js';
@@ -55,6 +56,8 @@ export interface ServerOptions {
   clock?: Clock;
   /** The dashboard files served at `/dashboard`: by default the build of `@parley/dashboard` ({@link findDashboard}). */
   dashboard?: DashboardFiles;
+  /** The repository's `docs/`, rendered under `/docs/guides`: by default found above the server's modules ({@link findDocs}). */
+  docs?: DocsFiles;
 }
 
 /**
@@ -206,6 +209,7 @@ export class ParleyServer {
       idempotency: new IdempotencyGuard(storage.idempotency, clock),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),
+      docs: options.docs ?? findDocs(),
     });
     const upgrade = streamUpgradeHandler({
       hub: streams, formats: new Set(plugins.formats.keys()), limiter, isShuttingDown: () => server?.shuttingDown ?? false, logger,

@@ -7,15 +7,20 @@ export function swaggerUiDir(): string {
   return dirname(require.resolve('swagger-ui-dist/package.json'));
 }
 
-/** The `/docs` page: Swagger UI over `/openapi.json`, with no external requests. */
+/** The `/docs` page: Swagger UI over `/openapi.json`, with no external requests, under a bar linking the guides and the dashboard. */
 export const DOCS_HTML = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <title>Parley API</title>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="stylesheet" href="/docs/guides.css">
 </head>
 <body>
+  <nav class="parley-docs-nav">
+    <a href="/docs/guides">Guides: getting started, sending, webhooks, event streams, clusters, moving from Evolution API</a>
+    <a href="/dashboard/">Dashboard</a>
+  </nav>
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/init.js"></script>

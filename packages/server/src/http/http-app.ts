@@ -3,6 +3,8 @@ import { LogThrottle, type Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
+import { guideRoutes } from './guide-routes.js';
+import { findDocs, type DocsFiles } from './guides.js';
 import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, isKeyed, readsBody, TextReply, type RouteDefinition } from './route.js';
@@ -44,6 +46,8 @@ export interface HttpAppOptions {
   metrics?: ServerMetrics;
   /** The built dashboard served at `/dashboard` (default: found with {@link findDashboard}). */
   dashboard?: DashboardFiles;
+  /** The repository's `docs/`, rendered under `/docs/guides` and `/docs/reference` (default: found with {@link findDocs}). */
+  docs?: DocsFiles;
 }
 
 /** What `/openapi.json` answers: an OpenAPI 3.1 document (its own schema is the OpenAPI specification's). */
@@ -134,6 +138,7 @@ export function createHttpApp(options: HttpAppOptions): {
       summary: 'Start-up script of the documentation page', response: { text: 'application/javascript' },
       handler: async () => new TextReply(DOCS_INIT_JS, 'application/javascript; charset=utf-8'),
     }),
+    ...guideRoutes(options.docs ?? findDocs()),
   ];
   const all = [...routes, ...docs];
   const undeclared = new UndeclaredAnswers();

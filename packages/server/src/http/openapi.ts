@@ -81,7 +81,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     info: {
       title: 'Parley messaging gateway',
       version: info.version,
-      description: 'One REST API for WhatsApp, Instagram and Messenger instances. Every path starts with the secret instance key; admin routes need `Authorization: Bearer <admin token>`. Every error answers `{"status", "error": {"code", "message", "details"?}}`.',
+      description: 'One REST API for WhatsApp, Instagram and Messenger instances. Every path starts with the secret instance key; admin routes need `Authorization: Bearer <admin token>`. Every error answers `{"status", "error": {"code", "message", "details"?}}`. Task guides with runnable examples: [/docs/guides](/docs/guides).',
       license: { name: 'MIT' },
     },
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),

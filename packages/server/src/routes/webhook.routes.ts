@@ -40,7 +40,7 @@ export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<unknown, { limit: number; offset: number }, unknown, Scope>({
       method: 'get', path: '/{key}/instance/webhook/dead-letters', operationId: 'webhookDeadLetters', tag, auth: 'instance', params: keyParams,
-      summary: 'Deliveries that exhausted their retry schedule, newest first',
+      summary: 'Deliveries that exhausted their retry schedule, oldest dead first',
       query: deadLetterQuery, response: deadLetterPage,
       handler: async ({ scope, query }) => {
         const page = await ctx.webhooks.deadLetters(scope.id, query);
