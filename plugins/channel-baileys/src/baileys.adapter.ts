@@ -71,7 +71,7 @@ export class BaileysAdapter implements ChannelAdapter {
       labels,
       groupCache,
       logger,
-      env: (socket) => inboundEnv(socket, deps.now, stored),
+      env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id))?.status),
       flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
@@ -130,7 +130,9 @@ export class BaileysAdapter implements ChannelAdapter {
   }
 }
 
-function inboundEnv(socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup): InboundEnv {
+function inboundEnv(
+  socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup, recordStatus: InboundEnv['recordStatus'],
+): InboundEnv {
   const user = socket.user;
   return {
     ownJid: user?.id ? normalizeJid(user.id) : '',
@@ -141,5 +143,6 @@ function inboundEnv(socket: BaileysSocket, now: () => number, storedMessage: Sto
     },
     now: () => Math.floor(now() / 1000),
     storedMessage,
+    recordStatus,
   };
 }

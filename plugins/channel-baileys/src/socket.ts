@@ -26,6 +26,8 @@ export type BaileysSocket = Pick<
   | 'communityFetchLinkedGroups'
   // business catalog and calls
   | 'getCatalog' | 'getCollections' | 'productCreate' | 'productUpdate' | 'productDelete' | 'getOrderDetails' | 'rejectCall'
+  // the WebSocket's stanza events (`CB:receipt`), for what Baileys' own events leave out
+  | 'ws'
 > & { ev: BaileysEventEmitter };
 
 /** Builds a socket from Baileys' configuration; the default is Baileys' `makeWASocket`. */

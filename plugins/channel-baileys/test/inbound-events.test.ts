@@ -93,16 +93,17 @@ describe('delivery statuses (messages.update, message-receipt.update → message
     }]);
   });
 
-  it('receipt: a member read receipt is flagged as a read confirmation', async () => {
+  it('receipt: a member read receipt is flagged as a read confirmation; a delivery merged into it by Baileys\' buffer comes first', async () => {
     socket.emit('message-receipt.update', [{
       key: { remoteJid: GROUP_JID, fromMe: true, id: '3EB0C0FFEE0000000000000C' },
       receipt: { userJid: '5511955554444@s.whatsapp.net', receiptTimestamp: T + 35, readTimestamp: T + 36 },
     }]);
     await h.settle();
-    assert.deepStrictEqual(h.events, [{
-      type: 'message.status', messageId: '3EB0C0FFEE0000000000000C', chatJid: GROUP_JID, recipientId: GROUP_JID, status: 'read',
-      timestamp: T + 36, participant: '5511955554444@s.whatsapp.net', receipt: true,
-    }]);
+    const member = { messageId: '3EB0C0FFEE0000000000000C', chatJid: GROUP_JID, recipientId: GROUP_JID, participant: '5511955554444@s.whatsapp.net' };
+    assert.deepStrictEqual(h.events, [
+      { type: 'message.status', ...member, status: 'delivered', timestamp: T + 35 },
+      { type: 'message.status', ...member, status: 'read', timestamp: T + 36, receipt: true },
+    ]);
   });
 
   it('status-group: a played receipt from a LID member resolves to the member number', async () => {

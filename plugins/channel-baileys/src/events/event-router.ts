@@ -1,14 +1,15 @@
 import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
-import type { BaileysEventMap, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
+import type { BaileysEventMap, BinaryNode, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
 import type { InboundEnv } from '../mapping/inbound-env.js';
 import { mapInboundMessage } from '../mapping/inbound-message.js';
-import { statusFromReceipt, statusFromUpdate } from '../mapping/inbound-status.js';
+import { statusesFromReceipt, statusesFromUpdate } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { groupUpdateChange } from './group-updates.js';
+import { PlayedReceipts } from './played-receipts.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
 import type { BoundedCache } from '../util/bounded-cache.js';
@@ -37,6 +38,7 @@ type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) =
 export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
   private readonly undecrypted: UndecryptedMessages;
+  private readonly played = new PlayedReceipts();
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -55,8 +57,11 @@ export class EventRouter {
       socket.ev.on(event, listener);
       listeners.push([event, listener]);
     }
+    const onReceipt = (node: BinaryNode): void => this.played.observe(node);
+    socket.ws.on('CB:receipt', onReceipt);
     return () => {
       for (const [event, listener] of listeners) socket.ev.off(event, listener);
+      socket.ws.off('CB:receipt', onReceipt);
     };
   }
 
@@ -110,17 +115,16 @@ export class EventRouter {
       },
       'messages.update': async (updates) => {
         for (const update of updates) {
-          const status = await statusFromUpdate(update, env());
-          if (!status) continue;
-          if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
-          if (status.status === 'sent') health.sendAccepted();
-          emit(status);
+          for (const status of await statusesFromUpdate(update, env())) {
+            if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
+            if (status.status === 'sent') health.sendAccepted();
+            emit(status);
+          }
         }
       },
       'message-receipt.update': async (receipts) => {
         for (const receipt of receipts) {
-          const status = await statusFromReceipt(receipt, env());
-          if (status) emit(status);
+          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.played.take(id, member))) emit(status);
         }
       },
       'messages.delete': async (deletion) => {

@@ -1,3 +1,4 @@
+import type { MessageStatus } from '@parley/core';
 import type { proto, WAMessageKey } from '@whiskeysockets/baileys';
 import { isLidJid, preferPn } from '../util/jids.js';
 
@@ -12,6 +13,8 @@ export interface InboundEnv {
   now(): number;
   /** Content of a stored message (Baileys' `getMessage`): polls and events, to decrypt their votes and responses. */
   storedMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
+  /** Status of the stored record of message `id`, if there is one. */
+  recordStatus(id: string): Promise<MessageStatus | undefined>;
 }
 
 /** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */

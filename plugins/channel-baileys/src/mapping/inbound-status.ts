@@ -42,40 +42,56 @@ async function recipient(env: InboundEnv, key: WAMessageUpdate['key']): Promise<
   return { chatJid, recipientId: userPart(chatJid) };
 }
 
+/** Statuses of a sent message that imply it was delivered; records below that were never reported delivered. */
+const AFTER_DELIVERY = new Set<DeliveryStatus>(['read', 'played']);
+const UNDELIVERED = new Set(['PENDING', 'SERVER_ACK']);
+
 /**
- * Maps a `messages.update` item to a delivery status of a message the instance sent. Updates of
- * received messages and updates without a status answer undefined.
+ * Maps a `messages.update` item to the delivery statuses of a message the instance sent, timed by
+ * the receipt (`messageTimestamp` is the receipt's `t`, Socket/messages-recv.js `handleReceipt`).
+ * Baileys' event buffer merges a delivery and a read of one message into one update
+ * (Utils/event-buffer.js, `messages.update`), so a read or played for a message never reported
+ * delivered is preceded by its `delivered`. Updates of received messages and updates without a
+ * status answer none.
  */
-export async function statusFromUpdate(update: WAMessageUpdate, env: InboundEnv): Promise<StatusPayload | undefined> {
+export async function statusesFromUpdate(update: WAMessageUpdate, env: InboundEnv): Promise<StatusPayload[]> {
   const { key } = update;
   const raw = update.update.status;
-  if (!key.fromMe || !key.id || raw === null || raw === undefined) return undefined;
+  if (!key.fromMe || !key.id || raw === null || raw === undefined) return [];
   const status = DELIVERY[typeof raw === 'number' ? raw : proto.WebMessageInfo.Status[raw as unknown as keyof typeof proto.WebMessageInfo.Status]];
   const target = await recipient(env, key);
-  if (!status || !target) return undefined;
-  return {
-    type: 'message.status',
-    messageId: key.id,
-    ...target,
-    status,
-    timestamp: env.now(),
-    ...(status === 'failed' ? { error: sendError(update.update.messageStubParameters) } : {}),
-  };
+  if (!status || !target) return [];
+  const at = toNumber(update.update.messageTimestamp ?? 0);
+  const base = { type: 'message.status' as const, messageId: key.id, ...target, timestamp: at > 0 ? at : env.now() };
+  const stored = AFTER_DELIVERY.has(status) ? await env.recordStatus(key.id) : undefined;
+  return [
+    ...(stored !== undefined && UNDELIVERED.has(stored) ? [{ ...base, status: 'delivered' as const }] : []),
+    { ...base, status, ...(status === 'failed' ? { error: sendError(update.update.messageStubParameters) } : {}) },
+  ];
 }
 
 /**
- * Maps a per-member receipt (groups and status broadcasts) to a delivery status carrying the member.
- * A read receipt is flagged `receipt` (spec 6.3 `receipt`).
+ * Maps a per-member receipt (groups and status broadcasts) to the delivery statuses it carries for
+ * the member, in order: Baileys' buffer merges a member's receipts of one message into one
+ * (`receiptTimestamp` and `readTimestamp` both set), and each is reported. Baileys files a `played`
+ * receipt under `readTimestamp` (Socket/messages-recv.js `handleReceipt`); `played(id, member)` says
+ * whether the receipt WhatsApp sent was one. A read receipt is flagged `receipt` (spec 6.3 `receipt`).
  */
-export async function statusFromReceipt(update: MessageUserReceiptUpdate, env: InboundEnv): Promise<StatusPayload | undefined> {
+export async function statusesFromReceipt(
+  update: MessageUserReceiptUpdate, env: InboundEnv, played: (messageId: string, member: string) => boolean,
+): Promise<StatusPayload[]> {
   const { key, receipt } = update;
-  if (!key.fromMe || !key.id || !receipt.userJid) return undefined;
+  if (!key.fromMe || !key.id || !receipt.userJid) return [];
   const target = await recipient(env, key);
-  if (!target) return undefined;
+  if (!target) return [];
   const participant = (await resolvePn(env, receipt.userJid, undefined)) ?? receipt.userJid;
   const base = { type: 'message.status' as const, messageId: key.id, ...target, participant };
-  if (receipt.playedTimestamp) return { ...base, status: 'played', timestamp: toNumber(receipt.playedTimestamp) };
-  if (receipt.readTimestamp) return { ...base, status: 'read', timestamp: toNumber(receipt.readTimestamp), receipt: true };
-  if (receipt.receiptTimestamp) return { ...base, status: 'delivered', timestamp: toNumber(receipt.receiptTimestamp) };
-  return undefined;
+  const statuses: StatusPayload[] = [];
+  if (receipt.receiptTimestamp) statuses.push({ ...base, status: 'delivered', timestamp: toNumber(receipt.receiptTimestamp) });
+  if (receipt.readTimestamp) {
+    const timestamp = toNumber(receipt.readTimestamp);
+    statuses.push(played(key.id, receipt.userJid) ? { ...base, status: 'played', timestamp } : { ...base, status: 'read', timestamp, receipt: true });
+  }
+  if (receipt.playedTimestamp) statuses.push({ ...base, status: 'played', timestamp: toNumber(receipt.playedTimestamp) });
+  return statuses;
 }

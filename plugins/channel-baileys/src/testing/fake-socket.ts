@@ -132,6 +132,8 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     handshake: creds.me ? 'login' as const : 'registration' as const,
     participating: participatingAnswer([]),
     ev: ev as unknown as BaileysEventEmitter,
+    // The WebSocket's stanza events (`CB:<tag>`); tests emit receipt stanzas on it as WhatsApp would.
+    ws: new EventEmitter() as unknown as BaileysSocket['ws'],
     // Socket/socket.js: `get user() { return authState.creds.me }`.
     get user(): Contact | undefined {
       return creds.me;
