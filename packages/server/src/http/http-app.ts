@@ -4,6 +4,7 @@ import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
 import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
+import { boundIntegers } from './integer-bounds.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, isKeyed, readsBody, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
@@ -135,7 +136,8 @@ export function createHttpApp(options: HttpAppOptions): {
       handler: async () => new TextReply(DOCS_INIT_JS, 'application/javascript; charset=utf-8'),
     }),
   ];
-  const all = [...routes, ...docs];
+  // Bounded before both the document and the validators read them, so the document states the bounds.
+  const all = [...routes, ...docs].map(boundIntegers);
   const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);
