@@ -32,7 +32,7 @@ export function webhookRoute(): DriverRoute {
         return { status: 401, body: { error: 'unauthorized', message: `${SECRET_HEADER} does not match the linked bot's secret token` } };
       }
       // Wherever the instance runs: a cluster node that does not run it forwards the update to the one that does.
-      return { status: 200, body: { received: await request.ingest(account.instanceId, 'telegram', request.body) } };
+      return { status: 200, body: { received: await request.ingest(account.instanceId, request.body) } };
     },
   };
 }

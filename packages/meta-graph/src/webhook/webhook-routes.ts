@@ -133,7 +133,7 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
 
       let emitted = 0;
       // Each entry goes to its instance's adapter, wherever the instance runs (a cluster node forwards it to the owner).
-      for (const { entry, account } of targets) emitted += await request.ingest(account.instanceId, profile.channel, entry);
+      for (const { entry, account } of targets) emitted += await request.ingest(account.instanceId, entry);
       return { status: 200, body: { received: emitted } };
     },
   };
