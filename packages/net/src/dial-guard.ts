@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { connect, createServer, isIP, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Socks5Server } from '@pondwader/socks5-server';
 import { dialAddress, systemResolve, type ResolveHost } from './resolve-host.js';
 
@@ -14,7 +14,7 @@ export interface GuardedProxy {
 /** One library's use of a {@link DialGuard}. */
 export interface DialGuardClient {
   readonly proxy: GuardedProxy;
-  /** The latest dial refused for this client (`127.0.0.1:27017 is a private address`), if any. */
+  /** The latest dial refused for this client (`127.0.0.1:27017 is a private network address`), if any. */
   lastRefusal(): string | undefined;
   /** Ends this client: its credentials stop working, and the guard stops listening once no client is left. */
   release(): Promise<void>;
@@ -68,11 +68,14 @@ export class DialGuard {
     const username = randomBytes(12).toString('hex');
     const state: ClientState = { password: randomBytes(24).toString('hex'), sockets: new Set() };
     this.clients.set(username, state);
+    const listening = (this.listening ??= this.listen());
     let port: number;
     try {
-      port = (await (this.listening ??= this.listen())).port;
+      port = (await listening).port;
     } catch (err) {
       this.clients.delete(username);
+      // The next client tries to listen again.
+      if (this.listening === listening) this.listening = undefined;
       throw err;
     }
     return {
@@ -124,7 +127,9 @@ export class DialGuard {
     try {
       const dial = await dialAddress(host, host, this.resolve, false);
       if (dial.privateAddress !== undefined) {
-        state.refusal = dial.privateAddress === host ? `${host}:${port} is a private network address` : `${host} resolves to a private address (${dial.privateAddress})`;
+        state.refusal = dial.privateAddress === host
+          ? `${isIP(host) === 6 ? `[${host}]` : host}:${port} is a private network address`
+          : `${host} resolves to a private address (${dial.privateAddress})`;
         return sendStatus('CONNECTION_NOT_ALLOWED');
       }
       address = dial.address;
@@ -138,7 +143,7 @@ export class DialGuard {
     upstream.once('close', () => state.sockets.delete(upstream));
     client.once('close', () => upstream.destroy());
     let connected = false;
-    upstream.once('error', (err: NodeJS.ErrnoException) => {
+    upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (!connected) sendStatus(err.code === 'ECONNREFUSED' ? 'CONNECTION_REFUSED' : 'HOST_UNREACHABLE');
       client.destroy();
     });
