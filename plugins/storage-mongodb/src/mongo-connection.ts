@@ -1,6 +1,6 @@
 import {
   MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
-  type ClientSession, type Db, type MongoClientOptions,
+  type ClientSession, type Db,
 } from 'mongodb';
 import {
   ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
@@ -70,7 +70,7 @@ export class MongoConnection {
     } catch (err) {
       await client.close(true).catch(() => undefined);
       const refused = this.refusal();
-      throw new ServiceUnavailableError(`cannot connect to the ${this.settings.label} at ${this.target}: ${refused ? `refused to dial it: ${refused}` : describeError(err)}`);
+      throw new ServiceUnavailableError(`cannot connect to the ${this.settings.label} at ${this.target}: ${refused ? `not dialled: ${refused}` : describeError(err)}`);
     }
     this.client = client;
     this.database = client.db(this.settings.dbName);
