@@ -39,6 +39,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
       const cases: [string, string][] = [
         ['limit=0', 'query.limit must be >= 1'],
         ['limit=1001', 'query.limit must be <= 1000'],
+        ['limit=99999999999999999999', 'query.limit must be <= 1000'],
+        ['limit=Infinity', 'query.limit must be a finite number'],
+        ['limit=-Infinity', 'query.limit must be a finite number'],
+        ['limit=1e999', 'query.limit must be a finite number'],
+        ['limit=NaN', 'query.limit must be integer'],
         ['cursor=abc', 'query.cursor must match pattern "^[0-9]{1,15}$"'],
       ];
       for (const [query, message] of cases) {

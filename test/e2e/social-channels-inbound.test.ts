@@ -75,7 +75,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const reencoded = Buffer.from(JSON.stringify(JSON.parse(raw.toString('utf8'))));
         // Signed over the re-encoded form (a literal ❤️), the escaped bytes do not verify.
         const mismatched = await postWebhook(t, 'instagram', raw, { header: signatureHeader(reencoded, IG_SECRET) });
-        assert.equal(mismatched.status, 401);
+        assert.deepStrictEqual({ status: mismatched.status, body: mismatched.body }, { status: 200, body: { received: 0 } });
 
         const res = await postWebhook(t, 'instagram', raw, { appSecret: IG_SECRET });
         assert.deepStrictEqual({ status: res.status, body: res.body }, { status: 200, body: { received: 1 } });
@@ -89,23 +89,35 @@ for (const storage of ['memory', 'sqlite'] as const) {
         }]);
       });
 
-      it('answers 401 to a missing, foreign or stale signature and stores nothing', async () => {
+      it('answers a missing signature 401, and a foreign or stale one as an unlinked account\'s notification; stores nothing', async () => {
         const shop = await instance('ig-forged');
         await linkInstagram(shop.key);
         const body = metaFixture('instagram', 'ig-text');
-        const unauthorized = (message: string) => ({ status: 401, body: { status: 401, error: { code: 'unauthorized', message } } });
-
-        const foreign = await postWebhook(t, 'instagram', body, { appSecret: 'some-other-app-secret-000000000' });
-        assert.deepStrictEqual({ status: foreign.status, body: foreign.body }, unauthorized('invalid x-hub-signature-256 signature'));
         const missing = await postWebhook(t, 'instagram', body, {});
-        assert.deepStrictEqual({ status: missing.status, body: missing.body }, unauthorized('missing x-hub-signature-256 header'));
+        assert.deepStrictEqual({ status: missing.status, body: missing.body }, {
+          status: 401, body: { status: 401, error: { code: 'unauthorized', message: 'missing x-hub-signature-256 header' } },
+        });
+
+        // The answer to a badly signed notification must not tell which account ids are linked: the
+        // same notification naming an account no instance links is the reference.
+        const unlinkedBody = Buffer.from(body.toString('utf8').replaceAll(IG_ACCOUNT, '17841400000000999'));
+        const unlinked = await postWebhook(t, 'instagram', unlinkedBody, { appSecret: 'some-other-app-secret-000000000' });
+        const dropped = { status: 200, body: { received: 0 } };
+        assert.deepStrictEqual({ status: unlinked.status, body: unlinked.body }, dropped);
+        const foreign = await postWebhook(t, 'instagram', body, { appSecret: 'some-other-app-secret-000000000' });
+        assert.deepStrictEqual({ status: foreign.status, body: foreign.body }, dropped);
         // A body changed after signing: the signature of the original does not cover it.
         const original = metaFixture('instagram', 'ig-text');
         const tampered = Buffer.from(original.toString('utf8').replace('blue jacket', 'red jacket'));
         const stale = await postWebhook(t, 'instagram', tampered, { header: signatureHeader(original, IG_SECRET) });
-        assert.deepStrictEqual({ status: stale.status, body: stale.body }, unauthorized('invalid x-hub-signature-256 signature'));
+        assert.deepStrictEqual({ status: stale.status, body: stale.body }, dropped);
         const garbage = await postWebhook(t, 'instagram', body, { header: 'sha1=abc' });
-        assert.deepStrictEqual({ status: garbage.status, body: garbage.body }, unauthorized('invalid x-hub-signature-256 signature'));
+        assert.deepStrictEqual({ status: garbage.status, body: garbage.body }, dropped);
+        // The operator sees them (a wrong app secret would show here), at most a line a second.
+        const dropLines = () => t.logs.join('').split('\n').filter((l) => l.includes('invalid x-hub-signature-256 signature dropped'));
+        for (let i = 0; i < 60 && dropLines().length === 0; i++) await new Promise((r) => setTimeout(r, 50));
+        const line = JSON.parse(dropLines()[0]!) as Record<string, unknown>;
+        assert.deepStrictEqual([line.level, line.channel, line.accounts, line.linked], [40, 'instagram', [IG_ACCOUNT], 1]);
 
         await t.settle();
         assert.deepStrictEqual(await chatsOf(shop.key), { status: 200, data: [] });

@@ -1,8 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { ChannelEvent, Clock, Logger } from '@parley/core';
 import { createLogger, type ParleyConfig, type ParleyServer, type PluginEntry } from '@parley/server';
 import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { ParleyClient, type InstanceClient, type Operations } from '@parley/client';
+import { deleteKeys } from '@parley/storage-redis/testing';
 
 /** An HTTP answer as tests see it. */
 export interface TestResponse<T = any> {
@@ -26,8 +28,11 @@ export async function testResponseOf<T = any>(res: Response): Promise<TestRespon
 
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
-  /** Storage plugin: `memory` (default) or `sqlite`; or a full plugin list. */
-  storage?: 'memory' | 'sqlite';
+  /**
+   * Storage plugin: `memory` (default), `sqlite`, or `redis` (the Redis of `REDIS_URL`, under a key
+   * prefix of its own that {@link TestServer.stop} deletes); or a full plugin list.
+   */
+  storage?: 'memory' | 'sqlite' | 'redis';
   plugins?: PluginEntry[];
   /** Plugins appended to the default list (event sinks). */
   extraPlugins?: PluginEntry[];
@@ -52,6 +57,8 @@ export class TestServer {
   readonly server: ParleyServer;
   readonly url: string;
   readonly dataDir: string;
+  /** Runs after the server stopped (the Redis keys of `storage: 'redis'`). */
+  afterStop?: () => Promise<void>;
 
   constructor(readonly host: TestHost) {
     this.server = host.server;
@@ -134,6 +141,7 @@ export class TestServer {
     this.untap?.();
     const undeclared = this.server.undeclaredAnswers();
     await this.host.stop();
+    await this.afterStop?.();
     if (undeclared.length > 0) {
       console.error(`answers with a status the OpenAPI document does not list for their route: ${undeclared.join(', ')}`);
       process.exitCode = 1;
@@ -144,8 +152,11 @@ export class TestServer {
 /** Starts the real server on 127.0.0.1 with the sandbox channel and the chosen storage, through `@parley/testkit/host`. */
 export async function startTestServer(options: TestServerOptions = {}): Promise<TestServer> {
   const storage = options.storage ?? 'memory';
+  const redisUrl = process.env.REDIS_URL;
+  if (storage === 'redis' && !options.plugins && !redisUrl) throw new Error('storage: redis needs REDIS_URL');
+  const keyPrefix = `parley-e2e-${process.pid}-${randomBytes(4).toString('hex')}:`;
   const plugins = options.plugins ?? [
-    { package: `@parley/storage-${storage}` },
+    storage === 'redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } } : { package: `@parley/storage-${storage}` },
     { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...(options.sandbox ?? {}) } },
     { package: '@parley/webhook-native' },
     { package: '@parley/webhook-meta' },
@@ -164,6 +175,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     config: { port: options.port ?? 0, defaultChannel: 'sandbox', logLevel: 'info', ...options.config },
   });
   const harness = new TestServer(host);
+  if (storage === 'redis' && !options.plugins) harness.afterStop = () => deleteKeys(redisUrl!, keyPrefix);
   if (options.captureLogs) (harness as unknown as { logs: string[] }).logs = logs;
   return harness;
 }

@@ -212,6 +212,10 @@ describe('the Telegram example channel through a real Parley server', () => {
       method: 'POST', headers: { 'content-type': 'application/json', 'x-telegram-bot-api-secret-token': 'guess' },
       body: JSON.stringify({ update_id: 1, message: { message_id: 1, date: 1, chat: { id: 1, type: 'private' }, from: { id: 1, is_bot: false, first_name: 'X' }, text: 'x' } }),
     });
-    assert.equal(res.status, 401);
+    // A wrong secret for a linked bot: the answer of a bot linked nowhere, and nothing emitted.
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { received: 0 });
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(deliveries('message').length, before);
   });
 });

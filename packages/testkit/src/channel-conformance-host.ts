@@ -78,7 +78,7 @@ export async function startRun(harness: ChannelConformanceHarness): Promise<Conf
           if (instanceId !== instance.id) throw new NotFoundError(`instance ${instanceId}`);
           return adapter;
         },
-        ingest: async (instanceId, _channel, payload) => {
+        ingest: async (instanceId, payload) => {
           if (instanceId !== instance.id) throw new NotFoundError(`instance ${instanceId}`);
           return ingestInto(adapter, instanceId, payload);
         },

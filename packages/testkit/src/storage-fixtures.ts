@@ -64,3 +64,6 @@ export function newDelivery(instance: string, url: string, createdAt: number, id
 export function queuedDelivery(delivery: NewDelivery, changes: Partial<Delivery> = {}): Delivery {
   return { ...delivery, attempts: 0, nextAttemptAt: delivery.createdAt, ...changes };
 }
+
+/** Names every JavaScript object inherits: ids that must read as unknown ones, never as something found. */
+export const INHERITED_NAMES = ['constructor', '__proto__', 'toString', 'hasOwnProperty', 'valueOf'] as const;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ConflictError, NotFoundError } from '@parley/core';
-import { instanceRecord, uniqueId } from './storage-fixtures.js';
+import { INHERITED_NAMES, instanceRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
 /** InstanceRepository: identity, secret-key lookup, ordering, merge and deletion. */
@@ -14,6 +14,14 @@ export function describeInstanceCases(harness: StorageHarness): void {
       assert.deepEqual(await instances.findByKey(record.key), record);
       assert.equal(await instances.get(uniqueId('ins')), null);
       assert.equal(await instances.findByKey(uniqueId('key')), null);
+    }));
+
+    it('answers null for an id or key named like an inherited member (constructor, __proto__, …)', () => withStorage(harness, async ({ instances }) => {
+      await instances.create(instanceRecord());
+      for (const name of INHERITED_NAMES) {
+        assert.equal(await instances.get(name), null, name);
+        assert.equal(await instances.findByKey(name), null, name);
+      }
     }));
 
     it('stores copies: mutating the written or the read object changes nothing', () => withStorage(harness, async ({ instances }) => {

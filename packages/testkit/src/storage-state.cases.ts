@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { uniqueId } from './storage-fixtures.js';
+import { INHERITED_NAMES, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
 /** StateRepository: JSON documents by namespace and id. */
@@ -22,6 +22,19 @@ export function describeStateCases(harness: StorageHarness): void {
       assert.equal(await state.delete(ns, 'network'), true);
       assert.equal(await state.delete(ns, 'network'), false);
       assert.equal(await state.get(ns, 'network'), null);
+    }));
+
+    it('ids named like inherited members (constructor, __proto__, …) are ids like any other', () => withStorage(harness, async ({ state }) => {
+      const ns = uniqueId('accounts');
+      await state.put(ns, 'other', 1);
+      for (const name of INHERITED_NAMES) {
+        assert.equal(await state.get(ns, name), null, name);
+        assert.equal(await state.delete(ns, name), false, name);
+      }
+      for (const name of INHERITED_NAMES) await state.put(ns, name, { name });
+      for (const name of INHERITED_NAMES) assert.deepEqual(await state.get(ns, name), { name }, name);
+      assert.deepEqual((await state.list(ns)).map((entry) => entry.id), [...INHERITED_NAMES, 'other'].sort());
+      assert.equal(await state.get(uniqueId('empty'), 'constructor'), null);
     }));
 
     it('stores copies: mutating the written or the read document changes nothing', () => withStorage(harness, async ({ state }) => {

@@ -102,9 +102,9 @@ describe('messenger webhook', () => {
     ]);
   });
 
-  it('answers 401 and emits nothing for a bad signature', async () => {
+  it('drops a notification with a bad signature (200, as for an unlinked page) and answers 401 without one; emits nothing', async () => {
     const body = fixture('fb-text');
-    assert.equal((await inbound.harness.notify(body, signed(body, 'not-the-app-secret'))).status, 401);
+    assert.deepStrictEqual(await inbound.harness.notify(body, signed(body, 'not-the-app-secret')), { status: 200, body: { received: 0 } });
     assert.equal((await inbound.harness.notify(body, {})).status, 401);
     assert.deepStrictEqual(inbound.harness.emitted, []);
   });

@@ -1,6 +1,7 @@
 import {
-  ServiceUnavailableError, UpstreamError, describeError, type ExternalDatabase, type ExternalDataStore, type Logger,
+  PRIVATE_URLS_HINT, ServiceUnavailableError, UpstreamError, ValidationError, describeError, type ExternalDatabase, type ExternalDataStore, type Logger,
 } from '@parley/core';
+import { DialGuard } from '@parley/net';
 import { HISTORY_INDEXES, MongoCollections } from './mongo-collections.js';
 import { MongoConnection } from './mongo-connection.js';
 import { assertMongoTargetsAllowed, validateDbName, validateMongoUri } from './mongo-uri.js';
@@ -25,6 +26,11 @@ export interface ExternalDatabaseOptions {
    * Unix sockets, server-side files and credential-lending mechanisms. Default false.
    */
   allowPrivate?: boolean;
+  /**
+   * The guard every address is dialled through unless `allowPrivate` (one relay shared by the
+   * connections of a plugin); a guard of this connection's own when absent.
+   */
+  guard?: DialGuard;
 }
 
 /**
@@ -40,7 +46,8 @@ export async function connectExternalDatabase(database: ExternalDatabase, option
   const dbName = validateDbName(database.dbName, 'body.dbName');
   const allowPrivate = options.allowPrivate ?? false;
   await assertMongoTargetsAllowed(uri, allowPrivate, 'body.uri');
-  const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database', allowPrivate }, options.logger);
+  const guard = allowPrivate ? undefined : options.guard ?? new DialGuard();
+  const connection = new MongoConnection({ url: uri, dbName, timeoutMs: options.timeoutMs ?? 5000, label: 'external database', ...(guard ? { guard } : {}) }, options.logger);
   try {
     await connection.connect();
     const collections = new MongoCollections('');
@@ -56,7 +63,10 @@ export async function connectExternalDatabase(database: ExternalDatabase, option
       close: () => connection.close(),
     };
   } catch (err) {
+    const refused = connection.refusal();
     await connection.close();
+    // The deployment itself names a private member (or a seed now resolves to one): no retry helps.
+    if (refused) throw new ValidationError(`body.uri names a deployment the server may not reach: ${refused} (${PRIVATE_URLS_HINT})`, { field: 'body.uri' });
     if (err instanceof ServiceUnavailableError) throw new UpstreamError(err.message, { retryable: true });
     // Authentication and permission failures (creating the indexes needs write access).
     throw new UpstreamError(`the external database at ${connection.target} refused the connection: ${describeError(err)}`, { retryable: false });

@@ -1,4 +1,5 @@
 import { definePlugin, type ExternalDataConnector } from '@parley/core';
+import { DialGuard } from '@parley/net';
 import { connectExternalDatabase } from './external-database.js';
 
 /** Options of the external-database extension. */
@@ -22,11 +23,13 @@ export default definePlugin<ExternalMongoOptions>({
     properties: { timeoutMs: { type: 'integer', minimum: 100, maximum: 60000, default: 5000 } },
   },
   register({ connectors, options, logger, host }) {
+    // One relay for every external database of this server: it listens while one is connected.
+    const guard = host.allowPrivateUrls ? undefined : new DialGuard();
     const connector: ExternalDataConnector = {
       kind: 'mongodb',
       // The URI comes from an instance key holder: private hosts only where the operator allows private URLs.
       connect: (database) => connectExternalDatabase(database, {
-        timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }), allowPrivate: host.allowPrivateUrls,
+        timeoutMs: options.timeoutMs, logger: logger.child({ external: 'mongodb' }), allowPrivate: host.allowPrivateUrls, ...(guard ? { guard } : {}),
       }),
     };
     connectors.add(connector);

@@ -1,10 +1,11 @@
 import {
   MongoClient, MongoError, MongoNetworkError, MongoServerError, MongoNotConnectedError, MongoServerSelectionError, MongoTopologyClosedError,
-  type ClientSession, type Db, type MongoClientOptions,
+  type ClientSession, type Db,
 } from 'mongodb';
 import {
-  ParleyError, ServiceUnavailableError, describeError, guardedLookup, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
+  ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
 } from '@parley/core';
+import type { DialGuard, DialGuardClient } from '@parley/net';
 
 /** Error labels and codes meaning "MongoDB cannot serve this now" (failover, shutdown, not primary). */
 const UNAVAILABLE_LABELS = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequestedRetry'];
@@ -19,12 +20,14 @@ export interface MongoConnectionSettings {
   /** Name of the database in messages, `storage` or `external database`. */
   label: string;
   /**
-   * False for a database a user named (an external database attached through the API): every host
-   * name the driver dials, replica-set members it discovers included, is resolved by core's
-   * guarded lookup and refused when any of its addresses is private (DNS rebinding included).
-   * Absent for the operator's own storage.
+   * For a database a user named (an external database attached through the API, unless private
+   * URLs are allowed): the driver dials every address through this guard (as its SOCKS5 proxy) —
+   * the seeds, and the replica-set members and mongos the deployment names in its `hello` answers,
+   * IP literals included, which the seeds' check before connecting cannot see — and the guard
+   * refuses, without dialling, any whose address is private (DNS rebinding included). Absent for the
+   * operator's own storage.
    */
-  allowPrivate?: boolean;
+  guard?: DialGuard;
 }
 
 /**
@@ -36,6 +39,7 @@ export class MongoConnection {
   private client: MongoClient | undefined;
   private database: Db | undefined;
   private transactions = false;
+  private guarded: DialGuardClient | undefined;
   readonly target: string;
 
   constructor(private readonly settings: MongoConnectionSettings, private readonly logger?: Logger) {
@@ -46,12 +50,14 @@ export class MongoConnection {
   async connect(): Promise<void> {
     if (this.client) return;
     const timeoutMs = Math.min(this.settings.timeoutMs, uriTimeout(this.settings.url, 'serverSelectionTimeoutMS') ?? Infinity);
+    this.guarded ??= await this.settings.guard?.client();
+    const proxy = this.guarded?.proxy;
     const client = new MongoClient(this.settings.url, {
       serverSelectionTimeoutMS: timeoutMs,
       connectTimeoutMS: Math.min(timeoutMs, uriTimeout(this.settings.url, 'connectTimeoutMS') ?? Infinity),
       // Records hold no undefined (they are JSON-normalised), but a stray one must never become null.
       ignoreUndefined: true,
-      ...(this.settings.allowPrivate === false ? { lookup: guardedLookup(false) as unknown as MongoClientOptions['lookup'] } : {}),
+      ...(proxy ? { proxyHost: proxy.host, proxyPort: proxy.port, proxyUsername: proxy.username, proxyPassword: proxy.password } : {}),
     });
     client.on('serverHeartbeatFailed', () => this.logger?.debug({ mongodb: this.target }, 'mongodb heartbeat failed'));
     try {
@@ -63,10 +69,16 @@ export class MongoConnection {
       });
     } catch (err) {
       await client.close(true).catch(() => undefined);
-      throw new ServiceUnavailableError(`cannot connect to the ${this.settings.label} at ${this.target}: ${describeError(err)}`);
+      const refused = this.refusal();
+      throw new ServiceUnavailableError(`cannot connect to the ${this.settings.label} at ${this.target}: ${refused ? `not dialled: ${refused}` : describeError(err)}`);
     }
     this.client = client;
     this.database = client.db(this.settings.dbName);
+  }
+
+  /** The latest address the guard refused to dial for this connection (`10.0.0.5:27017 is a private network address`), if any. */
+  refusal(): string | undefined {
+    return this.guarded?.lastRefusal();
   }
 
   /** True when the deployment supports multi-document transactions. */
@@ -108,12 +120,15 @@ export class MongoConnection {
     return probeStorageHealth(() => this.run((db) => db.command({ ping: 1 })));
   }
 
-  /** Closes the client. Idempotent. */
+  /** Closes the client and gives its guard client back. Idempotent. */
   async close(): Promise<void> {
     const client = this.client;
+    const guarded = this.guarded;
     this.client = undefined;
     this.database = undefined;
+    this.guarded = undefined;
     if (client) await client.close();
+    await guarded?.release();
   }
 
   private async bounded<T>(operation: () => Promise<T>): Promise<T> {

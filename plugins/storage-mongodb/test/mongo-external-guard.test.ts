@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ServiceUnavailableError, UpstreamError, ValidationError } from '@parley/core';
+import { DialGuard } from '@parley/net';
 import { startCountingListener, type CountingListener } from '@parley/testkit';
 import { connectExternalDatabase } from '../src/index.js';
 import { MongoConnection } from '../src/mongo-connection.js';
@@ -62,9 +63,9 @@ describe('an external database URI cannot point the server at private networks',
   });
 
   it('a host name is checked again when the driver dials it (DNS rebinding): refused, nothing connects', async () => {
-    // Past validation (as a name that resolved publicly then would be): the driver's own lookup refuses it.
+    // Past validation (as a name that resolved publicly then would be): the guard the driver dials through refuses it.
     const connection = new MongoConnection({
-      url: `mongodb://localhost:${listener.port}/?serverSelectionTimeoutMS=500`, dbName: 'parley', timeoutMs: 1000, label: 'external database', allowPrivate: false,
+      url: `mongodb://localhost:${listener.port}/?serverSelectionTimeoutMS=500`, dbName: 'parley', timeoutMs: 1000, label: 'external database', guard: new DialGuard(),
     });
     await assert.rejects(connection.connect(), (err: unknown) => {
       assert.ok(err instanceof ServiceUnavailableError, String(err));

@@ -164,15 +164,19 @@ export interface DriverRequest {
   /** Parsed JSON, or undefined with `rawBody`. */
   body: unknown;
   rawBody?: Buffer;
-  /** Looks up an instance's adapter by public id (NotFoundError when unknown or not linked). */
-  adapter(instanceId: string, channel?: ChannelName): Promise<ChannelAdapter>;
+  /**
+   * Looks up the adapter this driver made for an instance, by public id: its main adapter, or the
+   * one of its link to this social driver. NotFoundError (404 `instance_not_found`) when the id is
+   * unknown or the instance is neither this driver's nor linked to it; then nothing is loaded.
+   */
+  adapter(instanceId: string): Promise<ChannelAdapter>;
   /**
    * Hands one inbound notification (checked by the route: signature, account) to the `ingest` of the
-   * instance's adapter for `channel`, wherever the instance runs: a cluster node that does not run it
+   * adapter this driver made for the instance (see {@link adapter}), wherever the instance runs: a cluster node that does not run it
    * forwards the signed request to the node that does, so the events are emitted once, by the owner.
    * Answers how many events it emitted.
    */
-  ingest(instanceId: string, channel: ChannelName, payload: unknown): Promise<number>;
+  ingest(instanceId: string, payload: unknown): Promise<number>;
   /** Looks up an instance by its secret key (NotFoundError when unknown); for routes carrying a key. */
   instanceByKey(key: string): Promise<InstanceRecord>;
   /**

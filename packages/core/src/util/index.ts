@@ -11,3 +11,4 @@ export * from './private-files.js';
 export * from './redact.js';
 export * from './whatsapp-content.js';
 export * from './log-throttle.js';
+export * from './own-member.js';

@@ -98,7 +98,7 @@ export function createDriverHarness(driver: ChannelDriver, storage: Storage, ins
 
   const base = {
     params: {}, adapter,
-    ingest: async (instanceId: string, _channel: string, payload: unknown) => ingestInto(await adapter(instanceId), instanceId, payload),
+    ingest: async (instanceId: string, payload: unknown) => ingestInto(await adapter(instanceId), instanceId, payload),
     async linkedAccount(channel: string, accountId: string) {
       await indexed;
       return index.find(channel, accountId);

@@ -11,7 +11,7 @@ const SIGNATURE_HEADER = 'x-hub-signature-256';
 const MAX_ENTRIES = 1000;
 /** Unlinked account ids one log line names (it counts them all). */
 const LOGGED_ACCOUNTS = 10;
-/** Notifications naming unlinked accounts are logged at most once per this period (anyone can send them). */
+/** Notifications naming unlinked accounts, or badly signed ones, are logged at most once per this period (anyone can send them). */
 const SKIPPED_LOG_MS = 1000;
 /** Meta's challenges are numbers; anything longer or odder is not echoed back. */
 const CHALLENGE = /^[\w.-]{1,256}$/;
@@ -68,15 +68,18 @@ function unauthorized(message: string): DriverResponse {
 }
 
 /**
- * `POST /webhook`: Meta's event notifications. The raw body must carry a valid
- * `X-Hub-Signature-256` under the app secret of every instance linked to one of its `entry[].id`;
- * otherwise 401 and nothing is emitted. Entries of accounts no instance links are skipped (answering
- * 200, so Meta does not disable the app's subscription over them; logged at most once a second, naming
- * a few). More than {@link MAX_ENTRIES} entries: 400. Events are emitted before the answer; no Graph
- * API call delays it.
+ * `POST /webhook`: Meta's event notifications. Without an `X-Hub-Signature-256` header: 401. Entries
+ * of accounts no instance links are skipped (answering 200, so Meta does not disable the app's
+ * subscription over them; logged at most once a second, naming a few). The signature must be valid
+ * under the app secret of every instance linked to one of the `entry[].id`; otherwise nothing is
+ * emitted and the answer is the same 200 `{received: 0}` as for unlinked accounts, so the answer does
+ * not tell anyone which account ids are linked (logged at warn at most once a second, naming the
+ * accounts: a wrong app secret shows there). More than {@link MAX_ENTRIES} entries: 400. Events are
+ * emitted before the answer; no Graph API call delays it.
  */
 function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverRoute {
   const skipped = new LogThrottle(SKIPPED_LOG_MS);
+  const forged = new LogThrottle(SKIPPED_LOG_MS);
   return {
     method: 'post',
     path: '/webhook',
@@ -115,7 +118,11 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
       }
       const secrets = new Set(targets.map(({ account }) => account.link.appSecret));
       for (const secret of secrets) {
-        if (!verifySignature(raw, signature, secret)) return unauthorized(`invalid ${SIGNATURE_HEADER} signature`);
+        if (verifySignature(raw, signature, secret)) continue;
+        const linked = [...new Set(targets.map(({ entry }) => String(entry.id)))];
+        const line = { channel: profile.channel, accounts: linked.slice(0, LOGGED_ACCOUNTS), linked: linked.length };
+        forged.note((notifications) => logger.warn({ ...line, notifications }, `webhook notification with an invalid ${SIGNATURE_HEADER} signature dropped (check the linked app secret)`));
+        return { status: 200, body: { received: 0 } };
       }
       const unknown = [...accounts].filter(([, account]) => !account).map(([id]) => id);
       if (unknown.length > 0) {
@@ -126,7 +133,7 @@ function notificationRoute(profile: MetaChannelProfile, logger: Logger): DriverR
 
       let emitted = 0;
       // Each entry goes to its instance's adapter, wherever the instance runs (a cluster node forwards it to the owner).
-      for (const { entry, account } of targets) emitted += await request.ingest(account.instanceId, profile.channel, entry);
+      for (const { entry, account } of targets) emitted += await request.ingest(account.instanceId, entry);
       return { status: 200, body: { received: emitted } };
     },
   };

@@ -6,6 +6,7 @@ import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
 import { guideRoutes } from './guide-routes.js';
 import { findDocs, type DocsFiles } from './guides.js';
 import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
+import { boundIntegers } from './integer-bounds.js';
 import { buildOpenApi } from './openapi.js';
 import { defineRoute, isKeyed, readsBody, TextReply, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
@@ -140,7 +141,8 @@ export function createHttpApp(options: HttpAppOptions): {
     }),
     ...guideRoutes(options.docs ?? findDocs()),
   ];
-  const all = [...routes, ...docs];
+  // Bounded before both the document and the validators read them, so the document states the bounds.
+  const all = [...routes, ...docs].map(boundIntegers);
   const undeclared = new UndeclaredAnswers();
   const openapi = buildOpenApi(all, { version: options.version });
   const openapiText = JSON.stringify(openapi);

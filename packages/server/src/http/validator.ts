@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ValidationError } from '@parley/core';
-import { describeAjvError } from './ajv-errors.js';
+import { describeAjvError, fieldPath } from './ajv-errors.js';
 import type { JsonSchema } from './schema.js';
 
 // ajv-formats is CommonJS with a default export.
@@ -26,9 +26,30 @@ export class RequestValidator {
   }
 }
 
-/** Runs a compiled validator; throws ValidationError (400) naming every failing field. */
+/** The JSON pointer of the first number in `value` that is not finite, if any. */
+function nonFinite(value: unknown, pointer = ''): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : pointer;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [name, member] of Object.entries(value)) {
+    const found = nonFinite(member, `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Runs a compiled validator; throws ValidationError (400) naming every failing field. A number that
+ * is not finite is refused too: ajv coerces the query strings `Infinity`, `-Infinity` and `1e999` to
+ * ±Infinity, accepts them as integers and skips `minimum`/`maximum` for them (ajv#2212), and a JSON
+ * body's `1e999` parses to Infinity where a schema leaves a member's type open.
+ */
 export function check(validate: ValidateFunction, value: unknown, root: string): void {
-  if (validate(value)) return;
+  if (validate(value)) {
+    const pointer = nonFinite(value);
+    if (pointer === undefined) return;
+    const field = fieldPath(root, pointer);
+    throw new ValidationError(`${field} must be a finite number`, { fields: [{ field, message: `${field} must be a finite number` }] });
+  }
   // An `if`/`then` failure is described by the failing `then`/`else` keyword itself.
   const problems = (validate.errors ?? []).filter((e) => e.keyword !== 'if').map((e) => describeAjvError(e, root));
   const unique = [...new Map(problems.map((p) => [p.message, p])).values()];

@@ -1,5 +1,5 @@
 import {
-  LinkedAccountIndex, newUlid, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName, type Clock,
+  LinkedAccountIndex, newUlid, ownMember, ValidationError, type ChannelAdapter, type ChannelDriver, type ChannelEventPayload, type ChannelName, type Clock,
   type InstanceRecord, type Logger, type SocialLink, type Storage, type UniqueClaim,
 } from '@parley/core';
 import { InstanceRuntime, instanceNotFound } from './instance-runtime.js';
@@ -74,11 +74,17 @@ export class InstanceRegistry {
   }
 
   /** The instance with a public id (404 `instance_not_found`). */
-  async byIdOrThrow(id: string): Promise<InstanceRuntime> {
-    const loaded = this.byId.get(id);
-    if (loaded) return loaded;
-    const record = await this.storage.instances.get(id);
-    if (!record) throw instanceNotFound();
+  byIdOrThrow(id: string): Promise<InstanceRuntime> {
+    return this.byIdWhere(id, () => true);
+  }
+
+  /**
+   * The instance with a public id when `accepts` its record; otherwise 404 `instance_not_found`, as
+   * for an unknown id, and nothing is loaded (a public route of one driver must not start another's).
+   */
+  async byIdWhere(id: string, accepts: (record: InstanceRecord) => boolean): Promise<InstanceRuntime> {
+    const record = this.byId.get(id)?.record ?? await this.storage.instances.get(id);
+    if (!record || !accepts(record)) throw instanceNotFound();
     return this.load(record);
   }
 
@@ -141,7 +147,7 @@ export class InstanceRegistry {
   /** Links a social channel: stores the link and starts its adapter. */
   async link(id: string, channel: ChannelName, link: SocialLink): Promise<InstanceRecord> {
     const runtime = await this.byIdOrThrow(id);
-    const previousLink = runtime.record.links[channel];
+    const previousLink = ownMember(runtime.record.links, channel);
     const record = await this.update(id, { links: { ...runtime.record.links, [channel]: link } });
     if (previousLink) await this.linkedAccounts.remove(id, previousLink);
     await this.linkedAccounts.add(id, link);
@@ -155,7 +161,7 @@ export class InstanceRegistry {
   async unlink(id: string, channel: ChannelName): Promise<InstanceRecord> {
     const runtime = await this.byIdOrThrow(id);
     const links = { ...runtime.record.links };
-    const dropped = links[channel];
+    const dropped = ownMember(links, channel);
     delete links[channel];
     const record = await this.update(id, { links });
     if (dropped) await this.linkedAccounts.remove(id, dropped);

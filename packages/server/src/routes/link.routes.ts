@@ -1,4 +1,4 @@
-import { CHANNEL_ID_PATTERN, ConflictError, ValidationError, type ChannelName } from '@parley/core';
+import { CHANNEL_ID_PATTERN, ConflictError, ownMember, ValidationError, type ChannelName } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { linksView } from '../instances/instance-view.js';
@@ -71,7 +71,7 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'delete', path: '/{key}/instance/links/{channel}', operationId: 'unlinkChannel', tag, auth: 'instance', params: channelParam,
       summary: 'Unlink a social channel', response: messageResponse,
       handler: async ({ scope, params }) => {
-        if (!scope.record.links[params.channel]) throw new ValidationError(`path.channel: ${params.channel} is not linked`);
+        if (!ownMember(scope.record.links, params.channel)) throw new ValidationError(`path.channel: ${params.channel} is not linked`);
         await ctx.registry.unlink(scope.id, params.channel);
         return { message: `${params.channel} unlinked` };
       },

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import {
-  ConflictError, NotFoundError, USER_SUFFIX, ValidationError, isGroupJid, jidUser, toJid, type Call, type CallStatus, type CallsCapability,
+  ConflictError, NotFoundError, USER_SUFFIX, ownMember, ValidationError, isGroupJid, jidUser, toJid, type Call, type CallStatus, type CallsCapability,
 } from '@parley/core';
 import type { SandboxDevice } from '../sandbox-device.js';
 import type { CallPacket } from '../sandbox-packets.js';
@@ -151,7 +151,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
       return;
     }
     const changed = await updateCalls(device, (calls) => {
-      const call = calls[packet.callId];
+      const call = ownMember(calls, packet.callId);
       if (!call || call.peer !== packet.from) return null;
       if (packet.action === 'terminate') {
         delete calls[packet.callId];
@@ -200,7 +200,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
    */
   private async ringOut(callId: string): Promise<void> {
     const call = await updateCalls(this.device, (calls) => {
-      const found = calls[callId];
+      const found = ownMember(calls, callId);
       if (!found || !isRinging(found)) return null;
       delete calls[callId];
       return found;
@@ -223,7 +223,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     this.device.requireConnected();
     const caller = jidUser(callFrom);
     const call = await updateCalls(this.device, (calls) => {
-      const found = calls[callId];
+      const found = ownMember(calls, callId);
       if (!found || found.outgoing || found.peer !== caller) throw new NotFoundError(`incoming call ${callId} from ${caller}`, 'call_not_found');
       if (found.status !== 'offer') throw new ConflictError(`call ${callId} was already ${found.status === 'accept' ? 'accepted' : 'answered'}`, 'call_not_ringing');
       if (action === 'accept') found.status = 'accept';
@@ -238,7 +238,7 @@ export class SandboxCalls implements CallsCapability, WhileOnline {
     this.device.requireConnected();
     const peer = jidUser(peerJid);
     const call = await updateCalls(this.device, (calls) => {
-      const found = calls[callId];
+      const found = ownMember(calls, callId);
       if (!found || found.peer !== peer) throw new NotFoundError(`call ${callId} with ${peer}`, 'call_not_found');
       delete calls[callId];
       return found;

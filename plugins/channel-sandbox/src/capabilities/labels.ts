@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError, type Label, type LabelsCapability } from '@parley/core';
+import { ConflictError, NotFoundError, ownMember, type Label, type LabelsCapability } from '@parley/core';
 import type { SandboxDevice } from '../sandbox-device.js';
 
 /** State document of a phone's labels. */
@@ -23,7 +23,7 @@ async function readBook(device: SandboxDevice): Promise<LabelBook> {
 
 /** Labels of a chat, in label order. */
 function labelsOfChat(book: LabelBook, jid: string): string[] {
-  return book.labels.filter((l) => book.chats[l.id]?.includes(jid)).map((l) => l.id);
+  return book.labels.filter((l) => ownMember(book.chats, l.id)?.includes(jid)).map((l) => l.id);
 }
 
 /** Drops a deleted chat from every label (no event: the chat is gone). */
@@ -89,14 +89,14 @@ export class SandboxLabels implements LabelsCapability {
     this.device.requireConnected();
     const book = await readBook(this.device);
     SandboxLabels.find(book, labelId);
-    return book.chats[labelId] ?? [];
+    return ownMember(book.chats, labelId) ?? [];
   }
 
   async addToChat(labelId: string, jid: string): Promise<void> {
     this.device.requireConnected();
     const labels = await this.update((book) => {
       SandboxLabels.find(book, labelId);
-      const chats = (book.chats[labelId] ??= []);
+      const chats = ownMember(book.chats, labelId) ?? (book.chats[labelId] = []);
       if (!chats.includes(jid)) chats.push(jid);
       return labelsOfChat(book, jid);
     });
@@ -107,7 +107,7 @@ export class SandboxLabels implements LabelsCapability {
     this.device.requireConnected();
     const labels = await this.update((book) => {
       SandboxLabels.find(book, labelId);
-      const chats = book.chats[labelId] ?? [];
+      const chats = ownMember(book.chats, labelId) ?? [];
       if (!chats.includes(jid)) throw new NotFoundError(`chat ${jid} with label ${labelId}`, 'label_not_on_chat');
       book.chats[labelId] = chats.filter((j) => j !== jid);
       return labelsOfChat(book, jid);
@@ -119,7 +119,7 @@ export class SandboxLabels implements LabelsCapability {
     this.device.requireConnected();
     const changed = await this.update((book) => {
       SandboxLabels.find(book, labelId);
-      const chats = book.chats[labelId] ?? [];
+      const chats = ownMember(book.chats, labelId) ?? [];
       book.labels = book.labels.filter((l) => l.id !== labelId);
       delete book.chats[labelId];
       return chats.map((jid) => ({ id: jid, labels: labelsOfChat(book, jid) }));
