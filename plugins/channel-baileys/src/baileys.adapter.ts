@@ -1,7 +1,7 @@
 import type { ConnectionOptions } from 'node:tls';
 import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext, MediaLimits } from '@parley/core';
 import { GuardedFetcher, parseProxy, type ResolveHost } from '@parley/net';
-import type { GroupMetadata } from '@whiskeysockets/baileys';
+import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
 import { catalogCapability } from './capabilities/catalog.js';
 import { chatsCapability } from './capabilities/chats.js';
@@ -144,5 +144,18 @@ function inboundEnv(
     now: () => Math.floor(now() / 1000),
     storedMessage,
     recordStatus,
+    linkedAt: () => linkTime(socket),
   };
+}
+
+/** When the phone linked this device: the timestamp of the device identity it signed (`creds.account.details`). */
+function linkTime(socket: BaileysSocket): number | undefined {
+  const details = socket.authState.creds.account?.details;
+  if (!details) return undefined;
+  try {
+    const seconds = Number(proto.ADVDeviceIdentity.decode(details).timestamp ?? 0);
+    return seconds > 0 ? seconds : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -3,7 +3,8 @@ import { dropsStatusStory, isOthersStory } from '@parley/core';
 import type { BaileysEventMap, BinaryNode, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
-import { callEvent, historyEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
+import { callEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
+import { historyBatch } from '../mapping/history.js';
 import type { InboundEnv } from '../mapping/inbound-env.js';
 import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusesFromReceipt, statusesFromUpdate } from '../mapping/inbound-status.js';
@@ -168,7 +169,9 @@ export class EventRouter {
         if (jids.length > 0) emit({ type: 'chats.delete', jids });
       },
       'messaging-history.set': async (set) => {
-        emit(await historyEvent(set, env()));
+        const { events, live } = await historyBatch(set, env());
+        for (const event of events) emit(event);
+        for (const message of live) emit({ type: 'message', message });
       },
       'labels.edit': async (label) => {
         if (label.deleted) await labels.remove(label.id);

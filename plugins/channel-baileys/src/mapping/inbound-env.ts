@@ -15,6 +15,8 @@ export interface InboundEnv {
   storedMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
   /** Status of the stored record of message `id`, if there is one. */
   recordStatus(id: string): Promise<MessageStatus | undefined>;
+  /** Unix seconds when the phone linked this device (the signed device identity's timestamp), when known. */
+  linkedAt(): number | undefined;
 }
 
 /** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */

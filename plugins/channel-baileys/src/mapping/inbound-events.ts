@@ -1,9 +1,8 @@
-import type { CallStatus, ChannelEventPayload, MessageRecord, PresenceStatus } from '@parley/core';
+import type { CallStatus, ChannelEventPayload, PresenceStatus } from '@parley/core';
 import type { BaileysEventMap, WACallEvent } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
-import { mapInboundMessage } from './inbound-message.js';
-import { fullChat, fullContact, participantJid } from './resources.js';
+import { participantJid } from './resources.js';
 
 type Payload<T extends ChannelEventPayload['type']> = Extract<ChannelEventPayload, { type: T }>;
 
@@ -49,22 +48,5 @@ export function participantsEvent(update: BaileysEventMap['group-participants.up
     action: update.action as Payload<'group.participants'>['action'],
     participants: update.participants.map(participantJid),
     ...(author ? { author } : {}),
-  };
-}
-
-/** A history sync chunk: records of its messages, its chats and contacts. */
-export async function historyEvent(set: BaileysEventMap['messaging-history.set'], env: InboundEnv): Promise<Payload<'history'>> {
-  const messages: MessageRecord[] = [];
-  for (const msg of set.messages) {
-    const mapped = await mapInboundMessage(msg, env);
-    if (mapped.kind === 'message' && !mapped.message.edit) messages.push(mapped.message.record);
-  }
-  return {
-    type: 'history',
-    messages,
-    chats: set.chats.map(fullChat).filter((c) => c !== undefined),
-    contacts: set.contacts.map(fullContact).filter((c) => c !== undefined),
-    isLatest: set.isLatest === true,
-    ...(typeof set.progress === 'number' ? { progress: set.progress } : {}),
   };
 }

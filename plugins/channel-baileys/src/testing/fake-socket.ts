@@ -53,8 +53,11 @@ export function boom(code: number, message = `boom ${code}`): Error {
 }
 
 /** The linked-device identity pairing stores in `creds.account` (Utils/validate-connection.js `configureSuccessfulPairing`). */
+/** When the fake phone linked the device (Unix seconds), as the signed device identity says. */
+export const FAKE_LINKED_AT = 1_735_700_000;
+
 const LINKED_ACCOUNT: AuthenticationCreds['account'] = proto.ADVSignedDeviceIdentity.fromObject({
-  details: Buffer.from('details'), accountSignatureKey: Buffer.alloc(32, 1), accountSignature: Buffer.alloc(64, 2), deviceSignature: Buffer.alloc(64, 3),
+  details: proto.ADVDeviceIdentity.encode({ rawId: 1, timestamp: FAKE_LINKED_AT, keyIndex: 1 }).finish(), accountSignatureKey: Buffer.alloc(32, 1), accountSignature: Buffer.alloc(64, 2), deviceSignature: Buffer.alloc(64, 3),
 });
 
 

@@ -3,7 +3,7 @@
  * like Baileys' socket on the surface the adapter uses (same events, real signal repository over the
  * adapter's auth state, messages built by Baileys) and never touches the network.
  */
-export { boom, createFakeSocket, FakeSockets, type FakeControls, type FakeSocket, type SocketCall } from './fake-socket.js';
+export { boom, createFakeSocket, FAKE_LINKED_AT, FakeSockets, type FakeControls, type FakeSocket, type SocketCall } from './fake-socket.js';
 export { ReceivePath, type Envelope } from './receive-path.js';
 export { encryptEventResponse, encryptPollVote, type AnswerScope } from './peer-answers.js';
 export { groupNode, participatingAnswer, type GroupNodeSpec } from './wa-groups.js';
