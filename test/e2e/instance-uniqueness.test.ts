@@ -10,7 +10,7 @@ import { serviceUrlOrSkip } from '@parley/testkit';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'sandbox number uniqueness on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'sandbox number uniqueness on Redis storage');
 const prefix = `parley-e2e-unique-${process.pid}-${Date.now()}:`;
 
 const backEnds: [string, PluginEntry | undefined][] = [
