@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 const ALICE = '5511977000001';
 const BOB = '5511977000002';
 const SENDS = 150;
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'a burst of sends on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'a burst of sends on Redis storage');
 
 /**
  * A burst of concurrent sends between two sandbox phones: the events of each instance queue up and

@@ -25,7 +25,7 @@ const NODES = ['n1', 'n2', 'n3'];
  * webhook reaching a node that does not run its instance is checked there and ingested by the owner.
  */
 describe('cluster: event streams through any node', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'event streams across cluster nodes', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'event streams across cluster nodes');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cluster-fwd:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-fwd-'));

@@ -32,7 +32,7 @@ const REFUSED = 'forwarded request refused: wrong or missing cluster secret';
  * the wait of a request meanwhile, a drain — exactly, and as the nodes' own log lines count it.
  */
 describe('cluster: Prometheus metrics of the nodes', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster metrics', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster metrics');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cluster-metrics:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-metrics-'));

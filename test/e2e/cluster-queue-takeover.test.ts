@@ -23,7 +23,7 @@ const TYPING_MS = 4000;
  * take-over, checks its ownership before sending and leaves the send alone.
  */
 describe('cluster: a SIGKILLed owner\'s leased sends are taken over by the new owner', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster queue take-over', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster queue take-over');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cluster-takeover:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-takeover-'));

@@ -38,7 +38,7 @@ function largePng(padding: number): Buffer {
  * hands instances over with no failed request through the other nodes.
  */
 describe('cluster: three nodes on one Redis', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster of three nodes', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster of three nodes');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cluster:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));

@@ -127,6 +127,14 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
     await page.getByRole('button', { name: 'Create instance' }).click();
     await page.getByRole('alert').filter({ hasText: 'number_taken' }).waitFor();
     assert.equal((await host.client.call('adminListInstances')).data.length, 1, 'nothing was created');
+    // A name another instance holds: the refusal is shown beside the name field.
+    await page.getByLabel('Options (JSON)').fill('');
+    await page.getByLabel('Name', { exact: true }).fill('Carol');
+    await page.getByRole('button', { name: 'Create instance' }).click();
+    await page.getByRole('alert').filter({ hasText: 'name_taken' }).waitFor();
+    assert.equal(await page.locator('#create-name-error').innerText(), 'an instance named "Carol" exists (names are unique, whatever their case)');
+    assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
+    assert.equal((await host.client.call('adminListInstances')).data.length, 1, 'nothing was created');
 
     await page.goto(`${host.url}/dashboard/#/instances/${carol.id}/connect`);
     await page.getByRole('button', { name: 'Delete…' }).click();

@@ -15,7 +15,7 @@ const skip = browserUnavailable();
 
 /** On a cluster node the instance list names the node running each instance (issue 15: "owner node"). */
 describe('dashboard on a cluster node: the owner column', { skip, timeout: 120_000 }, () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the dashboard on a cluster node', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the dashboard on a cluster node');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:dashboard-cluster:${process.pid}-${randomBytes(4).toString('hex')}:`;
   let host: TestHost;
@@ -79,7 +79,7 @@ function nodesShown(page: Page): Promise<Record<string, { state: string; drainin
  * its page, and a move the API refuses shows the API's message.
  */
 describe('dashboard on a two-node cluster: the Cluster page and moving an instance', { skip, timeout: 300_000 }, () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the dashboard on a two-node cluster', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the dashboard on a two-node cluster');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:dashboard-cluster2:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-dashboard-cluster-'));

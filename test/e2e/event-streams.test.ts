@@ -9,7 +9,7 @@ import { handledAfter, sendTexts, streamStorages, textOf } from '../support/even
 import { SseClient } from '../support/sse-client.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'event streams on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'event streams on Redis storage');
 const prefix = `parley-streams-${process.pid}-${Date.now()}:`;
 const texts = (from: number, count: number) => Array.from({ length: count }, (_, i) => `text ${from + i}`);
 const messageTexts = (frames: { event?: string; data?: string }[]) => frames.filter((f) => f.event === 'message').map((f) => textOf(JSON.parse(f.data!)));

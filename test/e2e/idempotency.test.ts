@@ -27,7 +27,7 @@ function redisVariant(url: string): Variant {
   return { name: 'redis', storage: () => ({ package: '@parley/storage-redis', options: { url, keyPrefix } }), cleanup: () => deleteKeys(url, keyPrefix) };
 }
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'Idempotency-Key on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'Idempotency-Key on Redis storage');
 const variants = [sqliteVariant(), ...(redisUrl ? [redisVariant(redisUrl)] : [])];
 
 for (const variant of variants) {

@@ -124,7 +124,7 @@ describe('failed authentications are limited per client address', () => {
   });
 });
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the failure limit shared through Redis', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the failure limit shared through Redis');
 
 if (redisUrl) {
   describe('the failure limit shared through Redis', () => {

@@ -5,7 +5,7 @@ import { eventually, serviceUrlOrSkip, startHttpReceiver, TcpProxy, type HttpRec
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage');
 
 if (redisUrl) {
   describe('the server on Redis storage', () => {

@@ -7,7 +7,7 @@ import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { ServerChild } from '../support/server-child.js';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the sandbox network across two server processes', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the sandbox network across two server processes');
 
 const ALICE = '5511975000001';
 const BOB = '5511975000002';

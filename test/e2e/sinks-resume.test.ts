@@ -4,8 +4,8 @@ import { serviceUrlOrSkip } from '@parley/testkit';
 import { arrivals, SinkBrokers } from '../support/sink-brokers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks resume (RabbitMQ)', { example: 'amqp://guest:guest@127.0.0.1:5672' });
-const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks resume (NATS JetStream)', { example: 'nats://127.0.0.1:4222' });
+const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks resume (RabbitMQ)');
+const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks resume (NATS JetStream)');
 /** A first retry a minute away: without the resume on reconnect, nothing would go out again within the test's bound. */
 const RETRY = { schedule: [60_000, 120_000, 300_000], jitter: 0 };
 /** How long the backlog may take once the brokers are back: far below the first retry. */

@@ -7,8 +7,8 @@ import { serviceUrlOrSkip } from '@parley/testkit';
 import { ServerChild } from '../support/server-child.js';
 import { arrivals, SinkBrokers, type BrokerMessage } from '../support/sink-brokers.js';
 
-const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks under SIGKILL (RabbitMQ)', { example: 'amqp://guest:guest@127.0.0.1:5672' });
-const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks under SIGKILL (NATS JetStream)', { example: 'nats://127.0.0.1:4222' });
+const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks under SIGKILL (RabbitMQ)');
+const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks under SIGKILL (NATS JetStream)');
 const CONFIG = { webhooks: { timeoutMs: 1_000, leaseMs: 2_500, retry: { schedule: [100, 200, 400, 800, 1_600, 3_200], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } } };
 const A = '5511975000001';
 const B = '5511975000002';

@@ -7,8 +7,8 @@ import { dataUri, SAMPLES } from '../support/media-server.js';
 import { arrivals, SinkBrokers, type BrokerMessage } from '../support/sink-brokers.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
-const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks (RabbitMQ)', { example: 'amqp://guest:guest@127.0.0.1:5672' });
-const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks (NATS JetStream)', { example: 'nats://127.0.0.1:4222' });
+const amqpUrl = serviceUrlOrSkip('AMQP_URL', 'e2e event sinks (RabbitMQ)');
+const natsUrl = serviceUrlOrSkip('NATS_URL', 'e2e event sinks (NATS JetStream)');
 const WEBHOOKS = { retry: { schedule: [200, 400, 800, 1_600, 3_200, 5_000, 5_000, 5_000, 5_000, 5_000], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } };
 const NUMBERS = { alice: '5511974000001', bob: '5511974000002', carol: '5511974000003' } as const;
 type Name = keyof typeof NUMBERS;

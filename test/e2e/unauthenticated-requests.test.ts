@@ -167,7 +167,7 @@ describe('a server without a built dashboard, flooded with requests for it', () 
   });
 });
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'readiness probes while storage is down', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'readiness probes while storage is down');
 
 if (redisUrl) {
   describe('a flood of readiness probes while storage is down', () => {

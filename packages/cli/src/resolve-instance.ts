@@ -26,7 +26,8 @@ export async function listAllInstances(ctx: CliContext): Promise<InstanceRecord[
 /**
  * Finds the instance a command names by its public id, its key or its name. With an admin token the
  * admin API answers: `GET /admin/instances/{ref}` for an id or key, else a scan of the list for the
- * name (a name two instances share is refused: give the id). Without an admin token the reference is
+ * name (a name two instances share, possible only in a store written before names were unique, is
+ * refused: give the id or the key). Without an admin token the reference is
  * taken as the instance key, the instance API's own credential.
  */
 export async function resolveInstance(ctx: CliContext, ref: string): Promise<ResolvedInstance> {
@@ -41,7 +42,7 @@ export async function resolveInstance(ctx: CliContext, ref: string): Promise<Res
   const named = (await listAllInstances(ctx)).filter((instance) => instance.name === ref);
   if (named.length === 0) throw new CliError(`no instance has the id, key or name ${JSON.stringify(ref)}`, ExitCode.notFound);
   if (named.length > 1) {
-    throw new CliError(`${named.length} instances are named ${JSON.stringify(ref)} (${named.map((i) => i.id).join(', ')}): give the id`, ExitCode.usage);
+    throw new CliError(`${named.length} instances are named ${JSON.stringify(ref)} (${named.map((i) => i.id).join(', ')}): give the id or the key`, ExitCode.usage);
   }
   return { key: named[0]!.key, record: named[0] };
 }

@@ -32,7 +32,7 @@ interface ClusterData {
  * is off (`movesPerMinute: 0`) so that an instance stays where a command put it.
  */
 describe('parley cluster and instances move: two nodes on one Redis', { timeout: 600_000 }, () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'parley cluster commands against two nodes', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'parley cluster commands against two nodes');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cli-cluster:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cli-cluster-'));

@@ -99,15 +99,20 @@ describe('parley: settings, help, bad input and exit codes', () => {
     assert.match(byKey.stderr, /^parley: .* \[404 instance_not_found\]\n$/);
   });
 
-  it('a name two instances share is refused (exit 2) naming both ids; the id still works', async () => {
-    const twins = [];
+  it('a name two instances share (a store written before names were unique) is refused (exit 2) naming both ids; the id and the key still work', async () => {
+    // Such twins cannot be created through the API any more (409 name_taken): they are written to storage directly.
+    const created = [];
     for (const number of ['5511950000011', '5511950000012']) {
-      twins.push((await t.host.client.call('adminCreateInstance', { body: { name: 'twin', options: { number } } })).data);
+      created.push((await t.host.client.call('adminCreateInstance', { body: { options: { number } } })).data);
     }
+    const storage = t.host.server.context.storage;
+    for (const { id } of created) await storage.instances.update(id, { name: 'twin' });
+    const twins = created.map((c) => ({ ...c, name: 'twin' }));
     const run = await parley([...t.flags, 'instances', 'show', 'twin']);
     assert.equal(run.code, 2);
-    assert.equal(run.stderr, `parley: 2 instances are named "twin" (${twins[0]!.id}, ${twins[1]!.id}): give the id\n`);
+    assert.equal(run.stderr, `parley: 2 instances are named "twin" (${twins[0]!.id}, ${twins[1]!.id}): give the id or the key\n`);
     assert.equal((await parley([...t.flags, 'instances', 'show', twins[1]!.id])).code, 0);
+    assert.equal((await parley([...t.flags, 'instances', 'show', '--', twins[0]!.key])).code, 0);
     for (const twin of twins) await t.host.client.call('adminDeleteInstance', { params: { key: twin.id } });
   });
 

@@ -46,7 +46,9 @@ export function CreateInstanceForm(props: { onCreated(created: Created): void })
         <datalist id="channel-names"><option value="whatsapp" /><option value="sandbox" /></datalist>
         <p id="create-channel-help" class="help">Main-channel driver: <code>whatsapp</code> (a real number) or <code>sandbox</code> (the simulated network). Instagram and Messenger are linked to an instance from its Connect page.</p>
         <label for="create-name">Name</label>
-        <input id="create-name" value={name} onInput={(e) => setName(e.currentTarget.value)} />
+        <input id="create-name" value={name} onInput={(e) => setName(e.currentTarget.value)}
+          aria-invalid={action.fields.name ? 'true' : undefined} aria-describedby={action.fields.name ? 'create-name-error' : undefined} />
+        {action.fields.name && <p id="create-name-error" class="error">{action.fields.name}</p>}
         <label for="create-options">Options (JSON)</label>
         <textarea id="create-options" rows={2} value={options} placeholder='{"number": "5511900000001"}'
           onInput={(e) => setOptions(e.currentTarget.value)} aria-invalid={optionsError ? 'true' : undefined}

@@ -51,7 +51,7 @@ const until = async (check: () => boolean, what: string): Promise<void> => {
 };
 
 describe('cluster event fan-in: nodes publish their events only while an admin stream is open somewhere', () => {
-  const url = serviceUrlOrSkip('REDIS_URL', 'cluster event fan-in', { example: 'redis://127.0.0.1:6379' });
+  const url = serviceUrlOrSkip('REDIS_URL', 'cluster event fan-in');
   if (!url) return;
   const prefix = `parley-test:fan-in:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const stores = [1, 2, 3].map(() => new RedisStorage({ url, keyPrefix: prefix }));

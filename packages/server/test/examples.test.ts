@@ -11,6 +11,7 @@ import { container as rootContainer } from 'tsyringe';
 import { ParleyServer } from '../src/app/parley-server.js';
 import { loadConfig, type PluginEntry } from '../src/config/config.js';
 import { loadPlugins, PluginError } from '../src/plugins/plugin-host.js';
+import { serviceUrlOrSkip } from '@parley/testkit';
 import { silentLogger } from './support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -118,31 +119,33 @@ describe('examples/config.*.json', () => {
     }
   });
 
-  it('config.redis.json is valid and takes the Redis URL from REDIS_URL', async (t) => {
-    const config = loadConfig({ PARLEY_CONFIG: join(examples, 'config.redis.json') }, { port: 0, dataDir, adminToken: 'examples-admin-token-0123' });
-    const redis = config.plugins[0]!;
+  const redisConfig = () => loadConfig({ PARLEY_CONFIG: join(examples, 'config.redis.json') }, { port: 0, dataDir, adminToken: 'examples-admin-token-0123' });
+
+  it('config.redis.json is valid and takes the Redis URL from REDIS_URL', () => {
+    const redis = redisConfig().plugins[0]!;
     assert.equal(redis.package, '@parley/storage-redis');
     assert.equal((redis.options as { url?: string }).url, undefined);
-    if (!process.env.REDIS_URL) {
-      if (process.env.PARLEY_REQUIRE_SERVICES === '1') assert.fail('REDIS_URL is not set and PARLEY_REQUIRE_SERVICES=1');
-      console.warn('SKIPPED: booting examples/config.redis.json needs REDIS_URL');
-      t.skip('REDIS_URL is not set');
-      return;
-    }
-    // Only the storage plugin of the example is booted here: the other entries are the defaults, covered elsewhere.
-    const prefix = `parley-example-test-${process.pid}:`;
-    const server = await ParleyServer.create({
-      config: { ...config, plugins: [{ package: '@parley/storage-redis', options: { ...redis.options, keyPrefix: prefix } }, { package: '@parley/channel-sandbox' }] },
-      logger: silentLogger(),
-    });
-    try {
-      const url = await server.listen();
-      const ready = await fetch(`${url}/readyz`);
-      assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'redis', sinks: {} } });
-    } finally {
-      await server.close();
-    }
   });
+
+  if (serviceUrlOrSkip('REDIS_URL', 'booting examples/config.redis.json')) {
+    it('config.redis.json boots on the Redis of REDIS_URL', async () => {
+      const config = redisConfig();
+      const redis = config.plugins[0]!;
+      // Only the storage plugin of the example is booted here: the other entries are the defaults, covered elsewhere.
+      const prefix = `parley-example-test-${process.pid}:`;
+      const server = await ParleyServer.create({
+        config: { ...config, plugins: [{ package: '@parley/storage-redis', options: { ...redis.options, keyPrefix: prefix } }, { package: '@parley/channel-sandbox' }] },
+        logger: silentLogger(),
+      });
+      try {
+        const url = await server.listen();
+        const ready = await fetch(`${url}/readyz`);
+        assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'redis', sinks: {} } });
+      } finally {
+        await server.close();
+      }
+    });
+  }
 
   it('config.sinks.json is valid and registers both sinks with the broker URLs from AMQP_URL / NATS_URL (connecting is a start-up matter)', async () => {
     const config = loadConfig({ PARLEY_CONFIG: join(examples, 'config.sinks.json') }, { port: 0, dataDir, adminToken: 'examples-admin-token-0123' });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultInstanceFlags, defaultWebhookSettings, type ChannelDriver, type InstanceRecord, type Storage } from '@parley/core';
+import { eventually, FakeClock } from '@parley/testkit';
 import { DEFAULT_RESTORE_PER_SECOND, InstanceRestorer } from '../src/instances/instance-restorer.js';
 import type { InstanceRegistry } from '../src/instances/instance-registry.js';
 import { silentLogger } from './support.js';
@@ -12,15 +13,20 @@ function record(id: string, driver: string, wantsConnection = true): InstanceRec
   };
 }
 
+/** How often a start waiting for its rate reads the fake clock again. */
+const RECHECK_MS = 2;
+
 /**
- * A restorer over fakes: `queued` webhook deliveries and `inbox` driver-counted work per instance; every
- * restore records when it started (performance.now) and every connection takes `connectMs`, so the test
- * can check the bounds.
+ * A restorer over fakes on a {@link FakeClock} that stands still until a test advances it:
+ * `queued` webhook deliveries and `inbox` driver-counted work per instance; every restore records when
+ * it started (the clock's time) and every connection takes `connectMs` of real time, so the test can
+ * check the bounds.
  */
 function harness(options: {
   records: InstanceRecord[]; concurrency: number; perSecond?: Record<string, number>; connectMs: number;
   queued?: Record<string, number>; inbox?: Record<string, number>; failing?: Set<string>;
 }) {
+  const clock = new FakeClock();
   const starts: { id: string; at: number; driver: string }[] = [];
   let inFlight = 0;
   let peak = 0;
@@ -30,10 +36,8 @@ function harness(options: {
     deliveries: { stats: async (id: string) => ({ totalSent: 0, totalFailed: 0, totalPending: options.queued?.[id] ?? 0, avgResponseTime: 0 }) },
   } as unknown as Storage;
   const registry = {
-    // A start is stamped when the restorer's task begins (its first call is load), the moment p-queue
-    // counts: stamped later (in connect), a stalled event loop could bunch the stamps of starts that
-    // p-queue spaced correctly.
-    load: async (r: InstanceRecord) => (starts.push({ id: r.id, at: performance.now(), driver: r.driver }), {
+    // A start is stamped when the restorer's task calls load, right after its rate counted it.
+    load: async (r: InstanceRecord) => (starts.push({ id: r.id, at: clock.now(), driver: r.driver }), {
       main: {
         capabilities: {
           connection: {
@@ -55,19 +59,17 @@ function harness(options: {
     driver('whatsapp', { restorePerSecond: 2 }),
     driver('plain'),
   ]);
-  const restorer = new InstanceRestorer({ storage, registry, drivers, config: { concurrency: options.concurrency, perSecond: options.perSecond ?? {} }, logger: silentLogger() });
-  return { restorer, starts, peak: () => peak };
+  const restorer = new InstanceRestorer({ storage, registry, drivers, config: { concurrency: options.concurrency, perSecond: options.perSecond ?? {} }, logger: silentLogger(),
+    clock, recheckMs: RECHECK_MS,
+  });
+  return { restorer, starts, clock, peak: () => peak };
 }
 
-/** The most starts of one driver within any rolling `windowMs`. */
-function busiestWindow(times: number[], windowMs: number): number {
-  let most = 0;
-  for (let i = 0, j = 0; i < times.length; i++) {
-    while (times[i]! - times[j]! >= windowMs) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
-}
+/**
+ * Lets the restorer's waiting starts read the standing clock many times over: whatever they may start
+ * has started after it (a start the clock does not allow never does, however long this waits).
+ */
+const settle = () => new Promise((resolve) => setTimeout(resolve, RECHECK_MS * 25));
 
 describe('InstanceRestorer', () => {
   it('restores every instance, never more than `concurrency` of one driver at once, pending work first (the most first), the rest in the order given', async () => {
@@ -86,56 +88,78 @@ describe('InstanceRestorer', () => {
     assert.deepEqual(rest, records.map((r) => r.id).filter((id) => !['ins_250', 'ins_400', 'ins_499'].includes(id)), 'then the order given');
   });
 
-  it('starts at most the driver\'s rate in any rolling second: configured over declared over the default; drivers do not hold each other up', async () => {
+  it('starts at most the driver\'s rate in any rolling second of the clock: configured over declared over the default; drivers do not hold each other up', async () => {
     const records = [
       ...Array.from({ length: 6 }, (_, i) => record(`wa_${i}`, 'whatsapp')),
       ...Array.from({ length: 30 }, (_, i) => record(`sb_${i}`, 'sandbox')),
       ...Array.from({ length: 12 }, (_, i) => record(`pl_${i}`, 'plain')),
     ];
-    const { restorer, starts } = harness({ records, concurrency: 50, connectMs: 1, perSecond: { sandbox: 20 } });
+    const { restorer, starts, clock } = harness({ records, concurrency: 50, connectMs: 1, perSecond: { sandbox: 20 } });
     assert.equal(restorer.perSecond('whatsapp'), 2, 'declared by the driver');
     assert.equal(restorer.perSecond('sandbox'), 20, 'configured');
     assert.equal(restorer.perSecond('plain'), DEFAULT_RESTORE_PER_SECOND, 'the default');
-    const begun = performance.now();
-    const summary = await restorer.restoreRecords(records);
-    assert.deepEqual(summary, { restored: 48, failed: 0, skipped: 0 });
-    const of = (driver: string) => starts.filter((s) => s.driver === driver).map((s) => s.at);
-    // p-queue's strict mode: no more than the cap in any rolling second (its own clock reads precede ours by a few µs).
-    assert.equal(busiestWindow(of('whatsapp'), 995), 2);
-    assert.equal(busiestWindow(of('sandbox'), 995), 20);
-    assert.equal(busiestWindow(of('plain'), 995), 10);
-    // 6 WhatsApp accounts at 2/s: the last starts in the third second.
-    assert.ok(of('whatsapp')[5]! - begun >= 1990, `the sixth WhatsApp start waited two seconds (${of('whatsapp')[5]! - begun} ms)`);
-    // The sandbox's 30 were not queued behind WhatsApp's: the 21st starts in the second second.
-    assert.ok(of('sandbox')[29]! - begun < 1900, 'the sandbox finished its starts before WhatsApp');
+    const begun = clock.now();
+    const started = () => {
+      const out: Record<string, number> = { whatsapp: 0, sandbox: 0, plain: 0 };
+      for (const s of starts) out[s.driver]!++;
+      return out;
+    };
+    const reaches = async (expected: Record<string, number>, step: string) => {
+      assert.ok(await eventually(async () => JSON.stringify(started()) === JSON.stringify(expected), 200, 5), `${step}: ${JSON.stringify(started())}`);
+      await settle();
+      assert.deepEqual(started(), expected, `${step}: nothing more starts while the clock stands`);
+    };
+    const running = restorer.restoreRecords(records);
+    // The first second: each driver its own rate at once (the sandbox's 20 are not queued behind WhatsApp's 2).
+    await reaches({ whatsapp: 2, sandbox: 20, plain: 10 }, 'second 0');
+    // The rate counts in the clock's time, not the timers': a real second passing starts nothing.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    assert.deepEqual(started(), { whatsapp: 2, sandbox: 20, plain: 10 }, 'a real second, the clock standing');
+    clock.advance(999);
+    await reaches({ whatsapp: 2, sandbox: 20, plain: 10 }, 'a millisecond before second 1');
+    clock.advance(1);
+    await reaches({ whatsapp: 4, sandbox: 30, plain: 12 }, 'second 1');
+    clock.advance(1000);
+    await reaches({ whatsapp: 6, sandbox: 30, plain: 12 }, 'second 2');
+    assert.deepEqual(await running, { restored: 48, failed: 0, skipped: 0 });
+    const at = (driver: string) => starts.filter((s) => s.driver === driver).map((s) => s.at - begun);
+    assert.deepEqual(at('whatsapp'), [0, 0, 1000, 1000, 2000, 2000]);
+    assert.deepEqual(at('sandbox'), [...Array(20).fill(0), ...Array(10).fill(1000)]);
   });
 
   it('counts failures, skips ids that are unknown or do not want a connection, and skips what waits when stopped', async () => {
     const records = [record('a', 'whatsapp'), record('b', 'whatsapp'), record('c', 'whatsapp', false), ...Array.from({ length: 5 }, (_, i) => record(`w${i}`, 'whatsapp'))];
     const { restorer, starts } = harness({ records, concurrency: 10, connectMs: 1, failing: new Set(['b']) });
     const running = restorer.restore(['a', 'b', 'c', 'missing', 'w0', 'w1', 'w2', 'w3', 'w4']);
-    // WhatsApp at 2/s: a and b start at once, the others wait their turn.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // WhatsApp at 2/s: a and b start at once, the others wait for a second the clock does not give.
+    assert.ok(await eventually(async () => starts.length === 2, 200, 5));
+    await settle();
     restorer.stop();
     assert.deepEqual(await running, { restored: 1, failed: 1, skipped: 2 + 5 });
     assert.deepEqual(starts.map((s) => s.id), ['a', 'b']);
   });
 
   it('throttles other starts (a cluster node taking instances over) with the same per-driver bound and rate as its restores', async () => {
-    const { restorer } = harness({ records: [], concurrency: 2, connectMs: 1 });
+    const { restorer, clock } = harness({ records: [], concurrency: 2, connectMs: 1 });
+    const begun = clock.now();
     let inFlight = 0;
     let peak = 0;
     const at: number[] = [];
     const start = () => restorer.throttle('whatsapp', async () => {
-      at.push(performance.now());
+      at.push(clock.now() - begun);
       peak = Math.max(peak, ++inFlight);
       await new Promise((resolve) => setTimeout(resolve, 5));
       inFlight--;
       return 'started';
     });
-    assert.deepEqual(await Promise.all([start(), start(), start()]), ['started', 'started', 'started']);
+    const all = Promise.all([start(), start(), start()]);
+    assert.ok(await eventually(async () => at.length === 2, 200, 5));
+    await settle();
+    assert.equal(at.length, 2, 'WhatsApp\'s 2 per second hold for takeovers too');
+    clock.advance(1000);
+    assert.deepEqual(await all, ['started', 'started', 'started']);
+    assert.deepEqual(at, [0, 0, 1000]);
     assert.ok(peak <= 2, `at most 2 at once (peak ${peak})`);
-    assert.equal(busiestWindow(at, 995), 2, 'WhatsApp\'s 2 per second hold for takeovers too');
     restorer.stop();
     await assert.rejects(start(), 'a start after stop() is refused');
   });

@@ -13,7 +13,7 @@ export {
 export { eventually, TcpProxy } from './tcp-proxy.js';
 export { describeSinkConformance, sinkTestMessage, type ReceivedSinkMessage, type SinkConformanceHarness, type SinkReader } from './sink-conformance.js';
 export { FakeClock } from './fake-clock.js';
-export { serviceUrlOrSkip } from './service-env.js';
+export { answers, LOCAL_SERVICES, serviceUrlOrSkip, type ServiceOptions } from './service-env.js';
 export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-registration.js';
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';

@@ -6,7 +6,7 @@ import { describeSinkConformance, serviceUrlOrSkip } from '@parley/testkit';
 import plugin, { AmqpSink, amqpUrl } from '../src/index.js';
 import { amqpReader, deleteAmqpExchange } from '../src/testing/index.js';
 
-const url = serviceUrlOrSkip('AMQP_URL', '@parley/sink-amqp against RabbitMQ', { example: 'amqp://guest:guest@127.0.0.1:5672' });
+const url = serviceUrlOrSkip('AMQP_URL', '@parley/sink-amqp against RabbitMQ');
 
 /** The broker URL with another host and port (the suite's proxy, a dead port). */
 function urlTo(base: string, target: { host: string; port: number }): string {

@@ -6,7 +6,7 @@ import { describeSinkConformance, eventually, serviceUrlOrSkip, TcpProxy } from 
 import { NatsSink, natsConnection, type NatsSinkSettings } from '../src/index.js';
 import { deleteNatsStream, natsReader } from '../src/testing/index.js';
 
-const url = serviceUrlOrSkip('NATS_URL', '@parley/sink-nats against NATS JetStream', { example: 'nats://127.0.0.1:4222' });
+const url = serviceUrlOrSkip('NATS_URL', '@parley/sink-nats against NATS JetStream');
 
 /** Each run has a stream and a subject prefix of its own: the shared server may hold other `parley.>` streams. */
 const streamOf = (run: string) => `PARLEY_TEST_${run}`;

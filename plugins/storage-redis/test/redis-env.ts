@@ -3,7 +3,7 @@ import { serviceUrlOrSkip } from '@parley/testkit';
 
 /** The Redis the tests use (REDIS_URL), or undefined after a loud skip (a failure under PARLEY_REQUIRE_SERVICES=1). */
 export function redisUrlOrSkip(suite: string): string | undefined {
-  return serviceUrlOrSkip('REDIS_URL', suite, { example: 'redis://127.0.0.1:6379' });
+  return serviceUrlOrSkip('REDIS_URL', suite);
 }
 
 /** A key prefix no other run uses, so tests never touch other data in the shared Redis. */

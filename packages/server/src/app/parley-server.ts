@@ -179,7 +179,7 @@ export class ParleyServer {
       version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,
       sends: new SendPipeline(storage, media, projection, metrics, queue),
       outbound: { queue, worker, policies, pacer },
-      restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger }),
+      restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger, clock }),
     };
 
     let server: ParleyServer | undefined;

@@ -1,12 +1,15 @@
 import PQueue from 'p-queue';
-import type { ChannelDriver, InstanceRecord, Logger, Storage } from '@parley/core';
+import type { ChannelDriver, Clock, InstanceRecord, Logger, Storage } from '@parley/core';
 import type { RestoreConfig } from '../config/restore-config.js';
 import type { InstanceRegistry } from './instance-registry.js';
+import { StartRate } from './start-rate.js';
 
 /** Connections per second for a driver that declares no `restorePerSecond` and is not configured. */
 export const DEFAULT_RESTORE_PER_SECOND = 10;
 /** Pending-work look-ups in flight at once before a restore starts. */
 const LOOKUP_CONCURRENCY = 64;
+/** Longest real-time sleep of a start waiting for its rate before it reads the clock again. */
+const DEFAULT_RECHECK_MS = 250;
 
 /** What {@link InstanceRestorer.restore} did. */
 export interface RestoreSummary {
@@ -25,6 +28,10 @@ export interface RestorerDeps {
   drivers: ReadonlyMap<string, ChannelDriver>;
   config: RestoreConfig;
   logger: Logger;
+  /** The clock the rates count in (the server's injected clock). */
+  clock: Clock;
+  /** How long a start waiting for its rate sleeps at most before it reads the clock again (default 250 ms). */
+  recheckMs?: number;
 }
 
 /**
@@ -41,13 +48,14 @@ export interface RestorerDeps {
  *   what waits for the instance that storage shows: webhook deliveries still queued for it, plus what
  *   its driver counts (`ChannelDriver.pendingWork`: the sandbox's inbox packets).
  *
- * Queueing and the rolling-window rate limit are p-queue's (concurrency, `intervalCap` in `strict`
- * mode, priorities, abort). It runs on the real timers, not the injected clock: it paces work, it
- * stamps nothing.
+ * Queueing is p-queue's (concurrency, priorities, abort). The rate is a {@link StartRate} on the
+ * injected clock, taken by each task as it begins: the bound holds in the clock's time (a fake clock
+ * in tests makes it exact), and a task waiting for its turn holds its concurrency slot, which keeps
+ * starts in the queue's order.
  */
 export class InstanceRestorer {
-  /** One queue per driver: its concurrency bound and its rate, both counted when a connection starts. */
-  private readonly queues = new Map<string, PQueue>();
+  /** One queue per driver (its concurrency bound) and its rate, both counted when a connection starts. */
+  private readonly queues = new Map<string, { queue: PQueue; rate: StartRate }>();
   private readonly abort = new AbortController();
 
   constructor(private readonly deps: RestorerDeps) {}
@@ -75,11 +83,10 @@ export class InstanceRestorer {
     const pending = await this.lookup(records, (r) => this.pendingWork(r));
     const order = records.map((record, i) => ({ record, i, pending: pending[i]! }))
       .sort((a, b) => b.pending - a.pending || a.i - b.i);
-    const signal = this.abort.signal;
     await Promise.all(order.map(async ({ record, pending: work }) => {
       const priority = work > 0 ? 1 : 0;
       try {
-        await this.queueOf(record.driver).add(() => this.connect(record, work, summary), { priority, signal });
+        await this.schedule(record.driver, (startedAt) => this.connect(record, work, startedAt, summary), priority);
       } catch {
         // Aborted by stop() before its turn.
         summary.skipped++;
@@ -94,7 +101,7 @@ export class InstanceRestorer {
    * failover is no reconnect storm either. Rejects when {@link stop} was called before its turn.
    */
   throttle<T>(driver: string, task: () => Promise<T>): Promise<T> {
-    return this.queueOf(driver).add(task, { signal: this.abort.signal });
+    return this.schedule(driver, () => task(), 0);
   }
 
   /** Stops restoring: instances still waiting for their turn are skipped (connections under way finish). */
@@ -102,8 +109,9 @@ export class InstanceRestorer {
     this.abort.abort();
   }
 
-  private async connect(record: InstanceRecord, pending: number, summary: RestoreSummary): Promise<void> {
-    this.deps.logger.debug({ instance: record.id, driver: record.driver, pendingWork: pending }, 'restoring instance');
+  /** `startedAt`: the clock time its driver's rate counted this start at (logged: the bound can be checked). */
+  private async connect(record: InstanceRecord, pending: number, startedAt: number, summary: RestoreSummary): Promise<void> {
+    this.deps.logger.debug({ instance: record.id, driver: record.driver, pendingWork: pending, startedAt }, 'restoring instance');
     try {
       const runtime = await this.deps.registry.load(record);
       await runtime.main.capabilities.connection?.connect();
@@ -129,13 +137,22 @@ export class InstanceRestorer {
     }
   }
 
-  private queueOf(driver: string): PQueue {
-    let queue = this.queues.get(driver);
-    if (!queue) {
-      queue = new PQueue({ concurrency: this.deps.config.concurrency, intervalCap: this.perSecond(driver), interval: 1000, strict: true });
-      this.queues.set(driver, queue);
+  /**
+   * Runs `task` in `driver`'s queue once its rate allows, with the clock time the rate counted it at;
+   * rejects when {@link stop} comes first.
+   */
+  private schedule<T>(driver: string, task: (startedAt: number) => Promise<T>, priority: number): Promise<T> {
+    let lane = this.queues.get(driver);
+    if (!lane) {
+      lane = {
+        queue: new PQueue({ concurrency: this.deps.config.concurrency }),
+        rate: new StartRate(this.perSecond(driver), this.deps.clock, this.deps.recheckMs ?? DEFAULT_RECHECK_MS),
+      };
+      this.queues.set(driver, lane);
     }
-    return queue;
+    const { queue, rate } = lane;
+    const signal = this.abort.signal;
+    return queue.add(async () => task(await rate.take(signal)), { priority, signal });
   }
 
   /** `fn` over `items`, at most {@link LOOKUP_CONCURRENCY} at once, answers in order. */

@@ -31,7 +31,10 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Create an instance; answers its secret key and webhook signing secret',
       body: s.object({
         channel: s.string({ minLength: 1, maxLength: 64, description: 'Main-channel driver: `whatsapp` (Baileys) or `sandbox`. Default from the config.' }),
-        name: s.string({ maxLength: 200 }),
+        name: s.string({
+          maxLength: 200,
+          description: 'Unique on the server, compared after Unicode NFC, trimming and lower-casing: a name another instance holds answers 409 `name_taken`. Empty or absent: unnamed (any number may be).',
+        }),
         webhook: webhookSettingsSchema,
         options: s.anyObject({ description: 'Driver options (sandbox: `number`).' }),
       }),

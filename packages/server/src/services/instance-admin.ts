@@ -6,7 +6,7 @@ import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
 import { userView } from '../instances/profile-picture.js';
-import { takenError, uniqueClaims, uniqueLookup } from './unique-options.js';
+import { nameClaims, takenError, uniqueClaims, uniqueLookup } from './unique-options.js';
 
 /** Input of `POST /admin/instances`. */
 export interface CreateInstanceInput {
@@ -50,11 +50,12 @@ export class InstanceAdmin {
         if (input.options && Object.keys(input.options).length) throw new ValidationError(`body.options is not accepted by the ${channel} channel`);
         return {};
       })();
-    // The record and its unique values are written in one atomic step: of two creations claiming
-    // one value, exactly one succeeds and the other leaves nothing behind.
+    // The record and its unique values (its name, its driver's unique options) are written in one
+    // atomic step: of two creations claiming one value, exactly one succeeds and the other leaves nothing behind.
+    const name = input.name ?? '';
     const runtime = await this.ctx.registry.create({
       key: newSecret(24),
-      name: input.name ?? '',
+      name,
       driver: channel,
       flags: defaultInstanceFlags(),
       webhook,
@@ -65,8 +66,8 @@ export class InstanceAdmin {
       health: 'healthy',
       driverOptions,
       links: {},
-    }, uniqueClaims(driver, driverOptions)).catch((err: unknown) => {
-      throw takenError(driver, err);
+    }, [...nameClaims(name), ...uniqueClaims(driver, driverOptions)]).catch((err: unknown) => {
+      throw takenError(driver, err, name);
     });
     this.ctx.logger.info({ instance: runtime.id, channel }, 'instance created');
     return runtime.record;
