@@ -13,7 +13,7 @@
 # 2. Build: `npm run build` (TypeScript and the dashboard; incremental, so quick after a build).
 # 3. Prune into <output directory>: the root manifest limited to the workspaces the server and the
 #    `parley` command need (every package and plugin but @parley/testkit; no tests, benchmarks or
-#    examples), each with package.json and what its "files" lists, the lockfile, .npmrc, and a copy of
+#    examples), each with package.json and what its "files" lists, the lockfile, .npmrc, docs/ (the guides the server renders) and a copy of
 #    node_modules from which `npm prune --omit=dev` removes the development dependencies and everything
 #    only the left-out workspaces need. The checkout itself is not changed.
 set -euo pipefail
@@ -64,6 +64,8 @@ done
 find "$out" -path '*/dist/test' -prune -exec rm -rf {} +
 find "$out" \( -name '*.tsbuildinfo' -o -name '*.map' \) -delete
 
+# The guides and reference pages the server renders under /docs/guides and /docs/reference.
+cp -R docs "$out"/
 cp -R node_modules "$out"/
 (cd "$out" && npm prune --omit=dev --ignore-scripts --no-audit --no-fund)
 echo "image content in $out: $(du -sh "$out" | cut -f1)"

@@ -68,6 +68,8 @@ describe('the container image', () => {
       const base = `http://127.0.0.1:${port}`;
       const dashboard = await fetch(`${base}/dashboard/`);
       assert.deepEqual([dashboard.status, (await dashboard.text()).includes('<div id="app">')], [200, true]);
+      // The guides are in the image (the server renders docs/ under /docs/guides).
+      assert.equal((await fetch(`${base}/docs/guides`)).status, 200);
       const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
       const created = await fetch(`${base}/admin/instances`, {
         method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'sandbox', name: 'alice' }),
