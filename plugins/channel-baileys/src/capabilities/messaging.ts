@@ -8,6 +8,7 @@ import { outboundPlan } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
+import { disappearingTimer } from './disappearing.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
@@ -40,14 +41,17 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const timestamp = new Date(runtime.now());
       const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
       const nowSeconds = Math.floor(runtime.now() / 1000);
+      const timer = await disappearingTimer(runtime, socket, plan.jid);
+      const ephemeral = timer > 0 ? { ephemeralExpiration: timer } : {};
       if (plan.via === 'send') {
-        const sent = await upstream(`the ${content.type} message`, () =>
-          socket.sendMessage(plan.jid, plan.content, { timestamp, ...(request.id ? { messageId: request.id } : {}), ...(quoted ? { quoted } : {}) }));
+        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(plan.jid, plan.content, {
+          timestamp, ...(request.id ? { messageId: request.id } : {}), ...(quoted ? { quoted } : {}), ...ephemeral,
+        }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
         return sentRecord(sent, plan.jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(plan.jid, plan.message, {
-        userJid: ownJid(socket), timestamp, messageId: request.id ?? generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}),
+        userJid: ownJid(socket), timestamp, messageId: request.id ?? generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}), ...ephemeral,
       });
       await upstream(`the ${content.type} message`, () => socket.relayMessage(plan.jid, message.message!, {
         messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),

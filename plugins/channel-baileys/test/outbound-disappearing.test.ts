@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { proto } from '@whiskeysockets/baileys';
+import type { FakeSocket } from '../src/testing/index.js';
+import { eachOpenHarnessWithoutFetch, GROUP_JID, INSTANCE_ID, PEER, PEER_JID, type Harness } from './harness.js';
+
+const DAY = 86_400;
+
+// Sends into chats with disappearing messages carry the chat's timer (issue 25, defect 5).
+describe('sending into chats with disappearing messages', () => {
+  let h: Harness;
+  let socket: FakeSocket;
+  eachOpenHarnessWithoutFetch((harness, open) => {
+    h = harness;
+    socket = open;
+  });
+
+  const send = (to: string, content: Parameters<NonNullable<Harness['adapter']['capabilities']['messaging']>['send']>[0]['content']) =>
+    h.adapter.capabilities.messaging!.send({ to, content });
+
+  it('a person\'s chat: the stored chat\'s timer goes with the message', async () => {
+    await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: DAY });
+    await send(PEER, { type: 'text', text: 'see you' });
+    const [[jid, , options]] = socket.callsTo('sendMessage') as [string, unknown, Record<string, unknown>][];
+    assert.deepStrictEqual([jid, options.ephemeralExpiration], [PEER_JID, DAY]);
+  });
+
+  it('a group: its metadata\'s timer, read once and cached for the next sends', async () => {
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [], ephemeralDuration: 7 * DAY });
+    await send(GROUP_JID, { type: 'text', text: 'one' });
+    await send(GROUP_JID, { type: 'text', text: 'two' });
+    assert.deepStrictEqual(socket.callsTo('sendMessage').map((call) => (call[2] as { ephemeralExpiration?: number }).ephemeralExpiration), [7 * DAY, 7 * DAY]);
+    assert.equal(socket.callsTo('groupMetadata').length, 1);
+  });
+
+  it('messages Parley builds itself (relayed) carry the timer in their context info', async () => {
+    await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: 90 * DAY });
+    await send(PEER, { type: 'button_reply', text: 'Pick one', buttons: [{ id: 'a', text: 'A' }] });
+    const [[, message]] = socket.callsTo('relayMessage') as [string, proto.IMessage][];
+    assert.match(JSON.stringify(proto.Message.toObject(proto.Message.fromObject(message as never))), new RegExp(`"expiration":${90 * DAY}`));
+  });
+
+  it('a chat without the timer sends none', async () => {
+    await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: 0 });
+    await send(PEER, { type: 'text', text: 'plain' });
+    const [[, , options]] = socket.callsTo('sendMessage') as [string, unknown, Record<string, unknown>][];
+    assert.equal(options.ephemeralExpiration, undefined);
+  });
+});
