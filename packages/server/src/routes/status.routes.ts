@@ -1,4 +1,4 @@
-import { USER_SUFFIX, type MediaInput, type StatusCapability, type StatusStory } from '@parley/core';
+import type { MediaInput, StatusCapability, StatusStory } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -10,25 +10,23 @@ import { connectedCapability, personJid } from './instance-guards.js';
 type Scope = InstanceRuntime;
 const tag = 'Status stories';
 
-const AUDIENCE = 'The story goes to `status@broadcast` for the contacts in `statusJidList` (empty or absent: every contact in the instance\'s '
-  + 'stored contacts); a receiving instance keeps it only when its `receive_status_message` flag is on. Answers `data`: the story '
+const AUDIENCE = 'The story goes to `status@broadcast` for the contacts in `statusJidList` (empty or absent: the channel\'s default '
+  + 'audience — on WhatsApp the contacts of the account\'s address book, those known by LID only under their number when WhatsApp told it; '
+  + 'on the sandbox every stored contact); a receiving instance keeps it only when its `receive_status_message` flag is on. Answers `data`: the story '
   + '(`id`, `type`, `statusJidList`, `timestamp`); the poster\'s copy is in its `status@broadcast` chat (GET /{key}/chat/status@broadcast/messages).';
 const caption = s.string({ maxLength: 1024 });
 
 /** Spec 4.13: status stories (text, image, video, audio) and mentions in them. */
 export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
   const status = (rt: Scope) => connectedCapability(rt, 'status');
-  /** The story's audience as JIDs: the given list (each entry checked) or, when empty, every stored contact. */
-  const audience = async (rt: Scope, list: string[] | undefined): Promise<string[]> => {
-    if (list?.length) return list.map((entry, i) => personJid(entry, `body.statusJidList[${i}]`));
-    const own = rt.user()?.id;
-    return (await ctx.storage.contacts.list(rt.id)).map((c) => c.id).filter((id) => id.endsWith(USER_SUFFIX) && id !== own);
-  };
+  /** The story's audience as JIDs: the given list (each entry checked), or empty for the channel's default audience. */
+  const audience = (list: string[] | undefined): string[] =>
+    (list ?? []).map((entry, i) => personJid(entry, `body.statusJidList[${i}]`));
   /** Posts a media story and keeps its bytes for GET /{key}/message/{id}/media, like sent media. */
   const postMedia = async (rt: Scope, url: string, kind: 'image' | 'video' | 'audio', list: string[] | undefined,
     post: (capability: StatusCapability, media: MediaInput, jids: string[]) => Promise<StatusStory>) => {
     const capability = status(rt);
-    const jids = await audience(rt, list);
+    const jids = audience(list);
     const media = await ctx.media.resolve(url, 'body.url', kind, undefined, rt.record);
     const story = await post(capability, media, jids);
     await ctx.storage.media.put(rt.id, story.id, { data: media.data, mimetype: media.mimetype, ...(media.fileName ? { fileName: media.fileName } : {}) });
@@ -47,7 +45,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(statusStorySchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
         const capability = status(scope);
-        const jids = await audience(scope, body.statusJidList);
+        const jids = audience(body.statusJidList);
         const options = { ...(body.backgroundColor ? { backgroundColor: body.backgroundColor } : {}), ...(body.font !== undefined ? { font: body.font } : {}) };
         return { data: await capability.text(body.text, jids, options) };
       },

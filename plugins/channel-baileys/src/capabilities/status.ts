@@ -3,9 +3,10 @@ import {
 } from '@parley/core';
 import { generateMessageIDV2, proto, type AnyMessageContent, type BinaryNode, type MiscMessageGenerationOptions, type WAMessage } from '@whiskeysockets/baileys';
 import { messageJson, messageProto, seconds } from '../mapping/record.js';
-import type { AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
-import { normalizeJid } from '../util/jids.js';
+import { isLidJid, isPnJid, normalizeJid } from '../util/jids.js';
+import { ownJid, type AdapterRuntime } from '../runtime.js';
+import type { BaileysSocket } from '../socket.js';
 
 /** Stories live 24 hours. */
 const STORY_TTL_SECONDS = 86_400;
@@ -32,6 +33,28 @@ export function mentionedUsersNode(jids: string[]): BinaryNode {
 /** The `<meta is_status_mention="true"/>` child that marks the mention message in the contact's chat. */
 export const STATUS_MENTION_NODE: BinaryNode = { tag: 'meta', attrs: { is_status_mention: 'true' } };
 
+/**
+ * The default audience of a story, as WhatsApp's apps choose it ("My contacts"): the contacts of the
+ * account's address book — those with a saved name (`name` comes only from the phone's address book,
+ * through app-state contact actions or the contacts API; a stranger who wrote has only a push name) —
+ * not every chat partner. A contact known by LID only goes under its number when WhatsApp told it,
+ * else under the LID. The account itself is left out.
+ */
+async function addressBook(runtime: AdapterRuntime, socket: BaileysSocket): Promise<string[]> {
+  const own = ownJid(socket);
+  const audience = new Set<string>();
+  for (const contact of await runtime.context.storage.contacts.list(runtime.context.instanceId)) {
+    if (!contact.name) continue;
+    let jid = normalizeJid(contact.id);
+    if (isLidJid(jid)) {
+      const pn = await socket.signalRepository.lidMapping.getPNForLID(jid).catch(() => null);
+      if (pn) jid = normalizeJid(pn);
+    }
+    if ((isPnJid(jid) || isLidJid(jid)) && jid !== own) audience.add(jid);
+  }
+  return [...audience];
+}
+
 /** Status stories (spec 4.13): messages to `status@broadcast`, visible to `statusJidList`. */
 export function statusCapability(runtime: AdapterRuntime): StatusCapability {
   const state = runtime.context.storage.state;
@@ -47,7 +70,7 @@ export function statusCapability(runtime: AdapterRuntime): StatusCapability {
 
   async function post(type: StatusStory['type'], content: AnyMessageContent, statusJidList: string[], extra: MiscMessageGenerationOptions = {}) {
     const socket = runtime.connection.openSocket();
-    const list = statusJidList.map(normalizeJid);
+    const list = statusJidList.length > 0 ? [...new Set(statusJidList.map(normalizeJid))] : await addressBook(runtime, socket);
     const sent: WAMessage | undefined = await upstream(`the ${type} status`, () =>
       socket.sendMessage(STATUS_BROADCAST, content, { ...extra, statusJidList: list, broadcast: true, timestamp: new Date(runtime.now()) }));
     if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${type} status`, { retryable: true });

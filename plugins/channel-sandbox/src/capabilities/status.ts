@@ -1,5 +1,5 @@
 import {
-  jidUser, newMessageId, NotFoundError, STATUS_BROADCAST, type MediaInput, type OutgoingContent, type StatusCapability,
+  jidUser, newMessageId, NotFoundError, STATUS_BROADCAST, USER_SUFFIX, type MediaInput, type OutgoingContent, type StatusCapability,
   type StatusStory,
 } from '@parley/core';
 import { outgoingToProto } from '../content/outgoing-to-proto.js';
@@ -96,10 +96,18 @@ export class SandboxStatus implements StatusCapability {
     return this.post(type, outgoingToProto(content, this.device.network.now()), toWire(content.media), statusJidList);
   }
 
+  /** The sandbox keeps no address book: an empty list shares with every stored contact but the phone itself. */
+  private async defaultAudience(): Promise<string[]> {
+    const own = this.device.jid;
+    const contacts = await this.device.ctx.storage.contacts.list(this.device.instanceId);
+    return contacts.map((c) => c.id).filter((id) => id.endsWith(USER_SUFFIX) && id !== own);
+  }
+
   private async post(type: StatusStory['type'], message: Record<string, unknown>, media: WireMedia | undefined, statusJidList: string[]): Promise<StatusStory> {
     const timestamp = Math.floor(this.device.network.now() / 1000);
     await this.forgetExpired(timestamp);
-    const story: StatusStory = { id: newMessageId(), type, statusJidList: [...new Set(statusJidList)], timestamp };
+    const audience = statusJidList.length > 0 ? statusJidList : await this.defaultAudience();
+    const story: StatusStory = { id: newMessageId(), type, statusJidList: [...new Set(audience)], timestamp };
     await this.device.ctx.storage.state.put(this.storiesNamespace, story.id, { story, message, ...(media ? { media } : {}) } satisfies PostedStory);
     emitOwnCopy(this.device, { id: story.id, chatJid: STATUS_BROADCAST, timestamp, message });
     for (const jid of story.statusJidList) {
