@@ -137,7 +137,7 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await page.getByLabel(/^To/).fill(BOB);
     await page.getByLabel('Text').fill('hello bob, from the dashboard');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Sent \(/).waitFor();
+    await page.getByText(/^Sent: /).waitFor();
     await bobPage.locator('#incoming li', { hasText: 'hello bob, from the dashboard' }).waitFor();
     // Two more within the same second (one chat timestamp): both are listed, once each.
     await Promise.all(['second one', 'third one'].map((text) => host.client.instance(aliceKey).call('sendText', { body: { to: BOB, text } })));

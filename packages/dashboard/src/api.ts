@@ -55,7 +55,12 @@ export function fieldErrors(err: unknown): Record<string, string> {
   if (!(err instanceof ParleyApiError)) return out;
   const fields = (err.details as { fields?: { field?: unknown; message?: unknown }[] } | undefined)?.fields;
   for (const f of fields ?? []) {
-    if (typeof f.field === 'string' && typeof f.message === 'string') out[f.field.replace(/^body\./, '')] = f.message;
+    if (typeof f.field !== 'string' || typeof f.message !== 'string') continue;
+    const name = f.field.replace(/^body\./, '');
+    out[name] = f.message;
+    // A nested field (`options.number`) is also the message of the form field holding it (`options`).
+    const top = /^[^.[]+/.exec(name)?.[0];
+    if (top && top !== name) out[top] ??= f.message;
   }
   return out;
 }

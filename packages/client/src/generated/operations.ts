@@ -27,6 +27,7 @@ export const operations = {
   adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true, idempotent: false },
   adminGetCluster: { method: 'GET', path: '/admin/cluster', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminListChannels: { method: 'GET', path: '/admin/channels', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -555,6 +556,28 @@ export interface Operations {
         options?: Record<string, unknown>;
         linkedChannels?: string[];
         owner?: string | null;
+      };
+    };
+    keyed: false;
+  };
+  /**
+   * The channels this server drives, and the one an instance is created on when none is named
+   *
+   * `GET /admin/channels`
+   */
+  adminListChannels: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        default: string;
+        channels: ({
+          name: string;
+          role: "main" | "social";
+          provider: string;
+        })[];
       };
     };
     keyed: false;
