@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { startHttpReceiver } from '@parley/testkit';
 import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { browserUnavailable, launchChromium, screenshot, signIn } from '../support/browser.js';
 
@@ -43,7 +44,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
         },
       ],
       // Not the form's former hard-coded `whatsapp`: the form must follow the server.
-      config: { defaultChannel: 'sandbox' } as never,
+      config: { defaultChannel: 'sandbox', webhooks: { retry: { schedule: [200], jitter: 0 }, housekeeping: { sweepCron: '* * * * * *' } } } as never,
     });
     erin = (await host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: 'erin', options: { number: ERIN } } })).data;
     frank = (await host.client.call('adminCreateInstance', { body: { channel: 'sandbox', name: 'frank', options: { number: FRANK } } })).data;
@@ -206,5 +207,30 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     await page.goto(`${host.url}/dashboard/#/`);
     await page.locator(`tr[data-instance="${wa.id}"] .health`).filter({ hasText: /offline/i }).waitFor();
     await page.locator(`tr[data-instance="${erin.id}"] .health`).filter({ hasText: 'healthy' }).waitFor();
+  });
+
+  it('redelivers dead letters to the webhook URL as it is now, after the wrong one was fixed', async () => {
+    const fixed = await startHttpReceiver();
+    try {
+      host.receiver.respond({ status: 404 });
+      await host.client.instance(erin.key).call('updateWebhookSettings', { body: { allowWebhook: true, webhookMessage: `${host.receiver.url}/typo`, webhookFormat: 'native' } });
+      await host.client.instance(frank.key).call('sendText', { body: { to: ERIN, text: 'this one dies at the wrong URL' } });
+      await page.goto(`${host.url}/dashboard/#/instances/${erin.id}/webhooks`);
+      await page.locator('tr[data-dead-letter]').first().waitFor({ timeout: 30_000 });
+      const letters = (await host.client.instance(erin.key).call('webhookDeadLetters')).data;
+      await page.getByLabel(/^Default URL/).fill(`${fixed.url}/hook`);
+      await page.getByRole('button', { name: 'Save settings' }).click();
+      await page.getByText('Webhook settings saved.').waitFor();
+      await page.getByRole('button', { name: 'Redeliver all to the current settings' }).click();
+      await page.locator('#wh-redeliver-done').filter({ hasText: `Queued ${letters.length} again to the current settings.` }).waitFor();
+      await page.locator('#no-dead-letters').waitFor();
+      const received = await fixed.waitFor(letters.length, STEP_MS);
+      assert.deepEqual(new Set(received.map((r) => r.url)), new Set(['/hook']));
+      assert.ok(received.some((r) => r.body.includes('this one dies at the wrong URL')), 'the event that died arrived at the fixed URL');
+      assert.equal((await host.client.instance(erin.key).call('webhookDeadLetters')).total, 0);
+      await screenshot(page, '26-redelivered-to-current');
+    } finally {
+      await fixed.close();
+    }
   });
 });

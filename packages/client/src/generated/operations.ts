@@ -6557,7 +6557,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Queue dead letters again (all of them, or the given ids), due now
+   * Queue dead letters again (all of them, or the given ids), due now: as they were, or to the current settings
    *
    * `POST /{key}/instance/webhook/dead-letters/redeliver`
    */
@@ -6569,11 +6569,19 @@ export interface Operations {
     query: undefined;
     body: {
       ids?: string[];
+      /** `original` (default): each dead letter as it was, to the URL and in the format it was rendered for. `current`: each dead letter's event routed and rendered again under the webhook settings as they are now (the URL of its event type, every format of `webhookFormat`, `allowWebhook` and `allowNumber`), for example after fixing a wrong URL. The signing secret is always the instance's current one. */
+      target?: "original" | "current";
     };
     response: {
       status: 200;
       data: {
-        redelivered?: number;
+        /** Dead letters queued again (with `target: current`, their events queued for the current settings). */
+        redelivered: number;
+        /** `target: current` only: dead letters left as they were, because their event left the event log (`event_expired`) or the current settings route it nowhere (`not_routed`). */
+        kept?: ({
+          id: string;
+          reason: "event_expired" | "not_routed";
+        })[];
       };
     };
     keyed: true;
