@@ -148,7 +148,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     await page.waitForFunction((digits) => !document.querySelector('button.chat .chat-name')?.textContent?.includes(digits), ERIN);
     const label = await chat.locator('.chat-name').innerText();
     assert.ok(!label.includes('@') && !label.includes(ERIN), `"${label}" is no raw JID or digit run`);
-    assert.ok(label === 'erin' || label === '+55 11 90000-0401', `"${label}" is the push name or the formatted number`);
+    assert.ok(label === 'erin' || label === '+55 11 90000 0401', `"${label}" is the push name or the formatted number`);
     await chat.click();
     await chat.locator('.badge').waitFor({ state: 'detached' });
     const listed = (await host.client.instance(frank.key).call('listChats')).data.find((c) => c.id === `${ERIN}@s.whatsapp.net`);
@@ -173,6 +173,9 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     const meta = page.locator('ol.conversation li.mine .meta').last();
     await meta.waitFor();
     assert.match(await meta.innerText(), /· (Sent|Delivered|Read)$/);
+    // The sender's side of the chat, which the channel names by its JID: the number, formatted.
+    assert.equal(await page.locator(`button.chat[data-chat="${FRANK}@s.whatsapp.net"] .chat-name`).innerText(), '+55 11 90000 0402');
+    assert.equal(await page.locator('#chat-title').innerText(), 'Chat with +55 11 90000 0402');
     const all = await page.locator('ol.conversation').innerText();
     assert.doesNotMatch(all, /DELIVERY_ACK|SERVER_ACK|PENDING|READ\b/);
     await screenshot(page, '24-statuses-in-words');

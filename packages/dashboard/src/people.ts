@@ -31,7 +31,7 @@ export function usePhoneFormat(): void {
 }
 
 /**
- * A phone number as people write it, in its country's international format (`+55 11 90000-0401`),
+ * A phone number as people write it, in its country's international format (`+55 11 90000 0401`),
  * with libphonenumber's metadata; digits it cannot place (or before it is loaded) as `+<digits>`.
  */
 export function formatPhone(digits: string): string {
@@ -41,7 +41,8 @@ export function formatPhone(digits: string): string {
 
 /** What a chat or sender is called: the given name, else the formatted phone number, else a kind of chat. */
 export function personLabel(jid: string, names: readonly (string | null | undefined)[] = []): string {
-  const name = names.find((n) => typeof n === 'string' && n.trim() !== '');
+  // A "name" that is an address (channels name a chat by its JID or number when they know no name) is none.
+  const name = names.find((n) => typeof n === 'string' && n.trim() !== '' && !n.includes('@') && !/^\+?[\d\s()-]+$/.test(n));
   if (name) return name.trim();
   const digits = phoneJid(jid);
   if (digits) return formatPhone(digits);
