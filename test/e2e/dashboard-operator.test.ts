@@ -113,6 +113,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     await page.locator('#create-name-error').waitFor();
     assert.match(await page.locator('#create-name-error').innerText(), /at most 200|200 characters/);
     assert.equal(await channelError.count(), 0, 'the channel is no longer marked');
+    assert.deepEqual(await page.getByRole('alert').allInnerTexts(), ['Not created: the API refused the fields marked above.'], 'under the button: no second copy of the message');
     await screenshot(page, '21-field-errors');
     assert.equal((await host.client.call('adminListInstances')).data.length, 2, 'nothing was created');
   });

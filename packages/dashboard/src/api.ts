@@ -65,6 +65,12 @@ export function fieldErrors(err: unknown): Record<string, string> {
   return out;
 }
 
+/** Whether every field of a 400 answer's `details.fields` is one a form shows beside its own input (by top-level member). */
+export function allShown(fields: Record<string, string>, shown: readonly string[]): boolean {
+  const names = Object.keys(fields);
+  return names.length > 0 && names.every((name) => shown.includes(/^[^.[]+/.exec(name)![0]));
+}
+
 /** A sentence for an error shown to the operator: the API's own message, or what went wrong on the way. */
 export function errorText(err: unknown): string {
   if (err instanceof ParleyApiError) {

@@ -1,5 +1,6 @@
 import type { OperationResponse } from '@parley/client';
 import { useState } from 'preact/hooks';
+import { allShown } from './api.js';
 import { useSession } from './context.js';
 import { useAction, useLoad } from './use-load.js';
 
@@ -78,7 +79,9 @@ export function CreateInstanceForm(props: { onCreated(created: Created): void })
           onInput={(e) => setOptions(e.currentTarget.value)} {...described('options')} />
         <FieldError id="create-options-error" message={errors.options} />
         <button type="submit" disabled={action.busy}>{action.busy ? 'Creating…' : 'Create instance'}</button>
-        {(action.error || channels.error) && <p class="error" role="alert">{action.error || channels.error}</p>}
+        {(action.error || channels.error) && (
+          <p class="error" role="alert">{allShown(action.fields, ['channel', 'name', 'options']) ? 'Not created: the API refused the fields marked above.' : action.error || channels.error}</p>
+        )}
       </form>
     </section>
   );
