@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startHttpReceiver } from '@parley/testkit';
 import { startTestHost, type TestHost } from '@parley/testkit/host';
-import { browserUnavailable, launchChromium, screenshot, signIn } from '../support/browser.js';
+import { axeViolations, browserUnavailable, launchChromium, screenshot, signIn } from '../support/browser.js';
 
 const skip = browserUnavailable();
 const STEP_MS = 15_000;
@@ -53,7 +53,8 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
       await host.client.call('sandbox_post_key_scan', { params: { key: one.key }, body: {} });
     }
     browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'] });
+    // axe-core is injected as a script, which the dashboard's CSP refuses otherwise.
+    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, permissions: ['clipboard-read', 'clipboard-write'], bypassCSP: true });
     page = await context.newPage();
     page.setDefaultTimeout(STEP_MS);
     page.on('console', (line) => consoleLines.push(line.text()));
@@ -81,6 +82,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     await page.getByRole('status').filter({ hasText: 'Webhook secret copied' }).waitFor();
     assert.equal(await page.evaluate(() => navigator.clipboard.readText()), erin.webhookSecret);
     assert.ok(!(await page.locator('#secret-webhook').innerText()).includes(erin.webhookSecret), 'copying reveals nothing');
+    assert.deepEqual(await axeViolations(page), [], 'the secrets, one revealed');
     await screenshot(page, '20-key-and-secret');
     await page.getByRole('button', { name: 'Hide the instance key' }).click();
     assert.ok(!(await key.innerText()).includes(erin.key));
@@ -114,12 +116,13 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
     assert.match(await page.locator('#create-name-error').innerText(), /at most 200|200 characters/);
     assert.equal(await channelError.count(), 0, 'the channel is no longer marked');
     assert.deepEqual(await page.getByRole('alert').allInnerTexts(), ['Not created: the API refused the fields marked above.'], 'under the button: no second copy of the message');
+    assert.deepEqual(await axeViolations(page), [], 'the form with its field messages');
     await screenshot(page, '21-field-errors');
     assert.equal((await host.client.call('adminListInstances')).data.length, 2, 'nothing was created');
   });
 
   it('fits the instances table into 390 px: every column on screen, nothing scrolled sideways', async () => {
-    const narrow = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const narrow = await browser.newContext({ viewport: { width: 390, height: 844 }, bypassCSP: true });
     try {
       const small = await narrow.newPage();
       small.setDefaultTimeout(STEP_MS);
@@ -133,6 +136,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
       assert.ok(layout.left >= 0 && layout.right <= 390, `cells span ${layout.left}–${layout.right} px`);
       assert.equal(layout.scroll, 0, 'the table does not scroll sideways');
       assert.ok(layout.page <= 390);
+      assert.deepEqual(await axeViolations(small), [], 'the instance cards');
       await screenshot(small, '22-instances-390px');
     } finally {
       await narrow.close();
@@ -222,6 +226,7 @@ describe('dashboard: what a first-time operator expects, in a real browser', { s
       await page.goto(`${host.url}/dashboard/#/instances/${erin.id}/webhooks`);
       await page.locator('tr[data-dead-letter]').first().waitFor({ timeout: 30_000 });
       const letters = (await host.client.instance(erin.key).call('webhookDeadLetters')).data;
+      assert.deepEqual(await axeViolations(page), [], 'dead letters with both redelivery buttons');
       await page.getByLabel(/^Default URL/).fill(`${fixed.url}/hook`);
       await page.getByRole('button', { name: 'Save settings' }).click();
       await page.getByText('Webhook settings saved.').waitFor();

@@ -39,7 +39,7 @@ const webhookRedeliverBody = s.object({
       + 'routed and rendered again under the webhook settings as they are now (the URL of its event type, every format of `webhookFormat`, '
       + '`allowWebhook` and `allowNumber`), for example after fixing a wrong URL. The signing secret is always the instance\'s current one.',
   }),
-});
+}, [], { examples: [{ target: 'current' }] });
 const webhookRedeliverResponse = dataResponse(s.object({
   redelivered: s.integer({ description: 'Dead letters queued again (with `target: current`, their events queued for the current settings).' }),
   kept: s.array(s.object({ id: s.string(), reason: s.enum(['event_expired', 'not_routed']) }, ['id', 'reason']), {
