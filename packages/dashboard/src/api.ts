@@ -49,7 +49,7 @@ export function eventSourceFor(adminToken: string): EventSource {
   });
 }
 
-/** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix. */
+/** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix, each without the field's name. */
 export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!(err instanceof ParleyApiError)) return out;
@@ -57,7 +57,9 @@ export function fieldErrors(err: unknown): Record<string, string> {
   for (const f of fields ?? []) {
     if (typeof f.field !== 'string' || typeof f.message !== 'string') continue;
     const name = f.field.replace(/^body\./, '');
-    out[name] = f.message;
+    // Beside its field the message need not name the field again (`body.name must …` → `Must …`).
+    const rest = f.message.startsWith(f.field) ? f.message.slice(f.field.length).replace(/^[:\s]+/, '') : '';
+    out[name] = rest ? rest[0]!.toUpperCase() + rest.slice(1) : f.message;
     // A nested field (`options.number`) is also the message of the form field holding it (`options`).
     const top = /^[^.[]+/.exec(name)?.[0];
     if (top && top !== name) out[top] ??= f.message;
