@@ -139,6 +139,17 @@ describe('admin API', () => {
     });
   });
 
+  describe('GET /admin/channels', () => {
+    it('answers the configured default channel and every registered channel with its role and provider', async () => {
+      const { data } = await admin().call('adminListChannels');
+      assert.equal(data.default, t.server.context.config.defaultChannel);
+      const registered = [...t.server.context.drivers.values()].map((d) => ({ name: d.name, role: d.role, provider: d.channel }));
+      assert.deepEqual(data.channels, registered);
+      assert.ok(data.channels.some((c) => c.name === 'sandbox' && c.role === 'main' && c.provider === 'whatsapp'));
+      assert.ok(data.channels.some((c) => c.name === data.default), 'the default is a registered channel');
+    });
+  });
+
   describe('DELETE /admin/instances/{key}', () => {
     it('logs out and deletes the instance with its data; the key then answers 404; peers keep theirs', async () => {
       const alice = await t.connectedSandbox({ name: 'del-alice', number: '5511920000021' });
@@ -190,6 +201,7 @@ describe('admin API', () => {
         ['adminListInstances', (c) => c.call('adminListInstances')],
         ['adminGetInstance', (c) => c.call('adminGetInstance', { params: { key: victim.key } })],
         ['adminDeleteInstance', (c) => c.call('adminDeleteInstance', { params: { key: victim.key } })],
+        ['adminListChannels', (c) => c.call('adminListChannels')],
       ];
       const caller = (options: { adminToken?: string; headers?: Record<string, string> }) => new ParleyClient({ baseUrl: t.url, ...options });
       const callers: [string, ParleyClient, ErrorAnswer][] = [

@@ -138,6 +138,25 @@ describe('dashboard on a two-node cluster: the Cluster page and moving an instan
     await screenshot(page, 'dashboard-cluster-nodes');
   });
 
+  it('follows the admin event stream instead of polling: idle it reads the nodes seldom, a move shows from its events', async () => {
+    await page.getByText('Live: event stream').waitFor();
+    const reads: number[] = [];
+    const onRequest = (request: { url(): string }) => { if (new URL(request.url()).pathname === '/admin/cluster') reads.push(Date.now()); };
+    page.on('request', onRequest);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+      assert.ok(reads.length <= 1, `${reads.length} reads of GET /admin/cluster in 7 s without a change (polling read it every 3 s)`);
+      const shown = await nodesShown(page);
+      const moved = instances[0]!;
+      const to = (await owners())[moved.id] === 'n1' ? 'n2' : 'n1';
+      await admin('POST', `/admin/instances/${moved.key}/move`, { node: to });
+      // The move's connection events (stopped on one node, open on the other) reload the table.
+      await until(async () => (await nodesShown(page))[to]?.instances === shown[to]!.instances + 1, `the page shows ${to} with one instance more`, STEP_MS);
+    } finally {
+      page.off('request', onRequest);
+    }
+  });
+
   it('drains a node after a confirmation (its instances go to the other node, in both tables) and resumes it', async () => {
     const row = page.locator('tr[data-node="n2"]');
     await row.getByRole('button', { name: 'Drain n2…' }).click();

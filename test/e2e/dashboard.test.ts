@@ -137,7 +137,7 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await page.getByLabel(/^To/).fill(BOB);
     await page.getByLabel('Text').fill('hello bob, from the dashboard');
     await page.getByRole('button', { name: 'Send' }).click();
-    await page.getByText(/^Sent \(/).waitFor();
+    await page.getByText(/^Sent: /).waitFor();
     await bobPage.locator('#incoming li', { hasText: 'hello bob, from the dashboard' }).waitFor();
     // Two more within the same second (one chat timestamp): both are listed, once each.
     await Promise.all(['second one', 'third one'].map((text) => host.client.instance(aliceKey).call('sendText', { body: { to: BOB, text } })));
@@ -192,8 +192,8 @@ describe('dashboard in a real browser', { skip, timeout: 240_000 }, () => {
     await host.receiver.waitFor(received + 1, STEP_MS);
     await page.waitForFunction(() => Number(document.querySelector('[data-stat="sent"]')?.textContent) >= 1);
 
-    if (await page.getByRole('button', { name: 'Redeliver all' }).isVisible()) {
-      await page.getByRole('button', { name: 'Redeliver all' }).click();
+    if (await page.getByRole('button', { name: 'Redeliver all as they were' }).isVisible()) {
+      await page.getByRole('button', { name: 'Redeliver all as they were' }).click();
     }
     await page.locator('#no-dead-letters').waitFor();
     assert.equal((await host.client.instance(aliceKey).call('webhookDeadLetters')).total, 0, 'the API has no dead letter left');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { apiErrorAnswer } from '../support/api-error.js';
+import { apiErrorAnswer, fieldError } from '../support/api-error.js';
 import { startCountingListener, type CountingListener } from '@parley/testkit';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -19,10 +19,7 @@ describe('a server that refuses private network URLs (PARLEY_ALLOW_PRIVATE_URLS 
       { body: { webhookGroup: 'http://localhost:3000/hook' }, message: 'body.webhookGroup points to a private network host' },
     ];
     for (const { body, message } of refusals) {
-      await assert.rejects(api.call('updateWebhookSettings', { body }), apiErrorAnswer({
-        status: 400,
-        error: { code: 'validation_failed', message: `${message} (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)`, details: undefined },
-      }));
+      await assert.rejects(api.call('updateWebhookSettings', { body }), apiErrorAnswer(fieldError(`${message} (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)`)));
     }
     const { webhook } = (await api.call('getInstance')).instance;
     assert.equal(webhook.webhookMessage, '');
@@ -49,20 +46,14 @@ describe('private proxies allowed, private URLs refused', () => {
   it('refuses a proxy on loopback by default, naming the setting, and stores nothing', async () => {
     const created = await strict.createInstance({ number: '5511940000011' });
     const api = strict.client(created.key);
-    await assert.rejects(api.call('setProxy', { body: { proxy: 'http://127.0.0.1:3128' } }), apiErrorAnswer({
-      status: 400,
-      error: { code: 'validation_failed', message: 'body.proxy points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', details: undefined },
-    }));
+    await assert.rejects(api.call('setProxy', { body: { proxy: 'http://127.0.0.1:3128' } }), apiErrorAnswer(fieldError('body.proxy points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)')));
     assert.equal((await strict.server.context.storage.instances.get(created.id))?.proxy, undefined);
   });
 
   it('accepts the proxy on loopback with allowPrivateProxies, and still refuses a media URL on loopback', async () => {
     const api = proxies.client((await proxies.connectedSandbox({ number: '5511940000012' })).key);
     assert.deepEqual((await api.call('setProxy', { body: { proxy: 'http://127.0.0.1:3128' } })).data, { proxy: 'http://127.0.0.1:3128' });
-    await assert.rejects(api.call('sendImage', { body: { to: '5511940000013', url: 'http://127.0.0.1:9/a.png' } }), apiErrorAnswer({
-      status: 400,
-      error: { code: 'validation_failed', message: 'body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)', details: undefined },
-    }));
+    await assert.rejects(api.call('sendImage', { body: { to: '5511940000013', url: 'http://127.0.0.1:9/a.png' } }), apiErrorAnswer(fieldError('body.url points to a private network address (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)')));
   });
 });
 

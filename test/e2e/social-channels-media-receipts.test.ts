@@ -3,7 +3,7 @@ import { after, afterEach, before, beforeEach, describe, it } from 'node:test';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
-import { apiErrorAnswer } from '../support/api-error.js';
+import { apiErrorAnswer, fieldError } from '../support/api-error.js';
 import { metaFixture, PNG_PIXEL, postWebhook } from '../support/meta-channels.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -213,9 +213,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
         path: '/v26.0/me/messages', json: { recipient: { id: FB_USER }, sender_action: action },
       })));
 
-      await assert.rejects(api.call('sendPresence', { body: { to: 'not-a-psid', status: 'composing', provider: 'messenger' } }), apiErrorAnswer({
-        status: 400, error: { code: 'validation_failed', message: 'body.to must be the Page-scoped user id (PSID) of the recipient (digits)', details: { field: 'body.to' } },
-      }));
+      await assert.rejects(api.call('sendPresence', { body: { to: 'not-a-psid', status: 'composing', provider: 'messenger' } }), apiErrorAnswer(
+        fieldError('body.to must be the Page-scoped user id (PSID) of the recipient (digits)', { field: 'body.to' }),
+      ));
       await assert.rejects(api.call('sendPresence', { body: { to: FB_USER, status: 'composing', provider: 'instagram' } }), apiErrorAnswer({
         status: 409, error: { code: 'channel_not_linked', message: 'instagram is not linked to this instance' },
       }));

@@ -8,7 +8,7 @@ import type { PluginEntry } from '@parley/server';
 import { startMockGraph, type MockGraph } from '@parley/meta-graph/testing';
 import { appSecretProof, metaFixture, postWebhook } from '../support/meta-channels.js';
 import type { AnswerRecorder } from '../support/answer-recorder.js';
-import { apiError, apiErrorAnswer } from '../support/api-error.js';
+import { apiError, apiErrorAnswer, fieldError } from '../support/api-error.js';
 import { IG_ACCOUNT, IG_USER, IG_TOKEN, IG_SECRET, IG_VERIFY, FB_PAGE, FB_TOKEN, FB_SECRET, FB_VERIFY, SENT_MID, IG_LINK, FB_LINK, midOf, carriesNone, SocialServer } from '../support/social-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
@@ -79,18 +79,11 @@ for (const storage of ['memory', 'sqlite'] as const) {
           status: 400,
           body: { error: { message: 'Error validating access token: Session has expired.', type: 'OAuthException', code: 190, error_subcode: 463, fbtrace_id: 'AqE2Efbtrace' } },
         });
-        await assert.rejects(link(shop.key, 'instagram', IG_LINK), apiErrorAnswer({
-          status: 400,
-          error: {
-            code: 'validation_failed',
-            message: 'body.accessToken was rejected: Instagram access token is invalid or expired (OAuthException 190): '
-              + 'Error validating access token: Session has expired.; link the account again with a valid token',
-            details: {
-              retryable: false, upstreamCode: 190, kind: 'token', httpStatus: 400, subcode: 463, type: 'OAuthException', fbtraceId: 'AqE2Efbtrace',
-              field: 'body.accessToken',
-            },
-          },
-        }));
+        await assert.rejects(link(shop.key, 'instagram', IG_LINK), apiErrorAnswer(fieldError(
+          'body.accessToken was rejected: Instagram access token is invalid or expired (OAuthException 190): '
+            + 'Error validating access token: Session has expired.; link the account again with a valid token',
+          { retryable: false, upstreamCode: 190, kind: 'token', httpStatus: 400, subcode: 463, type: 'OAuthException', fbtraceId: 'AqE2Efbtrace', field: 'body.accessToken' },
+        )));
         assert.equal(recorder.last.status, 400);
         assert.ok(carriesNone(recorder.last.raw, [IG_TOKEN, IG_SECRET, IG_VERIFY]));
         assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
@@ -104,14 +97,9 @@ for (const storage of ['memory', 'sqlite'] as const) {
       it('answers 400 naming accountId when the token belongs to another Page', async () => {
         const shop = await instance('fb-other-page');
         fbGraph.on('GET', '/v26.0/me', { status: 200, body: { id: '999000111222333', name: 'Other Page' } });
-        await assert.rejects(link(shop.key, 'messenger', FB_LINK), apiErrorAnswer({
-          status: 400,
-          error: {
-            code: 'validation_failed',
-            message: `body.accountId ${FB_PAGE} does not match the Messenger account of the access token (999000111222333)`,
-            details: { field: 'body.accountId' },
-          },
-        }));
+        await assert.rejects(link(shop.key, 'messenger', FB_LINK), apiErrorAnswer(fieldError(
+          `body.accountId ${FB_PAGE} does not match the Messenger account of the access token (999000111222333)`, { field: 'body.accountId' },
+        )));
         assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
       });
 
@@ -157,10 +145,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         const unknownChannel = await t.request('POST', `/${shop.key}/instance/links/telegram`, IG_LINK);
         assert.equal(unknownChannel.status, 400);
         assert.equal(unknownChannel.body.error.details.fields[0].field, 'path.channel');
-        await assert.rejects(link(shop.key, 'instagram', { ...IG_LINK, accessToken: 'two words' }), apiErrorAnswer({
-          status: 400,
-          error: { code: 'validation_failed', message: 'body.accessToken must be a single token of at most 2048 characters', details: { field: 'body.accessToken' } },
-        }));
+        await assert.rejects(link(shop.key, 'instagram', { ...IG_LINK, accessToken: 'two words' }), apiErrorAnswer(fieldError('body.accessToken must be a single token of at most 2048 characters', { field: 'body.accessToken' })));
         assert.equal(igGraph.requests.length, 0);
         assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
       });
@@ -173,7 +158,7 @@ for (const storage of ['memory', 'sqlite'] as const) {
         assert.deepStrictEqual(await linksOf(shop.key), { status: 200, data: {} });
         assert.deepStrictEqual((await adminView(shop.key)).data.linkedChannels, []);
 
-        await assert.rejects(unlink(), apiErrorAnswer({ status: 400, error: { code: 'validation_failed', message: 'path.channel: instagram is not linked' } }));
+        await assert.rejects(unlink(), apiErrorAnswer(fieldError('path.channel: instagram is not linked')));
         const handshake = await t.request('GET', `/instagram/webhook?hub.mode=subscribe&hub.verify_token=${IG_VERIFY}&hub.challenge=42`);
         assert.equal(handshake.status, 403);
         await assert.rejects(t.client(shop.key).call('sendText', { body: { to: IG_USER, text: 'still there?', provider: 'instagram' } }),

@@ -34,3 +34,12 @@ export function apiErrorAnswer(expected: ErrorAnswer): (err: unknown) => true {
     return true;
   };
 }
+
+/**
+ * The 400 `validation_failed` answer whose message names one field (the field it starts with), as
+ * the server answers it: the message, and `details.fields` listing that field (plus `details` given).
+ */
+export function fieldError(message: string, details: Record<string, unknown> = {}): ErrorAnswer {
+  const field = /^[a-z]+(?:\.[\w$-]+|\[\d+\])*/.exec(message)![0];
+  return { status: 400, error: { code: 'validation_failed', message, details: { ...details, fields: [{ field, message }] } } };
+}

@@ -146,9 +146,12 @@ describe('parley: each command round-trips against a real server', () => {
     const one = await parley('webhooks', 'redeliver', 'alice', page.data[0]!.id, 'msg_unknown');
     assert.equal(one.code, 0, one.stderr);
     assert.equal(one.stdout, 'Queued 1 dead letter again (1 of the ids given were not dead letters of this instance).\n');
-    const all = await parley('webhooks', 'redeliver', 'alice', '--all', '--json');
-    assert.deepEqual(JSON.parse(all.stdout), { redelivered: page.total - 1 });
+    // The rest go to the URL the settings name now (--current), not the one they failed at.
+    await t.host.client.instance(keys.alice).call('updateWebhookSettings', { body: { webhookMessage: `${t.host.receiver.url}/fixed` } });
+    const all = await parley('webhooks', 'redeliver', 'alice', '--all', '--current', '--json');
+    assert.deepEqual(JSON.parse(all.stdout), { redelivered: page.total - 1, kept: [] });
     assert.ok(await eventually(async () => (await statistics()).totalSent === page.total, 200), 'the redeliveries');
+    assert.equal(t.host.receiver.requests.filter((r) => r.url === '/fixed').length, page.total - 1, 'each to the current URL');
     assert.equal((await parley('webhooks', 'dead-letters', 'alice')).stdout, 'No dead letters.\n');
   });
 

@@ -25,11 +25,33 @@ export class ParleyError extends Error {
   }
 }
 
-/** 400: a body, query or parameter fails its schema or a semantic check. `message` names the field. */
+/** A field path at the start of a validation message: `body.to`, `body.buttons[0].id`, `query.limit`, `path.jid`. */
+const LEADING_FIELD = /^((?:body|query|path|header)(?:\.[A-Za-z_$][\w$-]*|\[\d+\])*)(?=[\s:]|$)/;
+
+/** One failing field of a 400 answer: its path from the request's root, and the sentence about it. */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/**
+ * 400: a body, query or parameter fails its schema or a semantic check. `message` names the field.
+ * `details.fields` lists the failing fields ({@link FieldError}); when the caller gives none, the
+ * field the message starts with is listed, so every answer that names a field carries it for a form
+ * to show beside that field.
+ */
 export class ValidationError extends ParleyError {
   constructor(message: string, details?: unknown) {
-    super(400, 'validation_failed', message, details);
+    super(400, 'validation_failed', message, withFields(message, details));
   }
+}
+
+function withFields(message: string, details: unknown): unknown {
+  const given = details as { fields?: unknown } | undefined;
+  if (given?.fields !== undefined || (details !== undefined && (typeof details !== 'object' || details === null || Array.isArray(details)))) return details;
+  const field = LEADING_FIELD.exec(message)?.[1];
+  if (!field) return details;
+  return { ...(details as object | undefined), fields: [{ field, message } satisfies FieldError] };
 }
 
 /** 401: missing or wrong credentials (admin token, Meta signature). */

@@ -49,15 +49,28 @@ export function eventSourceFor(adminToken: string): EventSource {
   });
 }
 
-/** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix. */
+/** Field errors of a 400 answer (`details.fields`), by field name without its `body.` prefix, each without the field's name. */
 export function fieldErrors(err: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!(err instanceof ParleyApiError)) return out;
   const fields = (err.details as { fields?: { field?: unknown; message?: unknown }[] } | undefined)?.fields;
   for (const f of fields ?? []) {
-    if (typeof f.field === 'string' && typeof f.message === 'string') out[f.field.replace(/^body\./, '')] = f.message;
+    if (typeof f.field !== 'string' || typeof f.message !== 'string') continue;
+    const name = f.field.replace(/^body\./, '');
+    // Beside its field the message need not name the field again (`body.name must …` → `Must …`).
+    const rest = f.message.startsWith(f.field) ? f.message.slice(f.field.length).replace(/^[:\s]+/, '') : '';
+    out[name] = rest ? rest[0]!.toUpperCase() + rest.slice(1) : f.message;
+    // A nested field (`options.number`) is also the message of the form field holding it (`options`).
+    const top = /^[^.[]+/.exec(name)?.[0];
+    if (top && top !== name) out[top] ??= f.message;
   }
   return out;
+}
+
+/** Whether every field of a 400 answer's `details.fields` is one a form shows beside its own input (by top-level member). */
+export function allShown(fields: Record<string, string>, shown: readonly string[]): boolean {
+  const names = Object.keys(fields);
+  return names.length > 0 && names.every((name) => shown.includes(/^[^.[]+/.exec(name)![0]));
 }
 
 /** A sentence for an error shown to the operator: the API's own message, or what went wrong on the way. */

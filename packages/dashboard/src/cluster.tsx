@@ -1,12 +1,17 @@
-import { useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import type { ClusterNode, ClusterView } from './api.js';
 import { useSession } from './context.js';
 import { useLive } from './live.js';
 import { ago, when } from './time.js';
 import { useAction, useLoad, type Loaded } from './use-load.js';
 
-/** Reload period of the nodes table while it is shown: no event announces heartbeats, loads or drains. */
+/** Reload period of the nodes table while the event stream is down (it streams: on events, and every 15 s). */
 const NODES_POLL_MS = 3000;
+/**
+ * Events of the admin stream that change the nodes table: an instance that changes node (a drain, a
+ * move, a rebalance, a failover) stops on one node and connects on another, each a `connection` event.
+ */
+const NODE_EVENTS = ['connection'] as const;
 
 /** Whether a node can take instances (a move's target): alive and not draining. */
 export function takesInstances(node: ClusterNode): boolean {
@@ -19,11 +24,34 @@ export function useCluster(): Loaded<ClusterView> {
   return useLoad(() => client.call('adminGetCluster').then((r) => r.data), [client]);
 }
 
+/** Node events reload the table at most this often (a drain moves many instances, each with its events). */
+const NODE_RELOAD_MIN_MS = 1000;
+
+/** `fn` at most once per `ms`: calls meanwhile are folded into one at the end of the period. */
+function useThrottled(fn: () => unknown, ms: number): () => void {
+  const latest = useRef(fn);
+  latest.current = fn;
+  const state = useRef<{ last: number; timer?: ReturnType<typeof setTimeout> }>({ last: 0 });
+  useEffect(() => () => clearTimeout(state.current.timer), []);
+  return useCallback(() => {
+    const s = state.current;
+    if (s.timer) return;
+    s.timer = setTimeout(() => {
+      s.timer = undefined;
+      s.last = Date.now();
+      void latest.current();
+    }, Math.max(0, s.last + ms - Date.now()));
+  }, [ms]);
+}
+
 /** The nodes of the cluster, live while shown, with draining and resuming per node. */
 export function ClusterPage() {
   const { client } = useSession();
   const cluster = useCluster();
-  useLive({ types: [], refresh: cluster.reload, pollMs: NODES_POLL_MS });
+  // Follows the admin event stream: instances changing node reload the table; what no event announces
+  // (heartbeats, loads, a node joining or dying without instances) is read again with every other view's slow reload.
+  const reload = useThrottled(cluster.reload, NODE_RELOAD_MIN_MS);
+  useLive({ types: NODE_EVENTS, refresh: reload, pollMs: NODES_POLL_MS });
   const action = useAction();
   const [confirmDrain, setConfirmDrain] = useState<string>();
   const [done, setDone] = useState('');

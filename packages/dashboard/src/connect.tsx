@@ -41,6 +41,8 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
   const [pairingNumber, setPairingNumber] = useState('');
   const [pairingCode, setPairingCode] = useState('');
   const [notice, setNotice] = useState('');
+  // The channel's last error (WhatsApp unreachable, …): shown as an error, not as a notice.
+  const [channelError, setChannelError] = useState('');
   const action = useAction();
   const secondsLeft = useCountdown(qr, lifetimeMs);
 
@@ -57,11 +59,12 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
 
   async function connect() {
     setNotice('');
+    setChannelError('');
     const answer = await action.run(() => api.call('connectInstance'));
     if (!answer) return;
     if (answer.phoneConnected) setQr(undefined);
     else if (answer.qrcode) showQr(answer.qrcode, answer.image);
-    else if (answer.connection.lastError) setNotice(`No QR code yet: ${answer.connection.lastError.message}. The channel keeps trying.`);
+    else if (answer.connection.lastError) setChannelError(`No QR code yet: ${answer.connection.lastError.message}. The channel keeps trying.`);
     else setNotice('No QR code yet: the channel keeps trying and the code appears here when it comes.');
     await props.onChanged();
   }
@@ -136,6 +139,7 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
           </p>
         )}
         {notice && <p class="ok" role="status">{notice}</p>}
+        {channelError && <p class="error" role="alert">{channelError}</p>}
         {action.error && <p class="error" role="alert">{action.error}</p>}
       </section>
       {!connected && (

@@ -5,7 +5,8 @@ import { useSession } from './context.js';
 import { useLive } from './live.js';
 import { MessagesPanel } from './messages.js';
 import { MoveInstance } from './move-instance.js';
-import { StateBadge } from './state-badge.js';
+import { InstanceSecrets } from './secrets.js';
+import { HealthText, StateBadge } from './state-badge.js';
 import { useAction, useLoad } from './use-load.js';
 import { WebhooksPanel } from './webhooks.js';
 
@@ -29,6 +30,7 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
   if (!admin.data || !key) return <p aria-busy="true">Loading the instance…</p>;
   const instance = admin.data;
   const status = record.data?.connection?.status;
+  const lastError = status !== 'open' ? record.data?.connection?.lastError : undefined;
 
   async function act(label: string, call: () => Promise<{ message?: string }>) {
     setDone('');
@@ -44,11 +46,13 @@ export function InstancePage(props: { instanceId: string; tab: InstanceTab }) {
       <dl class="facts">
         <div><dt>Channel</dt><dd>{instance.channel}</dd></div>
         <div><dt>Connection</dt><dd id="instance-state"><StateBadge status={status} /></dd></div>
-        <div><dt>Health</dt><dd>{record.data?.health ?? instance.health ?? '—'}</dd></div>
+        <div><dt>Health</dt><dd><HealthText id="instance-health" status={status} health={record.data?.health ?? instance.health} /></dd></div>
         <div><dt>Account</dt><dd>{accountText({ admin: instance, record: record.data })}</dd></div>
         <div><dt>Public id</dt><dd><code>{instance.id}</code></dd></div>
         {instance.owner !== undefined && <div><dt>Node</dt><dd id="instance-owner">{ownerText(instance.owner)}</dd></div>}
       </dl>
+      {lastError && <p class="error" id="connection-error">Last connection error: {lastError.message}{lastError.cause ? ` (${lastError.cause})` : ''}. The channel keeps trying.</p>}
+      <InstanceSecrets instanceKey={key} webhookSecret={instance.webhookSecret} />
       {admin.error && <p class="error" role="alert">{admin.error}</p>}
       {record.error && <p class="error" role="alert">{record.error}</p>}
       <div class="actions" role="group" aria-label="Instance actions">

@@ -4,7 +4,7 @@ import { phoneOf, type AdminInstance, type InstanceRecord } from './api.js';
 import { useSession } from './context.js';
 import { CreateInstanceForm } from './create-instance.js';
 import { useLive } from './live.js';
-import { StateBadge } from './state-badge.js';
+import { HealthText, StateBadge } from './state-badge.js';
 import { useLoad } from './use-load.js';
 
 /** An instance of the list with what its own record says about its connection. */
@@ -80,11 +80,11 @@ export function InstanceList() {
               {rows.map((row) => (
                 <tr key={row.admin.id} data-instance={row.admin.id}>
                   <th scope="row"><a href={`#/instances/${encodeURIComponent(row.admin.id)}/connect`}>{row.admin.name || row.admin.id}</a></th>
-                  <td>{row.admin.channel}</td>
-                  <td><StateBadge status={row.record?.connection?.status} /></td>
-                  <td>{row.record?.health ?? row.admin.health ?? '—'}</td>
-                  <td>{accountText(row)}</td>
-                  {clustered && <td>{ownerText(row.admin.owner)}</td>}
+                  <td data-label="Channel">{row.admin.channel}</td>
+                  <td data-label="Connection"><StateBadge status={row.record?.connection?.status} /></td>
+                  <td data-label="Health"><HealthText status={row.record?.connection?.status} health={row.record?.health ?? row.admin.health} /></td>
+                  <td data-label="Account">{accountText(row)}</td>
+                  {clustered && <td data-label="Node">{ownerText(row.admin.owner)}</td>}
                 </tr>
               ))}
             </tbody>

@@ -14,3 +14,20 @@ export function StateBadge(props: { status: ConnectionStatus | undefined }) {
   const status = props.status;
   return <span class={`badge state-${status ?? 'unknown'}`} data-state={status ?? 'unknown'}>{status ? LABELS[status] : 'unknown'}</span>;
 }
+
+/**
+ * The instance's health as the page shows it, in agreement with its connection: the account's health
+ * (`healthy`, `restricted`) only while it is connected; otherwise offline, with the state it is in.
+ */
+export function healthText(status: ConnectionStatus | undefined, health: string | null | undefined): string {
+  if (status === undefined) return health ?? '—';
+  if (status !== 'open') return `offline (${LABELS[status]})`;
+  return health ?? 'healthy';
+}
+
+/** The health cell or fact: coloured as an error while offline or restricted. */
+export function HealthText(props: { id?: string; status: ConnectionStatus | undefined; health: string | null | undefined }) {
+  const text = healthText(props.status, props.health);
+  const bad = text.startsWith('offline') || text === 'restricted';
+  return <span id={props.id} class={`health${bad ? ' health-bad' : ''}`}>{text}</span>;
+}

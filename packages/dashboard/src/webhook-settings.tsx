@@ -1,5 +1,6 @@
 import type { OperationResponse } from '@parley/client';
 import { useState } from 'preact/hooks';
+import { allShown } from './api.js';
 import { useSession } from './context.js';
 import { useAction } from './use-load.js';
 
@@ -29,7 +30,7 @@ function formOf(settings: Settings): Form {
 /**
  * The webhook settings form, filled from the settings as loaded (rendered once they are, so nothing
  * typed is overwritten by a late answer). It sends every field; the API validates them, and its
- * messages are shown next to the field they name (`details.fields`) and in full below the form.
+ * messages are shown next to the field they name (`details.fields`), and below the form that nothing was saved.
  */
 export function WebhookSettingsForm(props: { instanceKey: string; settings: Settings }) {
   const { client } = useSession();
@@ -79,7 +80,7 @@ export function WebhookSettingsForm(props: { instanceKey: string; settings: Sett
         </div>
       ))}
       <button type="submit" disabled={action.busy}>{action.busy ? 'Saving…' : 'Save settings'}</button>
-      {action.error && <p class="error" role="alert" id="wh-error">{action.error}</p>}
+      {action.error && <p class="error" role="alert" id="wh-error">{allShown(errors, ['allowWebhook', 'webhookFormat', 'allowNumber', ...URL_FIELDS.map(([name]) => name)]) ? 'Not saved: the API refused the fields marked above.' : action.error}</p>}
       {message && <p class="ok" role="status">{message}</p>}
     </form>
   );

@@ -1,3 +1,4 @@
+import { useState } from 'preact/hooks';
 import { useSession } from './context.js';
 import { useLive } from './live.js';
 import { when } from './time.js';
@@ -17,9 +18,19 @@ export function WebhooksPanel(props: { instanceKey: string }) {
   // Deliveries are no channel events: statistics and dead letters are read again every 2 s.
   useLive({ types: [], refresh: () => Promise.all([stats.reload(), dead.reload()]), pollMs: 2000 });
   const action = useAction();
+  const [done, setDone] = useState('');
 
-  async function redeliver(ids?: string[]) {
-    await action.run(() => api.call('webhookRedeliver', { body: ids ? { ids } : {} }));
+  /** Redelivers dead letters as they were (`original`), or their events to the settings as they are now (`current`). */
+  async function redeliver(ids?: string[], target: 'original' | 'current' = 'original') {
+    setDone('');
+    const answer = await action.run(() => api.call('webhookRedeliver', { body: { ...(ids ? { ids } : {}), ...(target === 'current' ? { target } : {}) } }));
+    if (answer) {
+      const kept = answer.data.kept ?? [];
+      const expired = kept.filter((k) => k.reason === 'event_expired').length;
+      setDone(`Queued ${answer.data.redelivered} again${target === 'current' ? ' to the current settings' : ''}.`
+        + (kept.length ? ` ${kept.length} kept: ${expired ? `${expired} whose event the log no longer keeps (redeliver them as they were)` : ''}`
+          + `${expired && kept.length > expired ? ', ' : ''}${kept.length > expired ? `${kept.length - expired} that the current settings send nowhere` : ''}.` : ''));
+    }
     await Promise.all([stats.reload(), dead.reload()]);
   }
 
@@ -47,9 +58,14 @@ export function WebhooksPanel(props: { instanceKey: string }) {
         <p class="help">Deliveries whose retries ran out. Redelivering queues them again, due at once.</p>
         {dead.error && <p class="error" role="alert">{dead.error}</p>}
         {action.error && <p class="error" role="alert">{action.error}</p>}
+        {done && <p class="ok" role="status" id="wh-redeliver-done">{done}</p>}
         {dead.data && dead.data.data.length > 0 ? (
           <>
-            <button type="button" onClick={() => redeliver()} disabled={action.busy}>Redeliver all</button>
+            <div class="actions">
+              <button type="button" onClick={() => redeliver(undefined, 'current')} disabled={action.busy} aria-describedby="wh-redeliver-help">Redeliver all to the current settings</button>
+              <button type="button" class="secondary" onClick={() => redeliver()} disabled={action.busy}>Redeliver all as they were</button>
+            </div>
+            <p id="wh-redeliver-help" class="help">To the current settings: each event goes to the URL and in the format saved now (after fixing a wrong URL). As they were: to the URL shown in each row.</p>
             <div class="table-wrap" tabIndex={0} role="region" aria-label="Dead letters table">
               <table class="dead-letters">
                 <thead><tr><th scope="col">Event</th><th scope="col">URL</th><th scope="col">Attempts</th><th scope="col">Last error</th><th scope="col">Dead since</th><th scope="col"><span class="sr-only">Action</span></th></tr></thead>

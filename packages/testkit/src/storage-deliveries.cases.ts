@@ -183,6 +183,20 @@ export function describeDeliveryCases(harness: StorageHarness): void {
       }
     }));
 
+    it('discardDeadLetters deletes the instance\'s dead letters it names, and nothing else', () => withStorage(harness, async ({ deliveries }, clock) => {
+      const instance = uniqueId('ins');
+      const [d1, d2, live] = [newDelivery(instance, URL_1, T), newDelivery(instance, URL_2, T), newDelivery(instance, 'http://127.0.0.1:9003/hook', T)];
+      const foreign = newDelivery(uniqueId('ins'), URL_1, T);
+      await deliveries.enqueue([d1!, d2!, live!, foreign]);
+      for (const item of [d1!, d2!, foreign]) await failDead(deliveries, clock, item.id, 'HTTP 410', 410);
+      assert.equal(await deliveries.discardDeadLetters(instance, [d1!.id, live!.id, foreign.id, uniqueId('dlv'), d1!.id]), 1);
+      assert.equal(await deliveries.discardDeadLetters(instance, []), 0);
+      assert.deepEqual((await deliveries.deadLetters(instance, { limit: 10, offset: 0 })).items.map((letter) => letter.id), [d2!.id]);
+      assert.equal((await deliveries.deadLetters(foreign.instance, { limit: 10, offset: 0 })).total, 1);
+      assert.deepEqual((await deliveries.claim({ now: clock.now(), limit: 10, leaseMs: LEASE })).map((delivery) => delivery.id), [live!.id], 'a queued delivery is no dead letter');
+      assert.equal(await deliveries.redeliver(instance), 1, 'only the one left');
+    }));
+
     it('purgeDeadLetters deletes dead letters older than the given time across instances', () => withStorage(harness, async ({ deliveries }, clock) => {
       const a = uniqueId('ins');
       const b = uniqueId('ins');

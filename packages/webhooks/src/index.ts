@@ -9,6 +9,7 @@ export type { AttemptOutcome, DeliveryObserver } from './delivery-observer.js';
 export type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
 export { AttemptTimeoutError, HttpSender, type HttpAnswer } from './http-sender.js';
 export { parseRetryAfter, RetryPolicy } from './retry-policy.js';
+export type { CurrentRedelivery } from './redeliver-current.js';
 export { formatNames, routeUrl } from './routing.js';
 export { SinkRouter, type SinkView } from './sink-router.js';
 export { instanceOfPartition, sinkDeliveryId, sinkPartition, sinkTarget } from './sink-target.js';

@@ -10,6 +10,7 @@ import { DeliveryWorker } from './delivery-worker.js';
 import { scheduleHousekeeping } from './housekeeping.js';
 import { HttpSender } from './http-sender.js';
 import { RetryPolicy } from './retry-policy.js';
+import { redeliverToCurrent, type CurrentRedelivery } from './redeliver-current.js';
 import { formatNames, routeUrl } from './routing.js';
 import { validateWebhookSettings } from './settings-validation.js';
 import { SinkRouter } from './sink-router.js';
@@ -220,6 +221,20 @@ export class WebhookEngine {
     const count = await this.deps.storage.deliveries.redeliver(instanceId, ids);
     if (count > 0) this.worker.wake();
     return count;
+  }
+
+  /**
+   * Queues dead letters again for the instance's settings as they are now (its URL, formats and
+   * switches; see {@link redeliverToCurrent}), instead of the URL and format they were rendered for.
+   */
+  async redeliverToCurrent(instance: InstanceRecord, ids?: string[]): Promise<CurrentRedelivery> {
+    const route = (event: ChannelEvent, record: InstanceRecord) => {
+      const context = this.renderContext(record);
+      return this.webhookDeliveries(event, record, this.deps.clock.now(), (format) => this.render(format, event, context));
+    };
+    const result = await redeliverToCurrent({ storage: this.deps.storage, now: this.deps.clock.now(), route }, instance, ids);
+    if (result.redelivered > 0) this.worker.wake();
+    return result;
   }
 
   /**

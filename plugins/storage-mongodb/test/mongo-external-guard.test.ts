@@ -27,7 +27,7 @@ describe('an external database URI cannot point the server at private networks',
       assert.equal(err.status, 400);
       assert.match(err.message, pattern);
       assert.ok(err.message.endsWith(HINT), err.message);
-      assert.deepEqual(err.details, { field: 'body.uri' });
+      assert.deepEqual(err.details, { field: 'body.uri', fields: [{ field: 'body.uri', message: err.message }] });
       return true;
     };
   }

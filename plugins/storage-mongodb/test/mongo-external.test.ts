@@ -8,7 +8,7 @@ function assertValidation(field: string) {
     assert.ok(err instanceof ValidationError, `expected ValidationError, got ${String(err)}`);
     assert.equal(err.status, 400);
     assert.match(err.message, new RegExp(`^${field.replace(".", "\\.")} `));
-    assert.deepEqual(err.details, { field });
+    assert.deepEqual(err.details, { field, fields: [{ field, message: err.message }] });
     return true;
   };
 }

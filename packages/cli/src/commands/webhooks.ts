@@ -37,14 +37,19 @@ export function webhooksCommand(): Command {
   webhooks.command('redeliver').description('queue dead letters again, due now: the given ids, or --all').argument(...INSTANCE)
     .argument('[ids...]', 'dead-letter ids (from dead-letters)')
     .option('--all', 'every dead letter of the instance')
-    .action(async (ref: string, ids: string[], options: { all?: boolean }, command: Command) => {
+    .option('--current', 'to the webhook settings as they are now (URL, format), not the URL and format they failed with')
+    .action(async (ref: string, ids: string[], options: { all?: boolean; current?: boolean }, command: Command) => {
       if (options.all && ids.length) throw new CliError('give dead-letter ids or --all, not both', ExitCode.usage);
       if (!options.all && !ids.length) throw new CliError('give the dead-letter ids to redeliver, or --all', ExitCode.usage);
       await withContext(async (ctx) => {
         const { key } = await resolveInstance(ctx, ref);
-        const { data } = await ctx.client.instance(key).call('webhookRedeliver', { body: options.all ? {} : { ids } });
+        const body = { ...(options.all ? {} : { ids }), ...(options.current ? { target: 'current' as const } : {}) };
+        const { data } = await ctx.client.instance(key).call('webhookRedeliver', { body });
         const count = data.redelivered ?? 0;
-        emit(ctx, data, () => `Queued ${count} dead letter${count === 1 ? '' : 's'} again${!options.all && count < ids.length ? ` (${ids.length - count} of the ids given were not dead letters of this instance)` : ''}.`);
+        const kept = data.kept?.length ?? 0;
+        const missing = !options.all && count + kept < ids.length ? ` (${ids.length - count - kept} of the ids given were not dead letters of this instance)` : '';
+        const keptText = kept ? `; ${kept} kept (their event left the event log, or the current settings send it nowhere)` : '';
+        emit(ctx, data, () => `Queued ${count} dead letter${count === 1 ? '' : 's'} again${options.current ? ' to the current settings' : ''}${missing}${keptText}.`);
       })(options, command);
     });
 

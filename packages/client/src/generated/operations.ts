@@ -27,6 +27,7 @@ export const operations = {
   adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true, idempotent: false },
   adminGetCluster: { method: 'GET', path: '/admin/cluster', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminListChannels: { method: 'GET', path: '/admin/channels', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -559,6 +560,28 @@ export interface Operations {
         options?: Record<string, unknown>;
         linkedChannels?: string[];
         owner?: string | null;
+      };
+    };
+    keyed: false;
+  };
+  /**
+   * The channels this server drives, and the one an instance is created on when none is named
+   *
+   * `GET /admin/channels`
+   */
+  adminListChannels: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        default: string;
+        channels: ({
+          name: string;
+          role: "main" | "social";
+          provider: string;
+        })[];
       };
     };
     keyed: false;
@@ -6592,7 +6615,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Queue dead letters again (all of them, or the given ids), due now
+   * Queue dead letters again (all of them, or the given ids), due now: as they were, or to the current settings
    *
    * `POST /{key}/instance/webhook/dead-letters/redeliver`
    */
@@ -6604,11 +6627,19 @@ export interface Operations {
     query: undefined;
     body: {
       ids?: string[];
+      /** `original` (default): each dead letter as it was, to the URL and in the format it was rendered for. `current`: each dead letter's event routed and rendered again under the webhook settings as they are now (the URL of its event type, every format of `webhookFormat`, `allowWebhook` and `allowNumber`), for example after fixing a wrong URL. The signing secret is always the instance's current one. */
+      target?: "original" | "current";
     };
     response: {
       status: 200;
       data: {
-        redelivered?: number;
+        /** Dead letters queued again (with `target: current`, their events queued for the current settings). */
+        redelivered: number;
+        /** `target: current` only: dead letters left as they were, because their event left the event log (`event_expired`) or the current settings route it nowhere (`not_routed`). */
+        kept?: ({
+          id: string;
+          reason: "event_expired" | "not_routed";
+        })[];
       };
     };
     keyed: true;

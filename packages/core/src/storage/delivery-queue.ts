@@ -130,6 +130,12 @@ export interface DeliveryQueue {
    * attempts back at 0 (a fresh retry schedule). Answers how many.
    */
   redeliver(instance: string, ids?: string[]): Promise<number>;
+  /**
+   * Deletes these dead letters of the instance (ids that are not dead letters of it are left alone).
+   * Answers how many. The webhook engine calls it once their events were queued again for the
+   * instance's current settings (redelivery to `target: current`), so they are not redelivered twice.
+   */
+  discardDeadLetters(instance: string, ids: string[]): Promise<number>;
   /** Deletes dead letters older than `before` (Unix ms). Answers how many. */
   purgeDeadLetters(before: number): Promise<number>;
   stats(instance: string): Promise<WebhookStats>;

@@ -1,3 +1,4 @@
+import { exampleOf } from './openapi-example.js';
 import { errorResponse, type JsonSchema } from './schema.js';
 import type { RouteDefinition } from './route.js';
 import { routeStatuses, STATUS_DESCRIPTIONS } from './route-statuses.js';
@@ -70,7 +71,8 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     if (route.body) {
       op.requestBody = {
         required: Boolean((route.body.required as string[] | undefined)?.length),
-        content: { 'application/json': { schema: route.body } },
+        // An example that works as it is (Swagger UI would otherwise fill every optional member with filler).
+        content: { 'application/json': { schema: route.body, example: exampleOf(route.body) } },
       };
     }
     (paths[route.path] ??= {})[route.method] = op;

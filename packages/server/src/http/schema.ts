@@ -33,7 +33,7 @@ export const s = {
 };
 
 /** Recipient: digits with country code, or a JID — the rule of core's `toJid`, stated in the schema. */
-export const recipient = s.string({ minLength: 1, maxLength: 128, pattern: RECIPIENT_PATTERN, description: 'Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID.' });
+export const recipient = s.string({ minLength: 1, maxLength: 128, pattern: RECIPIENT_PATTERN, examples: ['5511999990000'], description: 'Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID.' });
 
 /** The envelope of a JSON success answer: `status` 200 plus the given members. */
 export function okResponse(members: Record<string, JsonSchema>, required: string[] = Object.keys(members)): JsonSchema {

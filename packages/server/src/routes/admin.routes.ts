@@ -56,6 +56,22 @@ export function adminRoutes(ctx: ServerContext): RouteDefinition[] {
         return { data: await adminViews(ctx, page.items), ...(page.next !== undefined ? { cursor: page.next } : {}) };
       },
     }),
+    defineRoute({
+      method: 'get', path: '/admin/channels', operationId: 'adminListChannels', tag, auth: 'admin',
+      summary: 'The channels this server drives, and the one an instance is created on when none is named',
+      description: '`default`: the configured `defaultChannel`, what `POST /admin/instances` uses without `channel`. `channels`: every registered '
+        + 'driver with its `role` (`main`: an instance runs on it; `social`: linked beside one) and its wire `provider`.',
+      response: dataResponse(s.object({
+        default: s.string(),
+        channels: s.array(s.object({ name: s.string(), role: s.enum(['main', 'social']), provider: s.string() }, ['name', 'role', 'provider'])),
+      }, ['default', 'channels'])),
+      handler: async () => ({
+        data: {
+          default: ctx.config.defaultChannel,
+          channels: [...ctx.drivers.values()].map((d) => ({ name: d.name, role: d.role, provider: d.channel })),
+        },
+      }),
+    }),
     defineRoute<{ key: string }>({
       method: 'get', path: '/admin/instances/{key}', operationId: 'adminGetInstance', tag, auth: 'admin',
       summary: 'One instance, by key or public id', params: s.object({ key: s.string({ minLength: 1 }) }, ['key']),

@@ -110,7 +110,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Phone-number JIDs behind LIDs',
       description: 'Answers `data`: one {`lid`, `jid`} per LID given, in order; `jid` is null when the LID is unknown.',
       body: s.object({
-        lids: s.array(s.string({ pattern: '^\\d{1,24}@lid$', description: 'A LID: digits ending in `@lid`.' }), { minItems: 1, maxItems: 100 }),
+        lids: s.array(s.string({ pattern: '^\\d{1,24}@lid$', examples: ['123456789012345@lid'], description: 'A LID: digits ending in `@lid`.' }), { minItems: 1, maxItems: 100 }),
       }, ['lids']),
       response: dataResponse(s.array(s.object({ lid: s.string(), jid: s.nullable(s.string()) }, ['lid', 'jid']))), errors: [409, 422],
       handler: async ({ scope, body }) => ({ data: await contacts(scope).resolveLids(body.lids) }),

@@ -21,7 +21,7 @@ export function externalDatabaseRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Attach an external MongoDB: this instance\'s messages, chats and contacts are kept there from now on',
       description: 'The connection is tested first (bounded time-out); a failure answers 502 with the credentials redacted and changes nothing. The URI is stored as a secret and never answered. History already in the main storage is not moved.',
       body: s.object({
-        uri: s.string({ minLength: 10, maxLength: 2048, pattern: '^mongodb(\\+srv)?://', description: 'mongodb:// or mongodb+srv:// URI, credentials allowed.' }),
+        uri: s.string({ minLength: 10, maxLength: 2048, pattern: '^mongodb(\\+srv)?://', examples: ['mongodb://127.0.0.1:27017'], description: 'mongodb:// or mongodb+srv:// URI, credentials allowed.' }),
         dbName: s.string({ minLength: 1, maxLength: 63, pattern: '^[^/\\\\. "$*<>:|?]+$' }),
       }, ['uri', 'dbName']),
       response: dataResponse(s.object({ dbName: s.string(), connected: s.boolean() })), errors: [422, 502],

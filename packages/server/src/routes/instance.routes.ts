@@ -42,7 +42,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, unknown, { phoneNumber: string }, Scope>({
       method: 'post', path: '/{key}/instance/pairing-code', operationId: 'requestPairingCode', tag, auth: 'instance', params: keyParams,
       summary: 'Pairing code for a phone number (XXXX-XXXX)',
-      body: s.object({ phoneNumber: s.string({ pattern: '^\\+?\\d{6,15}$', description: 'Digits with country code.' }) }, ['phoneNumber']),
+      body: s.object({ phoneNumber: s.string({ pattern: '^\\+?\\d{6,15}$', examples: ['5511999990000'], description: 'Digits with country code.' }) }, ['phoneNumber']),
       response: okResponse({ code: s.string({ pattern: '^[A-Z0-9]{4}-[A-Z0-9]{4}$' }) }),
       errors: [409, 422],
       handler: async ({ scope, body }) => {
@@ -183,9 +183,9 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'post', path: '/{key}/instance/mobile/prepare', operationId: 'mobilePrepare', tag, auth: 'instance', params: keyParams,
       summary: 'Mobile registration, step 1: the phone number',
       body: s.object({
-        phoneNumberCountryCode: s.string({ pattern: '^\\+?\\d{1,4}$' }),
-        phoneNumberNationalNumber: s.string({ pattern: '^\\d{4,14}$' }),
-        phoneNumberMobileNetworkCode: s.string({ pattern: '^\\d{1,3}$' }),
+        phoneNumberCountryCode: s.string({ pattern: '^\\+?\\d{1,4}$', examples: ['55'] }),
+        phoneNumberNationalNumber: s.string({ pattern: '^\\d{4,14}$', examples: ['11999990000'] }),
+        phoneNumberMobileNetworkCode: s.string({ pattern: '^\\d{1,3}$', examples: ['5'] }),
       }, ['phoneNumberCountryCode', 'phoneNumberNationalNumber', 'phoneNumberMobileNetworkCode']),
       response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
@@ -201,7 +201,7 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
     }),
     defineRoute<unknown, unknown, { code: string }, Scope>({
       method: 'post', path: '/{key}/instance/mobile/verify', operationId: 'mobileVerify', tag, auth: 'instance', params: keyParams,
-      summary: 'Mobile registration, step 3: verify the code', body: s.object({ code: s.string({ pattern: '^\\d{3}-?\\d{3}$' }) }, ['code']),
+      summary: 'Mobile registration, step 3: verify the code', body: s.object({ code: s.string({ pattern: '^\\d{3}-?\\d{3}$', examples: ['123-456'] }) }, ['code']),
       response: dataResponse(s.object({ phoneConnected: s.boolean() })), errors: [409, 422],
       handler: async ({ scope, body }) => ({ data: await mobile(scope).verify(body.code.replace('-', '')) }),
     }),

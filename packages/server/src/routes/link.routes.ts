@@ -52,7 +52,7 @@ export function linkRoutes(ctx: ServerContext): RouteDefinition[] {
       description: 'Answers the link without its secrets. A token, app secret or account id the Graph API refuses answers 400 naming the field, with the Graph message; a Graph outage or rate limit answers 502 `upstream_error` (retryable). Nothing is stored on failure.',
       body: s.object({
         accessToken: s.text(1024), appSecret: s.text(256), verifyToken: s.text(256),
-        accountId: s.string({ minLength: 1, maxLength: 64, pattern: '^\\d+$', description: 'Instagram account id or Page id (entry[].id of inbound webhooks).' }),
+        accountId: s.string({ minLength: 1, maxLength: 64, pattern: '^\\d+$', examples: ['17841400000000000'], description: 'Instagram account id or Page id (entry[].id of inbound webhooks).' }),
       }, ['accessToken', 'appSecret', 'verifyToken', 'accountId']),
       response: dataResponse(linkView), errors: [409, 502, 503],
       handler: async ({ scope, params, body }) => {

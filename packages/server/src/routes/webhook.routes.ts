@@ -27,8 +27,25 @@ export const deadLetterQuery = s.object({ limit: s.integer({ minimum: 1, maximum
 /** A page of dead letters. */
 export const deadLetterPage = okResponse({ data: s.array(deadLetterSchema), total: s.integer(), limit: s.integer(), offset: s.integer() });
 /** Which dead letters to queue again (all when `ids` is left out). */
-export const redeliverBody = s.object({ ids: s.array(s.string({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 }) });
+const redeliverIds = s.array(s.string({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 1000 });
+export const redeliverBody = s.object({ ids: redeliverIds });
 export const redeliverResponse = dataResponse(s.object({ redelivered: s.integer() }));
+/** The webhook dead letters' redelivery: also to the instance's current settings. */
+const webhookRedeliverBody = s.object({
+  ids: redeliverIds,
+  target: s.enum(['original', 'current'], {
+    default: 'original',
+    description: '`original` (default): each dead letter as it was, to the URL and in the format it was rendered for. `current`: each dead letter\'s event '
+      + 'routed and rendered again under the webhook settings as they are now (the URL of its event type, every format of `webhookFormat`, '
+      + '`allowWebhook` and `allowNumber`), for example after fixing a wrong URL. The signing secret is always the instance\'s current one.',
+  }),
+}, [], { examples: [{ target: 'current' }] });
+const webhookRedeliverResponse = dataResponse(s.object({
+  redelivered: s.integer({ description: 'Dead letters queued again (with `target: current`, their events queued for the current settings).' }),
+  kept: s.array(s.object({ id: s.string(), reason: s.enum(['event_expired', 'not_routed']) }, ['id', 'reason']), {
+    description: '`target: current` only: dead letters left as they were, because their event left the event log (`event_expired`) or the current settings route it nowhere (`not_routed`).',
+  }),
+}, ['redelivered']));
 
 /** Spec 2.3 statistics, plus the dead-letter list and redelivery (Parley extensions, docs/webhooks.md). */
 export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -47,11 +64,14 @@ export function webhookRoutes(ctx: ServerContext): RouteDefinition[] {
         return { data: page.items.map(({ instance: _instance, ...rest }) => rest), total: page.total, limit: query.limit, offset: query.offset };
       },
     }),
-    defineRoute<unknown, unknown, { ids?: string[] }, Scope>({
+    defineRoute<unknown, unknown, { ids?: string[]; target?: 'original' | 'current' }, Scope>({
       method: 'post', path: '/{key}/instance/webhook/dead-letters/redeliver', operationId: 'webhookRedeliver', tag, auth: 'instance', params: keyParams,
-      summary: 'Queue dead letters again (all of them, or the given ids), due now',
-      body: redeliverBody, response: redeliverResponse,
-      handler: async ({ scope, body }) => ({ data: { redelivered: await ctx.webhooks.redeliver(scope.id, body.ids) } }),
+      summary: 'Queue dead letters again (all of them, or the given ids), due now: as they were, or to the current settings',
+      body: webhookRedeliverBody, response: webhookRedeliverResponse,
+      handler: async ({ scope, body }) => {
+        if (body.target !== 'current') return { data: { redelivered: await ctx.webhooks.redeliver(scope.id, body.ids) } };
+        return { data: await ctx.webhooks.redeliverToCurrent(scope.record, body.ids) };
+      },
     }),
   ];
 }

@@ -34,7 +34,8 @@ function filled(slot: Record<string, unknown>, channels: ChannelDirectory): Json
     const description = texts.length <= 1
       ? texts[0] ?? 'Recipient address on the chosen channel.'
       : `Recipient, as the chosen channel addresses people: ${described.map(([channel, text]) => `${channel}: ${text}`).join(' ')}`;
-    return { type: 'string', minLength: 1, maxLength: 128, description };
+    // The example is a phone number: what the default (main) channel addresses people by.
+    return { type: 'string', minLength: 1, maxLength: 128, description, examples: ['5511999990000'] };
   }
   const description = kind === 'send-provider' ? { description: providerDescription(channels) } : {};
   // Without any driver there is no enum to give: any well-formed channel id, refused later as not configured.

@@ -20,7 +20,7 @@ export const DATA_URI_PREFIX = describePattern('^data:[\\w.+-]+/[\\w.+-]+(?:;[\\
  * megabytes, so data URIs are checked by their prefix (the media resolver decodes the rest).
  */
 export const urlField = s.string({
-  minLength: 1, maxLength: 64 * 1024 * 1024,
+  minLength: 1, maxLength: 64 * 1024 * 1024, examples: ['https://example.com/media/file.jpg'],
   description: 'http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit).',
   if: { pattern: '^data:' },
   then: { pattern: DATA_URI_PREFIX },

@@ -81,7 +81,7 @@ export function participantJids(participants: (string | number)[], field = 'body
 
 /** An invite code, or the whole `https://chat.whatsapp.com/<code>` link. */
 export const inviteCodeField = s.string({
-  pattern: '^(https://chat\\.whatsapp\\.com/)?[A-Za-z0-9_-]{1,64}$', description: 'Invite code, or the chat.whatsapp.com invite link.',
+  pattern: '^(https://chat\\.whatsapp\\.com/)?[A-Za-z0-9_-]{1,64}$', examples: ['AbCdEfGhIjKlMnOpQrStUv'], description: 'Invite code, or the chat.whatsapp.com invite link.',
 });
 
 /** The bare code of {@link inviteCodeField}. */
@@ -93,7 +93,7 @@ const groupIdPattern = '^\\d{5,40}(-\\d{5,20})?(@g\\.us)?$';
 
 /** Path parameters with a group (or community) JID; the bare digits are accepted too. */
 export function groupParams(name: string) {
-  return keyAnd({ [name]: s.string({ pattern: groupIdPattern, description: 'Group JID (`<digits>@g.us`), or its digits.' }) });
+  return keyAnd({ [name]: s.string({ pattern: groupIdPattern, examples: ['120363000000000000@g.us'], description: 'Group JID (`<digits>@g.us`), or its digits.' }) });
 }
 
 /** The group JID of a path parameter accepted by {@link groupParams}. */

@@ -43,9 +43,9 @@ export const MESSAGE_LIMITS = {
 
 const L = MESSAGE_LIMITS;
 const caption = s.string({ maxLength: L.caption, description: 'Optional; an empty caption is the same as none.' });
-const mimetype = s.string({ minLength: 3, maxLength: 255, pattern: '^[\\w.+-]+/[\\w.+-]+$', description: 'MIME type, e.g. application/pdf.' });
-const fileName = s.string({ minLength: 1, maxLength: L.fileName, pattern: '^[^/\\\\\\u0000-\\u001f]+$', description: 'File name shown to the recipient (no path).' });
-const base64 = s.string({ minLength: 1, pattern: '^data:', description: 'A base64 data URI: data:<mime>;base64,<data>.' });
+const mimetype = s.string({ minLength: 3, maxLength: 255, pattern: '^[\\w.+-]+/[\\w.+-]+$', examples: ['application/pdf'], description: 'MIME type, e.g. application/pdf.' });
+const fileName = s.string({ minLength: 1, maxLength: L.fileName, pattern: '^[^/\\\\\\u0000-\\u001f]+$', examples: ['report.pdf'], description: 'File name shown to the recipient (no path).' });
+const base64 = s.string({ minLength: 1, pattern: '^data:', examples: ['data:application/pdf;base64,JVBERi0xLjQK'], description: 'A base64 data URI: data:<mime>;base64,<data>.' });
 const latitude = s.number({ minimum: -90, maximum: 90 });
 const longitude = s.number({ minimum: -180, maximum: 180 });
 const interactiveText = s.text(L.interactiveText);
@@ -55,7 +55,7 @@ const footer = s.string({ maxLength: L.footer, description: 'Optional; empty mea
 /** A contact card (spec 2.12). */
 export const contactCardSchema = s.object({
   fullName: s.text(L.name),
-  phoneNumber: s.string({ minLength: 6, maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]*$', description: 'Digits with country code (6 to 15 digits; +, spaces, dashes and parentheses allowed).' }),
+  phoneNumber: s.string({ minLength: 6, maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]*$', examples: ['+55 11 99999-0000'], description: 'Digits with country code (6 to 15 digits; +, spaces, dashes and parentheses allowed).' }),
   organization: s.string({ maxLength: L.name }),
 }, ['fullName', 'phoneNumber']);
 
@@ -94,10 +94,10 @@ const PLAIN_SEND_BODIES = withSendOptions({
   link: s.object({
     to, title: s.text(1024), text: s.text(L.text), description: s.string({ maxLength: 1024 }),
     thumbnailUrl: s.string({ minLength: 1, maxLength: 4096, description: 'Image fetched once and sent as the preview thumbnail (at most 256 KiB).' }),
-    sourceUrl: s.string({ minLength: 1, maxLength: 4096, description: 'The http or https link previewed (not fetched).' }),
+    sourceUrl: s.string({ minLength: 1, maxLength: 4096, examples: ['https://example.com/'], description: 'The http or https link previewed (not fetched).' }),
   }, ['to', 'title', 'text', 'sourceUrl']),
   reaction: s.object({
-    text: s.string({ maxLength: 32, description: 'One emoji; an empty text removes the reaction.' }),
+    text: s.string({ maxLength: 32, examples: ['👍'], description: 'One emoji; an empty text removes the reaction.' }),
     msgId: s.text(512, { description: 'Id of the message reacted to; it must exist in this instance.' }),
   }, ['text', 'msgId']),
   presence: s.object({
@@ -116,9 +116,12 @@ const PLAIN_SEND_BODIES = withSendOptions({
       type: s.enum(['cta_url', 'cta_call', 'cta_copy']),
       text: s.text(L.buttonText),
       url: s.string({ minLength: 1, maxLength: 2048, description: 'cta_url only: http or https URL.' }),
-      phone_number: s.string({ minLength: 6, maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]*$', description: 'cta_call only.' }),
+      phone_number: s.string({ minLength: 6, maxLength: 32, pattern: '^\\+?[0-9][0-9 ()-]*$', examples: ['+55 11 99999-0000'], description: 'cta_call only.' }),
       copy_code: s.text(256, { description: 'cta_copy only.' }),
-    }, ['type', 'text']), { minItems: 1, maxItems: L.actionButtons, description: 'Each button carries exactly the member of its type.' }),
+    }, ['type', 'text']), {
+      minItems: 1, maxItems: L.actionButtons, description: 'Each button carries exactly the member of its type.',
+      examples: [[{ type: 'cta_url', text: 'Open the site', url: 'https://example.com/' }]],
+    }),
   }, ['to', 'text', 'buttons']),
   survey: s.object({
     to, name: s.text(L.name), options: s.array(s.text(L.optionText), { minItems: L.pollOptions.min, maxItems: L.pollOptions.max, uniqueItems: true }),
@@ -139,7 +142,7 @@ const PLAIN_SEND_BODIES = withSendOptions({
   }, ['to', 'title', 'text', 'referenceId', 'code', 'key', 'merchantName', 'keyType', 'items', 'subtotal', 'totalAmount']),
   event: s.object({
     to, name: s.text(L.name), description: s.string({ maxLength: 2048 }),
-    startTime: s.string({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?Z$', description: 'ISO 8601 UTC timestamp, e.g. 2025-06-01T18:30:00Z.' }),
+    startTime: s.string({ examples: ['2030-01-01T18:30:00Z'], pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?Z$', description: 'ISO 8601 UTC timestamp, e.g. 2025-06-01T18:30:00Z.' }),
     locationName: s.string({ maxLength: L.name }), locationAddress: s.string({ maxLength: 1024 }),
   }, ['to', 'name', 'startTime']),
   pin: s.object({
@@ -150,11 +153,11 @@ const PLAIN_SEND_BODIES = withSendOptions({
   'call-link': s.object({ to, type: s.enum(['audio', 'video']), caption }, ['to', 'type']),
   'create-call-link': s.object({ type: s.enum(['audio', 'video']) }, ['type']),
   product: s.object({
-    to, businessOwnerJid: s.text(128, { description: 'Phone number or JID of the business owning the catalog.' }), productId: s.text(128), catalogId: s.text(128),
+    to, businessOwnerJid: s.text(128, { examples: ['5511999990000'], description: 'Phone number or JID of the business owning the catalog.' }), productId: s.text(128), catalogId: s.text(128),
   }, ['to', 'businessOwnerJid', 'productId', 'catalogId']),
   'group-invite': s.object({
-    to, groupJid: s.string({ minLength: 6, maxLength: 128, pattern: '^[\\w.:-]+@g\\.us$', description: 'Group JID (…@g.us).' }),
-    groupName: s.text(100), inviteCode: s.string({ pattern: '^[A-Za-z0-9_-]{6,64}$', description: 'The code of the invite link, without the URL.' }),
+    to, groupJid: s.string({ minLength: 6, maxLength: 128, pattern: '^[\\w.:-]+@g\\.us$', examples: ['120363000000000000@g.us'], description: 'Group JID (…@g.us).' }),
+    groupName: s.text(100), inviteCode: s.string({ pattern: '^[A-Za-z0-9_-]{6,64}$', examples: ['AbCdEfGhIjKlMnOpQrStUv'], description: 'The code of the invite link, without the URL.' }),
   }, ['to', 'groupJid', 'groupName', 'inviteCode']),
   'request-phone': s.object({ to }, ['to']),
 } satisfies Record<string, JsonSchema>);

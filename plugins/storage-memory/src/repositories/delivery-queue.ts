@@ -152,6 +152,18 @@ export class MemoryDeliveryQueue implements DeliveryQueue {
     return moved;
   }
 
+  async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
+    let discarded = 0;
+    for (const id of new Set(ids)) {
+      const entry = this.entries.get(id);
+      if (entry && entry.deadAt !== null && entry.delivery.instance === instance) {
+        this.entries.delete(id);
+        discarded++;
+      }
+    }
+    return discarded;
+  }
+
   async purgeDeadLetters(before: number): Promise<number> {
     let purged = 0;
     for (const [id, entry] of this.entries) {

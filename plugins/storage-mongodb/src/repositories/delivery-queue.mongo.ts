@@ -212,6 +212,12 @@ export class MongoDeliveryQueue implements DeliveryQueue {
     });
   }
 
+  async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const result = await this.connection.run((db) => this.collections.deliveries(db).deleteMany({ instance, state: 'dead', _id: { $in: ids } }));
+    return result.deletedCount;
+  }
+
   async purgeDeadLetters(before: number): Promise<number> {
     const result = await this.connection.run((db) => this.collections.deliveries(db).deleteMany({ state: 'dead', deadAt: { $lt: before } }));
     return result.deletedCount;

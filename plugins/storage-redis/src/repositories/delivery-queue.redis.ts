@@ -6,7 +6,7 @@ import { pairsToObject } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { laneId, type RedisKeys } from '../redis-keys.js';
 import {
-  ackScript, claimScript, clearScript, completeScript, deadLettersScript, enqueueScript, expediteScript, failScript, purgeScript, redeliverScript,
+  ackScript, claimScript, clearScript, completeScript, deadLettersScript, discardScript, enqueueScript, expediteScript, failScript, purgeScript, redeliverScript,
 } from './delivery-queue.scripts.js';
 import { pushEventArgs } from './event-log.redis.js';
 
@@ -93,6 +93,11 @@ export class RedisDeliveryQueue implements DeliveryQueue {
     if (ids && ids.length === 0) return 0;
     const selection = ids ? ['ids', ...new Set(ids)] : ['all'];
     return await this.exec(redeliverScript, [instance, this.clock.now(), ...selection]) as number;
+  }
+
+  async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return await this.exec(discardScript, [instance, ...new Set(ids)]) as number;
   }
 
   async purgeDeadLetters(before: number): Promise<number> {

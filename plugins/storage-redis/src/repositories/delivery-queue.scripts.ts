@@ -243,6 +243,24 @@ end
 return #members
 `);
 
+/** ARGV 6: instance, 7…: dead-letter ids. Answers how many it deleted. */
+export const discardScript = script(`
+local deadKey = DEAD .. ARGV[6]
+local count = 0
+for i = 7, #ARGV do
+  local item = ITEM .. ARGV[i]
+  local seq = redis.call('HGET', item, 'seq')
+  local member = seq and (seq .. ':' .. ARGV[i])
+  if member and redis.call('ZSCORE', deadKey, member) then
+    redis.call('ZREM', deadKey, member)
+    redis.call('ZREM', KEYS[3], member)
+    redis.call('DEL', item)
+    count = count + 1
+  end
+end
+return count
+`);
+
 /** ARGV 6: before, 7: batch size. Answers how many it deleted (at most the batch size). */
 export const purgeScript = script(`
 local members = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. ARGV[6], 'LIMIT', 0, tonumber(ARGV[7]))

@@ -219,6 +219,11 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     return this.db.run(`${revive} AND id IN (SELECT value FROM json_each(@ids))`, { instance, now, ids: JSON.stringify(ids) });
   }
 
+  async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    return this.db.run('DELETE FROM deliveries WHERE instance = @instance AND dead_at IS NOT NULL AND id IN (SELECT value FROM json_each(@ids))', { instance, ids: JSON.stringify(ids) });
+  }
+
   async purgeDeadLetters(before: number): Promise<number> {
     return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < ?', [before]);
   }
