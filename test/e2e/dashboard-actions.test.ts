@@ -131,7 +131,7 @@ describe('dashboard: keyboard, accessibility, pairing code and instance actions 
     await page.getByLabel('Options (JSON)').fill('');
     await page.getByLabel('Name', { exact: true }).fill('Carol');
     await page.getByRole('button', { name: 'Create instance' }).click();
-    await page.getByRole('alert').filter({ hasText: 'name_taken' }).waitFor();
+    await page.getByRole('alert').filter({ hasText: 'Not created: the API refused the fields marked above.' }).waitFor();
     assert.equal(await page.locator('#create-name-error').innerText(), 'an instance named "Carol" exists (names are unique, whatever their case)');
     assert.equal(await page.getByLabel('Name', { exact: true }).getAttribute('aria-invalid'), 'true');
     assert.equal((await host.client.call('adminListInstances')).data.length, 1, 'nothing was created');

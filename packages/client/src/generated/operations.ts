@@ -393,6 +393,7 @@ export interface Operations {
     body: {
       /** Main-channel driver: `whatsapp` (Baileys) or `sandbox`. Default from the config. */
       channel?: string;
+      /** Unique on the server, compared after Unicode NFC, trimming and lower-casing: a name another instance holds answers 409 `name_taken`. Empty or absent: unnamed (any number may be). */
       name?: string;
       webhook?: {
         /** Master switch. */
