@@ -3,6 +3,7 @@ import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContex
 import { GuardedFetcher, parseProxy, type ResolveHost } from '@parley/net';
 import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
+import { RecipientResolver } from './capabilities/recipients.js';
 import { catalogCapability } from './capabilities/catalog.js';
 import { chatsCapability } from './capabilities/chats.js';
 import { communitiesCapability } from './capabilities/communities.js';
@@ -101,7 +102,7 @@ export class BaileysAdapter implements ChannelAdapter {
     });
     const runtime: AdapterRuntime = {
       context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download,
-      receivedMedia: deps.mediaLimits, now: deps.now,
+      receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now),
     };
     this.capabilities = {
       connection: connectionCapability(this.connection),

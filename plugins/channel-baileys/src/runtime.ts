@@ -6,6 +6,7 @@ import type { LabelStore } from './labels/label-store.js';
 import type { GuardedFetcher } from '@parley/net';
 import type { BaileysSocket } from './socket.js';
 import type { BoundedCache } from './util/bounded-cache.js';
+import type { RecipientResolver } from './capabilities/recipients.js';
 import { normalizeJid } from './util/jids.js';
 
 /**
@@ -34,6 +35,8 @@ export interface AdapterRuntime {
   readonly download: MediaDownloader;
   /** Host settings `media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`: the limits of received media. */
   readonly receivedMedia: ReceivedMediaLimits;
+  /** The account a person's number reaches (WhatsApp's usync answer, cached): sends go there. */
+  readonly recipients: RecipientResolver;
   /** Unix ms. */
   now(): number;
 }

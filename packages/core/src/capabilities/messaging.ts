@@ -33,4 +33,12 @@ export interface MessagingCapability {
    * apps preview links in a text themselves).
    */
   readonly extras?: { mentions?: boolean; linkPreview?: boolean };
+  /**
+   * The address a send's `to` reaches on the network, asked before the send is accepted (and so
+   * before it is queued): a channel whose network files accounts under another form than the one
+   * given answers that form (WhatsApp: the JID its number lookup answers); a recipient the network
+   * does not know is refused here (NotFoundError, 404), so nothing is queued for it. Absent where a
+   * `to` is used as it is.
+   */
+  resolveRecipient?(to: string): Promise<string>;
 }

@@ -30,12 +30,16 @@ export function failureKind(err: unknown): FailureKind {
 
 /**
  * The `errors[]` item of the `failed` status of a send the queue gave up on: the Cloud API's code
- * where one names the cause (131047 for a user's closed messaging window), else 131000 (generic).
+ * where one names the cause (131047 for a user's closed messaging window, 131026 for a number not on
+ * WhatsApp), else 131000 (generic).
  */
 export function failedSendError(err: unknown, attempts: number): EventError {
   const message = err instanceof Error ? err.message : String(err);
   if (isParleyError(err) && err.code === 'outside_window') {
     return { code: 131047, title: 'Re-engagement message', message, details: 'outside_window' };
+  }
+  if (isParleyError(err) && err.code === 'not_on_whatsapp') {
+    return { code: 131026, title: 'Message undeliverable', message, details: 'not_on_whatsapp' };
   }
   return { code: 131000, title: 'Send failed', message, details: `the outbound queue gave up after ${attempts} attempt(s)` };
 }

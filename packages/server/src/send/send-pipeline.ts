@@ -67,7 +67,10 @@ export class SendPipeline {
     }
     // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
     if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
-    const { to, content } = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
+    const built = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
+    const { content } = built;
+    // Reactions and pins go to their target's chat; a recipient is resolved before anything is queued.
+    const to = target || !channel.messaging.resolveRecipient ? built.to : await channel.messaging.resolveRecipient(built.to);
     if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);

@@ -34,6 +34,8 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
     supports: (type: OutgoingType) => SEND_TYPES[type] === true,
     extras: { mentions: true, linkPreview: true },
 
+    resolveRecipient: (to: string) => runtime.recipients.resolve(runtime.connection.openSocket(), toJid(to)),
+
     async send(request: SendRequest): Promise<MessageRecord> {
       const socket = runtime.connection.openSocket();
       const { content, extras } = await prepareSend(runtime, socket, request.content);
@@ -41,22 +43,23 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const timestamp = new Date(runtime.now());
       const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
       const nowSeconds = Math.floor(runtime.now() / 1000);
-      const timer = await disappearingTimer(runtime, socket, plan.jid);
+      const jid = await runtime.recipients.resolve(socket, plan.jid);
+      const timer = await disappearingTimer(runtime, socket, jid);
       const ephemeral = timer > 0 ? { ephemeralExpiration: timer } : {};
       if (plan.via === 'send') {
-        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(plan.jid, plan.content, {
+        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, plan.content, {
           timestamp, ...(request.id ? { messageId: request.id } : {}), ...(quoted ? { quoted } : {}), ...ephemeral,
         }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
-        return sentRecord(sent, plan.jid, nowSeconds);
+        return sentRecord(sent, jid, nowSeconds);
       }
-      const message = generateWAMessageFromContent(plan.jid, plan.message, {
+      const message = generateWAMessageFromContent(jid, plan.message, {
         userJid: ownJid(socket), timestamp, messageId: request.id ?? generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}), ...ephemeral,
       });
-      await upstream(`the ${content.type} message`, () => socket.relayMessage(plan.jid, message.message!, {
+      await upstream(`the ${content.type} message`, () => socket.relayMessage(jid, message.message!, {
         messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),
       }));
-      return sentRecord(message, plan.jid, nowSeconds);
+      return sentRecord(message, jid, nowSeconds);
     },
 
     async sendPresence(request: PresenceRequest): Promise<void> {

@@ -209,7 +209,8 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     updateBlockStatus: stub('updateBlockStatus'),
     fetchBlocklist: stub('fetchBlocklist', () => []),
     fetchStatus: stub('fetchStatus', () => []),
-    onWhatsApp: stub('onWhatsApp', () => []),
+    // Everyone is on this network, under the number asked about, unless a test answers otherwise.
+    onWhatsApp: stub('onWhatsApp', (...jids: string[]) => jids.map((jid) => ({ jid: jid.includes('@') ? jid : `${jid}@s.whatsapp.net`, exists: true }))),
     addLabel: stub('addLabel'),
     addChatLabel: stub('addChatLabel'),
     removeChatLabel: stub('removeChatLabel'),
