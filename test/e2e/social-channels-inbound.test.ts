@@ -220,10 +220,13 @@ for (const storage of ['memory', 'sqlite'] as const) {
         });
         const statuses = t.events.filter((e) => e.type === 'message.status' && e.instance === shop.id)
           .map((e) => e.type === 'message.status' && { provider: e.provider, id: e.messageId, status: e.status });
+        // The echo of the API's own send is its sent status (as on WhatsApp), not a from-me message.
         assert.deepStrictEqual(statuses, [
+          { provider: 'messenger', id: FB_SENT_MID, status: 'sent' },
           { provider: 'messenger', id: FB_SENT_MID, status: 'delivered' },
           { provider: 'instagram', id: SENT_MID, status: 'read' },
         ]);
+        assert.equal(t.events.filter((e) => e.type === 'message' && e.instance === shop.id).length, 0);
       });
 
       it('documents both webhook routes in /openapi.json', async () => {

@@ -1,6 +1,7 @@
 import {
   ConflictError,
-  type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type InboundMessage, type SocialLink,
+  type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type ChannelEventPayload, type InboundMessage,
+  type SocialLink,
 } from '@parley/core';
 import type { MetaChannelProfile } from '../channel-profile.js';
 import type { GraphClient, GraphCredentials } from '../graph/graph-client.js';
@@ -9,6 +10,7 @@ import type { MetaMediaDownloader } from '../inbound/media-download.js';
 import { mapEntry } from '../inbound/map-messaging.js';
 import { ProfileCache, type SenderProfile } from '../inbound/profile-cache.js';
 import { PendingReferrals } from '../inbound/referral.js';
+import { SentIds } from '../outbound/sent-ids.js';
 import { watermarkStatuses } from '../inbound/watermark.js';
 import type { WebhookEntry } from '../inbound/webhook-payload.js';
 import type { MetaGraphOptions } from '../options.js';
@@ -49,6 +51,7 @@ export class MetaChannelAdapter implements ChannelAdapter {
   private readonly dedup: DedupWindow;
   private readonly profiles: ProfileCache;
   private readonly referrals: PendingReferrals;
+  private readonly sent = new SentIds();
 
   constructor(
     private readonly profile: MetaChannelProfile,
@@ -58,7 +61,7 @@ export class MetaChannelAdapter implements ChannelAdapter {
     this.channel = profile.channel;
     const credentials = (): Promise<GraphCredentials> => this.credentials();
     this.capabilities = { messaging: new MetaMessaging(
-      profile, deps.client, credentials, () => Math.floor(deps.now() / 1000), deps.media,
+      profile, deps.client, credentials, () => Math.floor(deps.now() / 1000), deps.media, this.sent,
     ) };
     this.capabilityGaps = gaps(profile.label);
     // Under the instance id prefix, so deleting the instance clears it with everything else.
@@ -84,7 +87,8 @@ export class MetaChannelAdapter implements ChannelAdapter {
           await this.referrals.put(mapped.pendingReferral.userId, mapped.pendingReferral.referral);
           continue;
         }
-        const { payload, dedupKey, watermark } = mapped;
+        const { dedupKey, watermark } = mapped;
+        const payload = await this.echoAsStatus(mapped.payload);
         if (dedupKey !== undefined && !(await this.dedup.begin(dedupKey))) continue;
         let referredBy: string | undefined;
         try {
@@ -114,6 +118,19 @@ export class MetaChannelAdapter implements ChannelAdapter {
       for (const key of handled) await this.dedup.commit(key);
     }
     return emitted;
+  }
+
+  /**
+   * The echo of a message sent through the API is that send's `sent` status (as WhatsApp reports its
+   * server ack), not a `message` event: own messages sent through Parley are reported by statuses on
+   * every channel. Echoes of messages the account sent elsewhere (the Page inbox, the Instagram app)
+   * stay from-me messages. A send is known by the ids Meta answered to this adapter, or by its stored record.
+   */
+  private async echoAsStatus(payload: ChannelEventPayload): Promise<ChannelEventPayload> {
+    if (payload.type !== 'message' || !payload.message.fromMe || payload.message.edit) return payload;
+    const { id, chatJid, timestamp } = payload.message;
+    const sentHere = this.sent.has(id) || (await this.context.storage.messages.get(this.context.instanceId, id))?.key.fromMe === true;
+    return sentHere ? { type: 'message.status', messageId: id, chatJid, recipientId: chatJid, status: 'sent', timestamp } : payload;
   }
 
   /**

@@ -10,6 +10,7 @@ import {
   senderActionRequest, textualMessage, uploadForm, type MediaContent,
 } from './outgoing-message.js';
 import { outgoingRecord } from './outgoing-record.js';
+import type { SentIds } from './sent-ids.js';
 
 /** What the Send API answers. */
 interface SendAnswer {
@@ -33,6 +34,7 @@ export class MetaMessaging implements MessagingCapability {
     private readonly credentials: () => Promise<GraphCredentials>,
     private readonly nowSeconds: () => number,
     private readonly media: MetaMediaDownloader,
+    private readonly sent: SentIds,
   ) {}
 
   supports(type: SendRequest['content']['type']): boolean {
@@ -87,6 +89,7 @@ export class MetaMessaging implements MessagingCapability {
     if (typeof answer.message_id !== 'string' || answer.message_id === '') {
       throw new UpstreamError(`${this.profile.label} Graph API accepted the message without answering its message_id`);
     }
+    this.sent.add(answer.message_id);
     return answer.message_id;
   }
 
