@@ -198,7 +198,7 @@ if (redisUrl) {
       const seconds = (performance.now() - began) / 1000;
       assert.deepEqual([...new Set(statuses)], [503]);
       for (const msg of ['request failed', 'request']) {
-        const lines = await linesCounting(() => loud(t.logs.slice(start)), 50, msg, 20);
+        const lines = await linesCounting(() => loud(t.logs.slice(start)), 40, msg, 20);
         assert.equal(lines.reduce((n, l) => n + l.requests, 0), 20, `every probe is counted by a "${msg}" line`);
         assert.ok(lines.length <= Math.ceil(seconds) + 2 && lines.length < 20, `${lines.length} "${msg}" lines for 20 probes in ${seconds.toFixed(1)} s`);
         for (const line of lines) assert.equal(line.route ?? line.path, '/readyz');
