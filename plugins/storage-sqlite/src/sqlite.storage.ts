@@ -32,6 +32,10 @@ export interface SqliteStorageOptions {
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   readonly file: string;
+  /** The database file. */
+  get location(): string {
+    return this.file;
+  }
   /** Whether a worker thread checkpoints the WAL (see SqliteDatabaseOptions). */
   readonly backgroundCheckpoints: boolean;
   readonly instances: SqliteInstanceRepository;
