@@ -35,12 +35,18 @@ export async function checkIntegrity(file: string, waitMs = INTEGRITY_WAIT_MS): 
     const worker = new Worker(new URL('./integrity-worker.js', import.meta.url), { workerData: { file } });
     // A check still running must not keep a stopping process alive.
     worker.unref();
+    let found: IntegrityResult = { ok: true, skipped: 'the check ended without an answer' };
     worker.once('message', (message: { problems?: string[]; error?: string; code?: string }) => {
-      if (message.problems) resolve(message.problems.length === 0 ? { ok: true } : { ok: false, detail: message.problems.join('; ') });
-      else if (isCorruption(message.code)) resolve({ ok: false, detail: `${message.code} (${message.error})` });
-      else resolve({ ok: true, skipped: `${message.code ?? 'error'} (${message.error})` });
+      if (message.problems) found = message.problems.length === 0 ? { ok: true } : { ok: false, detail: message.problems.join('; ') };
+      else if (isCorruption(message.code)) found = { ok: false, detail: `${message.code} (${message.error})` };
+      else found = { ok: true, skipped: `${message.code ?? 'error'} (${message.error})` };
     });
-    worker.once('error', (err) => resolve({ ok: true, skipped: err.message }));
+    worker.once('error', (err) => {
+      found = { ok: true, skipped: err.message };
+    });
+    // Answered once the thread is gone, its connection closed with it: the store's own close is then
+    // the last one, which checkpoints the WAL into the file and removes it.
+    worker.once('exit', () => resolve(found));
   });
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
