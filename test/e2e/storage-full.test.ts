@@ -38,6 +38,8 @@ describe('SQLite on a full disk', { skip }, () => {
 
     it('fails every caller of a failed commit, leases nothing, says why on /readyz, and recovers', async () => {
       await storage.deliveries.enqueue([delivery('d1')]);
+      assert.equal(await storage.outbound.enqueue({ id: 'o1', instance: 'i1', lane: 'a', dueAt: 1_000, createdAt: 1_000, payload: '{}' }, 10), 'queued');
+      await storage.flush();
       small.fill();
       // Writes of one turn share a batch; the claim commits it at once and fails with it.
       await storage.state.put('ns', 'a', 'x'.repeat(64 << 10));
@@ -56,6 +58,18 @@ describe('SQLite on a full disk', { skip }, () => {
       const claimed = await storage.deliveries.claim({ now: 2_000, limit: 10, leaseMs: 60_000 });
       assert.deepEqual(claimed.map((d) => d.id), ['d1'], 'the delivery was never leased by the failed claim');
       assert.deepEqual(await storage.deliveries.claim({ now: 2_001, limit: 10, leaseMs: 60_000 }), [], 'and is leased now');
+    });
+
+    it('answers an outbound claim only once its lease is committed', async () => {
+      small.fill();
+      // 2 MiB in the claim's batch: more than any room left inside the WAL file, so the commit fails.
+      const big = storage.state.put('ns', 'big', 'z'.repeat(2 << 20));
+      await assert.rejects(storage.outbound.claim({ now: 2_000, limit: 10, leaseMs: 60_000 }), /SQLITE_FULL/);
+      await big;
+      await assert.rejects(storage.flush(), /SQLITE_FULL/);
+      small.free();
+      assert.deepEqual((await storage.outbound.claim({ now: 2_000, limit: 10, leaseMs: 60_000 })).map((o) => o.id), ['o1'], 'the failed claim leased nothing');
+      assert.deepEqual(await storage.outbound.claim({ now: 2_001, limit: 10, leaseMs: 60_000 }), []);
     });
   });
 
