@@ -13,8 +13,8 @@ const DISK_BYTES = 8 << 20;
 const disk = SmallDisk.mount(DISK_BYTES);
 const skip = typeof disk === 'string' ? disk : false;
 
-function delivery(id: string): NewDelivery {
-  return { id, instance: 'i1', url: 'http://127.0.0.1:9/hook', format: 'native', eventId: id, eventType: 'message', body: '{}', createdAt: 1_000 };
+function delivery(id: string, url = 'http://127.0.0.1:9/hook'): NewDelivery {
+  return { id, instance: 'i1', url, format: 'native', eventId: id, eventType: 'message', body: '{}', createdAt: 1_000 };
 }
 
 interface Line { level: number; msg: string; [field: string]: unknown }
@@ -58,6 +58,24 @@ describe('SQLite on a full disk', { skip }, () => {
       const claimed = await storage.deliveries.claim({ now: 2_000, limit: 10, leaseMs: 60_000 });
       assert.deepEqual(claimed.map((d) => d.id), ['d1'], 'the delivery was never leased by the failed claim');
       assert.deepEqual(await storage.deliveries.claim({ now: 2_001, limit: 10, leaseMs: 60_000 }), [], 'and is leased now');
+    });
+
+    it('a statement after which SQLite rolled the whole batch back fails the batch at once and drops what it kept for its commit', async () => {
+      await storage.deliveries.enqueue([delivery('d2', 'http://127.0.0.1:9/other')]);
+      assert.deepEqual((await storage.deliveries.claim({ now: 3_000, limit: 10, leaseMs: 60_000 })).map((d) => d.id), ['d2']);
+      small.fill();
+      // One event-loop turn (awaits of settled promises only): the ack and the writes share a batch,
+      // which outgrows SQLite's page cache; the spill finds no room and SQLite rolls everything back.
+      const acked = storage.deliveries.ack('d2', { responseTimeMs: 5, status: 200 });
+      let failed: unknown;
+      for (let i = 0; i < 4_000 && !failed; i++) await storage.state.put('ns', `spill-${i}`, 'v'.repeat(8_000)).catch((err: unknown) => (failed = err));
+      assert.match(String((failed as Error)?.message), /SQLITE_FULL/, 'a statement failed');
+      // Room again before the turn ends: nothing of the rolled-back batch may be committed by its end.
+      small.free();
+      await assert.rejects(acked, /SQLITE_FULL/, 'the ack made before it failed with the batch');
+      const stats = await storage.deliveries.stats('i1');
+      assert.equal(stats.totalSent, 0, 'the rolled-back ack is not counted by a later batch');
+      assert.deepEqual((await storage.deliveries.claim({ now: 70_000, limit: 10, leaseMs: 60_000 })).map((d) => d.id), ['d1', 'd2'], 'd2 is still queued');
     });
 
     it('answers an outbound claim only once its lease is committed', async () => {

@@ -86,6 +86,7 @@ export class SqliteDatabase {
   /** The end of the last batch (rejected when its commit failed). */
   private lastDone: Promise<void> = Promise.resolve();
   private readonly beforeCommitHooks = new Set<() => void>();
+  private readonly discardListeners = new Set<() => void>();
   private checkpointer: BackgroundCheckpointer | null = null;
   private writes = 0;
   private readonly health: SqliteHealth;
@@ -276,6 +277,14 @@ export class SqliteDatabase {
   }
 
   /**
+   * Registers `listener`, told whenever a batch is rolled back instead of committed: what a
+   * repository keeps in memory for its batch's commit (counters, sends not written yet) goes with it.
+   */
+  onDiscard(listener: () => void): void {
+    this.discardListeners.add(listener);
+  }
+
+  /**
    * Resolves when every write made so far is committed (rejects when that commit failed). Between
    * batches it answers how the last one ended: a write whose batch another caller committed early
    * ({@link transactionNow}) and saw fail is a failure for its own caller's flush too.
@@ -322,6 +331,7 @@ export class SqliteDatabase {
   /** Rolls `batch` back (unless SQLite already did) and fails everyone awaiting it. */
   private abandonBatch(batch: Batch, error: unknown): { error: unknown } {
     this.beforeCommitHooks.clear();
+    for (const listener of this.discardListeners) listener();
     if (this.batch === batch) this.batch = null;
     try {
       if (this.db?.inTransaction) this.db.exec('ROLLBACK');

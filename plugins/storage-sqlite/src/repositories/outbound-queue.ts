@@ -86,7 +86,16 @@ export class SqliteOutboundQueue implements OutboundQueue {
   private readonly emptyInBatch = new Map<string, number>();
   private readonly forgetBatch = (): void => this.emptyInBatch.clear();
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    // A rolled-back batch takes its size changes, its unwritten sends (their requests fail with it)
+    // and what it learned of empty instances along.
+    db.onDiscard(() => {
+      this.pendingCounts.clear();
+      this.unwritten.clear();
+      this.unwrittenLanes.clear();
+      this.emptyInBatch.clear();
+    });
+  }
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     const key = `${item.instance}\n${item.id}`;
