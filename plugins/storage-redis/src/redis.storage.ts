@@ -112,8 +112,9 @@ export class RedisStorage implements Storage {
     return this.clusterStore;
   }
 
+  /** Ready when Redis takes a write (see {@link RedisConnection.probe}). */
   health(): Promise<StorageHealth> {
-    return this.connection.ping();
+    return this.connection.probe(`${this.keyPrefix}health-probe`);
   }
 
   async close(): Promise<void> {
