@@ -147,6 +147,9 @@ describe('SQLite on a full disk', { skip }, () => {
       assert.ok(retries.length >= 1 && retries.length <= 2, `${retries.length} worker lines in 5 s`);
       assert.equal(retries[0]!.level, 50);
       assert.equal(retries[0]!.retryInMs, 1_000);
+      const uncommitted = linesOf(t, 'the writes of handled events did not commit');
+      assert.ok(uncommitted.length <= 1, `${uncommitted.length} lines for the events whose writes did not commit`);
+      assert.equal(uncommitted[0]?.err, undefined, 'told without a stack');
 
       small.free();
       await t.waitFor(async () => (await t.request('GET', '/readyz')).status === 200, 5_000, '/readyz ready again');
