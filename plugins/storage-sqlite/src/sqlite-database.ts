@@ -181,7 +181,11 @@ export class SqliteDatabase {
       }
       return 'wrote';
     } catch {
-      if (db.inTransaction) db.exec('ROLLBACK');
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } catch {
+        // SQLite ended the transaction itself; nothing is left to undo.
+      }
       return 'failed';
     }
   }
