@@ -58,7 +58,8 @@ describe('the parley CLI', () => {
       const url = await until(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1], 'the banner', proc);
       const banner = proc.stdout();
       assert.ok(banner.includes(`Docs       ${url}/docs   (OpenAPI: ${url}/openapi.json)`), banner);
-      assert.ok(banner.includes(`Storage    sqlite   data dir: ${dataDir}`), banner);
+      assert.ok(banner.includes(`Storage    sqlite ${join(dataDir, 'parley.db')}   data dir: ${dataDir}`), banner);
+      assert.ok(!banner.includes('Cluster'), 'a single server is no cluster node');
       assert.ok(banner.includes('Channels   sandbox   (default: sandbox)'), banner);
       assert.ok(banner.includes('Webhooks   formats native   private URLs ALLOWED'), banner);
       assert.ok(banner.includes('Admin      token from PARLEY_ADMIN_TOKEN'), banner);

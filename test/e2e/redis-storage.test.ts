@@ -1,8 +1,14 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually, serviceUrlOrSkip, startHttpReceiver, TcpProxy, type HttpReceiver } from '@parley/testkit';
+import { freePort } from '@parley/testkit/host';
 import { deleteKeys } from '@parley/storage-redis/testing';
+import { PrivateRedis } from '../support/private-redis.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage');
@@ -70,3 +76,33 @@ if (redisUrl) {
     });
   });
 }
+
+describe('the server on a Redis that refuses writes', { skip: redisUrl ? false : 'needs REDIS_URL (redis-server on the machine)' }, () => {
+  const dir = mkdtempSync(join(tmpdir(), 'parley-redis-oom-'));
+  let redis: PrivateRedis;
+  let t: TestServer;
+  const config = (...args: string[]) => execFileSync('redis-cli', ['-p', String(redis.port), 'CONFIG', 'SET', ...args], { encoding: 'utf8' });
+
+  before(async () => {
+    redis = new PrivateRedis(await freePort(), dir);
+    await redis.start();
+    t = await startTestServer({ plugins: [{ package: '@parley/storage-redis', options: { url: redis.url } }, { package: '@parley/channel-sandbox' }] });
+  });
+  after(async () => {
+    await t.stop();
+    await redis.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('/readyz says it cannot write while Redis answers OOM, and is ready again once it takes writes', async () => {
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+    // Any use is over a 1-byte limit: Redis answers reads and PING, and refuses every write.
+    config('maxmemory-policy', 'noeviction');
+    config('maxmemory', '1');
+    const refused = await t.request('GET', '/readyz');
+    assert.equal(refused.status, 503);
+    assert.match(refused.body.error.message, /^storage redis is not ready: OOM command not allowed/);
+    config('maxmemory', '0');
+    assert.equal((await t.request('GET', '/readyz')).status, 200);
+  });
+});

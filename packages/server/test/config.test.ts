@@ -43,6 +43,7 @@ describe('loadConfig defaults', () => {
       dataDir: resolve('./data'),
       publicUrl: undefined,
       logLevel: 'info',
+      logFormat: 'auto',
       defaultChannel: 'whatsapp',
       serviceTag: 'parley',
       bodyLimitBytes: 1024 * 1024,
@@ -74,7 +75,7 @@ describe('loadConfig defaults', () => {
 describe('loadConfig from PARLEY_CONFIG', () => {
   it('reads every member; relative dataDir and plugin paths resolve against the file\'s directory', () => {
     const env = configFile({
-      $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn',
+      $schema: './schema.json', port: 9000, host: '127.0.0.1', dataDir: 'state', publicUrl: 'https://parley.example.com', logLevel: 'warn', logFormat: 'pretty',
       defaultChannel: 'sandbox', serviceTag: 'acme', bodyLimitBytes: 4096, mediaBodyLimitBytes: 8192, allowPrivateUrls: true,
       publicBodies: { timeoutMs: 5000, maxBufferedBytes: 1048576 },
       media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
@@ -89,6 +90,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       dataDir: join(dir, 'state'),
       publicUrl: 'https://parley.example.com',
       logLevel: 'warn',
+      logFormat: 'pretty',
       defaultChannel: 'sandbox',
       serviceTag: 'acme',
       bodyLimitBytes: 4096,
@@ -137,6 +139,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
   it('errors name the field: bounds, enums, patterns', () => {
     invalid({ port: 70000 }, 'config.port must be <= 65535');
     invalid({ logLevel: 'loud' }, 'config.logLevel must be one of "fatal", "error", "warn", "info", "debug", "trace", "silent"');
+    invalid({ logFormat: 'colour' }, 'config.logFormat must be one of "auto", "json", "pretty"');
     invalid({ publicBodies: { timeoutMs: 50 } }, 'config.publicBodies.timeoutMs must be >= 100');
     invalid({ publicBodies: { maxBufferedBytes: 'lots' } }, 'config.publicBodies.maxBufferedBytes must be integer');
     invalid({ publicUrl: 'ftp://x' }, 'config.publicUrl must match pattern "^https?://"');
@@ -198,6 +201,9 @@ describe('loadConfig environment overrides', () => {
     assert.equal(config.host, '::1');
     assert.equal(config.logLevel, 'debug');
     assert.equal(config.publicUrl, 'https://env.example.com');
+    assert.equal(loadConfig({ ...configFile({ logFormat: 'pretty' }), PARLEY_LOG_FORMAT: 'json' }).logFormat, 'json', 'PARLEY_LOG_FORMAT wins over the file');
+    assert.equal(loadConfig({ ...configFile({ logFormat: 'json' }), PARLEY_LOG_FORMAT: 'pretty' }).logFormat, 'pretty');
+    assert.throws(() => loadConfig({ PARLEY_LOG_FORMAT: 'colour' }), { message: 'PARLEY_LOG_FORMAT must be one of auto, json, pretty' });
   });
 
   it('without the variables the file values stay', () => {

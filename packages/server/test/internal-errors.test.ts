@@ -72,4 +72,16 @@ describe('a handler throwing a non-Parley error', () => {
       ['GET', '/faulty/boom', 500], ['POST', '/:key/instance', 500], ['POST', '/:key/instance/pairing-code', 500],
     ]);
   });
+
+  it('logs an expected 503 by its code and message without a stack: the cluster\'s routine ones at info, others at warn', async () => {
+    assert.equal((await call('GET', '/faulty/moving')).status, 503);
+    assert.equal((await call('GET', '/faulty/unavailable')).status, 503);
+    const refusals = () => lines.map((l) => JSON.parse(l) as Record<string, any>).filter((l) => l.msg === 'request failed');
+    // Callers without credentials: the second line of the kind comes within a second (folded).
+    for (let i = 0; i < 60 && refusals().length < 2; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.deepEqual(refusals().map(({ level, code, error, route, err }) => ({ level, code, error, route, err })), [
+      { level: 30, code: 'instance_moving', error: 'instance x is owned by another cluster node or moving between nodes; retry', route: '/faulty/moving', err: undefined },
+      { level: 40, code: 'service_unavailable', error: 'sqlite commit failed: SQLITE_FULL', route: '/faulty/unavailable', err: undefined },
+    ]);
+  });
 });

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { redactPath, REDACTED_PATHS, unmatchedPath } from '../src/logging/logger.js';
+import { redactPath, REDACTED_PATHS, resolveLogFormat, unmatchedPath } from '../src/logging/logger.js';
 import { captureLogger } from './support.js';
+
+describe('resolveLogFormat', () => {
+  it('auto is pretty on a terminal and JSON otherwise; json and pretty hold either way', () => {
+    assert.equal(resolveLogFormat('auto', true), 'pretty');
+    assert.equal(resolveLogFormat('auto', false), 'json');
+    assert.equal(resolveLogFormat('auto', undefined), 'json');
+    assert.equal(resolveLogFormat('json', true), 'json');
+    assert.equal(resolveLogFormat('pretty', false), 'pretty');
+  });
+});
 
 describe('redactPath', () => {
   const known = (segment: string) => ['admin', 'docs', 'healthz', 'sandbox'].includes(segment);

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { ClaimPump, type Clock, type Delivery, type DeliveryOutcome, type Logger, type Storage } from '@parley/core';
+import { ClaimPump, describeError, type Clock, type Delivery, type DeliveryOutcome, type Logger, type Storage } from '@parley/core';
 import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { WebhookOptions } from './webhook-options.js';
@@ -8,8 +8,6 @@ import type { WebhookOptions } from './webhook-options.js';
 const BLOCKED_RECHECK_MS = 1_000;
 /** Time kept at the end of a lease to book a batch's outcomes (ms). */
 const LEASE_MARGIN_MS = 1_000;
-/** After a storage error the worker tries again this much later (ms). */
-const STORAGE_RETRY_MS = 1_000;
 
 /** What the worker needs. */
 export interface DeliveryWorkerDeps {
@@ -50,9 +48,9 @@ export class DeliveryWorker {
    */
   private abort = new AbortController();
   /** Claim rounds; wake-ups of one event-loop turn share one: finding lane heads is the queue's costliest call. */
-  private readonly pump = new ClaimPump(() => this.round(), (error) => {
-    this.deps.logger.error({ err: error }, 'delivery queue unavailable; retrying');
-    return STORAGE_RETRY_MS;
+  private readonly pump = new ClaimPump(() => this.round(), {
+    failed: (error, run) => this.deps.logger.error({ error: describeError(error), ...run }, 'delivery queue unavailable; retrying with backoff'),
+    recovered: (run) => this.deps.logger.info(run, 'delivery queue available again'),
   });
 
   constructor(private readonly deps: DeliveryWorkerDeps) {}

@@ -61,7 +61,8 @@ export class BaileysAdapter implements ChannelAdapter {
   private readonly connection: ConnectionManager;
 
   constructor(context: ChannelContext, deps: BaileysAdapterDeps) {
-    const logger = context.logger.child({ channel: 'whatsapp' });
+    // The host's logger names the instance and the channel already; binding `channel` again wrote it twice on every line.
+    const logger = context.logger;
     const health = new HealthMonitor(deps.options.health, context.emit, deps.now);
     const labels = new LabelStore(context.storage.state, context.instanceId);
     const stored = storedMessages(context);

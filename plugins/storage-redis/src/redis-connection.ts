@@ -132,10 +132,15 @@ export class RedisConnection {
   }
 
   /** Answers whether Redis responds to PING now. */
-  async ping(): Promise<StorageHealth> {
+  /**
+   * Readiness: one small write (`key`, expiring in a minute), not a PING: a Redis that answers but
+   * refuses writes (`OOM` at `maxmemory` with `noeviction`, `MISCONF` after a failed snapshot,
+   * `READONLY` on a replica) is not ready, and the refusal is the reason.
+   */
+  async probe(key: string): Promise<StorageHealth> {
     if (!this.client) return { ready: false, detail: 'not connected' };
     if (!this.client.isReady) return { ready: false, detail: `redis at ${this.target} is unreachable; reconnecting` };
-    return probeStorageHealth(() => this.run((client) => client.ping()));
+    return probeStorageHealth(() => this.run((client) => client.set(key, String(Date.now()), { PX: 60_000 })));
   }
 
   /** Closes the connection, waiting (at most `commandTimeoutMs`) for answers in flight. Idempotent. */

@@ -1,6 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import {
-  blockedMs, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
+  blockedMs, redactUrlCredentials, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
   type StorageSignals,
 } from '@parley/core';
 import { ClusterKeys } from './cluster/cluster-keys.js';
@@ -31,6 +31,7 @@ import { RedisStateRepository } from './repositories/state.redis.js';
  */
 export class RedisStorage implements Storage {
   readonly name = 'redis';
+  readonly location: string;
   readonly instances: RedisInstanceRepository;
   readonly messages: RedisMessageRepository;
   readonly chats: RedisChatRepository;
@@ -53,6 +54,7 @@ export class RedisStorage implements Storage {
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
+    this.location = `${redactUrlCredentials(resolved.url)} (keys ${resolved.keyPrefix}*)`;
     this.pubsub = new RedisSignals(this.connection, resolved.keyPrefix);
     this.instances = new RedisInstanceRepository(this.connection, keys);
     // One set of guesses for the documents updated by compare-and-set (records, chats, contacts).
@@ -110,8 +112,9 @@ export class RedisStorage implements Storage {
     return this.clusterStore;
   }
 
+  /** Ready when Redis takes a write (see {@link RedisConnection.probe}). */
   health(): Promise<StorageHealth> {
-    return this.connection.ping();
+    return this.connection.probe(`${this.keyPrefix}health-probe`);
   }
 
   async close(): Promise<void> {

@@ -1,9 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { privateExistingFile, privateFile, PRIVATE_DIR_MODE, ServiceUnavailableError } from '@parley/core';
+import { privateExistingFile, privateFile, PRIVATE_DIR_MODE, ServiceUnavailableError, type StorageHealth } from '@parley/core';
 import { BackgroundCheckpointer } from './background-checkpointer.js';
+import { corruptionAdvice } from './integrity-check.js';
 import { migrate } from './migrations.js';
+import { isCorruption, SqliteHealth, sqliteCode, type ProbeResult, type SqliteHealthEvents } from './sqlite-health.js';
 
 /** Bind parameters and rows as the repositories use them. */
 export type Params = Record<string, unknown> | unknown[];
@@ -45,7 +47,17 @@ export interface SqliteDatabaseOptions {
   onCheckpointError: (message: string) => void;
   /** Told which existing files of the database were readable by others and are now 0600. */
   onPermissionsTightened: (files: string[]) => void;
+  /** Told when writes start failing, work again, or the file is found damaged. */
+  health: SqliteHealthEvents;
 }
+
+/**
+ * The probe of {@link SqliteHealth} writes this much (64 pages), in a row it deletes again: room for
+ * it means room for a batch, not only for what a full disk's WAL file has left.
+ */
+const WRITE_PROBE_BYTES = 256 << 10;
+const WRITE_PROBE = "INSERT OR REPLACE INTO state (namespace, id, value) VALUES ('parley.sqlite', 'write-probe', zeroblob(?))";
+const WRITE_PROBE_DONE = "DELETE FROM state WHERE namespace = 'parley.sqlite' AND id = 'write-probe'";
 
 /** The writes of one event-loop turn, committed together. */
 interface Batch {
@@ -71,14 +83,20 @@ export class SqliteDatabase {
   private db: Database.Database | null = null;
   private readonly statements = new Map<string, Database.Statement<unknown[], Row>>();
   private batch: Batch | null = null;
+  /** The end of the last batch (rejected when its commit failed). */
+  private lastDone: Promise<void> = Promise.resolve();
   private readonly beforeCommitHooks = new Set<() => void>();
+  private readonly discardListeners = new Set<() => void>();
   private checkpointer: BackgroundCheckpointer | null = null;
   private writes = 0;
+  private readonly health: SqliteHealth;
 
   constructor(
     readonly file: string,
     private readonly options: SqliteDatabaseOptions,
-  ) {}
+  ) {
+    this.health = new SqliteHealth(options.health, () => this.probeWrite());
+  }
 
   get isOpen(): boolean {
     return this.db !== null;
@@ -108,8 +126,15 @@ export class SqliteDatabase {
       this.db = db;
       return this.schemaVersion();
     } catch (err) {
+      const code = sqliteCode(err);
+      if (isCorruption(code)) throw new ServiceUnavailableError(`${corruptionAdvice(this.file)} (${code}: ${(err as Error).message})`);
       throw unavailable(err, `cannot open sqlite database ${this.file}`);
     }
+  }
+
+  /** The file was found damaged after it opened (the integrity check): the store is not ready from now on. */
+  damaged(detail: string): void {
+    this.health.damaged(detail);
   }
 
   /**
@@ -126,6 +151,7 @@ export class SqliteDatabase {
 
   /** Commits what is pending, stops the background checkpoints and closes the file. */
   async close(): Promise<void> {
+    this.health.stop();
     const checkpointer = this.checkpointer;
     this.checkpointer = null;
     await checkpointer?.stop();
@@ -133,6 +159,35 @@ export class SqliteDatabase {
     this.statements.clear();
     this.db?.close();
     this.db = null;
+  }
+
+  /** Readiness: not ready while the file is damaged or writes fail (see {@link SqliteHealth}). */
+  check(): StorageHealth {
+    return this.health.check(() => this.get('SELECT 1 AS ok'));
+  }
+
+  /**
+   * One probe write in transactions of its own, between batches only (synchronous, so no other write
+   * joins it): a probe that fails must not take anyone's writes down with it.
+   */
+  private probeWrite(): ProbeResult {
+    const db = this.db;
+    if (!db || this.batch) return 'skipped';
+    try {
+      for (const [sql, params] of [[WRITE_PROBE, [WRITE_PROBE_BYTES]], [WRITE_PROBE_DONE, []]] as const) {
+        db.exec('BEGIN IMMEDIATE');
+        this.statement(sql).run(...params);
+        db.exec('COMMIT');
+      }
+      return 'wrote';
+    } catch {
+      try {
+        if (db.inTransaction) db.exec('ROLLBACK');
+      } catch {
+        // SQLite ended the transaction itself; nothing is left to undo.
+      }
+      return 'failed';
+    }
   }
 
   schemaVersion(): number {
@@ -193,8 +248,11 @@ export class SqliteDatabase {
         this.statement('RELEASE op').run();
         return result;
       } catch (err) {
-        this.statement('ROLLBACK TO op').run();
-        this.statement('RELEASE op').run();
+        // SQLite may have rolled the whole transaction back itself (disk full, I/O error): no savepoint is left.
+        if (db.inTransaction) {
+          this.statement('ROLLBACK TO op').run();
+          this.statement('RELEASE op').run();
+        }
         throw err;
       }
     });
@@ -202,11 +260,14 @@ export class SqliteDatabase {
 
   /**
    * Like {@link SqliteDatabase.transaction}, then commits the turn's batch at once: for leases that
-   * other connections (processes) must see before this turn ends.
+   * other connections (processes) must see before this turn ends. Throws when that commit fails: the
+   * batch was rolled back, `work`'s writes with it, and an answer built on them would be a lie (a
+   * lease that is not held). Every other write of the batch fails with it, through {@link flush}.
    */
   transactionNow<T>(work: () => T): T {
     const result = this.transaction(work);
-    this.commitBatch();
+    const failure = this.commitBatch();
+    if (failure) throw failure.error;
     return result;
   }
 
@@ -219,9 +280,21 @@ export class SqliteDatabase {
     this.beforeCommitHooks.add(hook);
   }
 
-  /** Resolves when every write made so far is committed (rejects when that commit failed). */
+  /**
+   * Registers `listener`, told whenever a batch is rolled back instead of committed: what a
+   * repository keeps in memory for its batch's commit (counters, sends not written yet) goes with it.
+   */
+  onDiscard(listener: () => void): void {
+    this.discardListeners.add(listener);
+  }
+
+  /**
+   * Resolves when every write made so far is committed (rejects when that commit failed). Between
+   * batches it answers how the last one ended: a write whose batch another caller committed early
+   * ({@link transactionNow}) and saw fail is a failure for its own caller's flush too.
+   */
   flush(): Promise<void> {
-    return this.batch?.done ?? Promise.resolve();
+    return this.batch?.done ?? this.lastDone;
   }
 
   private beginBatch(db: Database.Database): void {
@@ -237,12 +310,14 @@ export class SqliteDatabase {
     // A failed commit is reported to whoever awaits flush(); nobody awaiting it is not an error.
     done.catch(() => undefined);
     this.batch = { done, resolve, reject };
+    this.lastDone = done;
     setImmediate(() => this.commitBatch());
   }
 
-  private commitBatch(): void {
+  /** Commits the batch; answers the failure (also given to whoever awaits {@link flush}) when it did not. */
+  private commitBatch(): { error: unknown } | undefined {
     const batch = this.batch;
-    if (!batch) return;
+    if (!batch) return undefined;
     try {
       // The hooks write into this batch, so it stays the current one while they run.
       for (const hook of this.beforeCommitHooks) hook();
@@ -250,16 +325,25 @@ export class SqliteDatabase {
       this.batch = null;
       this.db?.exec('COMMIT');
       batch.resolve();
+      return undefined;
     } catch (err) {
-      this.beforeCommitHooks.clear();
-      this.batch = null;
-      try {
-        this.db?.exec('ROLLBACK');
-      } catch {
-        // The transaction is already gone; the commit error below is what matters.
-      }
-      batch.reject(unavailable(err, 'sqlite commit failed'));
+      this.health.failed(err);
+      return this.abandonBatch(batch, unavailable(err, 'sqlite commit failed'));
     }
+  }
+
+  /** Rolls `batch` back (unless SQLite already did) and fails everyone awaiting it. */
+  private abandonBatch(batch: Batch, error: unknown): { error: unknown } {
+    this.beforeCommitHooks.clear();
+    for (const listener of this.discardListeners) listener();
+    if (this.batch === batch) this.batch = null;
+    try {
+      if (this.db?.inTransaction) this.db.exec('ROLLBACK');
+    } catch {
+      // The transaction is already gone; the failure below is what matters.
+    }
+    batch.reject(error);
+    return { error };
   }
 
   /** Hands checkpoints to a worker thread; the writer's own automatic checkpoint becomes the backstop. */
@@ -284,16 +368,25 @@ export class SqliteDatabase {
     try {
       return work(db);
     } catch (err) {
-      throw unavailable(err, 'sqlite storage unavailable');
+      this.health.failed(err);
+      const error = unavailable(err, 'sqlite storage unavailable');
+      // A failed statement after which no transaction is open: SQLite rolled the whole batch back
+      // (as it may on a full disk or an I/O error), so every write of it so far is lost and its
+      // callers must hear it, not a commit of whatever comes next.
+      if (this.batch && !db.inTransaction) this.abandonBatch(this.batch, error);
+      throw error;
     }
   }
 }
 
-/** Maps an unreachable-store error onto ServiceUnavailableError; anything else passes through. */
+/**
+ * Maps an unreachable-store error or a damaged file onto ServiceUnavailableError (the store cannot
+ * serve, and readiness says why); anything else passes through.
+ */
 function unavailable(err: unknown, message: string): unknown {
-  if (err instanceof Database.SqliteError && UNAVAILABLE.test(err.code)) {
-    return new ServiceUnavailableError(`${message}: ${err.code}`);
-  }
+  const code = sqliteCode(err);
+  if (code !== undefined && UNAVAILABLE.test(code)) return new ServiceUnavailableError(`${message}: ${code}`);
+  if (isCorruption(code)) return new ServiceUnavailableError(`sqlite database file is damaged: ${code}`);
   return err;
 }
 

@@ -8,6 +8,8 @@ export interface SqliteStoragePluginOptions {
   path?: string;
   /** Checkpoint the WAL from a worker thread instead of inside commits (default true). */
   backgroundCheckpoints?: boolean;
+  /** Check the whole file for damage (`PRAGMA quick_check`) at start (default true). */
+  integrityCheck?: boolean;
 }
 
 /** The embedded SQLite storage back end. */
@@ -16,10 +18,11 @@ export default defineStoragePlugin<SqliteStoragePluginOptions>({
   optionsSchema: {
     type: 'object',
     additionalProperties: false,
-    properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
+    properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' }, integrityCheck: { type: 'boolean' } },
   },
   create: ({ options, host, logger, clock }) => new SqliteStorage({
     file: options.path ?? join(host.dataDir, 'parley.db'),
     logger: logger.child({ storage: 'sqlite' }), backgroundCheckpoints: options.backgroundCheckpoints, clock,
+    integrityCheck: options.integrityCheck,
   }),
 });

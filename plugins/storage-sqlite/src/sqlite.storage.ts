@@ -1,4 +1,5 @@
-import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
+import { ServiceUnavailableError, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
+import { checkIntegrity, corruptionAdvice, INTEGRITY_WAIT_MS } from './integrity-check.js';
 import { SqliteAuthStateRepository } from './repositories/auth-state.repository.js';
 import { SqliteDeliveryQueue } from './repositories/delivery-queue.js';
 import { SqliteEventLog } from './repositories/event-log.js';
@@ -20,6 +21,8 @@ export interface SqliteStorageOptions {
   backgroundCheckpoints?: boolean;
   /** Dates dead letters and redeliveries (default the system clock; the plugin passes the server's). */
   clock?: Clock;
+  /** Check the whole file with `PRAGMA quick_check` at `init` (default true). */
+  integrityCheck?: boolean;
 }
 
 /**
@@ -29,6 +32,10 @@ export interface SqliteStorageOptions {
 export class SqliteStorage implements Storage {
   readonly name = 'sqlite';
   readonly file: string;
+  /** The database file. */
+  get location(): string {
+    return this.file;
+  }
   /** Whether a worker thread checkpoints the WAL (see SqliteDatabaseOptions). */
   readonly backgroundCheckpoints: boolean;
   readonly instances: SqliteInstanceRepository;
@@ -44,15 +51,22 @@ export class SqliteStorage implements Storage {
   readonly idempotency: SqliteIdempotencyStore;
   private readonly db: SqliteDatabase;
   private readonly logger: Logger | undefined;
+  private readonly integrityCheck: boolean;
 
   constructor(options: SqliteStorageOptions) {
     this.file = options.file;
     this.backgroundCheckpoints = options.backgroundCheckpoints ?? true;
     this.logger = options.logger;
+    this.integrityCheck = options.integrityCheck ?? true;
     this.db = new SqliteDatabase(options.file, {
       backgroundCheckpoints: this.backgroundCheckpoints,
       onCheckpointError: (message) => this.logger?.warn({ file: this.file, error: message }, 'sqlite background checkpoint failed'),
       onPermissionsTightened: (files) => this.logger?.warn({ files }, 'sqlite files were readable by other users: permissions tightened to 0600'),
+      health: {
+        cannotWrite: (detail) => this.logger?.error({ file: this.file, error: detail }, 'sqlite storage cannot write (disk full or failing?): writes answer 503 and /readyz is not ready until a probe write succeeds'),
+        canWriteAgain: (failedForMs) => this.logger?.info({ file: this.file, failedForMs }, 'sqlite storage writes again'),
+        corrupt: (detail) => this.logger?.error({ file: this.file, error: detail }, corruptionAdvice(this.file)),
+      },
     });
     this.instances = new SqliteInstanceRepository(this.db);
     this.messages = new SqliteMessageRepository(this.db);
@@ -67,14 +81,36 @@ export class SqliteStorage implements Storage {
     this.idempotency = new SqliteIdempotencyStore(this.db);
   }
 
+  /**
+   * Opens (a file damaged in its header is refused here, naming it), then checks the whole file with
+   * `PRAGMA quick_check` (see {@link checkIntegrity}): damage found within {@link INTEGRITY_WAIT_MS}
+   * refuses the start, found later makes the store not ready.
+   */
   async init(): Promise<void> {
     const schemaVersion = this.db.open();
+    if (this.integrityCheck) await this.checkIntegrity();
     this.logger?.info({ file: this.file, schemaVersion }, 'sqlite storage open');
+  }
+
+  private async checkIntegrity(): Promise<void> {
+    const result = await checkIntegrity(this.file);
+    if ('pending' in result) {
+      this.logger?.info({ file: this.file, waitedMs: INTEGRITY_WAIT_MS }, 'sqlite integrity check goes on in the background');
+      void result.pending.then((late) => {
+        if (late.ok) this.logger?.info({ file: this.file, ...(late.skipped ? { skipped: late.skipped } : {}) }, 'sqlite integrity check done');
+        else this.db.damaged(late.detail);
+      });
+    } else if (!result.ok) {
+      await this.db.close();
+      throw new ServiceUnavailableError(`${corruptionAdvice(this.file)} (quick_check: ${result.detail})`);
+    } else if (result.skipped) {
+      this.logger?.warn({ file: this.file, error: result.skipped }, 'sqlite integrity check could not run');
+    }
   }
 
   async health(): Promise<StorageHealth> {
     if (!this.db.isOpen) return { ready: false, detail: 'sqlite storage is not open' };
-    return probeStorageHealth(() => this.db.get('SELECT 1 AS ok'));
+    return this.db.check();
   }
 
   flush(): Promise<void> {

@@ -25,12 +25,13 @@ async function register(options: { path?: string; backgroundCheckpoints?: boolea
 }
 
 describe('@parley/storage-sqlite manifest', () => {
-  it('declares a storage plugin with the options path and backgroundCheckpoints', () => {
+  it('declares a storage plugin with the options path, backgroundCheckpoints and integrityCheck', () => {
     assert.equal(plugin.name, '@parley/storage-sqlite');
     assert.equal(plugin.kind, 'storage');
     assert.equal(plugin.coreVersion, '^0.1.0');
     assert.deepEqual(plugin.optionsSchema, {
-      type: 'object', additionalProperties: false, properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' } },
+      type: 'object', additionalProperties: false,
+      properties: { path: { type: 'string', minLength: 1 }, backgroundCheckpoints: { type: 'boolean' }, integrityCheck: { type: 'boolean' } },
     });
   });
 

@@ -46,7 +46,7 @@ export interface ChannelContext {
    */
   settled?(): Promise<void>;
   storage: Storage;
-  /** Logger bound to the instance id. */
+  /** Logger bound to the instance id and the channel (`instance`, `channel`): an adapter binds neither again (pino would write them twice). */
   logger: Logger;
 }
 

@@ -37,6 +37,11 @@ export interface Storage {
   readonly events: EventLog;
   /** The durable outbound send queue (issue 16). */
   readonly outbound: OutboundQueue;
+  /**
+   * Optional: where the data lives, for the start-up banner and operators: a file path, or a URL
+   * without its credentials (and the key prefix). Never holds a secret.
+   */
+  readonly location?: string;
   /** Connects and migrates. Called once by the server before anything else. */
   init(): Promise<void>;
   health(): Promise<StorageHealth>;

@@ -23,13 +23,37 @@ export interface ClaimRound<T> {
   sawDue?(due: number | null, claimedAt: number): void;
 }
 
+/** The wait before retrying after a failed claim round (ms); each further failure in a row doubles it… */
+export const CLAIM_RETRY_FIRST_MS = 1_000;
+/** …up to this (ms): a store that comes back is used again within half a minute. */
+export const CLAIM_RETRY_MAX_MS = 30_000;
+/** A run of failed rounds is told at its first failure, then at most once per this period (ms). */
+export const CLAIM_FAILURE_LOG_MS = 60_000;
+
+/** The wait after the `failures`-th failed claim round in a row (1 s, 2 s, 4 s, … 30 s). */
+export function claimRetryMs(failures: number): number {
+  return Math.min(CLAIM_RETRY_FIRST_MS * 2 ** Math.max(0, Math.min(failures - 1, 30)), CLAIM_RETRY_MAX_MS);
+}
+
+/** What a {@link ClaimPump} tells its worker's log about failed rounds. */
+export interface ClaimPumpReports {
+  /**
+   * Rounds failed (the store is unreachable or cannot commit): the latest error, the failures in a
+   * row so far, the `rounds` failed since the last such line, and the wait before the next try.
+   */
+  failed(error: unknown, run: { failures: number; rounds: number; retryInMs: number }): void;
+  /** A round succeeded after `failures` failed in a row over `failedForMs`. */
+  recovered(run: { failures: number; failedForMs: number }): void;
+}
+
 /**
  * The wake-up machinery of a worker that claims leased work from a durable queue in rounds (the
  * webhook delivery worker, the outbound send worker). A {@link ClaimPump.wake} asks for a round at the
  * end of the current event-loop turn, so the wake-ups of one turn (a burst of enqueues, attempts that
  * ended together) share one claim; a round that answers true, or a wake during a round, runs another;
  * a timer ({@link ClaimPump.arm}) wakes it at the queue's next due time; a round that throws arms a
- * retry after the delay `onError` answers.
+ * retry after {@link claimRetryMs} (a bounded exponential backoff, reset by a round that succeeds).
+ * Nothing is claimed while rounds fail, so a store that cannot record leases sends nothing twice.
  */
 export class ClaimPump {
   private running = false;
@@ -40,13 +64,20 @@ export class ClaimPump {
   /** When the armed timer fires, on `performance.now()`'s scale (the timer's own); Infinity when none is armed. */
   private timerAt = Infinity;
 
+  /** Failed rounds in a row, when the first of them failed, and the rounds failed since the last line. */
+  private failures = 0;
+  private failingSince = 0;
+  private unreported = 0;
+  private reportedAt = -Infinity;
+
   /**
    * @param round - one claim round; answers true when it filled every free slot (claim again at once).
-   * @param onError - told of a failed round (the store is unreachable); answers when to try again (ms).
+   * @param reports - where failed rounds (the store unreachable, or failing to commit) and the recovery
+   *   are told: at most one failure line per {@link CLAIM_FAILURE_LOG_MS}, not one per round.
    */
   constructor(
     private readonly round: () => Promise<boolean>,
-    private readonly onError: (error: unknown) => number,
+    private readonly reports: ClaimPumpReports,
   ) {}
 
   get isRunning(): boolean {
@@ -145,10 +176,33 @@ export class ClaimPump {
       while (this.again && this.running) {
         this.again = false;
         if (await this.round()) this.again = true;
+        this.recovered();
       }
     } catch (error) {
       this.again = false;
-      this.arm(this.onError(error));
+      this.arm(this.failed(error));
     }
+  }
+
+  /** Counts a failed round, tells it when a line is due, and answers the wait before the next. */
+  private failed(error: unknown): number {
+    const now = performance.now();
+    if (this.failures++ === 0) this.failingSince = now;
+    this.unreported++;
+    const retryInMs = claimRetryMs(this.failures);
+    if (now - this.reportedAt >= CLAIM_FAILURE_LOG_MS || this.failures === 1) {
+      this.reports.failed(error, { failures: this.failures, rounds: this.unreported, retryInMs });
+      this.reportedAt = now;
+      this.unreported = 0;
+    }
+    return retryInMs;
+  }
+
+  private recovered(): void {
+    if (this.failures === 0) return;
+    this.reports.recovered({ failures: this.failures, failedForMs: Math.round(performance.now() - this.failingSince) });
+    this.failures = 0;
+    this.unreported = 0;
+    this.reportedAt = -Infinity;
   }
 }

@@ -22,7 +22,8 @@ export function printBanner(server: ParleyServer, url: string, out: BannerOutput
     'dir' in dashboard ? `  Dashboard  ${base}${DASHBOARD_PATH}/` : `  Dashboard  not served: ${dashboard.missing}`,
     `  Docs       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Health     ${base}/healthz   ready: ${base}/readyz`,
-    `  Storage    ${storage.name}   data dir: ${config.dataDir}`,
+    `  Storage    ${storage.name}${storage.location ? ` ${storage.location}` : ''}   data dir: ${config.dataDir}`,
+    ...clusterLines(server),
     `  Channels   ${[...drivers.keys()].join(', ')}   (default: ${config.defaultChannel})`,
     `  Webhooks   formats ${[...formats.keys()].join(', ')}${host.allowPrivateUrls ? '   private URLs ALLOWED' : ''}`,
     token.kind === 'env'
@@ -35,4 +36,18 @@ export function printBanner(server: ParleyServer, url: string, out: BannerOutput
     '',
   ];
   out.write(`${lines.join('\n')}\n`);
+}
+
+/**
+ * A cluster node says so: its id and address, the store the nodes coordinate through, and the live
+ * peers it saw when it joined (the dashboard's cluster page shows them as they change).
+ */
+function clusterLines(server: ParleyServer): string[] {
+  const { cluster, storage } = server.context;
+  if (!cluster) return [];
+  const peers = cluster.nodes().filter((node) => node.alive && node.id !== cluster.id);
+  return [
+    `  Cluster    node ${cluster.id} at ${cluster.info.address}, coordinated through ${storage.name}${storage.location ? ` ${storage.location}` : ''}`,
+    `             peers: ${peers.length === 0 ? 'none alive yet' : peers.map((peer) => `${peer.id} ${peer.address}`).join(', ')}`,
+  ];
 }

@@ -103,7 +103,7 @@ export class ParleyServer {
   /** Builds everything; nothing listens yet. Throws on bad plugins or unreachable storage. */
   static async create(options: ServerOptions): Promise<ParleyServer> {
     const { config } = options;
-    const logger = options.logger ?? (createLogger({ level: config.logLevel }) as unknown as Logger);
+    const logger = options.logger ?? (createLogger({ level: config.logLevel, format: config.logFormat }) as unknown as Logger);
     const clock = options.clock ?? systemClock;
     // The data directory holds keys, sessions and the admin token: only its owner may enter it.
     const dataDirMode = privateDir(config.dataDir);

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { isParleyError } from '@parley/core';
 import { ConfigError, loadConfig } from '../config/config.js';
 import { PluginError } from '../plugins/plugin-host.js';
 import { unsupportedNode } from '../node-version.js';
@@ -47,7 +48,7 @@ async function start(): Promise<void> {
  * Runs the server as this process's whole job (`npm start`, `parley start`): configuration from the
  * environment and `PARLEY_CONFIG`, the start-up banner on stdout, a graceful stop on SIGTERM/SIGINT
  * (exit 0; a second signal exits 1 at once, unless it came within {@link REPEAT_WINDOW_MS} of the first). A start-up failure is printed to stderr — a config or
- * plugin error as one line naming the field — and exits 1. Resolves once the server listens.
+ * plugin error as one line naming the field, a Parley error (a damaged database file) as one line with its message — and exits 1. Resolves once the server listens.
  */
 export async function runServerProcess(): Promise<void> {
   try {
@@ -55,6 +56,9 @@ export async function runServerProcess(): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginError) {
       console.error(`parley: ${err.message}`);
+    } else if (isParleyError(err)) {
+      // A refusal that says what is wrong and what to do (a damaged database file): its message is the point, not a stack.
+      console.error(`parley: start-up failed: ${err.message}`);
     } else {
       console.error('parley: start-up failed:', err);
     }

@@ -13,6 +13,7 @@ export const configSchema = {
     dataDir: { type: 'string', minLength: 1 },
     publicUrl: { type: 'string', pattern: '^https?://' },
     logLevel: { enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    logFormat: { enum: ['auto', 'json', 'pretty'], description: 'auto: pretty-printed on a terminal, JSON otherwise' },
     defaultChannel: { type: 'string', minLength: 1 },
     serviceTag: { type: 'string', minLength: 1, maxLength: 64 },
     bodyLimitBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },

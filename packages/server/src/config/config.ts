@@ -4,6 +4,7 @@ import { DEFAULT_MEDIA_LIMITS, type MediaLimits } from '@parley/core';
 import { Ajv } from 'ajv';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { ClusterConfigError, resolveClusterConfig, type ClusterConfig } from './cluster-config.js';
+import type { LogFormat } from '../logging/logger.js';
 import { ConfigError } from './config-error.js';
 import { configSchema } from './config.schema.js';
 import { restoreConfig, type RestoreConfig } from './restore-config.js';
@@ -22,6 +23,8 @@ export interface ParleyConfig {
   /** Public base URL, for links in webhooks (media URLs). Defaults to `http://localhost:<port>`. */
   publicUrl?: string;
   logLevel: string;
+  /** Log lines as JSON, pretty-printed, or `auto`: pretty on a terminal, JSON otherwise (`PARLEY_LOG_FORMAT`). */
+  logFormat: LogFormat;
   /** Main-channel driver of instances created without `channel`. */
   defaultChannel: string;
   /** Meta-format `object` constant. */
@@ -151,6 +154,13 @@ function envFlag(value: string | undefined): boolean | undefined {
   return ['1', 'true', 'yes', 'on'].includes(value.toLowerCase());
 }
 
+/** `PARLEY_LOG_FORMAT`: `auto`, `json` or `pretty`. */
+function logFormatOf(value: string | undefined): LogFormat | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'auto' || value === 'json' || value === 'pretty') return value;
+  throw new ConfigError('PARLEY_LOG_FORMAT must be one of auto, json, pretty');
+}
+
 function metricsConfig(token: string | undefined): MetricsConfig {
   if (token === undefined) return {};
   if (token.length < 16) throw new ConfigError('PARLEY_METRICS_TOKEN (metrics.token) must be at least 16 characters');
@@ -160,7 +170,7 @@ function metricsConfig(token: string | undefined): MetricsConfig {
 /**
  * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
- * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_RATE_LIMIT_FAILURES`,
+ * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_LOG_FORMAT`, `PARLEY_RATE_LIMIT_FAILURES`,
  * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
  * `PARLEY_NODE_ID`, `PARLEY_ADVERTISE_URL`, `PARLEY_CLUSTER_SECRET`, `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`,
  * `PARLEY_RESTORE_PER_SECOND`).
@@ -198,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     dataDir,
     publicUrl: env.PARLEY_PUBLIC_URL || f.publicUrl,
     logLevel: env.LOG_LEVEL || f.logLevel || 'info',
+    logFormat: logFormatOf(env.PARLEY_LOG_FORMAT) ?? f.logFormat ?? 'auto',
     defaultChannel: f.defaultChannel ?? 'whatsapp',
     serviceTag: f.serviceTag ?? 'parley',
     bodyLimitBytes: f.bodyLimitBytes ?? 1024 * 1024,

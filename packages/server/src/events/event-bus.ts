@@ -1,5 +1,5 @@
 import {
-  KeyedSerialQueue, newUlid, withBoundedRetry, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
+  CLAIM_FAILURE_LOG_MS, describeError, KeyedSerialQueue, LogThrottle, newUlid, withBoundedRetry, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -74,6 +74,8 @@ export class EventBus {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly durable: (() => Promise<void>) | undefined;
+  /** Commits that fail fail for every batch while storage cannot write (a full disk): a line a minute, not one per batch. */
+  private readonly uncommitted = new LogThrottle(CLAIM_FAILURE_LOG_MS);
 
   /**
    * Built over the registry whose adapters publish into it, with every subscriber, in the order
@@ -241,7 +243,9 @@ export class EventBus {
       };
       if (this.durable) {
         void this.durable().then(settle, (err: unknown) => {
-          this.logger.error({ err, event: batch[0]!.event.id, events: batch.length }, 'the writes of handled events did not commit; told to watchers anyway');
+          const event = batch[0]!.event.id;
+          this.uncommitted.note((batches) => this.logger.error({ error: describeError(err), event, events: batch.length, batches },
+            'the writes of handled events did not commit; told to watchers anyway'));
           settle();
         });
       } else settle();

@@ -21,21 +21,29 @@ export function sendError(res: Response, status: number, code: string, message: 
  */
 export const UNAUTHENTICATED_LOG_MS = 1000;
 
+/** 503 codes of a healthy cluster at work: a client's retry (or the forwarding node's) succeeds. */
+const ROUTINE_503 = new Set(['instance_moving', 'shutting_down']);
+
 /**
  * Maps express body-parser failures and Parley errors to JSON; anything else is a 500 without internals.
- * Server errors are logged with the error; for a caller that proved no key or token, at most once a
- * second per message, `requests` counting those the line stands for.
+ * Server errors are logged with the error (a 503 at warn with its code and message, no stack; the
+ * cluster's routine ones at info); for a caller that proved no key or token, at most once a second per
+ * message, `requests` counting those the line stands for.
  */
 export function errorHandler(logger: Logger) {
   const throttles = { 'request failed': new LogThrottle(UNAUTHENTICATED_LOG_MS), 'unhandled error': new LogThrottle(UNAUTHENTICATED_LOG_MS) };
-  const logError = (req: Request, line: Record<string, unknown>, msg: keyof typeof throttles): void => {
-    if ((req as MatchedRequest).parleyAuthenticated) return logger.error(line, msg);
-    throttles[msg].note((requests) => logger.error({ ...line, requests }, msg));
+  const logError = (req: Request, line: Record<string, unknown>, msg: keyof typeof throttles, level: 'info' | 'warn' | 'error' = 'error'): void => {
+    if ((req as MatchedRequest).parleyAuthenticated) return logger[level](line, msg);
+    throttles[msg].note((requests) => logger[level]({ ...line, requests }, msg));
   };
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
-      if (err.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
+      const route = (req as MatchedRequest).parleyRoute;
+      // A 503 says "not now" (another node owns the instance, shutting down, storage cannot serve):
+      // expected, told by its code and message without a stack; the cluster's own at info.
+      if (err.status === 503) logError(req, { code: err.code, error: err.message, method: req.method, route }, 'request failed', ROUTINE_503.has(err.code) ? 'info' : 'warn');
+      else if (err.status >= 500) logError(req, { err, method: req.method, route }, 'request failed');
       const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
       if (err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       sendError(res, err.status, err.code, err.message, err.details);

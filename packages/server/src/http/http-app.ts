@@ -101,7 +101,7 @@ export function createHttpApp(options: HttpAppOptions): {
 } {
   const { routes, logger, metrics } = options;
   // Per level: a flood of 400s does not fold a 503 away.
-  const unauthenticated = { info: new LogThrottle(UNAUTHENTICATED_LOG_MS), error: new LogThrottle(UNAUTHENTICATED_LOG_MS) };
+  const unauthenticated = { info: new LogThrottle(UNAUTHENTICATED_LOG_MS), warn: new LogThrottle(UNAUTHENTICATED_LOG_MS), error: new LogThrottle(UNAUTHENTICATED_LOG_MS) };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -178,7 +178,7 @@ export function createHttpApp(options: HttpAppOptions): {
       // Successful calls are debug-level: at gateway volumes an info line per send costs throughput. So
       // are failed lookups (401, 404, 429): a flood of them must not flood the log (the failure
       // limiter warns once when it blocks an address).
-      const level = res.statusCode >= 500 ? 'error' : res.statusCode >= 400 && !QUIET_FAILURES.has(res.statusCode) ? 'info' : 'debug';
+      const level = res.statusCode === 503 ? 'warn' : res.statusCode >= 500 ? 'error' : res.statusCode >= 400 && !QUIET_FAILURES.has(res.statusCode) ? 'info' : 'debug';
       if (level === 'debug' || (req as MatchedRequest).parleyAuthenticated) logger[level](line, 'request');
       // Other failures of callers without credentials (a public route's 400 or 403, a malformed path, 503
       // while shutting down): one line a second per level, `requests` counting those it stands for (the

@@ -1,4 +1,5 @@
 import { pino, type Logger as PinoLogger } from 'pino';
+import pretty from 'pino-pretty';
 
 /**
  * Paths redacted from every log line. Instance keys, admin tokens, webhook secrets, link tokens and
@@ -11,15 +12,40 @@ export const REDACTED_PATHS = [
   'req.headers.authorization', 'req.headers.cookie', 'headers.authorization',
 ];
 
+/** How log lines are written: JSON, or pretty-printed for a person; `auto` picks by the output. */
+export type LogFormat = 'auto' | 'json' | 'pretty';
+
+/**
+ * The format `auto` stands for: pretty on a terminal (a person reads it), JSON otherwise (a pipe or a
+ * file usually feeds a log collector, which wants one JSON object a line).
+ */
+export function resolveLogFormat(format: LogFormat, isTTY: boolean | undefined): 'json' | 'pretty' {
+  if (format !== 'auto') return format;
+  return isTTY ? 'pretty' : 'json';
+}
+
 /** Options of the root logger. */
 export interface LoggerOptions {
   level?: string;
+  /** `auto` (default): pretty when the destination (stdout) is a terminal, JSON otherwise. */
+  format?: LogFormat;
   /** Write target; defaults to stdout. Tests pass a stream to inspect lines. */
   destination?: NodeJS.WritableStream;
 }
 
-/** Creates the root pino logger with Parley's redaction rules. */
+/**
+ * Creates the root pino logger with Parley's redaction rules. Pretty lines come from pino-pretty in
+ * this thread, written synchronously (a line logged just before the process exits is not lost),
+ * coloured unless `NO_COLOR` is set or the output is not a terminal.
+ */
 export function createLogger(options: LoggerOptions = {}): PinoLogger {
+  const destination = options.destination ?? process.stdout;
+  const isTTY = (destination as Partial<NodeJS.WriteStream>).isTTY === true;
+  const format = resolveLogFormat(options.format ?? 'auto', isTTY);
+  const stream = format === 'json' ? destination : pretty({
+    destination, sync: true, colorize: isTTY && !process.env.NO_COLOR,
+    translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service',
+  });
   return pino(
     {
       level: options.level ?? process.env.LOG_LEVEL ?? 'info',
@@ -27,7 +53,7 @@ export function createLogger(options: LoggerOptions = {}): PinoLogger {
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       timestamp: pino.stdTimeFunctions.isoTime,
     },
-    options.destination ?? process.stdout,
+    stream,
   );
 }
 

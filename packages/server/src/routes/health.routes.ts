@@ -16,8 +16,9 @@ export function healthRoutes(ctx: ServerContext, isShuttingDown: () => boolean):
     }),
     defineRoute({
       method: 'get', path: '/readyz', operationId: 'readyz', tag, auth: 'public',
-      summary: 'Readiness: storage reachable and not shutting down (503 otherwise)',
-      description: 'An event sink whose broker is unreachable does not make the server unready (its events stay queued in the outbox): `sinks` reports each one.',
+      summary: 'Readiness: storage reachable and writing, and not shutting down (503 otherwise)',
+      description: 'A 503 says why: storage unreachable, unable to write (a full disk: until a probe write succeeds again), or its database file damaged. '
+        + 'An event sink whose broker is unreachable does not make the server unready (its events stay queued in the outbox): `sinks` reports each one.',
       response: dataResponse(s.object({
         status: s.string(), storage: s.string(),
         sinks: s.anyObject({ additionalProperties: s.object({ ready: s.boolean(), detail: s.string() }, ['ready']), description: 'Each configured event sink by name: whether it can publish now, and why not' }),

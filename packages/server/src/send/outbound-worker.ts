@@ -1,4 +1,4 @@
-import { ClaimPump, jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import { ClaimPump, describeError, jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -63,9 +63,9 @@ export class OutboundWorker {
   /** The last round found due sends it could not claim (held by leases, such as sends going out inline). */
   private blocked = false;
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly pump = new ClaimPump(() => this.round(), (err) => {
-    this.deps.logger.error({ err }, 'outbound queue unavailable; retrying');
-    return this.deps.options.recheckMs;
+  private readonly pump = new ClaimPump(() => this.round(), {
+    failed: (err, run) => this.deps.logger.error({ error: describeError(err), ...run }, 'outbound queue unavailable; retrying with backoff'),
+    recovered: (run) => this.deps.logger.info(run, 'outbound queue available again'),
   });
 
   constructor(private readonly deps: OutboundWorkerDeps) {}

@@ -66,6 +66,7 @@ class RoutedResources<T extends { id: string }> implements ResourceRepository<T>
 export class InstanceDataRouter implements Storage {
   private readonly attachments = new Attachments();
   readonly name: string;
+  readonly location?: string;
   readonly instances: InstanceRepository;
   readonly messages: MessageRepository;
   readonly chats: ChatRepository;
@@ -82,6 +83,7 @@ export class InstanceDataRouter implements Storage {
 
   constructor(private readonly base: Storage) {
     this.name = base.name;
+    if (base.location !== undefined) this.location = base.location;
     this.instances = base.instances;
     this.media = base.media;
     this.authState = base.authState;

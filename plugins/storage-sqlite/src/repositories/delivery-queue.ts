@@ -98,7 +98,10 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     this.pendingStats.clear();
   };
 
-  constructor(private readonly db: SqliteDatabase, private readonly log: SqliteEventLog, private readonly clock: Clock) {}
+  constructor(private readonly db: SqliteDatabase, private readonly log: SqliteEventLog, private readonly clock: Clock) {
+    // Counts of acks and fails a rolled-back batch undid would otherwise be written by the next one.
+    db.onDiscard(() => this.pendingStats.clear());
+  }
 
   /**
    * One transaction for the deliveries and the event-log entries (the log's own append joins it), so

@@ -86,7 +86,16 @@ export class SqliteOutboundQueue implements OutboundQueue {
   private readonly emptyInBatch = new Map<string, number>();
   private readonly forgetBatch = (): void => this.emptyInBatch.clear();
 
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase) {
+    // A rolled-back batch takes its size changes, its unwritten sends (their requests fail with it)
+    // and what it learned of empty instances along.
+    db.onDiscard(() => {
+      this.pendingCounts.clear();
+      this.unwritten.clear();
+      this.unwrittenLanes.clear();
+      this.emptyInBatch.clear();
+    });
+  }
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     const key = `${item.instance}\n${item.id}`;
@@ -113,16 +122,19 @@ export class SqliteOutboundQueue implements OutboundQueue {
   /**
    * Selects and leases in one transaction of the turn's batch, which holds the write lock from its
    * BEGIN IMMEDIATE: another connection's claim waits for the commit and then sees the leases, so two
-   * claimers never share a head. Not committed at once: a crash before the commit loses only leases
-   * whose sends' records are lost too, so those sends are claimed again either way.
+   * claimers never share a head. Answered once the batch committed (sharing the turn's commit): a
+   * failed commit (disk full) rolled the leases back, and sending on a lease that is not held would
+   * let the next claim send the same message again.
    */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
     this.writeUnwritten();
-    return this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
+    const claimed = this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
       this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
       this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
       return toOutbound({ ...row, lease_until: now + leaseMs });
     }));
+    if (claimed.length > 0) await this.db.flush();
+    return claimed;
   }
 
   async complete(instance: string, id: string): Promise<void> {

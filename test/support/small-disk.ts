@@ -1,0 +1,64 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * A small tmpfs of the test's own, to run storage on a disk that really fills up (ENOSPC, which
+ * SQLite answers SQLITE_FULL): mounted in a fresh temporary directory, filled and emptied by a filler
+ * file, and always unmounted by {@link SmallDisk.remove}. Mounting needs root (CI runs as root on
+ * Debian); {@link SmallDisk.mount} answers why not otherwise, for the test to skip with.
+ */
+export class SmallDisk {
+  private readonly filler: string;
+
+  private constructor(readonly dir: string) {
+    this.filler = join(dir, 'filler');
+  }
+
+  /** Mounts a tmpfs of `sizeBytes`; answers the reason instead when this process may not mount. */
+  static mount(sizeBytes: number): SmallDisk | string {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-small-disk-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${sizeBytes},mode=0700`, 'tmpfs', dir], { stdio: 'pipe' });
+      return new SmallDisk(dir);
+    } catch (err) {
+      rmSync(dir, { recursive: true, force: true });
+      return `cannot mount a tmpfs (needs root): ${(err as Error).message.split('\n')[0]}`;
+    }
+  }
+
+  /** Takes every free byte with the filler file (down to single bytes: tmpfs allocates by page). */
+  fill(): void {
+    const fd = openSync(this.filler, 'a');
+    try {
+      for (let chunk = 1 << 20; chunk >= 1; chunk >>= 1) {
+        const bytes = Buffer.alloc(chunk, 0x5a);
+        for (;;) {
+          try {
+            writeSync(fd, bytes);
+          } catch (err) {
+            if ((err as NodeJS.ErrnoException).code === 'ENOSPC') break;
+            throw err;
+          }
+        }
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Gives the filler's space back. */
+  free(): void {
+    rmSync(this.filler, { force: true });
+  }
+
+  /** Unmounts (lazily, should a file still be open) and removes the directory. */
+  remove(): void {
+    try {
+      execFileSync('umount', ['-l', this.dir], { stdio: 'pipe' });
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+}
