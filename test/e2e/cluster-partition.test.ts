@@ -20,13 +20,16 @@ const PARTITIONED_STORAGE = { commandTimeoutMs: 2000, pingIntervalMs: 250 };
 const PARTITIONS = 10;
 /** Longer than a lease: the other nodes take node 3's instances while it is cut off. */
 const PARTITION_MS = 3500;
+/** The nodes' `shutdownTimeoutMs` (the default). */
+const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
  * Three nodes on a private `redis-server`; node 3 reaches it through a TCP proxy that blackholes the
  * link (sockets stay open, every byte is dropped) ten times under send load. Node 3 must stop its
  * instances at their lease deadline although its Redis calls hang, the others take them, and no
  * instance ever has two owners — by fencing tokens and by the sandbox's record of phone links. After
- * each partition node 3 replaces its dead connections and serves again without a restart.
+ * each partition node 3 replaces its dead connections and serves again without a restart; a SIGTERM
+ * with its link blackholed still ends it in time.
  */
 describe('cluster: a node whose Redis link is blackholed', () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-partition-'));
@@ -101,5 +104,15 @@ describe('cluster: a node whose Redis link is blackholed', () => {
       }
     }, 'no phone has two live links at once', 20_000).catch(() => assert.fail(String(last)));
     await untilAllStored(node('n1'), instances, results.accepted, load.peerOf);
+  });
+
+  it('SIGTERM while its Redis link is blackholed: the node exits 0 within shutdownTimeoutMs', { timeout: 60_000 }, async () => {
+    await twoOnNode3();
+    proxy.blackhole();
+    const started = performance.now();
+    const exit = await node('n3').stop('SIGTERM');
+    const tookMs = performance.now() - started;
+    assert.equal(exit, 0, node('n3').lines.slice(-5).join('\n'));
+    assert.ok(tookMs < SHUTDOWN_TIMEOUT_MS, `exited after ${Math.round(tookMs)} ms`);
   });
 });

@@ -50,7 +50,7 @@ export class SandboxLinks {
 
   constructor(private readonly storage: Storage, private readonly clock: Clock, private readonly logger: Logger) {}
 
-  /** Records a link opening (before the phone goes online) and prunes the phone's oldest closed links. */
+  /** Records a link opening (before the phone goes online) and prunes the phone's oldest closed links in the background. */
   async opened(number: string, instanceId: string): Promise<void> {
     const namespace = linksNamespace(number);
     const link: SandboxLink = { instanceId, process: this.process, pid: process.pid, openedAt: this.clock.now() };
@@ -64,6 +64,11 @@ export class SandboxLinks {
       throw err;
     }
     this.open.set(number, { id, link });
+    // Housekeeping, not awaited: it must neither delay the phone going online nor fail it (its link would then never be closed).
+    this.prune(namespace).catch((err: unknown) => this.logger.warn({ err, number }, 'old sandbox link records not pruned; pruned at the next link'));
+  }
+
+  private async prune(namespace: string): Promise<void> {
     const closed = (await this.storage.state.list<SandboxLink>(namespace)).filter((d) => d.value.closedAt !== undefined);
     await Promise.all(closed.slice(0, Math.max(0, closed.length - KEPT_LINKS)).map((d) => this.storage.state.delete(namespace, d.id)));
   }

@@ -158,14 +158,7 @@ export class RedisConnection {
     const client = this.client;
     if (!client) throw new ServiceUnavailableError('redis storage is not connected');
     if (!client.isReady) throw new ServiceUnavailableError(`redis at ${this.target} is unreachable; reconnecting`);
-    let timer: NodeJS.Timeout | undefined;
     const sentAt = performance.now();
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        if (client === this.client) this.watch.timedOut(sentAt);
-        reject(new ServiceUnavailableError(`redis at ${this.target} did not answer within ${this.options.commandTimeoutMs} ms`));
-      }, this.options.commandTimeoutMs);
-    });
     const answered = operation(client).then((value) => {
       this.watch.heard();
       return value;
@@ -173,12 +166,30 @@ export class RedisConnection {
       if (err instanceof ErrorReply) this.watch.heard();
       throw err;
     });
+    return this.bounded(answered, () => {
+      if (client === this.client) this.watch.timedOut(sentAt);
+    });
+  }
+
+  /**
+   * Settles with `pending`, or fails with ServiceUnavailableError after `commandTimeoutMs` (calling
+   * `late` first); any failure is translated to this connection's failure model.
+   */
+  async bounded<T>(pending: Promise<T>, late?: () => void): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        late?.();
+        reject(new ServiceUnavailableError(`redis at ${this.target} did not answer within ${this.options.commandTimeoutMs} ms`));
+      }, this.options.commandTimeoutMs);
+    });
     try {
-      return await Promise.race([answered, timeout]);
+      return await Promise.race([pending, timeout]);
     } catch (err) {
       throw this.translate(err);
     } finally {
       clearTimeout(timer);
+      pending.catch(() => undefined);
     }
   }
 

@@ -39,11 +39,12 @@ export class RedisSignals implements StorageSignals {
     });
     const channel = this.channel(topic);
     const heard: Listener = (message) => listener(message);
-    await this.client!.subscribe(channel, heard);
+    await this.connection.bounded(this.client!.subscribe(channel, heard));
     (this.listeners.get(channel) ?? this.listeners.set(channel, new Set()).get(channel)!).add(heard);
     return async () => {
       this.listeners.get(channel)?.delete(heard);
-      if (this.client?.isReady) await this.client.unsubscribe(channel, heard);
+      // A connection that fails meanwhile takes its subscriptions with it (and a replacement subscribes the listeners left).
+      if (this.client?.isReady) await this.connection.bounded(this.client.unsubscribe(channel, heard)).catch(() => undefined);
     };
   }
 
