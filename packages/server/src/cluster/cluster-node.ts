@@ -282,9 +282,12 @@ export class ClusterNode {
     const lost = new Set(renewed);
     this.leases.renewed(leases, lost, sentAt);
     this.armDeadline();
-    for (const instance of lost) this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
-    if (lost.size > 0) this.observer.leasesLost('lost', lost.size);
-    await this.giveUp(leases.filter((l) => lost.has(l.instance)));
+    // Those given up meanwhile (the deadline timer, a hand-over) are stopping already, and counted there.
+    const running = new Set(this.leases.all().map((l) => `${l.instance}\0${l.token}`));
+    const stop = leases.filter((l) => lost.has(l.instance) && running.has(`${l.instance}\0${l.token}`));
+    for (const l of stop) this.logger.warn({ instance: l.instance }, 'lease lost to another node; instance stopped on this node');
+    if (stop.length > 0) this.observer.leasesLost('lost', stop.length);
+    await this.giveUp(stop);
   }
 
   /** A loop call's answer, or undefined (logged) when it failed or got none within `renewIntervalMs`. */
