@@ -51,10 +51,9 @@ describe('cluster: a node whose Redis link is blackholed', () => {
     await storage.init();
     for (const id of ['n1', 'n2', 'n3']) {
       const redisUrl = id === 'n3' ? `redis://127.0.0.1:${proxy.port}` : redis.url;
-      const launched = NodeProcess.launch({ id, port: await freePort(), redisUrl, keyPrefix, dir, cluster: TIMING, ...(id === 'n3' ? { storage: PARTITIONED_STORAGE } : {}) });
-      nodes.set(id, launched);
-      await launched.ready();
+      nodes.set(id, NodeProcess.launch({ id, port: await freePort(), redisUrl, keyPrefix, dir, cluster: TIMING, ...(id === 'n3' ? { storage: PARTITIONED_STORAGE } : {}) }));
     }
+    await Promise.all([...nodes.values()].map((n) => n.ready()));
     instances = await createSandboxInstances(node('n1'), [node('n1'), node('n2')], 6, '551197300000');
   });
 
@@ -113,6 +112,8 @@ describe('cluster: a node whose Redis link is blackholed', () => {
     const exit = await node('n3').stop('SIGTERM');
     const tookMs = performance.now() - started;
     assert.equal(exit, 0, node('n3').lines.slice(-5).join('\n'));
-    assert.ok(tookMs < SHUTDOWN_TIMEOUT_MS, `exited after ${Math.round(tookMs)} ms`);
+    const stopping = node('n3').lines.filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as { time: string; msg: string })
+      .filter((l, i, all) => i >= all.findIndex((x) => x.msg === 'shutting down')).map((l) => `${l.time.slice(11)} ${l.msg}`);
+    assert.ok(tookMs < SHUTDOWN_TIMEOUT_MS, `exited after ${Math.round(tookMs)} ms:\n${stopping.join('\n')}`);
   });
 });
