@@ -169,7 +169,8 @@ export class SandboxNetwork {
     this.online.set(phone.number, phone);
     this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');
-    this.recheck ??= setInterval(() => this.recheckInboxes(), this.options.inboxRecheckMs).unref();
+    // Only a network that spans processes has wake-ups to lose.
+    if (this.relay) this.recheck ??= setInterval(() => this.recheckInboxes(), this.options.inboxRecheckMs).unref();
     await this.drain(phone);
   }
 

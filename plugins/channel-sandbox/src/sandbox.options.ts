@@ -15,8 +15,9 @@ export interface SandboxOptions {
   /** At least this many ms between two mobile registration code requests of one phone. */
   mobileCodeIntervalMs: number;
   /**
-   * Every online phone's inbox is read again this often (ms), so a packet whose wake-up was lost (its
-   * sender's process lost Redis, or died, right after writing it) still arrives.
+   * On a network that spans processes (a storage with signals), every online phone's inbox is read
+   * again this often (ms), so a packet whose wake-up was lost (its sender's process lost Redis, or
+   * died, right after writing it) still arrives.
    */
   inboxRecheckMs: number;
 }
