@@ -65,7 +65,12 @@ describe('graceful shutdown', () => {
     const answer = await inFlight;
     assert.equal(answer.status, 200, JSON.stringify(answer.body));
     assert.equal(answer.body.data.imageProfile, `${t.server.context.host.publicUrl}/${alice.key}/instance/profile/picture`);
-    await closing;
+    // Its kept-alive connection is closed once answered: the stop does not wait for it until shutdownTimeoutMs.
+    const limitMs = t.server.context.config.shutdownTimeoutMs;
+    let timer: NodeJS.Timeout | undefined;
+    const first = await Promise.race([closing.then(() => 'closed'), new Promise((r) => (timer = setTimeout(() => r('held'), limitMs / 2)))]);
+    clearTimeout(timer);
+    assert.equal(first, 'closed', `the stop waited for the answered request's connection (shutdownTimeoutMs ${limitMs})`);
     assert.equal(closed, true);
     // The completed request's effect was stored before storage closed.
     await assert.rejects(fetch(`${t.url}/healthz`));

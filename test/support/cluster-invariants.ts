@@ -132,3 +132,35 @@ export async function watchNodeListing(via: NodeProcess, id: string, timeoutMs: 
   }
   return listing;
 }
+
+/** A log line's time as Unix ms (the nodes log ISO strings or epoch numbers). */
+function loggedAt(line: Record<string, any>): number {
+  return typeof line.time === 'number' ? line.time : Date.parse(line.time as string);
+}
+
+/**
+ * Asserts from the nodes' logs that no instance had two owners at once, by fencing tokens: the takes
+ * of each instance, in the order they happened on any node, have strictly increasing tokens, and every
+ * lease a node stopped at its deadline (renewals unanswered) was stopped there before the next token
+ * of that instance was taken anywhere. Answers how many such deadline stops were checked.
+ */
+export function assertDeadlineStopsBeforeTakes(nodes: NodeProcess[], instances: string[]): number {
+  const takes = nodes.flatMap((n) => n.logs('instance lease taken').map((l) => ({ node: n.id, instance: l.instance as string, token: l.fencingToken as number, at: loggedAt(l) })));
+  const stops = nodes.flatMap((n) => n.logs('lease could not be renewed in time; instance stopped on this node')
+    .map((l) => ({ node: n.id, instance: l.instance as string, token: l.fencingToken as number, at: loggedAt(l) })));
+  for (const instance of instances) {
+    const mine = takes.filter((t) => t.instance === instance).sort((a, b) => a.at - b.at);
+    for (let i = 1; i < mine.length; i++) {
+      assert.ok(mine[i]!.token > mine[i - 1]!.token, `${instance}: tokens of successive takes increase: ${mine.map((t) => `${t.node}:${t.token}`).join(', ')}`);
+    }
+  }
+  const checked = stops.filter((s) => instances.includes(s.instance));
+  for (const stop of checked) {
+    const next = takes.filter((t) => t.instance === stop.instance && t.token > stop.token).sort((a, b) => a.token - b.token)[0];
+    if (next) {
+      assert.ok(next.at >= stop.at, `${stop.instance}: ${stop.node} stopped token ${stop.token} at ${new Date(stop.at).toISOString()}, `
+        + `${next.at - stop.at} ms after ${next.node} took token ${next.token} (two owners at once)`);
+    }
+  }
+  return checked.length;
+}

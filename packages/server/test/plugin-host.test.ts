@@ -81,6 +81,10 @@ describe('plugin host: bad options name the plugin and the field', () => {
       'plugin @parley/channel-sandbox: invalid options: options.autoScanMs must be >= 0');
     await refused([memory, { package: '@parley/channel-sandbox', options: { latencyMs: '5' } }],
       'plugin @parley/channel-sandbox: invalid options: options.latencyMs must be integer');
+    await refused([memory, { package: '@parley/channel-sandbox', options: { inboxRecheckMs: 50 } }],
+      'plugin @parley/channel-sandbox: invalid options: options.inboxRecheckMs must be >= 1000');
+    await refused([memory, { package: '@parley/storage-redis', options: { pingIntervalMs: 50 } }],
+      'plugin @parley/storage-redis: invalid options: options.pingIntervalMs must be >= 100');
   });
 
   it('an optionsSchema that does not compile', async () => {

@@ -1,14 +1,19 @@
 import { createConnection, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 
+/** Reads and throws away what a blackholed socket receives. */
+const drop = (): void => undefined;
+
 /**
  * A loopback TCP proxy in front of a shared service (Redis, RabbitMQ, NATS). Cutting it drops every
  * connection and refuses new ones — an outage as the client sees it — without touching the server
  * others use; {@link reset} drops them with a TCP reset and {@link silence} makes the port a black hole.
+ * The three states of a partition test are {@link pass}, {@link refuse} and {@link blackhole}.
  */
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
   private readonly pairs = new Set<[Socket, Socket]>();
+  private blackholed = false;
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
@@ -24,7 +29,8 @@ export class TcpProxy {
       const pair: [Socket, Socket] = [client, upstream];
       this.pairs.add(pair);
       client.on('close', () => this.pairs.delete(pair));
-      client.pipe(upstream).pipe(client);
+      if (this.blackholed) this.swallow(pair);
+      else client.pipe(upstream).pipe(client);
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -84,6 +90,45 @@ export class TcpProxy {
   /** Forwards again what stalled connections sent and send. */
   resume(): void {
     for (const [client, upstream] of this.pairs) client.pipe(upstream);
+  }
+
+  /**
+   * A link that silently loses everything: open connections stay open and new ones are accepted, but
+   * every byte is dropped both ways (nothing is buffered for later, no FIN, no reset) — a partition
+   * or a firewall that drops packets, as the client sees it. {@link pass} ends it.
+   */
+  blackhole(): void {
+    this.blackholed = true;
+    for (const pair of this.pairs) {
+      pair[0].unpipe(pair[1]);
+      pair[1].unpipe(pair[0]);
+      this.swallow(pair);
+    }
+  }
+
+  /** A link that refuses: every open connection is closed and new ones are refused (nothing listens). {@link pass} ends it. */
+  refuse(): Promise<void> {
+    this.blackholed = false;
+    return this.cut();
+  }
+
+  /**
+   * Forwards again: after {@link refuse}, listens on the same port; after {@link blackhole}, the
+   * connections that stayed open carry bytes again (what was dropped meanwhile is lost for good).
+   */
+  async pass(): Promise<void> {
+    this.blackholed = false;
+    for (const [client, upstream] of this.pairs) {
+      client.off('data', drop);
+      upstream.off('data', drop);
+      client.pipe(upstream).pipe(client);
+    }
+    if (!this.server) await this.start();
+  }
+
+  private swallow(pair: [Socket, Socket]): void {
+    // resume(): an unpiped socket is paused, and would buffer what it receives for later instead of dropping it.
+    for (const socket of pair) socket.on('data', drop).resume();
   }
 
   /** Listens again on the same port (ending a silence: its connections are dropped). */

@@ -5,6 +5,12 @@ import { newUlid, type Clock, type Logger, type Storage } from '@parley/core';
 export const KEPT_LINKS = 20;
 
 /**
+ * Further attempts to record a link closed after the first failed: pauses doubling from 250 ms up to
+ * 5 s (a link that answers again is written within 5 s), for 2 minutes at most.
+ */
+const CLOSE_RETRY = { firstMs: 250, maxMs: 5000, forMs: 120_000 };
+
+/**
  * One link of a phone to the network — what a socket to WhatsApp's servers is for a real account:
  * opened before the phone goes online on a process, closed after it went offline there. A process that
  * dies without going offline (SIGKILL) leaves its link open; it ended when the process did.
@@ -44,23 +50,58 @@ export class SandboxLinks {
 
   constructor(private readonly storage: Storage, private readonly clock: Clock, private readonly logger: Logger) {}
 
-  /** Records a link opening (before the phone goes online) and prunes the phone's oldest closed links. */
+  /** Records a link opening (before the phone goes online) and prunes the phone's oldest closed links in the background. */
   async opened(number: string, instanceId: string): Promise<void> {
     const namespace = linksNamespace(number);
     const link: SandboxLink = { instanceId, process: this.process, pid: process.pid, openedAt: this.clock.now() };
     const id = newUlid(link.openedAt);
-    await this.storage.state.put(namespace, id, link);
+    try {
+      await this.storage.state.put(namespace, id, link);
+    } catch (err) {
+      // Unanswered is not unwritten (the answer may be what was lost): the phone does not go online, so its link is closed now.
+      this.open.set(number, { id, link });
+      await this.closed(number);
+      throw err;
+    }
     this.open.set(number, { id, link });
+    // Housekeeping, not awaited: it must neither delay the phone going online nor fail it (its link would then never be closed).
+    this.prune(namespace).catch((err: unknown) => this.logger.warn({ err, number }, 'old sandbox link records not pruned; pruned at the next link'));
+  }
+
+  private async prune(namespace: string): Promise<void> {
     const closed = (await this.storage.state.list<SandboxLink>(namespace)).filter((d) => d.value.closedAt !== undefined);
     await Promise.all(closed.slice(0, Math.max(0, closed.length - KEPT_LINKS)).map((d) => this.storage.state.delete(namespace, d.id)));
   }
 
-  /** Records the link of a phone that went offline as closed (a failed write is logged: the link then stays open in the record). */
+  /**
+   * Records the link of a phone that went offline as closed, at the time it went offline. A failed
+   * write (storage unreachable: the very outage that may have stopped the phone) is tried again in the
+   * background ({@link CLOSE_RETRY}), and logged if it never succeeds: the link then stays open
+   * in the record. Resolves after the first attempt.
+   */
   async closed(number: string): Promise<void> {
     const open = this.open.get(number);
     if (!open) return;
     this.open.delete(number);
-    await this.storage.state.put(linksNamespace(number), open.id, { ...open.link, closedAt: this.clock.now() })
-      .catch((err: unknown) => this.logger.error({ err, number }, 'sandbox link record not closed'));
+    const closed = { ...open.link, closedAt: this.clock.now() };
+    const write = () => this.storage.state.put(linksNamespace(number), open.id, closed);
+    await write().catch((err: unknown) => {
+      this.logger.warn({ err, number }, 'sandbox link record not closed yet; trying again');
+      void this.retryClose(write, number);
+    });
+  }
+
+  private async retryClose(write: () => Promise<void>, number: string): Promise<void> {
+    const until = performance.now() + CLOSE_RETRY.forMs;
+    let last: unknown;
+    for (let delay = CLOSE_RETRY.firstMs; performance.now() < until; delay = Math.min(delay * 2, CLOSE_RETRY.maxMs)) {
+      await new Promise((resolve) => setTimeout(resolve, delay).unref());
+      try {
+        return await write();
+      } catch (err) {
+        last = err;
+      }
+    }
+    this.logger.error({ err: last, number }, 'sandbox link record not closed');
   }
 }

@@ -1,5 +1,6 @@
 import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
 import { SandboxLinks } from './sandbox-links.js';
+import type { SandboxOptions } from './sandbox.options.js';
 import { SandboxRelay } from './sandbox-relay.js';
 import { groupMemberNumbers } from './sandbox-group-state.js';
 import type { Packet, PresencePacket } from './sandbox-packets.js';
@@ -78,13 +79,17 @@ export class SandboxNetwork {
   private readonly draining = new Map<string, Promise<void>>();
   /** The record of which process had each phone online, and when. */
   private readonly links: SandboxLinks;
+  private readonly latencyMs: number;
+  /** Reads the online phones' inboxes again every `inboxRecheckMs` while any phone is online here. */
+  private recheck?: NodeJS.Timeout;
 
   constructor(
     private readonly storage: Storage,
-    private readonly latencyMs: number,
+    private readonly options: Pick<SandboxOptions, 'latencyMs' | 'inboxRecheckMs'>,
     private readonly logger: Logger,
     private readonly clock: Clock = systemClock,
   ) {
+    this.latencyMs = options.latencyMs;
     this.links = new SandboxLinks(storage, clock, logger);
     const signals = storage.signals?.();
     if (signals) {
@@ -164,7 +169,25 @@ export class SandboxNetwork {
     this.online.set(phone.number, phone);
     this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');
+    // Only a network that spans processes has wake-ups to lose.
+    if (this.relay) this.recheck ??= setInterval(() => this.recheckInboxes(), this.options.inboxRecheckMs).unref();
     await this.drain(phone);
+  }
+
+  /**
+   * A wake-up is a signal, and signals can be lost: the sender's process may lose Redis (or die) right
+   * after writing the packet, before its wake-up is published. Every online phone's inbox is therefore
+   * read again now and then; a read that fails (storage unreachable) waits for the next round.
+   */
+  private recheckInboxes(): void {
+    if (this.online.size === 0) {
+      clearInterval(this.recheck);
+      this.recheck = undefined;
+      return;
+    }
+    for (const phone of this.online.values()) {
+      if (!this.draining.has(phone.number)) this.drain(phone).catch(() => undefined);
+    }
   }
 
   /**

@@ -110,7 +110,7 @@ export class SandboxDriver implements ChannelDriver {
   }
 
   private networkFor(storage: Storage): SandboxNetwork {
-    this.network ??= new SandboxNetwork(storage, this.deps.options.latencyMs, this.deps.logger, this.deps.clock);
+    this.network ??= new SandboxNetwork(storage, this.deps.options, this.deps.logger, this.deps.clock);
     this.storage ??= storage;
     return this.network;
   }

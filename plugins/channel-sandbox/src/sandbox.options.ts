@@ -14,10 +14,16 @@ export interface SandboxOptions {
   mobileCodeTtlMs: number;
   /** At least this many ms between two mobile registration code requests of one phone. */
   mobileCodeIntervalMs: number;
+  /**
+   * On a network that spans processes (a storage with signals), every online phone's inbox is read
+   * again this often (ms), so a packet whose wake-up was lost (its sender's process lost Redis, or
+   * died, right after writing it) still arrives.
+   */
+  inboxRecheckMs: number;
 }
 
 export const defaultSandboxOptions: SandboxOptions = { autoScanMs: 0, qrRefreshMs: 20_000, maxQrRefreshes: 5, latencyMs: 0, callRingMs: 45_000,
-  mobileCodeTtlMs: 600_000, mobileCodeIntervalMs: 60_000,
+  mobileCodeTtlMs: 600_000, mobileCodeIntervalMs: 60_000, inboxRecheckMs: 5_000,
 };
 
 export const sandboxOptionsSchema = {
@@ -31,5 +37,6 @@ export const sandboxOptionsSchema = {
     callRingMs: { type: 'integer', minimum: 100, maximum: 600000, default: defaultSandboxOptions.callRingMs },
     mobileCodeTtlMs: { type: 'integer', minimum: 100, maximum: 86400000, default: defaultSandboxOptions.mobileCodeTtlMs },
     mobileCodeIntervalMs: { type: 'integer', minimum: 0, maximum: 3600000, default: defaultSandboxOptions.mobileCodeIntervalMs },
+    inboxRecheckMs: { type: 'integer', minimum: 1000, maximum: 3600000, default: defaultSandboxOptions.inboxRecheckMs },
   },
 } as const;

@@ -2,6 +2,7 @@ import { createClient, ErrorReply, type RedisClientType } from 'redis';
 import {
   ParleyError, ServiceUnavailableError, describeError, probeStorageHealth, redactUrlCredentials, type Logger, type StorageHealth,
 } from '@parley/core';
+import { ConnectionWatch } from './connection-watch.js';
 import type { ResolvedRedisOptions } from './redis.options.js';
 
 /** The node-redis client type this back end uses. */
@@ -21,34 +22,25 @@ const TRANSIENT_REPLIES = /^(LOADING|BUSY|MASTERDOWN|TRYAGAIN|READONLY|MISCONF|C
  * One Redis connection with Parley's failure model: commands never wait for a reconnection (the
  * offline queue is disabled), every operation is bounded by `commandTimeoutMs`, and every failure to
  * reach Redis surfaces as {@link ServiceUnavailableError}. The client reconnects by itself with a
- * capped exponential backoff; what Redis persisted stays where it is.
+ * capped exponential backoff; a connection that stopped answering without closing (see
+ * {@link ConnectionWatch}) is replaced by a new one. What Redis persisted stays where it is.
  */
 export class RedisConnection {
   private client: RedisClient | undefined;
   private everReady = false;
   private connected = false;
   private readonly target: string;
+  private readonly watch: ConnectionWatch;
 
   constructor(private readonly options: ResolvedRedisOptions, private readonly logger?: Logger) {
     this.target = redactUrlCredentials(options.url);
+    this.watch = new ConnectionWatch(options.pingIntervalMs, options.commandTimeoutMs, () => this.client, (reason) => this.replace(reason));
   }
 
   /** Connects, retrying `connectAttempts` times; throws ServiceUnavailableError when Redis stays unreachable. */
   async connect(): Promise<void> {
     if (this.client) return;
-    const client = this.newClient();
-    client.on('error', (err: Error) => {
-      // Logged once per outage: the client keeps emitting an error per failed reconnection.
-      if (this.connected) {
-        this.connected = false;
-        this.logger?.warn({ redis: this.target, err: redactUrlCredentials(err.message) }, 'redis connection lost; reconnecting');
-      }
-    });
-    client.on('ready', () => {
-      if (this.everReady && !this.connected) this.logger?.info({ redis: this.target }, 'redis connection restored');
-      this.everReady = true;
-      this.connected = true;
-    });
+    const client = this.open();
     this.client = client;
     try {
       await client.connect();
@@ -58,6 +50,43 @@ export class RedisConnection {
       const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
       throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${describeError(cause)}`);
     }
+    this.watch.start();
+  }
+
+  /** A client with this connection's listeners, not connected yet. */
+  private open(): RedisClient {
+    const client = this.newClient();
+    this.watch.follow(client);
+    client.on('error', (err: Error) => {
+      // Logged once per outage: the client keeps emitting an error per failed reconnection.
+      if (client === this.client && this.connected) {
+        this.connected = false;
+        this.logger?.warn({ redis: this.target, err: redactUrlCredentials(err.message) }, 'redis connection lost; reconnecting');
+      }
+    });
+    client.on('ready', () => {
+      if (client !== this.client) return;
+      if (this.everReady && !this.connected) this.logger?.info({ redis: this.target }, 'redis connection restored');
+      this.everReady = true;
+      this.connected = true;
+    });
+    return client;
+  }
+
+  /**
+   * Replaces a connection that stopped answering: the commands waiting on it fail (503) and a new
+   * connection is opened with the usual reconnect policy; commands fail at once until it is ready.
+   */
+  private replace(reason: string): void {
+    const dead = this.client;
+    if (!dead) return;
+    if (this.connected) this.logger?.warn({ redis: this.target, reason }, 'redis connection stopped answering; opening a new one');
+    this.connected = false;
+    const fresh = this.open();
+    this.client = fresh;
+    if (dead.isOpen) dead.destroy();
+    // Retried by the reconnect policy until it is ready, replaced again, or closed.
+    fresh.connect().catch(() => undefined);
   }
 
   /** A client with this connection's URL and reconnect policy, not connected yet. */
@@ -81,6 +110,18 @@ export class RedisConnection {
    * `onRestored` runs each time it is ready again. Call after {@link connect}.
    */
   async openSubscriber(onRestored: () => void): Promise<RedisClient> {
+    const client = this.subscriberClient(onRestored);
+    try {
+      await client.connect();
+    } catch (err) {
+      if (client.isOpen) client.destroy();
+      throw this.translate(err);
+    }
+    return client;
+  }
+
+  /** A subscriber connection as {@link openSubscriber} opens it, not connected yet. */
+  subscriberClient(onRestored: () => void): RedisClient {
     const client = this.newClient();
     let lost = false;
     client.on('error', (err: Error) => {
@@ -92,13 +133,15 @@ export class RedisConnection {
       lost = false;
       onRestored();
     });
-    try {
-      await client.connect();
-    } catch (err) {
-      if (client.isOpen) client.destroy();
-      throw this.translate(err);
-    }
     return client;
+  }
+
+  /** A {@link ConnectionWatch} with this connection's timing, for a connection of the caller's (the subscriber). */
+  watchOf(client: () => RedisClient | undefined, dead: (reason: string) => void): ConnectionWatch {
+    return new ConnectionWatch(this.options.pingIntervalMs, this.options.commandTimeoutMs, client, (reason) => {
+      this.logger?.warn({ redis: this.target, reason }, 'redis subscriber connection stopped answering; opening a new one');
+      dead(reason);
+    });
   }
 
   /** True while commands can be sent. */
@@ -115,19 +158,38 @@ export class RedisConnection {
     const client = this.client;
     if (!client) throw new ServiceUnavailableError('redis storage is not connected');
     if (!client.isReady) throw new ServiceUnavailableError(`redis at ${this.target} is unreachable; reconnecting`);
+    const sentAt = performance.now();
+    const answered = operation(client).then((value) => {
+      this.watch.heard();
+      return value;
+    }, (err: unknown) => {
+      if (err instanceof ErrorReply) this.watch.heard();
+      throw err;
+    });
+    return this.bounded(answered, () => {
+      if (client === this.client) this.watch.timedOut(sentAt);
+    });
+  }
+
+  /**
+   * Settles with `pending`, or fails with ServiceUnavailableError after `commandTimeoutMs` (calling
+   * `late` first); any failure is translated to this connection's failure model.
+   */
+  async bounded<T>(pending: Promise<T>, late?: () => void): Promise<T> {
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new ServiceUnavailableError(`redis at ${this.target} did not answer within ${this.options.commandTimeoutMs} ms`)),
-        this.options.commandTimeoutMs,
-      );
+      timer = setTimeout(() => {
+        late?.();
+        reject(new ServiceUnavailableError(`redis at ${this.target} did not answer within ${this.options.commandTimeoutMs} ms`));
+      }, this.options.commandTimeoutMs);
     });
     try {
-      return await Promise.race([operation(client), timeout]);
+      return await Promise.race([pending, timeout]);
     } catch (err) {
       throw this.translate(err);
     } finally {
       clearTimeout(timer);
+      pending.catch(() => undefined);
     }
   }
 
@@ -147,6 +209,7 @@ export class RedisConnection {
   async close(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    this.watch.stop();
     this.connected = false;
     if (!client || !client.isOpen) return;
     if (!client.isReady) {

@@ -11,6 +11,11 @@ export interface RedisStorageOptions extends NetworkStorageOptions {
   keyPrefix?: string;
   /** Connection attempts at start-up before `init` gives up. Default 5. */
   connectAttempts?: number;
+  /**
+   * Each connection sends a PING this often (ms). A connection on which a command or a PING waited
+   * `commandTimeoutMs` with nothing heard since it was sent is replaced by a new one. Default 1000.
+   */
+  pingIntervalMs?: number;
 }
 
 /** Options with every default applied. */
@@ -20,6 +25,7 @@ export type ResolvedRedisOptions = Required<RedisStorageOptions>;
 export const redisOptionsSchema = networkStorageOptionsSchema('^rediss?://', {
   keyPrefix: { type: 'string', minLength: 1, maxLength: 100 },
   connectAttempts: { type: 'integer', minimum: 1, maximum: 100 },
+  pingIntervalMs: { type: 'integer', minimum: 100, maximum: 60000 },
 });
 
 /** Applies defaults; `env` supplies `REDIS_URL`. */
@@ -28,5 +34,6 @@ export function resolveRedisOptions(options: RedisStorageOptions = {}, env: Node
     ...resolveNetworkStorageOptions(options, env.REDIS_URL, 'redis://127.0.0.1:6379'),
     keyPrefix: options.keyPrefix ?? 'parley:',
     connectAttempts: options.connectAttempts ?? 5,
+    pingIntervalMs: options.pingIntervalMs ?? 1000,
   };
 }

@@ -43,13 +43,13 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
   after(() => deleteKeys(url, prefix));
 
   /** A storage reaching Redis through a fresh loopback proxy, so a test can cut or stall the link. */
-  const behindProxy = async (commandTimeoutMs: number): Promise<{ proxy: TcpProxy; storage: RedisStorage }> => {
+  const behindProxy = async (commandTimeoutMs: number, pingIntervalMs?: number): Promise<{ proxy: TcpProxy; storage: RedisStorage }> => {
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
     const proxied = new URL(url);
     proxied.hostname = '127.0.0.1';
     proxied.port = String(proxy.port);
-    return { proxy, storage: new RedisStorage({ url: proxied.toString(), keyPrefix: prefix, commandTimeoutMs }) };
+    return { proxy, storage: new RedisStorage({ url: proxied.toString(), keyPrefix: prefix, commandTimeoutMs, ...(pingIntervalMs ? { pingIntervalMs } : {}) }) };
   };
 
   it('reports not ready and rejects operations with 503 during an outage, then reconnects with data intact', { timeout: 30_000 }, async () => {
@@ -108,6 +108,26 @@ describe('@parley/storage-redis when Redis becomes unreachable', () => {
       const unanswered = storage.state.get('outage', 'doc').catch((err: unknown) => err);
       await storage.close();
       assert.ok(await unanswered instanceof ServiceUnavailableError);
+    } finally {
+      await storage.close();
+      await proxy.cut();
+    }
+  });
+
+  it('replaces a connection that went silent (a black hole): not ready meanwhile, answering again once the link is back, although bytes were lost', { timeout: 30_000 }, async () => {
+    const { proxy, storage } = await behindProxy(400, 100);
+    try {
+      await storage.init();
+      await storage.state.put('outage', 'silent', { n: 2 });
+      proxy.blackhole();
+      // Sent into the black hole: neither these nor their answers ever arrive.
+      await assert.rejects(storage.state.get('outage', 'silent'), (err: unknown) => err instanceof ServiceUnavailableError && err.status === 503);
+      assert.equal(await eventually(async () => !(await storage.health()).ready, 100, 50), true, 'health went not ready');
+      await new Promise((r) => setTimeout(r, 1000));
+      await proxy.pass();
+      // The old connection waits for answers that were dropped: only a new one answers again.
+      assert.equal(await eventually(async () => (await storage.health()).ready, 200, 50), true, 'never answered again after the black hole');
+      assert.deepEqual(await storage.state.get('outage', 'silent'), { n: 2 });
     } finally {
       await storage.close();
       await proxy.cut();

@@ -61,4 +61,29 @@ describe('@parley/storage-redis signals (pub/sub among the servers on one Redis 
       await proxy.cut();
     }
   });
+
+  it('a subscribed connection that went silent is replaced: subscriptions come back and onReconnect fires', async () => {
+    const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
+    await proxy.start();
+    try {
+      const prefix = uniquePrefix('signals-blackhole');
+      const silent = new RedisStorage({ url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 400, pingIntervalMs: 100 });
+      await silent.init();
+      stores.push(silent);
+      const direct = await open(prefix);
+      const heard: string[] = [];
+      let restored = 0;
+      await silent.signals().subscribe('t', (m) => heard.push(m));
+      silent.signals().onReconnect(() => restored++);
+      proxy.blackhole();
+      assert.equal(await direct.signals().publish('t', 'dropped'), 1, 'still subscribed as Redis sees it');
+      await new Promise((r) => setTimeout(r, 1000));
+      await proxy.pass();
+      assert.ok(await eventually(async () => restored >= 1, 200), 'onReconnect fired once a new connection subscribed');
+      assert.ok(await eventually(async () => (await direct.signals().publish('t', 'after')) >= 1 && heard.includes('after'), 100));
+      assert.ok(!heard.includes('dropped'));
+    } finally {
+      await proxy.cut();
+    }
+  });
 });

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
@@ -237,8 +237,14 @@ export class ParleyServer {
     const { config, logger } = this.context;
     // Before anything listens: no client resumes into entries past the retention.
     await this.retention.start();
-    this.server = createServer(this.http.app);
-    this.server.keepAliveTimeout = 65_000;
+    const server = createServer(this.http.app);
+    this.server = server;
+    server.keepAliveTimeout = 65_000;
+    // Once closing, a keep-alive connection whose request is answered is closed (Node leaves it open, and
+    // the stop would wait for it until shutdownTimeoutMs).
+    server.on('request', (_req, res: ServerResponse) => res.once('finish', () => {
+      if (!server.listening) setImmediate(() => server.closeIdleConnections());
+    }));
     this.server.on('upgrade', this.upgrade);
     // Before anything listens: an admin stream opened at once gets the other nodes' events.
     await this.cluster?.fanIn?.start();

@@ -45,7 +45,10 @@ export class ClusterNode {
   private nodesCache: NodeRecord[] = [];
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
-  private lastRenew = 0;
+  private renewTimer?: NodeJS.Timeout;
+  private renewing?: Promise<void>;
+  /** Fires at the earliest lease deadline: an instance stops then, whatever Redis calls are pending. */
+  private deadlineTimer?: NodeJS.Timeout;
   private host?: InstanceHost;
   private closing = false;
   /** Orphans seen by earlier scans, with how many scans they have waited. */
@@ -78,16 +81,28 @@ export class ClusterNode {
     this.nodesCache = await this.store.nodes();
   }
 
-  /** Starts the loop (heartbeat, renewals, orphans, moves) with the host that runs instances. */
+  /**
+   * Starts the loops with the host that runs instances: the renewals (heartbeat and leases, every
+   * `renewIntervalMs`) and the scan (orphans, moves, rebalancing, every {@link SCAN_MS}) run apart,
+   * so a scan waiting on a slow Redis never delays a renewal.
+   */
   start(host: InstanceHost): void {
     this.host = host;
-    const loop = () => {
+    const scan = () => {
       this.running = this.scan().catch((err: unknown) => this.logger.warn({ err }, 'cluster scan failed'))
         .finally(() => {
-          if (!this.closing) this.timer = setTimeout(loop, SCAN_MS);
+          if (!this.closing) this.timer = setTimeout(scan, SCAN_MS);
         });
     };
-    loop();
+    const renew = () => {
+      const sentAt = performance.now();
+      this.renewing = this.renew().catch((err: unknown) => this.logger.warn({ err }, 'cluster renewal failed'))
+        .finally(() => {
+          if (!this.closing) this.renewTimer = setTimeout(renew, Math.max(0, sentAt + this.config.renewIntervalMs - performance.now()));
+        });
+    };
+    renew();
+    scan();
   }
 
   /** The nodes as last read (refreshed every scan). */
@@ -115,6 +130,7 @@ export class ClusterNode {
     // Before the lease counts here (requests meanwhile answer 503 instance_moving and are retried).
     await this.host?.takeOver?.(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'taking over the previous owner\'s work failed'));
     this.leases.add(lease, sentAt);
+    this.armDeadline();
     this.info.load = this.leases.size;
     this.observer.leaseTaken();
     this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');
@@ -180,9 +196,11 @@ export class ClusterNode {
     if (this.closing) return;
     this.closing = true;
     clearTimeout(this.timer);
-    await this.running;
+    clearTimeout(this.renewTimer);
+    await Promise.all([this.running, this.renewing]);
     await this.handOver('shutdown').catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
     await this.store.leave(this.info).catch(() => undefined);
+    clearTimeout(this.deadlineTimer);
   }
 
   /**
@@ -195,13 +213,27 @@ export class ClusterNode {
     this.leases.retire(leases.map((l) => l.instance));
     if (graceful) await this.idle(leases.map((l) => l.instance));
     await Promise.allSettled(leases.map((l) => this.host?.stop(l.instance)));
-    for (const l of leases) this.leases.delete(l.instance);
+    for (const l of leases) this.leases.delete(l);
     this.info.load = this.leases.size;
+    this.armDeadline();
+  }
+
+  /**
+   * Arms the deadline timer for the earliest deadline of the leases this node runs. A timer, not a
+   * check between the loop's Redis calls: those wait up to the storage's command time-out each.
+   */
+  private armDeadline(): void {
+    clearTimeout(this.deadlineTimer);
+    const next = this.leases.nextDeadline();
+    if (next === undefined) return;
+    this.deadlineTimer = setTimeout(() => {
+      this.stopExpired().catch((err: unknown) => this.logger.warn({ err }, 'stopping instances past their lease deadline failed'));
+      this.armDeadline();
+    }, Math.max(0, Math.ceil(next - performance.now()))).unref();
   }
 
   private async scan(): Promise<void> {
     await this.stopExpired();
-    if (performance.now() - this.lastRenew >= this.config.renewIntervalMs) await this.renew();
     this.nodesCache = await this.store.nodes();
     await this.pruneDead();
     if (this.info.draining) return;
@@ -234,18 +266,47 @@ export class ClusterNode {
     await this.giveUp(expired);
   }
 
+  /**
+   * Heartbeat and lease renewal, sent together. Each is given up after `renewIntervalMs` (the next
+   * round sends a new one): an unanswered renewal never holds the next one back past the deadline.
+   */
   private async renew(): Promise<void> {
     const sentAt = performance.now();
-    this.lastRenew = sentAt;
-    const ok = await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
-    if (!ok) this.logger.error({ node: this.id }, 'another process took this node id in the registry');
     const leases = this.leases.renewable();
-    if (leases.length === 0) return;
-    const lost = new Set(await this.store.renew(leases, this.config.leaseTtlMs));
+    const [alive, renewed] = await Promise.all([
+      this.bounded(this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()), 'heartbeat'),
+      leases.length > 0 ? this.bounded(this.store.renew(leases, this.config.leaseTtlMs), 'lease renewal') : Promise.resolve([]),
+    ]);
+    if (alive === false) this.logger.error({ node: this.id }, 'another process took this node id in the registry');
+    if (leases.length === 0 || renewed === undefined) return;
+    const lost = new Set(renewed);
     this.leases.renewed(leases, lost, sentAt);
-    for (const instance of lost) this.logger.warn({ instance }, 'lease lost to another node; instance stopped on this node');
-    if (lost.size > 0) this.observer.leasesLost('lost', lost.size);
-    await this.giveUp(leases.filter((l) => lost.has(l.instance)));
+    this.armDeadline();
+    // Those given up meanwhile (the deadline timer, a hand-over) are stopping already, and counted there.
+    const running = new Set(this.leases.all().map((l) => `${l.instance}\0${l.token}`));
+    const stop = leases.filter((l) => lost.has(l.instance) && running.has(`${l.instance}\0${l.token}`));
+    for (const l of stop) this.logger.warn({ instance: l.instance }, 'lease lost to another node; instance stopped on this node');
+    if (stop.length > 0) this.observer.leasesLost('lost', stop.length);
+    await this.giveUp(stop);
+  }
+
+  /** A loop call's answer, or undefined (logged) when it failed or got none within `renewIntervalMs`. */
+  private async bounded<T>(call: Promise<T>, what: string): Promise<T | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<undefined>((resolve) => {
+      timer = setTimeout(() => resolve(undefined), this.config.renewIntervalMs);
+    });
+    try {
+      const answer = await Promise.race([call, late]);
+      if (answer === undefined) this.logger.warn({ what, waitedMs: this.config.renewIntervalMs }, 'cluster call unanswered; sent again next round');
+      return answer;
+    } catch (err) {
+      this.logger.warn({ err, what }, 'cluster call failed; sent again next round');
+      return undefined;
+    } finally {
+      clearTimeout(timer);
+      call.catch(() => undefined);
+    }
   }
 
   /** Instances without a live lease: offered ones, this node's own from an earlier run, and those of dead nodes. */

@@ -75,6 +75,8 @@ export function registryHost(
   outbound?: Pick<OutboundWorker, 'takeOver' | 'wake'>,
 ): InstanceHost {
   const connecting = new Map<string, Promise<void>>();
+  /** Stops under way: the node may take an instance again before its last stop here is over. */
+  const stopping = new Map<string, Promise<void>>();
   return {
     // Sends the previous owner held leased leave now, not when their queue lease expires (docs/queue.md).
     ...(outbound ? {
@@ -84,6 +86,8 @@ export function registryHost(
       },
     } : {}),
     async start(id) {
+      // Loaded before that stop forgot the instance, the start would get the runtime being stopped.
+      await stopping.get(id);
       const record = await storage.instances.get(id);
       if (!record) {
         await node.store.forget(id);
@@ -116,8 +120,17 @@ export function registryHost(
       outbound?.wake();
     },
     async stop(id) {
-      await connecting.get(id);
-      await registry.handOver(id);
+      const stopped = (async () => {
+        await connecting.get(id);
+        await registry.handOver(id);
+      })();
+      const settled = stopped.catch(() => undefined);
+      stopping.set(id, settled);
+      try {
+        await stopped;
+      } finally {
+        if (stopping.get(id) === settled) stopping.delete(id);
+      }
       // Not awaited: appends retried while storage is unreachable must not hold the node's loop back.
       void streams.written().catch(() => undefined).then(() => streams.endInstance(id));
     },

@@ -57,10 +57,19 @@ export class LeaseTable {
     return [...this.held.values()].filter((h) => h.deadline <= now && !h.leaving).map((h) => h.lease);
   }
 
-  delete(instance: string): Lease | undefined {
-    const held = this.held.get(instance);
-    this.held.delete(instance);
-    return held?.lease;
+  /** The earliest deadline of the leases not being handed over (performance.now() time), if any. */
+  nextDeadline(): number | undefined {
+    let next: number | undefined;
+    for (const h of this.held.values()) if (!h.leaving && (next === undefined || h.deadline < next)) next = h.deadline;
+    return next;
+  }
+
+  /**
+   * Forgets a lease given up. Only that lease: the node may have taken the instance again meanwhile (a
+   * stop takes a while), and the new lease, with its greater token, stays.
+   */
+  delete(lease: Lease): void {
+    if (this.held.get(lease.instance)?.lease.token === lease.token) this.held.delete(lease.instance);
   }
 
   /** Leases this node runs (those being handed over left out). */

@@ -36,6 +36,8 @@ export interface NodeOptions {
   plugins?: { package: string; options?: Record<string, unknown> }[];
   /** Merged over the `queue` member of the config. */
   queue?: Record<string, unknown>;
+  /** Merged over the Redis storage plugin's options (`commandTimeoutMs`, `pingIntervalMs`…). */
+  storage?: Record<string, unknown>;
   /** Extra environment (overrides). */
   env?: Record<string, string>;
 }
@@ -76,7 +78,7 @@ export class NodeProcess {
       // ends: short, as the cluster leases of the tests are (docs/queue.md, "In a cluster").
       queue: { leaseMs: 4000, ...options.queue },
       plugins: [
-        { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix } },
+        { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix, ...options.storage } },
         { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
         { package: '@parley/webhook-native' },
         ...(options.plugins ?? []),
