@@ -1,0 +1,97 @@
+import makeWASocket, { Browsers } from '@whiskeysockets/baileys';
+import type { AuthenticationState, ConnectionState, SocketConfig, WAMessage, WAMessageUpdate, WASocket } from '@whiskeysockets/baileys';
+import { memoryAuthState } from '../src/index.js';
+
+/** A logger that drops everything (Baileys logs a lot at info). */
+export const silent: SocketConfig['logger'] = { level: 'silent', child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+/** Baileys' timings shortened so every test stays within seconds. */
+export const FAST: Partial<SocketConfig> = {
+  connectTimeoutMs: 4_000,
+  keepAliveIntervalMs: 1_000,
+  defaultQueryTimeoutMs: 5_000,
+  retryRequestDelayMs: 50,
+  markOnlineOnConnect: false,
+  // No history arrives from the simulator yet (next slice); without this Baileys waits 20 s for it.
+  shouldSyncHistoryMessage: () => false,
+};
+
+/** What one socket emitted. */
+export interface Seen {
+  qrs: string[];
+  updates: Partial<ConnectionState>[];
+  upserts: WAMessage[];
+  messageUpdates: WAMessageUpdate[];
+  closeCode: number | undefined;
+  closeMessage: string | undefined;
+}
+
+/**
+ * The unmodified Baileys socket against the simulator, recording what it emits. `auth` persists across
+ * sockets like a real app's stored session.
+ */
+export class TestClient {
+  readonly auth: AuthenticationState = memoryAuthState();
+  sock: WASocket | undefined;
+  seen: Seen = TestClient.fresh();
+
+  constructor(private readonly url: string, private readonly config: Partial<SocketConfig> = {}) {}
+
+  static fresh(): Seen {
+    return { qrs: [], updates: [], upserts: [], messageUpdates: [], closeCode: undefined, closeMessage: undefined };
+  }
+
+  /** Opens a new socket with the stored credentials (what an app does on start and after a close). */
+  connect(extra: Partial<SocketConfig> = {}): WASocket {
+    this.seen = TestClient.fresh();
+    const seen = this.seen;
+    const sock = makeWASocket({
+      waWebSocketUrl: this.url, auth: this.auth, logger: silent, browser: Browsers.ubuntu('Chrome'), ...FAST, ...this.config, ...extra,
+    });
+    sock.ev.on('connection.update', (update) => {
+      seen.updates.push(update);
+      if (update.qr) seen.qrs.push(update.qr);
+      if (update.connection === 'close') {
+        const error = update.lastDisconnect?.error as (Error & { output?: { statusCode?: number } }) | undefined;
+        seen.closeCode = error?.output?.statusCode;
+        seen.closeMessage = error?.message;
+      }
+    });
+    sock.ev.on('messages.upsert', ({ messages }) => seen.upserts.push(...messages));
+    sock.ev.on('messages.update', (updates) => seen.messageUpdates.push(...updates));
+    this.sock = sock;
+    return sock;
+  }
+
+  get opened(): boolean {
+    return this.seen.updates.some((u) => u.connection === 'open');
+  }
+
+  get closed(): boolean {
+    return this.seen.closeCode !== undefined || this.seen.updates.some((u) => u.connection === 'close');
+  }
+
+  /** Links this client by QR through `scan` (the phone), then reconnects after the 515 restart until open. */
+  async link(scan: (qr: string) => Promise<unknown>): Promise<void> {
+    this.connect();
+    await waitFor(() => this.seen.qrs.length > 0, 'a QR code');
+    await scan(this.seen.qrs[0]!);
+    await waitFor(() => this.closed, 'the restart after pairing');
+    if (this.seen.closeCode !== 515) throw new Error(`expected 515 after pairing, got ${this.seen.closeCode} ${this.seen.closeMessage}`);
+    this.connect();
+    await waitFor(() => this.opened, 'the connection to open after the restart');
+  }
+
+  end(): void {
+    this.sock?.end(undefined);
+  }
+}
+
+/** Polls `check` every 20 ms until it holds, failing after `timeoutMs`. */
+export async function waitFor(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
