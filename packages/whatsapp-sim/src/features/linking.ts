@@ -4,6 +4,7 @@ import { SERVER, stanzaId } from '../network/network.js';
 import type { Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { SimError } from '../network/errors.js';
+import { signatureValid } from '../transport/signatures.js';
 import type { Registration, Registrations } from './registration.js';
 import { endStream } from './login.js';
 
@@ -49,7 +50,7 @@ export async function linkDevice(network: Network, registrations: Registrations,
   const returned = identityNode?.content instanceof Uint8Array ? proto.ADVSignedDeviceIdentity.decode(identityNode.content) : undefined;
   const deviceSignature = returned?.deviceSignature;
   const valid = answer.attrs.type === 'result' && returned && deviceSignature && Buffer.from(returned.details ?? []).equals(details)
-    && Curve.verify(companionIdentity, Buffer.concat([WA_ADV_DEVICE_SIG_PREFIX, details, companionIdentity, phoneIdentity.public]), deviceSignature);
+    && signatureValid(companionIdentity, Buffer.concat([WA_ADV_DEVICE_SIG_PREFIX, details, companionIdentity, phoneIdentity.public]), deviceSignature);
   if (!valid) {
     registrations.remove(connection);
     connection.close();
