@@ -63,6 +63,18 @@ export class TestClient {
     return sock;
   }
 
+  /**
+   * The highest status Baileys reported for a message it sent: a receipt that arrives while the message's
+   * own upsert is still buffered is folded into that upsert instead of a separate messages.update.
+   */
+  statusOf(id: string): number {
+    const statuses = [
+      ...this.seen.upserts.filter((m) => m.key.id === id).map((m) => m.status ?? 0),
+      ...this.seen.messageUpdates.filter((u) => u.key.id === id).map((u) => u.update.status ?? 0),
+    ];
+    return Math.max(0, ...statuses);
+  }
+
   get opened(): boolean {
     return this.seen.updates.some((u) => u.connection === 'open');
   }

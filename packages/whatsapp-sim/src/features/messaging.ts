@@ -19,6 +19,14 @@ export interface SentMessage {
   receipts: Array<{ from: string; type: 'delivery' | 'read'; at: number }>;
 }
 
+/**
+ * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
+ * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
+ * whatsmeow types.ReceiptTypeInactive documents it as a delivery. Retry and peer receipts are not relayed
+ * in this slice.
+ */
+const RELAYED_RECEIPTS: Record<string, 'delivery' | 'read'> = { '': 'delivery', inactive: 'delivery', read: 'read' };
+
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
 
@@ -160,10 +168,10 @@ export class Messaging {
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
-    if (type && type !== 'read' && type !== 'read-self') return;
+    const kind = RELAYED_RECEIPTS[type ?? ''];
     const sender = this.network.accountOf(to);
-    if (!sender || sender === session.account) return;
+    if (!kind || !sender || sender === session.account) return;
     const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
-    this.receiptTo(sender, session.device.jid, ids, type === 'read' ? 'read' : 'delivery');
+    this.receiptTo(sender, session.device.jid, ids, kind);
   }
 }
