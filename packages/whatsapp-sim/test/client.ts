@@ -34,6 +34,9 @@ export class TestClient {
   readonly auth: AuthenticationState = memoryAuthState();
   sock: WASocket | undefined;
   seen: Seen = TestClient.fresh();
+  /** Close codes of every socket this client opened, in order. */
+  readonly closes: Array<number | undefined> = [];
+  private reconnecting = false;
 
   constructor(private readonly url: string, private readonly config: Partial<SocketConfig> = {}) {}
 
@@ -55,6 +58,8 @@ export class TestClient {
         const error = update.lastDisconnect?.error as (Error & { output?: { statusCode?: number } }) | undefined;
         seen.closeCode = error?.output?.statusCode;
         seen.closeMessage = error?.message;
+        this.closes.push(seen.closeCode);
+        if (this.reconnecting) setTimeout(() => this.reconnecting && this.connect(), 100);
       }
     });
     sock.ev.on('messages.upsert', ({ messages }) => seen.upserts.push(...messages));
@@ -92,9 +97,16 @@ export class TestClient {
     if (this.seen.closeCode !== 515) throw new Error(`expected 515 after pairing, got ${this.seen.closeCode} ${this.seen.closeMessage}`);
     this.connect();
     await waitFor(() => this.opened, 'the connection to open after the restart');
+    this.closes.length = 0;
+  }
+
+  /** Like an app: after any close, open a new socket 100 ms later (until `end`). */
+  keepReconnecting(): void {
+    this.reconnecting = true;
   }
 
   end(): void {
+    this.reconnecting = false;
     this.sock?.end(undefined);
   }
 }
