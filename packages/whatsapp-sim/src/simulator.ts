@@ -19,6 +19,7 @@ import { usyncFeature } from './features/usync.js';
 import { Messaging } from './features/messaging.js';
 import type { SentMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
+import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
 import type { OutageMode, OutageView } from './features/outages.js';
 
@@ -68,6 +69,7 @@ export class Simulator {
     this.network.use(accountBasicsFeature(this.network));
     this.network.use(usyncFeature(this.network));
     this.network.use(this.messaging.feature());
+    this.network.use(pairingCodeFeature(this.registrations));
   }
 
   async listen(): Promise<void> {
@@ -110,6 +112,12 @@ export class Simulator {
     return this.getAccount(number).devices.find((d) => d.id === device.id)!;
   }
 
+
+  /** The phone of `number` enters the 8-character code a client shows; resolves once the client is linked. */
+  async enterPairingCode(number: string, code: string): Promise<DeviceView> {
+    const device = await enterPairingCode(this.network, this.registrations, number, code);
+    return this.getAccount(number).devices.find((d) => d.id === device.id)!;
+  }
 
   /** The phone removes a linked device: its socket gets 401 device_removed and it can no longer log in. */
   removeDevice(number: string, deviceId: number): void {

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { proto } from '@whiskeysockets/baileys';
+import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { SERVER, stanzaId } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
@@ -16,6 +17,8 @@ export interface PairingCodeRequest {
   platformDisplay: string;
   /** The server's ref for this request, echoed in later stages. */
   ref: string;
+  /** Set while the phone waits for the client's `companion_finish`. */
+  onFinish?: (finish: BinaryNode) => void;
 }
 
 /** A client that connected without credentials and waits to be linked, by QR or by pairing code. */
