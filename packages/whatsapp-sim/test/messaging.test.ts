@@ -61,4 +61,32 @@ describe('1:1 messages with real Signal between Baileys and simulated phones', (
     assert.equal(sim.simulator.received(friend.number).find((m) => m.id === reply!.key.id)!.text, 'recebi');
     client.end();
   });
+
+  it('copies reach the sender\'s other devices (fromMe) and an offline device gets them at its next login', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987652021' });
+    const friend = sim.simulator.createAccount({ number: '5511987652022' });
+    const laptop = new TestClient(sim.url);
+    await laptop.link((qr) => sim.simulator.scanQr(me.number, qr));
+    const desktop = new TestClient(sim.url);
+    await desktop.link((qr) => sim.simulator.scanQr(me.number, qr));
+    assert.deepEqual(sim.simulator.getAccount(me.number).devices.map((d) => d.id), [1, 2]);
+    const sent = await laptop.sock!.sendMessage(friend.jid, { text: 'de um aparelho' });
+    await waitFor(() => desktop.seen.upserts.some((m) => m.key.id === sent!.key.id), 'the copy on the other device');
+    const copy = desktop.seen.upserts.find((m) => m.key.id === sent!.key.id)!;
+    assert.equal(copy.key.fromMe, true);
+    assert.equal(copy.key.remoteJid, friend.jid);
+    assert.equal(copy.message?.conversation ?? copy.message?.extendedTextMessage?.text, 'de um aparelho');
+    await waitFor(() => sim.simulator.received(friend.number).some((m) => m.id === sent!.key.id), 'the phone to receive');
+    const fromPhone = await sim.simulator.sendText(me.number, friend.number, 'do celular');
+    await waitFor(() => laptop.seen.upserts.some((m) => m.key.id === fromPhone.id), 'the phone\'s own message on the laptop');
+    assert.equal(laptop.seen.upserts.find((m) => m.key.id === fromPhone.id)!.key.fromMe, true);
+    desktop.end();
+    await waitFor(() => desktop.closed, 'the desktop to go offline');
+    const whileAway = await sim.simulator.sendText(friend.number, me.number, 'enquanto fora');
+    desktop.connect();
+    await waitFor(() => desktop.seen.upserts.some((m) => m.key.id === whileAway.id), 'the stored message at the next login');
+    assert.equal(desktop.seen.upserts.find((m) => m.key.id === whileAway.id)!.message?.conversation, 'enquanto fora');
+    laptop.end();
+    desktop.end();
+  });
 });
