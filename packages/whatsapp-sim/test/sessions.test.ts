@@ -78,6 +78,14 @@ describe('sessions of the unmodified Baileys client', () => {
     assert.equal(client.opened, false);
   });
 
+  it('the client logging itself out removes the device', { timeout: 30_000 }, async () => {
+    const { account, client } = await linked();
+    await client.sock!.logout();
+    await waitFor(() => sim.simulator.getAccount(account.number).devices.length === 0, 'the removal');
+    await waitFor(() => client.closed, 'the close');
+    assert.equal(client.seen.closeCode, 401);
+  });
+
   it('certifies its key under its own root only; Baileys rc14 does not check the chain (pinned: this fails once it does)', { timeout: 30_000 }, async () => {
     const { intermediate, leaf } = proto.CertChain.decode(sim.simulator.identity.certificateChain);
     const details = proto.CertChain.NoiseCertificate.Details.decode(intermediate!.details!);
