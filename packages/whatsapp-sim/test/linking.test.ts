@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { Curve } from '@whiskeysockets/baileys';
 import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
 import { TestClient, waitFor } from './client.js';
@@ -36,5 +37,19 @@ describe('QR linking and login with the unmodified Baileys client', () => {
     assert.equal(view.devices.length, 1);
     assert.equal(view.devices[0]!.online, true);
     client.end();
+  });
+
+  it('refuses a client whose device signature does not verify (Baileys\' own Curve.verify would accept it)', { timeout: 60_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987650002' });
+    const client = new TestClient(sim.url);
+    client.connect();
+    await waitFor(() => client.seen.qrs.length > 0, 'a QR code');
+    // Same public identity the server knows, another private key: the device signature cannot verify.
+    const { public: identity } = client.auth.creds.signedIdentityKey;
+    Object.assign(client.auth.creds, { signedIdentityKey: { public: identity, private: Curve.generateKeyPair().private } });
+    await assert.rejects(sim.simulator.scanQr(account.number, client.seen.qrs[0]!), { code: 'bad_device_signature' });
+    assert.deepEqual(sim.simulator.getAccount(account.number).devices, []);
+    await waitFor(() => client.closed, 'the close');
+    assert.notEqual(client.seen.closeCode, 515);
   });
 });
