@@ -89,4 +89,16 @@ describe('1:1 messages with real Signal between Baileys and simulated phones', (
     laptop.end();
     desktop.end();
   });
+
+  it('fifteen messages sent at once all decrypt at the phone', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987652031' });
+    const friend = sim.simulator.createAccount({ number: '5511987652032' });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    const texts = Array.from({ length: 15 }, (_, i) => `mensagem ${i}`);
+    await Promise.all(texts.map((text) => client.sock!.sendMessage(friend.jid, { text })));
+    await waitFor(() => sim.simulator.received(friend.number).length === texts.length, 'every message');
+    assert.deepEqual(sim.simulator.received(friend.number).map((m) => m.text).sort(), [...texts].sort());
+    client.end();
+  });
 });

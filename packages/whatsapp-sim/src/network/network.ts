@@ -38,6 +38,14 @@ export interface AccountOptions {
 }
 
 const QUERY_TIMEOUT_MS = 20_000;
+
+/** A server-sent iq waiting for the client's answer. */
+interface Waiter {
+  connection: ClientConnection;
+  resolve: (node: BinaryNode) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
 let nextStanzaId = 1;
 
 /** A fresh id for a stanza the server sends. */
@@ -52,7 +60,8 @@ export class Network implements ConnectionHandler {
   private readonly features: Feature[] = [];
   private readonly iq = new Map<string, IqHandler>();
   private readonly stanzas = new Map<string, StanzaHandler[]>();
-  private readonly waiting = new Map<string, { resolve: (node: BinaryNode) => void; reject: (error: Error) => void; timer: NodeJS.Timeout }>();
+  private readonly waiting = new Map<string, Waiter>();
+  private readonly queues = new Map<ClientConnection, Promise<void>>();
 
   use(feature: Feature): void {
     this.features.push(feature);
@@ -111,7 +120,7 @@ export class Network implements ConnectionHandler {
         this.waiting.delete(id);
         reject(new Error(`client did not answer iq ${id}`));
       }, QUERY_TIMEOUT_MS);
-      this.waiting.set(id, { resolve, reject, timer });
+      this.waiting.set(id, { connection, resolve, reject, timer });
       connection.send(node);
     });
   }
@@ -126,12 +135,40 @@ export class Network implements ConnectionHandler {
     if (!this.features.some((feature) => feature.login?.(connection, payload))) connection.close();
   }
 
+  /**
+   * Stanzas of one connection are handled one after the other, in arrival order (a message before the
+   * receipt that follows it, a pkmsg before the msg of the same session). Answers to the server's own
+   * queries skip the queue, since a handler may be waiting for one.
+   */
   onNode(connection: ClientConnection, node: BinaryNode): void {
-    void this.route(connection, node).catch(() => connection.terminate());
+    const { type, id = '' } = node.attrs;
+    if (node.tag === 'iq' && (type === 'result' || type === 'error')) {
+      this.answered(connection, id, node);
+      return;
+    }
+    const previous = this.queues.get(connection) ?? Promise.resolve();
+    const next = previous.then(() => this.route(connection, node)).catch(() => connection.terminate());
+    this.queues.set(connection, next);
   }
 
   onClose(connection: ClientConnection): void {
+    this.queues.delete(connection);
+    for (const [id, waiter] of this.waiting) {
+      if (waiter.connection === connection) this.settle(id, waiter, new Error('the client disconnected'));
+    }
     for (const feature of this.features) feature.closed?.(connection);
+  }
+
+  private answered(connection: ClientConnection, id: string, node: BinaryNode): void {
+    const waiter = this.waiting.get(id);
+    if (waiter?.connection === connection) this.settle(id, waiter, node);
+  }
+
+  private settle(id: string, waiter: Waiter, outcome: BinaryNode | Error): void {
+    this.waiting.delete(id);
+    clearTimeout(waiter.timer);
+    if (outcome instanceof Error) waiter.reject(outcome);
+    else waiter.resolve(outcome);
   }
 
   private async route(connection: ClientConnection, node: BinaryNode): Promise<void> {
@@ -140,15 +177,7 @@ export class Network implements ConnectionHandler {
   }
 
   private async routeIq(connection: ClientConnection, iq: BinaryNode): Promise<void> {
-    const { id = '', type, xmlns } = iq.attrs;
-    if (type === 'result' || type === 'error') {
-      const waiter = this.waiting.get(id);
-      if (!waiter) return;
-      this.waiting.delete(id);
-      clearTimeout(waiter.timer);
-      waiter.resolve(iq);
-      return;
-    }
+    const { id = '', xmlns } = iq.attrs;
     const first = Array.isArray(iq.content) ? iq.content[0]?.tag : undefined;
     const handler = xmlns ? this.iq.get(`${xmlns}/${first}`) ?? this.iq.get(xmlns) : undefined;
     try {
