@@ -17,7 +17,7 @@ import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
 import { Messaging } from './features/messaging.js';
-import type { SentMessage } from './features/messaging.js';
+import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
@@ -136,6 +136,11 @@ export class Simulator {
   /** What the phone of `number` received, decrypted, oldest first. */
   received(number: string): ReceivedMessage[] {
     return [...this.network.account(number).phone.received];
+  }
+
+  /** Copies the phone of `number` got and could not decrypt. */
+  undecryptable(number: string): UndecryptableMessage[] {
+    return this.messaging.undecryptableBy(this.network.account(number));
   }
 
   /** What the phone of `number` sent, with the receipts each message got. */

@@ -56,6 +56,7 @@ describe('HTTP control API', () => {
     await waitFor(() => client.statusOf(reply!.key.id!) === 4, 'the read receipt');
     const sentList = (await call('GET', `/accounts/${friend.body.number}/messages/sent`)).body as SentMessage[];
     assert.equal(sentList[0]!.text, 'pelo HTTP');
+    assert.deepEqual((await call('GET', `/accounts/${friend.body.number}/messages/undecryptable`)).body, []);
     assert.equal((await call('POST', `/clients/${encodeURIComponent(scanned.body.jid)}/close`, { code: 503 })).status, 204);
     await waitFor(() => client.closed, 'the forced close');
     assert.equal(client.seen.closeCode, 503);

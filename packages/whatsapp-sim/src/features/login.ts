@@ -34,7 +34,7 @@ export function loginFeature(network: Network): Feature {
       device.connection = connection;
       connection.deviceJid = device.jid;
       if (previous && previous !== connection) endStream(previous, 'replaced');
-      connection.send({ tag: 'success', attrs: { t: unixNow(), lid: device.lidJid, location: 'sim', creation: String(Math.floor(device.linkedAt.getTime() / 1000)), props: '1' } });
+      connection.send({ tag: 'success', attrs: { t: unixNow(), lid: device.lidJid, location: 'sim', creation: String(Math.floor(device.linkedAt.getTime() / 1000)) } });
       flushPending(device);
       return true;
     },

@@ -19,6 +19,15 @@ export interface SentMessage {
   receipts: Array<{ from: string; type: 'delivery' | 'read'; at: number }>;
 }
 
+/** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
+export interface UndecryptableMessage {
+  id: string;
+  from: string;
+  type: 'pkmsg' | 'msg';
+  error: string;
+  at: number;
+}
+
 /**
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
@@ -37,8 +46,7 @@ const MAX_TEXT = 65_536;
  */
 export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
-  /** Undecryptable copies a phone got, for inspection. */
-  readonly failures: Array<{ to: string; id: string; from: string; error: string }> = [];
+  private readonly failures = new Map<Account, UndecryptableMessage[]>();
 
   constructor(private readonly network: Network) {}
 
@@ -50,6 +58,10 @@ export class Messaging {
         ack: () => {},
       },
     };
+  }
+
+  undecryptableBy(account: Account): UndecryptableMessage[] {
+    return [...(this.failures.get(account) ?? [])];
   }
 
   sentBy(account: Account): SentMessage[] {
@@ -82,7 +94,7 @@ export class Messaging {
     if (to !== from) {
       await this.ensureSession(from, toJid);
       const { type, ciphertext } = await from.phone.encrypt(toJid, message);
-      await this.toPhone(to, id, `${from.number}@s.whatsapp.net`, type, ciphertext, false);
+      await this.toPhone(to, id, `${from.number}@s.whatsapp.net`, type, ciphertext, true);
       record.devices.push(toJid);
     }
     this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
@@ -117,14 +129,17 @@ export class Messaging {
       ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]
       : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
     const destination = this.network.accountOf(to);
+    // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
+    if (peer && destination !== account) return;
     for (const { jid, enc } of copies) {
       const target = this.network.accountOf(jid);
-      if (!target || !enc || !(enc.content instanceof Uint8Array)) continue;
+      // A copy may only go to the destination's devices or the sender's own: nothing is relayed to third parties.
+      if (!target || (target !== destination && target !== account) || !enc || !(enc.content instanceof Uint8Array)) continue;
       const type = enc.attrs.type === 'pkmsg' ? 'pkmsg' : 'msg';
       const ciphertext = Buffer.from(enc.content);
       if (deviceOf(jid) === 0) {
-        // The recipient's phone: only for the destination account, or the sender's own phone for peer traffic.
-        if (target === destination || (peer && target === account)) await this.toPhone(target, id, device.jid, type, ciphertext, peer);
+        // A phone keeps what others sent it; its own account's copies (sent messages, peer traffic) only move its sessions on.
+        await this.toPhone(target, id, device.jid, type, ciphertext, target !== account);
         continue;
       }
       const companion = this.network.companionOf(jid);
@@ -140,14 +155,15 @@ export class Messaging {
     }
   }
 
-  /** A phone gets its copy: it decrypts, and (for user messages) its delivery receipt goes back. */
-  private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, peer: boolean): Promise<void> {
+  /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
+  private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean): Promise<void> {
     try {
-      const received = await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), !peer);
+      await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
       const sender = this.network.accountOf(fromDevice);
-      if (!peer && sender && received) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
+      if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
     } catch (error) {
-      this.failures.push({ to: phoneAccount.number, id, from: fromDevice, error: (error as Error).message });
+      const failed = { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() };
+      this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
     }
   }
 

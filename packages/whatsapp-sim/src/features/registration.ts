@@ -26,7 +26,6 @@ export interface Registration {
   connection: ClientConnection;
   keys: DeviceKeys;
   platform: string;
-  pushName: string | undefined;
   refs: Array<{ ref: string; expiresAt: number }>;
   /** Set by the pairing-code feature once the client sent `companion_hello`. */
   pairingCode?: PairingCodeRequest;
@@ -111,7 +110,6 @@ export function registrationFeature(network: Network, registrations: Registratio
           preKeys: new Map(),
         },
         platform: [props?.os, platformType].filter(Boolean).join(' / ') || 'unknown',
-        pushName: payload.pushName ?? undefined,
       });
       void network.query(connection, {
         tag: 'iq', attrs: { from: SERVER, type: 'set', id: stanzaId(), xmlns: 'md' },

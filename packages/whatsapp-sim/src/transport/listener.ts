@@ -39,10 +39,6 @@ export class Listener {
     this.port = typeof address === 'object' && address ? address.port : port;
   }
 
-  get state(): Admission {
-    return this.admission;
-  }
-
   /** Switches how new connections are treated; leaving an outage drops the sockets it held. */
   async admit(admission: Admission): Promise<void> {
     const before = this.admission;
