@@ -84,6 +84,7 @@ describe('HTTP control API', () => {
       ['POST', '/accounts', { number: 5511 }, 400, 'invalid_request'],
       ['POST', '/accounts', { number: 'abc' }, 400, 'invalid_number'],
       ['POST', '/accounts', { number: '5511987655009', business: 'yes' }, 400, 'invalid_request'],
+      ['POST', '/accounts', { number: '5511987655009', pushName: 'x'.repeat(101) }, 400, 'invalid_push_name'],
       ['POST', '/accounts', 'number=1', 415, 'unsupported_media_type', { 'content-type': 'text/plain' }],
       ['POST', '/accounts', JSON.stringify({ number: '5511987655009', pad: 'x'.repeat(300_000) }), 413, 'payload_too_large'],
       ['GET', '/accounts/5599999999999', undefined, 404, 'account_not_found'],

@@ -19,8 +19,8 @@ export class IqError extends Error {
 }
 
 /**
- * One protocol feature: the iq namespaces it answers (keyed `xmlns`, or `xmlns/child` for one first child) and the stanza tags it handles. Each lives in its own
- * file under `features/`; the router below dispatches to them.
+ * One protocol feature: the iqs it answers (keyed by `xmlns`, or `xmlns/child` for one first child) and
+ * the stanza tags it handles. Each lives in its own file under `features/`; `Network` dispatches to them.
  */
 export interface Feature {
   iq?: Record<string, IqHandler>;
@@ -46,6 +46,7 @@ interface Waiter {
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
 }
+
 let nextStanzaId = 1;
 
 /** A fresh id for a stanza the server sends. */
@@ -72,6 +73,9 @@ export class Network implements ConnectionHandler {
   createAccount(options: AccountOptions): Account {
     const number = String(options.number ?? '').replace(/^\+/, '');
     if (!/^[1-9]\d{7,14}$/.test(number)) throw new SimError(400, 'invalid_number', 'number must be 8 to 15 digits with country code, e.g. 5511987654321', { number: options.number });
+    if (options.pushName !== undefined && (typeof options.pushName !== 'string' || options.pushName.length < 1 || options.pushName.length > 100)) {
+      throw new SimError(400, 'invalid_push_name', 'pushName must be 1 to 100 characters', { pushName: options.pushName });
+    }
     if (this.accounts.has(number)) throw new SimError(409, 'account_exists', `an account for ${number} already exists`, { number });
     let lid: string;
     do lid = String(randomInt(10_000_000, 99_999_999)) + String(randomInt(100_000, 999_999)); while (this.byLid.has(lid));
