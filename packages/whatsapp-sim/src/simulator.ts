@@ -19,6 +19,7 @@ import { usyncFeature } from './features/usync.js';
 import { Messaging } from './features/messaging.js';
 import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
+import { announceDevices } from './features/device-list.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
 import type { OutageMode, OutageView } from './features/outages.js';
@@ -126,6 +127,7 @@ export class Simulator {
     if (!device) throw new SimError(404, 'device_not_found', `${number} has no linked device ${deviceId}`, { number, deviceId });
     account.companions.delete(deviceId);
     if (device.connection) endStream(device.connection, 'deviceRemoved');
+    announceDevices(this.network, account, 'remove', device);
   }
 
   /** The phone of `from` sends a text to the number `to`; resolves with the message id once relayed. */

@@ -2,6 +2,7 @@ import { getBinaryNodeChild } from '@whiskeysockets/baileys';
 import type { Feature, Network } from '../network/network.js';
 import { deviceOf, IqError } from '../network/network.js';
 import { requireSession } from './prekeys.js';
+import { announceDevices } from './device-list.js';
 
 /** Privacy settings a new account has (WhatsApp's defaults: everyone sees last seen, photo, about…). */
 const DEFAULT_PRIVACY: Record<string, string> = {
@@ -37,8 +38,11 @@ export function accountBasicsFeature(network: Network): Feature {
         const { account, device } = requireSession(network, connection);
         const target = getBinaryNodeChild(iq, 'remove-companion-device')?.attrs.jid;
         if (!target || network.accountOf(target) !== account) throw new IqError(400, 'bad-request');
-        const id = deviceOf(target) || device.id;
-        account.companions.delete(id);
+        const removed = account.companions.get(deviceOf(target) || device.id);
+        if (removed) {
+          account.companions.delete(removed.id);
+          announceDevices(network, account, 'remove', removed);
+        }
         return [];
       },
     },

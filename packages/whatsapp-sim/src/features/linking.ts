@@ -7,6 +7,7 @@ import { SimError } from '../network/errors.js';
 import { signatureValid } from '../transport/signatures.js';
 import type { Registration, Registrations } from './registration.js';
 import { endStream } from './login.js';
+import { announceDevices } from './device-list.js';
 
 /**
  * The phone links a waiting client: it signs a device identity for the companion's identity key with its
@@ -66,5 +67,6 @@ export async function linkDevice(network: Network, registrations: Registrations,
   account.companions.set(id, device);
   registrations.remove(connection);
   endStream(connection, 'restart');
+  announceDevices(network, account, 'add', device);
   return device;
 }

@@ -13,7 +13,7 @@ const MAX_USERS = 500;
  * it without checking the signature; the `6, 2` prefix follows the ADV prefixes' numbering (6,0 account,
  * 6,1 device) and is an assumption, not a verified constant.
  */
-function keyIndexList(account: Account, ts: number): Buffer {
+export function keyIndexList(account: Account, ts: number): Buffer {
   const details = proto.ADVKeyIndexList.encode({
     rawId: account.advRawId, timestamp: ts, currentIndex: account.nextKeyIndex - 1,
     validIndexes: [...account.companions.values()].map((d) => d.keyIndex), accountType: proto.ADVEncryptionType.E2EE,
