@@ -15,7 +15,7 @@ export interface Verdict<T> {
 export const QR_REFS: Verdict<{ count: number; firstMs: number; nextMs: number }> = {
   value: { count: 6, firstMs: 60_000, nextMs: 20_000 },
   source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js (pair-device handler: qrTimeout || 60000, then 20000); '
-    + 'whatsmeow pair.go handlePairDevice (refs sent in one <pair-device>, 6 in practice)',
+    + 'whatsmeow qrchan.go emitQRs (a full set is 6 codes: 60 s while 6 remain, 20 s for each later one)',
 };
 
 const streamError = (attrs: Record<string, string>, children: BinaryNode[] = []): BinaryNode => ({ tag: 'stream:error', attrs, content: children });
