@@ -20,17 +20,27 @@ export const QR_REFS: Verdict<{ count: number; firstMs: number; nextMs: number }
 
 const streamError = (attrs: Record<string, string>, children: BinaryNode[] = []): BinaryNode => ({ tag: 'stream:error', attrs, content: children });
 
+/**
+ * A login the server refuses (unknown or removed device, or another noise key): `<failure reason="401">`,
+ * which clients take as logged out.
+ */
+export const LOGIN_REFUSED: Verdict<{ reason: string }> = {
+  value: { reason: '401' },
+  source: 'whatsmeow connectionevents.go handleConnectFailure (reason 401 → LoggedOut); Baileys Socket/socket.js CB:failure (reason as status code)',
+};
+
 /** The `<stream:error>` stanzas the server ends a session with. */
 export const STREAM_ERRORS = {
   /** After pairing: the client must reconnect with its new credentials (Baileys: 515 restartRequired). */
   restart: {
     node: () => streamError({ code: '515' }),
-    source: 'whatsmeow pair.go (after pair-success "the server will send a 515 stream error"); Baileys Types DisconnectReason.restartRequired',
+    source: 'whatsmeow connectionevents.go handleStreamError (code 515: reconnect); Baileys Types DisconnectReason.restartRequired',
   },
   /** Another socket logged in with the same device (Baileys: 440 connectionReplaced). */
   replaced: {
     node: () => streamError({}, [{ tag: 'conflict', attrs: { type: 'replaced' } }]),
-    source: 'whatsmeow connectionevents.go handleStreamError (conflict type="replaced" → StreamReplaced); Baileys Utils/generics.js CODE_MAP conflict → 440',
+    source: 'Baileys 7.0.0-rc14 Utils/generics.js CODE_MAP (a <conflict> child without code → 440 connectionReplaced); '
+      + 'whatsmeow handleStreamError (newer versions: conflict type="replaced" → StreamReplaced)',
   },
   /** The phone removed this companion (Baileys: 401 loggedOut). */
   deviceRemoved: {

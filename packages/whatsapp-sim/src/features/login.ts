@@ -3,7 +3,7 @@ import type { ClientConnection } from '../transport/connection.js';
 import { SERVER, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { CompanionDevice } from '../network/model.js';
-import { STREAM_ERRORS } from '../verdicts.js';
+import { LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
 
 /** `<stream:error>` for one of the verdicts in STREAM_ERRORS, then the socket closes. */
 export function endStream(connection: ClientConnection, verdict: keyof typeof STREAM_ERRORS): void {
@@ -18,7 +18,7 @@ export function endStream(connection: ClientConnection, verdict: keyof typeof ST
  */
 export function loginFeature(network: Network): Feature {
   const refuse = (connection: ClientConnection) => {
-    connection.send({ tag: 'failure', attrs: { reason: '401', location: 'sim' } });
+    connection.send({ tag: 'failure', attrs: { reason: LOGIN_REFUSED.value.reason, location: 'sim' } });
     connection.close();
   };
   return {
