@@ -33,4 +33,17 @@ describe('device-list changes reach peers that cached the list', () => {
     assert.equal(got?.conversation ?? got?.extendedTextMessage?.text, 'segunda');
     for (const client of [laptop, peer, desktop]) client.end();
   });
+
+  it('answers who is on WhatsApp (usync contact) and each user\'s devices', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659011' });
+    const friend = sim.simulator.createAccount({ number: '5511987659012' });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    const found = await client.sock!.onWhatsApp(friend.number, '5511987659099');
+    assert.deepEqual(found, [{ jid: friend.jid, exists: true }]);
+    const devices = await client.sock!.getUSyncDevices([friend.jid, me.jid], false, false);
+    // Both phones (device 0); of my companions only this one, which is left out as the sender.
+    assert.deepEqual(devices.map((d) => d.jid).sort(), [friend.jid, me.jid].sort());
+    client.end();
+  });
 });
