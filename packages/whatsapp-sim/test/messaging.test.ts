@@ -101,4 +101,14 @@ describe('1:1 messages with real Signal between Baileys and simulated phones', (
     assert.deepEqual(sim.simulator.received(friend.number).map((m) => m.text).sort(), [...texts].sort());
     client.end();
   });
+
+  it('a phone texts another phone: decrypted there, with the delivery receipt back', { timeout: 30_000 }, async () => {
+    const a = sim.simulator.createAccount({ number: '5511987652041' });
+    const b = sim.simulator.createAccount({ number: '5511987652042' });
+    const sent = await sim.simulator.sendText(a.number, b.number, 'de celular para celular');
+    assert.deepEqual(sim.simulator.received(b.number).map((m) => [m.id, m.text, m.fromNumber]), [[sent.id, 'de celular para celular', a.number]]);
+    assert.deepEqual(sim.simulator.sent(a.number)[0]!.receipts.map((r) => [r.from, r.type]), [[b.jid, 'delivery']]);
+    sim.simulator.markRead(b.number, sent.id);
+    assert.deepEqual(sim.simulator.sent(a.number)[0]!.receipts.map((r) => r.type), ['delivery', 'read']);
+  });
 });

@@ -78,10 +78,12 @@ export class Messaging {
     const message: proto.IMessage = { conversation: text };
     const toJid = `${to.number}@s.whatsapp.net`;
     const targets = [
-      ...[...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false })),
+      ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
     const record: SentMessage = { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] };
+    // Listed before any copy leaves: a receipt can come back before the last copy is sent.
+    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
     for (const target of targets) {
       await this.ensureSession(from, target.jid);
       const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
@@ -97,7 +99,6 @@ export class Messaging {
       await this.toPhone(to, id, `${from.number}@s.whatsapp.net`, type, ciphertext, true);
       record.devices.push(toJid);
     }
-    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
     return record;
   }
 
