@@ -55,7 +55,6 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     await t.waitFor(() => statuses().includes('read'), 10_000, 'the read receipt');
 
     const answer = await sim.simulator.sendText(friend.number, account.number, 'Obrigado!');
-    // The simulator sends no history sync yet: a client that waits for one holds received messages up to 20 s.
     const stored = await t.waitFor(async () => {
       const page = await api.call('listChatMessages', { params: { jid: friend.jid } });
       return page.data.find((m) => m.key.id === answer.id);

@@ -20,6 +20,7 @@ import { Messaging } from './features/messaging.js';
 import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
+import { appStateFeature } from './features/history.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
 import type { OutageMode, OutageView } from './features/outages.js';
@@ -71,6 +72,7 @@ export class Simulator {
     this.network.use(usyncFeature(this.network));
     this.network.use(this.messaging.feature());
     this.network.use(pairingCodeFeature(this.registrations));
+    this.network.use(appStateFeature(this.network));
   }
 
   async listen(): Promise<void> {

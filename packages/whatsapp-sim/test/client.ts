@@ -12,8 +12,6 @@ export const FAST: Partial<SocketConfig> = {
   defaultQueryTimeoutMs: 5_000,
   retryRequestDelayMs: 50,
   markOnlineOnConnect: false,
-  // No history arrives from the simulator yet (next slice); without this Baileys waits 20 s for it.
-  shouldSyncHistoryMessage: () => false,
 };
 
 /** What one socket emitted. */

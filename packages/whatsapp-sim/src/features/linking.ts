@@ -62,7 +62,7 @@ export async function linkDevice(network: Network, registrations: Registrations,
   const device: CompanionDevice = {
     id, jid, lidJid, noiseKey: connection.clientStatic!, keys: registration.keys, keyIndex,
     signedIdentity: { details, accountSignatureKey: phoneIdentity.public, accountSignature, deviceSignature },
-    platform: registration.platform, linkedAt: new Date(), connection: undefined, pending: [],
+    platform: registration.platform, linkedAt: new Date(), connection: undefined, pending: [], historySent: false,
   };
   account.companions.set(id, device);
   registrations.remove(connection);

@@ -4,6 +4,7 @@ import { SERVER, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { CompanionDevice } from '../network/model.js';
 import { LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
+import { sendInitialHistory } from './history.js';
 
 /** `<stream:error>` for one of the verdicts in STREAM_ERRORS, then the socket closes. */
 export function endStream(connection: ClientConnection, verdict: keyof typeof STREAM_ERRORS): void {
@@ -36,6 +37,10 @@ export function loginFeature(network: Network): Feature {
       if (previous && previous !== connection) endStream(previous, 'replaced');
       connection.send({ tag: 'success', attrs: { t: unixNow(), lid: device.lidJid, location: 'sim', creation: String(Math.floor(device.linkedAt.getTime() / 1000)) } });
       flushPending(device);
+      if (!device.historySent) {
+        device.historySent = true;
+        void sendInitialHistory(network, network.accounts.get(number)!, device).catch(() => { device.historySent = false; });
+      }
       return true;
     },
     closed(connection) {

@@ -31,6 +31,8 @@ export interface CompanionDevice {
   connection: ClientConnection | undefined;
   /** Stanzas stored while the device was offline, delivered at its next login. */
   pending: BinaryNode[];
+  /** Whether the phone already sent this device its initial history. */
+  historySent: boolean;
 }
 
 /** A WhatsApp account: a phone number, its LID, its phone (device 0) and its companions. */
