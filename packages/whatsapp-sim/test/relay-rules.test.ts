@@ -57,4 +57,17 @@ describe('what the server relays of a client\'s <message>', () => {
     assert.deepEqual(sim.simulator.received(friend.number), []);
     client.end();
   });
+
+  it('a text addressed to the LID (lid@lid) reaches the phone like one to the number', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987658021' });
+    const friend = sim.simulator.createAccount({ number: '5511987658022' });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    const sent = await client.sock!.sendMessage(friend.lid, { text: 'pelo LID' });
+    await waitFor(() => sim.simulator.received(friend.number).some((m) => m.id === sent!.key.id), 'the phone to receive');
+    assert.equal(sim.simulator.received(friend.number)[0]!.text, 'pelo LID');
+    const answer = await sim.simulator.sendText(friend.number, me.number, 'resposta');
+    await waitFor(() => client.seen.upserts.some((m) => m.key.id === answer.id), 'the answer');
+    client.end();
+  });
 });
