@@ -1,0 +1,23 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { startSimulator } from './start.js';
+
+/**
+ * `whatsapp-sim [--port N] [--control-port N] [--host H]`: runs a simulator until SIGINT/SIGTERM and prints
+ * one JSON line with the WebSocket URL, the control URL and the root public key (base64), for a bot or a
+ * CI job in another process.
+ */
+const { values } = parseArgs({
+  options: { port: { type: 'string', default: '0' }, 'control-port': { type: 'string', default: '0' }, host: { type: 'string', default: '127.0.0.1' } },
+});
+const port = Number(values.port);
+const controlPort = Number(values['control-port']);
+if (![port, controlPort].every((p) => Number.isInteger(p) && p >= 0 && p < 65536)) {
+  console.error('whatsapp-sim: --port and --control-port must be integers from 0 to 65535');
+  process.exit(2);
+}
+const running = await startSimulator({ host: values.host, port, controlPort });
+console.log(JSON.stringify({ websocketUrl: running.url, controlUrl: running.controlUrl, rootPublicKey: running.rootPublicKey.toString('base64') }));
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void running.stop().then(() => process.exit(0)));
+}

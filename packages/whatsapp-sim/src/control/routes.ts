@@ -1,0 +1,86 @@
+import type { Simulator } from '../simulator.js';
+import { SimError } from '../network/errors.js';
+import type { OutageMode } from '../features/outages.js';
+
+export interface Route {
+  method: 'GET' | 'POST' | 'DELETE';
+  pattern: RegExp;
+  handle(params: string[], body: Record<string, unknown>): Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
+}
+
+type Body = Record<string, unknown>;
+
+function field(body: Body, name: string, type: 'string' | 'number' | 'boolean', required: boolean): unknown {
+  const value = body[name];
+  if (value === undefined || value === null) {
+    if (required) throw new SimError(400, 'invalid_request', `${name} is required`, { field: name });
+    return undefined;
+  }
+  if (typeof value !== type) throw new SimError(400, 'invalid_request', `${name} must be a ${type}`, { field: name });
+  return value;
+}
+const text = (body: Body, name: string): string => field(body, name, 'string', true) as string;
+const optionalText = (body: Body, name: string): string | undefined => field(body, name, 'string', false) as string | undefined;
+
+function integer(value: unknown, name: string, required = true): number | undefined {
+  if (value === undefined && !required) return undefined;
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number)) throw new SimError(400, 'invalid_request', `${name} must be an integer`, { field: name });
+  return number;
+}
+
+const ok = (body: unknown) => ({ status: 200, body });
+const NUMBER = '([^/]+)';
+
+/** The control routes (see README "Control API"); every one is a call on `Simulator`. */
+export function routes(sim: Simulator): Route[] {
+  return [
+    { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64') }) },
+    { method: 'GET', pattern: /^\/accounts$/, handle: () => ok(sim.listAccounts()) },
+    {
+      method: 'POST', pattern: /^\/accounts$/,
+      handle: (_p, body) => ({
+        status: 201,
+        body: sim.createAccount({ number: text(body, 'number'), pushName: optionalText(body, 'pushName'), business: field(body, 'business', 'boolean', false) as boolean | undefined }),
+      }),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}$`), handle: ([number]) => ok(sim.getAccount(number!)) },
+    {
+      method: 'DELETE', pattern: new RegExp(`^/accounts/${NUMBER}/devices/([^/]+)$`),
+      handle: ([number, id]) => {
+        sim.removeDevice(number!, integer(id, 'device')!);
+        return { status: 204 };
+      },
+    },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/scan$`), handle: async ([number], body) => ok(await sim.scanQr(number!, text(body, 'qr'))) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/pairing-code$`), handle: async ([number], body) => ok(await sim.enterPairingCode(number!, text(body, 'code'))) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`),
+      handle: async ([number], body) => ({ status: 201, body: await sim.sendText(number!, text(body, 'to'), text(body, 'text')) }),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received$`), handle: ([number]) => ok(sim.received(number!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/read$`),
+      handle: ([number, id]) => {
+        sim.markRead(number!, id!);
+        return { status: 204 };
+      },
+    },
+    { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
+    {
+      method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/,
+      handle: ([jid], body) => {
+        sim.closeClient(jid!, integer(body.code, 'code')!);
+        return { status: 204 };
+      },
+    },
+    { method: 'GET', pattern: /^\/outage$/, handle: () => ok(sim.outage()) },
+    {
+      method: 'POST', pattern: /^\/outage$/,
+      handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false))),
+    },
+    { method: 'DELETE', pattern: /^\/outage$/, handle: async () => ok(await sim.endOutage()) },
+  ];
+}

@@ -1,0 +1,57 @@
+import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { ClientConnection } from '../transport/connection.js';
+import { SERVER, unixNow } from '../network/network.js';
+import type { Feature, Network } from '../network/network.js';
+import type { CompanionDevice } from '../network/model.js';
+import { LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
+import { sendInitialHistory } from './history.js';
+
+/** `<stream:error>` for one of the verdicts in STREAM_ERRORS, then the socket closes. */
+export function endStream(connection: ClientConnection, verdict: keyof typeof STREAM_ERRORS): void {
+  connection.send(STREAM_ERRORS[verdict].node());
+  connection.close();
+}
+
+/**
+ * Login of a linked companion (a `ClientPayload` with `username` and `device`): the device must exist and
+ * the handshake must come from the noise key it registered with; then `<success>`, what was stored while it
+ * was away, and `<ib><offline>`. A second socket of the same device replaces the first (440 conflict).
+ */
+export function loginFeature(network: Network): Feature {
+  const refuse = (connection: ClientConnection) => {
+    connection.send({ tag: 'failure', attrs: { reason: LOGIN_REFUSED.value.reason, location: 'sim' } });
+    connection.close();
+  };
+  return {
+    login(connection, payload: proto.ClientPayload) {
+      if (payload.username === null || payload.username === undefined || payload.devicePairingData) return false;
+      const number = String(payload.username);
+      const device = network.accounts.get(number)?.companions.get(Number(payload.device ?? 0));
+      if (!device || !connection.clientStatic?.equals(device.noiseKey)) {
+        refuse(connection);
+        return true;
+      }
+      const previous = device.connection;
+      device.connection = connection;
+      connection.deviceJid = device.jid;
+      if (previous && previous !== connection) endStream(previous, 'replaced');
+      connection.send({ tag: 'success', attrs: { t: unixNow(), lid: device.lidJid, location: 'sim', creation: String(Math.floor(device.linkedAt.getTime() / 1000)) } });
+      flushPending(device);
+      if (!device.historySent) {
+        device.historySent = true;
+        void sendInitialHistory(network, network.accounts.get(number)!, device).catch(() => { device.historySent = false; });
+      }
+      return true;
+    },
+    closed(connection) {
+      const session = network.session(connection);
+      if (session) session.device.connection = undefined;
+    },
+  };
+}
+
+function flushPending(device: CompanionDevice): void {
+  const pending: BinaryNode[] = device.pending.splice(0);
+  for (const node of pending) device.connection?.send(node);
+  device.connection?.send({ tag: 'ib', attrs: { from: SERVER }, content: [{ tag: 'offline', attrs: { count: String(pending.length) } }] });
+}

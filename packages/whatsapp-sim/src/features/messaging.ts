@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { ClientConnection } from '../transport/connection.js';
+import { deviceOf, unixNow, userJid } from '../network/network.js';
+import type { Feature, Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { SimError } from '../network/errors.js';
+import { takeBundle } from './prekeys.js';
+
+/** A message a phone sent, and the receipts it got back. */
+export interface SentMessage {
+  id: string;
+  to: string;
+  text: string;
+  timestamp: number;
+  /** Devices the message was encrypted for. */
+  devices: string[];
+  receipts: Array<{ from: string; type: 'delivery' | 'read'; at: number }>;
+}
+
+/** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
+export interface UndecryptableMessage {
+  id: string;
+  from: string;
+  type: 'pkmsg' | 'msg';
+  error: string;
+  at: number;
+}
+
+/**
+ * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
+ * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
+ * whatsmeow types.ReceiptTypeInactive documents it as a delivery. Retry and peer receipts are not relayed
+ * in this slice.
+ */
+const RELAYED_RECEIPTS: Record<string, 'delivery' | 'read'> = { '': 'delivery', inactive: 'delivery', read: 'read' };
+
+/** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
+const MAX_TEXT = 65_536;
+
+/**
+ * 1:1 messages: relay of clients' `<message>` stanzas to each addressed device (a simulated phone decrypts
+ * its copy; companions get theirs now or at their next login), server acks, and `<receipt>` relay. Phones
+ * send with real Signal sessions started from the key bundles the server hands out.
+ */
+export class Messaging {
+  private readonly sent = new Map<Account, SentMessage[]>();
+  private readonly failures = new Map<Account, UndecryptableMessage[]>();
+
+  constructor(private readonly network: Network) {}
+
+  feature(): Feature {
+    return {
+      stanzas: {
+        message: (connection, node) => this.fromClient(connection, node),
+        receipt: (connection, node) => this.receiptFromClient(connection, node),
+        ack: () => {},
+      },
+    };
+  }
+
+  undecryptableBy(account: Account): UndecryptableMessage[] {
+    return [...(this.failures.get(account) ?? [])];
+  }
+
+  sentBy(account: Account): SentMessage[] {
+    return [...(this.sent.get(account) ?? [])];
+  }
+
+  async phoneSendsText(fromNumber: string, toNumber: string, text: string): Promise<SentMessage> {
+    const from = this.network.account(fromNumber);
+    if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
+      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
+    }
+    const to = this.network.account(toNumber);
+    const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
+    const message: proto.IMessage = { conversation: text };
+    const toJid = `${to.number}@s.whatsapp.net`;
+    const targets = [
+      ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
+      ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
+    ];
+    const record: SentMessage = { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] };
+    // Listed before any copy leaves: a receipt can come back before the last copy is sent.
+    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
+    for (const target of targets) {
+      await this.ensureSession(from, target.jid);
+      const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
+      const { type, ciphertext } = await from.phone.encrypt(target.jid, body);
+      const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id, type: 'text', t: String(record.timestamp), notify: from.pushName };
+      if (target.own) attrs.recipient = toJid;
+      this.network.deliver(target.device, { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] });
+      record.devices.push(target.jid);
+    }
+    if (to !== from) {
+      await this.ensureSession(from, toJid);
+      const { type, ciphertext } = await from.phone.encrypt(toJid, message);
+      await this.toPhone(to, id, `${from.number}@s.whatsapp.net`, type, ciphertext, true);
+      record.devices.push(toJid);
+    }
+    return record;
+  }
+
+  /** The phone of `number` reads a received message: a read receipt goes to the sender's devices. */
+  phoneReads(number: string, messageId: string): void {
+    const account = this.network.account(number);
+    const message = account.phone.received.find((m) => m.id === messageId);
+    if (!message) throw new SimError(404, 'message_not_found', `the phone of ${number} has no received message ${messageId}`, { messageId });
+    const sender = this.network.accountOf(message.from);
+    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read');
+  }
+
+  private async ensureSession(from: Account, jid: string): Promise<void> {
+    if (await from.phone.hasSession(jid)) return;
+    const bundle = takeBundle(this.network, jid);
+    if (!bundle) throw new SimError(404, 'device_not_found', `no keys for ${jid}`);
+    await from.phone.startSession(jid, bundle);
+  }
+
+  private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
+    const session = this.network.session(connection);
+    const { id, to } = node.attrs;
+    if (!session || !id || !to) return;
+    const { account, device } = session;
+    const t = unixNow();
+    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t } });
+    const peer = node.attrs.category === 'peer';
+    const copies = peer
+      ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]
+      : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
+    const destination = this.network.accountOf(to);
+    // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
+    if (peer && destination !== account) return;
+    for (const { jid, enc } of copies) {
+      const target = this.network.accountOf(jid);
+      // A copy may only go to the destination's devices or the sender's own: nothing is relayed to third parties.
+      if (!target || (target !== destination && target !== account) || !enc || !(enc.content instanceof Uint8Array)) continue;
+      const type = enc.attrs.type === 'pkmsg' ? 'pkmsg' : 'msg';
+      const ciphertext = Buffer.from(enc.content);
+      if (deviceOf(jid) === 0) {
+        // A phone keeps what others sent it; its own account's copies (sent messages, peer traffic) only move its sessions on.
+        await this.toPhone(target, id, device.jid, type, ciphertext, target !== account);
+        continue;
+      }
+      const companion = this.network.companionOf(jid);
+      if (!companion || companion === device) continue;
+      const attrs: Record<string, string> = { from: device.jid, id, type: node.attrs.type ?? 'text', t };
+      if (account.pushName) attrs.notify = account.pushName;
+      if (target === account && destination && destination !== account) attrs.recipient = userJid(to);
+      if (peer) attrs.category = 'peer';
+      const content: BinaryNode[] = [{ tag: 'enc', attrs: { ...enc.attrs }, content: ciphertext }];
+      const identity = getBinaryNodeChild(node, 'device-identity');
+      if (type === 'pkmsg' && identity) content.push(identity);
+      this.network.deliver(companion, { tag: 'message', attrs, content });
+    }
+  }
+
+  /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
+  private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean): Promise<void> {
+    try {
+      await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
+      const sender = this.network.accountOf(fromDevice);
+      if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
+    } catch (error) {
+      const failed = { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() };
+      this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
+    }
+  }
+
+  /** A receipt from `from` (a user JID) for messages of `sender`: to its companions, and its phone's record. */
+  private receiptTo(sender: Account, from: string, ids: string[], type: 'delivery' | 'read'): void {
+    const [first, ...rest] = ids;
+    const attrs: Record<string, string> = { from, id: first!, t: unixNow() };
+    if (type === 'read') attrs.type = 'read';
+    const content = rest.length ? [{ tag: 'list', attrs: {}, content: rest.map((x) => ({ tag: 'item', attrs: { id: x } })) }] : undefined;
+    for (const device of sender.companions.values()) this.network.deliver(device, { tag: 'receipt', attrs: { ...attrs }, content });
+    for (const message of this.sent.get(sender) ?? []) {
+      if (ids.includes(message.id)) message.receipts.push({ from, type, at: Date.now() });
+    }
+  }
+
+  private receiptFromClient(connection: ClientConnection, node: BinaryNode): void {
+    const session = this.network.session(connection);
+    const { id, to, type } = node.attrs;
+    if (!session || !id || !to) return;
+    connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
+    const kind = RELAYED_RECEIPTS[type ?? ''];
+    const sender = this.network.accountOf(to);
+    if (!kind || !sender || sender === session.account) return;
+    const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
+    this.receiptTo(sender, session.device.jid, ids, kind);
+  }
+}

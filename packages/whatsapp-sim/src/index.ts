@@ -1,0 +1,12 @@
+export { Simulator } from './simulator.js';
+export type { SimulatorOptions, DeviceView } from './simulator.js';
+export { startSimulator } from './start.js';
+export type { RunningSimulator, StartOptions } from './start.js';
+export { trustSimulatorRoot } from './transport/certificates.js';
+export { SimError } from './network/errors.js';
+export type { AccountView } from './network/model.js';
+export type { ReceivedMessage } from './network/phone.js';
+export type { SentMessage, UndecryptableMessage } from './features/messaging.js';
+export type { OutageMode, OutageView } from './features/outages.js';
+export * as verdicts from './verdicts.js';
+export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';

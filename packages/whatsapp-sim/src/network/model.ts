@@ -1,0 +1,75 @@
+import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { ClientConnection } from '../transport/connection.js';
+import type { SimPhone } from './phone.js';
+
+/** A device's public Signal keys as the server keeps them to hand out in key bundles. */
+export interface DeviceKeys {
+  registrationId: number;
+  identityKey: Buffer;
+  signedPreKey: { id: number; publicKey: Buffer; signature: Buffer };
+  /** One-time prekeys not yet handed out, by id; each is given to one requester only. */
+  preKeys: Map<number, Buffer>;
+}
+
+/** A linked companion device (a Baileys client, WhatsApp Web, …) of an account. */
+export interface CompanionDevice {
+  id: number;
+  /** `number:id@s.whatsapp.net` */
+  jid: string;
+  /** `lid:id@lid` */
+  lidJid: string;
+  /** The client's static Noise key; a login must come from the same key. */
+  noiseKey: Buffer;
+  keys: DeviceKeys;
+  /** ADV key index the phone signed this device under. */
+  keyIndex: number;
+  /** The device's signed identity (account and device signatures), handed to peers with its key bundle. */
+  signedIdentity: proto.IADVSignedDeviceIdentity | undefined;
+  platform: string;
+  linkedAt: Date;
+  /** The socket the device is logged in on, if any. */
+  connection: ClientConnection | undefined;
+  /** Stanzas stored while the device was offline, delivered at its next login. */
+  pending: BinaryNode[];
+  /** Whether the phone already sent this device its initial history. */
+  historySent: boolean;
+}
+
+/** A WhatsApp account: a phone number, its LID, its phone (device 0) and its companions. */
+export interface Account {
+  /** Digits only, with country code. */
+  number: string;
+  /** Digits of the account's LID (`lid@lid`). */
+  lid: string;
+  pushName: string;
+  business: boolean;
+  phone: SimPhone;
+  companions: Map<number, CompanionDevice>;
+  nextDeviceId: number;
+  nextKeyIndex: number;
+  /** The account's random ADV id (`rawId` in device identities). */
+  advRawId: number;
+}
+
+/** What the control API shows of an account. */
+export interface AccountView {
+  number: string;
+  jid: string;
+  lid: string;
+  pushName: string;
+  business: boolean;
+  devices: Array<{ id: number; jid: string; lid: string; platform: string; online: boolean; linkedAt: string }>;
+}
+
+export function viewOf(account: Account): AccountView {
+  return {
+    number: account.number,
+    jid: `${account.number}@s.whatsapp.net`,
+    lid: `${account.lid}@lid`,
+    pushName: account.pushName,
+    business: account.business,
+    devices: [...account.companions.values()].map((d) => ({
+      id: d.id, jid: d.jid, lid: d.lidJid, platform: d.platform, online: !!d.connection?.isOpen, linkedAt: d.linkedAt.toISOString(),
+    })),
+  };
+}

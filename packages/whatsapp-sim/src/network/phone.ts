@@ -1,0 +1,121 @@
+import { addTransactionCapability, Curve, encodeWAMessage, initAuthCreds, proto, unpadRandomMax16 } from '@whiskeysockets/baileys';
+import type { AuthenticationCreds, KeyPair } from '@whiskeysockets/baileys';
+import { memoryKeyStore } from './memory-keys.js';
+import { makeLibSignalRepository } from '@whiskeysockets/baileys/lib/Signal/libsignal.js';
+import type { DeviceKeys } from './model.js';
+import { silentLogger } from './silent-logger.js';
+
+/** One-time prekeys a simulated phone publishes at creation. */
+const PHONE_PREKEYS = 50;
+
+/** A key bundle as the server hands it out: enough for the receiver to start a Signal session. */
+export interface PreKeyBundle {
+  registrationId: number;
+  identityKey: Buffer;
+  signedPreKey: { keyId: number; publicKey: Buffer; signature: Buffer };
+  preKey?: { keyId: number; publicKey: Buffer };
+}
+
+/** A message as a phone received it, decrypted. */
+export interface ReceivedMessage {
+  id: string;
+  /** The sending device's JID, as addressed to the phone (`number:device@s.whatsapp.net`). */
+  from: string;
+  /** The sending account's number. */
+  fromNumber: string;
+  type: 'pkmsg' | 'msg';
+  timestamp: number;
+  /** The decrypted `proto.Message` as JSON. */
+  message: Record<string, unknown>;
+  /** The text of a text message, if it is one. */
+  text: string | undefined;
+}
+
+/** Text of the common text-bearing message kinds. */
+export function textOf(message: proto.IMessage): string | undefined {
+  return message.conversation ?? message.extendedTextMessage?.text ?? undefined;
+}
+
+/**
+ * An account's primary device (device 0): real Signal state (libsignal through Baileys' repository, with
+ * an in-memory key store), the identity key that signs its companions' device identities, and the
+ * messages it received, decrypted.
+ */
+export class SimPhone {
+  readonly creds: AuthenticationCreds = initAuthCreds();
+  readonly keys: DeviceKeys;
+  readonly received: ReceivedMessage[] = [];
+  private readonly store = addTransactionCapability(memoryKeyStore(), silentLogger, { maxCommitRetries: 3, delayBetweenTriesMs: 10 });
+  // Peers are always addressed by phone-number JIDs on the phone's side, so no LID lookups are needed.
+  private readonly signal = makeLibSignalRepository({ creds: this.creds, keys: this.store }, silentLogger, async () => []);
+  private readonly ready: Promise<void>;
+
+  constructor() {
+    const preKeys: Record<string, KeyPair> = {};
+    const published = new Map<number, Buffer>();
+    for (let id = 1; id <= PHONE_PREKEYS; id++) {
+      const pair = Curve.generateKeyPair();
+      preKeys[id] = pair;
+      published.set(id, Buffer.from(pair.public));
+    }
+    this.ready = Promise.resolve(this.store.set({ 'pre-key': preKeys }));
+    const { signedPreKey, signedIdentityKey, registrationId } = this.creds;
+    this.keys = {
+      registrationId,
+      identityKey: Buffer.from(signedIdentityKey.public),
+      signedPreKey: { id: signedPreKey.keyId, publicKey: Buffer.from(signedPreKey.keyPair.public), signature: Buffer.from(signedPreKey.signature) },
+      preKeys: published,
+    };
+  }
+
+  /** The identity key pair that signs device identities (the ADV account signature key). */
+  get identity(): { public: Buffer; private: Buffer } {
+    return { public: Buffer.from(this.creds.signedIdentityKey.public), private: Buffer.from(this.creds.signedIdentityKey.private) };
+  }
+
+  /** Whether the phone already has a Signal session with that device. */
+  async hasSession(deviceJid: string): Promise<boolean> {
+    return (await this.signal.validateSession(deviceJid)).exists;
+  }
+
+  /** Starts a session with a device from the bundle the server handed out. */
+  async startSession(deviceJid: string, bundle: PreKeyBundle): Promise<void> {
+    await this.ready;
+    await this.signal.injectE2ESession({
+      jid: deviceJid,
+      session: {
+        registrationId: bundle.registrationId,
+        identityKey: withKeyType(bundle.identityKey),
+        signedPreKey: { keyId: bundle.signedPreKey.keyId, publicKey: withKeyType(bundle.signedPreKey.publicKey), signature: bundle.signedPreKey.signature },
+        preKey: bundle.preKey ? { keyId: bundle.preKey.keyId, publicKey: withKeyType(bundle.preKey.publicKey) } : undefined!,
+      },
+    });
+  }
+
+  /** Encrypts a message for one device (the session must exist). */
+  async encrypt(deviceJid: string, message: proto.IMessage): Promise<{ type: 'pkmsg' | 'msg'; ciphertext: Buffer }> {
+    const { type, ciphertext } = await this.signal.encryptMessage({ jid: deviceJid, data: encodeWAMessage(message) });
+    return { type: type as 'pkmsg' | 'msg', ciphertext: Buffer.from(ciphertext) };
+  }
+
+  /**
+   * Decrypts one `<enc>` addressed to the phone and, when `record`, keeps it among the received messages
+   * (peer traffic from its own companions only keeps the Signal state moving). Throws when it does not decrypt.
+   */
+  async receive(id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, timestamp: number, record = true): Promise<ReceivedMessage> {
+    await this.ready;
+    const plain = await this.signal.decryptMessage({ jid: fromDevice, type, ciphertext });
+    const message = proto.Message.decode(unpadRandomMax16(plain));
+    const received: ReceivedMessage = {
+      id, from: fromDevice, fromNumber: fromDevice.split(/[:@]/)[0]!, type, timestamp,
+      message: proto.Message.toObject(message, { bytes: String, longs: Number }) as Record<string, unknown>, text: textOf(message),
+    };
+    if (record) this.received.push(received);
+    return received;
+  }
+}
+
+/** libsignal wants Curve25519 public keys with their type byte; the wire carries 32 bytes. */
+function withKeyType(key: Buffer): Buffer {
+  return key.length === 33 ? key : Buffer.concat([Buffer.from([5]), key]);
+}

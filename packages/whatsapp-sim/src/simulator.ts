@@ -1,0 +1,185 @@
+import type { KeyPair } from '@whiskeysockets/baileys';
+import { ClientConnection } from './transport/connection.js';
+import { createServerIdentity } from './transport/certificates.js';
+import type { ServerIdentity } from './transport/certificates.js';
+import { Listener } from './transport/listener.js';
+import { Network } from './network/network.js';
+import type { AccountOptions } from './network/network.js';
+import { viewOf } from './network/model.js';
+import type { AccountView } from './network/model.js';
+import type { ReceivedMessage } from './network/phone.js';
+import { SimError } from './network/errors.js';
+import { Registrations } from './features/registration.js';
+import type { RefTimings } from './features/registration.js';
+import { registrationFeature } from './features/registration.js';
+import { loginFeature, endStream } from './features/login.js';
+import { prekeysFeature } from './features/prekeys.js';
+import { accountBasicsFeature } from './features/account-basics.js';
+import { usyncFeature } from './features/usync.js';
+import { Messaging } from './features/messaging.js';
+import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
+import { scanQr } from './features/pairing-qr.js';
+import { announceDevices } from './features/device-list.js';
+import { appStateFeature } from './features/history.js';
+import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
+import { closeClient, Outages } from './features/outages.js';
+import type { OutageMode, OutageView } from './features/outages.js';
+
+export interface SimulatorOptions {
+  /** Host to listen on; loopback unless you mean otherwise. */
+  host?: string;
+  /** Port of the WebSocket endpoint (0: any free port). */
+  port?: number;
+  /** The root key pair clients must trust (default: a fresh one per simulator). */
+  rootKey?: KeyPair;
+  /** QR ref count and lifetimes (default WhatsApp's: 6 refs, 60 s then 20 s each). */
+  qrRefs?: RefTimings;
+  /** A client must finish the Noise handshake within this (default 20 s). */
+  handshakeTimeoutMs?: number;
+}
+
+/** A device as the control API shows it. */
+export type DeviceView = AccountView['devices'][number];
+
+/**
+ * The programmatic control API of a running simulator: accounts and their phones, linking, messages from
+ * phones, outages and forced disconnects. The HTTP control API is a thin layer over this.
+ */
+export class Simulator {
+  readonly network = new Network();
+  readonly identity: ServerIdentity;
+  private readonly registrations: Registrations;
+  private readonly messaging: Messaging;
+  private readonly listener: Listener;
+  private readonly outages: Outages;
+  private readonly connections = new Set<ClientConnection>();
+
+  constructor(private readonly options: SimulatorOptions = {}) {
+    this.identity = createServerIdentity(options.rootKey);
+    this.registrations = new Registrations(options.qrRefs);
+    this.messaging = new Messaging(this.network);
+    const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
+    this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
+      const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
+      this.connections.add(connection);
+      socket.once('close', () => this.connections.delete(connection));
+    });
+    this.outages = new Outages(this.listener, () => [...this.connections]);
+    this.network.use(loginFeature(this.network));
+    this.network.use(registrationFeature(this.network, this.registrations));
+    this.network.use(prekeysFeature(this.network));
+    this.network.use(accountBasicsFeature(this.network));
+    this.network.use(usyncFeature(this.network));
+    this.network.use(this.messaging.feature());
+    this.network.use(pairingCodeFeature(this.registrations));
+    this.network.use(appStateFeature(this.network));
+  }
+
+  async listen(): Promise<void> {
+    await this.listener.listen(this.options.port ?? 0);
+  }
+
+  /** `ws://host:port/ws/chat`, the value for Baileys' `waWebSocketUrl`. */
+  get url(): string {
+    return `ws://${this.options.host ?? '127.0.0.1'}:${this.listener.port}/ws/chat`;
+  }
+
+  /** The public key clients must trust (`trustSimulatorRoot`). */
+  get rootPublicKey(): Buffer {
+    return Buffer.from(this.identity.root.public);
+  }
+
+  createAccount(options: AccountOptions): AccountView {
+    return viewOf(this.network.createAccount(options));
+  }
+
+  listAccounts(): AccountView[] {
+    return [...this.network.accounts.values()].map(viewOf);
+  }
+
+  getAccount(number: string): AccountView {
+    return viewOf(this.network.account(number));
+  }
+
+  /** Clients waiting to be linked (connected without credentials), with their current QR refs. */
+  pendingClients(): Array<{ platform: string; refs: string[]; pairingCodeFor: string | undefined }> {
+    const now = Date.now();
+    return this.registrations.all().map((r) => ({
+      platform: r.platform, refs: r.refs.filter((x) => x.expiresAt > now).map((x) => x.ref), pairingCodeFor: r.pairingCode?.number,
+    }));
+  }
+
+  /** The phone of `number` scans a QR a client shows; resolves once the client is linked (before its restart). */
+  async scanQr(number: string, qr: string): Promise<DeviceView> {
+    const device = await scanQr(this.network, this.registrations, number, qr);
+    return this.getAccount(number).devices.find((d) => d.id === device.id)!;
+  }
+
+
+  /** The phone of `number` enters the 8-character code a client shows; resolves once the client is linked. */
+  async enterPairingCode(number: string, code: string): Promise<DeviceView> {
+    const device = await enterPairingCode(this.network, this.registrations, number, code);
+    return this.getAccount(number).devices.find((d) => d.id === device.id)!;
+  }
+
+  /** The phone removes a linked device: its socket gets 401 device_removed and it can no longer log in. */
+  removeDevice(number: string, deviceId: number): void {
+    const account = this.network.account(number);
+    const device = account.companions.get(deviceId);
+    if (!device) throw new SimError(404, 'device_not_found', `${number} has no linked device ${deviceId}`, { number, deviceId });
+    account.companions.delete(deviceId);
+    if (device.connection) endStream(device.connection, 'deviceRemoved');
+    announceDevices(this.network, account, 'remove', device);
+  }
+
+  /** The phone of `from` sends a text to the number `to`; resolves with the message id once relayed. */
+  sendText(from: string, to: string, text: string): Promise<SentMessage> {
+    return this.messaging.phoneSendsText(from, to, text);
+  }
+
+  /** What the phone of `number` received, decrypted, oldest first. */
+  received(number: string): ReceivedMessage[] {
+    return [...this.network.account(number).phone.received];
+  }
+
+  /** Copies the phone of `number` got and could not decrypt. */
+  undecryptable(number: string): UndecryptableMessage[] {
+    return this.messaging.undecryptableBy(this.network.account(number));
+  }
+
+  /** What the phone of `number` sent, with the receipts each message got. */
+  sent(number: string): SentMessage[] {
+    return this.messaging.sentBy(this.network.account(number));
+  }
+
+  /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
+  markRead(number: string, messageId: string): void {
+    this.messaging.phoneReads(number, messageId);
+  }
+
+  startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {
+    return this.outages.start(mode, durationMs);
+  }
+
+  endOutage(): Promise<OutageView> {
+    return this.outages.end();
+  }
+
+  outage(): OutageView {
+    return this.outages.view();
+  }
+
+  /** Ends the socket of a logged-in device (`number:device@s.whatsapp.net`) with one of the supported codes. */
+  closeClient(deviceJid: string, code: number): void {
+    const device = this.network.companionOf(deviceJid);
+    if (!device?.connection) throw new SimError(404, 'client_not_connected', `no client is logged in as ${deviceJid}`, { jid: deviceJid });
+    closeClient(device.connection, code);
+  }
+
+  async stop(): Promise<void> {
+    this.outages.clear();
+    for (const connection of this.connections) connection.terminate();
+    for (const registration of this.registrations.all()) this.registrations.remove(registration.connection);
+    await this.listener.close();
+  }
+}

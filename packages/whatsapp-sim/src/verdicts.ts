@@ -1,0 +1,79 @@
+import type { BinaryNode } from '@whiskeysockets/baileys';
+
+/**
+ * The server's verdicts, as data: what WhatsApp answers in a given situation and the public source that
+ * shows it. The simulator's behaviour is only as true as these sources; a verdict without one does not
+ * belong here.
+ */
+export interface Verdict<T> {
+  value: T;
+  /** Public source(s) documenting the behaviour. */
+  source: string;
+}
+
+/** How long each QR ref lives: the first 60 s, each later one 20 s (Baileys' own defaults mirror the server's). */
+export const QR_REFS: Verdict<{ count: number; firstMs: number; nextMs: number }> = {
+  value: { count: 6, firstMs: 60_000, nextMs: 20_000 },
+  source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js (pair-device handler: qrTimeout || 60000, then 20000); '
+    + 'whatsmeow qrchan.go emitQRs (a full set is 6 codes: 60 s while 6 remain, 20 s for each later one)',
+};
+
+const streamError = (attrs: Record<string, string>, children: BinaryNode[] = []): BinaryNode => ({ tag: 'stream:error', attrs, content: children });
+
+/**
+ * A login the server refuses (unknown or removed device, or another noise key): `<failure reason="401">`,
+ * which clients take as logged out.
+ */
+export const LOGIN_REFUSED: Verdict<{ reason: string }> = {
+  value: { reason: '401' },
+  source: 'whatsmeow connectionevents.go handleConnectFailure (reason 401 → LoggedOut); Baileys Socket/socket.js CB:failure (reason as status code)',
+};
+
+/** The `<stream:error>` stanzas the server ends a session with. */
+export const STREAM_ERRORS = {
+  /** After pairing: the client must reconnect with its new credentials (Baileys: 515 restartRequired). */
+  restart: {
+    node: () => streamError({ code: '515' }),
+    source: 'whatsmeow connectionevents.go handleStreamError (code 515: reconnect); Baileys Types DisconnectReason.restartRequired',
+  },
+  /** Another socket logged in with the same device (Baileys: 440 connectionReplaced). */
+  replaced: {
+    node: () => streamError({}, [{ tag: 'conflict', attrs: { type: 'replaced' } }]),
+    source: 'Baileys 7.0.0-rc14 Utils/generics.js CODE_MAP (a <conflict> child without code → 440 connectionReplaced); '
+      + 'whatsmeow handleStreamError (newer versions: conflict type="replaced" → StreamReplaced)',
+  },
+  /** The phone removed this companion (Baileys: 401 loggedOut). */
+  deviceRemoved: {
+    node: () => streamError({ code: '401' }, [{ tag: 'conflict', attrs: { type: 'device_removed' } }]),
+    source: 'whatsmeow connectionevents.go handleStreamError (code 401 with conflict type="device_removed" → LoggedOut)',
+  },
+} as const;
+
+/** Codes the control API may close a client's socket with, and how each reaches the client. */
+export const CLOSE_CODES: Verdict<Record<number, string>> = {
+  value: {
+    408: 'stream:error code=408 (Baileys reports 408 connectionLost/timedOut)',
+    428: 'the WebSocket is closed without a stream error (Baileys reports 428 connectionClosed)',
+    500: 'stream:error code=500 (Baileys reports 500 badSession)',
+    503: 'stream:error code=503 (Baileys reports 503 unavailableService)',
+  },
+  source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins)',
+};
+
+/**
+ * Pairing-code requests (`link_code_companion_reg`, stage `companion_hello`) are validated by WhatsApp:
+ * `companion_platform_display` must be a real browser with a real OS in parentheses, else the iq is answered
+ * `<error code="400" text="bad-request"/>` (QR linking accepts any label). Measured against production in
+ * WhiskeySockets/Baileys PR #2769 (`Chrome (Acme)` → 400, `Chrome (Windows)` → accepted) and PR #2559
+ * (`Chrome (Custom Label)` → 400); PR #614 changed Baileys' default browser to make pairing codes work;
+ * issue #1167 and PR #2409: the Desktop platform is refused. Baileys builds the display as
+ * `${browser[1]} (${browser[0]})`, so Parley's `Chrome (Parley)` is refused.
+ */
+export const PAIRING_CODE_DISPLAY: Verdict<{ browsers: string[]; systems: string[]; refusal: { code: number; text: string } }> = {
+  value: {
+    browsers: ['Chrome', 'Firefox', 'Safari', 'Edge', 'Opera', 'IE'],
+    systems: ['Windows', 'Mac OS', 'Ubuntu', 'Linux'],
+    refusal: { code: 400, text: 'bad-request' },
+  },
+  source: 'https://github.com/WhiskeySockets/Baileys/pull/2769, /pull/2559, /pull/614, /pull/2409, /issues/1167',
+};

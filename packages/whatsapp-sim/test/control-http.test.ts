@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, trustSimulatorRoot } from '../src/index.js';
+import type { AccountView, ReceivedMessage, RunningSimulator, SentMessage } from '../src/index.js';
+import { TestClient, waitFor } from './client.js';
+
+describe('HTTP control API', () => {
+  let sim: RunningSimulator;
+  let untrust: () => void;
+  const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+    const res = await fetch(`${sim.controlUrl}${path}`, {
+      method,
+      headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  before(async () => {
+    sim = await startSimulator();
+    untrust = trustSimulatorRoot(sim.rootPublicKey);
+  });
+  after(async () => {
+    untrust();
+    await sim.stop();
+  });
+
+  it('drives linking, messages both ways, receipts and a forced close over HTTP', { timeout: 60_000 }, async () => {
+    const root = await call('GET', '/');
+    assert.equal(root.body.websocketUrl, sim.url);
+    assert.equal(root.body.rootPublicKey, sim.rootPublicKey.toString('base64'));
+    const me = (await call('POST', '/accounts', { number: '+5511987655001', pushName: 'Eu' })).body as AccountView;
+    const friend = await call('POST', '/accounts', { number: '5511987655002', pushName: 'Duda', business: true });
+    assert.equal(friend.status, 201);
+    assert.equal(friend.body.business, true);
+    const client = new TestClient(sim.url);
+    client.connect();
+    await waitFor(() => client.seen.qrs.length > 0, 'a QR');
+    const pending = await call('GET', '/clients/pending');
+    assert.equal(pending.body.length, 1);
+    assert.ok(client.seen.qrs[0]!.includes(pending.body[0].refs[0]));
+    const scanned = await call('POST', `/accounts/${me.number}/scan`, { qr: client.seen.qrs[0] });
+    assert.equal(scanned.status, 200);
+    assert.equal(scanned.body.jid, `${me.number}:1@s.whatsapp.net`);
+    await waitFor(() => client.closed, 'the restart');
+    client.connect();
+    await waitFor(() => client.opened, 'open');
+    const sent = await call('POST', `/accounts/${friend.body.number}/messages`, { to: me.number, text: 'pelo HTTP' });
+    assert.equal(sent.status, 201);
+    await waitFor(() => client.seen.upserts.some((m) => m.key.id === sent.body.id), 'the upsert');
+    const reply = await client.sock!.sendMessage(friend.body.jid, { text: 'resposta' });
+    await waitFor(() => sim.simulator.received(friend.body.number).some((m) => m.id === reply!.key.id), 'the phone to receive');
+    const received = (await call('GET', `/accounts/${friend.body.number}/messages/received`)).body as ReceivedMessage[];
+    assert.equal(received.find((m) => m.id === reply!.key.id)?.text, 'resposta');
+    assert.equal((await call('POST', `/accounts/${friend.body.number}/messages/received/${reply!.key.id}/read`)).status, 204);
+    await waitFor(() => client.statusOf(reply!.key.id!) === 4, 'the read receipt');
+    const sentList = (await call('GET', `/accounts/${friend.body.number}/messages/sent`)).body as SentMessage[];
+    assert.equal(sentList[0]!.text, 'pelo HTTP');
+    assert.deepEqual((await call('GET', `/accounts/${friend.body.number}/messages/undecryptable`)).body, []);
+    assert.equal((await call('POST', `/clients/${encodeURIComponent(scanned.body.jid)}/close`, { code: 503 })).status, 204);
+    await waitFor(() => client.closed, 'the forced close');
+    assert.equal(client.seen.closeCode, 503);
+    const account = (await call('GET', `/accounts/${me.number}`)).body as AccountView;
+    assert.equal(account.devices[0]!.online, false);
+    assert.equal((await call('DELETE', `/accounts/${me.number}/devices/1`)).status, 204);
+    assert.deepEqual((await call('GET', `/accounts/${me.number}`)).body.devices, []);
+  });
+
+  it('starts, shows and ends an outage over HTTP', async () => {
+    assert.deepEqual((await call('POST', '/outage', { mode: 'blackhole', durationMs: 60_000 })).body.mode, 'blackhole');
+    assert.equal((await call('GET', '/outage')).body.mode, 'blackhole');
+    const conflict = await call('POST', '/outage', { mode: 'refuse' });
+    assert.equal(conflict.status, 409);
+    assert.equal(conflict.body.error.code, 'outage_in_progress');
+    assert.deepEqual((await call('DELETE', '/outage')).body, { mode: 'none' });
+  });
+
+  it('answers bad requests with clear JSON errors and changes nothing', async () => {
+    const before = (await call('GET', '/accounts')).body.length;
+    const cases: Array<[string, string, unknown, number, string, Record<string, string>?]> = [
+      ['POST', '/accounts', '{"number": ', 400, 'bad_request'],
+      ['POST', '/accounts', '[1]', 400, 'bad_request'],
+      ['POST', '/accounts', {}, 400, 'invalid_request'],
+      ['POST', '/accounts', { number: 5511 }, 400, 'invalid_request'],
+      ['POST', '/accounts', { number: 'abc' }, 400, 'invalid_number'],
+      ['POST', '/accounts', { number: '5511987655009', business: 'yes' }, 400, 'invalid_request'],
+      ['POST', '/accounts', { number: '5511987655009', pushName: 'x'.repeat(101) }, 400, 'invalid_push_name'],
+      ['POST', '/accounts', 'number=1', 415, 'unsupported_media_type', { 'content-type': 'text/plain' }],
+      ['POST', '/accounts', JSON.stringify({ number: '5511987655009', pad: 'x'.repeat(300_000) }), 413, 'payload_too_large'],
+      ['GET', '/accounts/5599999999999', undefined, 404, 'account_not_found'],
+      ['POST', '/accounts/5599999999999/messages', { to: '5511987655001', text: 'x' }, 404, 'account_not_found'],
+      ['POST', '/accounts/5511987655001/messages', { to: '5511987655002', text: '' }, 400, 'invalid_text'],
+      ['POST', '/accounts/5511987655001/scan', { qr: 'nonsense' }, 400, 'invalid_qr'],
+      ['POST', '/accounts/5511987655001/pairing-code', { code: '12' }, 400, 'invalid_code'],
+      ['DELETE', '/accounts/5511987655001/devices/x', undefined, 400, 'invalid_request'],
+      ['POST', '/outage', { mode: 'sometimes' }, 400, 'invalid_mode'],
+      ['POST', '/outage', { mode: 'refuse', durationMs: -1 }, 400, 'invalid_duration'],
+      ['POST', '/clients/x/close', { code: 'soon' }, 400, 'invalid_request'],
+      ['GET', '/nowhere', undefined, 404, 'route_not_found'],
+      ['PUT', '/accounts', undefined, 405, 'method_not_allowed'],
+    ];
+    for (const [method, path, body, status, code, headers] of cases) {
+      const res = await call(method, path, body, headers);
+      assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
+      assert.equal(res.body.error.code, code, `${method} ${path}`);
+      assert.equal(typeof res.body.error.message, 'string');
+      assert.equal(typeof res.body.error.details, 'object');
+    }
+    const duplicate = await call('POST', '/accounts', { number: '5511987655001' });
+    assert.equal(duplicate.status, 409);
+    assert.equal((await call('GET', '/accounts')).body.length, before);
+    assert.equal((await call('GET', '/outage')).body.mode, 'none');
+  });
+});

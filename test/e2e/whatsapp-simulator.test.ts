@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startSimulator, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+/**
+ * The WhatsApp channel on Baileys' real socket against the WhatsApp simulator (@parley/whatsapp-sim) on
+ * loopback: linking by QR, a sent text the phone decrypts and its receipts, and a text from the phone.
+ */
+describe('WhatsApp through the simulator, over real HTTP', () => {
+  let sim: RunningSimulator;
+  let untrust: () => void;
+  let t: TestServer;
+
+  before(async () => {
+    sim = await startSimulator();
+    untrust = trustSimulatorRoot(sim.rootPublicKey);
+    t = await startTestServer({
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
+        { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
+      ],
+      config: { defaultChannel: 'whatsapp' },
+    });
+  });
+  after(async () => {
+    await t.stop();
+    untrust();
+    await sim.stop();
+  });
+
+  it('links by QR, sends a text the phone decrypts (delivered, then read), and stores the phone\'s answer', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657001', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987657002', pushName: 'Cliente' });
+    const instance = await t.createInstance({ channel: 'whatsapp', name: 'simulated' });
+    const api = t.client(instance.key);
+    const connecting = await api.call('connectInstance');
+    assert.equal(connecting.phoneConnected, false);
+    assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
+    await sim.simulator.scanQr(account.number, connecting.qrcode);
+    const open = await t.waitFor(async () => {
+      const { instance: current } = await api.call('getInstance');
+      return current.phoneConnected ? current : undefined;
+    }, 20_000, 'the instance to connect after the 515 restart');
+    assert.equal(open.user?.id, `${account.number}:1@s.whatsapp.net`);
+
+    const sent = await api.call('sendText', { body: { to: friend.number, text: 'Seu pedido saiu para entrega' } });
+    const id = sent.data.key.id;
+    const got = await t.waitFor(() => sim.simulator.received(friend.number).find((m) => m.id === id), 10_000, 'the phone to decrypt it');
+    assert.equal(got.fromNumber, account.number);
+    assert.equal(got.text, 'Seu pedido saiu para entrega');
+    const statuses = () => t.events.flatMap((e) => (e.type === 'message.status' && e.messageId === id ? [e.status] : []));
+    await t.waitFor(() => statuses().includes('delivered'), 10_000, 'the delivery receipt');
+    sim.simulator.markRead(friend.number, id);
+    await t.waitFor(() => statuses().includes('read'), 10_000, 'the read receipt');
+
+    const answer = await sim.simulator.sendText(friend.number, account.number, 'Obrigado!');
+    const stored = await t.waitFor(async () => {
+      const page = await api.call('listChatMessages', { params: { jid: friend.jid } });
+      return page.data.find((m) => m.key.id === answer.id);
+    }, 40_000, 'the phone\'s text in the chat');
+    assert.equal(stored.key.fromMe, false);
+    assert.equal(JSON.stringify(stored.message).includes('Obrigado!'), true);
+  });
+
+  // Defect 1 of issue 25: Parley announces itself as `Chrome (Parley)` (browser ['Parley', 'Chrome', …]),
+  // a display WhatsApp refuses for pairing codes (the simulator's PAIRING_CODE_DISPLAY verdict), so the
+  // code Parley answers can never be entered. This runs and reports as todo until that is fixed.
+  it('links by pairing code', { timeout: 60_000, todo: 'defect 1 of issue 25: WhatsApp refuses the display "Chrome (Parley)"' }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657011' });
+    const instance = await t.createInstance({ channel: 'whatsapp', name: 'by-code' });
+    const api = t.client(instance.key);
+    await api.call('connectInstance');
+    const { code } = await api.call('requestPairingCode', { body: { phoneNumber: account.number } });
+    await sim.simulator.enterPairingCode(account.number, code);
+    await t.waitFor(async () => (await api.call('getInstance')).instance.phoneConnected, 20_000, 'the instance to connect');
+  });
+});
