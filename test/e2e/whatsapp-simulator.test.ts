@@ -42,7 +42,8 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
       const { instance: current } = await api.call('getInstance');
       return current.phoneConnected ? current : undefined;
     }, 20_000, 'the instance to connect after the 515 restart');
-    assert.equal(open.user?.id, `${account.number}:1@s.whatsapp.net`);
+    // The account, not this linked device (`…:1@s.whatsapp.net`): issue 25, defect 11.
+    assert.equal(open.user?.id, `${account.number}@s.whatsapp.net`);
 
     const sent = await api.call('sendText', { body: { to: friend.number, text: 'Seu pedido saiu para entrega' } });
     const id = sent.data.key.id;
@@ -63,10 +64,10 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     assert.equal(JSON.stringify(stored.message).includes('Obrigado!'), true);
   });
 
-  // Defect 1 of issue 25: Parley announces itself as `Chrome (Parley)` (browser ['Parley', 'Chrome', …]),
-  // a display WhatsApp refuses for pairing codes (the simulator's PAIRING_CODE_DISPLAY verdict), so the
-  // code Parley answers can never be entered. This runs and reports as todo until that is fixed.
-  it('links by pairing code', { timeout: 60_000, todo: 'defect 1 of issue 25: WhatsApp refuses the display "Chrome (Parley)"' }, async () => {
+  // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
+  // refuses (the simulator's PAIRING_CODE_DISPLAY verdict), so the code could never be entered; the
+  // channel asks for codes on a socket named `Chrome (Windows)`, replacing the QR socket.
+  it('links by pairing code, asked for while a QR code shows', { timeout: 60_000 }, async () => {
     const account = sim.simulator.createAccount({ number: '5511987657011' });
     const instance = await t.createInstance({ channel: 'whatsapp', name: 'by-code' });
     const api = t.client(instance.key);
