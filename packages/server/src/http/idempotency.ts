@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ParleyError, ValidationError, type Clock, type IdempotencyStore, type IdempotentAnswer } from '@parley/core';
+import { OutcomeUnknownError, ParleyError, ValidationError, type Clock, type IdempotencyStore, type IdempotentAnswer } from '@parley/core';
 
 /** The request header (Stripe's name, and the IETF draft's). */
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -17,6 +17,12 @@ export const IDEMPOTENCY_KEY_SCHEMA = { type: 'string', minLength: 1, maxLength:
 export interface IdempotencyTimings {
   /** How long an answer is kept (24 h). */
   retentionMs: number;
+  /**
+   * How long the answer of a request run under a cluster's internal key is kept (10 min): only an
+   * attempt of the same client request asks for it again, within the forwarding node's handover wait
+   * and its connection timeouts, so keeping it a day would only fill the store.
+   */
+  forwardedRetentionMs: number;
   /** How long a request holds its key while running: a crashed server's key is free again after it (60 s). */
   leaseMs: number;
   /** How long a retry waits for the request holding its key before 409 (30 s). */
@@ -25,7 +31,7 @@ export interface IdempotencyTimings {
   pollMs: number;
 }
 
-export const DEFAULT_IDEMPOTENCY_TIMINGS: IdempotencyTimings = { retentionMs: 24 * 60 * 60 * 1000, leaseMs: 60_000, waitMs: 30_000, pollMs: 25 };
+export const DEFAULT_IDEMPOTENCY_TIMINGS: IdempotencyTimings = { retentionMs: 24 * 60 * 60 * 1000, forwardedRetentionMs: 10 * 60 * 1000, leaseMs: 60_000, waitMs: 30_000, pollMs: 25 };
 
 /** The outcome of a request under a key: its answer, and whether it is a replay of an earlier one. */
 export interface IdempotentOutcome {
@@ -78,7 +84,7 @@ export class IdempotencyGuard {
    * kept answer. 422 `idempotency_key_reused` for another request's key, 409
    * `idempotency_key_in_progress` when its first request is still running after `waitMs`.
    */
-  async run(scope: string, key: string, fingerprint: string, execute: () => Promise<IdempotentAnswer>): Promise<IdempotentOutcome> {
+  async run(scope: string, key: string, fingerprint: string, execute: () => Promise<IdempotentAnswer>, retentionMs = this.timings.retentionMs): Promise<IdempotentOutcome> {
     const id = `${scope}\u0000${key}`;
     const deadline = performance.now() + this.timings.waitMs;
     let pause = this.timings.pollMs;
@@ -86,7 +92,7 @@ export class IdempotencyGuard {
       const owner = randomUUID();
       const now = this.clock.now();
       const held = await this.store.begin(scope, key, { fingerprint, owner, now, expiresAt: now + this.timings.leaseMs });
-      if (!held) return { answer: await this.execute(scope, key, owner, id, execute), replayed: false };
+      if (!held) return { answer: await this.execute({ scope, key, owner, id, retentionMs }, execute), replayed: false };
       if (held.fingerprint !== fingerprint) {
         throw new ParleyError(422, 'idempotency_key_reused', `this ${IDEMPOTENCY_HEADER} was used for a different request (another body, route or parameters); use a new key for a new request`);
       }
@@ -108,7 +114,26 @@ export class IdempotencyGuard {
     }
   }
 
-  private async execute(scope: string, key: string, owner: string, id: string, execute: () => Promise<IdempotentAnswer>): Promise<IdempotentAnswer> {
+  /**
+   * Runs a request a cluster node forwarded under its internal key (`x-parley-forward-key`, in a scope of
+   * its own): every attempt of one client request carries the same key, so an attempt sent again after
+   * the connection to this node broke is answered with the first one's result. When the first attempt is
+   * still running past `waitMs` (its node stopped answering) the outcome is unknown: 502 `outcome_unknown`,
+   * for the client has no key of its own to wait on.
+   */
+  async runForwarded(scope: string, key: string, fingerprint: string, execute: () => Promise<IdempotentAnswer>): Promise<IdempotentOutcome> {
+    try {
+      return await this.run(`${scope}:forwarded`, key, fingerprint, execute, this.timings.forwardedRetentionMs);
+    } catch (err) {
+      if (err instanceof ParleyError && err.code === 'idempotency_key_in_progress') {
+        throw new OutcomeUnknownError('an earlier attempt of this request is still running on a cluster node that stopped answering; whether it is carried out is not known. Retry with an Idempotency-Key to be safe', 'owner_unresponsive');
+      }
+      throw err;
+    }
+  }
+
+  private async execute(run: { scope: string; key: string; owner: string; id: string; retentionMs: number }, execute: () => Promise<IdempotentAnswer>): Promise<IdempotentAnswer> {
+    const { scope, key, owner, id, retentionMs } = run;
     const work = (async () => {
       let answer: IdempotentAnswer;
       try {
@@ -119,7 +144,7 @@ export class IdempotencyGuard {
       }
       if (isKept(answer.status)) {
         const now = this.clock.now();
-        await this.store.complete(scope, key, { owner, answer, now, expiresAt: now + this.timings.retentionMs });
+        await this.store.complete(scope, key, { owner, answer, now, expiresAt: now + retentionMs });
       } else {
         await this.store.release(scope, key, owner);
       }
