@@ -63,6 +63,9 @@ export class SendQueue {
     };
     const outcome = await storage.outbound.enqueue(entry, policy.maxQueued, immediate ? { now, leaseMs } : undefined);
     if (outcome === 'full') throw queueFull(policy);
+    // Durable before anything acts on it: a commit that fails (a full disk) then answers 503 with nothing
+    // queued and nothing sent, instead of failing after the channel took the message.
+    await storage.flush();
     if (outcome === 'leased') {
       const sent = await worker.sendInline(runtime, { ...entry, order: dueAt, attempts: 0, leasedUntil: now + leaseMs }, job);
       if (sent) return sent;
