@@ -64,6 +64,24 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     assert.equal(created.runs, 1);
   });
 
+  it('a cluster\'s internal key: a second attempt gets the first result; one still held by a frozen node is 502 outcome_unknown', async () => {
+    const { clock, store, guard } = setup();
+    const op = operation();
+    assert.deepEqual(await guard.runForwarded(SCOPE, 'f', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+    assert.deepEqual(await guard.runForwarded(SCOPE, 'f', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: true });
+    assert.equal(op.runs, 1);
+    // A scope of its own: a client's key of the same name is another request.
+    assert.equal((await guard.run(SCOPE, 'f', 'fp', op.run)).replayed, false);
+    // Kept forwardedRetentionMs (10 min), not a day.
+    clock.advance(quick.forwardedRetentionMs);
+    assert.equal((await guard.runForwarded(SCOPE, 'f', 'fp', op.run)).replayed, false);
+
+    await store.begin(`${SCOPE}:forwarded`, 'frozen', { fingerprint: 'fp', owner: 'frozen-node', now: clock.now(), expiresAt: clock.now() + quick.leaseMs });
+    const refusal = await guard.runForwarded(SCOPE, 'frozen', 'fp', op.run).then(() => null, (err: unknown) => err);
+    assert.ok(isParleyError(refusal) && refusal.status === 502 && refusal.code === 'outcome_unknown', String(refusal));
+    assert.deepEqual(refusal.details, { reason: 'owner_unresponsive', safeRetry: 'Idempotency-Key' });
+  });
+
   it('fingerprints ignore member order and tell bodies apart', () => {
     assert.equal(IdempotencyGuard.fingerprint({ a: 1, b: [1, { y: 2, x: 1 }] }), IdempotencyGuard.fingerprint({ b: [1, { x: 1, y: 2 }], a: 1 }));
     assert.notEqual(IdempotencyGuard.fingerprint({ a: 1 }), IdempotencyGuard.fingerprint({ a: '1' }));
