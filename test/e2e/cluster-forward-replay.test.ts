@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
 import { serviceUrlOrSkip, TcpProxy } from '@parley/testkit';
-import { freePort, NodeProcess } from '@parley/testkit/host';
+import { CLUSTER_ADMIN_TOKEN, freePort, NodeProcess } from '@parley/testkit/host';
 import { createSandboxInstances, tearDownCluster, until, type Instance } from '../support/cluster-load.js';
+import { Scrape } from '../support/metrics-scrape.js';
 
 const NODES = ['r1', 'r2'];
 /** Short leases: a paused owner's instance is taken over within about 3 s. */
@@ -102,6 +103,8 @@ describe('cluster: forwarded requests are never replayed unsafely', () => {
     assert.match(res.body.error.message, /Idempotency-Key/);
     // It did run: a 503 ("nothing was done") would have been a lie.
     assert.equal((await owner.request('GET', `/${alice.key}/queue/policy`)).body.data.perMinute, 17);
+    const metrics = await fetch(`${via.url}/metrics`, { headers: { authorization: `Bearer ${CLUSTER_ADMIN_TOKEN}` } });
+    assert.equal((await Scrape.parse(await metrics.text())).value('parley_cluster_forwarded_requests_total', { outcome: 'unknown' }), 1);
   });
 
   it('a request that never reached the owner (its connection refused) is sent again, once', async () => {

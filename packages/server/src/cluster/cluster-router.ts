@@ -151,7 +151,7 @@ export class ClusterRouter {
     let reached: OutcomeUnknownReason | undefined;
     let outcome: 'here' | 'answered';
     try {
-      outcome = await this.viaOwner(id, async (target) => {
+      outcome = await this.viaOwner(id, () => reached, async (target) => {
         body ??= await prepareBody(req);
         const abandon = new AbortController();
         const attempt = await this.attempt(id, target, req, res, body, abandon);
@@ -165,6 +165,7 @@ export class ClusterRouter {
         return 'retry';
       });
     } catch (err) {
+      // A failure after an attempt may have reached the owner (storage failing while the owner is looked up again).
       if (reached && isParleyError(err) && err.status === 503) throw outcomeUnknown(reached);
       throw err;
     }
@@ -194,7 +195,7 @@ export class ClusterRouter {
       if (!(await this.node.started(id))) throw new InstanceMovingError(id);
       return false;
     }
-    return (await this.viaOwner(id, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
+    return (await this.viaOwner(id, noneReached, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
   }
 
   /**
@@ -209,7 +210,8 @@ export class ClusterRouter {
     // A forwarded request carried the cluster secret: route() checked it before the handler ran.
     if (req.headers[FORWARDED_BY_HEADER] !== undefined && only !== undefined) return only === id ? local() : 0;
     let received = 0;
-    const outcome = await this.viaOwner(id, async (target) => {
+    // Sent again whatever happened to an attempt: the owner's deduplication window drops what it already ingested.
+    const outcome = await this.viaOwner(id, noneReached, async (target) => {
       const answer = await this.forwarder.send(target.address, req, raw, { [INGEST_FOR_HEADER]: id });
       if (answer === 'retry') return 'retry';
       if (answer.status !== 200) {
@@ -226,10 +228,12 @@ export class ClusterRouter {
    * Runs `send` against the instance's owner until one answers, waiting for a new owner during a
    * handover (pauses growing from 50 ms to 1 s, up to `handoverWaitMs`, then 503). Answers `here`
    * instead once this node owns the instance (held, or taken now because it is where the instance
-   * goes) and has started it. `send` answers `spent` when it must not be tried again. Each attempt's
-   * outcome is counted, and so is the time a request that did not succeed at once waited.
+   * goes) and has started it. `send` answers `spent` when it must not be tried again, and throws
+   * {@link OutcomeUnknownError} for an attempt that may have run and must not be sent again; once
+   * `reached` names why an earlier attempt may have run, running out of time is that 502, not a 503.
+   * Each attempt's outcome is counted, and so is the time a request that did not succeed at once waited.
    */
-  async viaOwner(id: string, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
+  async viaOwner(id: string, reached: () => OutcomeUnknownReason | undefined, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
     const began = performance.now();
     const deadline = began + this.node.config.handoverWaitMs;
     for (let attempt = 0; ; attempt++) {
@@ -241,7 +245,10 @@ export class ClusterRouter {
         // Taken here and started (reconnected) before the request runs; another node may have been faster.
         if ((await this.node.claim(id).then(() => true, () => false)) && (await this.node.started(id))) return this.waited('here', attempt, began);
       } else if (target !== 'wait') {
-        const outcome = await send(target);
+        const outcome = await send(target).catch((err: unknown) => {
+          if (err instanceof OutcomeUnknownError) this.observer.forwarded('unknown');
+          throw err;
+        });
         this.observer.forwarded(outcome === 'answered' ? 'answered' : 'retry');
         if (outcome === 'answered') return this.waited(outcome, attempt, began);
         this.owners.delete(id);
@@ -251,8 +258,10 @@ export class ClusterRouter {
       await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
       await this.node.refreshNodes().catch(() => undefined);
     }
-    this.observer.forwarded('unavailable');
     this.observer.handoverWaited((performance.now() - began) / 1000);
+    const reason = reached();
+    this.observer.forwarded(reason ? 'unknown' : 'unavailable');
+    if (reason) throw outcomeUnknown(reason);
     throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
   }
 
@@ -329,6 +338,9 @@ export class ClusterRouter {
 }
 
 type OutcomeUnknownReason = 'connection_lost' | 'owner_unresponsive';
+
+/** For requests whose every attempt may be sent again (upgrades, webhooks): none ever leaves the outcome unknown. */
+const noneReached = (): undefined => undefined;
 
 /** 502 `outcome_unknown`: a request that may have reached the owner, and cannot be sent again safely. */
 function outcomeUnknown(reason: OutcomeUnknownReason): OutcomeUnknownError {
