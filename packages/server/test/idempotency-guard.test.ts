@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isParleyError } from '@parley/core';
+import { isParleyError, ServiceUnavailableError } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { DEFAULT_IDEMPOTENCY_TIMINGS, IdempotencyGuard } from '../src/http/idempotency.js';
 
@@ -80,6 +80,15 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     const refusal = await guard.runForwarded(SCOPE, 'frozen', 'fp', op.run).then(() => null, (err: unknown) => err);
     assert.ok(isParleyError(refusal) && refusal.status === 502 && refusal.code === 'outcome_unknown', String(refusal));
     assert.deepEqual(refusal.details, { reason: 'owner_unresponsive', safeRetry: 'Idempotency-Key' });
+  });
+
+  it('a success whose answer cannot be kept (storage failing) is still answered: the operation ran', async () => {
+    const { store, guard } = setup();
+    store.complete = async () => {
+      throw new ServiceUnavailableError('storage is unavailable');
+    };
+    const op = operation();
+    assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
   });
 
   it('fingerprints ignore member order and tell bodies apart', () => {

@@ -144,7 +144,9 @@ export class IdempotencyGuard {
       }
       if (isKept(answer.status)) {
         const now = this.clock.now();
-        await this.store.complete(scope, key, { owner, answer, now, expiresAt: now + retentionMs });
+        // Done is done: when only keeping the answer fails (storage failing), the answer still goes to
+        // the client, whom an error would invite to run it twice; the key frees itself after its lease.
+        await this.store.complete(scope, key, { owner, answer, now, expiresAt: now + retentionMs }).catch(() => undefined);
       } else {
         await this.store.release(scope, key, owner);
       }
