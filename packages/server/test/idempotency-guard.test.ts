@@ -91,6 +91,27 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
   });
 
+  it('a key held by a server that is gone: a request that creates nothing twice runs at once, any other still waits', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStorage(clock).idempotency;
+    const guard = new IdempotencyGuard(store, clock, quick, { token: () => `here/${Math.random()}`, gone: (owner) => owner.startsWith('dead/') });
+    for (const key of ['send', 'group']) {
+      await store.begin(SCOPE, key, { fingerprint: 'fp', owner: 'dead/1', now: clock.now(), expiresAt: clock.now() + quick.leaseMs });
+    }
+    const op = operation();
+    const seeds: string[] = [];
+    const send = (seed: string) => {
+      seeds.push(seed);
+      return op.run();
+    };
+    assert.deepEqual(await guard.run(SCOPE, 'send', 'fp', send, { rerunnable: true }), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+    assert.deepEqual(seeds, ['dead/1'], 'it runs with the dead run\'s seed: it creates what that run would have');
+    assert.equal((await store.get(SCOPE, 'send', clock.now()))?.state, 'done', 'kept under the new holder');
+    const refusal = await guard.run(SCOPE, 'group', 'fp', op.run).then(() => null, (err: unknown) => err);
+    assert.ok(isParleyError(refusal) && refusal.code === 'idempotency_key_in_progress', String(refusal));
+    assert.equal(op.runs, 1);
+  });
+
   it('fingerprints ignore member order and tell bodies apart', () => {
     assert.equal(IdempotencyGuard.fingerprint({ a: 1, b: [1, { y: 2, x: 1 }] }), IdempotencyGuard.fingerprint({ b: [1, { x: 1, y: 2 }], a: 1 }));
     assert.notEqual(IdempotencyGuard.fingerprint({ a: 1 }), IdempotencyGuard.fingerprint({ a: '1' }));

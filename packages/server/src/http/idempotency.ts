@@ -33,6 +33,36 @@ export interface IdempotencyTimings {
 
 export const DEFAULT_IDEMPOTENCY_TIMINGS: IdempotencyTimings = { retentionMs: 24 * 60 * 60 * 1000, forwardedRetentionMs: 10 * 60 * 1000, leaseMs: 60_000, waitMs: 30_000, pollMs: 25 };
 
+/**
+ * Who holds keys: the token a request takes a key with (random, prefixed with its server's name in a
+ * cluster), and whether the server named in a holder's token is gone (dead: it will never complete).
+ */
+export interface KeyHolders {
+  token(): string;
+  gone(owner: string): boolean;
+}
+
+/**
+ * What a request runs with under a key: `seed` names the run whose work it does — its own, or, when it
+ * took over the key of a holder that is gone, the first run's — so a handler deriving ids from it
+ * (`RunOptions.rerunnable`) creates what that run would have, and nothing twice.
+ */
+export type Execute = (seed: string) => Promise<IdempotentAnswer>;
+
+/** A holder's token carries the seed of the run it continues after `#` (its own token otherwise). */
+const seedOf = (owner: string): string => (owner.includes('#') ? owner.slice(owner.indexOf('#') + 1) : owner);
+
+/** What {@link IdempotencyGuard.run} may be told about a request. */
+export interface RunOptions {
+  /** How long its answer is kept (default: the guard's `retentionMs`). */
+  retentionMs?: number;
+  /**
+   * Running it twice creates nothing twice (it derives its ids from the key: a send): when the key's
+   * holder is gone ({@link KeyHolders.gone}) it runs at once instead of waiting out that holder's lease.
+   */
+  rerunnable?: boolean;
+}
+
 /** The outcome of a request under a key: its answer, and whether it is a replay of an earlier one. */
 export interface IdempotentOutcome {
   answer: IdempotentAnswer;
@@ -60,6 +90,7 @@ export class IdempotencyGuard {
     private readonly store: IdempotencyStore,
     private readonly clock: Clock,
     private readonly timings: IdempotencyTimings = DEFAULT_IDEMPOTENCY_TIMINGS,
+    private readonly holders: KeyHolders = { token: () => randomUUID(), gone: () => false },
   ) {}
 
   /** The key a request carries, or undefined; 400 naming the header when it is malformed. */
@@ -84,19 +115,27 @@ export class IdempotencyGuard {
    * kept answer. 422 `idempotency_key_reused` for another request's key, 409
    * `idempotency_key_in_progress` when its first request is still running after `waitMs`.
    */
-  async run(scope: string, key: string, fingerprint: string, execute: () => Promise<IdempotentAnswer>, retentionMs = this.timings.retentionMs): Promise<IdempotentOutcome> {
+  async run(scope: string, key: string, fingerprint: string, execute: Execute, options: RunOptions = {}): Promise<IdempotentOutcome> {
+    const retentionMs = options.retentionMs ?? this.timings.retentionMs;
+    let continued: string | undefined;
     const id = `${scope}\u0000${key}`;
     const deadline = performance.now() + this.timings.waitMs;
     let pause = this.timings.pollMs;
     for (;;) {
-      const owner = randomUUID();
+      const owner = continued === undefined ? this.holders.token() : `${this.holders.token()}#${continued}`;
       const now = this.clock.now();
       const held = await this.store.begin(scope, key, { fingerprint, owner, now, expiresAt: now + this.timings.leaseMs });
-      if (!held) return { answer: await this.execute({ scope, key, owner, id, retentionMs }, execute), replayed: false };
+      if (!held) return { answer: await this.execute({ scope, key, owner, id, retentionMs }, () => execute(seedOf(owner))), replayed: false };
       if (held.fingerprint !== fingerprint) {
         throw new ParleyError(422, 'idempotency_key_reused', `this ${IDEMPOTENCY_HEADER} was used for a different request (another body, route or parameters); use a new key for a new request`);
       }
       if (held.state === 'done' && held.answer) return { answer: held.answer, replayed: true };
+      if (options.rerunnable && this.holders.gone(held.owner)) {
+        // Its holder died mid-request: this run does its work under its seed, so creates nothing twice.
+        await this.store.release(scope, key, held.owner);
+        continued = seedOf(held.owner);
+        continue;
+      }
       const left = deadline - performance.now();
       if (left <= 0) {
         throw new ParleyError(409, 'idempotency_key_in_progress', `a request with this ${IDEMPOTENCY_HEADER} is still being processed; retry later`, { retryAfterSeconds: 1 });
@@ -121,9 +160,9 @@ export class IdempotencyGuard {
    * still running past `waitMs` (its node stopped answering) the outcome is unknown: 502 `outcome_unknown`,
    * for the client has no key of its own to wait on.
    */
-  async runForwarded(scope: string, key: string, fingerprint: string, execute: () => Promise<IdempotentAnswer>): Promise<IdempotentOutcome> {
+  async runForwarded(scope: string, key: string, fingerprint: string, execute: Execute, rerunnable = false): Promise<IdempotentOutcome> {
     try {
-      return await this.run(`${scope}:forwarded`, key, fingerprint, execute, this.timings.forwardedRetentionMs);
+      return await this.run(`${scope}:forwarded`, key, fingerprint, execute, { retentionMs: this.timings.forwardedRetentionMs, rerunnable });
     } catch (err) {
       if (err instanceof ParleyError && err.code === 'idempotency_key_in_progress') {
         throw new OutcomeUnknownError('an earlier attempt of this request is still running on a cluster node that stopped answering; whether it is carried out is not known. Retry with an Idempotency-Key to be safe', 'owner_unresponsive');

@@ -138,7 +138,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
         }
         check(body, b, 'body');
       }
-      const run = () => answer(route, { params: p, query: q, body: b, scope, req, res });
+      const run = (runKey?: string) => answer(route, { params: p, query: q, body: b, scope, req, res, ...(runKey === undefined ? {} : { runKey }) });
       const forwardKey = route.idempotent && idempotencyKey === undefined ? (req as MatchedRequest).parleyForwardKey : undefined;
       if (idempotencyKey === undefined && forwardKey === undefined) {
         send(req, res, await run());
@@ -150,14 +150,15 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       let outcome;
       try {
         // A failure frees the key (only successes are kept) and is answered by the error handler.
-        const execute = async () => {
-          const result = await run();
+        // A route deriving its ids from its run's seed (a send's message id) gets it.
+        const execute = async (seed: string) => {
+          const result = await run(route.keyedIds ? seed : undefined);
           if (!(result instanceof JsonReply)) throw new Error(`${route.operationId} is idempotent but did not answer JSON`);
           return { status: result.status, body: result.body };
         };
         outcome = idempotencyKey !== undefined
-          ? await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, execute)
-          : await idempotency.runForwarded(idempotencyScope, forwardKey!, fingerprint, execute);
+          ? await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, execute, { rerunnable: route.keyedIds })
+          : await idempotency.runForwarded(idempotencyScope, forwardKey!, fingerprint, execute, route.keyedIds);
       } catch (err) {
         if (isParleyError(err) && err.code === 'idempotency_key_in_progress') res.setHeader('Retry-After', '1');
         throw err;

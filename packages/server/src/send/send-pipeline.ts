@@ -38,8 +38,11 @@ export class SendPipeline {
     return record;
   }
 
-  /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
-  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string): Promise<MessageRecord> {
+  /**
+   * Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3).
+   * `runKey`: the seed of its run under an idempotency key, from which its message id derives (queue only).
+   */
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string, runKey?: string): Promise<MessageRecord> {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
     // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
     const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
@@ -68,7 +71,7 @@ export class SendPipeline {
     // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
     if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
     const { to, content } = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
-    if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body);
+    if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body, runKey);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
     return this.projection.project(runtime.id, channel.adapter, content, record);
