@@ -57,8 +57,9 @@ export interface RunOptions {
   /** How long its answer is kept (default: the guard's `retentionMs`). */
   retentionMs?: number;
   /**
-   * Running it twice creates nothing twice (it derives its ids from the key: a send): when the key's
-   * holder is gone ({@link KeyHolders.gone}) it runs at once instead of waiting out that holder's lease.
+   * Running it again with a run's seed creates nothing twice (it derives its ids from the seed: a send):
+   * when the key's holder is gone ({@link KeyHolders.gone}) it runs at once, continuing that holder's
+   * run, instead of waiting out its lease.
    */
   rerunnable?: boolean;
 }
