@@ -147,8 +147,10 @@ export class OutcomeUnknownError extends ParleyError {
  * storing its record then failed. The send must not be made again; `details.messageId` is its id.
  */
 export class SentNotRecordedError extends ParleyError {
-  constructor(messageId: string) {
+  /** @param cause - the storage failure, logged with the answer. */
+  constructor(messageId: string, cause?: unknown) {
     super(500, 'sent_not_recorded', `message ${messageId} was sent, but storing its record failed; do not send it again`, { messageId });
+    if (cause !== undefined) this.cause = cause;
   }
 }
 

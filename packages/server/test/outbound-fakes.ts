@@ -33,9 +33,11 @@ export async function outboundHarness() {
     capabilities: {
       messaging: {
         supports: () => true,
-        send: async (req: SendRequest & { id: string }) => {
-          h.sends.push(req.id);
-          return { ...recordOf(req.id, T, JOB), status: 'SERVER_ACK' } as MessageRecord;
+        send: async (req: SendRequest) => {
+          // Without the queue the channel picks the id.
+          const id = req.id ?? `CHANNEL${h.sends.length + 1}`;
+          h.sends.push(id);
+          return { ...recordOf(id, T, JOB), status: 'SERVER_ACK' } as MessageRecord;
         },
       },
     },
@@ -58,5 +60,5 @@ export async function outboundHarness() {
     storage, registry: { byIdOrThrow: async () => runtime } as unknown as InstanceRegistry, clock, logger: silentLogger(),
     policies, pacer, projection, bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: 10, concurrency: 1 },
   });
-  return { h, storage, runtime, adapter, worker, clock, policies, pacer };
+  return { h, storage, runtime, adapter, projection, worker, clock, policies, pacer };
 }

@@ -1,4 +1,4 @@
-import { NotFoundError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
+import { NotFoundError, SentNotRecordedError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -74,7 +74,10 @@ export class SendPipeline {
     if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body, runKey);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
-    return this.projection.project(runtime.id, channel.adapter, content, record);
+    // Sent: a failure to store it now must not read as a send that can be made again.
+    return this.projection.project(runtime.id, channel.adapter, content, record).catch((err: unknown) => {
+      throw new SentNotRecordedError(record.key.id, err);
+    });
   }
 }
 
