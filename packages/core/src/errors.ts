@@ -163,6 +163,32 @@ export class UpstreamError extends ParleyError {
   }
 }
 
+/**
+ * 502 `outcome_unknown`: the request reached the node that runs its instance (a cluster forwarded
+ * it there), and the connection to that node broke, or the node stopped answering, before its
+ * answer came. It may have been carried out or not, and the server cannot tell. Sending it again
+ * is safe only with an `Idempotency-Key` (the same key as the first time): a request that did run
+ * is then answered with its first result instead of running twice. `details.reason` says what
+ * broke: `connection_lost` or `owner_unresponsive`.
+ */
+export class OutcomeUnknownError extends ParleyError {
+  constructor(message: string, reason: 'connection_lost' | 'owner_unresponsive') {
+    super(502, 'outcome_unknown', message, { reason, safeRetry: 'Idempotency-Key' });
+  }
+}
+
+/**
+ * 500 `sent_not_recorded`: the channel took the message (it is on its way to the recipient), and
+ * storing its record then failed. The send must not be made again; `details.messageId` is its id.
+ */
+export class SentNotRecordedError extends ParleyError {
+  /** @param cause - the storage failure, logged with the answer. */
+  constructor(messageId: string, cause?: unknown) {
+    super(500, 'sent_not_recorded', `message ${messageId} was sent, but storing its record failed; do not send it again`, { messageId });
+    if (cause !== undefined) this.cause = cause;
+  }
+}
+
 /** 503: a dependency (storage, channel) is temporarily unavailable; retry later. */
 export class ServiceUnavailableError extends ParleyError {
   constructor(message: string, details?: unknown) {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { isParleyError } from '@parley/core';
+import { isParleyError, ServiceUnavailableError } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { DEFAULT_IDEMPOTENCY_TIMINGS, IdempotencyGuard } from '../src/http/idempotency.js';
 
@@ -62,6 +62,54 @@ describe('IdempotencyGuard: waiting, leases and what is kept', () => {
     await guard.run(SCOPE, 'k200', 'fp', created.run);
     assert.equal((await guard.run(SCOPE, 'k200', 'fp', created.run)).replayed, true);
     assert.equal(created.runs, 1);
+  });
+
+  it('a cluster\'s internal key: a second attempt gets the first result; one still held by a frozen node is 502 outcome_unknown', async () => {
+    const { clock, store, guard } = setup();
+    const op = operation();
+    assert.deepEqual(await guard.runForwarded(SCOPE, 'f', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+    assert.deepEqual(await guard.runForwarded(SCOPE, 'f', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: true });
+    assert.equal(op.runs, 1);
+    // A scope of its own: a client's key of the same name is another request.
+    assert.equal((await guard.run(SCOPE, 'f', 'fp', op.run)).replayed, false);
+    // Kept forwardedRetentionMs (10 min), not a day.
+    clock.advance(quick.forwardedRetentionMs);
+    assert.equal((await guard.runForwarded(SCOPE, 'f', 'fp', op.run)).replayed, false);
+
+    await store.begin(`${SCOPE}:forwarded`, 'frozen', { fingerprint: 'fp', owner: 'frozen-node', now: clock.now(), expiresAt: clock.now() + quick.leaseMs });
+    const refusal = await guard.runForwarded(SCOPE, 'frozen', 'fp', op.run).then(() => null, (err: unknown) => err);
+    assert.ok(isParleyError(refusal) && refusal.status === 502 && refusal.code === 'outcome_unknown', String(refusal));
+    assert.deepEqual(refusal.details, { reason: 'owner_unresponsive', safeRetry: 'Idempotency-Key' });
+  });
+
+  it('a success whose answer cannot be kept (storage failing) is still answered: the operation ran', async () => {
+    const { store, guard } = setup();
+    store.complete = async () => {
+      throw new ServiceUnavailableError('storage is unavailable');
+    };
+    const op = operation();
+    assert.deepEqual(await guard.run(SCOPE, 'k', 'fp', op.run), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+  });
+
+  it('a key held by a server that is gone: a request that creates nothing twice runs at once, any other still waits', async () => {
+    const clock = new TestClock();
+    const store = new MemoryStorage(clock).idempotency;
+    const guard = new IdempotencyGuard(store, clock, quick, { token: () => `here/${Math.random()}`, gone: (owner) => owner.startsWith('dead/') });
+    for (const key of ['send', 'group']) {
+      await store.begin(SCOPE, key, { fingerprint: 'fp', owner: 'dead/1', now: clock.now(), expiresAt: clock.now() + quick.leaseMs });
+    }
+    const op = operation();
+    const seeds: string[] = [];
+    const send = (seed: string) => {
+      seeds.push(seed);
+      return op.run();
+    };
+    assert.deepEqual(await guard.run(SCOPE, 'send', 'fp', send, { rerunnable: true }), { answer: { status: 200, body: { status: 200, n: 1 } }, replayed: false });
+    assert.deepEqual(seeds, ['dead/1'], 'it runs with the dead run\'s seed: it creates what that run would have');
+    assert.equal((await store.get(SCOPE, 'send', clock.now()))?.state, 'done', 'kept under the new holder');
+    const refusal = await guard.run(SCOPE, 'group', 'fp', op.run).then(() => null, (err: unknown) => err);
+    assert.ok(isParleyError(refusal) && refusal.code === 'idempotency_key_in_progress', String(refusal));
+    assert.equal(op.runs, 1);
   });
 
   it('fingerprints ignore member order and tell bodies apart', () => {

@@ -14,6 +14,8 @@ export class TcpProxy {
   private readonly sockets = new Set<Socket>();
   private readonly pairs = new Set<[Socket, Socket]>();
   private blackholed = false;
+  /** Answers are held on connections opened from now on too ({@link holdAnswers}), until a cut or reset. */
+  private answersHeld = false;
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
@@ -29,8 +31,12 @@ export class TcpProxy {
       const pair: [Socket, Socket] = [client, upstream];
       this.pairs.add(pair);
       client.on('close', () => this.pairs.delete(pair));
-      if (this.blackholed) this.swallow(pair);
-      else client.pipe(upstream).pipe(client);
+      if (this.blackholed) {
+        this.swallow(pair);
+      } else {
+        client.pipe(upstream);
+        if (!this.answersHeld) upstream.pipe(client);
+      }
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -44,6 +50,7 @@ export class TcpProxy {
   async cut(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.answersHeld = false;
     for (const socket of this.sockets) socket.destroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -52,6 +59,7 @@ export class TcpProxy {
   async reset(): Promise<void> {
     const server = this.server;
     this.server = undefined;
+    this.answersHeld = false;
     for (const socket of this.sockets) socket.resetAndDestroy();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
@@ -80,11 +88,20 @@ export class TcpProxy {
   }
 
   /**
-   * Keeps forwarding what clients send but holds back every answer of the server on the open
-   * connections: the server acts on requests whose replies (acks, confirms) the client never sees.
+   * Keeps forwarding what clients send but holds back every answer of the server, on the open
+   * connections and on those opened until the next {@link cut} or {@link reset}: the server acts on
+   * requests whose replies (acks, confirms, HTTP answers) the client never sees.
    */
   holdAnswers(): void {
+    this.answersHeld = true;
     for (const [client, upstream] of this.pairs) upstream.unpipe(client);
+  }
+
+  /** Bytes of the server's answers held back so far ({@link holdAnswers}) on the open connections. */
+  heldAnswerBytes(): number {
+    let bytes = 0;
+    for (const [, upstream] of this.pairs) bytes += upstream.readableLength;
+    return bytes;
   }
 
   /** Forwards again what stalled connections sent and send. */

@@ -1,4 +1,4 @@
-import { randomBytes, randomFillSync } from 'node:crypto';
+import { createHash, randomBytes, randomFillSync } from 'node:crypto';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const HEX = '0123456789ABCDEF';
@@ -74,6 +74,15 @@ export function newMessageId(): string {
   let id = '3EB0';
   for (let i = at; i < at + 9; i++) id += HEX[pool[i]! >> 4]! + HEX[pool[i]! & 15]!;
   return id;
+}
+
+/**
+ * A message id in the style of {@link newMessageId} that is the same for the same `seed` (its SHA-256):
+ * a send made under an idempotency key gets the id of its key, so running it twice queues and sends
+ * one message (the queue stores an id once, and a sent id's record marks it sent).
+ */
+export function messageIdFor(seed: string): string {
+  return `3EB0${createHash('sha256').update(seed).digest('hex').slice(0, 18).toUpperCase()}`;
 }
 
 /** A secret: `bytes` random bytes (default 24 = 192 bits), base64url, straight from the CSPRNG. */

@@ -20,7 +20,7 @@ import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { findDocs, type DocsFiles } from '../http/guides.js';
 import { createHttpApp } from '../http/http-app.js';
 import { ANSWERED } from '../http/router.js';
-import { IdempotencyGuard } from '../http/idempotency.js';
+import { DEFAULT_IDEMPOTENCY_TIMINGS, IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
 import { InstanceRegistry } from '../instances/instance-registry.js';
 import { InstanceRestorer } from '../instances/instance-restorer.js';
@@ -206,7 +206,7 @@ export class ParleyServer {
       bodyLimitBytes: config.bodyLimitBytes, mediaBodyLimitBytes: config.mediaBodyLimitBytes, publicBodies: config.publicBodies,
       isShuttingDown: () => server?.shuttingDown ?? false,
       durable: () => storage.flush(),
-      idempotency: new IdempotencyGuard(storage.idempotency, clock),
+      idempotency: new IdempotencyGuard(storage.idempotency, clock, DEFAULT_IDEMPOTENCY_TIMINGS, cluster?.node.keyHolders()),
       metrics,
       dashboard: options.dashboard ?? findDashboard(),
       docs: options.docs ?? findDocs(),

@@ -2,8 +2,13 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Response } from 'express';
 import { util, type Dispatcher } from 'undici';
 
-/** What one forwarding attempt came to. */
-export type Attempt = 'answered' | 'retry';
+/**
+ * What one forwarding attempt came to: `answered` (the owner's answer went to the client), `retry`
+ * (the owner provably did not act on it: the request was never written to the connection, or the owner
+ * refused it with a "retry" 503 before serving it) or `unknown` (the request was written, and the
+ * connection broke or the attempt was abandoned before an answer began: the owner may have acted on it).
+ */
+export type Attempt = 'answered' | 'retry' | 'unknown';
 
 /** Answers of a known length up to this are gathered and written in one call; longer ones (media) stream. */
 const SMALL_ANSWER_BYTES = 64 * 1024;
@@ -23,8 +28,9 @@ export function answerHead(res: Response, status: number, headers: IncomingHttpH
  * An undici dispatch handler that passes a node's answer on to the client's `res` as it comes: status
  * and headers, then the bytes (a small answer of known length gathered and written at once; a longer one
  * streamed with back-pressure). A 503 is held until it is complete: when `retryable` says so (the target
- * gave the instance up) nothing reaches the client and the attempt settles `retry`, as does a failure
- * before the answer began. Leaner than undici's `request` (no body stream per answer), which matters on
+ * gave the instance up) nothing reaches the client and the attempt settles `retry`. A failure before the
+ * answer began settles `retry` only while the request was not yet written (undici calls `onConnect` right
+ * before it writes a request to its connection), else `unknown`. Leaner than undici's `request` (no body stream per answer), which matters on
  * a path every forwarded request takes.
  */
 export class AnswerRelay implements Dispatcher.DispatchHandlers {
@@ -36,6 +42,8 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
   /** Gathered bytes (a 503 being checked, or a small answer); null while streaming. */
   private held: Buffer[] | null = null;
   private began = false;
+  /** The request is being written or was written to the connection (undici's `onConnect`). */
+  private written = false;
   private done = false;
   private abandoned = false;
 
@@ -50,7 +58,7 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
     });
   }
 
-  /** Gives the attempt up while no answer has begun (a paused owner): it settles `retry`. */
+  /** Gives the attempt up while no answer has begun (a paused owner): it settles `retry`, or `unknown` once the request was written. */
   abandon(): void {
     if (this.began || this.done) return;
     this.abandoned = true;
@@ -59,6 +67,7 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
 
   onConnect(abort: (err?: Error) => void): void {
     this.abort = abort;
+    this.written = !this.abandoned;
     if (this.abandoned) abort(new Error('abandoned: the owner changed'));
   }
 
@@ -103,7 +112,7 @@ export class AnswerRelay implements Dispatcher.DispatchHandlers {
 
   onError(err: Error): void {
     if (!this.began) {
-      this.settle('retry');
+      this.settle(this.written ? 'unknown' : 'retry');
       return;
     }
     // The answer broke off after it began: the client's connection is cut, as the owner's was.

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ParleyError, type Clock, type ClusterStore, type Fence, type Lease, type Logger, type NodeInfo, type NodeRecord } from '@parley/core';
 import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
+import type { KeyHolders } from '../http/idempotency.js';
 import type { ClusterObserver, HandOverReason } from './cluster-observer.js';
 import { LeaseTable } from './lease-table.js';
 import { candidates, fairShare, spreadOrder } from './placement.js';
@@ -108,6 +109,20 @@ export class ClusterNode {
   /** The nodes as last read (refreshed every scan). */
   nodes(): NodeRecord[] {
     return this.nodesCache;
+  }
+
+  /**
+   * Idempotency keys held by this process carry its incarnation; a key whose holder's node is listed
+   * dead (its heartbeat expired: killed, crashed) will never be completed by it.
+   */
+  keyHolders(): KeyHolders {
+    return {
+      token: () => `${this.info.incarnation}/${randomUUID()}`,
+      gone: (owner) => {
+        const incarnation = owner.slice(0, owner.indexOf('/'));
+        return incarnation !== this.info.incarnation && this.nodesCache.some((n) => n.incarnation === incarnation && !n.alive);
+      },
+    };
   }
 
   async refreshNodes(): Promise<NodeRecord[]> {

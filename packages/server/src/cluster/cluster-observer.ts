@@ -12,9 +12,10 @@ export type HandOverReason = 'move' | 'drain' | 'shutdown';
 /**
  * One step of reaching an instance's owner from another node: `answered` (the owner's answer was
  * passed on), `retry` (an attempt refused, unreachable or abandoned: tried again while the handover
- * wait lasts), `unavailable` (answered 503: no owner answered within `handoverWaitMs`).
+ * wait lasts), `unavailable` (answered 503: no owner answered within `handoverWaitMs`), `unknown` (answered
+ * 502 `outcome_unknown`: an attempt may have reached the owner and could not safely be sent again).
  */
-export type ForwardOutcome = 'answered' | 'retry' | 'unavailable';
+export type ForwardOutcome = 'answered' | 'retry' | 'unavailable' | 'unknown';
 
 /**
  * What a cluster node's coordination and router report to the metrics (docs/rest-api.md, `GET /metrics`).

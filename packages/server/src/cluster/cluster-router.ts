@@ -2,13 +2,15 @@ import { timingSafeEqual, createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Request, Response } from 'express';
-import { LogThrottle, ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord } from '@parley/core';
+import {
+  isParleyError, LogThrottle, OutcomeUnknownError, ServiceUnavailableError, UnauthorizedError, type InstanceRepository, type Logger, type NodeRecord,
+} from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
 import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
 import type { Attempt } from './answer-relay.js';
 import type { ClusterObserver } from './cluster-observer.js';
-import { FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
+import { FORWARD_KEY_HEADER, FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
 
@@ -33,6 +35,9 @@ const REFUSAL_LOG_MS = 1000;
 const EVENTS_ROUTE = '/:key/events';
 
 const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Methods that change nothing: sending one again cannot do anything twice. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 /**
  * Decides where a request is served: here when this node owns the instance (or is where a new or
@@ -61,7 +66,7 @@ export class ClusterRouter {
   /** Answers true when the request was answered (forwarded); false when this node serves it. */
   async route(req: Request, res: Response): Promise<boolean> {
     const forwarded = req.headers[FORWARDED_BY_HEADER] !== undefined;
-    if (forwarded) this.verifyPeer(req);
+    if (forwarded) this.acceptPeer(req);
     else if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
     else if (typeof req.params.node === 'string' && req.params.node !== this.node.id) return this.toNode(req.params.node, req, res);
     const keyOrId = req.params.key as string | undefined;
@@ -81,6 +86,13 @@ export class ClusterRouter {
     return false;
   }
 
+  /** Checks a forwarded request's secret; its internal idempotency key, if any, is then honoured. */
+  private acceptPeer(req: Request): void {
+    this.verifyPeer(req);
+    const key = req.headers[FORWARD_KEY_HEADER];
+    if (typeof key === 'string' && key.length > 0) (req as MatchedRequest).parleyForwardKey = key;
+  }
+
   /**
    * Refuses a forwarded request without the right secret (401, logged with the claimed node and the
    * client address, at most once per {@link REFUSAL_LOG_MS} with the number of refusals the line stands for).
@@ -97,32 +109,77 @@ export class ClusterRouter {
     throw new UnauthorizedError('invalid cluster secret');
   }
 
-  /** A new instance is created on the least-loaded node (here when that is this node or it cannot be reached). */
+  /**
+   * A new instance is created on the least-loaded node; here when that is this node, or when it could not
+   * be reached (the request provably not written to it), or when the connection broke after it was: the
+   * request then runs here under the internal key it carried there, so it creates one instance at most.
+   */
   private async placeNew(req: Request, res: Response): Promise<boolean> {
     const target = leastLoaded(await this.node.refreshNodes());
     if (!target || target.id === this.node.id) return false;
     const body = await prepareBody(req);
-    if ((await this.forwarder.forward(target.address, req, res, body)) === 'answered') return true;
+    const attempt = await this.forwarder.forward(target.address, req, res, body);
+    if (attempt === 'answered') return true;
+    if (attempt === 'unknown') this.replayOrFail(req, body, 'connection_lost');
     restoreBody(req, body);
     return false;
   }
 
-  /** A request about another node (`/admin/cluster/nodes/{node}/…`) is answered by that node; an unknown or dead one by this node's 404. */
+  /**
+   * A request about another node (`/admin/cluster/nodes/{node}/…`) is answered by that node; an unknown
+   * or dead one, or one that could not be reached, by this node's 404; 502 `outcome_unknown` when the
+   * connection broke after a request that changes something was written to it.
+   */
   private async toNode(id: string, req: Request, res: Response): Promise<boolean> {
     const target = (await this.node.refreshNodes()).find((n) => n.id === id && n.alive);
     if (!target) return false;
-    return (await this.forwarder.forward(target.address, req, res, await prepareBody(req))) === 'answered';
+    const body = await prepareBody(req);
+    const attempt = await this.forwarder.forward(target.address, req, res, body);
+    if (attempt === 'unknown' && !SAFE_METHODS.has(req.method)) throw outcomeUnknown('connection_lost');
+    return attempt === 'answered';
   }
 
+  /**
+   * Forwards to the instance's owner, trying again during a handover only what cannot run twice: an
+   * attempt that provably did not reach the owner (`retry`), or, after one that may have (`unknown`), a
+   * request that changes nothing or runs under an idempotency key. Anything else that may have reached
+   * the owner is answered 502 `outcome_unknown`, never sent again; and once an attempt may have reached
+   * it, running out of handover time is `outcome_unknown` too, not a 503 (which says nothing was done).
+   */
   private async toOwner(id: string, req: Request, res: Response): Promise<boolean> {
     let body: ForwardBody | undefined;
-    const outcome = await this.viaOwner(id, async (target) => {
-      body ??= await prepareBody(req);
-      const attempt = await this.attempt(id, target, req, res, body);
-      // A streamed body is spent: it cannot be sent again.
-      return attempt === 'retry' && body.kind === 'stream' ? 'spent' : attempt;
-    });
+    let reached: OutcomeUnknownReason | undefined;
+    let outcome: 'here' | 'answered';
+    try {
+      outcome = await this.viaOwner(id, () => reached, async (target) => {
+        body ??= await prepareBody(req);
+        const abandon = new AbortController();
+        const attempt = await this.attempt(id, target, req, res, body, abandon);
+        if (attempt !== 'unknown') {
+          // A streamed body is spent: it cannot be sent again.
+          return attempt === 'retry' && body.kind === 'stream' ? 'spent' : attempt;
+        }
+        const reason = abandon.signal.aborted ? 'owner_unresponsive' : 'connection_lost';
+        this.replayOrFail(req, body, reason);
+        if (!SAFE_METHODS.has(req.method)) reached = reason;
+        return 'retry';
+      });
+    } catch (err) {
+      // A failure after an attempt may have reached the owner (storage failing while the owner is looked up again).
+      if (reached && isParleyError(err) && err.status === 503) throw outcomeUnknown(reached);
+      throw err;
+    }
     return outcome === 'here' ? local(req, body) : true;
+  }
+
+  /**
+   * Returns when the request, which may have reached its target, can be sent again without running
+   * twice (it changes nothing, or it runs under an idempotency key: the client's or the internal one it
+   * was forwarded with, so the owner answers a second attempt with the first one's result); else throws
+   * 502 `outcome_unknown`. A streamed body was spent by the first attempt.
+   */
+  private replayOrFail(req: Request, body: ForwardBody, reason: OutcomeUnknownReason): void {
+    if (body.kind === 'stream' || !(SAFE_METHODS.has(req.method) || (req as MatchedRequest).parleyIdempotent)) throw outcomeUnknown(reason);
   }
 
   /**
@@ -138,7 +195,7 @@ export class ClusterRouter {
       if (!(await this.node.started(id))) throw new InstanceMovingError(id);
       return false;
     }
-    return (await this.viaOwner(id, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
+    return (await this.viaOwner(id, noneReached, (target) => this.upgrades.forward(target.address, req, socket, head))) === 'answered';
   }
 
   /**
@@ -153,7 +210,8 @@ export class ClusterRouter {
     // A forwarded request carried the cluster secret: route() checked it before the handler ran.
     if (req.headers[FORWARDED_BY_HEADER] !== undefined && only !== undefined) return only === id ? local() : 0;
     let received = 0;
-    const outcome = await this.viaOwner(id, async (target) => {
+    // Sent again whatever happened to an attempt: the owner's deduplication window drops what it already ingested.
+    const outcome = await this.viaOwner(id, noneReached, async (target) => {
       const answer = await this.forwarder.send(target.address, req, raw, { [INGEST_FOR_HEADER]: id });
       if (answer === 'retry') return 'retry';
       if (answer.status !== 200) {
@@ -170,10 +228,12 @@ export class ClusterRouter {
    * Runs `send` against the instance's owner until one answers, waiting for a new owner during a
    * handover (pauses growing from 50 ms to 1 s, up to `handoverWaitMs`, then 503). Answers `here`
    * instead once this node owns the instance (held, or taken now because it is where the instance
-   * goes) and has started it. `send` answers `spent` when it must not be tried again. Each attempt's
-   * outcome is counted, and so is the time a request that did not succeed at once waited.
+   * goes) and has started it. `send` answers `spent` when it must not be tried again, and throws
+   * {@link OutcomeUnknownError} for an attempt that may have run and must not be sent again; once
+   * `reached` names why an earlier attempt may have run, running out of time is that 502, not a 503.
+   * Each attempt's outcome is counted, and so is the time a request that did not succeed at once waited.
    */
-  async viaOwner(id: string, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
+  async viaOwner(id: string, reached: () => OutcomeUnknownReason | undefined, send: (target: NodeRecord) => Promise<Attempt | 'spent'>): Promise<'here' | 'answered'> {
     const began = performance.now();
     const deadline = began + this.node.config.handoverWaitMs;
     for (let attempt = 0; ; attempt++) {
@@ -185,7 +245,10 @@ export class ClusterRouter {
         // Taken here and started (reconnected) before the request runs; another node may have been faster.
         if ((await this.node.claim(id).then(() => true, () => false)) && (await this.node.started(id))) return this.waited('here', attempt, began);
       } else if (target !== 'wait') {
-        const outcome = await send(target);
+        const outcome = await send(target).catch((err: unknown) => {
+          if (err instanceof OutcomeUnknownError) this.observer.forwarded('unknown');
+          throw err;
+        });
         this.observer.forwarded(outcome === 'answered' ? 'answered' : 'retry');
         if (outcome === 'answered') return this.waited(outcome, attempt, began);
         this.owners.delete(id);
@@ -195,8 +258,10 @@ export class ClusterRouter {
       await new Promise((r) => setTimeout(r, Math.min(RETRY_BASE_MS * 2 ** attempt, RETRY_CAP_MS)));
       await this.node.refreshNodes().catch(() => undefined);
     }
-    this.observer.forwarded('unavailable');
     this.observer.handoverWaited((performance.now() - began) / 1000);
+    const reason = reached();
+    this.observer.forwarded(reason ? 'unknown' : 'unavailable');
+    if (reason) throw outcomeUnknown(reason);
     throw new ServiceUnavailableError(`the cluster node owning instance ${id} did not answer within ${this.node.config.handoverWaitMs} ms; retry`);
   }
 
@@ -207,13 +272,14 @@ export class ClusterRouter {
   }
 
   /**
-   * Forwards once; a replayable attempt is abandoned when the target stops holding the instance's
-   * lease before it answers (checked every renewal interval), so a paused owner holds the request at
-   * most until its lease moves on. Such an owner refuses the request if it wakes: its lease deadline passed.
+   * Forwards once; an attempt with a held body is abandoned (through `abandon`) when the target stops
+   * holding the instance's lease before it answers (checked every renewal interval), so a paused or cut
+   * off owner holds the request at most until its lease moves on. Such an owner refuses a request it had
+   * not begun if it wakes (its lease deadline passed); one it had begun may have run, so the caller sends
+   * it again only when that is safe.
    */
-  private async attempt(id: string, target: NodeRecord, req: Request, res: Response, body: ForwardBody): Promise<'answered' | 'retry'> {
+  private async attempt(id: string, target: NodeRecord, req: Request, res: Response, body: ForwardBody, abandon: AbortController): Promise<Attempt> {
     if (body.kind === 'stream') return this.forwarder.forward(target.address, req, res, body);
-    const abandon = new AbortController();
     const watch = setInterval(() => {
       this.node.store.owners([id]).then((owners) => {
         const lease = owners.get(id);
@@ -269,6 +335,19 @@ export class ClusterRouter {
     this.ids.set(keyOrId, record.id);
     return record.id;
   }
+}
+
+type OutcomeUnknownReason = 'connection_lost' | 'owner_unresponsive';
+
+/** For requests whose every attempt may be sent again (upgrades, webhooks): none ever leaves the outcome unknown. */
+const noneReached = (): undefined => undefined;
+
+/** 502 `outcome_unknown`: a request that may have reached the owner, and cannot be sent again safely. */
+function outcomeUnknown(reason: OutcomeUnknownReason): OutcomeUnknownError {
+  const what = reason === 'connection_lost' ? 'the connection to the cluster node running this instance broke'
+    : 'the cluster node running this instance stopped answering (another node has taken the instance over)';
+  return new OutcomeUnknownError(`${what} after the request was sent to it; whether it was carried out is not known. `
+    + 'Send it again only with an Idempotency-Key (the same key each time), which makes a retry safe', reason);
 }
 
 /** Serves here: a body already read for forwarding is handed to the route's body reader. */

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { pipeline } from 'node:stream/promises';
 import type { Request, Response } from 'express';
 import { Agent, request } from 'undici';
-import { AnswerRelay, answerHead, HOP_BY_HOP, type Attempt } from './answer-relay.js';
+import type { MatchedRequest } from '../http/router.js';
+import { AnswerRelay, HOP_BY_HOP, type Attempt } from './answer-relay.js';
 
 /** Header naming the node a request was forwarded by; the owner then checks {@link SECRET_HEADER}. */
 export const FORWARDED_BY_HEADER = 'x-parley-forwarded-by';
@@ -11,10 +11,18 @@ export const SECRET_HEADER = 'x-parley-cluster-secret';
 /** The request id, kept from the client when it sent one, so the owner's log lines match the forwarder's. */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
+/**
+ * The internal idempotency key of a forwarded request to a route that creates something (a send), when
+ * the client gave no `Idempotency-Key`: one per client request, the same on every attempt, so that an
+ * attempt sent again after the connection to the owner broke is answered with the first attempt's
+ * result instead of running twice (docs/cluster.md). Honoured only with the cluster secret.
+ */
+export const FORWARD_KEY_HEADER = 'x-parley-forward-key';
+
 /** On a signed inbound webhook forwarded to an instance's owner: the one instance whose entries the owner ingests (docs/cluster.md). */
 export const INGEST_FOR_HEADER = 'x-parley-ingest-for';
 
-/** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once. */
+/** Bodies up to this size are held in memory, so a request can be sent again to a new owner during a handover; larger ones stream once (never sent again). */
 export const REPLAYABLE_BODY_BYTES = 1024 * 1024;
 
 /** 503 codes that mean "ask again": the owner is shutting down or gave the instance up. */
@@ -37,8 +45,9 @@ export async function prepareBody(req: Request): Promise<ForwardBody> {
 /**
  * Forwards requests to the node owning their instance over keep-alive connections (undici), with the
  * shared secret and the request id, and streams the owner's answer back unchanged (status, headers,
- * bytes). A refused connection or a "retry" 503 (`instance_moving`, `shutting_down`) from the target
- * answers `retry`, nothing having been sent to the client.
+ * bytes). A connection that failed before the request was written, or a "retry" 503 (`instance_moving`,
+ * `shutting_down`) from the target, answers `retry`; a connection that broke after it was written
+ * answers `unknown`; in both cases nothing was sent to the client.
  */
 export class Forwarder {
   private readonly agent = new Agent({ keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000, connections: 256, headersTimeout: 120_000, bodyTimeout: 120_000 });
@@ -47,30 +56,23 @@ export class Forwarder {
 
   /**
    * One attempt. `abandon` aborts it while no answer has come (the owner's lease moved on: a paused
-   * or partitioned owner); a replayable request is then tried again elsewhere.
+   * or partitioned owner); the caller decides whether the request may be tried again elsewhere. A
+   * body too large to hold streams from the client's request: it can be sent once only.
    */
   async forward(target: string, req: Request, res: Response, body: ForwardBody, abandon?: { signal: AbortSignal; answered: () => void }): Promise<Attempt> {
     const headers = this.headersFor(req);
-    if (body.kind === 'stream') return this.forwardStream(target, req, res, headers);
     if (body.kind === 'buffer') headers['content-length'] = String(body.data.length);
+    else if (body.kind === 'stream' && req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
     const relay = new AnswerRelay(res, isRetryableAnswer, abandon?.answered);
     const onAbandon = (): void => relay.abandon();
     abandon?.signal.addEventListener('abort', onAbandon, { once: true });
     try {
-      this.agent.dispatch({ origin: target, path: req.originalUrl, method: req.method as 'GET', headers, body: body.kind === 'buffer' ? body.data : null }, relay);
+      const data = body.kind === 'buffer' ? body.data : body.kind === 'stream' ? req : null;
+      this.agent.dispatch({ origin: target, path: req.originalUrl, method: req.method as 'GET', headers, body: data }, relay);
       return await relay.settled;
     } finally {
       abandon?.signal.removeEventListener('abort', onAbandon);
     }
-  }
-
-  /** A body too large to hold streams to the target once: no second attempt, and a failure is thrown. */
-  private async forwardStream(target: string, req: Request, res: Response, headers: Record<string, string | string[]>): Promise<Attempt> {
-    if (req.headers['content-length']) headers['content-length'] = req.headers['content-length'];
-    const answer = await request(`${target}${req.originalUrl}`, { method: req.method as 'POST', headers, dispatcher: this.agent, body: req });
-    answerHead(res, answer.statusCode, answer.headers);
-    await pipeline(answer.body, res);
-    return 'answered';
   }
 
   /**
@@ -88,19 +90,35 @@ export class Forwarder {
     }
   }
 
-  /** The client's headers but hop-by-hop ones, with the cluster secret, this node's id and the request id. */
+  /**
+   * The client's headers but hop-by-hop ones, with the cluster secret, this node's id, the request id,
+   * and the request's internal idempotency key when it has one ({@link forwardKeyOf}).
+   */
   private headersFor(req: Request): Record<string, string | string[]> {
     const headers: Record<string, string | string[]> = {};
-    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;
+    for (const [name, value] of Object.entries(req.headers)) if (value !== undefined && !HOP_BY_HOP.has(name) && name !== FORWARD_KEY_HEADER) headers[name] = value;
     headers[FORWARDED_BY_HEADER] = this.nodeId;
     headers[SECRET_HEADER] = this.secret;
     headers[REQUEST_ID_HEADER] = (req.headers[REQUEST_ID_HEADER] as string | undefined) ?? randomUUID();
+    const key = forwardKeyOf(req);
+    if (key !== undefined) headers[FORWARD_KEY_HEADER] = key;
     return headers;
   }
 
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/**
+ * The internal idempotency key of a request to a route that creates something and carries no client
+ * `Idempotency-Key` (made once, then kept on the request for every attempt and for serving it here);
+ * undefined for other requests, which need none (a read) or have the client's.
+ */
+export function forwardKeyOf(req: Request): string | undefined {
+  const matched = req as MatchedRequest;
+  if (!matched.parleyIdempotent || req.headers['idempotency-key'] !== undefined) return undefined;
+  return (matched.parleyForwardKey ??= randomUUID());
 }
 
 /** True for a 503 body whose code means "ask again" (`instance_moving`, `shutting_down`). */

@@ -53,6 +53,11 @@ export interface RouteContext<P, Q, B, S> {
   scope: S;
   req: Request;
   res: Response;
+  /**
+   * On a route declaring `keyedIds`, run under an idempotency key: the seed of the run (see
+   * `idempotency.ts`), from which the handler derives the id of what it creates.
+   */
+  runKey?: string;
 }
 
 /**
@@ -94,6 +99,12 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
    * Its handler answers JSON.
    */
   idempotent?: boolean;
+  /**
+   * The handler derives the id of what it creates from `runKey` (a send's message id), so that a run
+   * that takes over the key of a server that died mid-request creates what that server's run would
+   * have, once, instead of waiting for the key's lease (see `idempotency.ts`).
+   */
+  keyedIds?: boolean;
   handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply | StreamReply>;
 }
 

@@ -28,6 +28,13 @@ export type MatchedRequest = Request & {
   parleyStatuses?: ReadonlySet<number>;
   /** The caller proved a key or a token (a route that takes one, past its check): its failures are logged in full. */
   parleyAuthenticated?: true;
+  /** The route creates something and takes an `Idempotency-Key` (a cluster node forwarding it attaches an internal key). */
+  parleyIdempotent?: true;
+  /**
+   * The internal key under which a request without the client's `Idempotency-Key` runs at most once in
+   * a cluster: made by the node forwarding it, or received from that node with the cluster secret.
+   */
+  parleyForwardKey?: string;
 };
 
 /** What {@link routeMiddleware} needs besides the routes. */
@@ -103,6 +110,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
       (req as MatchedRequest).parleyStatuses = statuses;
+      if (route.idempotent) (req as MatchedRequest).parleyIdempotent = true;
       req.params = matched;
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;
@@ -130,8 +138,9 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
         }
         check(body, b, 'body');
       }
-      const run = () => answer(route, { params: p, query: q, body: b, scope, req, res });
-      if (idempotencyKey === undefined) {
+      const run = (runKey?: string) => answer(route, { params: p, query: q, body: b, scope, req, res, ...(runKey === undefined ? {} : { runKey }) });
+      const forwardKey = route.idempotent && idempotencyKey === undefined ? (req as MatchedRequest).parleyForwardKey : undefined;
+      if (idempotencyKey === undefined && forwardKey === undefined) {
         send(req, res, await run());
         return;
       }
@@ -141,18 +150,27 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       let outcome;
       try {
         // A failure frees the key (only successes are kept) and is answered by the error handler.
-        outcome = await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, async () => {
-          const result = await run();
+        // A route deriving its ids from its run's seed (a send's message id) gets it.
+        const execute = async (seed: string) => {
+          const result = await run(route.keyedIds ? seed : undefined);
           if (!(result instanceof JsonReply)) throw new Error(`${route.operationId} is idempotent but did not answer JSON`);
           return { status: result.status, body: result.body };
-        });
+        };
+        outcome = idempotencyKey !== undefined
+          ? await idempotency.run(idempotencyScope, idempotencyKey, fingerprint, execute, { rerunnable: route.keyedIds })
+          : await idempotency.runForwarded(idempotencyScope, forwardKey!, fingerprint, execute, route.keyedIds);
       } catch (err) {
         if (isParleyError(err) && err.code === 'idempotency_key_in_progress') res.setHeader('Retry-After', '1');
         throw err;
       }
-      // The kept answer (written in the handler's batch) is durable before it is answered.
-      await durable();
-      if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
+      // The kept answer is durable before it is answered. The handler's own writes were made durable
+      // before it was kept (answer()): when only keeping it fails, the request was carried out, and
+      // answering an error would invite the retry that runs it twice.
+      await durable().catch((err: unknown) => {
+        if (outcome.replayed) throw err;
+      });
+      // Said only to a client that gave a key: an internal key's replay is the answer to the client's one request.
+      if (outcome.replayed && idempotencyKey !== undefined) res.setHeader(REPLAYED_HEADER, 'true');
       sendJson(res, outcome.answer.status, outcome.answer.body);
     });
   }

@@ -7,7 +7,7 @@ const WAIT_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60];
 
 const LOSSES: readonly LeaseLoss[] = ['expired', 'lost'];
 const HAND_OVERS: readonly HandOverReason[] = ['move', 'drain', 'shutdown'];
-const OUTCOMES: readonly ForwardOutcome[] = ['answered', 'retry', 'unavailable'];
+const OUTCOMES: readonly ForwardOutcome[] = ['answered', 'retry', 'unavailable', 'unknown'];
 
 /**
  * The `parley_cluster_*` metrics of a cluster node, registered in the server's registry only when the
@@ -51,7 +51,7 @@ export class ClusterMetrics implements ClusterObserver {
     });
     this.forwards = new FastCounter({
       name: 'parley_cluster_forwarded_requests_total',
-      help: 'Requests for instances owned elsewhere, by outcome: `answered` (by the owner), `retry` (an attempt refused or unreachable, tried again), `unavailable` (503 after the handover wait)',
+      help: 'Requests for instances owned elsewhere, by outcome: `answered` (by the owner), `retry` (an attempt refused or unreachable, tried again), `unavailable` (503 after the handover wait), `unknown` (502 outcome_unknown: an attempt may have reached the owner and could not safely be sent again)',
       labelNames: ['outcome'], registry,
     });
     this.waits = new Histogram({

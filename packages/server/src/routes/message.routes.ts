@@ -48,10 +48,10 @@ const SEND_DOCS: Record<MessageSuffix, { operationId: string; summary: string; d
 /** Spec 4.2: every send operation, plus presence and call-link creation. */
 export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
   const sends = MESSAGE_SUFFIXES.map((suffix) => defineRoute<unknown, unknown, SendBodies[typeof suffix], Scope>({
-    method: 'post', idempotent: true, path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
+    method: 'post', idempotent: true, keyedIds: true, path: `/{key}/message/${suffix}`, tag, auth: 'instance', params: keyParams, ...SEND_DOCS[suffix],
     body: SEND_BODIES[suffix], bodyLimit: INLINE_MEDIA_SENDS.has(suffix) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
-    handler: async ({ scope, body }) => ({ data: await ctx.sends.send(scope, suffix, body) }),
+    handler: async ({ scope, body, runKey }) => ({ data: await ctx.sends.send(scope, suffix, body, undefined, runKey) }),
   }));
   return [
     ...sends,

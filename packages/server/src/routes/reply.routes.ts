@@ -20,12 +20,12 @@ const pascal = (type: string) => type.split(/[_-]/).map((w) => w[0]!.toUpperCase
  */
 export function replyRoutes(ctx: ServerContext): RouteDefinition[] {
   return REPLY_TYPES.map((type: ReplyType) => defineRoute<{ messageId: string }, unknown, SendBodies[ReplyType], Scope>({
-    method: 'post', idempotent: true, path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
+    method: 'post', idempotent: true, keyedIds: true, path: `/{key}/message/{messageId}/${type}`, operationId: `reply${pascal(type)}`, tag, auth: 'instance',
     params: keyAnd({ messageId: s.string({ minLength: 1, maxLength: 512, description: 'Id of the message replied to (quoted).' }) }),
     summary: `Reply to a message with a ${type.replace('_', ' ')} message`,
     description: `Same body as POST /{key}/message/${type}. The sent record carries the quote as \`contextInfo\` {stanzaId, participant, quotedMessage} in its typed member; 404 message_not_found when {messageId} is not a message of this instance.`,
     body: REPLY_BODIES[type], bodyLimit: INLINE_MEDIA_SENDS.has(type) ? 'media' : undefined,
     response: dataResponse(messageRecordSchema), errors: [403, 404, 409, 413, 422],
-    handler: async ({ scope, params, body }) => ({ data: await ctx.sends.send(scope, type, body, params.messageId) }),
+    handler: async ({ scope, params, body, runKey }) => ({ data: await ctx.sends.send(scope, type, body, params.messageId, runKey) }),
   }));
 }

@@ -1,4 +1,4 @@
-import { ClaimPump, describeError, jidUser, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import { ClaimPump, describeError, jidUser, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -48,6 +48,16 @@ class Stopped extends Error {}
  */
 class NotOwner extends Error {}
 
+/**
+ * Thrown when the channel took a message and storing its record, or completing its entry, failed: the
+ * send is done and must not be made again (the record is kept in memory, {@link OutboundWorker.unrecorded}).
+ */
+class Unrecorded extends Error {
+  constructor(readonly messageId: string, override readonly cause: unknown) {
+    super(`message ${messageId} was sent; storing its record failed`);
+  }
+}
+
 /** {@link OutboundWorker.takeOver} reads the instance's queue this many sends at a time, and at most {@link TAKEOVER_SCAN}. */
 const TAKEOVER_PAGE = 100;
 const TAKEOVER_SCAN = 1_000;
@@ -63,6 +73,12 @@ export class OutboundWorker {
   /** The last round found due sends it could not claim (held by leases, such as sends going out inline). */
   private blocked = false;
   private readonly inFlight = new Map<string, Promise<void>>();
+  /**
+   * Sends the channel took whose record could not be stored (storage failing, disk full), by
+   * `instance/id`: when their entry is claimed again (its lease expired) the record is stored and the
+   * entry completed, and nothing is sent a second time. Only sends made while storage fails land here.
+   */
+  private readonly unrecorded = new Map<string, MessageRecord>();
   private readonly pump = new ClaimPump(() => this.round(), {
     failed: (err, run) => this.deps.logger.error({ error: describeError(err), ...run }, 'outbound queue unavailable; retrying with backoff'),
     recovered: (run) => this.deps.logger.info(run, 'outbound queue available again'),
@@ -107,6 +123,7 @@ export class OutboundWorker {
     const done = this.handle(entry)
       .catch((err: unknown) => {
         if (err instanceof NotOwner) this.deps.logger.info({ instance: entry.instance, message: entry.id }, 'instance lost to another node before its send; left to its new owner');
+        else if (err instanceof Unrecorded) this.deps.logger.error({ err: err.cause, instance: entry.instance, message: entry.id }, 'sent, but storing the record failed; stored when the entry is claimed again');
         else if (!(err instanceof Stopped)) this.deps.logger.error({ err, instance: entry.instance, message: entry.id }, 'outbound send bookkeeping failed');
       })
       .finally(() => {
@@ -125,6 +142,11 @@ export class OutboundWorker {
     if (await storage.messages.get(entry.instance, entry.id)) return storage.outbound.complete(entry.instance, entry.id);
     const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
+    const sent = this.unrecorded.get(`${entry.instance}/${entry.id}`);
+    if (sent) {
+      await this.record(runtime, entry, decodeJob(entry.payload), sent);
+      return;
+    }
     const policy = await policies.get(runtime.id, runtime.record.driver);
     const now = clock.now();
     const slot = pacer.slotOf(entry.instance, entry.id) ?? pacer.reserve(entry.instance, entry.lane, now, policy, entry.id);
@@ -135,7 +157,7 @@ export class OutboundWorker {
       await this.send(runtime, entry, job, Math.min(typingMs(job, policy), Math.floor(this.deps.options.leaseMs / 2)));
       pacer.sent(entry.instance, entry.lane, clock.now(), policy);
     } catch (err) {
-      if (err instanceof Stopped || err instanceof NotOwner) throw err;
+      if (err instanceof Stopped || err instanceof NotOwner || err instanceof Unrecorded) throw err;
       await this.failed(runtime, entry, job, err);
     }
   }
@@ -169,9 +191,11 @@ export class OutboundWorker {
 
   /**
    * Sends a send the API just enqueued leased to itself (due, heading its lane, nothing to pace or
-   * type) and answers the stored record, as the path before the queue did. A failure is the caller's
-   * answer, as before the queue (the entry is removed: nothing was sent, nothing is kept), except a
-   * platform's rate limit: the send stays queued for the worker's backoff, and null is answered.
+   * type) and answers the stored record, as the path before the queue did. A failure before the channel
+   * took the message is the caller's answer, as before the queue (the entry is removed: nothing was sent,
+   * nothing is kept), except a platform's rate limit: the send stays queued for the worker's backoff, and
+   * null is answered. A failure to store the record of a message the channel took is 500
+   * `sent_not_recorded` (the send is done: a retry would send it twice).
    */
   async sendInline(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob): Promise<MessageRecord | null> {
     try {
@@ -179,6 +203,10 @@ export class OutboundWorker {
     } catch (err) {
       // Answered with its queue state: the instance's new owner sends it.
       if (err instanceof NotOwner) return null;
+      if (err instanceof Unrecorded) {
+        this.deps.logger.error({ err: err.cause, instance: runtime.id, message: entry.id }, 'sent, but storing the record failed; stored when the entry is claimed again');
+        throw new SentNotRecordedError(entry.id);
+      }
       if (failureKind(err) !== 'rate_limit') {
         await this.deps.storage.outbound.complete(runtime.id, entry.id);
         throw err;
@@ -209,9 +237,27 @@ export class OutboundWorker {
       await channel.messaging.sendPresence({ to: job.to, status: 'paused' })
         .catch((err: unknown) => logger.debug({ err, instance: runtime.id }, 'paused presence after a typed send failed'));
     }
-    const stored = await projection.project(runtime.id, channel.adapter, job.content, sent);
-    await storage.outbound.complete(runtime.id, entry.id);
-    return stored;
+    return this.record(runtime, entry, job, sent);
+  }
+
+  /**
+   * Stores the record of a message the channel took and completes its entry, durably (a commit that
+   * fails, such as on a full disk, would otherwise leave the entry to be sent again); a failure throws
+   * {@link Unrecorded} and keeps the record for the entry's next claim.
+   */
+  private async record(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, sent: MessageRecord): Promise<MessageRecord> {
+    const { storage, projection } = this.deps;
+    const key = `${entry.instance}/${entry.id}`;
+    try {
+      const stored = await projection.project(runtime.id, sendingChannel(runtime, job.provider, job.content.type).adapter, job.content, sent);
+      await storage.outbound.complete(runtime.id, entry.id);
+      await storage.flush();
+      this.unrecorded.delete(key);
+      return stored;
+    } catch (err) {
+      this.unrecorded.set(key, sent);
+      throw new Unrecorded(entry.id, err);
+    }
   }
 
   /** Waits on the injected clock (re-read every recheck, so a fake clock moves it), unless the worker stops. */

@@ -1,4 +1,4 @@
-import { NotFoundError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
+import { NotFoundError, SentNotRecordedError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -38,8 +38,11 @@ export class SendPipeline {
     return record;
   }
 
-  /** Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3). */
-  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string): Promise<MessageRecord> {
+  /**
+   * Sends the validated body of `POST /{key}/message/{suffix}`, or a reply to `quotedId` (spec 4.3).
+   * `runKey`: the seed of its run under an idempotency key, from which its message id derives (queue only).
+   */
+  async send<S extends MessageSuffix>(runtime: InstanceRuntime, suffix: S, body: SendBodies[S] & SendOptions, replyTo?: string, runKey?: string): Promise<MessageRecord> {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
     // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
     const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
@@ -71,10 +74,13 @@ export class SendPipeline {
     const { content } = built;
     // Reactions and pins go to their target's chat; a recipient is resolved before anything is queued.
     const to = target || !channel.messaging.resolveRecipient ? built.to : await channel.messaging.resolveRecipient(built.to);
-    if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body);
+    if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body, runKey);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
-    return this.projection.project(runtime.id, channel.adapter, content, record);
+    // Sent: a failure to store it now must not read as a send that can be made again.
+    return this.projection.project(runtime.id, channel.adapter, content, record).catch((err: unknown) => {
+      throw new SentNotRecordedError(record.key.id, err);
+    });
   }
 }
 

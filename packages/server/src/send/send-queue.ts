@@ -1,5 +1,5 @@
 import {
-  ConflictError, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
+  ConflictError, messageIdFor, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
   type SendRequest, type Storage,
 } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -44,12 +44,21 @@ export interface SendQueueDeps {
 export class SendQueue {
   constructor(private readonly deps: SendQueueDeps) {}
 
-  async accept(runtime: InstanceRuntime, channel: SendingChannel, request: SendRequest, options: SendOptions): Promise<MessageRecord> {
+  /**
+   * Accepts a checked send. Under an idempotency key its id derives from `runKey`, the seed of the run
+   * whose work this is: when that run (on a server that died) already sent it, its record is answered;
+   * when it queued it, the queue keeps one entry (an id is stored once) and its queue state is answered.
+   */
+  async accept(runtime: InstanceRuntime, channel: SendingChannel, request: SendRequest, options: SendOptions, runKey?: string): Promise<MessageRecord> {
     const { storage, clock, policies, pacer, worker, leaseMs } = this.deps;
     const now = clock.now();
     const dueAt = dueAtOf(options, now);
     const main = channel.adapter === runtime.main;
-    const id = newMessageId();
+    const id = runKey === undefined ? newMessageId() : messageIdFor(`${runtime.id}\u0000${runKey}`);
+    if (runKey !== undefined) {
+      const sent = await storage.messages.get(runtime.id, id);
+      if (sent) return sent;
+    }
     const remoteJid = main ? toJid(request.to) : request.to;
     const job: OutboundJob = {
       ...(main ? {} : { provider: channel.adapter.channel }), channel: channel.adapter.channel, to: request.to, remoteJid, content: request.content,
@@ -63,6 +72,9 @@ export class SendQueue {
     };
     const outcome = await storage.outbound.enqueue(entry, policy.maxQueued, immediate ? { now, leaseMs } : undefined);
     if (outcome === 'full') throw queueFull(policy);
+    // Durable before anything acts on it: a commit that fails (a full disk) then answers 503 with nothing
+    // queued and nothing sent, instead of failing after the channel took the message.
+    await storage.flush();
     if (outcome === 'leased') {
       const sent = await worker.sendInline(runtime, { ...entry, order: dueAt, attempts: 0, leasedUntil: now + leaseMs }, job);
       if (sent) return sent;

@@ -47,7 +47,13 @@ export class SandboxMessaging implements MessagingCapability {
       messageTimestamp: String(timestamp),
       status: 'PENDING',
     };
-    device.ctx.emit({
+    const packet: MessagePacket = {
+      kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message,
+      ...(group ? { groupJid: remoteJid } : {}),
+      ...('media' in content ? { media: toWire(content.media) } : {}),
+      ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
+    };
+    await this.dispatch(record, packet, () => device.ctx.emit({
       type: 'message',
       message: {
         id: record.key.id, chatJid: remoteJid, from: device.number, fromMe: true, timestamp,
@@ -57,14 +63,7 @@ export class SandboxMessaging implements MessagingCapability {
         ...mentioned(message),
         record,
       },
-    });
-    const packet: MessagePacket = {
-      kind: 'message', id: record.key.id, from: device.number, fromName: await device.displayName(), timestamp, message,
-      ...(group ? { groupJid: remoteJid } : {}),
-      ...('media' in content ? { media: toWire(content.media) } : {}),
-      ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
-    };
-    await this.dispatch(record, packet);
+    }));
     return record;
   }
 
@@ -80,14 +79,18 @@ export class SandboxMessaging implements MessagingCapability {
   }
 
   /**
-   * Hands the packet to every phone the chat reaches except this one, then reports `sent`. Part of
-   * the send itself: once the API answers, the packet is in the recipients' inboxes in storage and
-   * reaches them even if the server dies right after.
+   * Hands the packet to every phone the chat reaches except this one, then reports the sender's own
+   * copy (its `message` event) and `sent`. Part of the send itself: once the API answers, the packet is in the
+   * recipients' inboxes in storage and reaches them even if the server dies right after. The own copy
+   * comes only once the packet is in the inboxes (before any recipient can get it, which happens on a
+   * later turn): reported earlier, a send failing on its way (storage unreachable) left a stored
+   * `PENDING` record that the queue takes for the mark of a message sent, and never sent it.
    */
-  private async dispatch(record: MessageRecord, packet: MessagePacket): Promise<void> {
+  private async dispatch(record: MessageRecord, packet: MessagePacket, ownCopy: () => void): Promise<void> {
     const device = this.device;
     const recipients = await device.network.recipientsOf(record.key.remoteJid);
     await device.network.sendToAll(recipients.filter((number) => number !== device.number), packet);
+    ownCopy();
     device.ctx.emit({
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: jidUser(record.key.remoteJid), status: 'sent',
       timestamp: packet.timestamp,

@@ -1,0 +1,64 @@
+import { type MessageRecord, type PacingPolicy, type SendRequest } from '@parley/core';
+import { MemoryStorage } from '@parley/storage-memory';
+import type { EventBus } from '../src/events/event-bus.js';
+import type { InstanceRegistry } from '../src/instances/instance-registry.js';
+import type { InstanceRuntime } from '../src/instances/instance-runtime.js';
+import { recordOf, type OutboundJob } from '../src/send/outbound-job.js';
+import { OutboundWorker } from '../src/send/outbound-worker.js';
+import { Pacer } from '../src/send/pacer.js';
+import type { PacingPolicies } from '../src/send/pacing-policies.js';
+import type { SendProjection } from '../src/send/send-projection.js';
+import { silentLogger } from './support.js';
+
+export const T = Date.UTC(2030, 0, 1, 12);
+export const LEASE_MS = 1_000;
+/** Nothing paced or typed: a due send leaves inline. */
+export const POLICY: PacingPolicy = {
+  perMinute: null, perHour: null, minGapMs: 0, jitterMs: 0, recipientGapMs: 0, quietHours: null,
+  typing: { enabled: false, msPerChar: 0, minMs: 0, maxMs: 0 }, maxQueued: 10,
+};
+export const JOB: OutboundJob = { channel: 'whatsapp', to: '5511900000002', remoteJid: '5511900000002@s.whatsapp.net', content: { type: 'text', text: 'once' } };
+
+/**
+ * The outbound queue's sending half over memory storage, with an instance `ins` whose channel records
+ * the ids it was asked to send (`h.sends`) and a projection that stores records (failing `h.failStores`
+ * times first, as storage refusing writes would). The clock is `h.now`, which a test moves.
+ */
+export async function outboundHarness() {
+  const h: { now: number; sends: string[]; failStores: number } = { now: T, sends: [], failStores: 0 };
+  const storage = new MemoryStorage({ now: (): number => h.now });
+  await storage.init();
+  const adapter = {
+    channel: 'whatsapp',
+    capabilities: {
+      messaging: {
+        supports: () => true,
+        send: async (req: SendRequest) => {
+          // Without the queue the channel picks the id.
+          const id = req.id ?? `CHANNEL${h.sends.length + 1}`;
+          h.sends.push(id);
+          return { ...recordOf(id, T, JOB), status: 'SERVER_ACK' } as MessageRecord;
+        },
+      },
+    },
+  };
+  const runtime = { id: 'ins', main: adapter, adapter: () => adapter, isConnected: () => true, record: { driver: 'sandbox' } } as unknown as InstanceRuntime;
+  const projection = {
+    project: async (instance: string, _adapter: unknown, _content: unknown, record: MessageRecord) => {
+      if (h.failStores > 0) {
+        h.failStores--;
+        throw new Error('storage is unavailable');
+      }
+      await storage.messages.upsert(instance, record);
+      return record;
+    },
+  } as unknown as SendProjection;
+  const clock = { now: () => h.now };
+  const policies = { get: async () => POLICY } as unknown as PacingPolicies;
+  const pacer = new Pacer();
+  const worker = new OutboundWorker({
+    storage, registry: { byIdOrThrow: async () => runtime } as unknown as InstanceRegistry, clock, logger: silentLogger(),
+    policies, pacer, projection, bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: 10, concurrency: 1 },
+  });
+  return { h, storage, runtime, adapter, projection, worker, clock, policies, pacer };
+}
