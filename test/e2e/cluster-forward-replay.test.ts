@@ -25,7 +25,7 @@ const TIMING = { leaseTtlMs: 3000, renewIntervalMs: 1000, driftMarginMs: 500 };
  * reached the owner (its connection refused) is still sent again.
  */
 describe('cluster: forwarded requests are never replayed unsafely', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'forwarded requests across a cut peer link', { example: 'redis://127.0.0.1:6379' });
+  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'forwarded requests across a cut peer link');
   if (!redisUrl) return;
   const keyPrefix = `parley-test:cluster-replay:${process.pid}-${randomBytes(4).toString('hex')}:`;
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-replay-'));
