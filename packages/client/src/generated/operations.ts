@@ -2990,7 +2990,7 @@ export interface Operations {
     keyed: true;
   };
   /**
-   * Readiness: storage reachable and not shutting down (503 otherwise)
+   * Readiness: storage reachable and writing, and not shutting down (503 otherwise)
    *
    * `GET /readyz`
    */
