@@ -179,6 +179,24 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
   `,
+  // 7: pages of a chat's messages without OFFSET or COUNT(*) (issue 26): `ord` numbers each chat's
+  // messages without gaps, oldest (timestamp, seq) first, and `message_chats` keeps each chat's size
+  // and lowest ordinal, both written with the rows (see ChatOrder). Existing rows are numbered here.
+  `
+  ALTER TABLE messages ADD COLUMN ord INTEGER NOT NULL DEFAULT 0;
+  UPDATE messages SET ord = numbered.ord FROM (
+    SELECT seq, row_number() OVER (PARTITION BY instance, chat ORDER BY timestamp, seq) - 1 AS ord FROM messages
+  ) AS numbered WHERE messages.seq = numbered.seq;
+  CREATE INDEX messages_by_ord ON messages (instance, chat, ord);
+  CREATE TABLE message_chats (
+    instance TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    lo INTEGER NOT NULL,
+    PRIMARY KEY (instance, chat)
+  ) WITHOUT ROWID;
+  INSERT INTO message_chats (instance, chat, n, lo) SELECT instance, chat, count(*), 0 FROM messages GROUP BY instance, chat;
+  `,
 ];
 
 /** The schema version this build writes. */

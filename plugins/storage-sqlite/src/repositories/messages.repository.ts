@@ -3,6 +3,7 @@ import {
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import { ChatOrder, NEW_SEQ } from './chat-order.js';
 
 /** A stored message: its record, and its status, which lives in its own column (migration 2). */
 type RecordRow = { record: string; status: MessageStatus };
@@ -18,18 +19,42 @@ function recordOf(row: RecordRow): MessageRecord {
   return record;
 }
 
-export class SqliteMessageRepository implements MessageRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+/** Where a stored message sits in its chat's order. */
+type PlaceRow = { seq: number; chat: string; timestamp: number; ord: number };
 
-  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
+export class SqliteMessageRepository implements MessageRepository {
+  private readonly order: ChatOrder;
+
+  constructor(private readonly db: SqliteDatabase) {
+    this.order = new ChatOrder(db);
+  }
+
+  /**
+   * A replace keeps the row's seq, so the message keeps its place among equal timestamps; one that
+   * changes the chat or the timestamp moves in the chats' orders, in the same transaction.
+   */
   async upsert(instance: string, record: MessageRecord): Promise<void> {
-    this.db.run(
-      `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
-       record = excluded.record`,
-      // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
-      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, record.status, encodeStored(record)],
-    );
+    const id = record.key.id;
+    const chat = record.key.remoteJid;
+    // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
+    const timestamp = Number(record.messageTimestamp) || 0;
+    const content = [record.status, encodeStored(record)];
+    this.db.transaction(() => {
+      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp, ord FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+      if (!stored) {
+        const ord = this.order.place(instance, chat, timestamp, NEW_SEQ);
+        this.db.run('INSERT INTO messages (instance, id, chat, timestamp, ord, status, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
+          [instance, id, chat, timestamp, ord, ...content]);
+        return;
+      }
+      let ord = stored.ord;
+      if (stored.chat !== chat || stored.timestamp !== timestamp) {
+        this.order.remove(instance, stored.chat, stored.ord);
+        ord = this.order.place(instance, chat, timestamp, stored.seq);
+      }
+      this.db.run('UPDATE messages SET chat = ?, timestamp = ?, ord = ?, status = ?, record = ? WHERE seq = ?',
+        [chat, timestamp, ord, ...content, stored.seq]);
+    });
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
@@ -50,24 +75,45 @@ export class SqliteMessageRepository implements MessageRepository {
     return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = ? AND id = ?', [instance, id]) !== undefined;
   }
 
+  /**
+   * Page N is the ordinal range below the newest message's ordinal (see {@link ChatOrder}) and the
+   * total the chat's kept size: the cost is the page's, at any depth and chat size.
+   */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
+    const span = this.order.span(instance, chatJid);
+    if (!span) return { items: [], total: 0 };
+    const top = span.lo + span.n - 1 - (page.page - 1) * page.limit;
     const rows = this.db.all<RecordRow>(
-      'SELECT record, status FROM messages WHERE instance = ? AND chat = ? ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?',
-      [instance, chatJid, page.limit, (page.page - 1) * page.limit],
+      'SELECT record, status FROM messages WHERE instance = ? AND chat = ? AND ord <= ? AND ord > ? ORDER BY ord DESC',
+      [instance, chatJid, top, top - page.limit],
     );
-    const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid])!;
-    return { items: rows.map(recordOf), total };
+    return { items: rows.map(recordOf), total: span.n };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = ? AND id IN (SELECT value FROM json_each(?))', [instance, JSON.stringify(ids)]);
+    return this.db.transaction(() => {
+      let deleted = 0;
+      for (const id of new Set(ids)) {
+        const gone = this.db.write<PlaceRow>('DELETE FROM messages WHERE instance = ? AND id = ? RETURNING chat, ord', [instance, id]);
+        if (!gone) continue;
+        this.order.remove(instance, gone.chat, gone.ord);
+        deleted++;
+      }
+      return deleted;
+    });
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid]);
+    return this.db.transaction(() => {
+      this.order.forget(instance, chatJid);
+      return this.db.run('DELETE FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid]);
+    });
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run('DELETE FROM messages WHERE instance = ?', [instance]);
+    this.db.transaction(() => {
+      this.order.clear(instance);
+      this.db.run('DELETE FROM messages WHERE instance = ?', [instance]);
+    });
   }
 }
