@@ -5,7 +5,7 @@
  * seeded through the storage API (as the server's own writes do, without 100,000 HTTP sends); then
  * `GET /{key}/chat/{jid}/messages?page=N&limit=25` is timed over real HTTP in interleaved rounds: in
  * each round a window of the small chat's page 1, the large chat's page 1 and its page 4,000 (its
- * oldest 25), back to back. Each ratio is the median of the per-round ratios of medians, so load that
+ * oldest 25), back to back, each round starting with the next of the three. Each ratio is the median of the per-round ratios of medians, so load that
  * other processes put on the machine during a round weighs on both sides of it.
  * Run: `npm run build && node bench/dist/reads/reads.bench.js`
  * (BENCH_STORAGES=sqlite,redis,memory, BENCH_LARGE=100000, BENCH_ROUNDS=7, BENCH_WINDOW=200, REDIS_URL).
@@ -91,7 +91,11 @@ async function run(storage: string): Promise<(string | number)[]> {
     for (const target of targets) await window(target.url, target.expect); // warm-up: JIT, statement caches
     const medians: number[][] = [[], [], []];
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [i, target] of targets.entries()) medians[i]!.push(percentile(await window(target.url, target.expect), 50));
+      // Each round starts with another target, so that no page always pays for coming first.
+      for (let k = 0; k < targets.length; k++) {
+        const i = (round + k) % targets.length;
+        medians[i]!.push(percentile(await window(targets[i]!.url, targets[i]!.expect), 50));
+      }
     }
     const median = (values: number[]) => percentile(values, 50);
     const ratio = (i: number) => median(medians[i]!.map((value, round) => value / medians[0]![round]!));

@@ -197,6 +197,27 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   INSERT INTO message_chats (instance, chat, n, lo) SELECT instance, chat, count(*), 0 FROM messages GROUP BY instance, chat;
   `,
+  // 8: each instance's number of dead letters, the total of a dead-letter page, which was a COUNT(*)
+  // over them per page (issue 26). Triggers keep it in the transaction of every write that kills,
+  // revives, purges or clears a delivery, whichever statement does it; a count that reaches 0 goes.
+  `
+  CREATE TABLE dead_letter_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO dead_letter_counts (instance, n) SELECT instance, count(*) FROM deliveries WHERE dead_at IS NOT NULL GROUP BY instance;
+  CREATE TRIGGER dead_letters_inserted AFTER INSERT ON deliveries WHEN new.dead_at IS NOT NULL BEGIN
+    INSERT INTO dead_letter_counts (instance, n) VALUES (new.instance, 1) ON CONFLICT (instance) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER dead_letters_deleted AFTER DELETE ON deliveries WHEN old.dead_at IS NOT NULL BEGIN
+    UPDATE dead_letter_counts SET n = n - 1 WHERE instance = old.instance;
+    DELETE FROM dead_letter_counts WHERE instance = old.instance AND n <= 0;
+  END;
+  CREATE TRIGGER dead_letters_updated AFTER UPDATE OF dead_at, instance ON deliveries
+  WHEN (old.dead_at IS NULL) <> (new.dead_at IS NULL) OR (old.dead_at IS NOT NULL AND old.instance <> new.instance) BEGIN
+    UPDATE dead_letter_counts SET n = n - 1 WHERE old.dead_at IS NOT NULL AND instance = old.instance;
+    DELETE FROM dead_letter_counts WHERE old.dead_at IS NOT NULL AND instance = old.instance AND n <= 0;
+    INSERT INTO dead_letter_counts (instance, n) SELECT new.instance, 1 WHERE new.dead_at IS NOT NULL
+    ON CONFLICT (instance) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
 
 /** The schema version this build writes. */
