@@ -179,23 +179,26 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
   `,
-  // 7: pages of a chat's messages without OFFSET or COUNT(*) (issue 26): `ord` numbers each chat's
-  // messages without gaps, oldest (timestamp, seq) first, and `message_chats` keeps each chat's size
-  // and lowest ordinal, both written with the rows (see ChatOrder). Existing rows are numbered here.
+  // 7: pages of a chat's messages without OFFSET over the chat or COUNT(*) (issue 26): each chat's
+  // messages, oldest (timestamp, seq) first, cut into blocks of contiguous key ranges, each with its
+  // lower-bound key, size and the rank of its first message, written with the messages (see
+  // ChatOrder). Existing messages are cut into blocks of 256 here.
   `
-  ALTER TABLE messages ADD COLUMN ord INTEGER NOT NULL DEFAULT 0;
-  UPDATE messages SET ord = numbered.ord FROM (
-    SELECT seq, row_number() OVER (PARTITION BY instance, chat ORDER BY timestamp, seq) - 1 AS ord FROM messages
-  ) AS numbered WHERE messages.seq = numbered.seq;
-  CREATE INDEX messages_by_ord ON messages (instance, chat, ord);
-  CREATE TABLE message_chats (
+  CREATE TABLE message_blocks (
     instance TEXT NOT NULL,
     chat TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    start INTEGER NOT NULL,
     n INTEGER NOT NULL,
-    lo INTEGER NOT NULL,
-    PRIMARY KEY (instance, chat)
+    PRIMARY KEY (instance, chat, timestamp, seq)
   ) WITHOUT ROWID;
-  INSERT INTO message_chats (instance, chat, n, lo) SELECT instance, chat, count(*), 0 FROM messages GROUP BY instance, chat;
+  CREATE INDEX message_blocks_by_start ON message_blocks (instance, chat, start);
+  INSERT INTO message_blocks (instance, chat, timestamp, seq, start, n)
+  SELECT instance, chat, timestamp, seq, rank, min(256, total - rank) FROM (
+    SELECT instance, chat, timestamp, seq, row_number() OVER ordered - 1 AS rank, count(*) OVER (PARTITION BY instance, chat) AS total
+    FROM messages WINDOW ordered AS (PARTITION BY instance, chat ORDER BY timestamp, seq)
+  ) WHERE rank % 256 = 0;
   `,
   // 8: each instance's number of dead letters, the total of a dead-letter page, which was a COUNT(*)
   // over them per page (issue 26). Triggers keep it in the transaction of every write that kills,

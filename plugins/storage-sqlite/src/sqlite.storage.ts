@@ -20,6 +20,11 @@ export interface SqliteStorageOptions {
   backgroundCheckpoints?: boolean;
   /** Dates dead letters and redeliveries (default the system clock; the plugin passes the server's). */
   clock?: Clock;
+  /**
+   * Messages per block of a chat's order (see ChatOrder; default 256, what migration 7 builds).
+   * Not an operator setting: tests make it small to exercise block splits and merges.
+   */
+  messageBlockSize?: number;
 }
 
 /**
@@ -55,7 +60,7 @@ export class SqliteStorage implements Storage {
       onPermissionsTightened: (files) => this.logger?.warn({ files }, 'sqlite files were readable by other users: permissions tightened to 0600'),
     });
     this.instances = new SqliteInstanceRepository(this.db);
-    this.messages = new SqliteMessageRepository(this.db);
+    this.messages = new SqliteMessageRepository(this.db, options.messageBlockSize);
     this.chats = new SqliteChatRepository(this.db);
     this.contacts = new SqliteContactRepository(this.db);
     this.media = new SqliteMediaRepository(this.db);

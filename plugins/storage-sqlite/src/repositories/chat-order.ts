@@ -1,93 +1,141 @@
 import type { SqliteDatabase } from '../sqlite-database.js';
 
-/** A chat's size and the ordinal of its oldest message: its messages hold ordinals `lo` … `lo + n - 1`. */
-export interface ChatSpan {
-  n: number;
-  lo: number;
-}
+/** A message's sort key in its chat: numeric timestamp, then `seq` (first insertion order). */
+export type OrderKey = { timestamp: number; seq: number };
 
-/** Larger than any rowid: the sort key of a message not inserted yet, which sorts after its equal timestamps. */
-export const NEW_SEQ = Number.MAX_SAFE_INTEGER;
+/** A block of a chat's order: its lower bound, the rank of its first message, its size. */
+type Block = { timestamp: number; seq: number; start: number; n: number };
+
+/** Messages per block after a split; a block splits beyond twice this (migration 7 builds blocks of 256). */
+export const BLOCK_SIZE = 256;
+
+/*
+ * Parameters compared with indexed columns are written `+?`: with a bare `?`, SQLite (built with
+ * STAT4, as better-sqlite3 is) recompiles the statement whenever such a parameter is bound, which made
+ * each of these statements cost ten times its work. The unary plus leaves the value and the plan as
+ * they are (the query-plan test checks the plans).
+ */
+const BLOCK = 'SELECT timestamp, seq, start, n FROM message_blocks WHERE instance = +? AND chat = +?';
 
 /**
- * The `ord` column of `messages` (migration 7): each chat's messages numbered without gaps in their
- * listing order, oldest (timestamp, seq) first, with the chat's size and lowest ordinal in
- * `message_chats`, both written in the transaction that writes the row. Page N of a chat is then an
- * ordinal range read on the `messages_by_ord` index and its total one primary-key read: neither
- * grows with the chat's size or the page's depth (OFFSET and COUNT(*) both did).
+ * Ranks in a chat's message order without OFFSET over the chat or COUNT(*) (issue 26). Each chat's
+ * messages, ordered oldest first by (timestamp, seq), are cut into blocks of contiguous key ranges,
+ * rows of `message_blocks` (migration 7) holding each block's lower-bound key, size and `start`: the
+ * rank of its first message, the sizes of the blocks before it summed. Every write of a message
+ * updates its block in the same transaction. Rank r is then found by seeking the block whose start
+ * is the greatest not above r, and stepping at most one block (under 2 × BLOCK_SIZE index entries)
+ * into it: the cost of a page is bounded at any chat size and depth.
  *
- * A message placed at either end of its chat (a live message is the newest; history sync delivers
- * older ones) renumbers nothing. One placed or removed in the middle shifts by one whichever side of
- * it is smaller (the `lo` bound moves when the older side shifts), so the write costs at most half the
- * chat, and nothing for the writes Parley makes most. Callers run these inside one transaction.
+ * A message added or removed moves the starts of the blocks after its own by one: nothing at the
+ * newest end (live messages), a chat's size / BLOCK_SIZE block rows at worst (history older than
+ * what is stored), never the messages' own rows. A block beyond twice BLOCK_SIZE splits in two; one
+ * that shrinks under half of it joins the block before when they fit in BLOCK_SIZE together.
+ * Callers run these inside one transaction, with the message's row already written (add) or
+ * already gone (remove).
  */
 export class ChatOrder {
-  constructor(private readonly db: SqliteDatabase) {}
+  constructor(private readonly db: SqliteDatabase, private readonly blockSize = BLOCK_SIZE) {}
 
-  span(instance: string, chat: string): ChatSpan | undefined {
-    return this.db.get<{ n: number; lo: number }>('SELECT n, lo FROM message_chats WHERE instance = ? AND chat = ?', [instance, chat]);
+  /** The chat's number of messages. */
+  total(instance: string, chat: string): number {
+    const last = this.db.get<Block>(`${BLOCK} ORDER BY start DESC LIMIT 1`, [instance, chat]);
+    return last ? last.start + last.n : 0;
+  }
+
+  /** The key of the message of rank `rank` (0: the oldest), which must exist. */
+  keyAt(instance: string, chat: string, rank: number): OrderKey | undefined {
+    const block = this.db.get<Block>(`${BLOCK} AND start <= +? ORDER BY start DESC LIMIT 1`, [instance, chat, rank]);
+    if (!block) return undefined;
+    return this.db.get<OrderKey>(
+      `SELECT timestamp, seq FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) >= (+?, +?)
+       ORDER BY timestamp, seq LIMIT 1 OFFSET ?`,
+      [instance, chat, block.timestamp, block.seq, rank - block.start],
+    );
+  }
+
+  /** Counts a message whose row is written with `key`. */
+  add(instance: string, chat: string, key: OrderKey): void {
+    let block = this.blockOf(instance, chat, key);
+    if (!block) {
+      // Older than every block: the first block extends down to it, or the chat's first block begins.
+      block = this.db.get<Block>(`${BLOCK} ORDER BY timestamp, seq LIMIT 1`, [instance, chat]);
+      if (!block) {
+        this.db.run('INSERT INTO message_blocks (instance, chat, timestamp, seq, start, n) VALUES (?, ?, ?, ?, 0, 1)',
+          [instance, chat, key.timestamp, key.seq]);
+        return;
+      }
+      this.db.run('UPDATE message_blocks SET timestamp = ?, seq = ? WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
+        [key.timestamp, key.seq, instance, chat, block.timestamp, block.seq]);
+      block = { ...block, ...key };
+    }
+    this.resize(instance, chat, block, 1);
+    if (block.n + 1 > 2 * this.blockSize) this.split(instance, chat, { ...block, n: block.n + 1 });
+  }
+
+  /** Uncounts a message whose row, written with `key`, is gone. */
+  remove(instance: string, chat: string, key: OrderKey): void {
+    const block = this.blockOf(instance, chat, key);
+    if (!block) return;
+    this.resize(instance, chat, block, -1);
+    const n = block.n - 1;
+    if (n === 0) {
+      this.deleteBlock(instance, chat, block);
+      return;
+    }
+    if (n >= this.blockSize / 2) return;
+    const before = this.db.get<Block>(`${BLOCK} AND (timestamp, seq) < (+?, +?) ORDER BY timestamp DESC, seq DESC LIMIT 1`,
+      [instance, chat, block.timestamp, block.seq]);
+    if (before && before.n + n <= this.blockSize) {
+      // The block before extends over this one's range; the starts after are unchanged.
+      this.deleteBlock(instance, chat, block);
+      this.db.run('UPDATE message_blocks SET n = n + ? WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
+        [n, instance, chat, before.timestamp, before.seq]);
+    }
+  }
+
+  /** Drops a chat's blocks, when all its messages are deleted. */
+  forget(instance: string, chat: string): void {
+    this.db.run('DELETE FROM message_blocks WHERE instance = +? AND chat = +?', [instance, chat]);
+  }
+
+  /** Drops every block of an instance. */
+  clear(instance: string): void {
+    this.db.run('DELETE FROM message_blocks WHERE instance = +?', [instance]);
+  }
+
+  /** The block whose range holds `key`: the one with the greatest lower bound not above it. */
+  private blockOf(instance: string, chat: string, key: OrderKey): Block | undefined {
+    return this.db.get<Block>(`${BLOCK} AND (timestamp, seq) <= (+?, +?) ORDER BY timestamp DESC, seq DESC LIMIT 1`,
+      [instance, chat, key.timestamp, key.seq]);
   }
 
   /**
-   * Makes room for a message sorting at (timestamp, seq) that is not in the chat's order, and answers
-   * its ordinal; the caller writes the row with it. `seq` is {@link NEW_SEQ} for a message not stored yet.
+   * Changes a block's size by `by` and the starts of every block after it, in one statement over the
+   * start index (starts are distinct: no block is empty).
    */
-  place(instance: string, chat: string, timestamp: number, seq: number): number {
-    const span = this.span(instance, chat);
-    if (!span) {
-      this.db.run('INSERT INTO message_chats (instance, chat, n, lo) VALUES (?, ?, 1, 0)', [instance, chat]);
-      return 0;
-    }
-    const next = this.db.get<{ ord: number }>(
-      `SELECT ord FROM messages WHERE instance = ? AND chat = ? AND (timestamp, seq) > (?, ?) AND seq <> ?
-       ORDER BY timestamp, seq LIMIT 1`,
-      [instance, chat, timestamp, seq, seq],
+  private resize(instance: string, chat: string, block: Block, by: 1 | -1): void {
+    this.db.run(
+      `UPDATE message_blocks SET n = n + iif(start = +?, ?, 0), start = start + iif(start > +?, ?, 0)
+       WHERE instance = +? AND chat = +? AND start >= +?`,
+      [block.start, by, block.start, by, instance, chat, block.start],
     );
-    let ord = span.lo + span.n;
-    let lo = span.lo;
-    if (next) {
-      const newer = span.lo + span.n - next.ord;
-      if (newer <= next.ord - span.lo) {
-        this.shift(instance, chat, 'ord >= ?', next.ord, 1);
-        ord = next.ord;
-      } else {
-        this.shift(instance, chat, 'ord < ?', next.ord, -1);
-        ord = next.ord - 1;
-        lo -= 1;
-      }
-    }
-    this.db.run('UPDATE message_chats SET n = n + 1, lo = ? WHERE instance = ? AND chat = ?', [lo, instance, chat]);
-    return ord;
   }
 
-  /** Closes the gap a message at `ord` leaves, after its row was deleted or moved away. */
-  remove(instance: string, chat: string, ord: number): void {
-    const span = this.span(instance, chat);
-    if (!span) return;
-    if (span.n <= 1) {
-      this.forget(instance, chat);
-      return;
-    }
-    let lo = span.lo;
-    if (span.lo + span.n - 1 - ord <= ord - span.lo) this.shift(instance, chat, 'ord > ?', ord, -1);
-    else {
-      this.shift(instance, chat, 'ord < ?', ord, 1);
-      lo += 1;
-    }
-    this.db.run('UPDATE message_chats SET n = n - 1, lo = ? WHERE instance = ? AND chat = ?', [lo, instance, chat]);
+  /** Cuts a block in two at its message of offset BLOCK_SIZE. */
+  private split(instance: string, chat: string, block: Block): void {
+    const cut = this.db.get<OrderKey>(
+      `SELECT timestamp, seq FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) >= (+?, +?)
+       ORDER BY timestamp, seq LIMIT 1 OFFSET ?`,
+      [instance, chat, block.timestamp, block.seq, this.blockSize],
+    )!;
+    this.db.run('UPDATE message_blocks SET n = ? WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
+      [this.blockSize, instance, chat, block.timestamp, block.seq]);
+    this.db.run('INSERT INTO message_blocks (instance, chat, timestamp, seq, start, n) VALUES (?, ?, ?, ?, ?, ?)',
+      [instance, chat, cut.timestamp, cut.seq, block.start + this.blockSize, block.n - this.blockSize]);
   }
 
-  /** Drops a chat's span, when all its messages are deleted. */
-  forget(instance: string, chat: string): void {
-    this.db.run('DELETE FROM message_chats WHERE instance = ? AND chat = ?', [instance, chat]);
-  }
-
-  /** Drops every span of an instance. */
-  clear(instance: string): void {
-    this.db.run('DELETE FROM message_chats WHERE instance = ?', [instance]);
-  }
-
-  private shift(instance: string, chat: string, range: string, ord: number, by: 1 | -1): void {
-    this.db.run(`UPDATE messages SET ord = ord + ? WHERE instance = ? AND chat = ? AND ${range}`, [by, instance, chat, ord]);
+  private deleteBlock(instance: string, chat: string, block: Block): void {
+    this.db.run('DELETE FROM message_blocks WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
+      [instance, chat, block.timestamp, block.seq]);
   }
 }

@@ -3,7 +3,7 @@ import {
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
-import { ChatOrder, NEW_SEQ } from './chat-order.js';
+import { ChatOrder } from './chat-order.js';
 
 /** A stored message: its record, and its status, which lives in its own column (migration 2). */
 type RecordRow = { record: string; status: MessageStatus };
@@ -19,14 +19,17 @@ function recordOf(row: RecordRow): MessageRecord {
   return record;
 }
 
+// Parameters written `+?` spare SQLite a recompilation per call (see chat-order.ts).
+
 /** Where a stored message sits in its chat's order. */
-type PlaceRow = { seq: number; chat: string; timestamp: number; ord: number };
+type PlaceRow = { seq: number; chat: string; timestamp: number };
 
 export class SqliteMessageRepository implements MessageRepository {
   private readonly order: ChatOrder;
 
-  constructor(private readonly db: SqliteDatabase) {
-    this.order = new ChatOrder(db);
+  /** `blockSize`: see {@link ChatOrder}; tests pass a small one to exercise splits and merges. */
+  constructor(private readonly db: SqliteDatabase, blockSize?: number) {
+    this.order = new ChatOrder(db, blockSize);
   }
 
   /**
@@ -40,20 +43,20 @@ export class SqliteMessageRepository implements MessageRepository {
     const timestamp = Number(record.messageTimestamp) || 0;
     const content = [record.status, encodeStored(record)];
     this.db.transaction(() => {
-      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp, ord FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp FROM messages WHERE instance = +? AND id = +?', [instance, id]);
       if (!stored) {
-        const ord = this.order.place(instance, chat, timestamp, NEW_SEQ);
-        this.db.run('INSERT INTO messages (instance, id, chat, timestamp, ord, status, record) VALUES (?, ?, ?, ?, ?, ?, ?)',
-          [instance, id, chat, timestamp, ord, ...content]);
+        const { seq } = this.db.write<{ seq: number }>(
+          'INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
+          [instance, id, chat, timestamp, ...content],
+        )!;
+        this.order.add(instance, chat, { timestamp, seq });
         return;
       }
-      let ord = stored.ord;
+      this.db.run('UPDATE messages SET chat = ?, timestamp = ?, status = ?, record = ? WHERE seq = +?', [chat, timestamp, ...content, stored.seq]);
       if (stored.chat !== chat || stored.timestamp !== timestamp) {
-        this.order.remove(instance, stored.chat, stored.ord);
-        ord = this.order.place(instance, chat, timestamp, stored.seq);
+        this.order.remove(instance, stored.chat, stored);
+        this.order.add(instance, chat, { timestamp, seq: stored.seq });
       }
-      this.db.run('UPDATE messages SET chat = ?, timestamp = ?, ord = ?, status = ?, record = ? WHERE seq = ?',
-        [chat, timestamp, ord, ...content, stored.seq]);
     });
   }
 
@@ -76,27 +79,30 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   /**
-   * Page N is the ordinal range below the newest message's ordinal (see {@link ChatOrder}) and the
-   * total the chat's kept size: the cost is the page's, at any depth and chat size.
+   * Page N starts at the message of rank total - 1 - (N - 1) × limit, found through its block (see
+   * {@link ChatOrder}), and reads on from its key down the `messages_by_chat` index; the total is the
+   * last block's end. Both cost the same at any chat size and depth.
    */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const span = this.order.span(instance, chatJid);
-    if (!span) return { items: [], total: 0 };
-    const top = span.lo + span.n - 1 - (page.page - 1) * page.limit;
+    const total = this.order.total(instance, chatJid);
+    const top = total - 1 - (page.page - 1) * page.limit;
+    if (top < 0) return { items: [], total };
+    const from = top === total - 1 ? { timestamp: Number.MAX_SAFE_INTEGER, seq: 0 } : this.order.keyAt(instance, chatJid, top)!;
     const rows = this.db.all<RecordRow>(
-      'SELECT record, status FROM messages WHERE instance = ? AND chat = ? AND ord <= ? AND ord > ? ORDER BY ord DESC',
-      [instance, chatJid, top, top - page.limit],
+      `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
+       ORDER BY timestamp DESC, seq DESC LIMIT ?`,
+      [instance, chatJid, from.timestamp, from.seq, page.limit],
     );
-    return { items: rows.map(recordOf), total: span.n };
+    return { items: rows.map(recordOf), total };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
     return this.db.transaction(() => {
       let deleted = 0;
       for (const id of new Set(ids)) {
-        const gone = this.db.write<PlaceRow>('DELETE FROM messages WHERE instance = ? AND id = ? RETURNING chat, ord', [instance, id]);
+        const gone = this.db.write<PlaceRow>('DELETE FROM messages WHERE instance = +? AND id = +? RETURNING seq, chat, timestamp', [instance, id]);
         if (!gone) continue;
-        this.order.remove(instance, gone.chat, gone.ord);
+        this.order.remove(instance, gone.chat, gone);
         deleted++;
       }
       return deleted;
@@ -106,14 +112,14 @@ export class SqliteMessageRepository implements MessageRepository {
   async deleteChat(instance: string, chatJid: string): Promise<number> {
     return this.db.transaction(() => {
       this.order.forget(instance, chatJid);
-      return this.db.run('DELETE FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid]);
+      return this.db.run('DELETE FROM messages WHERE instance = +? AND chat = +?', [instance, chatJid]);
     });
   }
 
   async clear(instance: string): Promise<void> {
     this.db.transaction(() => {
       this.order.clear(instance);
-      this.db.run('DELETE FROM messages WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM messages WHERE instance = +?', [instance]);
     });
   }
 }
