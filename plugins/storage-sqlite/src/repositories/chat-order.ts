@@ -21,36 +21,42 @@ const BLOCK = 'SELECT timestamp, seq, start, n FROM message_blocks WHERE instanc
  * Ranks in a chat's message order without OFFSET over the chat or COUNT(*) (issue 26). Each chat's
  * messages, ordered oldest first by (timestamp, seq), are cut into blocks of contiguous key ranges,
  * rows of `message_blocks` (migration 7) holding each block's lower-bound key, size and `start`: the
- * rank of its first message, the sizes of the blocks before it summed. Every write of a message
- * updates its block in the same transaction. Rank r is then found by seeking the block whose start
- * is the greatest not above r, and stepping at most one block (under 2 × BLOCK_SIZE index entries)
- * into it: the cost of a page is bounded at any chat size and depth.
+ * position of its first message, so that a message's rank is its position less the first block's
+ * start. Every write of a message updates the blocks in the same transaction. Rank r is found by
+ * seeking the block whose start is the greatest not above the first block's start + r, and stepping
+ * less than one block (2 × BLOCK_SIZE index entries) into it: a page costs the same at any chat size
+ * and depth.
  *
- * A message added or removed moves the starts of the blocks after its own by one: nothing at the
- * newest end (live messages), a chat's size / BLOCK_SIZE block rows at worst (history older than
- * what is stored), never the messages' own rows. A block beyond twice BLOCK_SIZE splits in two; one
- * that shrinks under half of it joins the block before when they fit in BLOCK_SIZE together.
- * Callers run these inside one transaction, with the message's row already written (add) or
- * already gone (remove).
+ * A message added to or removed from a block moves by one the starts of the blocks on the smaller
+ * side of it: the blocks after it, or the block itself and those before it (which moves the first
+ * start, so the ranks come out the same). Nothing at either end of the chat — live messages are the
+ * newest, history older than what is stored the oldest — and at most half the chat's blocks (its size
+ * / 512 small rows) in between; the messages' own rows never change. A block beyond twice BLOCK_SIZE
+ * splits in two; one under half of it joins the block before when they fit in BLOCK_SIZE together.
+ * Callers run these inside one transaction, with the message's row already written (add) or already
+ * gone (remove).
  */
 export class ChatOrder {
   constructor(private readonly db: SqliteDatabase, private readonly blockSize = BLOCK_SIZE) {}
 
-  /** The chat's number of messages. */
-  total(instance: string, chat: string): number {
-    const last = this.db.get<Block>(`${BLOCK} ORDER BY start DESC LIMIT 1`, [instance, chat]);
-    return last ? last.start + last.n : 0;
-  }
-
-  /** The key of the message of rank `rank` (0: the oldest), which must exist. */
-  keyAt(instance: string, chat: string, rank: number): OrderKey | undefined {
-    const block = this.db.get<Block>(`${BLOCK} AND start <= +? ORDER BY start DESC LIMIT 1`, [instance, chat, rank]);
-    if (!block) return undefined;
-    return this.db.get<OrderKey>(
+  /**
+   * The chat's number of messages, and the key bound below which, newest first, the messages after
+   * the `skip` newest start (absent when `skip` reaches the total).
+   */
+  fromNewest(instance: string, chat: string, skip: number): { total: number; bound?: OrderKey } {
+    const ends = this.ends(instance, chat);
+    if (!ends) return { total: 0 };
+    const total = ends.last.start + ends.last.n - ends.first.start;
+    if (skip >= total) return { total };
+    if (skip === 0) return { total, bound: { timestamp: Number.MAX_SAFE_INTEGER, seq: 0 } };
+    const position = ends.first.start + total - 1 - skip;
+    const block = this.db.get<Block>(`${BLOCK} AND start <= +? ORDER BY start DESC LIMIT 1`, [instance, chat, position])!;
+    const bound = this.db.get<OrderKey>(
       `SELECT timestamp, seq FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) >= (+?, +?)
        ORDER BY timestamp, seq LIMIT 1 OFFSET ?`,
-      [instance, chat, block.timestamp, block.seq, rank - block.start],
+      [instance, chat, block.timestamp, block.seq, position - block.start],
     );
+    return bound ? { total, bound } : { total };
   }
 
   /** Counts a message whose row is written with `key`. */
@@ -68,8 +74,8 @@ export class ChatOrder {
         [key.timestamp, key.seq, instance, chat, block.timestamp, block.seq]);
       block = { ...block, ...key };
     }
-    this.resize(instance, chat, block, 1);
-    if (block.n + 1 > 2 * this.blockSize) this.split(instance, chat, { ...block, n: block.n + 1 });
+    const start = this.resize(instance, chat, block, 1);
+    if (block.n + 1 > 2 * this.blockSize) this.split(instance, chat, { ...block, start, n: block.n + 1 });
   }
 
   /** Uncounts a message whose row, written with `key`, is gone. */
@@ -86,7 +92,7 @@ export class ChatOrder {
     const before = this.db.get<Block>(`${BLOCK} AND (timestamp, seq) < (+?, +?) ORDER BY timestamp DESC, seq DESC LIMIT 1`,
       [instance, chat, block.timestamp, block.seq]);
     if (before && before.n + n <= this.blockSize) {
-      // The block before extends over this one's range; the starts after are unchanged.
+      // The block before extends over this one's range, whose positions follow its own.
       this.deleteBlock(instance, chat, block);
       this.db.run('UPDATE message_blocks SET n = n + ? WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
         [n, instance, chat, before.timestamp, before.seq]);
@@ -109,16 +115,32 @@ export class ChatOrder {
       [instance, chat, key.timestamp, key.seq]);
   }
 
+  /** The chat's first and last blocks by position, or undefined for a chat without messages. */
+  private ends(instance: string, chat: string): { first: Block; last: Block } | undefined {
+    const first = this.db.get<Block>(`${BLOCK} ORDER BY start LIMIT 1`, [instance, chat]);
+    if (!first) return undefined;
+    return { first, last: this.db.get<Block>(`${BLOCK} ORDER BY start DESC LIMIT 1`, [instance, chat])! };
+  }
+
   /**
-   * Changes a block's size by `by` and the starts of every block after it, in one statement over the
-   * start index (starts are distinct: no block is empty).
+   * Changes a block's size by `by`, moving the starts on the smaller side of it, in one statement over
+   * the start index (starts are distinct: no block is empty). Answers the block's new start.
    */
-  private resize(instance: string, chat: string, block: Block, by: 1 | -1): void {
+  private resize(instance: string, chat: string, block: Block, by: 1 | -1): number {
+    const { first, last } = this.ends(instance, chat)!;
+    if (block.start - first.start < last.start - block.start) {
+      this.db.run(
+        'UPDATE message_blocks SET n = n + iif(start = +?, ?, 0), start = start - ? WHERE instance = +? AND chat = +? AND start <= +?',
+        [block.start, by, by, instance, chat, block.start],
+      );
+      return block.start - by;
+    }
     this.db.run(
       `UPDATE message_blocks SET n = n + iif(start = +?, ?, 0), start = start + iif(start > +?, ?, 0)
        WHERE instance = +? AND chat = +? AND start >= +?`,
       [block.start, by, block.start, by, instance, chat, block.start],
     );
+    return block.start;
   }
 
   /** Cuts a block in two at its message of offset BLOCK_SIZE. */

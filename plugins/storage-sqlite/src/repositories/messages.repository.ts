@@ -79,19 +79,17 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   /**
-   * Page N starts at the message of rank total - 1 - (N - 1) × limit, found through its block (see
-   * {@link ChatOrder}), and reads on from its key down the `messages_by_chat` index; the total is the
-   * last block's end. Both cost the same at any chat size and depth.
+   * Page N reads on from the key of its newest message, found through its block (see
+   * {@link ChatOrder}), down the `messages_by_chat` index; the total is the blocks' span. Both cost
+   * the same at any chat size and depth.
    */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const total = this.order.total(instance, chatJid);
-    const top = total - 1 - (page.page - 1) * page.limit;
-    if (top < 0) return { items: [], total };
-    const from = top === total - 1 ? { timestamp: Number.MAX_SAFE_INTEGER, seq: 0 } : this.order.keyAt(instance, chatJid, top)!;
+    const { total, bound } = this.order.fromNewest(instance, chatJid, (page.page - 1) * page.limit);
+    if (!bound) return { items: [], total };
     const rows = this.db.all<RecordRow>(
       `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
        ORDER BY timestamp DESC, seq DESC LIMIT ?`,
-      [instance, chatJid, from.timestamp, from.seq, page.limit],
+      [instance, chatJid, bound.timestamp, bound.seq, page.limit],
     );
     return { items: rows.map(recordOf), total };
   }
