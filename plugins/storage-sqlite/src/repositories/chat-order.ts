@@ -6,6 +6,9 @@ export type OrderKey = { timestamp: number; seq: number };
 /** A block of a chat's order: its lower bound, the rank of its first message, its size. */
 type Block = { timestamp: number; seq: number; start: number; n: number };
 
+/** A block with the chat's lowest and highest block starts, which tell the smaller side of it. */
+type PlacedBlock = Block & { first: number; last: number };
+
 /** Messages per block after a split; a block splits beyond twice this (migration 7 builds blocks of 256). */
 export const BLOCK_SIZE = 256;
 
@@ -64,15 +67,16 @@ export class ChatOrder {
     let block = this.blockOf(instance, chat, key);
     if (!block) {
       // Older than every block: the first block extends down to it, or the chat's first block begins.
-      block = this.db.get<Block>(`${BLOCK} ORDER BY timestamp, seq LIMIT 1`, [instance, chat]);
-      if (!block) {
+      const first = this.db.get<Block>(`${BLOCK} ORDER BY timestamp, seq LIMIT 1`, [instance, chat]);
+      if (!first) {
         this.db.run('INSERT INTO message_blocks (instance, chat, timestamp, seq, start, n) VALUES (?, ?, ?, ?, 0, 1)',
           [instance, chat, key.timestamp, key.seq]);
         return;
       }
       this.db.run('UPDATE message_blocks SET timestamp = ?, seq = ? WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
-        [key.timestamp, key.seq, instance, chat, block.timestamp, block.seq]);
-      block = { ...block, ...key };
+        [key.timestamp, key.seq, instance, chat, first.timestamp, first.seq]);
+      // The first block by key is the first by position: the older side of it is empty.
+      block = { ...first, ...key, first: first.start, last: first.start + 1 };
     }
     const start = this.resize(instance, chat, block, 1);
     if (block.n + 1 > 2 * this.blockSize) this.split(instance, chat, { ...block, start, n: block.n + 1 });
@@ -109,10 +113,15 @@ export class ChatOrder {
     this.db.run('DELETE FROM message_blocks WHERE instance = +?', [instance]);
   }
 
-  /** The block whose range holds `key`: the one with the greatest lower bound not above it. */
-  private blockOf(instance: string, chat: string, key: OrderKey): Block | undefined {
-    return this.db.get<Block>(`${BLOCK} AND (timestamp, seq) <= (+?, +?) ORDER BY timestamp DESC, seq DESC LIMIT 1`,
-      [instance, chat, key.timestamp, key.seq]);
+  /** The block whose range holds `key` (the greatest lower bound not above it), read with the chat's block starts' range in one statement. */
+  private blockOf(instance: string, chat: string, key: OrderKey): PlacedBlock | undefined {
+    return this.db.get<PlacedBlock>(
+      `SELECT timestamp, seq, start, n,
+         (SELECT min(start) FROM message_blocks WHERE instance = +? AND chat = +?) AS first,
+         (SELECT max(start) FROM message_blocks WHERE instance = +? AND chat = +?) AS last
+       FROM message_blocks WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?) ORDER BY timestamp DESC, seq DESC LIMIT 1`,
+      [instance, chat, instance, chat, instance, chat, key.timestamp, key.seq],
+    );
   }
 
   /** The chat's first and last blocks by position, or undefined for a chat without messages. */
@@ -126,9 +135,8 @@ export class ChatOrder {
    * Changes a block's size by `by`, moving the starts on the smaller side of it, in one statement over
    * the start index (starts are distinct: no block is empty). Answers the block's new start.
    */
-  private resize(instance: string, chat: string, block: Block, by: 1 | -1): number {
-    const { first, last } = this.ends(instance, chat)!;
-    if (block.start - first.start < last.start - block.start) {
+  private resize(instance: string, chat: string, block: PlacedBlock, by: 1 | -1): number {
+    if (block.start - block.first < block.last - block.start) {
       this.db.run(
         'UPDATE message_blocks SET n = n + iif(start = +?, ?, 0), start = start - ? WHERE instance = +? AND chat = +? AND start <= +?',
         [block.start, by, by, instance, chat, block.start],

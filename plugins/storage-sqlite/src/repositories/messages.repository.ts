@@ -43,15 +43,15 @@ export class SqliteMessageRepository implements MessageRepository {
     const timestamp = Number(record.messageTimestamp) || 0;
     const content = [record.status, encodeStored(record)];
     this.db.transaction(() => {
-      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp FROM messages WHERE instance = +? AND id = +?', [instance, id]);
-      if (!stored) {
-        const { seq } = this.db.write<{ seq: number }>(
-          'INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?) RETURNING seq',
-          [instance, id, chat, timestamp, ...content],
-        )!;
-        this.order.add(instance, chat, { timestamp, seq });
+      const inserted = this.db.write<{ seq: number }>(
+        'INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq',
+        [instance, id, chat, timestamp, ...content],
+      );
+      if (inserted) {
+        this.order.add(instance, chat, { timestamp, seq: inserted.seq });
         return;
       }
+      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp FROM messages WHERE instance = +? AND id = +?', [instance, id])!;
       this.db.run('UPDATE messages SET chat = ?, timestamp = ?, status = ?, record = ? WHERE seq = +?', [chat, timestamp, ...content, stored.seq]);
       if (stored.chat !== chat || stored.timestamp !== timestamp) {
         this.order.remove(instance, stored.chat, stored);
