@@ -108,6 +108,16 @@ export function describeMessagePageCases(harness: StorageHarness): void {
       assert.deepEqual((await messages.listByChat(instance, chat, { page: 1, limit: 2 })).items.map((m) => [m.key.id, m.status]), [['A', 'READ'], ['C', 'READ']]);
     }));
 
+    it('timestamps beyond 2^53 or unreadable list as numbers: first and last, on every page', () => withStorage(harness, async ({ messages }) => {
+      const instance = uniqueId('ins');
+      const chat = CHATS[2]!;
+      for (const [id, timestamp] of [['far', '100000000000000000000'], ['now', '1700000000'], ['bad', 'not a number'], ['then', '1600000000']]) {
+        await messages.upsert(instance, { ...messageRecord(chat, id, 0), messageTimestamp: timestamp });
+      }
+      const ids = async (page: number) => (await messages.listByChat(instance, chat, { page, limit: 1 })).items.map((m) => m.key.id);
+      assert.deepEqual([await ids(1), await ids(2), await ids(3), await ids(4), await ids(5)], [['far'], ['now'], ['then'], ['bad'], []]);
+    }));
+
     it('concurrent writers on one chat leave exact totals and complete pages', () => withStorage(harness, async ({ messages }) => {
       const instance = uniqueId('ins');
       const model = new MessageModel();

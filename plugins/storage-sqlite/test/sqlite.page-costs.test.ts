@@ -38,6 +38,8 @@ describe('SqliteStorage page costs', () => {
       // Within one block: the OFFSET steps fewer than twice the block size entries of a covering index.
       ["SELECT timestamp, seq FROM messages WHERE instance = 'i' AND chat = 'c' AND (timestamp, seq) >= (1, 2) ORDER BY timestamp, seq LIMIT 1 OFFSET 9",
         /^SEARCH messages USING COVERING INDEX messages_by_chat \(instance=\? AND chat=\? AND timestamp>\?\)$/],
+      ["SELECT record, status FROM messages WHERE instance = 'i' AND chat = 'c' ORDER BY timestamp DESC, seq DESC LIMIT 20",
+        /^SEARCH messages USING INDEX messages_by_chat \(instance=\? AND chat=\?\)$/],
       ["SELECT record, status FROM messages WHERE instance = 'i' AND chat = 'c' AND (timestamp, seq) <= (1, 2) ORDER BY timestamp DESC, seq DESC LIMIT 20",
         /^SEARCH messages USING INDEX messages_by_chat \(instance=\? AND chat=\? AND timestamp<\?\)$/],
       [`SELECT timestamp, seq, start, n, (SELECT min(start) FROM message_blocks WHERE instance = 'i' AND chat = 'c') AS first,

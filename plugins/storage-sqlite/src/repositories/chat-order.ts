@@ -1,16 +1,16 @@
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 /** A message's sort key in its chat: numeric timestamp, then `seq` (first insertion order). */
-export type OrderKey = { timestamp: number; seq: number };
+type OrderKey = { timestamp: number; seq: number };
 
-/** A block of a chat's order: its lower bound, the rank of its first message, its size. */
+/** A block of a chat's order: its lower-bound key, the position of its first message, its size. */
 type Block = { timestamp: number; seq: number; start: number; n: number };
 
 /** A block with the chat's lowest and highest block starts, which tell the smaller side of it. */
 type PlacedBlock = Block & { first: number; last: number };
 
 /** Messages per block after a split; a block splits beyond twice this (migration 7 builds blocks of 256). */
-export const BLOCK_SIZE = 256;
+const BLOCK_SIZE = 256;
 
 /*
  * Parameters compared with indexed columns are written `+?`: with a bare `?`, SQLite (built with
@@ -43,15 +43,14 @@ export class ChatOrder {
   constructor(private readonly db: SqliteDatabase, private readonly blockSize = BLOCK_SIZE) {}
 
   /**
-   * The chat's number of messages, and the key bound below which, newest first, the messages after
-   * the `skip` newest start (absent when `skip` reaches the total).
+   * The chat's number of messages and, when `skip` is between 0 and it, the key of the newest message
+   * after the `skip` newest: a page reads down from it.
    */
   fromNewest(instance: string, chat: string, skip: number): { total: number; bound?: OrderKey } {
     const ends = this.ends(instance, chat);
     if (!ends) return { total: 0 };
     const total = ends.last.start + ends.last.n - ends.first.start;
-    if (skip >= total) return { total };
-    if (skip === 0) return { total, bound: { timestamp: Number.MAX_SAFE_INTEGER, seq: 0 } };
+    if (skip <= 0 || skip >= total) return { total };
     const position = ends.first.start + total - 1 - skip;
     const block = this.db.get<Block>(`${BLOCK} AND start <= +? ORDER BY start DESC LIMIT 1`, [instance, chat, position])!;
     const bound = this.db.get<OrderKey>(

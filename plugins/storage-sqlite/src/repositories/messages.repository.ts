@@ -84,13 +84,17 @@ export class SqliteMessageRepository implements MessageRepository {
    * the same at any chat size and depth.
    */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const { total, bound } = this.order.fromNewest(instance, chatJid, (page.page - 1) * page.limit);
-    if (!bound) return { items: [], total };
-    const rows = this.db.all<RecordRow>(
-      `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
-       ORDER BY timestamp DESC, seq DESC LIMIT ?`,
-      [instance, chatJid, bound.timestamp, bound.seq, page.limit],
-    );
+    const skip = (page.page - 1) * page.limit;
+    const { total, bound } = this.order.fromNewest(instance, chatJid, skip);
+    if (skip >= total) return { items: [], total };
+    const rows = bound
+      ? this.db.all<RecordRow>(
+        `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
+         ORDER BY timestamp DESC, seq DESC LIMIT ?`,
+        [instance, chatJid, bound.timestamp, bound.seq, page.limit],
+      )
+      : this.db.all<RecordRow>('SELECT record, status FROM messages WHERE instance = +? AND chat = +? ORDER BY timestamp DESC, seq DESC LIMIT ?',
+        [instance, chatJid, page.limit]);
     return { items: rows.map(recordOf), total };
   }
 
