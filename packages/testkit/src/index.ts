@@ -3,6 +3,7 @@ export {
   type ConformanceHost, type ConformanceInboundKind, type InboundRequest, type RouteCall,
 } from './channel-conformance.js';
 export { describeStorageConformance, type StorageHarness } from './storage-conformance.js';
+export { describeMessagePageCases } from './storage-message-pages.cases.js';
 export { exampleContent } from './channel-conformance-examples.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';
 export { describeWebhookFormatConformance, type WebhookFormatConformanceFixtures } from './webhook-format-conformance.js';

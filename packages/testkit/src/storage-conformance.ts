@@ -1,6 +1,7 @@
 import { after, describe } from 'node:test';
 import { describeAuthStateCases } from './storage-auth-state.cases.js';
 import { describeClaimCases } from './storage-claims.cases.js';
+import { describeDeadLetterCountCases } from './storage-dead-letter-counts.cases.js';
 import { describeDeliveryCases } from './storage-deliveries.cases.js';
 import { describeDeliveryBatchCases } from './storage-delivery-batches.cases.js';
 import { describeEventLogCases } from './storage-events.cases.js';
@@ -9,6 +10,7 @@ import { describeIdempotencyCases } from './storage-idempotency.cases.js';
 import { describeInstanceCases } from './storage-instances.cases.js';
 import { describeLifecycleCases } from './storage-lifecycle.cases.js';
 import { describeMessageCases } from './storage-messages.cases.js';
+import { describeMessagePageCases } from './storage-message-pages.cases.js';
 import { describeOutboundCases } from './storage-outbound.cases.js';
 import { describePersistenceCases } from './storage-persistence.cases.js';
 import { describeResourceCases } from './storage-resources.cases.js';
@@ -18,7 +20,7 @@ export type { StorageHarness } from './storage-harness.js';
 
 /**
  * The conformance suite every storage back end runs: every repository of the Storage contract (with
- * the instances' unique claims), the delivery queue's lanes, leases, retries, dead letters and
+ * the instances' unique claims), message pages whose totals and contents stay exact under every write, the delivery queue's lanes, leases, retries, dead letters (with totals exact under every write) and
  * statistics, the event log's ordered pages and retention purges, the idempotency keys, the outbound
  * send queue's lanes, leases, pause and bound, and — when the harness can
  * reopen — durability across close and reopen. Each test gets its own storage from the harness and
@@ -36,11 +38,13 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     describeInstanceCases(harness);
     describeClaimCases(harness);
     describeMessageCases(harness);
+    describeMessagePageCases(harness);
     describeResourceCases(harness);
     describeAuthStateCases(harness);
     describeStateCases(harness);
     describeDeliveryCases(harness);
     describeDeliveryBatchCases(harness);
+    describeDeadLetterCountCases(harness);
     describeIdempotencyCases(harness);
     describeEventLogCases(harness);
     describeOutboundCases(harness);

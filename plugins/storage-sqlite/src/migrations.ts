@@ -179,6 +179,48 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE outbound_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
   CREATE TABLE outbound_paused (instance TEXT PRIMARY KEY) WITHOUT ROWID;
   `,
+  // 7: pages of a chat's messages without OFFSET over the chat or COUNT(*) (issue 26): each chat's
+  // messages, oldest (timestamp, seq) first, cut into blocks of contiguous key ranges, each with its
+  // lower-bound key, size and the rank of its first message, written with the messages (see
+  // ChatOrder). Existing messages are cut into blocks of 256 here.
+  `
+  CREATE TABLE message_blocks (
+    instance TEXT NOT NULL,
+    chat TEXT NOT NULL,
+    timestamp INTEGER NOT NULL,
+    seq INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (instance, chat, timestamp, seq)
+  ) WITHOUT ROWID;
+  CREATE INDEX message_blocks_by_start ON message_blocks (instance, chat, start);
+  INSERT INTO message_blocks (instance, chat, timestamp, seq, start, n)
+  SELECT instance, chat, timestamp, seq, rank, min(256, total - rank) FROM (
+    SELECT instance, chat, timestamp, seq, row_number() OVER ordered - 1 AS rank, count(*) OVER (PARTITION BY instance, chat) AS total
+    FROM messages WINDOW ordered AS (PARTITION BY instance, chat ORDER BY timestamp, seq)
+  ) WHERE rank % 256 = 0;
+  `,
+  // 8: each instance's number of dead letters, the total of a dead-letter page, which was a COUNT(*)
+  // over them per page (issue 26). Triggers keep it in the transaction of every write that kills,
+  // revives, purges or clears a delivery, whichever statement does it; a count that reaches 0 goes.
+  `
+  CREATE TABLE dead_letter_counts (instance TEXT PRIMARY KEY, n INTEGER NOT NULL) WITHOUT ROWID;
+  INSERT INTO dead_letter_counts (instance, n) SELECT instance, count(*) FROM deliveries WHERE dead_at IS NOT NULL GROUP BY instance;
+  CREATE TRIGGER dead_letters_inserted AFTER INSERT ON deliveries WHEN new.dead_at IS NOT NULL BEGIN
+    INSERT INTO dead_letter_counts (instance, n) VALUES (new.instance, 1) ON CONFLICT (instance) DO UPDATE SET n = n + 1;
+  END;
+  CREATE TRIGGER dead_letters_deleted AFTER DELETE ON deliveries WHEN old.dead_at IS NOT NULL BEGIN
+    UPDATE dead_letter_counts SET n = n - 1 WHERE instance = old.instance;
+    DELETE FROM dead_letter_counts WHERE instance = old.instance AND n <= 0;
+  END;
+  CREATE TRIGGER dead_letters_updated AFTER UPDATE OF dead_at, instance ON deliveries
+  WHEN (old.dead_at IS NULL) <> (new.dead_at IS NULL) OR (old.dead_at IS NOT NULL AND old.instance <> new.instance) BEGIN
+    UPDATE dead_letter_counts SET n = n - 1 WHERE old.dead_at IS NOT NULL AND instance = old.instance;
+    DELETE FROM dead_letter_counts WHERE old.dead_at IS NOT NULL AND instance = old.instance AND n <= 0;
+    INSERT INTO dead_letter_counts (instance, n) SELECT new.instance, 1 WHERE new.dead_at IS NOT NULL
+    ON CONFLICT (instance) DO UPDATE SET n = n + 1;
+  END;
+  `,
 ];
 
 /** The schema version this build writes. */

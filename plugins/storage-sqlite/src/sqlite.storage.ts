@@ -23,6 +23,11 @@ export interface SqliteStorageOptions {
   clock?: Clock;
   /** Check the whole file with `PRAGMA quick_check` at `init` (default true). */
   integrityCheck?: boolean;
+  /**
+   * Messages per block of a chat's order (see ChatOrder; default 256, what migration 7 builds).
+   * Not an operator setting: tests make it small to exercise block splits and merges.
+   */
+  messageBlockSize?: number;
 }
 
 /**
@@ -69,7 +74,7 @@ export class SqliteStorage implements Storage {
       },
     });
     this.instances = new SqliteInstanceRepository(this.db);
-    this.messages = new SqliteMessageRepository(this.db);
+    this.messages = new SqliteMessageRepository(this.db, options.messageBlockSize);
     this.chats = new SqliteChatRepository(this.db);
     this.contacts = new SqliteContactRepository(this.db);
     this.media = new SqliteMediaRepository(this.db);

@@ -124,7 +124,16 @@ export interface MessageRepository {
    * instance. Call it through {@link setStatuses}, which falls back to one `setStatus` per update.
    */
   setStatuses?(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]>;
-  /** Messages of one chat, newest first (by timestamp, then insertion order). */
+  /**
+   * Messages of one chat, newest first (by numeric timestamp, then first insertion order), with the
+   * chat's exact message count as `total`. Should cost the page, not the chat's size nor the page's
+   * depth (issue 26): keep each chat's count in the same atomic write as its messages (never a count
+   * per read) and reach page N by seeking an index (SQLite's blocks of known size, a Redis sorted
+   * set's rank), never by skipping N - 1 pages of rows. SQLite, Redis and memory do; MongoDB, which
+   * runs without transactions, still skips (its README). The conformance suite checks totals and
+   * pages under inserts anywhere in the order, replaces, moves between chats, deletes and concurrent
+   * writers.
+   */
   listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>>;
   /** Deletes the given ids; answers how many existed. */
   delete(instance: string, ids: string[]): Promise<number>;

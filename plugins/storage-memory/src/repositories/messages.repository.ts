@@ -1,6 +1,7 @@
 import {
   statusAdvances, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
+import { ChatOrders } from '../chat-order.js';
 import { copyOf } from '../copy.js';
 import { Partitions } from '../partitions.js';
 
@@ -14,12 +15,23 @@ interface StoredMessage {
 
 export class MemoryMessageRepository implements MessageRepository {
   private readonly messages = new Partitions<StoredMessage>();
+  private readonly orders = new Map<string, ChatOrders<StoredMessage>>();
   private seq = 0;
+
+  private ordersOf(instance: string): ChatOrders<StoredMessage> {
+    let orders = this.orders.get(instance);
+    if (!orders) this.orders.set(instance, orders = new ChatOrders());
+    return orders;
+  }
 
   async upsert(instance: string, record: MessageRecord): Promise<void> {
     const partition = this.messages.of(instance);
-    const seq = partition.get(record.key.id)?.seq ?? ++this.seq;
-    partition.set(record.key.id, { record: copyOf(record), timestamp: Number(record.messageTimestamp) || 0, seq });
+    const orders = this.ordersOf(instance);
+    const existing = partition.get(record.key.id);
+    if (existing) orders.remove(existing.record.key.remoteJid, existing);
+    const stored = { record: copyOf(record), timestamp: Number(record.messageTimestamp) || 0, seq: existing?.seq ?? ++this.seq };
+    partition.set(record.key.id, stored);
+    orders.add(record.key.remoteJid, stored);
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
@@ -35,27 +47,33 @@ export class MemoryMessageRepository implements MessageRepository {
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const inChat = [...this.messages.peek(instance).values()]
-      .filter((stored) => stored.record.key.remoteJid === chatJid)
-      .sort((a, b) => b.timestamp - a.timestamp || b.seq - a.seq);
-    const offset = (page.page - 1) * page.limit;
-    return { items: inChat.slice(offset, offset + page.limit).map((stored) => copyOf(stored.record)), total: inChat.length };
+    const { items, total } = this.orders.get(instance)?.page(chatJid, page.page, page.limit) ?? { items: [], total: 0 };
+    return { items: items.map((stored) => copyOf(stored.record)), total };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
     const partition = this.messages.existing(instance);
-    return partition ? ids.filter((id) => partition.delete(id)).length : 0;
+    if (!partition) return 0;
+    let deleted = 0;
+    for (const id of ids) {
+      const stored = partition.get(id);
+      if (!stored) continue;
+      partition.delete(id);
+      this.ordersOf(instance).remove(stored.record.key.remoteJid, stored);
+      deleted++;
+    }
+    return deleted;
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
+    const inChat = this.orders.get(instance)?.take(chatJid) ?? [];
     const partition = this.messages.existing(instance);
-    if (!partition) return 0;
-    const inChat = [...partition].filter(([, stored]) => stored.record.key.remoteJid === chatJid);
-    for (const [id] of inChat) partition.delete(id);
+    for (const stored of inChat) partition?.delete(stored.record.key.id);
     return inChat.length;
   }
 
   async clear(instance: string): Promise<void> {
     this.messages.delete(instance);
+    this.orders.delete(instance);
   }
 }

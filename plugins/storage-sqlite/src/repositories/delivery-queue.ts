@@ -211,7 +211,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       'SELECT * FROM deliveries WHERE instance = ? AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT ? OFFSET ?',
       [instance, page.limit, page.offset],
     );
-    const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM deliveries WHERE instance = ? AND dead_at IS NOT NULL', [instance])!;
+    // Kept by triggers in every write's transaction (migration 8), not counted per page.
+    const total = this.db.get<{ n: number }>('SELECT n FROM dead_letter_counts WHERE instance = ?', [instance])?.n ?? 0;
     return { items: rows.map((row) => ({ ...toDelivery(row), deadAt: row.dead_at! })), total };
   }
 

@@ -3,6 +3,7 @@ import {
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import { ChatOrder } from './chat-order.js';
 
 /** A stored message: its record, and its status, which lives in its own column (migration 2). */
 type RecordRow = { record: string; status: MessageStatus };
@@ -18,18 +19,45 @@ function recordOf(row: RecordRow): MessageRecord {
   return record;
 }
 
-export class SqliteMessageRepository implements MessageRepository {
-  constructor(private readonly db: SqliteDatabase) {}
+// Parameters written `+?` spare SQLite a recompilation per call (see chat-order.ts).
 
-  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
+/** Where a stored message sits in its chat's order. */
+type PlaceRow = { seq: number; chat: string; timestamp: number };
+
+export class SqliteMessageRepository implements MessageRepository {
+  private readonly order: ChatOrder;
+
+  /** `blockSize`: see {@link ChatOrder}; tests pass a small one to exercise splits and merges. */
+  constructor(private readonly db: SqliteDatabase, blockSize?: number) {
+    this.order = new ChatOrder(db, blockSize);
+  }
+
+  /**
+   * A replace keeps the row's seq, so the message keeps its place among equal timestamps; one that
+   * changes the chat or the timestamp moves in the chats' orders, in the same transaction.
+   */
   async upsert(instance: string, record: MessageRecord): Promise<void> {
-    this.db.run(
-      `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
-       record = excluded.record`,
-      // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
-      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, record.status, encodeStored(record)],
-    );
+    const id = record.key.id;
+    const chat = record.key.remoteJid;
+    // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
+    const timestamp = Number(record.messageTimestamp) || 0;
+    const content = [record.status, encodeStored(record)];
+    this.db.transaction(() => {
+      const inserted = this.db.write<{ seq: number }>(
+        'INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq',
+        [instance, id, chat, timestamp, ...content],
+      );
+      if (inserted) {
+        this.order.add(instance, chat, { timestamp, seq: inserted.seq });
+        return;
+      }
+      const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp FROM messages WHERE instance = +? AND id = +?', [instance, id])!;
+      this.db.run('UPDATE messages SET chat = ?, timestamp = ?, status = ?, record = ? WHERE seq = +?', [chat, timestamp, ...content, stored.seq]);
+      if (stored.chat !== chat || stored.timestamp !== timestamp) {
+        this.order.remove(instance, stored.chat, stored);
+        this.order.add(instance, chat, { timestamp, seq: stored.seq });
+      }
+    });
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
@@ -50,24 +78,50 @@ export class SqliteMessageRepository implements MessageRepository {
     return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = ? AND id = ?', [instance, id]) !== undefined;
   }
 
+  /**
+   * Page N reads on from the key of its newest message, found through its block (see
+   * {@link ChatOrder}), down the `messages_by_chat` index; the total is the blocks' span. Both cost
+   * the same at any chat size and depth.
+   */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const rows = this.db.all<RecordRow>(
-      'SELECT record, status FROM messages WHERE instance = ? AND chat = ? ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?',
-      [instance, chatJid, page.limit, (page.page - 1) * page.limit],
-    );
-    const { total } = this.db.get<{ total: number }>('SELECT COUNT(*) AS total FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid])!;
+    const skip = (page.page - 1) * page.limit;
+    const { total, bound } = this.order.fromNewest(instance, chatJid, skip);
+    if (skip >= total) return { items: [], total };
+    const rows = bound
+      ? this.db.all<RecordRow>(
+        `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
+         ORDER BY timestamp DESC, seq DESC LIMIT ?`,
+        [instance, chatJid, bound.timestamp, bound.seq, page.limit],
+      )
+      : this.db.all<RecordRow>('SELECT record, status FROM messages WHERE instance = +? AND chat = +? ORDER BY timestamp DESC, seq DESC LIMIT ?',
+        [instance, chatJid, page.limit]);
     return { items: rows.map(recordOf), total };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = ? AND id IN (SELECT value FROM json_each(?))', [instance, JSON.stringify(ids)]);
+    return this.db.transaction(() => {
+      let deleted = 0;
+      for (const id of new Set(ids)) {
+        const gone = this.db.write<PlaceRow>('DELETE FROM messages WHERE instance = +? AND id = +? RETURNING seq, chat, timestamp', [instance, id]);
+        if (!gone) continue;
+        this.order.remove(instance, gone.chat, gone);
+        deleted++;
+      }
+      return deleted;
+    });
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = ? AND chat = ?', [instance, chatJid]);
+    return this.db.transaction(() => {
+      this.order.forget(instance, chatJid);
+      return this.db.run('DELETE FROM messages WHERE instance = +? AND chat = +?', [instance, chatJid]);
+    });
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run('DELETE FROM messages WHERE instance = ?', [instance]);
+    this.db.transaction(() => {
+      this.order.clear(instance);
+      this.db.run('DELETE FROM messages WHERE instance = +?', [instance]);
+    });
   }
 }
