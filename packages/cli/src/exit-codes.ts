@@ -42,6 +42,17 @@ export interface Failure {
   api?: { status: number; code: string; details?: unknown };
 }
 
+/**
+ * The details worth printing after an API error's message: `fields` (the per-field messages a form
+ * shows beside each field) repeats what the message already says, so a terminal leaves it out; `--json`
+ * keeps every member.
+ */
+function readableDetails(details: unknown): unknown {
+  if (!details || typeof details !== 'object' || Array.isArray(details) || !('fields' in details)) return details;
+  const { fields: _fields, ...rest } = details as Record<string, unknown>;
+  return Object.keys(rest).length > 0 ? rest : undefined;
+}
+
 /** The exit status and message of any error a command threw. */
 export function describeFailure(err: unknown, url: string): Failure {
   if (err instanceof CliError) return { code: err.code, message: err.message };
@@ -54,7 +65,8 @@ export function describeFailure(err: unknown, url: string): Failure {
           ? ExitCode.unreachable
           : ExitCode.failed;
     const hint = err.status === 401 ? ' (give the admin token with --token or PARLEY_ADMIN_TOKEN)' : '';
-    const details = err.details === undefined ? '' : ` ${JSON.stringify(err.details)}`;
+    const shown = readableDetails(err.details);
+    const details = shown === undefined ? '' : ` ${JSON.stringify(shown)}`;
     return {
       code, message: `${err.message} [${err.status} ${err.code}]${details}${hint}`,
       api: { status: err.status, code: err.code, ...(err.details === undefined ? {} : { details: err.details }) },

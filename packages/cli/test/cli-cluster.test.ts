@@ -136,7 +136,11 @@ describe('parley cluster and instances move: two nodes on one Redis', { timeout:
     const json = await parley('n2', '--json', 'instances', 'move', 'c1', 'n9');
     assert.equal(json.code, 1);
     assert.deepEqual(JSON.parse(json.stderr), {
-      error: { message: 'body.node "n9" is not a live node taking instances [400 validation_failed]', exitCode: 1, status: 400, code: 'validation_failed' },
+      error: {
+        message: 'body.node "n9" is not a live node taking instances [400 validation_failed]', exitCode: 1, status: 400, code: 'validation_failed',
+        // --json keeps the API's details, the per-field messages included (the terminal line leaves them out).
+        details: { fields: [{ field: 'body.node', message: 'body.node "n9" is not a live node taking instances' }] },
+      },
     });
     assert.deepEqual(await owners(), before);
     assert.ok((await cluster()).nodes.every((n) => n.alive && !n.draining));
