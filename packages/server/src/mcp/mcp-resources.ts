@@ -1,4 +1,5 @@
-import { ErrorCode, McpError, type ReadResourceResult, type Resource, type ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult, Resource, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolCode, ProtocolError } from './protocol-error.js';
 import type { ChannelEvent } from '@parley/core';
 import type { Principal } from '../app/credential.js';
 import type { RouteDefinition } from '../http/route.js';
@@ -8,8 +9,6 @@ import type { RouteCaller } from './route-caller.js';
 const SCHEME = 'parley://instances/';
 /** Most chats whose messages resource `resources/list` names (the most recent ones). */
 const LISTED_CHATS = 50;
-/** MCP's code for a resource that does not exist (the specification's "Resource not found", -32002). */
-const RESOURCE_NOT_FOUND = -32002 as ErrorCode;
 /** Most resources one session may be subscribed to. */
 export const MAX_SUBSCRIPTIONS = 200;
 
@@ -98,14 +97,14 @@ export class SessionResources {
     const route = target.jid === undefined ? this.routes().listChats : this.routes().listChatMessages;
     const path = target.jid === undefined ? route.path : route.path.replace('{jid}', encodeURIComponent(target.jid));
     const answer = await this.caller.call(route, key, { path, query: {} });
-    if (answer.status !== 200) throw new McpError(ErrorCode.InvalidParams, `${uri}: ${JSON.stringify(answer.body.error ?? answer.body)}`);
+    if (answer.status !== 200) throw new ProtocolError(ProtocolCode.InvalidParams, `${uri}: ${JSON.stringify(answer.body.error ?? answer.body)}`);
     return { contents: [{ uri: canonical, mimeType: 'application/json', text: JSON.stringify(answer.body.data) }] };
   }
 
   async subscribe(uri: string): Promise<void> {
     const { canonical } = await this.resolve(uri);
     if (!this.subscribed.has(canonical) && this.subscribed.size >= MAX_SUBSCRIPTIONS) {
-      throw new McpError(ErrorCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from one first`);
+      throw new ProtocolError(ProtocolCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from one first`);
     }
     this.subscribed.add(canonical);
   }
@@ -123,7 +122,7 @@ export class SessionResources {
   /** The resource a URI names, and the key to read it with; an unknown or foreign one is refused alike (no instance's existence leaks). */
   private async resolve(uri: string): Promise<{ target: Target; key: string; canonical: string }> {
     const target = parse(uri);
-    const unknown = () => new McpError(RESOURCE_NOT_FOUND, `unknown resource ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
+    const unknown = () => new ProtocolError(ProtocolCode.ResourceNotFound, `unknown resource ${uri.slice(0, 300)}`, { uri: uri.slice(0, 300) });
     if (!target) throw unknown();
     let key: string | undefined;
     if (this.principal.kind === 'instance') key = target.instance === this.principal.id ? this.principal.key : undefined;

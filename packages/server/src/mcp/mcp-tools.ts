@@ -1,4 +1,5 @@
-import { McpError, ErrorCode, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ProtocolCode, ProtocolError } from './protocol-error.js';
 import { isParleyError } from '@parley/core';
 import type { Principal } from '../app/credential.js';
 import type { RouteAnswer, RouteCaller } from './route-caller.js';
@@ -11,12 +12,12 @@ const PLACES = /\b(?:body|path|query)\.(?=[\w[])/g;
 export type KeyOfInstance = (id: string) => Promise<string | undefined>;
 
 /** A refused argument as MCP answers it: `InvalidParams` naming the argument, the fields in `data`. */
-function invalidArguments(message: string, fields: { field: string; message: string }[]): McpError {
-  return new McpError(ErrorCode.InvalidParams, message, { fields });
+function invalidArguments(message: string, fields: { field: string; message: string }[]): ProtocolError {
+  return new ProtocolError(ProtocolCode.InvalidParams, message, { fields });
 }
 
 /** The REST validation answer of a route, worded for the tool's arguments. */
-function asArguments(answer: RouteAnswer): McpError {
+function asArguments(answer: RouteAnswer): ProtocolError {
   const error = answer.body.error as { message?: string; details?: { fields?: { field: string; message: string }[] } } | undefined;
   const rename = (text: string) => text.replace(PLACES, '').replace(/^body\b/, 'arguments');
   const fields = (error?.details?.fields ?? []).map((f) => ({ field: rename(f.field), message: rename(f.message) }));
@@ -58,7 +59,7 @@ export class SessionTools {
 
   async call(name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
     const tool = this.tools().get(name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${name}`);
+    if (!tool) throw new ProtocolError(ProtocolCode.InvalidParams, `unknown tool ${name}`);
     const { key, rest } = await this.instanceOf(args);
     let request;
     try {
