@@ -1,5 +1,5 @@
 import { ValidationError } from '@parley/core';
-import { IDEMPOTENCY_KEY_SCHEMA } from '../http/idempotency.js';
+import { IDEMPOTENCY_KEY_SCHEMA, IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { JsonSchema } from '../http/schema.js';
 import type { ToolSpec } from './tool-catalog.js';
@@ -80,7 +80,12 @@ export function deriveTool(spec: ToolSpec, route: RouteDefinition): DerivedTool 
     for (const [name, value] of Object.entries(args)) {
       if (name === IDEMPOTENCY_ARGUMENT && route.idempotent) {
         if (typeof value !== 'string') throw refused(name, 'must be string');
-        idempotencyKey = value;
+        // Checked as the REST API checks the header (a control character could not even be sent in one).
+        try {
+          idempotencyKey = IdempotencyGuard.keyOf(value);
+        } catch (err) {
+          throw refused(name, (err as ValidationError & { details: { fields: { message: string }[] } }).details.fields[0]!.message);
+        }
         continue;
       }
       const place = places.get(name) ?? (route.body ? 'body' : undefined);
