@@ -58,6 +58,10 @@ describe('MCP tools over Streamable HTTP (official SDK client)', () => {
     assert.match(extra.message, /\bcolour is not allowed/);
     const paging = await mcpError(mcp.client.callTool({ name: 'list_chat_messages', arguments: { jid: bob.number, limit: 1000 } }));
     assert.match(paging.message, /\blimit must be <= 100/);
+    // Checked as the Idempotency-Key header is, before it is sent as one (a control character cannot be).
+    const key = await mcpError(mcp.client.callTool({ name: 'send_text', arguments: { to: bob.number, text: 'x', idempotencyKey: 'a\u0000b' } }));
+    assert.equal(key.code, ErrorCode.InvalidParams);
+    assert.match(key.message, /^MCP error -32602: idempotencyKey must be visible ASCII characters/);
     const queryless = await mcpError(mcp.client.callTool({ name: 'list_chats', arguments: { page: 2 } }));
     assert.match(queryless.message, /\bpage is not allowed/);
     await t.settle();
