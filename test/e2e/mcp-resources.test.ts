@@ -103,5 +103,7 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     assert.equal(foreign.body.error.code, 'mcp_session_not_found');
     const sessionless = await t.request('POST', '/mcp', list, { ...headers, authorization: `Bearer ${alice.key}` });
     assert.equal(sessionless.status, 400);
+    const head = await t.request('HEAD', '/mcp', undefined, { ...headers, authorization: `Bearer ${alice.key}`, 'mcp-session-id': session });
+    assert.equal(head.status, 405);
   });
 });

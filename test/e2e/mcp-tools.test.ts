@@ -37,6 +37,17 @@ describe('MCP tools over Streamable HTTP (official SDK client)', () => {
     assert.equal(messages.properties!.instance, undefined);
   });
 
+  it('is documented in /openapi.json as what it is: the MCP transport, with either credential', async () => {
+    const doc = (await t.request('GET', '/openapi.json')).body;
+    for (const method of ['post', 'get', 'delete']) {
+      const op = doc.paths['/mcp'][method];
+      assert.deepEqual(op.security, [{ adminToken: [] }, { instanceKey: [] }], method);
+      assert.match(op.description, /Streamable HTTP transport of the Model Context Protocol/);
+      assert.ok(op.responses['429'] && op.responses['401'], method);
+    }
+    assert.equal(doc.components.securitySchemes.instanceKey.scheme, 'bearer');
+  });
+
   it('sends a text through the queue, idempotently', async () => {
     const args = { to: bob.number, text: 'hello from an agent', idempotencyKey: 'mcp-test-1' };
     const first = toolJson(await mcp.client.callTool({ name: 'send_text', arguments: args }));

@@ -208,6 +208,7 @@ describe('OpenAPI document', () => {
       }
       if (path.startsWith('/admin/')) assert.deepEqual(op.security, [{ adminToken: [] }], entry);
       else if (path === '/metrics') assert.deepEqual(op.security, [{ adminToken: [] }, { metricsToken: [] }], entry);
+      else if (path === '/mcp') assert.deepEqual(op.security, [{ adminToken: [] }, { instanceKey: [] }], entry);
       else assert.equal(op.security, undefined, entry);
     }
   });

@@ -19,6 +19,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   401: 'Missing or wrong admin token (or metrics token, on `/metrics`; or instance key, on `/mcp`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
+  405: 'Method not allowed: the MCP transport answers HEAD `/mcp` so (it serves POST, GET and DELETE).',
   408: 'The request body of a caller without credentials (a public route) did not arrive within `publicBodies.timeoutMs`; the connection is closed.',
   409: 'The operation conflicts with the current state (for example the instance is not connected), or a request with the same `Idempotency-Key` is still being processed (`Retry-After`).',
   413: 'The body or media is over its size limit.',

@@ -43,7 +43,7 @@ export class McpSurface {
       defineRoute<unknown, unknown, unknown, Principal>({
         method, path: '/mcp', operationId, tag, auth: 'credential', summary, description: `${description}\n\n${TRANSPORT}`,
         response: { text: method === 'delete' ? 'application/json' : 'text/event-stream' },
-        errors: [202, 404, 406, 409, 415, 429],
+        errors: [202, 404, 405, 406, 409, 415, 429],
         handler: async ({ req, scope }) => {
           const serveRequest = await this.sessions.accept(req, scope);
           return new StreamReply((_req, res) => serveRequest(res));
