@@ -58,6 +58,25 @@ describe('MCP sessions are bounded in number and idle time', () => {
   });
 });
 
+describe('MCP credentials are counted by the failure limiter', () => {
+  it('wrong bearers on /mcp block the address (429 with Retry-After); a valid key still gets its session', async () => {
+    const t = await startTestServer({ config: { rateLimit: { failures: 3, windowSeconds: 60, blockSeconds: 30 }, trustProxy: 'loopback' } });
+    try {
+      const created = await t.createInstance();
+      const from = { 'x-forwarded-for': '203.0.113.28' };
+      const statuses = [];
+      for (let i = 0; i < 4; i++) statuses.push((await t.request('POST', '/mcp', INITIALIZE, { ...HEADERS, ...from, authorization: `Bearer wrong-key-${i}-0123456789abcdef` })).status);
+      assert.deepEqual(statuses, [401, 401, 401, 429]);
+      const blocked = await t.request('POST', '/mcp', INITIALIZE, { ...HEADERS, ...from });
+      assert.equal(blocked.status, 429);
+      assert.ok(Number(blocked.headers.get('retry-after')) > 0);
+      assert.equal((await t.request('POST', '/mcp', INITIALIZE, { ...HEADERS, ...from, authorization: `Bearer ${created.key}` })).status, 200);
+    } finally {
+      await t.stop();
+    }
+  });
+});
+
 describe('MCP sends keep the instance\'s policies', () => {
   it('a media URL on a private network is refused as on the REST API (SSRF guard), naming the argument', async () => {
     const { t, phones: { alice, bob } } = await startWithPhones({ alice: '5511900000601', bob: '5511900000602' }, { config: { allowPrivateUrls: false } });
