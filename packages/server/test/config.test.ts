@@ -63,6 +63,7 @@ describe('loadConfig defaults', () => {
       adminToken: undefined,
       metrics: {},
       streams: { retentionSeconds: 86_400, heartbeatSeconds: 15, maxPerInstance: 100, maxTotal: 10_000, bufferBytes: 262_144 },
+      mcp: { enabled: true, maxSessions: 100, maxSessionsPerInstance: 10, idleSeconds: 600 },
       baseDir: process.cwd(),
     });
     assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
@@ -81,6 +82,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
+      mcp: { enabled: false, maxSessions: 5, maxSessionsPerInstance: 2, idleSeconds: 60 },
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
     });
@@ -110,6 +112,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       adminToken: undefined,
       metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
+      mcp: { enabled: false, maxSessions: 5, maxSessionsPerInstance: 2, idleSeconds: 60 },
       baseDir: dir,
     });
   });
@@ -152,12 +155,17 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     invalid({ media: { downloadIdleMs: 99 } }, 'config.media.downloadIdleMs must be >= 100');
     invalid({ media: { downloadIdleMs: '30s' } }, 'config.media.downloadIdleMs must be integer');
     invalid({ dataDir: '' }, 'config.dataDir must NOT have fewer than 1 characters');
+    invalid({ mcp: { maxSessions: 0 } }, 'config.mcp.maxSessions must be >= 1');
+    invalid({ mcp: { maxSessionsPerInstance: 'ten' } }, 'config.mcp.maxSessionsPerInstance must be integer');
+    invalid({ mcp: { idleSeconds: 5 } }, 'config.mcp.idleSeconds must be >= 10');
+    invalid({ mcp: { enabled: 'yes' } }, 'config.mcp.enabled must be boolean');
   });
 
   it('errors name the field: missing and unknown members, in arrays and nested objects', () => {
     invalid({ plugins: [{ package: '@parley/storage-memory' }, { options: {} }] }, 'config.plugins[1].package is required');
     invalid({ prot: 8080 }, 'config.prot is not allowed');
     invalid({ restore: { stagger: 1 } }, 'config.restore.stagger is not allowed');
+    invalid({ mcp: { sessions: 1 } }, 'config.mcp.sessions is not allowed');
     invalid({ plugins: [{ package: 'x', option: {} }] }, 'config.plugins[0].option is not allowed');
   });
 

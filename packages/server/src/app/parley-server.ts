@@ -27,6 +27,7 @@ import { InstanceRestorer } from '../instances/instance-restorer.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
+import { McpSurface } from '../mcp/mcp-surface.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
@@ -44,6 +45,7 @@ import { StreamHub } from '../streams/stream-hub.js';
 import { StreamRenderer } from '../streams/stream-renderer.js';
 import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
 import { AdminToken, metricsVerifier } from './admin-token.js';
+import { credentialVerifier } from './credential.js';
 import type { ServerContext } from './server-context.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -79,6 +81,8 @@ export class ParleyServer {
     private readonly http: ReturnType<typeof createHttpApp>,
     private readonly retention: EventLogRetention,
     private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
+    /** The MCP server at `/mcp`, unless `mcp.enabled` is false. */
+    readonly mcp: McpSurface | undefined,
     private readonly cluster?: ClusterRuntime,
   ) {}
 
@@ -183,9 +187,12 @@ export class ParleyServer {
     };
 
     let server: ParleyServer | undefined;
+    // Tools derive from the final routes (bounds applied) and call the server where it listens.
+    const mcp = config.mcp.enabled ? new McpSurface(context, () => http.routes, () => server!.url) : undefined;
     const routes = [
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
+      ...(mcp?.routes() ?? []),
     ];
     const resolveScope = async (auth: RouteAuth, req: Request, res: Response) => {
       // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
@@ -195,8 +202,10 @@ export class ParleyServer {
       // key, before its body is read; its handler finds the instance loaded.
       if (auth === 'instance' || (auth === 'public' && typeof req.params.key === 'string')) return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
+      if (auth === 'credential') return verifyCredential(req.headers.authorization);
       return undefined;
     };
+    const verifyCredential = credentialVerifier(adminToken, (key) => storage.instances.findByKey(key));
     const verifyMetrics = metricsVerifier(adminToken, config.metrics.token);
     // Counted in the storage when it offers a shared counter (Redis: every server counts together).
     const limiter = new FailureLimiter(config.rateLimit, logger.child({ component: 'rate-limit' }),
@@ -228,7 +237,7 @@ export class ParleyServer {
       },
       ...(cluster ? { relay: (instance, req, socket, head) => cluster.router.routeUpgrade(instance, req, socket, head) } : {}),
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, cluster);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, mcp, cluster);
     return server;
   }
 
@@ -330,6 +339,7 @@ export class ParleyServer {
       this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
+      await this.mcp?.close();
       this.cluster?.upgrades.close();
       this.retention.stop();
       if (this.server) {

@@ -84,6 +84,16 @@ export const configSchema = {
         bufferBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
       },
     },
+    mcp: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        enabled: { type: 'boolean', description: 'Serve the MCP server at /mcp.' },
+        maxSessions: { type: 'integer', minimum: 1, maximum: 100000, description: 'MCP sessions open at once on this server.' },
+        maxSessionsPerInstance: { type: 'integer', minimum: 1, maximum: 100000, description: 'MCP sessions open at once per instance key.' },
+        idleSeconds: { type: 'integer', minimum: 10, maximum: 86400, description: 'Seconds without a request or an open stream after which an MCP session is closed.' },
+      },
+    },
     plugins: {
       type: 'array',
       items: {

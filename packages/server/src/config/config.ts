@@ -63,6 +63,8 @@ export interface ParleyConfig {
   metrics: MetricsConfig;
   /** The live event streams (`GET /{key}/events`, `GET /admin/events`) and their event log. */
   streams: StreamsConfig;
+  /** The MCP server at `/mcp` (docs/mcp.md). */
+  mcp: McpConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
   /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
@@ -101,6 +103,18 @@ export interface StreamsConfig {
   maxTotal: number;
   /** Bytes a client may leave unread before it is cut off (default 262144). */
   bufferBytes: number;
+}
+
+/** Settings of the MCP server at `/mcp` (docs/mcp.md). */
+export interface McpConfig {
+  /** Serve `/mcp` (default true). */
+  enabled: boolean;
+  /** MCP sessions open at once on this server (default 100). */
+  maxSessions: number;
+  /** MCP sessions open at once per instance key (default 10). */
+  maxSessionsPerInstance: number;
+  /** Seconds without a request or an open stream after which a session is closed (default 600). */
+  idleSeconds: number;
 }
 
 /** Bounds of request bodies read before their caller is authenticated (see `http/public-body.ts`). */
@@ -250,6 +264,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxPerInstance: f.streams?.maxPerInstance ?? 100,
       maxTotal: f.streams?.maxTotal ?? 10_000,
       bufferBytes: f.streams?.bufferBytes ?? 256 * 1024,
+    },
+    mcp: {
+      enabled: f.mcp?.enabled ?? true,
+      maxSessions: f.mcp?.maxSessions ?? 100,
+      maxSessionsPerInstance: f.mcp?.maxSessionsPerInstance ?? 10,
+      idleSeconds: f.mcp?.idleSeconds ?? 600,
     },
     baseDir,
     ...(cluster ? { cluster } : {}),

@@ -61,12 +61,15 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       parameters: parameters(route),
       responses: {
         200: route.idempotent ? { ...(success(route) as object), headers: REPLAYED } : success(route),
-        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 400
+        ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 300
+          ? { description: STATUS_DESCRIPTIONS[code] }
+          : code < 400
           ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
           : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
+      ...(route.auth === 'credential' ? { security: [{ adminToken: [] }, { instanceKey: [] }] } : {}),
     };
     if (route.body) {
       op.requestBody = {
@@ -93,6 +96,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       schemas: { Error: errorResponse },
       securitySchemes: {
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
+        instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key, where a route takes it in the `Authorization` header rather than in the path (`/mcp`).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
       },
     },

@@ -13,11 +13,13 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
  * - the route's own `errors`: what its handler can raise (404 of a lookup, 409 not connected, …).
  */
 export const STATUS_DESCRIPTIONS: Record<number, string> = {
+  202: 'Accepted: the request carried only notifications or responses, which have no answer (`/mcp`).',
   302: 'Found: the answer is at the `Location` header (a browser asking for `/` goes to the dashboard).',
   400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
-  401: 'Missing or wrong admin token (or metrics token, on `/metrics`).',
+  401: 'Missing or wrong admin token (or metrics token, on `/metrics`; or instance key, on `/mcp`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
   404: 'Unknown instance key or resource.',
+  405: 'Method not allowed: the MCP transport answers HEAD `/mcp` so (it serves POST, GET and DELETE).',
   408: 'The request body of a caller without credentials (a public route) did not arrive within `publicBodies.timeoutMs`; the connection is closed.',
   409: 'The operation conflicts with the current state (for example the instance is not connected), or a request with the same `Idempotency-Key` is still being processed (`Retry-After`).',
   413: 'The body or media is over its size limit.',
@@ -40,7 +42,7 @@ export const EVERY_ROUTE: readonly number[] = [400, 500, 503];
 export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[] = [
   // The instance key is resolved first: an unknown key is 404 instance_not_found.
   (route) => (route.auth === 'instance' ? [404] : []),
-  (route) => (route.auth === 'admin' || route.auth === 'metrics' ? [401] : []),
+  (route) => (route.auth === 'admin' || route.auth === 'metrics' || route.auth === 'credential' ? [401] : []),
   // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
   (route) => (readsBody(route) ? [413, 415] : []),
   // A body read before its caller could be authenticated has a time limit (public-body.ts): 408.

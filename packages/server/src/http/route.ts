@@ -5,10 +5,12 @@ import type { JsonSchema } from './schema.js';
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
- * Who may call a route: anyone, the holder of the instance key in the path, the admin token, or
- * (`metrics`, the Prometheus scrape) the admin token or the configured metrics token.
+ * Who may call a route: anyone, the holder of the instance key in the path, the admin token,
+ * (`metrics`, the Prometheus scrape) the admin token or the configured metrics token, or
+ * (`credential`, protocol surfaces without a key in the path: `/mcp`) an instance key or the admin
+ * token as `Authorization: Bearer`.
  */
-export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics';
+export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics' | 'credential';
 
 /** A binary answer (spec 4.4 `format=binary`). */
 export class BinaryReply {

@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import { connectMcp, mcpError, toolJson, type McpTestClient } from '../support/mcp-client.js';
+import type { TestServer } from '../support/test-server.js';
+
+/** MCP's "Resource not found". */
+const RESOURCE_NOT_FOUND = -32002;
+
+describe('MCP resources, subscriptions and who reaches what', () => {
+  let t: TestServer;
+  let alice: Phone;
+  let bob: Phone;
+  let mcp: McpTestClient;
+  const chatsOf = (p: Phone) => `parley://instances/${p.id}/chats`;
+  /** The JSON of a resource's one text content. */
+  const read = async (client: McpTestClient, uri: string) => {
+    const [content] = (await client.client.readResource({ uri })).contents;
+    assert.ok(content && 'text' in content, 'a text content');
+    return JSON.parse(content.text);
+  };
+  const messagesOf = (p: Phone, peer: Phone) => `parley://instances/${p.id}/chats/${encodeURIComponent(jidOf(peer.number))}/messages`;
+
+  before(async () => {
+    ({ t, phones: { alice, bob } } = await startWithPhones({ alice: '5511900000501', bob: '5511900000502' }));
+    mcp = await connectMcp(t, alice.key);
+  });
+  after(async () => {
+    await mcp?.close();
+    await t?.stop();
+  });
+
+  it('lists and reads the chats and a chat\'s messages', async () => {
+    const id = await deliverText(t, bob, alice, 'first');
+    const { resources } = await mcp.client.listResources();
+    assert.deepEqual(resources.map((r) => r.uri), [chatsOf(alice), messagesOf(alice, bob)]);
+    const chats = await read(mcp, chatsOf(alice));
+    assert.equal(chats[0].id, jidOf(bob.number));
+    const messages = await read(mcp, messagesOf(alice, bob));
+    assert.equal(messages[0].key.id, id);
+    const { resourceTemplates } = await mcp.client.listResourceTemplates();
+    assert.deepEqual(resourceTemplates.map((r) => r.uriTemplate), ['parley://instances/{instance}/chats', 'parley://instances/{instance}/chats/{chat}/messages']);
+  });
+
+  it('a message arriving notifies the subscribed resources, and no longer once unsubscribed', async () => {
+    await mcp.client.subscribeResource({ uri: messagesOf(alice, bob) });
+    await mcp.client.subscribeResource({ uri: chatsOf(alice) });
+    mcp.updated.length = 0;
+    await deliverText(t, bob, alice, 'are you there?');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)) && mcp.updated.includes(chatsOf(alice)), 5000, 'both updates');
+    await mcp.client.unsubscribeResource({ uri: chatsOf(alice) });
+    mcp.updated.length = 0;
+    await deliverText(t, bob, alice, 'hello?');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the messages update');
+    // Both would have been told in the same turn of the event's delivery.
+    assert.equal(mcp.updated.includes(chatsOf(alice)), false);
+  });
+
+  it('an instance key reaches no other instance: resources, subscriptions and tools are refused', async () => {
+    for (const uri of [chatsOf(bob), messagesOf(bob, alice), 'parley://instances/ins_nothere/chats', 'https://example.com/x']) {
+      assert.equal((await mcpError(mcp.client.readResource({ uri }))).code, RESOURCE_NOT_FOUND, uri);
+      assert.equal((await mcpError(mcp.client.subscribeResource({ uri }))).code, RESOURCE_NOT_FOUND, uri);
+    }
+    const refused = await mcpError(mcp.client.callTool({ name: 'list_chats', arguments: { instance: bob.id } }));
+    assert.equal(refused.code, ErrorCode.InvalidParams);
+    assert.match(refused.message, /\binstance is not allowed/);
+    const send = await mcpError(mcp.client.callTool({ name: 'send_text', arguments: { instance: bob.id, to: alice.number, text: 'x' } }));
+    assert.match(send.message, /\binstance is not allowed/);
+  });
+
+  it('the admin token\'s tools take the instance, and its resources reach every instance', async () => {
+    const admin = await connectMcp(t, t.adminToken);
+    try {
+      const tool = (await admin.client.listTools()).tools.find((x) => x.name === 'send_text')!;
+      assert.equal(tool.inputSchema.required![0], 'instance');
+      const missing = await mcpError(admin.client.callTool({ name: 'send_text', arguments: { to: alice.number, text: 'x' } }));
+      assert.deepEqual((missing.data as { fields: { field: string }[] }).fields.map((f) => f.field), ['instance']);
+      const unknown = await mcpError(admin.client.callTool({ name: 'list_chats', arguments: { instance: 'ins_nothere' } }));
+      assert.match(unknown.message, /^MCP error -32602: instance names no instance/);
+      const sent = toolJson(await admin.client.callTool({ name: 'send_text', arguments: { instance: bob.id, to: alice.number, text: 'from the admin' } }));
+      assert.equal(sent.data.key.fromMe, true);
+      const chats = await read(admin, chatsOf(bob));
+      assert.equal(chats[0].id, jidOf(alice.number));
+      assert.deepEqual((await admin.client.listResources()).resources, []);
+    } finally {
+      await admin.close();
+    }
+  });
+
+  it('refuses requests without a valid credential, and a session to anyone but who opened it', async () => {
+    const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const headers = { accept: 'application/json, text/event-stream' };
+    const none = await t.request('POST', '/mcp', initialize, headers);
+    assert.equal(none.status, 401);
+    assert.equal(none.body.error.code, 'unauthorized');
+    const wrong = await t.request('POST', '/mcp', initialize, { ...headers, authorization: 'Bearer not-a-key-of-anyone-0123456789ab' });
+    assert.equal(wrong.status, 401);
+    const session = mcp.transport.sessionId!;
+    const list = { jsonrpc: '2.0', id: 2, method: 'tools/list' };
+    const foreign = await t.request('POST', '/mcp', list, { ...headers, authorization: `Bearer ${bob.key}`, 'mcp-session-id': session });
+    assert.equal(foreign.status, 404);
+    assert.equal(foreign.body.error.code, 'mcp_session_not_found');
+    const sessionless = await t.request('POST', '/mcp', list, { ...headers, authorization: `Bearer ${alice.key}` });
+    assert.equal(sessionless.status, 400);
+    const head = await t.request('HEAD', '/mcp', undefined, { ...headers, authorization: `Bearer ${alice.key}`, 'mcp-session-id': session });
+    assert.equal(head.status, 405);
+  });
+});
