@@ -62,7 +62,7 @@ describe('an external database cannot lead the driver to a private replica-set m
       assert.equal(err.status, 400);
       assert.match(err.message, /^body\.uri names a deployment the server may not reach: (127\.0\.0\.1:\d+|10\.0\.0\.7:27017) is a private network address /);
       assert.ok(err.message.endsWith(HINT), err.message);
-      assert.deepEqual(err.details, { field: 'body.uri' });
+      assert.deepEqual(err.details, { field: 'body.uri', fields: [{ field: 'body.uri', message: err.message }] });
       return true;
     });
     // The seed was reached (through the guard) and answered the handshake; the members it named were not.
