@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, LogThrottle, type Logger } from '@parley/core';
 import { answerBeforeBody } from './early-answer.js';
-import type { MatchedRequest } from './router.js';
+import { sendJson, type MatchedRequest } from './router.js';
 
 /** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
 export function sendError(res: Response, status: number, code: string, message: string, details?: unknown): void {
@@ -33,6 +33,14 @@ export function errorHandler(logger: Logger) {
     throttles[msg].note((requests) => logger.error({ ...line, requests }, msg));
   };
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    const own = (req as MatchedRequest).parleyErrorEnvelope?.answer(err);
+    if (own) {
+      if (own.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
+      if (res.headersSent) return void res.end();
+      answerBeforeBody(req, res);
+      sendJson(res, own.status, own.body);
+      return;
+    }
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
       if (err.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');

@@ -63,10 +63,11 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
         200: route.idempotent ? { ...(success(route) as object), headers: REPLAYED } : success(route),
         ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 400
           ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
-          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
+          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: route.errorEnvelope?.schema ?? { $ref: '#/components/schemas/Error' } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
+      ...(route.auth === 'bearer' ? { security: [{ instanceKey: [] }] } : {}),
     };
     if (route.body) {
       op.requestBody = {
@@ -94,6 +95,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       securitySchemes: {
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
+        instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key as a bearer token: the Cloud API surface (`/{version}/…`, docs/cloud-api.md).' },
       },
     },
   };

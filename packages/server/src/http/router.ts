@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
 import { IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
-import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
+import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type ErrorEnvelope, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
@@ -28,6 +28,8 @@ export type MatchedRequest = Request & {
   parleyStatuses?: ReadonlySet<number>;
   /** The caller proved a key or a token (a route that takes one, past its check): its failures are logged in full. */
   parleyAuthenticated?: true;
+  /** The route answers its failures in its protocol's envelope (the error handler asks it first). */
+  parleyErrorEnvelope?: ErrorEnvelope;
 };
 
 /** What {@link routeMiddleware} needs besides the routes. */
@@ -103,7 +105,9 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     table.add(route.method, route.path, async (req, res, matched) => {
       (req as MatchedRequest).parleyRoute = logPath;
       (req as MatchedRequest).parleyStatuses = statuses;
-      req.params = matched;
+      if (route.errorEnvelope) (req as MatchedRequest).parleyErrorEnvelope = route.errorEnvelope;
+      // A copy: resolving a `bearer` route's scope adds its key to req.params, which is no path parameter of the route.
+      req.params = { ...matched };
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;
       try {
@@ -154,7 +158,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       await durable();
       if (outcome.replayed) res.setHeader(REPLAYED_HEADER, 'true');
       sendJson(res, outcome.answer.status, outcome.answer.body);
-    });
+    }, route.pathGuard);
   }
 
   /**

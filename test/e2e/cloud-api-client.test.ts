@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
+import * as M from 'whatsapp-api-js/messages';
+import type { WhatsAppAPI } from 'whatsapp-api-js';
+import { cloudClient } from '../support/cloud-api.js';
+import { MediaServer, SAMPLES, sha256Hex } from '../support/media-server.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+describe('Cloud API through the unmodified whatsapp-api-js client', () => {
+  let t: TestServer;
+  let media: MediaServer;
+  let receiver: HttpReceiver;
+  let alice: { id: string; key: string };
+  let bob: { id: string; key: string; webhookSecret: string };
+  let wa: WhatsAppAPI;
+  const BOB = '5511900000702';
+
+  before(async () => {
+    t = await startTestServer();
+    media = await MediaServer.start({ '/cat.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' }, '/report.pdf': { body: SAMPLES.pdf, type: 'application/pdf' } });
+    receiver = await startHttpReceiver();
+    alice = await t.connectedSandbox({ name: 'alice', number: '5511900000701' });
+    bob = await t.connectedSandbox({ name: 'bob', number: BOB, webhook: { allowWebhook: true, webhookFormat: 'meta', webhookMessage: `${receiver.url}/bob` } });
+    wa = cloudClient(t, alice.key);
+  });
+  after(async () => {
+    await receiver.close();
+    await media.stop();
+    await t.stop();
+  });
+
+  /** Sends through the client and answers the message id Parley gave it (the send result's shape checked). */
+  async function send(message: Parameters<WhatsAppAPI['sendMessage']>[2], context?: string): Promise<string> {
+    const res = await wa.sendMessage(alice.id, BOB, message, context) as any;
+    assert.equal(res.messaging_product, 'whatsapp', JSON.stringify(res));
+    assert.deepEqual(res.contacts, [{ input: BOB, wa_id: BOB }]);
+    assert.equal(res.messages.length, 1);
+    assert.equal(res.messages[0].message_status, 'accepted');
+    return res.messages[0].id as string;
+  }
+
+  it('sends every message type the client builds that the channel has, and bob receives each', async () => {
+    const upload = async (data: Buffer, type: string, name: string): Promise<string> => {
+      const form = new FormData();
+      form.append('messaging_product', 'whatsapp');
+      form.append('file', new Blob([new Uint8Array(data)], { type }), name);
+      const answer = await wa.uploadMedia(alice.id, form) as any;
+      assert.match(answer.id, /^pm\.[0-9a-f]{24}$/, JSON.stringify(answer));
+      return answer.id;
+    };
+    const png = await upload(SAMPLES.png, 'image/png', 'dot.png');
+    const ogg = await upload(SAMPLES.ogg, 'audio/ogg', 'note.ogg');
+    const webp = await upload(SAMPLES.webp, 'image/webp', 'sticker.webp');
+    const ids: Record<string, string> = {};
+    ids.text = await send(new M.Text('hello from the cloud api', false));
+    ids.imageLink = await send(new M.Image(`${media.url}/cat.jpg`, false, 'a cat'));
+    ids.imageId = await send(new M.Image(png, true, 'uploaded'));
+    ids.audio = await send(new M.Audio(ogg, true, true));
+    ids.sticker = await send(new M.Sticker(webp, true));
+    ids.document = await send(new M.Document(`${media.url}/report.pdf`, false, undefined, 'report.pdf'));
+    ids.location = await send(new M.Location(-46.63, -23.55, 'Praça da Sé', 'São Paulo'));
+    ids.contacts = await send(new M.Contacts([new M.Name('Ana Lima', 'Ana'), new M.Phone('+55 11 90000-0001', 'CELL', '5511900000001'), new M.Organization('Acme')]));
+    ids.buttons = await send(new M.Interactive(new M.ActionButtons(new M.Button('yes', 'Yes'), new M.Button('no', 'No')), new M.Body('Agree?'), new M.Header('Terms'), new M.Footer('Reply below')));
+    ids.cta = await send(new M.Interactive(new M.ActionCTA('Open site', 'https://example.com/'), new M.Body('Our site')));
+    ids.list = await send(new M.Interactive(new M.ActionList('Menu', new M.ListSection('Food', new M.Row('r1', 'Pizza', 'cheese'), new M.Row('r2', 'Soup'))), new M.Body('Pick one')));
+    ids.reply = await send(new M.Text('a reply'), ids.text);
+    ids.reaction = await send(new M.Reaction(ids.text, '👍'));
+
+    const received = await t.waitFor(() => {
+      const got = t.events.filter((e) => e.type === 'message' && e.instance === bob.id).map((e) => (e as any).message);
+      return got.length >= 13 ? got : undefined;
+    }, 10_000, 'bob to receive the thirteen messages');
+    const byId = new Map(received.map((m: any) => [m.id, m]));
+    assert.deepEqual(byId.get(ids.text).content, { type: 'text', body: 'hello from the cloud api' });
+    assert.equal(byId.get(ids.imageLink).content.type, 'image');
+    assert.equal(byId.get(ids.imageLink).content.media.caption, 'a cat');
+    assert.equal(byId.get(ids.imageId).content.media.mimeType, 'image/png');
+    assert.equal(byId.get(ids.audio).content.type, 'audio');
+    assert.equal(byId.get(ids.sticker).content.type, 'sticker');
+    assert.equal(byId.get(ids.document).content.type, 'document');
+    assert.equal(byId.get(ids.document).content.filename, 'report.pdf');
+    assert.equal(byId.get(ids.location).content.type, 'location');
+    assert.equal(byId.get(ids.contacts).content.type, 'contacts');
+    assert.equal(byId.get(ids.reply).context?.id ?? byId.get(ids.reply).quoted?.id, ids.text);
+    // The sandbox's receiving side shows buttons as unsupported, as it does for the REST sends of those types.
+    assert.ok(byId.has(ids.buttons) && byId.has(ids.cta));
+    assert.equal(byId.get(ids.list).content.body, 'Pick one\n\n*Food*\n• Pizza — cheese\n• Soup');
+    assert.deepEqual(byId.get(ids.reaction).content, { type: 'reaction', emoji: '👍', messageId: ids.text });
+  });
+
+  it('uploads, describes, downloads and deletes media with the same token', async () => {
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('file', new Blob([new Uint8Array(SAMPLES.pdf)], { type: 'application/pdf' }), 'report.pdf');
+    const { id } = await wa.uploadMedia(alice.id, form) as any;
+    const described = await wa.retrieveMedia(id, alice.id) as any;
+    assert.deepEqual({ ...described, url: undefined }, { messaging_product: 'whatsapp', url: undefined, mime_type: 'application/pdf', sha256: sha256Hex(SAMPLES.pdf), file_size: SAMPLES.pdf.length, id });
+    const download = await wa.fetchMedia(described.url);
+    assert.equal(download.status, 200);
+    assert.equal(download.headers.get('content-type'), 'application/pdf');
+    assert.deepEqual(Buffer.from(await download.arrayBuffer()), SAMPLES.pdf);
+    assert.deepEqual(await wa.deleteMedia(id, alice.id), { success: true });
+    const gone = await wa.retrieveMedia(id) as any;
+    assert.equal(gone.error.code, 100);
+    assert.equal(gone.error.error_subcode, 33);
+  });
+});
