@@ -11,17 +11,20 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
   let t: TestServer;
   let media: MediaServer;
   let receiver: HttpReceiver;
-  let alice: { id: string; key: string };
+  let alice: { id: string; key: string; webhookSecret: string };
   let bob: { id: string; key: string; webhookSecret: string };
   let wa: WhatsAppAPI;
   const BOB = '5511900000702';
+  /** Ids of the messages alice sent (the first test), in order. */
+  const sent: string[] = [];
 
   before(async () => {
     t = await startTestServer();
     media = await MediaServer.start({ '/cat.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' }, '/report.pdf': { body: SAMPLES.pdf, type: 'application/pdf' } });
     receiver = await startHttpReceiver();
-    alice = await t.connectedSandbox({ name: 'alice', number: '5511900000701' });
-    bob = await t.connectedSandbox({ name: 'bob', number: BOB, webhook: { allowWebhook: true, webhookFormat: 'meta', webhookMessage: `${receiver.url}/bob` } });
+    const webhook = (path: string) => ({ allowWebhook: true, webhookFormat: 'cloud-api', webhookMessage: `${receiver.url}/${path}` });
+    alice = await t.connectedSandbox({ name: 'alice', number: '5511900000701', webhook: webhook('alice') });
+    bob = await t.connectedSandbox({ name: 'bob', number: BOB, webhook: webhook('bob') });
     wa = cloudClient(t, alice.key);
   });
   after(async () => {
@@ -87,6 +90,38 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     assert.ok(byId.has(ids.buttons) && byId.has(ids.cta));
     assert.equal(byId.get(ids.list).content.body, 'Pick one\n\n*Food*\n• Pizza — cheese\n• Soup');
     assert.deepEqual(byId.get(ids.reaction).content, { type: 'reaction', emoji: '👍', messageId: ids.text });
+    sent.push(...Object.values(ids));
+  });
+
+  it('bob marks a message read with a typing indicator, and alice\'s message gets its read status', async () => {
+    const bobWa = cloudClient(t, bob.key);
+    assert.deepEqual(await bobWa.markAsRead(bob.id, sent[0]!, 'text'), { success: true });
+    await t.waitFor(() => t.events.find((e) => e.type === 'message.status' && e.instance === alice.id && e.messageId === sent[0] && e.status === 'read'), 5000, 'the read status');
+    await t.waitFor(() => t.events.find((e) => e.type === 'presence' && e.instance === alice.id && (e as any).status === 'composing'), 5000, 'the typing indicator');
+  });
+
+  it('its webhook parser accepts every cloud-api delivery with its signature verified: bob gets each message, alice only statuses', async () => {
+    await t.waitFor(() => receiver.requests.filter((r) => r.url === '/alice').some((r) => r.body.includes('"read"')), 10_000, 'alice\'s read status delivery');
+    const parse = async (who: { key: string; webhookSecret: string }, path: string) => {
+      const client = cloudClient(t, who.key, who.webhookSecret);
+      const got = { messages: [] as any[], statuses: [] as any[] };
+      client.on = { message: (args) => void got.messages.push(args.message), status: (args) => void got.statuses.push(args) } as WhatsAppAPI['on'];
+      for (const request of receiver.requests.filter((r) => r.url === path)) {
+        assert.equal(await client.post(JSON.parse(request.body), request.body, String(request.headers['x-hub-signature-256'])), undefined);
+        assert.equal((request.json as any).object, 'whatsapp_business_account');
+      }
+      return got;
+    };
+    const atBob = await parse(bob, '/bob');
+    assert.deepEqual(new Set(atBob.messages.map((m) => m.id)), new Set(sent));
+    assert.ok(atBob.messages.every((m) => m.from === '5511900000701' && !('from_me' in m)));
+    assert.deepEqual(atBob.statuses, [], 'bob sent nothing');
+    const atAlice = await parse(alice, '/alice');
+    assert.deepEqual(atAlice.messages, [], 'own messages are not delivered');
+    assert.ok(atAlice.statuses.some((s) => s.id === sent[0] && s.status === 'read' && s.phone === BOB));
+    // A body changed after signing is refused by the same parser.
+    const request = receiver.requests.find((r) => r.url === '/bob')!;
+    await assert.rejects(cloudClient(t, bob.key, bob.webhookSecret).post(JSON.parse(request.body), request.body.replace('5511900000701', '5511900000709'), String(request.headers['x-hub-signature-256'])));
   });
 
   it('uploads, describes, downloads and deletes media with the same token', async () => {

@@ -80,6 +80,7 @@ export function cloudError(status: number, parleyCode: string, details: string):
 
 /** Every failure of a Cloud API route in the Cloud API's envelope (unknown errors: 500, details withheld). */
 export const cloudErrorEnvelope: ErrorEnvelope = {
+  name: 'CloudApiError',
   schema: cloudErrorSchema,
   answer(err) {
     if (isParleyError(err)) return cloudError(err.status, err.code, err.message);

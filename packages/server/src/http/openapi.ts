@@ -63,7 +63,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
         200: route.idempotent ? { ...(success(route) as object), headers: REPLAYED } : success(route),
         ...Object.fromEntries(routeStatuses(route).filter((code) => code !== 200).map((code) => [code, code < 400
           ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
-          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: route.errorEnvelope?.schema ?? { $ref: '#/components/schemas/Error' } } } }])),
+          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.errorEnvelope?.name ?? 'Error'}` } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
@@ -91,7 +91,7 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     tags,
     paths,
     components: {
-      schemas: { Error: errorResponse },
+      schemas: { Error: errorResponse, ...Object.fromEntries(routes.flatMap((r) => (r.errorEnvelope ? [[r.errorEnvelope.name, r.errorEnvelope.schema]] : []))) },
       securitySchemes: {
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },

@@ -18,6 +18,8 @@ export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics' | 'bearer';
  * is that envelope, as the OpenAPI document shows it.
  */
 export interface ErrorEnvelope {
+  /** Name of {@link schema} among the OpenAPI document's component schemas. */
+  name: string;
   schema: JsonSchema;
   answer(err: unknown): JsonReply | undefined;
 }
