@@ -24,7 +24,6 @@ export const CLOUD_ERRORS: Record<string, CloudError> = {
   phone_number_mismatch: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported request - method type: post', status: 400 },
   validation_failed: { code: 100, title: 'Invalid parameter' },
   malformed_json: { code: 100, title: 'Invalid parameter' },
-  private_address: { code: 131052, title: 'Media download error' },
   media_too_large: { code: 131052, title: 'Media download error' },
   media_download_timeout: { code: 131052, title: 'Media download error' },
   payload_too_large: { code: 131053, title: 'Media upload error' },
