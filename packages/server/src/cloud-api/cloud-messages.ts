@@ -3,6 +3,7 @@ import { check, RequestValidator } from '../http/validator.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MessageSuffix, SendBodies } from '../send/send-bodies.js';
 import type { CloudMediaStore } from './cloud-media.js';
+import type { TemplateSend, TemplateStore } from './cloud-templates.js';
 import { cloudContacts } from './cloud-schemas.js';
 
 const validContacts = new RequestValidator().body(cloudContacts);
@@ -28,7 +29,7 @@ interface CloudContact { name: { formatted_name: string }; phones?: { phone?: st
 export interface CloudMessage {
   messaging_product: 'whatsapp';
   to?: string;
-  type?: 'text' | 'image' | 'audio' | 'video' | 'document' | 'sticker' | 'location' | 'contacts' | 'reaction' | 'interactive';
+  type?: 'text' | 'image' | 'audio' | 'video' | 'document' | 'sticker' | 'location' | 'contacts' | 'reaction' | 'interactive' | 'template';
   context?: { message_id: string };
   text?: { body: string; preview_url?: boolean };
   image?: Media; audio?: Media; video?: Media; document?: Media; sticker?: Media;
@@ -36,6 +37,7 @@ export interface CloudMessage {
   contacts?: CloudContact[] | string;
   reaction?: { message_id: string; emoji: string };
   interactive?: Interactive;
+  template?: TemplateSend;
   status?: 'read';
   message_id?: string;
   typing_indicator?: { type: 'text' };
@@ -125,7 +127,7 @@ function contactsSend(to: string, contacts: CloudContact[]): ParleySend {
  * Maps a Cloud API message to the Parley send
  * that delivers it; the send pipeline validates it further as every REST send.
  */
-export async function parleySend(store: CloudMediaStore, runtime: InstanceRuntime, body: CloudMessage): Promise<ParleySend> {
+export async function parleySend(store: CloudMediaStore, templates: TemplateStore, runtime: InstanceRuntime, body: CloudMessage): Promise<ParleySend> {
   const type = body.type ?? 'text';
   if (type === 'reaction') {
     const r = member(body, 'reaction');
@@ -163,8 +165,8 @@ export async function parleySend(store: CloudMediaStore, runtime: InstanceRuntim
       return contactsSend(to, contactList(member(body, 'contacts')));
     case 'interactive':
       return interactiveSend(to, member(body, 'interactive'));
-    default:
-      throw new ValidationError(`type ${type} is sent through its own mapping`);
+    case 'template':
+      return templates.render(to, member(body, 'template'));
   }
 }
 

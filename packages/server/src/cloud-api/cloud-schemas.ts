@@ -43,7 +43,7 @@ export const cloudMessageBody = s.object({
   messaging_product: s.enum(['whatsapp']),
   recipient_type: s.enum(['individual', 'group']),
   to: s.string({ minLength: 1, maxLength: 128, examples: ['5511999990000'], description: 'The recipient\'s number with country code, or a group JID.' }),
-  type: s.enum(['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive'], { default: 'text' }),
+  type: s.enum(['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'], { default: 'text' }),
   context: s.object({ message_id: text(512) }, ['message_id']),
   biz_opaque_callback_data: s.string({ maxLength: 512 }),
   text: s.object({ body: text(4096), preview_url: s.boolean() }, ['body']),
@@ -56,6 +56,14 @@ export const cloudMessageBody = s.object({
   contacts: { anyOf: [cloudContacts, s.string({ minLength: 2, maxLength: 65536, description: 'The same array as JSON text (Graph API parameters may be JSON-encoded).' })] },
   reaction: s.object({ message_id: text(512), emoji: s.string({ maxLength: 32 }) }, ['message_id', 'emoji']),
   interactive,
+  template: s.object({
+    name: s.text(512),
+    language: s.object({ code: s.text(15), policy: s.enum(['deterministic']) }, ['code']),
+    components: s.array(s.object({
+      type: s.enum(['header', 'body', 'button']), sub_type: s.enum(['quick_reply', 'url']), index: { anyOf: [s.string({ pattern: '^[0-9]$' }), s.integer({ minimum: 0, maximum: 9 })] },
+      parameters: s.array(s.object({ type: s.enum(['text', 'payload']), text: s.text(1024), payload: s.text(256), parameter_name: s.text(64) }, ['type']), { maxItems: 100 }),
+    }, ['type']), { maxItems: 20 }),
+  }, ['name', 'language']),
   status: s.enum(['read']),
   message_id: text(512),
   typing_indicator: s.object({ type: s.enum(['text']) }, ['type']),

@@ -8,6 +8,8 @@ import { markChatRead } from '../routes/stored-chat.js';
 import { cloudErrorEnvelope } from './cloud-errors.js';
 import { CloudMediaStore } from './cloud-media.js';
 import { parleySend, type CloudMessage } from './cloud-messages.js';
+import { TemplateStore } from './cloud-templates.js';
+import { templateRoutes } from './template.routes.js';
 import { cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
@@ -32,8 +34,10 @@ function samePhone(scope: Scope, phoneNumberId: string | undefined): void {
  */
 export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   const media = new CloudMediaStore(ctx);
+  const templates = new TemplateStore(ctx.storage);
   const mediaUrl = (version: string, scope: Scope, id: string) => `${ctx.host.publicUrl}/${version}/${encodeURIComponent(scope.id)}/media/${encodeURIComponent(id)}`;
   return [
+    ...templateRoutes(ctx),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({
       ...common, method: 'post', idempotent: true, path: '/{version}/{phoneNumberId}/messages', operationId: 'cloudSendMessage', params: phoneParams,
       summary: 'Send a message, or mark one read (WhatsApp Cloud API)', bodyLimit: 'media',
@@ -44,7 +48,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params, body }) => {
         samePhone(scope, params.phoneNumberId);
         if (body.status === 'read') return new JsonReply(200, await markRead(scope, body));
-        const send = await parleySend(media, scope, body);
+        const send = await parleySend(media, templates, scope, body);
         const record = await ctx.sends.send(scope, send.suffix, send.body as never, body.context?.message_id);
         const waId = record.key.remoteJid.split('@')[0]!.split(':')[0]!;
         return new JsonReply(200, {
