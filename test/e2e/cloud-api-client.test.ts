@@ -103,7 +103,7 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
   it('its webhook parser accepts every cloud-api delivery with its signature verified: bob gets each message, alice only statuses', async () => {
     await t.waitFor(() => receiver.requests.filter((r) => r.url === '/alice').some((r) => r.body.includes('"read"')), 10_000, 'alice\'s read status delivery');
     const parse = async (who: { key: string; webhookSecret: string }, path: string) => {
-      const client = cloudClient(t, who.key, who.webhookSecret);
+      const client = cloudClient(t, who.key, { appSecret: who.webhookSecret });
       const got = { messages: [] as any[], statuses: [] as any[] };
       client.on = { message: (args) => void got.messages.push(args.message), status: (args) => void got.statuses.push(args) } as WhatsAppAPI['on'];
       for (const request of receiver.requests.filter((r) => r.url === path)) {
@@ -121,7 +121,7 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     assert.ok(atAlice.statuses.some((s) => s.id === sent[0] && s.status === 'read' && s.phone === BOB));
     // A body changed after signing is refused by the same parser.
     const request = receiver.requests.find((r) => r.url === '/bob')!;
-    await assert.rejects(cloudClient(t, bob.key, bob.webhookSecret).post(JSON.parse(request.body), request.body.replace('5511900000701', '5511900000709'), String(request.headers['x-hub-signature-256'])));
+    await assert.rejects(cloudClient(t, bob.key, { appSecret: bob.webhookSecret }).post(JSON.parse(request.body), request.body.replace('5511900000701', '5511900000709'), String(request.headers['x-hub-signature-256'])));
   });
 
   it('uploads, describes, downloads and deletes media with the same token', async () => {
@@ -139,5 +139,28 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     const gone = await wa.retrieveMedia(id) as any;
     assert.equal(gone.error.code, 100);
     assert.equal(gone.error.error_subcode, 33);
+  });
+
+  it('performs Meta\'s subscription handshake against bob\'s receiver when asked, verified by the client\'s own check', async () => {
+    const verifier = cloudClient(t, bob.key, { webhookVerifyToken: 'bob-verify' });
+    receiver.respond((request) => {
+      if (request.method !== 'GET') return {};
+      try {
+        return { body: String(verifier.get(Object.fromEntries(new URL(request.url, 'http://x').searchParams) as Parameters<WhatsAppAPI['get']>[0])) };
+      } catch {
+        return { status: 403 };
+      }
+    });
+    const verify = (body: unknown) => t.request('POST', `/${bob.key}/instance/webhook/verify`, body);
+    assert.deepEqual((await verify({ verifyToken: 'bob-verify' })).body, { status: 200, data: { verified: true, url: `${receiver.url}/bob` } });
+    assert.deepEqual((await verify({ verifyToken: 'wrong' })).body, { status: 200, data: { verified: false, url: `${receiver.url}/bob`, reason: 'HTTP 403', receiverStatus: 403 } });
+    const handshakes = receiver.requests.filter((r) => r.method === 'GET');
+    assert.equal(handshakes.length, 2);
+    assert.match(handshakes[0]!.url, /^\/bob\?hub\.mode=subscribe&hub\.verify_token=bob-verify&hub\.challenge=[0-9a-f]{24}$/);
+    const other = await verify({ verifyToken: 'bob-verify', url: 'http://127.0.0.1:9/elsewhere' });
+    assert.equal(other.status, 400);
+    assert.equal(other.body.error.message, 'body.url must be one of the instance\'s webhook URLs');
+    assert.equal(receiver.requests.filter((r) => r.method === 'GET').length, 2, 'no request to a URL the instance does not deliver to');
+    receiver.respond({});
   });
 });

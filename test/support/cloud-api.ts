@@ -7,14 +7,15 @@ export const CLOUD_VERSION = 'v21.0';
 /**
  * An unmodified whatsapp-api-js client whose requests go to Parley instead of graph.facebook.com:
  * its `ponyfill.fetch` rewrites the origin, nothing else. `appSecret` verifies webhook deliveries
- * (the instance's webhook secret, which signs `X-Hub-Signature-256`).
+ * (the instance's webhook secret, which signs `X-Hub-Signature-256`); `webhookVerifyToken` answers
+ * Meta's subscription handshake.
  */
-export function cloudClient(t: TestServer, token: string, appSecret = 'unused'): WhatsAppAPI {
+export function cloudClient(t: TestServer, token: string, options: { appSecret?: string; webhookVerifyToken?: string } = {}): WhatsAppAPI {
   const fetchParley: typeof fetch = (input, init) => {
     const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
     return fetch(url.replace(/^https:\/\/graph\.facebook\.com/, t.url), init);
   };
-  return new WhatsAppAPI({ token, appSecret, v: CLOUD_VERSION, ponyfill: { fetch: fetchParley } });
+  return new WhatsAppAPI({ token, appSecret: options.appSecret ?? 'unused', ...(options.webhookVerifyToken ? { webhookVerifyToken: options.webhookVerifyToken } : {}), v: CLOUD_VERSION, ponyfill: { fetch: fetchParley } });
 }
 
 /** A raw Cloud API request with a bearer token (Meta's documented curl examples, as fetch calls). */

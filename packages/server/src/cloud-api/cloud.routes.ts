@@ -9,6 +9,7 @@ import { cloudErrorEnvelope } from './cloud-errors.js';
 import { CloudMediaStore } from './cloud-media.js';
 import { parleySend, type CloudMessage } from './cloud-messages.js';
 import { TemplateStore } from './cloud-templates.js';
+import { hubVerifyRoutes } from './hub-verify.routes.js';
 import { templateRoutes } from './template.routes.js';
 import { cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 
@@ -38,6 +39,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   const mediaUrl = (version: string, scope: Scope, id: string) => `${ctx.host.publicUrl}/${version}/${encodeURIComponent(scope.id)}/media/${encodeURIComponent(id)}`;
   return [
     ...templateRoutes(ctx),
+    ...hubVerifyRoutes(ctx),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({
       ...common, method: 'post', idempotent: true, path: '/{version}/{phoneNumberId}/messages', operationId: 'cloudSendMessage', params: phoneParams,
       summary: 'Send a message, or mark one read (WhatsApp Cloud API)', bodyLimit: 'media',
