@@ -116,6 +116,13 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     assert.deepEqual(new Set(atBob.messages.map((m) => m.id)), new Set(sent));
     assert.ok(atBob.messages.every((m) => m.from === '5511900000701' && !('from_me' in m)));
     assert.deepEqual(atBob.statuses, [], 'bob sent nothing');
+    // A received media's id in the webhook is what GET /{version}/{media-id} resolves, with bob's token.
+    const bobWa = cloudClient(t, bob.key);
+    const image = atBob.messages.find((m) => m.type === 'image' && m.image.mime_type === 'image/png');
+    assert.equal(image.image.id, image.id);
+    const described = await bobWa.retrieveMedia(image.image.id) as any;
+    assert.deepEqual([described.mime_type, described.sha256, described.file_size], ['image/png', sha256Hex(SAMPLES.png), SAMPLES.png.length]);
+    assert.deepEqual(Buffer.from(await (await bobWa.fetchMedia(described.url)).arrayBuffer()), SAMPLES.png);
     const atAlice = await parse(alice, '/alice');
     assert.deepEqual(atAlice.messages, [], 'own messages are not delivered');
     assert.ok(atAlice.statuses.some((s) => s.id === sent[0] && s.status === 'read' && s.phone === BOB));

@@ -1,7 +1,7 @@
 import type { ChannelEvent, WebhookFormat, WebhookRenderContext } from '@parley/core';
 import { envelope, isMainChannel } from './envelope.js';
 import { hubSignatureHeaders, metaJson } from './hub-signature.js';
-import type { MetaMessage, MetaValue } from './meta-payload.js';
+import type { MetaMedia, MetaMessage, MetaValue } from './meta-payload.js';
 import { messageMembers } from './messages.mapper.js';
 import { statusMembers } from './statuses.mapper.js';
 
@@ -14,10 +14,18 @@ export interface CloudApiWebhookPayload {
   entry: { id: string; changes: { field: 'messages'; value: MetaValue }[] }[];
 }
 
-/** A message as the Cloud API sends it: without the spec 6.3 members Meta has no counterpart for. */
+const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
+
+/**
+ * A message as the Cloud API sends it: without the spec 6.3 members Meta has no counterpart for, and
+ * its media named by the id `GET /{version}/{media-id}` resolves (the message id; the Cloud API gives
+ * no download URL in webhooks, the receiver asks for it with that id).
+ */
 function cloudMessage(message: MetaMessage): MetaMessage {
   const { from_me: _fromMe, chat_type: _chatType, ...rest } = message;
-  return rest as MetaMessage;
+  if (!MEDIA_TYPES.has(rest.type)) return rest as MetaMessage;
+  const { url: _url, ...media } = (rest as unknown as Record<string, MetaMedia>)[rest.type]!;
+  return { ...rest, [rest.type]: { ...media, id: message.id } } as MetaMessage;
 }
 
 /**
