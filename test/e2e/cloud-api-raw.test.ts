@@ -95,6 +95,19 @@ describe('Cloud API: documented requests and bad input', () => {
     expectCloudError({ status: foreign.status, body: await foreign.json() }, 400, 100, `Object with ID '${p.bob.id}'`, 33);
   });
 
+  it('reads the business profile Parley has and writes about, refusing the members a linked device cannot change', async () => {
+    const profilePath = `/${CLOUD_VERSION}/${p.alice.id}/whatsapp_business_profile`;
+    const read = await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about,description,vertical`);
+    assert.deepEqual(read, { status: 200, body: { data: [{ messaging_product: 'whatsapp' }] } });
+    const about = await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'Open 9am to 6pm' });
+    assert.deepEqual(about, { status: 200, body: { success: true } });
+    const seen = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
+    assert.equal(JSON.stringify(seen).includes('Open 9am to 6pm'), true, JSON.stringify(seen));
+    expectCloudError(await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'x', email: 'a@b.c', websites: ['https://x'] }), 400, 100, 'email, websites cannot be changed through Parley');
+    const after = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
+    assert.deepEqual(after, seen, 'a refused update changes nothing, about included');
+  });
+
   it('refuses missing and wrong tokens and another instance\'s phone number id, in the Cloud API\'s envelope', async () => {
     const body = { messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' } };
     const before = sentCount();

@@ -10,6 +10,7 @@ import { CloudMediaStore } from './cloud-media.js';
 import { parleySend, type CloudMessage } from './cloud-messages.js';
 import { TemplateStore } from './cloud-templates.js';
 import { hubVerifyRoutes } from './hub-verify.routes.js';
+import { profileRoutes } from './profile.routes.js';
 import { templateRoutes } from './template.routes.js';
 import { cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 
@@ -22,7 +23,7 @@ const graphQuery = s.object({ phone_number_id: s.text(128), messaging_product: s
 const common = { tag, auth: 'bearer' as const, errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT } };
 
 /** The instance the token opened must be the one the path (or the query) names. */
-function samePhone(scope: Scope, phoneNumberId: string | undefined): void {
+function samePhone(scope: Scope, phoneNumberId?: string): void {
   if (phoneNumberId !== undefined && phoneNumberId !== scope.id) {
     throw new ParleyError(400, 'phone_number_mismatch', `Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`);
   }
@@ -40,6 +41,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     ...templateRoutes(ctx),
     ...hubVerifyRoutes(ctx),
+    ...profileRoutes(ctx, samePhone),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({
       ...common, method: 'post', idempotent: true, path: '/{version}/{phoneNumberId}/messages', operationId: 'cloudSendMessage', params: phoneParams,
       summary: 'Send a message, or mark one read (WhatsApp Cloud API)', bodyLimit: 'media',
