@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as M from 'whatsapp-api-js/messages';
-import { cloudClient } from '../support/cloud-api.js';
+import { CLOUD_VERSION, cloudClient, cloudRequest } from '../support/cloud-api.js';
 import { MessagingPair } from '../support/messaging.js';
 
 /** Operator-defined templates: the admin API, and Cloud API template sends rendered to ordinary messages. */
@@ -76,6 +76,20 @@ describe('Cloud API templates', () => {
     const welcome = await sendTemplate(new M.Template('welcome', 'en', new M.PayloadComponent('start-yes'), new M.PayloadComponent('start-no')));
     const welcomeText = await storedText(welcome.messages[0].id);
     for (const part of ['Welcome', 'Shall we start?', 'start-yes', 'start-no', 'Yes', 'No']) assert.ok(welcomeText.includes(part), `${part} in ${welcomeText}`);
+  });
+
+  it('lists the templates on the Graph path Chatwoot\'s template sync reads, with the token as access_token', async () => {
+    await p.t.admin('PUT', path('listed', 'en'), { header: 'Hi', body: 'Hello {{1}}', footer: 'Bye', buttons: [{ type: 'quick_reply', text: 'Ok' }] });
+    const listed = await cloudRequest(p.t, undefined, 'GET', `/${CLOUD_VERSION}/${p.alice.id}/message_templates?access_token=${p.alice.key}`);
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    assert.deepEqual(listed.body.data.find((d: { name: string }) => d.name === 'listed'), {
+      id: 'listed:en', name: 'listed', language: 'en', status: 'APPROVED', category: 'UTILITY',
+      components: [{ type: 'HEADER', format: 'TEXT', text: 'Hi' }, { type: 'BODY', text: 'Hello {{1}}' }, { type: 'FOOTER', text: 'Bye' }, { type: 'BUTTONS', buttons: [{ type: 'QUICK_REPLY', text: 'Ok' }] }],
+    });
+    const wrong = await cloudRequest(p.t, undefined, 'GET', `/${CLOUD_VERSION}/${p.alice.id}/message_templates?access_token=nope`);
+    assert.deepEqual([wrong.status, wrong.body.error.code], [401, 190]);
+    const foreign = await cloudRequest(p.t, p.bob.key, 'GET', `/${CLOUD_VERSION}/${p.alice.id}/message_templates`);
+    assert.deepEqual([foreign.status, foreign.body.error.code, foreign.body.error.error_subcode], [400, 100, 33]);
   });
 
   it('answers the Cloud API\'s errors for an unknown template and wrong parameters, and sends nothing', async () => {

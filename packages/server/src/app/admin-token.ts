@@ -13,9 +13,13 @@ function bearerToken(header: string | undefined): string | undefined {
   return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
 }
 
-/** The instance key of a `bearer` route's `Authorization: Bearer <key>` header; 401 without one. */
-export function instanceBearer(header: string | undefined): string {
-  const token = bearerToken(header);
+/**
+ * The instance key of a `bearer` route: its `Authorization: Bearer <key>` header, else its
+ * `access_token` query parameter (the Graph API takes either, and clients such as Chatwoot send the
+ * latter); 401 without one.
+ */
+export function instanceBearer(header: string | undefined, query: unknown): string {
+  const token = bearerToken(header) ?? (typeof query === 'string' && query !== '' ? query : undefined);
   if (token === undefined) throw new UnauthorizedError('an instance key is required: Authorization: Bearer <instance key>');
   return token;
 }

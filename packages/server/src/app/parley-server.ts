@@ -191,7 +191,7 @@ export class ParleyServer {
       // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
       if (auth === 'admin') adminToken.verify(req.headers.authorization);
       // The key of a bearer route is where a keyed path has it, so that a cluster node forwards it to the instance's owner.
-      if (auth === 'bearer') req.params.key = instanceBearer(req.headers.authorization);
+      if (auth === 'bearer') req.params.key = instanceBearer(req.headers.authorization, req.query.access_token);
       if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
       // A public route under a key (the sandbox's `/sandbox/{key}/…`) is refused here too for an unknown
       // key, before its body is read; its handler finds the instance loaded.

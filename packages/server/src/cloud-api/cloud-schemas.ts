@@ -84,3 +84,6 @@ export const cloudSuccess = s.openObject({ success: s.boolean({ const: true }) }
 /** The path of every Cloud API route: the version segment (`v21.0`) and the phone number id (the instance id). */
 export const VERSION_SEGMENT = /^v\d{1,3}\.\d{1,3}$/;
 export const versionParam = s.string({ pattern: VERSION_SEGMENT.source, examples: ['v21.0'], description: 'Graph API version (any vN.N; Parley answers the same on all).' });
+
+/** The token as a query parameter, which the Graph API takes beside the header (cloud-api docs). */
+export const accessTokenParam = s.string({ minLength: 1, maxLength: 256, description: 'The instance key, when not sent as Authorization: Bearer.' });

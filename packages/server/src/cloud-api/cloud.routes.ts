@@ -12,14 +12,14 @@ import { TemplateStore } from './cloud-templates.js';
 import { hubVerifyRoutes } from './hub-verify.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { templateRoutes } from './template.routes.js';
-import { cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
+import { accessTokenParam, cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Cloud API';
 const phoneParams = s.object({ version: versionParam, phoneNumberId: s.text(128, { description: 'The instance id (what the meta webhooks carry as metadata.phone_number_id).' }) }, ['version', 'phoneNumberId']);
 const mediaParams = s.object({ version: versionParam, mediaId: s.text(512, { description: 'An upload id, or the id of a message with media.' }) }, ['version', 'mediaId']);
 /** Queries the Cloud API's clients add (whatsapp-api-js names the phone number on media calls). */
-const graphQuery = s.object({ phone_number_id: s.text(128), messaging_product: s.enum(['whatsapp']) });
+const graphQuery = s.object({ phone_number_id: s.text(128), messaging_product: s.enum(['whatsapp']), access_token: accessTokenParam });
 const common = { tag, auth: 'bearer' as const, errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT } };
 
 /** The instance the token opened must be the one the path (or the query) names. */
@@ -39,7 +39,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   const templates = new TemplateStore(ctx.storage);
   const mediaUrl = (version: string, scope: Scope, id: string) => `${ctx.host.publicUrl}/${version}/${encodeURIComponent(scope.id)}/media/${encodeURIComponent(id)}`;
   return [
-    ...templateRoutes(ctx),
+    ...templateRoutes(ctx, samePhone),
     ...hubVerifyRoutes(ctx),
     ...profileRoutes(ctx, samePhone),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({

@@ -6,7 +6,7 @@ import { defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { s } from '../http/schema.js';
 import { connectedCapability } from '../routes/instance-guards.js';
 import { cloudErrorEnvelope } from './cloud-errors.js';
-import { cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
+import { accessTokenParam, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
 const params = s.object({ version: versionParam, phoneNumberId: s.text(128) }, ['version', 'phoneNumberId']);
@@ -23,7 +23,7 @@ export function profileRoutes(ctx: ServerContext, samePhone: (scope: Scope, id: 
   return [
     defineRoute<{ version: string; phoneNumberId: string }, { fields?: string }, unknown, Scope>({
       ...common, method: 'get', path: '/{version}/{phoneNumberId}/whatsapp_business_profile', operationId: 'cloudGetBusinessProfile',
-      query: s.object({ fields: s.string({ maxLength: 512, description: 'Comma-separated members to answer (default: every member Parley has).' }) }),
+      query: s.object({ fields: s.string({ maxLength: 512, description: 'Comma-separated members to answer (default: every member Parley has).' }), access_token: accessTokenParam }),
       summary: 'The business profile (description, websites, vertical, profile_picture_url) as the channel reported it',
       response: s.openObject({ data: s.array(s.openObject({ messaging_product: s.string() }, ['messaging_product'])) }, ['data']), errors: [404],
       handler: async ({ scope, params: p, query }) => {

@@ -1,7 +1,10 @@
 import { NotFoundError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
-import { defineRoute, type RouteDefinition } from '../http/route.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, s } from '../http/schema.js';
+import { cloudErrorEnvelope } from './cloud-errors.js';
+import { accessTokenParam, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
 import { LANGUAGE_CODE, TEMPLATE_NAME, TemplateStore, templateSchema, templateView, type CloudTemplate } from './cloud-templates.js';
 
 const tag = 'Admin';
@@ -10,8 +13,24 @@ const templateParams = s.object({
   language: s.string({ pattern: LANGUAGE_CODE, examples: ['pt_BR'], description: 'Language code as the Cloud API names it (`en`, `en_US`, `pt_BR`).' }),
 }, ['name', 'language']);
 
-/** The admin API of the Cloud API surface's templates (docs/cloud-api.md). */
-export function templateRoutes(ctx: ServerContext): RouteDefinition[] {
+/** A template as the Graph API's `message_templates` lists it (what Chatwoot's template sync reads). */
+function graphTemplate(t: CloudTemplate): Record<string, unknown> {
+  return {
+    id: `${t.name}:${t.language}`, name: t.name, language: t.language, status: 'APPROVED', category: 'UTILITY',
+    components: [
+      ...(t.header ? [{ type: 'HEADER', format: 'TEXT', text: t.header }] : []),
+      { type: 'BODY', text: t.body },
+      ...(t.footer ? [{ type: 'FOOTER', text: t.footer }] : []),
+      ...(t.buttons ? [{ type: 'BUTTONS', buttons: t.buttons.map((b) => (b.type === 'url' ? { type: 'URL', text: b.text, url: b.url } : { type: 'QUICK_REPLY', text: b.text })) }] : []),
+    ],
+  };
+}
+
+/**
+ * The admin API of the Cloud API surface's templates (docs/cloud-api.md), and their list on the Graph
+ * path `GET /{version}/{waba-id}/message_templates`, the business account id being the instance id.
+ */
+export function templateRoutes(ctx: ServerContext, samePhone: (scope: InstanceRuntime, id: string) => void): RouteDefinition[] {
   const store = new TemplateStore(ctx.storage);
   const found = async (name: string, language: string): Promise<CloudTemplate> => {
     const template = await store.get(name, language);
@@ -19,6 +38,18 @@ export function templateRoutes(ctx: ServerContext): RouteDefinition[] {
     return template;
   };
   return [
+    defineRoute<{ version: string; businessAccountId: string }, unknown, unknown, InstanceRuntime>({
+      method: 'get', path: '/{version}/{businessAccountId}/message_templates', operationId: 'cloudListTemplates', tag: 'Cloud API', auth: 'bearer',
+      errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT },
+      params: s.object({ version: versionParam, businessAccountId: s.text(128, { description: 'The instance id (Parley has no business accounts).' }) }, ['version', 'businessAccountId']),
+      query: s.object({ access_token: accessTokenParam, limit: s.string({ pattern: '^[0-9]{1,4}$' }), fields: s.string({ maxLength: 512 }) }),
+      summary: 'The templates the instance may send, as the Graph API lists approved templates (every stored template is APPROVED)',
+      response: s.openObject({ data: s.array(s.anyObject()), paging: s.anyObject() }, ['data']), errors: [404],
+      handler: async ({ scope, params }) => {
+        samePhone(scope, params.businessAccountId);
+        return new JsonReply(200, { data: (await store.list()).map(graphTemplate), paging: {} });
+      },
+    }),
     defineRoute({
       method: 'get', path: '/admin/cloud-api/templates', operationId: 'adminListTemplates', tag, auth: 'admin',
       summary: 'The message templates the Cloud API surface renders, by name and language', response: dataResponse(s.array(templateView)),
