@@ -78,6 +78,28 @@ describe('Cloud API: documented requests and bad input', () => {
     assert.equal(p.t.events.filter((e) => e.type === 'message' && e.instance === p.bob.id && (e as any).message.content.body === 'only once').length, 1);
   });
 
+  it('holds Cloud API sends to the instance\'s queue and pacing policy: paused sends wait, a full queue answers 130429 with Retry-After', async () => {
+    const api = p.t.client(p.alice.key);
+    await api.call('pauseQueue');
+    const policy = (await api.call('getQueuePolicy')).data;
+    await api.call('setQueuePolicy', { body: { maxQueued: 1 } });
+    try {
+      const held = await post({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'held' } });
+      assert.equal(held.status, 200, JSON.stringify(held.body));
+      const queued = (await api.call('listQueue', { query: { limit: 10 } })).data;
+      assert.deepEqual(queued.map((m: any) => [m.key.id, m.queue.state]), [[held.body.messages[0].id, 'paused']]);
+      const res = await fetch(`${p.t.url}/${CLOUD_VERSION}/${p.alice.id}/messages`, {
+        method: 'POST', headers: { authorization: `Bearer ${p.alice.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'one too many' } }),
+      });
+      expectCloudError({ status: res.status, body: await res.json() }, 429, 130429, 'outbound queue is full');
+      assert.match(res.headers.get('retry-after') ?? '', /^\d+$/);
+    } finally {
+      await api.call('setQueuePolicy', { body: { maxQueued: policy.maxQueued } });
+      await api.call('resumeQueue');
+    }
+  });
+
   it('answers the phone number and describes received media by the message id', async () => {
     const phone = await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/${p.alice.id}`);
     assert.deepEqual(phone, { status: 200, body: { id: p.alice.id, display_phone_number: `+${p.alice.number}`, verified_name: 'alice' } });

@@ -33,6 +33,9 @@ export function errorHandler(logger: Logger) {
     throttles[msg].note((requests) => logger.error({ ...line, requests }, msg));
   };
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    // Whichever envelope answers, a 429 that knows its wait says it (the queue's, the failure limiter's).
+    const retryAfter = isParleyError(err) ? (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds : undefined;
+    if (isParleyError(err) && err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
     const own = (req as MatchedRequest).parleyErrorEnvelope?.answer(err);
     if (own) {
       if (own.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
@@ -44,8 +47,6 @@ export function errorHandler(logger: Logger) {
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
       if (err.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
-      const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-      if (err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       sendError(res, err.status, err.code, err.message, err.details);
     } else if (e.type === 'entity.too.large') {
       sendError(res, 413, 'payload_too_large', `request body exceeds the limit of ${e.limit} bytes`, { limit: e.limit });
