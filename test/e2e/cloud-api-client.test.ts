@@ -93,6 +93,24 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     sent.push(...Object.values(ids));
   });
 
+  it('refuses, with the Cloud API\'s invalid parameter and nothing sent, what the client builds that the channel cannot carry', async () => {
+    const before = t.events.filter((e) => e.type === 'message' && e.instance === bob.id).length;
+    const refused: [string, Parameters<WhatsAppAPI['sendMessage']>[2]][] = [
+      ['location request', new M.Interactive(new M.ActionLocation(), new M.Body('Where are you?'))],
+      ['call permission', new M.Interactive(new M.ActionCallPermission(), new M.Body('May we call?'))],
+      ['contact request', new M.Interactive(new M.ActionContactRequest(), new M.Body('Your number?'))],
+      ['image header', new M.Interactive(new M.ActionButtons(new M.Button('y', 'Yes')), new M.Body('Look'), new M.Header(new M.Image(`${media.url}/cat.jpg`)))],
+      ['media template header', new M.Template('any', 'en', new M.HeaderComponent(new M.HeaderParameter(new M.Image(`${media.url}/cat.jpg`))))],
+    ];
+    for (const [what, message] of refused) {
+      const res = await wa.sendMessage(alice.id, BOB, message) as any;
+      assert.equal(res.error?.code, 100, `${what}: ${JSON.stringify(res)}`);
+      assert.match(res.error.error_data.details, /^body\.(interactive|template)/, what);
+    }
+    await t.settle();
+    assert.equal(t.events.filter((e) => e.type === 'message' && e.instance === bob.id).length, before);
+  });
+
   it('bob marks a message read with a typing indicator, and alice\'s message gets its read status', async () => {
     const bobWa = cloudClient(t, bob.key);
     assert.deepEqual(await bobWa.markAsRead(bob.id, sent[0]!, 'text'), { success: true });
