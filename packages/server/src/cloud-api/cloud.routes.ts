@@ -1,33 +1,23 @@
-import { ParleyError, toJid, ValidationError } from '@parley/core';
+import { toJid, ValidationError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { BinaryReply, defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { s } from '../http/schema.js';
 import { connectedCapability } from '../routes/instance-guards.js';
 import { markChatRead } from '../routes/stored-chat.js';
-import { cloudErrorEnvelope } from './cloud-errors.js';
 import { CloudMediaStore } from './cloud-media.js';
+import { CLOUD_ROUTE, phoneParams, samePhone } from './cloud-route.js';
 import { parleySend, type CloudMessage } from './cloud-messages.js';
 import { TemplateStore } from './cloud-templates.js';
 import { hubVerifyRoutes } from './hub-verify.routes.js';
 import { profileRoutes } from './profile.routes.js';
 import { templateRoutes } from './template.routes.js';
-import { accessTokenParam, cloudMessageBody, cloudSendAnswer, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
+import { accessTokenParam, cloudMessageBody, cloudSendAnswer, cloudSuccess, versionParam } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
-const tag = 'Cloud API';
-const phoneParams = s.object({ version: versionParam, phoneNumberId: s.text(128, { description: 'The instance id (what the meta webhooks carry as metadata.phone_number_id).' }) }, ['version', 'phoneNumberId']);
 const mediaParams = s.object({ version: versionParam, mediaId: s.text(512, { description: 'An upload id, or the id of a message with media.' }) }, ['version', 'mediaId']);
 /** Queries the Cloud API's clients add (whatsapp-api-js names the phone number on media calls). */
 const graphQuery = s.object({ phone_number_id: s.text(128), messaging_product: s.enum(['whatsapp']), access_token: accessTokenParam });
-const common = { tag, auth: 'bearer' as const, errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT } };
-
-/** The instance the token opened must be the one the path (or the query) names. */
-function samePhone(scope: Scope, phoneNumberId?: string): void {
-  if (phoneNumberId !== undefined && phoneNumberId !== scope.id) {
-    throw new ParleyError(400, 'phone_number_mismatch', `Object with ID '${phoneNumberId}' does not exist, cannot be loaded due to missing permissions, or does not support this operation`);
-  }
-}
 
 /**
  * The WhatsApp Cloud API's Graph paths over Parley (docs/cloud-api.md): sends through the one send
@@ -39,11 +29,11 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   const templates = new TemplateStore(ctx.storage);
   const mediaUrl = (version: string, scope: Scope, id: string) => `${ctx.host.publicUrl}/${version}/${encodeURIComponent(scope.id)}/media/${encodeURIComponent(id)}`;
   return [
-    ...templateRoutes(ctx, samePhone),
+    ...templateRoutes(ctx),
     ...hubVerifyRoutes(ctx),
-    ...profileRoutes(ctx, samePhone),
+    ...profileRoutes(ctx),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({
-      ...common, method: 'post', idempotent: true, path: '/{version}/{phoneNumberId}/messages', operationId: 'cloudSendMessage', params: phoneParams,
+      ...CLOUD_ROUTE, method: 'post', idempotent: true, path: '/{version}/{phoneNumberId}/messages', operationId: 'cloudSendMessage', params: phoneParams,
       summary: 'Send a message, or mark one read (WhatsApp Cloud API)', bodyLimit: 'media',
       description: 'The Cloud API\'s message bodies, sent as the matching `POST /{key}/message/…` (docs/cloud-api.md has the mapping). '
         + 'Answers `{messaging_product, contacts: [{input, wa_id}], messages: [{id, message_status: "accepted"}]}`; `status: "read"` with `message_id` '
@@ -63,7 +53,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, unknown, Scope>({
-      ...common, method: 'post', path: '/{version}/{phoneNumberId}/media', operationId: 'cloudUploadMedia', params: phoneParams, query: graphQuery,
+      ...CLOUD_ROUTE, method: 'post', path: '/{version}/{phoneNumberId}/media', operationId: 'cloudUploadMedia', params: phoneParams, query: graphQuery,
       summary: 'Upload media (multipart/form-data: file, type, messaging_product)', bodyLimit: 'media',
       description: 'Answers `{id}`, an id to send with (`image.id`, …) and to read or delete at `/{version}/{media-id}`. At most `mediaBodyLimitBytes`.',
       response: s.openObject({ id: s.string() }, ['id']), errors: [404, 413],
@@ -73,7 +63,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<{ version: string; mediaId: string }, { phone_number_id?: string }, unknown, Scope>({
-      ...common, method: 'get', path: '/{version}/{mediaId}', operationId: 'cloudGetObject', params: mediaParams, query: graphQuery,
+      ...CLOUD_ROUTE, method: 'get', path: '/{version}/{mediaId}', operationId: 'cloudGetObject', params: mediaParams, query: graphQuery,
       summary: 'A media\'s description (url, mime_type, sha256, file_size), or the phone number when the id is the instance\'s',
       description: 'The `url` is downloaded with the same bearer token. A received or sent message\'s media answers by the message id.',
       response: s.openObject({ id: s.string(), messaging_product: s.string(), url: s.string(), mime_type: s.string(), sha256: s.string(), file_size: s.integer(), display_phone_number: s.string(), verified_name: s.string() }, ['id']),
@@ -88,7 +78,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<{ version: string; phoneNumberId: string; mediaId: string }, unknown, unknown, Scope>({
-      ...common, method: 'get', path: '/{version}/{phoneNumberId}/media/{mediaId}', operationId: 'cloudDownloadMedia',
+      ...CLOUD_ROUTE, method: 'get', path: '/{version}/{phoneNumberId}/media/{mediaId}', operationId: 'cloudDownloadMedia',
       params: s.object({ version: versionParam, phoneNumberId: s.text(128), mediaId: s.text(512) }, ['version', 'phoneNumberId', 'mediaId']),
       summary: 'The bytes of a media (the url GET /{version}/{media-id} answers)', response: { binary: ['*/*'] }, errors: [404],
       handler: async ({ scope, params }) => {
@@ -98,7 +88,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
       },
     }),
     defineRoute<{ version: string; mediaId: string }, { phone_number_id?: string }, unknown, Scope>({
-      ...common, method: 'delete', path: '/{version}/{mediaId}', operationId: 'cloudDeleteMedia', params: mediaParams, query: graphQuery,
+      ...CLOUD_ROUTE, method: 'delete', path: '/{version}/{mediaId}', operationId: 'cloudDeleteMedia', params: mediaParams, query: graphQuery,
       summary: 'Delete an uploaded media', response: cloudSuccess, errors: [404],
       handler: async ({ scope, params, query }) => {
         samePhone(scope, query.phone_number_id);

@@ -5,12 +5,11 @@ import { userView } from '../instances/profile-picture.js';
 import { defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { s } from '../http/schema.js';
 import { connectedCapability } from '../routes/instance-guards.js';
-import { cloudErrorEnvelope } from './cloud-errors.js';
-import { accessTokenParam, cloudSuccess, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
+import { CLOUD_ROUTE, phoneParams, samePhone } from './cloud-route.js';
+import { accessTokenParam, cloudSuccess } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
-const params = s.object({ version: versionParam, phoneNumberId: s.text(128) }, ['version', 'phoneNumberId']);
-const common = { tag: 'Cloud API', auth: 'bearer' as const, errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT }, params };
+const common = { ...CLOUD_ROUTE, params: phoneParams };
 /** Members of Meta's business profile Parley cannot write on a linked device (the phone's business app owns them). */
 const READ_ONLY = ['address', 'description', 'email', 'vertical', 'websites', 'profile_picture_handle'] as const;
 
@@ -19,7 +18,7 @@ const READ_ONLY = ['address', 'description', 'email', 'vertical', 'websites', 'p
  * (description, websites, category as `vertical`, the profile picture), `about` written as the
  * account's about text (`PUT /{key}/instance/status`).
  */
-export function profileRoutes(ctx: ServerContext, samePhone: (scope: Scope, id: string) => void): RouteDefinition[] {
+export function profileRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     defineRoute<{ version: string; phoneNumberId: string }, { fields?: string }, unknown, Scope>({
       ...common, method: 'get', path: '/{version}/{phoneNumberId}/whatsapp_business_profile', operationId: 'cloudGetBusinessProfile',

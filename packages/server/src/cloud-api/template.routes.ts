@@ -3,8 +3,8 @@ import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { dataResponse, messageResponse, s } from '../http/schema.js';
-import { cloudErrorEnvelope } from './cloud-errors.js';
-import { accessTokenParam, VERSION_SEGMENT, versionParam } from './cloud-schemas.js';
+import { CLOUD_ROUTE, samePhone } from './cloud-route.js';
+import { accessTokenParam, versionParam } from './cloud-schemas.js';
 import { LANGUAGE_CODE, TEMPLATE_NAME, TemplateStore, templateSchema, templateView, type CloudTemplate } from './cloud-templates.js';
 
 const tag = 'Admin';
@@ -30,7 +30,7 @@ function graphTemplate(t: CloudTemplate): Record<string, unknown> {
  * The admin API of the Cloud API surface's templates (docs/cloud-api.md), and their list on the Graph
  * path `GET /{version}/{waba-id}/message_templates`, the business account id being the instance id.
  */
-export function templateRoutes(ctx: ServerContext, samePhone: (scope: InstanceRuntime, id: string) => void): RouteDefinition[] {
+export function templateRoutes(ctx: ServerContext): RouteDefinition[] {
   const store = new TemplateStore(ctx.storage);
   const found = async (name: string, language: string): Promise<CloudTemplate> => {
     const template = await store.get(name, language);
@@ -39,8 +39,7 @@ export function templateRoutes(ctx: ServerContext, samePhone: (scope: InstanceRu
   };
   return [
     defineRoute<{ version: string; businessAccountId: string }, unknown, unknown, InstanceRuntime>({
-      method: 'get', path: '/{version}/{businessAccountId}/message_templates', operationId: 'cloudListTemplates', tag: 'Cloud API', auth: 'bearer',
-      errorEnvelope: cloudErrorEnvelope, pathGuard: { version: VERSION_SEGMENT },
+      ...CLOUD_ROUTE, method: 'get', path: '/{version}/{businessAccountId}/message_templates', operationId: 'cloudListTemplates',
       params: s.object({ version: versionParam, businessAccountId: s.text(128, { description: 'The instance id (Parley has no business accounts).' }) }, ['version', 'businessAccountId']),
       query: s.object({ access_token: accessTokenParam, limit: s.string({ pattern: '^[0-9]{1,4}$' }), fields: s.string({ maxLength: 512 }) }),
       summary: 'The templates the instance may send, as the Graph API lists approved templates (every stored template is APPROVED)',
