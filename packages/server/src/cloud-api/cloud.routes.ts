@@ -1,4 +1,4 @@
-import { toJid, ValidationError } from '@parley/core';
+import { jidUser, toJid, ValidationError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { BinaryReply, defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
@@ -44,10 +44,9 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
         if (body.status === 'read') return new JsonReply(200, await markRead(scope, body));
         const send = await parleySend(media, templates, scope, body);
         const record = await ctx.sends.send(scope, send.suffix, send.body as never, body.context?.message_id);
-        const waId = record.key.remoteJid.split('@')[0]!.split(':')[0]!;
         return new JsonReply(200, {
           messaging_product: 'whatsapp',
-          contacts: [{ input: body.to ?? record.key.remoteJid, wa_id: waId }],
+          contacts: [{ input: body.to ?? record.key.remoteJid, wa_id: jidUser(record.key.remoteJid) }],
           messages: [{ id: record.key.id, message_status: 'accepted' }],
         });
       },
@@ -112,7 +111,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
 /** `GET /{version}/{phone-number-id}`: what Parley knows of the number (the connected account). */
 function phoneNumber(scope: Scope): Record<string, unknown> {
   const user = scope.record.user;
-  const number = user?.id?.split('@')[0]?.split(':')[0];
+  const number = user?.id ? jidUser(user.id) : undefined;
   return {
     id: scope.id,
     ...(number ? { display_phone_number: `+${number}` } : {}),
