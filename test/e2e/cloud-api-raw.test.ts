@@ -191,9 +191,9 @@ describe('Cloud API: documented requests and bad input', () => {
   });
 });
 
-describe('Cloud API on a server that refuses private network URLs', () => {
-  it('refuses a media link on a private address through the same guard, without fetching it', async () => {
-    const t = await startTestServer({ config: { allowPrivateUrls: false } });
+describe('Cloud API on a server that refuses private network URLs, with a small media body limit', () => {
+  it('refuses a media link on a private address through the same guard, without fetching it, and an upload over the limit', async () => {
+    const t = await startTestServer({ config: { allowPrivateUrls: false, mediaBodyLimitBytes: 4096 } });
     const media = await MediaServer.start({ '/photo.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' } });
     try {
       const alice = await t.connectedSandbox({ name: 'alice', number: '5511900000811' });
@@ -202,6 +202,12 @@ describe('Cloud API on a server that refuses private network URLs', () => {
       assert.equal(res.body.error.code, 100);
       assert.match(res.body.error.error_data.details, /private network address .*PARLEY_ALLOW_PRIVATE_URLS/);
       assert.equal(media.totalHits(), 0);
+      const form = new FormData();
+      form.append('messaging_product', 'whatsapp');
+      form.append('file', new Blob([new Uint8Array(SAMPLES.mp4)], { type: 'video/mp4' }), 'clip.mp4');
+      const upload = await fetch(`${t.url}/${CLOUD_VERSION}/${alice.id}/media`, { method: 'POST', headers: { authorization: `Bearer ${alice.key}` }, body: form });
+      const refused = await upload.json() as any;
+      assert.deepEqual([upload.status, refused.error.code, refused.error.error_data.details], [413, 131053, 'the upload is larger than 4096 bytes']);
     } finally {
       await media.stop();
       await t.stop();
