@@ -154,6 +154,22 @@ describe('cluster: event streams through any node', () => {
     await resumed.closed;
   });
 
+  it('forwards a Cloud API send, authenticated by its bearer token, from a node that does not run the instance to its owner', async () => {
+    const [from, to] = [instances[2]!, instances[3]!];
+    const owner = await ownerOf(from);
+    const via = NODES.find((n) => n !== owner)!;
+    const res = await fetch(`${node(via).url}/v21.0/${from.id}/messages`, {
+      method: 'POST', headers: { authorization: `Bearer ${from.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messaging_product: 'whatsapp', to: to.number, type: 'text', text: { body: 'through the cluster' } }),
+    });
+    const answer = await res.json() as { messages: { id: string }[] };
+    assert.equal(res.status, 200, JSON.stringify(answer));
+    const stored = await node(via).request('GET', `/${from.key}/message/${answer.messages[0]!.id}`);
+    assert.equal(stored.status, 200, JSON.stringify(stored.body));
+    const wrong = await fetch(`${node(via).url}/v21.0/${from.id}/messages`, { method: 'POST', headers: { authorization: 'Bearer nope', 'content-type': 'application/json' }, body: '{}' });
+    assert.deepEqual([wrong.status, ((await wrong.json()) as { error: { code: number } }).error.code], [401, 190]);
+  });
+
   it('checks a signed Instagram webhook on the node it reaches and has the owner ingest it: 200, one event, redeliveries dropped', async () => {
     const created = await node('n1').request('POST', '/admin/instances', {
       channel: 'sandbox', name: 'shop', options: { number: '5511973000099' },

@@ -81,13 +81,15 @@ describe('OpenAPI document', () => {
     const missing: string[] = [];
     for (const entry of documented(doc)) {
       const [method, template] = entry.split(' ') as [string, string];
-      const path = template.replace(/\{key\}/g, BOGUS_KEY).replace(/\{[^}]+\}/g, 'probe');
+      const path = template.replace(/\{key\}/g, BOGUS_KEY).replace(/\{version\}/g, 'v21.0').replace(/\{[^}]+\}/g, 'probe');
       const op = doc.paths[template]![method.toLowerCase()]!;
       const res = await t.request(method, path, op.requestBody ? {} : undefined);
       if (res.status === 404 && res.body?.error?.code === 'route_not_found') missing.push(entry);
       // The key model: operations under /{key} resolve the instance first; admin operations check the token first.
       if (template.startsWith('/{key}/')) assert.deepEqual(res.body, { status: 404, error: { code: 'instance_not_found', message: 'instance not found' } }, entry);
       if (template.startsWith('/admin/') || template === '/metrics') assert.equal(res.status, 401, entry);
+      // The Cloud API surface: no bearer token is its own 401 (docs/cloud-api.md).
+      if (template.startsWith('/{version}/')) assert.deepEqual([res.status, res.body.error.code, res.body.error.type], [401, 190, 'OAuthException'], entry);
     }
     assert.deepEqual(missing, []);
   });
@@ -204,11 +206,14 @@ describe('OpenAPI document', () => {
           assert.ok((response as { headers?: Record<string, unknown> }).headers?.Location, `${entry} ${status}: Location header`);
           continue;
         }
-        assert.deepEqual(response.content, { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } }, `${entry} ${status}`);
+        // The Cloud API surface answers failures in the Cloud API's envelope; every other route in Parley's.
+        const envelope = path.startsWith('/{version}/') ? 'CloudApiError' : 'Error';
+        assert.deepEqual(response.content, { 'application/json': { schema: { $ref: `#/components/schemas/${envelope}` } } }, `${entry} ${status}`);
       }
       if (path.startsWith('/admin/')) assert.deepEqual(op.security, [{ adminToken: [] }], entry);
       else if (path === '/metrics') assert.deepEqual(op.security, [{ adminToken: [] }, { metricsToken: [] }], entry);
       else if (path === '/mcp') assert.deepEqual(op.security, [{ adminToken: [] }, { instanceKey: [] }], entry);
+      else if (path.startsWith('/{version}/')) assert.deepEqual(op.security, [{ instanceKey: [] }], entry);
       else assert.equal(op.security, undefined, entry);
     }
   });
@@ -223,7 +228,8 @@ describe('OpenAPI document', () => {
     const offenders = t.server.routes.filter((route) => {
       const schema = doc.paths[route.path]![route.method]!.responses['200']!.content!['application/json']?.schema as Answer | undefined;
       const plain = 'text' in route.response || 'binary' in route.response;
-      return schema && !plain && !route.tag.startsWith('Channel: ') && !carriesStatus(schema);
+      // Channel relays and the Cloud API surface answer their protocols' own shapes.
+      return schema && !plain && !route.tag.startsWith('Channel: ') && !route.errorEnvelope && !carriesStatus(schema);
     }).map((route) => `${route.method.toUpperCase()} ${route.path}`);
     assert.deepEqual(offenders, []);
   });

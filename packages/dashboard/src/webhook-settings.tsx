@@ -65,8 +65,8 @@ export function WebhookSettingsForm(props: { instanceKey: string; settings: Sett
       </div>
       <label for="wh-webhookFormat">Format</label>
       <input id="wh-webhookFormat" list="wh-formats" value={form.webhookFormat} onInput={(e) => set('webhookFormat', e.currentTarget.value)} {...described('webhookFormat', 'wh-format-help')} />
-      <datalist id="wh-formats"><option value="native" /><option value="meta" /><option value="both" /></datalist>
-      <p id="wh-format-help" class="help"><code>native</code>, <code>meta</code> (Cloud API-style envelope), <code>both</code>, or a format plugin's name.</p>
+      <datalist id="wh-formats"><option value="native" /><option value="meta" /><option value="both" /><option value="cloud-api" /></datalist>
+      <p id="wh-format-help" class="help"><code>native</code>, <code>meta</code> (Cloud API-style envelope), <code>both</code>, <code>cloud-api</code> (exactly the WhatsApp Cloud API's webhooks), or a format plugin's name.</p>
       {fieldError('webhookFormat')}
       <label for="wh-allowNumber">Numbers whose events are sent</label>
       <input id="wh-allowNumber" value={form.allowNumber} onInput={(e) => set('allowNumber', e.currentTarget.value)} {...described('allowNumber', 'wh-allow-help')} />

@@ -339,7 +339,7 @@ export class WebhookEngine {
     }
     try {
       const body = format.render(event, context);
-      return body === null ? null : JSON.stringify(body);
+      return body === null ? null : format.serialize ? format.serialize(body) : JSON.stringify(body);
     } catch (error) {
       this.logger.error({ err: error, instance: event.instance, event: event.id, type: event.type, format: name }, 'webhook format failed to render');
       return null;

@@ -1,6 +1,6 @@
 import type { ChannelEvent, WebhookFormat, WebhookRenderContext } from '@parley/core';
 import { envelope } from './envelope.js';
-import { hubSignatureHeaders } from './hub-signature.js';
+import { hubSignatureHeaders, metaJson } from './hub-signature.js';
 import { callMembers, connectionMembers, groupMembers, healthMembers, presenceMembers, qrcodeMembers } from './instance-events.mapper.js';
 import type { MetaWebhookPayload } from './meta-payload.js';
 import { messageMembers } from './messages.mapper.js';
@@ -45,5 +45,9 @@ export class MetaFormat implements WebhookFormat {
 
   signatureHeaders(body: string, secret: string): Record<string, string> {
     return hubSignatureHeaders(body, secret);
+  }
+
+  serialize(body: unknown): string {
+    return metaJson(body);
   }
 }

@@ -51,8 +51,8 @@ describe('meta format', () => {
   });
 
   it('registers itself as a webhook format', async () => {
-    assert.deepEqual(plugin.provides, { formats: ['meta'] });
+    assert.deepEqual(plugin.provides, { formats: ['meta', 'cloud-api'] });
     const registered = await registerPlugin(plugin, {});
-    assert.deepEqual(registered.formats.map((f) => f.name), ['meta']);
+    assert.deepEqual(registered.formats.map((f) => f.name), ['meta', 'cloud-api']);
   });
 });

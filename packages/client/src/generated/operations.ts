@@ -23,13 +23,17 @@ export const operations = {
   addLabelToChat: { method: 'POST', path: '/{key}/labels/{labelId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   adminCreateInstance: { method: 'POST', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: true },
   adminDeleteInstance: { method: 'DELETE', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminDeleteTemplate: { method: 'DELETE', path: '/admin/cloud-api/templates/{name}/{language}', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminDrainNode: { method: 'POST', path: '/admin/cluster/nodes/{node}/drain', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminEvents: { method: 'GET', path: '/admin/events', auth: 'admin', keyed: false, text: true, idempotent: false },
   adminGetCluster: { method: 'GET', path: '/admin/cluster', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminGetInstance: { method: 'GET', path: '/admin/instances/{key}', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminGetTemplate: { method: 'GET', path: '/admin/cloud-api/templates/{name}/{language}', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminListChannels: { method: 'GET', path: '/admin/channels', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminListInstances: { method: 'GET', path: '/admin/instances', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminListTemplates: { method: 'GET', path: '/admin/cloud-api/templates', auth: 'admin', keyed: false, text: false, idempotent: false },
   adminMoveInstance: { method: 'POST', path: '/admin/instances/{key}/move', auth: 'admin', keyed: false, text: false, idempotent: false },
+  adminPutTemplate: { method: 'PUT', path: '/admin/cloud-api/templates/{name}/{language}', auth: 'admin', keyed: false, text: false, idempotent: false },
   attachMongodb: { method: 'POST', path: '/{key}/instance/mongodb', auth: 'instance', keyed: true, text: false, idempotent: false },
   blockContact: { method: 'PATCH', path: '/{key}/contacts/{number}', auth: 'instance', keyed: true, text: false, idempotent: false },
   cancelQueuedSend: { method: 'DELETE', path: '/{key}/queue/{messageId}', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -199,6 +203,7 @@ export const operations = {
   updateInstanceFlags: { method: 'PATCH', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateSinkSettings: { method: 'PUT', path: '/{key}/instance/sinks/{name}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateWebhookSettings: { method: 'PUT', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  verifyWebhookReceiver: { method: 'POST', path: '/{key}/instance/webhook/verify', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookDeadLetters: { method: 'GET', path: '/{key}/instance/webhook/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookRedeliver: { method: 'POST', path: '/{key}/instance/webhook/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookStatistics: { method: 'GET', path: '/{key}/instance/webhook/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -403,7 +408,7 @@ export interface Operations {
         allowWebhook?: boolean;
         /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
-        /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+        /** `native`, `meta`, `both` (native and meta), `cloud-api` (exactly the WhatsApp Cloud API's webhooks, docs/cloud-api.md), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;
         /** http/https URL; empty means "use webhookMessage". */
         webhookMessage?: string;
@@ -450,6 +455,26 @@ export interface Operations {
     params: {
       /** Instance key (secret). */
       key: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      message: string;
+    };
+    keyed: false;
+  };
+  /**
+   * Delete a message template
+   *
+   * `DELETE /admin/cloud-api/templates/{name}/{language}`
+   */
+  adminDeleteTemplate: {
+    params: {
+      /** Template name: lower-case letters, digits and underscores. */
+      name: string;
+      /** Language code as the Cloud API names it (`en`, `en_US`, `pt_BR`). */
+      language: string;
     };
     query: undefined;
     body: undefined;
@@ -569,6 +594,33 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * A message template
+   *
+   * `GET /admin/cloud-api/templates/{name}/{language}`
+   */
+  adminGetTemplate: {
+    params: {
+      /** Template name: lower-case letters, digits and underscores. */
+      name: string;
+      /** Language code as the Cloud API names it (`en`, `en_US`, `pt_BR`). */
+      language: string;
+    };
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        language: string;
+        header?: string;
+        body: string;
+        footer?: string;
+        buttons?: (Record<string, unknown>)[];
+      };
+    };
+    keyed: false;
+  };
+  /**
    * The channels this server drives, and the one an instance is created on when none is named
    *
    * `GET /admin/channels`
@@ -626,6 +678,28 @@ export interface Operations {
     keyed: false;
   };
   /**
+   * The message templates the Cloud API surface renders, by name and language
+   *
+   * `GET /admin/cloud-api/templates`
+   */
+  adminListTemplates: {
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    response: {
+      status: 200;
+      data: ({
+        name: string;
+        language: string;
+        header?: string;
+        body: string;
+        footer?: string;
+        buttons?: (Record<string, unknown>)[];
+      })[];
+    };
+    keyed: false;
+  };
+  /**
    * Move an instance (by key or public id) to another node
    *
    * `POST /admin/instances/{key}/move`
@@ -646,6 +720,45 @@ export interface Operations {
         instance: string;
         from: string;
         to: string;
+      };
+    };
+    keyed: false;
+  };
+  /**
+   * Create or replace a message template
+   *
+   * `PUT /admin/cloud-api/templates/{name}/{language}`
+   */
+  adminPutTemplate: {
+    params: {
+      /** Template name: lower-case letters, digits and underscores. */
+      name: string;
+      /** Language code as the Cloud API names it (`en`, `en_US`, `pt_BR`). */
+      language: string;
+    };
+    query: undefined;
+    body: {
+      /** Text header; may hold placeholders. */
+      header?: string;
+      /** The message text, with `{{1}}`… or named `{{name}}` placeholders. */
+      body: string;
+      footer?: string;
+      buttons?: ({
+        type: "quick_reply" | "url";
+        text: string;
+        /** url buttons: the link, whose end may be one placeholder (`https://example.com/order/{{1}}`). */
+        url?: string;
+      })[];
+    };
+    response: {
+      status: 200;
+      data: {
+        name: string;
+        language: string;
+        header?: string;
+        body: string;
+        footer?: string;
+        buttons?: (Record<string, unknown>)[];
       };
     };
     keyed: false;
@@ -1654,7 +1767,7 @@ export interface Operations {
           allowWebhook?: boolean;
           /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
           allowNumber?: string;
-          /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+          /** `native`, `meta`, `both` (native and meta), `cloud-api` (exactly the WhatsApp Cloud API's webhooks, docs/cloud-api.md), or the name of a webhook-format plugin the server loaded. */
           webhookFormat?: string;
           /** http/https URL; empty means "use webhookMessage". */
           webhookMessage?: string;
@@ -6576,7 +6689,7 @@ export interface Operations {
       allowWebhook?: boolean;
       /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
       allowNumber?: string;
-      /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+      /** `native`, `meta`, `both` (native and meta), `cloud-api` (exactly the WhatsApp Cloud API's webhooks, docs/cloud-api.md), or the name of a webhook-format plugin the server loaded. */
       webhookFormat?: string;
       /** http/https URL; empty means "use webhookMessage". */
       webhookMessage?: string;
@@ -6598,7 +6711,7 @@ export interface Operations {
         allowWebhook?: boolean;
         /** `all`, or a comma-separated list of phone numbers and group ids (6 to 20 digits, optional `+`) whose events are forwarded (see docs/webhooks.md). */
         allowNumber?: string;
-        /** `native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded. */
+        /** `native`, `meta`, `both` (native and meta), `cloud-api` (exactly the WhatsApp Cloud API's webhooks, docs/cloud-api.md), or the name of a webhook-format plugin the server loaded. */
         webhookFormat?: string;
         /** http/https URL; empty means "use webhookMessage". */
         webhookMessage?: string;
@@ -6612,6 +6725,34 @@ export interface Operations {
         webhookMessageFromMe?: string;
         /** http/https URL; empty means "use webhookMessage". */
         webhookHistory?: string;
+      };
+    };
+    keyed: true;
+  };
+  /**
+   * Perform Meta's webhook subscription handshake against a receiver of the instance
+   *
+   * `POST /{key}/instance/webhook/verify`
+   */
+  verifyWebhookReceiver: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      /** The token the receiver expects (what Meta calls the verify token). */
+      verifyToken: string;
+      /** One of the instance's webhook URLs; default webhookMessage. */
+      url?: string;
+    };
+    response: {
+      status: 200;
+      data: {
+        verified: boolean;
+        url: string;
+        reason?: string;
+        receiverStatus?: number;
       };
     };
     keyed: true;

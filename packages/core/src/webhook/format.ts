@@ -34,4 +34,10 @@ export interface WebhookFormat {
    * `X-Hub-Signature-256` as Meta sends it). Standard Webhooks headers are added by the delivery engine.
    */
   signatureHeaders?(body: string, secret: string): Record<string, string>;
+  /**
+   * The body's text (`JSON.stringify` without it). The meta formats escape every non-ASCII character
+   * as `\uXXXX`, as Meta's webhooks do: receivers written for Meta (whatsapp-api-js) verify the
+   * signature over the escaped text.
+   */
+  serialize?(body: unknown): string;
 }

@@ -5,8 +5,23 @@ import { newSecret, privateDir, privateExistingFile, PRIVATE_FILE_MODE, silentLo
 
 /** SHA-256 of the token of an `Authorization: Bearer <token>` header (undefined without one): compared in constant time. */
 export function bearerDigest(header: string | undefined): Buffer | undefined {
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
-  return match ? createHash('sha256').update(match[1]!).digest() : undefined;
+  const token = bearerToken(header);
+  return token === undefined ? undefined : createHash('sha256').update(token).digest();
+}
+
+function bearerToken(header: string | undefined): string | undefined {
+  return /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')?.[1];
+}
+
+/**
+ * The instance key of a `bearer` route: its `Authorization: Bearer <key>` header, else its
+ * `access_token` query parameter (the Graph API takes either, and clients such as Chatwoot send the
+ * latter); 401 without one.
+ */
+export function instanceBearer(header: string | undefined, query: unknown): string {
+  const token = bearerToken(header) ?? (typeof query === 'string' && query !== '' ? query : undefined);
+  if (token === undefined) throw new UnauthorizedError('an instance key is required: Authorization: Bearer <instance key>');
+  return token;
 }
 
 /**

@@ -44,7 +44,7 @@ import { backfillUniqueClaims } from '../services/unique-options.js';
 import { StreamHub } from '../streams/stream-hub.js';
 import { StreamRenderer } from '../streams/stream-renderer.js';
 import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
-import { AdminToken, metricsVerifier } from './admin-token.js';
+import { AdminToken, instanceBearer, metricsVerifier } from './admin-token.js';
 import { credentialVerifier } from './credential.js';
 import type { ServerContext } from './server-context.js';
 
@@ -197,10 +197,12 @@ export class ParleyServer {
     const resolveScope = async (auth: RouteAuth, req: Request, res: Response) => {
       // Admin requests are authenticated before they are forwarded: the owner's failure limiter never counts a node's address.
       if (auth === 'admin') adminToken.verify(req.headers.authorization);
+      // The key of a bearer route is where a keyed path has it, so that a cluster node forwards it to the instance's owner.
+      if (auth === 'bearer') req.params.key = instanceBearer(req.headers.authorization, req.query.access_token);
       if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
       // A public route under a key (the sandbox's `/sandbox/{key}/…`) is refused here too for an unknown
       // key, before its body is read; its handler finds the instance loaded.
-      if (auth === 'instance' || (auth === 'public' && typeof req.params.key === 'string')) return registry.byKey(req.params.key as string);
+      if (auth === 'instance' || auth === 'bearer' || (auth === 'public' && typeof req.params.key === 'string')) return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
       if (auth === 'credential') return verifyCredential(req.headers.authorization);
       return undefined;

@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, LogThrottle, type Logger } from '@parley/core';
 import { answerBeforeBody } from './early-answer.js';
-import type { MatchedRequest } from './router.js';
+import { sendJson, type MatchedRequest } from './router.js';
 
 /** Sends the one error model: `{"status", "error": {"code", "message", "details"?}}`. */
 export function sendError(res: Response, status: number, code: string, message: string, details?: unknown): void {
@@ -37,6 +37,17 @@ export function errorHandler(logger: Logger) {
     throttles[msg].note((requests) => logger[level]({ ...line, requests }, msg));
   };
   return (err: unknown, req: Request, res: Response, _next: NextFunction): void => {
+    // Whichever envelope answers, a 429 that knows its wait says it (the queue's, the failure limiter's).
+    const retryAfter = isParleyError(err) ? (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds : undefined;
+    if (isParleyError(err) && err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
+    const own = (req as MatchedRequest).parleyErrorEnvelope?.answer(err);
+    if (own) {
+      if (own.status >= 500) logError(req, { err, method: req.method, route: (req as MatchedRequest).parleyRoute }, 'request failed');
+      if (res.headersSent) return void res.end();
+      answerBeforeBody(req, res);
+      sendJson(res, own.status, own.body);
+      return;
+    }
     const e = err as { type?: string; status?: number; expose?: boolean; message?: string; limit?: number };
     if (isParleyError(err)) {
       const route = (req as MatchedRequest).parleyRoute;
@@ -44,8 +55,6 @@ export function errorHandler(logger: Logger) {
       // expected, told by its code and message without a stack; the cluster's own at info.
       if (err.status === 503) logError(req, { code: err.code, error: err.message, method: req.method, route }, 'request failed', ROUTINE_503.has(err.code) ? 'info' : 'warn');
       else if (err.status >= 500) logError(req, { err, method: req.method, route }, 'request failed');
-      const retryAfter = (err.details as { retryAfterSeconds?: unknown } | undefined)?.retryAfterSeconds;
-      if (err.status === 429 && typeof retryAfter === 'number') res.setHeader('Retry-After', String(retryAfter));
       sendError(res, err.status, err.code, err.message, err.details);
     } else if (e.type === 'entity.too.large') {
       sendError(res, 413, 'payload_too_large', `request body exceeds the limit of ${e.limit} bytes`, { limit: e.limit });

@@ -65,11 +65,12 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
           ? { description: STATUS_DESCRIPTIONS[code] }
           : code < 400
           ? { description: STATUS_DESCRIPTIONS[code], headers: { Location: { schema: { type: 'string' } } } }
-          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }])),
+          : { description: STATUS_DESCRIPTIONS[code] ?? 'Error', content: { 'application/json': { schema: { $ref: `#/components/schemas/${route.errorEnvelope?.name ?? 'Error'}` } } } }])),
       },
       ...(route.auth === 'admin' ? { security: [{ adminToken: [] }] } : {}),
       ...(route.auth === 'metrics' ? { security: [{ adminToken: [] }, { metricsToken: [] }] } : {}),
       ...(route.auth === 'credential' ? { security: [{ adminToken: [] }, { instanceKey: [] }] } : {}),
+      ...(route.auth === 'bearer' ? { security: [{ instanceKey: [] }] } : {}),
     };
     if (route.body) {
       op.requestBody = {
@@ -93,11 +94,12 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
     tags,
     paths,
     components: {
-      schemas: { Error: errorResponse },
+      schemas: { Error: errorResponse, ...Object.fromEntries(routes.flatMap((r) => (r.errorEnvelope ? [[r.errorEnvelope.name, r.errorEnvelope.schema]] : []))) },
       securitySchemes: {
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
         instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key, where a route takes it in the `Authorization` header rather than in the path (`/mcp`).' },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
+        instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key as a bearer token: the Cloud API surface (`/{version}/…`, docs/cloud-api.md).' },
       },
     },
   };

@@ -42,7 +42,7 @@ export const EVERY_ROUTE: readonly number[] = [400, 500, 503];
 export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[] = [
   // The instance key is resolved first: an unknown key is 404 instance_not_found.
   (route) => (route.auth === 'instance' ? [404] : []),
-  (route) => (route.auth === 'admin' || route.auth === 'metrics' || route.auth === 'credential' ? [401] : []),
+  (route) => (route.auth === 'admin' || route.auth === 'metrics' || route.auth === 'credential' || route.auth === 'bearer' ? [401] : []),
   // A route that reads a body: over its limit 413, an unsupported charset or encoding 415.
   (route) => (readsBody(route) ? [413, 415] : []),
   // A body read before its caller could be authenticated has a time limit (public-body.ts): 408.

@@ -5,6 +5,8 @@ import type { HttpMethod } from './route.js';
 interface Leaf<T> {
   value: T;
   names: string[];
+  /** Whether the parameters' raw values let the route match (see RouteDefinition.pathGuard). */
+  accepts?: (values: string[]) => boolean;
 }
 
 /** One node of the path tree: static children by lower-cased segment, then one parameter child. */
@@ -38,7 +40,7 @@ export class RouteTable<T> {
   private readonly entries: string[] = [];
 
   /** Registers `value` for `method` on an OpenAPI path template (`/{key}/chat/{jid}`). Refuses duplicates. */
-  add(method: HttpMethod, template: string, value: T): void {
+  add(method: HttpMethod, template: string, value: T, guard?: Record<string, RegExp>): void {
     let at = this.root;
     const names: string[] = [];
     for (const segment of template.split('/').slice(1)) {
@@ -54,7 +56,8 @@ export class RouteTable<T> {
       }
     }
     if (at.handlers.has(method)) throw new Error(`duplicate route ${method.toUpperCase()} ${template}`);
-    at.handlers.set(method, { value, names });
+    const accepts = guard ? (values: string[]) => names.every((name, i) => guard[name]?.test(values[i]!) ?? true) : undefined;
+    at.handlers.set(method, { value, names, ...(accepts ? { accepts } : {}) });
     this.entries.push(`${method.toUpperCase()} ${template}`);
   }
 
@@ -82,7 +85,10 @@ export class RouteTable<T> {
 
   /** Depth-first: a static segment before the parameter; `values` collects the parameters on the way. */
   private walk(at: Node<T>, segments: string[], index: number, method: HttpMethod, values: string[]): Leaf<T> | undefined {
-    if (index === segments.length) return at.handlers.get(method);
+    if (index === segments.length) {
+      const leaf = at.handlers.get(method);
+      return leaf && (!leaf.accepts || leaf.accepts(values)) ? leaf : undefined;
+    }
     const segment = segments[index]!;
     const next = at.statics.get(segment) ?? at.statics.get(segment.toLowerCase());
     if (next) {

@@ -6,11 +6,25 @@ export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
 /**
  * Who may call a route: anyone, the holder of the instance key in the path, the admin token,
- * (`metrics`, the Prometheus scrape) the admin token or the configured metrics token, or
+ * (`metrics`, the Prometheus scrape) the admin token or the configured metrics token,
  * (`credential`, protocol surfaces without a key in the path: `/mcp`) an instance key or the admin
- * token as `Authorization: Bearer`.
+ * token as `Authorization: Bearer`, or (`bearer`, protocol surfaces such as the Cloud API) the holder
+ * of an instance key sent as `Authorization: Bearer`.
  */
-export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics' | 'credential';
+export type RouteAuth = 'public' | 'instance' | 'admin' | 'metrics' | 'credential' | 'bearer';
+
+/**
+ * How a protocol surface answers failures in its protocol's own envelope (the Cloud API's
+ * `{"error": {...}}`): `answer` maps any error the route's request met (authentication, body,
+ * validation, handler) to a reply, or undefined to leave it to the server's error model; `schema`
+ * is that envelope, as the OpenAPI document shows it.
+ */
+export interface ErrorEnvelope {
+  /** Name of {@link schema} among the OpenAPI document's component schemas. */
+  name: string;
+  schema: JsonSchema;
+  answer(err: unknown): JsonReply | undefined;
+}
 
 /** A binary answer (spec 4.4 `format=binary`). */
 export class BinaryReply {
@@ -107,6 +121,14 @@ export interface RouteDefinition<P = any, Q = any, B = any, S = any> {
    * have, once, instead of waiting for the key's lease (see `idempotency.ts`).
    */
   keyedIds?: boolean;
+  /** Failures in a protocol's own envelope instead of Parley's error model. */
+  errorEnvelope?: ErrorEnvelope;
+  /**
+   * Patterns path parameters must match for the route to match at all: a path that fails them is
+   * no route of this one (404 `route_not_found`), as if it were not registered (the Cloud API's
+   * `/{version}/…`, whose version segment tells it from `/{key}/…`).
+   */
+  pathGuard?: Record<string, RegExp>;
   handler(ctx: RouteContext<P, Q, B, S>): Promise<Record<string, unknown> | BinaryReply | TextReply | JsonReply | StreamReply>;
 }
 

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { isParleyError, ParleyError, ValidationError } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
 import { IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
-import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type RouteAuth, type RouteDefinition } from './route.js';
+import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type ErrorEnvelope, type RouteAuth, type RouteDefinition } from './route.js';
 import { RouteTable } from './route-table.js';
 import { routeStatuses } from './route-statuses.js';
 import { check, RequestValidator } from './validator.js';
@@ -35,6 +35,8 @@ export type MatchedRequest = Request & {
    * a cluster: made by the node forwarding it, or received from that node with the cluster secret.
    */
   parleyForwardKey?: string;
+  /** The route answers its failures in its protocol's envelope (the error handler asks it first). */
+  parleyErrorEnvelope?: ErrorEnvelope;
 };
 
 /** What {@link routeMiddleware} needs besides the routes. */
@@ -111,7 +113,9 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       (req as MatchedRequest).parleyRoute = logPath;
       (req as MatchedRequest).parleyStatuses = statuses;
       if (route.idempotent) (req as MatchedRequest).parleyIdempotent = true;
-      req.params = matched;
+      if (route.errorEnvelope) (req as MatchedRequest).parleyErrorEnvelope = route.errorEnvelope;
+      // A copy: resolving a `bearer` route's scope adds its key to req.params, which is no path parameter of the route.
+      req.params = { ...matched };
       if (keyed) res.setHeader('Cache-Control', 'no-store');
       let scope: unknown;
       try {
@@ -172,7 +176,7 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       // Said only to a client that gave a key: an internal key's replay is the answer to the client's one request.
       if (outcome.replayed && idempotencyKey !== undefined) res.setHeader(REPLAYED_HEADER, 'true');
       sendJson(res, outcome.answer.status, outcome.answer.body);
-    });
+    }, route.pathGuard);
   }
 
   /**

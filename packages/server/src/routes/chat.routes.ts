@@ -1,4 +1,4 @@
-import { requireCapability, toJid, type Storage } from '@parley/core';
+import { requireCapability, toJid } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -6,7 +6,7 @@ import { dataResponse, messageResponse, okResponse, recipient, s } from '../http
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema, messageRecordSchema } from '../schemas/message.schemas.js';
 import { connectedCapability } from './instance-guards.js';
-import { settledChat, storedChat } from './stored-chat.js';
+import { markChatRead, settledChat, storedChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Chats';
@@ -18,16 +18,6 @@ export const CHAT_PAGE = { defaultLimit: 20, maxLimit: 100 } as const;
 export const DISAPPEARING_EXPIRATIONS = [0, 86400, 604800, 7776000] as const;
 
 const chatJidParams = keyAnd({ jid: s.string({ minLength: 3, maxLength: 128, description: 'Chat JID, or a phone number.' }) });
-
-/** Moves the REST status of a chat's incoming messages to `READ` (spec 2.4), page by page. */
-async function markIncomingRead(storage: Storage, instance: string, jid: string): Promise<void> {
-  const limit = 100;
-  for (let page = 1; ; page++) {
-    const { items, total } = await storage.messages.listByChat(instance, jid, { page, limit });
-    for (const record of items) if (!record.key.fromMe) await storage.messages.setStatus(instance, record.key.id, 'READ');
-    if (items.length === 0 || page * limit >= total) return;
-  }
-}
 
 /** Spec 4.5: chat list, paginated messages, update (mark read, pin), delete, presence, disappearing, privacy. */
 export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
@@ -82,11 +72,11 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params, query }) => {
         const jid = await chatIdOf(scope, params.jid);
         const capability = await chatsOfChat(scope, jid);
+        if (query.action === 'markRead' && query.value) return { data: await markChatRead(ctx, jid, scope.id, capability) };
         await storedChat(ctx, scope.id, jid);
         if (query.action === 'pin') await capability.pin(jid, query.value);
         else await capability.markRead(jid, query.value);
-        const read = query.action === 'markRead' && query.value;
-        return { data: await settledChat(ctx, scope.id, jid, read ? () => markIncomingRead(ctx.storage, scope.id, jid) : undefined) };
+        return { data: await settledChat(ctx, scope.id, jid) };
       },
     }),
     defineRoute<{ jid: string }, unknown, unknown, Scope>({

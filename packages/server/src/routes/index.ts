@@ -2,6 +2,7 @@ import type { ServerContext } from '../app/server-context.js';
 import { channelDirectory } from '@parley/core';
 import type { RouteDefinition } from '../http/route.js';
 import { bindChannelSlots } from '../schemas/channel-slots.js';
+import { cloudApiRoutes } from '../cloud-api/cloud.routes.js';
 import { actionRoutes } from './action.routes.js';
 import { adminRoutes } from './admin.routes.js';
 import { clusterRoutes } from './cluster.routes.js';
@@ -52,5 +53,6 @@ export function allRoutes(ctx: ServerContext, isShuttingDown: () => boolean): Ro
     ...communityRoutes(ctx),
     ...catalogRoutes(ctx),
     ...statusRoutes(ctx),
+    ...cloudApiRoutes(ctx),
   ], channelDirectory(ctx.drivers.values()));
 }

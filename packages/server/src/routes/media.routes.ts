@@ -14,7 +14,7 @@ const messageIdParams = keyAnd({ messageId: s.string({ minLength: 1, maxLength: 
  * The media of a message: the server's stored copy (sent media, or received media saved with
  * `save_media`), else the channel's download. Null when the message has none.
  */
-async function mediaOf(ctx: ServerContext, runtime: InstanceRuntime, record: MessageRecord): Promise<MediaBlob | null> {
+export async function mediaOf(ctx: ServerContext, runtime: InstanceRuntime, record: MessageRecord): Promise<MediaBlob | null> {
   const stored = await ctx.storage.media.get(runtime.id, record.key.id);
   if (stored) return stored;
   // A social channel unlinked since cannot download any more.

@@ -1,4 +1,4 @@
-import { NotFoundError, type Chat } from '@parley/core';
+import { NotFoundError, type Chat, type ChatsCapability, type Storage } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 
 /** The stored chat of an instance, or 404 `chat_not_found`. */
@@ -17,4 +17,25 @@ export function settledChat(ctx: ServerContext, instanceId: string, jid: string,
     await task?.();
     return storedChat(ctx, instanceId, jid);
   });
+}
+/** Moves the REST status of a chat's incoming messages to `READ` (spec 2.4), page by page. */
+async function markIncomingRead(storage: Storage, instance: string, jid: string): Promise<void> {
+  const limit = 100;
+  for (let page = 1; ; page++) {
+    const { items, total } = await storage.messages.listByChat(instance, jid, { page, limit });
+    for (const record of items) if (!record.key.fromMe) await storage.messages.setStatus(instance, record.key.id, 'READ');
+    if (items.length === 0 || page * limit >= total) return;
+  }
+}
+
+
+/**
+ * Marks a stored chat read through its channel's chats capability (read receipts to the senders)
+ * and answers it once settled, its incoming messages `READ`: `PATCH /{key}/chat/{jid}?action=markRead`
+ * and the Cloud API's `status: "read"`. 404 `chat_not_found` before anything is sent.
+ */
+export async function markChatRead(ctx: ServerContext, jid: string, instanceId: string, chats: Pick<ChatsCapability, 'markRead'>): Promise<Chat> {
+  await storedChat(ctx, instanceId, jid);
+  await chats.markRead(jid, true);
+  return settledChat(ctx, instanceId, jid, () => markIncomingRead(ctx.storage, instanceId, jid));
 }

@@ -40,7 +40,7 @@ export const webhookSettingsSchema = s.object({
   }),
   webhookFormat: s.string({
     minLength: 1, maxLength: 64, pattern: '^[a-z][a-z0-9-]*$',
-    description: '`native`, `meta`, `both` (native and meta), or the name of a webhook-format plugin the server loaded.',
+    description: '`native`, `meta`, `both` (native and meta), `cloud-api` (exactly the WhatsApp Cloud API\'s webhooks, docs/cloud-api.md), or the name of a webhook-format plugin the server loaded.',
   }),
   webhookMessage: webhookUrl,
   webhookGroup: webhookUrl,
