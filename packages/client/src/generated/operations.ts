@@ -102,9 +102,6 @@ export const operations = {
   listQueue: { method: 'GET', path: '/{key}/queue', auth: 'instance', keyed: true, text: false, idempotent: false },
   listSinks: { method: 'GET', path: '/{key}/instance/sinks', auth: 'instance', keyed: true, text: false, idempotent: false },
   logoutInstance: { method: 'DELETE', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
-  mcpDelete: { method: 'DELETE', path: '/mcp', auth: 'admin', keyed: false, text: true, idempotent: false },
-  mcpPost: { method: 'POST', path: '/mcp', auth: 'admin', keyed: false, text: true, idempotent: false },
-  mcpStream: { method: 'GET', path: '/mcp', auth: 'admin', keyed: false, text: true, idempotent: false },
   mentionInStatus: { method: 'POST', path: '/{key}/status/mention', auth: 'instance', keyed: true, text: false, idempotent: true },
   messenger_get_webhook: { method: 'GET', path: '/messenger/webhook', auth: 'public', keyed: false, text: true, idempotent: false },
   messenger_post_webhook: { method: 'POST', path: '/messenger/webhook', auth: 'public', keyed: false, text: false, idempotent: false },
@@ -2713,42 +2710,6 @@ export interface Operations {
       message: string;
     };
     keyed: true;
-  };
-  /**
-   * MCP: close the session
-   *
-   * `DELETE /mcp`
-   */
-  mcpDelete: {
-    params: undefined;
-    query: undefined;
-    body: undefined;
-    response: string;
-    keyed: false;
-  };
-  /**
-   * MCP: send JSON-RPC messages (initialize, tools/call, resources/read, …)
-   *
-   * `POST /mcp`
-   */
-  mcpPost: {
-    params: undefined;
-    query: undefined;
-    body: undefined;
-    response: string;
-    keyed: false;
-  };
-  /**
-   * MCP: open the session's event stream (resource updates)
-   *
-   * `GET /mcp`
-   */
-  mcpStream: {
-    params: undefined;
-    query: undefined;
-    body: undefined;
-    response: string;
-    keyed: false;
   };
   /**
    * Mention a contact in one of the instance's stories

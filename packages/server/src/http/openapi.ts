@@ -97,9 +97,11 @@ export function buildOpenApi(routes: RouteDefinition[], info: { version: string;
       schemas: { Error: errorResponse, ...Object.fromEntries(routes.flatMap((r) => (r.errorEnvelope ? [[r.errorEnvelope.name, r.errorEnvelope.schema]] : []))) },
       securitySchemes: {
         adminToken: { type: 'http', scheme: 'bearer', description: 'The admin token (PARLEY_ADMIN_TOKEN or the generated one in the data directory).' },
-        instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key, where a route takes it in the `Authorization` header rather than in the path (`/mcp`).' },
+        instanceKey: {
+          type: 'http', scheme: 'bearer',
+          description: 'An instance key, where a route takes it in the `Authorization` header rather than in the path: `/mcp` and the Cloud API surface (`/{version}/…`, docs/cloud-api.md).',
+        },
         metricsToken: { type: 'http', scheme: 'bearer', description: 'The metrics token (PARLEY_METRICS_TOKEN or `metrics.token`), accepted by `GET /metrics` only.' },
-        instanceKey: { type: 'http', scheme: 'bearer', description: 'An instance key as a bearer token: the Cloud API surface (`/{version}/…`, docs/cloud-api.md).' },
       },
     },
   };
