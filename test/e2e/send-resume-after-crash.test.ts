@@ -37,7 +37,7 @@ describe('a send cut off between its record and its webhooks is resumed after a 
     .filter(({ event }) => (event.message?.id ?? event.messageId) === messageId)
     .map(({ type, event }) => (event.status === undefined ? type : `${type}:${event.status}`));
   /** What a process killed in the window leaves behind: the entry back in the queue, alice's events of it not logged. */
-  const crashState = async (clearLog: boolean) => {
+  const crashState = async (clearLog: boolean, failed = false) => {
     await t!.stop();
     t = undefined;
     const offline = new SqliteStorage({ file: join(dataDir, 'parley.db'), backgroundCheckpoints: false });
@@ -45,6 +45,8 @@ describe('a send cut off between its record and its webhooks is resumed after a 
     // Its dead worker's lease is over: claimable, as if never leased.
     assert.equal(await offline.outbound.enqueue(entry, 10), 'queued');
     if (clearLog) await offline.events.clear(alice.id);
+    // A send the worker failed for good stores its record `ERROR` before completing the entry.
+    if (failed) await offline.messages.upsert(alice.id, { ...(await offline.messages.get(alice.id, messageId))!, status: 'ERROR' });
     await offline.close();
   };
   const bobCopies = async () => (await t!.client(bob.key).call('listChatMessages', { params: { jid: ALICE } })).data.filter((m) => m.key.id === messageId).length;
@@ -91,5 +93,14 @@ describe('a send cut off between its record and its webhooks is resumed after a 
     await t!.settle();
     assert.deepEqual(t!.events.filter((e) => e.instance === alice.id && (e.type === 'message' || e.type === 'message.status')), []);
     assert.deepEqual(await logged(), ['message', 'message.status:sent']);
+  });
+
+  it('an entry whose record reads ERROR (failed for good, never sent) is completed without reporting a send', async () => {
+    await crashState(true, true);
+    await start();
+    await t!.waitFor(async () => (await t!.server.context.storage.outbound.count(alice.id)) === 0, 5000, 'the entry to be completed');
+    await t!.settle();
+    assert.deepEqual(t!.events.filter((e) => e.instance === alice.id && (e.type === 'message' || e.type === 'message.status')), []);
+    assert.deepEqual(await logged(), []);
   });
 });

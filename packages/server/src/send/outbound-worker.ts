@@ -141,7 +141,8 @@ export class OutboundWorker {
     const stored = await storage.messages.get(entry.instance, entry.id);
     const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
-    // The record is written only once the channel took the message: a process died between the two.
+    // The record is written only once the channel took the message, or failed the send for good: a
+    // process died between it and the entry's completion.
     if (stored) return this.resume(runtime, entry, stored);
     const sent = this.unrecorded.get(`${entry.instance}/${entry.id}`);
     if (sent) {
@@ -267,14 +268,15 @@ export class OutboundWorker {
    * own copy, `sent`) were surely queued for their webhooks — the entry is completed only once they
    * are. The channel reports again those the event log lacks (`MessagingCapability.resumeSent`), and
    * the entry is completed once they are processed, so a crash in this step too leaves the entry to be
-   * resumed again. A social channel unlinked since has nothing to report.
+   * resumed again. A social channel unlinked since has nothing to report, nor has a send that failed
+   * for good (its record reads `ERROR`: the channel never took it).
    */
   private async resume(runtime: InstanceRuntime, entry: Outbound, stored: MessageRecord): Promise<void> {
     const { storage, bus } = this.deps;
     const { provider } = decodeJob(entry.payload);
     const linked = !provider || provider === runtime.main.channel || runtime.social.has(provider);
     const messaging = linked ? runtime.adapter(provider).capabilities.messaging : undefined;
-    if (messaging?.resumeSent) {
+    if (messaging?.resumeSent && stored.status !== 'ERROR') {
       await messaging.resumeSent(stored);
       await bus.processed(runtime.id);
     }
