@@ -3,6 +3,16 @@ import { createConnection, createServer, type AddressInfo, type Server, type Soc
 /** Reads and throws away what a blackholed socket receives. */
 const drop = (): void => undefined;
 
+/** A wire armed by {@link TcpProxy.tripOn}. */
+interface Trip {
+  trips: (text: string) => boolean;
+  onTrip: () => void;
+  tripped: boolean;
+}
+
+/** Characters of a connection's previous chunk that {@link TcpProxy.tripOn} looks at with the next one. */
+const TRIP_TAIL = 4096;
+
 /**
  * A loopback TCP proxy in front of a shared service (Redis, RabbitMQ, NATS). Cutting it drops every
  * connection and refuses new ones — an outage as the client sees it — without touching the server
@@ -16,6 +26,8 @@ export class TcpProxy {
   private blackholed = false;
   /** Answers are held on connections opened from now on too ({@link holdAnswers}), until a cut or reset. */
   private answersHeld = false;
+  /** Set by {@link tripOn}: what clients send is watched on every connection. */
+  private trip: Trip | undefined;
   port = 0;
 
   constructor(private readonly targetHost: string, private readonly targetPort: number) {}
@@ -34,7 +46,8 @@ export class TcpProxy {
       if (this.blackholed) {
         this.swallow(pair);
       } else {
-        client.pipe(upstream);
+        if (this.trip) this.watch(pair, this.trip);
+        else client.pipe(upstream);
         if (!this.answersHeld) upstream.pipe(client);
       }
     });
@@ -80,6 +93,38 @@ export class TcpProxy {
       server.listen(this.port, '127.0.0.1', () => resolve());
     });
     this.server = server;
+  }
+
+  /**
+   * Forwards what clients send until some of it matches `trips` (given each chunk with the end of the
+   * connection's chunk before, so a match split across two chunks is seen): from that chunk on, nothing
+   * any client sends reaches the service, and `onTrip` runs once. A test kills its client there, at an
+   * exact point of its conversation with the service (a write that the service never sees), rather than
+   * hoping a kill lands between two writes. The service's answers still flow.
+   */
+  tripOn(trips: (text: string) => boolean, onTrip: () => void): void {
+    const trip = { trips, onTrip, tripped: false };
+    this.trip = trip;
+    for (const pair of this.pairs) {
+      pair[0].unpipe(pair[1]);
+      this.watch(pair, trip);
+    }
+  }
+
+  private watch([client, upstream]: [Socket, Socket], trip: Trip): void {
+    let tail = '';
+    client.on('data', (chunk: Buffer) => {
+      if (trip.tripped) return;
+      // latin1: one character a byte, so a chunk ending inside a UTF-8 character still reads whole.
+      const text = chunk.toString('latin1');
+      if (trip.trips(tail + text)) {
+        trip.tripped = true;
+        trip.onTrip();
+        return;
+      }
+      tail = text.slice(-TRIP_TAIL);
+      upstream.write(chunk);
+    }).resume();
   }
 
   /** Keeps connections open but stops forwarding requests: a server that hangs. */

@@ -1,17 +1,12 @@
-import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, ulidFloor, USER_SUFFIX, type InboundMessage } from '@parley/core';
+import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type InboundMessage } from '@parley/core';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';
 import { keepReceivedMedia } from './content/received-media.js';
+import { loggedSince } from './event-log.js';
 import type { SandboxDevice } from './sandbox-device.js';
 import { PhoneWentOfflineError, type SandboxPhone } from './sandbox-network.js';
 import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js';
-
-/** A replay looks for the event a packet caused in the event log from this long before the packet's own time (clock skew between nodes). */
-const REPLAY_LOOKBACK_MS = 5_000;
-/** Event log entries a replay reads per page, and pages at most (the event follows the packet within moments). */
-const REPLAY_PAGE = 500;
-const REPLAY_PAGES = 10;
 
 /**
  * A sandbox phone as the network sees it while online: it receives packets and turns them into
@@ -60,33 +55,12 @@ export class DeviceInbound implements SandboxPhone {
     if (replayed && !isGroupJid(packet.chatJid)) {
       const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.messageId);
       if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]
-        && (await this.emitted(packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
+        && (await loggedSince(this.device.ctx, packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
     }
     this.device.ctx.emit({
       type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
       status: packet.status, timestamp: packet.timestamp, ...(packet.status === 'read' ? { receipt: true } : {}),
     });
-  }
-
-  /**
-   * Whether the server has queued the webhooks of an event of this instance of `type` matching
-   * `matches`, emitted from the packet's time (Unix seconds) on: whether the event log holds it, since
-   * an event is logged in the same write as its deliveries. What this phone emitted before is processed
-   * first. A replayed packet whose effect is stored but whose event is not logged was cut off by a crash
-   * between the store and the webhook queue: its event is emitted again rather than lost (the store keeps
-   * the higher status and counts a stored message unread once).
-   */
-  private async emitted(sinceSeconds: number, type: string, matches: (event: Record<string, unknown>) => boolean): Promise<boolean> {
-    const { storage, instanceId } = this.device.ctx;
-    await this.device.ctx.settled?.();
-    let after = ulidFloor(sinceSeconds * 1000 - REPLAY_LOOKBACK_MS);
-    for (let page = 0; page < REPLAY_PAGES; page++) {
-      const entries = await storage.events.read({ instance: instanceId, after, limit: REPLAY_PAGE });
-      if (entries.some((e) => e.type === type && matches(JSON.parse(e.event) as Record<string, unknown>))) return true;
-      if (entries.length < REPLAY_PAGE) return false;
-      after = entries.at(-1)!.id;
-    }
-    return false;
   }
 
   /**
@@ -101,7 +75,7 @@ export class DeviceInbound implements SandboxPhone {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
     const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id);
-    if (!stored || (replayed && !(await this.emitted(packet.timestamp, 'message', (e) => (e.message as { id?: string } | undefined)?.id === packet.id)))) {
+    if (!stored || (replayed && !(await loggedSince(this.device.ctx, packet.timestamp, 'message', (e) => (e.message as { id?: string } | undefined)?.id === packet.id)))) {
       await establishSession(this.device, packet.from);
       const message: InboundMessage = inboundFromPacket(packet, this.device);
       await keepReceivedMedia(this.device.ctx, packet);

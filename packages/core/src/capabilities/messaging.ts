@@ -41,4 +41,14 @@ export interface MessagingCapability {
    * `to` is used as it is.
    */
   resolveRecipient?(to: string): Promise<string>;
+  /**
+   * Reports again what the channel reports of a send it took (its own copy as a `message` event, its
+   * `sent` status), each only when the instance's event log does not hold it: called by the server for
+   * a send whose record is stored while its queue entry is not completed — a process died after the
+   * channel took the message and before the send's events were queued for their webhooks (their events
+   * are logged in that same write). `record` is the stored record. Resolves once the events are
+   * emitted (the server waits for them to be processed before completing the entry). Absent where the
+   * channel reports nothing of its own sends, or cannot tell what it reported.
+   */
+  resumeSent?(record: MessageRecord): Promise<void>;
 }

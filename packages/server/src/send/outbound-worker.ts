@@ -138,10 +138,12 @@ export class OutboundWorker {
     // Another node's instance (or one between owners): back to the queue, held for a recheck so that
     // this node does not claim it again at once; its owner's worker claims it once that hold is over.
     if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
-    // The record is written only once the channel took the message: a worker died between the two.
-    if (await storage.messages.get(entry.instance, entry.id)) return storage.outbound.complete(entry.instance, entry.id);
+    const stored = await storage.messages.get(entry.instance, entry.id);
     const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
+    // The record is written only once the channel took the message, or failed the send for good: a
+    // process died between it and the entry's completion.
+    if (stored) return this.resume(runtime, entry, stored);
     const sent = this.unrecorded.get(`${entry.instance}/${entry.id}`);
     if (sent) {
       await this.record(runtime, entry, decodeJob(entry.payload), sent);
@@ -258,6 +260,28 @@ export class OutboundWorker {
       this.unrecorded.set(key, sent);
       throw new Unrecorded(entry.id, err);
     }
+  }
+
+  /**
+   * Completes the entry of a send whose record is stored: a process died after the channel took the
+   * message and before the entry was completed, which is also before the send's events (the channel's
+   * own copy, `sent`) were surely queued for their webhooks — the entry is completed only once they
+   * are. The channel reports again those the event log lacks (`MessagingCapability.resumeSent`), and
+   * the entry is completed once they are processed, so a crash in this step too leaves the entry to be
+   * resumed again. A social channel unlinked since has nothing to report, nor has a send that failed
+   * for good (its record reads `ERROR`: the channel never took it).
+   */
+  private async resume(runtime: InstanceRuntime, entry: Outbound, stored: MessageRecord): Promise<void> {
+    const { storage, bus } = this.deps;
+    const { provider } = decodeJob(entry.payload);
+    const linked = !provider || provider === runtime.main.channel || runtime.social.has(provider);
+    const messaging = linked ? runtime.adapter(provider).capabilities.messaging : undefined;
+    if (messaging?.resumeSent && stored.status !== 'ERROR') {
+      await messaging.resumeSent(stored);
+      await bus.processed(runtime.id);
+    }
+    await storage.outbound.complete(runtime.id, entry.id);
+    await storage.flush();
   }
 
   /** Waits on the injected clock (re-read every recheck, so a fake clock moves it), unless the worker stops. */

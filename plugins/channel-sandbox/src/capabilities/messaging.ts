@@ -5,9 +5,10 @@ import {
 } from '@parley/core';
 import { webpStickerMedia } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
-import { inboundContentOf, mentioned } from '../content/packet-to-inbound.js';
+import { inboundContentOf, mentioned, typedMember } from '../content/packet-to-inbound.js';
 import { receivedMedia, toWire } from '../content/received-media.js';
 import { quotedSender, quoteInto } from '../content/reply-context.js';
+import { loggedSince } from '../event-log.js';
 import type { SandboxDevice } from '../sandbox-device.js';
 import { GROUPS_NAMESPACE, type StoredGroup } from '../sandbox-group-state.js';
 import type { MessagePacket } from '../sandbox-packets.js';
@@ -53,17 +54,7 @@ export class SandboxMessaging implements MessagingCapability {
       ...('media' in content ? { media: toWire(content.media) } : {}),
       ...(quoted ? { quoted: { id: quoted.id, from: jidUser(quoted.sender) } } : {}),
     };
-    await this.dispatch(record, packet, () => device.ctx.emit({
-      type: 'message',
-      message: {
-        id: record.key.id, chatJid: remoteJid, from: device.number, fromMe: true, timestamp,
-        chatType: group ? 'group' : 'individual', ...(group ? { groupId: remoteJid } : {}),
-        content: inboundContentOf(message, record.key.id),
-        ...(quoted ? { context: { from: jidUser(quoted.sender), id: quoted.id } } : {}),
-        ...mentioned(message),
-        record,
-      },
-    }));
+    await this.dispatch(record, packet);
     return record;
   }
 
@@ -86,14 +77,52 @@ export class SandboxMessaging implements MessagingCapability {
    * later turn): reported earlier, a send failing on its way (storage unreachable) left a stored
    * `PENDING` record that the queue takes for the mark of a message sent, and never sent it.
    */
-  private async dispatch(record: MessageRecord, packet: MessagePacket, ownCopy: () => void): Promise<void> {
+  private async dispatch(record: MessageRecord, packet: MessagePacket): Promise<void> {
     const device = this.device;
     const recipients = await device.network.recipientsOf(record.key.remoteJid);
     await device.network.sendToAll(recipients.filter((number) => number !== device.number), packet);
-    ownCopy();
-    device.ctx.emit({
+    this.emitOwnCopy(record);
+    this.emitSent(record);
+  }
+
+  /**
+   * The own copy and `sent` of a send whose record the server stored before a crash cut off their
+   * webhooks (see {@link MessagingCapability.resumeSent}): each emitted again unless the event log
+   * holds it. The packet reached the recipients' inboxes before either was first reported.
+   */
+  async resumeSent(record: MessageRecord): Promise<void> {
+    const { ctx } = this.device;
+    const id = record.key.id;
+    const since = Number(record.messageTimestamp);
+    if (!(await loggedSince(ctx, since, 'message', (e) => (e.message as { id?: string } | undefined)?.id === id))) {
+      this.emitOwnCopy({ key: record.key, message: record.message, messageTimestamp: record.messageTimestamp, status: 'PENDING' });
+    }
+    if (!(await loggedSince(ctx, since, 'message.status', (e) => e.messageId === id && e.status === 'sent'))) this.emitSent(record);
+  }
+
+  /** The phone's own copy of a message it sent (as its linked devices see it), carrying `record`. */
+  private emitOwnCopy(record: MessageRecord): void {
+    const { key, message } = record;
+    const group = isGroupJid(key.remoteJid);
+    // A reply names what it quotes in its typed member's contextInfo (quoteInto).
+    const quote = typedMember(message)[1].contextInfo as { stanzaId?: string; participant?: string } | undefined;
+    this.device.ctx.emit({
+      type: 'message',
+      message: {
+        id: key.id, chatJid: key.remoteJid, from: this.device.number, fromMe: true, timestamp: Number(record.messageTimestamp),
+        chatType: group ? 'group' : 'individual', ...(group ? { groupId: key.remoteJid } : {}),
+        content: inboundContentOf(message, key.id),
+        ...(quote?.stanzaId && quote.participant ? { context: { from: jidUser(quote.participant), id: quote.stanzaId } } : {}),
+        ...mentioned(message),
+        record,
+      },
+    });
+  }
+
+  private emitSent(record: MessageRecord): void {
+    this.device.ctx.emit({
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid, recipientId: jidUser(record.key.remoteJid), status: 'sent',
-      timestamp: packet.timestamp,
+      timestamp: Number(record.messageTimestamp),
     });
   }
 
