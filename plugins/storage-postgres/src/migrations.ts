@@ -1,0 +1,217 @@
+import type { Queryable } from './queryable.js';
+
+/**
+ * Schema migrations, applied in order; `parley_schema` records each one applied. Append new steps,
+ * never edit a released one. Every text column that is compared or sorted uses the "C" collation:
+ * ids and ULIDs then order byte by byte, as on the other back ends, whatever the database's locale,
+ * and their indexes compare faster.
+ */
+export const MIGRATIONS: readonly string[] = [
+  // 1: the whole schema. Records are JSON text (encodeStored) beside the columns their lookups need;
+  // chats and contacts are jsonb, so that an upsert merges its fields in one statement (`||`).
+  `
+  CREATE TABLE instances (
+    seq bigserial PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    key text COLLATE "C" NOT NULL CONSTRAINT instances_key_unique UNIQUE,
+    created_at bigint NOT NULL,
+    record text NOT NULL
+  );
+  CREATE INDEX instances_by_age ON instances (created_at, seq);
+  CREATE TABLE instance_claims (
+    namespace text COLLATE "C" NOT NULL,
+    value text COLLATE "C" NOT NULL,
+    instance text COLLATE "C" NOT NULL,
+    PRIMARY KEY (namespace, value)
+  );
+  CREATE INDEX instance_claims_by_instance ON instance_claims (instance);
+
+  CREATE TABLE messages (
+    seq bigserial PRIMARY KEY,
+    instance text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    chat text COLLATE "C" NOT NULL,
+    timestamp bigint NOT NULL,
+    status text NOT NULL,
+    record text NOT NULL,
+    UNIQUE (instance, id)
+  );
+  -- A chat's page is a range of this index, newest first; the retention sweep reads the second one.
+  CREATE INDEX messages_by_chat ON messages (instance, chat, timestamp DESC, seq DESC);
+  CREATE INDEX messages_by_time ON messages (timestamp);
+  -- Messages per chat, kept by a trigger in the writing transaction: a page's total is one row, not a
+  -- COUNT over the chat's history.
+  CREATE TABLE chat_message_counts (
+    instance text COLLATE "C" NOT NULL,
+    chat text COLLATE "C" NOT NULL,
+    n bigint NOT NULL,
+    PRIMARY KEY (instance, chat)
+  );
+  CREATE FUNCTION count_chat_messages() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+      UPDATE chat_message_counts SET n = n - 1 WHERE instance = OLD.instance AND chat = OLD.chat;
+    END IF;
+    IF TG_OP IN ('UPDATE', 'INSERT') THEN
+      INSERT INTO chat_message_counts (instance, chat, n) VALUES (NEW.instance, NEW.chat, 1)
+      ON CONFLICT (instance, chat) DO UPDATE SET n = chat_message_counts.n + 1;
+    END IF;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER messages_counted AFTER INSERT OR DELETE ON messages FOR EACH ROW EXECUTE FUNCTION count_chat_messages();
+  CREATE TRIGGER messages_recounted AFTER UPDATE OF chat ON messages FOR EACH ROW
+    WHEN (OLD.chat IS DISTINCT FROM NEW.chat) EXECUTE FUNCTION count_chat_messages();
+
+  CREATE TABLE chats (
+    instance text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    timestamp double precision NOT NULL,
+    chat jsonb NOT NULL,
+    PRIMARY KEY (instance, id)
+  );
+  CREATE INDEX chats_by_activity ON chats (instance, timestamp DESC, id);
+  CREATE TABLE contacts (
+    instance text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    contact jsonb NOT NULL,
+    PRIMARY KEY (instance, id)
+  );
+  CREATE TABLE media (
+    instance text COLLATE "C" NOT NULL,
+    message_id text COLLATE "C" NOT NULL,
+    mimetype text NOT NULL,
+    file_name text,
+    data bytea NOT NULL,
+    PRIMARY KEY (instance, message_id)
+  );
+  CREATE TABLE auth_state (
+    instance text COLLATE "C" NOT NULL,
+    category text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    value text NOT NULL,
+    PRIMARY KEY (instance, category, id)
+  );
+  CREATE TABLE state (
+    namespace text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    value text NOT NULL,
+    PRIMARY KEY (namespace, id)
+  );
+
+  -- The delivery queue. A lane (instance, url) keeps enqueue order (seq); delivery_lanes holds each
+  -- non-empty lane's head and when it can next be claimed, written in the transactions that change
+  -- the lane, so a claim reads lane heads by time (SKIP LOCKED), never the backlog behind them.
+  CREATE TABLE deliveries (
+    seq bigserial PRIMARY KEY,
+    id text COLLATE "C" NOT NULL UNIQUE,
+    instance text COLLATE "C" NOT NULL,
+    url text COLLATE "C" NOT NULL,
+    format text NOT NULL,
+    event_id text NOT NULL,
+    event_type text NOT NULL,
+    body text NOT NULL,
+    created_at bigint NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    next_attempt_at bigint NOT NULL,
+    last_error text,
+    last_status integer,
+    lease_until bigint,
+    dead_at bigint
+  );
+  CREATE INDEX deliveries_lanes ON deliveries (instance, url, seq) WHERE dead_at IS NULL;
+  CREATE INDEX deliveries_dead ON deliveries (instance, dead_at, seq) WHERE dead_at IS NOT NULL;
+  CREATE INDEX deliveries_dead_age ON deliveries (dead_at) WHERE dead_at IS NOT NULL;
+  CREATE TABLE delivery_lanes (
+    instance text COLLATE "C" NOT NULL,
+    url text COLLATE "C" NOT NULL,
+    head bigint NOT NULL,
+    ready_at bigint NOT NULL,
+    PRIMARY KEY (instance, url)
+  );
+  CREATE INDEX delivery_lanes_ready ON delivery_lanes (ready_at, head);
+  CREATE TABLE delivery_stats (
+    instance text COLLATE "C" PRIMARY KEY,
+    total_sent bigint NOT NULL DEFAULT 0,
+    total_failed bigint NOT NULL DEFAULT 0,
+    response_time_sum double precision NOT NULL DEFAULT 0,
+    responses bigint NOT NULL DEFAULT 0
+  );
+
+  -- The event log; ids are ULIDs, so the primary key orders by time and a purge is a range delete.
+  CREATE TABLE events (
+    id text COLLATE "C" PRIMARY KEY,
+    instance text COLLATE "C" NOT NULL,
+    type text NOT NULL,
+    at bigint NOT NULL,
+    event text NOT NULL
+  );
+  CREATE INDEX events_by_instance ON events (instance, id);
+
+  CREATE TABLE idempotency_keys (
+    scope text COLLATE "C" NOT NULL,
+    key text COLLATE "C" NOT NULL,
+    state text NOT NULL,
+    fingerprint text NOT NULL,
+    owner text NOT NULL,
+    expires_at bigint NOT NULL,
+    answer text,
+    PRIMARY KEY (scope, key)
+  );
+  CREATE INDEX idempotency_keys_by_expiry ON idempotency_keys (expires_at);
+
+  -- The outbound send queue: a lane's head is its lowest (ord, seq); outbound_lanes and
+  -- outbound_counts (the bound) are kept as delivery_lanes is.
+  CREATE TABLE outbound (
+    seq bigserial PRIMARY KEY,
+    instance text COLLATE "C" NOT NULL,
+    id text COLLATE "C" NOT NULL,
+    lane text COLLATE "C" NOT NULL,
+    ord bigint NOT NULL,
+    due_at bigint NOT NULL,
+    created_at bigint NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    last_error text,
+    lease_until bigint,
+    payload text NOT NULL,
+    UNIQUE (instance, id)
+  );
+  CREATE INDEX outbound_lanes_order ON outbound (instance, lane, ord, seq);
+  CREATE INDEX outbound_by_instance ON outbound (instance, due_at, seq);
+  CREATE TABLE outbound_lanes (
+    instance text COLLATE "C" NOT NULL,
+    lane text COLLATE "C" NOT NULL,
+    head bigint NOT NULL,
+    ready_at bigint NOT NULL,
+    PRIMARY KEY (instance, lane)
+  );
+  CREATE INDEX outbound_lanes_ready ON outbound_lanes (ready_at, head);
+  CREATE TABLE outbound_counts (instance text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
+  CREATE TABLE outbound_paused (instance text COLLATE "C" PRIMARY KEY);
+  `,
+];
+
+/** The schema version this build writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/**
+ * Brings `schema` to {@link SCHEMA_VERSION} in one transaction under an advisory lock keyed by the
+ * schema's name: of two nodes starting at once, one migrates and the other waits, then finds nothing
+ * to do (PostgreSQL's DDL is transactional, so a failed step leaves nothing half-made). Refuses a
+ * schema written by a newer build rather than guessing. Answers the version.
+ */
+export async function migrate(tx: Queryable, schema: string): Promise<number> {
+  // Taken before the schema exists: two nodes racing on CREATE SCHEMA IF NOT EXISTS can both try to create it.
+  await tx.run("SELECT pg_advisory_xact_lock(hashtext('parley migrations ' || $1))", [schema]);
+  await tx.run(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+  await tx.run(`SET LOCAL search_path TO "${schema}"`);
+  await tx.run('CREATE TABLE IF NOT EXISTS parley_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+  const current = (await tx.get<{ version: number | null }>('SELECT max(version) AS version FROM parley_schema'))?.version ?? 0;
+  if (current > SCHEMA_VERSION) {
+    throw new Error(`postgres schema ${schema} is at version ${current}, newer than this build's ${SCHEMA_VERSION}: upgrade Parley`);
+  }
+  for (let version = current; version < SCHEMA_VERSION; version++) {
+    await tx.run(MIGRATIONS[version]!);
+    await tx.run('INSERT INTO parley_schema (version) VALUES ($1)', [version + 1]);
+  }
+  return SCHEMA_VERSION;
+}
