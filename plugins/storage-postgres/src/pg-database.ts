@@ -133,6 +133,12 @@ export class PgDatabase implements Queryable {
     return this.use(async (pool) => {
       const client = await pool.connect();
       let broken: Error | undefined;
+      // A checked-out client that loses its connection emits 'error' (pg-pool listens only while it is
+      // idle): remember it, so the client is discarded; the statement in flight rejects on its own.
+      const onError = (err: Error) => {
+        broken = err;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await work(queryable(client));
@@ -143,10 +149,11 @@ export class PgDatabase implements Queryable {
         await client.query('COMMIT');
         return result;
       } catch (err) {
-        if (isTransient(err)) broken = err as Error;
-        else await client.query('ROLLBACK').catch((rollbackErr: Error) => { broken = rollbackErr; });
+        if (isTransient(err)) broken ??= err as Error;
+        else if (!broken) await client.query('ROLLBACK').catch((rollbackErr: Error) => { broken = rollbackErr; });
         throw err;
       } finally {
+        client.removeListener('error', onError);
         // A client released with an error is closed, not pooled: its connection may be half-way through a transaction.
         client.release(broken);
       }

@@ -1,6 +1,5 @@
-import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import { KeyedSerialQueue, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
 import { Rollback, type PgDatabase, type Queryable } from '../pg-database.js';
-import { KeyedSerial } from '../keyed-serial.js';
 import { Lanes } from './lanes.pg.js';
 
 interface OutboundRow {
@@ -56,8 +55,13 @@ const CLAIM = `
  * enqueues. Every method is one statement or one transaction, committed when it resolves.
  */
 export class PgOutboundQueue implements OutboundQueue {
-  /** An instance's enqueues of this process run in call order: the bound and each lane's order follow the API's order. */
-  private readonly enqueues = new KeyedSerial();
+  /**
+   * An instance's enqueues of this process run in call order, as on the other back ends: the pool would
+   * run concurrent ones in whatever order its connections get them, so which of two sends started
+   * together gets the last place under the bound, or heads its lane, would be chance. They wait on the
+   * instance's `outbound_counts` row one after another anyway.
+   */
+  private readonly enqueues = new KeyedSerialQueue();
 
   constructor(private readonly db: PgDatabase) {}
 
