@@ -53,7 +53,7 @@ async function main(): Promise<Record<string, unknown>> {
     const keyPrefix = `parley-bench-rest-${process.pid}:`;
     const database = kind === 'parley-postgres' ? await createTestDatabase(postgresUrl, 'bench') : undefined;
     const storage = kind === 'parley-redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
-      : database ? { package: '@parley/storage-postgres', options: { url: database.url } }
+      : database ? { package: '@parley/storage-postgres', options: { url: database.url, ...(process.env.BENCH_PG_OPTIONS ? JSON.parse(process.env.BENCH_PG_OPTIONS) as object : {}) } }
         : { package: '@parley/storage-sqlite' };
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',

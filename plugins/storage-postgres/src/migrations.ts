@@ -188,6 +188,39 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE outbound_counts (instance text COLLATE "C" PRIMARY KEY, n bigint NOT NULL);
   CREATE TABLE outbound_paused (instance text COLLATE "C" PRIMARY KEY);
   `,
+  // 2: a send's enqueue as one server-side call. An instance's enqueues run one after another (the bound
+  // and lane order follow the API's order), so each round trip of a client-side transaction was paid in
+  // series; the function does the same steps in one. Lock order as every lane writer: the lane's head
+  // row, then the instance's count row. Answers 'full', 'queued' or 'leased' (OutboundQueue.enqueue).
+  `
+  CREATE FUNCTION outbound_enqueue(p_instance text, p_id text, p_lane text, p_due bigint, p_created bigint, p_payload text,
+    p_bound bigint, p_now bigint, p_lease_until bigint) RETURNS text LANGUAGE plpgsql AS $$
+  DECLARE
+    v_head bigint;
+    v_n bigint;
+    v_leased boolean;
+  BEGIN
+    INSERT INTO outbound_lanes (instance, lane, head, ready_at) VALUES (p_instance, p_lane, 0, 0)
+      ON CONFLICT (instance, lane) DO UPDATE SET head = outbound_lanes.head RETURNING head INTO v_head;
+    INSERT INTO outbound_counts (instance, n) VALUES (p_instance, 1)
+      ON CONFLICT (instance) DO UPDATE SET n = outbound_counts.n + 1 WHERE outbound_counts.n < p_bound RETURNING n INTO v_n;
+    IF v_n IS NULL OR EXISTS (SELECT 1 FROM outbound WHERE instance = p_instance AND id = p_id) THEN
+      -- Full, or a duplicate id (stored once): nothing changes.
+      IF v_n IS NOT NULL THEN UPDATE outbound_counts SET n = n - 1 WHERE instance = p_instance; END IF;
+      IF v_head = 0 THEN DELETE FROM outbound_lanes WHERE instance = p_instance AND lane = p_lane; END IF;
+      RETURN CASE WHEN v_n IS NULL THEN 'full' ELSE 'queued' END;
+    END IF;
+    v_leased := p_lease_until IS NOT NULL AND p_due <= p_now
+      AND NOT EXISTS (SELECT 1 FROM outbound WHERE instance = p_instance AND lane = p_lane AND ord <= p_due)
+      AND NOT EXISTS (SELECT 1 FROM outbound_paused WHERE instance = p_instance);
+    INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
+      VALUES (p_instance, p_id, p_lane, p_due, p_due, p_created, p_payload, CASE WHEN v_leased THEN p_lease_until END);
+    UPDATE outbound_lanes AS l SET head = h.seq, ready_at = h.ready FROM (
+      SELECT seq, coalesce(lease_until, due_at) AS ready FROM outbound WHERE instance = p_instance AND lane = p_lane ORDER BY ord, seq LIMIT 1
+    ) AS h WHERE l.instance = p_instance AND l.lane = p_lane;
+    RETURN CASE WHEN v_leased THEN 'leased' ELSE 'queued' END;
+  END $$;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -15,6 +15,7 @@ export interface PgDatabaseOptions {
   url: string;
   schema: string;
   poolSize: number;
+  synchronousCommit: 'on' | 'off';
   /** Bound of a connection checkout, of a statement on the server and of the wait for its answer. */
   timeoutMs: number;
   logger?: Logger;
@@ -87,7 +88,7 @@ export class PgDatabase implements Queryable {
       idle_in_transaction_session_timeout: Math.max(timeoutMs * 2, 10_000),
       idleTimeoutMillis: 30_000,
       keepAlive: true,
-      options: `-c search_path="${schema}"`,
+      options: `-c search_path="${schema}" -c synchronous_commit=${this.options.synchronousCommit}`,
       types,
       application_name: 'parley',
     });

@@ -12,6 +12,13 @@ export interface PostgresStorageOptions extends NetworkStorageOptions {
   schema?: string;
   /** Connections the pool opens at most. Default 10. */
   poolSize?: number;
+  /**
+   * PostgreSQL's `synchronous_commit` for Parley's sessions. `on` (default): a commit waits until its WAL is
+   * on disk. `off`: a commit is answered once it is in PostgreSQL's WAL buffers, which the WAL writer
+   * flushes within about 0.6 s; a crash of the PostgreSQL server or of its machine can then lose the last
+   * commits (never corrupt anything), as SQLite's `synchronous=NORMAL` can on an OS crash.
+   */
+  synchronousCommit?: 'on' | 'off';
 }
 
 /** Options with every default applied. */
@@ -24,6 +31,7 @@ const SCHEMA_NAME = '^[a-z_][a-z0-9_]{0,62}$';
 export const postgresOptionsSchema = networkStorageOptionsSchema('^postgres(ql)?://', {
   schema: { type: 'string', pattern: SCHEMA_NAME },
   poolSize: { type: 'integer', minimum: 1, maximum: 100 },
+  synchronousCommit: { enum: ['on', 'off'] },
 });
 
 /** Applies defaults; `env` supplies `DATABASE_URL`. */
@@ -32,5 +40,6 @@ export function resolvePostgresOptions(options: PostgresStorageOptions = {}, env
     ...resolveNetworkStorageOptions(options, env.DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/postgres'),
     schema: options.schema ?? 'public',
     poolSize: options.poolSize ?? 10,
+    synchronousCommit: options.synchronousCommit ?? 'on',
   };
 }

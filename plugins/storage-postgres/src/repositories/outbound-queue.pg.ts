@@ -69,33 +69,14 @@ export class PgOutboundQueue implements OutboundQueue {
     return this.enqueues.run(item.instance, () => this.enqueueNow(item, bound, lease));
   }
 
+  /** One call of the `outbound_enqueue` function (migration 2), its own transaction. */
   private async enqueueNow(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     if (bound <= 0) return 'full';
-    const lane = { instance: item.instance, lane: item.lane };
-    return this.db.transaction(async (tx): Promise<EnqueueOutcome | Rollback<EnqueueOutcome>> => {
-      await LANES.lock(tx, [lane]);
-      const counted = await tx.get(
-        `INSERT INTO outbound_counts (instance, n) VALUES ($1, 1)
-         ON CONFLICT (instance) DO UPDATE SET n = outbound_counts.n + 1 WHERE outbound_counts.n < $2 RETURNING n`,
-        [item.instance, bound],
-      );
-      if (!counted) return new Rollback('full');
-      const state = (await tx.get<{ stored: boolean; ahead: boolean; paused: boolean }>(
-        `SELECT EXISTS (SELECT 1 FROM outbound WHERE instance = $1 AND id = $2) AS stored,
-           EXISTS (SELECT 1 FROM outbound WHERE instance = $1 AND lane = $3 AND ord <= $4) AS ahead,
-           EXISTS (SELECT 1 FROM outbound_paused WHERE instance = $1) AS paused`,
-        [item.instance, item.id, item.lane, item.dueAt],
-      ))!;
-      // A duplicate id is stored once.
-      if (state.stored) return new Rollback('queued');
-      const leased = lease !== undefined && item.dueAt <= lease.now && !state.ahead && !state.paused;
-      await tx.run(
-        `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until) VALUES ($1, $2, $3, $4, $4, $5, $6, $7)`,
-        [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, leased ? lease.now + lease.leaseMs : null],
-      );
-      await LANES.refresh(tx, [lane]);
-      return leased ? 'leased' : 'queued';
-    });
+    const row = await this.db.get<{ outcome: EnqueueOutcome }>(
+      'SELECT outbound_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome',
+      [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, bound, lease?.now ?? null, lease ? lease.now + lease.leaseMs : null],
+    );
+    return row!.outcome;
   }
 
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
