@@ -221,6 +221,36 @@ export const MIGRATIONS: readonly string[] = [
     RETURN CASE WHEN v_leased THEN 'leased' ELSE 'queued' END;
   END $$;
   `,
+  // 3: the delivery queue's enqueue (events and deliveries, one transaction) as one server-side call: the
+  // server enqueues an instance's events one after another, so the round trips of a client-side
+  // transaction were paid in series. The same steps as the Lanes class: lock the lanes' head rows, insert
+  // the deliveries (their seq taken under the lock), point each lane at its head.
+  `
+  CREATE FUNCTION delivery_enqueue(e_id text[], e_instance text[], e_type text[], e_at bigint[], e_event text[],
+    d_id text[], d_instance text[], d_url text[], d_format text[], d_event_id text[], d_event_type text[], d_body text[], d_created bigint[])
+    RETURNS void LANGUAGE plpgsql AS $$
+  BEGIN
+    INSERT INTO events (id, instance, type, at, event) SELECT * FROM unnest(e_id, e_instance, e_type, e_at, e_event) ON CONFLICT (id) DO NOTHING;
+    INSERT INTO delivery_lanes (instance, url, head, ready_at)
+      SELECT DISTINCT k.instance, k.url, 0::bigint, 0::bigint FROM unnest(d_instance, d_url) AS k (instance, url) ORDER BY 1, 2
+      ON CONFLICT (instance, url) DO UPDATE SET head = delivery_lanes.head;
+    INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, next_attempt_at)
+      SELECT n.id, n.instance, n.url, n.format, n.event_id, n.event_type, n.body, n.created_at, n.created_at
+      FROM unnest(d_id, d_instance, d_url, d_format, d_event_id, d_event_type, d_body, d_created) WITH ORDINALITY
+        AS n (id, instance, url, format, event_id, event_type, body, created_at, position)
+      ORDER BY n.position ON CONFLICT (id) DO NOTHING;
+    UPDATE delivery_lanes AS l SET head = h.seq, ready_at = h.ready
+      FROM (SELECT DISTINCT instance, url FROM unnest(d_instance, d_url) AS k (instance, url)) AS k
+      CROSS JOIN LATERAL (
+        SELECT r.seq, GREATEST(r.next_attempt_at, coalesce(r.lease_until, 0)) AS ready FROM deliveries AS r
+        WHERE r.instance = k.instance AND r.url = k.url AND r.dead_at IS NULL ORDER BY r.seq LIMIT 1
+      ) AS h
+      WHERE l.instance = k.instance AND l.url = k.url;
+    -- A placeholder no live delivery replaced (every one was a duplicate): the lane is empty.
+    DELETE FROM delivery_lanes AS l USING unnest(d_instance, d_url) AS k (instance, url)
+      WHERE l.instance = k.instance AND l.url = k.url AND l.head = 0;
+  END $$;
+  `,
 ];
 
 /** The schema version this build writes. */

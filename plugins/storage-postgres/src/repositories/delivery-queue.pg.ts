@@ -3,7 +3,7 @@ import {
   type DeliveryQueue, type LoggedEvent, type NewDelivery, type WebhookStats,
 } from '@parley/core';
 import type { PgDatabase, Queryable } from '../pg-database.js';
-import { appendEvents, type PgEventLog } from './event-log.pg.js';
+import type { PgEventLog } from './event-log.pg.js';
 import { Lanes, lanesOf, type LaneKey } from './lanes.pg.js';
 
 interface DeliveryRow {
@@ -72,27 +72,17 @@ type Counts = { sent: number; failed: number; sum: number; responses: number };
 export class PgDeliveryQueue implements DeliveryQueue {
   constructor(private readonly db: PgDatabase, private readonly log: PgEventLog, private readonly clock: Clock) {}
 
-  /** One transaction for the deliveries and the event-log entries, so both commit together. */
+  /**
+   * One call of the `delivery_enqueue` function (migration 3): the event-log entries and the deliveries in
+   * one transaction, so both commit together.
+   */
   async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
     if (deliveries.length === 0) return this.log.append(events);
-    const lanes = lanesOf(deliveries.map((delivery) => ({ instance: delivery.instance, lane: delivery.url })));
-    await this.db.transaction(async (tx) => {
-      if (events.length > 0) await appendEvents(tx, events);
-      // Locked before the rows take their seq: within a lane, seq order is commit order.
-      await LANES.lock(tx, lanes);
-      await tx.run(
-        `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, next_attempt_at)
-         SELECT id, instance, url, format, event_id, event_type, body, created_at, created_at
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::bigint[]) WITH ORDINALITY
-           AS n (id, instance, url, format, event_id, event_type, body, created_at, position)
-         ORDER BY position ON CONFLICT (id) DO NOTHING`,
-        [
-          deliveries.map((d) => d.id), deliveries.map((d) => d.instance), deliveries.map((d) => d.url), deliveries.map((d) => d.format),
-          deliveries.map((d) => d.eventId), deliveries.map((d) => d.eventType), deliveries.map((d) => d.body), deliveries.map((d) => d.createdAt),
-        ],
-      );
-      await LANES.refresh(tx, lanes);
-    });
+    await this.db.run('SELECT delivery_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)', [
+      events.map((e) => e.id), events.map((e) => e.instance), events.map((e) => e.type), events.map((e) => e.at), events.map((e) => e.event),
+      deliveries.map((d) => d.id), deliveries.map((d) => d.instance), deliveries.map((d) => d.url), deliveries.map((d) => d.format),
+      deliveries.map((d) => d.eventId), deliveries.map((d) => d.eventType), deliveries.map((d) => d.body), deliveries.map((d) => d.createdAt),
+    ]);
   }
 
   async claim({ now, limit, leaseMs, perLane = 1 }: { now: number; limit: number; leaseMs: number; perLane?: number }): Promise<Delivery[]> {

@@ -1,15 +1,21 @@
 import { ulidFloor, type EventLog, type EventLogQuery, type LoggedEvent } from '@parley/core';
-import type { PgDatabase, Queryable } from '../pg-database.js';
+import type { PgDatabase } from '../pg-database.js';
 
 /**
- * The event log in the `events` table. The id is a ULID, so the primary key orders entries by time and a
+ * The event log in the `events` table; the delivery queue's enqueue appends in its own transaction
+ * (`delivery_enqueue`). The id is a ULID, so the primary key orders entries by time and a
  * purge is a range delete on it; one instance's page reads `events_by_instance`.
  */
 export class PgEventLog implements EventLog {
   constructor(private readonly db: PgDatabase) {}
 
   async append(entries: LoggedEvent[]): Promise<void> {
-    if (entries.length > 0) await appendEvents(this.db, entries);
+    if (entries.length === 0) return;
+    await this.db.run(
+      `INSERT INTO events (id, instance, type, at, event)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
+      [entries.map((e) => e.id), entries.map((e) => e.instance), entries.map((e) => e.type), entries.map((e) => e.at), entries.map((e) => e.event)],
+    );
   }
 
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {
@@ -28,13 +34,4 @@ export class PgEventLog implements EventLog {
   async clear(instance: string): Promise<void> {
     await this.db.run('DELETE FROM events WHERE instance = $1', [instance]);
   }
-}
-
-/** Inserts entries in one statement, ignoring logged ids; `db` may be a transaction (the delivery queue's enqueue). */
-export async function appendEvents(db: Queryable, entries: readonly LoggedEvent[]): Promise<void> {
-  await db.run(
-    `INSERT INTO events (id, instance, type, at, event)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
-    [entries.map((e) => e.id), entries.map((e) => e.instance), entries.map((e) => e.type), entries.map((e) => e.at), entries.map((e) => e.event)],
-  );
 }

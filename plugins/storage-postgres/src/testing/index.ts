@@ -18,7 +18,8 @@ export interface TestDatabase {
 export async function createTestDatabase(serverUrl: string, label: string): Promise<TestDatabase> {
   if (!/^[a-z0-9_]{1,20}$/.test(label)) throw new Error(`test database label ${label} must be 1 to 20 of [a-z0-9_]`);
   const name = `parley_${label}_${process.pid}_${randomBytes(3).toString('hex')}`;
-  await admin(serverUrl, `CREATE DATABASE ${name}`);
+  // From template0, which nobody connects to: copying template1 fails while another client is connected to it.
+  await admin(serverUrl, `CREATE DATABASE ${name} TEMPLATE template0`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return {
