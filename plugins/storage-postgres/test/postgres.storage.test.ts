@@ -89,6 +89,25 @@ describe('@parley/storage-postgres on a PostgreSQL server', () => {
     assert.equal(await nodes[1]!.deliveries.nextDueAt(), 62_000);
   });
 
+  it('keeps each chat\'s total through inserts, replaces, moves between chats and deletes of one or many', async () => {
+    const storage = open({ schema: 'counts' });
+    await storage.init();
+    const [a, b] = ['5511900000001@s.whatsapp.net', '5511900000002@s.whatsapp.net'];
+    const total = async (chat: string) => (await storage.messages.listByChat('ins_c', chat, { page: 1, limit: 1 })).total;
+    const inChat = (chat: string, id: string, timestamp: number): MessageRecord => ({ ...message(id, timestamp), key: { remoteJid: chat, fromMe: true, id } });
+    for (let i = 0; i < 5; i++) await storage.messages.upsert('ins_c', inChat(a, `m${i}`, 1_700_000_000 + i));
+    await storage.messages.upsert('ins_c', inChat(a, 'm0', 1_700_000_100));
+    await storage.messages.setStatus('ins_c', 'm1', 'READ');
+    assert.deepEqual([await total(a), await total(b)], [5, 0], 'a replace and a status change count nothing');
+    await storage.messages.upsert('ins_c', inChat(b, 'm2', 1_700_000_002));
+    assert.deepEqual([await total(a), await total(b)], [4, 1], 'a message moved to another chat');
+    assert.equal(await storage.messages.delete('ins_c', ['m3', 'm4', 'missing']), 2);
+    assert.deepEqual([await total(a), await total(b)], [2, 1]);
+    assert.equal(await storage.messages.deleteChat('ins_c', a), 2);
+    await storage.messages.clear('ins_c');
+    assert.deepEqual([await total(a), await total(b)], [0, 0]);
+  });
+
   it('deletes messages older than messageRetentionDays on its sweep, by the injected clock', async () => {
     const clock = new FakeClock();
     const now = Math.floor(clock.now() / 1000);
