@@ -39,10 +39,10 @@ export const MIGRATIONS: readonly string[] = [
   -- A chat's page is a range of this index, newest first; the retention sweep reads the second one.
   CREATE INDEX messages_by_chat ON messages (instance, chat, timestamp DESC, seq DESC);
   CREATE INDEX messages_by_time ON messages (timestamp);
-  -- Messages per chat, kept by statement triggers in the writing transaction: a page's total is one row,
-  -- not a COUNT over the chat's history. Statement-level (transition tables), so a statement that writes
-  -- or deletes many messages (an instance's clear, a chat's delete) changes each count row once, not once
-  -- per message.
+  -- Messages per chat, kept by triggers in the writing transaction: a page's total is one row, not a COUNT
+  -- over the chat's history. Inserts and deletes are counted per statement (transition tables), so a
+  -- statement that writes or deletes many messages (an import, an instance's clear, a chat's delete)
+  -- changes each count row once, not once per message.
   CREATE TABLE chat_message_counts (
     instance text COLLATE "C" NOT NULL,
     chat text COLLATE "C" NOT NULL,
@@ -61,24 +61,21 @@ export const MIGRATIONS: readonly string[] = [
       ON CONFLICT (instance, chat) DO UPDATE SET n = chat_message_counts.n + excluded.n;
     RETURN NULL;
   END $$;
-  CREATE FUNCTION messages_updated() RETURNS trigger LANGUAGE plpgsql AS $$
+  CREATE FUNCTION message_moved() RETURNS trigger LANGUAGE plpgsql AS $$
   BEGIN
-    -- Only a message moved to another chat changes counts (status changes and replaces do not).
-    INSERT INTO chat_message_counts (instance, chat, n)
-      SELECT instance, chat, sum(n) FROM (
-        SELECT o.instance, o.chat, -1 AS n FROM before_rows AS o JOIN after_rows AS a USING (seq) WHERE o.chat <> a.chat
-        UNION ALL
-        SELECT a.instance, a.chat, 1 FROM before_rows AS o JOIN after_rows AS a USING (seq) WHERE o.chat <> a.chat
-      ) AS moved GROUP BY 1, 2 ORDER BY 1, 2
-      ON CONFLICT (instance, chat) DO UPDATE SET n = chat_message_counts.n + excluded.n;
+    UPDATE chat_message_counts SET n = n - 1 WHERE instance = OLD.instance AND chat = OLD.chat;
+    INSERT INTO chat_message_counts (instance, chat, n) VALUES (NEW.instance, NEW.chat, 1)
+      ON CONFLICT (instance, chat) DO UPDATE SET n = chat_message_counts.n + 1;
     RETURN NULL;
   END $$;
   CREATE TRIGGER messages_inserted AFTER INSERT ON messages REFERENCING NEW TABLE AS added
     FOR EACH STATEMENT EXECUTE FUNCTION messages_inserted();
   CREATE TRIGGER messages_deleted AFTER DELETE ON messages REFERENCING OLD TABLE AS removed
     FOR EACH STATEMENT EXECUTE FUNCTION messages_deleted();
-  CREATE TRIGGER messages_updated AFTER UPDATE ON messages REFERENCING OLD TABLE AS before_rows NEW TABLE AS after_rows
-    FOR EACH STATEMENT EXECUTE FUNCTION messages_updated();
+  -- A message moved to another chat (a replace under the same id): row-level with a condition, so a status
+  -- change or a replace in place (every receipt) does not run it at all.
+  CREATE TRIGGER message_moved AFTER UPDATE OF chat ON messages FOR EACH ROW
+    WHEN (OLD.chat IS DISTINCT FROM NEW.chat) EXECUTE FUNCTION message_moved();
 
   CREATE TABLE chats (
     instance text COLLATE "C" NOT NULL,
