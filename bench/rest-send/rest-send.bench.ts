@@ -21,12 +21,16 @@
  * BENCH_SENDS (0; set 1000000 for the RSS run), BENCH_SCHEDULED (0; set 100000 for the queue memory
  * run: that many sends scheduled an hour ahead, RSS of the server after each tenth),
  * BENCH_KINDS (comma-separated targets, default all).
+ * `parley-postgres` stores on the PostgreSQL at DATABASE_URL, in a database of its own: its CPU µs/req
+ * adds the CPU of the server's backends serving that database (their /proc times; PostgreSQL's shared
+ * background processes, the WAL writer and checkpointer, serve every database and are not counted).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { cpuMicrosOf, machine, percentile, rssMiBOf, table } from '../support/measure.js';
 import { queueDrained, sendLoad } from '../support/send-load.js';
+import { backendCpuMicros } from '../support/postgres-cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,7 +41,7 @@ const target = fileURLToPath(new URL('./target.js', import.meta.url));
 
 interface Started {
   child: ChildProcess;
-  info: { port: number; key?: string; to?: string[] };
+  info: { port: number; key?: string; to?: string[]; database?: string };
 }
 
 async function start(kind: string): Promise<Started> {
@@ -57,7 +61,7 @@ function load(port: number, key: string, to: string[], amount?: number, extra: R
 }
 
 /** Targets that send through the outbound queue: a round counts as over once their queue is empty. */
-const QUEUED = new Set(['parley', 'parley-redis']);
+const QUEUED = new Set(['parley', 'parley-redis', 'parley-postgres']);
 
 /**
  * Sends the queue accepted but has not sent yet (their recipient's earlier sends were still going
@@ -86,9 +90,10 @@ interface Round {
 async function round(kind: string, target: Started): Promise<Round> {
   const { child, info } = target;
   const cpuBefore = cpuMicrosOf(child.pid!);
+  const serverBefore = info.database ? await backendCpuMicros(info.database) : undefined;
   const started = performance.now();
   const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
-  const cpu = cpuMicrosOf(child.pid!) - cpuBefore;
+  const cpu = cpuMicrosOf(child.pid!) - cpuBefore + (serverBefore ? await backendCpuMicros(info.database!, serverBefore) : 0);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   await drained(kind, info);
   const sentPerSecond = result.requests.total / ((performance.now() - started) / 1000);
@@ -96,7 +101,7 @@ async function round(kind: string, target: Started): Promise<Round> {
 }
 
 const median = (values: number[]) => percentile(values, 50);
-const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express', 'parley', 'parley-direct', 'parley-redis'];
+const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express', 'parley', 'parley-direct', 'parley-redis', 'parley-postgres'];
 const targets = new Map<string, Started>();
 for (const kind of kinds) {
   const target = await start(kind);
@@ -135,6 +140,9 @@ if (rounds.has('parley-direct') && rounds.has('parley')) {
 }
 if (rounds.has('parley-redis') && rounds.has('parley')) {
   console.log(`\nRedis vs SQLite, sends completed end to end (median of per-round ratios): ${versus('parley-redis', sqlite, sent)}`);
+}
+if (rounds.has('parley-postgres') && rounds.has('parley')) {
+  console.log(`\nPostgreSQL vs SQLite, sends completed end to end (median of per-round ratios): ${versus('parley-postgres', sqlite, sent)}`);
 }
 console.log('\nPer round (req/s, sent/s end to end, p99 ms):');
 for (const kind of kinds) console.log(`- ${kind}: ${rounds.get(kind)!.map((x) => `${Math.round(x.rps)} / ${QUEUED.has(kind) ? Math.round(x.sentPerSecond) : '—'} / ${x.p99}`).join(', ')}`);

@@ -1,8 +1,10 @@
 /**
  * A benchmark target in its own process: `bare-http`, `bare-express`, `parley` (SQLite storage; every
  * send through the outbound queue, pacing off), `parley-direct` (the same without the queue:
- * `queue.enabled` false, the send path before issue 16) or `parley-redis` (Redis storage at REDIS_URL,
- * under a key prefix of its own that it deletes on SIGTERM).
+ * `queue.enabled` false, the send path before issue 16), `parley-redis` (Redis storage at REDIS_URL,
+ * under a key prefix of its own that it deletes on SIGTERM) or `parley-postgres` (PostgreSQL storage in a
+ * database of its own on the server at DATABASE_URL, dropped on SIGTERM; its name is printed as `database`,
+ * so that the bench counts the CPU of the server processes serving it).
  * Parley targets create a sending sandbox phone and BENCH_PEERS (20) receiving ones. Prints one JSON
  * line `{ port, key?, to? }` (`to`: the receiving numbers) on stdout once it listens; stops on SIGTERM.
  */
@@ -12,11 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
 import { deleteKeys } from '@parley/storage-redis/testing';
+import { createTestDatabase } from '@parley/storage-postgres/testing';
 import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import type { Logger } from '@parley/core';
 
 const kind = process.argv[2];
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const postgresUrl = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 async function main(): Promise<Record<string, unknown>> {
   if (kind === 'bare-http') {
@@ -44,12 +48,13 @@ async function main(): Promise<Record<string, unknown>> {
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return { port: (server.address() as { port: number }).port };
   }
-  if (kind === 'parley' || kind === 'parley-direct' || kind === 'parley-redis') {
+  if (kind === 'parley' || kind === 'parley-direct' || kind === 'parley-redis' || kind === 'parley-postgres') {
     const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));
     const keyPrefix = `parley-bench-rest-${process.pid}:`;
-    const storage = kind === 'parley-redis'
-      ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
-      : { package: '@parley/storage-sqlite' };
+    const database = kind === 'parley-postgres' ? await createTestDatabase(postgresUrl, 'bench') : undefined;
+    const storage = kind === 'parley-redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
+      : database ? { package: '@parley/storage-postgres', options: { url: database.url, ...(process.env.BENCH_PG_OPTIONS ? JSON.parse(process.env.BENCH_PG_OPTIONS) as object : {}) } }
+        : { package: '@parley/storage-sqlite' };
     const config = loadConfig({}, {
       port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: 'bench-admin-token-0123456789',
       plugins: [storage, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' }],
@@ -71,9 +76,9 @@ async function main(): Promise<Record<string, unknown>> {
       keys.push(key);
     }
     process.on('SIGTERM', () => void server.close()
-      .then(() => (kind === 'parley-redis' ? deleteKeys(redisUrl, keyPrefix) : undefined))
+      .then(() => (kind === 'parley-redis' ? deleteKeys(redisUrl, keyPrefix) : database?.drop()))
       .then(() => process.exit(0)));
-    return { port: Number(new URL(url).port), key: keys[0], to: peers };
+    return { port: Number(new URL(url).port), key: keys[0], to: peers, ...(database ? { database: database.name } : {}) };
   }
   throw new Error(`unknown target ${kind}`);
 }

@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { withPostgres } from '../support/storages.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { sealed, secretMarked } from '../support/message-secret.js';
 
-for (const storage of ['memory', 'sqlite'] as const) {
+for (const storage of withPostgres('sandbox text between two instances', ['memory', 'sqlite'] as const)) {
   describe(`sandbox text between two instances (${storage})`, () => {
     let t: TestServer;
     before(async () => {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { InstanceClient, Operations } from '@parley/client';
 import { buildVcard, type ChannelEvent, type ChannelEventOf } from '@parley/core';
 import { dataUri, MediaServer, SAMPLES, sha256Hex } from '../support/media-server.js';
+import { withPostgres } from '../support/storages.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import {
   assertHubSignature, assertStandardSignature, at, closeReceivers, eventIdOf, expectedNative, startReceivers, statsOf, URL_KINDS, urlsFor,
@@ -52,7 +53,8 @@ const META_FIELDS: Partial<Record<ChannelEvent['type'], string>> = {
  * the URL its kind is routed to, in the instance's format, signed with the instance's secret; the
  * switches and the number filter hold back exactly what they should; the statistics match the receivers.
  */
-describe('webhooks: every event kind, end to end', () => {
+// Every event kind on SQLite, and on PostgreSQL: the delivery queue and the event log as each stores them.
+for (const storage of withPostgres('webhooks: every event kind', ['sqlite'] as const)) describe(`webhooks: every event kind, end to end (${storage})`, () => {
   let t: TestServer;
   let media: MediaServer;
   let receivers: Receivers;
@@ -75,7 +77,7 @@ describe('webhooks: every event kind, end to end', () => {
   );
 
   before(async () => {
-    t = await startTestServer({ storage: 'sqlite', config: { publicUrl: PUBLIC_URL } });
+    t = await startTestServer({ storage, config: { publicUrl: PUBLIC_URL } });
     media = await MediaServer.start();
     receivers = await startReceivers();
     const formats: Record<Name, WebhookSettings> = {

@@ -5,6 +5,7 @@ import { createLogger, type ParleyConfig, type ParleyServer, type PluginEntry } 
 import { startTestHost, type TestHost } from '@parley/testkit/host';
 import { ParleyClient, type InstanceClient, type Operations } from '@parley/client';
 import { deleteKeys } from '@parley/storage-redis/testing';
+import { createTestDatabase } from '@parley/storage-postgres/testing';
 
 /** An HTTP answer as tests see it. */
 export interface TestResponse<T = any> {
@@ -29,10 +30,11 @@ export async function testResponseOf<T = any>(res: Response): Promise<TestRespon
 /** Options of {@link startTestServer}. */
 export interface TestServerOptions {
   /**
-   * Storage plugin: `memory` (default), `sqlite`, or `redis` (the Redis of `REDIS_URL`, under a key
-   * prefix of its own that {@link TestServer.stop} deletes); or a full plugin list.
+   * Storage plugin: `memory` (default), `sqlite`, `redis` (the Redis of `REDIS_URL`, under a key
+   * prefix of its own that {@link TestServer.stop} deletes) or `postgres` (a database of its own on the
+   * PostgreSQL of `DATABASE_URL`, which {@link TestServer.stop} drops); or a full plugin list.
    */
-  storage?: 'memory' | 'sqlite' | 'redis';
+  storage?: 'memory' | 'sqlite' | 'redis' | 'postgres';
   plugins?: PluginEntry[];
   /** Plugins appended to the default list (event sinks). */
   extraPlugins?: PluginEntry[];
@@ -57,7 +59,7 @@ export class TestServer {
   readonly server: ParleyServer;
   readonly url: string;
   readonly dataDir: string;
-  /** Runs after the server stopped (the Redis keys of `storage: 'redis'`). */
+  /** Runs after the server stopped (the Redis keys of `storage: 'redis'`, the database of `storage: 'postgres'`). */
   afterStop?: () => Promise<void>;
 
   constructor(readonly host: TestHost) {
@@ -154,9 +156,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const storage = options.storage ?? 'memory';
   const redisUrl = process.env.REDIS_URL;
   if (storage === 'redis' && !options.plugins && !redisUrl) throw new Error('storage: redis needs REDIS_URL');
+  if (storage === 'postgres' && !options.plugins && !process.env.DATABASE_URL) throw new Error('storage: postgres needs DATABASE_URL');
   const keyPrefix = `parley-e2e-${process.pid}-${randomBytes(4).toString('hex')}:`;
+  const database = storage === 'postgres' && !options.plugins ? await createTestDatabase(process.env.DATABASE_URL!, 'e2e') : undefined;
+  const storagePlugin: PluginEntry = storage === 'redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
+    : database ? { package: '@parley/storage-postgres', options: { url: database.url } } : { package: `@parley/storage-${storage}` };
   const plugins = options.plugins ?? [
-    storage === 'redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } } : { package: `@parley/storage-${storage}` },
+    storagePlugin,
     { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...(options.sandbox ?? {}) } },
     { package: '@parley/webhook-native' },
     { package: '@parley/webhook-meta' },
@@ -176,6 +182,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   });
   const harness = new TestServer(host);
   if (storage === 'redis' && !options.plugins) harness.afterStop = () => deleteKeys(redisUrl!, keyPrefix);
+  if (database) harness.afterStop = () => database.drop();
   if (options.captureLogs) (harness as unknown as { logs: string[] }).logs = logs;
   return harness;
 }

@@ -10,6 +10,7 @@ export const LOCAL_SERVICES: Readonly<Record<string, string>> = Object.freeze({
   AMQP_URL: 'amqp://guest:guest@127.0.0.1:5672',
   NATS_URL: 'nats://127.0.0.1:4222',
   MONGODB_URL: 'mongodb://127.0.0.1:27017',
+  DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/postgres',
 });
 
 /** How long the probe of a local address waits for the connection (loopback answers at once or refuses). */
@@ -42,7 +43,7 @@ export interface ServiceOptions {
 
 /**
  * The URL of an external service a suite needs: the variable's (`REDIS_URL`, `AMQP_URL`, `NATS_URL`,
- * `MONGODB_URL`), else the service's standard local address when something answers there (the
+ * `MONGODB_URL`, `DATABASE_URL` for PostgreSQL), else the service's standard local address when something answers there (the
  * variable is then set to it, for the servers the suite starts and for later suites of the file).
  * Otherwise undefined, after registering one test that says loudly why the suite is skipped — or
  * that fails when `PARLEY_REQUIRE_SERVICES=1` demands the service (CI).

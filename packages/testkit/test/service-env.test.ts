@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { LOCAL_SERVICES } from '../src/service-env.js';
 
 /** The service variables a developer may not have set: each run of the suite below starts without them. */
-const SERVICE_VARS = ['REDIS_URL', 'AMQP_URL', 'NATS_URL', 'MONGODB_URL', 'PARLEY_REQUIRE_SERVICES'];
+const SERVICE_VARS = ['REDIS_URL', 'AMQP_URL', 'NATS_URL', 'MONGODB_URL', 'DATABASE_URL', 'PARLEY_REQUIRE_SERVICES'];
 
 /**
  * A suite file as the repository's service suites are written: it asks for the service of PROBE_VAR
@@ -102,7 +102,7 @@ describe('serviceUrlOrSkip: a suite run with its service variable unset', () => 
     assert.match(out, new RegExp(`✔ runs on ${closedUrl}`));
   });
 
-  for (const name of ['REDIS_URL', 'AMQP_URL', 'NATS_URL']) {
+  for (const name of ['REDIS_URL', 'AMQP_URL', 'NATS_URL', 'DATABASE_URL']) {
     it(`${name}: the standard local address ${LOCAL_SERVICES[name]} when it answers, else a loud skip`, async () => {
       const local = LOCAL_SERVICES[name]!;
       const { code, out } = await run({ PROBE_VAR: name });

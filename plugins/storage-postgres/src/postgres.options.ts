@@ -1,0 +1,45 @@
+import { networkStorageOptionsSchema, resolveNetworkStorageOptions, type NetworkStorageOptions } from '@parley/core';
+
+/**
+ * Options of the PostgreSQL storage plugin, as written in the server configuration: `url` is
+ * `postgres://[user[:password]@]host[:port]/database[?sslmode=…]` (default `DATABASE_URL`, then
+ * `postgres://postgres@127.0.0.1:5432/postgres`). History beyond `messageRetentionDays` is deleted by a
+ * sweep once a minute; `commandTimeoutMs` bounds a connection checkout, each statement on the server
+ * (`statement_timeout`) and the wait for its answer.
+ */
+export interface PostgresStorageOptions extends NetworkStorageOptions {
+  /** Schema holding Parley's tables, created when missing, so several deployments can share one database. Default `public`. */
+  schema?: string;
+  /** Connections the pool opens at most. Default 10. */
+  poolSize?: number;
+  /**
+   * PostgreSQL's `synchronous_commit` for Parley's sessions. `on` (default): a commit waits until its WAL is
+   * on disk. `off`: a commit is answered once it is in PostgreSQL's WAL buffers, which the WAL writer
+   * flushes within about 0.6 s; a crash of the PostgreSQL server or of its machine can then lose the last
+   * commits (never corrupt anything), as SQLite's `synchronous=NORMAL` can on an OS crash.
+   */
+  synchronousCommit?: 'on' | 'off';
+}
+
+/** Options with every default applied. */
+export type ResolvedPostgresOptions = Required<PostgresStorageOptions>;
+
+/** A lower-case SQL identifier, so that it needs no quoting rules beyond double quotes. */
+const SCHEMA_NAME = '^[a-z_][a-z0-9_]{0,62}$';
+
+/** JSON Schema of {@link PostgresStorageOptions}; the host validates it with ajv in strict mode. */
+export const postgresOptionsSchema = networkStorageOptionsSchema('^postgres(ql)?://', {
+  schema: { type: 'string', pattern: SCHEMA_NAME },
+  poolSize: { type: 'integer', minimum: 1, maximum: 100 },
+  synchronousCommit: { enum: ['on', 'off'] },
+});
+
+/** Applies defaults; `env` supplies `DATABASE_URL`. */
+export function resolvePostgresOptions(options: PostgresStorageOptions = {}, env: NodeJS.ProcessEnv = process.env): ResolvedPostgresOptions {
+  return {
+    ...resolveNetworkStorageOptions(options, env.DATABASE_URL, 'postgres://postgres@127.0.0.1:5432/postgres'),
+    schema: options.schema ?? 'public',
+    poolSize: options.poolSize ?? 10,
+    synchronousCommit: options.synchronousCommit ?? 'on',
+  };
+}

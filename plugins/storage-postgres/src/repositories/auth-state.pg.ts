@@ -1,0 +1,36 @@
+import type { AuthStateRepository } from '@parley/core';
+import type { PgDatabase } from '../pg-database.js';
+
+/** Channel auth state; a `set` is one statement, so its entries apply all or none and are committed when it resolves. */
+export class PgAuthStateRepository implements AuthStateRepository {
+  constructor(private readonly db: PgDatabase) {}
+
+  async get(instance: string, category: string, ids: string[]): Promise<Record<string, string>> {
+    if (ids.length === 0) return {};
+    const rows = await this.db.all<{ id: string; value: string }>(
+      'SELECT id, value FROM auth_state WHERE instance = $1 AND category = $2 AND id = ANY($3::text[])', [instance, category, ids]);
+    return Object.fromEntries(rows.map((row) => [row.id, row.value]));
+  }
+
+  async set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void> {
+    if (entries.length === 0) return;
+    // The last entry of a key wins, as applying them in order would (one statement cannot touch a row twice).
+    const last = new Map<string, { category: string; id: string; value: string | null }>();
+    for (const entry of entries) last.set(`${entry.category}\n${entry.id}`, entry);
+    const writes = [...last.values()].filter((entry) => entry.value !== null);
+    const deletes = [...last.values()].filter((entry) => entry.value === null);
+    await this.db.run(
+      `WITH removed AS (
+         DELETE FROM auth_state AS a USING unnest($2::text[], $3::text[]) AS d (category, id)
+         WHERE a.instance = $1 AND a.category = d.category AND a.id = d.id
+       )
+       INSERT INTO auth_state (instance, category, id, value) SELECT $1, w.category, w.id, w.value FROM unnest($4::text[], $5::text[], $6::text[]) AS w (category, id, value)
+       ON CONFLICT (instance, category, id) DO UPDATE SET value = excluded.value`,
+      [instance, deletes.map((e) => e.category), deletes.map((e) => e.id), writes.map((e) => e.category), writes.map((e) => e.id), writes.map((e) => e.value)],
+    );
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.db.run('DELETE FROM auth_state WHERE instance = $1', [instance]);
+  }
+}

@@ -1,0 +1,27 @@
+import type { MediaBlob, MediaRepository } from '@parley/core';
+import type { PgDatabase } from '../pg-database.js';
+
+type MediaRow = { mimetype: string; file_name: string | null; data: Buffer };
+
+/** Media bytes in a bytea column (PostgreSQL moves values over 2 kB out of line, TOAST, compressed where it helps). */
+export class PgMediaRepository implements MediaRepository {
+  constructor(private readonly db: PgDatabase) {}
+
+  async put(instance: string, messageId: string, blob: MediaBlob): Promise<void> {
+    await this.db.run(
+      `INSERT INTO media (instance, message_id, mimetype, file_name, data) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (instance, message_id) DO UPDATE SET mimetype = excluded.mimetype, file_name = excluded.file_name, data = excluded.data`,
+      [instance, messageId, blob.mimetype, blob.fileName ?? null, Buffer.from(blob.data)],
+    );
+  }
+
+  async get(instance: string, messageId: string): Promise<MediaBlob | null> {
+    const row = await this.db.get<MediaRow>('SELECT mimetype, file_name, data FROM media WHERE instance = $1 AND message_id = $2', [instance, messageId]);
+    if (!row) return null;
+    return { data: row.data, mimetype: row.mimetype, ...(row.file_name === null ? {} : { fileName: row.file_name }) };
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.db.run('DELETE FROM media WHERE instance = $1', [instance]);
+  }
+}

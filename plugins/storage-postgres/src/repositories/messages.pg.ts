@@ -1,0 +1,83 @@
+import {
+  decodeStored, encodeStored, MESSAGE_STATUS_RANK,
+  type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+} from '@parley/core';
+import type { PgDatabase } from '../pg-database.js';
+
+/** A stored message: its record, and its status, which lives in its own column. */
+type RecordRow = { record: string; status: MessageStatus };
+
+/** The rank of the stored status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
+const RANK_SQL = `CASE status ${Object.entries(MESSAGE_STATUS_RANK)
+  .map(([name, rank]) => `WHEN '${name}' THEN ${rank}`).join(' ')} END`;
+
+/** The record of a row, with the status column as its status. */
+function recordOf(row: RecordRow): MessageRecord {
+  const record = decodeStored<MessageRecord>(row.record);
+  record.status = row.status;
+  return record;
+}
+
+/**
+ * Message history. The status has its own column, so a receipt rewrites neither the record nor an
+ * index; a page is a range of `messages_by_chat` and its total the chat's kept count.
+ */
+export class PgMessageRepository implements MessageRepository {
+  constructor(private readonly db: PgDatabase) {}
+
+  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
+  async upsert(instance: string, record: MessageRecord): Promise<void> {
+    await this.db.run(
+      `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
+       record = excluded.record`,
+      // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
+      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, record.status, encodeStored(record)],
+    );
+  }
+
+  async get(instance: string, id: string): Promise<MessageRecord | null> {
+    const row = await this.db.get<RecordRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
+    return row ? recordOf(row) : null;
+  }
+
+  /** One statement moves the status forward and tells whether the message exists. */
+  async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
+    const row = await this.db.get<{ found: boolean }>(
+      `WITH moved AS (
+         UPDATE messages SET status = $3 WHERE instance = $1 AND id = $2 AND ($3 = 'ERROR' OR $4 > ${RANK_SQL}) RETURNING 1
+       )
+       SELECT EXISTS (SELECT 1 FROM moved) OR EXISTS (SELECT 1 FROM messages WHERE instance = $1 AND id = $2) AS found`,
+      [instance, id, status, MESSAGE_STATUS_RANK[status]],
+    );
+    return row?.found === true;
+  }
+
+  async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
+    const [rows, count] = await Promise.all([
+      this.db.all<RecordRow>(
+        'SELECT record, status FROM messages WHERE instance = $1 AND chat = $2 ORDER BY timestamp DESC, seq DESC LIMIT $3 OFFSET $4',
+        [instance, chatJid, page.limit, (page.page - 1) * page.limit],
+      ),
+      this.db.get<{ n: number }>('SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2', [instance, chatJid]),
+    ]);
+    return { items: rows.map(recordOf), total: count?.n ?? 0 };
+  }
+
+  async delete(instance: string, ids: string[]): Promise<number> {
+    return this.db.run('DELETE FROM messages WHERE instance = $1 AND id = ANY($2::text[])', [instance, ids]);
+  }
+
+  async deleteChat(instance: string, chatJid: string): Promise<number> {
+    return this.db.run('DELETE FROM messages WHERE instance = $1 AND chat = $2', [instance, chatJid]);
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.db.run('DELETE FROM messages WHERE instance = $1', [instance]);
+  }
+
+  /** Deletes up to `limit` messages older than `before` (Unix s, as `messageTimestamp`); answers how many. */
+  async purgeOlderThan(before: number, limit: number): Promise<number> {
+    return this.db.run('DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE timestamp < $1 LIMIT $2)', [before, limit]);
+  }
+}

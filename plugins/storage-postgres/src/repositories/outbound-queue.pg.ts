@@ -1,0 +1,177 @@
+import { KeyedSerialQueue, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
+import { Rollback, type PgDatabase, type Queryable } from '../pg-database.js';
+import { Lanes } from './lanes.pg.js';
+
+interface OutboundRow {
+  [column: string]: unknown;
+  seq: number;
+  instance: string;
+  id: string;
+  lane: string;
+  ord: number;
+  due_at: number;
+  created_at: number;
+  attempts: number;
+  last_error: string | null;
+  lease_until: number | null;
+  payload: string;
+}
+
+function toOutbound(row: OutboundRow): Outbound {
+  return {
+    id: row.id, instance: row.instance, lane: row.lane, dueAt: row.due_at, createdAt: row.created_at, payload: row.payload,
+    order: row.ord, attempts: row.attempts,
+    ...(row.lease_until === null ? {} : { leasedUntil: row.lease_until }),
+    ...(row.last_error === null ? {} : { lastError: row.last_error }),
+  };
+}
+
+/** A lane's head is its lowest (ord, seq), claimable at its lease end while leased, else at its due time. */
+const LANES = new Lanes({
+  lanes: 'outbound_lanes', rows: 'outbound', lane: 'lane', order: 'r.ord, r.seq', member: 'true', readyAt: 'coalesce(r.lease_until, r.due_at)',
+});
+
+const NOT_PAUSED = 'NOT EXISTS (SELECT 1 FROM outbound_paused AS p WHERE p.instance = l.instance)';
+
+/**
+ * Leases up to $2 heads due at $1 of unpaused instances until $3, in one statement: head rows FOR UPDATE
+ * SKIP LOCKED, so claimers on several nodes never share a head nor wait for each other.
+ */
+const CLAIM = `
+  WITH picked AS (
+    SELECT l.instance, l.lane, l.ready_at FROM outbound_lanes AS l JOIN outbound AS o ON o.seq = l.head
+    WHERE l.ready_at <= $1 AND o.due_at <= $1 AND ${NOT_PAUSED}
+    ORDER BY l.ready_at, l.head LIMIT $2 FOR UPDATE OF l SKIP LOCKED
+  ),
+  leased AS (
+    UPDATE outbound_lanes AS l SET ready_at = $3 FROM picked AS p WHERE l.instance = p.instance AND l.lane = p.lane
+    RETURNING l.head, p.ready_at AS was_ready
+  )
+  UPDATE outbound AS o SET lease_until = $3 FROM leased WHERE o.seq = leased.head RETURNING o.*, leased.was_ready`;
+
+/**
+ * The outbound queue in the `outbound` table, each lane's head in `outbound_lanes` ({@link Lanes}) and each
+ * instance's size in `outbound_counts`, whose row also serializes the bound check of an instance's
+ * enqueues. Every method is one statement or one transaction, committed when it resolves.
+ */
+export class PgOutboundQueue implements OutboundQueue {
+  /**
+   * An instance's enqueues of this process run in call order, as on the other back ends: the pool would
+   * run concurrent ones in whatever order its connections get them, so which of two sends started
+   * together gets the last place under the bound, or heads its lane, would be chance. They wait on the
+   * instance's `outbound_counts` row one after another anyway.
+   */
+  private readonly enqueues = new KeyedSerialQueue();
+
+  constructor(private readonly db: PgDatabase) {}
+
+  enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    return this.enqueues.run(item.instance, () => this.enqueueNow(item, bound, lease));
+  }
+
+  /** One call of the `outbound_enqueue` function (migration 2), its own transaction. */
+  private async enqueueNow(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
+    if (bound <= 0) return 'full';
+    const row = await this.db.get<{ outcome: EnqueueOutcome }>(
+      'SELECT outbound_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome',
+      [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, bound, lease?.now ?? null, lease ? lease.now + lease.leaseMs : null],
+    );
+    return row!.outcome;
+  }
+
+  async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
+    if (limit <= 0) return [];
+    return (await this.db.all<OutboundRow & { was_ready: number }>(CLAIM, [now, limit, now + leaseMs]))
+      .sort((a, b) => a.was_ready - b.was_ready || a.seq - b.seq)
+      .map(toOutbound);
+  }
+
+  async complete(instance: string, id: string): Promise<void> {
+    await this.inLane(instance, id, async (tx) => {
+      await this.remove(tx, instance, id);
+    });
+  }
+
+  async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
+    await this.inLane(instance, id, async (tx) => {
+      await tx.run(
+        `UPDATE outbound SET lease_until = NULL, due_at = $3, attempts = attempts + $4, last_error = coalesce($5, last_error)
+         WHERE instance = $1 AND id = $2`,
+        [instance, id, update.dueAt, update.failed ? 1 : 0, update.failed?.error ?? null],
+      );
+    });
+  }
+
+  async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
+    const outcome = await this.inLane(instance, id, async (tx) => {
+      const row = await tx.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = $1 AND id = $2', [instance, id]);
+      if (!row) return 'unknown' as const;
+      if (row.lease_until !== null && row.lease_until > now) return 'sending' as const;
+      await this.remove(tx, instance, id);
+      return 'cancelled' as const;
+    });
+    return outcome ?? 'unknown';
+  }
+
+  async get(instance: string, id: string): Promise<Outbound | null> {
+    const row = await this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = $1 AND id = $2', [instance, id]);
+    return row ? toOutbound(row) : null;
+  }
+
+  async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
+    const [rows, total] = await Promise.all([
+      this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = $1 ORDER BY due_at, seq LIMIT $2 OFFSET $3', [instance, page.limit, page.offset]),
+      this.count(instance),
+    ]);
+    return { items: rows.map(toOutbound), total };
+  }
+
+  async count(instance: string): Promise<number> {
+    return (await this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = $1', [instance]))?.n ?? 0;
+  }
+
+  async setPaused(instance: string, paused: boolean): Promise<void> {
+    if (paused) await this.db.run('INSERT INTO outbound_paused (instance) VALUES ($1) ON CONFLICT DO NOTHING', [instance]);
+    else await this.db.run('DELETE FROM outbound_paused WHERE instance = $1', [instance]);
+  }
+
+  async isPaused(instance: string): Promise<boolean> {
+    return (await this.db.get('SELECT 1 AS paused FROM outbound_paused WHERE instance = $1', [instance])) !== undefined;
+  }
+
+  /** The earliest head of an unpaused instance: a walk of `outbound_lanes_ready` from its start. */
+  async nextDueAt(): Promise<number | null> {
+    return (await this.db.get<{ at: number }>(`SELECT l.ready_at AS at FROM outbound_lanes AS l WHERE ${NOT_PAUSED} ORDER BY l.ready_at LIMIT 1`))?.at ?? null;
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.db.transaction(async (tx) => {
+      await tx.run('SELECT 1 FROM outbound_lanes WHERE instance = $1 ORDER BY lane FOR UPDATE', [instance]);
+      await tx.run('DELETE FROM outbound WHERE instance = $1', [instance]);
+      await tx.run('DELETE FROM outbound_lanes WHERE instance = $1', [instance]);
+      await tx.run('DELETE FROM outbound_counts WHERE instance = $1', [instance]);
+      await tx.run('DELETE FROM outbound_paused WHERE instance = $1', [instance]);
+    });
+  }
+
+  /**
+   * Runs `work` in a transaction holding the lane of entry `id`, then moves the lane's head on; answers
+   * undefined (changing nothing) for an unknown id.
+   */
+  private inLane<T>(instance: string, id: string, work: (tx: Queryable) => Promise<T>): Promise<T | undefined> {
+    return this.db.transaction(async (tx) => {
+      const row = await tx.get<{ lane: string }>('SELECT lane FROM outbound WHERE instance = $1 AND id = $2', [instance, id]);
+      if (!row) return new Rollback(undefined);
+      const lane = { instance, lane: row.lane };
+      await LANES.lock(tx, [lane]);
+      const result = await work(tx);
+      await LANES.refresh(tx, [lane]);
+      return result;
+    });
+  }
+
+  private async remove(tx: Queryable, instance: string, id: string): Promise<void> {
+    if (await tx.run('DELETE FROM outbound WHERE instance = $1 AND id = $2', [instance, id]) === 0) return;
+    await tx.run('UPDATE outbound_counts SET n = n - 1 WHERE instance = $1', [instance]);
+  }
+}

@@ -1,0 +1,78 @@
+import { decodeStored, encodeStored, mergeChat, mergeContact, type Chat, type ChatRepository, type Contact, type ContactRepository } from '@parley/core';
+import type { PgDatabase } from '../pg-database.js';
+
+/** Where one kind of resource is stored. Table and column names are constants of this file, never input. */
+interface ResourceTable<T> {
+  table: string;
+  /** The jsonb column holding the document. */
+  column: string;
+  /** A column written beside the document for `order`, from the merged document's field of that name. */
+  sortColumn?: string;
+  /** `ORDER BY` of `list`. */
+  order: string;
+  /** The core merge of the repository contract, for a resource that does not exist yet. */
+  merge(current: T | null, patch: Partial<T> & { id: string }): T;
+}
+
+/**
+ * Chats and contacts: one row per (instance, id) holding the resource as jsonb. An upsert is one
+ * statement: a new resource is the contract's merge over its defaults, an existing one gets the given
+ * fields with jsonb's `||` (a shallow merge, as the core's), under the row lock of ON CONFLICT, so
+ * concurrent upserts never lose fields.
+ */
+class PgResourceRepository<T extends { id: string }> {
+  private readonly upsertSql: string;
+
+  constructor(private readonly db: PgDatabase, private readonly spec: ResourceTable<T>) {
+    const { table, column, sortColumn } = spec;
+    // $3 is the new resource (the contract's merge over the defaults), $4 the given fields alone: a stored
+    // resource gets only those, or the defaults would overwrite what it holds.
+    const merged = `${table}.${column} || $4::jsonb`;
+    const sort = sortColumn === undefined ? { column: '', value: '', update: '' } : {
+      column: `, ${sortColumn}`,
+      value: `, coalesce(($3::jsonb ->> '${sortColumn}')::double precision, 0)`,
+      update: `, ${sortColumn} = coalesce((${merged} ->> '${sortColumn}')::double precision, 0)`,
+    };
+    this.upsertSql = `INSERT INTO ${table} (instance, id, ${column}${sort.column}) VALUES ($1, $2, $3::jsonb${sort.value})
+      ON CONFLICT (instance, id) DO UPDATE SET ${column} = ${merged}${sort.update} RETURNING ${column}::text AS doc`;
+  }
+
+  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+    const row = await this.db.get<{ doc: string }>(this.upsertSql, [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource)]);
+    return decodeStored<T>(row!.doc);
+  }
+
+  async get(instance: string, id: string): Promise<T | null> {
+    const { table, column } = this.spec;
+    const row = await this.db.get<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id = $2`, [instance, id]);
+    return row ? decodeStored<T>(row.doc) : null;
+  }
+
+  async list(instance: string): Promise<T[]> {
+    const { table, column, order } = this.spec;
+    return (await this.db.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 ORDER BY ${order}`, [instance]))
+      .map((row) => decodeStored<T>(row.doc));
+  }
+
+  async delete(instance: string, id: string): Promise<boolean> {
+    return await this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = $1 AND id = $2`, [instance, id]) > 0;
+  }
+
+  async clear(instance: string): Promise<void> {
+    await this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = $1`, [instance]);
+  }
+}
+
+/** Chats, most recent activity first (the `timestamp` column), ties by id. */
+export class PgChatRepository extends PgResourceRepository<Chat> implements ChatRepository {
+  constructor(db: PgDatabase) {
+    super(db, { table: 'chats', column: 'chat', sortColumn: 'timestamp', order: 'timestamp DESC, id', merge: mergeChat });
+  }
+}
+
+/** Contacts, ordered by id. */
+export class PgContactRepository extends PgResourceRepository<Contact> implements ContactRepository {
+  constructor(db: PgDatabase) {
+    super(db, { table: 'contacts', column: 'contact', order: 'id', merge: mergeContact });
+  }
+}
