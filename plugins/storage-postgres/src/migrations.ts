@@ -31,7 +31,8 @@ export const MIGRATIONS: readonly string[] = [
     instance text COLLATE "C" NOT NULL,
     id text COLLATE "C" NOT NULL,
     chat text COLLATE "C" NOT NULL,
-    timestamp bigint NOT NULL,
+    -- double precision: a record's messageTimestamp is text and may hold any number (beyond 2^63 too); pages order by its value.
+    timestamp double precision NOT NULL,
     status text NOT NULL,
     record text NOT NULL,
     UNIQUE (instance, id)
@@ -80,6 +81,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TABLE chats (
     instance text COLLATE "C" NOT NULL,
     id text COLLATE "C" NOT NULL,
+    -- double precision: a record's messageTimestamp is text and may hold any number (beyond 2^63 too); pages order by its value.
     timestamp double precision NOT NULL,
     chat jsonb NOT NULL,
     PRIMARY KEY (instance, id)

@@ -90,7 +90,8 @@ export class PgDatabase implements Queryable {
       keepAlive: true,
       options: `-c search_path="${schema}" -c synchronous_commit=${this.options.synchronousCommit}`,
       types,
-      application_name: 'parley',
+      // Shown in pg_stat_activity: which Parley storage (schema) a connection serves.
+      application_name: `parley:${schema}`,
     });
     // An idle connection the server or the network dropped: the pool discards it; nothing is waiting on it.
     pool.on('error', (err) => this.options.logger?.warn({ postgres: this.target, err: redactUrlCredentials(err.message) }, 'postgres idle connection lost'));

@@ -201,6 +201,12 @@ export class PgDeliveryQueue implements DeliveryQueue {
     });
   }
 
+  async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    // Dead letters are in no lane (lanes hold live deliveries only): deleting them moves no head.
+    return this.db.run('DELETE FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL AND id = ANY($2::text[])', [instance, ids]);
+  }
+
   async purgeDeadLetters(before: number): Promise<number> {
     return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < $1', [before]);
   }
