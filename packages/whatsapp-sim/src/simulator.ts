@@ -23,6 +23,10 @@ import { announceDevices } from './features/device-list.js';
 import { appStateFeature } from './features/history.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
+import { asControl, Groups, groupView } from './features/groups.js';
+import type { GroupView } from './features/groups.js';
+import { groupIqFeature } from './features/group-iq.js';
+import { GroupMessages } from './features/group-messages.js';
 import type { OutageMode, OutageView } from './features/outages.js';
 
 export interface SimulatorOptions {
@@ -50,6 +54,8 @@ export class Simulator {
   readonly identity: ServerIdentity;
   private readonly registrations: Registrations;
   private readonly messaging: Messaging;
+  private readonly groups: Groups;
+  private readonly groupMessages: GroupMessages;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -58,6 +64,8 @@ export class Simulator {
     this.identity = createServerIdentity(options.rootKey);
     this.registrations = new Registrations(options.qrRefs);
     this.messaging = new Messaging(this.network);
+    this.groups = new Groups(this.network);
+    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -73,6 +81,8 @@ export class Simulator {
     this.network.use(this.messaging.feature());
     this.network.use(pairingCodeFeature(this.registrations));
     this.network.use(appStateFeature(this.network));
+    this.network.use(groupIqFeature(this.network, this.groups));
+    this.network.use(this.groupMessages.feature());
   }
 
   async listen(): Promise<void> {
@@ -155,6 +165,33 @@ export class Simulator {
   /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
   markRead(number: string, messageId: string): void {
     this.messaging.phoneReads(number, messageId);
+  }
+
+  /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */
+  createGroup(number: string, subject: string, participants: string[]): GroupView {
+    const creator = this.network.account(number);
+    return groupView(asControl('create group', () => this.groups.create(creator, subject, participants.map((p) => String(p).replace(/^\+/, '')))));
+  }
+
+  /** Every group, or those `number` is a member of. */
+  listGroups(number?: string): GroupView[] {
+    const account = number === undefined ? undefined : this.network.account(number);
+    return this.groups.all().filter((g) => !account || g.members.has(account.number)).map(groupView);
+  }
+
+  getGroup(jid: string): GroupView {
+    return groupView(asControl('group', () => this.groups.get(jid)));
+  }
+
+  /** The phone of `number` (an admin) adds, removes, promotes or demotes members; each number gets a status. */
+  updateGroupMembers(number: string, jid: string, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
+    const actor = this.network.account(number);
+    return asControl(`${action} members`, () => this.groups.changeMembers(this.groups.asAdmin(jid, actor), actor, action, numbers));
+  }
+
+  /** The phone of `from` sends a text into a group it is a member of. */
+  sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
+    return this.groupMessages.phoneSendsText(from, group, text);
   }
 
   startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {

@@ -22,6 +22,21 @@ function field(body: Body, name: string, type: 'string' | 'number' | 'boolean', 
 const text = (body: Body, name: string): string => field(body, name, 'string', true) as string;
 const optionalText = (body: Body, name: string): string | undefined => field(body, name, 'string', false) as string | undefined;
 
+function numbers(body: Body, name: string): string[] {
+  const value = body[name];
+  if (!Array.isArray(value) || value.length > 1024 || !value.every((x) => typeof x === 'string')) {
+    throw new SimError(400, 'invalid_request', `${name} must be an array of at most 1024 numbers (strings)`, { field: name });
+  }
+  return value as string[];
+}
+
+const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
+function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
+  const action = text(body, 'action');
+  if (!(MEMBER_ACTIONS as readonly string[]).includes(action)) throw new SimError(400, 'invalid_request', `action must be one of ${MEMBER_ACTIONS.join(', ')}`, { field: 'action' });
+  return action as (typeof MEMBER_ACTIONS)[number];
+}
+
 function integer(value: unknown, name: string, required = true): number | undefined {
   if (value === undefined && !required) return undefined;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -67,6 +82,21 @@ export function routes(sim: Simulator): Route[] {
         sim.markRead(number!, id!);
         return { status: 204 };
       },
+    },
+    { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },
+    { method: 'GET', pattern: /^\/groups\/([^/]+)$/, handle: ([jid]) => ok(sim.getGroup(jid!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), handle: ([number]) => ok(sim.listGroups(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`),
+      handle: ([number], body) => ({ status: 201, body: sim.createGroup(number!, text(body, 'subject'), numbers(body, 'participants')) }),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/participants$`),
+      handle: ([number, jid], body) => ok(sim.updateGroupMembers(number!, jid!, memberAction(body), numbers(body, 'participants'))),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
+      handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {

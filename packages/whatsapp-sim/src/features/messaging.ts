@@ -16,17 +16,19 @@ export interface SentMessage {
   timestamp: number;
   /** Devices the message was encrypted for. */
   devices: string[];
-  receipts: Array<{ from: string; type: 'delivery' | 'read'; at: number }>;
+  receipts: Array<{ from: string; type: ReceiptKind; at: number }>;
 }
 
 /** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
 export interface UndecryptableMessage {
   id: string;
   from: string;
-  type: 'pkmsg' | 'msg';
+  type: 'pkmsg' | 'msg' | 'skmsg';
   error: string;
   at: number;
 }
+
+export type ReceiptKind = 'delivery' | 'read' | 'played';
 
 /**
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
@@ -34,7 +36,7 @@ export interface UndecryptableMessage {
  * whatsmeow types.ReceiptTypeInactive documents it as a delivery. Retry and peer receipts are not relayed
  * in this slice.
  */
-const RELAYED_RECEIPTS: Record<string, 'delivery' | 'read'> = { '': 'delivery', inactive: 'delivery', read: 'read' };
+const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -81,9 +83,7 @@ export class Messaging {
       ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
-    const record: SentMessage = { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] };
-    // Listed before any copy leaves: a receipt can come back before the last copy is sent.
-    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
+    const record = this.recordSent(from, { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
     for (const target of targets) {
       await this.ensureSession(from, target.jid);
       const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
@@ -108,10 +108,22 @@ export class Messaging {
     const message = account.phone.received.find((m) => m.id === messageId);
     if (!message) throw new SimError(404, 'message_not_found', `the phone of ${number} has no received message ${messageId}`, { messageId });
     const sender = this.network.accountOf(message.from);
-    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read');
+    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read', message.group);
   }
 
-  private async ensureSession(from: Account, jid: string): Promise<void> {
+  /** Lists a message a phone sends; before any copy leaves, since a receipt can come back before the last copy is sent. */
+  recordSent(from: Account, record: SentMessage): SentMessage {
+    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
+    return record;
+  }
+
+  /** Keeps a copy a phone could not decrypt. */
+  recordFailure(phoneAccount: Account, failed: UndecryptableMessage): void {
+    this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
+  }
+
+  /** Starts the phone's Signal session with a device from a key bundle, unless it has one. */
+  async ensureSession(from: Account, jid: string): Promise<void> {
     if (await from.phone.hasSession(jid)) return;
     const bundle = takeBundle(this.network, jid);
     if (!bundle) throw new SimError(404, 'device_not_found', `no keys for ${jid}`);
@@ -121,7 +133,8 @@ export class Messaging {
   private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const { id, to } = node.attrs;
-    if (!session || !id || !to) return;
+    // Group messages are the group feature's (group-messages.ts).
+    if (!session || !id || !to || to.endsWith('@g.us')) return;
     const { account, device } = session;
     const t = unixNow();
     connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t } });
@@ -163,16 +176,18 @@ export class Messaging {
       const sender = this.network.accountOf(fromDevice);
       if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
     } catch (error) {
-      const failed = { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() };
-      this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
+      this.recordFailure(phoneAccount, { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() });
     }
   }
 
-  /** A receipt from `from` (a user JID) for messages of `sender`: to its companions, and its phone's record. */
-  private receiptTo(sender: Account, from: string, ids: string[], type: 'delivery' | 'read'): void {
+  /**
+   * A receipt from `from` (a user or device JID) for messages of `sender`: to its companions, and its phone's
+   * record. In a group the receipt comes from the group, with the reader as `participant`.
+   */
+  receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string): void {
     const [first, ...rest] = ids;
-    const attrs: Record<string, string> = { from, id: first!, t: unixNow() };
-    if (type === 'read') attrs.type = 'read';
+    const attrs: Record<string, string> = group ? { from: group, participant: from, id: first!, t: unixNow() } : { from, id: first!, t: unixNow() };
+    if (type !== 'delivery') attrs.type = type;
     const content = rest.length ? [{ tag: 'list', attrs: {}, content: rest.map((x) => ({ tag: 'item', attrs: { id: x } })) }] : undefined;
     for (const device of sender.companions.values()) this.network.deliver(device, { tag: 'receipt', attrs: { ...attrs }, content });
     for (const message of this.sent.get(sender) ?? []) {
@@ -186,9 +201,11 @@ export class Messaging {
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
     const kind = RELAYED_RECEIPTS[type ?? ''];
-    const sender = this.network.accountOf(to);
+    const group = to.endsWith('@g.us') ? to : undefined;
+    // In a group the receipt names the message's author as `participant`.
+    const sender = this.network.accountOf(group ? node.attrs.participant ?? '' : to);
     if (!kind || !sender || sender === session.account) return;
     const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
-    this.receiptTo(sender, session.device.jid, ids, kind);
+    this.receiptTo(sender, session.device.jid, ids, kind, group);
   }
 }

@@ -23,7 +23,9 @@ export interface ReceivedMessage {
   from: string;
   /** The sending account's number. */
   fromNumber: string;
-  type: 'pkmsg' | 'msg';
+  type: 'pkmsg' | 'msg' | 'skmsg';
+  /** The group (`id@g.us`) of a group message. */
+  group?: string;
   timestamp: number;
   /** The decrypted `proto.Message` as JSON. */
   message: Record<string, unknown>;
@@ -104,10 +106,40 @@ export class SimPhone {
    */
   async receive(id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, timestamp: number, record = true): Promise<ReceivedMessage> {
     await this.ready;
+    const message = await this.decrypt(fromDevice, type, ciphertext);
+    return this.keep({ id, from: fromDevice, type, timestamp }, message, record);
+  }
+
+  /** Encrypts a group message under the phone's sender key; `distribution` is the key for members who lack it. */
+  async encryptGroup(groupJid: string, meJid: string, message: proto.IMessage): Promise<{ ciphertext: Buffer; distribution: Buffer }> {
+    await this.ready;
+    const { ciphertext, senderKeyDistributionMessage } = await this.signal.encryptGroupMessage({ group: groupJid, meId: meJid, data: encodeWAMessage(message) });
+    return { ciphertext: Buffer.from(ciphertext), distribution: Buffer.from(senderKeyDistributionMessage) };
+  }
+
+  /**
+   * Decrypts a group message: the author's 1:1 copy first when there is one (it carries the author's sender
+   * key, as WhatsApp clients send it), then the `skmsg` under that key. Throws when either does not decrypt.
+   */
+  async receiveGroup(id: string, group: string, author: string, copy: { type: 'pkmsg' | 'msg'; ciphertext: Buffer } | undefined, skmsg: Buffer, timestamp: number, record: boolean): Promise<ReceivedMessage> {
+    await this.ready;
+    if (copy) {
+      const direct = await this.decrypt(author, copy.type, copy.ciphertext);
+      const distribution = (direct.deviceSentMessage?.message ?? direct).senderKeyDistributionMessage;
+      if (distribution) await this.signal.processSenderKeyDistributionMessage({ authorJid: author, item: distribution });
+    }
+    const plain = await this.signal.decryptGroupMessage({ group, authorJid: author, msg: skmsg });
+    return this.keep({ id, from: author, type: 'skmsg', group, timestamp }, proto.Message.decode(unpadRandomMax16(plain)), record);
+  }
+
+  private async decrypt(fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer): Promise<proto.Message> {
     const plain = await this.signal.decryptMessage({ jid: fromDevice, type, ciphertext });
-    const message = proto.Message.decode(unpadRandomMax16(plain));
+    return proto.Message.decode(unpadRandomMax16(plain));
+  }
+
+  private keep(head: Pick<ReceivedMessage, 'id' | 'from' | 'type' | 'timestamp' | 'group'>, message: proto.Message, record: boolean): ReceivedMessage {
     const received: ReceivedMessage = {
-      id, from: fromDevice, fromNumber: fromDevice.split(/[:@]/)[0]!, type, timestamp,
+      ...head, fromNumber: head.from.split(/[:@]/)[0]!,
       message: proto.Message.toObject(message, { bytes: String, longs: Number }) as Record<string, unknown>, text: textOf(message),
     };
     if (record) this.received.push(received);
