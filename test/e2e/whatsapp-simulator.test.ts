@@ -29,19 +29,25 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     await sim.stop();
   });
 
-  it('links by QR, sends a text the phone decrypts (delivered, then read), and stores the phone\'s answer', { timeout: 90_000 }, async () => {
-    const account = sim.simulator.createAccount({ number: '5511987657001', pushName: 'Loja' });
-    const friend = sim.simulator.createAccount({ number: '5511987657002', pushName: 'Cliente' });
-    const instance = await t.createInstance({ channel: 'whatsapp', name: 'simulated' });
+  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected. */
+  async function linkByQr(number: string, name: string) {
+    const instance = await t.createInstance({ channel: 'whatsapp', name });
     const api = t.client(instance.key);
     const connecting = await api.call('connectInstance');
     assert.equal(connecting.phoneConnected, false);
     assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
-    await sim.simulator.scanQr(account.number, connecting.qrcode);
+    await sim.simulator.scanQr(number, connecting.qrcode);
     const open = await t.waitFor(async () => {
       const { instance: current } = await api.call('getInstance');
       return current.phoneConnected ? current : undefined;
     }, 20_000, 'the instance to connect after the 515 restart');
+    return { api, open };
+  }
+
+  it('links by QR, sends a text the phone decrypts (delivered, then read), and stores the phone\'s answer', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657001', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987657002', pushName: 'Cliente' });
+    const { api, open } = await linkByQr(account.number, 'simulated');
     // The account, not this linked device (`…:1@s.whatsapp.net`): issue 25, defect 11.
     assert.equal(open.user?.id, `${account.number}@s.whatsapp.net`);
 
@@ -62,6 +68,33 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     }, 40_000, 'the phone\'s text in the chat');
     assert.equal(stored.key.fromMe, false);
     assert.equal(JSON.stringify(stored.message).includes('Obrigado!'), true);
+  });
+
+  it('creates a group through the API and sends into it: the members\' phones decrypt; a member\'s text is stored', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657021', pushName: 'Loja' });
+    const bob = sim.simulator.createAccount({ number: '5511987657022', pushName: 'Bob' });
+    const carol = sim.simulator.createAccount({ number: '5511987657023', pushName: 'Carol' });
+    const { api } = await linkByQr(account.number, 'groups');
+    const created = await api.call('createGroup', { body: { name: 'Clientes VIP', participants: [bob.number, carol.number] } });
+    const group = created.data;
+    assert.equal(group.subject, 'Clientes VIP');
+    assert.deepEqual(sim.simulator.getGroup(group.id).members.map((m) => `${m.number} ${m.role}`).sort(),
+      [`${account.number} superadmin`, `${bob.number} member`, `${carol.number} member`].sort());
+    const sent = await api.call('sendText', { body: { to: group.id, text: 'Promoção só hoje' } });
+    for (const member of [bob, carol]) {
+      const got = await t.waitFor(() => sim.simulator.received(member.number).find((m) => m.id === sent.data.key.id), 10_000, 'a member\'s phone to decrypt');
+      assert.deepEqual([got.text, got.group, got.fromNumber], ['Promoção só hoje', group.id, account.number]);
+    }
+    const statuses = () => t.events.flatMap((e) => (e.type === 'message.status' && e.messageId === sent.data.key.id ? [e.status] : []));
+    await t.waitFor(() => statuses().includes('delivered'), 10_000, 'a member\'s delivery receipt');
+    const answer = await sim.simulator.sendGroupText(bob.number, group.id, 'Quero dois');
+    const stored = await t.waitFor(async () => {
+      const page = await api.call('listChatMessages', { params: { jid: group.id } });
+      return page.data.find((m) => m.key.id === answer.id);
+    }, 20_000, 'the member\'s text in the group chat');
+    assert.equal(stored.key.fromMe, false);
+    assert.equal(stored.key.participant, bob.jid);
+    assert.equal(JSON.stringify(stored.message).includes('Quero dois'), true);
   });
 
   // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
