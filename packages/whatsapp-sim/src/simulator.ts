@@ -27,6 +27,11 @@ import { asControl, Groups, groupView } from './features/groups.js';
 import type { GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
 import { GroupMessages } from './features/group-messages.js';
+import { Media } from './features/media.js';
+import type { MediaInput, ReceivedMedia } from './features/media.js';
+import { MediaHost } from './media/host.js';
+import { createMediaCertificate } from './media/certificate.js';
+import type { MediaCertificate } from './media/certificate.js';
 import type { OutageMode, OutageView } from './features/outages.js';
 
 export interface SimulatorOptions {
@@ -55,6 +60,9 @@ export class Simulator {
   private readonly registrations: Registrations;
   private readonly messaging: Messaging;
   private readonly groups: Groups;
+  private readonly media: Media;
+  private readonly mediaHost: MediaHost;
+  private readonly certificate: MediaCertificate;
   private readonly groupMessages: GroupMessages;
   private readonly listener: Listener;
   private readonly outages: Outages;
@@ -63,7 +71,10 @@ export class Simulator {
   constructor(private readonly options: SimulatorOptions = {}) {
     this.identity = createServerIdentity(options.rootKey);
     this.registrations = new Registrations(options.qrRefs);
-    this.messaging = new Messaging(this.network);
+    this.certificate = createMediaCertificate();
+    this.mediaHost = new MediaHost(this.certificate, options.host ?? '127.0.0.1');
+    this.media = new Media(this.network, this.mediaHost);
+    this.messaging = new Messaging(this.network, this.media);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
@@ -83,15 +94,32 @@ export class Simulator {
     this.network.use(appStateFeature(this.network));
     this.network.use(groupIqFeature(this.network, this.groups));
     this.network.use(this.groupMessages.feature());
+    this.network.use(this.media.feature());
   }
 
   async listen(): Promise<void> {
     await this.listener.listen(this.options.port ?? 0);
+    await this.mediaHost.listen();
   }
 
   /** `ws://host:port/ws/chat`, the value for Baileys' `waWebSocketUrl`. */
   get url(): string {
     return `ws://${this.options.host ?? '127.0.0.1'}:${this.listener.port}/ws/chat`;
+  }
+
+  /** The media host's self-signed certificate (PEM): what `trustSimulatorMedia` or NODE_EXTRA_CA_CERTS adds. */
+  get mediaCertificate(): string {
+    return this.certificate.cert;
+  }
+
+  /** `host:port` of the media host, as `media_conn` names it. */
+  get mediaHostname(): string {
+    return this.mediaHost.hostname;
+  }
+
+  /** The media host's current upload token (what `media_conn` hands logged-in clients). */
+  get mediaAuth(): string {
+    return this.mediaHost.auth;
   }
 
   /** The public key clients must trust (`trustSimulatorRoot`). */
@@ -145,6 +173,16 @@ export class Simulator {
   /** The phone of `from` sends a text to the number `to`; resolves with the message id once relayed. */
   sendText(from: string, to: string, text: string): Promise<SentMessage> {
     return this.messaging.phoneSendsText(from, to, text);
+  }
+
+  /** The phone of `from` uploads a file (WhatsApp's media encryption) and sends it to the number `to`. */
+  sendMedia(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media);
+  }
+
+  /** The decrypted file of a message the phone of `number` received. */
+  receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
+    return this.media.file(this.network.account(number), messageId);
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */
@@ -218,5 +256,6 @@ export class Simulator {
     for (const connection of this.connections) connection.terminate();
     for (const registration of this.registrations.all()) this.registrations.remove(registration.connection);
     await this.listener.close();
+    await this.mediaHost.close();
   }
 }

@@ -142,4 +142,17 @@ describe('HTTP control API', () => {
     assert.deepEqual([notMember.status, notMember.body.error.code], [403, 'not_a_member']);
     assert.equal((await call('GET', '/groups/120363000000000000@g.us')).body.error.code, 'group_not_found');
   });
+
+  it('a phone sends a file over HTTP and another phone\'s decrypted copy is readable over HTTP', async () => {
+    const [from, to] = ['5511987655201', '5511987655202'];
+    for (const number of [from, to]) await call('POST', '/accounts', { number });
+    const data = Buffer.from('%PDF-1.4 boleto').toString('base64');
+    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'video', data, mimetype: 'video/mp4' })).body.error.code, 'invalid_media');
+    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data: '%%%', mimetype: 'application/pdf' })).status, 400);
+    const sent = await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data, mimetype: 'application/pdf', fileName: 'boleto.pdf' });
+    assert.equal(sent.status, 201);
+    const file = await call('GET', `/accounts/${to}/messages/received/${sent.body.id}/media`);
+    assert.deepEqual([file.body.kind, file.body.fileName, file.body.data], ['document', 'boleto.pdf', data]);
+    assert.equal((await call('GET', `/accounts/${to}/messages/received/nope/media`)).body.error.code, 'media_not_found');
+  });
 });

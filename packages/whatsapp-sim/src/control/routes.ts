@@ -50,7 +50,7 @@ const NUMBER = '([^/]+)';
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
 export function routes(sim: Simulator): Route[] {
   return [
-    { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64') }) },
+    { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64'), mediaHost: sim.mediaHostname, mediaCertificate: sim.mediaCertificate }) },
     { method: 'GET', pattern: /^\/accounts$/, handle: () => ok(sim.listAccounts()) },
     {
       method: 'POST', pattern: /^\/accounts$/,
@@ -81,6 +81,25 @@ export function routes(sim: Simulator): Route[] {
       handle: ([number, id]) => {
         sim.markRead(number!, id!);
         return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`),
+      handle: async ([number], body) => {
+        const data = text(body, 'data');
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new SimError(400, 'invalid_request', 'data must be base64', { field: 'data' });
+        const media = {
+          kind: text(body, 'kind') as 'image', data: Buffer.from(data, 'base64'), mimetype: text(body, 'mimetype'),
+          fileName: optionalText(body, 'fileName'), caption: optionalText(body, 'caption'),
+        };
+        return { status: 201, body: await sim.sendMedia(number!, text(body, 'to'), media) };
+      },
+    },
+    {
+      method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/media$`),
+      handle: ([number, id]) => {
+        const { media, data } = sim.receivedMedia(number!, id!);
+        return ok({ ...media, data: data.toString('base64') });
       },
     },
     { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },

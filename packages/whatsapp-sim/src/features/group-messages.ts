@@ -98,7 +98,8 @@ export class GroupMessages {
     copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer): Promise<void> {
     if (deviceOf(jid) === 0) {
       try {
-        await target.phone.receiveGroup(id, group.jid, authorJid, copy, skmsg, t, target !== author);
+        const received = await target.phone.receiveGroup(id, group.jid, authorJid, copy, skmsg, t, target !== author);
+        if (target !== author) await this.messaging.phoneGot(target, received);
         if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', group.jid);
       } catch (error) {
         this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });

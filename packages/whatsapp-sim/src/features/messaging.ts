@@ -7,6 +7,8 @@ import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
+import type { Media, MediaInput } from './media.js';
+import type { ReceivedMessage } from '../network/phone.js';
 
 /** A message a phone sent, and the receipts it got back. */
 export interface SentMessage {
@@ -50,7 +52,7 @@ export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
 
-  constructor(private readonly network: Network) {}
+  constructor(private readonly network: Network, private readonly media: Media) {}
 
   feature(): Feature {
     return {
@@ -71,13 +73,28 @@ export class Messaging {
   }
 
   async phoneSendsText(fromNumber: string, toNumber: string, text: string): Promise<SentMessage> {
-    const from = this.network.account(fromNumber);
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
       throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
     }
+    return this.phoneSends(fromNumber, toNumber, { conversation: text }, text);
+  }
+
+  /** The phone uploads a file (encrypted) and sends it; `text` of the record is the caption or file name. */
+  async phoneSendsMedia(fromNumber: string, toNumber: string, input: MediaInput): Promise<SentMessage> {
+    this.network.account(fromNumber);
+    this.network.account(toNumber);
+    return this.phoneSends(fromNumber, toNumber, await this.media.upload(input), input.caption ?? input.fileName ?? '');
+  }
+
+  /** Opens what a phone kept: its media is downloaded and decrypted. */
+  async phoneGot(account: Account, received: ReceivedMessage): Promise<void> {
+    await this.media.open(account, received);
+  }
+
+  private async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+    const from = this.network.account(fromNumber);
     const to = this.network.account(toNumber);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
-    const message: proto.IMessage = { conversation: text };
     const toJid = `${to.number}@s.whatsapp.net`;
     const targets = [
       ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
@@ -88,7 +105,7 @@ export class Messaging {
       await this.ensureSession(from, target.jid);
       const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
       const { type, ciphertext } = await from.phone.encrypt(target.jid, body);
-      const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id, type: 'text', t: String(record.timestamp), notify: from.pushName };
+      const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id, type: message.conversation ? 'text' : 'media', t: String(record.timestamp), notify: from.pushName };
       if (target.own) attrs.recipient = toJid;
       this.network.deliver(target.device, { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] });
       record.devices.push(target.jid);
@@ -172,7 +189,8 @@ export class Messaging {
   /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
   private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean): Promise<void> {
     try {
-      await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
+      const received = await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
+      if (keep) await this.phoneGot(phoneAccount, received);
       const sender = this.network.accountOf(fromDevice);
       if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
     } catch (error) {

@@ -31,11 +31,13 @@ export interface ReceivedMessage {
   message: Record<string, unknown>;
   /** The text of a text message, if it is one. */
   text: string | undefined;
+  /** A media file it carried, as the phone downloaded and decrypted it (the bytes: `Simulator.receivedMedia`). */
+  media?: { kind: string; mimetype: string | undefined; fileName: string | undefined; size: number; error?: string };
 }
 
 /** Text of the common text-bearing message kinds. */
 export function textOf(message: proto.IMessage): string | undefined {
-  return message.conversation ?? message.extendedTextMessage?.text ?? undefined;
+  return message.conversation ?? message.extendedTextMessage?.text ?? message.imageMessage?.caption ?? message.documentMessage?.caption ?? undefined;
 }
 
 /**
