@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { SAMPLES } from '../support/media-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 /**
@@ -10,11 +11,14 @@ import { startTestServer, type TestServer } from '../support/test-server.js';
 describe('WhatsApp through the simulator, over real HTTP', () => {
   let sim: RunningSimulator;
   let untrust: () => void;
+  let untrustMedia: () => void;
   let t: TestServer;
 
   before(async () => {
     sim = await startSimulator();
     untrust = trustSimulatorRoot(sim.rootPublicKey);
+    // The server runs in this process: its Baileys uploads to and downloads from the simulator's media host.
+    untrustMedia = trustSimulatorMedia(sim.mediaCertificate);
     t = await startTestServer({
       plugins: [
         { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
@@ -25,6 +29,7 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
   });
   after(async () => {
     await t.stop();
+    untrustMedia();
     untrust();
     await sim.stop();
   });
@@ -95,6 +100,29 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     assert.equal(stored.key.fromMe, false);
     assert.equal(stored.key.participant, bob.jid);
     assert.equal(JSON.stringify(stored.message).includes('Quero dois'), true);
+  });
+
+  it('sends an image the phone decrypts, and serves the image a phone sent through GET media', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657031', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987657032', pushName: 'Cliente' });
+    const { api } = await linkByQr(account.number, 'media');
+    const sent = await api.call('sendBase64Image', { body: { to: friend.number, base64: `data:image/png;base64,${SAMPLES.png.toString('base64')}`, caption: 'catálogo' } });
+    const got = await t.waitFor(() => sim.simulator.received(friend.number).find((m) => m.id === sent.data.key.id), 15_000, 'the phone to get the image');
+    assert.deepEqual([got.media?.kind, got.media?.mimetype, got.text], ['image', 'image/png', 'catálogo']);
+    assert.deepEqual(sim.simulator.receivedMedia(friend.number, got.id).data, SAMPLES.png);
+
+    const pdf = await sim.simulator.sendMedia(friend.number, account.number, { kind: 'document', data: SAMPLES.pdf, mimetype: 'application/pdf', fileName: 'comprovante.pdf' });
+    const photo = await sim.simulator.sendMedia(friend.number, account.number, { kind: 'image', data: SAMPLES.jpeg, mimetype: 'image/jpeg', caption: 'foto do produto' });
+    for (const [message, bytes, mime] of [[photo, SAMPLES.jpeg, 'image/jpeg'], [pdf, SAMPLES.pdf, 'application/pdf']] as const) {
+      const media = await t.waitFor(async () => {
+        try {
+          return await api.call('getMessageMedia', { params: { messageId: message.id }, query: { format: 'json' } });
+        } catch {
+          return undefined;
+        }
+      }, 20_000, 'the phone\'s media to be downloadable');
+      assert.deepEqual(media, { status: 200, data: `data:${mime};base64,${bytes.toString('base64')}` });
+    }
   });
 
   // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
