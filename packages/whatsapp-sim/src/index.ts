@@ -13,3 +13,4 @@ export * as verdicts from './verdicts.js';
 export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';
 export type { MediaInput, ReceivedMedia } from './features/media.js';
 export type { GroupView } from './features/groups.js';
+export type { HistoryOptions, SeededHistory } from './features/history-seed.js';

@@ -31,6 +31,8 @@ import { Media } from './features/media.js';
 import type { MediaInput, ReceivedMedia } from './features/media.js';
 import { MediaHost } from './media/host.js';
 import { createMediaCertificate } from './media/certificate.js';
+import { seedHistory } from './features/history-seed.js';
+import type { HistoryOptions, SeededHistory } from './features/history-seed.js';
 import type { MediaCertificate } from './media/certificate.js';
 import type { OutageMode, OutageView } from './features/outages.js';
 
@@ -183,6 +185,11 @@ export class Simulator {
   /** The decrypted file of a message the phone of `number` received. */
   receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
     return this.media.file(this.network.account(number), messageId);
+  }
+
+  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
+  seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
+    return seedHistory(this.media, this.network.account(number), options);
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */

@@ -102,6 +102,13 @@ export function routes(sim: Simulator): Route[] {
         return ok({ ...media, data: data.toString('base64') });
       },
     },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/history$`),
+      handle: async ([number], body) => ({
+        status: 201,
+        body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined }),
+      }),
+    },
     { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },
     { method: 'GET', pattern: /^\/groups\/([^/]+)$/, handle: ([jid]) => ok(sim.getGroup(jid!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), handle: ([number]) => ok(sim.listGroups(number!)) },

@@ -9,13 +9,16 @@ import { takeBundle, requireSession } from './prekeys.js';
 /**
  * A new companion's first history: right after its first login the phone sends it an INITIAL_BOOTSTRAP
  * history-sync notification whose payload is inline (`initialHistBootstrapInlinePayload`, zlib-deflated
- * `HistorySync`; the companion asks for that with `inlineInitialPayloadInE2EeMsg` when it registers). The
- * simulator has no chat history to give yet, so the payload carries only the account's push name. Without
- * it, Baileys waits 20 s for a history before it hands its first events over.
+ * `HistorySync`; the companion asks for that with `inlineInitialPayloadInE2EeMsg` when it registers) with
+ * the phone's chats (`seedHistory`; none by default) and the account's push name. Without it, Baileys
+ * waits 20 s for a history before it hands its first events over. The history always travels inline:
+ * Baileys 7.0.0-rc14 downloads a history blob from `mmg.whatsapp.net` whatever host `media_conn` named
+ * (a history-sync notification carries a direct path but no URL), so a blob on the simulator's host
+ * would never be fetched.
  */
 export async function sendInitialHistory(network: Network, account: Account, device: CompanionDevice): Promise<void> {
   const history = proto.HistorySync.encode({
-    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP, conversations: [], chunkOrder: 0, progress: 100,
+    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP, conversations: account.history, chunkOrder: 0, progress: 100,
     pushnames: [{ id: `${account.number}@s.whatsapp.net`, pushname: account.pushName }],
   }).finish();
   const message: proto.IMessage = {

@@ -49,6 +49,8 @@ export interface Account {
   nextKeyIndex: number;
   /** The account's random ADV id (`rawId` in device identities). */
   advRawId: number;
+  /** The phone's chat history (WhatsApp's `HistorySync` conversations), sent to each new companion on link. */
+  history: proto.IConversation[];
 }
 
 /** What the control API shows of an account. */
