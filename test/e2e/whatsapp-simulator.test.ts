@@ -125,6 +125,27 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     }
   });
 
+  it('stores the history the phone sends on link: its chats and their messages, images included', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657041', pushName: 'Loja' });
+    const seeded = await sim.simulator.seedHistory(account.number, { chats: 2, messagesPerChat: 3, mediaEvery: 3 });
+    const { api } = await linkByQr(account.number, 'history');
+    for (const chat of seeded.chats) {
+      const page = await t.waitFor(async () => {
+        const found = await api.call('listChatMessages', { params: { jid: chat.jid } });
+        return found.data.length === chat.messageIds.length ? found : undefined;
+      }, 20_000, 'the chat\'s history to be stored');
+      assert.deepEqual(page.data.map((m) => m.key.id).sort(), [...chat.messageIds].sort());
+      const first = page.data.find((m) => m.key.id === chat.messageIds[0])!;
+      assert.equal(JSON.stringify(first.message).includes(`Mensagem 1 de ${chat.name}`), true);
+      assert.equal(page.data.find((m) => m.key.id === chat.messageIds[1])!.key.fromMe, true);
+      // The third message is an image on the simulator's media host: Parley downloads and decrypts it.
+      const media = await api.call('getMessageMedia', { params: { messageId: chat.messageIds[2]! }, query: { format: 'json' } });
+      assert.match((media as { data: string }).data, /^data:image\/jpeg;base64,\/9j\/4/);
+    }
+    const chats = await api.call('listChats');
+    for (const chat of seeded.chats) assert.ok(JSON.stringify(chats).includes(chat.jid), `${chat.jid} is listed`);
+  });
+
   // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
   // refuses (the simulator's PAIRING_CODE_DISPLAY verdict), so the code could never be entered; the
   // channel asks for codes on a socket named `Chrome (Windows)`, replacing the QR socket.
