@@ -14,3 +14,4 @@ export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';
 export type { MediaInput, ReceivedMedia } from './features/media.js';
 export type { GroupView } from './features/groups.js';
 export type { HistoryOptions, SeededHistory } from './features/history-seed.js';
+export type { AppStateChange } from './features/app-state.js';

@@ -20,7 +20,8 @@ import { Messaging } from './features/messaging.js';
 import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
-import { appStateFeature } from './features/history.js';
+import { appStateFeature, applyChanges } from './features/app-state.js';
+import type { AppStateChange } from './features/app-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
 import { asControl, Groups, groupView } from './features/groups.js';
@@ -190,6 +191,15 @@ export class Simulator {
   /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
     return seedHistory(this.media, this.network.account(number), options);
+  }
+
+  /**
+   * The phone changes its app state (contacts, archive, pin, mute, labels): patches with valid MACs that its
+   * companions fetch now (told by a server_sync notification) or on their initial sync.
+   */
+  changeAppState(number: string, changes: AppStateChange[]): Promise<Array<{ collection: string; version: number }>> {
+    const account = this.network.account(number);
+    return applyChanges(this.network, account, changes);
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */

@@ -155,4 +155,14 @@ describe('HTTP control API', () => {
     assert.deepEqual([file.body.kind, file.body.fileName, file.body.data], ['document', 'boleto.pdf', data]);
     assert.equal((await call('GET', `/accounts/${to}/messages/received/nope/media`)).body.error.code, 'media_not_found');
   });
+
+  it('a phone changes its app state over HTTP; bad changes are refused and change nothing', async () => {
+    const number = '5511987655301';
+    await call('POST', '/accounts', { number });
+    const bad = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }, { kind: 'mute', jid: 5 }] });
+    assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.details.field], [400, 'invalid_change', 'jid']);
+    const done = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }] });
+    // The refused request applied nothing: the contact is version 1 of its collection.
+    assert.deepEqual(done.body, [{ collection: 'critical_unblock_low', version: 1 }]);
+  });
 });

@@ -1,6 +1,7 @@
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
+import type { AppStateChange } from '../features/app-state.js';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -108,6 +109,10 @@ export function routes(sim: Simulator): Route[] {
         status: 201,
         body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined }),
       }),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`),
+      handle: async ([number], body) => ok(await sim.changeAppState(number!, body.changes as AppStateChange[])),
     },
     { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },
     { method: 'GET', pattern: /^\/groups\/([^/]+)$/, handle: ([jid]) => ok(sim.getGroup(jid!)) },
