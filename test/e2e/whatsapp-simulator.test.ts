@@ -146,6 +146,28 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     for (const chat of seeded.chats) assert.ok(JSON.stringify(chats).includes(chat.jid), `${chat.jid} is listed`);
   });
 
+  it('takes the phone\'s app state on link: contact names as its address book, labels, and later changes live', { timeout: 90_000 }, async () => {
+    const account = sim.simulator.createAccount({ number: '5511987657051', pushName: 'Loja' });
+    const [ana, bia] = ['5511912347001@s.whatsapp.net', '5511912347002@s.whatsapp.net'];
+    await sim.simulator.changeAppState(account.number, [
+      { kind: 'contact', jid: ana, fullName: 'Ana Souza' },
+      { kind: 'label', id: '4', name: 'Pagamento pendente', color: 2 },
+    ]);
+    const { api } = await linkByQr(account.number, 'app-state');
+    const named = (name: string) => async () => {
+      const contacts = await api.call('listContacts');
+      return JSON.stringify(contacts).includes(name) ? contacts : undefined;
+    };
+    await t.waitFor(named('Ana Souza'), 20_000, 'the contact name from the phone\'s app state');
+    const labels = await t.waitFor(async () => {
+      const found = await api.call('listLabels');
+      return JSON.stringify(found).includes('Pagamento pendente') ? found : undefined;
+    }, 20_000, 'the label from the phone\'s app state');
+    assert.ok(JSON.stringify(labels).includes('"4"'));
+    await sim.simulator.changeAppState(account.number, [{ kind: 'contact', jid: bia, fullName: 'Bia Lima' }]);
+    await t.waitFor(named('Bia Lima'), 20_000, 'a contact the phone saved after linking');
+  });
+
   // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
   // refuses (the simulator's PAIRING_CODE_DISPLAY verdict), so the code could never be entered; the
   // channel asks for codes on a socket named `Chrome (Windows)`, replacing the QR socket.
