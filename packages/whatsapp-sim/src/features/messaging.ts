@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import { extractE2ESessionFromRetryReceipt, getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { deviceOf, unixNow, userJid } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
-import type { Account } from '../network/model.js';
+import type { Account, CompanionDevice } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
 import type { Media, MediaInput } from './media.js';
@@ -19,6 +19,8 @@ export interface SentMessage {
   /** Devices the message was encrypted for. */
   devices: string[];
   receipts: Array<{ from: string; type: ReceiptKind; at: number }>;
+  /** Retry receipts devices sent for it (they could not decrypt their copy), each answered by a resend. */
+  retries?: Array<{ from: string; count: number; at: number }>;
 }
 
 /** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
@@ -35,10 +37,16 @@ export type ReceiptKind = 'delivery' | 'read' | 'played';
 /**
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
- * whatsmeow types.ReceiptTypeInactive documents it as a delivery. Retry and peer receipts are not relayed
+ * whatsmeow types.ReceiptTypeInactive documents it as a delivery. A retry receipt for a phone's message makes
+ * the phone resend it (retryFrom); retry receipts between companions and peer receipts are not relayed
  * in this slice.
  */
 const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
+
+/** Retries a phone answers per message and device (Baileys' maxMsgRetryCount default). */
+export const MAX_RETRIES = 5;
+/** Sent messages a phone keeps to resend on a retry receipt; the oldest go first. */
+export const MAX_RESENDABLE = 1000;
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -51,6 +59,8 @@ const MAX_TEXT = 65_536;
 export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
+  /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
+  private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage }>();
 
   constructor(private readonly network: Network, private readonly media: Media) {}
 
@@ -101,13 +111,11 @@ export class Messaging {
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
     const record = this.recordSent(from, { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
+    this.resendable.set(id, { from, toJid, message, record });
+    while (this.resendable.size > MAX_RESENDABLE) this.resendable.delete(this.resendable.keys().next().value!);
     for (const target of targets) {
       await this.ensureSession(from, target.jid);
-      const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
-      const { type, ciphertext } = await from.phone.encrypt(target.jid, body);
-      const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id, type: message.conversation ? 'text' : 'media', t: String(record.timestamp), notify: from.pushName };
-      if (target.own) attrs.recipient = toJid;
-      this.network.deliver(target.device, { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] });
+      await this.copyTo(from, target.device, toJid, message, record);
       record.devices.push(target.jid);
     }
     if (to !== from) {
@@ -117,6 +125,44 @@ export class Messaging {
       record.devices.push(toJid);
     }
     return record;
+  }
+
+  /** Encrypts one copy of a phone's message for one companion (its own as `deviceSentMessage`) and sends it. */
+  private async copyTo(from: Account, device: CompanionDevice, toJid: string, message: proto.IMessage, record: SentMessage, count?: number): Promise<void> {
+    const own = this.network.accountOf(device.jid) === from;
+    const body = own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
+    const { type, ciphertext } = await from.phone.encrypt(device.jid, body);
+    const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: message.conversation ? 'text' : 'media', t: String(record.timestamp), notify: from.pushName };
+    if (own) attrs.recipient = toJid;
+    const enc: BinaryNode = { tag: 'enc', attrs: { v: '2', type, ...(count ? { count: String(count) } : {}) }, content: ciphertext };
+    this.network.deliver(device, { tag: 'message', attrs, content: [enc] });
+  }
+
+  /**
+   * A device could not decrypt a phone's message and asks for it again (`<receipt type="retry">`): the
+   * phone re-encrypts it for that device only, over a new session from the keys the receipt carries
+   * (Baileys sends them from its second retry on) or else the session it has, as whatsmeow's
+   * handleRetryReceipt does; at most MAX_RETRIES times per device.
+   */
+  private async retryFrom(device: CompanionDevice, node: BinaryNode): Promise<void> {
+    const original = this.resendable.get(node.attrs.id ?? '');
+    if (!original || this.network.accountOf(node.attrs.to ?? '') !== original.from) return;
+    const count = Number(getBinaryNodeChild(node, 'retry')?.attrs.count ?? 1) || 1;
+    const retries = original.record.retries ?? (original.record.retries = []);
+    if (retries.filter((r) => r.from === device.jid).length >= MAX_RETRIES) return;
+    retries.push({ from: device.jid, count, at: Date.now() });
+    const bundle = extractE2ESessionFromRetryReceipt(node);
+    if (bundle) {
+      await original.from.phone.deleteSession(device.jid);
+      await original.from.phone.startSession(device.jid, {
+        registrationId: bundle.registrationId, identityKey: Buffer.from(bundle.identityKey),
+        signedPreKey: { keyId: bundle.signedPreKey.keyId, publicKey: Buffer.from(bundle.signedPreKey.publicKey), signature: Buffer.from(bundle.signedPreKey.signature) },
+        preKey: bundle.preKey ? { keyId: bundle.preKey.keyId, publicKey: Buffer.from(bundle.preKey.publicKey) } : undefined,
+      });
+    } else {
+      await this.ensureSession(original.from, device.jid);
+    }
+    await this.copyTo(original.from, device, original.toJid, original.message, original.record, count);
   }
 
   /** The phone of `number` reads a received message: a read receipt goes to the sender's devices. */
@@ -213,11 +259,12 @@ export class Messaging {
     }
   }
 
-  private receiptFromClient(connection: ClientConnection, node: BinaryNode): void {
+  private async receiptFromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
+    if (type === 'retry') return this.retryFrom(session.device, node);
     const kind = RELAYED_RECEIPTS[type ?? ''];
     const group = to.endsWith('@g.us') ? to : undefined;
     // In a group the receipt names the message's author as `participant`.

@@ -82,6 +82,11 @@ export class SimPhone {
     return (await this.signal.validateSession(deviceJid)).exists;
   }
 
+  /** Forgets the session with a device (a new one is about to replace it). */
+  async deleteSession(deviceJid: string): Promise<void> {
+    await this.signal.deleteSession([deviceJid]);
+  }
+
   /** Starts a session with a device from the bundle the server handed out. */
   async startSession(deviceJid: string, bundle: PreKeyBundle): Promise<void> {
     await this.ready;
