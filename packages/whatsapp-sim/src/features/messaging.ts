@@ -23,7 +23,7 @@ export interface SentMessage {
   retries?: Array<{ from: string; count: number; at: number }>;
 }
 
-/** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
+/** A copy a phone could not decrypt (a real phone would ask for a retry; the simulated one only records it). */
 export interface UndecryptableMessage {
   id: string;
   from: string;
