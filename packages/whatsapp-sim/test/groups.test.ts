@@ -16,7 +16,15 @@ async function groupClient(sim: RunningSimulator, number: string) {
   client.sock!.ev.on('groups.update', (groups) => seen.groups.push(...groups));
   client.sock!.ev.on('group-participants.update', (update) => seen.participants.push(update));
   client.sock!.ev.on('message-receipt.update', (updates) => seen.receipts.push(...updates));
-  return { client, sock: client.sock!, seen };
+  /**
+   * Per-member receipts of a message this client sent: a receipt that arrives while Baileys still buffers
+   * the message's own upsert is folded into its `userReceipt` instead of a message-receipt.update.
+   */
+  const receiptsOf = (id: string) => [
+    ...seen.receipts.filter((r) => r.key.id === id).map((r) => r.receipt),
+    ...client.seen.upserts.filter((m) => m.key.id === id).flatMap((m) => m.userReceipt ?? []),
+  ];
+  return { client, sock: client.sock!, seen, receiptsOf };
 }
 
 describe('groups with sender keys between Baileys and simulated phones', () => {
@@ -59,9 +67,9 @@ describe('groups with sender keys between Baileys and simulated phones', () => {
     assert.ok(atCarol.key.participant?.startsWith(alice.number));
     assert.ok(sim.simulator.received(carol.number).some((m) => m.id === first!.key.id), 'Carol\'s phone decrypts too');
     // Per-member delivery receipts reach the sender naming who received.
-    await waitFor(() => a.seen.receipts.some((r) => r.key.id === first!.key.id && r.receipt.userJid?.startsWith(bob.number)), 'Bob\'s delivery receipt');
+    await waitFor(() => a.receiptsOf(first!.key.id!).some((r) => r.userJid?.startsWith(bob.number)), 'Bob\'s delivery receipt');
     sim.simulator.markRead(bob.number, first!.key.id!);
-    await waitFor(() => a.seen.receipts.some((r) => r.key.id === first!.key.id && r.receipt.userJid?.startsWith(bob.number) && r.receipt.readTimestamp), 'Bob\'s read receipt');
+    await waitFor(() => a.receiptsOf(first!.key.id!).some((r) => r.userJid?.startsWith(bob.number) && r.readTimestamp), 'Bob\'s read receipt');
 
     // A second message goes under the sender key the members already have (no new distribution).
     const second = await a.sock.sendMessage(meta.id, { text: 'segunda' });
@@ -79,6 +87,10 @@ describe('groups with sender keys between Baileys and simulated phones', () => {
     }
     assert.equal(sim.simulator.received(alice.number).find((m) => m.id === fromBob.id)?.text, 'oi, do celular do Bob');
     await waitFor(() => sim.simulator.sent(bob.number).find((m) => m.id === fromBob.id)!.receipts.length >= 4, 'four delivery receipts at Bob');
+    // A played receipt (as for a voice note) from Carol's Baileys reaches Bob's phone, naming her device.
+    await c.sock.sendReceipt(meta.id, bob.jid, [fromBob.id], 'played');
+    await waitFor(() => sim.simulator.sent(bob.number).find((m) => m.id === fromBob.id)!.receipts
+      .some((r) => r.type === 'played' && r.from === `${carol.number}:1@s.whatsapp.net`), 'the played receipt at Bob');
     // Carol's Baileys answers in the group with the key it got from Bob's phone.
     const reply = await c.sock.sendMessage(meta.id, { text: 'recebido' });
     await waitFor(() => sim.simulator.received(bob.number).some((m) => m.id === reply!.key.id), 'Carol\'s reply at Bob');
