@@ -3,6 +3,7 @@ export type { SimulatorOptions, DeviceView } from './simulator.js';
 export { startSimulator } from './start.js';
 export type { RunningSimulator, StartOptions } from './start.js';
 export { trustSimulatorRoot } from './transport/certificates.js';
+export { trustSimulatorMedia } from './media/certificate.js';
 export { SimError } from './network/errors.js';
 export type { AccountView } from './network/model.js';
 export type { ReceivedMessage } from './network/phone.js';
@@ -10,3 +11,7 @@ export type { SentMessage, UndecryptableMessage } from './features/messaging.js'
 export type { OutageMode, OutageView } from './features/outages.js';
 export * as verdicts from './verdicts.js';
 export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';
+export type { MediaInput, ReceivedMedia } from './features/media.js';
+export type { GroupView } from './features/groups.js';
+export type { HistoryOptions, SeededHistory } from './features/history-seed.js';
+export type { AppStateChange } from './features/app-state.js';

@@ -20,9 +20,21 @@ import { Messaging } from './features/messaging.js';
 import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
-import { appStateFeature } from './features/history.js';
+import { appStateFeature, applyChanges } from './features/app-state.js';
+import type { AppStateChange } from './features/app-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages } from './features/outages.js';
+import { asControl, Groups, groupView } from './features/groups.js';
+import type { GroupView } from './features/groups.js';
+import { groupIqFeature } from './features/group-iq.js';
+import { GroupMessages } from './features/group-messages.js';
+import { Media } from './features/media.js';
+import type { MediaInput, ReceivedMedia } from './features/media.js';
+import { MediaHost } from './media/host.js';
+import { createMediaCertificate } from './media/certificate.js';
+import { seedHistory } from './features/history-seed.js';
+import type { HistoryOptions, SeededHistory } from './features/history-seed.js';
+import type { MediaCertificate } from './media/certificate.js';
 import type { OutageMode, OutageView } from './features/outages.js';
 
 export interface SimulatorOptions {
@@ -50,6 +62,11 @@ export class Simulator {
   readonly identity: ServerIdentity;
   private readonly registrations: Registrations;
   private readonly messaging: Messaging;
+  private readonly groups: Groups;
+  private readonly media: Media;
+  private readonly mediaHost: MediaHost;
+  private readonly certificate: MediaCertificate;
+  private readonly groupMessages: GroupMessages;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -57,7 +74,12 @@ export class Simulator {
   constructor(private readonly options: SimulatorOptions = {}) {
     this.identity = createServerIdentity(options.rootKey);
     this.registrations = new Registrations(options.qrRefs);
-    this.messaging = new Messaging(this.network);
+    this.certificate = createMediaCertificate();
+    this.mediaHost = new MediaHost(this.certificate, options.host ?? '127.0.0.1');
+    this.media = new Media(this.network, this.mediaHost);
+    this.messaging = new Messaging(this.network, this.media);
+    this.groups = new Groups(this.network);
+    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -73,15 +95,34 @@ export class Simulator {
     this.network.use(this.messaging.feature());
     this.network.use(pairingCodeFeature(this.registrations));
     this.network.use(appStateFeature(this.network));
+    this.network.use(groupIqFeature(this.network, this.groups));
+    this.network.use(this.groupMessages.feature());
+    this.network.use(this.media.feature());
   }
 
   async listen(): Promise<void> {
     await this.listener.listen(this.options.port ?? 0);
+    await this.mediaHost.listen();
   }
 
   /** `ws://host:port/ws/chat`, the value for Baileys' `waWebSocketUrl`. */
   get url(): string {
     return `ws://${this.options.host ?? '127.0.0.1'}:${this.listener.port}/ws/chat`;
+  }
+
+  /** The media host's self-signed certificate (PEM): what `trustSimulatorMedia` or NODE_EXTRA_CA_CERTS adds. */
+  get mediaCertificate(): string {
+    return this.certificate.cert;
+  }
+
+  /** `host:port` of the media host, as `media_conn` names it. */
+  get mediaHostname(): string {
+    return this.mediaHost.hostname;
+  }
+
+  /** The media host's current upload token (what `media_conn` hands logged-in clients). */
+  get mediaAuth(): string {
+    return this.mediaHost.auth;
   }
 
   /** The public key clients must trust (`trustSimulatorRoot`). */
@@ -137,6 +178,30 @@ export class Simulator {
     return this.messaging.phoneSendsText(from, to, text);
   }
 
+  /** The phone of `from` uploads a file (WhatsApp's media encryption) and sends it to the number `to`. */
+  sendMedia(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media);
+  }
+
+  /** The decrypted file of a message the phone of `number` received. */
+  receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
+    return this.media.file(this.network.account(number), messageId);
+  }
+
+  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
+  seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
+    return seedHistory(this.media, this.network.account(number), options);
+  }
+
+  /**
+   * The phone changes its app state (contacts, archive, pin, mute, labels): patches with valid MACs that its
+   * companions fetch now (told by a server_sync notification) or on their initial sync.
+   */
+  changeAppState(number: string, changes: AppStateChange[]): Promise<Array<{ collection: string; version: number }>> {
+    const account = this.network.account(number);
+    return applyChanges(this.network, account, changes);
+  }
+
   /** What the phone of `number` received, decrypted, oldest first. */
   received(number: string): ReceivedMessage[] {
     return [...this.network.account(number).phone.received];
@@ -155,6 +220,33 @@ export class Simulator {
   /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
   markRead(number: string, messageId: string): void {
     this.messaging.phoneReads(number, messageId);
+  }
+
+  /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */
+  createGroup(number: string, subject: string, participants: string[]): GroupView {
+    const creator = this.network.account(number);
+    return groupView(asControl('create group', () => this.groups.create(creator, subject, participants.map((p) => String(p).replace(/^\+/, '')))));
+  }
+
+  /** Every group, or those `number` is a member of. */
+  listGroups(number?: string): GroupView[] {
+    const account = number === undefined ? undefined : this.network.account(number);
+    return this.groups.all().filter((g) => !account || g.members.has(account.number)).map(groupView);
+  }
+
+  getGroup(jid: string): GroupView {
+    return groupView(asControl('group', () => this.groups.get(jid)));
+  }
+
+  /** The phone of `number` (an admin) adds, removes, promotes or demotes members; each number gets a status. */
+  updateGroupMembers(number: string, jid: string, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
+    const actor = this.network.account(number);
+    return asControl(`${action} members`, () => this.groups.changeMembers(this.groups.asAdmin(jid, actor), actor, action, numbers));
+  }
+
+  /** The phone of `from` sends a text into a group it is a member of. */
+  sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
+    return this.groupMessages.phoneSendsText(from, group, text);
   }
 
   startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {
@@ -181,5 +273,6 @@ export class Simulator {
     for (const connection of this.connections) connection.terminate();
     for (const registration of this.registrations.all()) this.registrations.remove(registration.connection);
     await this.listener.close();
+    await this.mediaHost.close();
   }
 }

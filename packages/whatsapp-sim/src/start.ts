@@ -15,6 +15,8 @@ export interface RunningSimulator {
   controlUrl: string;
   /** The root public key to pass to `trustSimulatorRoot`. */
   rootPublicKey: Buffer;
+  /** The media host's certificate (PEM), for `trustSimulatorMedia` or a NODE_EXTRA_CA_CERTS file. */
+  mediaCertificate: string;
   /** The programmatic control API (the HTTP one is a thin layer over it). */
   simulator: Simulator;
   stop(): Promise<void>;
@@ -32,6 +34,7 @@ export async function startSimulator(options: StartOptions = {}): Promise<Runnin
     url: simulator.url,
     controlUrl: control.url,
     rootPublicKey: simulator.rootPublicKey,
+    mediaCertificate: simulator.mediaCertificate,
     simulator,
     stop: async () => {
       await control.close();

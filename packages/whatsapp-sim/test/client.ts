@@ -1,5 +1,5 @@
 import makeWASocket, { Browsers } from '@whiskeysockets/baileys';
-import type { AuthenticationState, ConnectionState, SocketConfig, WAMessage, WAMessageUpdate, WASocket } from '@whiskeysockets/baileys';
+import type { AuthenticationState, BaileysEventMap, ConnectionState, SocketConfig, WAMessage, WAMessageUpdate, WASocket } from '@whiskeysockets/baileys';
 import { memoryAuthState } from '../src/index.js';
 
 /** A logger that drops everything (Baileys logs a lot at info). */
@@ -20,6 +20,7 @@ export interface Seen {
   updates: Partial<ConnectionState>[];
   upserts: WAMessage[];
   messageUpdates: WAMessageUpdate[];
+  histories: Array<BaileysEventMap['messaging-history.set']>;
   closeCode: number | undefined;
   closeMessage: string | undefined;
 }
@@ -39,7 +40,7 @@ export class TestClient {
   constructor(private readonly url: string, private readonly config: Partial<SocketConfig> = {}) {}
 
   static fresh(): Seen {
-    return { qrs: [], updates: [], upserts: [], messageUpdates: [], closeCode: undefined, closeMessage: undefined };
+    return { qrs: [], updates: [], upserts: [], messageUpdates: [], histories: [], closeCode: undefined, closeMessage: undefined };
   }
 
   /** Opens a new socket with the stored credentials (what an app does on start and after a close). */
@@ -62,6 +63,7 @@ export class TestClient {
     });
     sock.ev.on('messages.upsert', ({ messages }) => seen.upserts.push(...messages));
     sock.ev.on('messages.update', (updates) => seen.messageUpdates.push(...updates));
+    sock.ev.on('messaging-history.set', (set) => seen.histories.push(set));
     this.sock = sock;
     return sock;
   }

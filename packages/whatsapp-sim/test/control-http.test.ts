@@ -111,4 +111,58 @@ describe('HTTP control API', () => {
     assert.equal((await call('GET', '/accounts')).body.length, before);
     assert.equal((await call('GET', '/outage')).body.mode, 'none');
   });
+
+  it('phones create groups, change members and send into them over HTTP; the members\' phones decrypt', async () => {
+    const [ana, beto, caio] = ['5511987655101', '5511987655102', '5511987655103'];
+    for (const number of [ana, beto, caio]) await call('POST', '/accounts', { number });
+    assert.equal((await call('POST', `/accounts/${ana}/groups`, { subject: 'Família', participants: beto })).status, 400);
+    const before = (await call('GET', '/groups')).body.length;
+    const created = await call('POST', `/accounts/${ana}/groups`, { subject: 'Família', participants: [beto] });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.body.members.map((m: { number: string; role: string }) => `${m.number} ${m.role}`), [`${ana} superadmin`, `${beto} member`]);
+    assert.equal((await call('GET', '/groups')).body.length, before + 1);
+    const jid = encodeURIComponent(created.body.jid);
+    const refused = await call('POST', `/accounts/${beto}/groups/${jid}/participants`, { action: 'add', participants: [caio] });
+    assert.deepEqual([refused.status, refused.body.error.code], [403, 'not_an_admin']);
+    assert.equal((await call('POST', `/accounts/${ana}/groups/${jid}/participants`, { action: 'invite', participants: [caio] })).status, 400);
+    const added = await call('POST', `/accounts/${ana}/groups/${jid}/participants`, { action: 'add', participants: [caio, '5511900000002'] });
+    assert.deepEqual(added.body, [{ number: caio, status: 200 }, { number: '5511900000002', status: 404 }]);
+    const sent = await call('POST', `/accounts/${ana}/groups/${jid}/messages`, { text: 'jantar às 20h' });
+    assert.equal(sent.status, 201);
+    assert.deepEqual(sent.body.devices.sort(), [`${beto}@s.whatsapp.net`, `${caio}@s.whatsapp.net`]);
+    for (const number of [beto, caio]) {
+      const got = (await call('GET', `/accounts/${number}/messages/received`)).body as ReceivedMessage[];
+      assert.deepEqual(got.map((m) => [m.text, m.group, m.type]), [['jantar às 20h', created.body.jid, 'skmsg']]);
+    }
+    const answer = await call('POST', `/accounts/${caio}/groups/${jid}/messages`, { text: 'combinado' });
+    assert.equal((await call('GET', `/accounts/${ana}/messages/received`)).body.find((m: ReceivedMessage) => m.id === answer.body.id)?.text, 'combinado');
+    assert.equal((await call('GET', `/accounts/${ana}/messages/sent`)).body.find((m: SentMessage) => m.id === sent.body.id).receipts.length, 2);
+    const outsider = await call('POST', '/accounts', { number: '5511987655104' });
+    const notMember = await call('POST', `/accounts/${outsider.body.number}/groups/${jid}/messages`, { text: 'oi' });
+    assert.deepEqual([notMember.status, notMember.body.error.code], [403, 'not_a_member']);
+    assert.equal((await call('GET', '/groups/120363000000000000@g.us')).body.error.code, 'group_not_found');
+  });
+
+  it('a phone sends a file over HTTP and another phone\'s decrypted copy is readable over HTTP', async () => {
+    const [from, to] = ['5511987655201', '5511987655202'];
+    for (const number of [from, to]) await call('POST', '/accounts', { number });
+    const data = Buffer.from('%PDF-1.4 boleto').toString('base64');
+    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'video', data, mimetype: 'video/mp4' })).body.error.code, 'invalid_media');
+    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data: '%%%', mimetype: 'application/pdf' })).status, 400);
+    const sent = await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data, mimetype: 'application/pdf', fileName: 'boleto.pdf' });
+    assert.equal(sent.status, 201);
+    const file = await call('GET', `/accounts/${to}/messages/received/${sent.body.id}/media`);
+    assert.deepEqual([file.body.kind, file.body.fileName, file.body.data], ['document', 'boleto.pdf', data]);
+    assert.equal((await call('GET', `/accounts/${to}/messages/received/nope/media`)).body.error.code, 'media_not_found');
+  });
+
+  it('a phone changes its app state over HTTP; bad changes are refused and change nothing', async () => {
+    const number = '5511987655301';
+    await call('POST', '/accounts', { number });
+    const bad = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }, { kind: 'mute', jid: 5 }] });
+    assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.details.field], [400, 'invalid_change', 'jid']);
+    const done = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }] });
+    // The refused request applied nothing: the contact is version 1 of its collection.
+    assert.deepEqual(done.body, [{ collection: 'critical_unblock_low', version: 1 }]);
+  });
 });

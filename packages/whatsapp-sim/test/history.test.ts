@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
+import { downloadMediaMessage } from '@whiskeysockets/baileys';
+import { startSimulator, trustSimulatorMedia, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
 import { TestClient, waitFor } from './client.js';
 
@@ -27,6 +28,33 @@ describe('first login: initial history and app state', () => {
     assert.equal(client.auth.creds.processedHistoryMessages.length, 1);
     const sent = await sim.simulator.sendText(friend.number, me.number, 'depois da sincronização');
     await waitFor(() => client.seen.upserts.some((m) => m.key.id === sent.id), 'the message');
+    client.end();
+  });
+
+  it('the phone\'s seeded history (chats, messages, images on the media host) reaches a newly linked Baileys', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659111', pushName: 'Rita' });
+    await assert.rejects(sim.simulator.seedHistory(me.number, { chats: 0, messagesPerChat: 1 }), /chats must be/);
+    const seeded = await sim.simulator.seedHistory(me.number, { chats: 3, messagesPerChat: 4, mediaEvery: 2 });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    await waitFor(() => client.auth.creds.accountSyncCounter === 1, 'the initial sync to complete', 15_000);
+    const chats = client.seen.histories.flatMap((s) => s.chats);
+    const messages = client.seen.histories.flatMap((s) => s.messages);
+    assert.deepEqual(chats.map((c) => c.id).sort(), seeded.chats.map((c) => c.jid).sort());
+    assert.deepEqual(messages.map((m) => m.key.id).sort(), seeded.chats.flatMap((c) => c.messageIds).sort());
+    assert.equal(chats.find((c) => c.id === seeded.chats[0]!.jid)?.name, 'Contato 1');
+    const first = messages.find((m) => m.key.id === seeded.chats[0]!.messageIds[0])!;
+    assert.deepEqual([first.message?.conversation, first.key.fromMe], ['Mensagem 1 de Contato 1', false]);
+    const image = messages.find((m) => m.key.id === seeded.chats[0]!.messageIds[1])!;
+    assert.equal(image.key.fromMe, true);
+    assert.equal(image.message?.imageMessage?.caption, 'Mensagem 2 de Contato 1');
+    const untrustMedia = trustSimulatorMedia(sim.mediaCertificate);
+    try {
+      const bytes = await downloadMediaMessage(image, 'buffer', {});
+      assert.deepEqual(bytes.subarray(0, 4), Buffer.from([0xff, 0xd8, 0xff, 0xe0]));
+    } finally {
+      untrustMedia();
+    }
     client.end();
   });
 });

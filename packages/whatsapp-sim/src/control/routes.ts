@@ -1,6 +1,7 @@
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
+import type { AppStateChange } from '../features/app-state.js';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -22,6 +23,21 @@ function field(body: Body, name: string, type: 'string' | 'number' | 'boolean', 
 const text = (body: Body, name: string): string => field(body, name, 'string', true) as string;
 const optionalText = (body: Body, name: string): string | undefined => field(body, name, 'string', false) as string | undefined;
 
+function numbers(body: Body, name: string): string[] {
+  const value = body[name];
+  if (!Array.isArray(value) || value.length > 1024 || !value.every((x) => typeof x === 'string')) {
+    throw new SimError(400, 'invalid_request', `${name} must be an array of at most 1024 numbers (strings)`, { field: name });
+  }
+  return value as string[];
+}
+
+const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
+function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
+  const action = text(body, 'action');
+  if (!(MEMBER_ACTIONS as readonly string[]).includes(action)) throw new SimError(400, 'invalid_request', `action must be one of ${MEMBER_ACTIONS.join(', ')}`, { field: 'action' });
+  return action as (typeof MEMBER_ACTIONS)[number];
+}
+
 function integer(value: unknown, name: string, required = true): number | undefined {
   if (value === undefined && !required) return undefined;
   const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
@@ -35,7 +51,7 @@ const NUMBER = '([^/]+)';
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
 export function routes(sim: Simulator): Route[] {
   return [
-    { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64') }) },
+    { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64'), mediaHost: sim.mediaHostname, mediaCertificate: sim.mediaCertificate }) },
     { method: 'GET', pattern: /^\/accounts$/, handle: () => ok(sim.listAccounts()) },
     {
       method: 'POST', pattern: /^\/accounts$/,
@@ -67,6 +83,51 @@ export function routes(sim: Simulator): Route[] {
         sim.markRead(number!, id!);
         return { status: 204 };
       },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`),
+      handle: async ([number], body) => {
+        const data = text(body, 'data');
+        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new SimError(400, 'invalid_request', 'data must be base64', { field: 'data' });
+        const media = {
+          kind: text(body, 'kind') as 'image', data: Buffer.from(data, 'base64'), mimetype: text(body, 'mimetype'),
+          fileName: optionalText(body, 'fileName'), caption: optionalText(body, 'caption'),
+        };
+        return { status: 201, body: await sim.sendMedia(number!, text(body, 'to'), media) };
+      },
+    },
+    {
+      method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/media$`),
+      handle: ([number, id]) => {
+        const { media, data } = sim.receivedMedia(number!, id!);
+        return ok({ ...media, data: data.toString('base64') });
+      },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/history$`),
+      handle: async ([number], body) => ({
+        status: 201,
+        body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined }),
+      }),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`),
+      handle: async ([number], body) => ok(await sim.changeAppState(number!, body.changes as AppStateChange[])),
+    },
+    { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },
+    { method: 'GET', pattern: /^\/groups\/([^/]+)$/, handle: ([jid]) => ok(sim.getGroup(jid!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), handle: ([number]) => ok(sim.listGroups(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`),
+      handle: ([number], body) => ({ status: 201, body: sim.createGroup(number!, text(body, 'subject'), numbers(body, 'participants')) }),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/participants$`),
+      handle: ([number, jid], body) => ok(sim.updateGroupMembers(number!, jid!, memberAction(body), numbers(body, 'participants'))),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
+      handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {

@@ -1,12 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import { extractE2ESessionFromRetryReceipt, getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { deviceOf, unixNow, userJid } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
-import type { Account } from '../network/model.js';
+import type { Account, CompanionDevice } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
+import type { Media, MediaInput } from './media.js';
+import type { ReceivedMessage } from '../network/phone.js';
 
 /** A message a phone sent, and the receipts it got back. */
 export interface SentMessage {
@@ -16,25 +18,35 @@ export interface SentMessage {
   timestamp: number;
   /** Devices the message was encrypted for. */
   devices: string[];
-  receipts: Array<{ from: string; type: 'delivery' | 'read'; at: number }>;
+  receipts: Array<{ from: string; type: ReceiptKind; at: number }>;
+  /** Retry receipts devices sent for it (they could not decrypt their copy), each answered by a resend. */
+  retries?: Array<{ from: string; count: number; at: number }>;
 }
 
-/** A copy a phone could not decrypt (the real phone would ask for a retry; this slice only records it). */
+/** A copy a phone could not decrypt (a real phone would ask for a retry; the simulated one only records it). */
 export interface UndecryptableMessage {
   id: string;
   from: string;
-  type: 'pkmsg' | 'msg';
+  type: 'pkmsg' | 'msg' | 'skmsg';
   error: string;
   at: number;
 }
 
+export type ReceiptKind = 'delivery' | 'read' | 'played';
+
 /**
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
- * whatsmeow types.ReceiptTypeInactive documents it as a delivery. Retry and peer receipts are not relayed
+ * whatsmeow types.ReceiptTypeInactive documents it as a delivery. A retry receipt for a phone's message makes
+ * the phone resend it (retryFrom); retry receipts between companions and peer receipts are not relayed
  * in this slice.
  */
-const RELAYED_RECEIPTS: Record<string, 'delivery' | 'read'> = { '': 'delivery', inactive: 'delivery', read: 'read' };
+const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
+
+/** Retries a phone answers per message and device (Baileys' maxMsgRetryCount default). */
+export const MAX_RETRIES = 5;
+/** Sent messages a phone keeps to resend on a retry receipt; the oldest go first. */
+export const MAX_RESENDABLE = 1000;
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -47,8 +59,10 @@ const MAX_TEXT = 65_536;
 export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
+  /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
+  private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage }>();
 
-  constructor(private readonly network: Network) {}
+  constructor(private readonly network: Network, private readonly media: Media) {}
 
   feature(): Feature {
     return {
@@ -69,28 +83,39 @@ export class Messaging {
   }
 
   async phoneSendsText(fromNumber: string, toNumber: string, text: string): Promise<SentMessage> {
-    const from = this.network.account(fromNumber);
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
       throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
     }
+    return this.phoneSends(fromNumber, toNumber, { conversation: text }, text);
+  }
+
+  /** The phone uploads a file (encrypted) and sends it; `text` of the record is the caption or file name. */
+  async phoneSendsMedia(fromNumber: string, toNumber: string, input: MediaInput): Promise<SentMessage> {
+    this.network.account(fromNumber);
+    this.network.account(toNumber);
+    return this.phoneSends(fromNumber, toNumber, await this.media.upload(input), input.caption ?? input.fileName ?? '');
+  }
+
+  /** Opens what a phone kept: its media is downloaded and decrypted. */
+  async phoneGot(account: Account, received: ReceivedMessage): Promise<void> {
+    await this.media.open(account, received);
+  }
+
+  private async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+    const from = this.network.account(fromNumber);
     const to = this.network.account(toNumber);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
-    const message: proto.IMessage = { conversation: text };
     const toJid = `${to.number}@s.whatsapp.net`;
     const targets = [
       ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
-    const record: SentMessage = { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] };
-    // Listed before any copy leaves: a receipt can come back before the last copy is sent.
-    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
+    const record = this.recordSent(from, { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
+    this.resendable.set(id, { from, toJid, message, record });
+    while (this.resendable.size > MAX_RESENDABLE) this.resendable.delete(this.resendable.keys().next().value!);
     for (const target of targets) {
       await this.ensureSession(from, target.jid);
-      const body = target.own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
-      const { type, ciphertext } = await from.phone.encrypt(target.jid, body);
-      const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id, type: 'text', t: String(record.timestamp), notify: from.pushName };
-      if (target.own) attrs.recipient = toJid;
-      this.network.deliver(target.device, { tag: 'message', attrs, content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }] });
+      await this.copyTo(from, target.device, toJid, message, record);
       record.devices.push(target.jid);
     }
     if (to !== from) {
@@ -102,16 +127,66 @@ export class Messaging {
     return record;
   }
 
+  /** Encrypts one copy of a phone's message for one companion (its own as `deviceSentMessage`) and sends it. */
+  private async copyTo(from: Account, device: CompanionDevice, toJid: string, message: proto.IMessage, record: SentMessage, count?: number): Promise<void> {
+    const own = this.network.accountOf(device.jid) === from;
+    const body = own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
+    const { type, ciphertext } = await from.phone.encrypt(device.jid, body);
+    const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: message.conversation ? 'text' : 'media', t: String(record.timestamp), notify: from.pushName };
+    if (own) attrs.recipient = toJid;
+    const enc: BinaryNode = { tag: 'enc', attrs: { v: '2', type, ...(count ? { count: String(count) } : {}) }, content: ciphertext };
+    this.network.deliver(device, { tag: 'message', attrs, content: [enc] });
+  }
+
+  /**
+   * A device could not decrypt a phone's message and asks for it again (`<receipt type="retry">`): the
+   * phone re-encrypts it for that device only, over a new session from the keys the receipt carries
+   * (Baileys sends them from its second retry on) or else the session it has, as whatsmeow's
+   * handleRetryReceipt does; at most MAX_RETRIES times per device.
+   */
+  private async retryFrom(device: CompanionDevice, node: BinaryNode): Promise<void> {
+    const original = this.resendable.get(node.attrs.id ?? '');
+    if (!original || this.network.accountOf(node.attrs.to ?? '') !== original.from) return;
+    const count = Number(getBinaryNodeChild(node, 'retry')?.attrs.count ?? 1) || 1;
+    const retries = original.record.retries ?? (original.record.retries = []);
+    if (retries.filter((r) => r.from === device.jid).length >= MAX_RETRIES) return;
+    retries.push({ from: device.jid, count, at: Date.now() });
+    const bundle = extractE2ESessionFromRetryReceipt(node);
+    if (bundle) {
+      await original.from.phone.deleteSession(device.jid);
+      await original.from.phone.startSession(device.jid, {
+        registrationId: bundle.registrationId, identityKey: Buffer.from(bundle.identityKey),
+        signedPreKey: { keyId: bundle.signedPreKey.keyId, publicKey: Buffer.from(bundle.signedPreKey.publicKey), signature: Buffer.from(bundle.signedPreKey.signature) },
+        preKey: bundle.preKey ? { keyId: bundle.preKey.keyId, publicKey: Buffer.from(bundle.preKey.publicKey) } : undefined,
+      });
+    } else {
+      await this.ensureSession(original.from, device.jid);
+    }
+    await this.copyTo(original.from, device, original.toJid, original.message, original.record, count);
+  }
+
   /** The phone of `number` reads a received message: a read receipt goes to the sender's devices. */
   phoneReads(number: string, messageId: string): void {
     const account = this.network.account(number);
     const message = account.phone.received.find((m) => m.id === messageId);
     if (!message) throw new SimError(404, 'message_not_found', `the phone of ${number} has no received message ${messageId}`, { messageId });
     const sender = this.network.accountOf(message.from);
-    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read');
+    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read', message.group);
   }
 
-  private async ensureSession(from: Account, jid: string): Promise<void> {
+  /** Lists a message a phone sends; before any copy leaves, since a receipt can come back before the last copy is sent. */
+  recordSent(from: Account, record: SentMessage): SentMessage {
+    this.sent.set(from, [...(this.sent.get(from) ?? []), record]);
+    return record;
+  }
+
+  /** Keeps a copy a phone could not decrypt. */
+  recordFailure(phoneAccount: Account, failed: UndecryptableMessage): void {
+    this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
+  }
+
+  /** Starts the phone's Signal session with a device from a key bundle, unless it has one. */
+  async ensureSession(from: Account, jid: string): Promise<void> {
     if (await from.phone.hasSession(jid)) return;
     const bundle = takeBundle(this.network, jid);
     if (!bundle) throw new SimError(404, 'device_not_found', `no keys for ${jid}`);
@@ -121,7 +196,8 @@ export class Messaging {
   private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const { id, to } = node.attrs;
-    if (!session || !id || !to) return;
+    // Group messages are the group feature's (group-messages.ts).
+    if (!session || !id || !to || to.endsWith('@g.us')) return;
     const { account, device } = session;
     const t = unixNow();
     connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t } });
@@ -159,20 +235,23 @@ export class Messaging {
   /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
   private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean): Promise<void> {
     try {
-      await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
+      const received = await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
+      if (keep) await this.phoneGot(phoneAccount, received);
       const sender = this.network.accountOf(fromDevice);
       if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
     } catch (error) {
-      const failed = { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() };
-      this.failures.set(phoneAccount, [...(this.failures.get(phoneAccount) ?? []), failed]);
+      this.recordFailure(phoneAccount, { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() });
     }
   }
 
-  /** A receipt from `from` (a user JID) for messages of `sender`: to its companions, and its phone's record. */
-  private receiptTo(sender: Account, from: string, ids: string[], type: 'delivery' | 'read'): void {
+  /**
+   * A receipt from `from` (a user or device JID) for messages of `sender`: to its companions, and its phone's
+   * record. In a group the receipt comes from the group, with the reader as `participant`.
+   */
+  receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string): void {
     const [first, ...rest] = ids;
-    const attrs: Record<string, string> = { from, id: first!, t: unixNow() };
-    if (type === 'read') attrs.type = 'read';
+    const attrs: Record<string, string> = group ? { from: group, participant: from, id: first!, t: unixNow() } : { from, id: first!, t: unixNow() };
+    if (type !== 'delivery') attrs.type = type;
     const content = rest.length ? [{ tag: 'list', attrs: {}, content: rest.map((x) => ({ tag: 'item', attrs: { id: x } })) }] : undefined;
     for (const device of sender.companions.values()) this.network.deliver(device, { tag: 'receipt', attrs: { ...attrs }, content });
     for (const message of this.sent.get(sender) ?? []) {
@@ -180,15 +259,18 @@ export class Messaging {
     }
   }
 
-  private receiptFromClient(connection: ClientConnection, node: BinaryNode): void {
+  private async receiptFromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
+    if (type === 'retry') return this.retryFrom(session.device, node);
     const kind = RELAYED_RECEIPTS[type ?? ''];
-    const sender = this.network.accountOf(to);
+    const group = to.endsWith('@g.us') ? to : undefined;
+    // In a group the receipt names the message's author as `participant`.
+    const sender = this.network.accountOf(group ? node.attrs.participant ?? '' : to);
     if (!kind || !sender || sender === session.account) return;
     const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
-    this.receiptTo(sender, session.device.jid, ids, kind);
+    this.receiptTo(sender, session.device.jid, ids, kind, group);
   }
 }

@@ -1,4 +1,4 @@
-import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { BinaryNode, LTHashState, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import type { SimPhone } from './phone.js';
 
@@ -49,6 +49,19 @@ export interface Account {
   nextKeyIndex: number;
   /** The account's random ADV id (`rawId` in device identities). */
   advRawId: number;
+  /** The phone's chat history (WhatsApp's `HistorySync` conversations), sent to each new companion on link. */
+  history: proto.IConversation[];
+  appState: PhoneAppState;
+}
+
+/**
+ * The account's app state (syncd) as the server keeps it: the key the phone shares with its companions and,
+ * per collection, the phone's LT-hash state and the encoded patches in version order (patch i is version i+1).
+ */
+export interface PhoneAppState {
+  keyId: Buffer;
+  keyData: Buffer;
+  collections: Map<string, { state: LTHashState; patches: Buffer[] }>;
 }
 
 /** What the control API shows of an account. */

@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection, ConnectionHandler } from '../transport/connection.js';
 import type { Account, CompanionDevice } from './model.js';
@@ -81,7 +81,8 @@ export class Network implements ConnectionHandler {
     do lid = String(randomInt(10_000_000, 99_999_999)) + String(randomInt(100_000, 999_999)); while (this.byLid.has(lid));
     const account: Account = {
       number, lid, pushName: options.pushName ?? `Phone ${number.slice(-4)}`, business: options.business ?? false,
-      phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31),
+      phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31), history: [],
+      appState: { keyId: randomBytes(6), keyData: randomBytes(32), collections: new Map() },
     };
     this.accounts.set(number, account);
     this.byLid.set(lid, account);

@@ -23,17 +23,21 @@ export interface ReceivedMessage {
   from: string;
   /** The sending account's number. */
   fromNumber: string;
-  type: 'pkmsg' | 'msg';
+  type: 'pkmsg' | 'msg' | 'skmsg';
+  /** The group (`id@g.us`) of a group message. */
+  group?: string;
   timestamp: number;
   /** The decrypted `proto.Message` as JSON. */
   message: Record<string, unknown>;
   /** The text of a text message, if it is one. */
   text: string | undefined;
+  /** A media file it carried, as the phone downloaded and decrypted it (the bytes: `Simulator.receivedMedia`). */
+  media?: { kind: string; mimetype: string | undefined; fileName: string | undefined; size: number; error?: string };
 }
 
 /** Text of the common text-bearing message kinds. */
 export function textOf(message: proto.IMessage): string | undefined {
-  return message.conversation ?? message.extendedTextMessage?.text ?? undefined;
+  return message.conversation ?? message.extendedTextMessage?.text ?? message.imageMessage?.caption ?? message.documentMessage?.caption ?? undefined;
 }
 
 /**
@@ -78,6 +82,11 @@ export class SimPhone {
     return (await this.signal.validateSession(deviceJid)).exists;
   }
 
+  /** Forgets the session with a device (a new one is about to replace it). */
+  async deleteSession(deviceJid: string): Promise<void> {
+    await this.signal.deleteSession([deviceJid]);
+  }
+
   /** Starts a session with a device from the bundle the server handed out. */
   async startSession(deviceJid: string, bundle: PreKeyBundle): Promise<void> {
     await this.ready;
@@ -104,10 +113,40 @@ export class SimPhone {
    */
   async receive(id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, timestamp: number, record = true): Promise<ReceivedMessage> {
     await this.ready;
+    const message = await this.decrypt(fromDevice, type, ciphertext);
+    return this.keep({ id, from: fromDevice, type, timestamp }, message, record);
+  }
+
+  /** Encrypts a group message under the phone's sender key; `distribution` is the key for members who lack it. */
+  async encryptGroup(groupJid: string, meJid: string, message: proto.IMessage): Promise<{ ciphertext: Buffer; distribution: Buffer }> {
+    await this.ready;
+    const { ciphertext, senderKeyDistributionMessage } = await this.signal.encryptGroupMessage({ group: groupJid, meId: meJid, data: encodeWAMessage(message) });
+    return { ciphertext: Buffer.from(ciphertext), distribution: Buffer.from(senderKeyDistributionMessage) };
+  }
+
+  /**
+   * Decrypts a group message: the author's 1:1 copy first when there is one (it carries the author's sender
+   * key, as WhatsApp clients send it), then the `skmsg` under that key. Throws when either does not decrypt.
+   */
+  async receiveGroup(id: string, group: string, author: string, copy: { type: 'pkmsg' | 'msg'; ciphertext: Buffer } | undefined, skmsg: Buffer, timestamp: number, record: boolean): Promise<ReceivedMessage> {
+    await this.ready;
+    if (copy) {
+      const direct = await this.decrypt(author, copy.type, copy.ciphertext);
+      const distribution = (direct.deviceSentMessage?.message ?? direct).senderKeyDistributionMessage;
+      if (distribution) await this.signal.processSenderKeyDistributionMessage({ authorJid: author, item: distribution });
+    }
+    const plain = await this.signal.decryptGroupMessage({ group, authorJid: author, msg: skmsg });
+    return this.keep({ id, from: author, type: 'skmsg', group, timestamp }, proto.Message.decode(unpadRandomMax16(plain)), record);
+  }
+
+  private async decrypt(fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer): Promise<proto.Message> {
     const plain = await this.signal.decryptMessage({ jid: fromDevice, type, ciphertext });
-    const message = proto.Message.decode(unpadRandomMax16(plain));
+    return proto.Message.decode(unpadRandomMax16(plain));
+  }
+
+  private keep(head: Pick<ReceivedMessage, 'id' | 'from' | 'type' | 'timestamp' | 'group'>, message: proto.Message, record: boolean): ReceivedMessage {
     const received: ReceivedMessage = {
-      id, from: fromDevice, fromNumber: fromDevice.split(/[:@]/)[0]!, type, timestamp,
+      ...head, fromNumber: head.from.split(/[:@]/)[0]!,
       message: proto.Message.toObject(message, { bytes: String, longs: Number }) as Record<string, unknown>, text: textOf(message),
     };
     if (record) this.received.push(received);

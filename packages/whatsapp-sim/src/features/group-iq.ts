@@ -1,0 +1,95 @@
+import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import type { BinaryNode } from '@whiskeysockets/baileys';
+import { IqError, splitJid } from '../network/network.js';
+import type { Feature, Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { requireSession } from './prekeys.js';
+import type { Groups } from './groups.js';
+
+const text = (node: BinaryNode | undefined): string | undefined =>
+  node?.content instanceof Uint8Array ? Buffer.from(node.content).toString('utf8') : typeof node?.content === 'string' ? node.content : undefined;
+
+/** The numbers of `<participant jid>` children (PN or LID JIDs); an unknown LID stays as written, to be answered 404. */
+function numbersOf(network: Network, node: BinaryNode | undefined): string[] {
+  return getBinaryNodeChildren(node, 'participant').map((p) => {
+    const jid = p.attrs.jid ?? '';
+    return network.accountOf(jid)?.number ?? splitJid(jid)[0];
+  });
+}
+
+/**
+ * `xmlns="w:g2"`: group iqs as Baileys' Socket/groups.js sends them (create, metadata, participating,
+ * participants, subject, description, settings, invite codes, join by code, leave). Refusals follow
+ * whatsmeow's errors.go: 404 item-not-found (no such group), 403 forbidden (not a member), 401
+ * not-authorized (not an admin), 406 not-acceptable (bad subject, full group).
+ */
+export function groupIqFeature(network: Network, groups: Groups): Feature {
+  const onGroups = (account: Account, iq: BinaryNode, child: BinaryNode): BinaryNode[] => {
+    const { type } = iq.attrs;
+    if (child.tag === 'create' && type === 'set') {
+      const group = groups.create(account, child.attrs.subject ?? '', numbersOf(network, child));
+      return [groups.node(group)];
+    }
+    if (child.tag === 'participating' && type === 'get') {
+      const mine = groups.all().filter((g) => g.members.has(account.number));
+      return [{ tag: 'groups', attrs: {}, content: mine.map((g) => groups.node(g)) }];
+    }
+    if (child.tag === 'invite' && child.attrs.code) {
+      const group = groups.byInvite(child.attrs.code);
+      if (type === 'get') return [groups.node(group)];
+      groups.join(group, account);
+      return [{ tag: 'group', attrs: { jid: group.jid } }];
+    }
+    if (child.tag === 'leave' && type === 'set') {
+      for (const g of getBinaryNodeChildren(child, 'group')) groups.leave(groups.get(g.attrs.id ?? ''), account);
+      return [{ tag: 'leave', attrs: {} }];
+    }
+    throw new IqError(501, 'feature-not-implemented');
+  };
+
+  const onGroup = (account: Account, iq: BinaryNode, child: BinaryNode): BinaryNode[] | undefined => {
+    const to = iq.attrs.to ?? '';
+    const set = iq.attrs.type === 'set';
+    if (!set && child.tag === 'query') return [groups.node(groups.asMember(to, account))];
+    if (!set && child.tag === 'invite') return [{ tag: 'invite', attrs: { code: groups.asAdmin(to, account).inviteCode } }];
+    if (!set) throw new IqError(501, 'feature-not-implemented');
+    switch (child.tag) {
+      case 'add': case 'remove': case 'promote': case 'demote': {
+        const results = groups.changeMembers(groups.asAdmin(to, account), account, child.tag, numbersOf(network, child));
+        return [{ tag: child.tag, attrs: {}, content: results.map(({ number, status }) => ({
+          tag: 'participant', attrs: { jid: `${number}@s.whatsapp.net`, ...(status === 200 ? {} : { error: String(status) }) },
+        })) }];
+      }
+      case 'subject': {
+        const group = groups.asMember(to, account);
+        if (group.restrict) groups.asAdmin(to, account);
+        groups.setSubject(group, account, text(child) ?? '');
+        return undefined;
+      }
+      case 'description': {
+        const group = groups.asMember(to, account);
+        if (group.restrict) groups.asAdmin(to, account);
+        groups.setDescription(group, account, child.attrs.delete === 'true' ? undefined : text(getBinaryNodeChild(child, 'body')), child.attrs.id);
+        return undefined;
+      }
+      case 'announcement': case 'not_announcement': case 'locked': case 'unlocked':
+        groups.setting(groups.asAdmin(to, account), account, child.tag);
+        return undefined;
+      case 'invite':
+        return [{ tag: 'invite', attrs: { code: groups.revokeInvite(groups.asAdmin(to, account), account) } }];
+      default:
+        throw new IqError(501, 'feature-not-implemented');
+    }
+  };
+
+  return {
+    iq: {
+      'w:g2': (connection, iq) => {
+        const { account } = requireSession(network, connection);
+        const child = Array.isArray(iq.content) ? iq.content[0] : undefined;
+        if (!child) throw new IqError(400, 'bad-request');
+        return iq.attrs.to === '@g.us' ? onGroups(account, iq, child) : onGroup(account, iq, child);
+      },
+    },
+  };
+}

@@ -1,0 +1,121 @@
+import { randomBytes } from 'node:crypto';
+import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { ClientConnection } from '../transport/connection.js';
+import { deviceOf, unixNow } from '../network/network.js';
+import type { Feature, Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { SimError } from '../network/errors.js';
+import type { Groups, Group } from './groups.js';
+import type { Messaging, SentMessage } from './messaging.js';
+
+type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
+
+/** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
+const MAX_TEXT = 65_536;
+
+/**
+ * Group messages with sender keys: a client's `<message to="…@g.us">` carries one `skmsg` (the message
+ * under its sender key) and, in `<participants>`, 1:1 copies of its sender-key distribution message for the
+ * devices that lack the key. The server fans it out to every member device as
+ * `<message from="group" participant="author device">` with that device's copy before the `skmsg` (the
+ * order clients decrypt in); phones decrypt theirs and answer delivery receipts naming themselves as
+ * `participant`. Phones send into groups the same way.
+ */
+export class GroupMessages {
+  constructor(private readonly network: Network, private readonly groups: Groups, private readonly messaging: Messaging) {}
+
+  feature(): Feature {
+    return { stanzas: { message: (connection, node) => this.fromClient(connection, node) } };
+  }
+
+  async phoneSendsText(fromNumber: string, groupJid: string, text: string): Promise<SentMessage> {
+    const from = this.network.account(fromNumber);
+    if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
+      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
+    }
+    const group = this.groups.all().find((g) => g.jid === groupJid || g.id === groupJid);
+    if (!group) throw new SimError(404, 'group_not_found', `no group ${groupJid}`, { group: groupJid });
+    if (!group.members.has(from.number)) throw new SimError(403, 'not_a_member', `${from.number} is not a member of ${group.jid}`, { group: group.jid });
+    if (group.announce && group.members.get(from.number) === 'member') throw new SimError(403, 'announcement_group', 'only admins send in this group', { group: group.jid });
+    const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
+    const author = `${from.number}@s.whatsapp.net`;
+    const message: proto.IMessage = { conversation: text };
+    const record = this.messaging.recordSent(from, { id, to: group.jid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
+    const { ciphertext, distribution } = await from.phone.encryptGroup(group.jid, author, message);
+    const skdm: proto.IMessage = { senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: distribution } };
+    for (const { account, jid } of this.memberDevices(group, author)) {
+      // The phone keeps no sender-key memory: every device gets the distribution message again, which clients accept.
+      await this.messaging.ensureSession(from, jid);
+      const copy = await from.phone.encrypt(jid, skdm);
+      await this.toDevice(group, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
+      record.devices.push(jid);
+    }
+    return record;
+  }
+
+  private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
+    const session = this.network.session(connection);
+    const { id, to } = node.attrs;
+    if (!session || !id || !to?.endsWith('@g.us')) return;
+    const t = Number(unixNow());
+    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: String(t) } });
+    const { account, device } = session;
+    const group = this.groups.all().find((g) => g.jid === to);
+    const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
+    // Not a member, or a member who may not send: WhatsApp drops it (the sender sees no delivery).
+    if (!group?.members.has(account.number) || (group.announce && group.members.get(account.number) === 'member')) return;
+    if (!(skmsg?.content instanceof Uint8Array)) return;
+    const copies = new Map<string, BinaryNode>();
+    for (const to of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
+      const target = this.network.accountOf(to.attrs.jid ?? '');
+      const enc = getBinaryNodeChild(to, 'enc');
+      if (target && enc?.content instanceof Uint8Array) copies.set(`${target.number}:${deviceOf(to.attrs.jid!)}`, enc);
+    }
+    const identity = getBinaryNodeChild(node, 'device-identity');
+    for (const member of this.memberDevices(group, device.jid)) {
+      const enc = copies.get(`${member.account.number}:${deviceOf(member.jid)}`);
+      const copy = enc ? { type: enc.attrs.type === 'pkmsg' ? 'pkmsg' as const : 'msg' as const, ciphertext: Buffer.from(enc.content as Uint8Array) } : undefined;
+      await this.toDevice(group, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
+    }
+  }
+
+  /** Every device of every member (phones as `number@s.whatsapp.net`), except the author's own. */
+  private memberDevices(group: Group, authorJid: string): Array<{ account: Account; jid: string }> {
+    const devices: Array<{ account: Account; jid: string }> = [];
+    for (const number of group.members.keys()) {
+      const account = this.network.accounts.get(number);
+      if (!account) continue;
+      for (const jid of [`${number}@s.whatsapp.net`, ...[...account.companions.values()].map((d) => d.jid)]) {
+        if (jid !== authorJid) devices.push({ account, jid });
+      }
+    }
+    return devices;
+  }
+
+  /** One member device gets the message: a phone decrypts it (and answers delivery), a companion gets the stanza. */
+  private async toDevice(group: Group, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
+    copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer): Promise<void> {
+    if (deviceOf(jid) === 0) {
+      try {
+        const received = await target.phone.receiveGroup(id, group.jid, authorJid, copy, skmsg, t, target !== author);
+        if (target !== author) await this.messaging.phoneGot(target, received);
+        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', group.jid);
+      } catch (error) {
+        this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });
+      }
+      return;
+    }
+    const companion = this.network.companionOf(jid);
+    if (!companion) return;
+    const content: BinaryNode[] = [];
+    if (copy) content.push({ tag: 'enc', attrs: { v: '2', type: copy.type }, content: copy.ciphertext });
+    content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg });
+    if (copy?.type === 'pkmsg' && identity) content.push(identity);
+    this.network.deliver(companion, {
+      tag: 'message',
+      attrs: { from: group.jid, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: 'pn' },
+      content,
+    });
+  }
+}

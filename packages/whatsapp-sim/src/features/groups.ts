@@ -1,0 +1,235 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import type { BinaryNode } from '@whiskeysockets/baileys';
+import { stanzaId, unixNow } from '../network/network.js';
+import type { Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { IqError } from '../network/network.js';
+import { SimError } from '../network/errors.js';
+
+export type Role = 'member' | 'admin' | 'superadmin';
+
+/** A group: its members (accounts, by number) with their roles, and its settings. */
+export interface Group {
+  /** The group's id (`120363…`); its JID is `id@g.us`. */
+  id: string;
+  jid: string;
+  subject: string;
+  subjectOwner: string;
+  subjectTime: number;
+  creation: number;
+  creator: string;
+  description: { id: string; body: string; owner: string; time: number } | undefined;
+  /** Only admins send (`announcement`). */
+  announce: boolean;
+  /** Only admins edit the group info (`locked`). */
+  restrict: boolean;
+  inviteCode: string;
+  members: Map<string, Role>;
+}
+
+/** Most members a group may have (WhatsApp's limit is 1024). */
+export const MAX_MEMBERS = 1024;
+/** WhatsApp's subject limit. */
+export const MAX_SUBJECT = 100;
+
+const pn = (number: string): string => `${number}@s.whatsapp.net`;
+const newInviteCode = (): string => randomBytes(16).toString('base64url').slice(0, 22);
+
+/**
+ * The network's groups (w:g2): membership, roles and settings, each change told to every member's
+ * companions as a `<notification type="w:gp2">` (Baileys Socket/messages-recv.js handleGroupNotification
+ * turns them into groups.upsert / group-participants.update and stub messages). Groups are addressed by
+ * phone number (`addressing_mode="pn"`).
+ */
+export class Groups {
+  private readonly groups = new Map<string, Group>();
+
+  constructor(private readonly network: Network) {}
+
+  all(): Group[] {
+    return [...this.groups.values()];
+  }
+
+  /** The group of a JID or id; 404 item-not-found when there is none. */
+  get(jidOrId: string): Group {
+    const group = this.groups.get(jidOrId.split('@')[0]!);
+    if (!group) throw new IqError(404, 'item-not-found');
+    return group;
+  }
+
+  /** The group, for a member only (403 forbidden otherwise). */
+  asMember(jid: string, account: Account): Group {
+    const group = this.get(jid);
+    if (!group.members.has(account.number)) throw new IqError(403, 'forbidden');
+    return group;
+  }
+
+  /** The group, for an admin only (401 not-authorized for other members). */
+  asAdmin(jid: string, account: Account): Group {
+    const group = this.asMember(jid, account);
+    if (group.members.get(account.number) === 'member') throw new IqError(401, 'not-authorized');
+    return group;
+  }
+
+  create(creator: Account, subject: string, numbers: string[]): Group {
+    if (!subject || subject.length > MAX_SUBJECT) throw new IqError(406, 'not-acceptable');
+    let id: string;
+    do id = `120363${randomInt(100_000_000, 999_999_999)}${randomInt(100, 999)}`; while (this.groups.has(id));
+    const now = Number(unixNow());
+    const group: Group = {
+      id, jid: `${id}@g.us`, subject, subjectOwner: pn(creator.number), subjectTime: now, creation: now, creator: pn(creator.number),
+      description: undefined, announce: false, restrict: false, inviteCode: newInviteCode(), members: new Map([[creator.number, 'superadmin']]),
+    };
+    for (const number of numbers) if (this.network.accounts.has(number) && group.members.size < MAX_MEMBERS) group.members.set(number, 'member');
+    this.groups.set(id, group);
+    this.notify(group, creator, { tag: 'create', attrs: {}, content: [this.node(group)] });
+    return group;
+  }
+
+  /**
+   * Adds, removes, promotes or demotes members. Each asked number gets a status: 200, 404 (not on
+   * WhatsApp / not a member), 409 (already a member), 406 (the group is full).
+   */
+  changeMembers(group: Group, actor: Account, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
+    const results = numbers.map((number) => ({ number, status: this.change(group, action, number) }));
+    const changed = results.filter((r) => r.status === 200).map((r) => r.number);
+    if (changed.length) {
+      const participants = changed.map((number) => ({ tag: 'participant', attrs: { jid: pn(number) } }));
+      this.notify(group, actor, { tag: action, attrs: {}, content: participants }, action === 'remove' ? changed : []);
+    }
+    return results;
+  }
+
+  private change(group: Group, action: 'add' | 'remove' | 'promote' | 'demote', number: string): number {
+    const role = group.members.get(number);
+    if (action === 'add') {
+      if (!this.network.accounts.has(number)) return 404;
+      if (role) return 409;
+      if (group.members.size >= MAX_MEMBERS) return 406;
+      group.members.set(number, 'member');
+      return 200;
+    }
+    if (!role) return 404;
+    if (role === 'superadmin' && action !== 'promote') return 406;
+    if (action === 'remove') group.members.delete(number);
+    else group.members.set(number, action === 'promote' ? (role === 'superadmin' ? role : 'admin') : 'member');
+    return 200;
+  }
+
+  setSubject(group: Group, actor: Account, subject: string): void {
+    if (!subject || subject.length > MAX_SUBJECT) throw new IqError(406, 'not-acceptable');
+    Object.assign(group, { subject, subjectOwner: pn(actor.number), subjectTime: Number(unixNow()) });
+    this.notify(group, actor, { tag: 'subject', attrs: { subject, s_o: group.subjectOwner, s_t: String(group.subjectTime) } });
+  }
+
+  setDescription(group: Group, actor: Account, body: string | undefined, id: string | undefined): void {
+    group.description = body ? { id: id ?? stanzaId(), body, owner: pn(actor.number), time: Number(unixNow()) } : undefined;
+    const content = body ? [{ tag: 'body', attrs: {}, content: Buffer.from(body) }] : undefined;
+    this.notify(group, actor, { tag: 'description', attrs: { id: group.description?.id ?? stanzaId(), ...(body ? {} : { delete: 'true' }) }, content });
+  }
+
+  /** `announcement`/`not_announcement` (who sends), `locked`/`unlocked` (who edits the group info). */
+  setting(group: Group, actor: Account, setting: 'announcement' | 'not_announcement' | 'locked' | 'unlocked'): void {
+    if (setting === 'announcement' || setting === 'not_announcement') group.announce = setting === 'announcement';
+    else group.restrict = setting === 'locked';
+    this.notify(group, actor, { tag: setting, attrs: {} });
+  }
+
+  revokeInvite(group: Group, actor: Account): string {
+    group.inviteCode = newInviteCode();
+    this.notify(group, actor, { tag: 'invite', attrs: { code: group.inviteCode } });
+    return group.inviteCode;
+  }
+
+  byInvite(code: string): Group {
+    const group = this.all().find((g) => g.inviteCode === code);
+    if (!group) throw new IqError(404, 'item-not-found');
+    return group;
+  }
+
+  join(group: Group, account: Account): void {
+    if (group.members.has(account.number)) return;
+    if (group.members.size >= MAX_MEMBERS) throw new IqError(406, 'not-acceptable');
+    group.members.set(account.number, 'member');
+    this.notify(group, account, { tag: 'add', attrs: { reason: 'invite' }, content: [{ tag: 'participant', attrs: { jid: pn(account.number) } }] });
+  }
+
+  leave(group: Group, account: Account): void {
+    if (!group.members.delete(account.number)) throw new IqError(403, 'forbidden');
+    this.notify(group, account, { tag: 'remove', attrs: {}, content: [{ tag: 'participant', attrs: { jid: pn(account.number) } }] }, [account.number]);
+  }
+
+  /** The group's `<group>` node, as metadata queries and the create notification carry it. */
+  node(group: Group): BinaryNode {
+    const content: BinaryNode[] = [...group.members].map(([number, role]) => {
+      const account = this.network.accounts.get(number);
+      return { tag: 'participant', attrs: { jid: pn(number), ...(account ? { lid: `${account.lid}@lid` } : {}), ...(role === 'member' ? {} : { type: role }) } };
+    });
+    if (group.description) {
+      const { id, body, owner, time } = group.description;
+      content.push({ tag: 'description', attrs: { id, participant: owner, t: String(time) }, content: [{ tag: 'body', attrs: {}, content: Buffer.from(body) }] });
+    }
+    if (group.announce) content.push({ tag: 'announcement', attrs: {} });
+    if (group.restrict) content.push({ tag: 'locked', attrs: {} });
+    return {
+      tag: 'group',
+      attrs: {
+        id: group.id, subject: group.subject, s_o: group.subjectOwner, s_t: String(group.subjectTime), creation: String(group.creation),
+        creator: group.creator, size: String(group.members.size), addressing_mode: 'pn',
+      },
+      content,
+    };
+  }
+
+  /** Tells every member's companions (and those of `alsoTell`, e.g. removed members) about a change. */
+  private notify(group: Group, actor: Account, child: BinaryNode, alsoTell: string[] = []): void {
+    const numbers = new Set([...group.members.keys(), ...alsoTell]);
+    for (const number of numbers) {
+      const account = this.network.accounts.get(number);
+      for (const device of account?.companions.values() ?? []) {
+        this.network.deliver(device, {
+          tag: 'notification',
+          attrs: { from: group.jid, type: 'w:gp2', id: stanzaId(), t: unixNow(), participant: pn(actor.number), notify: actor.pushName },
+          content: [child],
+        });
+      }
+    }
+  }
+}
+
+/** A group as the control API shows it. */
+export interface GroupView {
+  id: string;
+  jid: string;
+  subject: string;
+  description: string | undefined;
+  creator: string;
+  creation: number;
+  announce: boolean;
+  restrict: boolean;
+  inviteCode: string;
+  members: Array<{ number: string; jid: string; role: Role }>;
+}
+
+export function groupView(group: Group): GroupView {
+  return {
+    id: group.id, jid: group.jid, subject: group.subject, description: group.description?.body, creator: group.creator, creation: group.creation,
+    announce: group.announce, restrict: group.restrict, inviteCode: group.inviteCode,
+    members: [...group.members].map(([number, role]) => ({ number, jid: pn(number), role })),
+  };
+}
+
+const CONTROL_ERRORS: Record<number, [number, string]> = {
+  404: [404, 'group_not_found'], 403: [403, 'not_a_member'], 401: [403, 'not_an_admin'], 406: [400, 'not_acceptable'],
+};
+
+/** Runs a group operation for the control API, turning the server's iq refusals into `SimError`s. */
+export function asControl<T>(what: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (!(error instanceof IqError)) throw error;
+    const [status, code] = CONTROL_ERRORS[error.code] ?? [400, 'refused'];
+    throw new SimError(status, code, `${what}: ${error.text}`, { iqError: error.code });
+  }
+}

@@ -1,0 +1,107 @@
+import type { MediaType, proto } from '@whiskeysockets/baileys';
+import type { Feature, Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import type { ReceivedMessage } from '../network/phone.js';
+import { SimError } from '../network/errors.js';
+import { decryptMedia, encryptMedia } from '../media/crypto.js';
+import { MEDIA_CONN_TTL_S } from '../media/host.js';
+import type { MediaHost } from '../media/host.js';
+import { requireSession } from './prekeys.js';
+
+/** Media a phone sends through the control API. */
+export interface MediaInput {
+  kind: 'image' | 'document' | 'audio';
+  data: Buffer;
+  mimetype: string;
+  fileName?: string;
+  caption?: string;
+}
+
+/** A media file a phone received, decrypted (`ok`), or why it could not be (`error`). */
+export interface ReceivedMedia {
+  kind: string;
+  mimetype: string | undefined;
+  fileName: string | undefined;
+  size: number;
+  error?: string;
+}
+
+/** Largest file a phone sends through the control API. */
+export const MAX_PHONE_MEDIA_BYTES = 16 * 1024 * 1024;
+
+const FIELDS = { image: 'imageMessage', document: 'documentMessage', audio: 'audioMessage' } as const;
+type Stored = { media: ReceivedMedia; data: Buffer | undefined };
+
+/**
+ * Media: the `media_conn` iq (`xmlns="w:m"`: the media host, its auth token and TTL, as Baileys'
+ * refreshMediaConn reads it), phones uploading what they send (encrypted as WhatsApp does) and
+ * downloading and decrypting what they receive.
+ */
+export class Media {
+  private readonly received = new Map<Account, Map<string, Stored>>();
+
+  constructor(private readonly network: Network, private readonly host: MediaHost) {}
+
+  feature(): Feature {
+    return {
+      iq: {
+        'w:m/media_conn': (connection) => {
+          requireSession(this.network, connection);
+          return [{
+            tag: 'media_conn', attrs: { auth: this.host.auth, ttl: String(MEDIA_CONN_TTL_S), auth_ttl: String(MEDIA_CONN_TTL_S), max_buckets: '12' },
+            content: [{ tag: 'host', attrs: { hostname: this.host.hostname, maxContentLengthBytes: String(64 * 1024 * 1024) } }],
+          }];
+        },
+      },
+    };
+  }
+
+  /** Encrypts and uploads a phone's file; the message that carries it. */
+  async upload(input: MediaInput): Promise<proto.IMessage> {
+    if (!(input.kind in FIELDS)) throw new SimError(400, 'invalid_media', 'kind must be image, document or audio', { kind: input.kind });
+    if (input.data.length === 0 || input.data.length > MAX_PHONE_MEDIA_BYTES) {
+      throw new SimError(400, 'invalid_media', `data must be 1 byte to ${MAX_PHONE_MEDIA_BYTES} bytes`, { size: input.data.length });
+    }
+    const encrypted = await encryptMedia(input.data, input.kind);
+    const directPath = this.host.put(encrypted.blob, input.kind);
+    const fields = {
+      url: this.host.url(directPath), directPath, mediaKey: encrypted.mediaKey, fileSha256: encrypted.fileSha256,
+      fileEncSha256: encrypted.fileEncSha256, fileLength: encrypted.fileLength, mimetype: input.mimetype,
+      mediaKeyTimestamp: Math.floor(Date.now() / 1000),
+    };
+    if (input.kind === 'image') return { imageMessage: { ...fields, caption: input.caption } };
+    if (input.kind === 'audio') return { audioMessage: fields };
+    return { documentMessage: { ...fields, fileName: input.fileName ?? 'file', title: input.fileName, caption: input.caption } };
+  }
+
+  /** A phone got a message: when it carries media, the phone downloads and decrypts it. */
+  async open(account: Account, message: ReceivedMessage): Promise<void> {
+    for (const [kind, field] of Object.entries(FIELDS)) {
+      const content = message.message[field] as Record<string, string | number | undefined> | undefined;
+      if (!content) continue;
+      const media: ReceivedMedia = { kind, mimetype: content.mimetype as string, fileName: content.fileName as string, size: 0 };
+      let data: Buffer | undefined;
+      try {
+        const blob = this.host.get(String(content.directPath ?? content.url ?? ''));
+        if (!blob || !content.mediaKey) throw new Error('the file is not on the media host');
+        const sha = content.fileSha256 ? Buffer.from(String(content.fileSha256), 'base64') : undefined;
+        data = await decryptMedia(blob, Buffer.from(String(content.mediaKey), 'base64'), kind as MediaType, sha);
+        media.size = data.length;
+      } catch (error) {
+        media.error = (error as Error).message;
+      }
+      message.media = media;
+      const mine = this.received.get(account) ?? new Map<string, Stored>();
+      mine.set(message.id, { media, data });
+      this.received.set(account, mine);
+    }
+  }
+
+  /** The decrypted file of a message a phone received. */
+  file(account: Account, messageId: string): { media: ReceivedMedia; data: Buffer } {
+    const stored = this.received.get(account)?.get(messageId);
+    if (!stored) throw new SimError(404, 'media_not_found', `the phone of ${account.number} received no media in ${messageId}`, { messageId });
+    if (!stored.data) throw new SimError(422, 'media_undecryptable', stored.media.error ?? 'the media did not decrypt', { messageId });
+    return { media: stored.media, data: stored.data };
+  }
+}
