@@ -8,7 +8,7 @@ import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { freePort, NodeProcess } from '@parley/testkit/host';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the banner of a cluster node', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the banner of a cluster node');
 
 describe('the start-up banner of a cluster node', { skip: !redisUrl }, () => {
   const keyPrefix = `parley-test:banner:${process.pid}-${randomBytes(4).toString('hex')}:`;

@@ -7,7 +7,7 @@ import { serviceUrlOrSkip, TcpProxy } from '@parley/testkit';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { ServerChild } from '../support/server-child.js';
 
-const redisUrl = serviceUrlOrSkip('REDIS_URL', 'a sandbox wake-up lost between two server processes', { example: 'redis://127.0.0.1:6379' });
+const redisUrl = serviceUrlOrSkip('REDIS_URL', 'a sandbox wake-up lost between two server processes');
 
 const ALICE = '5511975100001';
 const BOB = '5511975100002';
