@@ -1,0 +1,37 @@
+import assert from 'node:assert/strict';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, it } from 'node:test';
+import { OpenRequests } from '../src/http/open-requests.js';
+
+describe('OpenRequests', () => {
+  it('names the requests a server is answering, by route template and forwarding node, never by path, until their connection ends', async () => {
+    const open = new OpenRequests();
+    let answer: (() => void) | undefined;
+    const server = createServer((req, res) => {
+      if (req.url === '/secretkeysecretkeysecretkey1234/message/text') Object.assign(req, { parleyRoute: '/:key/message/text' });
+      answer = () => res.end('ok');
+    });
+    open.track(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const done = new Promise<number>((resolve, reject) => {
+      request({ port, host: '127.0.0.1', method: 'POST', path: '/secretkeysecretkeysecretkey1234/message/text', headers: { 'x-parley-forwarded-by': 'n1', 'x-request-id': 'r-1' } },
+        (res) => res.resume().on('end', () => resolve(res.statusCode!))).on('error', reject).end();
+    });
+    try {
+      for (let i = 0; i < 200 && !answer; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(open.size, 1);
+      const line = open.describe();
+      assert.match(line, /^POST \/:key\/message\/text forwarded by n1 \(request r-1\) open \d+ ms$/);
+      assert.ok(!line.includes('secretkey'), 'the path, which carries the instance key, is never named');
+      answer!();
+      assert.equal(await done, 200);
+      for (let i = 0; i < 200 && open.size; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(open.size, 0, 'an answered request is no longer open');
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
