@@ -340,7 +340,7 @@ export class ParleyServer {
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => {
-          if (this.openRequests.size) logger.warn(`requests unanswered after shutdownTimeoutMs, their connections closed: ${this.openRequests.describe()}`);
+          if (this.openRequests.size) logger.warn(`connections open after shutdownTimeoutMs closed: ${this.openRequests.describe()}`);
           server.closeAllConnections();
         }, config.shutdownTimeoutMs);
         await done;
