@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { createServer, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import { describe, it } from 'node:test';
 import { OpenRequests } from '../src/http/open-requests.js';
 
 describe('OpenRequests', () => {
-  it('names the requests a server is answering, by route template and forwarding node, never by path, and the connections without one', async () => {
+  it('names the requests a server is answering, by route template and forwarding node, never by path, and the connections without one; closes those no request began on', async () => {
     const open = new OpenRequests();
     let answer: (() => void) | undefined;
     const server = createServer((req, res) => {
@@ -30,6 +30,15 @@ describe('OpenRequests', () => {
       // Kept alive: the connection stays open without a request.
       for (let i = 0; i < 200 && !open.describe().startsWith('connection'); i++) await new Promise((r) => setTimeout(r, 10));
       assert.match(open.describe(), /^connection from 127\.0\.0\.1:\d+ without an open request \(\d+ B read, \d+ B written\)$/, 'an answered request is no longer open');
+      // A connection no request has begun on is closed; the kept-alive one, which served a request, is Node's to close.
+      const unused = connect(port, '127.0.0.1');
+      await new Promise((resolve) => unused.once('connect', resolve));
+      for (let i = 0; i < 200 && open.size < 2; i++) await new Promise((r) => setTimeout(r, 10));
+      const unusedClosed = new Promise((resolve) => unused.once('close', resolve));
+      open.closeUnused();
+      await unusedClosed;
+      for (let i = 0; i < 200 && open.size > 1; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(open.size, 1, 'the used connection is left open');
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

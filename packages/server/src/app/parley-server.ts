@@ -339,6 +339,7 @@ export class ParleyServer {
         const server = this.server;
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
+        this.openRequests.closeUnused();
         const timer = setTimeout(() => {
           if (this.openRequests.size) logger.warn(`connections open after shutdownTimeoutMs closed: ${this.openRequests.describe()}`);
           server.closeAllConnections();

@@ -42,6 +42,15 @@ export class OpenRequests {
     return [...requests, ...bare].join('; ');
   }
 
+  /**
+   * Closes the connections no request has begun on (not a byte read). A stop needs this beside Node's
+   * `closeIdleConnections`, which leaves such a connection open — it counts as waiting for its first
+   * request, until `headersTimeout` — so the stop waited for it until `shutdownTimeoutMs`.
+   */
+  closeUnused(): void {
+    for (const socket of this.sockets) if (socket.bytesRead === 0) socket.destroy();
+  }
+
   /** Requests being answered and connections open. */
   get size(): number {
     return this.sockets.size;
