@@ -16,6 +16,7 @@ import { instanceFilter } from '../events/instance-filter.js';
 import { StoreProjector } from '../events/store-projector.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
+import { OpenRequests } from '../http/open-requests.js';
 import { findDashboard, type DashboardFiles } from '../http/dashboard.js';
 import { findDocs, type DocsFiles } from '../http/guides.js';
 import { createHttpApp } from '../http/http-app.js';
@@ -72,6 +73,7 @@ export class ParleyServer {
   private shuttingDown = false;
   private restoring?: Promise<void>;
   private closed?: Promise<void>;
+  private readonly openRequests = new OpenRequests();
 
   private constructor(
     readonly context: ServerContext,
@@ -253,6 +255,7 @@ export class ParleyServer {
     server.keepAliveTimeout = 65_000;
     // Once closing, a keep-alive connection whose request is answered is closed (Node leaves it open, and
     // the stop would wait for it until shutdownTimeoutMs).
+    this.openRequests.track(server);
     server.on('request', (_req, res: ServerResponse) => res.once('finish', () => {
       if (!server.listening) setImmediate(() => server.closeIdleConnections());
     }));
@@ -348,7 +351,11 @@ export class ParleyServer {
         const server = this.server;
         const done = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+        this.openRequests.closeUnused();
+        const timer = setTimeout(() => {
+          if (this.openRequests.size) logger.warn(`connections open after shutdownTimeoutMs closed: ${this.openRequests.describe()}`);
+          server.closeAllConnections();
+        }, config.shutdownTimeoutMs);
         await done;
         clearTimeout(timer);
       }

@@ -1,4 +1,4 @@
-import { ClaimPump, describeError, jidUser, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import { ClaimPump, describeError, isParleyError, jidUser, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -134,12 +134,12 @@ export class OutboundWorker {
   }
 
   private async handle(entry: Outbound): Promise<void> {
-    const { storage, registry, clock, policies, pacer, owns, options } = this.deps;
+    const { storage, clock, policies, pacer, owns, options } = this.deps;
     // Another node's instance (or one between owners): back to the queue, held for a recheck so that
     // this node does not claim it again at once; its owner's worker claims it once that hold is over.
     if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
     const stored = await storage.messages.get(entry.instance, entry.id);
-    const runtime = await registry.byIdOrThrow(entry.instance).catch(() => null);
+    const runtime = await this.runtimeOf(entry);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
     // The record is written only once the channel took the message, or failed the send for good: a
     // process died between it and the entry's completion.
@@ -161,6 +161,24 @@ export class OutboundWorker {
     } catch (err) {
       if (err instanceof Stopped || err instanceof NotOwner || err instanceof Unrecorded) throw err;
       await this.failed(runtime, entry, job, err);
+    }
+  }
+
+  /**
+   * The instance of a claimed send, or null when it was deleted (its sends go with it). Loading it may
+   * fail for other reasons — the node lost the instance's lease since the ownership check (a deadline
+   * stop, a move: loading would claim the lease, which another node now holds), storage not answering —
+   * and those must not drop the send: once not the owner, it is left leased for the new owner to take
+   * over, as before a send ({@link NotOwner}); any other failure leaves it leased, and it is claimed
+   * again when its queue lease expires.
+   */
+  private async runtimeOf(entry: Outbound): Promise<InstanceRuntime | null> {
+    const { registry, owns } = this.deps;
+    try {
+      return await registry.byIdOrThrow(entry.instance);
+    } catch (err) {
+      if (isParleyError(err) && err.code === 'instance_not_found') return null;
+      throw owns && !owns(entry.instance) ? new NotOwner() : err;
     }
   }
 
