@@ -1,6 +1,7 @@
 import makeWASocket, { Browsers } from '@whiskeysockets/baileys';
 import type { AuthenticationState, BaileysEventMap, ConnectionState, SocketConfig, WAMessage, WAMessageUpdate, WASocket } from '@whiskeysockets/baileys';
-import { memoryAuthState } from '../src/index.js';
+import { after, before } from 'node:test';
+import { memoryAuthState, startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '../src/index.js';
 
 /** A logger that drops everything (Baileys logs a lot at info). */
 export const silent: SocketConfig['logger'] = { level: 'silent', child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -118,4 +119,22 @@ export async function waitFor(check: () => boolean, what: string, timeoutMs = 15
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+/**
+ * A simulator for the suite: started before it with its root (and, with `media`, its media host's
+ * certificate) trusted in this process, handed to `set`, and stopped after it, trust undone.
+ */
+export function useSimulator(set: (sim: RunningSimulator) => void, options: { media?: boolean } = {}): void {
+  let sim: RunningSimulator | undefined;
+  let untrust: (() => void)[] = [];
+  before(async () => {
+    sim = await startSimulator();
+    untrust = [trustSimulatorRoot(sim.rootPublicKey), ...(options.media ? [trustSimulatorMedia(sim.mediaCertificate)] : [])];
+    set(sim);
+  });
+  after(async () => {
+    for (const undo of untrust.reverse()) undo();
+    await sim?.stop();
+  });
 }

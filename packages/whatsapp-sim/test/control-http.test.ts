@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { AccountView, ReceivedMessage, RunningSimulator, SentMessage } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('HTTP control API', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
   const call = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const res = await fetch(`${sim.controlUrl}${path}`, {
       method,
@@ -16,14 +14,7 @@ describe('HTTP control API', () => {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('drives linking, messages both ways, receipts and a forced close over HTTP', { timeout: 60_000 }, async () => {
     const root = await call('GET', '/');

@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('device-list changes reach peers that cached the list', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('a companion linked after a peer cached the account\'s devices gets the peer\'s next message', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987659001' });

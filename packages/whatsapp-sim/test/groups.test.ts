@@ -3,9 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { BaileysEventMap, GroupMetadata, MessageUserReceiptUpdate } from '@whiskeysockets/baileys';
 
 type GroupParticipantsUpdate = BaileysEventMap['group-participants.update'];
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 /** A linked client that also records group events and per-member receipts. */
 async function groupClient(sim: RunningSimulator, number: string) {
@@ -29,15 +28,7 @@ async function groupClient(sim: RunningSimulator, number: string) {
 
 describe('groups with sender keys between Baileys and simulated phones', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('Baileys creates a group and sends into it: phones and the other member\'s Baileys decrypt, receipts name each member', { timeout: 90_000 }, async () => {
     const alice = sim.simulator.createAccount({ number: '5511987653001', pushName: 'Alice' });

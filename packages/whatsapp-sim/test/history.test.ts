@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { downloadMediaMessage } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorMedia, trustSimulatorRoot } from '../src/index.js';
+import { trustSimulatorMedia } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('first login: initial history and app state', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('a Baileys client gets the phone\'s bootstrap and an empty app state, and goes online', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987659101', pushName: 'Maria' });

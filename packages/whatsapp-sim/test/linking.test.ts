@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Curve } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('QR linking and login with the unmodified Baileys client', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('shows a QR, links when the phone scans it, restarts with 515 and opens with the new credentials', { timeout: 60_000 }, async () => {
     const account = sim.simulator.createAccount({ number: '5511987650001', pushName: 'Ana' });

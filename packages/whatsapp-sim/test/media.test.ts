@@ -2,24 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { downloadMediaMessage } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorMedia, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('media over the simulator\'s HTTPS host, with WhatsApp\'s media encryption', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  let untrustMedia: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-    untrustMedia = trustSimulatorMedia(sim.mediaCertificate);
-  });
-  after(async () => {
-    untrustMedia();
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; }, { media: true });
 
   it('Baileys uploads an image, a document and an audio: the phone downloads and decrypts each', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987654101' });

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { proto } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('1:1 messages with real Signal between Baileys and simulated phones', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('Baileys sends a text: the phone decrypts it, the sender sees delivery and read receipts', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987652001' });

@@ -1,12 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('outages and forced closes as the unmodified Baileys client sees them', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
   let n = 0;
   const linked = async () => {
     const account = sim.simulator.createAccount({ number: `55119876530${String(++n).padStart(2, '0')}` });
@@ -14,14 +12,7 @@ describe('outages and forced closes as the unmodified Baileys client sees them',
     await client.link((qr) => sim.simulator.scanQr(account.number, qr));
     return { account, client };
   };
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('refuse: the live socket drops, reconnections fail while the port is closed, and the client is back after the outage', { timeout: 60_000 }, async () => {
     const { client } = await linked();

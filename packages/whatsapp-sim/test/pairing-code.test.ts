@@ -2,21 +2,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Browsers, getBinaryNodeChild } from '@whiskeysockets/baileys';
 import type { BinaryNode } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('linking by pairing code with the unmodified Baileys client', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('requestPairingCode, the phone enters the code, the client is linked, restarts with 515 and opens', { timeout: 60_000 }, async () => {
     const account = sim.simulator.createAccount({ number: '5511987654001' });

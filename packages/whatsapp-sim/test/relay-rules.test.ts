@@ -1,9 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { BinaryNode } from '@whiskeysockets/baileys';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 /** A `<message>` as a client relays it, with one `<enc>` per addressed device (the ciphertext is made up). */
 function stanza(id: string, to: string, devices: string[], attrs: Record<string, string> = {}): BinaryNode {
@@ -13,15 +12,7 @@ function stanza(id: string, to: string, devices: string[], attrs: Record<string,
 
 describe('what the server relays of a client\'s <message>', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('relays copies only to the destination\'s and the sender\'s own devices, never to a third account', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987658001' });

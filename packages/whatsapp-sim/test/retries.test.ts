@@ -1,20 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorRoot } from '../src/index.js';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor } from './client.js';
+import { TestClient, waitFor, useSimulator } from './client.js';
 
 describe('retry receipts: a message Baileys cannot decrypt is resent by the phone', () => {
   let sim: RunningSimulator;
-  let untrust: () => void;
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-  });
-  after(async () => {
-    untrust();
-    await sim.stop();
-  });
+  useSimulator((started) => { sim = started; });
 
   it('Baileys lost its session with the phone: it asks for retries and decrypts the resend over a new session', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987659301' });
