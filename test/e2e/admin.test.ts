@@ -88,7 +88,7 @@ describe('admin API', () => {
       const typed: [Operations['adminCreateInstance']['body'], number, string, string][] = [
         [{ channel: 'telegram' }, 400, 'validation_failed', 'body.channel "telegram" is not available; configured channels: sandbox'],
         [{ name: 'x'.repeat(201) }, 400, 'validation_failed', 'body.name must NOT have more than 200 characters'],
-        [{ webhook: { webhookFormat: 'xml' } }, 400, 'validation_failed', 'body.webhook.webhookFormat must be one of native, meta, both'],
+        [{ webhook: { webhookFormat: 'xml' } }, 400, 'validation_failed', 'body.webhook.webhookFormat must be one of native, meta, cloud-api, both'],
         [{ options: { number: '12ab' } }, 400, 'validation_failed', 'body.options.number must be a phone number with country code (8 to 15 digits)'],
         [{ options: { colour: 'red' } }, 400, 'validation_failed', 'body.options.colour is not allowed (the sandbox accepts only number)'],
         [{ options: { number: '5511920000009' } }, 409, 'number_taken', 'sandbox number 5511920000009 is taken'],

@@ -234,7 +234,7 @@ describe('spec 4.1 instance endpoints over real HTTP', () => {
       const typed: [Operations['updateWebhookSettings']['body'], string][] = [
         [{ webhookMessage: 'ftp://hooks.example.com/x' }, 'body.webhookMessage must use http, https'],
         [{ webhookGroup: 'not a url' }, 'body.webhookGroup must be an absolute URL'],
-        [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, both'],
+        [{ webhookFormat: 'xml' }, 'body.webhookFormat must be one of native, meta, cloud-api, both'],
         [{ allowNumber: 'some' }, 'body.allowNumber must match pattern "^\\s*(all|\\+?(\\d{6,20})(\\s*,\\s*\\+?(\\d{6,20}))*)\\s*$"'],
       ];
       for (const [body, message] of typed) {

@@ -100,7 +100,7 @@ describe('examples/config.*.json', () => {
       const url = await server.listen();
       assert.equal(server.context.storage.name, 'sqlite');
       assert.deepEqual([...server.context.drivers.keys()], ['sandbox']);
-      assert.deepEqual([...server.context.formats.keys()].sort(), ['meta', 'native']);
+      assert.deepEqual([...server.context.formats.keys()].sort(), ['cloud-api', 'meta', 'native']);
       const ready = await fetch(`${url}/readyz`);
       assert.deepEqual(await ready.json(), { status: 200, data: { status: 'ready', storage: 'sqlite', sinks: {} } });
       assert.ok(existsSync(join(dataDir, 'parley.db')));
