@@ -102,7 +102,7 @@ if (amqpUrl && natsUrl) {
       };
       await bad('amqp', { enabled: 'yes', format: 'native' }, /body\.enabled/);
       await bad('amqp', { format: 'native' }, /enabled/);
-      await bad('amqp', { enabled: true, format: 'xml' }, /body\.format must be one of meta, native/);
+      await bad('amqp', { enabled: true, format: 'xml' }, /body\.format must be one of cloud-api, meta, native/);
       await bad('amqp', { enabled: true, format: 'native', events: ['message', 'nope'] }, /body\.events\/1|body\.events\[1\]/);
       await bad('amqp', { enabled: true, format: 'native', extra: 1 }, /extra/);
       await bad('kafka', { enabled: true, format: 'native' }, /sink "kafka" not found/, 404);
