@@ -2,37 +2,10 @@ import {
   webhookStatsOf, type Clock, type DeadLetter, type Delivery, type DeliveryCounters, type DeliveryFailure, type DeliveryOutcome,
   type DeliveryQueue, type LoggedEvent, type NewDelivery, type WebhookStats,
 } from '@parley/core';
+import { deliveryOf, type DeliveryRow } from '@parley/storage-sql';
 import type { PgDatabase, Queryable } from '../pg-database.js';
 import type { PgEventLog } from './event-log.pg.js';
 import { Lanes, lanesOf, type LaneKey } from './lanes.pg.js';
-
-interface DeliveryRow {
-  [column: string]: unknown;
-  seq: number;
-  id: string;
-  instance: string;
-  url: string;
-  format: string;
-  event_id: string;
-  event_type: string;
-  body: string;
-  created_at: number;
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  last_status: number | null;
-  lease_until: number | null;
-  dead_at: number | null;
-}
-
-function toDelivery(row: DeliveryRow): Delivery {
-  return {
-    id: row.id, instance: row.instance, url: row.url, format: row.format, eventId: row.event_id, eventType: row.event_type,
-    body: row.body, createdAt: row.created_at, attempts: row.attempts, nextAttemptAt: row.next_attempt_at,
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.last_status === null ? {} : { lastStatus: row.last_status }),
-  };
-}
 
 /** A lane of the delivery queue is an instance and a url. */
 const LANES = new Lanes({
@@ -89,15 +62,15 @@ export class PgDeliveryQueue implements DeliveryQueue {
     if (limit <= 0) return [];
     const heads = (await this.db.all<DeliveryRow>(CLAIM, [now, limit, now + leaseMs]))
       .sort((a, b) => a.next_attempt_at - b.next_attempt_at || a.seq - b.seq);
-    if (perLane <= 1 || heads.length === 0) return heads.map(toDelivery);
+    if (perLane <= 1 || heads.length === 0) return heads.map(deliveryOf);
     const followers = await this.db.all<DeliveryRow>(FOLLOWERS, [heads.map((head) => head.seq), perLane - 1]);
     const claimed: Delivery[] = [];
     for (const head of heads) {
-      claimed.push(toDelivery(head));
+      claimed.push(deliveryOf(head));
       for (const row of followers) {
         if (row.instance !== head.instance || row.url !== head.url) continue;
         if (row.next_attempt_at > now) break;
-        claimed.push(toDelivery(row));
+        claimed.push(deliveryOf(row));
       }
     }
     return claimed;
@@ -181,7 +154,7 @@ export class PgDeliveryQueue implements DeliveryQueue {
         [instance, page.limit, page.offset]),
       this.db.get<{ total: number }>('SELECT count(*) AS total FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL', [instance]),
     ]);
-    return { items: rows.map((row) => ({ ...toDelivery(row), deadAt: row.dead_at! })), total: count?.total ?? 0 };
+    return { items: rows.map((row) => ({ ...deliveryOf(row), deadAt: row.dead_at! })), total: count?.total ?? 0 };
   }
 
   /** Revived deliveries rejoin their lanes at their old place (seq), so their lanes' heads are recomputed. */

@@ -1,14 +1,6 @@
-import type { IdempotencyClaim, IdempotencyCompletion, IdempotencyRecord, IdempotencyStore, IdempotentAnswer } from '@parley/core';
+import type { IdempotencyClaim, IdempotencyCompletion, IdempotencyRecord, IdempotencyStore } from '@parley/core';
+import { idempotencyOf, type IdempotencyRow } from '@parley/storage-sql';
 import type { PgDatabase } from '../pg-database.js';
-
-interface Row {
-  [column: string]: unknown;
-  state: string;
-  fingerprint: string;
-  owner: string;
-  expires_at: number;
-  answer: string | null;
-}
 
 /** How often (by the callers' clock) expired keys are deleted. */
 const SWEEP_EVERY_MS = 60_000;
@@ -62,11 +54,7 @@ export class PgIdempotencyStore implements IdempotencyStore {
   }
 
   async get(scope: string, key: string, now: number): Promise<IdempotencyRecord | null> {
-    const row = await this.db.get<Row>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]);
-    if (!row || row.expires_at <= now) return null;
-    return {
-      state: row.state as IdempotencyRecord['state'], fingerprint: row.fingerprint, owner: row.owner, expiresAt: row.expires_at,
-      ...(row.answer === null ? {} : { answer: JSON.parse(row.answer) as IdempotentAnswer }),
-    };
+    const row = await this.db.get<IdempotencyRow>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]);
+    return idempotencyOf(row, now);
   }
 }

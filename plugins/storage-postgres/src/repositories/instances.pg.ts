@@ -2,10 +2,9 @@ import {
   ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstancePage,
   type InstancePageRequest, type InstanceRecord, type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
+import type { RecordRow } from '@parley/storage-sql';
 import type { PgDatabase, Queryable } from '../pg-database.js';
 import { isUniqueViolation } from './unique-violation.js';
-
-type RecordRow = { record: string };
 
 /** Instances by id, with an index on the secret key and a table of unique claims in the same transactions. */
 export class PgInstanceRepository implements InstanceRepository {

@@ -2,21 +2,9 @@ import {
   decodeStored, encodeStored, MESSAGE_STATUS_RANK,
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
+import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { PgDatabase } from '../pg-database.js';
 
-/** A stored message: its record, and its status, which lives in its own column. */
-type RecordRow = { record: string; status: MessageStatus };
-
-/** The rank of the stored status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
-const RANK_SQL = `CASE status ${Object.entries(MESSAGE_STATUS_RANK)
-  .map(([name, rank]) => `WHEN '${name}' THEN ${rank}`).join(' ')} END`;
-
-/** The record of a row, with the status column as its status. */
-function recordOf(row: RecordRow): MessageRecord {
-  const record = decodeStored<MessageRecord>(row.record);
-  record.status = row.status;
-  return record;
-}
 
 /**
  * Message history. The status has its own column, so a receipt rewrites neither the record nor an
@@ -37,15 +25,15 @@ export class PgMessageRepository implements MessageRepository {
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = await this.db.get<RecordRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
-    return row ? recordOf(row) : null;
+    const row = await this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
+    return row ? messageOf(row) : null;
   }
 
   /** One statement moves the status forward and tells whether the message exists. */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const row = await this.db.get<{ found: boolean }>(
       `WITH moved AS (
-         UPDATE messages SET status = $3 WHERE instance = $1 AND id = $2 AND ($3 = 'ERROR' OR $4 > ${RANK_SQL}) RETURNING 1
+         UPDATE messages SET status = $3 WHERE instance = $1 AND id = $2 AND ($3 = 'ERROR' OR $4 > ${STATUS_RANK_SQL}) RETURNING 1
        )
        SELECT EXISTS (SELECT 1 FROM moved) OR EXISTS (SELECT 1 FROM messages WHERE instance = $1 AND id = $2) AS found`,
       [instance, id, status, MESSAGE_STATUS_RANK[status]],
@@ -55,13 +43,13 @@ export class PgMessageRepository implements MessageRepository {
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
     const [rows, count] = await Promise.all([
-      this.db.all<RecordRow>(
+      this.db.all<MessageRow>(
         'SELECT record, status FROM messages WHERE instance = $1 AND chat = $2 ORDER BY timestamp DESC, seq DESC LIMIT $3 OFFSET $4',
         [instance, chatJid, page.limit, (page.page - 1) * page.limit],
       ),
       this.db.get<{ n: number }>('SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2', [instance, chatJid]),
     ]);
-    return { items: rows.map(recordOf), total: count?.n ?? 0 };
+    return { items: rows.map(messageOf), total: count?.n ?? 0 };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {

@@ -1,30 +1,7 @@
 import { KeyedSerialQueue, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
+import { outboundOf, type OutboundRow } from '@parley/storage-sql';
 import { Rollback, type PgDatabase, type Queryable } from '../pg-database.js';
 import { Lanes } from './lanes.pg.js';
-
-interface OutboundRow {
-  [column: string]: unknown;
-  seq: number;
-  instance: string;
-  id: string;
-  lane: string;
-  ord: number;
-  due_at: number;
-  created_at: number;
-  attempts: number;
-  last_error: string | null;
-  lease_until: number | null;
-  payload: string;
-}
-
-function toOutbound(row: OutboundRow): Outbound {
-  return {
-    id: row.id, instance: row.instance, lane: row.lane, dueAt: row.due_at, createdAt: row.created_at, payload: row.payload,
-    order: row.ord, attempts: row.attempts,
-    ...(row.lease_until === null ? {} : { leasedUntil: row.lease_until }),
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-  };
-}
 
 /** A lane's head is its lowest (ord, seq), claimable at its lease end while leased, else at its due time. */
 const LANES = new Lanes({
@@ -83,7 +60,7 @@ export class PgOutboundQueue implements OutboundQueue {
     if (limit <= 0) return [];
     return (await this.db.all<OutboundRow & { was_ready: number }>(CLAIM, [now, limit, now + leaseMs]))
       .sort((a, b) => a.was_ready - b.was_ready || a.seq - b.seq)
-      .map(toOutbound);
+      .map(outboundOf);
   }
 
   async complete(instance: string, id: string): Promise<void> {
@@ -115,7 +92,7 @@ export class PgOutboundQueue implements OutboundQueue {
 
   async get(instance: string, id: string): Promise<Outbound | null> {
     const row = await this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = $1 AND id = $2', [instance, id]);
-    return row ? toOutbound(row) : null;
+    return row ? outboundOf(row) : null;
   }
 
   async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
@@ -123,7 +100,7 @@ export class PgOutboundQueue implements OutboundQueue {
       this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = $1 ORDER BY due_at, seq LIMIT $2 OFFSET $3', [instance, page.limit, page.offset]),
       this.count(instance),
     ]);
-    return { items: rows.map(toOutbound), total };
+    return { items: rows.map(outboundOf), total };
   }
 
   async count(instance: string): Promise<number> {

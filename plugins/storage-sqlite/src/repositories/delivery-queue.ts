@@ -3,27 +3,9 @@ import {
   type DeadLetter, type Delivery, type DeliveryFailure, type DeliveryOutcome, type DeliveryQueue, type LoggedEvent, type NewDelivery,
   type WebhookStats,
 } from '@parley/core';
+import { deliveryOf, type DeliveryRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
 import type { SqliteEventLog } from './event-log.js';
-
-interface DeliveryRow {
-  [column: string]: unknown;
-  id: string;
-  instance: string;
-  url: string;
-  format: string;
-  event_id: string;
-  event_type: string;
-  body: string;
-  created_at: number;
-  attempts: number;
-  next_attempt_at: number;
-  last_error: string | null;
-  last_status: number | null;
-  lease_until: number | null;
-  dead_at: number | null;
-  seq: number;
-}
 
 /**
  * The head of each lane: the oldest (lowest seq) not-dead delivery per instance and url, leased or not,
@@ -64,15 +46,6 @@ const DUE_HEADS = `${HEADS}
 /** The seqs of the postponed, unleased lane heads of target `@url` at `@now` (see {@link HEADS}). */
 const HEADS_OF_TARGET = `${HEADS}
   SELECT seq FROM heads WHERE url = @url AND next_attempt_at > @now AND (lease_until IS NULL OR lease_until <= @now)`;
-
-function toDelivery(row: DeliveryRow): Delivery {
-  return {
-    id: row.id, instance: row.instance, url: row.url, format: row.format, eventId: row.event_id, eventType: row.event_type,
-    body: row.body, createdAt: row.created_at, attempts: row.attempts, nextAttemptAt: row.next_attempt_at,
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-    ...(row.last_status === null ? {} : { lastStatus: row.last_status }),
-  };
-}
 
 /**
  * The durable delivery queue. Lanes are not stored: a lane's head is its lowest `seq` among rows not
@@ -137,7 +110,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       const claimed: Delivery[] = [];
       for (let i = 0; i < due.length && i < limit; i++) {
         const head = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = ? RETURNING *', [now + leaseMs, due[i]!.seq])!;
-        claimed.push(toDelivery(head));
+        claimed.push(deliveryOf(head));
         if (perLane <= 1) continue;
         // The ones behind the head, along the lanes index; they ride on the head's lease.
         const next = this.db.all<DeliveryRow>(
@@ -146,7 +119,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
         );
         for (const row of next) {
           if (row.next_attempt_at > now) break;
-          claimed.push(toDelivery(row));
+          claimed.push(deliveryOf(row));
         }
       }
       return claimed;
@@ -213,7 +186,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     );
     // Kept by triggers in every write's transaction (migration 8), not counted per page.
     const total = this.db.get<{ n: number }>('SELECT n FROM dead_letter_counts WHERE instance = ?', [instance])?.n ?? 0;
-    return { items: rows.map((row) => ({ ...toDelivery(row), deadAt: row.dead_at! })), total };
+    return { items: rows.map((row) => ({ ...deliveryOf(row), deadAt: row.dead_at! })), total };
   }
 
   async redeliver(instance: string, ids?: string[]): Promise<number> {

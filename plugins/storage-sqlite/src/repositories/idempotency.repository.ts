@@ -1,14 +1,6 @@
-import type { IdempotencyClaim, IdempotencyCompletion, IdempotencyRecord, IdempotencyStore, IdempotentAnswer } from '@parley/core';
+import type { IdempotencyClaim, IdempotencyCompletion, IdempotencyRecord, IdempotencyStore } from '@parley/core';
+import { idempotencyOf, type IdempotencyRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
-
-interface Row {
-  state: string;
-  fingerprint: string;
-  owner: string;
-  expires_at: number;
-  answer: string | null;
-  [column: string]: unknown;
-}
 
 /** How often (by the callers' clock) expired keys are deleted. */
 const SWEEP_EVERY_MS = 60_000;
@@ -52,11 +44,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   private live(scope: string, key: string, now: number): IdempotencyRecord | null {
-    const row = this.db.get<Row>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = ? AND key = ?', [scope, key]);
-    if (!row || row.expires_at <= now) return null;
-    return {
-      state: row.state as IdempotencyRecord['state'], fingerprint: row.fingerprint, owner: row.owner, expiresAt: row.expires_at,
-      ...(row.answer === null ? {} : { answer: JSON.parse(row.answer) as IdempotentAnswer }),
-    };
+    const row = this.db.get<IdempotencyRow>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = ? AND key = ?', [scope, key]);
+    return idempotencyOf(row, now);
   }
 }

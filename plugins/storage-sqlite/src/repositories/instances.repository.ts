@@ -2,9 +2,8 @@ import {
   ConflictError, decodeStored, encodeStored, mergeInstance, NotFoundError, UniqueClaimConflictError, type InstancePage,
   type InstancePageRequest, type InstanceRecord, type InstanceRepository, type UniqueClaim,
 } from '@parley/core';
+import type { RecordRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
-
-type RecordRow = { record: string };
 
 export class SqliteInstanceRepository implements InstanceRepository {
   constructor(private readonly db: SqliteDatabase) {}

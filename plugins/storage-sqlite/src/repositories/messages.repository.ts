@@ -2,22 +2,10 @@ import {
   decodeStored, encodeStored, MESSAGE_STATUS_RANK,
   type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
 } from '@parley/core';
+import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
 import { ChatOrder } from './chat-order.js';
 
-/** A stored message: its record, and its status, which lives in its own column (migration 2). */
-type RecordRow = { record: string; status: MessageStatus };
-
-/** The rank of the stored status ({@link MESSAGE_STATUS_RANK}) as an SQL expression. */
-const RANK_SQL = `CASE status ${Object.entries(MESSAGE_STATUS_RANK)
-  .map(([name, rank]) => `WHEN '${name}' THEN ${rank}`).join(' ')} END`;
-
-/** The record of a row, with the status column as its status. */
-function recordOf(row: RecordRow): MessageRecord {
-  const record = decodeStored<MessageRecord>(row.record);
-  record.status = row.status;
-  return record;
-}
 
 // Parameters written `+?` spare SQLite a recompilation per call (see chat-order.ts).
 
@@ -61,8 +49,8 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = this.db.get<RecordRow>('SELECT record, status FROM messages WHERE instance = ? AND id = ?', [instance, id]);
-    return row ? recordOf(row) : null;
+    const row = this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+    return row ? messageOf(row) : null;
   }
 
   /**
@@ -72,7 +60,7 @@ export class SqliteMessageRepository implements MessageRepository {
    */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const moved = this.db.run(
-      `UPDATE messages SET status = ? WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${RANK_SQL})`,
+      `UPDATE messages SET status = ? WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`,
       [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
     );
     return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = ? AND id = ?', [instance, id]) !== undefined;
@@ -88,14 +76,14 @@ export class SqliteMessageRepository implements MessageRepository {
     const { total, bound } = this.order.fromNewest(instance, chatJid, skip);
     if (skip >= total) return { items: [], total };
     const rows = bound
-      ? this.db.all<RecordRow>(
+      ? this.db.all<MessageRow>(
         `SELECT record, status FROM messages WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
          ORDER BY timestamp DESC, seq DESC LIMIT ?`,
         [instance, chatJid, bound.timestamp, bound.seq, page.limit],
       )
-      : this.db.all<RecordRow>('SELECT record, status FROM messages WHERE instance = +? AND chat = +? ORDER BY timestamp DESC, seq DESC LIMIT ?',
+      : this.db.all<MessageRow>('SELECT record, status FROM messages WHERE instance = +? AND chat = +? ORDER BY timestamp DESC, seq DESC LIMIT ?',
         [instance, chatJid, page.limit]);
-    return { items: rows.map(recordOf), total };
+    return { items: rows.map(messageOf), total };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {

@@ -1,29 +1,6 @@
 import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
+import { outboundOf, type OutboundRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
-
-interface OutboundRow {
-  [column: string]: unknown;
-  seq: number;
-  instance: string;
-  id: string;
-  lane: string;
-  ord: number;
-  due_at: number;
-  created_at: number;
-  attempts: number;
-  last_error: string | null;
-  lease_until: number | null;
-  payload: string;
-}
-
-function toOutbound(row: OutboundRow): Outbound {
-  return {
-    id: row.id, instance: row.instance, lane: row.lane, dueAt: row.due_at, createdAt: row.created_at, payload: row.payload,
-    order: row.ord, attempts: row.attempts,
-    ...(row.lease_until === null ? {} : { leasedUntil: row.lease_until }),
-    ...(row.last_error === null ? {} : { lastError: row.last_error }),
-  };
-}
 
 const NOT_PAUSED = 'l.instance NOT IN (SELECT instance FROM outbound_paused)';
 
@@ -131,7 +108,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
     const claimed = this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
       this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
       this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
-      return toOutbound({ ...row, lease_until: now + leaseMs });
+      return outboundOf({ ...row, lease_until: now + leaseMs });
     }));
     if (claimed.length > 0) await this.db.flush();
     return claimed;
@@ -178,14 +155,14 @@ export class SqliteOutboundQueue implements OutboundQueue {
   async get(instance: string, id: string): Promise<Outbound | null> {
     this.writeUnwritten();
     const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
-    return row ? toOutbound(row) : null;
+    return row ? outboundOf(row) : null;
   }
 
   async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
     this.writeUnwritten();
     const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = ? ORDER BY due_at, seq LIMIT ? OFFSET ?',
       [instance, page.limit, page.offset]);
-    return { items: rows.map(toOutbound), total: await this.count(instance) };
+    return { items: rows.map(outboundOf), total: await this.count(instance) };
   }
 
   async count(instance: string): Promise<number> {
