@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { RouteDefinition } from '@parley/server';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { EVERY_CHANNEL_PLUGINS, startTestServer, type TestServer } from '../support/test-server.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 type Body = { content: Record<string, { schema: Record<string, unknown>; example?: unknown }> };
@@ -27,13 +27,7 @@ describe('OpenAPI request examples', () => {
   let doc: Doc;
 
   before(async () => {
-    t = await startTestServer({
-      plugins: [
-        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
-        { package: '@parley/channel-baileys' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
-        { package: '@parley/channel-instagram' }, { package: '@parley/channel-messenger' },
-      ],
-    });
+    t = await startTestServer({ plugins: EVERY_CHANNEL_PLUGINS });
     doc = (await t.request('GET', '/openapi.json')).body;
   });
   after(() => t.stop());

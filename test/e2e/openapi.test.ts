@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { RouteDefinition } from '@parley/server';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { EVERY_CHANNEL_PLUGINS, startTestServer, type TestServer } from '../support/test-server.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020;
 type Operation = {
@@ -37,11 +37,7 @@ describe('OpenAPI document', () => {
   before(async () => {
     // Every channel plugin, so driver routes are part of the check.
     t = await startTestServer({
-      plugins: [
-        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
-        { package: '@parley/channel-baileys' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
-        { package: '@parley/channel-instagram' }, { package: '@parley/channel-messenger' },
-      ],
+      plugins: EVERY_CHANNEL_PLUGINS,
       // The probes below fail to authenticate once per operation, far more than the default failure limit allows.
       config: { rateLimit: { failures: 100_000, windowSeconds: 60, blockSeconds: 60 } },
     });

@@ -51,6 +51,16 @@ export interface TestServerOptions {
 }
 
 /** A running Parley server on 127.0.0.1 with helpers for tests. */
+/**
+ * Memory storage, both webhook formats and every channel plugin: a server whose document and routes
+ * cover every operation, driver routes included.
+ */
+export const EVERY_CHANNEL_PLUGINS: PluginEntry[] = [
+  { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
+  { package: '@parley/channel-baileys' }, { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
+  { package: '@parley/channel-instagram' }, { package: '@parley/channel-messenger' },
+];
+
 export class TestServer {
   readonly logs: string[] = [];
   readonly events: ChannelEvent[] = [];
