@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
+import { importCircles, sourceGraph } from './source-imports.js';
 
 const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 /** Where source lives: every workspace package's `src` and `test`, the examples, the e2e tests and benchmarks. */
@@ -55,6 +57,26 @@ describe('repository structure', () => {
       assert.deepEqual(circles, []);
     } finally {
       process.chdir(previous);
+    }
+  });
+
+  it('has no import circles among the TypeScript sources of any package, type-only imports included', () => {
+    const files = WORKSPACES.flatMap((group) => readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory() && existsSync(join(root, group, entry.name, 'src')))
+      .flatMap((entry) => sourceFiles(join(root, group, entry.name, 'src'))));
+    assert.ok(files.length > 300, `only ${files.length} source files`);
+    assert.deepEqual(importCircles(sourceGraph(files), root), []);
+  });
+
+  it('sees a circle made of `import type` and `export type … from` alone', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-circles-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), "import type {\n  B,\n} from './b.js';\nexport interface A { b: B }\n");
+      writeFileSync(join(dir, 'b.ts'), "export type { A as B } from './a.js';\n");
+      writeFileSync(join(dir, 'c.ts'), "import { a } from './a.js';\n");
+      assert.deepEqual(importCircles(sourceGraph(['a.ts', 'b.ts', 'c.ts'].map((f) => join(dir, f))), dir), [['a.ts', 'b.ts']]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,5 +1,6 @@
 import { operations, type Operations } from './generated/operations.js';
 import { apiErrorOf } from './parley-api-error.js';
+import type { FetchLike } from './fetch-like.js';
 import { streamEvents, type StreamedEvent, type StreamEventsOptions } from './stream-events.js';
 
 /** Options of {@link ParleyClient.events}: the stream's own, the connection taken from the client. */
@@ -47,9 +48,6 @@ export type InstanceCallArgs<Id extends InstanceOperationId> = Slot<'params', Om
 
 /** Makes the inputs argument optional when nothing in it is required. */
 type ArgsTuple<A> = {} extends A ? [args?: A] : [args: A];
-
-/** The `fetch` the client uses (the global one by default). */
-export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;
 
 /** Options of {@link ParleyClient}. */
 export interface ParleyClientOptions {

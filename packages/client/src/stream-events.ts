@@ -1,5 +1,5 @@
 import { apiErrorOf, ParleyApiError } from './parley-api-error.js';
-import type { FetchLike } from './parley-client.js';
+import type { FetchLike } from './fetch-like.js';
 
 /** One event of a Parley event stream. */
 export interface StreamedEvent<T = unknown> {

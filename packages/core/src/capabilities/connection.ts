@@ -1,4 +1,4 @@
-import type { AccountUser } from '../domain/instance.js';
+import type { AccountUser } from '../domain/account.js';
 
 /** Answer of `POST /{key}/instance` (spec 4.1). */
 export interface ConnectResult {

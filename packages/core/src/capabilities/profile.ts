@@ -1,5 +1,5 @@
 import type { MediaInput } from '../domain/outgoing.js';
-import type { BusinessProfile } from '../domain/instance.js';
+import type { BusinessProfile } from '../domain/account.js';
 
 /** The account's own profile (spec 4.1 profile/status/picture). */
 export interface ProfileCapability {

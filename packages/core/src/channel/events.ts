@@ -1,5 +1,5 @@
 import type { ChannelName } from '../domain/channel-name.js';
-import type { AccountUser, HealthStatus } from '../domain/instance.js';
+import type { AccountUser, HealthStatus } from '../domain/account.js';
 import type { DeliveryStatus, MessageRecord } from '../domain/message.js';
 import type { CallStatus, Chat, Contact, Group, PresenceStatus } from '../domain/resources.js';
 

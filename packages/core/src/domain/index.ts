@@ -1,3 +1,4 @@
+export * from './account.js';
 export * from './channel-name.js';
 export * from './instance.js';
 export * from './message.js';

@@ -1,4 +1,5 @@
 import type { SinkSettings } from '../sink/sink.js';
+import type { AccountUser, BusinessProfile, HealthStatus } from './account.js';
 import type { ChannelName } from './channel-name.js';
 
 /** Webhook settings of an instance (spec 2.2), written with `PUT /{key}/instance`. */
@@ -40,27 +41,6 @@ export interface InstanceFlags {
   permission: number;
   blocked: boolean;
 }
-
-/** The connected account (spec 2.1 `instance.user`). */
-export interface AccountUser {
-  /** Account JID, `<number>@s.whatsapp.net` on the main channel. */
-  id: string;
-  /** Account LID, ends with `@lid`. */
-  lid?: string;
-  name?: string;
-  imageProfile?: string;
-}
-
-/** Business profile of the account (spec 2.1). */
-export interface BusinessProfile {
-  wid?: string;
-  description?: string;
-  website?: string[];
-  category?: string;
-}
-
-/** Health of an instance (spec 3). */
-export type HealthStatus = 'healthy' | 'restricted';
 
 /** A linked social channel (Instagram professional account or Facebook Page). Secrets stay in storage. */
 export interface SocialLink {

@@ -1,10 +1,10 @@
 import { ValidationError } from '@parley/core';
 import { check, RequestValidator } from '../http/validator.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
-import type { MessageSuffix, SendBodies } from '../send/send-bodies.js';
 import type { CloudMediaStore } from './cloud-media.js';
 import type { TemplateSend, TemplateStore } from './cloud-templates.js';
 import { cloudContacts } from './cloud-schemas.js';
+import type { ParleySend } from './parley-send.js';
 
 const validContacts = new RequestValidator().body(cloudContacts);
 
@@ -42,9 +42,6 @@ export interface CloudMessage {
   message_id?: string;
   typing_indicator?: { type: 'text' };
 }
-
-/** One Parley send: the path suffix of `POST /{key}/message/…` and its body. */
-export type ParleySend = { [S in MessageSuffix]: { suffix: S; body: SendBodies[S] } }[MessageSuffix];
 
 /** The member named by `type`, or 400 naming it. */
 function member<K extends keyof CloudMessage>(body: CloudMessage, key: K): NonNullable<CloudMessage[K]> {

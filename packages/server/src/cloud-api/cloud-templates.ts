@@ -1,6 +1,6 @@
 import { NotFoundError, ParleyError, ValidationError, type Storage } from '@parley/core';
 import { s } from '../http/schema.js';
-import type { ParleySend } from './cloud-messages.js';
+import type { ParleySend } from './parley-send.js';
 
 /** A button of a template: a quick reply (its payload is sent back by the recipient's tap) or a link. */
 export type TemplateButton = { type: 'quick_reply'; text: string } | { type: 'url'; text: string; url: string };

@@ -1,10 +1,7 @@
-import type { Request } from 'express';
 import { ingestInto, ownMember, type ChannelDriver, type ChannelName, type DriverRequest } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
+import type { RequestWithRaw } from './json-body.js';
 import { BinaryReply, defineRoute, JsonReply, TextReply, type RouteDefinition } from './route.js';
-
-/** Raw request bytes, captured by the JSON body parser for signature checks. */
-export type RequestWithRaw = Request & { rawBody?: Buffer };
 
 /**
  * Turns the routes a driver contributes into route definitions mounted under `/<driver name>`, so

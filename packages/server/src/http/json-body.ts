@@ -1,6 +1,8 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
-import type { RequestWithRaw } from './driver-routes.js';
 import type { BodyReader } from './router.js';
+
+/** Raw request bytes, captured by the JSON body parser for signature checks. */
+export type RequestWithRaw = Request & { rawBody?: Buffer };
 
 /** A body-parser style error: `type` is what the error handler maps to an answer. */
 function bodyError(type: string, status: number, message: string, extra: Record<string, unknown> = {}): Error {

@@ -1,20 +1,11 @@
-import { PayloadTooLargeError, toJid, ValidationError, type MessageRecord, type OutgoingContent, type OutgoingType } from '@parley/core';
+import { PayloadTooLargeError, toJid, ValidationError, type OutgoingContent, type OutgoingType } from '@parley/core';
 import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
-import type { MediaKind, MediaResolver, MediaRoute } from '../services/media-resolver.js';
+import type { MediaKind } from '../services/media-resolver.js';
+import type { Env } from './content-env.js';
 import { actionButton, cardsOf, checkEmoji, checkHttpUrl, checkPhone, defined, unixSecondsOf } from './field-checks.js';
 import type { MessageSuffix, SendBodies } from './send-bodies.js';
 import { checkMentions, checkRichText, previewFor, resolveMentions } from './rich-text.js';
-import { createCallLink, type SendingChannel } from './sending-channel.js';
-
-/** What building a content may use: the media resolver, the checked channel and the target message. */
-export interface Env {
-  media: MediaResolver;
-  /** How the instance reaches URLs (its proxy): media are fetched the way the instance would. */
-  route: MediaRoute;
-  channel: SendingChannel;
-  /** The message a reaction or pin acts on (see {@link Mapping.targetOf}). */
-  target?: MessageRecord;
-}
+import { createCallLink } from './sending-channel.js';
 
 /** How one path suffix's body becomes an {@link OutgoingContent}. */
 export interface Mapping<S extends MessageSuffix> {

@@ -1,7 +1,7 @@
 import {
   CapabilityNotSupportedError, isGroupJid, requireCapability, toJid, ValidationError, type LinkPreview, type Mentions,
 } from '@parley/core';
-import type { Env } from './content-mappings.js';
+import type { Env } from './content-env.js';
 import { buildLinkPreview, firstLink } from './link-preview.js';
 import type { Mentioning } from './send-bodies.js';
 

@@ -4,7 +4,7 @@ import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { SERVER, stanzaId } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
-import type { DeviceKeys } from '../network/model.js';
+import type { DeviceKeys } from '../network/device-keys.js';
 import { QR_REFS } from '../verdicts.js';
 
 /** What a client announced in `companion_hello` to be linked by an 8-character code instead of a QR. */

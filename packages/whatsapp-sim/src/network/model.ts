@@ -1,15 +1,9 @@
 import type { BinaryNode, LTHashState, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
+import type { DeviceKeys } from './device-keys.js';
 import type { SimPhone } from './phone.js';
 
-/** A device's public Signal keys as the server keeps them to hand out in key bundles. */
-export interface DeviceKeys {
-  registrationId: number;
-  identityKey: Buffer;
-  signedPreKey: { id: number; publicKey: Buffer; signature: Buffer };
-  /** One-time prekeys not yet handed out, by id; each is given to one requester only. */
-  preKeys: Map<number, Buffer>;
-}
+export type { DeviceKeys } from './device-keys.js';
 
 /** A linked companion device (a Baileys client, WhatsApp Web, …) of an account. */
 export interface CompanionDevice {

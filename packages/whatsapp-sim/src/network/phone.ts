@@ -2,7 +2,7 @@ import { addTransactionCapability, Curve, encodeWAMessage, initAuthCreds, proto,
 import type { AuthenticationCreds, KeyPair } from '@whiskeysockets/baileys';
 import { memoryKeyStore } from './memory-keys.js';
 import { makeLibSignalRepository } from '@whiskeysockets/baileys/lib/Signal/libsignal.js';
-import type { DeviceKeys } from './model.js';
+import type { DeviceKeys } from './device-keys.js';
 import { silentLogger } from './silent-logger.js';
 
 /** One-time prekeys a simulated phone publishes at creation. */
