@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { importCircles, sourceGraph } from './source-imports.js';
+import { importCircles, sourceGraph, undeclaredImports, type Manifest } from './source-imports.js';
 
 const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 /** Where source lives: every workspace package's `src` and `test`, the examples, the e2e tests and benchmarks. */
@@ -78,6 +78,19 @@ describe('repository structure', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('imports in every published package only what its package.json declares (dependencies and peers)', () => {
+    const undeclared = WORKSPACES.flatMap((group) => readdirSync(join(root, group), { withFileTypes: true })
+      .map((entry) => join(root, group, entry.name))
+      .filter((dir) => existsSync(join(dir, 'src')) && existsSync(join(dir, 'package.json')))
+      .flatMap((dir) => {
+        const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+        // A private package ships a bundle (the dashboard): what it imports is built in, not installed.
+        if (manifest.private) return [];
+        return undeclaredImports(sourceFiles(join(dir, 'src')), manifest).map((i) => `${relative(root, i.file)}: ${i.specifier}`);
+      }));
+    assert.deepEqual(undeclared, []);
   });
 
   it(`keeps every hand-written source and test file under ${MAX_LINES} lines (generated code and fixtures aside)`, () => {

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
 import { dirname, relative, resolve } from 'node:path';
 
 /**
@@ -7,6 +8,11 @@ import { dirname, relative, resolve } from 'node:path';
  * A statement is matched from the start of a line up to its `from '…'`, across lines, never past a `;`.
  */
 const IMPORT = /^[ \t]*(?:import|export)\b[^;]*?\bfrom\s*['"]([^'"]+)['"]|^[ \t]*import\s*['"]([^'"]+)['"]/gm;
+
+/** Every module specifier `source` imports or re-exports statically. */
+function specifiersOf(source: string): string[] {
+  return [...source.matchAll(IMPORT)].map((match) => match[1] ?? match[2]!);
+}
 
 /** The source file a relative specifier names (`./x.js` → `./x.ts`, `./dir` → `./dir/index.ts`), if it exists. */
 function resolveSource(from: string, specifier: string): string | undefined {
@@ -20,8 +26,7 @@ export function sourceGraph(files: readonly string[]): Map<string, string[]> {
   const graph = new Map<string, string[]>();
   for (const file of files) {
     const targets: string[] = [];
-    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const specifier = match[1] ?? match[2]!;
+    for (const specifier of specifiersOf(readFileSync(file, 'utf8'))) {
       if (!specifier.startsWith('.')) continue;
       const target = resolveSource(file, specifier);
       if (target) targets.push(target);
@@ -62,4 +67,28 @@ export function importCircles(graph: Map<string, string[]>, root: string): strin
   };
   for (const node of graph.keys()) if (!index.has(node)) visit(node);
   return circles;
+}
+
+/** What {@link undeclaredImports} reads of a package.json. */
+export interface Manifest {
+  name: string;
+  private?: boolean;
+  dependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+}
+
+/**
+ * The package imports of `files` (`import type` included: a published declaration file names them too)
+ * that `manifest` declares neither as a dependency nor as a peer: what an installed copy would not find.
+ */
+export function undeclaredImports(files: readonly string[], manifest: Manifest): { file: string; specifier: string }[] {
+  const declared = new Set([manifest.name, ...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.peerDependencies ?? {})]);
+  return files.flatMap((file) => specifiersOf(readFileSync(file, 'utf8'))
+    .filter((specifier) => {
+      if (specifier.startsWith('.') || specifier.startsWith('node:')) return false;
+      const parts = specifier.split('/');
+      const name = specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0]!;
+      return !builtinModules.includes(name) && !declared.has(name);
+    })
+    .map((specifier) => ({ file, specifier })));
 }
