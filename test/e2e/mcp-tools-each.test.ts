@@ -40,6 +40,29 @@ describe('MCP: each tool', () => {
     assert.ok(sent[4].data.message.locationMessage);
   });
 
+  it('replies to a message with media by URL and a location, each arriving quoted', async () => {
+    const quoted = await deliverText(p.t, p.bob, p.alice, 'send me the files');
+    const reply = (type: string, args: Record<string, unknown>) => call(`reply_${type}`, { messageId: quoted, to: p.bob.number, ...args });
+    const sent = [
+      await reply('image', { url: p.media.serve('/r.png', { body: SAMPLES.png, type: 'image/png' }), caption: 'here' }),
+      await reply('video', { url: p.media.serve('/r.mp4', { body: SAMPLES.mp4, type: 'video/mp4' }) }),
+      await reply('audio', { url: p.media.serve('/r.ogg', { body: SAMPLES.ogg, type: 'audio/ogg' }) }),
+      await reply('document', { url: p.media.serve('/r.pdf', { body: SAMPLES.pdf, type: 'application/pdf' }), fileName: 'r.pdf', mimetype: 'application/pdf' }),
+      await reply('location', { location: { latitude: -22.9519, longitude: -43.2105 } }),
+    ];
+    const ids = sent.map((s) => s.data.key.id as string);
+    const members = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'locationMessage'];
+    await p.t.waitFor(async () => {
+      const res = await p.t.client(p.bob.key).call('listChatMessages', { params: { jid: p.alice.number }, query: { limit: 100 } });
+      return ids.every((id) => res.data.some((m) => m.key.id === id));
+    }, 10000, 'every reply to reach bob');
+    const received = (await p.t.client(p.bob.key).call('listChatMessages', { params: { jid: p.alice.number }, query: { limit: 100 } })).data;
+    ids.forEach((id, i) => {
+      const message = received.find((m) => m.key.id === id)!.message as Record<string, { contextInfo?: { stanzaId?: string } }>;
+      assert.equal(message[members[i]!]?.contextInfo?.stanzaId, quoted, `${members[i]} quotes the message`);
+    });
+  });
+
   it('shows presence, checks a number, looks up and blocks a contact', async () => {
     assert.match((await call('send_presence', { to: p.bob.number, status: 'composing' })).message, /composing/);
     assert.equal((await call('check_number', { number: p.bob.number })).registered, true);
