@@ -11,14 +11,17 @@ import { isLidUser, isPnUser, type BinaryNode, type proto } from '@whiskeysocket
  *   `<interactive type="native_flow" v="1"><native_flow v="9" name="mixed"/></interactive>` and
  *   `<quality_control decision_id="<20 random bytes, hex>">`. WhiskeySockets/Baileys PR #2532
  *   (src/Socket/messages-send.ts getButtonArgs) sends the same `mixed` shape for every native-flow button.
- * - `<quality_control>` carries `source_type="third_party"` and a `<decision_source value="df"/>` child in
- *   the Baileys forks and whatsmeow users that send it (e.g. Baileys PR #2532 for the attribute).
+ * - `<quality_control>`: `source_type="third_party"` as Baileys PR #2532 sends it; the
+ *   `<decision_source value="df"/>` child as other published senders of this shape add it.
  * - Payment flows are their own flow, not `mixed`: for a first button `review_and_pay` the `<biz>` names
  *   `native_flow_name="order_details"` (`payment_info`: its own name) and holds no `<interactive>` child
- *   (Baileys PR #2532; Itsukichann/Baileys lib/Socket/messages-send.js getButtonArgs).
+ *   (Baileys PR #2532; Itsukichann/Baileys lib/Socket/messages-send.js getButtonArgs). Those two send it
+ *   without the `<biz>` attributes; we keep them (and `<quality_control>`), which whatsmeow PR #1235 found
+ *   the server wants on `<biz>`.
  * - `<bot biz_bot="1"/>`, a sibling of `<biz>`, in 1:1 chats only (Itsukichann/Baileys
  *   lib/Socket/messages-send.js relayMessage: `if (isPrivate)`; Baileys PR #2324 and #2459: not in
- *   groups). Baileys PR #2348 reports WhatsApp Web rendering better without it; phones render both.
+ *   groups). Baileys PR #2348 reports that WhatsApp Web and Desktop do not render buttons sent with it
+ *   (phones do).
  */
 
 /** The `<biz>` attributes live clients send on every business stanza (whatsmeow PR #1235). */
