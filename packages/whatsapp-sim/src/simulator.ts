@@ -28,6 +28,8 @@ import { asControl, Groups, groupView } from './features/groups.js';
 import type { GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
 import { GroupMessages } from './features/group-messages.js';
+import { MessageStanzas } from './features/message-stanzas.js';
+import type { SeenStanza } from './features/message-stanzas.js';
 import { Media } from './features/media.js';
 import type { MediaInput, ReceivedMedia } from './features/media.js';
 import { MediaHost } from './media/host.js';
@@ -67,6 +69,7 @@ export class Simulator {
   private readonly mediaHost: MediaHost;
   private readonly certificate: MediaCertificate;
   private readonly groupMessages: GroupMessages;
+  private readonly stanzas = new MessageStanzas();
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -77,9 +80,9 @@ export class Simulator {
     this.certificate = createMediaCertificate();
     this.mediaHost = new MediaHost(this.certificate, options.host ?? '127.0.0.1');
     this.media = new Media(this.network, this.mediaHost);
-    this.messaging = new Messaging(this.network, this.media);
+    this.messaging = new Messaging(this.network, this.media, this.stanzas);
     this.groups = new Groups(this.network);
-    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging);
+    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.stanzas);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -215,6 +218,14 @@ export class Simulator {
   /** What the phone of `number` sent, with the receipts each message got. */
   sent(number: string): SentMessage[] {
     return this.messaging.sentBy(this.network.account(number));
+  }
+
+  /**
+   * The `<message>` stanzas the devices of `number` sent, as the server saw them (ciphertexts left out),
+   * oldest first: their `<biz>`, `<bot>` and other nodes, and the ack error of those it refused.
+   */
+  stanzasFrom(number: string): SeenStanza[] {
+    return this.stanzas.by(this.network.account(number));
   }
 
   /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */

@@ -77,3 +77,18 @@ export const PAIRING_CODE_DISPLAY: Verdict<{ browsers: string[]; systems: string
   },
   source: 'https://github.com/WhiskeySockets/Baileys/pull/2769, /pull/2559, /pull/614, /pull/2409, /issues/1167',
 };
+
+/**
+ * Business stanzas (interactive native-flow buttons): a `<message>` whose `<biz>` node lacks what live
+ * clients send is refused with `<ack error="479">` and not delivered. Measured against production in
+ * tulir/whatsmeow PR #1235: `<biz><interactive type="native_flow" v="1"/></biz>` → ack error 479; delivered
+ * and rendered: `<biz actual_actors="2" host_storage="2" privacy_mode_ts="…">` with
+ * `<interactive type="native_flow" v="1"><native_flow v="9" name="mixed"/></interactive>` and
+ * `<quality_control decision_id="…"/>`. No `<biz>` at all is accepted (the server cannot read the
+ * encrypted message; nothing renders). Baileys 7.0.0-rc14 names 479 `SmaxInvalid` (Utils/decode-wa-message.js,
+ * "stanza rejected by server" in Socket/messages-recv.js handleBadAck).
+ */
+export const BUSINESS_STANZA: Verdict<{ refusal: number; bizAttributes: string[] }> = {
+  value: { refusal: 479, bizAttributes: ['actual_actors', 'host_storage', 'privacy_mode_ts'] },
+  source: 'https://github.com/tulir/whatsmeow/pull/1235; Baileys 7.0.0-rc14 lib/Utils/decode-wa-message.js SERVER_ERROR_CODES.SmaxInvalid',
+};

@@ -77,6 +77,7 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received$`), handle: ([number]) => ok(sim.received(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/stanzas$`), handle: ([number]) => ok(sim.stanzasFrom(number!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/read$`),
       handle: ([number, id]) => {

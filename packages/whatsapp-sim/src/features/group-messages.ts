@@ -8,6 +8,7 @@ import type { Account } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import type { Groups, Group } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
+import type { MessageStanzas } from './message-stanzas.js';
 
 type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
 
@@ -23,7 +24,9 @@ const MAX_TEXT = 65_536;
  * `participant`. Phones send into groups the same way.
  */
 export class GroupMessages {
-  constructor(private readonly network: Network, private readonly groups: Groups, private readonly messaging: Messaging) {}
+  constructor(
+    private readonly network: Network, private readonly groups: Groups, private readonly messaging: Messaging, private readonly stanzas: MessageStanzas,
+  ) {}
 
   feature(): Feature {
     return { stanzas: { message: (connection, node) => this.fromClient(connection, node) } };
@@ -59,8 +62,8 @@ export class GroupMessages {
     const { id, to } = node.attrs;
     if (!session || !id || !to?.endsWith('@g.us')) return;
     const t = Number(unixNow());
-    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: String(t) } });
     const { account, device } = session;
+    if (!this.stanzas.admit(account, connection, node)) return;
     const group = this.groups.all().find((g) => g.jid === to);
     const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
     // Not a member, or a member who may not send: WhatsApp drops it (the sender sees no delivery).

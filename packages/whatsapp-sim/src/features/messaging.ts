@@ -9,6 +9,7 @@ import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
 import type { Media, MediaInput } from './media.js';
 import type { ReceivedMessage } from '../network/phone.js';
+import type { MessageStanzas } from './message-stanzas.js';
 
 /** A message a phone sent, and the receipts it got back. */
 export interface SentMessage {
@@ -62,7 +63,7 @@ export class Messaging {
   /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
   private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage }>();
 
-  constructor(private readonly network: Network, private readonly media: Media) {}
+  constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {}
 
   feature(): Feature {
     return {
@@ -200,7 +201,7 @@ export class Messaging {
     if (!session || !id || !to || to.endsWith('@g.us')) return;
     const { account, device } = session;
     const t = unixNow();
-    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t } });
+    if (!this.stanzas.admit(account, connection, node)) return;
     const peer = node.attrs.category === 'peer';
     const copies = peer
       ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]

@@ -7,7 +7,7 @@ import {
 import {
   CALL_AUDIO_PREFIX, CALL_VIDEO_PREFIX, proto, type AnyMessageContent, type BinaryNode, type WAMessageKey, type WASendableProduct,
 } from '@whiskeysockets/baileys';
-import { NATIVE_FLOW_NODES } from './outbound-interactive.js';
+import { nativeFlowNodes } from './outbound-interactive.js';
 
 /**
  * How one send reaches WhatsApp: Baileys' `sendMessage` for the content it knows how to build, or a
@@ -114,9 +114,11 @@ function planFor(jid: string, content: Exclude<OutgoingContent, { type: 'reactio
     case 'title':
     case 'button_reply':
     case 'button_action':
-    case 'pix':
-      // Native-flow messages: Baileys has no builder for them; the shared mapping's, relayed with the flow node.
-      return relay(proto.Message.fromObject(outgoingMessage(content, env.now())), NATIVE_FLOW_NODES);
+    case 'pix': {
+      // Native-flow messages: Baileys has no builder for them; the shared mapping's, relayed with the nodes live clients send.
+      const message = proto.Message.fromObject(outgoingMessage(content, env.now()));
+      return relay(message, nativeFlowNodes(message, jid, env.now()));
+    }
     case 'survey':
       // A survey lets each person pick one option; `poll` takes the count from the caller.
       return send({ poll: { name: content.name, values: content.options, selectableCount: 1 } });
