@@ -1,53 +1,22 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
-import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { before, describe, it } from 'node:test';
+import type { RunningSimulator } from '@parley/whatsapp-sim';
 import { SAMPLES } from '../support/media-server.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import type { TestServer } from '../support/test-server.js';
+import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
 
 /**
  * The WhatsApp channel on Baileys' real socket against the WhatsApp simulator (@parley/whatsapp-sim) on
  * loopback: linking by QR, a sent text the phone decrypts and its receipts, and a text from the phone.
  */
 describe('WhatsApp through the simulator, over real HTTP', () => {
+  const wa = useSimulatedWhatsApp();
+  const linkByQr = (number: string, name: string) => wa.linkByQr(number, name);
   let sim: RunningSimulator;
-  let untrust: () => void;
-  let untrustMedia: () => void;
   let t: TestServer;
-
-  before(async () => {
-    sim = await startSimulator();
-    untrust = trustSimulatorRoot(sim.rootPublicKey);
-    // The server runs in this process: its Baileys uploads to and downloads from the simulator's media host.
-    untrustMedia = trustSimulatorMedia(sim.mediaCertificate);
-    t = await startTestServer({
-      plugins: [
-        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
-        { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
-      ],
-      config: { defaultChannel: 'whatsapp' },
-    });
+  before(() => {
+    ({ sim, t } = wa);
   });
-  after(async () => {
-    await t.stop();
-    untrustMedia();
-    untrust();
-    await sim.stop();
-  });
-
-  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected. */
-  async function linkByQr(number: string, name: string) {
-    const instance = await t.createInstance({ channel: 'whatsapp', name });
-    const api = t.client(instance.key);
-    const connecting = await api.call('connectInstance');
-    assert.equal(connecting.phoneConnected, false);
-    assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
-    await sim.simulator.scanQr(number, connecting.qrcode);
-    const open = await t.waitFor(async () => {
-      const { instance: current } = await api.call('getInstance');
-      return current.phoneConnected ? current : undefined;
-    }, 20_000, 'the instance to connect after the 515 restart');
-    return { api, open };
-  }
 
   it('links by QR, sends a text the phone decrypts (delivered, then read), and stores the phone\'s answer', { timeout: 90_000 }, async () => {
     const account = sim.simulator.createAccount({ number: '5511987657001', pushName: 'Loja' });
