@@ -8,7 +8,7 @@ import { startTestServer, type TestServer } from './test-server.js';
 export interface SimulatedWhatsApp {
   readonly sim: RunningSimulator;
   readonly t: TestServer;
-  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected. */
+  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected (`connecting`: the connect answer, its QR code). */
   linkByQr(number: string, name: string): ReturnType<typeof linkByQr>;
 }
 
@@ -23,7 +23,7 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
     const { instance: current } = await api.call('getInstance');
     return current.phoneConnected ? current : undefined;
   }, 20_000, 'the instance to connect after the 515 restart');
-  return { api, open };
+  return { api, open, connecting };
 }
 
 /**
