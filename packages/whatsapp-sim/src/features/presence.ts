@@ -76,7 +76,7 @@ export class Presences {
     this.relayChatState(from, target, state);
   }
 
-  /** The presence stanza `viewer` gets about `account`. */
+  /** The presence stanza a subscriber gets about `account`: online, or offline with its last seen (or `deny`). */
   private presenceOf(account: Account): BinaryNode {
     if (this.isOnline(account)) return { tag: 'presence', attrs: { from: jidOf(account) } };
     const hidden = account.social.privacy.last === 'none';
