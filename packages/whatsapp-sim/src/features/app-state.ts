@@ -160,6 +160,9 @@ export function appStateFeature(network: Network): Feature {
             const version = collection.patches.length + 1;
             const decoded = proto.SyncdPatch.decode(sent.content);
             decoded.version = { version };
+            // Encoded before decodePatches, which empties the patch's mutations once it applied them: the other
+            // companions must get the patch whole (its MACs cover the mutations).
+            const whole = Buffer.from(proto.SyncdPatch.encode(decoded).finish());
             // The phone applies the companion's change to its own state (checking its MACs), so its later patches chain on.
             const { state, mutationMap } = await decodePatches(name as WAPatchName, [decoded], collection.state, keyOf(account), {}, undefined, silentLogger, true)
               .catch(() => { throw new IqError(400, 'bad-request'); });
@@ -169,7 +172,7 @@ export function appStateFeature(network: Network): Feature {
               const pushName = mutation.syncAction.value?.pushNameSetting?.name;
               if (pushName) account.pushName = pushName;
             }
-            collection.patches.push(Buffer.from(proto.SyncdPatch.encode(decoded).finish()));
+            collection.patches.push(whole);
             changed.add(name);
           }
           const page = collection.patches.slice(have, have + PAGE);
