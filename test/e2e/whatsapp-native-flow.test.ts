@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { AccountView, NodeView, RunningSimulator, SeenStanza } from '@parley/whatsapp-sim';
-import { linkByQr, useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/simulated-whatsapp.js';
+import { useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
 
-type Api = Awaited<ReturnType<typeof linkByQr>>['api'];
+type Api = Awaited<ReturnType<SimulatedWhatsApp['linkByQr']>>['api'];
 type Interactive = { header?: { title?: string }; body: { text: string }; nativeFlowMessage: { buttons?: Array<{ name: string }> } };
 
 const PIX = {
@@ -31,19 +31,16 @@ const SENDS = [
  * node without what live clients send with ack error 479 (whatsmeow PR #1235) — saw the live shape.
  */
 describe('WhatsApp native-flow messages through the simulator, over real HTTP', () => {
-  let env: SimulatedWhatsApp;
+  const env = useSimulatedWhatsApp();
   let sim: RunningSimulator;
   let account: AccountView;
   let friend: AccountView;
   let api: Api;
-  useSimulatedWhatsApp((started) => {
-    env = started;
-    sim = started.sim;
-  });
   before(async () => {
+    sim = env.sim;
     account = sim.simulator.createAccount({ number: '5511987658001', pushName: 'Acme', business: true });
     friend = sim.simulator.createAccount({ number: '5511987658002', pushName: 'Cliente' });
-    ({ api } = await linkByQr(env, account.number, 'native-flow'));
+    ({ api } = await env.linkByQr(account.number, 'native-flow'));
   });
 
   /** The stanza the simulator saw for message `id`, read over its HTTP control API. */

@@ -1,22 +1,22 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import type { RunningSimulator } from '@parley/whatsapp-sim';
 import { SAMPLES } from '../support/media-server.js';
-import { linkByQr as link, useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/simulated-whatsapp.js';
 import type { TestServer } from '../support/test-server.js';
+import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
 
 /**
  * The WhatsApp channel on Baileys' real socket against the WhatsApp simulator (@parley/whatsapp-sim) on
  * loopback: linking by QR, a sent text the phone decrypts and its receipts, and a text from the phone.
  */
 describe('WhatsApp through the simulator, over real HTTP', () => {
-  let env: SimulatedWhatsApp;
+  const wa = useSimulatedWhatsApp();
+  const linkByQr = (number: string, name: string) => wa.linkByQr(number, name);
   let sim: RunningSimulator;
   let t: TestServer;
-  useSimulatedWhatsApp((started) => {
-    ({ sim, t } = env = started);
+  before(() => {
+    ({ sim, t } = wa);
   });
-  const linkByQr = (number: string, name: string) => link(env, number, name);
 
   it('links by QR, sends a text the phone decrypts (delivered, then read), and stores the phone\'s answer', { timeout: 90_000 }, async () => {
     const account = sim.simulator.createAccount({ number: '5511987657001', pushName: 'Loja' });

@@ -16,3 +16,7 @@ export type { MediaInput, ReceivedMedia } from './features/media.js';
 export type { GroupView } from './features/groups.js';
 export type { HistoryOptions, SeededHistory } from './features/history-seed.js';
 export type { AppStateChange } from './features/app-state.js';
+export type { SignalRecord } from './features/signals.js';
+export type { ChatState } from './features/presence.js';
+export type { CallRecord } from './features/calls.js';
+export type { ProfileChange, ProfileView } from './features/profile.js';

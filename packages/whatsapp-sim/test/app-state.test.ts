@@ -72,4 +72,29 @@ describe('app state: the phone\'s patches with valid MACs reach Baileys', () => 
     await waitFor(() => events.chats.some((c) => c.id === ana && c.pinned), 'the pin after the client\'s own patch');
     client.end();
   });
+
+  it('a companion\'s own patch reaches the account\'s other companions whole: a rename on one shows on the other, MACs verified', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659211', pushName: 'Loja' });
+    const verify = { appStateMacVerification: { patch: true, snapshot: true } };
+    const [first, second] = [new TestClient(sim.url, verify), new TestClient(sim.url, verify)];
+    const names: string[] = [];
+    const connect = second.connect.bind(second);
+    second.connect = (extra) => {
+      const sock = connect(extra);
+      sock.ev.on('creds.update', (c) => { if (c.me?.name) names.push(c.me.name); });
+      return sock;
+    };
+    for (const client of [first, second]) {
+      await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+      await waitFor(() => client.auth.creds.accountSyncCounter === 1, 'the initial sync to complete');
+    }
+    await first.sock!.updateProfileName('Loja do Centro');
+    assert.equal(sim.simulator.profile(me.number).pushName, 'Loja do Centro');
+    await waitFor(() => names.includes('Loja do Centro'), 'the rename on the other companion');
+    // The phone's next change still chains on for both.
+    await sim.simulator.setProfile(me.number, { name: 'Loja Central' });
+    await waitFor(() => names.includes('Loja Central'), 'the phone\'s rename after the companion\'s');
+    first.end();
+    second.end();
+  });
 });

@@ -69,7 +69,8 @@ describe('capabilities over the socket', () => {
   });
 
   it('contacts: save, remove, block, blocked list, status, registered, LID resolution', async () => {
-    socket.results.set('fetchBlocklist', [PEER_JID, undefined]);
+    // WhatsApp lists blocked contacts by LID: a known one is answered by its number's JID.
+    socket.results.set('fetchBlocklist', [PEER_LID, '999@lid', undefined]);
     socket.results.set('fetchStatus', [{ id: PEER_JID, status: { status: 'Available', setAt: new Date(T * 1000) } }]);
     socket.results.set('onWhatsApp', [{ jid: PEER_JID, exists: true }]);
     await socket.signalRepository.lidMapping.storeLIDPNMappings([{ lid: PEER_LID, pn: PEER_JID }]);
@@ -78,7 +79,7 @@ describe('capabilities over the socket', () => {
     await contacts.remove(PEER_JID);
     await contacts.block(PEER_JID);
     await contacts.unblock(PEER_JID);
-    assert.deepStrictEqual(await contacts.blocked(), [PEER_JID]);
+    assert.deepStrictEqual(await contacts.blocked(), [PEER_JID, '999@lid']);
     assert.deepStrictEqual(await contacts.status(PEER_JID), { jid: PEER_JID, status: 'Available', setAt: T });
     assert.deepStrictEqual(await contacts.isRegistered(PEER), { registered: true, jid: PEER_JID });
     assert.deepStrictEqual(await contacts.resolveLids([PEER_LID, '999@lid']), [{ lid: PEER_LID, jid: PEER_JID }, { lid: '999@lid', jid: null }]);
@@ -93,6 +94,9 @@ describe('capabilities over the socket', () => {
     ]);
     socket.results.set('onWhatsApp', []);
     assert.deepStrictEqual(await contacts.isRegistered('5511000000000'), { registered: false });
+    // An about text the contact's privacy hides: Baileys answers '' (WhatsApp's code 401), the route null.
+    socket.results.set('fetchStatus', [{ id: PEER_JID, status: { status: '', setAt: new Date(0) } }]);
+    assert.deepStrictEqual(await contacts.status(PEER_JID), { jid: PEER_JID, status: null });
   });
 
   it('contacts: clearSession deletes the signal sessions of every known device (PN and LID) from the auth state', async () => {

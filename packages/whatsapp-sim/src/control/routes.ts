@@ -2,6 +2,7 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
 import type { AppStateChange } from '../features/app-state.js';
+import type { ChatState } from '../features/presence.js';
 
 export interface Route {
   method: 'GET' | 'POST' | 'DELETE';
@@ -46,6 +47,20 @@ function integer(value: unknown, name: string, required = true): number | undefi
 }
 
 const ok = (body: unknown) => ({ status: 200, body });
+
+/** A base64 JPEG, null (remove) or absent. */
+function picture(body: Body): Buffer | null | undefined {
+  const value = body.picture;
+  if (value === undefined || value === null) return value;
+  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw new SimError(400, 'invalid_request', 'picture must be a base64 JPEG or null', { field: 'picture' });
+  return Buffer.from(value, 'base64');
+}
+
+function settings(body: Body): Record<string, string> {
+  const value = body.settings;
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SimError(400, 'invalid_request', 'settings must be an object of category: value', { field: 'settings' });
+  return value as Record<string, string>;
+}
 const NUMBER = '([^/]+)';
 
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
@@ -130,6 +145,37 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`),
+      handle: ([number], body) => ok(sim.setPresence(number!, text(body, 'presence') as 'available')),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chatstate$`),
+      handle: ([number], body) => {
+        sim.sendChatState(number!, text(body, 'to'), text(body, 'state') as ChatState);
+        return { status: 204 };
+      },
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/signals$`), handle: ([number]) => ok(sim.signals(number!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`), handle: ([number]) => ok(sim.calls(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`),
+      handle: ([number], body) => ({ status: 201, body: sim.call(number!, text(body, 'to'), { video: field(body, 'video', 'boolean', false) as boolean | undefined }) }),
+    },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/end$`), handle: ([number, id]) => ok(sim.endCall(number!, id!)) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), handle: ([number]) => ok(sim.profile(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`),
+      handle: async ([number], body) => ok(await sim.setProfile(number!, { name: optionalText(body, 'name'), status: optionalText(body, 'status'), picture: picture(body) })),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile/picture$`), handle: ([number]) => ok({ data: sim.profilePicture(number!).toString('base64') }) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`), handle: ([number]) => ok(sim.blocklist(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`),
+      handle: ([number], body) => ok(sim.setBlocked(number!, text(body, 'number'), field(body, 'blocked', 'boolean', true) as boolean)),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number]) => ok(sim.privacy(number!)) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number], body) => ok(sim.setPrivacy(number!, settings(body))) },
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {
       method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/,

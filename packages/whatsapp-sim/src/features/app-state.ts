@@ -15,7 +15,8 @@ export type AppStateChange =
   | { kind: 'pin'; jid: string; pinned: boolean }
   | { kind: 'mute'; jid: string; muteEndTimestamp: number | undefined }
   | { kind: 'label'; id: string; name: string; color: number }
-  | { kind: 'label-chat'; id: string; jid: string; labeled: boolean };
+  | { kind: 'label-chat'; id: string; jid: string; labeled: boolean }
+  | { kind: 'push-name'; name: string };
 
 /** Most patches one collection keeps (each change is one patch). */
 export const MAX_PATCHES = 10_000;
@@ -46,6 +47,8 @@ function patchOf(change: AppStateChange, timestamp: number): WAPatchCreate {
     case 'label-chat':
       return { type: 'regular', index: ['label_jid', change.id, change.jid], apiVersion: 3, operation: SET,
         syncAction: { timestamp, labelAssociationAction: { labeled: change.labeled } } };
+    case 'push-name':
+      return { type: 'critical_block', index: ['setting_pushName'], apiVersion: 1, operation: SET, syncAction: { timestamp, pushNameSetting: { name: change.name } } };
   }
 }
 
@@ -56,12 +59,13 @@ const FIELDS: Record<AppStateChange['kind'], Record<string, 'string' | 'boolean'
   mute: { jid: 'string', muteEndTimestamp: 'number?' },
   label: { id: 'string', name: 'string', color: 'number' },
   'label-chat': { id: 'string', jid: 'string', labeled: 'boolean' },
+  'push-name': { name: 'string' },
 };
 
 /** Refuses a change whose kind or fields are not what it needs (400 invalid_change, naming the field). */
 function check(change: AppStateChange): void {
   const fields = change && typeof change === 'object' ? FIELDS[change.kind] : undefined;
-  if (!fields) throw new SimError(400, 'invalid_change', 'kind must be contact, archive, pin, mute, label or label-chat');
+  if (!fields) throw new SimError(400, 'invalid_change', 'kind must be contact, archive, pin, mute, label, label-chat or push-name');
   for (const [name, type] of Object.entries(fields)) {
     const value = (change as unknown as Record<string, unknown>)[name];
     if (value === undefined && type.endsWith('?')) continue;
@@ -156,11 +160,19 @@ export function appStateFeature(network: Network): Feature {
             const version = collection.patches.length + 1;
             const decoded = proto.SyncdPatch.decode(sent.content);
             decoded.version = { version };
+            // Encoded before decodePatches, which empties the patch's mutations once it applied them: the other
+            // companions must get the patch whole (its MACs cover the mutations).
+            const whole = Buffer.from(proto.SyncdPatch.encode(decoded).finish());
             // The phone applies the companion's change to its own state (checking its MACs), so its later patches chain on.
-            const { state } = await decodePatches(name as WAPatchName, [decoded], collection.state, keyOf(account), {}, undefined, silentLogger, true)
+            const { state, mutationMap } = await decodePatches(name as WAPatchName, [decoded], collection.state, keyOf(account), {}, undefined, silentLogger, true)
               .catch(() => { throw new IqError(400, 'bad-request'); });
             collection.state = state;
-            collection.patches.push(Buffer.from(proto.SyncdPatch.encode(decoded).finish()));
+            // A companion renaming the account (Baileys updateProfileName): the name others see from now on.
+            for (const mutation of Object.values(mutationMap)) {
+              const pushName = mutation.syncAction.value?.pushNameSetting?.name;
+              if (pushName) account.pushName = pushName;
+            }
+            collection.patches.push(whole);
             changed.add(name);
           }
           const page = collection.patches.slice(have, have + PAGE);

@@ -5,6 +5,7 @@ import type { ClientConnection } from '../transport/connection.js';
 import { deviceOf, unixNow, userJid } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
+import { blocks } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
 import type { Media, MediaInput } from './media.js';
@@ -107,8 +108,10 @@ export class Messaging {
     const to = this.network.account(toNumber);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
     const toJid = `${to.number}@s.whatsapp.net`;
+    // An account that blocked the sender gets nothing (the sender's own devices still get their copies).
+    const reaches = to !== from && !blocks(to, from);
     const targets = [
-      ...(to === from ? [] : [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false }))),
+      ...(reaches ? [...to.companions.values()].map((d) => ({ jid: d.jid, device: d, own: false })) : []),
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
     const record = this.recordSent(from, { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
@@ -119,7 +122,7 @@ export class Messaging {
       await this.copyTo(from, target.device, toJid, message, record);
       record.devices.push(target.jid);
     }
-    if (to !== from) {
+    if (reaches) {
       await this.ensureSession(from, toJid);
       const { type, ciphertext } = await from.phone.encrypt(toJid, message);
       await this.toPhone(to, id, `${from.number}@s.whatsapp.net`, type, ciphertext, true);
@@ -213,6 +216,8 @@ export class Messaging {
       const target = this.network.accountOf(jid);
       // A copy may only go to the destination's devices or the sender's own: nothing is relayed to third parties.
       if (!target || (target !== destination && target !== account) || !enc || !(enc.content instanceof Uint8Array)) continue;
+      // An account that blocked the sender gets nothing; the server still acks, so the sender sees one tick.
+      if (blocks(target, account)) continue;
       const type = enc.attrs.type === 'pkmsg' ? 'pkmsg' : 'msg';
       const ciphertext = Buffer.from(enc.content);
       if (deviceOf(jid) === 0) {

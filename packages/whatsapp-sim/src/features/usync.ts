@@ -4,6 +4,7 @@ import { IqError, splitJid } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { requireSession } from './prekeys.js';
+import { visibleTo } from './profile.js';
 
 /** Most users one usync query may ask about. */
 const MAX_USERS = 500;
@@ -34,15 +35,25 @@ function devices(account: Account): BinaryNode {
 }
 
 /**
+ * The about text as usync's `status` protocol answers it: `<status t>text</status>`, or empty with
+ * `code="401"` when the owner's `status` privacy hides it (Baileys USyncStatusProtocol reads both).
+ */
+function statusNode(account: Account, viewer: Account): BinaryNode {
+  if (!visibleTo(account, viewer, 'status')) return { tag: 'status', attrs: { code: '401' } };
+  const { status, statusAt } = account.social;
+  return { tag: 'status', attrs: { t: String(statusAt) }, ...(status ? { content: Buffer.from(status, 'utf8') } : {}) };
+}
+
+/**
  * `xmlns="usync"`: who is on WhatsApp (`contact`), each user's devices (`devices`, with the phone-signed
- * key-index list) and their LID (`lid`). Users the network does not know are answered `contact type="out"`
+ * key-index list), their LID (`lid`) and about text (`status`). Users the network does not know are answered `contact type="out"`
  * and left out of device lists.
  */
 export function usyncFeature(network: Network): Feature {
   return {
     iq: {
       usync: (connection, iq) => {
-        requireSession(network, connection);
+        const { account: viewer } = requireSession(network, connection);
         const usync = getBinaryNodeChild(iq, 'usync');
         const query = getBinaryNodeChild(usync, 'query');
         const protocols = new Set(Array.isArray(query?.content) ? query.content.map((n) => n.tag) : []);
@@ -59,6 +70,7 @@ export function usyncFeature(network: Network): Feature {
           if (protocols.has('contact')) content.push({ tag: 'contact', attrs: { type: account ? 'in' : 'out' } });
           if (account && protocols.has('devices')) content.push(devices(account));
           if (account && protocols.has('lid') && server !== 'lid') content.push({ tag: 'lid', attrs: { val: `${account.lid}@lid` } });
+          if (account && protocols.has('status')) content.push(statusNode(account, viewer));
           if (!account && !protocols.has('contact')) continue;
           results.push({ tag: 'user', attrs: { jid }, content });
         }

@@ -46,6 +46,34 @@ export interface Account {
   /** The phone's chat history (WhatsApp's `HistorySync` conversations), sent to each new companion on link. */
   history: proto.IConversation[];
   appState: PhoneAppState;
+  /** The profile others see (besides `pushName`), the privacy settings and the block list. */
+  social: SocialState;
+}
+
+/** Privacy settings of a new account, as WhatsApp names the categories (whatsmeow types/user.go PrivacySettingType). */
+export const DEFAULT_PRIVACY: Readonly<Record<string, string>> = {
+  last: 'all', online: 'all', profile: 'all', status: 'contacts', readreceipts: 'all', groupadd: 'all', calladd: 'all', messages: 'all',
+};
+
+/** An account's about text, profile picture, privacy settings and block list. */
+export interface SocialState {
+  status: string;
+  /** Unix seconds of the last about change (0: never set). */
+  statusAt: number;
+  /** The picture (a JPEG) with its id and where the media host serves it, if the account has one. */
+  picture: { id: string; data: Buffer; directPath: string; url: string } | undefined;
+  privacy: Record<string, string>;
+  /** Numbers of the accounts this one blocked. */
+  blocked: Set<string>;
+}
+
+export function newSocialState(): SocialState {
+  return { status: '', statusAt: 0, picture: undefined, privacy: { ...DEFAULT_PRIVACY }, blocked: new Set() };
+}
+
+/** Whether `receiver` blocked `sender`: the server relays nothing from the sender to the receiver's devices. */
+export function blocks(receiver: Account, sender: Account): boolean {
+  return receiver !== sender && receiver.social.blocked.has(sender.number);
 }
 
 /**

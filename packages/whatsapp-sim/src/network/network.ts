@@ -2,6 +2,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection, ConnectionHandler } from '../transport/connection.js';
 import type { Account, CompanionDevice } from './model.js';
+import { newSocialState } from './model.js';
 import { SimPhone } from './phone.js';
 import { SimError } from './errors.js';
 
@@ -82,7 +83,7 @@ export class Network implements ConnectionHandler {
     const account: Account = {
       number, lid, pushName: options.pushName ?? `Phone ${number.slice(-4)}`, business: options.business ?? false,
       phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31), history: [],
-      appState: { keyId: randomBytes(6), keyData: randomBytes(32), collections: new Map() },
+      appState: { keyId: randomBytes(6), keyData: randomBytes(32), collections: new Map() }, social: newSocialState(),
     };
     this.accounts.set(number, account);
     this.byLid.set(lid, account);

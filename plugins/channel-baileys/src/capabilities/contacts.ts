@@ -21,6 +21,13 @@ async function deviceJids(socket: BaileysSocket, jid: string): Promise<string[]>
   return [...out];
 }
 
+/** The phone-number JIDs of the LIDs whose mapping the auth state knows, by normalized LID. */
+async function pnByLid(socket: BaileysSocket, lids: string[]): Promise<Map<string, string>> {
+  if (lids.length === 0) return new Map();
+  const found = (await upstream('the LID lookup', () => socket.signalRepository.lidMapping.getPNsForLIDs(lids))) ?? [];
+  return new Map(found.map((m) => [normalizeJid(m.lid), normalizeJid(m.pn)]));
+}
+
 /** Contacts (spec 4.8 registered, 4.9) over Baileys. */
 export function contactsCapability(runtime: AdapterRuntime): ContactsCapability {
   const socket = () => runtime.connection.openSocket();
@@ -43,15 +50,19 @@ export function contactsCapability(runtime: AdapterRuntime): ContactsCapability 
     },
     async blocked() {
       const s = socket();
-      const list = await upstream('the block list query', () => s.fetchBlocklist());
-      return list.filter((j): j is string => typeof j === 'string');
+      const list = (await upstream('the block list query', () => s.fetchBlocklist())).filter((j): j is string => typeof j === 'string');
+      // WhatsApp keys the block list by LID (`<item jid="…@lid">`): a contact blocked by number is listed by the
+      // number's JID when the LID mapping is known, as the other channels list it; an unknown LID stays as it is.
+      const byLid = await pnByLid(s, list.filter(isLidJid));
+      return list.map((jid) => byLid.get(normalizeJid(jid)) ?? jid);
     },
     async status(jid): Promise<ContactStatus> {
       const s = socket();
       const results = (await upstream('the status query', () => s.fetchStatus(jid))) ?? [];
       const entry = results[0] as { status?: { status?: string | null; setAt?: Date } | null } | undefined;
       const setAt = entry?.status?.setAt instanceof Date ? Math.floor(entry.status.setAt.getTime() / 1000) : 0;
-      return { jid, status: entry?.status?.status ?? null, ...(setAt > 0 ? { setAt } : {}) };
+      // Baileys' USyncStatusProtocol answers '' for an about text the contact's privacy hides (WhatsApp's code 401): null, as unset.
+      return { jid, status: entry?.status?.status || null, ...(setAt > 0 ? { setAt } : {}) };
     },
     async clearSession(jid) {
       const s = socket();
@@ -61,8 +72,7 @@ export function contactsCapability(runtime: AdapterRuntime): ContactsCapability 
     },
     async resolveLids(lids): Promise<LidMapping[]> {
       const s = socket();
-      const found = (await upstream('the LID lookup', () => s.signalRepository.lidMapping.getPNsForLIDs(lids))) ?? [];
-      const byLid = new Map(found.map((m) => [normalizeJid(m.lid), normalizeJid(m.pn)]));
+      const byLid = await pnByLid(s, lids);
       return lids.map((lid) => ({ lid, jid: byLid.get(normalizeJid(lid)) ?? null }));
     },
     async isRegistered(number) {

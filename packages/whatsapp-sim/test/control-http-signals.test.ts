@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { RunningSimulator } from '../src/index.js';
+import { useSimulator } from './client.js';
+import { JPEG } from './jpeg.js';
+
+describe('HTTP control API: presence, chat states, calls, profiles, block lists and privacy', () => {
+  let sim: RunningSimulator;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${sim.controlUrl}${path}`, {
+      method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+  useSimulator((started) => { sim = started; });
+
+  it('drives a phone\'s presence, typing, calls, profile, blocks and privacy, and shows what each device received', async () => {
+    const [ana, beto] = ['5511987659501', '5511987659502'];
+    for (const number of [ana, beto]) assert.equal((await call('POST', '/accounts', { number })).status, 201);
+    assert.deepEqual((await call('POST', `/accounts/${ana}/presence`, { presence: 'available' })).body.online, true);
+    assert.equal((await call('POST', `/accounts/${ana}/chatstate`, { to: beto, state: 'recording' })).status, 204);
+    const signals = (await call('GET', `/accounts/${beto}/signals`)).body;
+    assert.deepEqual(signals.map((s: { device: string; kind: string; state: string; from: string }) => [s.device, s.kind, s.state, s.from]),
+      [['phone', 'chatstate', 'recording', `${ana}@s.whatsapp.net`]]);
+
+    const placed = await call('POST', `/accounts/${ana}/calls`, { to: beto, video: true });
+    assert.equal(placed.status, 201);
+    assert.deepEqual([placed.body.status, placed.body.video, placed.body.devices], ['offer', true, ['phone']]);
+    const ended = await call('POST', `/accounts/${beto}/calls/${placed.body.id}/end`);
+    assert.deepEqual([ended.status, ended.body.status, ended.body.events.at(-1).by], [200, 'terminate', 'phone']);
+    assert.equal((await call('GET', `/accounts/${ana}/calls`)).body[0].status, 'terminate');
+
+    const profile = await call('POST', `/accounts/${ana}/profile`, { name: 'Ana Paula', status: 'Disponível', picture: JPEG.toString('base64') });
+    assert.deepEqual([profile.body.pushName, profile.body.status, profile.body.picture.size], ['Ana Paula', 'Disponível', JPEG.length]);
+    assert.equal((await call('GET', `/accounts/${ana}/profile/picture`)).body.data, JPEG.toString('base64'));
+    assert.equal((await call('POST', `/accounts/${ana}/profile`, { picture: null })).body.picture, null);
+    assert.equal((await call('GET', `/accounts/${ana}/profile/picture`)).status, 404);
+    assert.equal((await call('GET', `/accounts/${ana}/profile`)).body.pushName, 'Ana Paula');
+
+    assert.deepEqual((await call('POST', `/accounts/${ana}/blocklist`, { number: beto, blocked: true })).body, [beto]);
+    assert.deepEqual((await call('GET', `/accounts/${ana}/blocklist`)).body, [beto]);
+    assert.deepEqual((await call('POST', `/accounts/${ana}/blocklist`, { number: beto, blocked: false })).body, []);
+    assert.equal((await call('POST', `/accounts/${ana}/privacy`, { settings: { last: 'contacts', online: 'match_last_seen' } })).body.online, 'match_last_seen');
+    assert.equal((await call('GET', `/accounts/${ana}/privacy`)).body.last, 'contacts');
+  });
+
+  it('refuses bad input with clear JSON errors and changes nothing', async () => {
+    const [ana, beto] = ['5511987659511', '5511987659512'];
+    for (const number of [ana, beto]) await call('POST', '/accounts', { number });
+    const cases: Array<[string, string, unknown, number, string]> = [
+      ['POST', `/accounts/${ana}/presence`, { presence: 'busy' }, 400, 'invalid_presence'],
+      ['POST', `/accounts/${ana}/presence`, {}, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/chatstate`, { to: beto, state: 'typing' }, 400, 'invalid_chat_state'],
+      ['POST', `/accounts/${ana}/chatstate`, { to: '5511000000000', state: 'paused' }, 404, 'account_not_found'],
+      ['POST', `/accounts/${ana}/calls`, { to: beto, video: 'yes' }, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/calls`, { to: ana }, 400, 'invalid_call'],
+      ['POST', `/accounts/${ana}/calls/NOPE/end`, undefined, 404, 'call_not_found'],
+      ['POST', `/accounts/${ana}/profile`, {}, 400, 'invalid_profile'],
+      ['POST', `/accounts/${ana}/profile`, { name: '' }, 400, 'invalid_profile'],
+      ['POST', `/accounts/${ana}/profile`, { status: 'x'.repeat(140) }, 400, 'invalid_profile'],
+      ['POST', `/accounts/${ana}/profile`, { picture: 'not base64!' }, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/profile`, { name: 'Ok', picture: Buffer.from('GIF89a').toString('base64') }, 400, 'invalid_profile'],
+      ['POST', `/accounts/${ana}/blocklist`, { number: beto, blocked: 'yes' }, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/blocklist`, { number: ana, blocked: true }, 400, 'invalid_block'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: [] }, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'none', colour: 'blue' } }, 400, 'invalid_privacy'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'nobody' } }, 400, 'invalid_privacy'],
+    ];
+    for (const [method, path, body, status, code] of cases) {
+      const answer = await call(method, path, body);
+      assert.deepEqual([answer.status, answer.body?.error?.code], [status, code], `${method} ${path} ${JSON.stringify(body)}`);
+    }
+    assert.deepEqual((await call('GET', `/accounts/${ana}/signals`)).body, []);
+    assert.deepEqual((await call('GET', `/accounts/${ana}/calls`)).body, []);
+    const profile = (await call('GET', `/accounts/${ana}/profile`)).body;
+    assert.deepEqual([profile.pushName, profile.status, profile.picture], ['Phone 9511', '', null]);
+    assert.deepEqual((await call('GET', `/accounts/${ana}/blocklist`)).body, []);
+    assert.equal((await call('GET', `/accounts/${ana}/privacy`)).body.last, 'all');
+  });
+});

@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { after, before } from 'node:test';
+import type { InstanceClient } from '@parley/client';
+import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { startTestServer, type TestServer } from './test-server.js';
+
+/** A suite's WhatsApp simulator and the Parley server whose WhatsApp channel (Baileys) connects to it. */
+export interface SimulatedWhatsApp {
+  readonly sim: RunningSimulator;
+  readonly t: TestServer;
+  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected (`connecting`: the connect answer, its QR code). */
+  linkByQr(number: string, name: string): ReturnType<typeof linkByQr>;
+}
+
+async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string) {
+  const instance = await t.createInstance({ channel: 'whatsapp', name });
+  const api: InstanceClient = t.client(instance.key);
+  const connecting = await api.call('connectInstance');
+  assert.equal(connecting.phoneConnected, false);
+  assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
+  await sim.simulator.scanQr(number, connecting.qrcode);
+  const open = await t.waitFor(async () => {
+    const { instance: current } = await api.call('getInstance');
+    return current.phoneConnected ? current : undefined;
+  }, 20_000, 'the instance to connect after the 515 restart');
+  return { api, open, connecting };
+}
+
+/**
+ * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
+ * where the server's Baileys runs) and a Parley server with the WhatsApp channel pointed at it; stops both
+ * after. The answer's fields are set once the suite's `before` ran.
+ */
+export function useSimulatedWhatsApp(): SimulatedWhatsApp {
+  let sim: RunningSimulator | undefined;
+  let t: TestServer | undefined;
+  let untrust: Array<() => void> = [];
+  before(async () => {
+    sim = await startSimulator();
+    untrust = [trustSimulatorRoot(sim.rootPublicKey), trustSimulatorMedia(sim.mediaCertificate)];
+    t = await startTestServer({
+      plugins: [
+        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
+        { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
+      ],
+      config: { defaultChannel: 'whatsapp' },
+    });
+  });
+  after(async () => {
+    await t?.stop();
+    for (const undo of untrust.reverse()) undo();
+    await sim?.stop();
+  });
+  const context: SimulatedWhatsApp = {
+    get sim() {
+      return sim!;
+    },
+    get t() {
+      return t!;
+    },
+    linkByQr(number, name) {
+      return linkByQr(sim!, t!, number, name);
+    },
+  };
+  return context;
+}
