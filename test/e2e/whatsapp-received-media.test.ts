@@ -12,8 +12,8 @@ import { connectedWhatsApp, receive, startWhatsAppServer } from '../support/what
 const LIMIT = 128 * 1024;
 /** Far larger than the limit and than what loopback socket buffers hold, so an early close shows. */
 const LARGE = 8 * 1024 * 1024;
-const IDLE_MS = 300;
-const TIMEOUT_MS = 1000;
+const IDLE_MS = 1000;
+const TIMEOUT_MS = 4000;
 const PEER_JID = '5511988887777@s.whatsapp.net';
 const IMAGES = '/v/t62.7118-24';
 

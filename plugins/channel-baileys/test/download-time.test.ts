@@ -6,9 +6,9 @@ import { connectOpen, createHarness, PEER_JID, type Harness } from './harness.js
 import { cdnTls, documentMessage, encryptMedia, startCdn, type EncryptedMedia, type FakeCdn } from '../src/testing/index.js';
 import { fixedResolver } from './web-host.js';
 
-/** `media.downloadIdleMs` and `media.downloadTimeoutMs` of these tests. */
-const IDLE_MS = 300;
-const TIMEOUT_MS = 1000;
+/** `media.downloadIdleMs` and `media.downloadTimeoutMs` of these tests: wide enough that a good download on a loaded machine never idles out. */
+const IDLE_MS = 1000;
+const TIMEOUT_MS = 4000;
 
 /**
  * Received media is downloaded with Baileys' real `downloadMediaMessage` from a TLS stand-in for
