@@ -27,6 +27,12 @@ import { closeClient, Outages } from './features/outages.js';
 import { asControl, Groups, groupView } from './features/groups.js';
 import type { GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
+import { Communities } from './features/communities.js';
+import type { RequestAction } from './features/communities.js';
+import { Business } from './features/business.js';
+import type { BusinessProfile, Product } from './features/business.js';
+import { StatusBroadcast } from './features/status.js';
+import type { SeenStanza } from './network/stanza-log.js';
 import { GroupMessages } from './features/group-messages.js';
 import { Media } from './features/media.js';
 import type { MediaInput, ReceivedMedia } from './features/media.js';
@@ -67,6 +73,9 @@ export class Simulator {
   private readonly mediaHost: MediaHost;
   private readonly certificate: MediaCertificate;
   private readonly groupMessages: GroupMessages;
+  private readonly communities: Communities;
+  private readonly business: Business;
+  private readonly status: StatusBroadcast;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -80,6 +89,9 @@ export class Simulator {
     this.messaging = new Messaging(this.network, this.media);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging);
+    this.communities = new Communities(this.network, this.groups);
+    this.business = new Business(this.network);
+    this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -95,8 +107,10 @@ export class Simulator {
     this.network.use(this.messaging.feature());
     this.network.use(pairingCodeFeature(this.registrations));
     this.network.use(appStateFeature(this.network));
-    this.network.use(groupIqFeature(this.network, this.groups));
+    this.network.use(groupIqFeature(this.network, this.groups, this.communities));
     this.network.use(this.groupMessages.feature());
+    this.network.use(this.status.feature());
+    this.network.use(this.business.feature());
     this.network.use(this.media.feature());
   }
 
@@ -247,6 +261,77 @@ export class Simulator {
   /** The phone of `from` sends a text into a group it is a member of. */
   sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
     return this.groupMessages.phoneSendsText(from, group, text);
+  }
+
+  /** The phone of `number` creates a community (and the server its announcement group) with the accounts `participants`. */
+  createCommunity(number: string, subject: string, participants: string[], description?: string): GroupView {
+    const creator = this.network.account(number);
+    return groupView(asControl('create community', () => this.communities.create(creator, subject, description, participants.map((p) => String(p).replace(/^\+/, '')))));
+  }
+
+  /** The phone of `number` (an admin of both) links a group to a community, or unlinks it. */
+  linkGroup(number: string, communityJid: string, groupJid: string, linked: boolean): GroupView {
+    const actor = this.network.account(number);
+    asControl(linked ? 'link group' : 'unlink group', () => this.communities.link(actor, communityJid, groupJid, linked));
+    return this.getGroup(groupJid);
+  }
+
+  /** The groups of a community, its announcement group first. */
+  communityGroups(communityJid: string): GroupView[] {
+    return asControl('community', () => this.communities.subGroups(this.groups.get(communityJid))).map(groupView);
+  }
+
+  /** The phone of `number` (an admin) turns join approval on or off. */
+  setJoinApproval(number: string, jid: string, on: boolean): GroupView {
+    const actor = this.network.account(number);
+    asControl('join approval', () => this.communities.setJoinApproval(this.groups.asAdmin(jid, actor), actor, on));
+    return this.getGroup(jid);
+  }
+
+  /** The phone of `number` opens the group's invite link: it joins, or with approval on its request waits. */
+  requestJoin(number: string, jid: string): { group: string; outcome: 'joined' | 'requested' } {
+    const account = this.network.account(number);
+    const group = asControl('group', () => this.groups.get(jid));
+    return { group: group.jid, outcome: asControl('join', () => this.groups.join(group, account)) };
+  }
+
+  /** The phone of `number` (an admin) approves or rejects join requests: `[{ number, status }]`. */
+  handleJoinRequests(number: string, jid: string, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
+    const actor = this.network.account(number);
+    return asControl('join requests', () => this.communities.handleRequests(this.groups.asAdmin(jid, actor), actor, action, numbers));
+  }
+
+  /** A business account's profile (404 `not_a_business` for others). */
+  businessProfile(number: string): BusinessProfile {
+    const account = this.network.account(number);
+    const profile = this.business.profileOf(account);
+    if (!profile) throw new SimError(404, 'not_a_business', `${number} is not a business account`, { number });
+    return profile;
+  }
+
+  /** The business phone changes its profile (the fields given). */
+  setBusinessProfile(number: string, change: BusinessProfile): BusinessProfile {
+    return this.business.setProfile(this.network.account(number), change);
+  }
+
+  /** A business account's catalog, hidden products included. */
+  catalog(number: string): Product[] {
+    return this.business.catalog(this.network.account(number));
+  }
+
+  /** The business phone adds a product to its catalog. */
+  addProduct(number: string, product: Omit<Product, 'id' | 'isHidden' | 'images'> & Partial<Pick<Product, 'isHidden' | 'images'>>): Product {
+    return this.business.addProduct(this.network.account(number), product);
+  }
+
+  /** The phone of `from` posts a text story the accounts `audience` see (their phones and companions). */
+  postStatus(from: string, text: string, audience: string[]): Promise<SentMessage> {
+    return this.status.phonePosts(from, text, audience);
+  }
+
+  /** The stanzas the clients of `number` sent to the server, oldest first (optionally one tag only). */
+  stanzas(number: string, tag?: string): SeenStanza[] {
+    return this.network.stanzaLog.of(this.network.account(number).number, tag);
   }
 
   startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {

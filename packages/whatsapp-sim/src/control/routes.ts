@@ -2,34 +2,9 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
 import type { AppStateChange } from '../features/app-state.js';
-
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
-  pattern: RegExp;
-  handle(params: string[], body: Record<string, unknown>): Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
-}
-
-type Body = Record<string, unknown>;
-
-function field(body: Body, name: string, type: 'string' | 'number' | 'boolean', required: boolean): unknown {
-  const value = body[name];
-  if (value === undefined || value === null) {
-    if (required) throw new SimError(400, 'invalid_request', `${name} is required`, { field: name });
-    return undefined;
-  }
-  if (typeof value !== type) throw new SimError(400, 'invalid_request', `${name} must be a ${type}`, { field: name });
-  return value;
-}
-const text = (body: Body, name: string): string => field(body, name, 'string', true) as string;
-const optionalText = (body: Body, name: string): string | undefined => field(body, name, 'string', false) as string | undefined;
-
-function numbers(body: Body, name: string): string[] {
-  const value = body[name];
-  if (!Array.isArray(value) || value.length > 1024 || !value.every((x) => typeof x === 'string')) {
-    throw new SimError(400, 'invalid_request', `${name} must be an array of at most 1024 numbers (strings)`, { field: name });
-  }
-  return value as string[];
-}
+import { field, integer, numbers, NUMBER, ok, optionalText, text } from './validate.js';
+import type { Body, Route } from './validate.js';
+import { socialRoutes } from './social-routes.js';
 
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
@@ -37,16 +12,6 @@ function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
   if (!(MEMBER_ACTIONS as readonly string[]).includes(action)) throw new SimError(400, 'invalid_request', `action must be one of ${MEMBER_ACTIONS.join(', ')}`, { field: 'action' });
   return action as (typeof MEMBER_ACTIONS)[number];
 }
-
-function integer(value: unknown, name: string, required = true): number | undefined {
-  if (value === undefined && !required) return undefined;
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number)) throw new SimError(400, 'invalid_request', `${name} must be an integer`, { field: name });
-  return number;
-}
-
-const ok = (body: unknown) => ({ status: 200, body });
-const NUMBER = '([^/]+)';
 
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
 export function routes(sim: Simulator): Route[] {
@@ -129,6 +94,7 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
+    ...socialRoutes(sim),
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {
       method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/,

@@ -9,7 +9,7 @@ import { SimError } from '../network/errors.js';
 import type { Groups, Group } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
 
-type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
+export type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -48,7 +48,7 @@ export class GroupMessages {
       // The phone keeps no sender-key memory: every device gets the distribution message again, which clients accept.
       await this.messaging.ensureSession(from, jid);
       const copy = await from.phone.encrypt(jid, skdm);
-      await this.toDevice(group, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
+      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
       record.devices.push(jid);
     }
     return record;
@@ -76,7 +76,7 @@ export class GroupMessages {
     for (const member of this.memberDevices(group, device.jid)) {
       const enc = copies.get(`${member.account.number}:${deviceOf(member.jid)}`);
       const copy = enc ? { type: enc.attrs.type === 'pkmsg' ? 'pkmsg' as const : 'msg' as const, ciphertext: Buffer.from(enc.content as Uint8Array) } : undefined;
-      await this.toDevice(group, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
+      await this.toDevice(group.jid, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
     }
   }
 
@@ -93,14 +93,19 @@ export class GroupMessages {
     return devices;
   }
 
-  /** One member device gets the message: a phone decrypts it (and answers delivery), a companion gets the stanza. */
-  private async toDevice(group: Group, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
-    copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer): Promise<void> {
+  /**
+   * One device gets a sender-key message of `chat` (a group, or status@broadcast): a phone decrypts it (and
+   * answers delivery), a companion gets the stanza. `authorJid` names the author's device as its sender key
+   * does; `sessionJid` the device its 1:1 copy comes from when that differs (a story's key is under the
+   * author's LID, Baileys relayMessage, while its sessions with phones are under the number).
+   */
+  async toDevice(chat: string, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
+    copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer, sessionJid = authorJid): Promise<void> {
     if (deviceOf(jid) === 0) {
       try {
-        const received = await target.phone.receiveGroup(id, group.jid, authorJid, copy, skmsg, t, target !== author);
+        const received = await target.phone.receiveGroup(id, chat, authorJid, copy, skmsg, t, target !== author, sessionJid);
         if (target !== author) await this.messaging.phoneGot(target, received);
-        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', group.jid);
+        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', chat);
       } catch (error) {
         this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });
       }
@@ -114,7 +119,7 @@ export class GroupMessages {
     if (copy?.type === 'pkmsg' && identity) content.push(identity);
     this.network.deliver(companion, {
       tag: 'message',
-      attrs: { from: group.jid, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: 'pn' },
+      attrs: { from: chat, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: authorJid.endsWith('@lid') ? 'lid' : 'pn' },
       content,
     });
   }
