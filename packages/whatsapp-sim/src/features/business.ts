@@ -80,7 +80,7 @@ export class Business {
     const list = this.catalogs.get(account.number) ?? [];
     if (list.length >= MAX_PRODUCTS) throw new SimError(409, 'catalog_full', `a catalog holds at most ${MAX_PRODUCTS} products`);
     checkProduct(input);
-    const product: Product = { isHidden: false, images: [], ...input, id: String(randomInt(10 ** 15, 10 ** 16 - 1)) };
+    const product: Product = { isHidden: false, images: [], ...input, id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}` };
     this.catalogs.set(account.number, [...list, product]);
     return product;
   }

@@ -104,6 +104,8 @@ export class GroupMessages {
     if (deviceOf(jid) === 0) {
       try {
         const received = await target.phone.receiveGroup(id, chat, authorJid, copy, skmsg, t, target !== author, sessionJid);
+        // The author's key may be under its LID: the record names the author's number either way.
+        received.fromNumber = author.number;
         if (target !== author) await this.messaging.phoneGot(target, received);
         if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', chat);
       } catch (error) {
