@@ -31,6 +31,12 @@ describe('WhatsApp communities, join requests, business and stories through the 
     assert.ok(one.groups?.includes(group.id), 'the linked group is listed');
     const list = (await api.call('listCommunities')).data;
     assert.deepEqual(list.map((c) => c.id), [created.id]);
+    await api.call('updateCommunity', { params: { communityId: created.id }, body: { description: 'Rua das Flores, 100 a 300' } });
+    assert.equal(sim.simulator.getGroup(created.id).description, 'Rua das Flores, 100 a 300');
+    const { inviteCode } = await api.call('getCommunityInviteCode', { params: { communityId: created.id } }) as { inviteCode: string };
+    assert.equal(inviteCode, sim.simulator.getGroup(created.id).inviteCode);
+    const info = (await api.call('getCommunityInviteInfo', { query: { code: inviteCode } })).data;
+    assert.deepEqual([info.id, info.subject, info.isCommunity], [created.id, 'Moradores', true]);
 
     await api.call('setCommunityJoinApproval', { params: { communityId: created.id }, body: { mode: 'on' } });
     assert.equal(sim.simulator.getGroup(created.id).joinApproval, true);
@@ -60,6 +66,17 @@ describe('WhatsApp communities, join requests, business and stories through the 
     const after = sim.simulator.getGroup(group.id);
     assert.deepEqual(after.members.map((m) => m.number).sort(), [owner.number, dani.number].sort());
     assert.deepEqual(after.requests, []);
+
+    // The instance joins a phone's group by its invite code: with approval on, its join waits as a request.
+    const club = sim.simulator.createGroup(dani.number, 'Clube da Dani', []);
+    sim.simulator.setJoinApproval(dani.number, club.jid, true);
+    const pending = await api.call('acceptGroupInvite', { body: { code: club.inviteCode } });
+    assert.match((pending as { message?: string }).message ?? '', /join request sent/);
+    assert.deepEqual(sim.simulator.getGroup(club.jid).requests.map((r) => r.number), [owner.number]);
+    const open = sim.simulator.createGroup(edu.number, 'Aberto', []);
+    const joined = await api.call('acceptGroupInvite', { body: { code: open.inviteCode } });
+    assert.equal((joined as { data?: { id: string } }).data?.id, open.jid);
+    assert.ok(sim.simulator.getGroup(open.jid).members.some((m) => m.number === owner.number));
   });
 
   it('shows the business profile and manages the catalog the phone has', { timeout: 90_000 }, async () => {
