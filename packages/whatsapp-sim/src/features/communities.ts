@@ -3,6 +3,7 @@ import type { BinaryNode } from '@whiskeysockets/baileys';
 import { IqError } from '../network/network.js';
 import type { Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
+import { MAX_MEMBERS } from './groups.js';
 import type { Group, Groups } from './groups.js';
 
 const pn = (number: string): string => `${number}@s.whatsapp.net`;
@@ -79,7 +80,7 @@ export class Communities {
       if (!group.requests.delete(number)) return { number, status: 404 };
       const participant = [{ tag: 'participant', attrs: { jid: pn(number) } }];
       if (action === 'approve') {
-        if (group.members.size >= 1024) return { number, status: 406 };
+        if (group.members.size >= MAX_MEMBERS) return { number, status: 406 };
         group.members.set(number, 'member');
         this.groups.notify(group, actor, { tag: 'add', attrs: { reason: 'approval' }, content: participant });
       } else {

@@ -40,6 +40,7 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
       if (type === 'get') return [groups.node(group)];
       // A group that wants approval answers the request it recorded (whatsmeow JoinGroupWithLink reads it).
       if (groups.join(group, account) === 'requested') return [{ tag: 'membership_approval_request', attrs: { jid: group.jid } }];
+      // Baileys reads a joined community from <community jid> (communityAcceptInvite), a group from <group jid>.
       return [{ tag: group.parent ? 'community' : 'group', attrs: { jid: group.jid } }];
     }
     if (child.tag === 'leave' && type === 'set') {

@@ -15,7 +15,7 @@ export interface SeenStanza {
 }
 
 /** Stanzas kept per account (the oldest go first), and how deep a stanza is shown. */
-export const MAX_SEEN = 1000;
+const MAX_SEEN = 1000;
 const MAX_DEPTH = 6;
 
 function summarize(node: BinaryNode, depth = 0): StanzaSummary {
