@@ -28,6 +28,19 @@ describe('status stories, LID addressing and the stanza log with the Baileys soc
     assert.equal(got.key.fromMe, false);
     assert.ok((got.key.participant ?? '').startsWith(carol.number));
     assert.equal(got.message?.extendedTextMessage?.text, 'Bom dia!');
+
+    // Bad stories over HTTP: clear JSON errors, and the phone sends nothing.
+    const before = sim.simulator.sent(carol.number).length;
+    const post = (body: unknown) => fetch(`${sim.controlUrl}/accounts/${carol.number}/status`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const [body, status, code] of [
+      [{ text: 'x', audience: [] }, 400, 'invalid_audience'], [{ text: '', audience: [alice.number] }, 400, 'invalid_text'],
+      [{ text: 'x', audience: '5511' }, 400, 'invalid_request'], [{ text: 'x', audience: ['5511900000009'] }, 404, 'account_not_found'],
+    ] as const) {
+      const res = await post(body);
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.equal((await res.json() as { error: { code: string } }).error.code, code);
+    }
+    assert.equal(sim.simulator.sent(carol.number).length, before);
   });
 
   it('usync answers each account\'s LID, and a message addressed to the LID reaches the account\'s phone', { timeout: 60_000 }, async () => {
