@@ -8,7 +8,7 @@ export { SimError } from './network/errors.js';
 export type { AccountView } from './network/model.js';
 export type { ReceivedMessage } from './network/phone.js';
 export type { SentMessage, UndecryptableMessage } from './features/messaging.js';
-export type { NodeView, SeenStanza } from './features/message-stanzas.js';
+export type { SeenStanza, StanzaSummary } from './network/stanza-log.js';
 export type { OutageMode, OutageView } from './features/outages.js';
 export * as verdicts from './verdicts.js';
 export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';

@@ -27,9 +27,14 @@ import { closeClient, Outages } from './features/outages.js';
 import { asControl, Groups, groupView } from './features/groups.js';
 import type { GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
+import { Communities } from './features/communities.js';
+import type { RequestAction } from './features/communities.js';
+import { Business } from './features/business.js';
+import type { BusinessProfile, Product } from './features/business.js';
+import { StatusBroadcast } from './features/status.js';
+import type { SeenStanza } from './network/stanza-log.js';
 import { GroupMessages } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
-import type { SeenStanza } from './features/message-stanzas.js';
 import { Media } from './features/media.js';
 import type { MediaInput, ReceivedMedia } from './features/media.js';
 import { MediaHost } from './media/host.js';
@@ -78,7 +83,10 @@ export class Simulator {
   private readonly mediaHost: MediaHost;
   private readonly certificate: MediaCertificate;
   private readonly groupMessages: GroupMessages;
-  private readonly stanzas = new MessageStanzas();
+  private readonly admission = new MessageStanzas();
+  private readonly communities: Communities;
+  private readonly business: Business;
+  private readonly status: StatusBroadcast;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly signalLog: SignalLog;
@@ -93,13 +101,16 @@ export class Simulator {
     this.certificate = createMediaCertificate();
     this.mediaHost = new MediaHost(this.certificate, options.host ?? '127.0.0.1');
     this.media = new Media(this.network, this.mediaHost);
-    this.messaging = new Messaging(this.network, this.media, this.stanzas);
+    this.messaging = new Messaging(this.network, this.media, this.admission);
     this.groups = new Groups(this.network);
-    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.stanzas);
+    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
     this.signalLog = new SignalLog(this.network);
     this.presences = new Presences(this.network, this.signalLog);
     this.callLog = new Calls(this.network, this.signalLog);
     this.profiles = new Profiles(this.network, this.mediaHost);
+    this.communities = new Communities(this.network, this.groups);
+    this.business = new Business(this.network);
+    this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -115,8 +126,10 @@ export class Simulator {
     this.network.use(this.messaging.feature());
     this.network.use(pairingCodeFeature(this.registrations));
     this.network.use(appStateFeature(this.network));
-    this.network.use(groupIqFeature(this.network, this.groups));
+    this.network.use(groupIqFeature(this.network, this.groups, this.communities));
     this.network.use(this.groupMessages.feature());
+    this.network.use(this.status.feature());
+    this.network.use(this.business.feature());
     this.network.use(this.media.feature());
     this.network.use(privacyFeature(this.network));
     this.network.use(this.presences.feature());
@@ -241,14 +254,6 @@ export class Simulator {
     return this.messaging.sentBy(this.network.account(number));
   }
 
-  /**
-   * The `<message>` stanzas the devices of `number` sent, as the server saw them (ciphertexts left out),
-   * oldest first: their `<biz>`, `<bot>` and other nodes, and the ack error of those it refused.
-   */
-  stanzasFrom(number: string): SeenStanza[] {
-    return this.stanzas.by(this.network.account(number));
-  }
-
   /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
   markRead(number: string, messageId: string): void {
     this.messaging.phoneReads(number, messageId);
@@ -352,6 +357,77 @@ export class Simulator {
     for (const [name, value] of Object.entries(settings)) checkPrivacy(name, value);
     Object.assign(account.social.privacy, settings);
     return this.privacy(number);
+  }
+
+  /** The phone of `number` creates a community (and the server its announcement group) with the accounts `participants`. */
+  createCommunity(number: string, subject: string, participants: string[], description?: string): GroupView {
+    const creator = this.network.account(number);
+    return groupView(asControl('create community', () => this.communities.create(creator, subject, description, participants.map((p) => String(p).replace(/^\+/, '')))));
+  }
+
+  /** The phone of `number` (an admin of both) links a group to a community, or unlinks it. */
+  linkGroup(number: string, communityJid: string, groupJid: string, linked: boolean): GroupView {
+    const actor = this.network.account(number);
+    asControl(linked ? 'link group' : 'unlink group', () => this.communities.link(actor, communityJid, groupJid, linked));
+    return this.getGroup(groupJid);
+  }
+
+  /** The groups of a community, its announcement group first. */
+  communityGroups(communityJid: string): GroupView[] {
+    return asControl('community', () => this.communities.subGroups(this.groups.get(communityJid))).map(groupView);
+  }
+
+  /** The phone of `number` (an admin) turns join approval on or off. */
+  setJoinApproval(number: string, jid: string, on: boolean): GroupView {
+    const actor = this.network.account(number);
+    asControl('join approval', () => this.communities.setJoinApproval(this.groups.asAdmin(jid, actor), actor, on));
+    return this.getGroup(jid);
+  }
+
+  /** The phone of `number` opens the group's invite link: it joins, or with approval on its request waits. */
+  requestJoin(number: string, jid: string): { group: string; outcome: 'joined' | 'requested' } {
+    const account = this.network.account(number);
+    const group = asControl('group', () => this.groups.get(jid));
+    return { group: group.jid, outcome: asControl('join', () => this.groups.join(group, account)) };
+  }
+
+  /** The phone of `number` (an admin) approves or rejects join requests: `[{ number, status }]`. */
+  handleJoinRequests(number: string, jid: string, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
+    const actor = this.network.account(number);
+    return asControl('join requests', () => this.communities.handleRequests(this.groups.asAdmin(jid, actor), actor, action, numbers));
+  }
+
+  /** A business account's profile (404 `not_a_business` for others). */
+  businessProfile(number: string): BusinessProfile {
+    const account = this.network.account(number);
+    const profile = this.business.profileOf(account);
+    if (!profile) throw new SimError(404, 'not_a_business', `${number} is not a business account`, { number });
+    return profile;
+  }
+
+  /** The business phone changes its profile (the fields given). */
+  setBusinessProfile(number: string, change: BusinessProfile): BusinessProfile {
+    return this.business.setProfile(this.network.account(number), change);
+  }
+
+  /** A business account's catalog, hidden products included. */
+  catalog(number: string): Product[] {
+    return this.business.catalog(this.network.account(number));
+  }
+
+  /** The business phone adds a product to its catalog. */
+  addProduct(number: string, product: Omit<Product, 'id' | 'isHidden' | 'images'> & Partial<Pick<Product, 'isHidden' | 'images'>>): Product {
+    return this.business.addProduct(this.network.account(number), product);
+  }
+
+  /** The phone of `from` posts a text story the accounts `audience` see (their phones and companions). */
+  postStatus(from: string, text: string, audience: string[]): Promise<SentMessage> {
+    return this.status.phonePosts(from, text, audience);
+  }
+
+  /** The stanzas the clients of `number` sent to the server, oldest first (optionally one tag only). */
+  stanzas(number: string, tag?: string): SeenStanza[] {
+    return this.network.stanzaLog.of(this.network.account(number).number, tag);
   }
 
   startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {

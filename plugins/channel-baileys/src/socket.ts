@@ -17,10 +17,10 @@ export type BaileysSocket = Pick<
   // groups
   | 'groupMetadata' | 'groupCreate' | 'groupLeave' | 'groupUpdateSubject' | 'groupUpdateDescription' | 'groupSettingUpdate'
   | 'groupParticipantsUpdate' | 'groupRequestParticipantsList' | 'groupRequestParticipantsUpdate' | 'groupInviteCode'
-  | 'groupGetInviteInfo' | 'groupFetchAllParticipating'
+  | 'groupGetInviteInfo' | 'groupFetchAllParticipating' | 'groupAcceptInvite' | 'groupJoinApprovalMode'
   // communities
-  | 'communityMetadata' | 'communityCreate' | 'communityCreateGroup' | 'communityLeave' | 'communityUpdateSubject'
-  | 'communityUpdateDescription' | 'communityInviteCode' | 'communityAcceptInvite' | 'communityGetInviteInfo'
+  | 'communityCreate' | 'communityCreateGroup' | 'communityLeave' | 'communityUpdateSubject'
+  | 'communityInviteCode' | 'communityAcceptInvite'
   | 'communityRequestParticipantsList' | 'communityRequestParticipantsUpdate' | 'communityParticipantsUpdate'
   | 'communityToggleEphemeral' | 'communitySettingUpdate' | 'communityMemberAddMode' | 'communityJoinApprovalMode'
   | 'communityFetchLinkedGroups'

@@ -193,12 +193,12 @@ describe('capabilities over the socket', () => {
   it('communities: every Baileys 7 community function', async () => {
     const meta = groupMeta({ id: COMMUNITY, subject: 'Parley community', desc: 'All of us', isCommunity: true });
     socket.participating = participatingAnswer([{ ...GROUP_NODE, id: COMMUNITY, subject: 'Parley community', desc: 'All of us', community: true }, GROUP_NODE]);
-    socket.results.set('communityMetadata', meta);
+    socket.results.set('groupMetadata', meta);
     socket.results.set('communityFetchLinkedGroups', { communityJid: COMMUNITY, isCommunity: true, linkedGroups: [{ id: GROUP_JID, subject: 'x', creation: T, owner: OWN_JID, size: 2 }] });
     socket.results.set('communityCreate', meta);
     socket.results.set('communityInviteCode', 'C0mmun1ty');
     socket.results.set('communityAcceptInvite', COMMUNITY);
-    socket.results.set('communityGetInviteInfo', meta);
+    socket.results.set('groupGetInviteInfo', meta);
     socket.results.set('communityParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: {} }]);
     socket.results.set('communityRequestParticipantsUpdate', [{ status: '200', jid: PEER_JID }]);
     socket.results.set('communityCreateGroup', groupMeta({ subject: 'Announcements', linkedParent: COMMUNITY }));
@@ -226,9 +226,9 @@ describe('capabilities over the socket', () => {
     await c.memberAddMode(COMMUNITY, 'admin_add');
     await c.joinApproval(COMMUNITY, 'on');
     assert.deepStrictEqual(socket.calls.map((x) => x.method), [
-      'groupFetchAllParticipating', 'communityMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
-      'communityUpdateDescription', 'communityLeave', 'updateProfilePicture', 'communityInviteCode', 'communityParticipantsUpdate',
-      'communityAcceptInvite', 'communityGetInviteInfo', 'communityRequestParticipantsList', 'communityRequestParticipantsUpdate',
+      'groupFetchAllParticipating', 'groupMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
+      'groupUpdateDescription', 'communityLeave', 'updateProfilePicture', 'communityInviteCode', 'communityParticipantsUpdate',
+      'communityAcceptInvite', 'groupGetInviteInfo', 'communityRequestParticipantsList', 'communityRequestParticipantsUpdate',
       'communityCreateGroup', 'communityToggleEphemeral', 'communitySettingUpdate', 'communityMemberAddMode', 'communityJoinApprovalMode',
     ]);
     assert.deepStrictEqual(socket.callsTo('communityCreateGroup'), [['Announcements', [PEER_JID], COMMUNITY]]);

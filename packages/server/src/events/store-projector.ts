@@ -50,6 +50,22 @@ export class StoreProjector implements EventSubscriber {
     private readonly logger: Logger,
   ) {}
 
+  /**
+   * Asks the channel, once per opened connection, for the account's business profile (spec 2.1
+   * `businessProfile`) and keeps it on the instance record; a personal account has none (the record keeps
+   * none). It runs beside the event stream, which does not wait for the channel's answer.
+   */
+  private async refreshBusinessProfile(runtime: InstanceRuntime): Promise<void> {
+    const profile = runtime.main.capabilities.profile;
+    if (!profile?.businessProfile) return;
+    try {
+      const found = await profile.businessProfile();
+      if (found) await this.registry.update(runtime.id, { businessProfile: found });
+    } catch (error) {
+      this.logger.warn({ instance: runtime.id, err: error }, 'could not read the business profile');
+    }
+  }
+
   async handle(event: ChannelEvent, _instance: InstanceRecord, runtime: InstanceRuntime): Promise<void> {
     const id = runtime.id;
     switch (event.type) {
@@ -90,6 +106,7 @@ export class StoreProjector implements EventSubscriber {
         if (event.provider !== runtime.main.channel) return;
         if (event.status === 'open') {
           await this.registry.update(id, { phoneConnected: true, user: event.user, wantsConnection: true });
+          void this.refreshBusinessProfile(runtime);
         } else {
           // A close the channel will not recover from by itself (logged out, a final close such as WhatsApp's
           // 440/403/411, reconnection given up, a QR code left unscanned) ends the wish to be connected: a

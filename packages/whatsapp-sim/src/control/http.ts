@@ -70,7 +70,7 @@ export async function startControlServer(simulator: Simulator, host = '127.0.0.1
       }
       const body = req.method === 'GET' || req.method === 'DELETE' ? {} : await readJson(req);
       const params = (match.params!.slice(1)).map((p) => decodeURIComponent(p));
-      const { status, body: answer } = await match.route.handle(params, body);
+      const { status, body: answer } = await match.route.handle(params, body, url.searchParams);
       send(res, status, answer);
     })().catch((error: unknown) => {
       if (res.headersSent) return;

@@ -2,35 +2,10 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
 import type { AppStateChange } from '../features/app-state.js';
-import type { ChatState } from '../features/presence.js';
-
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
-  pattern: RegExp;
-  handle(params: string[], body: Record<string, unknown>): Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
-}
-
-type Body = Record<string, unknown>;
-
-function field(body: Body, name: string, type: 'string' | 'number' | 'boolean', required: boolean): unknown {
-  const value = body[name];
-  if (value === undefined || value === null) {
-    if (required) throw new SimError(400, 'invalid_request', `${name} is required`, { field: name });
-    return undefined;
-  }
-  if (typeof value !== type) throw new SimError(400, 'invalid_request', `${name} must be a ${type}`, { field: name });
-  return value;
-}
-const text = (body: Body, name: string): string => field(body, name, 'string', true) as string;
-const optionalText = (body: Body, name: string): string | undefined => field(body, name, 'string', false) as string | undefined;
-
-function numbers(body: Body, name: string): string[] {
-  const value = body[name];
-  if (!Array.isArray(value) || value.length > 1024 || !value.every((x) => typeof x === 'string')) {
-    throw new SimError(400, 'invalid_request', `${name} must be an array of at most 1024 numbers (strings)`, { field: name });
-  }
-  return value as string[];
-}
+import { field, integer, numbers, NUMBER, ok, optionalText, text } from './validate.js';
+import type { Body, Route } from './validate.js';
+import { signalRoutes } from './signal-routes.js';
+import { socialRoutes } from './social-routes.js';
 
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
@@ -38,30 +13,6 @@ function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
   if (!(MEMBER_ACTIONS as readonly string[]).includes(action)) throw new SimError(400, 'invalid_request', `action must be one of ${MEMBER_ACTIONS.join(', ')}`, { field: 'action' });
   return action as (typeof MEMBER_ACTIONS)[number];
 }
-
-function integer(value: unknown, name: string, required = true): number | undefined {
-  if (value === undefined && !required) return undefined;
-  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
-  if (typeof number !== 'number' || !Number.isInteger(number)) throw new SimError(400, 'invalid_request', `${name} must be an integer`, { field: name });
-  return number;
-}
-
-const ok = (body: unknown) => ({ status: 200, body });
-
-/** A base64 JPEG, null (remove) or absent. */
-function picture(body: Body): Buffer | null | undefined {
-  const value = body.picture;
-  if (value === undefined || value === null) return value;
-  if (typeof value !== 'string' || !/^[A-Za-z0-9+/]+={0,2}$/.test(value)) throw new SimError(400, 'invalid_request', 'picture must be a base64 JPEG or null', { field: 'picture' });
-  return Buffer.from(value, 'base64');
-}
-
-function settings(body: Body): Record<string, string> {
-  const value = body.settings;
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw new SimError(400, 'invalid_request', 'settings must be an object of category: value', { field: 'settings' });
-  return value as Record<string, string>;
-}
-const NUMBER = '([^/]+)';
 
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
 export function routes(sim: Simulator): Route[] {
@@ -92,7 +43,6 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received$`), handle: ([number]) => ok(sim.received(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/stanzas$`), handle: ([number]) => ok(sim.stanzasFrom(number!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/read$`),
       handle: ([number, id]) => {
@@ -145,37 +95,8 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
-    {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`),
-      handle: ([number], body) => ok(sim.setPresence(number!, text(body, 'presence') as 'available')),
-    },
-    {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chatstate$`),
-      handle: ([number], body) => {
-        sim.sendChatState(number!, text(body, 'to'), text(body, 'state') as ChatState);
-        return { status: 204 };
-      },
-    },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/signals$`), handle: ([number]) => ok(sim.signals(number!)) },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`), handle: ([number]) => ok(sim.calls(number!)) },
-    {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`),
-      handle: ([number], body) => ({ status: 201, body: sim.call(number!, text(body, 'to'), { video: field(body, 'video', 'boolean', false) as boolean | undefined }) }),
-    },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/end$`), handle: ([number, id]) => ok(sim.endCall(number!, id!)) },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), handle: ([number]) => ok(sim.profile(number!)) },
-    {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`),
-      handle: async ([number], body) => ok(await sim.setProfile(number!, { name: optionalText(body, 'name'), status: optionalText(body, 'status'), picture: picture(body) })),
-    },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile/picture$`), handle: ([number]) => ok({ data: sim.profilePicture(number!).toString('base64') }) },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`), handle: ([number]) => ok(sim.blocklist(number!)) },
-    {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`),
-      handle: ([number], body) => ok(sim.setBlocked(number!, text(body, 'number'), field(body, 'blocked', 'boolean', true) as boolean)),
-    },
-    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number]) => ok(sim.privacy(number!)) },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number], body) => ok(sim.setPrivacy(number!, settings(body))) },
+    ...signalRoutes(sim),
+    ...socialRoutes(sim),
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {
       method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/,

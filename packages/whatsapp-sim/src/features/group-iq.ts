@@ -5,6 +5,7 @@ import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { requireSession } from './prekeys.js';
 import type { Groups } from './groups.js';
+import type { Communities } from './communities.js';
 
 const text = (node: BinaryNode | undefined): string | undefined =>
   node?.content instanceof Uint8Array ? Buffer.from(node.content).toString('utf8') : typeof node?.content === 'string' ? node.content : undefined;
@@ -23,7 +24,7 @@ function numbersOf(network: Network, node: BinaryNode | undefined): string[] {
  * whatsmeow's errors.go: 404 item-not-found (no such group), 403 forbidden (not a member), 401
  * not-authorized (not an admin), 406 not-acceptable (bad subject, full group).
  */
-export function groupIqFeature(network: Network, groups: Groups): Feature {
+export function groupIqFeature(network: Network, groups: Groups, communities: Communities): Feature {
   const onGroups = (account: Account, iq: BinaryNode, child: BinaryNode): BinaryNode[] => {
     const { type } = iq.attrs;
     if (child.tag === 'create' && type === 'set') {
@@ -37,8 +38,10 @@ export function groupIqFeature(network: Network, groups: Groups): Feature {
     if (child.tag === 'invite' && child.attrs.code) {
       const group = groups.byInvite(child.attrs.code);
       if (type === 'get') return [groups.node(group)];
-      groups.join(group, account);
-      return [{ tag: 'group', attrs: { jid: group.jid } }];
+      // A group that wants approval answers the request it recorded (whatsmeow JoinGroupWithLink reads it).
+      if (groups.join(group, account) === 'requested') return [{ tag: 'membership_approval_request', attrs: { jid: group.jid } }];
+      // Baileys reads a joined community from <community jid> (communityAcceptInvite), a group from <group jid>.
+      return [{ tag: group.parent ? 'community' : 'group', attrs: { jid: group.jid } }];
     }
     if (child.tag === 'leave' && type === 'set') {
       for (const g of getBinaryNodeChildren(child, 'group')) groups.leave(groups.get(g.attrs.id ?? ''), account);
@@ -88,6 +91,8 @@ export function groupIqFeature(network: Network, groups: Groups): Feature {
         const { account } = requireSession(network, connection);
         const child = Array.isArray(iq.content) ? iq.content[0] : undefined;
         if (!child) throw new IqError(400, 'bad-request');
+        const answer = communities.answer(account, iq, child, (node) => numbersOf(network, node));
+        if (answer !== null) return answer;
         return iq.attrs.to === '@g.us' ? onGroups(account, iq, child) : onGroup(account, iq, child);
       },
     },

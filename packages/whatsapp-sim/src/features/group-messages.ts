@@ -10,7 +10,7 @@ import type { Groups, Group } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
 import type { MessageStanzas } from './message-stanzas.js';
 
-type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
+export type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -51,7 +51,7 @@ export class GroupMessages {
       // The phone keeps no sender-key memory: every device gets the distribution message again, which clients accept.
       await this.messaging.ensureSession(from, jid);
       const copy = await from.phone.encrypt(jid, skdm);
-      await this.toDevice(group, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
+      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
       record.devices.push(jid);
     }
     return record;
@@ -63,7 +63,7 @@ export class GroupMessages {
     if (!session || !id || !to?.endsWith('@g.us')) return;
     const t = Number(unixNow());
     const { account, device } = session;
-    if (!this.stanzas.admit(account, connection, node)) return;
+    if (!this.stanzas.admit(connection, node)) return;
     const group = this.groups.all().find((g) => g.jid === to);
     const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
     // Not a member, or a member who may not send: WhatsApp drops it (the sender sees no delivery).
@@ -79,7 +79,7 @@ export class GroupMessages {
     for (const member of this.memberDevices(group, device.jid)) {
       const enc = copies.get(`${member.account.number}:${deviceOf(member.jid)}`);
       const copy = enc ? { type: enc.attrs.type === 'pkmsg' ? 'pkmsg' as const : 'msg' as const, ciphertext: Buffer.from(enc.content as Uint8Array) } : undefined;
-      await this.toDevice(group, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
+      await this.toDevice(group.jid, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
     }
   }
 
@@ -96,14 +96,21 @@ export class GroupMessages {
     return devices;
   }
 
-  /** One member device gets the message: a phone decrypts it (and answers delivery), a companion gets the stanza. */
-  private async toDevice(group: Group, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
-    copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer): Promise<void> {
+  /**
+   * One device gets a sender-key message of `chat` (a group, or status@broadcast): a phone decrypts it (and
+   * answers delivery), a companion gets the stanza. `authorJid` names the author's device as its sender key
+   * does; `sessionJid` the device its 1:1 copy comes from when that differs (a story's key is under the
+   * author's LID, Baileys relayMessage, while its sessions with phones are under the number).
+   */
+  async toDevice(chat: string, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
+    copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer, sessionJid = authorJid): Promise<void> {
     if (deviceOf(jid) === 0) {
       try {
-        const received = await target.phone.receiveGroup(id, group.jid, authorJid, copy, skmsg, t, target !== author);
+        const received = await target.phone.receiveGroup(id, chat, authorJid, copy, skmsg, t, target !== author, sessionJid);
+        // The author's key may be under its LID: the record names the author's number either way.
+        received.fromNumber = author.number;
         if (target !== author) await this.messaging.phoneGot(target, received);
-        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', group.jid);
+        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', chat);
       } catch (error) {
         this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });
       }
@@ -117,7 +124,7 @@ export class GroupMessages {
     if (copy?.type === 'pkmsg' && identity) content.push(identity);
     this.network.deliver(companion, {
       tag: 'message',
-      attrs: { from: group.jid, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: 'pn' },
+      attrs: { from: chat, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: authorJid.endsWith('@lid') ? 'lid' : 'pn' },
       content,
     });
   }

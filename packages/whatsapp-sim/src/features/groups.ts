@@ -25,6 +25,25 @@ export interface Group {
   restrict: boolean;
   inviteCode: string;
   members: Map<string, Role>;
+  /** A community (a parent group, `<parent>`): its groups name it as their `linkedParent`. */
+  parent: boolean;
+  /** The community (`id@g.us`) this group belongs to, if any (`<linked_parent>`). */
+  linkedParent: string | undefined;
+  /** The community's announcement group, which the server creates with it (`<default_sub_group>`). */
+  defaultSubGroup: boolean;
+  /** Joining by invite needs an admin's approval (`<membership_approval_mode>`). */
+  joinApproval: boolean;
+  /** Pending join requests: number → request time (Unix seconds). */
+  requests: Map<string, number>;
+}
+
+/** What a new group is besides its subject and members: a community, a community's group, its description. */
+export interface GroupKind {
+  parent?: boolean;
+  linkedParent?: string;
+  defaultSubGroup?: boolean;
+  announce?: boolean;
+  description?: string;
 }
 
 /** Most members a group may have (WhatsApp's limit is 1024). */
@@ -71,14 +90,16 @@ export class Groups {
     return group;
   }
 
-  create(creator: Account, subject: string, numbers: string[]): Group {
+  create(creator: Account, subject: string, numbers: string[], kind: GroupKind = {}): Group {
     if (!subject || subject.length > MAX_SUBJECT) throw new IqError(406, 'not-acceptable');
     let id: string;
     do id = `120363${randomInt(100_000_000, 999_999_999)}${randomInt(100, 999)}`; while (this.groups.has(id));
     const now = Number(unixNow());
     const group: Group = {
       id, jid: `${id}@g.us`, subject, subjectOwner: pn(creator.number), subjectTime: now, creation: now, creator: pn(creator.number),
-      description: undefined, announce: false, restrict: false, inviteCode: newInviteCode(), members: new Map([[creator.number, 'superadmin']]),
+      description: kind.description ? { id: stanzaId(), body: kind.description, owner: pn(creator.number), time: now } : undefined,
+      announce: kind.announce ?? false, restrict: false, inviteCode: newInviteCode(), members: new Map([[creator.number, 'superadmin']]),
+      parent: kind.parent ?? false, linkedParent: kind.linkedParent, defaultSubGroup: kind.defaultSubGroup ?? false, joinApproval: false, requests: new Map(),
     };
     for (const number of numbers) if (this.network.accounts.has(number) && group.members.size < MAX_MEMBERS) group.members.set(number, 'member');
     this.groups.set(id, group);
@@ -147,11 +168,18 @@ export class Groups {
     return group;
   }
 
-  join(group: Group, account: Account): void {
-    if (group.members.has(account.number)) return;
+  /** Joins by invite code, unless the group wants approval: then the account's request waits for an admin (`requested`). */
+  join(group: Group, account: Account): 'joined' | 'requested' {
+    if (group.members.has(account.number)) return 'joined';
     if (group.members.size >= MAX_MEMBERS) throw new IqError(406, 'not-acceptable');
+    if (group.joinApproval) {
+      group.requests.set(account.number, Number(unixNow()));
+      this.notify(group, account, { tag: 'created_membership_requests', attrs: { request_method: 'invite_link' }, content: [{ tag: 'participant', attrs: { jid: pn(account.number) } }] });
+      return 'requested';
+    }
     group.members.set(account.number, 'member');
     this.notify(group, account, { tag: 'add', attrs: { reason: 'invite' }, content: [{ tag: 'participant', attrs: { jid: pn(account.number) } }] });
+    return 'joined';
   }
 
   leave(group: Group, account: Account): void {
@@ -171,6 +199,11 @@ export class Groups {
     }
     if (group.announce) content.push({ tag: 'announcement', attrs: {} });
     if (group.restrict) content.push({ tag: 'locked', attrs: {} });
+    // Communities as whatsmeow's parseGroupNode reads them (group.go): parent, linked_parent, default_sub_group.
+    if (group.parent) content.push({ tag: 'parent', attrs: { default_membership_approval_mode: 'request_required' } });
+    if (group.linkedParent) content.push({ tag: 'linked_parent', attrs: { jid: group.linkedParent } });
+    if (group.defaultSubGroup) content.push({ tag: 'default_sub_group', attrs: {} });
+    if (group.joinApproval) content.push({ tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: 'on' } }] });
     return {
       tag: 'group',
       attrs: {
@@ -182,7 +215,7 @@ export class Groups {
   }
 
   /** Tells every member's companions (and those of `alsoTell`, e.g. removed members) about a change. */
-  private notify(group: Group, actor: Account, child: BinaryNode, alsoTell: string[] = []): void {
+  notify(group: Group, actor: Account, child: BinaryNode, alsoTell: string[] = []): void {
     const numbers = new Set([...group.members.keys(), ...alsoTell]);
     for (const number of numbers) {
       const account = this.network.accounts.get(number);
@@ -209,6 +242,15 @@ export interface GroupView {
   restrict: boolean;
   inviteCode: string;
   members: Array<{ number: string; jid: string; role: Role }>;
+  /** A community (a parent group). */
+  community: boolean;
+  /** The community this group is linked to. */
+  linkedParent: string | undefined;
+  /** The community's announcement group. */
+  defaultSubGroup: boolean;
+  joinApproval: boolean;
+  /** Pending join requests. */
+  requests: Array<{ number: string; jid: string; requestTime: number }>;
 }
 
 export function groupView(group: Group): GroupView {
@@ -216,6 +258,8 @@ export function groupView(group: Group): GroupView {
     id: group.id, jid: group.jid, subject: group.subject, description: group.description?.body, creator: group.creator, creation: group.creation,
     announce: group.announce, restrict: group.restrict, inviteCode: group.inviteCode,
     members: [...group.members].map(([number, role]) => ({ number, jid: pn(number), role })),
+    community: group.parent, linkedParent: group.linkedParent, defaultSubGroup: group.defaultSubGroup, joinApproval: group.joinApproval,
+    requests: [...group.requests].map(([number, requestTime]) => ({ number, jid: pn(number), requestTime })),
   };
 }
 

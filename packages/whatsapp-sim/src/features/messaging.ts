@@ -200,11 +200,11 @@ export class Messaging {
   private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const { id, to } = node.attrs;
-    // Group messages are the group feature's (group-messages.ts).
-    if (!session || !id || !to || to.endsWith('@g.us')) return;
+    // Group messages are the group feature's (group-messages.ts), stories the status feature's (status.ts).
+    if (!session || !id || !to || to.endsWith('@g.us') || to.endsWith('@broadcast')) return;
     const { account, device } = session;
     const t = unixNow();
-    if (!this.stanzas.admit(account, connection, node)) return;
+    if (!this.stanzas.admit(connection, node)) return;
     const peer = node.attrs.category === 'peer';
     const copies = peer
       ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]

@@ -13,7 +13,7 @@ export const MAX_BLOBS = 1000;
 export const MEDIA_CONN_TTL_S = 3600;
 
 /**
- * The media host on loopback over HTTPS: `POST /mms/<type>/<token>?auth=…&token=…` (Baileys
+ * The media host on loopback over HTTPS: `POST /mms/<type>/<token>?auth=…&token=…` or `/product/image/<token>` (Baileys
  * getWAUploadToServer) stores an encrypted file whose SHA-256 is the token and answers `{ url, direct_path }`;
  * `GET <direct_path>` returns it. The files are opaque ciphertext: the host never has their keys.
  */
@@ -67,14 +67,15 @@ export class MediaHost {
       res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length }).end(blob);
       return;
     }
-    const upload = /^\/mms\/([a-z-]+)\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
+    // Message media under /mms/<type>/, catalog images under /product/image/ (Baileys' MEDIA_PATH_MAP).
+    const upload = /^\/(?:mms\/([a-z-]+)|product\/image)\/([A-Za-z0-9_-]+)$/.exec(url.pathname);
     if (req.method !== 'POST' || !upload) return answer(res, 404, { error: 'not found' });
     if (url.searchParams.get('auth') !== this.auth) return answer(res, 401, { error: 'bad auth' });
     const body = await readBounded(req);
     if (!body) return answer(res, 413, { error: 'too large' });
     // The token is the file's encrypted SHA-256 (base64url, unpadded): the host refuses a corrupted upload.
     if (sha256(body).toString('base64url') !== upload[2]) return answer(res, 400, { error: 'hash mismatch' });
-    const directPath = this.put(body, upload[1]!);
+    const directPath = this.put(body, upload[1] ?? 'product-catalog-image');
     answer(res, 200, { url: this.url(directPath), direct_path: directPath });
   }
 }

@@ -5,6 +5,7 @@ import type { Account, CompanionDevice } from './model.js';
 import { newSocialState } from './model.js';
 import { SimPhone } from './phone.js';
 import { SimError } from './errors.js';
+import { StanzaLog } from './stanza-log.js';
 
 export const SERVER = 's.whatsapp.net';
 
@@ -58,6 +59,8 @@ export function stanzaId(): string {
 /** The simulated network: accounts and their devices, the connections, and the router between them. */
 export class Network implements ConnectionHandler {
   readonly accounts = new Map<string, Account>();
+  /** The stanzas each account's clients sent (the control API's inspection). */
+  readonly stanzaLog = new StanzaLog();
   private readonly byLid = new Map<string, Account>();
   private readonly features: Feature[] = [];
   private readonly iq = new Map<string, IqHandler>();
@@ -148,6 +151,8 @@ export class Network implements ConnectionHandler {
    */
   onNode(connection: ClientConnection, node: BinaryNode): void {
     const { type, id = '' } = node.attrs;
+    const account = connection.deviceJid ? this.accountOf(connection.deviceJid) : undefined;
+    if (account) this.stanzaLog.record(account.number, connection.deviceJid!, node);
     if (node.tag === 'iq' && (type === 'result' || type === 'error')) {
       this.answered(connection, id, node);
       return;

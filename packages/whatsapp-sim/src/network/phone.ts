@@ -126,12 +126,14 @@ export class SimPhone {
 
   /**
    * Decrypts a group message: the author's 1:1 copy first when there is one (it carries the author's sender
-   * key, as WhatsApp clients send it), then the `skmsg` under that key. Throws when either does not decrypt.
+   * key, as WhatsApp clients send it; from `sessionJid` when the 1:1 session is under another address than the
+   * key), then the `skmsg` under that key. Throws when either does not decrypt.
    */
-  async receiveGroup(id: string, group: string, author: string, copy: { type: 'pkmsg' | 'msg'; ciphertext: Buffer } | undefined, skmsg: Buffer, timestamp: number, record: boolean): Promise<ReceivedMessage> {
+  async receiveGroup(id: string, group: string, author: string, copy: { type: 'pkmsg' | 'msg'; ciphertext: Buffer } | undefined, skmsg: Buffer, timestamp: number,
+    record: boolean, sessionJid = author): Promise<ReceivedMessage> {
     await this.ready;
     if (copy) {
-      const direct = await this.decrypt(author, copy.type, copy.ciphertext);
+      const direct = await this.decrypt(sessionJid, copy.type, copy.ciphertext);
       const distribution = (direct.deviceSentMessage?.message ?? direct).senderKeyDistributionMessage;
       if (distribution) await this.signal.processSenderKeyDistributionMessage({ authorJid: author, item: distribution });
     }

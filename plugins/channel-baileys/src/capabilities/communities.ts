@@ -16,7 +16,9 @@ export function communitiesCapability(runtime: AdapterRuntime): CommunitiesCapab
     },
     async get(communityId) {
       const s = socket();
-      const meta = await upstream('community', () => s.communityMetadata(communityId));
+      // WhatsApp answers a community's metadata query with a <group> carrying <parent> (whatsmeow group.go
+      // getGroupInfo/parseGroupNode); Baileys' communityMetadata reads a <community> child that is not there.
+      const meta = await upstream('community', () => s.groupMetadata(communityId));
       const linked = await upstream('the linked group list', () => s.communityFetchLinkedGroups(communityId));
       return toCommunity(meta, linked.linkedGroups.map((g) => g.id).filter((id): id is string => typeof id === 'string'));
     },
@@ -30,7 +32,9 @@ export function communitiesCapability(runtime: AdapterRuntime): CommunitiesCapab
       const s = socket();
       if (change.subject !== undefined) await upstream('the community subject change', () => s.communityUpdateSubject(communityId, change.subject!));
       if (change.description !== undefined) {
-        await upstream('the community description change', () => s.communityUpdateDescription(communityId, change.description));
+        // Baileys' communityUpdateDescription reads the previous description id through communityMetadata (a
+        // <community> child WhatsApp does not send); groupUpdateDescription sends the same w:g2 <description>.
+        await upstream('the community description change', () => s.groupUpdateDescription(communityId, change.description));
       }
     },
     async leave(communityId) {
@@ -59,7 +63,8 @@ export function communitiesCapability(runtime: AdapterRuntime): CommunitiesCapab
     },
     async inviteInfo(code) {
       const s = socket();
-      return toInviteInfo(await upstream('invite', () => s.communityGetInviteInfo(code)));
+      // The invite's answer is a <group> too (whatsmeow GetGroupInfoFromLink), not the <community> communityGetInviteInfo reads.
+      return toInviteInfo(await upstream('invite', () => s.groupGetInviteInfo(code)));
     },
     async joinRequests(communityId) {
       const s = socket();

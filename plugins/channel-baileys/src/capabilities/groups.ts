@@ -69,6 +69,20 @@ export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
       const s = socket();
       return toInviteInfo(await upstream('invite', () => s.groupGetInviteInfo(code)));
     },
+    async acceptInvite(code) {
+      const s = socket();
+      const joined = await upstream('invite', () => s.groupAcceptInvite(code));
+      if (joined) return joined;
+      // With join approval on, WhatsApp answers <membership_approval_request jid> instead of <group jid>
+      // (whatsmeow group.go JoinGroupWithLink), which Baileys' groupAcceptInvite reads as no group: the
+      // request waits in the group the code leads to.
+      return (await upstream('invite', () => s.groupGetInviteInfo(code))).id;
+    },
+    async joinApproval(groupJid, mode) {
+      const s = socket();
+      await upstream('the join-approval change', () => s.groupJoinApprovalMode(groupJid, mode));
+      runtime.groupCache.del(groupJid);
+    },
     async setPicture(groupJid, image) {
       const s = socket();
       await upstream('the group picture change', () => s.updateProfilePicture(groupJid, image.data));

@@ -231,6 +231,8 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
     groupRequestParticipantsUpdate: stub('groupRequestParticipantsUpdate', () => []),
     groupInviteCode: stub('groupInviteCode'),
     groupGetInviteInfo: stub('groupGetInviteInfo'),
+    groupAcceptInvite: stub('groupAcceptInvite'),
+    groupJoinApprovalMode: stub('groupJoinApprovalMode'),
     // Socket/groups.js: the answer is parsed by Baileys' own code, and every group is emitted as groups.update.
     async groupFetchAllParticipating() {
       record('groupFetchAllParticipating', []);
@@ -238,15 +240,12 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
       ev.emit('groups.update', Object.values(data));
       return data;
     },
-    communityMetadata: stub('communityMetadata'),
     communityCreate: stub('communityCreate'),
     communityCreateGroup: stub('communityCreateGroup'),
     communityLeave: stub('communityLeave'),
     communityUpdateSubject: stub('communityUpdateSubject'),
-    communityUpdateDescription: stub('communityUpdateDescription'),
     communityInviteCode: stub('communityInviteCode'),
     communityAcceptInvite: stub('communityAcceptInvite'),
-    communityGetInviteInfo: stub('communityGetInviteInfo'),
     communityRequestParticipantsList: stub('communityRequestParticipantsList', () => []),
     communityRequestParticipantsUpdate: stub('communityRequestParticipantsUpdate', () => []),
     communityParticipantsUpdate: stub('communityParticipantsUpdate', () => []),

@@ -1,0 +1,90 @@
+import type { Simulator } from '../simulator.js';
+import { SimError } from '../network/errors.js';
+import type { BusinessProfile } from '../features/business.js';
+import { field, numbers, NUMBER, ok, optionalText, text } from './validate.js';
+import type { Body, Route } from './validate.js';
+
+const GROUP = '([^/]+)';
+
+function oneOf<T extends string>(body: Body, name: string, values: readonly T[]): T {
+  const value = text(body, name);
+  if (!(values as readonly string[]).includes(value)) throw new SimError(400, 'invalid_request', `${name} must be one of ${values.join(', ')}`, { field: name });
+  return value as T;
+}
+
+function websites(body: Body): string[] {
+  const value = body.websites;
+  if (!Array.isArray(value) || value.length > 2 || !value.every((x) => typeof x === 'string')) {
+    throw new SimError(400, 'invalid_request', 'websites must be an array of at most 2 strings', { field: 'websites' });
+  }
+  return value as string[];
+}
+
+const PROFILE_FIELDS = ['description', 'address', 'email', 'category'] as const;
+
+/** A business profile change: only known fields, strings (websites: an array of strings). */
+function profileChange(body: Body): BusinessProfile {
+  const unknown = Object.keys(body).filter((k) => k !== 'websites' && !(PROFILE_FIELDS as readonly string[]).includes(k));
+  if (unknown.length) throw new SimError(400, 'invalid_request', `unknown profile fields: ${unknown.join(', ')}`, { fields: unknown });
+  const change: BusinessProfile = {};
+  for (const key of PROFILE_FIELDS) {
+    const value = optionalText(body, key);
+    if (value !== undefined) change[key] = value;
+  }
+  if (body.websites !== undefined) change.websites = websites(body);
+  return change;
+}
+
+/**
+ * Control routes of communities, join requests, business accounts, stories and the stanza inspection
+ * (README "Control API"); each is a call on `Simulator`.
+ */
+export function socialRoutes(sim: Simulator): Route[] {
+  return [
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/communities$`),
+      handle: ([number], body) => ({
+        status: 201, body: sim.createCommunity(number!, text(body, 'subject'), numbers(body, 'participants'), optionalText(body, 'description')),
+      }),
+    },
+    { method: 'GET', pattern: new RegExp(`^/groups/${GROUP}/linked$`), handle: ([jid]) => ok(sim.communityGroups(jid!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/communities/${GROUP}/links$`),
+      handle: ([number, community], body) => ok(sim.linkGroup(number!, community!, text(body, 'group'), oneOf(body, 'action', ['link', 'unlink'] as const) === 'link')),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/join-approval$`),
+      handle: ([number, jid], body) => ok(sim.setJoinApproval(number!, jid!, field(body, 'on', 'boolean', true) as boolean)),
+    },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/join$`), handle: ([number, jid]) => ok(sim.requestJoin(number!, jid!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/requests$`),
+      handle: ([number, jid], body) => ok(sim.handleJoinRequests(number!, jid!, oneOf(body, 'action', ['approve', 'reject'] as const), numbers(body, 'participants'))),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/business$`), handle: ([number]) => ok(sim.businessProfile(number!)) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/business$`), handle: ([number], body) => ok(sim.setBusinessProfile(number!, profileChange(body))) },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/catalog$`), handle: ([number]) => ok(sim.catalog(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/catalog$`),
+      handle: ([number], body) => {
+        const price = field(body, 'price', 'number', true) as number;
+        const isHidden = field(body, 'isHidden', 'boolean', false) as boolean | undefined;
+        const images = body.images === undefined ? undefined : numbers(body, 'images');
+        const product = {
+          name: text(body, 'name'), description: optionalText(body, 'description') ?? '', price, currency: text(body, 'currency'),
+          ...(optionalText(body, 'retailerId') ? { retailerId: optionalText(body, 'retailerId') } : {}),
+          ...(isHidden !== undefined ? { isHidden } : {}), ...(images ? { images } : {}),
+        };
+        return { status: 201, body: sim.addProduct(number!, product) };
+      },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/status$`),
+      handle: async ([number], body) => ({ status: 201, body: await sim.postStatus(number!, text(body, 'text'), numbers(body, 'audience')) }),
+    },
+    {
+      method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/stanzas$`),
+      handle: ([number], _body, query) => ok(sim.stanzas(number!, query?.get('tag') ?? undefined)),
+    },
+  ];
+}

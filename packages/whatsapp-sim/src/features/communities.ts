@@ -1,0 +1,176 @@
+import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
+import type { BinaryNode } from '@whiskeysockets/baileys';
+import { IqError } from '../network/network.js';
+import type { Network } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { MAX_MEMBERS } from './groups.js';
+import type { Group, Groups } from './groups.js';
+
+const pn = (number: string): string => `${number}@s.whatsapp.net`;
+const bodyOf = (node: BinaryNode | undefined): string | undefined =>
+  node?.content instanceof Uint8Array ? Buffer.from(node.content).toString('utf8') : typeof node?.content === 'string' ? node.content : undefined;
+
+/** What the control API and the iqs may do with join requests. */
+export type RequestAction = 'approve' | 'reject';
+
+/**
+ * Communities and join requests on top of the groups (w:g2), as whatsmeow's group.go sends and parses them:
+ * a community is a group with `<parent>`; the server creates its announcement group (`<default_sub_group>`,
+ * announcement-only) with it; its groups carry `<linked_parent jid>`, are listed by `<sub_groups>` and are
+ * linked or unlinked with `<links><link link_type="sub_group">` / `<unlink unlink_type="sub_group">`. A group
+ * with `<membership_approval_mode><group_join state="on">` takes invite joins as requests
+ * (`<membership_approval_request>` answers, `created_membership_requests` notifications) that admins list
+ * (`membership_approval_requests`) and approve or reject (`membership_requests_action`).
+ */
+export class Communities {
+  constructor(private readonly network: Network, private readonly groups: Groups) {}
+
+  /** A community and its announcement group, with the same members. */
+  create(creator: Account, subject: string, description: string | undefined, numbers: string[]): Group {
+    const community = this.groups.create(creator, subject, numbers, { parent: true, description });
+    const others = [...community.members.keys()].filter((n) => n !== creator.number);
+    this.groups.create(creator, subject, others, { linkedParent: community.jid, defaultSubGroup: true, announce: true });
+    return community;
+  }
+
+  /** A new group inside a community; only the community's admins create them. */
+  createLinked(actor: Account, parentJid: string, subject: string, numbers: string[]): Group {
+    const parent = this.community(parentJid, actor);
+    return this.groups.create(actor, subject, numbers, { linkedParent: parent.jid });
+  }
+
+  /** Links an existing group (the actor must be an admin of both) to a community, or unlinks it. */
+  link(actor: Account, parentJid: string, groupJid: string, linked: boolean): void {
+    const parent = this.community(parentJid, actor);
+    const group = this.groups.asAdmin(groupJid, actor);
+    if (group.parent || group.defaultSubGroup) throw new IqError(406, 'not-acceptable');
+    if (linked && group.linkedParent && group.linkedParent !== parent.jid) throw new IqError(409, 'conflict');
+    if (!linked && group.linkedParent !== parent.jid) throw new IqError(404, 'item-not-found');
+    group.linkedParent = linked ? parent.jid : undefined;
+    const child: BinaryNode = linked
+      ? { tag: 'link', attrs: { link_type: 'sub_group' }, content: [{ tag: 'group', attrs: { jid: group.jid, subject: group.subject } }] }
+      : { tag: 'unlink', attrs: { unlink_type: 'sub_group' }, content: [{ tag: 'group', attrs: { jid: group.jid, subject: group.subject } }] };
+    this.groups.notify(parent, actor, child);
+    this.groups.notify(group, actor, child);
+  }
+
+  /** The community's groups, its announcement group first. */
+  subGroups(parent: Group): Group[] {
+    return this.groups.all().filter((g) => g.linkedParent === parent.jid).sort((a, b) => Number(b.defaultSubGroup) - Number(a.defaultSubGroup));
+  }
+
+  /** Leaves a community and every group of it the account is in. */
+  leave(account: Account, parentJid: string): void {
+    const parent = this.groups.asMember(parentJid, account);
+    for (const group of this.subGroups(parent)) if (group.members.has(account.number)) this.groups.leave(group, account);
+    this.groups.leave(parent, account);
+  }
+
+  setJoinApproval(group: Group, actor: Account, on: boolean): void {
+    group.joinApproval = on;
+    this.groups.notify(group, actor, { tag: 'membership_approval_mode', attrs: {}, content: [{ tag: 'group_join', attrs: { state: on ? 'on' : 'off' } }] });
+  }
+
+  /**
+   * An admin approves (the requester joins) or rejects requests; each number gets a status: 200, or 404
+   * when it has no pending request.
+   */
+  handleRequests(group: Group, actor: Account, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
+    return numbers.map((number) => {
+      if (!group.requests.delete(number)) return { number, status: 404 };
+      const participant = [{ tag: 'participant', attrs: { jid: pn(number) } }];
+      if (action === 'approve') {
+        if (group.members.size >= MAX_MEMBERS) return { number, status: 406 };
+        group.members.set(number, 'member');
+        this.groups.notify(group, actor, { tag: 'add', attrs: { reason: 'approval' }, content: participant });
+      } else {
+        this.groups.notify(group, actor, { tag: 'revoked_membership_requests', attrs: {}, content: participant }, [number]);
+      }
+      return { number, status: 200 };
+    });
+  }
+
+  /**
+   * The community and join-request iqs (a first child this feature does not know answers undefined): what
+   * `groupIqFeature` asks before its own group iqs.
+   */
+  answer(account: Account, iq: BinaryNode, child: BinaryNode, numbersOf: (node: BinaryNode) => string[]): BinaryNode[] | null | undefined {
+    const to = iq.attrs.to ?? '';
+    const set = iq.attrs.type === 'set';
+    if (to === '@g.us') {
+      if (set && child.tag === 'create' && getBinaryNodeChild(child, 'parent')) {
+        const description = bodyOf(getBinaryNodeChild(getBinaryNodeChild(child, 'description'), 'body'));
+        return [this.groups.node(this.create(account, child.attrs.subject ?? '', description || undefined, numbersOf(child)))];
+      }
+      const linkedParent = getBinaryNodeChild(child, 'linked_parent')?.attrs.jid;
+      if (set && child.tag === 'create' && linkedParent) {
+        return [this.groups.node(this.createLinked(account, linkedParent, child.attrs.subject ?? '', numbersOf(child)))];
+      }
+      const community = getBinaryNodeChild(child, 'community');
+      if (set && child.tag === 'leave' && community) {
+        this.leave(account, community.attrs.id ?? '');
+        return [{ tag: 'leave', attrs: {} }];
+      }
+      return null;
+    }
+    switch (`${set ? 'set' : 'get'} ${child.tag}`) {
+      case 'get sub_groups': {
+        const parent = this.groups.asMember(to, account);
+        if (!parent.parent) throw new IqError(406, 'not-acceptable');
+        return [{ tag: 'sub_groups', attrs: {}, content: this.subGroups(parent).map((g) => ({
+          tag: 'group',
+          attrs: { id: g.id, subject: g.subject, s_t: String(g.subjectTime), creation: String(g.creation), creator: g.creator, size: String(g.members.size) },
+          content: g.defaultSubGroup ? [{ tag: 'default_sub_group', attrs: {} }] : undefined,
+        })) }];
+      }
+      case 'set links': {
+        for (const link of getBinaryNodeChildren(child, 'link')) {
+          for (const group of getBinaryNodeChildren(link, 'group')) this.link(account, to, group.attrs.jid ?? '', true);
+        }
+        return undefined;
+      }
+      case 'set unlink':
+        for (const group of getBinaryNodeChildren(child, 'group')) this.link(account, to, group.attrs.jid ?? '', false);
+        return undefined;
+      case 'set membership_approval_mode': {
+        const state = (getBinaryNodeChild(child, 'group_join') ?? getBinaryNodeChild(child, 'community_join'))?.attrs.state;
+        if (state !== 'on' && state !== 'off') throw new IqError(400, 'bad-request');
+        this.setJoinApproval(this.groups.asAdmin(to, account), account, state === 'on');
+        return undefined;
+      }
+      case 'get membership_approval_requests': {
+        const group = this.groups.asAdmin(to, account);
+        return [{ tag: 'membership_approval_requests', attrs: {}, content: [...group.requests].map(([number, time]) => ({
+          tag: 'membership_approval_request',
+          attrs: { jid: pn(number), request_time: String(time), request_method: 'invite_link', ...this.lidOf(number) },
+        })) }];
+      }
+      case 'set membership_requests_action': {
+        const group = this.groups.asAdmin(to, account);
+        const content: BinaryNode[] = [];
+        for (const action of Array.isArray(child.content) ? child.content : []) {
+          if (action.tag !== 'approve' && action.tag !== 'reject') throw new IqError(400, 'bad-request');
+          const results = this.handleRequests(group, account, action.tag, numbersOf(action));
+          content.push({ tag: action.tag, attrs: {}, content: results.map(({ number, status }) => ({
+            tag: 'participant', attrs: { jid: pn(number), ...(status === 200 ? {} : { error: String(status) }) },
+          })) });
+        }
+        return [{ tag: 'membership_requests_action', attrs: {}, content }];
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** The community of a JID, for one of its admins (401 otherwise, 406 when the group is no community). */
+  private community(jid: string, actor: Account): Group {
+    const parent = this.groups.asAdmin(jid, actor);
+    if (!parent.parent) throw new IqError(406, 'not-acceptable');
+    return parent;
+  }
+
+  private lidOf(number: string): Record<string, string> {
+    const account = this.network.accounts.get(number);
+    return account ? { lid: `${account.lid}@lid` } : {};
+  }
+}

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
+
+/**
+ * Communities, join requests, the business profile and catalog, and status stories through Parley's REST
+ * API with the channel's real Baileys socket, against the WhatsApp simulator: what the routes change is
+ * checked on the simulated server and phones.
+ */
+describe('WhatsApp communities, join requests, business and stories through the simulator', () => {
+  const env = useSimulatedWhatsApp();
+
+  it('creates a community, a group in it and reads both back; handles its join requests', { timeout: 90_000 }, async () => {
+    const { sim } = env;
+    const owner = sim.simulator.createAccount({ number: '5511987656101', pushName: 'Associação' });
+    const bob = sim.simulator.createAccount({ number: '5511987656102', pushName: 'Bob' });
+    const carla = sim.simulator.createAccount({ number: '5511987656103', pushName: 'Carla' });
+    const { api } = await env.linkByQr(owner.number, 'communities');
+    const created = (await api.call('createCommunity', { body: { name: 'Moradores', subject: 'Rua das Flores' } })).data;
+    assert.deepEqual([created.name, created.description], ['Moradores', 'Rua das Flores']);
+    const onServer = sim.simulator.getGroup(created.id);
+    assert.deepEqual([onServer.community, onServer.subject, onServer.description], [true, 'Moradores', 'Rua das Flores']);
+
+    const group = (await api.call('createCommunityGroup', { params: { communityId: created.id }, body: { subject: 'Feira', participants: [bob.number] } })).data;
+    assert.equal(sim.simulator.getGroup(group.id).linkedParent, created.id);
+    assert.deepEqual(sim.simulator.getGroup(group.id).members.map((m) => m.number).sort(), [owner.number, bob.number].sort());
+
+    const one = (await api.call('getCommunity', { params: { communityId: created.id } })).data;
+    assert.equal(one.id, created.id);
+    assert.equal(one.name, 'Moradores');
+    assert.ok(one.groups?.includes(group.id), 'the linked group is listed');
+    const list = (await api.call('listCommunities')).data;
+    assert.deepEqual(list.map((c) => c.id), [created.id]);
+    await api.call('updateCommunity', { params: { communityId: created.id }, body: { description: 'Rua das Flores, 100 a 300' } });
+    assert.equal(sim.simulator.getGroup(created.id).description, 'Rua das Flores, 100 a 300');
+    const { inviteCode } = await api.call('getCommunityInviteCode', { params: { communityId: created.id } }) as { inviteCode: string };
+    assert.equal(inviteCode, sim.simulator.getGroup(created.id).inviteCode);
+    const info = (await api.call('getCommunityInviteInfo', { query: { code: inviteCode } })).data;
+    assert.deepEqual([info.id, info.subject, info.isCommunity], [created.id, 'Moradores', true]);
+
+    await api.call('setCommunityJoinApproval', { params: { communityId: created.id }, body: { mode: 'on' } });
+    assert.equal(sim.simulator.getGroup(created.id).joinApproval, true);
+    assert.equal(sim.simulator.requestJoin(carla.number, created.id).outcome, 'requested');
+    const requests = (await api.call('listCommunityJoinRequests', { params: { communityId: created.id } })).data;
+    assert.deepEqual(requests.map((r) => r.jid), [carla.jid]);
+    const handled = await api.call('handleCommunityJoinRequests', { params: { communityId: created.id }, body: { participants: [carla.number], action: 'approve' } });
+    assert.ok(JSON.stringify(handled).includes(carla.number));
+    assert.ok(sim.simulator.getGroup(created.id).members.some((m) => m.number === carla.number), 'Carla is a member on the server');
+  });
+
+  it('a phone asks to join a group with approval on; the group routes list and approve or reject it', { timeout: 90_000 }, async () => {
+    const { sim } = env;
+    const owner = sim.simulator.createAccount({ number: '5511987656111', pushName: 'Loja' });
+    const dani = sim.simulator.createAccount({ number: '5511987656112', pushName: 'Dani' });
+    const edu = sim.simulator.createAccount({ number: '5511987656113', pushName: 'Edu' });
+    const { api } = await env.linkByQr(owner.number, 'join-requests');
+    const group = (await api.call('createGroup', { body: { name: 'Clientes', participants: [] } })).data;
+    await api.call('setGroupJoinApproval', { params: { groupJid: group.id }, body: { mode: 'on' } });
+    assert.equal(sim.simulator.getGroup(group.id).joinApproval, true);
+    for (const phone of [dani, edu]) assert.equal(sim.simulator.requestJoin(phone.number, group.id).outcome, 'requested');
+    const requests = (await api.call('listGroupJoinRequests', { params: { groupJid: group.id } })).data;
+    assert.deepEqual(requests.map((r) => r.jid).sort(), [dani.jid, edu.jid].sort());
+    assert.ok(requests.every((r) => r.requestTime > 0));
+    await api.call('handleGroupJoinRequests', { params: { groupJid: group.id }, body: { participants: [dani.number], action: 'approve' } });
+    await api.call('handleGroupJoinRequests', { params: { groupJid: group.id }, body: { participants: [edu.number], action: 'reject' } });
+    const after = sim.simulator.getGroup(group.id);
+    assert.deepEqual(after.members.map((m) => m.number).sort(), [owner.number, dani.number].sort());
+    assert.deepEqual(after.requests, []);
+
+    // The instance joins a phone's group by its invite code: with approval on, its join waits as a request.
+    const club = sim.simulator.createGroup(dani.number, 'Clube da Dani', []);
+    sim.simulator.setJoinApproval(dani.number, club.jid, true);
+    const pending = await api.call('acceptGroupInvite', { body: { code: club.inviteCode } });
+    assert.match((pending as { message?: string }).message ?? '', /join request sent/);
+    assert.deepEqual(sim.simulator.getGroup(club.jid).requests.map((r) => r.number), [owner.number]);
+    const open = sim.simulator.createGroup(edu.number, 'Aberto', []);
+    const joined = await api.call('acceptGroupInvite', { body: { code: open.inviteCode } });
+    assert.equal((joined as { data?: { id: string } }).data?.id, open.jid);
+    assert.ok(sim.simulator.getGroup(open.jid).members.some((m) => m.number === owner.number));
+  });
+
+  it('shows the business profile and manages the catalog the phone has', { timeout: 90_000 }, async () => {
+    const { sim } = env;
+    const shop = sim.simulator.createAccount({ number: '5511987656121', pushName: 'Doceria', business: true });
+    sim.simulator.setBusinessProfile(shop.number, { description: 'Doces finos', websites: ['https://doceria.example'], category: 'Confeitaria' });
+    sim.simulator.addProduct(shop.number, { name: 'Bolo de pote', description: 'Chocolate', price: 1500, currency: 'BRL' });
+    const { api } = await env.linkByQr(shop.number, 'business');
+    const profile = await env.t.waitFor(async () => {
+      const { instance } = await api.call('getInstance');
+      return instance.businessProfile.description ? instance.businessProfile : undefined;
+    }, 10_000, 'the business profile on the instance');
+    assert.deepEqual(profile, { wid: shop.jid, description: 'Doces finos', website: ['https://doceria.example'], category: 'Confeitaria' });
+
+    const page = await api.call('listCatalogProducts', { query: { limit: 10 } });
+    assert.deepEqual(page.data.map((p) => [p.name, p.price, p.currency]), [['Bolo de pote', 1500, 'BRL']]);
+    // An image already on WhatsApp's media servers travels as its URL (nothing is fetched or uploaded).
+    const image = 'https://mmg.whatsapp.net/v/t62.product-catalog-image/brigadeiro.enc';
+    const created = (await api.call('createCatalogProduct', {
+      body: { name: 'Brigadeiro', description: 'Cento', price: 9000, currency: 'BRL', images: [{ url: image }], originCountryCode: 'BR' },
+    })).data;
+    const product = sim.simulator.catalog(shop.number).find((p) => p.name === 'Brigadeiro');
+    assert.ok(product, 'the product is in the phone\'s catalog');
+    assert.deepEqual([created.id, created.images], [product.id, [{ url: image }]]);
+    assert.deepEqual([product.images, product.originCountryCode], [[image], 'BR']);
+    await api.call('updateCatalogProduct', { params: { productId: product.id }, body: { price: 9900 } });
+    assert.equal(sim.simulator.catalog(shop.number).find((p) => p.id === product.id)!.price, 9900);
+    await api.call('deleteCatalogProduct', { params: { productId: product.id } });
+    assert.deepEqual(sim.simulator.catalog(shop.number).map((p) => p.name), ['Bolo de pote']);
+  });
+
+  it('posts a text story the audience\'s phones decrypt, and stores a story a contact\'s phone posts', { timeout: 90_000 }, async () => {
+    const { sim, t } = env;
+    const account = sim.simulator.createAccount({ number: '5511987656131', pushName: 'Loja' });
+    const fan = sim.simulator.createAccount({ number: '5511987656132', pushName: 'Fã' });
+    const other = sim.simulator.createAccount({ number: '5511987656133', pushName: 'Outro' });
+    const { api } = await env.linkByQr(account.number, 'stories');
+    const story = (await api.call('postTextStatus', { body: { text: 'Novidades na loja', statusJidList: [fan.jid] } })).data;
+    const got = await t.waitFor(() => sim.simulator.received(fan.number).find((m) => m.id === story.id), 15_000, 'the fan\'s phone to decrypt the story');
+    assert.deepEqual([got.group, got.fromNumber, (got.message.extendedTextMessage as { text?: string } | undefined)?.text], ['status@broadcast', account.number, 'Novidades na loja']);
+    assert.equal(sim.simulator.received(other.number).length, 0, 'outside the audience');
+
+    await api.call('updateInstanceFlags', { query: { receiveStatusMessage: true } });
+    const posted = await sim.simulator.postStatus(fan.number, 'Meu dia', [account.number]);
+    const stored = await t.waitFor(async () => {
+      const found = await api.call('listChatMessages', { params: { jid: 'status@broadcast' } });
+      return found.data.find((m) => m.key.id === posted.id);
+    }, 20_000, 'the contact\'s story in the status chat');
+    assert.equal(stored.key.fromMe, false);
+    assert.ok(JSON.stringify(stored.message).includes('Meu dia'));
+  });
+});
