@@ -84,7 +84,7 @@ export async function checkServerCertificate(url: string, root: Uint8Array, time
 }
 
 /** Close code of a refused certificate chain: Baileys' own for a failed chain check (`Boom` 400 in `processHandshake`). */
-export const UNTRUSTED_SERVER_CODE = 400;
+const UNTRUSTED_SERVER_CODE = 400;
 
 /**
  * Before a socket to a custom endpoint (`webSocketUrl`) is made: the server's chain checked against
