@@ -1,4 +1,5 @@
-import { Curve, makeNoiseHandler, NOISE_WA_HEADER, proto, WA_CERT_DETAILS } from '@whiskeysockets/baileys';
+import { Curve, DEFAULT_ORIGIN, makeNoiseHandler, NOISE_WA_HEADER, proto, WA_CERT_DETAILS } from '@whiskeysockets/baileys';
+import WebSocket from 'ws';
 import { verifySignature } from 'libsignal/src/curve.js';
 import type { Logger } from '@parley/core';
 import type { DisconnectInfo } from './disconnect-reason.js';
@@ -55,22 +56,20 @@ export async function checkServerCertificate(url: string, root: Uint8Array, time
   const ephemeral = Curve.generateKeyPair();
   const noise = makeNoiseHandler({ keyPair: ephemeral, NOISE_HEADER: NOISE_WA_HEADER, logger: baileysLogger(logger, 'silent') });
   const hello = await new Promise<proto.HandshakeMessage.IServerHello | undefined>((resolve) => {
-    const ws = new WebSocket(url);
-    ws.binaryType = 'arraybuffer';
+    // `ws`, as Baileys' own socket, with WhatsApp Web's origin.
+    const ws = new WebSocket(url, { origin: DEFAULT_ORIGIN, handshakeTimeout: timeoutMs });
     const done = (answer: proto.HandshakeMessage.IServerHello | undefined) => {
       clearTimeout(timer);
-      ws.close();
+      ws.terminate();
       resolve(answer);
     };
     const timer = setTimeout(() => done(undefined), timeoutMs);
-    ws.onopen = () => ws.send(noise.encodeFrame(proto.HandshakeMessage.encode({ clientHello: { ephemeral: ephemeral.public } }).finish()));
-    ws.onerror = () => done(undefined);
-    ws.onclose = () => done(undefined);
-    ws.onmessage = (event) => {
-      void noise.decodeFrame(Buffer.from(event.data as ArrayBuffer), (frame) => {
-        done(proto.HandshakeMessage.decode(frame as Uint8Array).serverHello ?? undefined);
-      });
-    };
+    ws.on('open', () => ws.send(noise.encodeFrame(proto.HandshakeMessage.encode({ clientHello: { ephemeral: ephemeral.public } }).finish())));
+    ws.on('error', () => done(undefined));
+    ws.on('close', () => done(undefined));
+    ws.on('message', (data: Buffer) => {
+      void noise.decodeFrame(data, (frame) => done(proto.HandshakeMessage.decode(frame as Uint8Array).serverHello ?? undefined));
+    });
   });
   if (!hello?.ephemeral || !hello.static || !hello.payload) {
     logger.debug({ url }, 'the server hello could not be read; the socket reports why');
