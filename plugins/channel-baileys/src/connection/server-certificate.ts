@@ -68,18 +68,23 @@ export async function checkServerCertificate(url: string, root: Uint8Array, time
     ws.on('error', () => done(undefined));
     ws.on('close', () => done(undefined));
     ws.on('message', (data: Buffer) => {
-      void noise.decodeFrame(data, (frame) => done(proto.HandshakeMessage.decode(frame as Uint8Array).serverHello ?? undefined));
+      noise.decodeFrame(data, (frame) => done(proto.HandshakeMessage.decode(frame as Uint8Array).serverHello ?? undefined)).catch(() => done(undefined));
     });
   });
   if (!hello?.ephemeral || !hello.static || !hello.payload) {
     logger.debug({ url }, 'the server hello could not be read; the socket reports why');
     return;
   }
-  noise.authenticate(hello.ephemeral);
-  noise.mixIntoKey(Curve.sharedKey(ephemeral.private, hello.ephemeral));
-  const serverStatic = noise.decrypt(hello.static);
-  noise.mixIntoKey(Curve.sharedKey(ephemeral.private, serverStatic));
-  checkCertificateChain(noise.decrypt(hello.payload), serverStatic, root);
+  try {
+    noise.authenticate(hello.ephemeral);
+    noise.mixIntoKey(Curve.sharedKey(ephemeral.private, hello.ephemeral));
+    const serverStatic = noise.decrypt(hello.static);
+    noise.mixIntoKey(Curve.sharedKey(ephemeral.private, serverStatic));
+    checkCertificateChain(noise.decrypt(hello.payload), serverStatic, root);
+  } catch (err) {
+    if (err instanceof ServerCertificateError) throw err;
+    throw new ServerCertificateError(`the server's hello does not decrypt or parse as WhatsApp's (${(err as Error).message})`);
+  }
 }
 
 /** Close code of a refused certificate chain: Baileys' own for a failed chain check (`Boom` 400 in `processHandshake`). */
