@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { PluginEntry } from '@parley/server';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
@@ -14,6 +17,13 @@ function serverConfig(guide: Guide): Record<string, unknown> {
   assert.ok(file?.kind === 'file', `${guide.name}.md names the server config ${guide.serverConfig}, which no file block gives`);
   const { plugins: _plugins, port: _port, host: _host, dataDir: _dataDir, ...config } = JSON.parse(file.code) as Record<string, unknown>;
   return config;
+}
+
+/** The plugins of examples/config.whatsapp-sim.json, for a page whose examples run on the WhatsApp simulator. */
+function examplePlugins(guide: Guide): PluginEntry[] | undefined {
+  if (guide.setup !== 'whatsapp-simulator') return undefined;
+  const config = JSON.parse(readFileSync(fileURLToPath(new URL('../../../examples/config.whatsapp-sim.json', import.meta.url)), 'utf8')) as { plugins: PluginEntry[] };
+  return config.plugins;
 }
 
 /** Keys of the instances a page's `<!-- setup: alice-and-bob -->` asks for. */
@@ -45,7 +55,8 @@ describe('docs/guides: every example runs', { concurrency: 2 }, () => {
     it(`${name}.md`, async () => {
       const redis = guide.redisPrefix ? { REDIS_URL: redisUrl!, prefix: guide.redisPrefix } : undefined;
       if (redis) await deleteKeys(redis.REDIS_URL, redis.prefix);
-      const server = await startTestServer({ storage: 'sqlite', config: serverConfig(guide) });
+      const plugins = examplePlugins(guide);
+      const server = await startTestServer({ storage: 'sqlite', config: serverConfig(guide), ...(plugins ? { plugins } : {}) });
       try {
         const results = await runGuide(guide, {
           ...await setUp(guide, server),

@@ -17,7 +17,9 @@ export const DOCS_DIR = fileURLToPath(new URL('../../../docs/', import.meta.url)
  *   and deletes those keys before and after);
  * - `<!-- setup: alice-and-bob -->`: the page's examples start from two connected sandbox instances,
  *   alice (5511900000001, key in `A`) and bob (5511900000002, key in `C`), made as Getting started
- *   makes them (the reference pages' examples, which do not repeat that).
+ *   makes them (the reference pages' examples, which do not repeat that);
+ * - `<!-- setup: whatsapp-simulator -->`: the server runs the plugins of
+ *   `examples/config.whatsapp-sim.json` (WhatsApp on a simulator in the server's process).
  * Reference pages (`docs/*.md`) follow the same convention.
  */
 export type GuideStep =
@@ -31,7 +33,7 @@ export interface Guide {
   steps: GuideStep[];
   serverConfig?: string;
   redisPrefix?: string;
-  setup?: 'alice-and-bob';
+  setup?: 'alice-and-bob' | 'whatsapp-simulator';
   problems: string[];
 }
 
@@ -70,7 +72,7 @@ export function parseGuide(name: string, markdown: string): Guide {
       if (match?.[1] === 'server') guide.serverConfig = match[2];
       else if (match?.[1] === 'redis-prefix') guide.redisPrefix = match[2];
       else if (match?.[1] === 'setup') {
-        if (match[2] === 'alice-and-bob') guide.setup = match[2];
+        if (match[2] === 'alice-and-bob' || match[2] === 'whatsapp-simulator') guide.setup = match[2];
         else guide.problems.push(`${name}.md:${at}: unknown setup ${match[2]}`);
       }
       else if (match) directive = { verb: match[1]!, arg: match[2]! };

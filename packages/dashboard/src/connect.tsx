@@ -36,6 +36,7 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
   const api = client.instance(props.instanceKey);
   const status = props.record?.connection?.status;
   const connected = status === 'open';
+  const simulator = props.record?.connection?.simulator;
   const [qr, setQr] = useState<ShownQr>();
   const [lifetimeMs, setLifetimeMs] = useState(DEFAULT_QR_LIFETIME_MS);
   const [pairingNumber, setPairingNumber] = useState('');
@@ -100,6 +101,16 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
     await props.onChanged();
   }
 
+  /** A channel on a simulated network (`connection.simulator`): its first phone scans the code shown. */
+  async function simulatedScan() {
+    const answer = await action.run(() => api.call('simulatedScan', { body: {} }));
+    if (answer) {
+      if (answer.phoneConnected) setNotice(`The simulated phone +${answer.phone} scanned the code: the instance is connected.`);
+      else setChannelError(`The simulated phone +${answer.phone} scanned the code, but the connection is ${answer.connection.status}${answer.connection.lastError ? `: ${answer.connection.lastError.message}` : ''}.`);
+    }
+    await props.onChanged();
+  }
+
   async function sandboxScan() {
     const answer = await action.run(() => client.call('sandbox_post_key_scan', {
       params: { key: props.instanceKey }, body: pairingCode && !qr ? { code: pairingCode } : {},
@@ -136,6 +147,14 @@ export function ConnectPanel(props: { instanceKey: string; instanceId: string; c
               Scan with the sandbox phone
             </button>{' '}
             <span class="help">The simulated phone scans the code shown (or enters the pairing code).</span>
+          </p>
+        )}
+        {simulator && !connected && (
+          <p>
+            <button type="button" class="secondary" id="simulated-scan" onClick={simulatedScan} disabled={action.busy || !qr}>
+              Scan with simulated phone
+            </button>{' '}
+            <span class="help">The channel runs on a simulated network: its phone +{simulator.phones[0]} scans the code shown.</span>
           </p>
         )}
         {notice && <p class="ok" role="status">{notice}</p>}

@@ -110,7 +110,7 @@ describe('examples/config.*.json', () => {
   });
 
   it('keep their data out of git: each data directory is git-ignored', () => {
-    for (const name of ['config.sandbox.json', 'config.redis.json', 'config.sinks.json']) {
+    for (const name of ['config.sandbox.json', 'config.redis.json', 'config.sinks.json', 'config.whatsapp-sim.json']) {
       const config = loadConfig({ PARLEY_CONFIG: join(examples, name) });
       assert.ok(config.dataDir.startsWith(`${examples}/`), `${name}: ${config.dataDir} is beside the example`);
       // --no-index: the answer depends on .gitignore only, not on what happens to be tracked.

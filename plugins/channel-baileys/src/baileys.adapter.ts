@@ -8,6 +8,7 @@ import { catalogCapability } from './capabilities/catalog.js';
 import { chatsCapability } from './capabilities/chats.js';
 import { communitiesCapability } from './capabilities/communities.js';
 import { connectionCapability } from './capabilities/connection.js';
+import type { SimulatedPhones } from './simulator/in-process.js';
 import { contactsCapability } from './capabilities/contacts.js';
 import { groupsCapability } from './capabilities/groups.js';
 import { labelsCapability } from './capabilities/labels.js';
@@ -50,6 +51,8 @@ export interface BaileysAdapterDeps {
   /** Unix ms. */
   now(): number;
   random(): number;
+  /** The phones of the simulated network the channel runs on (the `simulator` option); absent on WhatsApp. */
+  simulated?: SimulatedPhones;
 }
 
 /** The WhatsApp main-channel adapter of one instance, on Baileys. */
@@ -106,7 +109,7 @@ export class BaileysAdapter implements ChannelAdapter {
       receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now),
     };
     this.capabilities = {
-      connection: connectionCapability(this.connection),
+      connection: connectionCapability(this.connection, deps.simulated),
       profile: profileCapability(runtime),
       messaging: messagingCapability(runtime),
       chats: chatsCapability(runtime),

@@ -8,8 +8,10 @@ import { BaileysAdapter } from './baileys.adapter.js';
 import { baileysLogger } from './connection/logger-bridge.js';
 import { DownloadBound, readBounded } from './media/bounded-download.js';
 import { systemResolve, type ResolveHost } from '@parley/net';
+import { pinServerRoot, WHATSAPP_ROOT_KEY } from './connection/server-certificate.js';
 import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
+import type { InProcessSimulator } from './simulator/in-process.js';
 import type { SocketFactory } from './socket.js';
 
 /** Inputs of {@link createBaileysDriver}; everything but `options` exists for tests. */
@@ -37,6 +39,8 @@ export interface BaileysDriverInput {
   now?: () => number;
   /** [0, 1); default `Math.random` (reconnection jitter). */
   random?: () => number;
+  /** The simulator the plugin started in this process (the `simulator` option); stopped by `close`. */
+  simulator?: InProcessSimulator;
 }
 
 /**
@@ -80,6 +84,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
       + 'every reconnect.maxDelayMs at most, and stops only on a close no retry can fix (401, 403, 411, 440)');
   }
   const socketFactory: SocketFactory = input.socketFactory ?? ((config) => makeWASocket(config));
+  const unpin = options.serverRoot && !options.serverRoot.equals(WHATSAPP_ROOT_KEY) ? pinServerRoot(options.serverRoot) : undefined;
   return {
     name: 'whatsapp',
     channel: 'whatsapp',
@@ -104,7 +109,12 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
         ...(input.mediaTls ? { mediaTls: input.mediaTls } : {}),
         now: input.now ?? systemClock.now,
         random: input.random ?? Math.random,
+        ...(input.simulator ? { simulated: input.simulator } : {}),
       });
+    },
+    async close() {
+      unpin?.();
+      await input.simulator?.stop();
     },
   };
 }

@@ -1,11 +1,12 @@
-import { definePlugin, type PluginManifest } from '@parley/core';
+import { definePlugin, PluginRegistrationError, type Logger, type PluginManifest } from '@parley/core';
+import { startInProcessSimulator, type InProcessSimulator } from './simulator/in-process.js';
 import { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
 import { baileysOptionsSchema, type BaileysOptions } from './options.js';
 
 export { BaileysAdapter, BAILEYS_CAPABILITY_GAPS, type BaileysAdapterDeps } from './baileys.adapter.js';
 export { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
 export { loadStorageAuthState, type StorageAuthState } from './auth/storage-auth-state.js';
-export { baileysOptionsSchema, resolveOptions, type BaileysOptions, type ResolvedBaileysOptions, type ReconnectPolicy, type HealthPolicy } from './options.js';
+export { baileysOptionsSchema, resolveOptions, type BaileysOptions, type SimulatorOptions, type ResolvedBaileysOptions, type ReconnectPolicy, type HealthPolicy } from './options.js';
 export type { BaileysSocket, SocketFactory } from './socket.js';
 export type { MediaDownloader } from './runtime.js';
 
@@ -24,9 +25,11 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
     provides: { channels: ['whatsapp'] },
     coreVersion: '^0.1.0',
     optionsSchema: baileysOptionsSchema,
-    register(ctx) {
+    async register(ctx) {
+      const simulator = ctx.options.simulator ? await startSimulatorFor(ctx.options, ctx.logger) : undefined;
+      const options = simulator ? simulatorOptions(ctx.options, simulator) : ctx.options;
       const driver = createBaileysDriver({
-        options: ctx.options, logger: ctx.logger, allowPrivateUrls: ctx.host.allowPrivateUrls,
+        options, logger: ctx.logger, ...(simulator ? { simulator } : {}), allowPrivateUrls: ctx.host.allowPrivateUrls,
         ...(ctx.host.allowPrivateProxies === undefined ? {} : { allowPrivateProxy: ctx.host.allowPrivateProxies }), now: () => ctx.clock.now(),
         ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
         ...testInput,
@@ -34,6 +37,20 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
       ctx.channels.add(driver);
     },
   });
+}
+
+/** Starts the in-process simulator of the `simulator` option, which replaces the endpoint options. */
+async function startSimulatorFor(options: BaileysOptions, logger: Logger): Promise<InProcessSimulator> {
+  if (options.webSocketUrl || options.serverRootKey) {
+    throw new PluginRegistrationError('@parley/channel-baileys: options.simulator starts its own server: leave webSocketUrl and serverRootKey out');
+  }
+  return startInProcessSimulator(options.simulator!, logger);
+}
+
+/** The channel's options on the in-process simulator: its endpoint, and its root as the only one trusted. */
+function simulatorOptions(options: BaileysOptions, simulator: InProcessSimulator): BaileysOptions {
+  const { simulator: _started, ...rest } = options;
+  return { ...rest, webSocketUrl: simulator.url, serverRootKey: simulator.rootPublicKey.toString('base64') };
 }
 
 /** `@parley/channel-baileys`: the WhatsApp main channel on Baileys. */

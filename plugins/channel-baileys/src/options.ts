@@ -1,3 +1,5 @@
+import { WHATSAPP_ROOT_KEY } from './connection/server-certificate.js';
+
 /**
  * Reconnection policy: capped exponential backoff with jitter. A transient close (408, 428, 500, 503,
  * a network failure) is retried for as long as it lasts, every `maxDelayMs` at most; only a close no
@@ -40,6 +42,15 @@ export interface BaileysOptions {
   /** WhatsApp Web's WebSocket endpoint (Baileys' `waWebSocketUrl`); default Baileys' own, `wss://web.whatsapp.com/ws/chat`. */
   webSocketUrl?: string;
   /**
+   * Base64 of the 32-byte Curve25519 root key the server's certificate chain must be signed by, for a
+   * server that is not WhatsApp (a simulator's `rootPublicKey`); default WhatsApp's root. With a
+   * `webSocketUrl`, each connection attempt first checks the server's chain against it and stops
+   * with a certificate error when it does not hold.
+   */
+  serverRootKey?: string;
+  /** Development only: run on a WhatsApp simulator started in this process (see {@link SimulatorOptions}). */
+  simulator?: SimulatorOptions;
+  /**
    * How long `connect()` and `requestPairingCode()` wait for the first QR or the open connection. A
    * connect that gets neither in time answers the connection's state (`connecting`) instead.
    */
@@ -49,6 +60,21 @@ export interface BaileysOptions {
   /** Level of Baileys' own log lines forwarded to the Parley logger. */
   logLevel?: 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal' | 'silent';
   health?: Partial<HealthPolicy>;
+}
+
+/**
+ * A WhatsApp simulator (`@parley/whatsapp-sim`) started in the server's process, on loopback: every
+ * instance of the channel connects to it instead of WhatsApp, its root key and media certificate are
+ * trusted in this process only, and its simulated phones can scan QR codes
+ * (`POST /{key}/instance/simulated-scan`). Excludes `webSocketUrl` and `serverRootKey`.
+ */
+export interface SimulatorOptions {
+  /** Accounts created at start, each with a simulated phone; the first scans by default. */
+  phones: { number: string; pushName?: string }[];
+  /** Port of the simulator's WebSocket (0: any free port). */
+  port?: number;
+  /** Port of its HTTP control API, to drive the phones by hand (0: any free port; the start-up log names it). */
+  controlPort?: number;
 }
 
 /** Options with every default applied. */
@@ -61,6 +87,8 @@ export interface ResolvedBaileysOptions {
   syncFullHistory: boolean;
   connectTimeoutMs: number;
   webSocketUrl?: string;
+  /** The root the server's chain is checked against before each connection attempt; only with a `webSocketUrl`. */
+  serverRoot?: Buffer;
   qrWaitMs: number;
   version?: [number, number, number];
   logLevel: NonNullable<BaileysOptions['logLevel']>;
@@ -89,6 +117,23 @@ export const baileysOptionsSchema = {
     syncFullHistory: { type: 'boolean' },
     connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     webSocketUrl: { type: 'string', pattern: '^wss?://', maxLength: 2048 },
+    serverRootKey: { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
+    simulator: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['phones'],
+      properties: {
+        phones: {
+          type: 'array', minItems: 1, maxItems: 20,
+          items: {
+            type: 'object', additionalProperties: false, required: ['number'],
+            properties: { number: { type: 'string', pattern: '^\\d{8,15}$' }, pushName: { type: 'string', minLength: 1, maxLength: 64 } },
+          },
+        },
+        port: { type: 'integer', minimum: 0, maximum: 65_535 },
+        controlPort: { type: 'integer', minimum: 0, maximum: 65_535 },
+      },
+    },
     qrWaitMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     version: { type: 'array', items: { type: 'integer', minimum: 0 }, minItems: 3, maxItems: 3 },
     logLevel: { type: 'string', enum: ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'] },
@@ -118,7 +163,7 @@ export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOpt
     markOnlineOnConnect: options.markOnlineOnConnect ?? false,
     syncFullHistory: options.syncFullHistory ?? false,
     connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
-    ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl } : {}),
+    ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl, serverRoot: options.serverRootKey ? Buffer.from(options.serverRootKey, 'base64') : WHATSAPP_ROOT_KEY } : {}),
     qrWaitMs: options.qrWaitMs ?? 10_000,
     ...(options.version ? { version: options.version } : {}),
     logLevel: options.logLevel ?? 'warn',

@@ -10,6 +10,8 @@ import { autoQrStyle, QR_STYLES, renderTerminalQr, type QrStyle } from '../termi
 
 interface ConnectOptions {
   pairingCode?: string;
+  /** `true` (the network's default phone) or a phone number. */
+  simulateScan?: string | true;
   timeout: number;
   qr: (typeof QR_STYLES)[number];
 }
@@ -98,6 +100,11 @@ class LinkDisplay {
       : `parley: the event stream is unavailable (${why}): polling every second instead\n`);
   }
 
+  simulatedScan(phone: string): void {
+    if (this.ctx.json) return this.event({ event: 'simulated_scan', phone });
+    this.write(`The simulated phone +${phone} scanned the code.\n`);
+  }
+
   linked(user: unknown, already: boolean): void {
     if (this.ctx.json) return this.event({ event: 'linked', phoneConnected: true, user, alreadyLinked: already });
     this.write(`${already ? 'Already linked' : 'Linked'}: ${this.what} is connected as ${userLine(user)}.\n`);
@@ -109,6 +116,7 @@ export function connectCommand(): Command {
   return new Command('connect').description('link an instance: show its QR code in the terminal, redrawn as new codes arrive, and wait until linked (exit 0)')
     .argument('<instance>', 'instance id, name or key (the key without an admin token)')
     .option('--pairing-code <number>', 'link with a pairing code for this phone number (country code, digits) instead of a QR code', phoneNumber)
+    .option('--simulate-scan [phone]', 'on a simulated network (connection.simulator, docs/guides/whatsapp-offline.md): have its simulated phone (default the first) scan the QR code shown', phoneNumber)
     .option('--timeout <seconds>', 'give up (exit 6) when not linked after this long', integer(1, 86_400), 300)
     .addOption(new Option('--qr <style>', 'QR drawing: ansi (colours), text (blocks = dark), text-inverted (blocks = light); auto = ansi on a terminal without NO_COLOR, else text').choices(QR_STYLES).default('auto'))
     .action(withContext<ConnectOptions>(async (ctx, options, ref) => {
@@ -117,6 +125,7 @@ export function connectCommand(): Command {
       const style = options.qr === 'auto' ? autoQrStyle(process.stdout, process.env) : options.qr;
       const display = new LinkDisplay(ctx, style, describeInstance(instance), options.timeout);
       const deadline = performance.now() + options.timeout * 1000;
+      if (options.pairingCode && options.simulateScan) throw new CliError('--simulate-scan scans a QR code: leave --pairing-code out', ExitCode.usage);
       if (options.pairingCode) {
         const { code } = await api.call('requestPairingCode', { body: { phoneNumber: options.pairingCode } });
         display.pairingCode(code, options.pairingCode);
@@ -133,6 +142,12 @@ export function connectCommand(): Command {
         else if (update.qrcode !== lastCode) {
           lastCode = update.qrcode;
           await display.qrcode(update);
+          if (options.simulateScan) {
+            const phone = options.simulateScan === true ? undefined : options.simulateScan;
+            const scan = await api.call('simulatedScan', { body: phone ? { phone } : {} });
+            display.simulatedScan(scan.phone);
+            if (scan.phoneConnected) return display.linked((await api.call('getInstance')).instance.user, false);
+          }
         }
       }
       throw new CliError(`not linked within ${options.timeout} s`, ExitCode.notReached);

@@ -187,6 +187,7 @@ export const operations = {
   setProfileStatus: { method: 'PUT', path: '/{key}/instance/status', auth: 'instance', keyed: true, text: false, idempotent: false },
   setProxy: { method: 'POST', path: '/{key}/instance/proxy', auth: 'instance', keyed: true, text: false, idempotent: false },
   setQueuePolicy: { method: 'PUT', path: '/{key}/queue/policy', auth: 'instance', keyed: true, text: false, idempotent: false },
+  simulatedScan: { method: 'POST', path: '/{key}/instance/simulated-scan', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkDeadLetters: { method: 'GET', path: '/{key}/instance/sinks/{name}/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkRedeliver: { method: 'POST', path: '/{key}/instance/sinks/{name}/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
   sinkStatistics: { method: 'GET', path: '/{key}/instance/sinks/{name}/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -1030,6 +1031,13 @@ export interface Operations {
           reason: string;
           attempts: number;
         };
+        /** Present only when the channel runs on a simulated network (a development set-up): `POST /{key}/instance/simulated-scan` makes one of these phones scan the QR code shown. */
+        simulator?: {
+          /** Numbers of the simulated phones that can scan, the default first. */
+          phones: string[];
+          /** The simulator's own control API (loopback, no authentication), to drive its phones by hand. */
+          controlUrl?: string;
+        };
       };
     };
     keyed: true;
@@ -1806,6 +1814,13 @@ export interface Operations {
             code: number;
             reason: string;
             attempts: number;
+          };
+          /** Present only when the channel runs on a simulated network (a development set-up): `POST /{key}/instance/simulated-scan` makes one of these phones scan the QR code shown. */
+          simulator?: {
+            /** Numbers of the simulated phones that can scan, the default first. */
+            phones: string[];
+            /** The simulator's own control API (loopback, no authentication), to drive its phones by hand. */
+            controlUrl?: string;
           };
         };
         /** Extension: set when reconnection gave up. */
@@ -6209,6 +6224,56 @@ export interface Operations {
           msPerChar: number;
           minMs: number;
           maxMs: number;
+        };
+      };
+    };
+    keyed: true;
+  };
+  /**
+   * Simulated networks only: a simulated phone scans the QR code shown, and the answer comes once the connection opened
+   *
+   * `POST /{key}/instance/simulated-scan`
+   */
+  simulatedScan: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      /** A number of `connection.simulator.phones`; default the first. */
+      phone?: string;
+    };
+    response: {
+      status: 200;
+      phone: string;
+      phoneConnected: boolean;
+      /** Extension: what the connection is doing; `health` is about account restrictions only. */
+      connection: {
+        status: "disconnected" | "connecting" | "waiting_for_qr_scan" | "waiting_for_pairing_code" | "open" | "stopped";
+        /** The last failed attempt or close since the connection last opened. */
+        lastError?: {
+          /** The channel's close code (WhatsApp: 408, 428, 440, …). */
+          code: number;
+          reason: string;
+          /** Network-level cause, when the endpoint was never reached. */
+          cause?: "dns" | "refused" | "timeout" | "reset" | "tls";
+          message: string;
+          /** Unix ms. */
+          at: number;
+        };
+        /** Why reconnection stopped (`status` = `stopped`). */
+        failure?: {
+          code: number;
+          reason: string;
+          attempts: number;
+        };
+        /** Present only when the channel runs on a simulated network (a development set-up): `POST /{key}/instance/simulated-scan` makes one of these phones scan the QR code shown. */
+        simulator?: {
+          /** Numbers of the simulated phones that can scan, the default first. */
+          phones: string[];
+          /** The simulator's own control API (loopback, no authentication), to drive its phones by hand. */
+          controlUrl?: string;
         };
       };
     };

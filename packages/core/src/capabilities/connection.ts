@@ -53,6 +53,25 @@ export interface ConnectionState {
   status?: ConnectionStatus;
   /** The last failed attempt or close since the connection last opened; cleared when it opens. */
   lastError?: ConnectionError;
+  /**
+   * Present when the channel runs on a simulated network whose phones can scan this connection's QR
+   * code ({@link ConnectionCapability.simulateScan}): a development set-up, never a real network.
+   */
+  simulator?: SimulatorScanAction;
+}
+
+/** What a channel on a simulated network offers for linking without a real phone. */
+export interface SimulatorScanAction {
+  /** Numbers of the simulated phones that can scan, the default first. */
+  phones: string[];
+  /** Base URL of the simulator's own control API (to drive its phones by hand), when it has one. */
+  controlUrl?: string;
+}
+
+/** Answer of {@link ConnectionCapability.simulateScan}: the simulated phone that scanned, and the state after it. */
+export interface SimulatedScanResult {
+  phone: string;
+  state: ConnectionState;
 }
 
 /**
@@ -75,6 +94,13 @@ export interface ConnectionCapability {
   logout(): Promise<void>;
   /** Current state, synchronous. */
   state(): ConnectionState;
+  /**
+   * Only on a simulated network ({@link ConnectionState.simulator}): the simulated phone `phone`
+   * (default the first one) scans the QR code the connection shows, and the answer comes once the
+   * connection opened (or the wait ended; `state` says which). ConflictError when no QR code shows,
+   * ValidationError for a phone the network does not have.
+   */
+  simulateScan?(phone?: string): Promise<SimulatedScanResult>;
 }
 
 /** Three-step mobile registration (spec 4.1 `mobile/*`). Absent where the channel cannot do it. */

@@ -47,13 +47,14 @@ export class InstanceRuntime {
    * What the main channel's connection is doing: the adapter's own status where it reports one,
    * else `open` or `disconnected` from `phoneConnected`.
    */
-  connection(): Pick<ConnectionState, 'failure' | 'lastError'> & { status: ConnectionStatus } {
+  connection(): Pick<ConnectionState, 'failure' | 'lastError' | 'simulator'> & { status: ConnectionStatus } {
     const live = this.main.capabilities.connection?.state();
     const connected = live?.phoneConnected ?? this.record.phoneConnected;
     return {
       status: live?.status ?? (connected ? 'open' : 'disconnected'),
       ...(live?.lastError ? { lastError: live.lastError } : {}),
       ...(live?.failure ? { failure: live.failure } : {}),
+      ...(live?.simulator ? { simulator: live.simulator } : {}),
     };
   }
 

@@ -1,4 +1,4 @@
-import { ConflictError, redactUrlCredentials, requireCapability, ValidationError } from '@parley/core';
+import { CapabilityNotSupportedError, ConflictError, redactUrlCredentials, requireCapability, ValidationError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import { instanceView } from '../instances/instance-view.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -97,6 +97,21 @@ export function instanceRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => {
         await connection(scope).restart();
         return { message: 'Instance restarted' };
+      },
+    }),
+    defineRoute<unknown, unknown, { phone?: string }, Scope>({
+      method: 'post', path: '/{key}/instance/simulated-scan', operationId: 'simulatedScan', tag, auth: 'instance', params: keyParams,
+      summary: 'Simulated networks only: a simulated phone scans the QR code shown, and the answer comes once the connection opened',
+      description: 'Offered when the instance\'s `connection.simulator` lists phones (a channel on a simulated network, such as WhatsApp on the in-process simulator of docs/guides/whatsapp-offline.md). 422 `capability_not_supported` on a real network; 409 `no_qr_code` when no QR code shows (connect first); 400 for a phone the network does not have.',
+      body: s.object({ phone: s.string({ pattern: '^\\+?\\d{6,15}$', examples: ['5511900000001'], description: 'A number of `connection.simulator.phones`; default the first.' }) }),
+      response: okResponse({ phone: s.string(), phoneConnected: s.boolean(), connection: connectionSchema }),
+      errors: [409, 422],
+      handler: async ({ scope, body }) => {
+        const capability = connection(scope);
+        if (!capability.simulateScan) throw new CapabilityNotSupportedError(scope.main.channel, 'simulated-scan', 'the channel is not on a simulated network');
+        const { phone, state } = await capability.simulateScan(body.phone?.replace(/^\+/, ''));
+        if (state.phoneConnected) await ctx.registry.update(scope.id, { wantsConnection: true });
+        return { phone, phoneConnected: state.phoneConnected, connection: scope.connection() };
       },
     }),
     defineRoute<unknown, unknown, unknown, Scope>({

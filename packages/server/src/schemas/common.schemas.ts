@@ -69,6 +69,12 @@ export const connectionSchema = s.openObject({
   failure: s.openObject({ code: s.integer(), reason: s.string(), attempts: s.integer() }, ['code', 'reason', 'attempts'], {
     description: 'Why reconnection stopped (`status` = `stopped`).',
   }),
+  simulator: s.openObject({
+    phones: s.array(s.string({ pattern: '^\\d{6,15}$' }), { description: 'Numbers of the simulated phones that can scan, the default first.' }),
+    controlUrl: s.string({ format: 'uri', description: 'The simulator\'s own control API (loopback, no authentication), to drive its phones by hand.' }),
+  }, ['phones'], {
+    description: 'Present only when the channel runs on a simulated network (a development set-up): `POST /{key}/instance/simulated-scan` makes one of these phones scan the QR code shown.',
+  }),
 }, ['status'], { description: 'Extension: what the connection is doing; `health` is about account restrictions only.' });
 
 /** The instance record of spec 2.1 plus Parley's documented extensions. */

@@ -12,6 +12,7 @@ import type { ConnectionDeps } from './connection-deps.js';
 import type { LinkMethod } from './browser-identity.js';
 import { disconnectInfo, QR_EXPIRED, type DisconnectInfo } from './disconnect-reason.js';
 import { mediaDispatcher } from './media-dispatcher.js';
+import { untrustedServer } from './server-certificate.js';
 import { Session, SessionLoggedOut } from './session.js';
 import { accountUser, socketConfig, subscribe } from './socket-config.js';
 import { formatPairingCode, pairingDigits, unreachable } from './pairing.js';
@@ -214,6 +215,9 @@ export class ConnectionManager {
     // The stored status seeds the monitor once; afterwards the monitor is the source of truth.
     if (!this.healthSeeded) this.deps.health.reset(instance.health);
     this.healthSeeded = true;
+    const refusal = await untrustedServer(this.deps.options, proxy !== undefined, this.deps.logger);
+    if (refusal) return this.refuse(refusal);
+    if (this.stopped) return;
     const dispatcher = mediaDispatcher({
       proxy, allowPrivate: this.deps.allowPrivateUrls, proxyGuard: this.deps.proxyGuard, ...(this.deps.mediaTls ? { tls: this.deps.mediaTls } : {}),
     });
@@ -297,6 +301,12 @@ export class ConnectionManager {
     if (info.code === DisconnectReason.loggedOut) this.schedule(0);
     else this.afterFailure(info, false);
     return true;
+  }
+
+  /** A server whose certificate is not trusted: no socket is made, and nothing retries. */
+  private refuse(info: DisconnectInfo): void {
+    this.lastError = { code: info.code, reason: info.reason, ...(info.cause ? { cause: info.cause } : {}), message: info.message, at: this.deps.now() };
+    this.stopFor(info);
   }
 
   /** A close no reconnection can fix: report it once and stay down until an explicit connect. */
