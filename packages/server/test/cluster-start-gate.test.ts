@@ -59,6 +59,7 @@ class LeaseStore {
     movesFor: async () => new Map(),
     moveTarget: async () => undefined,
     forget: async () => undefined,
+    firstToClaim: async () => true,
   } satisfies ClusterStore;
 }
 

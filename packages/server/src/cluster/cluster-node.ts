@@ -62,6 +62,8 @@ export class ClusterNode {
   private readonly starting = new Map<string, Promise<void>>();
   /** Requests being served here, by instance. */
   private readonly busy = new Map<string, number>();
+  /** Told the registry each time this node reads it (the admin stream's node events). */
+  watchNodes?: (nodes: readonly NodeRecord[]) => Promise<void>;
 
   constructor(
     readonly store: ClusterStore,
@@ -78,19 +80,26 @@ export class ClusterNode {
     return this.info.id;
   }
 
-  /** Registers the node; throws when another live process uses the same node id. */
+  /**
+   * Registers the node (throws when another live process uses the same node id) and starts its renewals (heartbeat
+   * and leases, every `renewIntervalMs`): a node starting up slower than its entry's time to live is not listed dead.
+   */
   async join(): Promise<void> {
     if (!(await this.store.join(this.info, this.config.leaseTtlMs))) {
       throw new ConfigError(`cluster.nodeId (PARLEY_NODE_ID) "${this.id}" is in use by another live node of this cluster; give every node its own id`);
     }
     this.nodesCache = await this.store.nodes();
+    const renew = () => {
+      const sentAt = performance.now();
+      this.renewing = this.renew().catch((err: unknown) => this.logger.warn({ err }, 'cluster renewal failed'))
+        .finally(() => {
+          if (!this.closing) this.renewTimer = setTimeout(renew, Math.max(0, sentAt + this.config.renewIntervalMs - performance.now())).unref();
+        });
+    };
+    renew();
   }
 
-  /**
-   * Starts the loops with the host that runs instances: the renewals (heartbeat and leases, every
-   * `renewIntervalMs`) and the scan (orphans, moves, rebalancing, every {@link SCAN_MS}) run apart,
-   * so a scan waiting on a slow Redis never delays a renewal.
-   */
+  /** Starts the scan (orphans, moves, rebalancing, every {@link SCAN_MS}), apart from the renewals: a slow scan never delays one. */
   start(host: InstanceHost): void {
     this.host = host;
     const scan = () => {
@@ -99,14 +108,6 @@ export class ClusterNode {
           if (!this.closing) this.timer = setTimeout(scan, SCAN_MS);
         });
     };
-    const renew = () => {
-      const sentAt = performance.now();
-      this.renewing = this.renew().catch((err: unknown) => this.logger.warn({ err }, 'cluster renewal failed'))
-        .finally(() => {
-          if (!this.closing) this.renewTimer = setTimeout(renew, Math.max(0, sentAt + this.config.renewIntervalMs - performance.now()));
-        });
-    };
-    renew();
     scan();
   }
 
@@ -129,8 +130,10 @@ export class ClusterNode {
     };
   }
 
+  /** Reads the node registry again (and tells {@link watchNodes}). */
   async refreshNodes(): Promise<NodeRecord[]> {
     this.nodesCache = await this.store.nodes();
+    await this.watchNodes?.(this.nodesCache).catch((err: unknown) => this.logger.warn({ err }, 'node events could not be announced'));
     return this.nodesCache;
   }
 
@@ -272,7 +275,7 @@ export class ClusterNode {
 
   private async scan(): Promise<void> {
     await this.stopExpired();
-    this.nodesCache = await this.store.nodes();
+    await this.refreshNodes();
     await this.pruneDead();
     if (this.info.draining) return;
     await this.applyMoves();

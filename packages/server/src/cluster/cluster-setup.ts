@@ -9,6 +9,7 @@ import type { ClusterGauges, ClusterObserver } from './cluster-observer.js';
 import { ClusterRouter } from './cluster-router.js';
 import type { EventFanIn } from './event-fan-in.js';
 import { Forwarder } from './forwarder.js';
+import type { NodeEvents } from './node-events.js';
 import { UpgradeForwarder } from './upgrade-forwarder.js';
 
 /** The pieces of a cluster node the server holds. */
@@ -20,6 +21,8 @@ export interface ClusterRuntime {
   placement: InstancePlacement;
   /** Other nodes' events for this node's admin streams (set once the event bus and the streams exist). */
   fanIn?: EventFanIn;
+  /** Nodes joining, leaving and dying, for every node's admin streams (set with {@link fanIn}). */
+  nodeEvents?: NodeEvents;
 }
 
 /**

@@ -1,0 +1,103 @@
+import type { Clock, ClusterStore, Logger, NodeInfo, NodeRecord, StorageSignals } from '@parley/core';
+import type { StreamHub } from '../streams/stream-hub.js';
+
+/** The storage signal topic on which node events go to every node's admin streams. */
+const NODE_EVENTS_TOPIC = 'cluster.nodes';
+
+/**
+ * What the admin stream tells of the cluster's nodes (docs/cluster.md, *Node events*): a node started
+ * serving (`joined`), stopped gracefully (`left`), or stopped heartbeating (`dead`: killed, crashed, cut off).
+ */
+export const NODE_EVENT_KINDS = ['cluster.node.joined', 'cluster.node.left', 'cluster.node.dead'] as const;
+export type NodeEventKind = (typeof NODE_EVENT_KINDS)[number];
+
+/** One node event: the signal between nodes, and (without `kind`) the `data` of its admin stream frame. */
+interface NodeEventSignal {
+  kind: NodeEventKind;
+  node: string;
+  address: string;
+  /** When it was announced (ms since the epoch). */
+  at: number;
+  /** `dead`: the node's last heartbeat (its clock). */
+  lastHeartbeat?: number;
+}
+
+/** What the node events need. */
+export interface NodeEventsDeps {
+  signals: StorageSignals;
+  store: Pick<ClusterStore, 'firstToClaim'>;
+  hub: Pick<StreamHub, 'noticeAdmin'>;
+  clock: Clock;
+  logger: Logger;
+  /** How long the claim to announce a node's death is kept (longer than a dead node stays listed). */
+  claimTtlMs: number;
+}
+
+/**
+ * Tells every node's admin streams of nodes that join, leave or die, once cluster-wide: a node
+ * announces its own joining and leaving; a death, which every live node notices, is announced by the
+ * first node to claim it in the store. Announcements are storage signals (at most once: a node that
+ * misses one, its link to the store lost, ends its admin streams and their clients reload).
+ */
+export class NodeEvents {
+  /** Incarnations seen dead by this node (each announced by some node, or being claimed). */
+  private readonly seenDead = new Set<string>();
+  private unsubscribe?: () => Promise<void>;
+
+  constructor(private readonly deps: NodeEventsDeps) {}
+
+  /** Passes the other nodes' announcements (and this node's own) on to this node's admin streams. */
+  async start(): Promise<void> {
+    this.unsubscribe = await this.deps.signals.subscribe(NODE_EVENTS_TOPIC, (message) => this.heard(message));
+  }
+
+  async stop(): Promise<void> {
+    await this.unsubscribe?.();
+  }
+
+  /** This node serves now. */
+  joined(node: NodeInfo): Promise<void> {
+    return this.announce({ kind: 'cluster.node.joined', node: node.id, address: node.address, at: this.deps.clock.now() });
+  }
+
+  /** This node left the cluster gracefully (its instances handed over). */
+  left(node: NodeInfo): Promise<void> {
+    return this.announce({ kind: 'cluster.node.left', node: node.id, address: node.address, at: this.deps.clock.now() });
+  }
+
+  /** The registry as a node just read it: a node newly listed dead is announced, by the first live node to claim it. */
+  async seen(nodes: readonly NodeRecord[]): Promise<void> {
+    const dead = nodes.filter((n) => !n.alive);
+    const listed = new Set(dead.map((n) => `${n.id}/${n.incarnation}`));
+    for (const key of this.seenDead) if (!listed.has(key)) this.seenDead.delete(key);
+    for (const node of dead) {
+      const key = `${node.id}/${node.incarnation}`;
+      if (this.seenDead.has(key)) continue;
+      const first = await this.deps.store.firstToClaim(`dead:${key}`, this.deps.claimTtlMs);
+      this.seenDead.add(key);
+      if (first) await this.announce({ kind: 'cluster.node.dead', node: node.id, address: node.address, at: this.deps.clock.now(), lastHeartbeat: node.lastHeartbeat });
+    }
+  }
+
+  private async announce(signal: NodeEventSignal): Promise<void> {
+    try {
+      await this.deps.signals.publish(NODE_EVENTS_TOPIC, JSON.stringify(signal));
+    } catch (err) {
+      // The admin views read the node list again on their slow reload.
+      this.deps.logger.warn({ err, event: signal.kind, node: signal.node }, 'node event could not be told to the admin streams');
+    }
+  }
+
+  private heard(message: string): void {
+    let signal: NodeEventSignal;
+    try {
+      signal = JSON.parse(message) as NodeEventSignal;
+    } catch {
+      this.deps.logger.warn('unreadable node event signal ignored');
+      return;
+    }
+    if (!NODE_EVENT_KINDS.includes(signal.kind)) return;
+    const { kind, ...data } = signal;
+    this.deps.hub.noticeAdmin(kind, JSON.stringify(data));
+  }
+}
