@@ -40,7 +40,7 @@ export interface NodeEventsDeps {
  * misses one, its link to the store lost, ends its admin streams and their clients reload).
  */
 export class NodeEvents {
-  /** Incarnations seen dead by this node (each announced by some node, or being claimed). */
+  /** Deaths seen by this node (each announced by some node). */
   private readonly seenDead = new Set<string>();
   private unsubscribe?: () => Promise<void>;
 
@@ -65,13 +65,24 @@ export class NodeEvents {
     return this.announce({ kind: 'cluster.node.left', node: node.id, address: node.address, at: this.deps.clock.now() });
   }
 
-  /** The registry as a node just read it: a node newly listed dead is announced, by the first live node to claim it. */
+  /**
+   * The registry as a node just read it: a node newly listed dead is announced, by the first live node
+   * to claim it; so is one seen dead that heartbeats again (a stall, a healed partition: `joined`).
+   */
   async seen(nodes: readonly NodeRecord[]): Promise<void> {
     const dead = nodes.filter((n) => !n.alive);
-    const listed = new Set(dead.map((n) => `${n.id}/${n.incarnation}`));
-    for (const key of this.seenDead) if (!listed.has(key)) this.seenDead.delete(key);
+    // One death: the process, and its last heartbeat (a node that stalled, heartbeated again and died again died twice).
+    const deathOf = (n: NodeRecord) => `${n.id}/${n.incarnation}/${n.lastHeartbeat}`;
+    const listed = new Set(dead.map(deathOf));
+    for (const key of [...this.seenDead].filter((k) => !listed.has(k))) {
+      this.seenDead.delete(key);
+      const back = nodes.find((n) => n.alive && key.startsWith(`${n.id}/${n.incarnation}/`));
+      if (back && (await this.deps.store.firstToClaim(`back:${key}`, this.deps.claimTtlMs))) {
+        await this.announce({ kind: 'cluster.node.joined', node: back.id, address: back.address, at: this.deps.clock.now() });
+      }
+    }
     for (const node of dead) {
-      const key = `${node.id}/${node.incarnation}`;
+      const key = deathOf(node);
       if (this.seenDead.has(key)) continue;
       const first = await this.deps.store.firstToClaim(`dead:${key}`, this.deps.claimTtlMs);
       this.seenDead.add(key);
