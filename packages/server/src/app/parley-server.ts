@@ -347,7 +347,8 @@ export class ParleyServer {
       if (this.cluster) {
         await this.restoring;
         await this.cluster.node.close();
-        await this.cluster.nodeEvents?.left(this.cluster.node.info);
+        // Not waited for: a stop with Redis unreachable must not wait for the storage's command time-out.
+        void this.cluster.nodeEvents?.left(this.cluster.node.info);
       }
       this.shuttingDown = true;
       this.context.restorer.stop();
