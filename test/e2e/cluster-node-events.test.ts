@@ -54,7 +54,11 @@ describe('cluster: node events on the admin stream', { timeout: 120_000 }, () =>
     assert.equal(ws.refused, undefined);
     const viaSse = (): Seen[] => sse.frames.filter((f) => NODE_EVENT.test(f.event ?? '')).map((f) => ({ ...(f.id ? { id: f.id } : {}), event: f.event!, data: JSON.parse(f.data!) }));
     const viaWs = (): Seen[] => ws.messages.filter((m) => NODE_EVENT.test(m.event)).map((m) => ({ ...(m.id ? { id: m.id } : {}), event: m.event, data: m.data }));
-    const both = (what: string) => until(async () => [viaSse(), viaWs()].every((seen) => seen.some((e) => `${e.event} ${e.data.node}` === what)), `${what} on both admin streams`, 30_000);
+    // The node's latest event (a node stalled on a loaded machine may have been listed dead and alive again before).
+    const both = (what: string) => until(async () => [viaSse(), viaWs()].every((seen) => {
+      const last = seen.filter((e) => e.data.node === what.split(' ')[1]).at(-1);
+      return last !== undefined && `${last.event} ${last.data.node}` === what;
+    }), `${what} on both admin streams`, 30_000);
 
     const n3 = await launch('n3');
     await both('cluster.node.joined n3');
@@ -76,7 +80,7 @@ describe('cluster: node events on the admin stream', { timeout: 120_000 }, () =>
     assert.deepEqual(ws2.map((e) => `${e.event} ${e.data.node}`), sse1.map((e) => `${e.event} ${e.data.node}`), 'both admin streams carry the same node events, in the same order');
     const [of3, of4] = [story(sse1, 'n3'), story(sse1, 'n4')];
     assert.ok(flaps(of3) && of3.length % 2 === 0 && of3.at(-1) === 'dead', `n3 joined, then died: ${of3.join(', ')}`);
-    assert.ok(flaps(of4) && of4.length % 2 === 1 && of4.at(-1) === 'left', `n4 joined, then left: ${of4.join(', ')}`);
+    assert.ok(flaps(of4) && of4.at(-1) === 'left', `n4 joined, then left: ${of4.join(', ')}`);
     assert.deepEqual(story(sse1, 'n1').concat(story(sse1, 'n2')), [], 'nothing about the nodes that ran all along');
     for (const [name, seen] of [['SSE on n1', sse1], ['WebSocket on n2', ws2]] as const) {
       assert.ok(seen.every((e) => e.id === undefined), `${name}: node events carry no id (they are not in the event log)`);

@@ -28,7 +28,7 @@ const record = (id: string, alive: boolean, lastHeartbeat: number): NodeRecord =
   ({ id, address: `http://127.0.0.1:1/${id}`, incarnation: `${id}-1`, startedAt: T, load: 0, draining: false, alive, lastHeartbeat });
 
 describe('NodeEvents', () => {
-  it('a death every live node sees is announced once, and reaches every node\'s admin streams once; so is the node heartbeating again', async () => {
+  it('a node registering, dying, heartbeating again and dying again: each change announced once, and reaching every node\'s admin streams once', async () => {
     const signals = signalsOf();
     const claimed = new Set<string>();
     const store = { firstToClaim: async (key: string) => !claimed.has(key) && Boolean(claimed.add(key)) };
@@ -42,6 +42,9 @@ describe('NodeEvents', () => {
     const scan = async (registry: NodeRecord[]) => {
       for (const n of nodes) await n.seen(registry);
     };
+    // Listed at a node's first read: there before it, not news.
+    await scan([record('n1', true, T)]);
+    await scan([record('n1', true, T), record('n3', true, T)]);
     await scan([record('n3', true, T)]);
     await scan([record('n3', false, T)]);
     await scan([record('n3', false, T)]);
@@ -49,7 +52,7 @@ describe('NodeEvents', () => {
     await scan([record('n3', true, T + 5_000)]);
     await scan([record('n3', false, T + 5_000)]);
     for (const [id, events] of heard) {
-      assert.deepEqual(events, ['cluster.node.dead n3', 'cluster.node.joined n3', 'cluster.node.dead n3'], `the admin streams of ${id}`);
+      assert.deepEqual(events, ['cluster.node.joined n3', 'cluster.node.dead n3', 'cluster.node.joined n3', 'cluster.node.dead n3'], `the admin streams of ${id}`);
     }
     for (const n of nodes) await n.stop();
   });

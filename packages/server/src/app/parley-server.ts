@@ -282,7 +282,6 @@ export class ParleyServer {
     const streams = { written: () => this.context.webhooks.written().then(() => storage.flush()), endInstance: (id: string) => this.context.streams.endInstance(id) };
     this.cluster?.node.start(registryHost(registry, storage, restorer, this.cluster.node, logger.child({ component: 'cluster' }), streams, queue ? worker : undefined));
     this.restoring = this.restoreInstances().catch((err: unknown) => logger.error({ err }, 'restoring instances failed'));
-    if (this.cluster) await this.cluster.nodeEvents?.joined(this.cluster.node.info);
     return this.url;
   }
 

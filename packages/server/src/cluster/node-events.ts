@@ -35,13 +35,15 @@ export interface NodeEventsDeps {
 
 /**
  * Tells every node's admin streams of nodes that join, leave or die, once cluster-wide: a node
- * announces its own joining and leaving; a death, which every live node notices, is announced by the
- * first node to claim it in the store. Announcements are storage signals (at most once: a node that
+ * announces its own leaving; a node registering or dying, which every live node notices in the
+ * registry, is announced by the first node to claim it in the store. Announcements are storage signals (at most once: a node that
  * misses one, its link to the store lost, ends its admin streams and their clients reload).
  */
 export class NodeEvents {
   /** Deaths seen by this node (each announced by some node). */
   private readonly seenDead = new Set<string>();
+  /** Live processes (`<node>/<incarnation>`) this node has seen; unset before its first read. */
+  private seenAlive?: Set<string>;
   private unsubscribe?: () => Promise<void>;
 
   constructor(private readonly deps: NodeEventsDeps) {}
@@ -55,39 +57,44 @@ export class NodeEvents {
     await this.unsubscribe?.();
   }
 
-  /** This node serves now. */
-  joined(node: NodeInfo): Promise<void> {
-    return this.announce({ kind: 'cluster.node.joined', node: node.id, address: node.address, at: this.deps.clock.now() });
-  }
-
   /** This node left the cluster gracefully (its instances handed over). */
   left(node: NodeInfo): Promise<void> {
     return this.announce({ kind: 'cluster.node.left', node: node.id, address: node.address, at: this.deps.clock.now() });
   }
 
   /**
-   * The registry as a node just read it: a node newly listed dead is announced, by the first live node
-   * to claim it; so is one seen dead that heartbeats again (a stall, a healed partition: `joined`).
+   * The registry as a node just read it, each change announced by the first live node to claim it: a
+   * node that registered since this node's first read (`joined`), one newly listed dead (`dead`), one
+   * seen dead that heartbeats again (a stall, a healed partition: `joined`).
    */
   async seen(nodes: readonly NodeRecord[]): Promise<void> {
-    const dead = nodes.filter((n) => !n.alive);
+    const processOf = (n: NodeRecord) => `${n.id}/${n.incarnation}`;
     // One death: the process, and its last heartbeat (a node that stalled, heartbeated again and died again died twice).
-    const deathOf = (n: NodeRecord) => `${n.id}/${n.incarnation}/${n.lastHeartbeat}`;
-    const listed = new Set(dead.map(deathOf));
-    for (const key of [...this.seenDead].filter((k) => !listed.has(k))) {
-      this.seenDead.delete(key);
-      const back = nodes.find((n) => n.alive && key.startsWith(`${n.id}/${n.incarnation}/`));
-      if (back && (await this.deps.store.firstToClaim(`back:${key}`, this.deps.claimTtlMs))) {
-        await this.announce({ kind: 'cluster.node.joined', node: back.id, address: back.address, at: this.deps.clock.now() });
-      }
+    const deathOf = (n: NodeRecord) => `${processOf(n)}/${n.lastHeartbeat}`;
+    const alive = nodes.filter((n) => n.alive);
+    // Those listed at the first read were there before: not news.
+    this.seenAlive ??= new Set(alive.map(processOf));
+    for (const node of alive.filter((n) => !this.seenAlive!.has(processOf(n)))) {
+      const death = [...this.seenDead].find((k) => k.startsWith(`${processOf(node)}/`));
+      const first = await this.deps.store.firstToClaim(`joined:${death ?? processOf(node)}`, this.deps.claimTtlMs);
+      this.seenAlive.add(processOf(node));
+      if (death) this.seenDead.delete(death);
+      if (first) await this.announce({ kind: 'cluster.node.joined', node: node.id, address: node.address, at: this.deps.clock.now() });
     }
+    const dead = nodes.filter((n) => !n.alive);
+    const listed = new Set(dead.map(deathOf));
+    for (const key of [...this.seenDead].filter((k) => !listed.has(k))) this.seenDead.delete(key);
     for (const node of dead) {
+      this.seenAlive.delete(processOf(node));
       const key = deathOf(node);
       if (this.seenDead.has(key)) continue;
       const first = await this.deps.store.firstToClaim(`dead:${key}`, this.deps.claimTtlMs);
       this.seenDead.add(key);
       if (first) await this.announce({ kind: 'cluster.node.dead', node: node.id, address: node.address, at: this.deps.clock.now(), lastHeartbeat: node.lastHeartbeat });
     }
+    // Gone from the registry (left, or pruned): forgotten.
+    const listedProcesses = new Set(nodes.map(processOf));
+    for (const key of [...this.seenAlive].filter((k) => !listedProcesses.has(k))) this.seenAlive.delete(key);
   }
 
   private async announce(signal: NodeEventSignal): Promise<void> {
