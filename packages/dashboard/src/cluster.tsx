@@ -9,9 +9,10 @@ import { useAction, useLoad, type Loaded } from './use-load.js';
 const NODES_POLL_MS = 3000;
 /**
  * Events of the admin stream that change the nodes table: an instance that changes node (a drain, a
- * move, a rebalance, a failover) stops on one node and connects on another, each a `connection` event.
+ * move, a rebalance, a failover) stops on one node and connects on another, each a `connection` event;
+ * a node that joins, leaves gracefully or dies is a node event (docs/cluster.md, *Node events*).
  */
-const NODE_EVENTS = ['connection'] as const;
+const NODE_EVENTS = ['connection', 'cluster.node.joined', 'cluster.node.left', 'cluster.node.dead'] as const;
 
 /** Whether a node can take instances (a move's target): alive and not draining. */
 export function takesInstances(node: ClusterNode): boolean {
@@ -48,8 +49,8 @@ function useThrottled(fn: () => unknown, ms: number): () => void {
 export function ClusterPage() {
   const { client } = useSession();
   const cluster = useCluster();
-  // Follows the admin event stream: instances changing node reload the table; what no event announces
-  // (heartbeats, loads, a node joining or dying without instances) is read again with every other view's slow reload.
+  // Follows the admin event stream: instances changing node and nodes joining, leaving or dying reload the table;
+  // what no event announces (heartbeats, loads) is read again with every other view's slow reload.
   const reload = useThrottled(cluster.reload, NODE_RELOAD_MIN_MS);
   useLive({ types: NODE_EVENTS, refresh: reload, pollMs: NODES_POLL_MS });
   const action = useAction();

@@ -83,4 +83,13 @@ describe('@parley/storage-redis cluster coordination', () => {
     await cluster.acquire('ins_b', 'n2', 5000);
     assert.equal(await cluster.moveTarget('ins_b'), undefined, 'a move is done once its target holds the lease');
   });
+
+  it('answers true to the first claim of a key only, among stores of several nodes at once, until it expires', async () => {
+    const stores = [storage.cluster(), storage.cluster(), storage.cluster()];
+    const answers = await Promise.all(stores.map((c) => c.firstToClaim('dead:n9/x', 300)));
+    assert.deepEqual(answers.filter(Boolean).length, 1, `one winner: ${JSON.stringify(answers)}`);
+    assert.equal(await stores[0]!.firstToClaim('dead:n9/y', 300), true, 'another key is claimed on its own');
+    await new Promise((r) => setTimeout(r, 400));
+    assert.equal(await stores[1]!.firstToClaim('dead:n9/x', 300), true, 'claimable again once expired');
+  });
 });

@@ -90,4 +90,9 @@ export interface ClusterStore {
   moveTarget(instance: string): Promise<string | undefined>;
   /** Forgets an instance entirely (deleted): lease, holder record, pending move. */
   forget(instance: string): Promise<void>;
+  /**
+   * Answers true to the first caller for `key` within `ttlMs`, cluster-wide, and false to every other
+   * (SET NX PX): what several nodes notice at once (a node that died) is announced by one of them.
+   */
+  firstToClaim(key: string, ttlMs: number): Promise<boolean>;
 }

@@ -9,6 +9,7 @@ import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
 import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
 import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
 import { EventFanIn } from '../cluster/event-fan-in.js';
+import { NodeEvents } from '../cluster/node-events.js';
 import type { ParleyConfig } from '../config/config.js';
 import { EventBus } from '../events/event-bus.js';
 import { EventLogRetention } from '../events/event-log-retention.js';
@@ -166,6 +167,11 @@ export class ParleyServer {
         nodeId: self, signals, bus, hub: streams, record: (id) => storage.instances.get(id), clock, logger: logger.child({ component: 'cluster' }),
         peers: async () => (await cluster.node.refreshNodes()).filter((n) => n.alive && n.id !== self).map((n) => n.id),
       });
+      const nodeEvents = new NodeEvents({
+        signals, store: cluster.node.store, hub: streams, clock, logger: logger.child({ component: 'cluster' }), claimTtlMs: 2 * cluster.node.config.deadNodeRetentionMs,
+      });
+      cluster.nodeEvents = nodeEvents;
+      cluster.node.watchNodes = (nodes) => nodeEvents.seen(nodes);
     }
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
@@ -262,6 +268,7 @@ export class ParleyServer {
     this.server.on('upgrade', this.upgrade);
     // Before anything listens: an admin stream opened at once gets the other nodes' events.
     await this.cluster?.fanIn?.start();
+    await this.cluster?.nodeEvents?.start();
     await new Promise<void>((resolve, reject) => {
       this.server!.once('error', reject);
       this.server!.listen(config.port, config.host, () => resolve());
@@ -339,6 +346,8 @@ export class ParleyServer {
       if (this.cluster) {
         await this.restoring;
         await this.cluster.node.close();
+        // Not waited for: a stop with Redis unreachable must not wait for the storage's command time-out.
+        void this.cluster.nodeEvents?.left(this.cluster.node.info);
       }
       this.shuttingDown = true;
       this.context.restorer.stop();
@@ -368,6 +377,7 @@ export class ParleyServer {
       await webhooks.written();
       await webhooks.stop();
       await this.cluster?.fanIn?.stop();
+      await this.cluster?.nodeEvents?.stop();
       await this.cluster?.forwarder.close();
       await storage.close();
       logger.info('shutdown complete');

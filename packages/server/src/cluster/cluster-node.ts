@@ -4,13 +4,17 @@ import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { KeyHolders } from '../http/idempotency.js';
 import type { ClusterObserver, HandOverReason } from './cluster-observer.js';
+import { bounded } from './bounded-call.js';
 import { LeaseTable } from './lease-table.js';
 import { candidates, fairShare, spreadOrder } from './placement.js';
 
 /** What the node does with the instances it takes and gives up (the server's registry). */
 export interface InstanceHost {
-  /** Loads an instance whose lease this node now holds, connecting it when it wants a connection. */
-  start(id: string): Promise<void>;
+  /**
+   * Loads an instance whose lease this node now holds, connecting it when it wants a connection; one start
+   * of an instance at a time, which must not connect once the node no longer {@link ClusterNode.runs} it under `lease`.
+   */
+  start(id: string, lease: Fence): Promise<void>;
   /** Stops an instance's channel connections (its lease is lost or handed over). */
   stop(id: string): Promise<void>;
   /**
@@ -58,6 +62,8 @@ export class ClusterNode {
   private readonly starting = new Map<string, Promise<void>>();
   /** Requests being served here, by instance. */
   private readonly busy = new Map<string, number>();
+  /** Told the registry each time this node reads it (the admin stream's node events). */
+  watchNodes?: (nodes: readonly NodeRecord[]) => Promise<void>;
 
   constructor(
     readonly store: ClusterStore,
@@ -74,19 +80,26 @@ export class ClusterNode {
     return this.info.id;
   }
 
-  /** Registers the node; throws when another live process uses the same node id. */
+  /**
+   * Registers the node (throws when another live process uses the same node id) and starts its renewals (heartbeat
+   * and leases, every `renewIntervalMs`): a node starting up slower than its entry's time to live is not listed dead.
+   */
   async join(): Promise<void> {
     if (!(await this.store.join(this.info, this.config.leaseTtlMs))) {
       throw new ConfigError(`cluster.nodeId (PARLEY_NODE_ID) "${this.id}" is in use by another live node of this cluster; give every node its own id`);
     }
     this.nodesCache = await this.store.nodes();
+    const renew = () => {
+      const sentAt = performance.now();
+      this.renewing = this.renew().catch((err: unknown) => this.logger.warn({ err }, 'cluster renewal failed'))
+        .finally(() => {
+          if (!this.closing) this.renewTimer = setTimeout(renew, Math.max(0, sentAt + this.config.renewIntervalMs - performance.now())).unref();
+        });
+    };
+    renew();
   }
 
-  /**
-   * Starts the loops with the host that runs instances: the renewals (heartbeat and leases, every
-   * `renewIntervalMs`) and the scan (orphans, moves, rebalancing, every {@link SCAN_MS}) run apart,
-   * so a scan waiting on a slow Redis never delays a renewal.
-   */
+  /** Starts the scan (orphans, moves, rebalancing, every {@link SCAN_MS}), apart from the renewals: a slow scan never delays one. */
   start(host: InstanceHost): void {
     this.host = host;
     const scan = () => {
@@ -95,14 +108,6 @@ export class ClusterNode {
           if (!this.closing) this.timer = setTimeout(scan, SCAN_MS);
         });
     };
-    const renew = () => {
-      const sentAt = performance.now();
-      this.renewing = this.renew().catch((err: unknown) => this.logger.warn({ err }, 'cluster renewal failed'))
-        .finally(() => {
-          if (!this.closing) this.renewTimer = setTimeout(renew, Math.max(0, sentAt + this.config.renewIntervalMs - performance.now()));
-        });
-    };
-    renew();
     scan();
   }
 
@@ -125,8 +130,10 @@ export class ClusterNode {
     };
   }
 
+  /** Reads the node registry again (and tells {@link watchNodes}). */
   async refreshNodes(): Promise<NodeRecord[]> {
     this.nodesCache = await this.store.nodes();
+    await this.watchNodes?.(this.nodesCache).catch((err: unknown) => this.logger.warn({ err }, 'node events could not be announced'));
     return this.nodesCache;
   }
 
@@ -150,9 +157,28 @@ export class ClusterNode {
     this.observer.leaseTaken();
     this.logger.info({ instance, fencingToken: lease.token }, 'instance lease taken');
     // Whoever asked (a request, an orphan scan), the instance now runs here: reconnected if it wants a connection.
-    const started = (this.host?.start(instance) ?? Promise.resolve())
+    this.startUnder(lease);
+  }
+
+  /** True while this node runs the instance under this very lease: not lost, not being handed over, not taken again since. */
+  runs(lease: Fence): boolean {
+    return this.leases.has(lease.instance) && this.leases.fence(lease.instance)?.token === lease.token;
+  }
+
+  /**
+   * Starts an instance under a lease just taken, once its earlier start in this process (under a lease
+   * lost meanwhile) has settled, and only while that lease is still the one held: two starts at once
+   * would each connect it, two live sessions of one account from one process.
+   */
+  private startUnder(lease: Lease): void {
+    const { instance } = lease;
+    const previous = this.starting.get(instance) ?? Promise.resolve();
+    const started: Promise<void> = previous
+      .then(() => (this.runs(lease) ? this.host?.start(instance, lease) : undefined))
       .catch((err: unknown) => this.logger.warn({ err, instance }, 'instance could not be started on this node'))
-      .finally(() => this.starting.delete(instance));
+      .finally(() => {
+        if (this.starting.get(instance) === started) this.starting.delete(instance);
+      });
     this.starting.set(instance, started);
   }
 
@@ -249,7 +275,7 @@ export class ClusterNode {
 
   private async scan(): Promise<void> {
     await this.stopExpired();
-    this.nodesCache = await this.store.nodes();
+    await this.refreshNodes();
     await this.pruneDead();
     if (this.info.draining) return;
     await this.applyMoves();
@@ -289,8 +315,8 @@ export class ClusterNode {
     const sentAt = performance.now();
     const leases = this.leases.renewable();
     const [alive, renewed] = await Promise.all([
-      this.bounded(this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()), 'heartbeat'),
-      leases.length > 0 ? this.bounded(this.store.renew(leases, this.config.leaseTtlMs), 'lease renewal') : Promise.resolve([]),
+      bounded(this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()), 'heartbeat', this.config.renewIntervalMs, this.logger),
+      leases.length > 0 ? bounded(this.store.renew(leases, this.config.leaseTtlMs), 'lease renewal', this.config.renewIntervalMs, this.logger) : Promise.resolve([]),
     ]);
     if (alive === false) this.logger.error({ node: this.id }, 'another process took this node id in the registry');
     if (leases.length === 0 || renewed === undefined) return;
@@ -303,25 +329,6 @@ export class ClusterNode {
     for (const l of stop) this.logger.warn({ instance: l.instance }, 'lease lost to another node; instance stopped on this node');
     if (stop.length > 0) this.observer.leasesLost('lost', stop.length);
     await this.giveUp(stop);
-  }
-
-  /** A loop call's answer, or undefined (logged) when it failed or got none within `renewIntervalMs`. */
-  private async bounded<T>(call: Promise<T>, what: string): Promise<T | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((resolve) => {
-      timer = setTimeout(() => resolve(undefined), this.config.renewIntervalMs);
-    });
-    try {
-      const answer = await Promise.race([call, late]);
-      if (answer === undefined) this.logger.warn({ what, waitedMs: this.config.renewIntervalMs }, 'cluster call unanswered; sent again next round');
-      return answer;
-    } catch (err) {
-      this.logger.warn({ err, what }, 'cluster call failed; sent again next round');
-      return undefined;
-    } finally {
-      clearTimeout(timer);
-      call.catch(() => undefined);
-    }
   }
 
   /** Instances without a live lease: offered ones, this node's own from an earlier run, and those of dead nodes. */

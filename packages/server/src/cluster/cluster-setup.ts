@@ -9,6 +9,7 @@ import type { ClusterGauges, ClusterObserver } from './cluster-observer.js';
 import { ClusterRouter } from './cluster-router.js';
 import type { EventFanIn } from './event-fan-in.js';
 import { Forwarder } from './forwarder.js';
+import type { NodeEvents } from './node-events.js';
 import { UpgradeForwarder } from './upgrade-forwarder.js';
 
 /** The pieces of a cluster node the server holds. */
@@ -20,6 +21,8 @@ export interface ClusterRuntime {
   placement: InstancePlacement;
   /** Other nodes' events for this node's admin streams (set once the event bus and the streams exist). */
   fanIn?: EventFanIn;
+  /** Nodes joining, leaving and dying, for every node's admin streams (set with {@link fanIn}). */
+  nodeEvents?: NodeEvents;
 }
 
 /**
@@ -85,7 +88,7 @@ export function registryHost(
         if (released > 0) logger.info({ instance: id, released }, 'outbound sends of the previous owner taken over');
       },
     } : {}),
-    async start(id) {
+    async start(id, lease) {
       // Loaded before that stop forgot the instance, the start would get the runtime being stopped.
       await stopping.get(id);
       const record = await storage.instances.get(id);
@@ -96,9 +99,10 @@ export function registryHost(
       let running: Promise<void> | undefined;
       const task = async () => {
         const runtime = await registry.load(record);
-        // Handed over again while loading or waiting: the hand-over stops it; it must not connect. From this check
-        // on (no await between), a hand-over's stop waits for the connection below.
-        if (!node.leases.has(id)) return;
+        // Handed over while loading or waiting: the hand-over stops it; it must not connect. Nor when the node took the
+        // instance again meanwhile: that lease's own start connects it (once). From this check on (no await between),
+        // a hand-over's stop waits for the connection below.
+        if (!node.runs(lease)) return;
         if (record.wantsConnection) {
           const connection = Promise.resolve(runtime.main.capabilities.connection?.connect()).then(() => undefined);
           connecting.set(id, connection.catch(() => undefined));

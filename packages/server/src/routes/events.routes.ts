@@ -42,7 +42,9 @@ export function eventRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<unknown, Record<string, unknown>, unknown, undefined>({
       method: 'get', path: '/admin/events', operationId: 'adminEvents', tag, auth: 'admin', query: streamQuery,
       summary: 'Live events of every instance (Server-Sent Events, or WebSocket on upgrade)',
-      description: `Every instance's events, each \`data\` being \`{"instance": <id>, "name", "format", "payload": <the body in that format>}\`. ${FRAMES}`,
+      description: `Every instance's events, each \`data\` being \`{"instance": <id>, "name", "format", "payload": <the body in that format>}\`. ${FRAMES} `
+        + 'On a cluster node it also carries node events without an id (`cluster.node.joined`, `cluster.node.left`, `cluster.node.dead`, '
+        + 'data `{"node", "address", "at"}`), each once per stream, live only (never replayed). See docs/cluster.md.',
       response: { text: 'text/event-stream' }, errors: [429],
       handler: async ({ query, req }) => {
         const request = readStreamRequest(query, req.headers['last-event-id'], formats);

@@ -132,6 +132,14 @@ export class StreamHub {
     for (const session of this.admin) session.offer(event, instance, render);
   }
 
+  /**
+   * A notice for the admin-wide streams that is no event of an instance (a cluster node joined, left or
+   * died): a frame without an id, sent at once, neither logged nor replayed; it does not move a client's position.
+   */
+  noticeAdmin(kind: string, data: string): void {
+    for (const session of this.admin) session.notice({ event: kind, data });
+  }
+
   /** Ends the admin-wide streams (their clients resume from the event log with their last id). */
   endAdmin(): void {
     for (const session of this.admin) {

@@ -1,5 +1,5 @@
 import { decodeStored, ulidFloor, ulidTime, type ChannelEvent, type Clock, type EventLog, type InstanceRecord, type LoggedEvent } from '@parley/core';
-import { frameText, GAP_EVENT } from './stream-frames.js';
+import { frameText, GAP_EVENT, type StreamFrame } from './stream-frames.js';
 import type { FrameSource, StreamRenderer, StreamView } from './stream-renderer.js';
 import type { StreamTransport } from './stream-transport.js';
 
@@ -130,6 +130,13 @@ export class StreamSession {
     if (this.instance !== undefined) return id <= this.cursor;
     if (this.replayed.size > 0 && this.deps.clock.now() - this.liveAt > LATE_EVENT_MS) this.replayed.clear();
     return this.replayed.delete(id);
+  }
+
+  /** A control frame without an id (not an event: no position, no replay), sent as it comes unless the stream is closed. */
+  notice(frame: StreamFrame): void {
+    if (this.closed) return;
+    this.transport.write(frameText(frame, this.transport.wire));
+    if (this.transport.buffered() > this.deps.bufferBytes) this.deps.drop(this, 'slow');
   }
 
   /** Stops sending (the connection is gone or being closed). */

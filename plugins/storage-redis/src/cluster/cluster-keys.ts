@@ -23,4 +23,6 @@ export class ClusterKeys {
   /** Instances waiting for an owner (sorted set by when they were offered). */
   get unowned(): string { return `${this.stem}unowned`; }
   move(instance: string): string { return `${this.stem}move:${instance}`; }
+  /** Claimed by the first node to announce something (expires). */
+  once(key: string): string { return `${this.stem}once:${key}`; }
 }

@@ -132,6 +132,10 @@ export class RedisClusterStore implements ClusterStore {
     return out;
   }
 
+  async firstToClaim(key: string, ttlMs: number): Promise<boolean> {
+    return (await this.connection.run((c) => c.set(this.keys.once(key), '1', { NX: true, PX: ttlMs }))) === 'OK';
+  }
+
   async moveTarget(instance: string): Promise<string | undefined> {
     return (await this.connection.run((c) => c.get(this.keys.move(instance)))) ?? undefined;
   }

@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { ClusterStore, InstanceRecord, Lease, Storage } from '@parley/core';
+import { ClusterNode } from '../src/cluster/cluster-node.js';
+import type { ClusterObserver } from '../src/cluster/cluster-observer.js';
+import { registryHost } from '../src/cluster/cluster-setup.js';
+import type { ClusterConfig } from '../src/config/cluster-config.js';
+import type { InstanceRegistry } from '../src/instances/instance-registry.js';
+import type { InstanceRestorer } from '../src/instances/instance-restorer.js';
+import { captureLogger } from './support.js';
+
+const T = Date.UTC(2030, 0, 1, 12);
+const CONFIG: ClusterConfig = {
+  nodeId: 'n1', advertiseUrl: 'http://127.0.0.1:1', secret: 'a-secret-of-16-chars', leaseTtlMs: 60_000, renewIntervalMs: 20,
+  driftMarginMs: 1_000, handoverWaitMs: 1_000, movesPerMinute: 0, deadNodeRetentionMs: 60_000,
+};
+const observer: ClusterObserver = { leaseTaken() {}, leasesLost() {}, handedOver() {}, forwarded() {}, handoverWaited() {}, peerRefused() {} };
+
+/** Waits (bounded) until `done` holds. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (done()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`${what}: not within 2.5 s`);
+}
+
+/**
+ * The lease store as Redis keeps it (SET NX leases, one growing token), for one node: the test says
+ * when a lease is lost (it expired in Redis while the node's renewals went unanswered: a partition).
+ */
+class LeaseStore {
+  private token = 0;
+  readonly held = new Map<string, number>();
+  readonly expire = new Set<string>();
+  readonly store = {
+    join: async () => true,
+    heartbeat: async () => true,
+    leave: async () => undefined,
+    nodes: async () => [],
+    prune: async () => false,
+    acquire: async (instance: string, node: string): Promise<Lease | null> => {
+      if (this.held.has(instance)) return null;
+      this.held.set(instance, ++this.token);
+      return { instance, node, token: this.token };
+    },
+    renew: async (leases: Lease[]) => leases.filter((l) => this.held.get(l.instance) !== l.token || this.expire.has(l.instance)).map((l) => {
+      if (this.expire.delete(l.instance)) this.held.delete(l.instance);
+      return l.instance;
+    }),
+    release: async (leases: Lease[]) => {
+      for (const l of leases) if (this.held.get(l.instance) === l.token) this.held.delete(l.instance);
+    },
+    owners: async () => new Map(),
+    heldBy: async () => [],
+    unowned: async () => [],
+    offer: async () => undefined,
+    requestMove: async () => undefined,
+    movesFor: async () => new Map(),
+    moveTarget: async () => undefined,
+    forget: async () => undefined,
+    firstToClaim: async () => true,
+  } satisfies ClusterStore;
+}
+
+/** One loaded runtime whose connection counts its connects (a second one opens a second session). */
+interface Runtime {
+  connects: number;
+  stopped: boolean;
+  main: { capabilities: { connection: { connect(): Promise<void> } } };
+}
+
+/** The registry's load and hand-over semantics: concurrent loads of an instance share one runtime; a hand-over stops and forgets it. */
+function registryOf(runtimes: Runtime[]): InstanceRegistry {
+  let loaded: Promise<Runtime> | undefined;
+  return {
+    load: () => (loaded ??= Promise.resolve().then(() => {
+      const runtime: Runtime = { connects: 0, stopped: false, main: { capabilities: { connection: { connect: async () => void runtime.connects++ } } } };
+      runtimes.push(runtime);
+      return runtime;
+    })),
+    handOver: async () => {
+      const runtime = await loaded;
+      loaded = undefined;
+      if (runtime) runtime.stopped = true;
+    },
+  } as unknown as InstanceRegistry;
+}
+
+describe('ClusterNode: one start of an instance at a time', () => {
+  it('a start held up past the loss of its lease does not connect the instance the node took again meanwhile; the new lease\'s start does, once', async () => {
+    const leases = new LeaseStore();
+    const { logger, lines } = captureLogger('info');
+    const node = new ClusterNode(leases.store, CONFIG, { now: () => T }, logger, observer);
+    const record = { id: 'ins_a', driver: 'sandbox', wantsConnection: true } as InstanceRecord;
+    const storage = { instances: { get: async () => record } } as unknown as Storage;
+    // The restorer's queue holds the first start (its driver's rate, or a storage read hanging in a partition) until the test opens it.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    let queued = 0;
+    const restorer: Pick<InstanceRestorer, 'throttle'> = {
+      throttle: async (_driver, task) => {
+        queued++;
+        await gate;
+        return task();
+      },
+    };
+    const runtimes: Runtime[] = [];
+    const streams = { written: async () => undefined, endInstance: () => undefined };
+    await node.join();
+    node.start(registryHost(registryOf(runtimes), storage, restorer, node, logger, streams));
+    try {
+      await node.claim('ins_a');
+      await until(() => queued === 1, 'the first start waits for its turn');
+      // Its lease expires in Redis (renewals unanswered); a renewal answers it lost and the node stops the instance.
+      leases.expire.add('ins_a');
+      await until(() => !node.leases.has('ins_a') && node.leases.size === 0, 'the lost lease is given up');
+      // A request (or the orphan scan) takes the instance again: a new lease, a new start.
+      await node.claim('ins_a');
+      assert.ok(node.leases.has('ins_a'), 'the node holds the new lease');
+      open();
+      assert.equal(await node.started('ins_a'), true, 'the instance runs here under the new lease');
+      await until(() => queued === 2, 'both starts had their turn');
+      await new Promise((resolve) => setImmediate(resolve));
+      const connects = runtimes.filter((r) => !r.stopped).reduce((n, r) => n + r.connects, 0);
+      assert.equal(connects, 1, `one live connection of the instance on this node (connects per runtime: ${runtimes.map((r) => r.connects).join(', ')})`);
+      assert.equal(lines.filter((l) => l.includes('instance started on this node')).length, 1, 'started once');
+    } finally {
+      open();
+      await node.close();
+    }
+  });
+});
