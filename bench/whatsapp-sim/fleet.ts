@@ -48,7 +48,8 @@ export async function linkWhatsApp(node: ParleyNode, sim: SimProcess, number: st
     if (!err.message.includes('409')) throw err;
   });
   const { data } = await node.call<{ data: { key: string } }>('POST', '/admin/instances', { channel: 'whatsapp', ...(webhook ? { webhook } : {}) });
-  await scanWhatsApp(node, sim, data.key, number);
+  // Under heavy load a QR may expire before the phone scans it: one more attempt, with the QR the instance shows then.
+  await scanWhatsApp(node, sim, data.key, number).catch(() => scanWhatsApp(node, sim, data.key, number));
   return { key: data.key, number };
 }
 

@@ -11,6 +11,9 @@ import { ParleyNode, startSimProcess, type Memory } from './processes.js';
 
 export interface MemoryResult {
   channel: 'whatsapp' | 'sandbox';
+  /** Sessions asked for. */
+  wanted: number;
+  /** Sessions linked (fewer than wanted when the link deadline passed first). */
   sessions: number;
   base: Memory;
   idle: Memory;
@@ -24,7 +27,15 @@ export interface MemoryResult {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-export async function memoryScenario(channel: 'whatsapp' | 'sandbox', sessions: number, concurrency: number, idleSeconds: number): Promise<MemoryResult> {
+export interface MemoryOptions {
+  concurrency: number;
+  idleSeconds: number;
+  /** No new link starts after this many seconds of linking; the sessions linked by then are measured. */
+  deadlineSeconds: number;
+}
+
+export async function memoryScenario(channel: 'whatsapp' | 'sandbox', wanted: number, options: MemoryOptions): Promise<MemoryResult> {
+  const { concurrency, idleSeconds } = options;
   const sim = await startSimProcess();
   const node = await ParleyNode.start(sim);
   try {
@@ -35,16 +46,18 @@ export async function memoryScenario(channel: 'whatsapp' | 'sandbox', sessions: 
     const started = Date.now();
     const cpu = node.cpuMicros();
     let done = 0;
-    await pool(Array.from({ length: sessions }, (_, i) => i + 1), concurrency, async (index) => {
+    const deadline = started + options.deadlineSeconds * 1000;
+    await pool(Array.from({ length: wanted }, (_, i) => i + 1), concurrency, async (index) => {
+      if (Date.now() > deadline) return;
       await link(index);
       done += 1;
-      if (done % 50 === 0) console.error(`  ${channel}: ${done}/${sessions} linked, ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${node.rssMiB().toFixed(0)} MiB`);
+      if (done % 50 === 0) console.error(`  ${channel}: ${done}/${wanted} linked, ${((Date.now() - started) / 1000).toFixed(0)} s, RSS ${node.rssMiB().toFixed(0)} MiB`);
     });
     const linkSeconds = (Date.now() - started) / 1000;
     const linkCpuSeconds = (node.cpuMicros() - cpu) / 1e6;
     await sleep(idleSeconds * 1000);
     const idle = await node.memory();
-    return { channel, sessions, base, idle, linkSeconds, linkCpuSeconds, simRssMiB: rssMiBOf(sim.pid) };
+    return { channel, wanted, sessions: done, base, idle, linkSeconds, linkCpuSeconds, simRssMiB: rssMiBOf(sim.pid) };
   } finally {
     await node.stop();
     await sim.stop();

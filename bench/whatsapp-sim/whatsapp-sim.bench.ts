@@ -5,14 +5,16 @@
  *   beside as many sandbox instances in the same run (`memory.ts`);
  * - `inbound`: messages/s and Parley's CPU per message from simulated phones to delivered webhooks,
  *   beside the sandbox path, in interleaved rounds (`inbound.ts`);
- * - `history`: a 50,000-message history synced on link: time to all stored, peak RSS, memory after
- *   (`history.ts`).
+ * - `history`: a 50,000-message history synced on link, twice (two accounts): time to all stored, peak
+ *   RSS, memory after each (`history.ts`).
  *
  * Run: `npm run build && node bench/dist/whatsapp-sim/whatsapp-sim.bench.js`. Environment:
  * BENCH_SIM_SCENARIOS (memory,inbound,history), BENCH_SIM_SESSIONS (100,1000), BENCH_SIM_LINK_CONCURRENCY
- * (8 links at once), BENCH_SIM_IDLE_SECONDS (30: the wait before each memory reading),
+ * (8 links at once), BENCH_SIM_LINK_DEADLINE_SECONDS (1800: no link starts later; the sessions linked by
+ * then are measured), BENCH_SIM_IDLE_SECONDS (30: the wait before each memory reading),
  * BENCH_SIM_INSTANCES (10 pairs), BENCH_SIM_MESSAGES (1000 per round), BENCH_SIM_ROUNDS (3),
- * BENCH_SIM_SEND_CONCURRENCY (16), BENCH_SIM_HISTORY (50000 messages), BENCH_SIM_HISTORY_CHATS (100).
+ * BENCH_SIM_SEND_CONCURRENCY (16), BENCH_SIM_HISTORY (50000 messages), BENCH_SIM_HISTORY_CHATS (100), BENCH_SIM_HISTORY_SYNCS (2 accounts,
+ * one after another).
  */
 import { machine, percentile, table } from '../support/measure.js';
 import { historyScenario } from './history.js';
@@ -23,6 +25,7 @@ const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const SCENARIOS = env('BENCH_SIM_SCENARIOS', 'memory,inbound,history').split(',');
 const SESSIONS = env('BENCH_SIM_SESSIONS', '100,1000').split(',').map(Number);
 const LINK_CONCURRENCY = Number(env('BENCH_SIM_LINK_CONCURRENCY', '8'));
+const LINK_DEADLINE_SECONDS = Number(env('BENCH_SIM_LINK_DEADLINE_SECONDS', '1800'));
 const IDLE_SECONDS = Number(env('BENCH_SIM_IDLE_SECONDS', '30'));
 const INSTANCES = Number(env('BENCH_SIM_INSTANCES', '10'));
 const MESSAGES = Number(env('BENCH_SIM_MESSAGES', '1000'));
@@ -30,6 +33,7 @@ const ROUNDS = Number(env('BENCH_SIM_ROUNDS', '3'));
 const SEND_CONCURRENCY = Number(env('BENCH_SIM_SEND_CONCURRENCY', '16'));
 const HISTORY = Number(env('BENCH_SIM_HISTORY', '50000'));
 const HISTORY_CHATS = Number(env('BENCH_SIM_HISTORY_CHATS', '100'));
+const HISTORY_SYNCS = Number(env('BENCH_SIM_HISTORY_SYNCS', '2'));
 
 const MiB = 1_048_576;
 const mib = (bytes: number, digits = 1) => (bytes / MiB).toFixed(digits);
@@ -42,13 +46,13 @@ if (SCENARIOS.includes('memory')) {
     const results: MemoryResult[] = [];
     for (const channel of ['whatsapp', 'sandbox'] as const) {
       console.error(`memory: ${sessions} ${channel} sessions`);
-      results.push(await memoryScenario(channel, sessions, LINK_CONCURRENCY, IDLE_SECONDS));
+      results.push(await memoryScenario(channel, sessions, { concurrency: LINK_CONCURRENCY, idleSeconds: IDLE_SECONDS, deadlineSeconds: LINK_DEADLINE_SECONDS }));
     }
     const perSession = (r: MemoryResult, field: 'rss' | 'heapUsed') => (r.idle[field] - r.base[field]) / r.sessions;
     const [wa, sandbox] = results as [MemoryResult, MemoryResult];
     for (const r of results) {
       rows.push([
-        r.channel, r.sessions, r.linkSeconds.toFixed(0), r.linkCpuSeconds.toFixed(0), mib(r.base.rss, 0), mib(r.idle.rss, 0),
+        r.channel, r.sessions === r.wanted ? r.sessions : `${r.sessions} of ${r.wanted} (deadline)`, r.linkSeconds.toFixed(0), r.linkCpuSeconds.toFixed(0), mib(r.base.rss, 0), mib(r.idle.rss, 0),
         mib(perSession(r, 'rss'), 2), mib(perSession(r, 'heapUsed'), 2), mib(r.idle.heapUsed, 0), r.channel === 'whatsapp' ? r.simRssMiB.toFixed(0) : '',
       ]);
     }
@@ -78,11 +82,11 @@ if (SCENARIOS.includes('inbound')) {
 }
 
 if (SCENARIOS.includes('history')) {
-  const r = await historyScenario(HISTORY, HISTORY_CHATS, IDLE_SECONDS);
-  header(`history (${r.messages} messages in ${r.chats} chats, synced on link)`);
-  console.log(table(['messages', 'link to all stored (s)', 'messages/s', 'Parley CPU (s)', 'RSS before (MiB)', 'peak RSS (MiB)', 'RSS after (MiB)',
-    'heap before (MiB)', 'heap after (MiB)', 'simulator peak RSS (MiB)'], [[
-    r.messages, r.seconds.toFixed(1), (r.messages / r.seconds).toFixed(0), r.cpuSeconds.toFixed(1), mib(r.before.rss, 0), r.peakRssMiB.toFixed(0),
-    mib(r.after.rss, 0), mib(r.before.heapUsed, 0), mib(r.after.heapUsed, 0), r.simPeakRssMiB.toFixed(0),
-  ]]));
+  const r = await historyScenario(HISTORY, HISTORY_CHATS, HISTORY_SYNCS, IDLE_SECONDS);
+  header(`history (${r.messages} messages in ${r.chats} chats per account, synced on link; before: RSS ${mib(r.before.rss, 0)} MiB, heap ${mib(r.before.heapUsed, 0)} MiB)`);
+  console.log(table(['sync', 'link to all stored (s)', 'messages/s', 'Parley CPU (s)', 'peak RSS (MiB)', 'RSS after (MiB)', 'RSS after − before (MiB)',
+    'heap after (MiB)', 'heap after − before (MiB)', 'simulator peak RSS (MiB)'], r.syncs.map((s, i) => [
+    i + 1, s.seconds.toFixed(1), (r.messages / s.seconds).toFixed(0), s.cpuSeconds.toFixed(1), s.peakRssMiB.toFixed(0), mib(s.after.rss, 0),
+    mib(s.after.rss - r.before.rss, 0), mib(s.after.heapUsed, 0), mib(s.after.heapUsed - r.before.heapUsed, 1), s.simPeakRssMiB.toFixed(0),
+  ])));
 }
