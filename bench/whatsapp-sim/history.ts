@@ -8,6 +8,7 @@
  * accounts sync one after another in the same process: memory that one sync keeps for good shows as
  * growth from one sync to the next.
  */
+import { join } from 'node:path';
 import { rssMiBOf } from '../support/measure.js';
 import { linkWhatsApp, scanWhatsApp, simNumber } from './fleet.js';
 import { ParleyNode, simCall, startSimProcess, type Memory, type SimProcess } from './processes.js';
@@ -66,7 +67,8 @@ async function syncOnce(node: ParleyNode, sim: SimProcess, number: string, chats
   return { seconds, peakRssMiB, after: await node.memory(), cpuSeconds, simPeakRssMiB };
 }
 
-export async function historyScenario(messages: number, chats: number, syncs: number, idleSeconds: number): Promise<HistoryResult> {
+/** `snapshots`: a directory where the server's heap snapshots go, before the first sync and after each (none when undefined). */
+export async function historyScenario(messages: number, chats: number, syncs: number, idleSeconds: number, snapshots?: string): Promise<HistoryResult> {
   const perChat = Math.ceil(messages / chats);
   const sim = await startSimProcess();
   const node = await ParleyNode.start(sim);
@@ -74,8 +76,12 @@ export async function historyScenario(messages: number, chats: number, syncs: nu
     await linkWhatsApp(node, sim, simNumber(7, 0));
     await sleep(idleSeconds * 1000);
     const before = await node.memory();
+    if (snapshots) await node.snapshot(join(snapshots, 'history-0.heapsnapshot'));
     const results: HistorySync[] = [];
-    for (let i = 1; i <= syncs; i++) results.push(await syncOnce(node, sim, simNumber(7, i), chats, perChat, idleSeconds));
+    for (let i = 1; i <= syncs; i++) {
+      results.push(await syncOnce(node, sim, simNumber(7, i), chats, perChat, idleSeconds));
+      if (snapshots) await node.snapshot(join(snapshots, `history-${i}.heapsnapshot`));
+    }
     return { messages: chats * perChat, chats, before, syncs: results };
   } finally {
     await node.stop();

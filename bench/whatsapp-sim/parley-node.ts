@@ -6,17 +6,19 @@
  * native webhooks (loopback receivers allowed). Sends `{cmd:'listening', url}` once it listens.
  *
  * IPC: `{cmd:'memory'}` answers `{cmd:'memory', rss, heapUsed, external}` (bytes) after full GCs;
+ * `{cmd:'snapshot', file}` writes a heap snapshot there (after full GCs) and answers `{cmd:'snapshot'}`;
  * `{cmd:'stop'}` closes the server, deletes the data directory and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import type { Logger } from '@parley/core';
 import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import { trustSimulatorRoot } from '@parley/whatsapp-sim';
 import { BENCH_ADMIN_TOKEN } from './processes.js';
 
-type Command = { cmd: 'memory' } | { cmd: 'stop' };
+type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'stop' };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -47,6 +49,12 @@ async function main(): Promise<void> {
   const url = await server.listen();
   process.on('message', (message: Command) => {
     if (message.cmd === 'memory') void settledMemory().then((memory) => process.send!({ cmd: 'memory', ...memory }));
+    if (message.cmd === 'snapshot') {
+      void settledMemory().then(() => {
+        writeHeapSnapshot(message.file);
+        process.send!({ cmd: 'snapshot' });
+      });
+    }
     if (message.cmd === 'stop') {
       void server.close().finally(() => {
         rmSync(dataDir, { recursive: true, force: true });

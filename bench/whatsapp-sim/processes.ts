@@ -89,6 +89,13 @@ export class ParleyNode {
     return { rss: rssMiBOf(this.pid) * 1_048_576, heapUsed, external };
   }
 
+  /** Writes a heap snapshot of the server process to `file` (after full GCs). */
+  async snapshot(file: string): Promise<void> {
+    const answer = ParleyNode.next(this.child, 'snapshot');
+    this.child.send({ cmd: 'snapshot', file });
+    await answer;
+  }
+
   /** RSS now, without a GC (MiB). */
   rssMiB(): number {
     return rssMiBOf(this.pid);

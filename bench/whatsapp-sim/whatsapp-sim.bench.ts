@@ -14,7 +14,8 @@
  * then are measured), BENCH_SIM_IDLE_SECONDS (30: the wait before each memory reading),
  * BENCH_SIM_INSTANCES (10 pairs), BENCH_SIM_MESSAGES (1000 per round), BENCH_SIM_ROUNDS (3),
  * BENCH_SIM_SEND_CONCURRENCY (16), BENCH_SIM_HISTORY (50000 messages), BENCH_SIM_HISTORY_CHATS (100), BENCH_SIM_HISTORY_SYNCS (2 accounts,
- * one after another).
+ * one after another), BENCH_SIM_HEAP_SNAPSHOTS (a directory: the server's heap snapshots before and after
+ * each sync go there).
  */
 import { machine, percentile, table } from '../support/measure.js';
 import { historyScenario } from './history.js';
@@ -82,7 +83,7 @@ if (SCENARIOS.includes('inbound')) {
 }
 
 if (SCENARIOS.includes('history')) {
-  const r = await historyScenario(HISTORY, HISTORY_CHATS, HISTORY_SYNCS, IDLE_SECONDS);
+  const r = await historyScenario(HISTORY, HISTORY_CHATS, HISTORY_SYNCS, IDLE_SECONDS, process.env.BENCH_SIM_HEAP_SNAPSHOTS);
   header(`history (${r.messages} messages in ${r.chats} chats per account, synced on link; before: RSS ${mib(r.before.rss, 0)} MiB, heap ${mib(r.before.heapUsed, 0)} MiB)`);
   console.log(table(['sync', 'link to all stored (s)', 'messages/s', 'Parley CPU (s)', 'peak RSS (MiB)', 'RSS after (MiB)', 'RSS after − before (MiB)',
     'heap after (MiB)', 'heap after − before (MiB)', 'simulator peak RSS (MiB)'], r.syncs.map((s, i) => [
