@@ -3,6 +3,9 @@
  * bare node:http server on 127.0.0.1 that reads each body and answers 200 over keep-alive. It records
  * when each request's body ended (absolute ms, comparable across processes) by its `webhook-id`.
  *
+ * Given a native event `type` as its argument (bench/whatsapp-sim: `message`), it records only the
+ * deliveries of that type and answers the others without recording them.
+ *
  * IPC commands: {cmd:'expect', count} answers {cmd:'reached'} once `count` requests arrived since the
  * last reset; {cmd:'dump'} answers {cmd:'times', times: [id, ms][]}; {cmd:'reset'}; {cmd:'down'} and
  * {cmd:'up'} stop and resume listening on the same port (clients get connection refused meanwhile).
@@ -18,9 +21,15 @@ let expected = Infinity;
 const sockets = new Set<Socket>();
 const send = (message: unknown) => process.send!(message);
 
+const only = process.argv[2];
 const server: Server = createServer((req, res) => {
-  req.on('data', () => undefined);
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => only && chunks.push(chunk));
   req.on('end', () => {
+    if (only && (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { type?: string }).type !== only) {
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
+      return;
+    }
     times.push([String(req.headers['webhook-id'] ?? ''), now()]);
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': '11' }).end('{"ok":true}');
     if (times.length >= expected) {

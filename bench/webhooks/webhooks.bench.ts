@@ -16,12 +16,10 @@
  *      BENCH_WEBHOOKS_STORAGE (memory,sqlite), BENCH_WEBHOOKS_ROUNDS (3: engine and ceiling bursts alternate,
  *      each figure is the median round; "engine / ceiling" is the median of the per-round ratios).
  */
-import { fork, type ChildProcess } from 'node:child_process';
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { newSecret, newUlid, type ChannelEvent, type InstanceRecord, type Logger, type Storage } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { SqliteStorage } from '@parley/storage-sqlite';
@@ -31,6 +29,7 @@ import {
   HttpSender, newWebhookSecret, resolveWebhookOptions, standardWebhookHeaders, WebhookEngine, deliveryId, type WebhookOptionsInput,
 } from '@parley/webhooks';
 import { machine, percentile, rssMiB, table } from '../support/measure.js';
+import { Receiver } from './receiver-client.js';
 
 const N = Number(process.env.BENCH_WEBHOOKS_N ?? 5_000);
 const LANES = Number(process.env.BENCH_WEBHOOKS_LANES ?? 32);
@@ -50,61 +49,6 @@ const heapMiB = () => Math.round((process.memoryUsage().heapUsed / 1048576) * 10
 const silent: Logger = { child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
 const dir = mkdtempSync(join(tmpdir(), 'parley-bench-webhooks-'));
 process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
-
-/** The receiver process and its IPC commands. */
-class Receiver {
-  private constructor(private readonly child: ChildProcess, readonly url: string) {}
-
-  static async start(): Promise<Receiver> {
-    const child = fork(fileURLToPath(new URL('./receiver.js', import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const { port } = await Receiver.next<{ port: number }>(child, 'listening');
-    return new Receiver(child, `http://127.0.0.1:${port}`);
-  }
-
-  private static next<T>(child: ChildProcess, cmd: string): Promise<T> {
-    return new Promise((resolve) => {
-      const on = (message: { cmd: string }) => {
-        if (message.cmd !== cmd) return;
-        child.off('message', on);
-        resolve(message as T);
-      };
-      child.on('message', on);
-    });
-  }
-
-  /** Resolves once `count` requests arrived since the last reset. */
-  expect(count: number): Promise<unknown> {
-    const reached = Receiver.next(this.child, 'reached');
-    this.child.send({ cmd: 'expect', count });
-    return reached;
-  }
-
-  async times(): Promise<[string, number][]> {
-    const answer = Receiver.next<{ times: [string, number][] }>(this.child, 'times');
-    this.child.send({ cmd: 'dump' });
-    return (await answer).times;
-  }
-
-  reset(): void {
-    this.child.send({ cmd: 'reset' });
-  }
-
-  async down(): Promise<void> {
-    const done = Receiver.next(this.child, 'isDown');
-    this.child.send({ cmd: 'down' });
-    await done;
-  }
-
-  async up(): Promise<void> {
-    const done = Receiver.next(this.child, 'isUp');
-    this.child.send({ cmd: 'up' });
-    await done;
-  }
-
-  stop(): void {
-    this.child.disconnect();
-  }
-}
 
 const receiver = await Receiver.start();
 const fixture = webhookEventFixtures();

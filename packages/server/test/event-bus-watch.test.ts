@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { systemClock, type ChannelEvent, type InstanceRecord } from '@parley/core';
 import { EventBus } from '../src/events/event-bus.js';
 import type { InstanceRegistry } from '../src/instances/instance-registry.js';
@@ -17,6 +19,13 @@ function registry(): InstanceRegistry {
       return runtime;
     },
   } as unknown as InstanceRegistry;
+}
+
+/** Publishes a history event of 500 messages for `a`; answers a weak reference to its messages. */
+function publishHistory(bus: EventBus, i: number): WeakRef<object> {
+  const messages = Array.from({ length: 500 }, (_, m) => ({ key: { id: `3EB0${i}${m}` } }));
+  bus.publish('a', 'whatsapp', { type: 'history', messages, chats: [], contacts: [], isLatest: i === 2 } as never);
+  return new WeakRef(messages);
 }
 
 const presence = { type: 'presence', chatJid: 'x@s.whatsapp.net', presence: 'available' } as never;
@@ -60,5 +69,18 @@ describe('EventBus.watch and horizon', () => {
     for (const id of ids) assert.equal(bus.handling(id), false, `${id} was told`);
     assert.deepEqual(seen, [['a', 'a'], ['b', 'b'], ['b', 'b']]);
     assert.equal(bus.horizon(), '\uffff');
+  });
+
+  it('keeps no told event alive: a history batch is collectable once every subscriber and watcher had it', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const bus = new EventBus({ registry: registry(), filter: () => true, clock: systemClock, logger: silentLogger(), subscribers: [{ name: 'store', handle: async () => undefined }] });
+    bus.watch(() => undefined);
+    // Fewer events than the compaction threshold (1024): before the fix they stayed in the in-flight list.
+    const batches = [0, 1, 2].map((i) => publishHistory(bus, i));
+    await bus.drain();
+    await new Promise((r) => setImmediate(r));
+    gc();
+    assert.deepEqual(batches.map((ref) => ref.deref() === undefined), [true, true, true]);
   });
 });

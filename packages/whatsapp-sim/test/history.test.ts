@@ -49,4 +49,19 @@ describe('first login: initial history and app state', () => {
     }
     client.end();
   });
+
+  it('a history larger than one chunk arrives as the bootstrap and RECENT chunks, every message once', { timeout: 90_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659121', pushName: 'Lia' });
+    await assert.rejects(sim.simulator.seedHistory(me.number, { chats: 1000, messagesPerChat: 101 }), /at most 100000/);
+    // 3 chats of 900: two whole chats in the bootstrap (1,800 ≤ 2,000), the third in a RECENT chunk.
+    const seeded = await sim.simulator.seedHistory(me.number, { chats: 3, messagesPerChat: 900 });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    const expected = seeded.chats.flatMap((c) => c.messageIds).sort();
+    await waitFor(() => client.seen.histories.reduce((n, s) => n + s.messages.length, 0) >= expected.length, 'every history message', 60_000);
+    assert.deepEqual(client.seen.histories.flatMap((s) => s.messages.map((m) => m.key.id!)).sort(), expected);
+    // Baileys' event buffer may fold the chunks into one `messaging-history.set`; it records each history notification it processed.
+    await waitFor(() => client.auth.creds.processedHistoryMessages.length === 2, 'both history notifications to be processed');
+    client.end();
+  });
 });

@@ -65,8 +65,12 @@ export class EventBus {
   /** The records of the `message` events published and not processed yet ({@link isMessagePending}). */
   private readonly pendingRecords = new WeakSet<object>();
   private readonly watchers = new Set<EventWatcher>();
-  /** Published events not yet told to the watchers, in publish (= id) order. */
-  private inFlight: InFlight[] = [];
+  /**
+   * Published events not yet told to the watchers, in publish (= id) order, from `inFlightHead` on;
+   * the slots before it are emptied as they are told, so a told event (a history batch of up to
+   * 500 records) is not kept alive until the next compaction.
+   */
+  private inFlight: (InFlight | undefined)[] = [];
   private inFlightHead = 0;
   private readonly registry: InstanceRegistry;
   private readonly subscribers: readonly EventSubscriber[];
@@ -256,7 +260,8 @@ export class EventBus {
   private release(): void {
     const list = this.inFlight;
     while (this.inFlightHead < list.length && list[this.inFlightHead]!.settled) {
-      const { event, record } = list[this.inFlightHead++]!;
+      const { event, record } = list[this.inFlightHead]!;
+      list[this.inFlightHead++] = undefined;
       if (!record) continue;
       for (const watcher of this.watchers) {
         try {
@@ -266,8 +271,11 @@ export class EventBus {
         }
       }
     }
-    // Compact now and then rather than shift() per event.
-    if (this.inFlightHead > 1024 && this.inFlightHead * 2 > list.length) {
+    // Compact now and then rather than shift() per event; at once when everything was told.
+    if (this.inFlightHead === list.length) {
+      this.inFlight = [];
+      this.inFlightHead = 0;
+    } else if (this.inFlightHead > 1024 && this.inFlightHead * 2 > list.length) {
       this.inFlight = list.slice(this.inFlightHead);
       this.inFlightHead = 0;
     }

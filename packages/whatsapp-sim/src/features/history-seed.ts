@@ -17,9 +17,13 @@ export interface SeededHistory {
   chats: Array<{ jid: string; name: string; messageIds: string[] }>;
 }
 
-/** Bounds that keep the inline history payload small (WhatsApp inlines only the first chunk). */
-export const MAX_HISTORY_CHATS = 50;
-export const MAX_HISTORY_MESSAGES = 50;
+/**
+ * Bounds of a seed: up to 1,000 chats of up to 1,000 messages, 100,000 messages in all (enough for a
+ * bench's 50,000-message history). The history reaches a companion in chunks (`history.ts`).
+ */
+export const MAX_HISTORY_CHATS = 1_000;
+export const MAX_HISTORY_MESSAGES = 1_000;
+export const MAX_HISTORY_TOTAL = 100_000;
 /** A fixed JPEG-signed sample for history images (the content does not matter, its encryption does). */
 const SAMPLE_IMAGE = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(600)]);
 
@@ -32,7 +36,7 @@ function count(value: unknown, name: string, max: number, min = 1): number {
 
 /**
  * Fills a phone's chat history, as a companion linked afterwards receives it: N chats with contacts
- * `55119000<account suffix><chat>` (not on the network), each with M messages alternating between the
+ * `55119<account's last 4 digits><chat, 2 or 3 digits>` (not on the network), each with M messages alternating between the
  * contact and the phone, one minute apart and ending an hour ago, every `mediaEvery`-th an image uploaded
  * (encrypted) to the media host. Replaces any earlier seed.
  */
@@ -40,10 +44,14 @@ export async function seedHistory(media: Media, account: Account, options: Histo
   const chats = count(options.chats, 'chats', MAX_HISTORY_CHATS);
   const perChat = count(options.messagesPerChat, 'messagesPerChat', MAX_HISTORY_MESSAGES);
   const mediaEvery = options.mediaEvery === undefined ? 0 : count(options.mediaEvery, 'mediaEvery', MAX_HISTORY_MESSAGES, 0);
+  if (chats * perChat > MAX_HISTORY_TOTAL) {
+    throw new SimError(400, 'invalid_history', `chats × messagesPerChat must be at most ${MAX_HISTORY_TOTAL}`, { field: 'messagesPerChat' });
+  }
+  const digits = Math.max(2, String(chats - 1).length);
   const end = Math.floor(Date.now() / 1000) - 3600;
   const history: proto.IConversation[] = [];
   for (let c = 0; c < chats; c++) {
-    const jid = `55119${account.number.slice(-4)}${String(c).padStart(2, '0')}@s.whatsapp.net`;
+    const jid = `55119${account.number.slice(-4)}${String(c).padStart(digits, '0')}@s.whatsapp.net`;
     const name = `Contato ${c + 1}`;
     const messages: proto.IHistorySyncMsg[] = [];
     for (let m = 0; m < perChat; m++) {

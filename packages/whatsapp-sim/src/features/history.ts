@@ -6,37 +6,52 @@ import type { Account, CompanionDevice } from '../network/model.js';
 import { takeBundle } from './prekeys.js';
 import { keyShareMessage } from './app-state.js';
 
+/** Most messages one history chunk carries (whole chats: a larger chat goes alone). */
+export const HISTORY_CHUNK_MESSAGES = 2_000;
+
 /**
  * A new companion's first history: right after its first login the phone sends it an INITIAL_BOOTSTRAP
  * history-sync notification whose payload is inline (`initialHistBootstrapInlinePayload`, zlib-deflated
  * `HistorySync`; the companion asks for that with `inlineInitialPayloadInE2EeMsg` when it registers) with
- * the phone's chats (`seedHistory`; none by default) and the account's push name. Without it, Baileys
- * waits 20 s for a history before it hands its first events over. The history always travels inline:
- * Baileys 7.0.0-rc14 downloads a history blob from `mmg.whatsapp.net` whatever host `media_conn` named
- * (a history-sync notification carries a direct path but no URL), so a blob on the simulator's host
- * would never be fetched.
+ * the phone's first chats (`seedHistory`; none by default) and the account's push name, then, when the
+ * history is larger than one chunk ({@link HISTORY_CHUNK_MESSAGES}), RECENT chunks with the rest, in
+ * `chunkOrder`, `progress` reaching 100 on the last (WhatsApp follows the bootstrap with RECENT chunks;
+ * Baileys' `processHistoryMessage`, Utils/history.js, maps both alike and reports RECENT complete at 100).
+ * Without a bootstrap, Baileys waits 20 s for a history before it hands its first events over. Every
+ * chunk travels inline: Baileys 7.0.0-rc14 downloads a history blob from `mmg.whatsapp.net` whatever
+ * host `media_conn` named (a history-sync notification carries a direct path but no URL), so a blob on
+ * the simulator's host would never be fetched; Baileys reads an inline payload of any sync type
+ * (Utils/history.js `downloadAndProcessHistorySyncNotification`).
  */
 export async function sendInitialHistory(network: Network, account: Account, device: CompanionDevice): Promise<void> {
-  const history = proto.HistorySync.encode({
-    syncType: proto.HistorySync.HistorySyncType.INITIAL_BOOTSTRAP, conversations: account.history, chunkOrder: 0, progress: 100,
-    pushnames: [{ id: `${account.number}@s.whatsapp.net`, pushname: account.pushName }],
-  }).finish();
-  const message: proto.IMessage = {
-    protocolMessage: {
-      type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
-      historySyncNotification: {
-        syncType: proto.Message.HistorySyncType.INITIAL_BOOTSTRAP, chunkOrder: 0, progress: 100,
-        initialHistBootstrapInlinePayload: deflateSync(history),
-      },
-    },
-  };
   if (!(await account.phone.hasSession(device.jid))) {
     const bundle = takeBundle(network, device.jid);
     if (!bundle) return;
     await account.phone.startSession(device.jid, bundle);
   }
+  const chunks = historyChunks(account.history);
+  const total = chunks.reduce((sum, chunk) => sum + messageCount(chunk), 0);
+  let sent = 0;
   // The app-state key first: Baileys syncs app state while it processes the history, and needs the key for it.
-  for (const body of [keyShareMessage(account), message]) {
+  const bodies: proto.IMessage[] = [keyShareMessage(account)];
+  chunks.forEach((conversations, chunkOrder) => {
+    sent += messageCount(conversations);
+    const syncType = chunkOrder === 0 ? 'INITIAL_BOOTSTRAP' : 'RECENT';
+    const progress = total === 0 ? 100 : Math.floor((sent * 100) / total);
+    const history = proto.HistorySync.encode({
+      syncType: proto.HistorySync.HistorySyncType[syncType], conversations, chunkOrder, progress,
+      ...(chunkOrder === 0 ? { pushnames: [{ id: `${account.number}@s.whatsapp.net`, pushname: account.pushName }] } : {}),
+    }).finish();
+    bodies.push({
+      protocolMessage: {
+        type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+        historySyncNotification: {
+          syncType: proto.Message.HistorySyncType[syncType], chunkOrder, progress, initialHistBootstrapInlinePayload: deflateSync(history),
+        },
+      },
+    });
+  });
+  for (const body of bodies) {
     const { type, ciphertext } = await account.phone.encrypt(device.jid, body);
     network.deliver(device, {
       tag: 'message',
@@ -45,4 +60,22 @@ export async function sendInitialHistory(network: Network, account: Account, dev
       content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
     });
   }
+}
+
+const messageCount = (conversations: proto.IConversation[]) => conversations.reduce((sum, chat) => sum + (chat.messages?.length ?? 0), 0);
+
+/** The history cut into chunks of whole chats, at most {@link HISTORY_CHUNK_MESSAGES} messages each unless one chat is larger; at least one (maybe empty). */
+function historyChunks(history: proto.IConversation[]): proto.IConversation[][] {
+  const chunks: proto.IConversation[][] = [[]];
+  let size = 0;
+  for (const chat of history) {
+    const count = chat.messages?.length ?? 0;
+    if (size > 0 && size + count > HISTORY_CHUNK_MESSAGES) {
+      chunks.push([]);
+      size = 0;
+    }
+    chunks[chunks.length - 1]!.push(chat);
+    size += count;
+  }
+  return chunks;
 }

@@ -1,0 +1,71 @@
+/**
+ * The Parley server of bench/whatsapp-sim, in a process of its own (forked with IPC and `--expose-gc`
+ * by the bench, so its memory and CPU are its own): SQLite storage in a fresh data directory, the
+ * sandbox channel, the WhatsApp channel (`@parley/channel-baileys`, Baileys' real socket) pointed at the
+ * simulator named by BENCH_SIM_URL, whose root key (BENCH_SIM_ROOT, base64) this process trusts, and
+ * native webhooks (loopback receivers allowed). Sends `{cmd:'listening', url}` once it listens.
+ *
+ * IPC: `{cmd:'memory'}` answers `{cmd:'memory', rss, heapUsed, external}` (bytes) after full GCs;
+ * `{cmd:'snapshot', file}` writes a heap snapshot there (after full GCs) and answers `{cmd:'snapshot'}`;
+ * `{cmd:'stop'}` closes the server, deletes the data directory and exits.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import type { Logger } from '@parley/core';
+import { createLogger, loadConfig, ParleyServer } from '@parley/server';
+import { trustSimulatorRoot } from '@parley/whatsapp-sim';
+import { BENCH_ADMIN_TOKEN } from './processes.js';
+
+type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'stop' };
+
+const gc = (globalThis as { gc?: () => void }).gc;
+
+async function settledMemory(): Promise<{ rss: number; heapUsed: number; external: number }> {
+  for (let i = 0; i < 3; i++) {
+    gc!();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  const { rss, heapUsed, external } = process.memoryUsage();
+  return { rss, heapUsed, external };
+}
+
+async function main(): Promise<void> {
+  if (!gc) throw new Error('run with --expose-gc');
+  const simUrl = process.env.BENCH_SIM_URL;
+  if (!simUrl || !process.env.BENCH_SIM_ROOT) throw new Error('BENCH_SIM_URL and BENCH_SIM_ROOT are required');
+  trustSimulatorRoot(Buffer.from(process.env.BENCH_SIM_ROOT, 'base64'));
+  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-sim-'));
+  const config = loadConfig({}, {
+    port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: BENCH_ADMIN_TOKEN, allowPrivateUrls: true,
+    plugins: [
+      { package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
+      // Linking many instances at once on a loaded machine: QRs and the 515 restart may take a while.
+      { package: '@parley/channel-baileys', options: { webSocketUrl: simUrl, logLevel: 'silent', connectTimeoutMs: 60_000, qrWaitMs: 120_000 } },
+    ],
+  });
+  const server = await ParleyServer.create({ config, logger: createLogger({ level: 'warn', destination: process.stderr }) as unknown as Logger });
+  const url = await server.listen();
+  process.on('message', (message: Command) => {
+    if (message.cmd === 'memory') void settledMemory().then((memory) => process.send!({ cmd: 'memory', ...memory }));
+    if (message.cmd === 'snapshot') {
+      void settledMemory().then(() => {
+        writeHeapSnapshot(message.file);
+        process.send!({ cmd: 'snapshot' });
+      });
+    }
+    if (message.cmd === 'stop') {
+      void server.close().finally(() => {
+        rmSync(dataDir, { recursive: true, force: true });
+        process.exit(0);
+      });
+    }
+  });
+  process.send!({ cmd: 'listening', url });
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+  process.exit(1);
+});
