@@ -1,7 +1,5 @@
-import {
-  actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
-  type OutgoingType, type ContactCard,
-} from '@parley/core';
+import { type MediaInput, type MessageKey, type OutgoingContent, type OutgoingType, type ContactCard } from '@parley/core';
+import { actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons } from './whatsapp-content.js';
 import { messageContextInfo, withContextInfo } from './message-context.js';
 import { mentionContext, mergeContextInfo, previewMembers } from './rich-text.js';
 

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, MediaDownloadTimeoutError, MediaTooLargeError, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, MediaDownloadTimeoutError, MediaTooLargeError, systemClock, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { WHATSAPP_ADDRESSING } from '@parley/whatsapp-proto';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';

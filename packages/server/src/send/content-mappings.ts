@@ -1,4 +1,6 @@
-import { PayloadTooLargeError, toJid, ValidationError, type MessageRecord, type OutgoingContent, type OutgoingType } from '@parley/core';
+import {
+  normalizeAddress, PayloadTooLargeError, ValidationError, type ChannelAddressing, type MessageRecord, type OutgoingContent, type OutgoingType,
+} from '@parley/core';
 import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
 import type { MediaKind, MediaResolver, MediaRoute } from '../services/media-resolver.js';
 import { actionButton, cardsOf, checkEmoji, checkHttpUrl, checkPhone, defined, unixSecondsOf } from './field-checks.js';
@@ -12,6 +14,8 @@ export interface Env {
   /** How the instance reaches URLs (its proxy): media are fetched the way the instance would. */
   route: MediaRoute;
   channel: SendingChannel;
+  /** How the instance's main channel addresses people (mentions, a product's owner). */
+  addressing: ChannelAddressing;
   /** The message a reaction or pin acts on (see {@link Mapping.targetOf}). */
   target?: MessageRecord;
 }
@@ -19,8 +23,8 @@ export interface Env {
 /** How one path suffix's body becomes an {@link OutgoingContent}. */
 export interface Mapping<S extends MessageSuffix> {
   type: OutgoingType;
-  /** Checks beyond the schema, before any I/O (400 naming the field). */
-  check?(body: SendBodies[S]): void;
+  /** Checks beyond the schema, before any I/O (400 naming the field); `addressing` is the main channel's. */
+  check?(body: SendBodies[S], addressing: ChannelAddressing): void;
   /** Id of the stored message the send acts on; its chat and channel decide where the send goes. */
   targetOf?(body: SendBodies[S]): string;
   /** Resolves media (the channel is checked already) and answers the recipient and the content. */
@@ -226,10 +230,10 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   product: {
     type: 'product',
-    check: (b) => void toJid(b.businessOwnerJid, 'body.businessOwnerJid'),
-    build: async (_env, b) => ({
+    check: (b, addressing) => void normalizeAddress(addressing, b.businessOwnerJid, 'body.businessOwnerJid'),
+    build: async ({ addressing }, b) => ({
       to: b.to,
-      content: { type: 'product', businessOwnerJid: toJid(b.businessOwnerJid, 'body.businessOwnerJid'), productId: b.productId, catalogId: b.catalogId },
+      content: { type: 'product', businessOwnerJid: normalizeAddress(addressing, b.businessOwnerJid, 'body.businessOwnerJid'), productId: b.productId, catalogId: b.catalogId },
     }),
   },
   'group-invite': {

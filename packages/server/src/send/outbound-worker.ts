@@ -1,4 +1,6 @@
-import { ClaimPump, describeError, isParleyError, jidUser, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import {
+  addressNumber, ClaimPump, describeError, isParleyError, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage,
+} from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -331,7 +333,7 @@ export class OutboundWorker {
     const main = job.provider === undefined;
     bus.publish(runtime.id, job.channel, {
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid,
-      recipientId: main ? jidUser(record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
+      recipientId: main && runtime.addressing.phoneNumbers ? addressNumber(runtime.addressing, record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
       error: failedSendError(err, attempts),
     });
     await storage.outbound.complete(runtime.id, entry.id);

@@ -1,6 +1,6 @@
 import {
-  ConflictError, messageIdFor, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
-  type SendRequest, type Storage,
+  ConflictError, messageIdFor, newMessageId, normalizeAddress, NotFoundError, ParleyError, type Clock, type MessageRecord, type Outbound,
+  type PacingPolicy, type SendRequest, type Storage,
 } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { decodeJob, encodeJob, recordOf, type OutboundJob } from './outbound-job.js';
@@ -59,7 +59,7 @@ export class SendQueue {
       const sent = await storage.messages.get(runtime.id, id);
       if (sent) return sent;
     }
-    const remoteJid = main ? toJid(request.to) : request.to;
+    const remoteJid = main ? normalizeAddress(runtime.addressing, request.to, 'body.to') : request.to;
     const job: OutboundJob = {
       ...(main ? {} : { provider: channel.adapter.channel }), channel: channel.adapter.channel, to: request.to, remoteJid, content: request.content,
       ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }),
