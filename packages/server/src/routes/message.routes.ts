@@ -65,7 +65,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, body }) => {
         // Main-channel recipients are what the main driver's addressing accepts; social channels take their own user ids.
         const to = scope.adapter(body.provider) === scope.main ? normalizeAddress(scope.addressing, body.to, 'body.to') : body.to;
-        await sendingChannel(scope, body.provider).messaging.sendPresence({ to: body.to, status: body.status });
+        await sendingChannel(scope, body.provider).messaging.sendPresence({ to, status: body.status });
         return { message: `presence ${body.status} sent to ${to}` };
       },
     }),

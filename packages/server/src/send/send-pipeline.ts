@@ -68,12 +68,14 @@ export class SendPipeline {
       // A reply goes through the quoted message's channel unless the body names one.
       channel = sendingChannel(runtime, given ?? channelOf(runtime, quoted.provider), mapping.type);
     }
-    // Main-channel recipients are what the main driver's addressing accepts; social channels take their own user ids.
-    if ('to' in body && channel.adapter === runtime.main) normalizeAddress(runtime.addressing, (body as Recipient).to, 'body.to');
+    // Main-channel recipients are what the main driver's addressing accepts, in its form; social channels take their own user ids.
+    const main = channel.adapter === runtime.main;
+    if ('to' in body && main) normalizeAddress(runtime.addressing, (body as Recipient).to, 'body.to');
     const built = await mapping.build({ media: this.media, route: runtime.record, channel, addressing: runtime.addressing, target }, body);
     const { content } = built;
-    // Reactions and pins go to their target's chat; a recipient is resolved before anything is queued.
-    const to = target || !channel.messaging.resolveRecipient ? built.to : await channel.messaging.resolveRecipient(built.to);
+    // Reactions and pins go to their target's chat; a recipient is normalized and resolved before anything is queued.
+    const address = main && !target ? normalizeAddress(runtime.addressing, built.to, 'body.to') : built.to;
+    const to = target || !channel.messaging.resolveRecipient ? address : await channel.messaging.resolveRecipient(address);
     if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body, runKey);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
