@@ -86,6 +86,16 @@ describe('a main channel with non-phone addresses (examples/channel-signal)', ()
     assert.equal(stored.body.data.status, 'DELIVERY_ACK');
   });
 
+  it('records a send it has not taken yet with the neutral record members (no driver pendingRecord), at the normalized address', async () => {
+    const sent = network.sent.length;
+    const res = await t.request('POST', `/${instance.key}/message/text`, { to: ADA.toUpperCase(), text: 'Later', delay: 60_000 });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const queued = res.body.data as SentRecord & { queue: { state: string } };
+    assert.deepEqual({ remoteJid: queued.key.remoteJid, message: queued.message, state: queued.queue.state }, { remoteJid: ADA, message: { extendedTextMessage: { text: 'Later' } }, state: 'scheduled' });
+    assert.equal((await t.request('DELETE', `/${instance.key}/queue/${encodeURIComponent(queued.key.id)}`)).status, 200);
+    assert.equal(network.sent.length, sent);
+  });
+
   it('answers 400 naming body.to for an address the channel cannot reach (a phone number, a JID), sending and storing nothing', async () => {
     const sent = network.sent.length;
     const chats = (await t.request('GET', `/${instance.key}/chat`)).body.data.length;

@@ -1,5 +1,5 @@
 import {
-  CapabilityNotSupportedError, type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type ConnectionCapability,
+  CapabilityNotSupportedError, recordMessageOf, type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type ConnectionCapability,
   type ConnectionState, type ConnectResult, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { eventsOf, isSignalPush } from './inbound.js';
@@ -80,7 +80,8 @@ export class SignalAdapter implements ChannelAdapter {
         const timestamp = await this.api.send({ account, recipient: request.to, message: request.content.text, ...(quote ? { quote } : {}) });
         const record: MessageRecord = {
           key: { remoteJid: request.to, fromMe: true, id: messageIdOf(account, timestamp) },
-          message: { extendedTextMessage: { text: request.content.text } },
+          // Records name members as every channel's do (spec 2.4): core builds them from the content.
+          message: recordMessageOf(request.content),
           messageTimestamp: String(Math.floor(timestamp / 1000)),
           status: 'PENDING',
           provider: 'signal',

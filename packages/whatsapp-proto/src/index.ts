@@ -4,7 +4,7 @@
  * send becomes on the wire, and what a received message means.
  */
 export {
-  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, SEND_TYPES,
+  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, pendingMessage, SEND_TYPES,
 } from './outgoing-message.js';
 export { inboundContent, inboundContentOf } from './inbound-content.js';
 export { typedMember } from './typed-member.js';

@@ -79,6 +79,16 @@ export function outgoingMessage(content: OutgoingContent, nowMs: number): Record
   return withContextInfo(members, messageContextInfo(content));
 }
 
+/**
+ * The `message` of the record of a send the channel has not taken yet (queued, or failed for good):
+ * {@link outgoingMessage} without the per-send member the channel adds when it sends
+ * (`messageContextInfo`: the message secret). Both WhatsApp drivers' `pendingRecord`.
+ */
+export function pendingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
+  const { messageContextInfo: _added, ...message } = outgoingMessage(content, nowMs);
+  return message;
+}
+
 function contentMembers(content: OutgoingContent, nowMs: number): Record<string, unknown> {
   switch (content.type) {
     case 'text':
