@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InstanceOperationId, Operations } from '@parley/client';
-import { buildVcard } from '@parley/core';
+import { buildVcard } from '@parley/whatsapp-proto';
 import { SAMPLES, sha256Base64, sha256Hex } from '../support/media-server.js';
 import { apiError } from '../support/api-error.js';
 import { documentedClients } from '../support/documented-answers.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { buildVcard } from '@parley/core';
+import { buildVcard } from '@parley/whatsapp-proto';
 import { dataUri, SAMPLES, sha256Base64, sha256Hex } from '../support/media-server.js';
 import { sealed } from '../support/message-secret.js';
 import { MessagingPair } from '../support/messaging.js';

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { InstanceClient, Operations } from '@parley/client';
-import { buildVcard, type ChannelEvent, type ChannelEventOf } from '@parley/core';
+import { type ChannelEvent, type ChannelEventOf } from '@parley/core';
+import { buildVcard } from '@parley/whatsapp-proto';
 import { dataUri, MediaServer, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { withPostgres } from '../support/storages.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';

@@ -1,5 +1,6 @@
 import { type MessageRecord, type PacingPolicy, type SendRequest } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
+import { WHATSAPP_ADDRESSING } from '@parley/whatsapp-proto';
 import type { EventBus } from '../src/events/event-bus.js';
 import type { InstanceRegistry } from '../src/instances/instance-registry.js';
 import type { InstanceRuntime } from '../src/instances/instance-runtime.js';
@@ -42,7 +43,9 @@ export async function outboundHarness() {
       },
     },
   };
-  const runtime = { id: 'ins', main: adapter, adapter: () => adapter, isConnected: () => true, record: { driver: 'sandbox' } } as unknown as InstanceRuntime;
+  const runtime = {
+    id: 'ins', main: adapter, adapter: () => adapter, isConnected: () => true, record: { driver: 'sandbox' }, addressing: WHATSAPP_ADDRESSING,
+  } as unknown as InstanceRuntime;
   const projection = {
     project: async (instance: string, _adapter: unknown, _content: unknown, record: MessageRecord) => {
       if (h.failStores > 0) {

@@ -1,4 +1,4 @@
-import { ALLOW_NUMBER_ENTRY, jidUser, ValidationError, type ChannelDirectory, type ChannelEvent } from '@parley/core';
+import { addressNumber, ALLOW_NUMBER_ENTRY, ValidationError, type ChannelDirectory, type ChannelEvent } from '@parley/core';
 
 /** A parsed `allowNumber`: every number, or a set of digit strings. */
 export type AllowedNumbers = 'all' | ReadonlySet<string>;
@@ -25,33 +25,36 @@ export function parseAllowNumber(value: string): AllowedNumbers {
 /**
  * The numbers an event is about, or null for instance-level events that always pass. Only channels
  * whose drivers declare phone-number addressing have numbers: events of the others (Instagram,
- * Messenger) are instance-level for this filter.
+ * Messenger) are instance-level for this filter. Each address counts by the number its channel's
+ * addressing reads in it (`numberOf`; WhatsApp: the user part of a JID).
  */
 export function counterpartNumbers(event: ChannelEvent, channels: Pick<ChannelDirectory, 'addressing'>): string[] | null {
-  if (channels.addressing(event.provider)?.phoneNumbers !== true) return null;
+  const addressing = channels.addressing(event.provider);
+  if (addressing?.phoneNumbers !== true) return null;
+  const numberOf = (address: string): string => addressNumber(addressing, address);
   switch (event.type) {
     case 'message':
-      return [jidUser(event.message.chatJid), jidUser(event.message.from)];
+      return [numberOf(event.message.chatJid), numberOf(event.message.from)];
     case 'message.status':
-      return [jidUser(event.chatJid), jidUser(event.recipientId), ...(event.participant ? [jidUser(event.participant)] : [])];
+      return [numberOf(event.chatJid), numberOf(event.recipientId), ...(event.participant ? [numberOf(event.participant)] : [])];
     case 'presence':
-      return [jidUser(event.jid), ...(event.chatJid ? [jidUser(event.chatJid)] : [])];
+      return [numberOf(event.jid), ...(event.chatJid ? [numberOf(event.chatJid)] : [])];
     case 'call':
-      return [jidUser(event.from), jidUser(event.fromJid)];
+      return [numberOf(event.from), numberOf(event.fromJid)];
     case 'group.participants':
-      return [jidUser(event.groupJid), ...event.participants.map(jidUser)];
+      return [numberOf(event.groupJid), ...event.participants.map(numberOf)];
     case 'group.update':
-      return event.groups.map((group) => jidUser(group.id));
+      return event.groups.map((group) => numberOf(group.id));
     case 'chats.upsert':
-      return event.chats.map((chat) => jidUser(chat.id));
+      return event.chats.map((chat) => numberOf(chat.id));
     case 'chats.delete':
-      return event.jids.map(jidUser);
+      return event.jids.map(numberOf);
     case 'contacts.upsert':
-      return event.contacts.map((contact) => jidUser(contact.id));
+      return event.contacts.map((contact) => numberOf(contact.id));
     case 'contacts.delete':
-      return event.jids.map(jidUser);
+      return event.jids.map(numberOf);
     case 'message.delete':
-      return [jidUser(event.chatJid)];
+      return [numberOf(event.chatJid)];
     case 'connection':
     case 'qrcode':
     case 'health':

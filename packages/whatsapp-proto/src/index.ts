@@ -4,9 +4,17 @@
  * send becomes on the wire, and what a received message means.
  */
 export {
-  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, SEND_TYPES,
+  callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage, pendingMessage, SEND_TYPES,
 } from './outgoing-message.js';
 export { inboundContent, inboundContentOf } from './inbound-content.js';
 export { typedMember } from './typed-member.js';
 export { baileysLinkPreview, inboundPreview, mentionContext, mentionsOf, mergeContextInfo, previewMembers } from './rich-text.js';
 export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';
+export {
+  GROUP_SUFFIX, isGroupJid, jidKind, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, RECIPIENT_RULE, recipientPatternOr, STATUS_BROADCAST, toJid, USER_SUFFIX,
+  WHATSAPP_ADDRESSING,
+} from './jid.js';
+export {
+  actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pinDurationFor, PIN_DURATIONS, pixPaymentButton, quickReplyButtons,
+  type NativeFlowButton,
+} from './whatsapp-content.js';

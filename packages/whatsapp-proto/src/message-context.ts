@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { pinDurationFor, type OutgoingContent, type OutgoingType } from '@parley/core';
+import { type OutgoingContent, type OutgoingType } from '@parley/core';
+import { pinDurationFor } from './whatsapp-content.js';
 
 /**
  * Send types the Baileys channel relays as built (`relayMessage`): Baileys has no content builder

@@ -1,7 +1,5 @@
-import {
-  actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons, type MediaInput, type MessageKey, type OutgoingContent,
-  type OutgoingType, type ContactCard,
-} from '@parley/core';
+import { type MediaInput, type MessageKey, type OutgoingContent, type OutgoingType, type ContactCard } from '@parley/core';
+import { actionFlowButtons, buildVcard, interactiveMessage, isAnimatedSticker, pixPaymentButton, quickReplyButtons } from './whatsapp-content.js';
 import { messageContextInfo, withContextInfo } from './message-context.js';
 import { mentionContext, mergeContextInfo, previewMembers } from './rich-text.js';
 
@@ -79,6 +77,16 @@ export function outgoingMessage(content: OutgoingContent, nowMs: number): Record
   const mentions = mentionContext(content);
   if (mentions) mergeContextInfo(members, mentions);
   return withContextInfo(members, messageContextInfo(content));
+}
+
+/**
+ * The `message` of the record of a send the channel has not taken yet (queued, or failed for good):
+ * {@link outgoingMessage} without the per-send member the channel adds when it sends
+ * (`messageContextInfo`: the message secret). Both WhatsApp drivers' `pendingRecord`.
+ */
+export function pendingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
+  const { messageContextInfo: _added, ...message } = outgoingMessage(content, nowMs);
+  return message;
 }
 
 function contentMembers(content: OutgoingContent, nowMs: number): Record<string, unknown> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { isAnimatedSticker, ValidationError, type MediaInput } from '@parley/core';
+import { ValidationError, type MediaInput } from '@parley/core';
+import { isAnimatedSticker } from './whatsapp-content.js';
 import sharp from 'sharp';
 
 /** WhatsApp's sticker canvas: 512 × 512 pixels, WebP. */

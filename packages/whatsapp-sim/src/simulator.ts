@@ -1,57 +1,33 @@
 import type { KeyPair } from '@whiskeysockets/baileys';
+import { PhoneSignals } from './phone-signals.js';
 import { ClientConnection } from './transport/connection.js';
-import { createServerIdentity } from './transport/certificates.js';
-import type { ServerIdentity } from './transport/certificates.js';
+import { createServerIdentity, type ServerIdentity } from './transport/certificates.js';
 import { Listener } from './transport/listener.js';
-import { Network } from './network/network.js';
 import type { AccountOptions } from './network/network.js';
-import { viewOf } from './network/model.js';
-import type { AccountView } from './network/model.js';
-import type { ReceivedMessage } from './network/phone.js';
 import { SimError } from './network/errors.js';
-import { Registrations } from './features/registration.js';
-import type { RefTimings } from './features/registration.js';
-import { registrationFeature } from './features/registration.js';
+import { viewOf, type AccountView } from './network/model.js';
+import type { ReceivedMessage } from './network/phone.js';
+import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
 import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
-import { Messaging } from './features/messaging.js';
-import type { SentMessage, UndecryptableMessage } from './features/messaging.js';
+import { Messaging, type SentMessage, type UndecryptableMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
-import { appStateFeature, applyChanges } from './features/app-state.js';
-import type { AppStateChange } from './features/app-state.js';
+import { appStateFeature, applyChanges, type AppStateChange } from './features/app-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
-import { closeClient, Outages } from './features/outages.js';
-import { asControl, Groups, groupView } from './features/groups.js';
-import type { GroupView } from './features/groups.js';
+import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
+import { asControl, Groups, groupView, type GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
-import { Communities } from './features/communities.js';
-import type { RequestAction } from './features/communities.js';
-import { Business } from './features/business.js';
-import type { BusinessProfile, Product } from './features/business.js';
+import { Communities, type RequestAction } from './features/communities.js';
+import { Business, type BusinessProfile, type Product } from './features/business.js';
 import { StatusBroadcast } from './features/status.js';
 import type { SeenStanza } from './network/stanza-log.js';
 import { GroupMessages } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
-import { Media } from './features/media.js';
-import type { MediaInput, ReceivedMedia } from './features/media.js';
-import { MediaHost } from './media/host.js';
-import { createMediaCertificate } from './media/certificate.js';
-import { seedHistory } from './features/history-seed.js';
-import type { HistoryOptions, SeededHistory } from './features/history-seed.js';
-import type { MediaCertificate } from './media/certificate.js';
-import type { OutageMode, OutageView } from './features/outages.js';
-import { SignalLog } from './features/signals.js';
-import type { SignalRecord } from './features/signals.js';
-import { Presences } from './features/presence.js';
-import type { ChatState } from './features/presence.js';
-import { Calls } from './features/calls.js';
-import type { CallRecord } from './features/calls.js';
-import { Profiles } from './features/profile.js';
-import type { ProfileChange, ProfileView } from './features/profile.js';
-import { changeBlock, checkPrivacy, privacyFeature } from './features/privacy.js';
+import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
+import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
 
 export interface SimulatorOptions {
   /** Host to listen on; loopback unless you mean otherwise. */
@@ -73,15 +49,12 @@ export type DeviceView = AccountView['devices'][number];
  * The programmatic control API of a running simulator: accounts and their phones, linking, messages from
  * phones, outages and forced disconnects. The HTTP control API is a thin layer over this.
  */
-export class Simulator {
-  readonly network = new Network();
+export class Simulator extends PhoneSignals {
   readonly identity: ServerIdentity;
   private readonly registrations: Registrations;
   private readonly messaging: Messaging;
   private readonly groups: Groups;
   private readonly media: Media;
-  private readonly mediaHost: MediaHost;
-  private readonly certificate: MediaCertificate;
   private readonly groupMessages: GroupMessages;
   private readonly admission = new MessageStanzas();
   private readonly communities: Communities;
@@ -89,25 +62,16 @@ export class Simulator {
   private readonly status: StatusBroadcast;
   private readonly listener: Listener;
   private readonly outages: Outages;
-  private readonly signalLog: SignalLog;
-  private readonly presences: Presences;
-  private readonly callLog: Calls;
-  private readonly profiles: Profiles;
   private readonly connections = new Set<ClientConnection>();
 
   constructor(private readonly options: SimulatorOptions = {}) {
+    super(options.host ?? '127.0.0.1');
     this.identity = createServerIdentity(options.rootKey);
     this.registrations = new Registrations(options.qrRefs);
-    this.certificate = createMediaCertificate();
-    this.mediaHost = new MediaHost(this.certificate, options.host ?? '127.0.0.1');
     this.media = new Media(this.network, this.mediaHost);
     this.messaging = new Messaging(this.network, this.media, this.admission);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
-    this.signalLog = new SignalLog(this.network);
-    this.presences = new Presences(this.network, this.signalLog);
-    this.callLog = new Calls(this.network, this.signalLog);
-    this.profiles = new Profiles(this.network, this.mediaHost);
     this.communities = new Communities(this.network, this.groups);
     this.business = new Business(this.network);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
@@ -131,10 +95,7 @@ export class Simulator {
     this.network.use(this.status.feature());
     this.network.use(this.business.feature());
     this.network.use(this.media.feature());
-    this.network.use(privacyFeature(this.network));
-    this.network.use(this.presences.feature());
-    this.network.use(this.callLog.feature());
-    this.network.use(this.profiles.feature());
+    this.useSignalFeatures();
   }
 
   async listen(): Promise<void> {
@@ -284,79 +245,6 @@ export class Simulator {
   /** The phone of `from` sends a text into a group it is a member of. */
   sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
     return this.groupMessages.phoneSendsText(from, group, text);
-  }
-
-  /** The phone of `number` goes online or offline: companions subscribed to the account are told. */
-  setPresence(number: string, presence: 'available' | 'unavailable'): { number: string; online: boolean; lastSeen: number } {
-    return this.presences.phoneSets(number, presence);
-  }
-
-  /** The phone of `number` types (`composing`), records audio (`recording`) or stops (`paused`) in its chat with `to`. */
-  sendChatState(number: string, to: string, state: ChatState): void {
-    this.presences.phoneChats(number, to, state);
-  }
-
-  /** The phone of `from` calls the account `to` (audio, or video): the offer rings on `to`'s companions. */
-  call(from: string, to: string, options: { video?: boolean } = {}): CallRecord {
-    return this.callLog.phoneCalls(from, to, options.video ?? false);
-  }
-
-  /** The phone of `number` ends a call it made or got (the other party's devices get `terminate`). */
-  endCall(number: string, callId: string): CallRecord {
-    return this.callLog.phoneEnds(number, callId);
-  }
-
-  /** Calls `number` made or got, with each step (offer, accept, reject, terminate) and who took it. */
-  calls(number: string): CallRecord[] {
-    return this.callLog.of(number);
-  }
-
-  /** Presences, chat states and call stanzas each device of `number` (its phone and companions) received. */
-  signals(number: string): SignalRecord[] {
-    return this.signalLog.of(this.network.account(number));
-  }
-
-  /** The phone of `number` changes its name, about text or picture (a JPEG; null removes it). */
-  setProfile(number: string, change: ProfileChange): Promise<ProfileView> {
-    return this.profiles.phoneChanges(number, change);
-  }
-
-  /** What others see of `number`'s profile: push name, about text, picture. */
-  profile(number: string): ProfileView {
-    return this.profiles.view(this.network.account(number));
-  }
-
-  /** The JPEG of `number`'s profile picture (404 picture_not_found). */
-  profilePicture(number: string): Buffer {
-    return this.profiles.picture(number);
-  }
-
-  /** The phone of `number` blocks or unblocks the account `target`; its companions are told (account_sync). */
-  setBlocked(number: string, target: string, blocked: boolean): string[] {
-    if (typeof blocked !== 'boolean') throw new SimError(400, 'invalid_request', 'blocked must be a boolean', { field: 'blocked' });
-    const account = this.network.account(number);
-    changeBlock(this.network, account, this.network.account(target), blocked ? 'block' : 'unblock');
-    return this.blocklist(number);
-  }
-
-  /** The numbers `number` blocked. */
-  blocklist(number: string): string[] {
-    return [...this.network.account(number).social.blocked];
-  }
-
-  privacy(number: string): Record<string, string> {
-    return { ...this.network.account(number).social.privacy };
-  }
-
-  /** The phone of `number` changes privacy settings (`{ last: 'none', … }`); all are checked before any applies. */
-  setPrivacy(number: string, settings: Record<string, string>): Record<string, string> {
-    const account = this.network.account(number);
-    if (!settings || typeof settings !== 'object' || Array.isArray(settings) || Object.keys(settings).length === 0) {
-      throw new SimError(400, 'invalid_privacy', 'settings must be an object of category: value', {});
-    }
-    for (const [name, value] of Object.entries(settings)) checkPrivacy(name, value);
-    Object.assign(account.social.privacy, settings);
-    return this.privacy(number);
   }
 
   /** The phone of `number` creates a community (and the server its announcement group) with the accounts `participants`. */

@@ -1,6 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { DEFAULT_MEDIA_LIMITS, MediaDownloadTimeoutError, MediaTooLargeError, systemClock, WHATSAPP_ADDRESSING, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, MediaDownloadTimeoutError, MediaTooLargeError, systemClock, WHATSAPP_PACING, type ChannelContext, type ChannelDriver, type Logger, type MediaLimits } from '@parley/core';
+import { pendingMessage, WHATSAPP_ADDRESSING } from '@parley/whatsapp-proto';
 import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
@@ -90,6 +91,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     channel: 'whatsapp',
     role: 'main',
     addressing: WHATSAPP_ADDRESSING,
+    pendingRecord: pendingMessage,
     // Unofficial WhatsApp bans accounts that send like machines: conservative pacing unless the instance sets its own.
     pacing: WHATSAPP_PACING,
     // WhatsApp answers a burst of logins from one address with rate-limit closes and bans: a restart

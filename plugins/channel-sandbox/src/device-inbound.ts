@@ -1,4 +1,5 @@
-import { isGroupJid, MESSAGE_STATUS_RANK, restStatusOf, USER_SUFFIX, type InboundMessage } from '@parley/core';
+import { MESSAGE_STATUS_RANK, restStatusOf, type InboundMessage } from '@parley/core';
+import { isGroupJid, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
 import { inboundFromPacket } from './content/packet-to-inbound.js';

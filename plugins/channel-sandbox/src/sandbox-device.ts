@@ -1,4 +1,5 @@
-import { ConflictError, KeyedSerialQueue, USER_SUFFIX, type AccountUser, type ChannelContext } from '@parley/core';
+import { ConflictError, KeyedSerialQueue, type AccountUser, type ChannelContext } from '@parley/core';
+import { USER_SUFFIX } from '@parley/whatsapp-proto';
 import { lidOf } from './sandbox-ids.js';
 import { phoneNamespace, type SandboxNetwork } from './sandbox-network.js';
 import type { CallPacket } from './sandbox-packets.js';

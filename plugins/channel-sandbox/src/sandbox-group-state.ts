@@ -1,4 +1,5 @@
-import { jidUser, type GroupParticipant, type JoinRequest, type Storage } from '@parley/core';
+import { type GroupParticipant, type JoinRequest, type Storage } from '@parley/core';
+import { jidUser } from '@parley/whatsapp-proto';
 
 /*
  * The group records of the sandbox network as every part of it reads them: who belongs to a group.

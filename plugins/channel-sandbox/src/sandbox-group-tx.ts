@@ -1,4 +1,5 @@
-import { jidUser, type ChannelEventPayload, type Storage } from '@parley/core';
+import { type ChannelEventPayload, type Storage } from '@parley/core';
+import { jidUser } from '@parley/whatsapp-proto';
 import { GROUP_PICTURES_NAMESPACE, GROUPS_NAMESPACE, INVITES_NAMESPACE, type StoredGroup } from './sandbox-group-state.js';
 import type { SandboxNetwork } from './sandbox-network.js';
 

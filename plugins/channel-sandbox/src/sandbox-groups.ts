@@ -1,8 +1,6 @@
 import { randomInt } from 'node:crypto';
-import {
-  ForbiddenError, jidUser, LID_SUFFIX, NotFoundError, USER_SUFFIX, type Community, type Group,
-  type GroupParticipant, type InviteInfo, type JoinRequest, type MediaInput, type ParticipantResult, type Storage,
-} from '@parley/core';
+import { ForbiddenError, NotFoundError, type Community, type Group, type GroupParticipant, type InviteInfo, type JoinRequest, type MediaInput, type ParticipantResult, type Storage } from '@parley/core';
+import { jidUser, LID_SUFFIX, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { communityView, linkGroup, linkedGroups, unlinkDissolved } from './sandbox-communities.js';
 import {
   GROUP_PICTURES_NAMESPACE, GROUPS_NAMESPACE, INVITES_NAMESPACE, isMember, memberJids, roleOf, type GroupKind, type GroupSettings,

@@ -1,4 +1,5 @@
-import { isGroupJid, jidUser, KeyedSerialQueue, newUlid, USER_SUFFIX, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
+import { KeyedSerialQueue, newUlid, systemClock, type Clock, type Logger, type Storage } from '@parley/core';
+import { isGroupJid, jidUser, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { SandboxLinks } from './sandbox-links.js';
 import type { SandboxOptions } from './sandbox.options.js';
 import { SandboxRelay } from './sandbox-relay.js';

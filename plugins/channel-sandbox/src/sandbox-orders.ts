@@ -1,4 +1,5 @@
-import { jidUser, newMessageId, NotFoundError, toJid, USER_SUFFIX, ValidationError, type Order } from '@parley/core';
+import { newMessageId, NotFoundError, ValidationError, type Order } from '@parley/core';
+import { jidUser, toJid, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { emitOwnCopy } from './own-copy.js';
 import { SandboxCatalogStore } from './sandbox-catalog.js';
 import type { SandboxDevice } from './sandbox-device.js';

@@ -1,8 +1,6 @@
 import { randomInt } from 'node:crypto';
-import {
-  ConflictError, isGroupJid, NotFoundError, unfencedStorage, ValidationError, WHATSAPP_ADDRESSING, type ChannelContext, type ChannelDriver, type DriverRoute,
-  type Clock, type HostSettings, type Logger, type Storage, type UniqueOptionLookup,
-} from '@parley/core';
+import { ConflictError, NotFoundError, unfencedStorage, ValidationError, type ChannelContext, type ChannelDriver, type DriverRoute, type Clock, type HostSettings, type Logger, type Storage, type UniqueOptionLookup } from '@parley/core';
+import { isGroupJid, pendingMessage, WHATSAPP_ADDRESSING } from '@parley/whatsapp-proto';
 import { PICTURE_MEDIA_ID } from './capabilities/profile.js';
 import { SandboxAdapter } from './sandbox.adapter.js';
 import { SandboxDevice } from './sandbox-device.js';
@@ -35,6 +33,7 @@ export class SandboxDriver implements ChannelDriver {
   readonly channel = 'whatsapp' as const;
   readonly role = 'main' as const;
   readonly addressing = WHATSAPP_ADDRESSING;
+  readonly pendingRecord = pendingMessage;
   /** A simulated network has no reconnect storm to fear: a restart brings thousands of phones back at once. */
   readonly restorePerSecond = 10_000;
   readonly routes: DriverRoute[];

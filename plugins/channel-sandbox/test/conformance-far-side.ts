@@ -1,7 +1,5 @@
-import {
-  defaultInstanceFlags, defaultWebhookSettings, requireCapability, toJid,
-  type ChannelAdapter, type InstanceRecord, type OutgoingContent,
-} from '@parley/core';
+import { defaultInstanceFlags, defaultWebhookSettings, requireCapability, type ChannelAdapter, type InstanceRecord, type OutgoingContent } from '@parley/core';
+import { toJid } from '@parley/whatsapp-proto';
 import { exampleContent, type ChannelFarSide, type ConformanceHost, type InboundRequest } from '@parley/testkit';
 import type { SandboxAdapter } from '../src/sandbox.adapter.js';
 

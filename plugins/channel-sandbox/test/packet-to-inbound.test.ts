@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
 import type { MediaInput } from '@parley/core';
-import { isAnimatedSticker } from '@parley/core';
+import { isAnimatedSticker } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../src/content/outgoing-to-proto.js';
 import { inboundContentOf } from '../src/content/packet-to-inbound.js';
 

@@ -1,4 +1,5 @@
-import { jidUser, type ChannelEvent, type EventError, type WebhookRenderContext } from '@parley/core';
+import { type ChannelEvent, type EventError, type WebhookRenderContext } from '@parley/core';
+import { jidUser } from '@parley/whatsapp-proto';
 import type { MetaError, MetaField, MetaValue, MetaWebhookPayload } from './meta-payload.js';
 
 /** Prefix of the main channel's `entry[].id`, followed by the base64url of the public instance id. */

@@ -1,4 +1,5 @@
-import { jidUser, type ChannelEventOf } from '@parley/core';
+import { type ChannelEventOf } from '@parley/core';
+import { jidUser } from '@parley/whatsapp-proto';
 import type { MetaValue } from './meta-payload.js';
 
 type Members = Omit<MetaValue, 'messaging_product' | 'metadata'>;

@@ -1,4 +1,5 @@
-import { isGroupJid, jidUser, type ChannelEventOf, type WebhookRenderContext } from '@parley/core';
+import { type ChannelEventOf, type WebhookRenderContext } from '@parley/core';
+import { isGroupJid, jidUser } from '@parley/whatsapp-proto';
 import { errorList, isMainChannel } from './envelope.js';
 import type { MetaStatus, MetaValue } from './meta-payload.js';
 

@@ -2,6 +2,8 @@ import type { PacingPolicy } from '../outbound/pacing-policy.js';
 import type { CapabilityGaps, ChannelCapabilities } from '../capabilities/index.js';
 import type { ChannelAddressing, ChannelName } from '../domain/channel-name.js';
 import type { InstanceRecord, SocialLink } from '../domain/instance.js';
+import type { MessageContent } from '../domain/message.js';
+import type { OutgoingContent } from '../domain/outgoing.js';
 import type { Logger } from '../logger.js';
 import type { Storage } from '../storage/storage.js';
 import type { EventSink } from './events.js';
@@ -72,6 +74,12 @@ export interface ChannelDriver {
   readonly addressing: ChannelAddressing;
   /** Creates the adapter of one instance. Must not do network I/O before `connect`. */
   create(context: ChannelContext): ChannelAdapter | Promise<ChannelAdapter>;
+  /**
+   * The `message` of the record (spec 2.4) of a send this channel has not taken yet: while it waits in
+   * the outbound queue, and when it failed for good. Pure (no I/O); `nowMs` is when it was accepted.
+   * Drivers of one channel answer the same. Absent: core's `recordMessageOf(content)`.
+   */
+  pendingRecord?(content: OutgoingContent, nowMs: number): MessageContent;
   /**
    * Validates and normalizes driver-specific creation options of an instance (for example the
    * sandbox phone number). Throws ValidationError naming the field. It never sees other instances:

@@ -5,3 +5,4 @@ export * from './message.js';
 export * from './resources.js';
 export * from './outgoing.js';
 export * from './status-stories.js';
+export * from './record-message.js';

@@ -1,6 +1,8 @@
-import { STATUS_BROADCAST } from '../util/jid.js';
 import type { InstanceFlags } from './instance.js';
 import type { InboundMessage } from '../channel/events.js';
+
+/** The chat status stories are posted to (WhatsApp's status-broadcast JID, as main channels report it). */
+export const STATUS_BROADCAST = 'status@broadcast';
 
 /**
  * The one rule for status stories (spec 2.1 `receive_status_message`): a story someone else posted

@@ -4,6 +4,8 @@ import type { MetaChannelProfile } from '../channel-profile.js';
 import { GraphClient } from '../graph/graph-client.js';
 import { MetaMediaDownloader } from '../inbound/media-download.js';
 import { linkAccount } from '../link/link-account.js';
+import type { MetaOutgoingContent } from '../outbound/outgoing-message.js';
+import { recordContent } from '../outbound/outgoing-record.js';
 import { resolveMetaGraphOptions, type MetaDriverOptions } from '../options.js';
 import { webhookRoutes } from '../webhook/webhook-routes.js';
 
@@ -37,6 +39,8 @@ export function createMetaDriver(profile: MetaChannelProfile, options: MetaDrive
     role: 'social',
     addressing: { description: `The ${profile.userIdName} of the recipient (digits).`, phoneNumbers: false },
     create: (context: ChannelContext) => new MetaChannelAdapter(profile, context, { client, media, options: resolved, now }),
+    // The channel's messaging takes only its own content types, so a queued send's content is one of them.
+    pendingRecord: (content) => recordContent(content as MetaOutgoingContent),
     link: (input: Record<string, unknown>) => linkAccount(profile, client, input, now()),
     routes: webhookRoutes(profile, logger),
   };

@@ -14,8 +14,8 @@ function mediaMember(content: Extract<MetaOutgoingContent, { type: 'image' | 'au
   }
 }
 
-/** The proto-like `message` member of a sent message (spec 2.4), as the main channel names them. */
-function recordContent(content: MetaOutgoingContent): MessageContent {
+/** The proto-like `message` member of a sent message (spec 2.4), as the main channel names them; also the driver's `pendingRecord`. */
+export function recordContent(content: MetaOutgoingContent): MessageContent {
   switch (content.type) {
     case 'text':
       return { extendedTextMessage: { text: content.text } };

@@ -36,6 +36,7 @@ import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
 import { ServerMetrics } from '../metrics/server-metrics.js';
 import { timedStorage } from '../metrics/timed-storage.js';
+import { pendingRecords } from '../send/outbound-job.js';
 import { OutboundWorker } from '../send/outbound-worker.js';
 import { Pacer } from '../send/pacer.js';
 import { PacingPolicies } from '../send/pacing-policies.js';
@@ -181,11 +182,12 @@ export class ParleyServer {
     const projection = new SendProjection(storage, bus, projector);
     const policies = new PacingPolicies(storage, plugins.drivers, config.queue.maxQueued, clock);
     const pacer = new Pacer();
+    const pending = pendingRecords(plugins.drivers.values());
     const worker = new OutboundWorker({
-      storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue,
+      storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue, pending,
       owns: cluster ? (instance) => cluster.node.fence(instance) !== undefined : undefined,
     });
-    const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs }) : undefined;
+    const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs, pending }) : undefined;
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
       version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,

@@ -1,4 +1,4 @@
-import { jidUser, toJid, ValidationError } from '@parley/core';
+import { addressNumber, normalizeAddress, ValidationError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { BinaryReply, defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
@@ -46,7 +46,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
         const record = await ctx.sends.send(scope, send.suffix, send.body as never, body.context?.message_id);
         return new JsonReply(200, {
           messaging_product: 'whatsapp',
-          contacts: [{ input: body.to ?? record.key.remoteJid, wa_id: jidUser(record.key.remoteJid) }],
+          contacts: [{ input: body.to ?? record.key.remoteJid, wa_id: addressNumber(scope.addressing, record.key.remoteJid) }],
           messages: [{ id: record.key.id, message_status: 'accepted' }],
         });
       },
@@ -100,7 +100,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   async function markRead(scope: Scope, body: CloudMessage): Promise<{ success: true }> {
     if (!body.message_id) throw new ValidationError('message_id is required with status read', { fields: [{ field: 'message_id', message: 'is required' }] });
     const record = await ctx.sends.existing(scope, body.message_id);
-    const jid = toJid(record.key.remoteJid, 'message_id');
+    const jid = normalizeAddress(scope.addressing, record.key.remoteJid, 'message_id');
     const chats = connectedCapability(scope, 'chats');
     await markChatRead(ctx, jid, scope.id, chats);
     if (body.typing_indicator) await connectedCapability(scope, 'messaging').sendPresence({ to: jid, status: 'composing' });
@@ -111,7 +111,7 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
 /** `GET /{version}/{phone-number-id}`: what Parley knows of the number (the connected account). */
 function phoneNumber(scope: Scope): Record<string, unknown> {
   const user = scope.record.user;
-  const number = user?.id ? jidUser(user.id) : undefined;
+  const number = user?.id ? addressNumber(scope.addressing, user.id) : undefined;
   return {
     id: scope.id,
     ...(number ? { display_phone_number: `+${number}` } : {}),

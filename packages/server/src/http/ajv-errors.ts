@@ -1,11 +1,10 @@
 import type { ErrorObject } from 'ajv';
-import { RECIPIENT_PATTERN, RECIPIENT_RULE } from '@parley/core';
 
 /**
  * Sentences for the patterns and formats whose rule a handler also states: a schema that enforces
  * the rule (so the OpenAPI document shows it) answers the same words the handler would.
  */
-const PATTERN_RULES = new Map<string, string>([[RECIPIENT_PATTERN, RECIPIENT_RULE]]);
+const PATTERN_RULES = new Map<string, string>();
 const FORMAT_RULES: Record<string, string> = { uri: 'must be an absolute URL' };
 
 /** Registers the sentence a failed `pattern` answers (schemas whose pattern mirrors a handler's rule). */

@@ -2,8 +2,6 @@
  * Terse JSON Schema builders. Every request and response schema of the REST API is written with
  * these; the same objects drive ajv validation and the OpenAPI document.
  */
-import { RECIPIENT_PATTERN } from '@parley/core';
-
 export type JsonSchema = Record<string, unknown>;
 
 type Extra = Record<string, unknown>;
@@ -31,9 +29,6 @@ export const s = {
   /** A query flag: `true`/`false` (coerced). */
   flag: (extra: Extra = {}): JsonSchema => ({ type: 'boolean', ...extra }),
 };
-
-/** Recipient: digits with country code, or a JID — the rule of core's `toJid`, stated in the schema. */
-export const recipient = s.string({ minLength: 1, maxLength: 128, pattern: RECIPIENT_PATTERN, examples: ['5511999990000'], description: 'Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID.' });
 
 /** The envelope of a JSON success answer: `status` 200 plus the given members. */
 export function okResponse(members: Record<string, JsonSchema>, required: string[] = Object.keys(members)): JsonSchema {

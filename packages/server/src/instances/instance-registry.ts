@@ -102,8 +102,9 @@ export class InstanceRegistry {
 
   private async createRuntime(record: InstanceRecord): Promise<InstanceRuntime> {
     await this.placement?.claim(record.id);
-    const main = await this.createAdapter(record, this.driver(record.driver, 'driver'));
-    const runtime = new InstanceRuntime(record, main);
+    const mainDriver = this.driver(record.driver, 'driver');
+    const main = await this.createAdapter(record, mainDriver);
+    const runtime = new InstanceRuntime(record, main, mainDriver.addressing);
     for (const channel of Object.keys(record.links)) {
       const driver = this.drivers.get(channel);
       if (driver) runtime.social.set(channel, await this.createAdapter(record, driver));

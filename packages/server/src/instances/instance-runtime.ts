@@ -1,5 +1,5 @@
 import {
-  ConflictError, NotFoundError, type ChannelAdapter, type ChannelName, type ConnectionState, type ConnectionStatus, type InstanceRecord,
+  ConflictError, NotFoundError, type ChannelAdapter, type ChannelAddressing, type ChannelName, type ConnectionState, type ConnectionStatus, type InstanceRecord,
 } from '@parley/core';
 
 /** A loaded instance: its current record and its channel adapters. */
@@ -9,6 +9,8 @@ export class InstanceRuntime {
   constructor(
     public record: InstanceRecord,
     readonly main: ChannelAdapter,
+    /** How the main channel addresses people (its driver's declaration): every main-channel address a caller gives goes through it. */
+    readonly addressing: ChannelAddressing,
   ) {}
 
   get id(): string {

@@ -1,12 +1,15 @@
 import { requireCapability, type CallRejectCapability } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
+import { dataResponse, messageResponse, s } from '../http/schema.js';
+import { channelSlots } from '../schemas/channel-slots.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { ensureConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
-import { connectedCapability, personJid } from './instance-guards.js';
+import { connectedCapability, personAddress } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
+/** An address on the main channel, as its addressing states it. */
+const recipient = channelSlots.mainAddress();
 const tag = 'Calls';
 
 const callId = s.string({ minLength: 1, maxLength: 128, description: 'Call id, as the `call` event gave it.' });
@@ -27,7 +30,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       body: s.object({ to: recipient, isVideo: s.boolean({ description: 'Extension: a video call (default false).' }) }, ['to']),
       response: dataResponse(s.object({ callId: s.string(), peerJid: s.string() }, ['callId', 'peerJid'])), errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
-        const peerJid = personJid(body.to, 'body.to');
+        const peerJid = personAddress(scope.addressing, body.to, 'body.to');
         const capability = connectedCapability(scope, 'calls');
         const call = await capability.offer(peerJid, { isVideo: body.isVideo ?? false });
         return { data: { callId: call.callId, peerJid: call.peerJid } };
@@ -41,7 +44,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       body: s.object({ callId, callFrom: recipient }, ['callId', 'callFrom']),
       response: dataResponse(callSchema), errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
-        const callFrom = personJid(body.callFrom, 'body.callFrom');
+        const callFrom = personAddress(scope.addressing, body.callFrom, 'body.callFrom');
         const capability = connectedCapability(scope, 'calls');
         await capability.accept(body.callId, callFrom);
         return { data: { callId: body.callId, peerJid: callFrom, status: 'accept' } };
@@ -55,7 +58,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
         + 'already answered: 409 `call_not_ringing` (end it with POST /{key}/call/end).',
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const callFrom = personJid(params.callFrom, 'path.callFrom');
+        const callFrom = personAddress(scope.addressing, params.callFrom, 'path.callFrom');
         const capability = rejecter(scope);
         ensureConnected(scope);
         await capability.reject(params.callId, callFrom);
@@ -69,7 +72,7 @@ export function callRoutes(_ctx: ServerContext): RouteDefinition[] {
       body: s.object({ callId, peerJid: recipient }, ['callId', 'peerJid']),
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
-        const peerJid = personJid(body.peerJid, 'body.peerJid');
+        const peerJid = personAddress(scope.addressing, body.peerJid, 'body.peerJid');
         const capability = connectedCapability(scope, 'calls');
         await capability.end(body.callId, peerJid);
         return { message: `Call ${body.callId} ended` };

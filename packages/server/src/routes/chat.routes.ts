@@ -1,14 +1,17 @@
-import { requireCapability, toJid } from '@parley/core';
+import { normalizeAddress, requireCapability } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, messageResponse, okResponse, recipient, s } from '../http/schema.js';
+import { dataResponse, messageResponse, okResponse, s } from '../http/schema.js';
+import { channelSlots } from '../schemas/channel-slots.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema, messageRecordSchema } from '../schemas/message.schemas.js';
 import { connectedCapability } from './instance-guards.js';
 import { markChatRead, settledChat, storedChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
+/** An address on the main channel, as its addressing states it. */
+const recipient = channelSlots.mainAddress();
 const tag = 'Chats';
 
 /** Paging bounds of chat messages (spec 8 leaves them open): page ≥ 1, limit 1–100, default 20. */
@@ -26,7 +29,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
    * phone number: a stored chat of exactly that id is taken as it is.
    */
   const chatIdOf = async (rt: Scope, value: string): Promise<string> =>
-    !value.includes('@') && (await ctx.storage.chats.get(rt.id, value)) ? value : toJid(value, 'path.jid');
+    !value.includes('@') && (await ctx.storage.chats.get(rt.id, value)) ? value : normalizeAddress(rt.addressing, value, 'path.jid');
   /**
    * The chats capability of the channel a chat lives on: the main channel for JIDs, the channel of
    * its latest message for social chats (which have no chat management: 422). Main-channel
@@ -102,7 +105,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       body: s.object({ jid: recipient }, ['jid']),
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
-        const jid = toJid(body.jid, 'body.jid');
+        const jid = normalizeAddress(scope.addressing, body.jid, 'body.jid');
         const capability = connectedCapability(scope, 'chats');
         await capability.subscribePresence(jid);
         return { message: `Subscribed to the presence of ${jid}` };
@@ -119,7 +122,7 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       }, ['jid', 'expiration']),
       response: dataResponse(chatSchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jid = toJid(body.jid, 'body.jid');
+        const jid = normalizeAddress(scope.addressing, body.jid, 'body.jid');
         const capability = connectedCapability(scope, 'chats');
         await capability.setDisappearing(jid, body.expiration);
         return { data: await settledChat(ctx, scope.id, jid) };

@@ -88,7 +88,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       body: participantsBody,
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await communities(scope).removeParticipants(groupJidOf(p.communityId), jids) };
       },
     }),
@@ -124,7 +124,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       body: joinRequestActionBody,
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await communities(scope).handleJoinRequests(groupJidOf(p.communityId), jids, body.action) };
       },
     }),
@@ -135,7 +135,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       body: s.object({ subject: s.text(100), participants: s.array(participantInput, { maxItems: MAX_PARTICIPANTS }) }, ['subject', 'participants']),
       response: dataResponse(groupSchema), errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await communities(scope).createGroup(groupJidOf(p.communityId), body.subject, jids) };
       },
     }),

@@ -2,11 +2,14 @@ import { NotFoundError, type Contact } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
+import { dataResponse, messageResponse, s } from '../http/schema.js';
+import { channelSlots } from '../schemas/channel-slots.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
-import { connectedCapability, personJid } from './instance-guards.js';
+import { connectedCapability, personAddress } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
+/** An address on the main channel, as its addressing states it. */
+const recipient = channelSlots.mainAddress();
 const tag = 'Contacts';
 
 /** A contact (spec 2.6). */
@@ -33,7 +36,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/contacts/{number}', operationId: 'getContact', tag, auth: 'instance', params: numberParams,
       summary: 'One contact', description: 'Unknown contact: 404 `contact_not_found`.',
       response: dataResponse(contactSchema), errors: [404],
-      handler: async ({ scope, params }) => ({ data: await storedContact(scope, personJid(params.number, 'path.number')) }),
+      handler: async ({ scope, params }) => ({ data: await storedContact(scope, personAddress(scope.addressing, params.number, 'path.number')) }),
     }),
     defineRoute<unknown, unknown, { number: string; name: string }, Scope>({
       method: 'post', idempotent: true, path: '/{key}/contacts', operationId: 'saveContact', tag, auth: 'instance', params: keyParams,
@@ -41,7 +44,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       body: s.object({ number: recipient, name: s.text(100) }, ['number', 'name']),
       response: dataResponse(contactSchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jid = personJid(body.number, 'body.number');
+        const jid = personAddress(scope.addressing, body.number, 'body.number');
         await contacts(scope).save(jid, body.name);
         return { data: await ctx.bus.run(scope.id, () => storedContact(scope, jid)) };
       },
@@ -52,7 +55,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       description: 'Answers `message`; the contact leaves the list (its chat stays). Unknown contact: 404 `contact_not_found`.',
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const jid = personJid(params.number, 'path.number');
+        const jid = personAddress(scope.addressing, params.number, 'path.number');
         const capability = contacts(scope);
         await storedContact(scope, jid);
         await capability.remove(jid);
@@ -68,7 +71,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       query: s.object({ action: s.enum(['block', 'unblock']) }, ['action']),
       response: dataResponse(s.object({ jid: s.string(), blocked: s.boolean() }, ['jid', 'blocked'])), errors: [404, 409, 422],
       handler: async ({ scope, params, query }) => {
-        const jid = personJid(params.number, 'path.number');
+        const jid = personAddress(scope.addressing, params.number, 'path.number');
         const capability = contacts(scope);
         if (query.action === 'block') await capability.block(jid);
         else await capability.unblock(jid);
@@ -89,7 +92,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(s.object({ jid: s.string(), status: s.nullable(s.string()), setAt: s.integer() }, ['jid', 'status'])),
       errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const jid = personJid(params.number, 'path.number');
+        const jid = personAddress(scope.addressing, params.number, 'path.number');
         return { data: await contacts(scope).status(jid) };
       },
     }),
@@ -100,7 +103,7 @@ export function contactRoutes(ctx: ServerContext): RouteDefinition[] {
         + 'account: 404 `number_not_registered`.',
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const jid = personJid(params.number, 'path.number');
+        const jid = personAddress(scope.addressing, params.number, 'path.number');
         await contacts(scope).clearSession(jid);
         return { message: `Session with ${jid} cleared` };
       },

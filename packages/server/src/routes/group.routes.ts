@@ -49,7 +49,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       body: s.object({ name: s.text(100, { description: 'The group subject.' }), participants: s.array(participantInput, { maxItems: MAX_PARTICIPANTS }) }, ['name', 'participants']),
       response: dataResponse(groupSchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await groups(scope).create(body.name, jids) };
       },
     }),
@@ -93,7 +93,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       description: `${PARTICIPANT_RESULTS_DOC} Admins only unless the group lets every member add (403 \`not_admin\`). ${UNKNOWN}`,
       body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await groups(scope).addParticipants(groupJidOf(p.groupJid), jids) };
       },
     }),
@@ -102,7 +102,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Remove participants', description: `${PARTICIPANT_RESULTS_DOC} The creator cannot be removed (\`403\`). ${ADMIN} ${UNKNOWN}`,
       body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await groups(scope).removeParticipants(groupJidOf(p.groupJid), jids) };
       },
     }),
@@ -113,7 +113,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       query: s.object({ action: s.enum(['promote', 'demote']) }, ['action']),
       body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, query, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         const capability = groups(scope);
         const jid = groupJidOf(p.groupJid);
         return { data: await (query.action === 'promote' ? capability.promote(jid, jids) : capability.demote(jid, jids)) };
@@ -132,7 +132,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       body: joinRequestActionBody,
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
-        const jids = participantJids(body.participants);
+        const jids = participantJids(scope.addressing, body.participants);
         return { data: await groups(scope).handleJoinRequests(groupJidOf(p.groupJid), jids, body.action) };
       },
     }),

@@ -1,4 +1,6 @@
-import { requireCapability, toJid, ValidationError, type CapabilityName, type ChannelCapabilities } from '@parley/core';
+import {
+  addressKind, normalizeAddress, requireCapability, ValidationError, type CapabilityName, type ChannelAddressing, type ChannelCapabilities,
+} from '@parley/core';
 import { ensureConnected, type InstanceRuntime } from '../instances/instance-runtime.js';
 
 /**
@@ -13,13 +15,13 @@ export function connectedCapability<K extends CapabilityName>(runtime: InstanceR
 }
 
 /**
- * A person's JID from a number or a JID (`@s.whatsapp.net` or `@lid`): 400 naming `field` for
- * anything else, groups and broadcasts included.
+ * A person's address on the main channel, normalized by its `addressing` (WhatsApp: a user or LID
+ * JID from a number or a JID): 400 naming `field` for anything else, groups and broadcasts included.
  */
-export function personJid(value: string, field: string): string {
-  const jid = toJid(value, field);
-  if (!/@(s\.whatsapp\.net|lid)$/.test(jid)) {
+export function personAddress(addressing: ChannelAddressing, value: string, field: string): string {
+  const address = normalizeAddress(addressing, value, field);
+  if (addressKind(addressing, address) !== 'person') {
     throw new ValidationError(`${field} must be a phone number or a contact JID, not a group or broadcast`);
   }
-  return jid;
+  return address;
 }

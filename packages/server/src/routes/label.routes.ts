@@ -1,14 +1,17 @@
-import { NotFoundError, toJid } from '@parley/core';
+import { normalizeAddress, NotFoundError } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
-import { dataResponse, messageResponse, recipient, s } from '../http/schema.js';
+import { dataResponse, messageResponse, s } from '../http/schema.js';
+import { channelSlots } from '../schemas/channel-slots.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema } from '../schemas/message.schemas.js';
 import { connectedCapability } from './instance-guards.js';
 import { settledChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
+/** An address on the main channel, as its addressing states it. */
+const recipient = channelSlots.mainAddress();
 const tag = 'Labels';
 
 const labelId = s.string({ minLength: 1, maxLength: 64, description: 'Label id.' });
@@ -56,7 +59,7 @@ export function labelRoutes(ctx: ServerContext): RouteDefinition[] {
       body: s.object({ to: recipient }, ['to']),
       response: dataResponse(chatSchema), errors: [404, 409, 422],
       handler: async ({ scope, params, body }) => {
-        const jid = toJid(body.to, 'body.to');
+        const jid = normalizeAddress(scope.addressing, body.to, 'body.to');
         await labels(scope).addToChat(params.labelId, jid);
         return { data: await settledChat(ctx, scope.id, jid) };
       },
@@ -68,7 +71,7 @@ export function labelRoutes(ctx: ServerContext): RouteDefinition[] {
       description: 'Answers `message`. Unknown label: 404 `label_not_found`; a chat without the label: 404 `label_not_on_chat`.',
       response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, params }) => {
-        const jid = toJid(params.number, 'path.number');
+        const jid = normalizeAddress(scope.addressing, params.number, 'path.number');
         await labels(scope).removeFromChat(params.labelId, jid);
         await ctx.bus.run(scope.id, async () => undefined);
         return { message: `Label ${params.labelId} removed from chat ${jid}` };

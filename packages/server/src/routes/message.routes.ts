@@ -1,4 +1,4 @@
-import { toJid } from '@parley/core';
+import { normalizeAddress } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -63,9 +63,9 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
         + '`paused`/`unavailable` → `typing_off`, `available` → `mark_seen`.',
       body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
       handler: async ({ scope, body }) => {
-        // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
-        const to = scope.adapter(body.provider) === scope.main ? toJid(body.to, 'body.to') : body.to;
-        await sendingChannel(scope, body.provider).messaging.sendPresence({ to: body.to, status: body.status });
+        // Main-channel recipients are what the main driver's addressing accepts; social channels take their own user ids.
+        const to = scope.adapter(body.provider) === scope.main ? normalizeAddress(scope.addressing, body.to, 'body.to') : body.to;
+        await sendingChannel(scope, body.provider).messaging.sendPresence({ to, status: body.status });
         return { message: `presence ${body.status} sent to ${to}` };
       },
     }),

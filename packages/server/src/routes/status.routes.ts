@@ -5,7 +5,7 @@ import { defineRoute, type RouteDefinition } from '../http/route.js';
 import { dataResponse, s } from '../http/schema.js';
 import { keyParams, urlField } from '../schemas/common.schemas.js';
 import { statusJidListField, statusStorySchema } from '../schemas/status.schemas.js';
-import { connectedCapability, personJid } from './instance-guards.js';
+import { connectedCapability, personAddress } from './instance-guards.js';
 
 type Scope = InstanceRuntime;
 const tag = 'Status stories';
@@ -20,13 +20,13 @@ const caption = s.string({ maxLength: 1024 });
 export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
   const status = (rt: Scope) => connectedCapability(rt, 'status');
   /** The story's audience as JIDs: the given list (each entry checked), or empty for the channel's default audience. */
-  const audience = (list: string[] | undefined): string[] =>
-    (list ?? []).map((entry, i) => personJid(entry, `body.statusJidList[${i}]`));
+  const audience = (rt: Scope, list: string[] | undefined): string[] =>
+    (list ?? []).map((entry, i) => personAddress(rt.addressing, entry, `body.statusJidList[${i}]`));
   /** Posts a media story and keeps its bytes for GET /{key}/message/{id}/media, like sent media. */
   const postMedia = async (rt: Scope, url: string, kind: 'image' | 'video' | 'audio', list: string[] | undefined,
     post: (capability: StatusCapability, media: MediaInput, jids: string[]) => Promise<StatusStory>) => {
     const capability = status(rt);
-    const jids = audience(list);
+    const jids = audience(rt, list);
     const media = await ctx.media.resolve(url, 'body.url', kind, undefined, rt.record);
     const story = await post(capability, media, jids);
     await ctx.storage.media.put(rt.id, story.id, { data: media.data, mimetype: media.mimetype, ...(media.fileName ? { fileName: media.fileName } : {}) });
@@ -45,7 +45,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(statusStorySchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
         const capability = status(scope);
-        const jids = audience(body.statusJidList);
+        const jids = audience(scope, body.statusJidList);
         const options = { ...(body.backgroundColor ? { backgroundColor: body.backgroundColor } : {}), ...(body.font !== undefined ? { font: body.font } : {}) };
         return { data: await capability.text(body.text, jids, options) };
       },
@@ -84,7 +84,7 @@ export function statusRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(statusStorySchema), errors: [409, 422],
       handler: async ({ scope, body }) => {
         const capability = status(scope);
-        return { data: await capability.mention(personJid(body.jid, 'body.jid'), body.statusMsgId) };
+        return { data: await capability.mention(personAddress(scope.addressing, body.jid, 'body.jid'), body.statusMsgId) };
       },
     }),
   ];

@@ -1,4 +1,5 @@
-import { CHANNEL_ID_PATTERN, type ChannelDirectory } from '@parley/core';
+import { CHANNEL_ID_PATTERN, type AddressSchema, type ChannelDirectory } from '@parley/core';
+import { describePattern } from '../http/ajv-errors.js';
 import type { RouteDefinition } from '../http/route.js';
 import type { JsonSchema } from '../http/schema.js';
 
@@ -18,7 +19,25 @@ export const channelSlots = {
   sendProvider: (): JsonSchema => Object.freeze({ [SLOT]: 'send-provider' }),
   /** The recipient of a send, described per channel from the drivers' declared addressing. */
   recipient: (): JsonSchema => Object.freeze({ [SLOT]: 'recipient' }),
+  /**
+   * An address on the instance's main channel (a chat, a contact, a label's chat, a call's peer): the
+   * rule the main channels' addressing states (`schema`) when they all state the same one.
+   */
+  mainAddress: (): JsonSchema => Object.freeze({ [SLOT]: 'main-address' }),
 };
+
+/** The schema of a main-channel address: the main channels' shared {@link AddressSchema}, or any text up to 128 characters. */
+function mainAddress(channels: ChannelDirectory): JsonSchema {
+  const schemas = [...new Set(channels.mainChannels.map((channel) => channels.addressing(channel)!.schema))];
+  const shared = schemas.length === 1 ? schemas[0] : undefined;
+  if (!shared) {
+    const described = channels.mainChannels.map((channel) => `${channel}: ${channels.addressing(channel)!.description}`).join(' ');
+    return { type: 'string', minLength: 1, maxLength: 128, description: `An address on the instance's main channel. ${described}`.trim() };
+  }
+  return {
+    type: 'string', minLength: 1, maxLength: 128, pattern: describePattern(shared.pattern, shared.rule), examples: [shared.example], description: shared.description,
+  };
+}
 
 /** The `provider` description of a send: the default is the instance's main channel. */
 function providerDescription(channels: ChannelDirectory): string {
@@ -28,6 +47,7 @@ function providerDescription(channels: ChannelDirectory): string {
 
 function filled(slot: Record<string, unknown>, channels: ChannelDirectory): JsonSchema {
   const kind = slot[SLOT];
+  if (kind === 'main-address') return mainAddress(channels);
   if (kind === 'recipient') {
     const described = channels.channels.map((channel) => [channel, channels.addressing(channel)!.description] as const);
     const texts = [...new Set(described.map(([, text]) => text))];

@@ -1,6 +1,7 @@
-import { GROUP_SUFFIX } from '@parley/core';
+import type { ChannelAddressing } from '@parley/core';
+import { GROUP_SUFFIX } from '@parley/whatsapp-proto';
 import { dataResponse, s } from '../http/schema.js';
-import { personJid } from '../routes/instance-guards.js';
+import { personAddress } from '../routes/instance-guards.js';
 import { keyAnd } from './common.schemas.js';
 
 /** Most members a participant list carries in one call (WhatsApp's group size limit). */
@@ -74,9 +75,9 @@ export const participantsBody = s.object({ participants: participantsField }, ['
 /** The body of approving or rejecting join requests. */
 export const joinRequestActionBody = s.object({ participants: participantsField, action: s.enum(['approve', 'reject']) }, ['participants', 'action']);
 
-/** Participants as JIDs; a group, broadcast or malformed entry is a 400 naming `body.participants[i]`. */
-export function participantJids(participants: (string | number)[], field = 'body.participants'): string[] {
-  return participants.map((p, i) => personJid(String(p), `${field}[${i}]`));
+/** Participants as the main channel addresses them (JIDs); a group, broadcast or malformed entry is a 400 naming `body.participants[i]`. */
+export function participantJids(addressing: ChannelAddressing, participants: (string | number)[], field = 'body.participants'): string[] {
+  return participants.map((p, i) => personAddress(addressing, String(p), `${field}[${i}]`));
 }
 
 /** An invite code, or the whole `https://chat.whatsapp.com/<code>` link. */

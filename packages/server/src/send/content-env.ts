@@ -1,4 +1,4 @@
-import type { MessageRecord } from '@parley/core';
+import type { ChannelAddressing, MessageRecord } from '@parley/core';
 import type { MediaResolver, MediaRoute } from '../services/media-resolver.js';
 import type { SendingChannel } from './sending-channel.js';
 
@@ -8,6 +8,8 @@ export interface Env {
   /** How the instance reaches URLs (its proxy): media are fetched the way the instance would. */
   route: MediaRoute;
   channel: SendingChannel;
+  /** How the instance's main channel addresses people (mentions, a product's owner). */
+  addressing: ChannelAddressing;
   /** The message a reaction or pin acts on (see {@link Mapping.targetOf}). */
   target?: MessageRecord;
 }

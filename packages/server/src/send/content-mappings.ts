@@ -1,4 +1,6 @@
-import { PayloadTooLargeError, toJid, ValidationError, type OutgoingContent, type OutgoingType } from '@parley/core';
+import {
+  normalizeAddress, PayloadTooLargeError, ValidationError, type ChannelAddressing, type OutgoingContent, type OutgoingType,
+} from '@parley/core';
 import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
 import type { MediaKind } from '../services/media-resolver.js';
 import type { Env } from './content-env.js';
@@ -10,8 +12,8 @@ import { createCallLink } from './sending-channel.js';
 /** How one path suffix's body becomes an {@link OutgoingContent}. */
 export interface Mapping<S extends MessageSuffix> {
   type: OutgoingType;
-  /** Checks beyond the schema, before any I/O (400 naming the field). */
-  check?(body: SendBodies[S]): void;
+  /** Checks beyond the schema, before any I/O (400 naming the field); `addressing` is the main channel's. */
+  check?(body: SendBodies[S], addressing: ChannelAddressing): void;
   /** Id of the stored message the send acts on; its chat and channel decide where the send goes. */
   targetOf?(body: SendBodies[S]): string;
   /** Resolves media (the channel is checked already) and answers the recipient and the content. */
@@ -217,10 +219,10 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   product: {
     type: 'product',
-    check: (b) => void toJid(b.businessOwnerJid, 'body.businessOwnerJid'),
-    build: async (_env, b) => ({
+    check: (b, addressing) => void normalizeAddress(addressing, b.businessOwnerJid, 'body.businessOwnerJid'),
+    build: async ({ addressing }, b) => ({
       to: b.to,
-      content: { type: 'product', businessOwnerJid: toJid(b.businessOwnerJid, 'body.businessOwnerJid'), productId: b.productId, catalogId: b.catalogId },
+      content: { type: 'product', businessOwnerJid: normalizeAddress(addressing, b.businessOwnerJid, 'body.businessOwnerJid'), productId: b.productId, catalogId: b.catalogId },
     }),
   },
   'group-invite': {

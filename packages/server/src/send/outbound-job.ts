@@ -1,5 +1,7 @@
-import { decodeStored, encodeStored, type ChannelName, type MessageRecord, type MessageStatus, type OutgoingContent } from '@parley/core';
-import { outgoingMessage } from '@parley/whatsapp-proto';
+import {
+  decodeStored, encodeStored, recordMessageOf, type ChannelDriver, type ChannelName, type MessageContent, type MessageRecord, type MessageStatus,
+  type OutgoingContent,
+} from '@parley/core';
 
 /**
  * A send as the queue stores it: everything the worker needs to send it later without the request —
@@ -19,16 +21,29 @@ export interface OutboundJob {
   typing?: boolean | number;
 }
 
+/** The `message` of a record of a send its channel has not taken, as the channel's drivers build it. */
+export type PendingRecords = (channel: ChannelName, content: OutgoingContent, nowMs: number) => MessageContent;
+
 /**
- * The record of a send the channel has not taken (spec 2.4): its id, chat and time, and `message` in
- * WhatsApp's naming without the per-send members the channel adds when it sends
- * (`messageContextInfo`: the message secret).
+ * The {@link PendingRecords} of a server's drivers: each channel's `pendingRecord` (WhatsApp's proto
+ * naming for the WhatsApp drivers), core's `recordMessageOf` for a channel whose drivers declare none.
  */
-export function recordOf(id: string, createdAt: number, job: OutboundJob, status: MessageStatus = 'PENDING'): MessageRecord {
-  const { messageContextInfo: _added, ...message } = outgoingMessage(job.content, createdAt);
+export function pendingRecords(drivers: Iterable<Pick<ChannelDriver, 'channel' | 'pendingRecord'>>): PendingRecords {
+  const byChannel = new Map<ChannelName, NonNullable<ChannelDriver['pendingRecord']>>();
+  for (const driver of drivers) {
+    if (driver.pendingRecord && !byChannel.has(driver.channel)) byChannel.set(driver.channel, driver.pendingRecord.bind(driver));
+  }
+  return (channel, content, nowMs) => byChannel.get(channel)?.(content, nowMs) ?? recordMessageOf(content);
+}
+
+/** The {@link PendingRecords} of a server whose drivers declare no `pendingRecord`: core's `recordMessageOf`. */
+const NEUTRAL_RECORDS: PendingRecords = pendingRecords([]);
+
+/** The record of a send the channel has not taken (spec 2.4): its id, chat and time, and `message` as its channel names it (`pending`). */
+export function recordOf(id: string, createdAt: number, job: OutboundJob, status: MessageStatus = 'PENDING', pending = NEUTRAL_RECORDS): MessageRecord {
   return {
-    key: { remoteJid: job.remoteJid, fromMe: true, id }, message, messageTimestamp: String(Math.floor(createdAt / 1000)), status,
-    provider: job.channel,
+    key: { remoteJid: job.remoteJid, fromMe: true, id }, message: pending(job.channel, job.content, createdAt),
+    messageTimestamp: String(Math.floor(createdAt / 1000)), status, provider: job.channel,
   };
 }
 

@@ -1,9 +1,11 @@
-import { ClaimPump, describeError, isParleyError, jidUser, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import {
+  addressNumber, ClaimPump, describeError, isParleyError, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage,
+} from '@parley/core';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
-import { decodeJob, recordOf, type OutboundJob } from './outbound-job.js';
+import { decodeJob, recordOf, type OutboundJob, type PendingRecords } from './outbound-job.js';
 import { backoffMs, failedSendError, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
 import type { Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
@@ -31,6 +33,8 @@ export interface OutboundWorkerDeps {
   bus: EventBus;
   metrics?: Pick<ServerMetrics, 'sent'>;
   options: OutboundWorkerOptions;
+  /** The `message` of the record of a send that failed for good, as its channel names it (default: core's `recordMessageOf`). */
+  pending?: PendingRecords;
   /**
    * In a cluster: whether this node owns an instance now (holds its lease). A claim takes due sends of
    * every instance; only the owner runs the instance's channel, so the others hand theirs back.
@@ -326,12 +330,12 @@ export class OutboundWorker {
       return;
     }
     logger.warn({ instance: runtime.id, message: entry.id, attempts, kind, error }, 'outbound send failed for good');
-    const record = recordOf(entry.id, entry.createdAt, job, 'ERROR');
+    const record = recordOf(entry.id, entry.createdAt, job, 'ERROR', this.deps.pending);
     await storage.messages.upsert(runtime.id, record);
     const main = job.provider === undefined;
     bus.publish(runtime.id, job.channel, {
       type: 'message.status', messageId: record.key.id, chatJid: record.key.remoteJid,
-      recipientId: main ? jidUser(record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
+      recipientId: main && runtime.addressing.phoneNumbers ? addressNumber(runtime.addressing, record.key.remoteJid) : record.key.remoteJid, status: 'failed', timestamp: Math.floor(now / 1000),
       error: failedSendError(err, attempts),
     });
     await storage.outbound.complete(runtime.id, entry.id);

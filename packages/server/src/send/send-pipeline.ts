@@ -1,4 +1,4 @@
-import { NotFoundError, SentNotRecordedError, toJid, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
+import { normalizeAddress, NotFoundError, SentNotRecordedError, ValidationError, type ChannelName, type MessageRecord, type Storage } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { MediaResolver } from '../services/media-resolver.js';
 import type { ServerMetrics } from '../metrics/server-metrics.js';
@@ -46,7 +46,7 @@ export class SendPipeline {
     const mapping = MAPPINGS[suffix] as Mapping<S>;
     // `quoted` in the body is the reply route's path parameter (the schema has it on reply types only).
     const quotedId = replyTo ?? ('quoted' in body ? (body as Recipient).quoted?.messageId : undefined);
-    mapping.check?.(body);
+    mapping.check?.(body, runtime.addressing);
     if (!this.queue && (body.delay !== undefined || body.sendAt !== undefined)) {
       throw new ValidationError(`body.${body.delay !== undefined ? 'delay' : 'sendAt'} needs the outbound queue, which this server runs without (queue.enabled false)`);
     }
@@ -68,12 +68,14 @@ export class SendPipeline {
       // A reply goes through the quoted message's channel unless the body names one.
       channel = sendingChannel(runtime, given ?? channelOf(runtime, quoted.provider), mapping.type);
     }
-    // Main-channel recipients are phone numbers or JIDs; social channels take their own user ids.
-    if ('to' in body && channel.adapter === runtime.main) toJid((body as Recipient).to, 'body.to');
-    const built = await mapping.build({ media: this.media, route: runtime.record, channel, target }, body);
+    // Main-channel recipients are what the main driver's addressing accepts, in its form; social channels take their own user ids.
+    const main = channel.adapter === runtime.main;
+    if ('to' in body && main) normalizeAddress(runtime.addressing, (body as Recipient).to, 'body.to');
+    const built = await mapping.build({ media: this.media, route: runtime.record, channel, addressing: runtime.addressing, target }, body);
     const { content } = built;
-    // Reactions and pins go to their target's chat; a recipient is resolved before anything is queued.
-    const to = target || !channel.messaging.resolveRecipient ? built.to : await channel.messaging.resolveRecipient(built.to);
+    // Reactions and pins go to their target's chat; a recipient is normalized and resolved before anything is queued.
+    const address = main && !target ? normalizeAddress(runtime.addressing, built.to, 'body.to') : built.to;
+    const to = target || !channel.messaging.resolveRecipient ? address : await channel.messaging.resolveRecipient(address);
     if (this.queue) return this.queue.accept(runtime, channel, { to, content, ...(quoted ? { quoted } : {}) }, body, runKey);
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);

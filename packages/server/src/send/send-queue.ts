@@ -1,9 +1,9 @@
 import {
-  ConflictError, messageIdFor, newMessageId, NotFoundError, ParleyError, toJid, type Clock, type MessageRecord, type Outbound, type PacingPolicy,
-  type SendRequest, type Storage,
+  ConflictError, messageIdFor, newMessageId, normalizeAddress, NotFoundError, ParleyError, type Clock, type MessageRecord, type Outbound,
+  type PacingPolicy, type SendRequest, type Storage,
 } from '@parley/core';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
-import { decodeJob, encodeJob, recordOf, type OutboundJob } from './outbound-job.js';
+import { decodeJob, encodeJob, recordOf, type OutboundJob, type PendingRecords } from './outbound-job.js';
 import type { OutboundWorker } from './outbound-worker.js';
 import { pacesNothing, type Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
@@ -31,6 +31,8 @@ export interface SendQueueDeps {
   pacer: Pacer;
   worker: OutboundWorker;
   leaseMs: number;
+  /** The `message` of a queued send's record, as its channel names it (default: core's `recordMessageOf`). */
+  pending?: PendingRecords;
 }
 
 /**
@@ -59,7 +61,7 @@ export class SendQueue {
       const sent = await storage.messages.get(runtime.id, id);
       if (sent) return sent;
     }
-    const remoteJid = main ? toJid(request.to) : request.to;
+    const remoteJid = main ? normalizeAddress(runtime.addressing, request.to, 'body.to') : request.to;
     const job: OutboundJob = {
       ...(main ? {} : { provider: channel.adapter.channel }), channel: channel.adapter.channel, to: request.to, remoteJid, content: request.content,
       ...(request.quoted ? { quotedId: request.quoted.key.id } : {}), ...(options.typing === undefined ? {} : { typing: options.typing }),
@@ -82,7 +84,7 @@ export class SendQueue {
       worker.wake();
     }
     const queued = await storage.outbound.get(runtime.id, id);
-    if (!queued) return recordOf(id, now, job);
+    if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
     return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id));
   }
 
@@ -95,7 +97,7 @@ export class SendQueue {
 
   /** The record and queue state of an entry. */
   view(entry: Outbound, paused: boolean): QueuedRecord {
-    const record = recordOf(entry.id, entry.createdAt, decodeJob(entry.payload));
+    const record = recordOf(entry.id, entry.createdAt, decodeJob(entry.payload), 'PENDING', this.deps.pending);
     const now = this.deps.clock.now();
     const state: QueueState = entry.leasedUntil !== undefined && entry.leasedUntil > now ? 'sending'
       : paused ? 'paused' : entry.dueAt > now ? 'scheduled' : 'queued';

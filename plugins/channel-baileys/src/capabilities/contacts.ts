@@ -1,4 +1,5 @@
-import { jidUser, type ContactStatus, type ContactsCapability, type LidMapping } from '@parley/core';
+import { type ContactStatus, type ContactsCapability, type LidMapping } from '@parley/core';
+import { jidUser } from '@parley/whatsapp-proto';
 import { jidDecode } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
 import type { BaileysSocket } from '../socket.js';

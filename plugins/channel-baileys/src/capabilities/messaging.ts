@@ -1,7 +1,5 @@
-import {
-  MediaTooLargeError, UpstreamError, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType,
-  type PresenceRequest, type SendRequest,
-} from '@parley/core';
+import { MediaTooLargeError, UpstreamError, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType, type PresenceRequest, type SendRequest } from '@parley/core';
+import { toJid } from '@parley/whatsapp-proto';
 import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { SEND_TYPES } from '@parley/whatsapp-proto';
 import { outboundPlan } from '../mapping/outbound-content.js';

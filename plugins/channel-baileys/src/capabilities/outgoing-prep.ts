@@ -1,4 +1,5 @@
-import { NotFoundError, toJid, UpstreamError, ValidationError, type CallLinkType, type OutgoingContent } from '@parley/core';
+import { NotFoundError, UpstreamError, ValidationError, type CallLinkType, type OutgoingContent } from '@parley/core';
+import { toJid } from '@parley/whatsapp-proto';
 import type { Product as WAProduct, WASendableProduct } from '@whiskeysockets/baileys';
 import { callLink, type OutboundEnv } from '../mapping/outbound-content.js';
 import { isImage } from '../media/media-urls.js';

@@ -1,6 +1,5 @@
-import {
-  isAnimatedSticker, pinDurationFor, toJid, ValidationError, type Mentions, type OutgoingContent, type SendRequest,
-} from '@parley/core';
+import { ValidationError, type Mentions, type OutgoingContent, type SendRequest } from '@parley/core';
+import { isAnimatedSticker, pinDurationFor, toJid } from '@parley/whatsapp-proto';
 import {
   baileysLinkPreview, callLinkText, contactCards, eventLocation, inviteExpiration, linkText, locationFields, messageKey, outgoingMessage,
 } from '@parley/whatsapp-proto';

@@ -1,4 +1,4 @@
-import { jidUser, LID_SUFFIX, USER_SUFFIX } from '@parley/core';
+import { jidUser, LID_SUFFIX, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { jidNormalizedUser } from '@whiskeysockets/baileys';
 
 /** True for a LID (`…@lid`, `…@hosted.lid`). */

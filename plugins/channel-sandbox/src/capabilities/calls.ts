@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ConflictError, NotFoundError, USER_SUFFIX, ownMember, ValidationError, isGroupJid, jidUser, toJid, type Call, type CallStatus, type CallsCapability,
-} from '@parley/core';
+import { ConflictError, NotFoundError, ownMember, ValidationError, type Call, type CallStatus, type CallsCapability } from '@parley/core';
+import { USER_SUFFIX, isGroupJid, jidUser, toJid } from '@parley/whatsapp-proto';
 import type { SandboxDevice } from '../sandbox-device.js';
 import type { CallPacket } from '../sandbox-packets.js';
 import type { WhileOnline } from './connection.js';

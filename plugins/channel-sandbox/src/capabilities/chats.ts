@@ -1,7 +1,5 @@
-import {
-  CapabilityNotSupportedError, ConflictError, NotFoundError, USER_SUFFIX, ValidationError, isGroupJid, jidUser, type ChatsCapability,
-  type PrivacySettings,
-} from '@parley/core';
+import { CapabilityNotSupportedError, ConflictError, NotFoundError, ValidationError, type ChatsCapability, type PrivacySettings } from '@parley/core';
+import { USER_SUFFIX, isGroupJid, jidUser } from '@parley/whatsapp-proto';
 import type { SandboxDevice } from '../sandbox-device.js';
 import type { EphemeralPacket } from '../sandbox-packets.js';
 import { forgetLabelledChat } from './labels.js';

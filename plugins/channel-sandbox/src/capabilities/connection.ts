@@ -1,8 +1,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import QRCode from 'qrcode';
-import {
-  ConflictError, isGroupJid, jidUser, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult,
-} from '@parley/core';
+import { ConflictError, ValidationError, type AccountUser, type ConnectionCapability, type ConnectionState, type ConnectResult } from '@parley/core';
+import { isGroupJid, jidUser } from '@parley/whatsapp-proto';
 import { PRESENCE_SUBSCRIPTIONS } from './chats.js';
 import { DeviceInbound } from '../device-inbound.js';
 import type { SandboxDevice } from '../sandbox-device.js';

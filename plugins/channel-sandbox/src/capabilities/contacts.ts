@@ -1,6 +1,5 @@
-import {
-  NotFoundError, USER_SUFFIX, ValidationError, jidUser, type ContactStatus, type ContactsCapability, type LidMapping,
-} from '@parley/core';
+import { NotFoundError, ValidationError, type ContactStatus, type ContactsCapability, type LidMapping } from '@parley/core';
+import { USER_SUFFIX, jidUser } from '@parley/whatsapp-proto';
 import type { SandboxDevice, SandboxSession } from '../sandbox-device.js';
 import { lidOf } from '../sandbox-ids.js';
 import { phoneNamespace } from '../sandbox-network.js';

@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import {
-  ForbiddenError, isGroupJid, jidUser, newMessageId, toJid, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability,
-  type PresenceRequest, type SendRequest,
-} from '@parley/core';
+import { ForbiddenError, newMessageId, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest } from '@parley/core';
+import { isGroupJid, jidUser, toJid } from '@parley/whatsapp-proto';
 import { webpStickerMedia } from '@parley/whatsapp-proto';
 import { outgoingToProto, SANDBOX_SEND_TYPES } from '../content/outgoing-to-proto.js';
 import { inboundContentOf, mentioned, typedMember } from '../content/packet-to-inbound.js';

@@ -1,7 +1,5 @@
-import {
-  jidUser, newMessageId, NotFoundError, STATUS_BROADCAST, USER_SUFFIX, type MediaInput, type OutgoingContent, type StatusCapability,
-  type StatusStory,
-} from '@parley/core';
+import { newMessageId, NotFoundError, STATUS_BROADCAST, type MediaInput, type OutgoingContent, type StatusCapability, type StatusStory } from '@parley/core';
+import { jidUser, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { outgoingToProto } from '../content/outgoing-to-proto.js';
 import { toWire } from '../content/received-media.js';
 import { emitOwnCopy } from '../own-copy.js';

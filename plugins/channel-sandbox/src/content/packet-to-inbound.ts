@@ -1,4 +1,5 @@
-import { isGroupJid, jidUser, USER_SUFFIX, type InboundMessage } from '@parley/core';
+import { type InboundMessage } from '@parley/core';
+import { isGroupJid, jidUser, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { inboundContentOf, mentionsOf, typedMember } from '@parley/whatsapp-proto';
 import type { MessagePacket } from '../sandbox-packets.js';
 

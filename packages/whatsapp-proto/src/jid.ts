@@ -1,4 +1,4 @@
-import { ValidationError } from '../errors.js';
+import { STATUS_BROADCAST, ValidationError, type AddressKind, type ChannelAddressing } from '@parley/core';
 
 /** Suffix of a user JID on the main channel. */
 export const USER_SUFFIX = '@s.whatsapp.net';
@@ -6,8 +6,8 @@ export const USER_SUFFIX = '@s.whatsapp.net';
 export const GROUP_SUFFIX = '@g.us';
 /** Suffix of a LID. */
 export const LID_SUFFIX = '@lid';
-/** The status-broadcast JID that stories are posted to. */
-export const STATUS_BROADCAST = 'status@broadcast';
+
+export { STATUS_BROADCAST };
 
 /** True for a group JID. */
 export function isGroupJid(jid: string): boolean {
@@ -55,3 +55,29 @@ export function toJid(to: string, field = 'to'): string {
 export function jidUser(jid: string): string {
   return jid.split('@')[0]!.split(':')[0]!;
 }
+
+/** What a JID names: a group (`@g.us`), a person (a user JID or a LID), or something else (a broadcast list, status, a newsletter). */
+export function jidKind(jid: string): AddressKind {
+  if (isGroupJid(jid)) return 'group';
+  return jid.endsWith(USER_SUFFIX) || jid.endsWith(LID_SUFFIX) ? 'person' : 'other';
+}
+
+/**
+ * WhatsApp's addressing, shared by every driver of the `whatsapp` channel (Baileys, the sandbox): a
+ * phone number with country code or a JID, normalized to a JID by {@link toJid}; `allowNumber`
+ * filters apply, to the user part of each JID. The adapter's `resolveRecipient` (Baileys: the
+ * `onWhatsApp` lookup) then answers the JID the network files the number under.
+ */
+export const WHATSAPP_ADDRESSING: ChannelAddressing = Object.freeze({
+  description: 'Phone number with country code (digits), or a JID.',
+  phoneNumbers: true,
+  schema: Object.freeze({
+    pattern: RECIPIENT_PATTERN,
+    rule: RECIPIENT_RULE,
+    description: 'Phone number with country code (6 to 15 digits; `+`, spaces, dashes and parentheses allowed), or a JID.',
+    example: '5511999990000',
+  }),
+  normalize: toJid,
+  kind: jidKind,
+  numberOf: jidUser,
+});

@@ -1,5 +1,4 @@
-import type { ActionButton, MediaInput, OutgoingContent, ReplyButton } from '../domain/outgoing.js';
-import type { ContactCard } from '../domain/resources.js';
+import type { ActionButton, ContactCard, MediaInput, OutgoingContent, ReplyButton } from '@parley/core';
 
 /**
  * Pieces of WhatsApp's message format that every main-channel driver builds the same way (the

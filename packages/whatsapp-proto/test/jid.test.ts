@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  GROUP_SUFFIX, isGroupJid, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, recipientPatternOr, STATUS_BROADCAST, toJid, USER_SUFFIX, ValidationError,
-} from '../src/index.js';
+import { STATUS_BROADCAST, ValidationError } from '@parley/core';
+import { GROUP_SUFFIX, isGroupJid, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, recipientPatternOr, toJid, USER_SUFFIX } from '../src/index.js';
 
 describe('toJid', () => {
   it('turns digits with country code into a user JID', () => {

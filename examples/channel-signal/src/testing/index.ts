@@ -1,0 +1,1 @@
+export { MockSignalNetwork, type MockSent } from './mock-signal-network.js';

@@ -1,0 +1,113 @@
+import { Network } from './network/network.js';
+import { SimError } from './network/errors.js';
+import { createMediaCertificate } from './media/certificate.js';
+import { MediaHost } from './media/host.js';
+import { SignalLog, type SignalRecord } from './features/signals.js';
+import { Presences, type ChatState } from './features/presence.js';
+import { Calls, type CallRecord } from './features/calls.js';
+import { Profiles, type ProfileChange, type ProfileView } from './features/profile.js';
+import { changeBlock, checkPrivacy, privacyFeature } from './features/privacy.js';
+
+/**
+ * What the simulator's phones do beside messages: presence and chat states, calls, profiles, block lists
+ * and privacy settings (the `Simulator`'s base: its network, and the media host profile pictures are
+ * served from). The `Simulator` registers these features last, with {@link useSignalFeatures}.
+ */
+export abstract class PhoneSignals {
+  readonly network = new Network();
+  protected readonly certificate = createMediaCertificate();
+  protected readonly mediaHost: MediaHost;
+  private readonly signalLog: SignalLog;
+  private readonly presences: Presences;
+  private readonly callLog: Calls;
+  private readonly profiles: Profiles;
+
+  constructor(host: string) {
+    this.mediaHost = new MediaHost(this.certificate, host);
+    this.signalLog = new SignalLog(this.network);
+    this.presences = new Presences(this.network, this.signalLog);
+    this.callLog = new Calls(this.network, this.signalLog);
+    this.profiles = new Profiles(this.network, this.mediaHost);
+  }
+
+  /** Adds privacy, presence, call and profile stanzas to what the network answers. */
+  protected useSignalFeatures(): void {
+    this.network.use(privacyFeature(this.network));
+    this.network.use(this.presences.feature());
+    this.network.use(this.callLog.feature());
+    this.network.use(this.profiles.feature());
+  }
+
+  /** The phone of `number` goes online or offline: companions subscribed to the account are told. */
+  setPresence(number: string, presence: 'available' | 'unavailable'): { number: string; online: boolean; lastSeen: number } {
+    return this.presences.phoneSets(number, presence);
+  }
+
+  /** The phone of `number` types (`composing`), records audio (`recording`) or stops (`paused`) in its chat with `to`. */
+  sendChatState(number: string, to: string, state: ChatState): void {
+    this.presences.phoneChats(number, to, state);
+  }
+
+  /** The phone of `from` calls the account `to` (audio, or video): the offer rings on `to`'s companions. */
+  call(from: string, to: string, options: { video?: boolean } = {}): CallRecord {
+    return this.callLog.phoneCalls(from, to, options.video ?? false);
+  }
+
+  /** The phone of `number` ends a call it made or got (the other party's devices get `terminate`). */
+  endCall(number: string, callId: string): CallRecord {
+    return this.callLog.phoneEnds(number, callId);
+  }
+
+  /** Calls `number` made or got, with each step (offer, accept, reject, terminate) and who took it. */
+  calls(number: string): CallRecord[] {
+    return this.callLog.of(number);
+  }
+
+  /** Presences, chat states and call stanzas each device of `number` (its phone and companions) received. */
+  signals(number: string): SignalRecord[] {
+    return this.signalLog.of(this.network.account(number));
+  }
+
+  /** The phone of `number` changes its name, about text or picture (a JPEG; null removes it). */
+  setProfile(number: string, change: ProfileChange): Promise<ProfileView> {
+    return this.profiles.phoneChanges(number, change);
+  }
+
+  /** What others see of `number`'s profile: push name, about text, picture. */
+  profile(number: string): ProfileView {
+    return this.profiles.view(this.network.account(number));
+  }
+
+  /** The JPEG of `number`'s profile picture (404 picture_not_found). */
+  profilePicture(number: string): Buffer {
+    return this.profiles.picture(number);
+  }
+
+  /** The phone of `number` blocks or unblocks the account `target`; its companions are told (account_sync). */
+  setBlocked(number: string, target: string, blocked: boolean): string[] {
+    if (typeof blocked !== 'boolean') throw new SimError(400, 'invalid_request', 'blocked must be a boolean', { field: 'blocked' });
+    const account = this.network.account(number);
+    changeBlock(this.network, account, this.network.account(target), blocked ? 'block' : 'unblock');
+    return this.blocklist(number);
+  }
+
+  /** The numbers `number` blocked. */
+  blocklist(number: string): string[] {
+    return [...this.network.account(number).social.blocked];
+  }
+
+  privacy(number: string): Record<string, string> {
+    return { ...this.network.account(number).social.privacy };
+  }
+
+  /** The phone of `number` changes privacy settings (`{ last: 'none', … }`); all are checked before any applies. */
+  setPrivacy(number: string, settings: Record<string, string>): Record<string, string> {
+    const account = this.network.account(number);
+    if (!settings || typeof settings !== 'object' || Array.isArray(settings) || Object.keys(settings).length === 0) {
+      throw new SimError(400, 'invalid_privacy', 'settings must be an object of category: value', {});
+    }
+    for (const [name, value] of Object.entries(settings)) checkPrivacy(name, value);
+    Object.assign(account.social.privacy, settings);
+    return this.privacy(number);
+  }
+}
