@@ -21,7 +21,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async begin(scope: string, key: string, claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
     if (claim.now - this.sweptAt >= SWEEP_EVERY_MS) {
       this.sweptAt = claim.now;
-      this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [claim.now]);
+      this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= +?', [claim.now]);
     }
     return this.db.transaction(() => {
       const live = this.live(scope, key, claim.now);
@@ -38,13 +38,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, done: IdempotencyCompletion): Promise<boolean> {
     return this.db.run(
       `UPDATE idempotency_keys SET state = 'done', answer = ?, expires_at = ?
-       WHERE scope = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+       WHERE scope = +? AND key = +? AND owner = +? AND state = 'in_progress'`,
       [JSON.stringify(done.answer), done.expiresAt, scope, key, done.owner],
     ) > 0;
   }
 
   async release(scope: string, key: string, owner: string): Promise<void> {
-    this.db.run(`DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ? AND state = 'in_progress'`, [scope, key, owner]);
+    this.db.run(`DELETE FROM idempotency_keys WHERE scope = +? AND key = +? AND owner = +? AND state = 'in_progress'`, [scope, key, owner]);
   }
 
   async get(scope: string, key: string, now: number): Promise<IdempotencyRecord | null> {
@@ -52,7 +52,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   private live(scope: string, key: string, now: number): IdempotencyRecord | null {
-    const row = this.db.get<Row>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = ? AND key = ?', [scope, key]);
+    const row = this.db.get<Row>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = +? AND key = +?', [scope, key]);
     if (!row || row.expires_at <= now) return null;
     return {
       state: row.state as IdempotencyRecord['state'], fingerprint: row.fingerprint, owner: row.owner, expiresAt: row.expires_at,
