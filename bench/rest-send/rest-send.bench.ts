@@ -6,7 +6,8 @@
  * and the table shows each target's median round (`parley` stores on SQLite, `parley-redis` on the Redis
  * at REDIS_URL under a key prefix of its own). "vs bare express" is the median of the per-round
  * ratios (express and Parley measured back to back); CPU µs/req is the target process's own user +
- * system time per answered request, which other load on the machine disturbs far less than req/s.
+ * system time per answered request (for queued targets until their queue is empty, so that the sends
+ * answered PENDING are paid for too), which other load on the machine disturbs far less than req/s.
  * Run: `npm run build && node bench/dist/rest-send/rest-send.bench.js`
  * Since issue 16 the sends rotate over BENCH_PEERS receiving sandbox phones (20 by default; 1 is the
  * earlier single conversation): the outbound queue keeps order per recipient, so one recipient's sends
@@ -21,6 +22,8 @@
  * BENCH_SENDS (0; set 1000000 for the RSS run), BENCH_SCHEDULED (0; set 100000 for the queue memory
  * run: that many sends scheduled an hour ahead, RSS of the server after each tenth),
  * BENCH_KINDS (comma-separated targets, default all).
+ * `fair-baseline` (issue 26) does a send's storage work and nothing else (./fair-baseline.ts): "Parley vs
+ * the fair baseline" is the median of the per-round ratios of their CPU per send (target ≤ 1.25×).
  * `parley-postgres` stores on the PostgreSQL at DATABASE_URL, in a database of its own: its CPU µs/req
  * adds the CPU of the server's backends serving that database (their /proc times; PostgreSQL's shared
  * background processes, the WAL writer and checkpointer, serve every database and are not counted).
@@ -93,15 +96,16 @@ async function round(kind: string, target: Started): Promise<Round> {
   const serverBefore = info.database ? await backendCpuMicros(info.database) : undefined;
   const started = performance.now();
   const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
-  const cpu = cpuMicrosOf(child.pid!) - cpuBefore + (serverBefore ? await backendCpuMicros(info.database!, serverBefore) : 0);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  // A queued send answered PENDING is still sent after the round: its CPU counts once the queue is empty.
   await drained(kind, info);
+  const cpu = cpuMicrosOf(child.pid!) - cpuBefore + (serverBefore ? await backendCpuMicros(info.database!, serverBefore) : 0);
   const sentPerSecond = result.requests.total / ((performance.now() - started) / 1000);
   return { rps: result.requests.average, sentPerSecond, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
 }
 
 const median = (values: number[]) => percentile(values, 50);
-const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express', 'parley', 'parley-direct', 'parley-redis', 'parley-postgres'];
+const kinds = process.env.BENCH_KINDS?.split(',') ?? ['bare-http', 'bare-express', 'fair-baseline', 'parley', 'parley-direct', 'parley-redis', 'parley-postgres'];
 const targets = new Map<string, Started>();
 for (const kind of kinds) {
   const target = await start(kind);
@@ -134,6 +138,12 @@ console.log(table(['target', 'req/s', 'sent/s end to end', 'p50 ms', 'p99 ms', '
       isParley && sqlite.length ? versus(kind, sqlite) : '', queued && sqlite.length ? versus(kind, sqlite, sent) : '',
       isParley && sqlite.length ? `${Math.round((cpuOf(sqlite) / cpu) * 100)}%` : ''];
   })));
+if (rounds.has('fair-baseline') && rounds.has('parley')) {
+  const fair = rounds.get('fair-baseline')!;
+  const ratio = median(sqlite.map((x, i) => x.cpuPerRequest / fair[i]!.cpuPerRequest));
+  console.log(`\nParley (SQLite) vs the fair baseline (median of per-round ratios): CPU per send ${ratio.toFixed(2)}× (issue 26 target ≤ 1.25×), `
+    + `p99 ${median(sqlite.map((x) => x.p99))} ms against ${median(fair.map((x) => x.p99))} ms (target: no worse)`);
+}
 if (rounds.has('parley-direct') && rounds.has('parley')) {
   const direct = rounds.get('parley-direct')!;
   console.log(`\nQueue vs direct (parley / parley-direct, median of per-round ratios): req/s ${versus('parley', direct)}, CPU/req ${Math.round((cpuOf(direct) / cpuOf(sqlite)) * 100)}%`);

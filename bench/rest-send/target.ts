@@ -5,10 +5,11 @@
  * under a key prefix of its own that it deletes on SIGTERM) or `parley-postgres` (PostgreSQL storage in a
  * database of its own on the server at DATABASE_URL, dropped on SIGTERM; its name is printed as `database`,
  * so that the bench counts the CPU of the server processes serving it).
+ * `fair-baseline` is the same send's storage work done plainly (./fair-baseline.ts), in a temporary directory.
  * Parley targets create a sending sandbox phone and BENCH_PEERS (20) receiving ones. Prints one JSON
  * line `{ port, key?, to? }` (`to`: the receiving numbers) on stdout once it listens; stops on SIGTERM.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,7 @@ import { deleteKeys } from '@parley/storage-redis/testing';
 import { createTestDatabase } from '@parley/storage-postgres/testing';
 import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import type { Logger } from '@parley/core';
+import { startFairBaseline } from './fair-baseline.js';
 
 const kind = process.argv[2];
 const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -47,6 +49,15 @@ async function main(): Promise<Record<string, unknown>> {
     await new Promise<void>((r) => server.once('listening', () => r()));
     process.on('SIGTERM', () => server.close(() => process.exit(0)));
     return { port: (server.address() as { port: number }).port };
+  }
+  if (kind === 'fair-baseline') {
+    const dir = mkdtempSync(join(tmpdir(), 'parley-bench-fair-'));
+    const baseline = await startFairBaseline(dir);
+    process.on('SIGTERM', () => void baseline.close().then(() => {
+      rmSync(dir, { recursive: true, force: true });
+      process.exit(0);
+    }));
+    return { port: baseline.port, to: Array.from({ length: Number(process.env.BENCH_PEERS ?? 20) }, (_, i) => String(5511970000002 + i)) };
   }
   if (kind === 'parley' || kind === 'parley-direct' || kind === 'parley-redis' || kind === 'parley-postgres') {
     const dataDir = process.env.BENCH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'parley-bench-rest-'));

@@ -8,6 +8,7 @@ import { timedStorage } from '../src/metrics/timed-storage.js';
 /** A repository with what real back ends use: `#private` state, a getter, async and sync methods, a failure. */
 class Messages {
   #rows = new Map<string, string>();
+  readonly #held = Promise.resolve('held');
   get size(): number {
     return this.#rows.size;
   }
@@ -16,6 +17,9 @@ class Messages {
   }
   async get(id: string): Promise<string | null> {
     return this.#rows.get(id) ?? null;
+  }
+  held(): Promise<string> {
+    return this.#held;
   }
   count(): number {
     return this.#rows.size;
@@ -57,6 +61,16 @@ describe('timedStorage', () => {
     assert.equal(histogram.series('messages', 'count').count, 1);
     assert.equal(histogram.series('messages', 'broken').count, 1, 'a failed call is timed too');
     assert.ok(histogram.series('messages', 'upsert').sum >= 0);
+    // The caller resumes one microtask hop after the repository's promise settles, not three (a `finally`).
+    let hops = 0;
+    let resumedAfter = -1;
+    void storage.messages.held().then(() => (resumedAfter = hops));
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+      hops++;
+    }
+    assert.equal(resumedAfter, 1);
+    assert.equal(histogram.series('messages', 'held').count, 1);
 
     assert.equal(storage.name, 'fake');
     assert.equal(storage.rateLimiter(), 'limiter of fake');

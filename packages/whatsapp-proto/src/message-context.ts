@@ -17,6 +17,21 @@ const FIELD_NUMBERS: Record<string, number> = {
 };
 const CONTEXT_INFO_FIELD = 35;
 
+/** Secrets drawn from the OS at once: one `randomBytes` call per 128 messages instead of one per message. */
+const SECRETS_PER_DRAW = 128;
+let secrets = Buffer.alloc(0);
+let nextSecret = 0;
+
+/** 32 bytes from the CSPRNG that no other secret shares (consecutive slices of one draw). */
+function freshSecret(): Buffer {
+  if (nextSecret >= secrets.length) {
+    secrets = randomBytes(32 * SECRETS_PER_DRAW);
+    nextSecret = 0;
+  }
+  nextSecret += 32;
+  return secrets.subarray(nextSecret - 32, nextSecret);
+}
+
 /**
  * The `messageContextInfo` Baileys' `generateWAMessageContent` (Utils/messages.js) gives a send: a
  * fresh 32-byte `messageSecret` on every message except reactions (`shouldIncludeReportingToken`,
@@ -24,10 +39,10 @@ const CONTEXT_INFO_FIELD = 35;
  * a pin how long it lasts (`messageAddOnDurationInSecs`: the pin's duration, 0 to unpin). Undefined
  * for reactions and relayed types. Proto JSON: bytes in base64.
  */
-export function messageContextInfo(content: OutgoingContent, secret: Buffer = randomBytes(32)): Record<string, unknown> | undefined {
+export function messageContextInfo(content: OutgoingContent, secret?: Buffer): Record<string, unknown> | undefined {
   if (content.type === 'reaction' || RELAYED.has(content.type)) return undefined;
   const duration = content.type === 'pin' ? pinDurationFor(content.duration) : content.type === 'unpin' ? 0 : undefined;
-  return { messageSecret: secret.toString('base64'), ...(duration === undefined ? {} : { messageAddOnDurationInSecs: duration }) };
+  return { messageSecret: (secret ?? freshSecret()).toString('base64'), ...(duration === undefined ? {} : { messageAddOnDurationInSecs: duration }) };
 }
 
 /** `message` with `info` as its `messageContextInfo`, members in proto field order (as proto JSON writes them). */

@@ -7,7 +7,7 @@ export class SqliteAuthStateRepository implements AuthStateRepository {
   async get(instance: string, category: string, ids: string[]): Promise<Record<string, string>> {
     if (ids.length === 0) return {};
     const rows = this.db.all<{ id: string; value: string }>(
-      'SELECT id, value FROM auth_state WHERE instance = ? AND category = ? AND id IN (SELECT value FROM json_each(?))',
+      'SELECT id, value FROM auth_state WHERE instance = +? AND category = +? AND id IN (SELECT value FROM json_each(?))',
       [instance, category, JSON.stringify(ids)],
     );
     return Object.fromEntries(rows.map((row) => [row.id, row.value]));
@@ -17,7 +17,7 @@ export class SqliteAuthStateRepository implements AuthStateRepository {
     if (entries.length === 0) return;
     this.db.transaction(() => {
       for (const { category, id, value } of entries) {
-        if (value === null) this.db.run('DELETE FROM auth_state WHERE instance = ? AND category = ? AND id = ?', [instance, category, id]);
+        if (value === null) this.db.run('DELETE FROM auth_state WHERE instance = +? AND category = +? AND id = +?', [instance, category, id]);
         else this.db.run('INSERT OR REPLACE INTO auth_state (instance, category, id, value) VALUES (?, ?, ?, ?)', [instance, category, id, value]);
       }
     });
@@ -26,6 +26,6 @@ export class SqliteAuthStateRepository implements AuthStateRepository {
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run('DELETE FROM auth_state WHERE instance = ?', [instance]);
+    this.db.run('DELETE FROM auth_state WHERE instance = +?', [instance]);
   }
 }

@@ -40,12 +40,12 @@ const HEADS = `
  * caller takes the first ones. Full rows are read only for the heads it leases.
  */
 const DUE_HEADS = `${HEADS}
-  SELECT seq FROM heads WHERE next_attempt_at <= @now AND (lease_until IS NULL OR lease_until <= @now)
+  SELECT seq FROM heads WHERE next_attempt_at <= +@now AND (lease_until IS NULL OR lease_until <= +@now)
   ORDER BY next_attempt_at, seq`;
 
 /** The seqs of the postponed, unleased lane heads of target `@url` at `@now` (see {@link HEADS}). */
 const HEADS_OF_TARGET = `${HEADS}
-  SELECT seq FROM heads WHERE url = @url AND next_attempt_at > @now AND (lease_until IS NULL OR lease_until <= @now)`;
+  SELECT seq FROM heads WHERE url = +@url AND next_attempt_at > +@now AND (lease_until IS NULL OR lease_until <= +@now)`;
 
 /**
  * The durable delivery queue. Lanes are not stored: a lane's head is its lowest `seq` among rows not
@@ -109,12 +109,12 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       const due = this.db.all<{ seq: number }>(DUE_HEADS, { now });
       const claimed: Delivery[] = [];
       for (let i = 0; i < due.length && i < limit; i++) {
-        const head = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = ? RETURNING *', [now + leaseMs, due[i]!.seq])!;
+        const head = this.db.get<DeliveryRow>('UPDATE deliveries SET lease_until = ? WHERE seq = +? RETURNING *', [now + leaseMs, due[i]!.seq])!;
         claimed.push(deliveryOf(head));
         if (perLane <= 1) continue;
         // The ones behind the head, along the lanes index; they ride on the head's lease.
         const next = this.db.all<DeliveryRow>(
-          'SELECT * FROM deliveries WHERE instance = ? AND url = ? AND dead_at IS NULL AND seq > ? ORDER BY seq LIMIT ?',
+          'SELECT * FROM deliveries WHERE instance = +? AND url = +? AND dead_at IS NULL AND seq > +? ORDER BY seq LIMIT ?',
           [head.instance, head.url, head.seq, perLane - 1],
         );
         for (const row of next) {
@@ -143,7 +143,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
       for (const outcome of outcomes) {
         if (outcome.outcome === 'sent') this.acknowledge(outcome.id, outcome.responseTimeMs);
         else if (outcome.outcome === 'failed') this.failAttempt(outcome.id, outcome.failure);
-        else this.db.run('UPDATE deliveries SET lease_until = NULL WHERE id = ? AND dead_at IS NULL', [outcome.id]);
+        else this.db.run('UPDATE deliveries SET lease_until = NULL WHERE id = +? AND dead_at IS NULL', [outcome.id]);
       }
     });
     await this.db.flush();
@@ -158,7 +158,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   }
 
   private acknowledge(id: string, responseTimeMs: number): void {
-    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = ? AND dead_at IS NULL RETURNING instance', [id]);
+    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = +? AND dead_at IS NULL RETURNING instance', [id]);
     if (row) this.count(row.instance, { sent: 1, failed: 0, responseTimeMs });
   }
 
@@ -166,7 +166,7 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     const row = this.db.write<{ instance: string }>(
       `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = COALESCE(@next, next_attempt_at), last_error = @error,
          last_status = @status, lease_until = NULL, dead_at = CASE WHEN @next IS NULL THEN @now ELSE NULL END
-       WHERE id = @id AND dead_at IS NULL RETURNING instance`,
+       WHERE id = +@id AND dead_at IS NULL RETURNING instance`,
       { id, next: failure.nextAttemptAt, error: failure.error, status: failure.status ?? null, now: this.clock.now() },
     );
     if (row) this.count(row.instance, { sent: 0, failed: 1, responseTimeMs: failure.responseTimeMs });
@@ -181,16 +181,16 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }> {
     const rows = this.db.all<DeliveryRow>(
-      'SELECT * FROM deliveries WHERE instance = ? AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT ? OFFSET ?',
+      'SELECT * FROM deliveries WHERE instance = +? AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT ? OFFSET ?',
       [instance, page.limit, page.offset],
     );
     // Kept by triggers in every write's transaction (migration 8), not counted per page.
-    const total = this.db.get<{ n: number }>('SELECT n FROM dead_letter_counts WHERE instance = ?', [instance])?.n ?? 0;
+    const total = this.db.get<{ n: number }>('SELECT n FROM dead_letter_counts WHERE instance = +?', [instance])?.n ?? 0;
     return { items: rows.map((row) => ({ ...deliveryOf(row), deadAt: row.dead_at! })), total };
   }
 
   async redeliver(instance: string, ids?: string[]): Promise<number> {
-    const revive = 'UPDATE deliveries SET dead_at = NULL, lease_until = NULL, attempts = 0, next_attempt_at = @now WHERE instance = @instance AND dead_at IS NOT NULL';
+    const revive = 'UPDATE deliveries SET dead_at = NULL, lease_until = NULL, attempts = 0, next_attempt_at = @now WHERE instance = +@instance AND dead_at IS NOT NULL';
     const now = this.clock.now();
     if (!ids) return this.db.run(revive, { instance, now });
     return this.db.run(`${revive} AND id IN (SELECT value FROM json_each(@ids))`, { instance, now, ids: JSON.stringify(ids) });
@@ -198,11 +198,11 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    return this.db.run('DELETE FROM deliveries WHERE instance = @instance AND dead_at IS NOT NULL AND id IN (SELECT value FROM json_each(@ids))', { instance, ids: JSON.stringify(ids) });
+    return this.db.run('DELETE FROM deliveries WHERE instance = +@instance AND dead_at IS NOT NULL AND id IN (SELECT value FROM json_each(@ids))', { instance, ids: JSON.stringify(ids) });
   }
 
   async purgeDeadLetters(before: number): Promise<number> {
-    return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < ?', [before]);
+    return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < +?', [before]);
   }
 
   async stats(instance: string): Promise<WebhookStats> {
@@ -210,18 +210,18 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     if (this.pendingStats.size > 0) this.writeStats();
     // Required<…>: a mapped type, so the row type has the index signature db.get asks for.
     const counters = this.db.get<Required<DeliveryCounters>>(
-      'SELECT total_sent AS sent, total_failed AS failed, response_time_sum AS responseTimeSum, responses FROM delivery_stats WHERE instance = ?',
+      'SELECT total_sent AS sent, total_failed AS failed, response_time_sum AS responseTimeSum, responses FROM delivery_stats WHERE instance = +?',
       [instance],
     );
-    const { pending } = this.db.get<{ pending: number }>('SELECT COUNT(*) AS pending FROM deliveries WHERE instance = ? AND dead_at IS NULL', [instance])!;
+    const { pending } = this.db.get<{ pending: number }>('SELECT COUNT(*) AS pending FROM deliveries WHERE instance = +? AND dead_at IS NULL', [instance])!;
     return webhookStatsOf(counters, pending);
   }
 
   async clear(instance: string): Promise<void> {
     this.pendingStats.delete(instance);
     this.db.transaction(() => {
-      this.db.run('DELETE FROM deliveries WHERE instance = ?', [instance]);
-      this.db.run('DELETE FROM delivery_stats WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM deliveries WHERE instance = +?', [instance]);
+      this.db.run('DELETE FROM delivery_stats WHERE instance = +?', [instance]);
     });
   }
 

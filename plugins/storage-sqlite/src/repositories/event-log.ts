@@ -24,20 +24,20 @@ export class SqliteEventLog implements EventLog {
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {
     const from = after ?? '';
     return instance === undefined
-      ? this.db.all<LoggedEvent & Record<string, unknown>>('SELECT id, instance, type, at, event FROM events WHERE id > ? ORDER BY id LIMIT ?', [from, limit])
+      ? this.db.all<LoggedEvent & Record<string, unknown>>('SELECT id, instance, type, at, event FROM events WHERE id > +? ORDER BY id LIMIT ?', [from, limit])
       : this.db.all<LoggedEvent & Record<string, unknown>>(
-        'SELECT id, instance, type, at, event FROM events WHERE instance = ? AND id > ? ORDER BY id LIMIT ?', [instance, from, limit],
+        'SELECT id, instance, type, at, event FROM events WHERE instance = +? AND id > +? ORDER BY id LIMIT ?', [instance, from, limit],
       );
   }
 
   async purge(before: number): Promise<number> {
-    const count = this.db.run('DELETE FROM events WHERE id < ?', [ulidFloor(before)]);
+    const count = this.db.run('DELETE FROM events WHERE id < +?', [ulidFloor(before)]);
     await this.db.flush();
     return count;
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run('DELETE FROM events WHERE instance = ?', [instance]);
+    this.db.run('DELETE FROM events WHERE instance = +?', [instance]);
     await this.db.flush();
   }
 }

@@ -13,7 +13,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async begin(scope: string, key: string, claim: IdempotencyClaim): Promise<IdempotencyRecord | null> {
     if (claim.now - this.sweptAt >= SWEEP_EVERY_MS) {
       this.sweptAt = claim.now;
-      this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [claim.now]);
+      this.db.run('DELETE FROM idempotency_keys WHERE expires_at <= +?', [claim.now]);
     }
     return this.db.transaction(() => {
       const live = this.live(scope, key, claim.now);
@@ -30,13 +30,13 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   async complete(scope: string, key: string, done: IdempotencyCompletion): Promise<boolean> {
     return this.db.run(
       `UPDATE idempotency_keys SET state = 'done', answer = ?, expires_at = ?
-       WHERE scope = ? AND key = ? AND owner = ? AND state = 'in_progress'`,
+       WHERE scope = +? AND key = +? AND owner = +? AND state = 'in_progress'`,
       [JSON.stringify(done.answer), done.expiresAt, scope, key, done.owner],
     ) > 0;
   }
 
   async release(scope: string, key: string, owner: string): Promise<void> {
-    this.db.run(`DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND owner = ? AND state = 'in_progress'`, [scope, key, owner]);
+    this.db.run(`DELETE FROM idempotency_keys WHERE scope = +? AND key = +? AND owner = +? AND state = 'in_progress'`, [scope, key, owner]);
   }
 
   async get(scope: string, key: string, now: number): Promise<IdempotencyRecord | null> {
@@ -44,7 +44,7 @@ export class SqliteIdempotencyStore implements IdempotencyStore {
   }
 
   private live(scope: string, key: string, now: number): IdempotencyRecord | null {
-    const row = this.db.get<IdempotencyRow>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = ? AND key = ?', [scope, key]);
+    const row = this.db.get<IdempotencyRow>('SELECT state, fingerprint, owner, expires_at, answer FROM idempotency_keys WHERE scope = +? AND key = +?', [scope, key]);
     return idempotencyOf(row, now);
   }
 }

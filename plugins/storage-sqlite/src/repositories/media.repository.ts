@@ -14,12 +14,12 @@ export class SqliteMediaRepository implements MediaRepository {
   }
 
   async get(instance: string, messageId: string): Promise<MediaBlob | null> {
-    const row = this.db.get<MediaRow>('SELECT mimetype, file_name, data FROM media WHERE instance = ? AND message_id = ?', [instance, messageId]);
+    const row = this.db.get<MediaRow>('SELECT mimetype, file_name, data FROM media WHERE instance = +? AND message_id = +?', [instance, messageId]);
     if (!row) return null;
     return { data: row.data, mimetype: row.mimetype, ...(row.file_name === null ? {} : { fileName: row.file_name }) };
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run('DELETE FROM media WHERE instance = ?', [instance]);
+    this.db.run('DELETE FROM media WHERE instance = +?', [instance]);
   }
 }

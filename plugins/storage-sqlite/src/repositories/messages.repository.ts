@@ -49,7 +49,7 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = ? AND id = ?', [instance, id]);
+    const row = this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = +? AND id = +?', [instance, id]);
     return row ? messageOf(row) : null;
   }
 
@@ -60,10 +60,10 @@ export class SqliteMessageRepository implements MessageRepository {
    */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const moved = this.db.run(
-      `UPDATE messages SET status = ? WHERE instance = ? AND id = ? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`,
+      `UPDATE messages SET status = ? WHERE instance = +? AND id = +? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`,
       [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
     );
-    return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = ? AND id = ?', [instance, id]) !== undefined;
+    return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = +? AND id = +?', [instance, id]) !== undefined;
   }
 
   /**

@@ -7,7 +7,7 @@ const NOT_PAUSED = 'l.instance NOT IN (SELECT instance FROM outbound_paused)';
 /** Lane heads ready to be claimed at @now (due, not leased or lease expired), soonest first. */
 const READY = `
   SELECT o.* FROM outbound_lanes AS l JOIN outbound AS o ON o.seq = l.head
-  WHERE l.ready_at <= @now AND o.due_at <= @now AND ${NOT_PAUSED}
+  WHERE l.ready_at <= +@now AND o.due_at <= +@now AND ${NOT_PAUSED}
   ORDER BY l.ready_at, l.head LIMIT @limit`;
 
 /**
@@ -106,7 +106,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
     this.writeUnwritten();
     const claimed = this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
-      this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = ?', [now + leaseMs, row.seq]);
+      this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = +?', [now + leaseMs, row.seq]);
       this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
       return outboundOf({ ...row, lease_until: now + leaseMs });
     }));
@@ -132,7 +132,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
     this.db.transaction(() => {
       const row = this.db.write<{ seq: number; lane: string }>(
         `UPDATE outbound SET lease_until = NULL, due_at = @dueAt, attempts = attempts + @failed, last_error = coalesce(@error, last_error)
-         WHERE instance = @instance AND id = @id RETURNING seq, lane`,
+         WHERE instance = +@instance AND id = +@id RETURNING seq, lane`,
         { dueAt: update.dueAt, failed: update.failed ? 1 : 0, error: update.failed?.error ?? null, instance, id },
       );
       if (row) this.refreshLane(instance, row.lane);
@@ -142,7 +142,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   async cancel(instance: string, id: string, now: number): Promise<'cancelled' | 'sending' | 'unknown'> {
     this.writeUnwritten();
     const outcome = this.db.transaction(() => {
-      const row = this.db.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+      const row = this.db.get<{ lease_until: number | null }>('SELECT lease_until FROM outbound WHERE instance = +? AND id = +?', [instance, id]);
       if (!row) return 'unknown' as const;
       if (row.lease_until !== null && row.lease_until > now) return 'sending' as const;
       this.remove(instance, id);
@@ -154,13 +154,13 @@ export class SqliteOutboundQueue implements OutboundQueue {
 
   async get(instance: string, id: string): Promise<Outbound | null> {
     this.writeUnwritten();
-    const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = ? AND id = ?', [instance, id]);
+    const row = this.db.get<OutboundRow>('SELECT * FROM outbound WHERE instance = +? AND id = +?', [instance, id]);
     return row ? outboundOf(row) : null;
   }
 
   async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
     this.writeUnwritten();
-    const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = ? ORDER BY due_at, seq LIMIT ? OFFSET ?',
+    const rows = this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = +? ORDER BY due_at, seq LIMIT ? OFFSET ?',
       [instance, page.limit, page.offset]);
     return { items: rows.map(outboundOf), total: await this.count(instance) };
   }
@@ -172,12 +172,12 @@ export class SqliteOutboundQueue implements OutboundQueue {
   async setPaused(instance: string, paused: boolean): Promise<void> {
     this.emptyInBatch.delete(instance);
     if (paused) this.db.run('INSERT INTO outbound_paused (instance) VALUES (?) ON CONFLICT DO NOTHING', [instance]);
-    else this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+    else this.db.run('DELETE FROM outbound_paused WHERE instance = +?', [instance]);
     await this.db.flush();
   }
 
   async isPaused(instance: string): Promise<boolean> {
-    return this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = ?', [instance]) !== undefined;
+    return this.db.get('SELECT 1 AS x FROM outbound_paused WHERE instance = +?', [instance]) !== undefined;
   }
 
   /** The earliest time a lane head of an unpaused instance becomes claimable: an index read. */
@@ -191,11 +191,11 @@ export class SqliteOutboundQueue implements OutboundQueue {
     // Its size starts again from nothing.
     this.emptyInBatch.delete(instance);
     this.db.transaction(() => {
-      this.db.run('DELETE FROM outbound WHERE instance = ?', [instance]);
-      this.db.run('DELETE FROM outbound_lanes WHERE instance = ?', [instance]);
-      this.db.run('DELETE FROM outbound_counts WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound WHERE instance = +?', [instance]);
+      this.db.run('DELETE FROM outbound_lanes WHERE instance = +?', [instance]);
+      this.db.run('DELETE FROM outbound_counts WHERE instance = +?', [instance]);
       this.pendingCounts.delete(instance);
-      this.db.run('DELETE FROM outbound_paused WHERE instance = ?', [instance]);
+      this.db.run('DELETE FROM outbound_paused WHERE instance = +?', [instance]);
     });
     await this.db.flush();
   }
@@ -210,11 +210,11 @@ export class SqliteOutboundQueue implements OutboundQueue {
     const size = this.emptyInBatch.get(item.instance);
     if (size !== undefined) return { n: size, stored: null, ahead: null, paused: null };
     const state = this.db.get<{ n: number | null; any: number | null; stored: number | null; ahead: number | null; paused: number | null }>(
-      `SELECT (SELECT n FROM outbound_counts WHERE instance = @instance) AS n,
-         (SELECT 1 FROM outbound WHERE instance = @instance LIMIT 1) AS any,
-         (SELECT 1 FROM outbound WHERE instance = @instance AND id = @id) AS stored,
-         (SELECT 1 FROM outbound WHERE instance = @instance AND lane = @lane AND ord <= @dueAt LIMIT 1) AS ahead,
-         (SELECT 1 FROM outbound_paused WHERE instance = @instance) AS paused`,
+      `SELECT (SELECT n FROM outbound_counts WHERE instance = +@instance) AS n,
+         (SELECT 1 FROM outbound WHERE instance = +@instance LIMIT 1) AS any,
+         (SELECT 1 FROM outbound WHERE instance = +@instance AND id = +@id) AS stored,
+         (SELECT 1 FROM outbound WHERE instance = +@instance AND lane = +@lane AND ord <= +@dueAt LIMIT 1) AS ahead,
+         (SELECT 1 FROM outbound_paused WHERE instance = +@instance) AS paused`,
       { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt },
     )!;
     if (state.any === null && state.paused === null) {
@@ -237,7 +237,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
   }
 
   private remove(instance: string, id: string): void {
-    const row = this.db.write<{ lane: string }>('DELETE FROM outbound WHERE instance = ? AND id = ? RETURNING lane', [instance, id]);
+    const row = this.db.write<{ lane: string }>('DELETE FROM outbound WHERE instance = +? AND id = +? RETURNING lane', [instance, id]);
     if (!row) return;
     this.countBy(instance, -1);
     this.refreshLane(instance, row.lane);
@@ -254,14 +254,14 @@ export class SqliteOutboundQueue implements OutboundQueue {
   /** Points the lane at its current head (its lease end while leased, else its due time), or drops an empty lane. */
   private refreshLane(instance: string, lane: string): void {
     const head = this.db.get<{ seq: number; due_at: number; lease_until: number | null }>(
-      'SELECT seq, due_at, lease_until FROM outbound WHERE instance = ? AND lane = ? ORDER BY ord, seq LIMIT 1', [instance, lane]);
+      'SELECT seq, due_at, lease_until FROM outbound WHERE instance = +? AND lane = +? ORDER BY ord, seq LIMIT 1', [instance, lane]);
     if (head) this.setHead(instance, lane, head.seq, head.lease_until ?? head.due_at);
-    else this.db.run('DELETE FROM outbound_lanes WHERE instance = ? AND lane = ?', [instance, lane]);
+    else this.db.run('DELETE FROM outbound_lanes WHERE instance = +? AND lane = +?', [instance, lane]);
   }
 
   /** Queued sends of an instance: the stored count plus this batch's changes. */
   private size(instance: string): number {
-    const stored = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = ?', [instance])?.n ?? 0;
+    const stored = this.db.get<{ n: number }>('SELECT n FROM outbound_counts WHERE instance = +?', [instance])?.n ?? 0;
     return stored + (this.pendingCounts.get(instance) ?? 0);
   }
 

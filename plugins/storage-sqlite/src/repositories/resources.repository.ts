@@ -43,21 +43,21 @@ class SqliteResourceRepository<T extends { id: string }> {
 
   async list(instance: string): Promise<T[]> {
     const { table, column, order } = this.spec;
-    return this.db.all<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = ? ORDER BY ${order}`, [instance])
+    return this.db.all<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = +? ORDER BY ${order}`, [instance])
       .map((row) => decodeStored<T>(row[column]!));
   }
 
   async delete(instance: string, id: string): Promise<boolean> {
-    return this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = ? AND id = ?`, [instance, id]) > 0;
+    return this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = +? AND id = +?`, [instance, id]) > 0;
   }
 
   async clear(instance: string): Promise<void> {
-    this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = ?`, [instance]);
+    this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = +?`, [instance]);
   }
 
   private read(instance: string, id: string): T | null {
     const { table, column } = this.spec;
-    const row = this.db.get<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = ? AND id = ?`, [instance, id]);
+    const row = this.db.get<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = +? AND id = +?`, [instance, id]);
     return row ? decodeStored<T>(row[column]!) : null;
   }
 }

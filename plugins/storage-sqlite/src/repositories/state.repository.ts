@@ -5,7 +5,7 @@ export class SqliteStateRepository implements StateRepository {
   constructor(private readonly db: SqliteDatabase) {}
 
   async get<T = unknown>(namespace: string, id: string): Promise<T | null> {
-    const row = this.db.get<{ value: string }>('SELECT value FROM state WHERE namespace = ? AND id = ?', [namespace, id]);
+    const row = this.db.get<{ value: string }>('SELECT value FROM state WHERE namespace = +? AND id = +?', [namespace, id]);
     return row ? decodeStored<T>(row.value) : null;
   }
 
@@ -14,16 +14,16 @@ export class SqliteStateRepository implements StateRepository {
   }
 
   async delete(namespace: string, id: string): Promise<boolean> {
-    return this.db.run('DELETE FROM state WHERE namespace = ? AND id = ?', [namespace, id]) > 0;
+    return this.db.run('DELETE FROM state WHERE namespace = +? AND id = +?', [namespace, id]) > 0;
   }
 
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
-    return this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = ? ORDER BY id', [namespace])
+    return this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = +? ORDER BY id', [namespace])
       .map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
   }
 
   /** A literal prefix comparison: LIKE and GLOB would read `_`, `%` and `*` in the prefix as wildcards. */
   async clearPrefix(prefix: string): Promise<void> {
-    this.db.run('DELETE FROM state WHERE namespace >= @prefix AND substr(namespace, 1, length(@prefix)) = @prefix', { prefix });
+    this.db.run('DELETE FROM state WHERE namespace >= +@prefix AND substr(namespace, 1, length(@prefix)) = @prefix', { prefix });
   }
 }
