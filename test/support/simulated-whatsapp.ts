@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
+import type { InstanceClient } from '@parley/client';
 import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 /** A WhatsApp simulator and a Parley server whose WhatsApp channel (Baileys' real socket) connects to it. */
 export interface SimulatedWhatsApp {
@@ -12,8 +13,9 @@ export interface SimulatedWhatsApp {
 /**
  * Starts, before the suite, the simulator (its root and media certificate trusted in this process, where
  * the server's Baileys runs) and a server with the WhatsApp channel pointed at it; stops both after it.
+ * `config` adds to the server's configuration (for example `allowPrivateUrls` for media on loopback).
  */
-export function useSimulatedWhatsApp(set: (env: SimulatedWhatsApp) => void): void {
+export function useSimulatedWhatsApp(set: (env: SimulatedWhatsApp) => void, config: TestServerOptions['config'] = {}): void {
   let env: SimulatedWhatsApp | undefined;
   let untrust: Array<() => void> = [];
   before(async () => {
@@ -24,7 +26,7 @@ export function useSimulatedWhatsApp(set: (env: SimulatedWhatsApp) => void): voi
         { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
         { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
       ],
-      config: { defaultChannel: 'whatsapp' },
+      config: { defaultChannel: 'whatsapp', ...config },
     });
     env = { sim, t };
     set(env);
@@ -36,10 +38,14 @@ export function useSimulatedWhatsApp(set: (env: SimulatedWhatsApp) => void): voi
   });
 }
 
-/** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected. */
-export async function linkByQr({ sim, t }: SimulatedWhatsApp, number: string, name: string) {
+/**
+ * A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected. `prepare`
+ * runs on the new instance before it connects (for example to set its webhooks).
+ */
+export async function linkByQr({ sim, t }: SimulatedWhatsApp, number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>) {
   const instance = await t.createInstance({ channel: 'whatsapp', name });
   const api = t.client(instance.key);
+  await prepare?.(api);
   const connecting = await api.call('connectInstance');
   assert.equal(connecting.phoneConnected, false);
   assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
