@@ -9,7 +9,7 @@ import type { TestServer } from '../support/test-server.js';
 /**
  * Spec 4.2's non-media sends through Parley's REST API, on Baileys' real socket against the simulator:
  * texts with mentions and a link preview, location, contact cards, link, poll, survey, event, request for
- * the phone number, and the sends that act on an earlier message (reaction, pin, unpin), each checked in
+ * the phone number, a group invite, and the sends that act on an earlier message (reaction, pin, unpin), each checked in
  * the message the receiving phone decrypted.
  */
 describe('WhatsApp rich sends, decrypted on the simulated phone', () => {
@@ -115,5 +115,15 @@ describe('WhatsApp rich sends, decrypted on the simulated phone', () => {
     const [unpinName, unpin] = await arrived(await api.call('unpinMessage', { body: { id } }));
     assert.equal(unpinName, 'pinInChatMessage');
     assert.deepEqual([unpin.key.id, unpin.type], [id, 2]);
+  });
+
+  it('group invite: the card carries the code the simulator issued for a group Parley created', { timeout: 60_000 }, async () => {
+    const other = sim.simulator.createAccount({ number: '5511987659003', pushName: 'Outro' });
+    const group = (await api.call('createGroup', { body: { name: 'Revendedores', participants: [other.number] } })).data;
+    const { inviteCode } = await api.call('getGroupInviteCode', { params: { groupJid: group.id } });
+    assert.equal(inviteCode, sim.simulator.getGroup(group.id).inviteCode);
+    const [name, invite] = await arrived(await api.call('sendGroupInvite', { body: { to: friend, groupJid: group.id, groupName: 'Revendedores', inviteCode } }));
+    assert.equal(name, 'groupInviteMessage');
+    assert.deepEqual([invite.groupJid, invite.groupName, invite.inviteCode], [group.id, 'Revendedores', inviteCode]);
   });
 });
