@@ -2,19 +2,23 @@ import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import type { InstanceClient } from '@parley/client';
 import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
-import { startTestServer, type TestServer } from './test-server.js';
+import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 /** A suite's WhatsApp simulator and the Parley server whose WhatsApp channel (Baileys) connects to it. */
 export interface SimulatedWhatsApp {
   readonly sim: RunningSimulator;
   readonly t: TestServer;
-  /** A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected (`connecting`: the connect answer, its QR code). */
-  linkByQr(number: string, name: string): ReturnType<typeof linkByQr>;
+  /**
+   * A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected (`connecting`:
+   * the connect answer, its QR code). `prepare` runs on the new instance before it connects (its webhooks, say).
+   */
+  linkByQr(number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>): ReturnType<typeof linkByQr>;
 }
 
-async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string) {
+async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>) {
   const instance = await t.createInstance({ channel: 'whatsapp', name });
   const api: InstanceClient = t.client(instance.key);
+  await prepare?.(api);
   const connecting = await api.call('connectInstance');
   assert.equal(connecting.phoneConnected, false);
   assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
@@ -29,9 +33,10 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
 /**
  * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
  * where the server's Baileys runs) and a Parley server with the WhatsApp channel pointed at it; stops both
- * after. The answer's fields are set once the suite's `before` ran.
+ * after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
+ * (`allowPrivateUrls` for media served on loopback, say).
  */
-export function useSimulatedWhatsApp(): SimulatedWhatsApp {
+export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}): SimulatedWhatsApp {
   let sim: RunningSimulator | undefined;
   let t: TestServer | undefined;
   let untrust: Array<() => void> = [];
@@ -43,7 +48,7 @@ export function useSimulatedWhatsApp(): SimulatedWhatsApp {
         { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
         { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
       ],
-      config: { defaultChannel: 'whatsapp' },
+      config: { defaultChannel: 'whatsapp', ...config },
     });
   });
   after(async () => {
@@ -58,8 +63,8 @@ export function useSimulatedWhatsApp(): SimulatedWhatsApp {
     get t() {
       return t!;
     },
-    linkByQr(number, name) {
-      return linkByQr(sim!, t!, number, name);
+    linkByQr(number, name, prepare) {
+      return linkByQr(sim!, t!, number, name, prepare);
     },
   };
   return context;

@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { before, describe, it } from 'node:test';
+import type { RunningSimulator } from '@parley/whatsapp-sim';
+import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
+import type { TestServer } from '../support/test-server.js';
+
+/** Largest history event, in records (the channel's HISTORY_EVENT_RECORDS, written out on purpose). */
+const HISTORY_EVENT_RECORDS = 500;
+
+/**
+ * Defects of issue 25 proven on Baileys' real socket against the simulator rather than a fake socket:
+ * the recipient lookup (3), bounded history events (6) and the account's own messages sent from its
+ * phone (11).
+ */
+describe('issue 25 defects, on the simulator', () => {
+  let sim: RunningSimulator;
+  let t: TestServer;
+  const env = useSimulatedWhatsApp();
+  before(() => {
+    ({ sim, t } = env);
+  });
+
+  // Defect 3: the simulator's usync answers `contact type="out"` for a number with no account.
+  it('a send to a number not on WhatsApp is a 404 not_on_whatsapp: nothing queued, no stanza reaches the server', { timeout: 60_000 }, async () => {
+    const shop = sim.simulator.createAccount({ number: '5511987659301', pushName: 'Loja' });
+    const { api } = await env.linkByQr(shop.number, 'not-on-whatsapp');
+    const res = await t.request('POST', `/${api.key}/message/text`, { to: '5511987659399', text: 'alô?' });
+    assert.deepStrictEqual({ status: res.status, body: res.body }, {
+      status: 404, body: { status: 404, error: { code: 'not_on_whatsapp', message: 'WhatsApp account of 5511987659399 not found' } },
+    });
+    assert.deepStrictEqual((await api.call('listQueue')).data, []);
+    assert.deepStrictEqual((await api.call('listChats')).data.filter((c: { id: string }) => c.id.startsWith('5511987659399')), []);
+    assert.deepStrictEqual(sim.simulator.stanzas(shop.number, 'message').filter((s) => (s.stanza.attrs.to ?? '').startsWith('5511987659399')), []);
+  });
+
+  // Defect 6: the phone's whole history arrives in one Baileys set; Parley splits it into bounded events.
+  it(`a history of 1200 messages arrives as events of at most ${HISTORY_EVENT_RECORDS} records, each message once, isLatest on the last only`, { timeout: 90_000 }, async () => {
+    const shop = sim.simulator.createAccount({ number: '5511987659311', pushName: 'Loja' });
+    const seeded = await sim.simulator.seedHistory(shop.number, { chats: 24, messagesPerChat: 50 });
+    const { api } = await env.linkByQr(shop.number, 'big-history');
+    const instance = (await api.call('getInstance')).instance.id;
+    const histories = () => t.events.flatMap((e) => (e.type === 'history' && e.instance === instance ? [e] : []));
+    const expected = seeded.chats.flatMap((c) => c.messageIds).sort();
+    await t.waitFor(() => histories().flatMap((e) => e.messages).length >= expected.length, 30_000, 'the whole history');
+    const events = histories();
+    assert.ok(events.length >= 3, `${events.length} events`);
+    for (const event of events) assert.ok(event.messages.length <= HISTORY_EVENT_RECORDS, `${event.messages.length} records in one event`);
+    assert.deepStrictEqual(events.flatMap((e) => e.messages.map((m) => m.key.id!)).sort(), expected);
+    assert.deepStrictEqual(events.map((e) => e.isLatest).slice(0, -1).filter(Boolean), []);
+  });
+
+  // Defect 11: a text the account's phone sends reaches the linked device as `deviceSentMessage`; it is
+  // the account's own message (from me), addressed to the friend's chat, not a message from the friend.
+  it('a text the account\'s phone sends is a from-me message in the friend\'s chat', { timeout: 60_000 }, async () => {
+    const shop = sim.simulator.createAccount({ number: '5511987659321', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987659322', pushName: 'Cliente' });
+    const { api } = await env.linkByQr(shop.number, 'own-phone');
+    const sent = await sim.simulator.sendText(shop.number, friend.number, 'Enviado do celular');
+    const event = await t.waitFor(() => t.events.find((e) => e.type === 'message' && e.message.id === sent.id), 20_000, 'the phone\'s own text');
+    assert.ok(event.type === 'message');
+    assert.deepStrictEqual([event.message.fromMe, event.message.chatJid, event.message.content], [true, friend.jid, { type: 'text', body: 'Enviado do celular' }]);
+    const stored = await api.call('getMessage', { params: { messageId: sent.id } });
+    assert.deepStrictEqual([stored.data.key.fromMe, stored.data.key.remoteJid], [true, friend.jid]);
+  });
+});
