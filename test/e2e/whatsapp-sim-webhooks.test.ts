@@ -56,8 +56,9 @@ describe('WhatsApp events from simulated phones, through native webhooks', () =>
 
     const sent = await api.call('sendText', { body: { to: friend, text: 'Bom dia! Em que posso ajudar?' } });
     const id = sent.data.key.id;
-    // A send through the API is reported by its statuses (delivered, read), not as a message.
+    // A send through the API is reported by its statuses (sent: the server's ack; delivered, read), not as a message.
     const status = (s: string) => (b: NativeBody) => b.type === 'message.status' && b.data.messageId === id && b.data.status === s;
+    assert.equal((await at('webhookMessage', status('sent'), 'status sent')).data.recipientId, friend);
     const got = await at('webhookMessage', status('delivered'), 'status delivered');
     assert.equal(got.data.recipientId, friend);
     await t.waitFor(() => sim.simulator.received(friend).find((m) => m.id === id), 10_000, 'the phone to decrypt it');

@@ -27,6 +27,8 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     await env.t.waitFor(() => statuses().includes('delivered'), 10_000, 'the delivery receipt');
     env.sim.simulator.markRead(friend.number, id);
     await env.t.waitFor(() => statuses().includes('read'), 10_000, 'the read receipt');
+    // The server's ack is `sent`, before the phone's receipts (Baileys itself surfaces no server ack).
+    assert.deepEqual(statuses(), ['sent', 'delivered', 'read']);
 
     const answer = await env.sim.simulator.sendText(friend.number, account.number, 'Obrigado!');
     const stored = await env.t.waitFor(async () => {

@@ -4,6 +4,7 @@ import { GuardedFetcher, parseProxy, type ResolveHost } from '@parley/net';
 import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
 import { RecipientResolver } from './capabilities/recipients.js';
+import { ServerAcks } from './events/server-acks.js';
 import { catalogCapability } from './capabilities/catalog.js';
 import { chatsCapability } from './capabilities/chats.js';
 import { communitiesCapability } from './capabilities/communities.js';
@@ -70,7 +71,9 @@ export class BaileysAdapter implements ChannelAdapter {
     const labels = new LabelStore(context.storage.state, context.instanceId);
     const stored = storedMessages(context);
     const groupCache = new BoundedCache<GroupMetadata>({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
+    const acks = new ServerAcks();
     this.router = new EventRouter({
+      acks,
       emit: context.emit,
       health,
       labels,
@@ -106,7 +109,7 @@ export class BaileysAdapter implements ChannelAdapter {
     });
     const runtime: AdapterRuntime = {
       context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download,
-      receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now),
+      receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now), acks,
     };
     this.capabilities = {
       connection: connectionCapability(this.connection, deps.simulated),

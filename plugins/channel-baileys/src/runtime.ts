@@ -7,6 +7,7 @@ import type { GuardedFetcher } from '@parley/net';
 import type { BaileysSocket } from './socket.js';
 import type { BoundedCache } from './util/bounded-cache.js';
 import type { RecipientResolver } from './capabilities/recipients.js';
+import type { ServerAcks } from './events/server-acks.js';
 import { normalizeJid } from './util/jids.js';
 
 /**
@@ -37,6 +38,8 @@ export interface AdapterRuntime {
   readonly receivedMedia: ReceivedMediaLimits;
   /** The account a person's number reaches (WhatsApp's usync answer, cached): sends go there. */
   readonly recipients: RecipientResolver;
+  /** Sends awaiting the server's ack (announced before each relay; the event router reports them `sent`). */
+  readonly acks: ServerAcks;
   /** Unix ms. */
   now(): number;
 }

@@ -26,6 +26,16 @@ export const NOW_S = NOW / 1000;
 export const ME: Contact = { id: `${OWN_NUMBER}:12@s.whatsapp.net`, lid: `80000000000001:12@lid`, name: 'Parley Test' };
 
 /** A logger that drops everything (or collects warnings and errors when asked). */
+/**
+ * `sendMessage` options with the message id the channel chose for the send checked (a Baileys id,
+ * `3EB0…`: chosen before sending so the server's ack of it is known) and left out.
+ */
+export function withoutMessageId(options: Record<string, unknown>): Record<string, unknown> {
+  const { messageId, ...rest } = options;
+  assert.match(String(messageId), /^3EB0[0-9A-F]{8,}$/);
+  return rest;
+}
+
 export function quietLogger(lines: { level: string; obj: unknown; msg?: string }[] = []): Logger {
   const keep = (level: string) => (obj: unknown, msg?: string) => { lines.push({ level, obj, ...(msg ? { msg } : {}) }); };
   const logger: Logger = {

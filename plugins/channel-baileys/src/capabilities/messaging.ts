@@ -44,15 +44,18 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const jid = await runtime.recipients.resolve(socket, plan.jid);
       const timer = await disappearingTimer(runtime, socket, jid);
       const ephemeral = timer > 0 ? { ephemeralExpiration: timer } : {};
+      // The id is chosen here so the server's ack of it can be told from the socket's other stanzas.
+      const messageId = request.id ?? generateMessageIDV2(socket.user?.id);
+      runtime.acks.expect(messageId);
       if (plan.via === 'send') {
         const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, plan.content, {
-          timestamp, ...(request.id ? { messageId: request.id } : {}), ...(quoted ? { quoted } : {}), ...ephemeral,
+          timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
         }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
         return sentRecord(sent, jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(jid, plan.message, {
-        userJid: ownJid(socket), timestamp, messageId: request.id ?? generateMessageIDV2(socket.user?.id), ...(quoted ? { quoted } : {}), ...ephemeral,
+        userJid: ownJid(socket), timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
       });
       await upstream(`the ${content.type} message`, () => socket.relayMessage(jid, message.message!, {
         messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),

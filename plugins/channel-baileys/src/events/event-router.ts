@@ -7,10 +7,11 @@ import { callEvent, participantsEvent, presenceEvents } from '../mapping/inbound
 import { historyBatch } from '../mapping/history.js';
 import type { InboundEnv } from '../mapping/inbound-env.js';
 import { mapInboundMessage } from '../mapping/inbound-message.js';
-import { statusesFromReceipt, statusesFromUpdate } from '../mapping/inbound-status.js';
+import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { groupUpdateChange } from './group-updates.js';
 import { PlayedReceipts } from './played-receipts.js';
+import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
 import type { BoundedCache } from '../util/bounded-cache.js';
@@ -27,6 +28,8 @@ export interface EventRouterDeps {
   env(socket: BaileysSocket): InboundEnv;
   /** The instance's behaviour flags, read when a batch needs them (they change at run time). */
   flags(): Promise<InstanceFlags>;
+  /** The server's acks of the instance's sends (shared with the messaging capability, which announces them). */
+  acks: ServerAcks;
 }
 
 type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) => Promise<void> };
@@ -59,10 +62,13 @@ export class EventRouter {
       listeners.push([event, listener]);
     }
     const onReceipt = (node: BinaryNode): void => this.played.observe(node);
+    const onAck = (node: BinaryNode): void => this.enqueue('server ack', () => this.serverAck(socket, node));
     socket.ws.on('CB:receipt', onReceipt);
+    socket.ws.on('CB:ack,class:message', onAck);
     return () => {
       for (const [event, listener] of listeners) socket.ev.off(event, listener);
       socket.ws.off('CB:receipt', onReceipt);
+      socket.ws.off('CB:ack,class:message', onAck);
     };
   }
 
@@ -79,6 +85,16 @@ export class EventRouter {
     await this.queue;
     this.undecrypted.flush();
     await this.queue;
+  }
+
+  /** A send the server took: its `sent` status (once; see ServerAcks). */
+  private async serverAck(socket: BaileysSocket, node: BinaryNode): Promise<void> {
+    const id = this.deps.acks.accepted(node);
+    if (!id) return;
+    const status = await statusFromAck(id, node, this.deps.env(socket));
+    if (!status) return;
+    this.deps.health.sendAccepted();
+    this.deps.emit(status);
   }
 
   private enqueue(event: string, work: () => Promise<void>): void {
@@ -117,6 +133,7 @@ export class EventRouter {
       'messages.update': async (updates) => {
         for (const update of updates) {
           for (const status of await statusesFromUpdate(update, env())) {
+            if (status.status === 'sent' && !this.deps.acks.firstSent(status.messageId)) continue;
             if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
             if (status.status === 'sent') health.sendAccepted();
             emit(status);

@@ -1,5 +1,5 @@
 import type { ChannelEventPayload, DeliveryStatus, EventError } from '@parley/core';
-import { isJidGroup, isJidStatusBroadcast, proto, toNumber, type MessageUserReceiptUpdate, type WAMessageUpdate } from '@whiskeysockets/baileys';
+import { isJidGroup, isJidStatusBroadcast, proto, toNumber, type BinaryNode, type MessageUserReceiptUpdate, type WAMessageUpdate } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
 
@@ -68,6 +68,17 @@ export async function statusesFromUpdate(update: WAMessageUpdate, env: InboundEn
     ...(stored !== undefined && UNDELIVERED.has(stored) ? [{ ...base, status: 'delivered' as const }] : []),
     { ...base, status, ...(status === 'failed' ? { error: sendError(update.update.messageStubParameters) } : {}) },
   ];
+}
+
+/**
+ * The `sent` status of send `id` the server acked (`<ack class="message" from t>`, see ServerAcks),
+ * timed by the ack's `t`; undefined when the ack names no chat.
+ */
+export async function statusFromAck(id: string, ack: BinaryNode, env: InboundEnv): Promise<StatusPayload | undefined> {
+  const target = await recipient(env, { remoteJid: ack.attrs.from, id, fromMe: true });
+  if (!target) return undefined;
+  const at = Number(ack.attrs.t);
+  return { type: 'message.status', messageId: id, ...target, status: 'sent', timestamp: at > 0 ? at : env.now() };
 }
 
 /**
