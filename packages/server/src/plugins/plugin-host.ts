@@ -4,7 +4,7 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
+  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelAddressing, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
   type Logger, type PluginManifest, type Sink, type Storage, type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
@@ -54,6 +54,14 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
  * of one channel disagreeing on its addressing, two formats with one name, two external-database
  * connectors, two sinks with one name — and finally checks every manifest's `needs` against what all plugins provided.
  */
+/**
+ * Whether two drivers of one channel address alike: the same declared data (description, phone numbers,
+ * schema) and the very same rules (normalize, kind, numberOf), as drivers sharing one implementation have.
+ */
+function sameAddressing(a: ChannelAddressing, b: ChannelAddressing): boolean {
+  return JSON.stringify(a) === JSON.stringify(b) && a.normalize === b.normalize && a.kind === b.kind && a.numberOf === b.numberOf;
+}
+
 export async function loadPlugins(
   entries: PluginEntry[],
   context: { container: DependencyContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
@@ -88,7 +96,7 @@ export async function loadPlugins(
     for (const driver of registered.channels) {
       claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);
       const peer = [...drivers.values()].find((d) => d.channel === driver.channel);
-      if (peer && JSON.stringify(peer.addressing) !== JSON.stringify(driver.addressing)) {
+      if (peer && !sameAddressing(peer.addressing, driver.addressing)) {
         throw new PluginError(`drivers of the channel "${driver.channel}" disagree on its addressing: "${peer.name}" (${owners.get(`driver:${peer.name}`)}) and "${driver.name}" (${name})`);
       }
       drivers.set(driver.name, driver);
