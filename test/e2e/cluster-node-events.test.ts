@@ -81,7 +81,11 @@ describe('cluster: node events on the admin stream', { timeout: 120_000 }, () =>
     const [of3, of4] = [story(sse1, 'n3'), story(sse1, 'n4')];
     assert.ok(flaps(of3) && of3.length % 2 === 0 && of3.at(-1) === 'dead', `n3 joined, then died: ${of3.join(', ')}`);
     assert.ok(flaps(of4) && of4.at(-1) === 'left', `n4 joined, then left: ${of4.join(', ')}`);
-    assert.deepEqual(story(sse1, 'n1').concat(story(sse1, 'n2')), [], 'nothing about the nodes that ran all along');
+    // n1 and n2 may still be announced joined by a peer's first scans after the streams opened (each
+    // announces a process it sees new); from n3's joining on, nothing more about them.
+    const fromN3 = sse1.slice(sse1.findIndex((e) => e.data.node === 'n3'));
+    assert.deepEqual(story(fromN3, 'n1').concat(story(fromN3, 'n2')), [], 'nothing about the nodes that ran all along');
+    assert.ok(['n1', 'n2'].every((n) => story(sse1, n).every((e) => e === 'joined') && story(sse1, n).length <= 1), `n1, n2: at most their own joining`);
     for (const [name, seen] of [['SSE on n1', sse1], ['WebSocket on n2', ws2]] as const) {
       assert.ok(seen.every((e) => e.id === undefined), `${name}: node events carry no id (they are not in the event log)`);
       assert.equal(seen.find((e) => e.data.node === 'n3')!.data.address, n3.url, `${name}: the node's address`);
