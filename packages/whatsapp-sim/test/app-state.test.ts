@@ -14,6 +14,8 @@ function recordAppState(client: TestClient): Events {
     const sock = connect(extra);
     sock.ev.on('contacts.upsert', (c) => events.contacts.push(...c));
     sock.ev.on('contacts.update', (c) => events.contacts.push(...c));
+    // Baileys' event buffer folds a chat's updates into its upsert when both land in one flush (a loaded machine).
+    sock.ev.on('chats.upsert', (c) => events.chats.push(...c));
     sock.ev.on('chats.update', (c) => events.chats.push(...c));
     sock.ev.on('labels.edit', (l) => events.labels.push(l));
     sock.ev.on('labels.association', (a) => events.associations.push(a));
