@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { MediaServer, sampleBytes } from '../support/media-server.js';
 import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
 
 /**
@@ -8,7 +9,8 @@ import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
  * checked on the simulated server and phones.
  */
 describe('WhatsApp communities, join requests, business and stories through the simulator', () => {
-  const env = useSimulatedWhatsApp();
+  // Product images are served on loopback.
+  const env = useSimulatedWhatsApp({ allowPrivateUrls: true });
 
   it('creates a community, a group in it and reads both back; handles its join requests', { timeout: 90_000 }, async () => {
     const { sim } = env;
@@ -106,6 +108,27 @@ describe('WhatsApp communities, join requests, business and stories through the 
     assert.equal(sim.simulator.catalog(shop.number).find((p) => p.id === product.id)!.price, 9900);
     await api.call('deleteCatalogProduct', { params: { productId: product.id } });
     assert.deepEqual(sim.simulator.catalog(shop.number).map((p) => p.name), ['Bolo de pote']);
+  });
+
+  it('creates a product whose image is at the shop\'s own URL: uploaded whole to the media host', { timeout: 90_000 }, async () => {
+    const { sim } = env;
+    const shop = sim.simulator.createAccount({ number: '5511987656141', business: true });
+    // Large enough that Baileys' own upload (which starts before its temporary file is written) sends a truncated file.
+    const photo = sampleBytes(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), 400_000, 'product');
+    const web = await MediaServer.start({ '/torta.png': { body: photo, type: 'image/png' } });
+    try {
+      const { api } = await env.linkByQr(shop.number, 'product-image');
+      for (const name of ['Torta', 'Torta de limão']) {
+        const created = (await api.call('createCatalogProduct', {
+          body: { name, description: 'Inteira', price: 4500, currency: 'BRL', images: [{ url: `${web.url}/torta.png` }], originCountryCode: 'BR' },
+        })).data;
+        const onPhone = sim.simulator.catalog(shop.number).find((p) => p.id === created.id)!;
+        assert.equal(onPhone.name, name);
+        assert.deepEqual(sim.simulator.mediaFile(onPhone.images[0]!), photo, 'the media host holds the whole image');
+      }
+    } finally {
+      await web.stop();
+    }
   });
 
   it('posts a text story the audience\'s phones decrypt, and stores a story a contact\'s phone posts', { timeout: 90_000 }, async () => {

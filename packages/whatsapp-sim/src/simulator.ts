@@ -187,6 +187,11 @@ export class Simulator extends PhoneSignals {
   }
 
   /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
+  /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
+  mediaFile(directPathOrUrl: string): Buffer | undefined {
+    return this.mediaHost.get(directPathOrUrl);
+  }
+
   seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
     return seedHistory(this.media, this.network.account(number), options);
   }

@@ -1,4 +1,9 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getUrlFromDirectPath } from '@whiskeysockets/baileys';
 import { describe, it } from 'node:test';
 import type { RunningSimulator } from '../src/index.js';
 import { TestClient, useSimulator } from './client.js';
@@ -39,12 +44,21 @@ describe('business accounts: profile and catalog with the Baileys socket', () =>
     assert.equal(second.nextPageCursor, undefined);
 
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
-    const created = await sock.productCreate({ name: 'Brigadeiro', description: 'Cento', price: 9000, currency: 'BRL', images: [png], originCountryCode: 'BR' });
+    // Uploaded whole first: Baileys' own upload of image bytes (`uploadingNecessaryImages`) starts before
+    // its temporary file is written, and the host refuses the truncated file (its hash is not the token).
+    const file = join(await mkdtemp(join(tmpdir(), 'sim-product-')), 'image');
+    await writeFile(file, png);
+    const { directPath } = await sock.waUploadToServer(file, { mediaType: 'product-catalog-image', fileEncSha256B64: createHash('sha256').update(png).digest('base64') });
+    assert.deepEqual(sim.simulator.mediaFile(directPath), png);
+    const created = await sock.productCreate({
+      name: 'Brigadeiro', description: 'Cento', price: 9000, currency: 'BRL', images: [{ url: getUrlFromDirectPath(directPath) }], originCountryCode: 'BR',
+    });
     assert.match(created.id, /^\d+$/);
     assert.equal(created.name, 'Brigadeiro');
     const stored = sim.simulator.catalog(shop.number).find((p) => p.id === created.id)!;
     assert.equal(stored.originCountryCode, 'BR');
     assert.match(stored.images[0]!, /^https:\/\/mmg\.whatsapp\.net\/v\/t62\.product-catalog-image\//);
+    assert.deepEqual(sim.simulator.mediaFile(stored.images[0]!), png);
     const edited = await sock.productUpdate(created.id, { name: 'Brigadeiro gourmet', price: 9900, images: [] } as never);
     assert.deepEqual([edited.name, edited.price, edited.description], ['Brigadeiro gourmet', 9900, 'Cento']);
     assert.deepEqual(await sock.productDelete([created.id, '999']), { deleted: 1 });

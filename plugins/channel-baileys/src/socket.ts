@@ -7,7 +7,7 @@ import type { BaileysEventEmitter, UserFacingSocketConfig, WASocket } from '@whi
 export type BaileysSocket = Pick<
   WASocket,
   | 'user' | 'authState' | 'signalRepository' | 'end' | 'logout' | 'requestPairingCode' | 'resyncAppState'
-  | 'fetchAccountReachoutTimelock'
+  | 'fetchAccountReachoutTimelock' | 'waUploadToServer'
   // messaging
   | 'sendMessage' | 'relayMessage' | 'sendPresenceUpdate' | 'createCallLink' | 'updateMediaMessage' | 'readMessages'
   // chats, contacts, labels, profile

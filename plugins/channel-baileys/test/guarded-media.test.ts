@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { DEFAULT_MEDIA_LIMITS, type ProductInput } from '@parley/core';
 import { connectOpen, createHarness, type Harness } from './harness.js';
@@ -77,13 +78,13 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     assert.deepStrictEqual(fetched, [`http://127.0.0.1:${web.port}/mug.png`]);
   });
 
-  it('through the instance proxy: the image is fetched once, to the checked address, and Baileys gets the bytes', async () => {
+  it('through the instance proxy: the image is fetched once, to the checked address, uploaded whole, and Baileys gets its URL', async () => {
     const { socket, catalog } = await open({ viaProxy: true });
     await catalog.createProduct(product('http://shop.example/to-mug'));
+    const [[uploaded, mediaType, token]] = socket.callsTo('waUploadToServer') as [[Buffer, string, string]];
+    assert.deepStrictEqual([uploaded, mediaType, token], [png, 'product-catalog-image', createHash('sha256').update(png).digest('base64')]);
     const [[create]] = socket.callsTo('productCreate') as [[{ images: unknown[] }]];
-    assert.equal(create.images.length, 1);
-    assert.ok(Buffer.isBuffer(create.images[0]));
-    assert.deepStrictEqual(create.images[0], png);
+    assert.deepStrictEqual(create.images, [{ url: 'https://mmg.whatsapp.net/v/t62/product-catalog-image' }]);
     assert.deepStrictEqual(proxy.seen.map((s) => s.target), [`${PUBLIC}:80`, `${PUBLIC}:80`]);
     assert.deepStrictEqual(web.seen, ['/to-mug', '/mug.png']);
     assert.deepStrictEqual(fetched, []);
@@ -138,7 +139,7 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
       socket.results.set('productCreate', created);
       await h.adapter.capabilities.catalog!.createProduct(product('http://shop.example/mug.png'));
       assert.deepStrictEqual(socks.seen.map((s) => [s.host, s.port]), [[PUBLIC, 80]]);
-      assert.deepStrictEqual((socket.callsTo('productCreate')[0]![0] as { images: unknown[] }).images, [png]);
+      assert.deepStrictEqual(socket.callsTo('waUploadToServer')[0]![0], png);
     } finally {
       await socks.close();
     }
@@ -177,7 +178,8 @@ describe('user-supplied media URLs are fetched by the adapter, never by Baileys'
     const { socket, catalog } = await open({ viaProxy: false, allowPrivateUrls: true });
     await catalog.updateProduct('7043829157', { images: [{ url: `http://127.0.0.1:${web.port}/mug.png` }] });
     const [[, update]] = socket.callsTo('productUpdate') as [[string, { images: unknown[] }]];
-    assert.deepStrictEqual(update.images, [png]);
+    assert.deepStrictEqual(update.images, [{ url: 'https://mmg.whatsapp.net/v/t62/product-catalog-image' }]);
+    assert.deepStrictEqual(socket.callsTo('waUploadToServer')[0]![0], png);
     assert.deepStrictEqual([web.seen, fetched], [['/mug.png'], []]);
   });
 });

@@ -1,6 +1,7 @@
 import { NotFoundError, type CatalogCapability, type Order, type Product, type ProductInput } from '@parley/core';
-import type { ProductUpdate, WAMediaUpload } from '@whiskeysockets/baileys';
+import type { ProductUpdate } from '@whiskeysockets/baileys';
 import { isImage, isWhatsAppMediaUrl } from '../media/media-urls.js';
+import { uploadProductImage } from '../media/product-images.js';
 import { toProduct } from '../mapping/resources.js';
 import type { AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
@@ -11,14 +12,18 @@ export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
 
   /**
    * Baileys would fetch every image URL itself (`uploadingNecessaryImages`: the global `fetch`, redirects
-   * followed, no guard, no proxy); it gets the bytes instead, fetched through the guarded fetcher. Only
-   * images already on WhatsApp's media servers stay URLs: Baileys keeps those as they are, unfetched.
+   * followed, no guard, no proxy) and upload it racily (see {@link uploadProductImage}). Instead each image
+   * is fetched through the guarded fetcher and uploaded here; Baileys gets only URLs on WhatsApp's media
+   * servers, which it passes on as they are. Images already there are neither fetched nor uploaded.
    */
-  async function images(list: { url: string }[] | undefined): Promise<WAMediaUpload[]> {
-    const out: WAMediaUpload[] = [];
+  async function images(s: ReturnType<typeof socket>, list: { url: string }[] | undefined): Promise<{ url: string }[]> {
+    const out: { url: string }[] = [];
     for (const [i, image] of (list ?? []).entries()) {
       if (isWhatsAppMediaUrl(image.url)) out.push({ url: image.url });
-      else out.push((await runtime.fetcher.fetch(image.url, `images[${i}].url`, isImage)).data);
+      else {
+        const { data } = await runtime.fetcher.fetch(image.url, `images[${i}].url`, isImage);
+        out.push(await upstream('the product image upload', () => uploadProductImage(s, data)));
+      }
     }
     return out;
   }
@@ -36,7 +41,7 @@ export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
     },
     async createProduct(input: ProductInput): Promise<Product> {
       const s = socket();
-      const urls = await images(input.images);
+      const urls = await images(s, input.images);
       const created = await upstream('the product creation', () => s.productCreate({
         name: input.name, description: input.description, price: input.price, currency: input.currency,
         originCountryCode: input.originCountryCode, images: urls,
@@ -47,7 +52,7 @@ export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
     },
     async updateProduct(productId, change) {
       const s = socket();
-      const urls = change.images ? await images(change.images) : [];
+      const urls = change.images ? await images(s, change.images) : [];
       // Baileys writes only the fields present; an empty image list leaves the images as they are.
       const update = {
         ...(change.name !== undefined ? { name: change.name } : {}),

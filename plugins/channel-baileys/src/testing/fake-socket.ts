@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import {
   addTransactionCapability, DEFAULT_CONNECTION_CONFIG, generateWAMessage, getStream, jidEncode, proto, type AuthenticationCreds, type BaileysEventEmitter,
   type BaileysEventMap, type BinaryNode, type Contact, type UserFacingSocketConfig, type WAMediaUpload, type WAMediaUploadFunction,
@@ -182,6 +183,11 @@ export function createFakeSocket(config: UserFacingSocketConfig): FakeSocket {
       return code;
     },
     resyncAppState: stub('resyncAppState'),
+    // Records the file's bytes as they are when the upload starts (a test sees a truncated file).
+    waUploadToServer: async (path: string, options: { mediaType: string; fileEncSha256B64: string }) => {
+      record('waUploadToServer', [await readFile(path), options.mediaType, options.fileEncSha256B64]);
+      return fakeUpload(path, options as never);
+    },
     fetchAccountReachoutTimelock: async () => {
       record('fetchAccountReachoutTimelock', []);
       const state = (results.get('fetchAccountReachoutTimelock') as object | undefined) ?? { isActive: false };
