@@ -10,8 +10,11 @@ import { clusterLoad, createSandboxInstances, tearDownCluster, until, untilAllSt
 import { assertDeadlineStopsBeforeTakes, assertOneLinkAtATime } from '../support/cluster-invariants.js';
 import { PrivateRedis } from '../support/private-redis.js';
 
-/** Short leases keep ten partitions short: an owner whose renewals go unanswered stops 2 s after the last one was sent at most. */
-const TIMING = { leaseTtlMs: 2500, renewIntervalMs: 600, driftMarginMs: 600 };
+/**
+ * Short leases keep ten partitions short: an owner whose renewals go unanswered stops 2 s after the last
+ * one was sent at most. The default margin (1 s): the guarantee excludes event loops blocked longer than it.
+ */
+const TIMING = { leaseTtlMs: 3000, renewIntervalMs: 600, driftMarginMs: 1000 };
 /**
  * Node 3's storage: a command time-out longer than the drift margin, as the defaults have (5 s and 1 s),
  * so only a deadline timer — not a check between Redis calls — stops its instances in time.
@@ -19,7 +22,7 @@ const TIMING = { leaseTtlMs: 2500, renewIntervalMs: 600, driftMarginMs: 600 };
 const PARTITIONED_STORAGE = { commandTimeoutMs: 2000, pingIntervalMs: 250 };
 const PARTITIONS = 10;
 /** Longer than a lease: the other nodes take node 3's instances while it is cut off. */
-const PARTITION_MS = 3500;
+const PARTITION_MS = 4000;
 /** The nodes' `shutdownTimeoutMs` (the default). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
@@ -101,7 +104,11 @@ describe('cluster: a node whose Redis link is blackholed', () => {
         last = err;
         return false;
       }
-    }, 'no phone has two live links at once', 20_000).catch(() => assert.fail(String(last)));
+    }, 'no phone has two live links at once', 20_000).catch(() => {
+      // Outside the guarantee (docs/cluster.md): an event loop blocked longer than the margin; said so, to tell it from a defect.
+      const late = node('n3').logs('lease deadline timer fired late: the event loop was blocked').map((l) => `${l.time} ${l.lateMs} ms late`);
+      assert.fail(`${String(last)}${late.length ? `\nnode 3's deadline timer fired late: ${late.join(', ')}` : ''}`);
+    });
     await untilAllStored(node('n1'), instances, results.accepted, load.peerOf);
   });
 

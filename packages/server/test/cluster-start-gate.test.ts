@@ -71,11 +71,13 @@ interface Runtime {
 }
 
 /** The registry's load and hand-over semantics: concurrent loads of an instance share one runtime; a hand-over stops and forgets it. */
-function registryOf(runtimes: Runtime[]): InstanceRegistry {
+function registryOf(runtimes: Runtime[], connecting: () => Promise<void> = async () => undefined): InstanceRegistry {
   let loaded: Promise<Runtime> | undefined;
   return {
     load: () => (loaded ??= Promise.resolve().then(() => {
-      const runtime: Runtime = { connects: 0, stopped: false, main: { capabilities: { connection: { connect: async () => void runtime.connects++ } } } };
+      const runtime: Runtime = {
+        connects: 0, stopped: false, main: { capabilities: { connection: { connect: async () => { runtime.connects++; await connecting(); } } } },
+      };
       runtimes.push(runtime);
       return runtime;
     })),
@@ -127,6 +129,31 @@ describe('ClusterNode: one start of an instance at a time', () => {
       assert.equal(lines.filter((l) => l.includes('instance started on this node')).length, 1, 'started once');
     } finally {
       open();
+      await node.close();
+    }
+  });
+
+  it('a lease lost while the instance\'s connect hangs (storage not answering) stops the instance at once, not after the connect', async () => {
+    const leases = new LeaseStore();
+    const { logger } = captureLogger('info');
+    const node = new ClusterNode(leases.store, CONFIG, { now: () => T }, logger, observer);
+    const record = { id: 'ins_b', driver: 'sandbox', wantsConnection: true } as InstanceRecord;
+    const storage = { instances: { get: async () => record } } as unknown as Storage;
+    let answer!: () => void;
+    const hanging = new Promise<void>((resolve) => (answer = resolve));
+    const restorer: Pick<InstanceRestorer, 'throttle'> = { throttle: async (_driver, task) => task() };
+    const runtimes: Runtime[] = [];
+    const streams = { written: async () => undefined, endInstance: () => undefined };
+    await node.join();
+    node.start(registryHost(registryOf(runtimes, () => hanging), storage, restorer, node, logger, streams));
+    try {
+      await node.claim('ins_b');
+      await until(() => runtimes[0]?.connects === 1, 'the connect is under way');
+      leases.expire.add('ins_b');
+      await until(() => runtimes[0]!.stopped, 'the adapters are stopped while the connect still hangs');
+      assert.equal(node.leases.has('ins_b'), false);
+    } finally {
+      answer();
       await node.close();
     }
   });

@@ -162,11 +162,17 @@ export class SandboxNetwork {
     }
   }
 
-  /** Records the phone's link, marks it online and hands it what waited in its inbox, in order. */
-  async attach(phone: SandboxPhone): Promise<void> {
+  /**
+   * Records the phone's link, marks it online and hands it what waited in its inbox, in order. When
+   * `wanted` answers false once the link is recorded (the phone was stopped meanwhile), the link is
+   * closed at once and the phone stays offline.
+   */
+  async attach(phone: SandboxPhone, wanted: () => boolean = () => true): Promise<void> {
     // Listening before the inbox is read: a packet written meanwhile is either read or woken for.
     await this.relay?.start();
+    if (!wanted()) return;
     await this.links.opened(phone.number, phone.instanceId);
+    if (!wanted()) return this.links.closed(phone.number);
     this.online.set(phone.number, phone);
     this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');

@@ -28,6 +28,11 @@ export interface ChannelAdapter {
   ingest?(payload: unknown): Promise<number>;
   /**
    * Closes sockets and timers without logging out (server shutdown, instance unload). Idempotent.
+   *
+   * May be called while a `connection.connect()` (or a restart) is under way, and must not wait for
+   * it: a cluster node stops an instance at its lease's deadline, when that connect may be hanging on
+   * storage. The connect then leaves nothing connected (it notices the stop after each await), so no
+   * account is ever online on a node that no longer owns it.
    */
   stop(): Promise<void>;
 }

@@ -268,6 +268,8 @@ export class ClusterNode {
     const next = this.leases.nextDeadline();
     if (next === undefined) return;
     this.deadlineTimer = setTimeout(() => {
+      const lateMs = Math.round(performance.now() - next);
+      if (lateMs > this.config.driftMarginMs / 2) this.logger.warn({ lateMs, driftMarginMs: this.config.driftMarginMs }, 'lease deadline timer fired late: the event loop was blocked');
       this.stopExpired().catch((err: unknown) => this.logger.warn({ err }, 'stopping instances past their lease deadline failed'));
       this.armDeadline();
     }, Math.max(0, Math.ceil(next - performance.now()))).unref();

@@ -70,8 +70,8 @@ export interface HandedOverStreams {
  * under the restorer's per-driver concurrency bound and rate (a failover reconnects like a restart).
  * A stopped instance's event streams end once its last events are in the event log: their clients
  * reconnect (to any node, which forwards them to the new owner) and resume from their last event id.
- * A stop waits for a connection the instance's start has under way: stopped meanwhile, the connection
- * would come up after the stop on a node that no longer owns the instance (two owners' sockets).
+ * A stop does not wait for a connection the instance's start has under way (an adapter's stop leaves
+ * such a connect nothing to connect); it resolves once that connect has settled as well.
  */
 export function registryHost(
   registry: InstanceRegistry, storage: Storage, restorer: Pick<InstanceRestorer, 'throttle'>, node: ClusterNode, logger: Logger, streams: HandedOverStreams,
@@ -125,8 +125,11 @@ export function registryHost(
     },
     async stop(id) {
       const stopped = (async () => {
-        await connecting.get(id);
+        // At once, not after a connect under way (which may hang on storage past the lease's deadline): the
+        // adapter's stop makes that connect leave nothing connected (ChannelAdapter.stop). The stop counts as
+        // done once that connect has settled too.
         await registry.handOver(id);
+        await connecting.get(id);
       })();
       const settled = stopped.catch(() => undefined);
       stopping.set(id, settled);

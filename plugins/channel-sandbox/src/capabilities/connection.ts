@@ -24,6 +24,8 @@ export class SandboxConnection implements ConnectionCapability {
   private qr?: { value: string; image: string };
   private pairingCode?: string;
   private refreshes = 0;
+  /** Counts stops: a connect under way when one happens leaves the phone offline. */
+  private epoch = 0;
   private timers: NodeJS.Timeout[] = [];
   private user: AccountUser | null = null;
   /** The phone as the network hands it packets while online. */
@@ -104,14 +106,17 @@ export class SandboxConnection implements ConnectionCapability {
     if (wasLinked) this.close(401, 'logged_out', true, false);
   }
 
-  /** Stops timers and goes offline without logging out; resolves once the network recorded the link closed. */
+  /**
+   * Stops timers and goes offline without logging out; resolves once the network recorded the link
+   * closed. It does not wait for a connect under way (its storage calls may hang in a partition, past
+   * the lease that allowed it): that connect sees the stop and leaves the phone offline.
+   */
   async stop(): Promise<void> {
+    this.epoch++;
     this.reset();
     for (const work of this.whileOnline) work.offline();
-    if (this.device.connected) {
-      this.device.connected = false;
-      await this.device.network.detach(this.phone);
-    }
+    this.device.connected = false;
+    await this.device.network.detach(this.phone);
   }
 
   private reset(): void {
@@ -130,14 +135,20 @@ export class SandboxConnection implements ConnectionCapability {
 
   private async open(): Promise<void> {
     this.reset();
+    const epoch = this.epoch;
+    const current = () => this.epoch === epoch;
     this.user = await this.device.user();
+    if (!current()) return;
     this.device.connected = true;
     this.device.ctx.emit({ type: 'connection', status: 'open', code: 200, user: this.user });
     await this.device.network.register(this.device.number, this.device.ctx.instanceId);
     // Presence subscriptions survive restarts: the phone watches its contacts again when it connects.
     const subscriptions = (await this.device.ctx.storage.state.get<string[]>(this.device.namespace, PRESENCE_SUBSCRIPTIONS)) ?? [];
     for (const jid of subscriptions) if (!isGroupJid(jid)) this.device.network.watch(this.device.number, jidUser(jid));
-    await this.device.network.attach(this.phone);
+    if (!current()) return;
+    // Stopped while its link was being recorded, the phone does not go online; stopped later, the stop takes it offline.
+    await this.device.network.attach(this.phone, current);
+    if (!current()) return;
     // After the inbox: signals that reached the phone while it was away count before its own time-outs.
     for (const work of this.whileOnline) await work.online();
   }

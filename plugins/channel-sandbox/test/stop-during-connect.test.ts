@@ -1,0 +1,96 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  defaultInstanceFlags, defaultWebhookSettings, type ChannelContext, type InstanceRecord, type Logger,
+} from '@parley/core';
+import { MemoryStorage } from '@parley/storage-memory';
+import { FakeClock } from '@parley/testkit';
+import { sandboxLinks } from '../src/sandbox-links.js';
+import { SandboxDriver } from '../src/sandbox.driver.js';
+import { defaultSandboxOptions } from '../src/sandbox.options.js';
+
+const silent: Logger = { child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
+const NUMBER = '5511900000011';
+const ID = 'ins_01JD7Q4X9M2K8V3T6R5P0N1S01';
+
+/** Storage whose state calls matching `hangs` wait until `release()` (a partition: calls neither answer nor fail). */
+function hangingStorage(hangs: (call: 'put' | 'list', namespace: string) => boolean) {
+  const storage = new MemoryStorage();
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let hung = 0;
+  const { state } = storage;
+  const put = state.put.bind(state);
+  const list = state.list.bind(state);
+  state.put = (async (namespace: string, id: string, value: unknown) => {
+    if (hangs('put', namespace)) {
+      hung++;
+      await gate;
+    }
+    return put(namespace, id, value);
+  }) as typeof state.put;
+  state.list = (async (namespace: string) => {
+    if (hangs('list', namespace)) {
+      hung++;
+      await gate;
+    }
+    return list(namespace);
+  }) as typeof state.list;
+  return { storage, release, hung: () => hung };
+}
+
+async function linkedAdapter(storage: MemoryStorage) {
+  await storage.init();
+  const record: InstanceRecord = {
+    id: ID, key: 'key', name: NUMBER, driver: 'sandbox', createdAt: 0, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
+    webhookSecret: 'whsec_test', user: null, phoneConnected: false, wantsConnection: true, health: 'healthy', driverOptions: { number: NUMBER }, links: {},
+  };
+  await storage.instances.create(record);
+  const driver = new SandboxDriver({
+    options: { ...defaultSandboxOptions, latencyMs: 0 }, host: { dataDir: '', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false }, logger: silent, clock: new FakeClock(),
+  });
+  const context: ChannelContext = { instanceId: ID, instance: async () => (await storage.instances.get(ID))!, emit: () => undefined, storage, logger: silent };
+  const first = await driver.create(context);
+  await first.connection.connect();
+  await first.connection.scan();
+  await first.stop();
+  // A new adapter of the linked phone (a node taking the instance): its connect goes online with the stored session.
+  return driver.create(context);
+}
+
+async function until(done: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  assert.ok(done(), what);
+}
+
+/**
+ * A cluster node stops an instance at its lease deadline while the instance's connect may hang on a
+ * storage that stopped answering: the stop must not wait for that connect, and the connect must then
+ * leave the phone offline, its link recorded closed (ChannelAdapter.stop).
+ */
+describe('sandbox: stopped while a connect is under way', () => {
+  for (const [where, hangs] of [
+    ['the link being recorded', (call: string, ns: string) => call === 'put' && ns.startsWith('sandbox:links:')],
+    ['the inbox being read', (call: string, ns: string) => call === 'list' && ns.endsWith(':inbox')],
+  ] as const) {
+    it(`while ${where}: the stop does not wait, and the phone never stays online`, async () => {
+      let hanging = false;
+      const { storage, release, hung } = hangingStorage((call, ns) => hanging && hangs(call, ns));
+      const adapter = await linkedAdapter(storage);
+      hanging = true;
+      const connecting = adapter.connection.connect();
+      await until(() => hung() > 0, 'the connect reached the hanging call');
+      let stopped = false;
+      const stop = adapter.stop().then(() => (stopped = true));
+      await until(() => stopped, 'the stop resolved while the connect still hangs');
+      hanging = false;
+      release();
+      await connecting.catch(() => undefined);
+      await stop;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.equal(adapter.connection.state().phoneConnected, false);
+      const links = await sandboxLinks(storage, NUMBER);
+      assert.deepEqual(links.filter((l) => l.closedAt === undefined), [], 'every link of the phone is closed');
+    });
+  }
+});
