@@ -158,3 +158,32 @@ describe('ClusterNode: one start of an instance at a time', () => {
     }
   });
 });
+
+describe('ClusterNode: reading the registry', () => {
+  it('answers at once while the node events of an earlier read still wait on the store, and tells them one read at a time', { timeout: 10_000 }, async () => {
+    const leases = new LeaseStore();
+    const { logger } = captureLogger('info');
+    const node = new ClusterNode(leases.store, CONFIG, { now: () => T }, logger, observer);
+    let answer!: () => void;
+    const silent = new Promise<void>((resolve) => (answer = resolve));
+    let told = 0;
+    node.watchNodes = async () => {
+      told++;
+      await silent;
+    };
+    await node.join();
+    try {
+      assert.deepEqual(await node.refreshNodes(), []);
+      assert.deepEqual(await node.refreshNodes(), [], 'a second read is not held by the first one\'s node events');
+      assert.equal(told, 1, 'one read told at a time');
+      answer();
+      await until(() => told === 1, 'settled');
+      await new Promise((resolve) => setImmediate(resolve));
+      await node.refreshNodes();
+      assert.equal(told, 2, 'the next read is told once the earlier one is done');
+    } finally {
+      answer();
+      await node.close();
+    }
+  });
+});

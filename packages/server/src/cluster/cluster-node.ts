@@ -4,26 +4,10 @@ import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { KeyHolders } from '../http/idempotency.js';
 import type { ClusterObserver, HandOverReason } from './cluster-observer.js';
+import type { InstanceHost } from './instance-host.js';
 import { bounded } from './bounded-call.js';
 import { LeaseTable } from './lease-table.js';
 import { candidates, fairShare, spreadOrder } from './placement.js';
-
-/** What the node does with the instances it takes and gives up (the server's registry). */
-export interface InstanceHost {
-  /**
-   * Loads an instance whose lease this node now holds, connecting it when it wants a connection; one start
-   * of an instance at a time, which must not connect once the node no longer {@link ClusterNode.runs} it under `lease`.
-   */
-  start(id: string, lease: Fence): Promise<void>;
-  /** Stops an instance's channel connections (its lease is lost or handed over). */
-  stop(id: string): Promise<void>;
-  /**
-   * Runs once this node holds a new lease of the instance and before it acts on it: takes over what
-   * the previous owner left unfinished (the outbound queue's leased sends). A failure is logged; what
-   * it did not take over waits for its own expiry.
-   */
-  takeOver?(id: string): Promise<void>;
-}
 
 /** 503 `instance_moving`: another node owns the instance, or it is between owners; a retry finds the owner. */
 export class InstanceMovingError extends ParleyError {
@@ -64,6 +48,7 @@ export class ClusterNode {
   private readonly busy = new Map<string, number>();
   /** Told the registry each time this node reads it (the admin stream's node events). */
   watchNodes?: (nodes: readonly NodeRecord[]) => Promise<void>;
+  private watching?: Promise<void>;
 
   constructor(
     readonly store: ClusterStore,
@@ -130,10 +115,15 @@ export class ClusterNode {
     };
   }
 
-  /** Reads the node registry again (and tells {@link watchNodes}). */
+  /**
+   * Reads the node registry again. {@link watchNodes} is told in the background, one read at a time: its
+   * store calls (which may wait out a silent Redis) never hold a scan or a request routed meanwhile.
+   */
   async refreshNodes(): Promise<NodeRecord[]> {
     this.nodesCache = await this.store.nodes();
-    await this.watchNodes?.(this.nodesCache).catch((err: unknown) => this.logger.warn({ err }, 'node events could not be announced'));
+    this.watching ??= this.watchNodes?.(this.nodesCache)
+      .catch((err: unknown) => this.logger.warn({ err }, 'node events could not be announced'))
+      .finally(() => (this.watching = undefined));
     return this.nodesCache;
   }
 
