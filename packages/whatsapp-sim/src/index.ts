@@ -5,6 +5,7 @@ export type { RunningSimulator, StartOptions } from './start.js';
 export { trustSimulatorRoot } from './transport/certificates.js';
 export { trustSimulatorMedia } from './media/certificate.js';
 export { SimError } from './network/errors.js';
+export { routeLibsignalConsole, type LibsignalLogHandler } from './libsignal-console.js';
 export type { AccountView } from './network/model.js';
 export type { ReceivedMessage } from './network/phone.js';
 export type { SentMessage, UndecryptableMessage } from './features/messaging.js';

@@ -3,6 +3,7 @@ import { PhoneSignals } from './phone-signals.js';
 import { ClientConnection } from './transport/connection.js';
 import { createServerIdentity, type ServerIdentity } from './transport/certificates.js';
 import { Listener } from './transport/listener.js';
+import { routeLibsignalConsole } from './libsignal-console.js';
 import type { AccountOptions } from './network/network.js';
 import { SimError } from './network/errors.js';
 import { viewOf, type AccountView } from './network/model.js';
@@ -60,6 +61,7 @@ export class Simulator extends PhoneSignals {
   private readonly communities: Communities;
   private readonly business: Business;
   private readonly status: StatusBroadcast;
+  private quietLibsignal?: () => void;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -99,6 +101,8 @@ export class Simulator extends PhoneSignals {
   }
 
   async listen(): Promise<void> {
+    // The phones' libsignal prints their sessions (keys included) to the console; a running simulator keeps it quiet.
+    this.quietLibsignal ??= routeLibsignalConsole(() => undefined);
     await this.listener.listen(this.options.port ?? 0);
     await this.mediaHost.listen();
   }
@@ -348,5 +352,7 @@ export class Simulator extends PhoneSignals {
     for (const registration of this.registrations.all()) this.registrations.remove(registration.connection);
     await this.listener.close();
     await this.mediaHost.close();
+    this.quietLibsignal?.();
+    this.quietLibsignal = undefined;
   }
 }

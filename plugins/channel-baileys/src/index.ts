@@ -1,4 +1,5 @@
 import { definePlugin, PluginRegistrationError, type Logger, type PluginManifest } from '@parley/core';
+import { routeLibsignalConsole } from '@parley/whatsapp-sim/libsignal-console';
 import { startInProcessSimulator, type InProcessSimulator } from './simulator/in-process.js';
 import { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
 import { baileysOptionsSchema, type BaileysOptions } from './options.js';
@@ -26,6 +27,7 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
     coreVersion: '^0.1.0',
     optionsSchema: baileysOptionsSchema,
     async register(ctx) {
+      quietLibsignal(ctx.logger);
       const simulator = ctx.options.simulator ? await startSimulatorFor(ctx.options, ctx.logger) : undefined;
       const options = simulator ? simulatorOptions(ctx.options, simulator) : ctx.options;
       const driver = createBaileysDriver({
@@ -37,6 +39,19 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
       ctx.channels.add(driver);
     },
   });
+}
+
+let libsignalRouted = false;
+
+/**
+ * libsignal (Baileys' Signal implementation) prints sessions with `console.info` — private and root keys
+ * included — into the server's output. Once per process, its messages go to the logger at debug level
+ * instead, without the session objects.
+ */
+function quietLibsignal(logger: Logger): void {
+  if (libsignalRouted) return;
+  libsignalRouted = true;
+  routeLibsignalConsole((level, message) => logger[level]({ libsignal: message }, 'libsignal'));
 }
 
 /** Starts the in-process simulator of the `simulator` option, which replaces the endpoint options. */
