@@ -55,7 +55,7 @@ describe('sandbox inbox replay across restarts', () => {
 
   it('the next server delivers it once, and the sender\'s record reaches DELIVERY_ACK', async () => {
     await start(0);
-    await t!.waitFor(async () => (await statusAtAlice()) === 'DELIVERY_ACK', 5000, 'DELIVERY_ACK at alice');
+    await t!.waitFor(async () => (await statusAtAlice()) === 'DELIVERY_ACK', 20_000, 'DELIVERY_ACK at alice');
     await t!.settle();
     assert.equal(eventsFor(bob.id, 'message').length, 1);
     assert.deepEqual(eventsFor(alice.id, 'message.status').map((e) => (e as { status: string }).status), ['delivered']);
@@ -66,7 +66,7 @@ describe('sandbox inbox replay across restarts', () => {
     // What a process that died after bob stored the message, before it forgot the packet, leaves behind.
     await t!.server.context.storage.state.put(bobInbox(), inboxDoc.id, inboxDoc.value);
     await start(0);
-    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 5000, 'the replayed packet to be forgotten');
+    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 20_000, 'the replayed packet to be forgotten');
     await t!.settle();
     assert.deepEqual(eventsFor(bob.id, 'message'), []);
     assert.deepEqual(eventsFor(alice.id, 'message.status'), []);
@@ -83,7 +83,7 @@ describe('sandbox inbox replay across restarts', () => {
     await storage.state.put(bobInbox(), inboxDoc.id, inboxDoc.value);
     await storage.events.clear(bob.id);
     await start(0);
-    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 5000, 'the replayed packet to be forgotten');
+    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 20_000, 'the replayed packet to be forgotten');
     await t!.settle();
     assert.equal(eventsFor(bob.id, 'message').length, 1);
     assert.deepEqual(eventsFor(alice.id, 'message.status'), [], 'alice\'s delivered status was logged: not emitted again');
@@ -96,7 +96,7 @@ describe('sandbox inbox replay across restarts', () => {
     // Found once more, now logged: only acknowledged.
     await t!.server.context.storage.state.put(bobInbox(), inboxDoc.id, inboxDoc.value);
     await start(0);
-    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 5000, 'the replayed packet to be forgotten');
+    await t!.waitFor(async () => (await t!.server.context.storage.state.list(bobInbox())).length === 0, 20_000, 'the replayed packet to be forgotten');
     await t!.settle();
     assert.deepEqual(eventsFor(bob.id, 'message'), []);
   });
