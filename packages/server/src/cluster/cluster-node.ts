@@ -243,7 +243,10 @@ export class ClusterNode {
   private async giveUp(leases: Lease[], graceful = false): Promise<void> {
     this.leases.retire(leases.map((l) => l.instance));
     if (graceful) await this.idle(leases.map((l) => l.instance));
-    await Promise.allSettled(leases.map((l) => this.host?.stop(l.instance)));
+    // Those the deadline timer (or a lost renewal) stopped during the wait are stopped already.
+    const stop = leases.filter((l) => this.leases.holds(l));
+    this.leases.stopping(stop);
+    await Promise.allSettled(stop.map((l) => this.host?.stop(l.instance)));
     for (const l of leases) this.leases.delete(l);
     this.info.load = this.leases.size;
     this.armDeadline();
@@ -315,9 +318,8 @@ export class ClusterNode {
     const lost = new Set(renewed);
     this.leases.renewed(leases, lost, sentAt);
     this.armDeadline();
-    // Those given up meanwhile (the deadline timer, a hand-over) are stopping already, and counted there.
-    const running = new Set(this.leases.all().map((l) => `${l.instance}\0${l.token}`));
-    const stop = leases.filter((l) => lost.has(l.instance) && running.has(`${l.instance}\0${l.token}`));
+    // Those being stopped already (the deadline timer) are counted there; those in a graceful hand-over stop now.
+    const stop = leases.filter((l) => lost.has(l.instance) && this.leases.holds(l));
     for (const l of stop) this.logger.warn({ instance: l.instance }, 'lease lost to another node; instance stopped on this node');
     if (stop.length > 0) this.observer.leasesLost('lost', stop.length);
     await this.giveUp(stop);

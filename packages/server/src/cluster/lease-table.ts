@@ -4,6 +4,8 @@ interface Held {
   lease: Lease;
   /** Being handed over: still held (its writes are valid) but no longer served or claimed here. */
   leaving?: boolean;
+  /** Its instance is being stopped: the deadline no longer counts (a graceful hand-over's wait still does). */
+  stopping?: boolean;
   /** Monotonic time (performance.now) after which this node must no longer act on the lease. */
   deadline: number;
 }
@@ -52,15 +54,29 @@ export class LeaseTable {
     }
   }
 
-  /** Leases whose deadline passed (the node must stop those instances now), unless already being handed over. */
-  expired(now = performance.now()): Lease[] {
-    return [...this.held.values()].filter((h) => h.deadline <= now && !h.leaving).map((h) => h.lease);
+  /** Marks leases whose instances are being stopped now: {@link expired} and {@link nextDeadline} leave them out. */
+  stopping(leases: Lease[]): void {
+    for (const lease of leases) if (this.holds(lease)) this.held.get(lease.instance)!.stopping = true;
   }
 
-  /** The earliest deadline of the leases not being handed over (performance.now() time), if any. */
+  /** True while this very lease (same token) is held and its instance not yet being stopped, handed over or not. */
+  holds(lease: Lease): boolean {
+    const held = this.held.get(lease.instance);
+    return held !== undefined && held.lease.token === lease.token && !held.stopping;
+  }
+
+  /**
+   * Leases whose deadline passed (the node must stop those instances now), unless already being stopped:
+   * those in a graceful hand-over too, whose wait for the requests being served must not outlast the lease.
+   */
+  expired(now = performance.now()): Lease[] {
+    return [...this.held.values()].filter((h) => h.deadline <= now && !h.stopping).map((h) => h.lease);
+  }
+
+  /** The earliest deadline of the leases not being stopped (performance.now() time), if any. */
   nextDeadline(): number | undefined {
     let next: number | undefined;
-    for (const h of this.held.values()) if (!h.leaving && (next === undefined || h.deadline < next)) next = h.deadline;
+    for (const h of this.held.values()) if (!h.stopping && (next === undefined || h.deadline < next)) next = h.deadline;
     return next;
   }
 
