@@ -99,8 +99,9 @@ export async function assertOneLinkAtATime(storage: Storage, numbers: string[], 
     }).sort((a, b) => a.openedAt - b.openedAt);
     for (let i = 1; i < spans.length; i++) {
       const [before, next] = [spans[i - 1]!, spans[i]!];
+      const who = (pid: number) => `pid ${pid} (${live.find((n) => n.child.pid === pid)?.id ?? 'not running'})`;
       assert.ok(next.openedAt >= before.end,
-        `${number} had two live connections: pid ${before.pid} ${before.openedAt}-${before.end} and pid ${next.pid} from ${next.openedAt}`);
+        `${number} had two live connections: ${who(before.pid)} ${before.openedAt}-${before.end} and ${who(next.pid)} from ${next.openedAt}`);
     }
   }
   return out;
