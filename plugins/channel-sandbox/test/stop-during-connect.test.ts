@@ -14,7 +14,7 @@ const NUMBER = '5511900000011';
 const ID = 'ins_01JD7Q4X9M2K8V3T6R5P0N1S01';
 
 /** Storage whose state calls matching `hangs` wait until `release()` (a partition: calls neither answer nor fail). */
-function hangingStorage(hangs: (call: 'put' | 'list', namespace: string) => boolean) {
+function hangingStorage(hangs: (call: 'put' | 'list' | 'get', namespace: string) => boolean) {
   const storage = new MemoryStorage();
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -22,6 +22,14 @@ function hangingStorage(hangs: (call: 'put' | 'list', namespace: string) => bool
   const { state } = storage;
   const put = state.put.bind(state);
   const list = state.list.bind(state);
+  const get = state.get.bind(state);
+  state.get = (async (namespace: string, id: string) => {
+    if (hangs('get', namespace)) {
+      hung++;
+      await gate;
+    }
+    return get(namespace, id);
+  }) as typeof state.get;
   state.put = (async (namespace: string, id: string, value: unknown) => {
     if (hangs('put', namespace)) {
       hung++;
@@ -39,7 +47,7 @@ function hangingStorage(hangs: (call: 'put' | 'list', namespace: string) => bool
   return { storage, release, hung: () => hung };
 }
 
-async function linkedAdapter(storage: MemoryStorage) {
+async function linkedAdapter(storage: MemoryStorage, options: Partial<typeof defaultSandboxOptions> = {}, linked = true) {
   await storage.init();
   const record: InstanceRecord = {
     id: ID, key: 'key', name: NUMBER, driver: 'sandbox', createdAt: 0, flags: defaultInstanceFlags(), webhook: defaultWebhookSettings(),
@@ -47,14 +55,16 @@ async function linkedAdapter(storage: MemoryStorage) {
   };
   await storage.instances.create(record);
   const driver = new SandboxDriver({
-    options: { ...defaultSandboxOptions, latencyMs: 0 }, host: { dataDir: '', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false }, logger: silent, clock: new FakeClock(),
+    options: { ...defaultSandboxOptions, latencyMs: 0, ...options }, host: { dataDir: '', publicUrl: 'http://127.0.0.1', allowPrivateUrls: false }, logger: silent, clock: new FakeClock(),
   });
   const context: ChannelContext = { instanceId: ID, instance: async () => (await storage.instances.get(ID))!, emit: () => undefined, storage, logger: silent };
-  const first = await driver.create(context);
-  await first.connection.connect();
-  await first.connection.scan();
-  await first.stop();
-  // A new adapter of the linked phone (a node taking the instance): its connect goes online with the stored session.
+  if (linked) {
+    const first = await driver.create(context);
+    await first.connection.connect();
+    await first.connection.scan();
+    await first.stop();
+  }
+  // A new adapter (a node taking the instance): its connect reads the stored session, and goes online with a linked one.
   return driver.create(context);
 }
 
@@ -93,4 +103,21 @@ describe('sandbox: stopped while a connect is under way', () => {
       assert.deepEqual(links.filter((l) => l.closedAt === undefined), [], 'every link of the phone is closed');
     });
   }
+
+  it('while the session is being read: no QR code and no pairing timer outlive the stop (an auto-scan would link the phone)', async () => {
+    let hanging = false;
+    const { storage, release, hung } = hangingStorage((call) => hanging && call === 'get');
+    const adapter = await linkedAdapter(storage, { autoScanMs: 20 }, false);
+    hanging = true;
+    const connecting = adapter.connection.connect();
+    await until(() => hung() > 0, 'the connect reads the session');
+    await adapter.stop();
+    hanging = false;
+    release();
+    const answer = await connecting;
+    assert.deepEqual([answer.phoneConnected, answer.qrcode], [false, '']);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(adapter.connection.state().status, 'disconnected', 'no QR shown, nothing linked by an auto-scan');
+    assert.deepEqual((await sandboxLinks(storage, NUMBER)).filter((l) => l.closedAt === undefined), []);
+  });
 });

@@ -45,11 +45,18 @@ export class SandboxConnection implements ConnectionCapability {
   }
 
   async connect(): Promise<ConnectResult> {
+    const epoch = this.epoch;
     if (!this.device.connected && (await this.device.session()).linked) await this.open();
     if (this.device.connected) return { phoneConnected: true, qrcode: '', image: '', user: this.user };
+    // Stopped meanwhile: no QR code and no pairing timers (an auto-scan would bring the phone online after the stop).
+    if (this.epoch !== epoch) return { phoneConnected: false, qrcode: '', image: '', user: null };
     if (!this.qr) {
       this.refreshes = 0;
       await this.newQr();
+      if (this.epoch !== epoch) {
+        this.reset();
+        return { phoneConnected: false, qrcode: '', image: '', user: null };
+      }
       this.schedulePairingTimers();
     }
     return { phoneConnected: false, qrcode: this.qr!.value, image: this.qr!.image, user: null };
