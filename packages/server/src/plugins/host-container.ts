@@ -1,5 +1,5 @@
 import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
-import { tokenName, type HostDeps, type HostToken, type ResolvedDeps } from '@parley/core';
+import { tokenName, type HostToken } from '@parley/core';
 
 /** A host service that cannot be resolved: an unknown token, or services that need each other. */
 export class HostResolutionError extends Error {}
@@ -16,7 +16,7 @@ export class HostContainer {
   private readonly resolving: symbol[] = [];
   private readonly composedTokens = new Set<symbol>();
 
-  constructor(readonly container: DependencyContainer) {}
+  constructor(private readonly container: DependencyContainer) {}
 
   /** Registers a service known now (the logger, the clock, the settings, the storage back end). */
   value<T>(token: HostToken<T>, value: T): void {
@@ -47,13 +47,6 @@ export class HostContainer {
   resolve<T>(token: HostToken<T>): T {
     if (!this.has(token)) throw new HostResolutionError(`no host service is registered as "${tokenName(token)}"`);
     return this.container.resolve<T>(token);
-  }
-
-  /** Every member of `deps` resolved ({@link resolve}). */
-  resolveAll<Deps extends HostDeps>(deps: Deps): ResolvedDeps<Deps> {
-    const out: Record<string, unknown> = {};
-    for (const [member, token] of Object.entries(deps)) out[member] = this.resolve(token);
-    return out as ResolvedDeps<Deps>;
   }
 
   private building<T>(token: symbol, create: () => T): T {
