@@ -31,4 +31,8 @@ export const SIGNAL_ADDRESSING: ChannelAddressing = Object.freeze({
   phoneNumbers: false,
   normalize: normalizeSignalAddress,
   kind: (address: string): AddressKind => (isGroupId(address) ? 'group' : 'person'),
+  // Group paths (`/{key}/groups/{groupJid}`) take the group id exactly as sends do.
+  groups: Object.freeze({
+    schema: Object.freeze({ pattern: GROUP.source, description: 'A Signal group id (`group.` followed by the base64 group id).', example: 'group.aGVsbG8gc2lnbmFsIGdyb3Vw' }),
+  }),
 });

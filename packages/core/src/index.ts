@@ -18,6 +18,8 @@ export * from './storage/index.js';
 export * from './cluster/index.js';
 export * from './clock.js';
 export * from './tokens.js';
+export * from './host-token.js';
+export * from './extension/index.js';
 export * from './util/index.js';
 export * from './webhook/index.js';
 export * from './sink/index.js';

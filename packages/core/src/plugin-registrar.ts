@@ -1,5 +1,6 @@
 import type { ChannelDriver } from './channel/adapter.js';
 import { isChannelId } from './domain/channel-name.js';
+import type { PluginEventSubscriber } from './extension/event-subscriber.js';
 import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
@@ -16,6 +17,7 @@ export interface PluginRegistrations {
   storage?: Storage;
   connectors: ExternalDataConnector[];
   sinks: Sink[];
+  subscribers: PluginEventSubscriber[];
 }
 
 /** The hooks handed to one plugin's `register`, and what they collected. */
@@ -38,7 +40,7 @@ const ID_RULE = 'a lower-case letter, then up to 31 lower-case letters, digits o
 export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | 'provides'>): PluginRegistrar {
   const plugin = manifest.name;
   const provides: PluginProvides = manifest.provides ?? {};
-  const collected: PluginRegistrations = { channels: [], formats: [], connectors: [], sinks: [] };
+  const collected: PluginRegistrations = { channels: [], formats: [], connectors: [], sinks: [], subscribers: [] };
   const refuse = (message: string): never => {
     throw new PluginRegistrationError(`plugin ${plugin}: ${message}`);
   };
@@ -88,6 +90,15 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
         collected.sinks.push(sink);
       },
     },
+    subscribers: {
+      add(subscriber) {
+        if (!isChannelId(subscriber?.name)) refuse(`event subscriber name "${String(subscriber?.name)}" is not an id (${ID_RULE})`);
+        if (typeof subscriber.handle !== 'function') refuse(`event subscriber "${subscriber.name}" has no handle(event)`);
+        declared(provides.subscribers, subscriber.name, 'event subscriber', 'subscribers');
+        if (collected.subscribers.some((s) => s.name === subscriber.name)) refuse(`registered the event subscriber "${subscriber.name}" twice`);
+        collected.subscribers.push(subscriber);
+      },
+    },
   };
 
   return {
@@ -100,6 +111,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       missing(provides.formats, collected.formats.map((f) => f.name), 'webhook format', 'formats');
       missing(provides.connectors, collected.connectors.map((c) => c.kind), 'external-database connector', 'connectors');
       missing(provides.sinks, collected.sinks.map((s) => s.name), 'event sink', 'sinks');
+      missing(provides.subscribers, collected.subscribers.map((s) => s.name), 'event subscriber', 'subscribers');
       if (provides.storage === true && !collected.storage) refuse('declares provides.storage but did not set a storage back end');
       return collected;
     },

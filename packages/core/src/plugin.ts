@@ -1,5 +1,7 @@
 import type { ChannelDriver } from './channel/adapter.js';
 import type { Clock } from './clock.js';
+import type { PluginEventSubscriber } from './extension/event-subscriber.js';
+import type { HostDeps, ResolvedDeps } from './host-token.js';
 import type { Logger } from './logger.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
@@ -93,6 +95,8 @@ export interface PluginProvides {
   readonly connectors?: readonly string[];
   /** Names of the event sinks it adds with `sinks.add` (`amqp`, `nats`). */
   readonly sinks?: readonly string[];
+  /** Names of the in-process event subscribers it adds with `subscribers.add` (`event-counter`). */
+  readonly subscribers?: readonly string[];
 }
 
 /**
@@ -129,20 +133,30 @@ export interface PluginHooks {
   readonly connectors: { add(connector: ExternalDataConnector): void };
   /** Event sinks: `sinks.add(sink)`. Sink names must be lower-case ids, unique over all plugins. */
   readonly sinks: { add(sink: Sink): void };
+  /**
+   * In-process event subscribers (the extension point of `kind: 'extension'` plugins):
+   * `subscribers.add(subscriber)`. Names must be lower-case ids, unique over all plugins.
+   */
+  readonly subscribers: { add(subscriber: PluginEventSubscriber): void };
 }
 
-/** What `register` receives: the typed hooks, the validated options, a logger and the host settings. */
-export interface PluginContext<Options> extends PluginHooks {
+/**
+ * What `register` receives: the typed hooks, the validated options, a logger, the host settings, the
+ * clock, and the host services the manifest's `deps` declared, resolved.
+ */
+export interface PluginContext<Options, Deps extends HostDeps = HostDeps> extends PluginHooks {
   /** The plugin's options, already validated against `optionsSchema`. */
   options: Options;
   logger: Logger;
   host: HostSettings;
   /** The server's clock: storage back ends, drivers and formats take their time from it (tests control it). */
   clock: Clock;
+  /** The host services of the manifest's {@link PluginManifest.deps}, resolved by the host's container. */
+  deps: ResolvedDeps<Deps>;
 }
 
 /** A plugin manifest: the default export of a plugin package. */
-export interface PluginManifest<Options = Record<string, unknown>> {
+export interface PluginManifest<Options = Record<string, unknown>, Deps extends HostDeps = HostDeps> {
   /** Package-like name, for messages (`@parley/storage-sqlite`). */
   name: string;
   kind: PluginKind;
@@ -154,11 +168,23 @@ export interface PluginManifest<Options = Record<string, unknown>> {
   needs?: PluginNeeds;
   /** JSON Schema of the options; the host validates with ajv (strict, all errors). */
   optionsSchema?: Record<string, unknown>;
+  /**
+   * The host services `register` needs, by token (`{ storage: Tokens.Storage }`), as Backstage
+   * modules declare `deps`: the host resolves them from its container and hands them over as
+   * `context.deps`, typed. A token the host does not know, or a service built from what this very
+   * plugin provides (a cycle), refuses the boot naming the plugin. A plugin needing a service the
+   * server builds from every plugin's registrations ({@link Tokens.Channels}, {@link Tokens.Sends})
+   * registers after the server is composed, and may then add only event subscribers.
+   */
+  deps?: Deps;
   /** Registers the plugin's providers through the hooks. Must not start I/O; storage connects in `init`. */
-  register(context: PluginContext<Options>): void | Promise<void>;
+  register(context: PluginContext<Options, Deps>): void | Promise<void>;
 }
 
-/** Declares a plugin. Identity at run time; it exists for typing and one obvious entry point. */
-export function definePlugin<Options = Record<string, unknown>>(manifest: PluginManifest<Options>): PluginManifest<Options> {
+/**
+ * Declares a plugin. Identity at run time; it exists for typing and one obvious entry point. Give
+ * `Deps` as `typeof deps` when `Options` is given explicitly (TypeScript infers both or neither).
+ */
+export function definePlugin<Options = Record<string, unknown>, Deps extends HostDeps = HostDeps>(manifest: PluginManifest<Options, Deps>): PluginManifest<Options, Deps> {
   return manifest;
 }

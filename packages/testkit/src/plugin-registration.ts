@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createRegistrar, silentLogger, systemClock, type ChannelDriver, type Clock, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations } from '@parley/core';
+import { createRegistrar, silentLogger, systemClock, type ChannelDriver, type Clock, type HostDeps, type HostSettings, type Logger, type PluginManifest, type PluginRegistrations, type ResolvedDeps } from '@parley/core';
 
 /** Host settings of a test registration: nothing on disk is touched and no URL is public. */
 const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://127.0.0.1:1', allowPrivateUrls: false };
@@ -7,17 +7,19 @@ const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://12
 /**
  * Calls a plugin's `register` the way the host does — through the typed hooks of `@parley/core`'s
  * `createRegistrar`, which check every registration against the manifest's `provides` — and answers
- * what it registered (drivers, formats, storage, connectors). The options are passed as given: the
- * host's schema validation is not part of this.
+ * what it registered (drivers, formats, storage, connectors, sinks, subscribers). The options are passed
+ * as given: the host's schema validation is not part of this; `deps` are the host services the
+ * manifest declares, as the test provides them.
  */
-export async function registerPlugin<Options>(
-  plugin: PluginManifest<Options>,
+export async function registerPlugin<Options, Deps extends HostDeps = HostDeps>(
+  plugin: PluginManifest<Options, Deps>,
   options: Options,
-  overrides: { logger?: Logger; host?: Partial<HostSettings>; clock?: Clock } = {},
+  overrides: { logger?: Logger; host?: Partial<HostSettings>; clock?: Clock; deps?: ResolvedDeps<Deps> } = {},
 ): Promise<PluginRegistrations> {
   const registrar = createRegistrar(plugin);
   await plugin.register({
     ...registrar.hooks, options, logger: overrides.logger ?? silentLogger, host: { ...TEST_HOST, ...overrides.host }, clock: overrides.clock ?? systemClock,
+    deps: overrides.deps ?? ({} as ResolvedDeps<Deps>),
   });
   return registrar.finish();
 }

@@ -11,7 +11,7 @@ export { typedMember } from './typed-member.js';
 export { baileysLinkPreview, inboundPreview, mentionContext, mentionsOf, mergeContextInfo, previewMembers } from './rich-text.js';
 export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';
 export {
-  GROUP_SUFFIX, isGroupJid, jidKind, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, RECIPIENT_RULE, recipientPatternOr, STATUS_BROADCAST, toJid, USER_SUFFIX,
+  GROUP_SUFFIX, groupJid, isGroupJid, jidKind, jidUser, LID_SUFFIX, RECIPIENT_PATTERN, RECIPIENT_RULE, recipientPatternOr, STATUS_BROADCAST, toJid, USER_SUFFIX,
   WHATSAPP_ADDRESSING,
 } from './jid.js';
 export {

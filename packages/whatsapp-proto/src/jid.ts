@@ -14,6 +14,11 @@ export function isGroupJid(jid: string): boolean {
   return jid.endsWith(GROUP_SUFFIX);
 }
 
+/** The JID of a group named by its JID or by the digits before `@g.us` (a path parameter). */
+export function groupJid(id: string): string {
+  return isGroupJid(id) ? id : `${id}${GROUP_SUFFIX}`;
+}
+
 /** JID domains {@link toJid} accepts (`c.us` is read as the user suffix). */
 const JID_DOMAINS = '(?:s\\.whatsapp\\.net|g\\.us|lid|broadcast|newsletter|c\\.us)';
 
@@ -80,4 +85,10 @@ export const WHATSAPP_ADDRESSING: ChannelAddressing = Object.freeze({
   normalize: toJid,
   kind: jidKind,
   numberOf: jidUser,
+  groups: Object.freeze({
+    schema: Object.freeze({
+      pattern: '^\\d{5,40}(-\\d{5,20})?(@g\\.us)?$', description: 'Group JID (`<digits>@g.us`), or its digits.', example: '120363000000000000@g.us',
+    }),
+    normalize: groupJid,
+  }),
 });

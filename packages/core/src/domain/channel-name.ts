@@ -62,6 +62,40 @@ export interface ChannelAddressing {
   kind?(address: string): AddressKind;
   /** Phone-number channels: the number a normalized address carries (WhatsApp: the user part of a JID). */
   numberOf?(address: string): string;
+  /**
+   * Optional: how the channel names its groups (and communities) in paths (`/{key}/groups/{groupJid}`).
+   * Without it a group id is any text up to 128 characters, handed to the adapter as it is.
+   */
+  readonly groups?: GroupAddressing;
+}
+
+/** How a channel names its groups (see {@link ChannelAddressing.groups}). */
+export interface GroupAddressing {
+  /**
+   * The JSON Schema rule of a group id as paths take it, stated in the path schemas of the group and
+   * community routes when every main channel of the server states the same one.
+   */
+  readonly schema: GroupIdSchema;
+  /**
+   * Turns a group id the path schema accepted into the channel's form (WhatsApp: `<digits>` into
+   * `<digits>@g.us`). Pure and synchronous. Without it the id is used as it is.
+   */
+  normalize?(id: string): string;
+}
+
+/** The JSON Schema rule of a channel's group ids (see {@link GroupAddressing.schema}). */
+export interface GroupIdSchema {
+  /** JSON Schema `pattern` (ECMAScript, as ajv runs it) of every accepted group id. */
+  readonly pattern: string;
+  /** The path parameter's description in the API reference. */
+  readonly description: string;
+  /** An example group id. */
+  readonly example: string;
+}
+
+/** {@link GroupAddressing.normalize} of `addressing`'s groups; the id as it is where the channel declares none. */
+export function groupAddress(addressing: ChannelAddressing, id: string): string {
+  return addressing.groups?.normalize ? addressing.groups.normalize(id) : id;
 }
 
 /** The JSON Schema rule of a channel's addresses (see {@link ChannelAddressing.schema}). */

@@ -5,16 +5,13 @@ import proxyaddr from 'proxy-addr';
 import type { Request, Response } from 'express';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer } from 'tsyringe';
-import { WebhookEngine, type WebhookOptions } from '@parley/webhooks';
-import { channelDirectory, privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger } from '@parley/core';
-import { clusterRuntime, offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
+import { privateDir, systemClock, Tokens, type Clock, type HostSettings, type InstanceRecord, type Logger, type PluginEventSubscriber } from '@parley/core';
+import { offerUnowned, registryHost, type ClusterRuntime } from '../cluster/cluster-setup.js';
 import { EventFanIn } from '../cluster/event-fan-in.js';
 import { NodeEvents } from '../cluster/node-events.js';
 import type { ParleyConfig } from '../config/config.js';
-import { EventBus } from '../events/event-bus.js';
 import { EventLogRetention } from '../events/event-log-retention.js';
-import { instanceFilter } from '../events/instance-filter.js';
-import { StoreProjector } from '../events/store-projector.js';
+import type { SubscriberFeeds } from '../events/subscriber-feeds.js';
 import { driverRoutes } from '../http/driver-routes.js';
 import { FailureLimiter } from '../http/failure-limiter.js';
 import { OpenRequests } from '../http/open-requests.js';
@@ -24,31 +21,21 @@ import { createHttpApp } from '../http/http-app.js';
 import { ANSWERED } from '../http/router.js';
 import { DEFAULT_IDEMPOTENCY_TIMINGS, IdempotencyGuard } from '../http/idempotency.js';
 import type { RouteDefinition, RouteAuth } from '../http/route.js';
-import { InstanceRegistry } from '../instances/instance-registry.js';
-import { InstanceRestorer } from '../instances/instance-restorer.js';
 import { instanceNotFound } from '../instances/instance-runtime.js';
 import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { McpSurface } from '../mcp/mcp-surface.js';
+import { HostContainer } from '../plugins/host-container.js';
 import { loadPlugins } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
-import { InstanceDataRouter } from '../services/instance-data-router.js';
-import { MediaResolver } from '../services/media-resolver.js';
-import { ServerMetrics } from '../metrics/server-metrics.js';
-import { timedStorage } from '../metrics/timed-storage.js';
-import { pendingRecords } from '../send/outbound-job.js';
-import { OutboundWorker } from '../send/outbound-worker.js';
-import { Pacer } from '../send/pacer.js';
-import { PacingPolicies } from '../send/pacing-policies.js';
-import { SendPipeline } from '../send/send-pipeline.js';
-import { SendProjection } from '../send/send-projection.js';
-import { SendQueue } from '../send/send-queue.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
 import { StreamHub } from '../streams/stream-hub.js';
 import { StreamRenderer } from '../streams/stream-renderer.js';
 import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
 import { AdminToken, instanceBearer, metricsVerifier } from './admin-token.js';
 import { credentialVerifier } from './credential.js';
+import { registerServerServices } from './host-services.js';
+import { ServerTokens } from './server-tokens.js';
 import type { ServerContext } from './server-context.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -85,6 +72,8 @@ export class ParleyServer {
     private readonly http: ReturnType<typeof createHttpApp>,
     private readonly retention: EventLogRetention,
     private readonly upgrade: ReturnType<typeof streamUpgradeHandler>,
+    /** The in-process event subscribers of `extension` plugins and their feeds. */
+    private readonly extensions: { feeds: SubscriberFeeds; subscribers: PluginEventSubscriber[] },
     /** The MCP server at `/mcp`, unless `mcp.enabled` is false. */
     readonly mcp: McpSurface | undefined,
     private readonly cluster?: ClusterRuntime,
@@ -127,33 +116,26 @@ export class ParleyServer {
       allowPrivateProxies: config.allowPrivateProxies,
       media: { ...config.media },
     };
-    const container = rootContainer.createChildContainer();
-    container.register(Tokens.Logger, { useValue: logger });
-    container.register(Tokens.HostSettings, { useValue: host });
-    container.register(Tokens.Clock, { useValue: clock });
-    const plugins = await loadPlugins(config.plugins, { container, logger, host, clock, baseDir: config.baseDir });
-    const metrics = new ServerMetrics();
-    const cluster = config.cluster ? clusterRuntime(config.cluster, plugins.storage, { clock, logger, adminToken: config.adminToken, metrics }) : undefined;
-    const storage = new InstanceDataRouter(timedStorage(plugins.storage, metrics.storage));
+    // The container: the host's services are registered as factories and resolved below, in start-up order.
+    const services = new HostContainer(rootContainer.createChildContainer());
+    services.value(Tokens.Logger, logger);
+    services.value(Tokens.HostSettings, host);
+    services.value(Tokens.Clock, clock);
+    services.value(ServerTokens.Config, config);
+    registerServerServices(services);
+    const plugins = await loadPlugins(config.plugins, { container: services, logger, host, clock, baseDir: config.baseDir });
+    services.value(ServerTokens.Plugins, plugins);
+    const metrics = services.resolve(ServerTokens.Metrics);
+    const cluster = services.resolve(ServerTokens.Cluster);
+    const storage = services.resolve(ServerTokens.Data);
     await storage.init();
     await cluster?.node.join();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
-    const registry = new InstanceRegistry(storage, plugins.drivers, clock, logger, cluster?.placement);
-    const projector = new StoreProjector(storage, registry, clock, logger.child({ component: 'store' }));
-    const webhooks = new WebhookEngine({
-      storage, formats: [...plugins.formats.values()], sinks: [...plugins.sinks.values()], logger, clock, host, channels: channelDirectory(plugins.drivers.values()),
-      options: { serviceTag: config.serviceTag, ...config.webhooks } as Partial<WebhookOptions>, observer: metrics, logEvents: true,
-    });
+    const registry = services.resolve(ServerTokens.Registry);
+    const webhooks = services.resolve(ServerTokens.Webhooks);
     const retention = new EventLogRetention(storage.events, clock, config.streams.retentionSeconds * 1000, logger.child({ component: 'event-log' }));
-    // The store first: webhooks tell of stored state, and both run before the instance's next event.
-    // The webhook engine logs each event in the same write as its deliveries: a stream client told of
-    // an event finds it stored and its webhooks queued, and "logged" means "queued" after a crash.
-    const bus = new EventBus({
-      registry, subscribers: [projector, webhooks], filter: instanceFilter, clock, logger: logger.child({ component: 'events' }),
-      durable: () => webhooks.written().then(() => storage.flush()),
-    });
-    bus.tap(metrics.event);
+    const bus = services.resolve(ServerTokens.Bus);
     const streams = new StreamHub({
       bus, log: storage.events, renderer: new StreamRenderer(webhooks), record: (id) => storage.instances.get(id), config: config.streams, clock,
       logger: logger.child({ component: 'streams' }), observer: metrics,
@@ -176,25 +158,19 @@ export class ParleyServer {
     }
     // Before anything listens: inbound webhooks find their instance through this index.
     if (await registry.linkedAccounts.buildOnce(() => storage.instances.list())) logger.debug('index of linked accounts built');
-    const media = new MediaResolver({
-      maxBytes: config.media.maxBytes, timeoutMs: config.media.timeoutMs, allowPrivateUrls: config.allowPrivateUrls, allowPrivateProxies: config.allowPrivateProxies,
-    });
-    const projection = new SendProjection(storage, bus, projector);
-    const policies = new PacingPolicies(storage, plugins.drivers, config.queue.maxQueued, clock);
-    const pacer = new Pacer();
-    const pending = pendingRecords(plugins.drivers.values());
-    const worker = new OutboundWorker({
-      storage, registry, clock, logger: logger.child({ component: 'outbound' }), policies, pacer, projection, bus, metrics, options: config.queue, pending,
-      owns: cluster ? (instance) => cluster.node.fence(instance) !== undefined : undefined,
-    });
-    const queue = config.queue.enabled ? new SendQueue({ storage, clock, policies, pacer, worker, leaseMs: config.queue.leaseMs, pending }) : undefined;
+    // The plugins needing composed services (the channels, the send path) register now: they add event subscribers.
+    await plugins.registerComposed();
     const context: ServerContext = {
       config, host, logger, clock, storage, registry, bus, drivers: plugins.drivers, formats: plugins.formats, externalDatabase: plugins.externalDatabase,
-      version: VERSION, media, webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,
-      sends: new SendPipeline(storage, media, projection, metrics, queue),
-      outbound: { queue, worker, policies, pacer },
-      restorer: new InstanceRestorer({ storage, registry, drivers: plugins.drivers, config: config.restore, logger, clock }),
+      version: VERSION, media: services.resolve(ServerTokens.Media), webhooks, metrics, streams, cluster: cluster?.node, clusterRouter: cluster?.router,
+      sends: services.resolve(ServerTokens.Pipeline),
+      outbound: {
+        queue: services.resolve(ServerTokens.Queue), worker: services.resolve(ServerTokens.Worker),
+        policies: services.resolve(ServerTokens.Policies), pacer: services.resolve(ServerTokens.Pacer),
+      },
+      restorer: services.resolve(ServerTokens.Restorer),
     };
+    const extensions = { feeds: services.resolve(ServerTokens.Subscribers), subscribers: [...plugins.subscribers.values()] };
 
     let server: ParleyServer | undefined;
     // Tools derive from the final routes (bounds applied) and call the server where it listens.
@@ -249,7 +225,7 @@ export class ParleyServer {
       },
       ...(cluster ? { relay: (instance, req, socket, head) => cluster.router.routeUpgrade(instance, req, socket, head) } : {}),
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, mcp, cluster);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, extensions, mcp, cluster);
     return server;
   }
 
@@ -258,6 +234,8 @@ export class ParleyServer {
     const { config, logger } = this.context;
     // Before anything listens: no client resumes into entries past the retention.
     await this.retention.start();
+    // Before any event: each subscriber catches up from its cursor, then follows the bus.
+    await this.extensions.feeds.start(this.extensions.subscribers);
     const server = createServer(this.http.app);
     this.server = server;
     server.keepAliveTimeout = 65_000;
@@ -377,6 +355,8 @@ export class ParleyServer {
       await bus.drain();
       // The log entries of events routed nowhere are not waited for on the bus's chains.
       await webhooks.written();
+      // What the subscribers were not handed yet they read from the event log after the restart.
+      await this.extensions.feeds.stop();
       await webhooks.stop();
       await this.cluster?.fanIn?.stop();
       await this.cluster?.nodeEvents?.stop();

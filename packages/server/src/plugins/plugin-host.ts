@@ -5,24 +5,40 @@ import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
   CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelAddressing, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
-  type Logger, type PluginManifest, type Sink, type Storage, type WebhookFormat,
+  type Logger, type PluginEventSubscriber, type PluginManifest, type PluginRegistrations, type Sink, type Storage, type WebhookFormat,
 } from '@parley/core';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
+import { HostContainer } from './host-container.js';
+import { PluginError, pluginPhase, resolvedDeps, type PluginPhase } from './plugin-deps.js';
 
-/** A plugin that could not be loaded, validated or registered; the server refuses to start. */
-export class PluginError extends Error {}
+export { PluginError };
 
 /** What the loaded plugins provide, after conflict checks. */
 export interface LoadedPlugins {
+  /** Every configured plugin's manifest, in configuration order. */
   manifests: PluginManifest[];
   storage: Storage;
   drivers: Map<string, ChannelDriver>;
   formats: Map<string, WebhookFormat>;
   /** Event sinks by name (`amqp`, `nats`). */
   sinks: Map<string, Sink>;
+  /** In-process event subscribers by name (`kind: 'extension'` plugins); filled up by {@link registerComposed}. */
+  subscribers: Map<string, PluginEventSubscriber>;
   /** The external-database connector (spec 4.1 `/instance/mongodb`), when a plugin provides one. */
   externalDatabase?: ExternalDataConnector;
+  /**
+   * Registers the plugins whose `deps` need a composed service (the channels, the send path): call
+   * once, after the server registered those services in the container. They add only event subscribers.
+   */
+  registerComposed(): Promise<void>;
+}
+
+/** A plugin imported and validated, waiting for its turn to register. */
+interface ImportedPlugin {
+  manifest: PluginManifest;
+  options: Record<string, unknown>;
+  phase: PluginPhase;
 }
 
 const KINDS = ['channel', 'storage', 'webhook-format', 'sink', 'extension'];
@@ -47,80 +63,126 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
 }
 
 /**
- * Loads the configured plugins in order: imports each manifest, validates its options with ajv
- * (strict, all errors; messages name the plugin and the field), checks `coreVersion` against this
- * core, runs `register` with typed hooks that check each registration against the manifest's
- * `provides`, refuses conflicts — no storage or two storages, two drivers claiming one name, drivers
- * of one channel disagreeing on its addressing, two formats with one name, two external-database
- * connectors, two sinks with one name — and finally checks every manifest's `needs` against what all plugins provided.
- */
-/**
  * Whether two drivers of one channel address alike: the same declared data (description, phone numbers,
- * schema) and the very same rules (normalize, kind, numberOf), as drivers sharing one implementation have.
+ * schema, group ids) and the very same rules (normalize, kind, numberOf, groups' normalize), as drivers
+ * sharing one implementation have.
  */
 function sameAddressing(a: ChannelAddressing, b: ChannelAddressing): boolean {
-  return JSON.stringify(a) === JSON.stringify(b) && a.normalize === b.normalize && a.kind === b.kind && a.numberOf === b.numberOf;
+  return JSON.stringify(a) === JSON.stringify(b) && a.normalize === b.normalize && a.kind === b.kind && a.numberOf === b.numberOf
+    && a.groups?.normalize === b.groups?.normalize;
 }
 
+/**
+ * Loads the configured plugins: imports each manifest, validates its options with ajv (strict, all
+ * errors; messages name the plugin and the field), checks `coreVersion` against this core and its
+ * `deps` against the container (unknown tokens and cycles refused, naming the plugin), then runs
+ * `register` in configuration order — a plugin needing the storage after the storage plugin, one
+ * needing a composed service at {@link LoadedPlugins.registerComposed} — with typed hooks that check
+ * each registration against the manifest's `provides` and its deps resolved; refuses conflicts — no
+ * storage or two storages, two drivers claiming one name, drivers of one channel disagreeing on its
+ * addressing, two formats with one name, two external-database connectors, two sinks or subscribers
+ * with one name — and finally checks every manifest's `needs` against what all plugins provided.
+ */
 export async function loadPlugins(
   entries: PluginEntry[],
-  context: { container: DependencyContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
+  context: { container: DependencyContainer | HostContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
 ): Promise<LoadedPlugins> {
+  const services = context.container instanceof HostContainer ? context.container : new HostContainer(context.container);
+  // What every plugin may need at once: the host's logger, clock and settings.
+  if (!services.has(Tokens.Logger)) services.value(Tokens.Logger, context.logger);
+  if (!services.has(Tokens.Clock)) services.value(Tokens.Clock, context.clock);
+  if (!services.has(Tokens.HostSettings)) services.value(Tokens.HostSettings, context.host);
   const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
-  const manifests: PluginManifest[] = [];
-  const owners = new Map<string, string>();
-  const drivers = new Map<string, ChannelDriver>();
-  const formats = new Map<string, WebhookFormat>();
-  const sinks = new Map<string, Sink>();
-  let storage: Storage | undefined;
-  let externalDatabase: ExternalDataConnector | undefined;
-  const claim = (key: string, plugin: string, message: (owner: string) => string): void => {
-    const owner = owners.get(key);
-    if (owner !== undefined) throw new PluginError(message(owner));
-    owners.set(key, plugin);
-  };
-
+  const imported: ImportedPlugin[] = [];
   for (const entry of entries) {
     const manifest = await importManifest(entry, context.baseDir);
-    const options = validatedOptions(ajv, manifest, entry);
+    imported.push({ manifest, options: validatedOptions(ajv, manifest, entry), phase: pluginPhase(manifest, services) });
+  }
+  const collected = new Collected();
+  const register = async ({ manifest, options }: ImportedPlugin): Promise<void> => {
+    const logger = context.logger.child({ plugin: manifest.name });
     const registrar = createRegistrar(manifest);
     const registered = await registration(manifest.name, async () => {
-      await manifest.register({ ...registrar.hooks, options, logger: context.logger.child({ plugin: manifest.name }), host: context.host, clock: context.clock });
+      const deps = resolvedDeps(manifest, services, logger);
+      await manifest.register({ ...registrar.hooks, options, logger, host: context.host, clock: context.clock, deps });
       return registrar.finish();
     });
-    const name = manifest.name;
+    collected.add(manifest.name, registered);
+    // Plugins needing the storage register next; the host's own services resolve it from the container too.
+    if (registered.storage) services.value(Tokens.Storage, registered.storage);
+    context.logger.debug({ plugin: manifest.name, kind: manifest.kind }, 'plugin registered');
+  };
+  // In configuration order, but a plugin needing the storage after the storage plugin and one needing a composed service last.
+  const afterStorage: ImportedPlugin[] = [];
+  for (const plugin of imported) {
+    if (plugin.phase === 'composed') continue;
+    if (plugin.phase === 'storage' && !collected.storage) afterStorage.push(plugin);
+    else await register(plugin);
+    if (collected.storage) for (const waiting of afterStorage.splice(0)) await register(waiting);
+  }
+  const storage = collected.storage;
+  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+  const manifests = imported.map((p) => p.manifest);
+  const { drivers, formats, sinks, subscribers, externalDatabase } = collected;
+  checkNeeds(manifests, { drivers, formats, sinks, externalDatabase });
+  let composed: Promise<void> | undefined;
+  return {
+    manifests, storage, drivers, formats, sinks, subscribers, ...(externalDatabase ? { externalDatabase } : {}),
+    registerComposed() {
+      composed ??= (async () => {
+        for (const plugin of imported) if (plugin.phase === 'composed') await register(plugin);
+      })();
+      return composed;
+    },
+  };
+}
+
+/** What the registered plugins added, refusing conflicts as they come. */
+class Collected {
+  storage?: Storage;
+  externalDatabase?: ExternalDataConnector;
+  readonly drivers = new Map<string, ChannelDriver>();
+  readonly formats = new Map<string, WebhookFormat>();
+  readonly sinks = new Map<string, Sink>();
+  readonly subscribers = new Map<string, PluginEventSubscriber>();
+  private readonly owners = new Map<string, string>();
+
+  add(name: string, registered: PluginRegistrations): void {
     if (registered.storage) {
-      claim('storage', name, (owner) => `two storage back ends configured: ${owner} and ${name}; keep exactly one`);
-      storage = registered.storage;
+      this.claim('storage', name, (owner) => `two storage back ends configured: ${owner} and ${name}; keep exactly one`);
+      this.storage = registered.storage;
     }
     for (const driver of registered.channels) {
-      claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);
-      const peer = [...drivers.values()].find((d) => d.channel === driver.channel);
+      this.claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);
+      const peer = [...this.drivers.values()].find((d) => d.channel === driver.channel);
       if (peer && !sameAddressing(peer.addressing, driver.addressing)) {
-        throw new PluginError(`drivers of the channel "${driver.channel}" disagree on its addressing: "${peer.name}" (${owners.get(`driver:${peer.name}`)}) and "${driver.name}" (${name})`);
+        throw new PluginError(`drivers of the channel "${driver.channel}" disagree on its addressing: "${peer.name}" (${this.owners.get(`driver:${peer.name}`)}) and "${driver.name}" (${name})`);
       }
-      drivers.set(driver.name, driver);
+      this.drivers.set(driver.name, driver);
     }
     for (const format of registered.formats) {
-      claim(`format:${format.name}`, name, (owner) => `two webhook formats named "${format.name}": ${owner} and ${name}`);
-      formats.set(format.name, format);
+      this.claim(`format:${format.name}`, name, (owner) => `two webhook formats named "${format.name}": ${owner} and ${name}`);
+      this.formats.set(format.name, format);
     }
     for (const sink of registered.sinks) {
-      claim(`sink:${sink.name}`, name, (owner) => `two event sinks named "${sink.name}": ${owner} and ${name}`);
-      sinks.set(sink.name, sink);
+      this.claim(`sink:${sink.name}`, name, (owner) => `two event sinks named "${sink.name}": ${owner} and ${name}`);
+      this.sinks.set(sink.name, sink);
+    }
+    for (const subscriber of registered.subscribers) {
+      this.claim(`subscriber:${subscriber.name}`, name, (owner) => `two event subscribers named "${subscriber.name}": ${owner} and ${name}`);
+      this.subscribers.set(subscriber.name, subscriber);
     }
     for (const connector of registered.connectors) {
-      claim('connector', name, (owner) => `two external-database connectors configured: ${owner} and ${name} ("${connector.kind}"); keep at most one`);
-      externalDatabase = connector;
+      this.claim('connector', name, (owner) => `two external-database connectors configured: ${owner} and ${name} ("${connector.kind}"); keep at most one`);
+      this.externalDatabase = connector;
     }
-    manifests.push(manifest);
-    context.logger.debug({ plugin: name, kind: manifest.kind }, 'plugin registered');
   }
-  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
-  checkNeeds(manifests, { drivers, formats, sinks, externalDatabase });
-  // The host's own services resolve the storage from its container; plugins never see the container.
-  context.container.register(Tokens.Storage, { useValue: storage });
-  return { manifests, storage, drivers, formats, sinks, ...(externalDatabase ? { externalDatabase } : {}) };
+
+  private claim(key: string, plugin: string, message: (owner: string) => string): void {
+    const owner = this.owners.get(key);
+    if (owner !== undefined) throw new PluginError(message(owner));
+    this.owners.set(key, plugin);
+  }
 }
 
 function validatedOptions(ajv: Ajv, manifest: PluginManifest, entry: PluginEntry): Record<string, unknown> {

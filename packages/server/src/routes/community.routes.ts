@@ -38,7 +38,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/community/{communityId}', operationId: 'getCommunity', tag, auth: 'instance', params,
       summary: 'One community', description: `Answers \`data\`: the community (spec 2.8, with its linked \`groups\`). ${UNKNOWN}`,
       response: dataResponse(communitySchema), errors: [409, 422],
-      handler: async ({ scope, params: p }) => ({ data: await communities(scope).get(groupJidOf(p.communityId)) }),
+      handler: async ({ scope, params: p }) => ({ data: await communities(scope).get(groupJidOf(scope.addressing, p.communityId)) }),
     }),
     defineRoute<unknown, unknown, { name: string; subject?: string }, Scope>({
       method: 'post', idempotent: true, path: '/{key}/community', operationId: 'createCommunity', tag, auth: 'instance', params: keyParams,
@@ -64,7 +64,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       summary: 'Leave the community', description: `Also leaves its linked groups. Answers \`message\`. ${UNKNOWN}`,
       response: messageResponse, errors: [409, 422],
       handler: async ({ scope, params: p }) => {
-        const jid = groupJidOf(p.communityId);
+        const jid = groupJidOf(scope.addressing, p.communityId);
         await communities(scope).leave(jid);
         return { message: `left community ${jid}` };
       },
@@ -80,7 +80,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'post', path: '/{key}/community/{communityId}/invite', operationId: 'getCommunityInviteCode', tag, auth: 'instance', params,
       summary: 'The community\'s invite code', description: `Answers \`inviteCode\`, as GET /{key}/groups/{groupJid}/invite does. ${ADMIN} ${UNKNOWN}`,
       response: okResponse({ inviteCode: s.string() }), errors: [403, 409, 422],
-      handler: async ({ scope, params: p }) => ({ inviteCode: await communities(scope).inviteCode(groupJidOf(p.communityId)) }),
+      handler: async ({ scope, params: p }) => ({ inviteCode: await communities(scope).inviteCode(groupJidOf(scope.addressing, p.communityId)) }),
     }),
     defineRoute<CommunityParams, unknown, { participants: (string | number)[] }, Scope>({
       method: 'delete', path: '/{key}/community/{communityId}/participants', operationId: 'removeCommunityParticipants', tag, auth: 'instance', params,
@@ -89,7 +89,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await communities(scope).removeParticipants(groupJidOf(p.communityId), jids) };
+        return { data: await communities(scope).removeParticipants(groupJidOf(scope.addressing, p.communityId), jids) };
       },
     }),
     defineRoute<unknown, unknown, { code: string }, Scope>({
@@ -115,7 +115,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/community/{communityId}/request_participants_list', operationId: 'listCommunityJoinRequests', tag, auth: 'instance', params,
       summary: 'Pending join requests', description: `Answers \`data\`: the requests (\`jid\`, \`requestTime\`, \`requestMethod\`). ${ADMIN} ${UNKNOWN}`,
       response: dataResponse(s.array(joinRequestSchema)), errors: [403, 409, 422],
-      handler: async ({ scope, params: p }) => ({ data: await communities(scope).joinRequests(groupJidOf(p.communityId)) }),
+      handler: async ({ scope, params: p }) => ({ data: await communities(scope).joinRequests(groupJidOf(scope.addressing, p.communityId)) }),
     }),
     defineRoute<CommunityParams, unknown, { participants: (string | number)[]; action: 'approve' | 'reject' }, Scope>({
       method: 'put', path: '/{key}/community/{communityId}/request_participants_list', operationId: 'handleCommunityJoinRequests', tag, auth: 'instance', params,
@@ -125,7 +125,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await communities(scope).handleJoinRequests(groupJidOf(p.communityId), jids, body.action) };
+        return { data: await communities(scope).handleJoinRequests(groupJidOf(scope.addressing, p.communityId), jids, body.action) };
       },
     }),
     defineRoute<CommunityParams, unknown, { subject: string; participants: (string | number)[] }, Scope>({
@@ -136,7 +136,7 @@ export function communityRoutes(ctx: ServerContext): RouteDefinition[] {
       response: dataResponse(groupSchema), errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await communities(scope).createGroup(groupJidOf(p.communityId), body.subject, jids) };
+        return { data: await communities(scope).createGroup(groupJidOf(scope.addressing, p.communityId), body.subject, jids) };
       },
     }),
     defineRoute<CommunityParams, unknown, { expiration: number }, Scope>({

@@ -11,7 +11,7 @@ import { groupJidOf } from '../schemas/group.schemas.js';
 export function changeAndAnswer<C extends { get(jid: string): Promise<unknown> }>(capabilityOf: (rt: InstanceRuntime) => C) {
   return async (rt: InstanceRuntime, id: string, change: (capability: C, jid: string) => Promise<void>): Promise<{ data: Awaited<ReturnType<C['get']>> }> => {
     const capability = capabilityOf(rt);
-    const jid = groupJidOf(id);
+    const jid = groupJidOf(rt.addressing, id);
     await change(capability, jid);
     return { data: (await capability.get(jid)) as Awaited<ReturnType<C['get']>> };
   };

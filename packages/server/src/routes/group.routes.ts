@@ -40,7 +40,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
     defineRoute<GroupParams, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/groups/{groupJid}', operationId: 'getGroup', tag, auth: 'instance', params,
       summary: 'One group', description: UNKNOWN, response: dataResponse(groupSchema), errors: [409, 422],
-      handler: async ({ scope, params: p }) => ({ data: await groups(scope).get(groupJidOf(p.groupJid)) }),
+      handler: async ({ scope, params: p }) => ({ data: await groups(scope).get(groupJidOf(scope.addressing, p.groupJid)) }),
     }),
     defineRoute<unknown, unknown, { name: string; participants: (string | number)[] }, Scope>({
       method: 'post', idempotent: true, path: '/{key}/groups', operationId: 'createGroup', tag, auth: 'instance', params: keyParams,
@@ -76,7 +76,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'delete', path: '/{key}/groups/{groupJid}', operationId: 'leaveGroup', tag, auth: 'instance', params,
       summary: 'Leave the group', description: `Answers \`message\`. ${UNKNOWN}`, response: messageResponse, errors: [409, 422],
       handler: async ({ scope, params: p }) => {
-        const jid = groupJidOf(p.groupJid);
+        const jid = groupJidOf(scope.addressing, p.groupJid);
         await groups(scope).leave(jid);
         return { message: `left group ${jid}` };
       },
@@ -85,7 +85,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/groups/{groupJid}/members', operationId: 'listGroupMembers', tag, auth: 'instance', params,
       summary: 'Members and their roles', description: `Answers \`data\`: the participants (spec 2.7). ${UNKNOWN}`,
       response: dataResponse(s.array(participantSchema)), errors: [409, 422],
-      handler: async ({ scope, params: p }) => ({ data: (await groups(scope).get(groupJidOf(p.groupJid))).participants }),
+      handler: async ({ scope, params: p }) => ({ data: (await groups(scope).get(groupJidOf(scope.addressing, p.groupJid))).participants }),
     }),
     defineRoute<GroupParams, unknown, Participants, Scope>({
       method: 'post', path: '/{key}/groups/{groupJid}/participants', operationId: 'addGroupParticipants', tag, auth: 'instance', params,
@@ -94,7 +94,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await groups(scope).addParticipants(groupJidOf(p.groupJid), jids) };
+        return { data: await groups(scope).addParticipants(groupJidOf(scope.addressing, p.groupJid), jids) };
       },
     }),
     defineRoute<GroupParams, unknown, Participants, Scope>({
@@ -103,7 +103,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       body: participantsBody, response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await groups(scope).removeParticipants(groupJidOf(p.groupJid), jids) };
+        return { data: await groups(scope).removeParticipants(groupJidOf(scope.addressing, p.groupJid), jids) };
       },
     }),
     defineRoute<GroupParams, { action: 'promote' | 'demote' }, Participants, Scope>({
@@ -115,7 +115,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope, params: p, query, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
         const capability = groups(scope);
-        const jid = groupJidOf(p.groupJid);
+        const jid = groupJidOf(scope.addressing, p.groupJid);
         return { data: await (query.action === 'promote' ? capability.promote(jid, jids) : capability.demote(jid, jids)) };
       },
     }),
@@ -123,7 +123,7 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       method: 'get', path: '/{key}/groups/{groupJid}/request_participants_list', operationId: 'listGroupJoinRequests', tag, auth: 'instance', params,
       summary: 'Pending join requests', description: `Answers \`data\`: the requests (\`jid\`, \`requestTime\`, \`requestMethod\`). ${ADMIN} ${UNKNOWN}`,
       response: dataResponse(s.array(joinRequestSchema)), errors: [403, 409, 422],
-      handler: async ({ scope, params: p }) => ({ data: await groups(scope).joinRequests(groupJidOf(p.groupJid)) }),
+      handler: async ({ scope, params: p }) => ({ data: await groups(scope).joinRequests(groupJidOf(scope.addressing, p.groupJid)) }),
     }),
     defineRoute<GroupParams, unknown, Participants & { action: 'approve' | 'reject' }, Scope>({
       method: 'put', path: '/{key}/groups/{groupJid}/request_participants_list', operationId: 'handleGroupJoinRequests', tag, auth: 'instance', params,
@@ -133,14 +133,14 @@ export function groupRoutes(ctx: ServerContext): RouteDefinition[] {
       response: participantResultsResponse, errors: [403, 409, 422],
       handler: async ({ scope, params: p, body }) => {
         const jids = participantJids(scope.addressing, body.participants);
-        return { data: await groups(scope).handleJoinRequests(groupJidOf(p.groupJid), jids, body.action) };
+        return { data: await groups(scope).handleJoinRequests(groupJidOf(scope.addressing, p.groupJid), jids, body.action) };
       },
     }),
     defineRoute<GroupParams, unknown, unknown, Scope>({
       method: 'get', path: '/{key}/groups/{groupJid}/invite', operationId: 'getGroupInviteCode', tag, auth: 'instance', params,
       summary: 'The group\'s invite code', description: `${ADMIN} ${UNKNOWN}`,
       response: okResponse({ inviteCode: s.string() }), errors: [403, 409, 422],
-      handler: async ({ scope, params: p }) => ({ inviteCode: await groups(scope).inviteCode(groupJidOf(p.groupJid)) }),
+      handler: async ({ scope, params: p }) => ({ inviteCode: await groups(scope).inviteCode(groupJidOf(scope.addressing, p.groupJid)) }),
     }),
     defineRoute<unknown, { code: string }, unknown, Scope>({
       method: 'get', path: '/{key}/groups/invite/info', operationId: 'getGroupInviteInfo', tag, auth: 'instance', params: keyParams,

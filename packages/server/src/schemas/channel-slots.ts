@@ -24,7 +24,20 @@ export const channelSlots = {
    * rule the main channels' addressing states (`schema`) when they all state the same one.
    */
   mainAddress: (): JsonSchema => Object.freeze({ [SLOT]: 'main-address' }),
+  /**
+   * A group (or community) id on the instance's main channel, as paths take it: the rule the main
+   * channels' addressing states (`groups.schema`) when they all state the same one.
+   */
+  groupId: (): JsonSchema => Object.freeze({ [SLOT]: 'group-id' }),
 };
+
+/** The schema of a group id path parameter: the main channels' shared group-id rule, or any text up to 128 characters. */
+function groupId(channels: ChannelDirectory): JsonSchema {
+  const schemas = [...new Set(channels.mainChannels.map((channel) => channels.addressing(channel)!.groups?.schema))];
+  const shared = schemas.length === 1 ? schemas[0] : undefined;
+  if (!shared) return { type: 'string', minLength: 1, maxLength: 128, description: 'A group id of the instance\'s main channel.' };
+  return { type: 'string', pattern: shared.pattern, examples: [shared.example], description: shared.description };
+}
 
 /** The schema of a main-channel address: the main channels' shared {@link AddressSchema}, or any text up to 128 characters. */
 function mainAddress(channels: ChannelDirectory): JsonSchema {
@@ -48,6 +61,7 @@ function providerDescription(channels: ChannelDirectory): string {
 function filled(slot: Record<string, unknown>, channels: ChannelDirectory): JsonSchema {
   const kind = slot[SLOT];
   if (kind === 'main-address') return mainAddress(channels);
+  if (kind === 'group-id') return groupId(channels);
   if (kind === 'recipient') {
     const described = channels.channels.map((channel) => [channel, channels.addressing(channel)!.description] as const);
     const texts = [...new Set(described.map(([, text]) => text))];

@@ -1,7 +1,7 @@
-import type { ChannelAddressing } from '@parley/core';
-import { GROUP_SUFFIX } from '@parley/whatsapp-proto';
+import { groupAddress, type ChannelAddressing } from '@parley/core';
 import { dataResponse, s } from '../http/schema.js';
 import { personAddress } from '../routes/instance-guards.js';
+import { channelSlots } from './channel-slots.js';
 import { keyAnd } from './common.schemas.js';
 
 /** Most members a participant list carries in one call (WhatsApp's group size limit). */
@@ -90,16 +90,17 @@ export function inviteCodeOf(value: string): string {
   return value.replace(/^https:\/\/chat\.whatsapp\.com\//, '');
 }
 
-const groupIdPattern = '^\\d{5,40}(-\\d{5,20})?(@g\\.us)?$';
-
-/** Path parameters with a group (or community) JID; the bare digits are accepted too. */
+/**
+ * Path parameters with a group (or community) id, in the form the main channels' addressing
+ * declares (`groups.schema`; WhatsApp: a group JID or its digits).
+ */
 export function groupParams(name: string) {
-  return keyAnd({ [name]: s.string({ pattern: groupIdPattern, examples: ['120363000000000000@g.us'], description: 'Group JID (`<digits>@g.us`), or its digits.' }) });
+  return keyAnd({ [name]: channelSlots.groupId() });
 }
 
-/** The group JID of a path parameter accepted by {@link groupParams}. */
-export function groupJidOf(value: string): string {
-  return value.endsWith(GROUP_SUFFIX) ? value : `${value}${GROUP_SUFFIX}`;
+/** The group id of a path parameter accepted by {@link groupParams}, in the channel's form (WhatsApp: the JID). */
+export function groupJidOf(addressing: ChannelAddressing, value: string): string {
+  return groupAddress(addressing, value);
 }
 
 /** The setting values of spec 4.10 PATCH and 4.11 settings. */

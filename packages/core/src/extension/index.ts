@@ -1,0 +1,2 @@
+export * from './event-subscriber.js';
+export * from './host-sends.js';

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, it } from 'node:test';
+import { undeclaredImports, type Manifest } from './source-imports.js';
+
+const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+const server = join(root, 'packages', 'server');
+
+function tsFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('channel-neutral kernel (issue #27)', () => {
+  it('@parley/server knows no channel\'s wire format: it depends neither on @parley/whatsapp-proto nor on sharp', () => {
+    const manifest = JSON.parse(readFileSync(join(server, 'package.json'), 'utf8')) as Manifest;
+    const runtime = Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies });
+    assert.deepEqual(runtime.filter((name) => name === '@parley/whatsapp-proto' || name === 'sharp'), []);
+    // Were they declared, the server's sources could still import them: they must not, with or without a declaration.
+    const imports = undeclaredImports(tsFiles(join(server, 'src')), { name: manifest.name, dependencies: {} })
+      .filter((i) => /^(@parley\/whatsapp-proto|sharp)(\/|$)/.test(i.specifier))
+      .map((i) => `${relative(root, i.file)}: ${i.specifier}`);
+    assert.deepEqual(imports, []);
+  });
+
+  it('the server\'s sources never call toJid: addresses go through the channel\'s addressing', () => {
+    const offending = tsFiles(join(server, 'src'))
+      .filter((file) => /\btoJid\b/.test(readFileSync(file, 'utf8')))
+      .map((file) => relative(root, file));
+    assert.deepEqual(offending, []);
+  });
+});
