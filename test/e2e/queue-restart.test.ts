@@ -87,9 +87,9 @@ describe('outbound queue: scheduled sends across SIGKILL and restart (real proce
     for (const s of scheduled) {
       const m = got.find((g) => g.id === s.id)!;
       assert.equal(m.text, s.text);
-      // On time: not before sendAt, and within a few seconds after it (a loaded machine may be slow).
+      // On time: not before sendAt, and within seconds after it (a loaded machine starts the next process slowly).
       assert.ok(m.timestamp >= Math.floor(s.at / 1000), `${s.text} left at ${m.timestamp}, before ${s.at}`);
-      assert.ok(m.timestamp <= Math.floor(s.at / 1000) + 3, `${s.text} left at ${m.timestamp}, late for ${s.at}`);
+      assert.ok(m.timestamp <= Math.floor(s.at / 1000) + 8, `${s.text} left at ${m.timestamp}, late for ${s.at}`);
     }
     assert.equal((await server.request('GET', `/${a.key}/queue`)).body.total, 0);
   });

@@ -26,7 +26,7 @@ if (redisUrl) {
       receiver = await startHttpReceiver();
       t = await startTestServer({
         plugins: [
-          { package: '@parley/storage-redis', options: { url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 500 } },
+          { package: '@parley/storage-redis', options: { url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: prefix, commandTimeoutMs: 2000 } },
           { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
         ],
       });
@@ -46,7 +46,7 @@ if (redisUrl) {
       });
       const first = await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000002', text: 'before the outage' });
       assert.equal(first.status, 200);
-      const delivered = await t.waitFor(() => receiver.requests.find((r) => (r.json as { type?: string }).type === 'message'), 5000,
+      const delivered = await t.waitFor(() => receiver.requests.find((r) => (r.json as { type?: string }).type === 'message'), 20_000,
         'the incoming message to reach the webhook');
       const id = String(delivered.headers['webhook-id']);
       const ts = String(delivered.headers['webhook-timestamp']);
@@ -55,7 +55,7 @@ if (redisUrl) {
       assert.ok(String(delivered.headers['webhook-signature']).split(' ').includes(`v1,${expected}`));
 
       await proxy.cut();
-      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 503), '/readyz reports not ready');
+      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 503, 300), '/readyz reports not ready');
       const ready = await t.request('GET', '/readyz');
       assert.equal(ready.body.error.code, 'service_unavailable');
       const during = await t.request('GET', `/${bob.key}/chat/5511920000001/messages`);
@@ -64,12 +64,12 @@ if (redisUrl) {
       assert.equal((await t.request('GET', '/healthz')).status, 200, 'liveness is unaffected');
 
       await proxy.restore();
-      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 200), '/readyz recovers');
+      assert.ok(await eventually(async () => (await t.request('GET', '/readyz')).status === 200, 300), '/readyz recovers');
       const history = await t.request('GET', `/${bob.key}/chat/5511920000001/messages`);
       assert.equal(history.body.total, 1, 'nothing Redis had was lost');
       const second = await t.request('POST', `/${alice.key}/message/text`, { to: '5511920000002', text: 'after the outage' });
       assert.equal(second.status, 200);
-      await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/5511920000001/messages`)).body.total === 2, 5000, 'the second message');
+      await t.waitFor(async () => (await t.request('GET', `/${bob.key}/chat/5511920000001/messages`)).body.total === 2, 20_000, 'the second message');
       const stats = await t.request('GET', `/${bob.key}/instance/webhook/statistics`);
       assert.equal(stats.status, 200);
       assert.equal(typeof stats.body.data.totalSent, 'number');

@@ -20,7 +20,7 @@ export class ServerChild {
    */
   static start(
     dataDir: string, config: Record<string, unknown> = {},
-    { timeoutMs = 15_000, sandbox = {}, plugins = [], storage }: {
+    { timeoutMs = 40_000, sandbox = {}, plugins = [], storage }: {
       timeoutMs?: number; sandbox?: Record<string, unknown>; plugins?: unknown[]; storage?: { package: string; options?: Record<string, unknown> };
     } = {},
   ): Promise<ServerChild> {
