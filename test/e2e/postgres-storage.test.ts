@@ -34,6 +34,7 @@ if (serverUrl) {
         // A send, or a webhook delivery, whose settling the outage cut is done again when its lease ends: short
         // leases keep the test short.
         config: { queue: { ...TEST_QUEUE, leaseMs: 2_000 }, webhooks: { timeoutMs: 1_000, leaseMs: 2_500 } },
+        captureLogs: true,
       });
     });
     after(async () => {
@@ -109,7 +110,11 @@ if (serverUrl) {
         return accepted.filter((text) => !stored.has(text));
       };
       await t.waitFor(async () => (await unstored()).length === 0, 30_000, 'every accepted send to be stored')
-        .catch(async (err: unknown) => assert.fail(`${String(err)}: ${(await unstored()).join(', ')} of ${accepted.length}`));
+        .catch(async (err: unknown) => {
+          const queue = await t.request('GET', `/${alice.key}/queue?limit=100`);
+          const warnings = t.logs.filter((l) => /"level":(40|50|60)/.test(l)).slice(-40).map((l) => l.slice(0, 600)).join('\n');
+          assert.fail(`${String(err)}: ${(await unstored()).join(', ')} of ${accepted.length}; queue ${queue.status} ${JSON.stringify(queue.body).slice(0, 600)}\n${warnings}`);
+        });
       const undelivered = () => accepted.filter((text) => !receiver.requests.some((request) => request.body.includes(`"${text}"`)));
       await t.waitFor(() => undelivered().length === 0, 30_000, 'every accepted send to reach the webhook')
         .catch((err: unknown) => assert.fail(`${String(err)} : ${undelivered().join(', ')} of ${accepted.length}`));
