@@ -198,7 +198,7 @@ export class ParleyServer {
 
     let server: ParleyServer | undefined;
     // Tools derive from the final routes (bounds applied) and call the server where it listens.
-    const mcp = config.mcp.enabled ? new McpSurface(context, () => http.routes, () => server!.url) : undefined;
+    const mcp = config.mcp.enabled ? new McpSurface(context, () => http.routes, () => server!.url, cluster?.fanIn) : undefined;
     const routes = [
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
