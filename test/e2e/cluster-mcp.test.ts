@@ -8,6 +8,7 @@ import { freePort, NodeProcess } from '@parley/testkit/host';
 import { createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
 import { connectMcp, toolJson, type McpTestClient } from '../support/mcp-client.js';
 import { PrivateRedis } from '../support/private-redis.js';
+import { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
 /** Leases that outlast a 1 s Redis restart on a loaded machine (as in cluster-redis-restart.test.ts). */
 const TIMING = { leaseTtlMs: 8000, renewIntervalMs: 1000, driftMarginMs: 500 };
@@ -67,12 +68,12 @@ describe('cluster: an MCP session on any node', () => {
     assert.ok((JSON.parse(content.text) as { key: { id: string } }[]).some((m) => m.key.id === sent.body.data.key.id), 'the message is in the resource');
   };
 
-  /** Resolves once the session was told nothing for 2 s (bounded). */
-  const quiet = async () => {
+  /** Resolves once the session (the first one by default) was told nothing for 2 s (bounded). */
+  const quiet = async (client = mcp!) => {
     const end = performance.now() + WAIT_MS;
-    for (let seen = -1; seen !== mcp!.updated.length; await new Promise((r) => setTimeout(r, 2000))) {
+    for (let seen = -1; seen !== client.updated.length; await new Promise((r) => setTimeout(r, 2000))) {
       if (performance.now() > end) assert.fail('the session is told of changes without end');
-      seen = mcp!.updated.length;
+      seen = client.updated.length;
     }
   };
 
@@ -114,6 +115,29 @@ describe('cluster: an MCP session on any node', () => {
     assert.equal(mcp!.transport.sessionId, session, 'the same session throughout');
     const sent = toolJson(await mcp!.client.callTool({ name: 'send_text', arguments: { to: bob.number, text: 'still here' } }));
     await until(async () => (await storedMessageIds(node(here), bob.key, alice.number)).has(sent.data.key.id), 'bob to receive the send after the moves', WAIT_MS);
+  });
+
+  it('behind a load balancer without affinity, a session\'s requests reach any node and are served by the node holding it', async () => {
+    const lb = await RoundRobinProxy.start([node('p1').url, node('p2').url]);
+    const agent = await connectMcp(lb, alice.key);
+    try {
+      const holder = agent.transport.sessionId!.slice(0, agent.transport.sessionId!.lastIndexOf('.'));
+      assert.ok(nodes.has(holder), `the session id names its node: ${agent.transport.sessionId}`);
+      for (let i = 0; i < 4; i++) assert.ok((await agent.client.listTools()).tools.some((t) => t.name === 'send_text'));
+      const sent = toolJson(await agent.client.callTool({ name: 'send_text', arguments: { to: bob.number, text: 'through the balancer' } }));
+      await agent.client.subscribeResource({ uri: messagesUri() });
+      await quiet(agent);
+      agent.updated.length = 0;
+      const reply = await node('p1').request('POST', `/${bob.key}/message/text`, { to: alice.number, text: 'seen through the balancer' });
+      assert.equal(reply.status, 200);
+      await until(async () => agent.updated.includes(messagesUri()), 'the balanced session to be told', WAIT_MS);
+      await until(async () => (await storedMessageIds(node('p2'), bob.key, alice.number)).has(sent.data.key.id), 'bob to receive the balanced send', WAIT_MS);
+      // Both nodes got the session's requests: the one not holding it forwarded them.
+      assert.deepEqual(new Set(lb.sentTo.filter((r) => r.method === 'POST').map((r) => r.target)), new Set([node('p1').url, node('p2').url]));
+    } finally {
+      await agent.close();
+      await lb.close();
+    }
   });
 
   it('when the session\'s node lost its link to Redis, it is told every subscribed resource may have changed, and hears new events again', async () => {

@@ -9,14 +9,13 @@ import {
 import { ParleyError, ValidationError, type ChannelEvent, type Clock, type Logger } from '@parley/core';
 import type { Principal } from '../app/credential.js';
 import type { EventAudience } from '../cluster/event-fan-in.js';
+import { MCP_SESSION_HEADER as SESSION_HEADER } from '../cluster/session-affinity.js';
 import type { McpConfig } from '../config/config.js';
 import { changedBy, SessionResources, type ResourceRoutes } from './mcp-resources.js';
 import { SessionTools, type KeyOfInstance } from './mcp-tools.js';
 import type { RouteCaller } from './route-caller.js';
 import type { DerivedTool } from './tool-schema.js';
 
-/** The MCP session id header (Streamable HTTP). */
-const SESSION_HEADER = 'mcp-session-id';
 /** How often idle sessions are looked for besides each new session's start. */
 const SWEEP_MS = 30_000;
 
@@ -48,6 +47,8 @@ export interface McpSessionsOptions {
    * waits for it, so it hears of its instance's events whichever node runs the instance.
    */
   clusterWatch?: () => Promise<void>;
+  /** A new session's id (a cluster node's names the node, see cluster/session-affinity.ts); a random UUID by default. */
+  newSessionId?: () => string;
 }
 
 function samePrincipal(a: Principal, b: Principal): boolean {
@@ -163,7 +164,7 @@ export class McpSessions implements EventAudience {
       const which = this.sessions.size >= config.maxSessions ? `the server's ${config.maxSessions}` : `this instance's ${config.maxSessionsPerInstance}`;
       throw new ParleyError(429, 'too_many_mcp_sessions', `${which} MCP sessions are open: close one (DELETE /mcp) or wait until one is idle for ${config.idleSeconds} s`, { retryAfterSeconds: config.idleSeconds });
     }
-    const id = randomUUID();
+    const id = this.options.newSessionId?.() ?? randomUUID();
     const server = new Server({ name: 'parley', version: this.options.version }, {
       capabilities: { tools: {}, resources: { subscribe: true } },
       instructions: 'Parley messaging gateway: tools send and read messages of '

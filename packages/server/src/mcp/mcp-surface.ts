@@ -1,6 +1,7 @@
 import type { ServerContext } from '../app/server-context.js';
 import type { Principal } from '../app/credential.js';
 import type { EventFanIn } from '../cluster/event-fan-in.js';
+import { nodeSessionId } from '../cluster/session-affinity.js';
 import { defineRoute, StreamReply, type RouteDefinition } from '../http/route.js';
 import { McpSessions } from './mcp-sessions.js';
 import { RouteCaller } from './route-caller.js';
@@ -38,6 +39,8 @@ export class McpSurface {
       resourceRoutes: () => ({ listChats: byId('listChats'), listChatMessages: byId('listChatMessages') }),
       keyOf: async (id) => (await ctx.storage.instances.get(id))?.key,
       ...(fanIn ? { clusterWatch: () => fanIn.watching() } : {}),
+      // On a cluster node a session's id names the node, which any node forwards the session's requests to.
+      ...(ctx.cluster ? { newSessionId: () => nodeSessionId(ctx.cluster!.id) } : {}),
     });
     ctx.bus.watch((event) => this.sessions.notify(event));
     fanIn?.add(this.sessions);
