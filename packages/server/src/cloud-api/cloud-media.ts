@@ -25,8 +25,9 @@ const namespace = (instanceId: string) => `cloud-api:media:${instanceId}`;
 /**
  * The Cloud API's media store over Parley's: an upload's bytes go to the media repository (the store
  * sends and `save_media` use) under its id, its description to the state repository. Deleting removes
- * the description (from then on the id is unknown) and then the bytes from the media repository. Media of received and sent messages are reachable by the
- * message id, which is what the meta webhooks link.
+ * the description (from then on the id is unknown) and then the bytes from the media repository.
+ * Media of received and sent messages are reachable by the message id, which is what the meta
+ * webhooks link.
  */
 export class CloudMediaStore {
   constructor(private readonly ctx: ServerContext) {}
