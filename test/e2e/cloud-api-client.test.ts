@@ -164,6 +164,11 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     const gone = await wa.retrieveMedia(id) as any;
     assert.equal(gone.error.code, 100);
     assert.equal(gone.error.error_subcode, 33);
+    // The bytes are gone from the instance's media store, not overwritten; a second delete finds nothing.
+    assert.equal(await t.server.context.storage.media.get(alice.id, id), null);
+    assert.equal(await t.server.context.storage.media.delete(alice.id, id), false);
+    const again = await wa.deleteMedia(id, alice.id) as any;
+    assert.deepEqual([again.error.code, again.error.error_subcode], [100, 33]);
   });
 
   it('performs Meta\'s subscription handshake against bob\'s receiver when asked, verified by the client\'s own check', async () => {

@@ -13,8 +13,11 @@ export interface McpTestClient {
   close(): Promise<void>;
 }
 
-/** Connects the SDK's client over Streamable HTTP with `Authorization: Bearer <credential>` (an instance key or the admin token). */
-export async function connectMcp(t: TestServer, credential: string): Promise<McpTestClient> {
+/**
+ * Connects the SDK's client over Streamable HTTP with `Authorization: Bearer <credential>` (an instance
+ * key or the admin token) to `/mcp` of a server (a test server, a cluster node).
+ */
+export async function connectMcp(t: Pick<TestServer, 'url'>, credential: string): Promise<McpTestClient> {
   const transport = new StreamableHTTPClientTransport(new URL(`${t.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${credential}` } } });
   const client = new Client({ name: 'parley-e2e', version: '1.0.0' });
   const updated: string[] = [];

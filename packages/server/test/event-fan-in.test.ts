@@ -109,4 +109,29 @@ describe('cluster event fan-in: nodes publish their events only while an admin s
     await new Promise((r) => setTimeout(r, 200));
     assert.deepEqual(published, [], 'the watch lapsed');
   });
+
+  it('another audience (an MCP session\'s subscriptions) that wants events makes the nodes publish, and is offered them like the admin streams', async () => {
+    const [n1, n2, n3] = nodes as [Node, Node, Node];
+    const heard: ChannelEvent[] = [];
+    let wants = false;
+    n3.fanIn.add({ wanted: () => wants, offer: (e) => void heard.push(e), missed: () => undefined });
+    wants = true;
+    await n3.fanIn.watching();
+    const fromN1 = event('f');
+    n1.handled(fromN1);
+    await until(() => heard.some((e) => e.id === fromN1.id), 'the event offered to the audience');
+    assert.deepEqual(n3.offered.filter((e) => e.id === fromN1.id), [], 'no admin stream is open on n3: the hub is offered nothing');
+    // Renewed while it wants them, past the time to live.
+    await new Promise((r) => setTimeout(r, TIMING.ttlMs * 2));
+    const later = event('g');
+    n2.handled(later);
+    await until(() => heard.some((e) => e.id === later.id), 'an event long after the ask');
+
+    wants = false;
+    await new Promise((r) => setTimeout(r, TIMING.renewMs + TIMING.ttlMs + 100));
+    published.length = 0;
+    n1.handled(event('h'));
+    await new Promise((r) => setTimeout(r, 200));
+    assert.deepEqual(published, [], 'the watch lapsed once the audience stopped wanting');
+  });
 });

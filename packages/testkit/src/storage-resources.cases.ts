@@ -124,5 +124,23 @@ export function describeResourceCases(harness: StorageHarness): void {
       assert.equal(await media.get(a, 'M1'), null);
       assert.deepEqual(await media.get(b, 'M1'), { data: Buffer.from('b'), mimetype: 'text/plain' });
     }));
+
+    it('delete removes one blob, bytes and description, and answers whether it existed', () => withStorage(harness, async ({ media }) => {
+      const a = uniqueId('ins');
+      const b = uniqueId('ins');
+      await media.put(a, 'M1', { data: Buffer.from('first'), mimetype: 'image/png', fileName: 'one.png' });
+      await media.put(a, 'M2', { data: Buffer.from('second'), mimetype: 'text/plain' });
+      await media.put(b, 'M1', { data: Buffer.from('other'), mimetype: 'text/plain' });
+      assert.equal(await media.delete(a, 'M1'), true);
+      assert.equal(await media.get(a, 'M1'), null);
+      assert.equal(await media.delete(a, 'M1'), false);
+      assert.equal(await media.delete(a, 'M3'), false);
+      assert.equal(await media.delete(uniqueId('ins'), 'M1'), false);
+      assert.deepEqual(await media.get(a, 'M2'), { data: Buffer.from('second'), mimetype: 'text/plain' });
+      assert.deepEqual(await media.get(b, 'M1'), { data: Buffer.from('other'), mimetype: 'text/plain' });
+      // The id can be used again, without a trace of what was deleted.
+      await media.put(a, 'M1', { data: Buffer.from('again'), mimetype: 'audio/ogg' });
+      assert.deepEqual(await media.get(a, 'M1'), { data: Buffer.from('again'), mimetype: 'audio/ogg' });
+    }));
   });
 }

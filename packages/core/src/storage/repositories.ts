@@ -163,10 +163,15 @@ export interface ContactRepository {
   clear(instance: string): Promise<void>;
 }
 
-/** Media bytes of messages (spec 4.4), keyed by message id. */
+/** Media bytes of messages (spec 4.4), keyed by message id (or by an upload's id). */
 export interface MediaRepository {
   put(instance: string, messageId: string, blob: MediaBlob): Promise<void>;
   get(instance: string, messageId: string): Promise<MediaBlob | null>;
+  /**
+   * Removes one blob, its bytes and its description, so that `get` answers null; answers whether
+   * it existed. Other instances' blobs of the same id are untouched.
+   */
+  delete(instance: string, messageId: string): Promise<boolean>;
   clear(instance: string): Promise<void>;
 }
 

@@ -174,7 +174,7 @@ export class ParleyServer {
 
     let server: ParleyServer | undefined;
     // Tools derive from the final routes (bounds applied) and call the server where it listens.
-    const mcp = config.mcp.enabled ? new McpSurface(context, () => http.routes, () => server!.url) : undefined;
+    const mcp = config.mcp.enabled ? new McpSurface(context, () => http.routes, () => server!.url, cluster?.fanIn) : undefined;
     const routes = [
       ...allRoutes(context, () => server?.shuttingDown ?? false),
       ...[...plugins.drivers.values()].flatMap((d) => driverRoutes(context, d)),
@@ -185,12 +185,14 @@ export class ParleyServer {
       if (auth === 'admin') adminToken.verify(req.headers.authorization);
       // The key of a bearer route is where a keyed path has it, so that a cluster node forwards it to the instance's owner.
       if (auth === 'bearer') req.params.key = instanceBearer(req.headers.authorization, req.query.access_token);
+      // An MCP credential too, before its session's requests are forwarded to the node holding the session.
+      const principal = auth === 'credential' ? await verifyCredential(req.headers.authorization) : undefined;
       if (cluster && (await cluster.router.route(req, res))) return ANSWERED;
       // A public route under a key (the sandbox's `/sandbox/{key}/…`) is refused here too for an unknown
       // key, before its body is read; its handler finds the instance loaded.
       if (auth === 'instance' || auth === 'bearer' || (auth === 'public' && typeof req.params.key === 'string')) return registry.byKey(req.params.key as string);
       if (auth === 'metrics') verifyMetrics(req.headers.authorization as string | undefined);
-      if (auth === 'credential') return verifyCredential(req.headers.authorization);
+      if (auth === 'credential') return principal;
       return undefined;
     };
     const verifyCredential = credentialVerifier(adminToken, (key) => storage.instances.findByKey(key));

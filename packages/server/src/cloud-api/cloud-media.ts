@@ -25,9 +25,9 @@ const namespace = (instanceId: string) => `cloud-api:media:${instanceId}`;
 /**
  * The Cloud API's media store over Parley's: an upload's bytes go to the media repository (the store
  * sends and `save_media` use) under its id, its description to the state repository. Deleting removes
- * the description and overwrites the bytes with nothing (the media repository has no delete), so a
- * deleted id is unknown everywhere at once. Media of received and sent messages are reachable by the
- * message id, which is what the meta webhooks link.
+ * the description (from then on the id is unknown) and then the bytes from the media repository.
+ * Media of received and sent messages are reachable by the message id, which is what the meta
+ * webhooks link.
  */
 export class CloudMediaStore {
   constructor(private readonly ctx: ServerContext) {}
@@ -82,7 +82,7 @@ export class CloudMediaStore {
   async delete(runtime: InstanceRuntime, id: string): Promise<void> {
     if (!UPLOAD_ID.test(id)) throw new ValidationError(`media ${id} is a message's media, which is deleted with its message; only uploads can be deleted`);
     if (!(await this.ctx.storage.state.delete(namespace(runtime.id), id))) throw new NotFoundError(`media ${id}`, 'media_not_found');
-    await this.ctx.storage.media.put(runtime.id, id, { data: Buffer.alloc(0), mimetype: 'application/octet-stream' });
+    await this.ctx.storage.media.delete(runtime.id, id);
   }
 }
 

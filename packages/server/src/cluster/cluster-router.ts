@@ -13,6 +13,7 @@ import type { ClusterObserver } from './cluster-observer.js';
 import { FORWARD_KEY_HEADER, FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';
 import type { UpgradeForwarder } from './upgrade-forwarder.js';
 import { leastLoaded } from './placement.js';
+import { sessionHolder } from './session-affinity.js';
 
 /** Pause between attempts to reach an instance's owner during a handover: grows from 50 ms to 1 s. */
 const RETRY_BASE_MS = 50;
@@ -69,6 +70,10 @@ export class ClusterRouter {
     if (forwarded) this.acceptPeer(req);
     else if (req.method === 'POST' && req.path === '/admin/instances') return this.placeNew(req, res);
     else if (typeof req.params.node === 'string' && req.params.node !== this.node.id) return this.toNode(req.params.node, req, res);
+    else {
+      const holder = sessionHolder(req);
+      if (holder !== undefined && holder !== this.node.id) return this.toNode(holder, req, res);
+    }
     const keyOrId = req.params.key as string | undefined;
     const id = keyOrId ? await this.instanceId(keyOrId) : undefined;
     if (!id) return false;
@@ -126,9 +131,11 @@ export class ClusterRouter {
   }
 
   /**
-   * A request about another node (`/admin/cluster/nodes/{node}/…`) is answered by that node; an unknown
-   * or dead one, or one that could not be reached, by this node's 404; 502 `outcome_unknown` when the
-   * connection broke after a request that changes something was written to it.
+   * A request about another node (`/admin/cluster/nodes/{node}/…`), or of an MCP session another node
+   * holds (its id names the node), is answered by that node; an unknown or dead one, or one that could
+   * not be reached, by this node's 404 (for a session: `mcp_session_not_found`, the client initializes
+   * again); 502 `outcome_unknown` when the connection broke after a request that changes something was
+   * written to it.
    */
   private async toNode(id: string, req: Request, res: Response): Promise<boolean> {
     const target = (await this.node.refreshNodes()).find((n) => n.id === id && n.alive);
@@ -136,7 +143,9 @@ export class ClusterRouter {
     const body = await prepareBody(req);
     const attempt = await this.forwarder.forward(target.address, req, res, body);
     if (attempt === 'unknown' && !SAFE_METHODS.has(req.method)) throw outcomeUnknown('connection_lost');
-    return attempt === 'answered';
+    if (attempt === 'answered') return true;
+    restoreBody(req, body);
+    return false;
   }
 
   /**

@@ -12,6 +12,19 @@ interface EventsSignal {
   events: { instance: string; event: string }[];
 }
 
+/**
+ * A consumer of the other nodes' events on this node besides the admin streams (the MCP sessions'
+ * subscriptions). While any node has one that wants them, every node publishes its events.
+ */
+export interface EventAudience {
+  /** Whether it wants the other nodes' events now. */
+  wanted(): boolean;
+  /** An event another node's bus handled (in the shared event log), with its instance's record. */
+  offer(event: ChannelEvent, record: InstanceRecord): void;
+  /** Events of other nodes may have been missed (the link to the store was lost: signals are at most once). */
+  missed(): void;
+}
+
 /** What the fan-in needs. */
 export interface EventFanInDeps {
   nodeId: string;
@@ -31,10 +44,11 @@ export interface EventFanInDeps {
 /**
  * Makes the admin-wide event stream of every node carry every node's events. Each node publishes
  * the events its bus handled (already in the shared event log: the bus tells its watchers only then)
- * as one storage signal per turn, while some node has an admin stream open ({@link AdminWatch}); every
- * node hears the others' and offers them to its admin streams. Signals are at most once: when the link
- * to the store was lost the admin streams are ended, and their clients resume from the event log with
- * their last id.
+ * as one storage signal per turn, while some node has an admin stream open or another
+ * {@link EventAudience} that wants them, such as an MCP session's subscriptions ({@link AdminWatch});
+ * every node hears the others' and offers them to its admin streams and audiences. Signals are at most
+ * once: when the link to the store was lost the admin streams are ended, and their clients resume from
+ * the event log with their last id; the audiences are told ({@link EventAudience.missed}).
  */
 export class EventFanIn {
   private batch: EventsSignal['events'] = [];
@@ -44,10 +58,16 @@ export class EventFanIn {
   private stops: (() => unknown)[] = [];
   private warned = false;
   private readonly watch: AdminWatch;
+  private readonly audiences: EventAudience[] = [];
 
   constructor(private readonly deps: EventFanInDeps) {
-    const { nodeId, signals, clock, peers, hub, logger, watchTiming } = deps;
-    this.watch = new AdminWatch({ nodeId, signals, clock, peers, watched: () => hub.adminCount() > 0, logger, ...(watchTiming ? { timing: watchTiming } : {}) });
+    const { nodeId, signals, clock, peers, logger, watchTiming } = deps;
+    this.watch = new AdminWatch({ nodeId, signals, clock, peers, watched: () => this.wanted(), logger, ...(watchTiming ? { timing: watchTiming } : {}) });
+  }
+
+  /** Adds a consumer of the other nodes' events; it calls {@link watching} when it starts wanting them. */
+  add(audience: EventAudience): void {
+    this.audiences.push(audience);
   }
 
   /** Subscribes to the other nodes' events and starts publishing this node's while they are wanted. */
@@ -59,14 +79,15 @@ export class EventFanIn {
     this.stops.push(signals.onReconnect(() => {
       logger.warn('link to the store was lost: admin event streams ended, their clients resume from the event log');
       this.watch.reset();
-      hub.endAdmin();
+      this.missed();
     }));
     this.stops.push(bus.watch((event, instance) => this.told(event, instance)));
   }
 
   /**
-   * An admin stream of this node starts: resolves once the other nodes publish their events (see
-   * {@link AdminWatch.watch}), so that its replay, read afterwards, and the live events meet.
+   * An admin stream (or another audience's want) of this node starts: resolves once the other nodes
+   * publish their events (see {@link AdminWatch.watch}), so that its replay, read afterwards, and the
+   * live events meet.
    */
   watching(): Promise<void> {
     return this.watch.watch();
@@ -99,8 +120,18 @@ export class EventFanIn {
     );
   }
 
+  /** Whether this node's admin streams or another audience want the other nodes' events. */
+  private wanted(): boolean {
+    return this.deps.hub.adminCount() > 0 || this.audiences.some((a) => a.wanted());
+  }
+
+  private missed(): void {
+    this.deps.hub.endAdmin();
+    for (const audience of this.audiences) audience.missed();
+  }
+
   private heard(message: string): void {
-    if (this.deps.hub.adminCount() === 0) return;
+    if (!this.wanted()) return;
     let signal: EventsSignal;
     try {
       signal = JSON.parse(message) as EventsSignal;
@@ -111,16 +142,21 @@ export class EventFanIn {
     if (signal.node === this.deps.nodeId) return;
     this.offering = this.offering.then(() => this.offer(signal)).catch((err: unknown) => {
       this.deps.logger.warn({ err }, 'events of another node could not be offered to the admin streams; they resume from the event log');
-      this.deps.hub.endAdmin();
+      this.missed();
     });
   }
 
   private async offer(signal: EventsSignal): Promise<void> {
     const records = new Map<string, InstanceRecord | null>();
     for (const { instance } of signal.events) if (!records.has(instance)) records.set(instance, await this.deps.record(instance));
+    const admin = this.deps.hub.adminCount() > 0;
+    const audiences = this.audiences.filter((a) => a.wanted());
     for (const { instance, event } of signal.events) {
       const record = records.get(instance);
-      if (record) this.deps.hub.offerAdmin(decodeStored<ChannelEvent>(event), record);
+      if (!record) continue;
+      const decoded = decodeStored<ChannelEvent>(event);
+      if (admin) this.deps.hub.offerAdmin(decoded, record);
+      for (const audience of audiences) audience.offer(decoded, record);
     }
   }
 }

@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { Agent, request } from 'undici';
 import type { MatchedRequest } from '../http/router.js';
 import { AnswerRelay, HOP_BY_HOP, type Attempt } from './answer-relay.js';
+import { isSessionStream } from './session-affinity.js';
 
 /** Header naming the node a request was forwarded by; the owner then checks {@link SECRET_HEADER}. */
 export const FORWARDED_BY_HEADER = 'x-parley-forwarded-by';
@@ -68,7 +69,9 @@ export class Forwarder {
     abandon?.signal.addEventListener('abort', onAbandon, { once: true });
     try {
       const data = body.kind === 'buffer' ? body.data : body.kind === 'stream' ? req : null;
-      this.agent.dispatch({ origin: target, path: req.originalUrl, method: req.method as 'GET', headers, body: data }, relay);
+      // An MCP session's event stream has no heartbeat of its own: it may stay quiet for as long as nothing happens.
+      const quiet = isSessionStream(req) ? { bodyTimeout: 0 } : {};
+      this.agent.dispatch({ origin: target, path: req.originalUrl, method: req.method as 'GET', headers, body: data, ...quiet }, relay);
       return await relay.settled;
     } finally {
       abandon?.signal.removeEventListener('abort', onAbandon);

@@ -114,6 +114,16 @@ export class SessionResources {
     if (target) this.subscribed.delete(resourceUri(target.instance, target.jid));
   }
 
+  /** Whether the session holds any subscription. */
+  subscribing(): boolean {
+    return this.subscribed.size > 0;
+  }
+
+  /** Every subscribed URI. */
+  subscriptions(): string[] {
+    return [...this.subscribed];
+  }
+
   /** The subscribed URIs among `uris`. */
   watched(uris: readonly string[]): string[] {
     return uris.filter((uri) => this.subscribed.has(uri));

@@ -8,14 +8,14 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { ParleyError, ValidationError, type ChannelEvent, type Clock, type Logger } from '@parley/core';
 import type { Principal } from '../app/credential.js';
+import type { EventAudience } from '../cluster/event-fan-in.js';
+import { MCP_SESSION_HEADER as SESSION_HEADER } from '../cluster/session-affinity.js';
 import type { McpConfig } from '../config/config.js';
 import { changedBy, SessionResources, type ResourceRoutes } from './mcp-resources.js';
 import { SessionTools, type KeyOfInstance } from './mcp-tools.js';
 import type { RouteCaller } from './route-caller.js';
 import type { DerivedTool } from './tool-schema.js';
 
-/** The MCP session id header (Streamable HTTP). */
-const SESSION_HEADER = 'mcp-session-id';
 /** How often idle sessions are looked for besides each new session's start. */
 const SWEEP_MS = 30_000;
 
@@ -41,6 +41,14 @@ export interface McpSessionsOptions {
   tools: () => Map<string, DerivedTool>;
   resourceRoutes: () => ResourceRoutes;
   keyOf: KeyOfInstance;
+  /**
+   * On a cluster node: resolves once every other live node publishes its events to this one (the
+   * cluster's event fan-in, to which these sessions are an {@link EventAudience}); a subscription
+   * waits for it, so it hears of its instance's events whichever node runs the instance.
+   */
+  clusterWatch?: () => Promise<void>;
+  /** A new session's id (a cluster node's names the node, see cluster/session-affinity.ts); a random UUID by default. */
+  newSessionId?: () => string;
 }
 
 function samePrincipal(a: Principal, b: Principal): boolean {
@@ -53,9 +61,10 @@ function samePrincipal(a: Principal, b: Principal): boolean {
  * or the token holds one; sessions are bounded in number (`mcp.maxSessions`, and per instance
  * `mcp.maxSessionsPerInstance`) and closed after `mcp.idleSeconds` without a request or an open
  * stream. A session answers only the principal that opened it (anyone else: 404, as for an
- * unknown session).
+ * unknown session). On a cluster node the sessions hear, besides this node's events, those of every
+ * other node (they are an {@link EventAudience} of the event fan-in) while any has a subscription.
  */
-export class McpSessions {
+export class McpSessions implements EventAudience {
   private readonly sessions = new Map<string, Session>();
   private readonly sweeper: NodeJS.Timeout;
 
@@ -69,15 +78,38 @@ export class McpSessions {
     return this.sessions.size;
   }
 
+  /** Whether some session holds a subscription: the other nodes' events are wanted. */
+  wanted(): boolean {
+    for (const session of this.sessions.values()) if (session.resources.subscribing()) return true;
+    return false;
+  }
+
+  /** An event of another node (cluster fan-in): notified like this node's own. */
+  offer(event: ChannelEvent): void {
+    this.notify(event);
+  }
+
+  /**
+   * Events of other nodes may have been missed (the node's link to the store was lost): every
+   * subscribed resource is told it was updated, so the agent reads it again and misses nothing.
+   */
+  missed(): void {
+    for (const session of this.sessions.values()) this.send(session, session.resources.subscriptions());
+  }
+
   /** Tells each subscribed session of the resources an event changed (the bus calls it once the event log has the event). */
   notify(event: ChannelEvent): void {
     const uris = changedBy(event);
     if (uris.length === 0) return;
     for (const session of this.sessions.values()) {
       if (session.principal.kind === 'instance' && session.principal.id !== event.instance) continue;
-      for (const uri of session.resources.watched(uris)) {
-        session.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.options.logger.debug({ err }, 'resource update not sent'));
-      }
+      this.send(session, session.resources.watched(uris));
+    }
+  }
+
+  private send(session: Session, uris: readonly string[]): void {
+    for (const uri of uris) {
+      session.server.sendResourceUpdated({ uri }).catch((err: unknown) => this.options.logger.debug({ err }, 'resource update not sent'));
     }
   }
 
@@ -132,7 +164,7 @@ export class McpSessions {
       const which = this.sessions.size >= config.maxSessions ? `the server's ${config.maxSessions}` : `this instance's ${config.maxSessionsPerInstance}`;
       throw new ParleyError(429, 'too_many_mcp_sessions', `${which} MCP sessions are open: close one (DELETE /mcp) or wait until one is idle for ${config.idleSeconds} s`, { retryAfterSeconds: config.idleSeconds });
     }
-    const id = randomUUID();
+    const id = this.options.newSessionId?.() ?? randomUUID();
     const server = new Server({ name: 'parley', version: this.options.version }, {
       capabilities: { tools: {}, resources: { subscribe: true } },
       instructions: 'Parley messaging gateway: tools send and read messages of '
@@ -149,6 +181,8 @@ export class McpSessions {
     server.setRequestHandler(ReadResourceRequestSchema, async (request) => resources.read(request.params.uri));
     server.setRequestHandler(SubscribeRequestSchema, async (request) => {
       await resources.subscribe(request.params.uri);
+      // Answered once the other nodes publish: the instance's events reach this session wherever it runs.
+      await this.options.clusterWatch?.().catch((err: unknown) => this.options.logger.warn({ err }, 'other nodes could not be asked for their events; this subscription hears this node\'s'));
       return {};
     });
     server.setRequestHandler(UnsubscribeRequestSchema, async (request) => {

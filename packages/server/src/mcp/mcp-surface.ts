@@ -1,5 +1,7 @@
 import type { ServerContext } from '../app/server-context.js';
 import type { Principal } from '../app/credential.js';
+import type { EventFanIn } from '../cluster/event-fan-in.js';
+import { nodeSessionId } from '../cluster/session-affinity.js';
 import { defineRoute, StreamReply, type RouteDefinition } from '../http/route.js';
 import { McpSessions } from './mcp-sessions.js';
 import { RouteCaller } from './route-caller.js';
@@ -24,8 +26,11 @@ export class McpSurface {
   private derived?: Map<string, DerivedTool>;
   readonly sessions: McpSessions;
 
-  /** `routes` answers the server's final routes (bounds applied); `baseUrl` the listening URL. */
-  constructor(private readonly ctx: ServerContext, routes: () => RouteDefinition[], baseUrl: () => string) {
+  /**
+   * `routes` answers the server's final routes (bounds applied); `baseUrl` the listening URL; `fanIn`,
+   * on a cluster node, the other nodes' events (the sessions hear every node's, docs/mcp.md).
+   */
+  constructor(private readonly ctx: ServerContext, routes: () => RouteDefinition[], baseUrl: () => string, fanIn?: Pick<EventFanIn, 'add' | 'watching'>) {
     const byId = (id: string) => routes().find((r) => r.operationId === id)!;
     this.sessions = new McpSessions({
       config: ctx.config.mcp, clock: ctx.clock, logger: ctx.logger.child({ component: 'mcp' }), version: ctx.version,
@@ -33,8 +38,12 @@ export class McpSurface {
       tools: () => (this.derived ??= deriveTools(TOOLS, routes())),
       resourceRoutes: () => ({ listChats: byId('listChats'), listChatMessages: byId('listChatMessages') }),
       keyOf: async (id) => (await ctx.storage.instances.get(id))?.key,
+      ...(fanIn ? { clusterWatch: () => fanIn.watching() } : {}),
+      // On a cluster node a session's id names the node, which any node forwards the session's requests to.
+      ...(ctx.cluster ? { newSessionId: () => nodeSessionId(ctx.cluster!.id) } : {}),
     });
     ctx.bus.watch((event) => this.sessions.notify(event));
+    fanIn?.add(this.sessions);
   }
 
   /** `POST`, `GET` and `DELETE /mcp`, as routes: authenticated, limited and documented like the REST API. */

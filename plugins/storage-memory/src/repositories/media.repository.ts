@@ -18,6 +18,10 @@ export class MemoryMediaRepository implements MediaRepository {
     return blob ? copyBlob(blob) : null;
   }
 
+  async delete(instance: string, messageId: string): Promise<boolean> {
+    return this.blobs.existing(instance)?.delete(messageId) ?? false;
+  }
+
   async clear(instance: string): Promise<void> {
     this.blobs.delete(instance);
   }

@@ -24,6 +24,11 @@ export class MongoMediaRepository implements MediaRepository {
     return document ? documentToMedia(document) : null;
   }
 
+  async delete(instance: string, messageId: string): Promise<boolean> {
+    const result = await this.connection.run((db) => this.collections.media(db).deleteOne({ instance, messageId }));
+    return result.deletedCount > 0;
+  }
+
   async clear(instance: string): Promise<void> {
     await this.connection.run((db) => this.collections.media(db).deleteMany({ instance }));
   }

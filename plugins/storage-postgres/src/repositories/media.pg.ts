@@ -21,6 +21,10 @@ export class PgMediaRepository implements MediaRepository {
     return { data: row.data, mimetype: row.mimetype, ...(row.file_name === null ? {} : { fileName: row.file_name }) };
   }
 
+  async delete(instance: string, messageId: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM media WHERE instance = $1 AND message_id = $2', [instance, messageId])) > 0;
+  }
+
   async clear(instance: string): Promise<void> {
     await this.db.run('DELETE FROM media WHERE instance = $1', [instance]);
   }

@@ -25,6 +25,14 @@ export class RedisMediaRepository implements MediaRepository {
     return { data, ...(JSON.parse(meta.toString('utf8')) as Omit<MediaBlob, 'data'>) };
   }
 
+  async delete(instance: string, messageId: string): Promise<boolean> {
+    const [removed] = await this.connection.run((client) => client.multi()
+      .hDel(this.keys.mediaData(instance), messageId)
+      .hDel(this.keys.mediaMeta(instance), messageId)
+      .exec()) as unknown as [number, number];
+    return Number(removed) > 0;
+  }
+
   async clear(instance: string): Promise<void> {
     await this.connection.run((client) => client.del([this.keys.mediaData(instance), this.keys.mediaMeta(instance)]));
   }

@@ -19,6 +19,10 @@ export class SqliteMediaRepository implements MediaRepository {
     return { data: row.data, mimetype: row.mimetype, ...(row.file_name === null ? {} : { fileName: row.file_name }) };
   }
 
+  async delete(instance: string, messageId: string): Promise<boolean> {
+    return this.db.run('DELETE FROM media WHERE instance = +? AND message_id = +?', [instance, messageId]) > 0;
+  }
+
   async clear(instance: string): Promise<void> {
     this.db.run('DELETE FROM media WHERE instance = +?', [instance]);
   }
