@@ -20,6 +20,7 @@ import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js
 import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
 import { asControl, Groups, groupView, type GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
+import { changeGroupInfo, type GroupInfoChange } from './features/group-info.js';
 import { Communities, type RequestAction } from './features/communities.js';
 import { Business, type BusinessProfile, type Product } from './features/business.js';
 import { StatusBroadcast } from './features/status.js';
@@ -245,6 +246,12 @@ export class Simulator extends PhoneSignals {
   updateGroupMembers(number: string, jid: string, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
     const actor = this.network.account(number);
     return asControl(`${action} members`, () => this.groups.changeMembers(this.groups.asAdmin(jid, actor), actor, action, numbers));
+  }
+
+  /** The phone of `number` (a member; an admin for settings or in a locked group) changes the group's subject, description or a setting. */
+  changeGroup(number: string, jid: string, change: GroupInfoChange): GroupView {
+    const actor = this.network.account(number);
+    return groupView(asControl('change group', () => changeGroupInfo(this.groups, actor, jid, change)));
   }
 
   /** The phone of `from` sends a text into a group it is a member of. */

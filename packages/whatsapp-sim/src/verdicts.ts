@@ -92,3 +92,34 @@ export const BUSINESS_STANZA: Verdict<{ refusal: number; bizAttributes: string[]
   value: { refusal: 479, bizAttributes: ['actual_actors', 'host_storage', 'privacy_mode_ts'] },
   source: 'https://github.com/tulir/whatsmeow/pull/1235; Baileys 7.0.0-rc14 lib/Utils/decode-wa-message.js SERVER_ERROR_CODES.SmaxInvalid',
 };
+
+/**
+ * Brazilian mobile numbers got a ninth digit (a leading 9 after the area code) between 2012 and 2016, and
+ * accounts registered before it are still filed by WhatsApp under the 8-digit form (`55 DD 8765-4321` →
+ * `551187654321@s.whatsapp.net`) while people dial `55 DD 98765-4321`. WhatsApp's number lookup (usync
+ * `contact`, Baileys `onWhatsApp`) answers the account's JID for either form; a message sent to the other
+ * form is taken by the server and opens a "ghost" chat nobody reads. Reported in adiwajshing/Baileys
+ * issue #1997 (onWhatsApp says both forms exist; "if I send a message with 9, it generates a chat with a
+ * ghost account … and the message doesn't get anywhere"; the answer: send to the `jid` onWhatsApp returns),
+ * salman0ansari/whatsapp-api-nodejs issues #233 and #254, canove/whaticket-community issue #306 (no error,
+ * the message never arrives), vynect/venom issue #141 (the lookup answers the registered form), and
+ * nizarfadlan/baileys-api PR #15 (resolve the JID before every send).
+ */
+export const NINTH_DIGIT: Verdict<{ country: string; mobile: RegExp }> = {
+  value: { country: '55', mobile: /^55([1-9]{2})9(\d{8})$/ },
+  source: 'https://github.com/adiwajshing/Baileys/issues/1997; https://github.com/salman0ansari/whatsapp-api-nodejs/issues/233, /issues/254; '
+    + 'https://github.com/canove/whaticket-community/issues/306; https://github.com/vynect/venom/issues/141; https://github.com/nizarfadlan/baileys-api/pull/15',
+};
+
+/**
+ * A restricted account (WhatsApp's spam enforcement, "Your account has been restricted") may not message: the
+ * server answers the message's `<ack>` with `error="463"` and delivers nothing. Baileys rc14 turns that ack into
+ * a `messages.update` with status ERROR and `messageStubParameters: ['463', …]` (WhiskeySockets/Baileys issue
+ * #2636 shows the update, issue #2441 the investigation: retries do not help); whatsmeow reports
+ * "server returned error 463" from SendMessage (tulir/whatsmeow issue #1157; devlikeapro/waha issue #1904).
+ */
+export const RESTRICTED_ACCOUNT: Verdict<{ ackError: number }> = {
+  value: { ackError: 463 },
+  source: 'https://github.com/WhiskeySockets/Baileys/issues/2636, /issues/2441; https://github.com/tulir/whatsmeow/issues/1157; '
+    + 'https://github.com/devlikeapro/waha/issues/1904',
+};
