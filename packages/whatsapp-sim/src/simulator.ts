@@ -9,6 +9,7 @@ import { viewOf, type AccountView } from './network/model.js';
 import type { ReceivedMessage } from './network/phone.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
+import { LoginLimit, type LoginLimitOptions } from './features/login-limit.js';
 import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
@@ -41,6 +42,8 @@ export interface SimulatorOptions {
   qrRefs?: RefTimings;
   /** A client must finish the Noise handshake within this (default 20 s). */
   handshakeTimeoutMs?: number;
+  /** Logins beyond `max` within `windowMs` are ended with stream error 429 (default: no limit; LOGIN_RATE_LIMIT). */
+  loginLimit?: LoginLimitOptions;
 }
 
 /** A device as the control API shows it. */
@@ -63,6 +66,7 @@ export class Simulator extends PhoneSignals {
   private readonly status: StatusBroadcast;
   private readonly listener: Listener;
   private readonly outages: Outages;
+  private readonly loginLimit = new LoginLimit();
   private readonly connections = new Set<ClientConnection>();
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -79,11 +83,13 @@ export class Simulator extends PhoneSignals {
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
+      connection.latencyMs = this.outages.latencyMs;
       this.connections.add(connection);
       socket.once('close', () => this.connections.delete(connection));
     });
     this.outages = new Outages(this.listener, () => [...this.connections]);
-    this.network.use(loginFeature(this.network));
+    this.loginLimit.set(options.loginLimit);
+    this.network.use(loginFeature(this.network, this.loginLimit));
     this.network.use(registrationFeature(this.network, this.registrations));
     this.network.use(prekeysFeature(this.network));
     this.network.use(accountBasicsFeature(this.network));
@@ -330,8 +336,9 @@ export class Simulator extends PhoneSignals {
     return this.network.stanzaLog.of(this.network.account(number).number, tag);
   }
 
-  startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {
-    return this.outages.start(mode, durationMs);
+  /** Starts an outage: `refuse`, `blackhole`, or a `slow` link delaying every frame `latencyMs` each way. */
+  startOutage(mode: OutageMode, durationMs?: number, latencyMs?: number): Promise<OutageView> {
+    return this.outages.start(mode, durationMs, latencyMs);
   }
 
   endOutage(): Promise<OutageView> {
@@ -340,6 +347,11 @@ export class Simulator extends PhoneSignals {
 
   outage(): OutageView {
     return this.outages.view();
+  }
+
+  /** Sets the login limit (logins over it get stream error 429), or removes it; answers the limit in force. */
+  setLoginLimit(limit: LoginLimitOptions | undefined): LoginLimitOptions | undefined {
+    return this.loginLimit.set(limit);
   }
 
   /** Ends the socket of a logged-in device (`number:device@s.whatsapp.net`) with one of the supported codes. */

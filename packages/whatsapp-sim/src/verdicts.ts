@@ -123,3 +123,18 @@ export const RESTRICTED_ACCOUNT: Verdict<{ ackError: number }> = {
   source: 'https://github.com/WhiskeySockets/Baileys/issues/2636, /issues/2441; https://github.com/tulir/whatsmeow/issues/1157; '
     + 'https://github.com/devlikeapro/waha/issues/1904',
 };
+
+/**
+ * The server throttles logins: `<stream:error code="429"/>` ends a session it rate-limits, and clients are to
+ * reconnect with a longer backoff. WhatsApp Web's WAWebHandleStreamError classifies code 429 as rate limiting
+ * ("server is throttling connections"; whatsapp-rust issue #342 and PR #353 follow it: keep reconnecting, five
+ * backoff steps further; PR #1263 reads the WA Web bundle), oxidezap/baileyrs PR #77 treats it as a rejected
+ * session, and hertz-ai/HARTOS PR #108 reports a number rate-limited after a reconnect loop of 60+ logins a
+ * minute. What triggers it — how many logins, from one IP or one account, in what window — is not public:
+ * the simulator's limit (`loginLimit`) is a test parameter, off unless set, and not a measured threshold.
+ */
+export const LOGIN_RATE_LIMIT: Verdict<{ code: number }> = {
+  value: { code: 429 },
+  source: 'https://github.com/oxidezap/whatsapp-rust/issues/342, /pull/353, /pull/1263; https://github.com/oxidezap/baileyrs/pull/77; '
+    + 'https://github.com/hertz-ai/HARTOS/pull/108 (trigger thresholds: no public source)',
+};

@@ -121,8 +121,14 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: /^\/outage$/, handle: () => ok(sim.outage()) },
     {
       method: 'POST', pattern: /^\/outage$/,
-      handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false))),
+      handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false), integer(body.latencyMs, 'latencyMs', false))),
     },
     { method: 'DELETE', pattern: /^\/outage$/, handle: async () => ok(await sim.endOutage()) },
+    {
+      method: 'POST', pattern: /^\/login-limit$/,
+      handle: (_p, body) => ok({ limit: sim.setLoginLimit(body.limit === null ? undefined : {
+        max: integer((body.limit as Body | undefined)?.max, 'limit.max')!, windowMs: integer((body.limit as Body | undefined)?.windowMs, 'limit.windowMs')!,
+      }) ?? null }),
+    },
   ];
 }

@@ -48,6 +48,10 @@ export class ClientConnection {
 
   /** While set (a blackhole outage), nothing is read from or written to this client. */
   silenced = false;
+  /** A slow link: every frame, either way, arrives this much later (0: at once). Frames keep their order. */
+  latencyMs = 0;
+  /** When the last delayed frame each way is due, so a lowered latency never reorders frames. */
+  private readonly due = { in: 0, out: 0 };
 
   get isOpen(): boolean {
     return this.step === 'open';
@@ -56,7 +60,21 @@ export class ClientConnection {
   /** Sends a stanza; silently dropped once the socket is gone (the client will never read it). */
   send(node: BinaryNode): void {
     if (this.step !== 'open' || !this.transport || this.silenced) return;
-    this.socket.send(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
+    this.write(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
+  }
+
+  /** Runs `work` after the link's latency, in order with the earlier frames of the same way. */
+  private later(way: 'in' | 'out', work: () => void): void {
+    if (this.latencyMs <= 0 && this.due[way] <= Date.now()) return work();
+    const at = Math.max(Date.now() + this.latencyMs, this.due[way]);
+    this.due[way] = at;
+    setTimeout(() => {
+      if (this.step !== 'closed') work();
+    }, at - Date.now());
+  }
+
+  private write(frame: Buffer): void {
+    this.later('out', () => this.socket.send(frame));
   }
 
   /** Closes the WebSocket normally (the client sees its socket close). */
@@ -73,6 +91,10 @@ export class ClientConnection {
   }
 
   private receive(data: Buffer): void {
+    this.later('in', () => this.read(data));
+  }
+
+  private read(data: Buffer): void {
     if (this.silenced) return;
     let frames: Buffer[];
     try {
@@ -87,7 +109,7 @@ export class ClientConnection {
   private frame(frame: Buffer): void {
     try {
       if (this.step === 'hello') {
-        this.socket.send(encodeFrame(this.noise.serverHello(frame, this.certificateChain)));
+        this.write(encodeFrame(this.noise.serverHello(frame, this.certificateChain)));
         this.step = 'finish';
       } else if (this.step === 'finish') {
         const finish = this.noise.clientFinish(frame);
