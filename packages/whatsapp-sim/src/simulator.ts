@@ -9,7 +9,7 @@ import { viewOf, type AccountView } from './network/model.js';
 import type { ReceivedMessage } from './network/phone.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
-import { LoginLimit, type LoginLimitOptions } from './features/login-limit.js';
+import { LoginLimit, type LoginLimitOptions, type LoginLimitView } from './features/login-limit.js';
 import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
@@ -350,8 +350,13 @@ export class Simulator extends PhoneSignals {
   }
 
   /** Sets the login limit (logins over it get stream error 429), or removes it; answers the limit in force. */
-  setLoginLimit(limit: LoginLimitOptions | undefined): LoginLimitOptions | undefined {
+  setLoginLimit(limit: LoginLimitOptions | undefined): LoginLimitView | undefined {
     return this.loginLimit.set(limit);
+  }
+
+  /** The login limit in force, with the logins it throttled since it was set. */
+  loginLimitView(): LoginLimitView | undefined {
+    return this.loginLimit.view();
   }
 
   /** Ends the socket of a logged-in device (`number:device@s.whatsapp.net`) with one of the supported codes. */

@@ -56,8 +56,10 @@ export const CLOSE_CODES: Verdict<Record<number, string>> = {
     428: 'the WebSocket is closed without a stream error (Baileys reports 428 connectionClosed)',
     500: 'stream:error code=500 (Baileys reports 500 badSession)',
     503: 'stream:error code=503 (Baileys reports 503 unavailableService)',
+    440: 'stream:error with <conflict type="replaced"/>, as when another socket of the device logs in (Baileys reports 440 connectionReplaced)',
   },
-  source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins)',
+  source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins); '
+    + 'STREAM_ERRORS.replaced for 440',
 };
 
 /**

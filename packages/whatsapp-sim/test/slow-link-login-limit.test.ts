@@ -40,12 +40,13 @@ describe('a slow link and the login limit, as the unmodified Baileys client sees
   it('login limit: a login over it ends with stream error 429 (Baileys 429); once the window passed, the login opens', { timeout: 60_000 }, async () => {
     const { client } = await linked();
     try {
-      assert.deepEqual(sim.simulator.setLoginLimit({ max: 1, windowMs: 1500 }), { max: 1, windowMs: 1500 });
+      assert.deepEqual(sim.simulator.setLoginLimit({ max: 1, windowMs: 1500 }), { max: 1, windowMs: 1500, throttled: 0 });
       client.connect();
       await waitFor(() => client.opened, 'the one login the limit allows');
       client.connect();
       await waitFor(() => client.closed, 'the throttled login');
       assert.equal(client.seen.closeCode, 429, client.seen.closeMessage);
+      assert.equal(sim.simulator.loginLimitView()?.throttled, 1);
       await new Promise((resolve) => setTimeout(resolve, 1600));
       client.connect();
       await waitFor(() => client.opened, 'the login after the window');

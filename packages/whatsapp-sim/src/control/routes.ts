@@ -124,6 +124,7 @@ export function routes(sim: Simulator): Route[] {
       handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false), integer(body.latencyMs, 'latencyMs', false))),
     },
     { method: 'DELETE', pattern: /^\/outage$/, handle: async () => ok(await sim.endOutage()) },
+    { method: 'GET', pattern: /^\/login-limit$/, handle: () => ok({ limit: sim.loginLimitView() ?? null }) },
     {
       method: 'POST', pattern: /^\/login-limit$/,
       handle: (_p, body) => ok({ limit: sim.setLoginLimit(body.limit === null ? undefined : {

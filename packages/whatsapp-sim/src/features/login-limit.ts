@@ -6,6 +6,11 @@ export interface LoginLimitOptions {
   windowMs: number;
 }
 
+/** The limit in force and how many logins it ended with 429 since it was set. */
+export interface LoginLimitView extends LoginLimitOptions {
+  throttled: number;
+}
+
 /** Largest window a login limit may span (one hour). */
 export const MAX_LOGIN_WINDOW_MS = 3_600_000;
 
@@ -17,11 +22,12 @@ export const MAX_LOGIN_WINDOW_MS = 3_600_000;
 export class LoginLimit {
   private options: LoginLimitOptions | undefined;
   private logins: number[] = [];
+  private throttled = 0;
 
   constructor(private readonly now: () => number = Date.now) {}
 
   /** Sets the limit (validated whole), or removes it with undefined. */
-  set(options: LoginLimitOptions | undefined): LoginLimitOptions | undefined {
+  set(options: LoginLimitOptions | undefined): LoginLimitView | undefined {
     if (options !== undefined) {
       const { max, windowMs } = options;
       if (!Number.isInteger(max) || max < 1 || max > 100_000 || !Number.isInteger(windowMs) || windowMs < 1 || windowMs > MAX_LOGIN_WINDOW_MS) {
@@ -30,11 +36,12 @@ export class LoginLimit {
     }
     this.options = options && { max: options.max, windowMs: options.windowMs };
     this.logins = [];
+    this.throttled = 0;
     return this.view();
   }
 
-  view(): LoginLimitOptions | undefined {
-    return this.options && { ...this.options };
+  view(): LoginLimitView | undefined {
+    return this.options && { ...this.options, throttled: this.throttled };
   }
 
   /** Counts a login; false when it is over the limit. */
@@ -43,6 +50,8 @@ export class LoginLimit {
     const now = this.now();
     this.logins = this.logins.filter((at) => at > now - this.options!.windowMs);
     this.logins.push(now);
-    return this.logins.length <= this.options.max;
+    if (this.logins.length <= this.options.max) return true;
+    this.throttled += 1;
+    return false;
   }
 }

@@ -1,7 +1,7 @@
 import type { ClientConnection } from '../transport/connection.js';
 import type { Listener } from '../transport/listener.js';
 import { SimError } from '../network/errors.js';
-import { CLOSE_CODES } from '../verdicts.js';
+import { CLOSE_CODES, STREAM_ERRORS } from '../verdicts.js';
 
 export type OutageMode = 'refuse' | 'blackhole' | 'slow';
 
@@ -82,11 +82,12 @@ export class Outages {
   }
 }
 
-/** Ends one client's session with a code from CLOSE_CODES: a stream error carrying it, or a bare close for 428. */
+/** Ends one client's session with a code from CLOSE_CODES: a stream error carrying it (440: a replaced session), or a bare close for 428. */
 export function closeClient(connection: ClientConnection, code: number): void {
   if (!(code in CLOSE_CODES.value)) {
     throw new SimError(400, 'invalid_code', `code must be one of ${Object.keys(CLOSE_CODES.value).join(', ')}`, { code });
   }
-  if (code !== 428) connection.send({ tag: 'stream:error', attrs: { code: String(code) } });
+  if (code === 440) connection.send(STREAM_ERRORS.replaced.node());
+  else if (code !== 428) connection.send({ tag: 'stream:error', attrs: { code: String(code) } });
   connection.close();
 }

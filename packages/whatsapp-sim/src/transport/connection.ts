@@ -50,8 +50,9 @@ export class ClientConnection {
   silenced = false;
   /** A slow link: every frame, either way, arrives this much later (0: at once). Frames keep their order. */
   latencyMs = 0;
-  /** When the last delayed frame each way is due, so a lowered latency never reorders frames. */
-  private readonly due = { in: 0, out: 0 };
+  /** Frames held by a slow link, each way, in order, with when each is due. */
+  private readonly held = { in: [] as Array<{ at: number; work: () => void }>, out: [] as Array<{ at: number; work: () => void }> };
+  private readonly drains: { in?: NodeJS.Timeout; out?: NodeJS.Timeout } = {};
 
   get isOpen(): boolean {
     return this.step === 'open';
@@ -63,14 +64,24 @@ export class ClientConnection {
     this.write(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
   }
 
-  /** Runs `work` after the link's latency, in order with the earlier frames of the same way. */
+  /**
+   * Runs `work` after the link's latency, after every frame of the same way held before it (one queue
+   * and one timer per way, so a latency lowered mid-stream never lets a frame overtake another).
+   */
   private later(way: 'in' | 'out', work: () => void): void {
-    if (this.latencyMs <= 0 && this.due[way] <= Date.now()) return work();
-    const at = Math.max(Date.now() + this.latencyMs, this.due[way]);
-    this.due[way] = at;
-    setTimeout(() => {
+    const queue = this.held[way];
+    if (this.latencyMs <= 0 && queue.length === 0) return work();
+    queue.push({ at: Date.now() + this.latencyMs, work });
+    if (!this.drains[way]) this.drain(way);
+  }
+
+  private drain(way: 'in' | 'out'): void {
+    const queue = this.held[way];
+    while (queue.length > 0 && queue[0]!.at <= Date.now()) {
+      const { work } = queue.shift()!;
       if (this.step !== 'closed') work();
-    }, at - Date.now());
+    }
+    this.drains[way] = queue.length > 0 ? setTimeout(() => this.drain(way), queue[0]!.at - Date.now()) : undefined;
   }
 
   private write(frame: Buffer): void {
@@ -134,6 +145,8 @@ export class ClientConnection {
   private closed(): void {
     if (this.step === 'closed') return;
     clearTimeout(this.handshakeTimer);
+    clearTimeout(this.drains.in);
+    clearTimeout(this.drains.out);
     const wasOpen = this.step === 'open';
     this.step = 'closed';
     if (wasOpen) this.handler.onClose(this);

@@ -1,6 +1,24 @@
 import type { ReconnectPolicy } from '../options.js';
 
 /**
+ * Close code of a session the server rate-limited (`<stream:error code="429">`; Baileys reports the
+ * stream error's code). WhatsApp Web answers it with a much longer backoff, five steps further
+ * (oxidezap/whatsapp-rust issue #342 and PR #353, read from WA Web's WAWebHandleStreamError).
+ */
+export const RATE_LIMITED = 429;
+/** The attempt a rate-limited close jumps to at least: five doublings past the first delay. */
+const RATE_LIMITED_ATTEMPT = 6;
+
+/**
+ * The attempt number of the reconnection after a close with `code`, `attempts` having been made
+ * since the connection last opened: the next one, or for a rate-limited close at least
+ * {@link RATE_LIMITED_ATTEMPT} (2 s · 2^5 = 64 s with the default policy, still capped at `maxDelayMs`).
+ */
+export function nextAttempt(attempts: number, code: number): number {
+  return code === RATE_LIMITED ? Math.max(attempts + 1, RATE_LIMITED_ATTEMPT) : attempts + 1;
+}
+
+/**
  * Delay before reconnection attempt `attempt` (1-based): `baseDelayMs · 2^(attempt-1)`, capped at
  * `maxDelayMs`, minus a random share of up to `jitter` of it. `random` answers in [0, 1).
  */

@@ -1,6 +1,7 @@
 import type { ConnectionErrorCause } from '@parley/core';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { boomStatus } from '../util/errors.js';
+import { RATE_LIMITED } from './backoff.js';
 
 const NAMES: Record<number, string> = {
   [DisconnectReason.loggedOut]: 'loggedOut',
@@ -12,6 +13,7 @@ const NAMES: Record<number, string> = {
   [DisconnectReason.badSession]: 'badSession',
   [DisconnectReason.unavailableService]: 'unavailableService',
   [DisconnectReason.restartRequired]: 'restartRequired',
+  [RATE_LIMITED]: 'rateLimited',
 };
 
 /**
