@@ -1,12 +1,11 @@
 import type { ReconnectPolicy } from '../options.js';
+import { RATE_LIMITED } from './disconnect-reason.js';
 
 /**
- * Close code of a session the server rate-limited (`<stream:error code="429">`; Baileys reports the
- * stream error's code). WhatsApp Web answers it with a much longer backoff, five steps further
- * (oxidezap/whatsapp-rust issue #342 and PR #353, read from WA Web's WAWebHandleStreamError).
+ * The attempt a rate-limited close jumps to at least: five doublings past the first delay, as WhatsApp
+ * Web backs off five steps further on a 429 (oxidezap/whatsapp-rust issue #342 and PR #353, read from
+ * WA Web's WAWebHandleStreamError).
  */
-export const RATE_LIMITED = 429;
-/** The attempt a rate-limited close jumps to at least: five doublings past the first delay. */
 const RATE_LIMITED_ATTEMPT = 6;
 
 /**

@@ -1,7 +1,9 @@
 import type { ConnectionErrorCause } from '@parley/core';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { boomStatus } from '../util/errors.js';
-import { RATE_LIMITED } from './backoff.js';
+
+/** Close code of a session the server rate-limited (`<stream:error code="429">`; Baileys reports the stream error's code). */
+export const RATE_LIMITED = 429;
 
 const NAMES: Record<number, string> = {
   [DisconnectReason.loggedOut]: 'loggedOut',
