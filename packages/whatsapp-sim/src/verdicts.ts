@@ -105,12 +105,16 @@ export const BUSINESS_STANZA: Verdict<{ refusal: number; bizAttributes: string[]
  * ghost account … and the message doesn't get anywhere"; the answer: send to the `jid` onWhatsApp returns),
  * salman0ansari/whatsapp-api-nodejs issues #233 and #254, canove/whaticket-community issue #306 (no error,
  * the message never arrives), vynect/venom issue #141 (the lookup answers the registered form), and
- * nizarfadlan/baileys-api PR #15 (resolve the JID before every send).
+ * nizarfadlan/baileys-api PR #15 (resolve the JID before every send). EvolutionAPI/evolution-api PR #371 shows
+ * the lookup itself: `onWhatsApp` of `5534998313925` and of `553498313925` both answer
+ * `553498313925@s.whatsapp.net`; its issue #2062 shows a send to the form WhatsApp does not file staying PENDING
+ * ("sent into a void"), and issue #357 the duplicate contacts a gateway makes of the two forms.
  */
 export const NINTH_DIGIT: Verdict<{ country: string; mobile: RegExp }> = {
   value: { country: '55', mobile: /^55([1-9]{2})9(\d{8})$/ },
   source: 'https://github.com/adiwajshing/Baileys/issues/1997; https://github.com/salman0ansari/whatsapp-api-nodejs/issues/233, /issues/254; '
-    + 'https://github.com/canove/whaticket-community/issues/306; https://github.com/vynect/venom/issues/141; https://github.com/nizarfadlan/baileys-api/pull/15',
+    + 'https://github.com/canove/whaticket-community/issues/306; https://github.com/vynect/venom/issues/141; https://github.com/nizarfadlan/baileys-api/pull/15; '
+    + 'https://github.com/EvolutionAPI/evolution-api/pull/371, /issues/2062, /issues/357',
 };
 
 /**
