@@ -13,7 +13,7 @@ const RECONNECT = { baseDelayMs: 100, maxDelayMs: 2_000, jitter: 0 };
 /**
  * The simulator's faults against Parley's WhatsApp reconnection (docs/rest-api.md "Instance connection",
  * issue 25 defect 4): each transient close (408, 428, 500, 503) is one close event with willReconnect and the
- * instance opens again; a rate-limited login (stream error 429) backs off five steps further and connects once
+ * instance opens again, as after a refuse outage (its refused attempts are no events); a rate-limited login (stream error 429) backs off five steps further and connects once
  * the limit passed; a slow link keeps the session; 440 and 401 stop for good, with one event each.
  */
 describe('WhatsApp faults from the simulator: Parley reconnects, backs off, or stops as documented', () => {
@@ -48,6 +48,20 @@ describe('WhatsApp faults from the simulator: Parley reconnects, backs off, or s
       assert.deepEqual([close.code, close.willReconnect, close.loggedOut], [code, true, false]);
       assert.equal((await api.call('getInstance')).instance.connection?.status, 'open');
     }
+  });
+
+  it('a refuse outage: one close event with willReconnect, refused attempts only in lastError, open once the port is back', { timeout: 60_000 }, async () => {
+    const { api, device, connections } = await linked();
+    const before = connections().length;
+    await sim.simulator.startOutage('refuse');
+    try {
+      await t.waitFor(async () => (await api.call('getInstance')).instance.connection?.lastError?.cause === 'refused', 20_000, 'a refused attempt');
+    } finally {
+      await sim.simulator.endOutage();
+    }
+    await t.waitFor(() => opens(connections().slice(before)) === 1 && device().online, 30_000, 'the reconnection after the outage');
+    const events = connections().slice(before);
+    assert.deepEqual(events.map((e) => [e.status, e.status === 'close' ? e.willReconnect : undefined]), [['close', true], ['open', undefined]]);
   });
 
   it('a slow link (1 s each way) keeps the session: a send still reaches the phone', { timeout: 60_000 }, async () => {
