@@ -53,7 +53,7 @@ describe('server verdicts: the ninth digit, restricted accounts, group info from
   });
 
   // The server's verdict is the ack; Baileys' ERROR 463 report of it is proven through Parley (test/e2e/whatsapp-sim-verdicts).
-  // Sent right after linking, a 463 leaves Baileys rc14's first-sync event buffer unflushed for longer than this test waits.
+  // Right after linking, Baileys rc14 still buffers its events, and nothing flushes them after a refused send (README).
   it('refuses every message of a restricted account to others with ack error 463 and delivers nothing', { timeout: 60_000 }, async () => {
     const friend = sim.simulator.createAccount({ number: '5511987650122' });
     const { account, client } = await linked('5511987650121', { restricted: true });
