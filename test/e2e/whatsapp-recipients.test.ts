@@ -4,8 +4,9 @@ import type { TestServer } from '../support/test-server.js';
 import { connectedWhatsApp, startWhatsAppServer } from '../support/whatsapp.js';
 
 // A send to a Brazilian ninth-digit number through the real server goes to the account WhatsApp answers (issue 25,
-// defect 3). The simulator cannot answer a JID other than the number asked for, so this keeps the fake socket; the
-// 404 for a number not on WhatsApp is proven on the simulator (whatsapp-sim-defects.test.ts).
+// defect 3), here with the fake socket: the send is queued under that account. The same on the simulator's account
+// filed without the ninth digit, delivered and answered, is in whatsapp-sim-verdicts.test.ts; the 404 for a number
+// not on WhatsApp in whatsapp-sim-defects.test.ts.
 describe('WhatsApp recipients through the server', () => {
   let t: TestServer;
   let instance: Awaited<ReturnType<typeof connectedWhatsApp>>;

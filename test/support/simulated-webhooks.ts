@@ -24,13 +24,25 @@ export function useWebhookReceivers(): { receivers: () => Receivers } {
   return { receivers: () => receivers! };
 }
 
-/** Points an instance's webhooks, in the native format, at the receivers under `path`. */
-export async function nativeWebhooks(api: InstanceClient, receivers: Receivers, path: string): Promise<void> {
-  const put = await api.call('updateWebhookSettings', { body: { allowWebhook: true, allowNumber: 'all', webhookFormat: 'native', ...urlsFor(receivers, path) } });
+/** Points an instance's webhooks, in the native format (or both: native then meta at each URL), at the receivers under `path`. */
+export async function nativeWebhooks(api: InstanceClient, receivers: Receivers, path: string, format: 'native' | 'both' = 'native'): Promise<void> {
+  const put = await api.call('updateWebhookSettings', { body: { allowWebhook: true, allowNumber: 'all', webhookFormat: format, ...urlsFor(receivers, path) } });
   assert.equal(put.status, 200);
 }
 
-/** Waits until the receiver of `kind` got, under `path`, a native body `match` accepts; answers it. */
+/** A meta-format webhook body's change (docs/webhooks.md "meta"): its `field` and `value`. */
+export interface MetaChange {
+  field: string;
+  value: any;
+}
+
+/** Waits until the receiver of `kind` got, under `path`, a meta body with a change `match` accepts; answers that change. */
+export function deliveredMeta(t: TestServer, receivers: Receivers, kind: UrlKind, path: string, match: (change: MetaChange) => boolean, what: string): Promise<MetaChange> {
+  return t.waitFor(() => at(receivers[kind], path).map((r) => r.json as { object?: string; entry?: Array<{ changes: MetaChange[] }> })
+    .filter((body) => body.object !== undefined).flatMap((body) => body.entry?.flatMap((e) => e.changes) ?? []).find(match), 20_000, what);
+}
+
+/** Waits until the receiver of `kind` got, under `path`, a native body (meta bodies aside) `match` accepts; answers it. */
 export function delivered(t: TestServer, receivers: Receivers, kind: UrlKind, path: string, match: (body: NativeBody) => boolean, what: string): Promise<NativeBody> {
-  return t.waitFor(() => at(receivers[kind], path).map((r) => r.json as NativeBody).find(match), 20_000, what);
+  return t.waitFor(() => at(receivers[kind], path).map((r) => r.json as NativeBody).find((body) => !('object' in body) && match(body)), 20_000, what);
 }

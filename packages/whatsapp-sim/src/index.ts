@@ -21,3 +21,5 @@ export type { SignalRecord } from './features/signals.js';
 export type { ChatState } from './features/presence.js';
 export type { CallRecord } from './features/calls.js';
 export type { ProfileChange, ProfileView } from './features/profile.js';
+export type { GroupInfoChange, GroupSetting } from './features/group-info.js';
+export type { LoginLimitOptions, LoginLimitView } from './features/login-limit.js';

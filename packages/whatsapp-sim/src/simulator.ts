@@ -10,6 +10,7 @@ import { viewOf, type AccountView } from './network/model.js';
 import type { ReceivedMessage } from './network/phone.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
+import { LoginLimit, type LoginLimitOptions, type LoginLimitView } from './features/login-limit.js';
 import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
@@ -21,6 +22,7 @@ import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js
 import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
 import { asControl, Groups, groupView, type GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
+import { changeGroupInfo, type GroupInfoChange } from './features/group-info.js';
 import { Communities, type RequestAction } from './features/communities.js';
 import { Business, type BusinessProfile, type Product } from './features/business.js';
 import { StatusBroadcast } from './features/status.js';
@@ -41,6 +43,8 @@ export interface SimulatorOptions {
   qrRefs?: RefTimings;
   /** A client must finish the Noise handshake within this (default 20 s). */
   handshakeTimeoutMs?: number;
+  /** Logins beyond `max` within `windowMs` are ended with stream error 429 (default: no limit; LOGIN_RATE_LIMIT). */
+  loginLimit?: LoginLimitOptions;
 }
 
 /** A device as the control API shows it. */
@@ -64,6 +68,7 @@ export class Simulator extends PhoneSignals {
   private quietLibsignal?: () => void;
   private readonly listener: Listener;
   private readonly outages: Outages;
+  private readonly loginLimit = new LoginLimit();
   private readonly connections = new Set<ClientConnection>();
 
   constructor(private readonly options: SimulatorOptions = {}) {
@@ -80,11 +85,13 @@ export class Simulator extends PhoneSignals {
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
+      connection.latencyMs = this.outages.latencyMs;
       this.connections.add(connection);
       socket.once('close', () => this.connections.delete(connection));
     });
     this.outages = new Outages(this.listener, () => [...this.connections]);
-    this.network.use(loginFeature(this.network));
+    this.loginLimit.set(options.loginLimit);
+    this.network.use(loginFeature(this.network, this.loginLimit));
     this.network.use(registrationFeature(this.network, this.registrations));
     this.network.use(prekeysFeature(this.network));
     this.network.use(accountBasicsFeature(this.network));
@@ -251,6 +258,12 @@ export class Simulator extends PhoneSignals {
     return asControl(`${action} members`, () => this.groups.changeMembers(this.groups.asAdmin(jid, actor), actor, action, numbers));
   }
 
+  /** The phone of `number` (a member; an admin for settings or in a locked group) changes the group's subject, description or a setting. */
+  changeGroup(number: string, jid: string, change: GroupInfoChange): GroupView {
+    const actor = this.network.account(number);
+    return groupView(asControl('change group', () => changeGroupInfo(this.groups, actor, jid, change)));
+  }
+
   /** The phone of `from` sends a text into a group it is a member of. */
   sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
     return this.groupMessages.phoneSendsText(from, group, text);
@@ -327,8 +340,9 @@ export class Simulator extends PhoneSignals {
     return this.network.stanzaLog.of(this.network.account(number).number, tag);
   }
 
-  startOutage(mode: OutageMode, durationMs?: number): Promise<OutageView> {
-    return this.outages.start(mode, durationMs);
+  /** Starts an outage: `refuse`, `blackhole`, or a `slow` link delaying every frame `latencyMs` each way. */
+  startOutage(mode: OutageMode, durationMs?: number, latencyMs?: number): Promise<OutageView> {
+    return this.outages.start(mode, durationMs, latencyMs);
   }
 
   endOutage(): Promise<OutageView> {
@@ -337,6 +351,16 @@ export class Simulator extends PhoneSignals {
 
   outage(): OutageView {
     return this.outages.view();
+  }
+
+  /** Sets the login limit (logins over it get stream error 429), or removes it; answers the limit in force. */
+  setLoginLimit(limit: LoginLimitOptions | undefined): LoginLimitView | undefined {
+    return this.loginLimit.set(limit);
+  }
+
+  /** The login limit in force, with the logins it throttled since it was set. */
+  loginLimitView(): LoginLimitView | undefined {
+    return this.loginLimit.view();
   }
 
   /** Ends the socket of a logged-in device (`number:device@s.whatsapp.net`) with one of the supported codes. */

@@ -56,8 +56,10 @@ export const CLOSE_CODES: Verdict<Record<number, string>> = {
     428: 'the WebSocket is closed without a stream error (Baileys reports 428 connectionClosed)',
     500: 'stream:error code=500 (Baileys reports 500 badSession)',
     503: 'stream:error code=503 (Baileys reports 503 unavailableService)',
+    440: 'stream:error with <conflict type="replaced"/>, as when another socket of the device logs in (Baileys reports 440 connectionReplaced)',
   },
-  source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins)',
+  source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins); '
+    + 'STREAM_ERRORS.replaced for 440',
 };
 
 /**
@@ -91,4 +93,54 @@ export const PAIRING_CODE_DISPLAY: Verdict<{ browsers: string[]; systems: string
 export const BUSINESS_STANZA: Verdict<{ refusal: number; bizAttributes: string[] }> = {
   value: { refusal: 479, bizAttributes: ['actual_actors', 'host_storage', 'privacy_mode_ts'] },
   source: 'https://github.com/tulir/whatsmeow/pull/1235; Baileys 7.0.0-rc14 lib/Utils/decode-wa-message.js SERVER_ERROR_CODES.SmaxInvalid',
+};
+
+/**
+ * Brazilian mobile numbers got a ninth digit (a leading 9 after the area code) between 2012 and 2016, and
+ * accounts registered before it are still filed by WhatsApp under the 8-digit form (`55 DD 8765-4321` →
+ * `551187654321@s.whatsapp.net`) while people dial `55 DD 98765-4321`. WhatsApp's number lookup (usync
+ * `contact`, Baileys `onWhatsApp`) answers the account's JID for either form; a message sent to the other
+ * form is taken by the server and opens a "ghost" chat nobody reads. Reported in adiwajshing/Baileys
+ * issue #1997 (onWhatsApp says both forms exist; "if I send a message with 9, it generates a chat with a
+ * ghost account … and the message doesn't get anywhere"; the answer: send to the `jid` onWhatsApp returns),
+ * salman0ansari/whatsapp-api-nodejs issues #233 and #254, canove/whaticket-community issue #306 (no error,
+ * the message never arrives), vynect/venom issue #141 (the lookup answers the registered form), and
+ * nizarfadlan/baileys-api PR #15 (resolve the JID before every send). EvolutionAPI/evolution-api PR #371 shows
+ * the lookup itself: `onWhatsApp` of `5534998313925` and of `553498313925` both answer
+ * `553498313925@s.whatsapp.net`; its issue #2062 shows a send to the form WhatsApp does not file staying PENDING
+ * ("sent into a void"), and issue #357 the duplicate contacts a gateway makes of the two forms.
+ */
+export const NINTH_DIGIT: Verdict<{ country: string; mobile: RegExp }> = {
+  value: { country: '55', mobile: /^55([1-9]{2})9(\d{8})$/ },
+  source: 'https://github.com/adiwajshing/Baileys/issues/1997; https://github.com/salman0ansari/whatsapp-api-nodejs/issues/233, /issues/254; '
+    + 'https://github.com/canove/whaticket-community/issues/306; https://github.com/vynect/venom/issues/141; https://github.com/nizarfadlan/baileys-api/pull/15; '
+    + 'https://github.com/EvolutionAPI/evolution-api/pull/371, /issues/2062, /issues/357',
+};
+
+/**
+ * A restricted account (WhatsApp's spam enforcement, "Your account has been restricted") may not message: the
+ * server answers the message's `<ack>` with `error="463"` and delivers nothing. Baileys rc14 turns that ack into
+ * a `messages.update` with status ERROR and `messageStubParameters: ['463', …]` (WhiskeySockets/Baileys issue
+ * #2636 shows the update, issue #2441 the investigation: retries do not help); whatsmeow reports
+ * "server returned error 463" from SendMessage (tulir/whatsmeow issue #1157; devlikeapro/waha issue #1904).
+ */
+export const RESTRICTED_ACCOUNT: Verdict<{ ackError: number }> = {
+  value: { ackError: 463 },
+  source: 'https://github.com/WhiskeySockets/Baileys/issues/2636, /issues/2441; https://github.com/tulir/whatsmeow/issues/1157; '
+    + 'https://github.com/devlikeapro/waha/issues/1904',
+};
+
+/**
+ * The server throttles logins: `<stream:error code="429"/>` ends a session it rate-limits, and clients are to
+ * reconnect with a longer backoff. WhatsApp Web's WAWebHandleStreamError classifies code 429 as rate limiting
+ * ("server is throttling connections"; whatsapp-rust issue #342 and PR #353 follow it: keep reconnecting, five
+ * backoff steps further; PR #1263 reads the WA Web bundle), oxidezap/baileyrs PR #77 treats it as a rejected
+ * session, and hertz-ai/HARTOS PR #108 reports a number rate-limited after a reconnect loop of 60+ logins a
+ * minute. What triggers it — how many logins, from one IP or one account, in what window — is not public:
+ * the simulator's limit (`loginLimit`) is a test parameter, off unless set, and not a measured threshold.
+ */
+export const LOGIN_RATE_LIMIT: Verdict<{ code: number }> = {
+  value: { code: 429 },
+  source: 'https://github.com/oxidezap/whatsapp-rust/issues/342, /pull/353, /pull/1263; https://github.com/oxidezap/baileyrs/pull/77; '
+    + 'https://github.com/hertz-ai/HARTOS/pull/108 (trigger thresholds: no public source)',
 };

@@ -55,7 +55,7 @@ describe('outages and forced closes as the unmodified Baileys client sees them',
     await waitFor(() => sim.simulator.outage().mode === 'none', 'the end of the outage');
   });
 
-  for (const code of [408, 428, 500, 503]) {
+  for (const code of [408, 428, 440, 500, 503]) {
     it(`closes a client's socket with ${code} and Baileys reports ${code}`, { timeout: 30_000 }, async () => {
       const { client } = await linked();
       sim.simulator.closeClient(client.auth.creds.me!.id, code);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { getBinaryNodeChild, getBinaryNodeChildren, type BinaryNode, type GroupMetadata } from '@whiskeysockets/baileys';
+import { getBinaryNodeChild, getBinaryNodeChildren, proto, type BinaryNode, type GroupMetadata } from '@whiskeysockets/baileys';
 import { extractCommunityMetadata } from '@whiskeysockets/baileys/lib/Socket/communities.js';
 import { participatingAnswer, type FakeSocket, type GroupNodeSpec } from '../src/testing/index.js';
 import { overTheWire, parseGroupsParticipating } from '../src/testing/wa-groups.js';
@@ -73,6 +73,11 @@ describe('group and community lists', () => {
     socket.participating = participatingAnswer([GROUP]);
     await h.adapter.capabilities.groups!.list();
     await h.settle();
+    // As rc14 announces it: the notification's stub message, then a partial groups.update.
+    socket.emit('messages.upsert', { type: 'notify', messages: [{
+      key: { remoteJid: GROUP_JID, id: 'GROUPNOTIFICATION2', fromMe: false, participant: PEER_JID },
+      messageStubType: proto.WebMessageInfo.StubType.GROUP_CHANGE_SUBJECT, messageStubParameters: ['Renamed on the phone'],
+    }] });
     socket.emit('groups.update', [{ id: GROUP_JID, subject: 'Renamed on the phone', author: OWN_JID }]);
     await h.settle();
     assert.deepStrictEqual(h.eventsOf('group.update'), [{ type: 'group.update', groups: [{ id: GROUP_JID, subject: 'Renamed on the phone' }] }]);

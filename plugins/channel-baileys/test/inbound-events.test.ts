@@ -173,10 +173,31 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     }]);
   });
 
+  /** A group notification as Baileys' socket reports it: the stub message, then (unbuffered) the partial groups.update. */
+  const announce = (id: string, stub: number, params: string[], update: Record<string, unknown>) => {
+    socket.emit('messages.upsert', { type: 'notify', messages: [{ key: { remoteJid: GROUP_JID, id, fromMe: false, participant: PEER_JID }, messageStubType: stub, messageStubParameters: params, messageTimestamp: T }] });
+    socket.emit('groups.update', [{ id: GROUP_JID, ...update, author: PEER_JID }]);
+  };
+
   it('group-update: a subject change', async () => {
-    socket.emit('groups.update', [{ id: GROUP_JID, subject: 'Parley customers', author: OWN_JID }]);
+    announce('N1', proto.WebMessageInfo.StubType.GROUP_CHANGE_SUBJECT, ['Parley customers'], { subject: 'Parley customers' });
     await h.settle();
     assert.deepStrictEqual(h.events, [{ type: 'group.update', groups: [{ id: GROUP_JID, subject: 'Parley customers' }] }]);
+  });
+
+  // Baileys' event buffer keeps only the first groups.update of a group per flush: the stubs carry every change.
+  it('group-update: subject, description and setting changes arriving together are each reported, in order', async () => {
+    const Stub = proto.WebMessageInfo.StubType;
+    socket.emit('messages.upsert', { type: 'notify', messages: [
+      { key: { remoteJid: GROUP_JID, id: 'N1', fromMe: false, participant: PEER_JID }, messageStubType: Stub.GROUP_CHANGE_SUBJECT, messageStubParameters: ['Novo'], messageTimestamp: T },
+      { key: { remoteJid: GROUP_JID, id: 'N2', fromMe: false, participant: PEER_JID }, messageStubType: Stub.GROUP_CHANGE_DESCRIPTION, messageStubParameters: ['Regras'], messageTimestamp: T },
+      { key: { remoteJid: GROUP_JID, id: 'N3', fromMe: false, participant: PEER_JID }, messageStubType: Stub.GROUP_CHANGE_ANNOUNCE, messageStubParameters: ['on'], messageTimestamp: T },
+    ] });
+    socket.emit('groups.update', [{ id: GROUP_JID, subject: 'Novo', author: PEER_JID }]);
+    await h.settle();
+    assert.deepStrictEqual(h.events.filter((e) => e.type === 'group.update'), [{ type: 'group.update', groups: [
+      { id: GROUP_JID, subject: 'Novo' }, { id: GROUP_JID, desc: 'Regras' }, { id: GROUP_JID, announce: true },
+    ] }]);
   });
 
   it('group-update: a group joined arrives whole', async () => {

@@ -298,7 +298,10 @@ export const OPEN_CASES: Partial<Record<EventId, Case>> = {
   },
   'group-update': {
     offset: 46,
-    feed: (socket) => socket.emit('groups.update', [{ id: GROUP_JID, subject: 'Parley customers' }]),
+    feed: (socket) => socket.emit('messages.upsert', { type: 'notify', messages: [{
+      key: { remoteJid: GROUP_JID, id: 'GROUPNOTIFICATION1', fromMe: false, participant: PEER_JID },
+      messageStubType: proto.WebMessageInfo.StubType.GROUP_CHANGE_SUBJECT, messageStubParameters: ['Parley customers'],
+    }] }),
     expected: () => golden('group-update'),
   },
   health: {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Logger } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
 import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
-import { reconnectDelay } from '../src/connection/backoff.js';
+import { nextAttempt, reconnectDelay } from '../src/connection/backoff.js';
 import { createHarness, quietLogger } from './harness.js';
 
 describe('plugin and driver', () => {
@@ -40,5 +40,9 @@ describe('plugin and driver', () => {
     const policy = { baseDelayMs: 1000, maxDelayMs: 10_000, jitter: 0.2 };
     assert.deepStrictEqual([1, 2, 3, 4, 5, 6].map((n) => reconnectDelay(policy, n, () => 0)), [1000, 2000, 4000, 8000, 10_000, 10_000]);
     assert.deepStrictEqual([1, 5].map((n) => reconnectDelay(policy, n, () => 0.999999)), [800, 8000]);
+  });
+
+  it('a rate-limited close (429) backs off five steps further at once; other closes one step', () => {
+    assert.deepStrictEqual([[0, 428], [3, 503], [0, 429], [2, 429], [7, 429]].map(([attempts, code]) => nextAttempt(attempts!, code!)), [1, 4, 6, 6, 8]);
   });
 });

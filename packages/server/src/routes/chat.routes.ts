@@ -7,7 +7,7 @@ import { channelSlots } from '../schemas/channel-slots.js';
 import { keyAnd, keyParams } from '../schemas/common.schemas.js';
 import { chatSchema, messageRecordSchema } from '../schemas/message.schemas.js';
 import { connectedCapability } from './instance-guards.js';
-import { markChatRead, settledChat, storedChat } from './stored-chat.js';
+import { chatOfAddress, markChatRead, settledChat, storedChat } from './stored-chat.js';
 
 type Scope = InstanceRuntime;
 /** An address on the main channel, as its addressing states it. */
@@ -26,10 +26,11 @@ const chatJidParams = keyAnd({ jid: s.string({ minLength: 3, maxLength: 128, des
 export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
   /**
    * The chat a path names. Instagram and Messenger key chats by the user's numeric id, which is no
-   * phone number: a stored chat of exactly that id is taken as it is.
+   * phone number: a stored chat of exactly that id is taken as it is. A main-channel address is
+   * normalized, then looked up as {@link chatOfAddress} does (the chat WhatsApp files the number under).
    */
   const chatIdOf = async (rt: Scope, value: string): Promise<string> =>
-    !value.includes('@') && (await ctx.storage.chats.get(rt.id, value)) ? value : normalizeAddress(rt.addressing, value, 'path.jid');
+    !value.includes('@') && (await ctx.storage.chats.get(rt.id, value)) ? value : chatOfAddress(ctx, rt, normalizeAddress(rt.addressing, value, 'path.jid'));
   /**
    * The chats capability of the channel a chat lives on: the main channel for JIDs, the channel of
    * its latest message for social chats (which have no chat management: 422). Main-channel

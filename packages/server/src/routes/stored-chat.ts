@@ -1,11 +1,27 @@
-import { NotFoundError, type Chat, type ChatsCapability, type Storage } from '@parley/core';
+import { addressKind, NotFoundError, type Chat, type ChatsCapability, type Storage } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
+import type { InstanceRuntime } from '../instances/instance-runtime.js';
 
 /** The stored chat of an instance, or 404 `chat_not_found`. */
 export async function storedChat(ctx: ServerContext, instanceId: string, jid: string): Promise<Chat> {
   const chat = await ctx.storage.chats.get(instanceId, jid);
   if (!chat) throw new NotFoundError(`chat ${jid}`, 'chat_not_found');
   return chat;
+}
+
+/**
+ * The chat a person's normalized address names: its stored chat; else, when the main channel files
+ * the person under another address (WhatsApp: a Brazilian mobile registered without its ninth digit,
+ * which sends reach through `resolveRecipient`) and the instance is connected, the stored chat of the
+ * address the channel resolves it to; else the address itself. So the number a user typed for a send
+ * finds the conversation the send and its replies are in. A failed lookup changes nothing.
+ */
+export async function chatOfAddress(ctx: ServerContext, runtime: InstanceRuntime, address: string): Promise<string> {
+  if (await ctx.storage.chats.get(runtime.id, address)) return address;
+  const messaging = runtime.main.capabilities.messaging;
+  if (!messaging?.resolveRecipient || !runtime.isConnected() || addressKind(runtime.addressing, address) !== 'person') return address;
+  const resolved = await messaging.resolveRecipient(address).catch(() => undefined);
+  return resolved && resolved !== address && (await ctx.storage.chats.get(runtime.id, resolved)) ? resolved : address;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
 import type { AppStateChange } from '../features/app-state.js';
+import type { GroupSetting } from '../features/group-info.js';
 import { field, integer, numbers, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 import { signalRoutes } from './signal-routes.js';
@@ -14,6 +15,8 @@ function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
   return action as (typeof MEMBER_ACTIONS)[number];
 }
 
+const flag = (body: Body, name: string) => field(body, name, 'boolean', false) as boolean | undefined;
+
 /** The control routes (see README "Control API"); every one is a call on `Simulator`. */
 export function routes(sim: Simulator): Route[] {
   return [
@@ -23,7 +26,10 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: /^\/accounts$/,
       handle: (_p, body) => ({
         status: 201,
-        body: sim.createAccount({ number: text(body, 'number'), pushName: optionalText(body, 'pushName'), business: field(body, 'business', 'boolean', false) as boolean | undefined }),
+        body: sim.createAccount({
+          number: text(body, 'number'), pushName: optionalText(body, 'pushName'), business: flag(body, 'business'),
+          withoutNinthDigit: flag(body, 'withoutNinthDigit'), restricted: flag(body, 'restricted'),
+        }),
       }),
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}$`), handle: ([number]) => ok(sim.getAccount(number!)) },
@@ -92,6 +98,13 @@ export function routes(sim: Simulator): Route[] {
       handle: ([number, jid], body) => ok(sim.updateGroupMembers(number!, jid!, memberAction(body), numbers(body, 'participants'))),
     },
     {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/info$`),
+      handle: ([number, jid], body) => ok(sim.changeGroup(number!, jid!, {
+        subject: optionalText(body, 'subject'), setting: optionalText(body, 'setting') as GroupSetting | undefined,
+        ...(body.description === null ? { description: null } : { description: optionalText(body, 'description') }),
+      })),
+    },
+    {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
@@ -108,8 +121,15 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: /^\/outage$/, handle: () => ok(sim.outage()) },
     {
       method: 'POST', pattern: /^\/outage$/,
-      handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false))),
+      handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false), integer(body.latencyMs, 'latencyMs', false))),
     },
     { method: 'DELETE', pattern: /^\/outage$/, handle: async () => ok(await sim.endOutage()) },
+    { method: 'GET', pattern: /^\/login-limit$/, handle: () => ok({ limit: sim.loginLimitView() ?? null }) },
+    {
+      method: 'POST', pattern: /^\/login-limit$/,
+      handle: (_p, body) => ok({ limit: sim.setLoginLimit(body.limit === null ? undefined : {
+        max: integer((body.limit as Body | undefined)?.max, 'limit.max')!, windowMs: integer((body.limit as Body | undefined)?.windowMs, 'limit.windowMs')!,
+      }) ?? null }),
+    },
   ];
 }

@@ -63,15 +63,11 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
           tag: 'participant', attrs: { jid: `${number}@s.whatsapp.net`, ...(status === 200 ? {} : { error: String(status) }) },
         })) }];
       }
-      case 'subject': {
-        const group = groups.asMember(to, account);
-        if (group.restrict) groups.asAdmin(to, account);
-        groups.setSubject(group, account, text(child) ?? '');
+      case 'subject':
+        groups.setSubject(groups.asEditor(to, account), account, text(child) ?? '');
         return undefined;
-      }
       case 'description': {
-        const group = groups.asMember(to, account);
-        if (group.restrict) groups.asAdmin(to, account);
+        const group = groups.asEditor(to, account);
         groups.setDescription(group, account, child.attrs.delete === 'true' ? undefined : text(getBinaryNodeChild(child, 'body')), child.attrs.id);
         return undefined;
       }

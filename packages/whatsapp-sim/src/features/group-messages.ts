@@ -63,7 +63,7 @@ export class GroupMessages {
     if (!session || !id || !to?.endsWith('@g.us')) return;
     const t = Number(unixNow());
     const { account, device } = session;
-    if (!this.stanzas.admit(connection, node)) return;
+    if (!this.stanzas.admit(connection, node, account)) return;
     const group = this.groups.all().find((g) => g.jid === to);
     const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
     // Not a member, or a member who may not send: WhatsApp drops it (the sender sees no delivery).

@@ -90,6 +90,12 @@ export class Groups {
     return group;
   }
 
+  /** The group, for a member who may edit its info: any member, or only admins once it is `locked`. */
+  asEditor(jid: string, account: Account): Group {
+    const group = this.asMember(jid, account);
+    return group.restrict ? this.asAdmin(jid, account) : group;
+  }
+
   create(creator: Account, subject: string, numbers: string[], kind: GroupKind = {}): Group {
     if (!subject || subject.length > MAX_SUBJECT) throw new IqError(406, 'not-acceptable');
     let id: string;

@@ -3,8 +3,9 @@ import type { ClientConnection } from '../transport/connection.js';
 import { SERVER, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { CompanionDevice } from '../network/model.js';
-import { LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
+import { LOGIN_RATE_LIMIT, LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
 import { sendInitialHistory } from './history.js';
+import type { LoginLimit } from './login-limit.js';
 
 /** `<stream:error>` for one of the verdicts in STREAM_ERRORS, then the socket closes. */
 export function endStream(connection: ClientConnection, verdict: keyof typeof STREAM_ERRORS): void {
@@ -15,9 +16,10 @@ export function endStream(connection: ClientConnection, verdict: keyof typeof ST
 /**
  * Login of a linked companion (a `ClientPayload` with `username` and `device`): the device must exist and
  * the handshake must come from the noise key it registered with; then `<success>`, what was stored while it
- * was away, and `<ib><offline>`. A second socket of the same device replaces the first (440 conflict).
+ * was away, and `<ib><offline>`. A second socket of the same device replaces the first (440 conflict). A login over
+ * the login limit is ended with `<stream:error code="429"/>` (LOGIN_RATE_LIMIT) before anything else.
  */
-export function loginFeature(network: Network): Feature {
+export function loginFeature(network: Network, limit: LoginLimit): Feature {
   const refuse = (connection: ClientConnection) => {
     connection.send({ tag: 'failure', attrs: { reason: LOGIN_REFUSED.value.reason, location: 'sim' } });
     connection.close();
@@ -25,6 +27,11 @@ export function loginFeature(network: Network): Feature {
   return {
     login(connection, payload: proto.ClientPayload) {
       if (payload.username === null || payload.username === undefined || payload.devicePairingData) return false;
+      if (!limit.admit()) {
+        connection.send({ tag: 'stream:error', attrs: { code: String(LOGIN_RATE_LIMIT.value.code) } });
+        connection.close();
+        return true;
+      }
       const number = String(payload.username);
       const device = network.accounts.get(number)?.companions.get(Number(payload.device ?? 0));
       if (!device || !connection.clientStatic?.equals(device.noiseKey)) {

@@ -1,8 +1,9 @@
 import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { unixNow } from '../network/network.js';
-import { BUSINESS_STANZA } from '../verdicts.js';
+import { splitJid, unixNow } from '../network/network.js';
+import type { Account } from '../network/model.js';
+import { BUSINESS_STANZA, RESTRICTED_ACCOUNT } from '../verdicts.js';
 
 /**
  * Why WhatsApp refuses the `<biz>` node of a message stanza, or undefined when it takes it (or there is
@@ -24,17 +25,25 @@ export function bizRefusal(stanza: BinaryNode): string | undefined {
   return undefined;
 }
 
+/** Whether a message stanza goes to someone else (a person or a group), not between the sender's own devices. */
+function reachesOthers(node: BinaryNode, sender: Account): boolean {
+  const [user] = splitJid(node.attrs.to ?? '');
+  return node.attrs.category !== 'peer' && user !== sender.number && user !== sender.lid;
+}
+
 /**
  * The server's first look at a client's `<message>` stanza: it acks it, refusing it with
+ * `<ack error="463">` when the sender's account is restricted (RESTRICTED_ACCOUNT: messages to others; its own
+ * devices' peer traffic still flows) and with
  * `<ack error="479">` when its `<biz>` is not what live clients send (what the clients sent is in the
  * network's stanza log). The 1:1 and group features relay only what this admits.
  */
 export class MessageStanzas {
   /** Acks the stanza; false when it was refused (nothing may be relayed). */
-  admit(connection: ClientConnection, node: BinaryNode): boolean {
+  admit(connection: ClientConnection, node: BinaryNode, sender: Account): boolean {
     const { id = '', to = '' } = node.attrs;
-    const reason = bizRefusal(node);
-    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: unixNow(), ...(reason ? { error: String(BUSINESS_STANZA.value.refusal) } : {}) } });
-    return !reason;
+    const error = sender.restricted && reachesOthers(node, sender) ? RESTRICTED_ACCOUNT.value.ackError : bizRefusal(node) ? BUSINESS_STANZA.value.refusal : undefined;
+    connection.send({ tag: 'ack', attrs: { class: 'message', id, from: to, t: unixNow(), ...(error ? { error: String(error) } : {}) } });
+    return error === undefined;
   }
 }

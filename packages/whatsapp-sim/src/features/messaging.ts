@@ -204,7 +204,7 @@ export class Messaging {
     if (!session || !id || !to || to.endsWith('@g.us') || to.endsWith('@broadcast')) return;
     const { account, device } = session;
     const t = unixNow();
-    if (!this.stanzas.admit(connection, node)) return;
+    if (!this.stanzas.admit(connection, node, account)) return;
     const peer = node.attrs.category === 'peer';
     const copies = peer
       ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]

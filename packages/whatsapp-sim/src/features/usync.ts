@@ -47,7 +47,8 @@ function statusNode(account: Account, viewer: Account): BinaryNode {
 /**
  * `xmlns="usync"`: who is on WhatsApp (`contact`), each user's devices (`devices`, with the phone-signed
  * key-index list), their LID (`lid`) and about text (`status`). Users the network does not know are answered `contact type="out"`
- * and left out of device lists.
+ * and left out of device lists. A number in the form its account is not filed under (NINTH_DIGIT) is answered with the
+ * account's JID.
  */
 export function usyncFeature(network: Network): Feature {
   return {
@@ -63,9 +64,12 @@ export function usyncFeature(network: Network): Feature {
         for (const user of users) {
           const phone = getBinaryNodeChild(user, 'contact')?.content;
           const asked = user.attrs.jid ?? (phone ? `${Buffer.from(phone as Uint8Array).toString().replace(/^\+/, '')}@s.whatsapp.net` : '');
-          const account = network.accountOf(asked);
           const [userPart, server] = splitJid(asked);
-          const jid = `${userPart}@${server || 's.whatsapp.net'}`;
+          // Who is on WhatsApp (`contact`) answers the account's own JID for either form of its number (NINTH_DIGIT);
+          // the other protocols are about the JID asked, which names no account when it is the other form.
+          const filed = network.accountOf(asked);
+          const account = protocols.has('contact') ? network.lookup(asked) : filed;
+          const jid = account && !filed ? `${account.number}@s.whatsapp.net` : `${userPart}@${server || 's.whatsapp.net'}`;
           const content: BinaryNode[] = [];
           if (protocols.has('contact')) content.push({ tag: 'contact', attrs: { type: account ? 'in' : 'out' } });
           if (account && protocols.has('devices')) content.push(devices(account));

@@ -37,6 +37,10 @@ export interface Account {
   lid: string;
   pushName: string;
   business: boolean;
+  /** The form of the number people dial when WhatsApp files the account under another (NINTH_DIGIT). */
+  dialled: string | undefined;
+  /** Whether the server refuses the account's messages (RESTRICTED_ACCOUNT). */
+  restricted: boolean;
   phone: SimPhone;
   companions: Map<number, CompanionDevice>;
   nextDeviceId: number;
@@ -93,6 +97,9 @@ export interface AccountView {
   lid: string;
   pushName: string;
   business: boolean;
+  /** The 9-digit form of a number WhatsApp files under its 8-digit form, which usync answers with `jid`. */
+  dialled?: string;
+  restricted: boolean;
   devices: Array<{ id: number; jid: string; lid: string; platform: string; online: boolean; linkedAt: string }>;
 }
 
@@ -103,6 +110,8 @@ export function viewOf(account: Account): AccountView {
     lid: `${account.lid}@lid`,
     pushName: account.pushName,
     business: account.business,
+    ...(account.dialled ? { dialled: account.dialled } : {}),
+    restricted: account.restricted,
     devices: [...account.companions.values()].map((d) => ({
       id: d.id, jid: d.jid, lid: d.lidJid, platform: d.platform, online: !!d.connection?.isOpen, linkedAt: d.linkedAt.toISOString(),
     })),

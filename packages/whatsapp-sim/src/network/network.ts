@@ -6,6 +6,7 @@ import { newSocialState } from './model.js';
 import { SimPhone } from './phone.js';
 import { SimError } from './errors.js';
 import { StanzaLog } from './stanza-log.js';
+import { NINTH_DIGIT } from '../verdicts.js';
 
 export const SERVER = 's.whatsapp.net';
 
@@ -37,6 +38,13 @@ export interface AccountOptions {
   number: string;
   pushName?: string;
   business?: boolean;
+  /**
+   * A Brazilian mobile registered before the ninth digit: `number` is the 9-digit form people dial
+   * (`5511987654321`) and WhatsApp files the account under the 8-digit form (`551187654321`), NINTH_DIGIT.
+   */
+  withoutNinthDigit?: boolean;
+  /** The account is restricted: the server refuses its messages with `<ack error="463">` (RESTRICTED_ACCOUNT). */
+  restricted?: boolean;
 }
 
 const QUERY_TIMEOUT_MS = 20_000;
@@ -62,6 +70,8 @@ export class Network implements ConnectionHandler {
   /** The stanzas each account's clients sent (the control API's inspection). */
   readonly stanzaLog = new StanzaLog();
   private readonly byLid = new Map<string, Account>();
+  /** Accounts by the other form of their number (the 9-digit form of one registered without it). */
+  private readonly byDialled = new Map<string, Account>();
   private readonly features: Feature[] = [];
   private readonly iq = new Map<string, IqHandler>();
   private readonly stanzas = new Map<string, StanzaHandler[]>();
@@ -75,28 +85,48 @@ export class Network implements ConnectionHandler {
   }
 
   createAccount(options: AccountOptions): Account {
-    const number = String(options.number ?? '').replace(/^\+/, '');
-    if (!/^[1-9]\d{7,14}$/.test(number)) throw new SimError(400, 'invalid_number', 'number must be 8 to 15 digits with country code, e.g. 5511987654321', { number: options.number });
+    const given = String(options.number ?? '').replace(/^\+/, '');
+    if (!/^[1-9]\d{7,14}$/.test(given)) throw new SimError(400, 'invalid_number', 'number must be 8 to 15 digits with country code, e.g. 5511987654321', { number: options.number });
     if (options.pushName !== undefined && (typeof options.pushName !== 'string' || options.pushName.length < 1 || options.pushName.length > 100)) {
       throw new SimError(400, 'invalid_push_name', 'pushName must be 1 to 100 characters', { pushName: options.pushName });
     }
-    if (this.accounts.has(number)) throw new SimError(409, 'account_exists', `an account for ${number} already exists`, { number });
+    const eightDigits = options.withoutNinthDigit ? NINTH_DIGIT.value.mobile.exec(given) : undefined;
+    if (eightDigits === null) {
+      throw new SimError(400, 'invalid_number', 'withoutNinthDigit needs a Brazilian mobile number in its 9-digit form, 55 DD 9XXXXXXXX (13 digits)', { number: options.number });
+    }
+    const number = eightDigits ? `55${eightDigits[1]}${eightDigits[2]}` : given;
+    for (const form of new Set([given, number])) {
+      if (this.accounts.has(form) || this.byDialled.has(form)) throw new SimError(409, 'account_exists', `an account for ${form} already exists`, { number: form });
+    }
     let lid: string;
     do lid = String(randomInt(10_000_000, 99_999_999)) + String(randomInt(100_000, 999_999)); while (this.byLid.has(lid));
     const account: Account = {
       number, lid, pushName: options.pushName ?? `Phone ${number.slice(-4)}`, business: options.business ?? false,
+      dialled: eightDigits ? given : undefined, restricted: options.restricted ?? false,
       phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31), history: [],
       appState: { keyId: randomBytes(6), keyData: randomBytes(32), collections: new Map() }, social: newSocialState(),
     };
     this.accounts.set(number, account);
     this.byLid.set(lid, account);
+    if (account.dialled) this.byDialled.set(account.dialled, account);
     return account;
   }
 
+  /** The account of a number in either form (the control API's phones know their contacts by what they dial). */
   account(number: string): Account {
-    const account = this.accounts.get(String(number).replace(/^\+/, ''));
+    const digits = String(number).replace(/^\+/, '');
+    const account = this.accounts.get(digits) ?? this.byDialled.get(digits);
     if (!account) throw new SimError(404, 'account_not_found', `no account for number ${number}`, { number });
     return account;
+  }
+
+  /**
+   * The account WhatsApp's number lookup (usync) answers for a JID: the account filed under it, or the one
+   * whose other form it is (NINTH_DIGIT). Routing never takes the other form: a message to it reaches nobody.
+   */
+  lookup(jid: string): Account | undefined {
+    const [user, server] = splitJid(jid);
+    return this.accountOf(jid) ?? (server === 'lid' ? undefined : this.byDialled.get(user));
   }
 
   /** The account a user JID (`number@s.whatsapp.net`, `lid@lid`, with or without device) belongs to. */

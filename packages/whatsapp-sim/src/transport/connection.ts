@@ -48,6 +48,11 @@ export class ClientConnection {
 
   /** While set (a blackhole outage), nothing is read from or written to this client. */
   silenced = false;
+  /** A slow link: every frame, either way, arrives this much later (0: at once). Frames keep their order. */
+  latencyMs = 0;
+  /** Frames held by a slow link, each way, in order, with when each is due. */
+  private readonly held = { in: [] as Array<{ at: number; work: () => void }>, out: [] as Array<{ at: number; work: () => void }> };
+  private readonly drains: { in?: NodeJS.Timeout; out?: NodeJS.Timeout } = {};
 
   get isOpen(): boolean {
     return this.step === 'open';
@@ -56,7 +61,31 @@ export class ClientConnection {
   /** Sends a stanza; silently dropped once the socket is gone (the client will never read it). */
   send(node: BinaryNode): void {
     if (this.step !== 'open' || !this.transport || this.silenced) return;
-    this.socket.send(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
+    this.write(encodeFrame(this.transport.encrypt(encodeBinaryNode(node))));
+  }
+
+  /**
+   * Runs `work` after the link's latency, after every frame of the same way held before it (one queue
+   * and one timer per way, so a latency lowered mid-stream never lets a frame overtake another).
+   */
+  private later(way: 'in' | 'out', work: () => void): void {
+    const queue = this.held[way];
+    if (this.latencyMs <= 0 && queue.length === 0) return work();
+    queue.push({ at: Date.now() + this.latencyMs, work });
+    if (!this.drains[way]) this.drain(way);
+  }
+
+  private drain(way: 'in' | 'out'): void {
+    const queue = this.held[way];
+    while (queue.length > 0 && queue[0]!.at <= Date.now()) {
+      const { work } = queue.shift()!;
+      if (this.step !== 'closed') work();
+    }
+    this.drains[way] = queue.length > 0 ? setTimeout(() => this.drain(way), queue[0]!.at - Date.now()) : undefined;
+  }
+
+  private write(frame: Buffer): void {
+    this.later('out', () => this.socket.send(frame));
   }
 
   /** Closes the WebSocket normally (the client sees its socket close). */
@@ -73,6 +102,10 @@ export class ClientConnection {
   }
 
   private receive(data: Buffer): void {
+    this.later('in', () => this.read(data));
+  }
+
+  private read(data: Buffer): void {
     if (this.silenced) return;
     let frames: Buffer[];
     try {
@@ -87,7 +120,7 @@ export class ClientConnection {
   private frame(frame: Buffer): void {
     try {
       if (this.step === 'hello') {
-        this.socket.send(encodeFrame(this.noise.serverHello(frame, this.certificateChain)));
+        this.write(encodeFrame(this.noise.serverHello(frame, this.certificateChain)));
         this.step = 'finish';
       } else if (this.step === 'finish') {
         const finish = this.noise.clientFinish(frame);
@@ -112,6 +145,8 @@ export class ClientConnection {
   private closed(): void {
     if (this.step === 'closed') return;
     clearTimeout(this.handshakeTimer);
+    clearTimeout(this.drains.in);
+    clearTimeout(this.drains.out);
     const wasOpen = this.step === 'open';
     this.step = 'closed';
     if (wasOpen) this.handler.onClose(this);

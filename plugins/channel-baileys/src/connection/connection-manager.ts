@@ -7,7 +7,7 @@ import { parseProxy, redactProxy } from '@parley/net';
 import type { Dispatcher } from 'undici';
 import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
-import { reconnectDelay } from './backoff.js';
+import { nextAttempt, reconnectDelay } from './backoff.js';
 import type { ConnectionDeps } from './connection-deps.js';
 import type { LinkMethod } from './browser-identity.js';
 import { disconnectInfo, QR_EXPIRED, type DisconnectInfo } from './disconnect-reason.js';
@@ -323,7 +323,7 @@ export class ConnectionManager {
   /**
    * Schedules the next attempt. Transient closes are retried for good: an account is worth
    * reconnecting after any outage, and the delay is capped at `maxDelayMs`, so a long one costs one
-   * attempt per `maxDelayMs`.
+   * attempt per `maxDelayMs`. A rate-limited close (429) backs off further at once (`nextAttempt`).
    */
   private afterFailure(info: Pick<DisconnectInfo, 'code' | 'reason'>, wasOpen: boolean): void {
     if (this.stopped) return;
@@ -333,7 +333,7 @@ export class ConnectionManager {
       this.deps.logger.info('WhatsApp asked for a restart after pairing; reconnecting');
       return this.schedule(0);
     }
-    this.attempts += 1;
+    this.attempts = nextAttempt(this.attempts, code);
     const delay = reconnectDelay(this.deps.options.reconnect, this.attempts, this.deps.random);
     this.deps.logger.warn({ code, reason, attempt: this.attempts, delayMs: delay }, 'WhatsApp connection closed; reconnecting');
     if (wasOpen) this.emitClose(code, reason, false, true);

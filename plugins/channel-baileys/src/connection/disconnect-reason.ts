@@ -2,6 +2,9 @@ import type { ConnectionErrorCause } from '@parley/core';
 import { DisconnectReason } from '@whiskeysockets/baileys';
 import { boomStatus } from '../util/errors.js';
 
+/** Close code of a session the server rate-limited (`<stream:error code="429">`; Baileys reports the stream error's code). */
+export const RATE_LIMITED = 429;
+
 const NAMES: Record<number, string> = {
   [DisconnectReason.loggedOut]: 'loggedOut',
   [DisconnectReason.forbidden]: 'forbidden',
@@ -12,6 +15,7 @@ const NAMES: Record<number, string> = {
   [DisconnectReason.badSession]: 'badSession',
   [DisconnectReason.unavailableService]: 'unavailableService',
   [DisconnectReason.restartRequired]: 'restartRequired',
+  [RATE_LIMITED]: 'rateLimited',
 };
 
 /**

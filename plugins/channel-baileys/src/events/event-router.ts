@@ -9,7 +9,7 @@ import type { InboundEnv } from '../mapping/inbound-env.js';
 import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
-import { groupUpdateChange } from './group-updates.js';
+import { announcedGroupChange, groupUpdateChange } from './group-updates.js';
 import { PlayedReceipts } from './played-receipts.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
@@ -110,6 +110,8 @@ export class EventRouter {
       'messages.upsert': async ({ messages, type }) => {
         let flags: InstanceFlags | undefined;
         const toRead: WAMessageKey[] = [];
+        const announced = messages.map((msg) => announcedGroupChange(msg, groupCache)).filter((change) => change !== undefined);
+        if (announced.length > 0) emit({ type: 'group.update', groups: announced });
         for (const msg of messages) {
           const mapped = await mapInboundMessage(msg, env());
           if (mapped.kind === 'delete') emit({ type: 'message.delete', chatJid: mapped.chatJid, messageIds: [mapped.messageId] });
