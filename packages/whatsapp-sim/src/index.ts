@@ -20,3 +20,4 @@ export type { SignalRecord } from './features/signals.js';
 export type { ChatState } from './features/presence.js';
 export type { CallRecord } from './features/calls.js';
 export type { ProfileChange, ProfileView } from './features/profile.js';
+export type { IssuedCompanion, IssueOptions } from './features/issue-companion.js';
