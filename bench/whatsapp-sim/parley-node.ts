@@ -9,6 +9,8 @@
  *
  * IPC: `{cmd:'memory'}` answers `{cmd:'memory', rss, heapUsed, external}` (bytes) after full GCs;
  * `{cmd:'snapshot', file}` writes a heap snapshot there (after full GCs) and answers `{cmd:'snapshot'}`;
+ * `{cmd:'restored'}` answers `{cmd:'restored'}` once the start-up restore has finished (every restored
+ * instance's connect returned: for WhatsApp, logged in or failed);
  * `{cmd:'stop'}` closes the server, deletes the data directory (unless it was BENCH_DATA_DIR) and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +22,7 @@ import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import { trustSimulatorRoot } from '@parley/whatsapp-sim';
 import { BENCH_ADMIN_TOKEN } from './processes.js';
 
-type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'stop' };
+type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'restored' } | { cmd: 'stop' };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
         process.send!({ cmd: 'snapshot' });
       });
     }
+    if (message.cmd === 'restored') void server.restored().then(() => process.send!({ cmd: 'restored' }));
     if (message.cmd === 'stop') {
       void server.close().finally(() => {
         if (!kept) rmSync(dataDir, { recursive: true, force: true });

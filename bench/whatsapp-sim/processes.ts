@@ -101,6 +101,13 @@ export class ParleyNode {
     await answer;
   }
 
+  /** Resolves once the node's start-up restore has finished (every restored instance's connect returned). */
+  async restored(): Promise<void> {
+    const answer = ParleyNode.next(this.child, 'restored');
+    this.child.send({ cmd: 'restored' });
+    await answer;
+  }
+
   /** RSS now, without a GC (MiB). */
   rssMiB(): number {
     return rssMiBOf(this.pid);
