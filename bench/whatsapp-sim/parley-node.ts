@@ -4,10 +4,14 @@
  * sandbox channel, the WhatsApp channel (`@parley/channel-baileys`, Baileys' real socket) pointed at the
  * simulator named by BENCH_SIM_URL, whose root key (BENCH_SIM_ROOT, base64) this process trusts, and
  * native webhooks (loopback receivers allowed). Sends `{cmd:'listening', url}` once it listens.
+ * BENCH_DATA_DIR names a data directory to use and keep (a node restarted on the same storage restores
+ * its instances); BENCH_RESTORE_PER_SECOND sets `restore.perSecond.whatsapp` (Parley's default is 2).
  *
  * IPC: `{cmd:'memory'}` answers `{cmd:'memory', rss, heapUsed, external}` (bytes) after full GCs;
  * `{cmd:'snapshot', file}` writes a heap snapshot there (after full GCs) and answers `{cmd:'snapshot'}`;
- * `{cmd:'stop'}` closes the server, deletes the data directory and exits.
+ * `{cmd:'restored'}` answers `{cmd:'restored'}` once the start-up restore has finished (every restored
+ * instance's connect returned: for WhatsApp, logged in or failed);
+ * `{cmd:'stop'}` closes the server, deletes the data directory (unless it was BENCH_DATA_DIR) and exits.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +22,7 @@ import { createLogger, loadConfig, ParleyServer } from '@parley/server';
 import { trustSimulatorRoot } from '@parley/whatsapp-sim';
 import { BENCH_ADMIN_TOKEN } from './processes.js';
 
-type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'stop' };
+type Command = { cmd: 'memory' } | { cmd: 'snapshot'; file: string } | { cmd: 'restored' } | { cmd: 'stop' };
 
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -36,9 +40,12 @@ async function main(): Promise<void> {
   const simUrl = process.env.BENCH_SIM_URL;
   if (!simUrl || !process.env.BENCH_SIM_ROOT) throw new Error('BENCH_SIM_URL and BENCH_SIM_ROOT are required');
   trustSimulatorRoot(Buffer.from(process.env.BENCH_SIM_ROOT, 'base64'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'parley-bench-sim-'));
+  const kept = process.env.BENCH_DATA_DIR;
+  const dataDir = kept ?? mkdtempSync(join(tmpdir(), 'parley-bench-sim-'));
+  const perSecond = Number(process.env.BENCH_RESTORE_PER_SECOND ?? 0);
   const config = loadConfig({}, {
     port: 0, host: '127.0.0.1', dataDir, logLevel: 'warn', defaultChannel: 'sandbox', adminToken: BENCH_ADMIN_TOKEN, allowPrivateUrls: true,
+    ...(perSecond > 0 ? { restore: { concurrency: 64 /* Parley's default */, perSecond: { whatsapp: perSecond } } } : {}),
     plugins: [
       { package: '@parley/storage-sqlite' }, { package: '@parley/channel-sandbox' }, { package: '@parley/webhook-native' },
       // Linking many instances at once on a loaded machine: QRs and the 515 restart may take a while.
@@ -55,9 +62,10 @@ async function main(): Promise<void> {
         process.send!({ cmd: 'snapshot' });
       });
     }
+    if (message.cmd === 'restored') void server.restored().then(() => process.send!({ cmd: 'restored' }));
     if (message.cmd === 'stop') {
       void server.close().finally(() => {
-        rmSync(dataDir, { recursive: true, force: true });
+        if (!kept) rmSync(dataDir, { recursive: true, force: true });
         process.exit(0);
       });
     }

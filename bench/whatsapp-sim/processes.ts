@@ -54,10 +54,15 @@ export async function startSimProcess(): Promise<SimProcess> {
 export class ParleyNode {
   private constructor(private readonly child: ChildProcess, readonly url: string) {}
 
-  static async start(sim: SimProcess): Promise<ParleyNode> {
+  /** `dataDir`: storage to use and keep (a restart on it restores the instances); `restorePerSecond`: WhatsApp restores started per second. */
+  static async start(sim: SimProcess, options: { dataDir?: string; restorePerSecond?: number } = {}): Promise<ParleyNode> {
     const child = fork(fileURLToPath(new URL('./parley-node.js', import.meta.url)), [], {
       execArgv: ['--expose-gc'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env: { ...process.env, BENCH_SIM_URL: sim.websocketUrl, BENCH_SIM_ROOT: sim.rootPublicKey },
+      env: {
+        ...process.env, BENCH_SIM_URL: sim.websocketUrl, BENCH_SIM_ROOT: sim.rootPublicKey,
+        ...(options.dataDir ? { BENCH_DATA_DIR: options.dataDir } : {}),
+        ...(options.restorePerSecond ? { BENCH_RESTORE_PER_SECOND: String(options.restorePerSecond) } : {}),
+      },
     });
     const { url } = await ParleyNode.next<{ url: string }>(child, 'listening');
     return new ParleyNode(child, url);
@@ -93,6 +98,13 @@ export class ParleyNode {
   async snapshot(file: string): Promise<void> {
     const answer = ParleyNode.next(this.child, 'snapshot');
     this.child.send({ cmd: 'snapshot', file });
+    await answer;
+  }
+
+  /** Resolves once the node's start-up restore has finished (every restored instance's connect returned). */
+  async restored(): Promise<void> {
+    const answer = ParleyNode.next(this.child, 'restored');
+    this.child.send({ cmd: 'restored' });
     await answer;
   }
 

@@ -7,6 +7,9 @@
  *   beside the sandbox path, in interleaved rounds (`inbound.ts`);
  * - `history`: a 50,000-message history synced on link, twice (two accounts): time to all stored, peak
  *   RSS, memory after each (`history.ts`).
+ * - `restored`: idle RSS and heap per session at each size of BENCH_SIM_SESSIONS, the sessions issued by
+ *   the simulator and seeded into Parley's storage, then restored by a restarted node; restore time and
+ *   CPU per login; the sandbox in the same run (`restored.ts`). Not in the default set.
  *
  * Run: `npm run build && node bench/dist/whatsapp-sim/whatsapp-sim.bench.js`. Environment:
  * BENCH_SIM_SCENARIOS (memory,inbound,history), BENCH_SIM_SESSIONS (100,1000), BENCH_SIM_LINK_CONCURRENCY
@@ -15,12 +18,14 @@
  * BENCH_SIM_INSTANCES (10 pairs), BENCH_SIM_MESSAGES (1000 per round), BENCH_SIM_ROUNDS (3),
  * BENCH_SIM_SEND_CONCURRENCY (16), BENCH_SIM_HISTORY (50000 messages), BENCH_SIM_HISTORY_CHATS (100), BENCH_SIM_HISTORY_SYNCS (2 accounts,
  * one after another), BENCH_SIM_HEAP_SNAPSHOTS (a directory: the server's heap snapshots before and after
- * each sync go there).
+ * each sync go there), BENCH_SIM_RESTORE_PER_SECOND (restored: WhatsApp restores started per second,
+ * 100), BENCH_SIM_PREKEYS (restored: one-time prekeys per issued session, 812 as a real link leaves).
  */
 import { machine, percentile, table } from '../support/measure.js';
 import { historyScenario } from './history.js';
 import { inboundScenario, type InboundRound } from './inbound.js';
 import { memoryScenario, type MemoryResult } from './memory.js';
+import { restoredScenario, type RestoredResult } from './restored.js';
 
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const SCENARIOS = env('BENCH_SIM_SCENARIOS', 'memory,inbound,history').split(',');
@@ -35,6 +40,8 @@ const SEND_CONCURRENCY = Number(env('BENCH_SIM_SEND_CONCURRENCY', '16'));
 const HISTORY = Number(env('BENCH_SIM_HISTORY', '50000'));
 const HISTORY_CHATS = Number(env('BENCH_SIM_HISTORY_CHATS', '100'));
 const HISTORY_SYNCS = Number(env('BENCH_SIM_HISTORY_SYNCS', '2'));
+const RESTORE_PER_SECOND = Number(env('BENCH_SIM_RESTORE_PER_SECOND', '100'));
+const PREKEYS = Number(env('BENCH_SIM_PREKEYS', '812'));
 
 const MiB = 1_048_576;
 const mib = (bytes: number, digits = 1) => (bytes / MiB).toFixed(digits);
@@ -90,4 +97,36 @@ if (SCENARIOS.includes('history')) {
     i + 1, s.seconds.toFixed(1), (r.messages / s.seconds).toFixed(0), s.cpuSeconds.toFixed(1), s.peakRssMiB.toFixed(0), mib(s.after.rss, 0),
     mib(s.after.rss - r.before.rss, 0), mib(s.after.heapUsed, 0), mib(s.after.heapUsed - r.before.heapUsed, 1), s.simPeakRssMiB.toFixed(0),
   ])));
+}
+
+if (SCENARIOS.includes('restored')) {
+  const results: RestoredResult[] = [];
+  for (const sessions of SESSIONS) {
+    for (const channel of ['whatsapp', 'sandbox'] as const) {
+      console.error(`restored: ${sessions} ${channel} sessions`);
+      results.push(await restoredScenario(channel, sessions, { idleSeconds: IDLE_SECONDS, perSecond: RESTORE_PER_SECOND, preKeys: PREKEYS }));
+    }
+  }
+  const per = (r: RestoredResult, field: 'rss' | 'heapUsed') => (r.idle[field] - r.base[field]) / r.sessions;
+  const rows: (string | number)[][] = results.map((r) => [
+    r.channel, r.sessions, r.setupSeconds.toFixed(0), r.restoreSeconds.toFixed(1), ((r.loginCpuSeconds / r.sessions) * 1000).toFixed(1), `${r.load[0]} → ${r.load[1]}`,
+    mib(r.base.rss, 0), mib(r.idle.rss, 0), mib(per(r, 'rss'), 3), mib(per(r, 'heapUsed'), 3), mib(r.idle.heapUsed, 0), r.channel === 'whatsapp' ? r.simRssMiB.toFixed(0) : '',
+  ]);
+  for (const sessions of SESSIONS) {
+    const wa = results.find((r) => r.channel === 'whatsapp' && r.sessions === sessions)!;
+    const sandbox = results.find((r) => r.channel === 'sandbox' && r.sessions === sessions)!;
+    // No CPU ratio: a sandbox restore costs less than the two processes' start-up CPU differs by (it comes out near 0, either sign).
+    rows.push(['whatsapp ÷ sandbox', sessions, '', '', '', '', '', '',
+      `**${(per(wa, 'rss') / per(sandbox, 'rss')).toFixed(1)}×**`, `**${(per(wa, 'heapUsed') / per(sandbox, 'heapUsed')).toFixed(1)}×**`, '', '']);
+  }
+  // Between two sizes, per added session: the same method at both ends, so what the two processes share cancels out.
+  for (const channel of ['whatsapp', 'sandbox'] as const) {
+    const [small, large] = [SESSIONS[0], SESSIONS[SESSIONS.length - 1]].map((n) => results.find((r) => r.channel === channel && r.sessions === n)!);
+    if (!small || !large || small === large) continue;
+    const added = (field: 'rss' | 'heapUsed') => mib((large.idle[field] - small.idle[field]) / (large.sessions - small.sessions), 3);
+    rows.push([`${channel}, ${small.sessions} → ${large.sessions} (per added session)`, large.sessions - small.sessions, '', '', '', '', mib(small.idle.rss, 0), mib(large.idle.rss, 0), added('rss'), added('heapUsed'), '', '']);
+  }
+  header(`restored (sessions issued by the simulator and seeded into storage; restore at ${RESTORE_PER_SECOND}/s; ${IDLE_SECONDS} s idle before each reading, after full GCs)`);
+  console.log(table(['channel', 'sessions', 'set up (s)', 'restore all (s)', 'Parley CPU / login (ms)', 'load 1 min', 'RSS base (MiB)', 'RSS idle (MiB)',
+    'RSS / session (MiB)', 'heap / session (MiB)', 'heap idle (MiB)', 'simulator RSS (MiB)'], rows));
 }

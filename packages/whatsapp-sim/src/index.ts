@@ -23,3 +23,4 @@ export type { CallRecord } from './features/calls.js';
 export type { ProfileChange, ProfileView } from './features/profile.js';
 export type { GroupInfoChange, GroupSetting } from './features/group-info.js';
 export type { LoginLimitOptions, LoginLimitView } from './features/login-limit.js';
+export type { IssuedCompanion, IssueOptions } from './features/issue-companion.js';

@@ -31,6 +31,7 @@ import { GroupMessages } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
+import { issueCompanion, type IssuedCompanion, type IssueOptions } from './features/issue-companion.js';
 
 export interface SimulatorOptions {
   /** Host to listen on; loopback unless you mean otherwise. */
@@ -170,6 +171,14 @@ export class Simulator extends PhoneSignals {
   async enterPairingCode(number: string, code: string): Promise<DeviceView> {
     const device = await enterPairingCode(this.network, this.registrations, number, code);
     return this.getAccount(number).devices.find((d) => d.id === device.id)!;
+  }
+
+  /**
+   * Issues a linked companion of `number` without a client: Baileys credentials and keys as a QR link and
+   * first login would have left them, the device recorded server-side; `makeWASocket` with them logs in.
+   */
+  issueCompanion(number: string, options?: IssueOptions): IssuedCompanion {
+    return issueCompanion(this.network, this.network.account(number), options);
   }
 
   /** The phone removes a linked device: its socket gets 401 device_removed and it can no longer log in. */

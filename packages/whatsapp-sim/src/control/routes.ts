@@ -1,3 +1,4 @@
+import { BufferJSON } from '@whiskeysockets/baileys';
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
@@ -41,6 +42,17 @@ export function routes(sim: Simulator): Route[] {
       },
     },
     { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/scan$`), handle: async ([number], body) => ok(await sim.scanQr(number!, text(body, 'qr'))) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/companions$`),
+      handle: ([number], body) => {
+        const issued = sim.issueCompanion(number!, {
+          preKeys: integer(body.preKeys, 'preKeys', false), synced: field(body, 'synced', 'boolean', false) as boolean | undefined,
+          announce: field(body, 'announce', 'boolean', false) as boolean | undefined, platform: optionalText(body, 'platform'),
+        });
+        // Buffers as Baileys' BufferJSON writes them ({ type: 'Buffer', data: base64 }): BufferJSON.reviver reads the answer back.
+        return { status: 201, body: JSON.parse(JSON.stringify(issued, BufferJSON.replacer)) };
+      },
+    },
     { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/pairing-code$`), handle: async ([number], body) => ok(await sim.enterPairingCode(number!, text(body, 'code'))) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`),

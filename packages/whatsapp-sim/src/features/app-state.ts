@@ -75,15 +75,17 @@ function check(change: AppStateChange): void {
   }
 }
 
+/** The account's app-state sync key as the phone shares it with companions (`AppStateSyncKeyData`). */
+export function appStateKeyData(account: Account): proto.Message.IAppStateSyncKeyData {
+  return { keyData: account.appState.keyData, fingerprint: { rawId: account.advRawId, currentIndex: 0, deviceIndexes: [0] }, timestamp: Date.now() };
+}
+
 /** The key the phone shares with its companions (APP_STATE_SYNC_KEY_SHARE), as a protocol message. */
 export function keyShareMessage(account: Account): proto.IMessage {
-  const { keyId, keyData } = account.appState;
   return {
     protocolMessage: {
       type: proto.Message.ProtocolMessage.Type.APP_STATE_SYNC_KEY_SHARE,
-      appStateSyncKeyShare: {
-        keys: [{ keyId: { keyId }, keyData: { keyData, fingerprint: { rawId: account.advRawId, currentIndex: 0, deviceIndexes: [0] }, timestamp: Date.now() } }],
-      },
+      appStateSyncKeyShare: { keys: [{ keyId: { keyId: account.appState.keyId }, keyData: appStateKeyData(account) }] },
     },
   };
 }

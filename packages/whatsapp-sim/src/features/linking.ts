@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { Curve, getBinaryNodeChild, proto, WA_ADV_ACCOUNT_SIG_PREFIX, WA_ADV_DEVICE_SIG_PREFIX } from '@whiskeysockets/baileys';
+import { getBinaryNodeChild, proto } from '@whiskeysockets/baileys';
 import { SERVER, stanzaId } from '../network/network.js';
 import type { Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
@@ -8,6 +8,7 @@ import { signatureValid } from '../transport/signatures.js';
 import type { Registration, Registrations } from './registration.js';
 import { endStream } from './login.js';
 import { announceDevices } from './device-list.js';
+import { addCompanion, deviceSignedMessage, signCompanionIdentity } from './device-identity.js';
 
 /**
  * The phone links a waiting client: it signs a device identity for the companion's identity key with its
@@ -20,15 +21,11 @@ export async function linkDevice(network: Network, registrations: Registrations,
   registration.linking = true;
   const { connection } = registration;
   const companionIdentity = registration.keys.identityKey;
-  const phoneIdentity = account.phone.identity;
   const id = account.nextDeviceId;
   const keyIndex = account.nextKeyIndex;
-  const details = Buffer.from(proto.ADVDeviceIdentity.encode({
-    rawId: account.advRawId, timestamp: Math.floor(Date.now() / 1000), keyIndex,
-    accountType: proto.ADVEncryptionType.E2EE, deviceType: proto.ADVEncryptionType.E2EE,
-  }).finish());
-  const accountSignature = Buffer.from(Curve.sign(phoneIdentity.private, Buffer.concat([WA_ADV_ACCOUNT_SIG_PREFIX, details, companionIdentity])));
-  const signed = proto.ADVSignedDeviceIdentity.encode({ details, accountSignatureKey: phoneIdentity.public, accountSignature }).finish();
+  const identity = signCompanionIdentity(account, companionIdentity, keyIndex);
+  const { details, accountSignatureKey, accountSignature } = identity;
+  const signed = proto.ADVSignedDeviceIdentity.encode({ details, accountSignatureKey, accountSignature }).finish();
   const hmac = createHmac('sha256', advSecret).update(signed).digest();
   const jid = `${account.number}:${id}@s.whatsapp.net`;
   const lidJid = `${account.lid}:${id}@lid`;
@@ -51,20 +48,18 @@ export async function linkDevice(network: Network, registrations: Registrations,
   const returned = identityNode?.content instanceof Uint8Array ? proto.ADVSignedDeviceIdentity.decode(identityNode.content) : undefined;
   const deviceSignature = returned?.deviceSignature;
   const valid = answer.attrs.type === 'result' && returned && deviceSignature && Buffer.from(returned.details ?? []).equals(details)
-    && signatureValid(companionIdentity, Buffer.concat([WA_ADV_DEVICE_SIG_PREFIX, details, companionIdentity, phoneIdentity.public]), deviceSignature);
+    && signatureValid(companionIdentity, deviceSignedMessage(identity, companionIdentity), deviceSignature);
   if (!valid) {
     registrations.remove(connection);
     connection.close();
     throw new SimError(502, 'bad_device_signature', 'the client answered pair-success without a valid device signature');
   }
-  account.nextDeviceId++;
-  account.nextKeyIndex++;
   const device: CompanionDevice = {
     id, jid, lidJid, noiseKey: connection.clientStatic!, keys: registration.keys, keyIndex,
-    signedIdentity: { details, accountSignatureKey: phoneIdentity.public, accountSignature, deviceSignature },
+    signedIdentity: { details, accountSignatureKey, accountSignature, deviceSignature },
     platform: registration.platform, linkedAt: new Date(), connection: undefined, pending: [], historySent: false,
   };
-  account.companions.set(id, device);
+  addCompanion(account, device);
   registrations.remove(connection);
   endStream(connection, 'restart');
   announceDevices(network, account, 'add', device);

@@ -8,7 +8,7 @@ import type { Account, CompanionDevice, DeviceKeys } from '../network/model.js';
 import type { PreKeyBundle } from '../network/phone.js';
 
 /** Most one-time prekeys one upload may carry (Baileys uploads 812 at first, then 5 at a time). */
-const MAX_UPLOAD = 2_000;
+export const MAX_UPLOAD = 2_000;
 
 const uint = (value: number, bytes: number): Buffer => {
   const out = Buffer.alloc(bytes);
