@@ -20,3 +20,6 @@ export type { SignalRecord } from './features/signals.js';
 export type { ChatState } from './features/presence.js';
 export type { CallRecord } from './features/calls.js';
 export type { ProfileChange, ProfileView } from './features/profile.js';
+export type { PhoneMessageInput, AdReferral, Quoted } from './features/message-kinds.js';
+export { MESSAGE_KINDS } from './features/message-kinds.js';
+export type { MessageTarget } from './features/phone-messages.js';
