@@ -32,7 +32,8 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
 
 /**
  * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
- * where the server's Baileys runs) and a Parley server with the WhatsApp channel pointed at it; stops both
+ * where the server's Baileys runs) and a Parley server (memory storage, native and meta webhook formats) with the
+ * WhatsApp channel pointed at it; stops both
  * after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
  * (`allowPrivateUrls` for media served on loopback, say).
  */
@@ -45,7 +46,7 @@ export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}): 
     untrust = [trustSimulatorRoot(sim.rootPublicKey), trustSimulatorMedia(sim.mediaCertificate)];
     t = await startTestServer({
       plugins: [
-        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
+        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
         { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
       ],
       config: { defaultChannel: 'whatsapp', ...config },
