@@ -70,8 +70,10 @@ describe('a phone sends messages of every kind', () => {
     assert.deepEqual([referral.sourceId, referral.title, referral.body, referral.ctwaClid, referral.mediaType], ['120210', 'Promo', 'Só hoje', 'clid-1', proto.ContextInfo.ExternalAdReplyInfo.MediaType.IMAGE]);
 
     const first = await sim.simulator.sendText(friend.number, me.number, 'Quero 2');
-    const edit = (await upsert(client, (await send({ kind: 'edit', messageId: first.id, text: 'Quero 3' })).id)).message!.protocolMessage!;
-    assert.deepEqual([edit.type, edit.key?.id, normalizeMessageContent(edit.editedMessage)?.conversation], [proto.Message.ProtocolMessage.Type.MESSAGE_EDIT, first.id, 'Quero 3']);
+    const edit = (await upsert(client, (await send({ kind: 'edit', messageId: first.id, text: 'Quero 3' })).id)).message!.editedMessage!.message!.protocolMessage!;
+    assert.deepEqual([edit.type, edit.key?.id, edit.editedMessage?.conversation], [proto.Message.ProtocolMessage.Type.MESSAGE_EDIT, first.id, 'Quero 3']);
+    const bare = (await upsert(client, (await send({ kind: 'edit', messageId: first.id, text: 'Quero 4', bare: true })).id)).message!;
+    assert.deepEqual([bare.editedMessage ?? undefined, normalizeMessageContent(bare)?.protocolMessage?.editedMessage?.conversation], [undefined, 'Quero 4']);
     const revoke = (await upsert(client, (await send({ kind: 'revoke', messageId: first.id })).id)).message!.protocolMessage!;
     assert.deepEqual([revoke.type, revoke.key?.id, revoke.key?.fromMe], [proto.Message.ProtocolMessage.Type.REVOKE, first.id, true]);
     client.end();

@@ -41,7 +41,7 @@ export type PhoneMessageInput =
   | { kind: 'interactive'; id: string; title: string; context?: Quoted }
   | { kind: 'reply'; text: string; quoted: Quoted & { text?: string } }
   | { kind: 'referral'; text: string; ad: AdReferral }
-  | { kind: 'edit'; messageId: string; text: string }
+  | { kind: 'edit'; messageId: string; text: string; bare?: boolean }
   | { kind: 'revoke'; messageId: string };
 
 /** Every kind `sendMessage` takes (the control route's `{kind}`). */
@@ -136,7 +136,8 @@ function adReply(ad: AdReferral): proto.ContextInfo.IExternalAdReplyInfo {
  * The `proto.Message` of a non-media kind and the text its record shows; throws 400 `invalid_message` on
  * bad input. `sentBy(id)` tells whether the phone sent message `id` (edits and revokes name its own).
  * Shapes follow what WhatsApp clients send: Baileys' generateWAMessageContent (reactions, edits as
- * `protocolMessage` MESSAGE_EDIT with `editedMessage`, revokes as REVOKE, contacts) and WAProto's
+ * `protocolMessage` MESSAGE_EDIT with `editedMessage`, which WhatsApp's apps wrap in a top-level
+ * `editedMessage` as whatsmeow's BuildEdit does, revokes as REVOKE, contacts) and WAProto's
  * response messages (buttonsResponseMessage, templateButtonReplyMessage, listResponseMessage SINGLE_SELECT,
  * interactiveResponseMessage with a nativeFlowResponseMessage whose `paramsJson` carries the button `id`).
  */
@@ -205,8 +206,10 @@ export function buildMessage(chat: Chat, input: Exclude<PhoneMessageInput, Media
       const key = { remoteJid: chat.jid, fromMe: true, id };
       if (input.kind === 'revoke') return { message: { protocolMessage: { key, type: proto.Message.ProtocolMessage.Type.REVOKE } }, text: '' };
       const text = required(input.text, 'text');
+      if (input.bare !== undefined && typeof input.bare !== 'boolean') throw invalid('bare must be a boolean', 'bare');
       const protocolMessage = { key, type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT, editedMessage: { conversation: text }, timestampMs: Date.now() };
-      return { message: { protocolMessage }, text };
+      // WhatsApp's apps wrap the edit in `editedMessage` (whatsmeow BuildEdit, send.go); Baileys sends it bare.
+      return { message: input.bare ? { protocolMessage } : { editedMessage: { message: { protocolMessage } } }, text };
     }
     default:
       throw invalid(`kind must be one of ${MESSAGE_KINDS.join(', ')}`, 'kind');
