@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ParleyApiError } from '@parley/client';
+import { SAMPLES, sha256Hex } from '../support/media-server.js';
 import { metaContacts, metaItem, metaValues, usePhoneMessages } from '../support/phone-messages.js';
 import type { NativeBody } from '../support/simulated-webhooks.js';
 
@@ -102,7 +103,22 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     assert.deepEqual(metaValues(s.bodies()).filter((v) => JSON.stringify(v).includes(oops.id)).map((v) => v.messages?.[0]?.id), [oops.id]);
   });
 
-  it('message-group with kinds other than text: a location, and a reply quoting the instance\'s group message', { timeout: 90_000 }, async () => {
+  it('the account\'s own phone edits and revokes its message: a from-me edit, and message.delete', { timeout: 90_000 }, async () => {
+    const mine = await s.sim.simulator.sendText(s.shop, s.friend, 'Entrega amanhã');
+    await s.native(mine.id, 'the phone\'s own message', 'webhookMessageFromMe');
+    const edit = await s.send({ kind: 'edit', messageId: mine.id, text: 'Entrega hoje' }, { to: s.friend }, s.shop);
+    const native = await s.native(edit.id, 'the own edit', 'webhookMessageFromMe');
+    assert.deepEqual([native.data.message.fromMe, native.data.message.chatJid, native.data.message.edit, native.data.message.content],
+      [true, chat(), { originalMessageId: mine.id }, { type: 'text', body: 'Entrega hoje' }]);
+    const value = await s.meta(edit.id, 'the own edit', 'webhookMessageFromMe');
+    assert.deepEqual(value.messages[0], metaItem(native, 'edit', { edit: { original_message_id: mine.id, message: { type: 'text', text: { body: 'Entrega hoje' } } } }));
+    await s.send({ kind: 'revoke', messageId: mine.id }, { to: s.friend }, s.shop);
+    const deleted = await s.t.waitFor(() => s.bodies().find((b): b is NativeBody => 'type' in b && b.type === 'message.delete' && b.data.messageIds.includes(mine.id)), 20_000, 'message.delete');
+    assert.deepEqual(deleted.data, { chatJid: chat(), messageIds: [mine.id] });
+    await s.t.waitFor(async () => (await stored(mine.id)) === undefined, 20_000, 'the stored message to be deleted');
+  });
+
+  it('message-group with kinds other than text: a location, a video whose url serves its bytes, and a reply quoting the instance\'s group message', { timeout: 90_000 }, async () => {
     const group = s.sim.simulator.createGroup(s.friend, 'Atacado', [s.shop]);
     const place = await s.send({ kind: 'location', latitude: -22.9, longitude: -43.2, name: 'Depósito' }, { group: group.jid });
     const native = await s.native(place.id, 'the group location');
@@ -111,6 +127,12 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     assert.deepEqual(value.contacts, metaContacts(native));
     assert.deepEqual(value.messages[0], metaItem(native, 'location', { location: { latitude: -22.9, longitude: -43.2, name: 'Depósito' } }));
     assert.deepEqual([value.messages[0].chat_type, value.messages[0].group_id], ['group', group.jid]);
+
+    const clip = await s.send({ kind: 'video', data: SAMPLES.mp4, mimetype: 'video/mp4' }, { group: group.jid });
+    const video = await s.meta(clip.id, 'the group video');
+    assert.deepEqual([video.messages[0].type, video.messages[0].group_id, video.messages[0].video.sha256], ['video', group.jid, sha256Hex(SAMPLES.mp4)]);
+    const file = await s.api.call('getMessageMedia', { params: { messageId: clip.id }, query: { format: 'json' } });
+    assert.equal((file as { data: string }).data, `data:video/mp4;base64,${SAMPLES.mp4.toString('base64')}`);
 
     const asked = await instanceSays('Qual o endereço de entrega?', group.jid);
     const reply = await s.send({ kind: 'reply', text: 'Rua A, 10', quoted: { messageId: asked, author: s.shop } }, { group: group.jid });

@@ -8,7 +8,7 @@ import type { NativeBody } from '../support/simulated-webhooks.js';
 /**
  * Spec 6.3's incoming-message events of the main channel that a simulated phone causes, through Baileys'
  * real decode path: video, sticker, location, contacts, reactions and their removal, button replies
- * (buttons and template buttons), list and native-flow button replies. For each, the native webhook
+ * (buttons and template buttons), list and native-flow button replies, and a voice note. For each, the native webhook
  * carries the normalized content, and the meta format (the same instance's `both` deliveries) the
  * `value.messages[]` item with exactly the members the spec lists; media `url`s serve the phone's bytes.
  */
@@ -33,8 +33,9 @@ describe('WhatsApp messages of every kind from a simulated phone, in both webhoo
     return ((await s.api.call('getMessageMedia', { params: { messageId: id }, query: { format: 'json' } })) as { data: string }).data;
   }
 
-  it('message-video and message-sticker (animated and not): media members, and the url serves the exact bytes', { timeout: 90_000 }, async () => {
+  it('message-video, message-sticker (animated and not) and a voice note: media members, and the url serves the exact bytes', { timeout: 90_000 }, async () => {
     const cases = [
+      { message: { kind: 'audio' as const, data: SAMPLES.ogg, mimetype: 'audio/ogg; codecs=opus', voice: true }, type: 'audio', extra: { voice: true } },
       { message: { kind: 'video' as const, data: SAMPLES.mp4, mimetype: 'video/mp4', caption: 'o produto' }, type: 'video', extra: { caption: 'o produto' } },
       { message: { kind: 'sticker' as const, data: SAMPLES.webp, mimetype: 'image/webp', animated: true }, type: 'sticker', extra: { animated: true } },
       { message: { kind: 'sticker' as const, data: SAMPLES.webp, mimetype: 'image/webp' }, type: 'sticker', extra: { animated: false } },
@@ -46,9 +47,11 @@ describe('WhatsApp messages of every kind from a simulated phone, in both webhoo
       assert.equal(content.type, c.type);
       assert.deepEqual([content.media.id, content.media.mimeType, content.media.sha256], [id, c.message.mimetype, sha256Hex(c.message.data)]);
       if (c.type === 'sticker') assert.equal(content.animated, c.extra.animated);
+      else if (c.type === 'audio') assert.equal(content.voice, true);
       else assert.equal(content.media.caption, 'o produto');
       assert.match(content.media.url, new RegExp(`/\\{key\\}/message/${id}/media$`));
       const media = { id, url: content.media.url, mime_type: c.message.mimetype, sha256: sha256Hex(c.message.data), ...c.extra };
+      // The meta format's url is the same REST media address.
       assert.deepEqual(value.messages[0], metaItem(native, c.type, { [c.type]: media }));
       assert.equal(await file(id), `data:${c.message.mimetype};base64,${c.message.data.toString('base64')}`);
     }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { before } from 'node:test';
 import type { InstanceClient } from '@parley/client';
 import type { PhoneMessageInput, RunningSimulator, SentMessage } from '@parley/whatsapp-sim';
-import { at, urlsFor, type Receivers } from './webhook-receivers.js';
+import { at, urlsFor, type Receivers, type UrlKind } from './webhook-receivers.js';
 import { useWebhookReceivers, type NativeBody } from './simulated-webhooks.js';
 import { useSimulatedWhatsApp } from './whatsapp-sim.js';
 import type { TestServer } from './test-server.js';
@@ -20,12 +20,12 @@ export interface PhoneMessageSuite {
   readonly friend: string;
   /** The phone of `from` (default the friend) sends to the shop 1:1 (`to`) or into a group (`group`). */
   send(message: PhoneMessageInput, target?: { to?: string; group?: string }, from?: string): Promise<SentMessage>;
-  /** The native `message` event of the message `id`. */
-  native(id: string, what: string): Promise<NativeBody>;
+  /** The native `message` event of the message `id` (at the `webhookMessage` URL unless `url` says otherwise). */
+  native(id: string, what: string, url?: UrlKind): Promise<NativeBody>;
   /** The meta-format `messages` value that carries the message `id`. */
-  meta(id: string, what: string): Promise<any>;
-  /** Every body delivered so far (native and meta) at the message URL. */
-  bodies(): Array<NativeBody | MetaBody>;
+  meta(id: string, what: string, url?: UrlKind): Promise<any>;
+  /** Every body delivered so far (native and meta) at the `webhookMessage` URL, or `url`. */
+  bodies(url?: UrlKind): Array<NativeBody | MetaBody>;
 }
 
 /**
@@ -43,8 +43,8 @@ export function usePhoneMessages(shop: string, friend: string): PhoneMessageSuit
     env.sim.simulator.createAccount({ number: friend, pushName: 'Cliente' });
     ({ api } = await env.linkByQr(shop, 'phone-messages', (instance) => bothFormats(instance, hooks.receivers(), path)));
   });
-  const bodies = () => at(hooks.receivers().webhookMessage, path).map((r) => r.json as NativeBody | MetaBody);
-  const waitBody = <T>(find: (all: Array<NativeBody | MetaBody>) => T | undefined, what: string) => env.t.waitFor(() => find(bodies()), 20_000, what);
+  const bodies = (url: UrlKind = 'webhookMessage') => at(hooks.receivers()[url], path).map((r) => r.json as NativeBody | MetaBody);
+  const waitBody = <T>(url: UrlKind | undefined, find: (all: Array<NativeBody | MetaBody>) => T | undefined, what: string) => env.t.waitFor(() => find(bodies(url)), 20_000, what);
   return {
     get sim() {
       return env.sim;
@@ -58,8 +58,8 @@ export function usePhoneMessages(shop: string, friend: string): PhoneMessageSuit
     shop,
     friend,
     send: (message, target = { to: shop }, from = friend) => env.sim.simulator.sendMessage(from, target, message),
-    native: (id, what) => waitBody((all) => all.find((b): b is NativeBody => 'type' in b && b.type === 'message' && b.data.message.id === id), `${what} (native)`),
-    meta: (id, what) => waitBody((all) => metaValues(all).find((v) => v.messages?.[0]?.id === id), `${what} (meta)`),
+    native: (id, what, url) => waitBody(url, (all) => all.find((b): b is NativeBody => 'type' in b && b.type === 'message' && b.data.message.id === id), `${what} (native)`),
+    meta: (id, what, url) => waitBody(url, (all) => metaValues(all).find((v) => v.messages?.[0]?.id === id), `${what} (meta)`),
     bodies,
   };
 }
