@@ -83,6 +83,9 @@ describe('WhatsApp messages of every kind from a simulated phone, in both webhoo
     const liked = await deliver({ kind: 'reaction', messageId: offer, emoji: '👍' }, 'reaction');
     assert.deepEqual(liked.native.data.message.content, { type: 'reaction', messageId: offer, emoji: '👍' });
     assert.deepEqual(liked.value.messages[0], metaItem(liked.native, 'reaction', { reaction: { message_id: offer, emoji: '👍' } }));
+    // docs/rest-api.md: the receiver's record holds the reacted message's key as the receiver sees it.
+    const record = await s.t.waitFor(() => s.api.call('getMessage', { params: { messageId: liked.native.data.message.id } }).catch(() => undefined), 20_000, 'the reaction\'s record');
+    assert.deepEqual((record.data.message as { reactionMessage: { key: unknown } }).reactionMessage.key, { remoteJid: `${s.friend}@s.whatsapp.net`, fromMe: true, id: offer, participant: '' });
     const removed = await deliver({ kind: 'reaction', messageId: offer, emoji: '' }, 'reaction removed');
     assert.deepEqual(removed.native.data.message.content, { type: 'reaction', messageId: offer });
     assert.deepEqual(removed.value.messages[0], metaItem(removed.native, 'reaction', { reaction: { message_id: offer } }));
