@@ -27,7 +27,7 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     try {
       return (await s.api.call('getMessage', { params: { messageId: id } })).data;
     } catch (error) {
-      if (error instanceof ParleyApiError && error.status === 404) return undefined;
+      if (error instanceof ParleyApiError && error.status === 404 && error.code === 'message_not_found') return undefined;
       throw error;
     }
   }
