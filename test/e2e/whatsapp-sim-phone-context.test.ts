@@ -32,6 +32,14 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     }
   }
 
+  /** Waits until the Unix second changes. */
+  const nextSecond = () => new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000) + 50));
+
+  /** Ids of the chat's stored messages, in the order GET /{key}/chat/{jid}/messages lists them. */
+  async function chatOrder(): Promise<string[]> {
+    return (await s.api.call('listChatMessages', { params: { jid: chat() } })).data.map((m) => m.key.id);
+  }
+
   it('message-reply-context: a reply quoting the instance\'s message, and one quoting the phone\'s own', { timeout: 90_000 }, async () => {
     const offer = await instanceSays('Temos azul e verde');
     const reply = await s.send({ kind: 'reply', text: 'Quero o azul', quoted: { messageId: offer, text: 'Temos azul e verde' } });
@@ -66,10 +74,16 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     }));
   });
 
-  it('message-edit (as WhatsApp\'s apps and as Baileys send it): names the original, has no contacts, the stored message shows the new text', { timeout: 90_000 }, async () => {
+  it('message-edit (as WhatsApp\'s apps and as Baileys send it): names the original, has no contacts, the stored message shows the new text in its place', { timeout: 90_000 }, async () => {
     for (const bare of [false, true]) {
       const first = await s.sim.simulator.sendText(s.friend, s.shop, 'Quero 2 caixas');
-      await s.native(first.id, 'the original');
+      const sentAt = (await s.native(first.id, 'the original')).data.message.timestamp;
+      // A later message, and the edit later still (timestamps are seconds): the edit must not move the original.
+      await nextSecond();
+      const later = await s.sim.simulator.sendText(s.friend, s.shop, 'Para sexta');
+      await s.native(later.id, 'the later message');
+      const order = await chatOrder();
+      await nextSecond();
       const edit = await s.send({ kind: 'edit', messageId: first.id, text: 'Quero 3 caixas', bare });
       const native = await s.native(edit.id, `the edit (bare: ${bare})`);
       assert.deepEqual(native.data.message.edit, { originalMessageId: first.id });
@@ -81,7 +95,8 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
         const found = await stored(first.id);
         return found?.message?.conversation === 'Quero 3 caixas' ? found : undefined;
       }, 20_000, 'the stored message to show the edit');
-      assert.equal(record.key.id, first.id);
+      assert.deepEqual([record.key.id, record.messageTimestamp], [first.id, String(sentAt)]);
+      assert.deepEqual(await chatOrder(), order);
       // One event per edit: Baileys' messages.update of the same edit adds none.
       await s.t.settle();
       const edits = s.bodies().filter((b): b is NativeBody => 'type' in b && b.type === 'message' && b.data.message.edit?.originalMessageId === first.id);
