@@ -1,10 +1,9 @@
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import { MESSAGE_KINDS, type PhoneMessageInput } from '../features/message-kinds.js';
+import { isMediaKind } from '../features/media.js';
 import { field, NUMBER, optionalText } from './validate.js';
 import type { Body, Route } from './validate.js';
-
-const MEDIA_KINDS = new Set<string>(['image', 'audio', 'document', 'video', 'sticker']);
 
 /** An optional object member (quoted message, ad), else 400. */
 function object(body: Body, name: string): Body | undefined {
@@ -20,7 +19,7 @@ function object(body: Body, name: string): Body | undefined {
  * `Simulator.sendMessage`.
  */
 function messageOf(kind: string, body: Body): PhoneMessageInput {
-  if (!MEDIA_KINDS.has(kind)) {
+  if (!isMediaKind(kind)) {
     // Every member is passed on as given (objects checked to be objects); sendMessage checks each value.
     for (const name of ['context', 'quoted', 'ad']) object(body, name);
     return { ...body, kind } as PhoneMessageInput;

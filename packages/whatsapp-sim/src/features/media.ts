@@ -37,6 +37,11 @@ export const MAX_PHONE_MEDIA_BYTES = 16 * 1024 * 1024;
 const FIELDS = { image: 'imageMessage', document: 'documentMessage', audio: 'audioMessage', video: 'videoMessage', sticker: 'stickerMessage' } as const;
 type Stored = { media: ReceivedMedia; data: Buffer | undefined };
 
+/** Whether a message kind is a media kind: a {@link MediaInput}, uploaded to the media host. */
+export function isMediaKind(kind: string): kind is MediaInput['kind'] {
+  return Object.hasOwn(FIELDS, kind);
+}
+
 /**
  * Media: the `media_conn` iq (`xmlns="w:m"`: the media host, its auth token and TTL, as Baileys'
  * refreshMediaConn reads it), phones uploading what they send (encrypted as WhatsApp does) and
@@ -63,7 +68,7 @@ export class Media {
 
   /** Encrypts and uploads a phone's file; the message that carries it. */
   async upload(input: MediaInput): Promise<proto.IMessage> {
-    if (!(input.kind in FIELDS)) throw new SimError(400, 'invalid_media', 'kind must be image, document, audio, video or sticker', { kind: input.kind });
+    if (!isMediaKind(input.kind)) throw new SimError(400, 'invalid_media', 'kind must be image, document, audio, video or sticker', { kind: input.kind });
     if (typeof input.mimetype !== 'string' || !/^[\w.+-]+\/[\w.+-]+(;.*)?$/.test(input.mimetype)) {
       throw new SimError(400, 'invalid_media', 'mimetype must be a MIME type such as video/mp4', { mimetype: input.mimetype });
     }

@@ -96,7 +96,6 @@ function contextOf(chat: Chat, quoted: Quoted | undefined, field: string, quoted
     stanzaId: required(quoted.messageId, `${field}.messageId`, 128),
     participant: jidOf(author),
     ...(quotedText === undefined ? {} : { quotedMessage: { conversation: quotedText } }),
-    ...(chat.group ? { remoteJid: chat.jid } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 import type { Network } from '../network/network.js';
 import { SimError } from '../network/errors.js';
-import type { Media, MediaInput } from './media.js';
+import { isMediaKind, type Media, type MediaInput } from './media.js';
 import type { Messaging, SentMessage } from './messaging.js';
 import type { GroupMessages } from './group-messages.js';
 import { buildMessage, MESSAGE_KINDS, type Chat, type PhoneMessageInput } from './message-kinds.js';
@@ -10,8 +10,6 @@ export interface MessageTarget {
   to?: string;
   group?: string;
 }
-
-const MEDIA_KINDS = new Set<string>(['image', 'audio', 'document', 'video', 'sticker']);
 
 /**
  * A phone sends a message of any kind ({@link PhoneMessageInput}) to a number or into a group, the way
@@ -39,7 +37,7 @@ export class PhoneMessages {
       const to = this.network.account(String(target.to));
       chat = { fromJid, jid: `${to.number}@s.whatsapp.net`, group: false, peer: to.number };
     }
-    const { message, text } = MEDIA_KINDS.has(input.kind)
+    const { message, text } = isMediaKind(input.kind)
       ? { message: await this.media.upload(input as MediaInput), text: (input as MediaInput).caption ?? (input as MediaInput).fileName ?? '' }
       : buildMessage(chat, input as Exclude<PhoneMessageInput, MediaInput>, (id) => this.messaging.sentBy(from).some((m) => m.id === id && m.to === chat.jid));
     return chat.group ? this.groupMessages.phoneSends(from.number, chat.jid, message, text) : this.messaging.phoneSends(from.number, chat.peer!, message, text);
