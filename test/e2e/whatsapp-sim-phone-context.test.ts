@@ -133,7 +133,7 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     await s.t.waitFor(async () => (await stored(mine.id)) === undefined, 20_000, 'the stored message to be deleted');
   });
 
-  it('message-group with kinds other than text: a location, a video whose url serves its bytes, and a reply quoting the instance\'s group message', { timeout: 90_000 }, async () => {
+  it('message-group with kinds other than text: a location, a video whose url serves its bytes, a reply quoting the instance\'s group message, its edit and revoke', { timeout: 90_000 }, async () => {
     const group = s.sim.simulator.createGroup(s.friend, 'Atacado', [s.shop]);
     const place = await s.send({ kind: 'location', latitude: -22.9, longitude: -43.2, name: 'Depósito' }, { group: group.jid });
     const native = await s.native(place.id, 'the group location');
@@ -154,5 +154,17 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     const replied = await s.meta(reply.id, 'the group reply');
     assert.deepEqual(replied.messages[0].context, { from: s.shop, id: asked });
     assert.deepEqual([replied.messages[0].chat_type, replied.messages[0].group_id, replied.messages[0].from], ['group', group.jid, s.friend]);
+
+    // The member edits, then revokes, the reply: an edit in the group, then message.delete for the group chat.
+    const edit = await s.send({ kind: 'edit', messageId: reply.id, text: 'Rua B, 20' }, { group: group.jid });
+    const edited = await s.meta(edit.id, 'the group edit');
+    assert.deepEqual(edited.messages[0], metaItem(await s.native(edit.id, 'the group edit'), 'edit', {
+      edit: { original_message_id: reply.id, message: { type: 'text', text: { body: 'Rua B, 20' } } },
+    }));
+    assert.deepEqual([edited.messages[0].chat_type, edited.messages[0].group_id, edited.messages[0].from], ['group', group.jid, s.friend]);
+    await s.send({ kind: 'revoke', messageId: reply.id }, { group: group.jid });
+    const deleted = await s.t.waitFor(() => s.bodies().find((b): b is NativeBody => 'type' in b && b.type === 'message.delete' && b.data.messageIds.includes(reply.id)), 20_000, 'message.delete');
+    assert.deepEqual(deleted.data, { chatJid: group.jid, messageIds: [reply.id] });
+    await s.t.waitFor(async () => (await stored(reply.id)) === undefined, 20_000, 'the stored group message to be deleted');
   });
 });
