@@ -43,8 +43,8 @@ function lidOf(jid: string | null | undefined, alt: string | null | undefined): 
 /**
  * Maps a message of `messages.upsert` (or of a history sync) to a normalized inbound message. Edits
  * become the edited content with `edit.originalMessageId` (the record keeps the original id and, when
- * the original is stored, its timestamp, so the stored message shows the new text in its place); revocations become deletions; stubs, newsletters and
- * broadcast-list copies are ignored.
+ * the original is stored, its timestamp, so the stored message shows the new text in its place);
+ * revocations become deletions; stubs, newsletters and broadcast-list copies are ignored.
  */
 export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promise<InboundResult> {
   const key = msg.key;
