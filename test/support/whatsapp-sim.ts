@@ -32,8 +32,8 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
 
 /**
  * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
- * where the server's Baileys runs) and a Parley server with the WhatsApp channel pointed at it; stops both
- * after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
+ * where the server's Baileys runs) and a Parley server (memory storage, native and meta webhook formats) with the
+ * WhatsApp channel pointed at it; stops both after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
  * (`allowPrivateUrls` for media served on loopback, say); `channel` adds to `@parley/channel-baileys`'s options (`reconnect`, say).
  */
 export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, channel: Record<string, unknown> = {}): SimulatedWhatsApp {

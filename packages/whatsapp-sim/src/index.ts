@@ -24,3 +24,6 @@ export type { ProfileChange, ProfileView } from './features/profile.js';
 export type { GroupInfoChange, GroupSetting } from './features/group-info.js';
 export type { LoginLimitOptions, LoginLimitView } from './features/login-limit.js';
 export type { IssuedCompanion, IssueOptions } from './features/issue-companion.js';
+export type { PhoneMessageInput, AdReferral, Quoted } from './features/message-kinds.js';
+export { MESSAGE_KINDS } from './features/message-kinds.js';
+export type { MessageTarget } from './features/phone-messages.js';

@@ -30,6 +30,8 @@ import type { SeenStanza } from './network/stanza-log.js';
 import { GroupMessages } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
+import { PhoneMessages, type MessageTarget } from './features/phone-messages.js';
+import type { PhoneMessageInput } from './features/message-kinds.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
 import { issueCompanion, type IssuedCompanion, type IssueOptions } from './features/issue-companion.js';
 
@@ -62,6 +64,7 @@ export class Simulator extends PhoneSignals {
   private readonly groups: Groups;
   private readonly media: Media;
   private readonly groupMessages: GroupMessages;
+  private readonly phoneMessages: PhoneMessages;
   private readonly admission = new MessageStanzas();
   private readonly communities: Communities;
   private readonly business: Business;
@@ -80,6 +83,7 @@ export class Simulator extends PhoneSignals {
     this.messaging = new Messaging(this.network, this.media, this.admission);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
+    this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
     this.communities = new Communities(this.network, this.groups);
     this.business = new Business(this.network);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
@@ -201,17 +205,26 @@ export class Simulator extends PhoneSignals {
     return this.messaging.phoneSendsMedia(from, to, media);
   }
 
+  /**
+   * The phone of `from` sends a message of any kind (video, sticker, location, contacts, reaction, a reply to
+   * buttons or a list, a quote, an ad referral, an edit or revoke of its own message…) to the number
+   * `target.to` or into the group `target.group`.
+   */
+  sendMessage(from: string, target: MessageTarget, message: PhoneMessageInput): Promise<SentMessage> {
+    return this.phoneMessages.send(from, target, message);
+  }
+
   /** The decrypted file of a message the phone of `number` received. */
   receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
     return this.media.file(this.network.account(number), messageId);
   }
 
-  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
   mediaFile(directPathOrUrl: string): Buffer | undefined {
     return this.mediaHost.get(directPathOrUrl);
   }
 
+  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
     return seedHistory(this.media, this.network.account(number), options);
   }

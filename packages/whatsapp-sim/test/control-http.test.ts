@@ -138,7 +138,7 @@ describe('HTTP control API', () => {
     const [from, to] = ['5511987655201', '5511987655202'];
     for (const number of [from, to]) await call('POST', '/accounts', { number });
     const data = Buffer.from('%PDF-1.4 boleto').toString('base64');
-    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'video', data, mimetype: 'video/mp4' })).body.error.code, 'invalid_media');
+    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'gif', data, mimetype: 'image/gif' })).body.error.code, 'invalid_media');
     assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data: '%%%', mimetype: 'application/pdf' })).status, 400);
     const sent = await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data, mimetype: 'application/pdf', fileName: 'boleto.pdf' });
     assert.equal(sent.status, 201);

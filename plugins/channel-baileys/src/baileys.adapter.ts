@@ -79,7 +79,7 @@ export class BaileysAdapter implements ChannelAdapter {
       labels,
       groupCache,
       logger,
-      env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id))?.status),
+      env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id)) ?? undefined),
       flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
@@ -139,7 +139,7 @@ export class BaileysAdapter implements ChannelAdapter {
 }
 
 function inboundEnv(
-  socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup, recordStatus: InboundEnv['recordStatus'],
+  socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup, storedRecord: InboundEnv['storedRecord'],
 ): InboundEnv {
   const user = socket.user;
   return {
@@ -151,7 +151,7 @@ function inboundEnv(
     },
     now: () => Math.floor(now() / 1000),
     storedMessage,
-    recordStatus,
+    storedRecord,
     linkedAt: () => linkTime(socket),
   };
 }

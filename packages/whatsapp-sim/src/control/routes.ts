@@ -8,6 +8,7 @@ import { field, integer, numbers, NUMBER, ok, optionalText, text } from './valid
 import type { Body, Route } from './validate.js';
 import { signalRoutes } from './signal-routes.js';
 import { socialRoutes } from './social-routes.js';
+import { messageRoutes } from './message-routes.js';
 
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
@@ -120,6 +121,7 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
+    ...messageRoutes(sim),
     ...signalRoutes(sim),
     ...socialRoutes(sim),
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },

@@ -9,6 +9,7 @@ import { SimError } from '../network/errors.js';
 import type { Groups, Group } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
 import type { MessageStanzas } from './message-stanzas.js';
+import { stanzaType } from './message-kinds.js';
 
 export type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
 
@@ -33,17 +34,32 @@ export class GroupMessages {
   }
 
   async phoneSendsText(fromNumber: string, groupJid: string, text: string): Promise<SentMessage> {
-    const from = this.network.account(fromNumber);
+    this.network.account(fromNumber);
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
       throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
     }
+    return this.phoneSends(fromNumber, this.sendable(fromNumber, groupJid).jid, { conversation: text }, text);
+  }
+
+  /** The group `groupJid` (its JID or id), if the phone of `fromNumber` may send into it; else 404 or 403. */
+  sendable(fromNumber: string, groupJid: string): Group {
+    const from = this.network.account(fromNumber);
     const group = this.groups.all().find((g) => g.jid === groupJid || g.id === groupJid);
     if (!group) throw new SimError(404, 'group_not_found', `no group ${groupJid}`, { group: groupJid });
     if (!group.members.has(from.number)) throw new SimError(403, 'not_a_member', `${from.number} is not a member of ${group.jid}`, { group: group.jid });
     if (group.announce && group.members.get(from.number) === 'member') throw new SimError(403, 'announcement_group', 'only admins send in this group', { group: group.jid });
+    return group;
+  }
+
+  /**
+   * The phone of `fromNumber` sends any message into a group it may send in: under its sender key, with
+   * the key's distribution message 1:1 to every member device. `text` is the record's text.
+   */
+  async phoneSends(fromNumber: string, groupJid: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+    const from = this.network.account(fromNumber);
+    const group = this.sendable(fromNumber, groupJid);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
     const author = `${from.number}@s.whatsapp.net`;
-    const message: proto.IMessage = { conversation: text };
     const record = this.messaging.recordSent(from, { id, to: group.jid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
     const { ciphertext, distribution } = await from.phone.encryptGroup(group.jid, author, message);
     const skdm: proto.IMessage = { senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: distribution } };
@@ -51,7 +67,7 @@ export class GroupMessages {
       // The phone keeps no sender-key memory: every device gets the distribution message again, which clients accept.
       await this.messaging.ensureSession(from, jid);
       const copy = await from.phone.encrypt(jid, skdm);
-      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
+      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, stanzaType(message), copy, undefined, ciphertext);
       record.devices.push(jid);
     }
     return record;

@@ -10,11 +10,16 @@ import { requireSession } from './prekeys.js';
 
 /** Media a phone sends through the control API. */
 export interface MediaInput {
-  kind: 'image' | 'document' | 'audio';
+  kind: 'image' | 'document' | 'audio' | 'video' | 'sticker';
   data: Buffer;
   mimetype: string;
   fileName?: string;
+  /** Of an image, video or document. */
   caption?: string;
+  /** A voice note (audio only). */
+  voice?: boolean;
+  /** An animated sticker (sticker only). */
+  animated?: boolean;
 }
 
 /** A media file a phone received, decrypted (`ok`), or why it could not be (`error`). */
@@ -29,8 +34,13 @@ export interface ReceivedMedia {
 /** Largest file a phone sends through the control API. */
 export const MAX_PHONE_MEDIA_BYTES = 16 * 1024 * 1024;
 
-const FIELDS = { image: 'imageMessage', document: 'documentMessage', audio: 'audioMessage' } as const;
+const FIELDS = { image: 'imageMessage', document: 'documentMessage', audio: 'audioMessage', video: 'videoMessage', sticker: 'stickerMessage' } as const;
 type Stored = { media: ReceivedMedia; data: Buffer | undefined };
+
+/** Whether a message kind is a media kind: a {@link MediaInput}, uploaded to the media host. */
+export function isMediaKind(kind: string): kind is MediaInput['kind'] {
+  return Object.hasOwn(FIELDS, kind);
+}
 
 /**
  * Media: the `media_conn` iq (`xmlns="w:m"`: the media host, its auth token and TTL, as Baileys'
@@ -58,7 +68,10 @@ export class Media {
 
   /** Encrypts and uploads a phone's file; the message that carries it. */
   async upload(input: MediaInput): Promise<proto.IMessage> {
-    if (!(input.kind in FIELDS)) throw new SimError(400, 'invalid_media', 'kind must be image, document or audio', { kind: input.kind });
+    if (!isMediaKind(input.kind)) throw new SimError(400, 'invalid_media', 'kind must be image, document, audio, video or sticker', { kind: input.kind });
+    if (typeof input.mimetype !== 'string' || !/^[\w.+-]+\/[\w.+-]+(;.*)?$/.test(input.mimetype)) {
+      throw new SimError(400, 'invalid_media', 'mimetype must be a MIME type such as video/mp4', { mimetype: input.mimetype });
+    }
     if (input.data.length === 0 || input.data.length > MAX_PHONE_MEDIA_BYTES) {
       throw new SimError(400, 'invalid_media', `data must be 1 byte to ${MAX_PHONE_MEDIA_BYTES} bytes`, { size: input.data.length });
     }
@@ -70,7 +83,9 @@ export class Media {
       mediaKeyTimestamp: Math.floor(Date.now() / 1000),
     };
     if (input.kind === 'image') return { imageMessage: { ...fields, caption: input.caption } };
-    if (input.kind === 'audio') return { audioMessage: fields };
+    if (input.kind === 'video') return { videoMessage: { ...fields, caption: input.caption } };
+    if (input.kind === 'sticker') return { stickerMessage: { ...fields, isAnimated: input.animated === true } };
+    if (input.kind === 'audio') return { audioMessage: { ...fields, ptt: input.voice === true } };
     return { documentMessage: { ...fields, fileName: input.fileName ?? 'file', title: input.fileName, caption: input.caption } };
   }
 

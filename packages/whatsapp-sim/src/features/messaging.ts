@@ -11,6 +11,7 @@ import { takeBundle } from './prekeys.js';
 import type { Media, MediaInput } from './media.js';
 import type { ReceivedMessage } from '../network/phone.js';
 import type { MessageStanzas } from './message-stanzas.js';
+import { stanzaType } from './message-kinds.js';
 
 /** A message a phone sent, and the receipts it got back. */
 export interface SentMessage {
@@ -103,7 +104,11 @@ export class Messaging {
     await this.media.open(account, received);
   }
 
-  private async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+  /**
+   * The phone of `fromNumber` sends any message to the number `toNumber`: encrypted for the recipient's phone
+   * and companions and, as `deviceSentMessage`, for the sender's own companions. `text` is the record's text.
+   */
+  async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string): Promise<SentMessage> {
     const from = this.network.account(fromNumber);
     const to = this.network.account(toNumber);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
@@ -136,7 +141,7 @@ export class Messaging {
     const own = this.network.accountOf(device.jid) === from;
     const body = own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
     const { type, ciphertext } = await from.phone.encrypt(device.jid, body);
-    const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: message.conversation ? 'text' : 'media', t: String(record.timestamp), notify: from.pushName };
+    const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: stanzaType(message), t: String(record.timestamp), notify: from.pushName };
     if (own) attrs.recipient = toJid;
     const enc: BinaryNode = { tag: 'enc', attrs: { v: '2', type, ...(count ? { count: String(count) } : {}) }, content: ciphertext };
     this.network.deliver(device, { tag: 'message', attrs, content: [enc] });

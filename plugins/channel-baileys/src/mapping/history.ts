@@ -39,7 +39,7 @@ export async function historyBatch(set: BaileysEventMap['messaging-history.set']
     if (mapped.kind !== 'message' || mapped.message.edit) continue;
     const { record } = mapped.message;
     messages.push({ ...record, message: withoutThumbnails(record.message) as MessageRecord['message'] });
-    if (linkedAt !== undefined && mapped.message.timestamp >= linkedAt && (await env.recordStatus(mapped.message.id)) === undefined) {
+    if (linkedAt !== undefined && mapped.message.timestamp >= linkedAt && (await env.storedRecord(mapped.message.id)) === undefined) {
       live.push(mapped.message);
     }
   }

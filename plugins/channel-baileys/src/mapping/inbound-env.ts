@@ -1,4 +1,4 @@
-import type { MessageStatus } from '@parley/core';
+import type { MessageRecord } from '@parley/core';
 import type { proto, WAMessageKey } from '@whiskeysockets/baileys';
 import { isLidJid, preferPn } from '../util/jids.js';
 
@@ -13,8 +13,8 @@ export interface InboundEnv {
   now(): number;
   /** Content of a stored message (Baileys' `getMessage`): polls and events, to decrypt their votes and responses. */
   storedMessage(key: WAMessageKey): Promise<proto.IMessage | undefined>;
-  /** Status of the stored record of message `id`, if there is one. */
-  recordStatus(id: string): Promise<MessageStatus | undefined>;
+  /** The stored record of message `id`, if there is one. */
+  storedRecord(id: string): Promise<MessageRecord | undefined>;
   /** Unix seconds when the phone linked this device (the signed device identity's timestamp), when known. */
   linkedAt(): number | undefined;
 }

@@ -42,9 +42,9 @@ function lidOf(jid: string | null | undefined, alt: string | null | undefined): 
 
 /**
  * Maps a message of `messages.upsert` (or of a history sync) to a normalized inbound message. Edits
- * become the edited content with `edit.originalMessageId` (the record keeps the original id, so the
- * stored message shows the new text); revocations become deletions; stubs, newsletters and
- * broadcast-list copies are ignored.
+ * become the edited content with `edit.originalMessageId` (the record keeps the original id and, when
+ * the original is stored, its timestamp, so the stored message shows the new text in its place);
+ * revocations become deletions; stubs, newsletters and broadcast-list copies are ignored.
  */
 export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promise<InboundResult> {
   const key = msg.key;
@@ -95,6 +95,8 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
 
   const recordId = edit?.originalMessageId ?? key.id;
   const timestamp = seconds(msg.messageTimestamp, env.now());
+  // An edit changes what a message says, not when it was sent: the record keeps the original's time (and so its place in the chat).
+  const sentAt = edit ? (await env.storedRecord(recordId))?.messageTimestamp : undefined;
   const contextInfo = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined : undefined;
   const answer = await decryptAnswer(content, key, env);
   const context = answer?.context ?? (await replyContext(env, contextInfo));
@@ -106,7 +108,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
   const record: MessageRecord = {
     key: { remoteJid: chatJid, fromMe, id: recordId, ...(multiSender ? { participant: senderJid } : {}) },
     message: messageJson(stored),
-    messageTimestamp: String(timestamp),
+    messageTimestamp: sentAt ?? String(timestamp),
     status: restStatus(msg.status) ?? (fromMe ? 'SERVER_ACK' : 'DELIVERY_ACK'),
     provider: 'whatsapp',
     ...(msg.pushName ? { pushName: msg.pushName } : {}),

@@ -63,7 +63,7 @@ export async function statusesFromUpdate(update: WAMessageUpdate, env: InboundEn
   if (!status || !target) return [];
   const at = toNumber(update.update.messageTimestamp ?? 0);
   const base = { type: 'message.status' as const, messageId: key.id, ...target, timestamp: at > 0 ? at : env.now() };
-  const stored = AFTER_DELIVERY.has(status) ? await env.recordStatus(key.id) : undefined;
+  const stored = AFTER_DELIVERY.has(status) ? (await env.storedRecord(key.id))?.status : undefined;
   return [
     ...(stored !== undefined && UNDELIVERED.has(stored) ? [{ ...base, status: 'delivered' as const }] : []),
     { ...base, status, ...(status === 'failed' ? { error: sendError(update.update.messageStubParameters) } : {}) },
