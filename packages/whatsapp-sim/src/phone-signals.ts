@@ -7,11 +7,12 @@ import { Presences, type ChatState } from './features/presence.js';
 import { Calls, type CallRecord } from './features/calls.js';
 import { Profiles, type ProfileChange, type ProfileView } from './features/profile.js';
 import { changeBlock, checkPrivacy, privacyFeature } from './features/privacy.js';
+import { Business, type BusinessProfile, type Product } from './features/business.js';
 
 /**
- * What the simulator's phones do beside messages: presence and chat states, calls, profiles, block lists
- * and privacy settings (the `Simulator`'s base: its network, and the media host profile pictures are
- * served from). The `Simulator` registers these features last, with {@link useSignalFeatures}.
+ * What the simulator's phones do beside messages: presence and chat states, calls, profiles, block lists,
+ * privacy settings and business profiles and catalogs (the `Simulator`'s base: its network, and the media
+ * host profile pictures are served from). The `Simulator` registers these features last, with {@link useSignalFeatures}.
  */
 export abstract class PhoneSignals {
   readonly network = new Network();
@@ -21,6 +22,7 @@ export abstract class PhoneSignals {
   private readonly presences: Presences;
   private readonly callLog: Calls;
   private readonly profiles: Profiles;
+  private readonly business: Business;
 
   constructor(host: string) {
     this.mediaHost = new MediaHost(this.certificate, host);
@@ -28,10 +30,12 @@ export abstract class PhoneSignals {
     this.presences = new Presences(this.network, this.signalLog);
     this.callLog = new Calls(this.network, this.signalLog);
     this.profiles = new Profiles(this.network, this.mediaHost);
+    this.business = new Business(this.network);
   }
 
-  /** Adds privacy, presence, call and profile stanzas to what the network answers. */
+  /** Adds business, privacy, presence, call and profile stanzas to what the network answers. */
   protected useSignalFeatures(): void {
+    this.network.use(this.business.feature());
     this.network.use(privacyFeature(this.network));
     this.network.use(this.presences.feature());
     this.network.use(this.callLog.feature());
@@ -109,5 +113,28 @@ export abstract class PhoneSignals {
     for (const [name, value] of Object.entries(settings)) checkPrivacy(name, value);
     Object.assign(account.social.privacy, settings);
     return this.privacy(number);
+  }
+
+  /** A business account's profile (404 `not_a_business` for others). */
+  businessProfile(number: string): BusinessProfile {
+    const account = this.network.account(number);
+    const profile = this.business.profileOf(account);
+    if (!profile) throw new SimError(404, 'not_a_business', `${number} is not a business account`, { number });
+    return profile;
+  }
+
+  /** The business phone changes its profile (the fields given). */
+  setBusinessProfile(number: string, change: BusinessProfile): BusinessProfile {
+    return this.business.setProfile(this.network.account(number), change);
+  }
+
+  /** A business account's catalog, hidden products included. */
+  catalog(number: string): Product[] {
+    return this.business.catalog(this.network.account(number));
+  }
+
+  /** The business phone adds a product to its catalog. */
+  addProduct(number: string, product: Omit<Product, 'id' | 'isHidden' | 'images'> & Partial<Pick<Product, 'isHidden' | 'images'>>): Product {
+    return this.business.addProduct(this.network.account(number), product);
   }
 }

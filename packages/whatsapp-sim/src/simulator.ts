@@ -24,7 +24,6 @@ import { asControl, Groups, groupView, type GroupView } from './features/groups.
 import { groupIqFeature } from './features/group-iq.js';
 import { changeGroupInfo, type GroupInfoChange } from './features/group-info.js';
 import { Communities, type RequestAction } from './features/communities.js';
-import { Business, type BusinessProfile, type Product } from './features/business.js';
 import { StatusBroadcast } from './features/status.js';
 import type { SeenStanza } from './network/stanza-log.js';
 import { GroupMessages } from './features/group-messages.js';
@@ -67,7 +66,6 @@ export class Simulator extends PhoneSignals {
   private readonly phoneMessages: PhoneMessages;
   private readonly admission = new MessageStanzas();
   private readonly communities: Communities;
-  private readonly business: Business;
   private readonly status: StatusBroadcast;
   private quietLibsignal?: () => void;
   private readonly listener: Listener;
@@ -85,7 +83,6 @@ export class Simulator extends PhoneSignals {
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
     this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
     this.communities = new Communities(this.network, this.groups);
-    this.business = new Business(this.network);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
@@ -107,7 +104,6 @@ export class Simulator extends PhoneSignals {
     this.network.use(groupIqFeature(this.network, this.groups, this.communities));
     this.network.use(this.groupMessages.feature());
     this.network.use(this.status.feature());
-    this.network.use(this.business.feature());
     this.network.use(this.media.feature());
     this.useSignalFeatures();
   }
@@ -327,29 +323,6 @@ export class Simulator extends PhoneSignals {
   handleJoinRequests(number: string, jid: string, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
     const actor = this.network.account(number);
     return asControl('join requests', () => this.communities.handleRequests(this.groups.asAdmin(jid, actor), actor, action, numbers));
-  }
-
-  /** A business account's profile (404 `not_a_business` for others). */
-  businessProfile(number: string): BusinessProfile {
-    const account = this.network.account(number);
-    const profile = this.business.profileOf(account);
-    if (!profile) throw new SimError(404, 'not_a_business', `${number} is not a business account`, { number });
-    return profile;
-  }
-
-  /** The business phone changes its profile (the fields given). */
-  setBusinessProfile(number: string, change: BusinessProfile): BusinessProfile {
-    return this.business.setProfile(this.network.account(number), change);
-  }
-
-  /** A business account's catalog, hidden products included. */
-  catalog(number: string): Product[] {
-    return this.business.catalog(this.network.account(number));
-  }
-
-  /** The business phone adds a product to its catalog. */
-  addProduct(number: string, product: Omit<Product, 'id' | 'isHidden' | 'images'> & Partial<Pick<Product, 'isHidden' | 'images'>>): Product {
-    return this.business.addProduct(this.network.account(number), product);
   }
 
   /** The phone of `from` posts a text story the accounts `audience` see (their phones and companions). */
