@@ -42,10 +42,10 @@ if (files.length === 0) {
 }
 console.log(`running ${files.length} test files`);
 const concurrency = process.env.PARLEY_TEST_CONCURRENCY ?? '2';
-// --test-force-exit: a file's process ends once its tests and hooks are done, not when its last timer
-// fires (Baileys leaves a 30 s prekey-upload timer behind every socket it ends; the simulator suites
-// would each idle that long).
-const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-force-exit', '--test-reporter=spec', ...files.map((f) => relative(root, f))], {
+// No --test-force-exit: with it, Node drops results of tests that ran from the report (nodejs/node#64833),
+// so counts shrink and a failure could go unseen. The 30 s timer Baileys leaves behind each pre-key
+// upload no longer holds a simulator suite's process (@parley/whatsapp-sim releaseBaileysUploadTimers).
+const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => relative(root, f))], {
   cwd: root,
   stdio: 'inherit',
   env: process.env,
