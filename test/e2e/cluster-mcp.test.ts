@@ -151,7 +151,16 @@ describe('cluster: an MCP session on any node', () => {
     await redis.start();
     await until(async () => mcp!.updated.includes(messagesUri()) && mcp!.updated.includes(chatsUri()), 'the session to be told of both subscriptions', WAIT_MS);
     // No event of alice's told it: the notifications stand for what the outage may have hidden.
-    const since = await storage.events.read({ instance: alice.id, ...(last ? { after: last.id } : {}), limit: 100 });
+    // The test's own Redis client may still be reconnecting after the restart.
+    let since: Awaited<ReturnType<typeof storage.events.read>> = [];
+    await until(async () => {
+      try {
+        since = await storage.events.read({ instance: alice.id, ...(last ? { after: last.id } : {}), limit: 100 });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'the test\'s Redis client to read again', WAIT_MS);
     assert.deepEqual(since.filter((e) => e.type.startsWith('message') || e.type.startsWith('chats') || e.type === 'history').map((e) => e.type), []);
     await until(async () => (await node('p1').request('GET', '/readyz')).status === 200 && (await node('p2').request('GET', '/readyz')).status === 200, 'both nodes ready again', WAIT_MS);
     const owner = (await ownerOf(alice))!;
