@@ -28,6 +28,8 @@ import { GroupMessages } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
+import { Disappearing, type ChatTimer } from './features/disappearing.js';
+import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
 
 export interface SimulatorOptions {
   /** Host to listen on; loopback unless you mean otherwise. */
@@ -60,6 +62,7 @@ export class Simulator extends PhoneSignals {
   private readonly communities: Communities;
   private readonly business: Business;
   private readonly status: StatusBroadcast;
+  private readonly disappearing: Disappearing;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly connections = new Set<ClientConnection>();
@@ -75,6 +78,7 @@ export class Simulator extends PhoneSignals {
     this.communities = new Communities(this.network, this.groups);
     this.business = new Business(this.network);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
+    this.disappearing = new Disappearing(this.network, this.messaging, this.groups);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -186,12 +190,12 @@ export class Simulator extends PhoneSignals {
     return this.media.file(this.network.account(number), messageId);
   }
 
-  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
   mediaFile(directPathOrUrl: string): Buffer | undefined {
     return this.mediaHost.get(directPathOrUrl);
   }
 
+  /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
     return seedHistory(this.media, this.network.account(number), options);
   }
@@ -220,9 +224,44 @@ export class Simulator extends PhoneSignals {
     return this.messaging.sentBy(this.network.account(number));
   }
 
-  /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
-  markRead(number: string, messageId: string): void {
-    this.messaging.phoneReads(number, messageId);
+  /** The phone of `number` reads a message it received: the sender's devices get a read receipt (timed `t`, Unix seconds, when given). */
+  markRead(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'read', t);
+  }
+
+  /** The phone of `number` plays an audio message it received (a `played` receipt; 409 `not_playable` for others). */
+  markPlayed(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'played', t);
+  }
+
+  /** How the phone of `number` sends receipts: the `t` they carry (`null`: the current time) and whether it reads at once. */
+  setReceipts(number: string, change: ReceiptSettingsChange): ReceiptSettings {
+    return this.messaging.receipts.change(this.network.account(number), change);
+  }
+
+  /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */
+  sendViewOnce(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media, true);
+  }
+
+  /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
+  sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
+    return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
+  }
+
+  /** The phone of `from` sets the disappearing-messages timer (seconds, 0 off) of its chat with `to`. */
+  setDisappearing(from: string, to: string, expiration: number): Promise<SentMessage> {
+    return this.disappearing.phoneSets(from, to, expiration);
+  }
+
+  /** The disappearing-messages timer of the chat between two accounts. */
+  chatTimer(a: string, b: string): ChatTimer {
+    return this.disappearing.between(a, b);
+  }
+
+  /** The phone of `number` sets a group's disappearing-messages timer (seconds, 0 off). */
+  setGroupDisappearing(number: string, jid: string, expiration: number): GroupView {
+    return this.disappearing.phoneSetsGroup(number, jid, expiration);
   }
 
   /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */
