@@ -1,6 +1,6 @@
 import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
-import type { BaileysEventMap, BinaryNode, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
+import { isJidGroup, type BaileysEventMap, type BinaryNode, type GroupMetadata, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
@@ -180,8 +180,14 @@ export class EventRouter {
       },
       'contacts.upsert': async (contacts) => this.emitContacts(contacts),
       'contacts.update': async (contacts) => this.emitContacts(contacts),
-      'chats.upsert': async (chats) => this.emitChats(chats.map(chatChange)),
-      'chats.update': async (updates) => this.emitChats(updates.map(chatUpdateChange)),
+      'chats.upsert': async (chats) => {
+        this.forgetGroupTimers(chats);
+        this.emitChats(chats.map(chatChange));
+      },
+      'chats.update': async (updates) => {
+        this.forgetGroupTimers(updates);
+        this.emitChats(updates.map(chatUpdateChange));
+      },
       'chats.delete': async (jids) => {
         if (jids.length > 0) emit({ type: 'chats.delete', jids });
       },
@@ -205,6 +211,17 @@ export class EventRouter {
         health.messageCap(info);
       },
     };
+  }
+
+  /**
+   * A group's disappearing-messages timer changed (WhatsApp's w:gp2 `<ephemeral>` notification, which Baileys
+   * turns into a chat update, not a group update): its cached metadata is dropped, so the next send reads the
+   * timer afresh (capabilities/disappearing.ts).
+   */
+  private forgetGroupTimers(chats: Array<{ id?: string | null; ephemeralExpiration?: number | null }>): void {
+    for (const chat of chats) {
+      if (chat.id && isJidGroup(chat.id) && chat.ephemeralExpiration !== undefined) this.deps.groupCache.del(chat.id);
+    }
   }
 
   private emitContacts(contacts: Parameters<typeof contactChange>[0][]): void {
