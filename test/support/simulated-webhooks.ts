@@ -24,9 +24,9 @@ export function useWebhookReceivers(): { receivers: () => Receivers } {
   return { receivers: () => receivers! };
 }
 
-/** Points an instance's webhooks, in the native format, at the receivers under `path`. */
-export async function nativeWebhooks(api: InstanceClient, receivers: Receivers, path: string): Promise<void> {
-  const put = await api.call('updateWebhookSettings', { body: { allowWebhook: true, allowNumber: 'all', webhookFormat: 'native', ...urlsFor(receivers, path) } });
+/** Points an instance's webhooks, in the native format (or `both`: native, then meta), at the receivers under `path`. */
+export async function nativeWebhooks(api: InstanceClient, receivers: Receivers, path: string, format: 'native' | 'both' = 'native'): Promise<void> {
+  const put = await api.call('updateWebhookSettings', { body: { allowWebhook: true, allowNumber: 'all', webhookFormat: format, ...urlsFor(receivers, path) } });
   assert.equal(put.status, 200);
 }
 

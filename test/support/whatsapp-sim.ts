@@ -56,7 +56,7 @@ export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}): 
     untrust = [trustSimulatorRoot(sim.rootPublicKey), trustSimulatorMedia(sim.mediaCertificate)];
     t = await startTestServer({
       plugins: [
-        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' },
+        { package: '@parley/storage-memory' }, { package: '@parley/webhook-native' }, { package: '@parley/webhook-meta' },
         { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent' } },
       ],
       config: { defaultChannel: 'whatsapp', ...config },

@@ -10,7 +10,7 @@ import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { groupUpdateChange } from './group-updates.js';
-import { PlayedReceipts } from './played-receipts.js';
+import { ReceiptStanzas } from './receipt-stanzas.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
@@ -42,7 +42,7 @@ type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) =
 export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
   private readonly undecrypted: UndecryptedMessages;
-  private readonly played = new PlayedReceipts();
+  private readonly receipts = new ReceiptStanzas();
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -61,7 +61,7 @@ export class EventRouter {
       socket.ev.on(event, listener);
       listeners.push([event, listener]);
     }
-    const onReceipt = (node: BinaryNode): void => this.played.observe(node);
+    const onReceipt = (node: BinaryNode): void => this.receipts.observe(node);
     const onAck = (node: BinaryNode): void => this.enqueue('server ack', () => this.serverAck(socket, node));
     socket.ws.on('CB:receipt', onReceipt);
     socket.ws.on('CB:ack,class:message', onAck);
@@ -132,7 +132,7 @@ export class EventRouter {
       },
       'messages.update': async (updates) => {
         for (const update of updates) {
-          for (const status of await statusesFromUpdate(update, env())) {
+          for (const status of await statusesFromUpdate(update, env(), (id) => this.receipts.takeDelivered(id))) {
             if (status.status === 'sent' && !this.deps.acks.firstSent(status.messageId)) continue;
             if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
             if (status.status === 'sent') health.sendAccepted();
@@ -142,7 +142,7 @@ export class EventRouter {
       },
       'message-receipt.update': async (receipts) => {
         for (const receipt of receipts) {
-          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.played.take(id, member))) emit(status);
+          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) emit(status);
         }
       },
       'messages.delete': async (deletion) => {
