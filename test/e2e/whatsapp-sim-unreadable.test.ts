@@ -15,7 +15,7 @@ const CIPHERTEXT_GRACE_MS = 30_000;
  * HTTP receivers: a view-once image (WhatsApp gives its companions `<unavailable type="view_once">`) and a
  * message whose copies never decrypt (Baileys asks for retries; the phone resends as broken up to its limit;
  * a CIPHERTEXT stub remains) each give exactly one `message-unsupported` (131051, details `view_once` /
- * `ciphertext`), and nothing else.
+ * `ciphertext`), and nothing else; an album's parent (`albumMessage`) gives no event, its images one each.
  */
 describe('WhatsApp messages Parley cannot read, on the simulator', () => {
   let sim: RunningSimulator;
@@ -60,5 +60,15 @@ describe('WhatsApp messages Parley cannot read, on the simulator', () => {
     await t.waitFor(() => (sim.simulator.sent(friend).find((m) => m.id === sent.id)?.retries?.length ?? 0) >= 5, 30_000, 'Baileys to ask for five retries');
     await reportedOnce(sent.id, 'ciphertext', CIPHERTEXT_GRACE_MS + 30_000);
     assert.equal(sim.simulator.sent(friend).find((m) => m.id === sent.id)!.retries!.length, 5);
+  });
+
+  it('an album: its images are messages, its parent (albumMessage) is no event at all', { timeout: 60_000 }, async () => {
+    const image = { kind: 'image' as const, data: SAMPLES.jpeg, mimetype: 'image/jpeg' };
+    const album = await sim.simulator.sendAlbum(friend, shop, [{ ...image, caption: 'frente' }, { ...image, caption: 'verso' }]);
+    const [front, back] = album.images.map((m) => m.id);
+    await t.waitFor(() => native(front!).length > 0 && native(back!).length > 0 && meta(back!).length > 0, 20_000, 'both images');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.deepEqual([front, back].map((id) => native(id!).map((b) => [b.data.message.content.type, b.data.message.content.media.caption])), [[['image', 'frente']], [['image', 'verso']]]);
+    assert.deepEqual([native(album.parent.id), meta(album.parent.id)], [[], []]);
   });
 });

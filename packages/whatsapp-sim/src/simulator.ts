@@ -29,6 +29,7 @@ import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
 import { Disappearing, type ChatTimer } from './features/disappearing.js';
+import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
 import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
 
 export interface SimulatorOptions {
@@ -242,6 +243,11 @@ export class Simulator extends PhoneSignals {
   /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */
   sendViewOnce(from: string, to: string, media: MediaInput): Promise<SentMessage> {
     return this.messaging.phoneSendsMedia(from, to, media, true);
+  }
+
+  /** The phone of `from` sends 2 to 10 images as one album (a parent `albumMessage`, then each image tied to it). */
+  sendAlbum(from: string, to: string, images: MediaInput[]): Promise<SentAlbum> {
+    return phoneSendsAlbum(this.messaging, this.media, from, to, images);
   }
 
   /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */

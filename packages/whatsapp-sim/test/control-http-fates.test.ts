@@ -38,8 +38,15 @@ describe('HTTP control API: receipts, disappearing messages, view-once and undec
     assert.equal(viewOnce.status, 201);
     const broken = await call('POST', `/accounts/${ana}/messages`, { to: beto, text: 'ilegível', companions: 'corrupt' });
     assert.equal(broken.status, 201);
-    const got = (await call('GET', `/accounts/${beto}/messages/received`)).body.map((m: { id: string }) => m.id);
+    const image = { kind: 'image', data: JPEG.toString('base64'), mimetype: 'image/jpeg' };
+    const album = await call('POST', `/accounts/${ana}/albums`, { to: beto, images: [image, { ...image, caption: 'segunda' }] });
+    assert.equal(album.status, 201);
+    const received = (await call('GET', `/accounts/${beto}/messages/received`)).body as Array<{ id: string; message: any }>;
+    const got = received.map((m) => m.id);
     assert.ok(got.includes(viewOnce.body.id) && got.includes(broken.body.id), 'the phone itself gets both');
+    assert.deepEqual(received.find((m) => m.id === album.body.parent.id)!.message.albumMessage, { expectedImageCount: 2 });
+    const second = received.find((m) => m.id === album.body.images[1].id)!.message;
+    assert.deepEqual([second.imageMessage.caption, second.messageContextInfo.messageAssociation.parentMessageKey.id], ['segunda', album.body.parent.id]);
   });
 
   it('refuses bad input with clear JSON errors and changes nothing', async () => {
@@ -60,6 +67,9 @@ describe('HTTP control API: receipts, disappearing messages, view-once and undec
       ['POST', `/accounts/${ana}/groups/120363000000000000@g.us/disappearing`, { expiration: 86_400 }, 404, 'group_not_found'],
       ['POST', `/accounts/${ana}/media`, { to: beto, kind: 'audio', data: 'AAAA', mimetype: 'audio/ogg', viewOnce: true }, 400, 'invalid_media'],
       ['POST', `/accounts/${ana}/messages`, { to: beto, text: 'x', companions: 'lost' }, 400, 'invalid_request'],
+      ['POST', `/accounts/${ana}/albums`, { to: beto, images: [{ kind: 'image', data: 'AAAA', mimetype: 'image/jpeg' }] }, 400, 'invalid_album'],
+      ['POST', `/accounts/${ana}/albums`, { to: beto, images: 'all' }, 400, 'invalid_album'],
+      ['POST', `/accounts/${ana}/albums`, { to: beto, images: [{ kind: 'image', mimetype: 'image/jpeg' }, {}] }, 400, 'invalid_request'],
     ];
     for (const [method, path, body, status, code] of cases) {
       const res = await call(method, path, body);

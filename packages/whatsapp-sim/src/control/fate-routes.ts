@@ -37,6 +37,14 @@ export function fateRoutes(sim: Simulator): Route[] {
       },
     },
     {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/albums$`),
+      handle: async ([number], body) => {
+        if (!Array.isArray(body.images)) throw new SimError(400, 'invalid_album', 'images must be an array of images', { field: 'images' });
+        const images = body.images.map((image: unknown) => mediaInput(typeof image === 'object' && image !== null ? image as Body : {}));
+        return { status: 201, body: await sim.sendAlbum(number!, text(body, 'to'), images) };
+      },
+    },
+    {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/receipts$`),
       handle: ([number], body) => ok(sim.setReceipts(number!, body)),
     },
