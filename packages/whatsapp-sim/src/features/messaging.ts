@@ -40,11 +40,9 @@ export interface UndecryptableMessage {
 }
 
 /**
- * What the companions of a phone's message get instead of a good copy: `unavailable` — no ciphertext,
- * `<unavailable type="view_once"/>`, as WhatsApp gives view-once media to phones only (whatsmeow
- * types/events/events.go UnavailableTypeViewOnce and message.go handleEncryptedMessage; Baileys
- * Utils/decode-wa-message.js marks it `key.isViewOnce`); `corrupt` — a `msg` that no session decrypts,
- * resent just as broken on each retry receipt (a sender whose encryption is broken).
+ * What the companions of a phone's message get instead of a good copy: `unavailable` — no ciphertext, the
+ * verdict VIEW_ONCE_FOR_COMPANIONS, as WhatsApp gives view-once media to phones only; `corrupt` — a `msg`
+ * that no session decrypts, resent just as broken on each retry receipt (a sender whose encryption is broken).
  */
 export type CompanionCopies = 'unavailable' | 'corrupt';
 
@@ -194,12 +192,14 @@ export class Messaging {
   private async retryFrom(device: CompanionDevice, node: BinaryNode): Promise<void> {
     const original = this.resendable.get(node.attrs.id ?? '');
     if (!original || this.network.accountOf(node.attrs.to ?? '') !== original.from) return;
+    // View-once media never reach a companion, not even on a retry.
+    if (original.companions === 'unavailable') return;
     const count = Number(getBinaryNodeChild(node, 'retry')?.attrs.count ?? 1) || 1;
     const retries = original.record.retries ?? (original.record.retries = []);
     if (retries.filter((r) => r.from === device.jid).length >= MAX_RETRIES) return;
     retries.push({ from: device.jid, count, at: Date.now() });
     // A broken sender's resend is as broken as its first copy (no session to rebuild).
-    if (original.companions === 'corrupt') return this.copyTo(original.from, device, original.toJid, original.message, original.record, count, 'corrupt');
+    if (original.companions === 'corrupt' && this.network.accountOf(device.jid) !== original.from) return this.copyTo(original.from, device, original.toJid, original.message, original.record, count, 'corrupt');
     const bundle = extractE2ESessionFromRetryReceipt(node);
     if (bundle) {
       await original.from.phone.deleteSession(device.jid);
