@@ -51,6 +51,26 @@ describe('sends into chats with disappearing messages carry the chat\'s timer, o
     assert.deepEqual(await expirations(friend, friend), [undefined, undefined]);
   });
 
+  it('Parley itself turns it on (POST /chat/disappearing) in a chat and a group: the phones learn it, and Parley\'s sends carry it', { timeout: 90_000 }, async () => {
+    const set = async (jid: string, expiration: 0 | 86_400 | 604_800 | 7_776_000) => {
+      const res = await api.call('setDisappearingMessages', { body: { jid, expiration } });
+      assert.equal(res.status, 200);
+      return res.data;
+    };
+    assert.deepEqual(await expirations(carol, carol), [undefined, undefined]);
+    const chat = await set(carol, 7_776_000);
+    assert.equal(chat.ephemeralExpiration, 7_776_000);
+    await t.waitFor(() => sim.simulator.chatTimer(carol, shop).expiration === 7_776_000 || undefined, 20_000, 'carol\'s phone to take the setting');
+    assert.deepEqual(await expirations(carol, carol), [7_776_000, 7_776_000]);
+
+    const group = sim.simulator.createGroup(carol, 'Parley decide', [shop]);
+    await t.waitFor(() => t.events.find((e) => e.type === 'group.update' && e.groups.some((g) => g.id === group.jid)), 20_000, 'the group');
+    assert.deepEqual(await expirations(group.jid, carol), [undefined, undefined]);
+    await set(group.jid, 604_800);
+    assert.equal(sim.simulator.getGroup(group.jid).ephemeral, 604_800);
+    assert.deepEqual(await expirations(group.jid, carol), [604_800, 604_800]);
+  });
+
   it('group: a member\'s phone turns on 24 hours after Parley already knew the group, then off', { timeout: 90_000 }, async () => {
     const group = sim.simulator.createGroup(carol, 'Atacado', [shop, friend]);
     // Parley learns the group (and caches its metadata) and sends into it before any timer is set.

@@ -57,6 +57,22 @@ describe('sending into chats with disappearing messages', () => {
     assert.deepStrictEqual(socket.callsTo('sendMessage').map((call) => (call[2] as { ephemeralExpiration?: number }).ephemeralExpiration), [undefined, DAY]);
   });
 
+  it('the instance\'s own setting (Baileys reports none of its own sends): the chat takes the timer and the next sends carry it', async () => {
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [] });
+    await send(GROUP_JID, { type: 'text', text: 'before' });
+    await h.adapter.capabilities.chats!.setDisappearing(PEER_JID, 90 * DAY);
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [], ephemeralDuration: DAY });
+    await h.adapter.capabilities.chats!.setDisappearing(GROUP_JID, DAY);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { type: 'chats.upsert', chats: [{ id: PEER_JID, ephemeralExpiration: 90 * DAY }] },
+      { type: 'chats.upsert', chats: [{ id: GROUP_JID, ephemeralExpiration: DAY }] },
+    ]);
+    await send(GROUP_JID, { type: 'text', text: 'after' });
+    assert.deepStrictEqual(socket.callsTo('sendMessage').filter((call) => call[0] === GROUP_JID && !('disappearingMessagesInChat' in (call[1] as object)))
+      .map((call) => (call[2] as { ephemeralExpiration?: number } | undefined)?.ephemeralExpiration), [undefined, DAY]);
+  });
+
   it('a chat without the timer sends none', async () => {
     await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: 0 });
     await send(PEER, { type: 'text', text: 'plain' });
