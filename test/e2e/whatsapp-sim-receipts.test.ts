@@ -87,21 +87,24 @@ describe('WhatsApp statuses from the phones\' receipts, on the simulator', () =>
   it('in a group: each member\'s delivery (status-group) and read (receipt) name the group and the member; a played voice note is played', { timeout: 90_000 }, async () => {
     const group = sim.simulator.createGroup(carol, 'Atacado', [shop, dave]);
     await t.waitFor(() => t.events.find((e) => e.type === 'group.update' && e.groups.some((g) => g.id === group.jid)), 20_000, 'the group');
-    sim.simulator.setReceipts(dave, { t: PAST + 120 });
+    // Dave's phone reads at once: his delivery and read come back to back (Baileys merges them into one receipt update).
+    sim.simulator.setReceipts(dave, { t: PAST + 120, readAtOnce: true });
     const id = await sendText(group.jid, 'Bom dia, grupo');
     await phoneGot(sim, t, carol, id);
     await phoneGot(sim, t, dave, id);
     sim.simulator.markRead(carol, id, PAST + 150);
-    await waitStatuses(id, 4, 'sent, two deliveries and a read');
+    await waitStatuses(id, 5, 'sent, two deliveries and two reads');
     const member = (number: string) => native(id).filter(([, , , p]) => p === `${number}@s.whatsapp.net`).map(([s, , r]) => [s, r]);
     assert.deepEqual(member(carol), [['delivered', group.jid], ['read', group.jid]]);
-    assert.deepEqual(native(id).filter(([s, , , p]) => s === 'delivered' && p === `${dave}@s.whatsapp.net`).map(([, ts]) => ts), [PAST + 120]);
+    assert.deepEqual(native(id).filter(([, , , p]) => p === `${dave}@s.whatsapp.net`).map(([s, ts]) => [s, ts]), [['delivered', PAST + 120], ['read', PAST + 120]]);
     const metaOf = (number: string) => meta(id).filter((s) => s.recipient_participant_id === number).map((s) => [s.status, s.recipient_id, s.recipient_type]);
     assert.deepEqual(metaOf(carol), [['delivered', group.jid, 'group'], ['read', group.jid, 'group']]);
     assert.equal(meta(id).find((s) => s.recipient_participant_id === carol && s.status === 'read')!.timestamp, String(PAST + 150));
+    assert.deepEqual(metaOf(dave), [['delivered', group.jid, 'group'], ['read', group.jid, 'group']]);
     const readEvent = bodies().find((b) => b.type === 'message.status' && b.data.messageId === id && b.data.status === 'read');
     assert.equal(readEvent!.data.receipt, true);
 
+    sim.simulator.setReceipts(dave, { t: null, readAtOnce: false });
     const voice = await sendVoice(group.jid);
     await phoneGot(sim, t, carol, voice);
     await t.waitFor(() => native(voice).some(([s, , , p]) => s === 'delivered' && p === `${carol}@s.whatsapp.net`), 20_000, 'carol\'s delivery');
