@@ -31,6 +31,17 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
 }
 
 /**
+ * A `prepare` for {@link SimulatedWhatsApp.linkByQr}: the instance sends without WhatsApp's default pacing
+ * (gaps, 10 s per recipient, typing), for suites that send many messages to a few phones.
+ */
+export async function unpaced(api: InstanceClient): Promise<void> {
+  const res = await api.call('setQueuePolicy', {
+    body: { perMinute: null, perHour: null, minGapMs: 0, jitterMs: 0, recipientGapMs: 0, typing: { enabled: false, msPerChar: 0, minMs: 0, maxMs: 0 } },
+  });
+  assert.equal(res.status, 200);
+}
+
+/**
  * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
  * where the server's Baileys runs) and a Parley server (memory storage, native and meta webhook formats) with the
  * WhatsApp channel pointed at it; stops both after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration

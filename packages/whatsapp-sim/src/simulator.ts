@@ -34,6 +34,9 @@ import { PhoneMessages, type MessageTarget } from './features/phone-messages.js'
 import type { PhoneMessageInput } from './features/message-kinds.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
 import { issueCompanion, type IssuedCompanion, type IssueOptions } from './features/issue-companion.js';
+import { Disappearing, type ChatTimer } from './features/disappearing.js';
+import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
+import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
 
 export interface SimulatorOptions {
   /** Host to listen on; loopback unless you mean otherwise. */
@@ -69,6 +72,7 @@ export class Simulator extends PhoneSignals {
   private readonly communities: Communities;
   private readonly status: StatusBroadcast;
   private quietLibsignal?: () => void;
+  private readonly disappearing: Disappearing;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly loginLimit = new LoginLimit();
@@ -85,6 +89,7 @@ export class Simulator extends PhoneSignals {
     this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
     this.communities = new Communities(this.network, this.groups);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
+    this.disappearing = new Disappearing(this.network, this.messaging, this.groups);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -252,9 +257,49 @@ export class Simulator extends PhoneSignals {
     return this.messaging.sentBy(this.network.account(number));
   }
 
-  /** The phone of `number` reads a message it received: the sender's devices get a read receipt. */
-  markRead(number: string, messageId: string): void {
-    this.messaging.phoneReads(number, messageId);
+  /** The phone of `number` reads a message it received: the sender's devices get a read receipt (timed `t`, Unix seconds, when given). */
+  markRead(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'read', t);
+  }
+
+  /** The phone of `number` plays an audio message it received (a `played` receipt; 409 `not_playable` for others). */
+  markPlayed(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'played', t);
+  }
+
+  /** How the phone of `number` sends receipts: the `t` they carry (`null`: the current time) and whether it reads at once. */
+  setReceipts(number: string, change: ReceiptSettingsChange): ReceiptSettings {
+    return this.messaging.receipts.change(this.network.account(number), change);
+  }
+
+  /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */
+  sendViewOnce(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media, true);
+  }
+
+  /** The phone of `from` sends 2 to 10 images as one album (a parent `albumMessage`, then each image tied to it). */
+  sendAlbum(from: string, to: string, images: MediaInput[]): Promise<SentAlbum> {
+    return phoneSendsAlbum(this.messaging, this.media, from, to, images);
+  }
+
+  /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
+  sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
+    return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
+  }
+
+  /** The phone of `from` sets the disappearing-messages timer (seconds, 0 off) of its chat with `to`. */
+  setDisappearing(from: string, to: string, expiration: number): Promise<SentMessage> {
+    return this.disappearing.phoneSets(from, to, expiration);
+  }
+
+  /** The disappearing-messages timer of the chat between two accounts. */
+  chatTimer(a: string, b: string): ChatTimer {
+    return this.disappearing.between(a, b);
+  }
+
+  /** The phone of `number` sets a group's disappearing-messages timer (seconds, 0 off). */
+  setGroupDisappearing(number: string, jid: string, expiration: number): GroupView {
+    return this.disappearing.phoneSetsGroup(number, jid, expiration);
   }
 
   /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */

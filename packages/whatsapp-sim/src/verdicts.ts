@@ -144,3 +144,27 @@ export const LOGIN_RATE_LIMIT: Verdict<{ code: number }> = {
   source: 'https://github.com/oxidezap/whatsapp-rust/issues/342, /pull/353, /pull/1263; https://github.com/oxidezap/baileyrs/pull/77; '
     + 'https://github.com/hertz-ai/HARTOS/pull/108 (trigger thresholds: no public source)',
 };
+
+/**
+ * View-once media reach the recipient's phone only: each companion (the recipient's and the sender's) gets
+ * the message stanza with `<unavailable type="view_once"/>` and no ciphertext. whatsmeow names the type
+ * (types/events/events.go UnavailableTypeViewOnce) and reports such a stanza without `<enc>` as an
+ * UndecryptableMessage with IsUnavailable (message.go handleEncryptedMessage); Baileys 7.0.0-rc14 marks it
+ * `key.isViewOnce` and keeps no CIPHERTEXT stub (Utils/decode-wa-message.js decryptMessageNode).
+ */
+export const VIEW_ONCE_FOR_COMPANIONS: Verdict<BinaryNode> = {
+  value: { tag: 'unavailable', attrs: { type: 'view_once' } },
+  source: 'whatsmeow types/events/events.go UnavailableTypeViewOnce and message.go handleEncryptedMessage; Baileys 7.0.0-rc14 lib/Utils/decode-wa-message.js',
+};
+
+/**
+ * Disappearing-message timers WhatsApp offers, in seconds (0: off): 24 hours, 7 days, 90 days. A group's is
+ * in its metadata as `<ephemeral expiration>` and changes are told as `<ephemeral expiration>` /
+ * `<not_ephemeral/>` in a w:gp2 notification; a 1:1 chat's travels as an EPHEMERAL_SETTING protocol message.
+ */
+export const DISAPPEARING_TIMERS: Verdict<readonly number[]> = {
+  value: [0, 86_400, 604_800, 7_776_000],
+  source: 'whatsmeow disappearing timers (DisappearingTimer24Hours, DisappearingTimer7Days, DisappearingTimer90Days; ParseDisappearingTimerString '
+    + '"0, 24h, 7d, 90d"), group.go parseGroupNode and parseGroupChange (ephemeral, not_ephemeral); Baileys 7.0.0-rc14 lib/Socket/groups.js '
+    + 'groupToggleEphemeral and extractGroupMetadata, lib/Socket/messages-recv.js handleGroupNotification, lib/Utils/process-message.js (EPHEMERAL_SETTING)',
+};

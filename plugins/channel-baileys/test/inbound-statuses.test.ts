@@ -47,6 +47,19 @@ describe('delivery statuses as the receipts tell them', () => {
     ]);
   });
 
+  it('a merged delivery and read: delivered carries the delivery receipt\'s own time, seen on the receipt stanza', async () => {
+    await sent('3EB0AAAA05', 'SERVER_ACK');
+    // Baileys' handler hears both stanzas; its buffer then merges them into one READ update with the read's time.
+    socket.ws.emit('CB:receipt', { tag: 'receipt', attrs: { from: PEER_JID, id: '3EB0AAAA05', t: String(T + 80) } });
+    socket.ws.emit('CB:receipt', { tag: 'receipt', attrs: { from: PEER_JID, id: '3EB0AAAA05', type: 'read', t: String(T + 95) } });
+    socket.emit('messages.update', [{ key: { remoteJid: PEER_JID, fromMe: true, id: '3EB0AAAA05' }, update: { status: Status.READ, messageTimestamp: T + 95 } }]);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { ...oneToOne('3EB0AAAA05'), status: 'delivered', timestamp: T + 80 },
+      { ...oneToOne('3EB0AAAA05'), status: 'read', timestamp: T + 95 },
+    ]);
+  });
+
   it('a group member\'s played receipt is played, though Baileys files it as a read', async () => {
     const played: BinaryNode = { tag: 'receipt', attrs: { from: GROUP_JID, id: '3EB0AAAA04', participant: MEMBER, type: 'played', t: String(T + 70) } };
     // Baileys' handler hears the stanza first and reports it afterwards as `readTimestamp`.

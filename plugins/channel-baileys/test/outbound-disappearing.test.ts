@@ -40,6 +40,39 @@ describe('sending into chats with disappearing messages', () => {
     assert.match(JSON.stringify(proto.Message.toObject(proto.Message.fromObject(message as never))), new RegExp(`"expiration":${90 * DAY}`));
   });
 
+  it('a timer turned off on either phone (Baileys: ephemeralExpiration null) is stored as 0, so sends carry none', async () => {
+    await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: DAY });
+    socket.emit('chats.update', [{ id: PEER_JID, ephemeralExpiration: null, ephemeralSettingTimestamp: 1_735_700_000 }]);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [{ type: 'chats.upsert', chats: [{ id: PEER_JID, ephemeralExpiration: 0 }] }]);
+  });
+
+  it('a group\'s timer changed after its metadata was cached (a w:gp2 notification, a chat update): the next send reads it afresh', async () => {
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [] });
+    await send(GROUP_JID, { type: 'text', text: 'before' });
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [], ephemeralDuration: DAY });
+    socket.emit('chats.update', [{ id: GROUP_JID, ephemeralExpiration: DAY, ephemeralSettingTimestamp: 1_735_700_000 }]);
+    await h.settle();
+    await send(GROUP_JID, { type: 'text', text: 'after' });
+    assert.deepStrictEqual(socket.callsTo('sendMessage').map((call) => (call[2] as { ephemeralExpiration?: number }).ephemeralExpiration), [undefined, DAY]);
+  });
+
+  it('the instance\'s own setting (Baileys reports none of its own sends): the chat takes the timer and the next sends carry it', async () => {
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [] });
+    await send(GROUP_JID, { type: 'text', text: 'before' });
+    await h.adapter.capabilities.chats!.setDisappearing(PEER_JID, 90 * DAY);
+    socket.results.set('groupMetadata', { id: GROUP_JID, subject: 'Team', participants: [], ephemeralDuration: DAY });
+    await h.adapter.capabilities.chats!.setDisappearing(GROUP_JID, DAY);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { type: 'chats.upsert', chats: [{ id: PEER_JID, ephemeralExpiration: 90 * DAY }] },
+      { type: 'chats.upsert', chats: [{ id: GROUP_JID, ephemeralExpiration: DAY }] },
+    ]);
+    await send(GROUP_JID, { type: 'text', text: 'after' });
+    assert.deepStrictEqual(socket.callsTo('sendMessage').filter((call) => call[0] === GROUP_JID && !('disappearingMessagesInChat' in (call[1] as object)))
+      .map((call) => (call[2] as { ephemeralExpiration?: number } | undefined)?.ephemeralExpiration), [undefined, DAY]);
+  });
+
   it('a chat without the timer sends none', async () => {
     await h.storage.chats.upsert(INSTANCE_ID, { id: PEER_JID, ephemeralExpiration: 0 });
     await send(PEER, { type: 'text', text: 'plain' });

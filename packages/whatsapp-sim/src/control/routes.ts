@@ -9,6 +9,7 @@ import type { Body, Route } from './validate.js';
 import { signalRoutes } from './signal-routes.js';
 import { socialRoutes } from './social-routes.js';
 import { messageRoutes } from './message-routes.js';
+import { fateRoutes, mediaInput } from './fate-routes.js';
 
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
@@ -57,28 +58,23 @@ export function routes(sim: Simulator): Route[] {
     { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/pairing-code$`), handle: async ([number], body) => ok(await sim.enterPairingCode(number!, text(body, 'code'))) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`),
-      handle: async ([number], body) => ({ status: 201, body: await sim.sendText(number!, text(body, 'to'), text(body, 'text')) }),
+      handle: async ([number], body) => {
+        const companions = optionalText(body, 'companions');
+        if (companions !== undefined && companions !== 'corrupt') throw new SimError(400, 'invalid_request', 'companions must be "corrupt" when given', { field: 'companions' });
+        const send = companions ? sim.sendUndecryptable.bind(sim) : sim.sendText.bind(sim);
+        return { status: 201, body: await send(number!, text(body, 'to'), text(body, 'text')) };
+      },
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received$`), handle: ([number]) => ok(sim.received(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/read$`),
-      handle: ([number, id]) => {
-        sim.markRead(number!, id!);
-        return { status: 204 };
-      },
-    },
-    {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`),
       handle: async ([number], body) => {
-        const data = text(body, 'data');
-        if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new SimError(400, 'invalid_request', 'data must be base64', { field: 'data' });
-        const media = {
-          kind: text(body, 'kind') as 'image', data: Buffer.from(data, 'base64'), mimetype: text(body, 'mimetype'),
-          fileName: optionalText(body, 'fileName'), caption: optionalText(body, 'caption'),
-        };
-        return { status: 201, body: await sim.sendMedia(number!, text(body, 'to'), media) };
+        const media = mediaInput(body);
+        const to = text(body, 'to');
+        const sent = field(body, 'viewOnce', 'boolean', false) ? sim.sendViewOnce(number!, to, media) : sim.sendMedia(number!, to, media);
+        return { status: 201, body: await sent };
       },
     },
     {
@@ -122,6 +118,7 @@ export function routes(sim: Simulator): Route[] {
       handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
     },
     ...messageRoutes(sim),
+    ...fateRoutes(sim),
     ...signalRoutes(sim),
     ...socialRoutes(sim),
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },

@@ -6,6 +6,7 @@ import type { Account } from '../network/model.js';
 import { requireSession } from './prekeys.js';
 import type { Groups } from './groups.js';
 import type { Communities } from './communities.js';
+import { isDisappearingTimer } from './disappearing.js';
 
 const text = (node: BinaryNode | undefined): string | undefined =>
   node?.content instanceof Uint8Array ? Buffer.from(node.content).toString('utf8') : typeof node?.content === 'string' ? node.content : undefined;
@@ -76,6 +77,15 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
         return undefined;
       case 'invite':
         return [{ tag: 'invite', attrs: { code: groups.revokeInvite(groups.asAdmin(to, account), account) } }];
+      case 'ephemeral': case 'not_ephemeral': {
+        // Baileys groupToggleEphemeral; in a locked group only admins change it, as the group's other info.
+        const group = groups.asMember(to, account);
+        if (group.restrict) groups.asAdmin(to, account);
+        const seconds = child.tag === 'ephemeral' ? Number(child.attrs.expiration) : 0;
+        if (!isDisappearingTimer(seconds) || (child.tag === 'ephemeral' && seconds === 0)) throw new IqError(400, 'bad-request');
+        groups.setEphemeral(group, account, seconds);
+        return undefined;
+      }
       default:
         throw new IqError(501, 'feature-not-implemented');
     }

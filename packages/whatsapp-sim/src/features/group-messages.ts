@@ -126,7 +126,7 @@ export class GroupMessages {
         // The author's key may be under its LID: the record names the author's number either way.
         received.fromNumber = author.number;
         if (target !== author) await this.messaging.phoneGot(target, received);
-        if (target !== author) this.messaging.receiptTo(author, `${target.number}@s.whatsapp.net`, [id], 'delivery', chat);
+        if (target !== author) this.messaging.acknowledge(target, author, id, chat);
       } catch (error) {
         this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });
       }

@@ -35,6 +35,8 @@ export interface Group {
   joinApproval: boolean;
   /** Pending join requests: number → request time (Unix seconds). */
   requests: Map<string, number>;
+  /** The disappearing-messages timer in seconds (`<ephemeral expiration>`), 0 when off. */
+  ephemeral: number;
 }
 
 /** What a new group is besides its subject and members: a community, a community's group, its description. */
@@ -105,7 +107,7 @@ export class Groups {
       id, jid: `${id}@g.us`, subject, subjectOwner: pn(creator.number), subjectTime: now, creation: now, creator: pn(creator.number),
       description: kind.description ? { id: stanzaId(), body: kind.description, owner: pn(creator.number), time: now } : undefined,
       announce: kind.announce ?? false, restrict: false, inviteCode: newInviteCode(), members: new Map([[creator.number, 'superadmin']]),
-      parent: kind.parent ?? false, linkedParent: kind.linkedParent, defaultSubGroup: kind.defaultSubGroup ?? false, joinApproval: false, requests: new Map(),
+      parent: kind.parent ?? false, linkedParent: kind.linkedParent, defaultSubGroup: kind.defaultSubGroup ?? false, joinApproval: false, requests: new Map(), ephemeral: 0,
     };
     for (const number of numbers) if (this.network.accounts.has(number) && group.members.size < MAX_MEMBERS) group.members.set(number, 'member');
     this.groups.set(id, group);
@@ -162,6 +164,16 @@ export class Groups {
     this.notify(group, actor, { tag: setting, attrs: {} });
   }
 
+  /**
+   * Turns disappearing messages on (`<ephemeral expiration>`) or off (`<not_ephemeral/>`), told as such to the
+   * members (whatsmeow group.go parseGroupChange reads both; Baileys handleGroupNotification makes them an
+   * EPHEMERAL_SETTING protocol message, which its process-message turns into `chats.update`).
+   */
+  setEphemeral(group: Group, actor: Account, seconds: number): void {
+    group.ephemeral = seconds;
+    this.notify(group, actor, seconds > 0 ? { tag: 'ephemeral', attrs: { expiration: String(seconds) } } : { tag: 'not_ephemeral', attrs: {} });
+  }
+
   revokeInvite(group: Group, actor: Account): string {
     group.inviteCode = newInviteCode();
     this.notify(group, actor, { tag: 'invite', attrs: { code: group.inviteCode } });
@@ -205,6 +217,8 @@ export class Groups {
     }
     if (group.announce) content.push({ tag: 'announcement', attrs: {} });
     if (group.restrict) content.push({ tag: 'locked', attrs: {} });
+    // whatsmeow parseGroupNode: `<ephemeral expiration>` (Baileys extractGroupMetadata: ephemeralDuration).
+    if (group.ephemeral > 0) content.push({ tag: 'ephemeral', attrs: { expiration: String(group.ephemeral) } });
     // Communities as whatsmeow's parseGroupNode reads them (group.go): parent, linked_parent, default_sub_group.
     if (group.parent) content.push({ tag: 'parent', attrs: { default_membership_approval_mode: 'request_required' } });
     if (group.linkedParent) content.push({ tag: 'linked_parent', attrs: { jid: group.linkedParent } });
@@ -257,6 +271,8 @@ export interface GroupView {
   joinApproval: boolean;
   /** Pending join requests. */
   requests: Array<{ number: string; jid: string; requestTime: number }>;
+  /** The disappearing-messages timer in seconds, 0 when off. */
+  ephemeral: number;
 }
 
 export function groupView(group: Group): GroupView {
@@ -266,6 +282,7 @@ export function groupView(group: Group): GroupView {
     members: [...group.members].map(([number, role]) => ({ number, jid: pn(number), role })),
     community: group.parent, linkedParent: group.linkedParent, defaultSubGroup: group.defaultSubGroup, joinApproval: group.joinApproval,
     requests: [...group.requests].map(([number, requestTime]) => ({ number, jid: pn(number), requestTime })),
+    ephemeral: group.ephemeral,
   };
 }
 

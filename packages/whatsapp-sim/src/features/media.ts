@@ -1,7 +1,7 @@
 import type { MediaType, proto } from '@whiskeysockets/baileys';
 import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
-import type { ReceivedMessage } from '../network/phone.js';
+import { contentOf, type ReceivedMessage } from '../network/phone.js';
 import { SimError } from '../network/errors.js';
 import { decryptMedia, encryptMedia } from '../media/crypto.js';
 import { MEDIA_CONN_TTL_S } from '../media/host.js';
@@ -92,7 +92,7 @@ export class Media {
   /** A phone got a message: when it carries media, the phone downloads and decrypts it. */
   async open(account: Account, message: ReceivedMessage): Promise<void> {
     for (const [kind, field] of Object.entries(FIELDS)) {
-      const content = message.message[field] as Record<string, string | number | undefined> | undefined;
+      const content = contentOf(message.message)[field] as Record<string, string | number | undefined> | undefined;
       if (!content) continue;
       const media: ReceivedMedia = { kind, mimetype: content.mimetype as string, fileName: content.fileName as string, size: 0 };
       let data: Buffer | undefined;

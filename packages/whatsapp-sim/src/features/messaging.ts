@@ -9,9 +9,13 @@ import { blocks } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { takeBundle } from './prekeys.js';
 import type { Media, MediaInput } from './media.js';
-import type { ReceivedMessage } from '../network/phone.js';
+import { contentOf, type ReceivedMessage } from '../network/phone.js';
 import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
+import { PhoneReceipts, type ReceiptKind } from './receipts.js';
+import { VIEW_ONCE_FOR_COMPANIONS } from '../verdicts.js';
+
+export type { ReceiptKind } from './receipts.js';
 
 /** A message a phone sent, and the receipts it got back. */
 export interface SentMessage {
@@ -21,7 +25,8 @@ export interface SentMessage {
   timestamp: number;
   /** Devices the message was encrypted for. */
   devices: string[];
-  receipts: Array<{ from: string; type: ReceiptKind; at: number }>;
+  /** Receipts: who, which, when it arrived (`at`, ms) and the time it carries (`t`, Unix seconds). */
+  receipts: Array<{ from: string; type: ReceiptKind; at: number; t?: number }>;
   /** Retry receipts devices sent for it (they could not decrypt their copy), each answered by a resend. */
   retries?: Array<{ from: string; count: number; at: number }>;
 }
@@ -35,7 +40,18 @@ export interface UndecryptableMessage {
   at: number;
 }
 
-export type ReceiptKind = 'delivery' | 'read' | 'played';
+/**
+ * What the companions of a phone's message get instead of a good copy: `unavailable` — no ciphertext, the
+ * verdict VIEW_ONCE_FOR_COMPANIONS, as WhatsApp gives view-once media to phones only; `corrupt` — a `msg`
+ * that no session decrypts, resent just as broken on each retry receipt (a sender whose encryption is broken).
+ */
+export type CompanionCopies = 'unavailable' | 'corrupt';
+
+/** A phone's message a companion reads, or does not. */
+export interface PhoneMessageOptions {
+  /** What the recipient's companions get (its own companions too, for `unavailable`). */
+  companions?: CompanionCopies;
+}
 
 /**
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
@@ -63,7 +79,11 @@ export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
   /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
-  private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage }>();
+  private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage; companions?: CompanionCopies }>();
+  /** How each phone sends its receipts (time, read at once). */
+  readonly receipts = new PhoneReceipts();
+  /** Called with each message a phone keeps (1:1 and group), after its media is opened. */
+  private readonly observers: Array<(account: Account, received: ReceivedMessage) => void> = [];
 
   constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {}
 
@@ -85,30 +105,42 @@ export class Messaging {
     return [...(this.sent.get(account) ?? [])];
   }
 
-  async phoneSendsText(fromNumber: string, toNumber: string, text: string): Promise<SentMessage> {
+  async phoneSendsText(fromNumber: string, toNumber: string, text: string, options: PhoneMessageOptions = {}): Promise<SentMessage> {
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
       throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
     }
-    return this.phoneSends(fromNumber, toNumber, { conversation: text }, text);
+    return this.phoneSends(fromNumber, toNumber, { conversation: text }, text, options);
   }
 
-  /** The phone uploads a file (encrypted) and sends it; `text` of the record is the caption or file name. */
-  async phoneSendsMedia(fromNumber: string, toNumber: string, input: MediaInput): Promise<SentMessage> {
+  /** Runs `observe` on every message a phone keeps from now on. */
+  onPhoneReceived(observe: (account: Account, received: ReceivedMessage) => void): void {
+    this.observers.push(observe);
+  }
+
+  /**
+   * The phone uploads a file (encrypted) and sends it; `text` of the record is the caption or file name. A
+   * view-once image goes as phones send one (`viewOnceMessageV2`, `viewOnce: true`): only phones get it.
+   */
+  async phoneSendsMedia(fromNumber: string, toNumber: string, input: MediaInput, viewOnce = false): Promise<SentMessage> {
     this.network.account(fromNumber);
     this.network.account(toNumber);
-    return this.phoneSends(fromNumber, toNumber, await this.media.upload(input), input.caption ?? input.fileName ?? '');
+    if (viewOnce && input.kind !== 'image') throw new SimError(400, 'invalid_media', 'only an image is sent view-once here', { field: 'kind' });
+    const uploaded = await this.media.upload(input);
+    const message = viewOnce ? { viewOnceMessageV2: { message: { imageMessage: { ...uploaded.imageMessage, viewOnce: true } } } } : uploaded;
+    return this.phoneSends(fromNumber, toNumber, message, input.caption ?? input.fileName ?? '', viewOnce ? { companions: 'unavailable' } : {});
   }
 
   /** Opens what a phone kept: its media is downloaded and decrypted. */
   async phoneGot(account: Account, received: ReceivedMessage): Promise<void> {
     await this.media.open(account, received);
+    for (const observe of this.observers) observe(account, received);
   }
 
   /**
    * The phone of `fromNumber` sends any message to the number `toNumber`: encrypted for the recipient's phone
    * and companions and, as `deviceSentMessage`, for the sender's own companions. `text` is the record's text.
    */
-  async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+  async phoneSends(fromNumber: string, toNumber: string, message: proto.IMessage, text: string, options: PhoneMessageOptions = {}): Promise<SentMessage> {
     const from = this.network.account(fromNumber);
     const to = this.network.account(toNumber);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
@@ -120,11 +152,13 @@ export class Messaging {
       ...[...from.companions.values()].map((d) => ({ jid: d.jid, device: d, own: true })),
     ];
     const record = this.recordSent(from, { id, to: toJid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
-    this.resendable.set(id, { from, toJid, message, record });
+    const { companions } = options;
+    this.resendable.set(id, { from, toJid, message, record, companions });
     while (this.resendable.size > MAX_RESENDABLE) this.resendable.delete(this.resendable.keys().next().value!);
     for (const target of targets) {
-      await this.ensureSession(from, target.jid);
-      await this.copyTo(from, target.device, toJid, message, record);
+      const fate = companions === 'unavailable' || (companions === 'corrupt' && !target.own) ? companions : undefined;
+      if (!fate) await this.ensureSession(from, target.jid);
+      await this.copyTo(from, target.device, toJid, message, record, undefined, fate);
       record.devices.push(target.jid);
     }
     if (reaches) {
@@ -137,12 +171,18 @@ export class Messaging {
   }
 
   /** Encrypts one copy of a phone's message for one companion (its own as `deviceSentMessage`) and sends it. */
-  private async copyTo(from: Account, device: CompanionDevice, toJid: string, message: proto.IMessage, record: SentMessage, count?: number): Promise<void> {
+  private async copyTo(
+    from: Account, device: CompanionDevice, toJid: string, message: proto.IMessage, record: SentMessage, count?: number, fate?: CompanionCopies,
+  ): Promise<void> {
     const own = this.network.accountOf(device.jid) === from;
     const body = own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
-    const { type, ciphertext } = await from.phone.encrypt(device.jid, body);
     const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: stanzaType(message), t: String(record.timestamp), notify: from.pushName };
     if (own) attrs.recipient = toJid;
+    if (fate === 'unavailable') {
+      this.network.deliver(device, { tag: 'message', attrs, content: [{ ...VIEW_ONCE_FOR_COMPANIONS.value }] });
+      return;
+    }
+    const { type, ciphertext } = fate === 'corrupt' ? { type: 'msg', ciphertext: randomBytes(64) } : await from.phone.encrypt(device.jid, body);
     const enc: BinaryNode = { tag: 'enc', attrs: { v: '2', type, ...(count ? { count: String(count) } : {}) }, content: ciphertext };
     this.network.deliver(device, { tag: 'message', attrs, content: [enc] });
   }
@@ -156,10 +196,14 @@ export class Messaging {
   private async retryFrom(device: CompanionDevice, node: BinaryNode): Promise<void> {
     const original = this.resendable.get(node.attrs.id ?? '');
     if (!original || this.network.accountOf(node.attrs.to ?? '') !== original.from) return;
+    // View-once media never reach a companion, not even on a retry.
+    if (original.companions === 'unavailable') return;
     const count = Number(getBinaryNodeChild(node, 'retry')?.attrs.count ?? 1) || 1;
     const retries = original.record.retries ?? (original.record.retries = []);
     if (retries.filter((r) => r.from === device.jid).length >= MAX_RETRIES) return;
     retries.push({ from: device.jid, count, at: Date.now() });
+    // A broken sender's resend is as broken as its first copy (no session to rebuild).
+    if (original.companions === 'corrupt' && this.network.accountOf(device.jid) !== original.from) return this.copyTo(original.from, device, original.toJid, original.message, original.record, count, 'corrupt');
     const bundle = extractE2ESessionFromRetryReceipt(node);
     if (bundle) {
       await original.from.phone.deleteSession(device.jid);
@@ -174,13 +218,30 @@ export class Messaging {
     await this.copyTo(original.from, device, original.toJid, original.message, original.record, count);
   }
 
-  /** The phone of `number` reads a received message: a read receipt goes to the sender's devices. */
-  phoneReads(number: string, messageId: string): void {
+  /**
+   * The phone of `number` reads (or plays: a voice note, an audio) a received message: the receipt goes to
+   * the sender's devices, timed `t` (Unix seconds) when given, else by the phone's receipt settings.
+   */
+  phoneReads(number: string, messageId: string, kind: 'read' | 'played' = 'read', t?: number): void {
     const account = this.network.account(number);
     const message = account.phone.received.find((m) => m.id === messageId);
     if (!message) throw new SimError(404, 'message_not_found', `the phone of ${number} has no received message ${messageId}`, { messageId });
+    if (kind === 'played' && !contentOf(message.message).audioMessage) {
+      throw new SimError(409, 'not_playable', `message ${messageId} is not an audio message: only audio is played`, { messageId });
+    }
     const sender = this.network.accountOf(message.from);
-    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], 'read', message.group);
+    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], kind, message.group, this.receipts.timeOf(account, t));
+  }
+
+  /**
+   * A phone kept a message: its delivery receipt goes to the sender, and its read receipt right after
+   * when the phone reads at once (both in one go, as a phone with the chat open sends them).
+   */
+  acknowledge(phoneAccount: Account, sender: Account, id: string, group?: string): void {
+    const from = `${phoneAccount.number}@s.whatsapp.net`;
+    const t = this.receipts.timeOf(phoneAccount);
+    this.receiptTo(sender, from, [id], 'delivery', group, t);
+    if (this.receipts.of(phoneAccount).readAtOnce) this.receiptTo(sender, from, [id], 'read', group, t);
   }
 
   /** Lists a message a phone sends; before any copy leaves, since a receipt can come back before the last copy is sent. */
@@ -249,7 +310,7 @@ export class Messaging {
       const received = await phoneAccount.phone.receive(id, fromDevice, type, ciphertext, Number(unixNow()), keep);
       if (keep) await this.phoneGot(phoneAccount, received);
       const sender = this.network.accountOf(fromDevice);
-      if (keep && sender) this.receiptTo(sender, `${phoneAccount.number}@s.whatsapp.net`, [id], 'delivery');
+      if (keep && sender) this.acknowledge(phoneAccount, sender, id);
     } catch (error) {
       this.recordFailure(phoneAccount, { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() });
     }
@@ -259,14 +320,14 @@ export class Messaging {
    * A receipt from `from` (a user or device JID) for messages of `sender`: to its companions, and its phone's
    * record. In a group the receipt comes from the group, with the reader as `participant`.
    */
-  receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string): void {
+  receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string, t = unixNow()): void {
     const [first, ...rest] = ids;
-    const attrs: Record<string, string> = group ? { from: group, participant: from, id: first!, t: unixNow() } : { from, id: first!, t: unixNow() };
+    const attrs: Record<string, string> = group ? { from: group, participant: from, id: first!, t } : { from, id: first!, t };
     if (type !== 'delivery') attrs.type = type;
     const content = rest.length ? [{ tag: 'list', attrs: {}, content: rest.map((x) => ({ tag: 'item', attrs: { id: x } })) }] : undefined;
     for (const device of sender.companions.values()) this.network.deliver(device, { tag: 'receipt', attrs: { ...attrs }, content });
     for (const message of this.sent.get(sender) ?? []) {
-      if (ids.includes(message.id)) message.receipts.push({ from, type, at: Date.now() });
+      if (ids.includes(message.id)) message.receipts.push({ from, type, at: Date.now(), t: Number(t) });
     }
   }
 
@@ -284,4 +345,12 @@ export class Messaging {
     const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
     this.receiptTo(sender, session.device.jid, ids, kind, group);
   }
+}
+
+const MEDIA_MEMBERS = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage'] as const;
+
+/** The `type` of a message stanza: `media` for media (view-once included), else `text` (Baileys relayMessage's getMessageType). */
+function stanzaType(message: proto.IMessage): 'media' | 'text' {
+  const inner = message.viewOnceMessageV2?.message ?? message.viewOnceMessage?.message ?? message;
+  return MEDIA_MEMBERS.some((member) => inner[member]) ? 'media' : 'text';
 }

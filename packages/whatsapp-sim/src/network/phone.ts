@@ -35,6 +35,19 @@ export interface ReceivedMessage {
   media?: { kind: string; mimetype: string | undefined; fileName: string | undefined; size: number; error?: string };
 }
 
+/** Wrappers a message's content may come in (Baileys normalizeMessageContent unwraps the same ones). */
+const WRAPPERS = ['ephemeralMessage', 'viewOnceMessage', 'viewOnceMessageV2', 'viewOnceMessageV2Extension', 'documentWithCaptionMessage'] as const;
+
+/** The content of a received message (its `message` as JSON) inside the wrappers it may come in. */
+export function contentOf(message: Record<string, unknown>): Record<string, unknown> {
+  for (let depth = 0; depth < 5; depth++) {
+    const wrapper = WRAPPERS.find((name) => (message[name] as { message?: unknown } | undefined)?.message);
+    if (!wrapper) break;
+    message = (message[wrapper] as { message: Record<string, unknown> }).message;
+  }
+  return message;
+}
+
 /** Text of the common text-bearing message kinds. */
 export function textOf(message: proto.IMessage): string | undefined {
   return message.conversation ?? message.extendedTextMessage?.text ?? message.imageMessage?.caption ?? message.documentMessage?.caption ?? undefined;

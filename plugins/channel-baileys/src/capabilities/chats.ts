@@ -1,5 +1,5 @@
 import { NotFoundError, type ChatsCapability, type PrivacySettings } from '@parley/core';
-import type { MinimalMessage } from '@whiskeysockets/baileys';
+import { isJidGroup, type MinimalMessage } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 
@@ -47,6 +47,10 @@ export function chatsCapability(runtime: AdapterRuntime): ChatsCapability {
       const socket = runtime.connection.openSocket();
       // Baileys turns this into a group setting for groups and a protocol message for chats.
       await upstream('the disappearing-messages setting', () => socket.sendMessage(jid, { disappearingMessagesInChat: expiration }));
+      // Baileys does not process the instance's own sends (emitOwnEvents is off), so nothing reports this change:
+      // the chat takes the timer here, and a group's cached metadata goes, so the next send carries the timer.
+      if (isJidGroup(jid)) runtime.groupCache.del(jid);
+      context.emit({ type: 'chats.upsert', chats: [{ id: jid, ephemeralExpiration: expiration }] });
     },
     async privacy(): Promise<PrivacySettings> {
       const socket = runtime.connection.openSocket();

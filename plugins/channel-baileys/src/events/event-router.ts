@@ -1,6 +1,6 @@
 import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
-import type { BaileysEventMap, BinaryNode, GroupMetadata, WAMessageKey } from '@whiskeysockets/baileys';
+import { isJidGroup, type BaileysEventMap, type BinaryNode, type GroupMetadata, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
@@ -10,7 +10,7 @@ import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mapping/inbound-status.js';
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { announcedGroupChange, groupUpdateChange } from './group-updates.js';
-import { PlayedReceipts } from './played-receipts.js';
+import { ReceiptStanzas } from './receipt-stanzas.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
@@ -42,7 +42,7 @@ type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) =
 export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
   private readonly undecrypted: UndecryptedMessages;
-  private readonly played = new PlayedReceipts();
+  private readonly receipts = new ReceiptStanzas();
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -61,7 +61,7 @@ export class EventRouter {
       socket.ev.on(event, listener);
       listeners.push([event, listener]);
     }
-    const onReceipt = (node: BinaryNode): void => this.played.observe(node);
+    const onReceipt = (node: BinaryNode): void => this.receipts.observe(node);
     const onAck = (node: BinaryNode): void => this.enqueue('server ack', () => this.serverAck(socket, node));
     socket.ws.on('CB:receipt', onReceipt);
     socket.ws.on('CB:ack,class:message', onAck);
@@ -134,7 +134,7 @@ export class EventRouter {
       },
       'messages.update': async (updates) => {
         for (const update of updates) {
-          for (const status of await statusesFromUpdate(update, env())) {
+          for (const status of await statusesFromUpdate(update, env(), (id) => this.receipts.takeDelivered(id))) {
             if (status.status === 'sent' && !this.deps.acks.firstSent(status.messageId)) continue;
             if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
             if (status.status === 'sent') health.sendAccepted();
@@ -144,7 +144,7 @@ export class EventRouter {
       },
       'message-receipt.update': async (receipts) => {
         for (const receipt of receipts) {
-          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.played.take(id, member))) emit(status);
+          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) emit(status);
         }
       },
       'messages.delete': async (deletion) => {
@@ -182,8 +182,14 @@ export class EventRouter {
       },
       'contacts.upsert': async (contacts) => this.emitContacts(contacts),
       'contacts.update': async (contacts) => this.emitContacts(contacts),
-      'chats.upsert': async (chats) => this.emitChats(chats.map(chatChange)),
-      'chats.update': async (updates) => this.emitChats(updates.map(chatUpdateChange)),
+      'chats.upsert': async (chats) => {
+        this.forgetGroupTimers(chats);
+        this.emitChats(chats.map(chatChange));
+      },
+      'chats.update': async (updates) => {
+        this.forgetGroupTimers(updates);
+        this.emitChats(updates.map(chatUpdateChange));
+      },
       'chats.delete': async (jids) => {
         if (jids.length > 0) emit({ type: 'chats.delete', jids });
       },
@@ -207,6 +213,17 @@ export class EventRouter {
         health.messageCap(info);
       },
     };
+  }
+
+  /**
+   * A group's disappearing-messages timer changed (WhatsApp's w:gp2 `<ephemeral>` notification, which Baileys
+   * turns into a chat update, not a group update): its cached metadata is dropped, so the next send reads the
+   * timer afresh (capabilities/disappearing.ts).
+   */
+  private forgetGroupTimers(chats: Array<{ id?: string | null; ephemeralExpiration?: number | null }>): void {
+    for (const chat of chats) {
+      if (chat.id && isJidGroup(chat.id) && chat.ephemeralExpiration !== undefined) this.deps.groupCache.del(chat.id);
+    }
   }
 
   private emitContacts(contacts: Parameters<typeof contactChange>[0][]): void {

@@ -51,10 +51,13 @@ const UNDELIVERED = new Set(['PENDING', 'SERVER_ACK']);
  * the receipt (`messageTimestamp` is the receipt's `t`, Socket/messages-recv.js `handleReceipt`).
  * Baileys' event buffer merges a delivery and a read of one message into one update
  * (Utils/event-buffer.js, `messages.update`), so a read or played for a message never reported
- * delivered is preceded by its `delivered`. Updates of received messages and updates without a
- * status answer none.
+ * delivered is preceded by its `delivered`, timed by the delivery receipt when `deliveredAt` saw it
+ * (the merged update keeps the read's time only), else like the read. Updates of received messages
+ * and updates without a status answer none.
  */
-export async function statusesFromUpdate(update: WAMessageUpdate, env: InboundEnv): Promise<StatusPayload[]> {
+export async function statusesFromUpdate(
+  update: WAMessageUpdate, env: InboundEnv, deliveredAt: (messageId: string) => number | undefined = () => undefined,
+): Promise<StatusPayload[]> {
   const { key } = update;
   const raw = update.update.status;
   if (!key.fromMe || !key.id || raw === null || raw === undefined) return [];
@@ -65,7 +68,7 @@ export async function statusesFromUpdate(update: WAMessageUpdate, env: InboundEn
   const base = { type: 'message.status' as const, messageId: key.id, ...target, timestamp: at > 0 ? at : env.now() };
   const stored = AFTER_DELIVERY.has(status) ? (await env.storedRecord(key.id))?.status : undefined;
   return [
-    ...(stored !== undefined && UNDELIVERED.has(stored) ? [{ ...base, status: 'delivered' as const }] : []),
+    ...(stored !== undefined && UNDELIVERED.has(stored) ? [{ ...base, status: 'delivered' as const, timestamp: deliveredAt(key.id) ?? base.timestamp }] : []),
     { ...base, status, ...(status === 'failed' ? { error: sendError(update.update.messageStubParameters) } : {}) },
   ];
 }

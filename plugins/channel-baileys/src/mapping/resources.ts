@@ -109,6 +109,8 @@ export function chatChange(chat: WAChat | ChatUpdate): (Partial<Chat> & { id: st
   if (chat.pinned !== undefined && chat.pinned !== null) change.pinned = chat.pinned > 0;
   if (chat.archived !== undefined && chat.archived !== null) change.archived = chat.archived;
   if (chat.ephemeralExpiration !== undefined && chat.ephemeralExpiration !== null) change.ephemeralExpiration = chat.ephemeralExpiration;
+  // A timer turned off: Baileys writes the EPHEMERAL_SETTING's 0 as null beside the setting's time (Utils/process-message.js).
+  else if (chat.ephemeralExpiration === null && chat.ephemeralSettingTimestamp) change.ephemeralExpiration = 0;
   return change;
 }
 

@@ -1,0 +1,64 @@
+import type { Simulator } from '../simulator.js';
+import { SimError } from '../network/errors.js';
+import type { MediaInput } from '../features/media.js';
+import { receiptTime } from '../features/receipts.js';
+import { field, NUMBER, ok, optionalText, text } from './validate.js';
+import type { Body, Route } from './validate.js';
+
+/** A media message of a control body: `{ kind, data (base64), mimetype, fileName?, caption? }`. */
+export function mediaInput(body: Body): MediaInput {
+  const data = text(body, 'data');
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new SimError(400, 'invalid_request', 'data must be base64', { field: 'data' });
+  return {
+    kind: text(body, 'kind') as MediaInput['kind'], data: Buffer.from(data, 'base64'), mimetype: text(body, 'mimetype'),
+    fileName: optionalText(body, 'fileName'), caption: optionalText(body, 'caption'),
+  };
+}
+
+/** The optional receipt time `t` of a body. */
+const timeOf = (body: Body): number | undefined => (body.t === undefined ? undefined : receiptTime(body.t));
+
+/** A timer in seconds (`expiration`): checked by the simulator against the timers WhatsApp offers. */
+const expiration = (body: Body): number => field(body, 'expiration', 'number', true) as number;
+
+/**
+ * Control routes of what becomes of messages (README "Control API"): receipts (read and played, timed,
+ * read at once), disappearing-message timers of chats and groups. Each is a call on `Simulator`.
+ */
+export function fateRoutes(sim: Simulator): Route[] {
+  return [
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/(read|played)$`),
+      handle: ([number, id, kind], body) => {
+        const t = timeOf(body);
+        if (kind === 'played') sim.markPlayed(number!, id!, t);
+        else sim.markRead(number!, id!, t);
+        return { status: 204 };
+      },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/albums$`),
+      handle: async ([number], body) => {
+        if (!Array.isArray(body.images)) throw new SimError(400, 'invalid_album', 'images must be an array of images', { field: 'images' });
+        const images = body.images.map((image: unknown) => mediaInput(typeof image === 'object' && image !== null ? image as Body : {}));
+        return { status: 201, body: await sim.sendAlbum(number!, text(body, 'to'), images) };
+      },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/receipts$`),
+      handle: ([number], body) => ok(sim.setReceipts(number!, body)),
+    },
+    {
+      method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/chats/${NUMBER}/disappearing$`),
+      handle: ([number, peer]) => ok(sim.chatTimer(number!, peer!)),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chats/${NUMBER}/disappearing$`),
+      handle: async ([number, peer], body) => ({ status: 201, body: await sim.setDisappearing(number!, peer!, expiration(body)) }),
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/disappearing$`),
+      handle: ([number, jid], body) => ok(sim.setGroupDisappearing(number!, jid!, expiration(body))),
+    },
+  ];
+}
