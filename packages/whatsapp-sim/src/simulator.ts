@@ -1,5 +1,5 @@
 import type { KeyPair } from '@whiskeysockets/baileys';
-import { PhoneSignals } from './phone-signals.js';
+import { PhoneMessaging } from './phone-messaging.js';
 import { ClientConnection } from './transport/connection.js';
 import { createServerIdentity, type ServerIdentity } from './transport/certificates.js';
 import { Listener } from './transport/listener.js';
@@ -8,35 +8,26 @@ import { releaseBaileysUploadTimers } from './baileys-timers.js';
 import type { AccountOptions } from './network/network.js';
 import { SimError } from './network/errors.js';
 import { viewOf, type AccountView } from './network/model.js';
-import type { ReceivedMessage } from './network/phone.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
 import { LoginLimit, type LoginLimitOptions, type LoginLimitView } from './features/login-limit.js';
 import { prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
-import { Messaging, type SentMessage, type UndecryptableMessage } from './features/messaging.js';
+import type { SentMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
 import { appStateFeature, applyChanges, type AppStateChange } from './features/app-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
-import { asControl, Groups, groupView, type GroupView } from './features/groups.js';
+import { asControl, groupView, type GroupView } from './features/groups.js';
 import { groupIqFeature } from './features/group-iq.js';
 import { changeGroupInfo, type GroupInfoChange } from './features/group-info.js';
 import { Communities, type RequestAction } from './features/communities.js';
 import { StatusBroadcast } from './features/status.js';
 import type { SeenStanza } from './network/stanza-log.js';
-import { GroupMessages } from './features/group-messages.js';
-import { MessageStanzas } from './features/message-stanzas.js';
-import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
-import { PhoneMessages, type MessageTarget } from './features/phone-messages.js';
-import type { PhoneMessageInput } from './features/message-kinds.js';
 import { seedHistory, type HistoryOptions, type SeededHistory } from './features/history-seed.js';
 import { issueCompanion, type IssuedCompanion, type IssueOptions } from './features/issue-companion.js';
-import { Disappearing, type ChatTimer } from './features/disappearing.js';
-import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
-import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
 
 export interface SimulatorOptions {
   /** Host to listen on; loopback unless you mean otherwise. */
@@ -60,19 +51,12 @@ export type DeviceView = AccountView['devices'][number];
  * The programmatic control API of a running simulator: accounts and their phones, linking, messages from
  * phones, outages and forced disconnects. The HTTP control API is a thin layer over this.
  */
-export class Simulator extends PhoneSignals {
+export class Simulator extends PhoneMessaging {
   readonly identity: ServerIdentity;
   private readonly registrations: Registrations;
-  private readonly messaging: Messaging;
-  private readonly groups: Groups;
-  private readonly media: Media;
-  private readonly groupMessages: GroupMessages;
-  private readonly phoneMessages: PhoneMessages;
-  private readonly admission = new MessageStanzas();
   private readonly communities: Communities;
   private readonly status: StatusBroadcast;
   private quietLibsignal?: () => void;
-  private readonly disappearing: Disappearing;
   private readonly listener: Listener;
   private readonly outages: Outages;
   private readonly loginLimit = new LoginLimit();
@@ -82,14 +66,8 @@ export class Simulator extends PhoneSignals {
     super(options.host ?? '127.0.0.1');
     this.identity = createServerIdentity(options.rootKey);
     this.registrations = new Registrations(options.qrRefs);
-    this.media = new Media(this.network, this.mediaHost);
-    this.messaging = new Messaging(this.network, this.media, this.admission);
-    this.groups = new Groups(this.network);
-    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
-    this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
     this.communities = new Communities(this.network, this.groups);
     this.status = new StatusBroadcast(this.network, this.groupMessages, this.messaging);
-    this.disappearing = new Disappearing(this.network, this.messaging, this.groups);
     const handshakeTimeoutMs = options.handshakeTimeoutMs ?? 20_000;
     this.listener = new Listener(options.host ?? '127.0.0.1', (socket) => {
       const connection = new ClientConnection(socket, this.identity, this.network, handshakeTimeoutMs);
@@ -199,35 +177,6 @@ export class Simulator extends PhoneSignals {
     announceDevices(this.network, account, 'remove', device);
   }
 
-  /** The phone of `from` sends a text to the number `to`; resolves with the message id once relayed. */
-  sendText(from: string, to: string, text: string): Promise<SentMessage> {
-    return this.messaging.phoneSendsText(from, to, text);
-  }
-
-  /** The phone of `from` uploads a file (WhatsApp's media encryption) and sends it to the number `to`. */
-  sendMedia(from: string, to: string, media: MediaInput): Promise<SentMessage> {
-    return this.messaging.phoneSendsMedia(from, to, media);
-  }
-
-  /**
-   * The phone of `from` sends a message of any kind (video, sticker, location, contacts, reaction, a reply to
-   * buttons or a list, a quote, an ad referral, an edit or revoke of its own message…) to the number
-   * `target.to` or into the group `target.group`.
-   */
-  sendMessage(from: string, target: MessageTarget, message: PhoneMessageInput): Promise<SentMessage> {
-    return this.phoneMessages.send(from, target, message);
-  }
-
-  /** The decrypted file of a message the phone of `number` received. */
-  receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
-    return this.media.file(this.network.account(number), messageId);
-  }
-
-  /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
-  mediaFile(directPathOrUrl: string): Buffer | undefined {
-    return this.mediaHost.get(directPathOrUrl);
-  }
-
   /** Fills the phone's chat history, which each companion linked afterwards receives (`messaging-history.set`). */
   seedHistory(number: string, options: HistoryOptions): Promise<SeededHistory> {
     return seedHistory(this.media, this.network.account(number), options);
@@ -240,66 +189,6 @@ export class Simulator extends PhoneSignals {
   changeAppState(number: string, changes: AppStateChange[]): Promise<Array<{ collection: string; version: number }>> {
     const account = this.network.account(number);
     return applyChanges(this.network, account, changes);
-  }
-
-  /** What the phone of `number` received, decrypted, oldest first. */
-  received(number: string): ReceivedMessage[] {
-    return [...this.network.account(number).phone.received];
-  }
-
-  /** Copies the phone of `number` got and could not decrypt. */
-  undecryptable(number: string): UndecryptableMessage[] {
-    return this.messaging.undecryptableBy(this.network.account(number));
-  }
-
-  /** What the phone of `number` sent, with the receipts each message got. */
-  sent(number: string): SentMessage[] {
-    return this.messaging.sentBy(this.network.account(number));
-  }
-
-  /** The phone of `number` reads a message it received: the sender's devices get a read receipt (timed `t`, Unix seconds, when given). */
-  markRead(number: string, messageId: string, t?: number): void {
-    this.messaging.phoneReads(number, messageId, 'read', t);
-  }
-
-  /** The phone of `number` plays an audio message it received (a `played` receipt; 409 `not_playable` for others). */
-  markPlayed(number: string, messageId: string, t?: number): void {
-    this.messaging.phoneReads(number, messageId, 'played', t);
-  }
-
-  /** How the phone of `number` sends receipts: the `t` they carry (`null`: the current time) and whether it reads at once. */
-  setReceipts(number: string, change: ReceiptSettingsChange): ReceiptSettings {
-    return this.messaging.receipts.change(this.network.account(number), change);
-  }
-
-  /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */
-  sendViewOnce(from: string, to: string, media: MediaInput): Promise<SentMessage> {
-    return this.messaging.phoneSendsMedia(from, to, media, true);
-  }
-
-  /** The phone of `from` sends 2 to 10 images as one album (a parent `albumMessage`, then each image tied to it). */
-  sendAlbum(from: string, to: string, images: MediaInput[]): Promise<SentAlbum> {
-    return phoneSendsAlbum(this.messaging, this.media, from, to, images);
-  }
-
-  /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
-  sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
-    return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
-  }
-
-  /** The phone of `from` sets the disappearing-messages timer (seconds, 0 off) of its chat with `to`. */
-  setDisappearing(from: string, to: string, expiration: number): Promise<SentMessage> {
-    return this.disappearing.phoneSets(from, to, expiration);
-  }
-
-  /** The disappearing-messages timer of the chat between two accounts. */
-  chatTimer(a: string, b: string): ChatTimer {
-    return this.disappearing.between(a, b);
-  }
-
-  /** The phone of `number` sets a group's disappearing-messages timer (seconds, 0 off). */
-  setGroupDisappearing(number: string, jid: string, expiration: number): GroupView {
-    return this.disappearing.phoneSetsGroup(number, jid, expiration);
   }
 
   /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */
@@ -328,11 +217,6 @@ export class Simulator extends PhoneSignals {
   changeGroup(number: string, jid: string, change: GroupInfoChange): GroupView {
     const actor = this.network.account(number);
     return groupView(asControl('change group', () => changeGroupInfo(this.groups, actor, jid, change)));
-  }
-
-  /** The phone of `from` sends a text into a group it is a member of. */
-  sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
-    return this.groupMessages.phoneSendsText(from, group, text);
   }
 
   /** The phone of `number` creates a community (and the server its announcement group) with the accounts `participants`. */

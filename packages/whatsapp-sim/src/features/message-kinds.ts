@@ -224,9 +224,10 @@ const MEDIA_MEMBERS: Array<keyof proto.IMessage> = [
 
 /**
  * The `type` attribute of a message's stanza, as a client sets it (Baileys getMessageType): `reaction`,
- * `poll`, `event`, `media` for the media-like members, else `text`.
+ * `poll`, `event`, `media` for the media-like members (view-once media included), else `text`.
  */
-export function stanzaType(message: proto.IMessage): string {
+export function stanzaType(outer: proto.IMessage): string {
+  const message = outer.viewOnceMessageV2?.message ?? outer.viewOnceMessage?.message ?? outer;
   if (message.reactionMessage || message.encReactionMessage) return 'reaction';
   if (message.pollCreationMessage || message.pollCreationMessageV2 || message.pollCreationMessageV3 || message.pollUpdateMessage) return 'poll';
   if (message.eventMessage) return 'event';

@@ -346,11 +346,3 @@ export class Messaging {
     this.receiptTo(sender, session.device.jid, ids, kind, group);
   }
 }
-
-const MEDIA_MEMBERS = ['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage'] as const;
-
-/** The `type` of a message stanza: `media` for media (view-once included), else `text` (Baileys relayMessage's getMessageType). */
-function stanzaType(message: proto.IMessage): 'media' | 'text' {
-  const inner = message.viewOnceMessageV2?.message ?? message.viewOnceMessage?.message ?? message;
-  return MEDIA_MEMBERS.some((member) => inner[member]) ? 'media' : 'text';
-}

@@ -1,0 +1,131 @@
+import { PhoneSignals } from './phone-signals.js';
+import type { ReceivedMessage } from './network/phone.js';
+import { Messaging, type SentMessage, type UndecryptableMessage } from './features/messaging.js';
+import { Groups, type GroupView } from './features/groups.js';
+import { GroupMessages } from './features/group-messages.js';
+import { MessageStanzas } from './features/message-stanzas.js';
+import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
+import { PhoneMessages, type MessageTarget } from './features/phone-messages.js';
+import type { PhoneMessageInput } from './features/message-kinds.js';
+import { Disappearing, type ChatTimer } from './features/disappearing.js';
+import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
+import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
+
+/**
+ * What the simulator's phones send and receive: messages of every kind 1:1 and in groups, media, receipts,
+ * disappearing timers, view-once media, albums and messages that never decrypt — and what each phone got.
+ * The `Simulator`'s base below the server's own features (linking, groups' administration, outages).
+ */
+export abstract class PhoneMessaging extends PhoneSignals {
+  protected readonly admission = new MessageStanzas();
+  protected readonly media: Media;
+  protected readonly messaging: Messaging;
+  protected readonly groups: Groups;
+  protected readonly groupMessages: GroupMessages;
+  private readonly phoneMessages: PhoneMessages;
+  private readonly disappearing: Disappearing;
+
+  constructor(host: string) {
+    super(host);
+    this.media = new Media(this.network, this.mediaHost);
+    this.messaging = new Messaging(this.network, this.media, this.admission);
+    this.groups = new Groups(this.network);
+    this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
+    this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
+    this.disappearing = new Disappearing(this.network, this.messaging, this.groups);
+  }
+
+  /** The phone of `from` sends a text to the number `to`; resolves with the message id once relayed. */
+  sendText(from: string, to: string, text: string): Promise<SentMessage> {
+    return this.messaging.phoneSendsText(from, to, text);
+  }
+
+  /** The phone of `from` uploads a file (WhatsApp's media encryption) and sends it to the number `to`. */
+  sendMedia(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media);
+  }
+
+  /**
+   * The phone of `from` sends a message of any kind (video, sticker, location, contacts, reaction, a reply to
+   * buttons or a list, a quote, an ad referral, an edit or revoke of its own message…) to the number
+   * `target.to` or into the group `target.group`.
+   */
+  sendMessage(from: string, target: MessageTarget, message: PhoneMessageInput): Promise<SentMessage> {
+    return this.phoneMessages.send(from, target, message);
+  }
+
+  /** The decrypted file of a message the phone of `number` received. */
+  receivedMedia(number: string, messageId: string): { media: ReceivedMedia; data: Buffer } {
+    return this.media.file(this.network.account(number), messageId);
+  }
+
+  /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
+  mediaFile(directPathOrUrl: string): Buffer | undefined {
+    return this.mediaHost.get(directPathOrUrl);
+  }
+
+  /** What the phone of `number` received, decrypted, oldest first. */
+  received(number: string): ReceivedMessage[] {
+    return [...this.network.account(number).phone.received];
+  }
+
+  /** Copies the phone of `number` got and could not decrypt. */
+  undecryptable(number: string): UndecryptableMessage[] {
+    return this.messaging.undecryptableBy(this.network.account(number));
+  }
+
+  /** What the phone of `number` sent, with the receipts each message got. */
+  sent(number: string): SentMessage[] {
+    return this.messaging.sentBy(this.network.account(number));
+  }
+
+  /** The phone of `number` reads a message it received: the sender's devices get a read receipt (timed `t`, Unix seconds, when given). */
+  markRead(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'read', t);
+  }
+
+  /** The phone of `number` plays an audio message it received (a `played` receipt; 409 `not_playable` for others). */
+  markPlayed(number: string, messageId: string, t?: number): void {
+    this.messaging.phoneReads(number, messageId, 'played', t);
+  }
+
+  /** How the phone of `number` sends receipts: the `t` they carry (`null`: the current time) and whether it reads at once. */
+  setReceipts(number: string, change: ReceiptSettingsChange): ReceiptSettings {
+    return this.messaging.receipts.change(this.network.account(number), change);
+  }
+
+  /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */
+  sendViewOnce(from: string, to: string, media: MediaInput): Promise<SentMessage> {
+    return this.messaging.phoneSendsMedia(from, to, media, true);
+  }
+
+  /** The phone of `from` sends 2 to 10 images as one album (a parent `albumMessage`, then each image tied to it). */
+  sendAlbum(from: string, to: string, images: MediaInput[]): Promise<SentAlbum> {
+    return phoneSendsAlbum(this.messaging, this.media, from, to, images);
+  }
+
+  /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
+  sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
+    return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
+  }
+
+  /** The phone of `from` sets the disappearing-messages timer (seconds, 0 off) of its chat with `to`. */
+  setDisappearing(from: string, to: string, expiration: number): Promise<SentMessage> {
+    return this.disappearing.phoneSets(from, to, expiration);
+  }
+
+  /** The disappearing-messages timer of the chat between two accounts. */
+  chatTimer(a: string, b: string): ChatTimer {
+    return this.disappearing.between(a, b);
+  }
+
+  /** The phone of `number` sets a group's disappearing-messages timer (seconds, 0 off). */
+  setGroupDisappearing(number: string, jid: string, expiration: number): GroupView {
+    return this.disappearing.phoneSetsGroup(number, jid, expiration);
+  }
+
+  /** The phone of `from` sends a text into a group it is a member of. */
+  sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
+    return this.groupMessages.phoneSendsText(from, group, text);
+  }
+}
