@@ -35,11 +35,10 @@ function delegate<T extends object>(target: T, wrap: (name: string, method: Meth
 
 /**
  * A repository whose every method observes its duration in `histogram` under `repository` and the
- * method name. The series is looked up once per method here, so a call costs two clock reads and one
- * observation. A promise is answered as the repository answered it, and observed on a side chain of
- * its own: the caller resumes exactly when it would without the timing. Chaining the answer (or a
- * `finally`) added promises and microtask hops before the caller resumed, on each of the ~27 storage
- * calls of a send (bench/RESULTS.md, issue 26).
+ * method name. The series is looked up once per method here, so a call costs two clock reads, one
+ * promise chained on the repository's and one observation. A `finally` there cost two more promises
+ * and two more microtask hops before the caller resumed, on each of the ~27 storage calls of a send
+ * (bench/RESULTS.md, issue 26).
  */
 function timedRepository<T extends object>(repo: T, repository: string, histogram: FastHistogram): T {
   return delegate(repo, (name, method) => {
@@ -47,10 +46,17 @@ function timedRepository<T extends object>(repo: T, repository: string, histogra
     return (...args: unknown[]): unknown => {
       const started = performance.now();
       const result = method(...args);
-      const observe = (): void => series.observe((performance.now() - started) / 1e3);
-      // The side chain handles a rejection too, so it never reports one as unhandled; the caller still gets it.
-      if (result instanceof Promise) void result.then(observe, observe);
-      else observe();
+      if (result instanceof Promise) {
+        const observe = (): void => series.observe((performance.now() - started) / 1e3);
+        return result.then((value: unknown) => {
+          observe();
+          return value;
+        }, (err: unknown) => {
+          observe();
+          throw err;
+        });
+      }
+      series.observe((performance.now() - started) / 1e3);
       return result;
     };
   });
