@@ -8,10 +8,9 @@ import type { SqliteDatabase } from '../sqlite-database.js';
  */
 const ROWS_PER_INSERT = 64;
 
-/** The multi-row insert of `rows` entries (1 ≤ rows ≤ {@link ROWS_PER_INSERT}); a logged id is kept as it was. */
-const insertOf = (rows: number): string =>
-  `INSERT INTO events (id, instance, type, at, event) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`;
-const INSERTS = Array.from({ length: ROWS_PER_INSERT + 1 }, (_, rows) => (rows === 0 ? '' : insertOf(rows)));
+/** The multi-row inserts: `INSERTS[n - 1]` writes n entries (1 ≤ n ≤ {@link ROWS_PER_INSERT}); a logged id is kept as it was. */
+const INSERTS = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
+  `INSERT INTO events (id, instance, type, at, event) VALUES ${Array(i + 1).fill('(?, ?, ?, ?, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`);
 
 /**
  * The event log in the `events` table (migration 4). Appends join the current write batch (group
@@ -38,7 +37,7 @@ export class SqliteEventLog implements EventLog {
       const chunk = entries.slice(from, from + ROWS_PER_INSERT);
       const params: unknown[] = [];
       for (const e of chunk) params.push(e.id, e.instance, e.type, e.at, e.event);
-      this.db.run(INSERTS[chunk.length]!, params);
+      this.db.run(INSERTS[chunk.length - 1]!, params);
     }
   }
 
