@@ -50,6 +50,15 @@ export function describeEventLogCases(harness: StorageHarness): void {
       assert.deepEqual(await events.read({ after: '7ZZZZZZZZZZZZZZZZZZZZZZZZZ', limit: 10 }), []);
     }));
 
+    it('a long append, with an id repeated in it, stores each id once, the first of it', () => withStorage(harness, async ({ events }) => {
+      const a = uniqueId('ins');
+      // Longer than a back end may write in one statement (SQLite: 64 entries), repeats within and across its parts.
+      const many = Array.from({ length: 150 }, (_, i) => entry(a, T + i));
+      const repeated = (i: number): LoggedEvent => ({ ...many[i]!, type: 'changed', event: '{"changed":true}' });
+      await events.append([...many.slice(0, 10), repeated(3), ...many.slice(10, 100), repeated(5), repeated(99), ...many.slice(100)]);
+      assert.deepEqual(await events.read({ instance: a, limit: 1000 }), many);
+    }));
+
     it('purge deletes what was received before the cut-off, in every instance, and answers how many', () => withStorage(harness, async ({ events }) => {
       const a = uniqueId('ins');
       const b = uniqueId('ins');

@@ -49,6 +49,10 @@ describe('SqliteStorage page costs', () => {
           ...Array(2).fill('SCALAR SUBQUERY \\d+ \\| SEARCH message_blocks USING COVERING INDEX message_blocks_by_start \\(instance=\\? AND chat=\\?\\)')].join(' \\| ') + '$')],
       ["UPDATE message_blocks SET n = n + iif(start = 3, 1, 0), start = start + iif(start > 3, 1, 0) WHERE instance = +'i' AND chat = +'c' AND start >= +3",
         /^SEARCH message_blocks USING INDEX message_blocks_by_start \(instance=\? AND chat=\? AND start>\?\)$/],
+      // A message newer than the chat's last block joins it: one update of that block, found by two key seeks.
+      [`UPDATE message_blocks SET n = n + 1 WHERE instance = +'i' AND chat = +'c' AND (timestamp, seq) <= (+5, +6)
+         AND (timestamp, seq) = (SELECT timestamp, seq FROM message_blocks WHERE instance = +'i' AND chat = +'c' ORDER BY timestamp DESC, seq DESC LIMIT 1)`,
+        /^SEARCH message_blocks USING PRIMARY KEY \(instance=\? AND chat=\? AND timestamp=\? AND seq=\?\) \| SCALAR SUBQUERY \d+ \| SEARCH message_blocks USING PRIMARY KEY \(instance=\? AND chat=\?\)$/],
       ["SELECT n FROM dead_letter_counts WHERE instance = 'i'", /^SEARCH dead_letter_counts USING PRIMARY KEY \(instance=\?\)$/],
     ];
     try {

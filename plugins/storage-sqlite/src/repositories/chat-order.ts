@@ -21,6 +21,16 @@ const BLOCK_SIZE = 256;
 const BLOCK = 'SELECT timestamp, seq, start, n FROM message_blocks WHERE instance = +? AND chat = +?';
 
 /**
+ * A message that sorts after the lower bound of the chat's last block (by key, which is also the last
+ * by position) joins that block: its size grows by one and no start moves. Live messages are the
+ * newest, so this is nearly every add, in one statement instead of a read and an update (issue 26).
+ */
+const GROW_LAST = `UPDATE message_blocks SET n = n + 1
+  WHERE instance = +? AND chat = +? AND (timestamp, seq) <= (+?, +?)
+    AND (timestamp, seq) = (SELECT timestamp, seq FROM message_blocks WHERE instance = +? AND chat = +? ORDER BY timestamp DESC, seq DESC LIMIT 1)
+  RETURNING timestamp, seq, start, n`;
+
+/**
  * Ranks in a chat's message order without OFFSET over the chat or COUNT(*) (issue 26). Each chat's
  * messages, ordered oldest first by (timestamp, seq), are cut into blocks of contiguous key ranges,
  * rows of `message_blocks` (migration 7) holding each block's lower-bound key, size and `start`: the
@@ -63,6 +73,11 @@ export class ChatOrder {
 
   /** Counts a message whose row is written with `key`. */
   add(instance: string, chat: string, key: OrderKey): void {
+    const grown = this.db.write<Block>(GROW_LAST, [instance, chat, key.timestamp, key.seq, instance, chat]);
+    if (grown) {
+      if (grown.n > 2 * this.blockSize) this.split(instance, chat, grown);
+      return;
+    }
     let block = this.blockOf(instance, chat, key);
     if (!block) {
       // Older than every block: the first block extends down to it, or the chat's first block begins.

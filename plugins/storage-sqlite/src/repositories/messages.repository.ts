@@ -9,6 +9,13 @@ import { ChatOrder } from './chat-order.js';
 
 // Parameters written `+?` spare SQLite a recompilation per call (see chat-order.ts).
 
+/**
+ * A status moves forward only (the rank comparison runs in SQL, on the status column). Built once: the
+ * statement cache is keyed by the SQL text, which a template built per call would make it hash and
+ * compare in full at every lookup.
+ */
+const SET_STATUS = `UPDATE messages SET status = ? WHERE instance = +? AND id = +? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`;
+
 /** Where a stored message sits in its chat's order. */
 type PlaceRow = { seq: number; chat: string; timestamp: number };
 
@@ -59,10 +66,7 @@ export class SqliteMessageRepository implements MessageRepository {
    * tell whether the message exists.
    */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
-    const moved = this.db.run(
-      `UPDATE messages SET status = ? WHERE instance = +? AND id = +? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`,
-      [status, instance, id, status, MESSAGE_STATUS_RANK[status]],
-    );
+    const moved = this.db.run(SET_STATUS, [status, instance, id, status, MESSAGE_STATUS_RANK[status]]);
     return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = +? AND id = +?', [instance, id]) !== undefined;
   }
 

@@ -20,10 +20,16 @@ interface ResourceTable<T> {
  */
 class SqliteResourceRepository<T extends { id: string }> {
   private readonly insert: string;
+  /**
+   * Built once: the statement cache is keyed by the SQL text, and a text built per call is hashed and
+   * compared in full at every lookup (bench/rest-send, issue 26).
+   */
+  private readonly select: string;
 
   constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T>) {
     const columns = ['instance', 'id', ...Object.keys(spec.sortColumns), spec.column];
     this.insert = `INSERT OR REPLACE INTO ${spec.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+    this.select = `SELECT ${spec.column} FROM ${spec.table} WHERE instance = +? AND id = +?`;
   }
 
   async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
@@ -56,9 +62,8 @@ class SqliteResourceRepository<T extends { id: string }> {
   }
 
   private read(instance: string, id: string): T | null {
-    const { table, column } = this.spec;
-    const row = this.db.get<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = +? AND id = +?`, [instance, id]);
-    return row ? decodeStored<T>(row[column]!) : null;
+    const row = this.db.get<Record<string, string>>(this.select, [instance, id]);
+    return row ? decodeStored<T>(row[this.spec.column]!) : null;
   }
 }
 
