@@ -43,8 +43,8 @@ if (files.length === 0) {
 console.log(`running ${files.length} test files`);
 const concurrency = process.env.PARLEY_TEST_CONCURRENCY ?? '2';
 // No --test-force-exit: with it, Node drops results of tests that ran from the report (nodejs/node#64833),
-// so counts shrink and a failure could go unseen. The 30 s timer Baileys leaves behind each pre-key
-// upload no longer holds a simulator suite's process (@parley/whatsapp-sim releaseBaileysUploadTimers).
+// so counts shrink and a failure could go unseen. The long timers Baileys leaves behind no longer hold a
+// simulator suite's process (@parley/whatsapp-sim releaseBaileysTimers).
 const child = spawn(process.execPath, ['--test', `--test-concurrency=${concurrency}`, '--test-reporter=spec', ...files.map((f) => relative(root, f))], {
   cwd: root,
   stdio: 'inherit',

@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import type { RunningSimulator } from '@parley/whatsapp-sim';
 import { SAMPLES } from '../support/media-server.js';
 import { memberOf, phoneGot } from '../support/simulated-phone.js';
-import { unpaced, useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
+import { useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
 import type { TestServer } from '../support/test-server.js';
 
 type Api = Awaited<ReturnType<SimulatedWhatsApp['linkByQr']>>['api'];
@@ -25,7 +25,7 @@ describe('sends into chats with disappearing messages carry the chat\'s timer, o
   before(async () => {
     ({ sim, t } = env);
     for (const [number, pushName] of [[shop, 'Loja'], [friend, 'Cliente'], [carol, 'Carol']] as const) sim.simulator.createAccount({ number, pushName });
-    ({ api } = await env.linkByQr(shop, 'ephemeral', unpaced));
+    ({ api } = await env.linkByQr(shop, 'ephemeral'));
   });
 
   /** The expiration of each of Parley's sends as `phone` decrypts them: a text, then an image. */

@@ -5,7 +5,7 @@ import { SAMPLES } from '../support/media-server.js';
 import { phoneGot } from '../support/simulated-phone.js';
 import { nativeWebhooks, useWebhookReceivers, type NativeBody } from '../support/simulated-webhooks.js';
 import { at } from '../support/webhook-receivers.js';
-import { unpaced, useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
+import { useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
 import type { TestServer } from '../support/test-server.js';
 
 type Api = Awaited<ReturnType<SimulatedWhatsApp['linkByQr']>>['api'];
@@ -35,10 +35,7 @@ describe('WhatsApp statuses from the phones\' receipts, on the simulator', () =>
   before(async () => {
     ({ sim, t } = env);
     for (const [number, pushName] of [[shop, 'Loja'], [friend, 'Cliente'], [carol, 'Carol'], [dave, 'Dave']] as const) sim.simulator.createAccount({ number, pushName });
-    ({ api } = await env.linkByQr(shop, 'receipts', async (instance) => {
-      await unpaced(instance);
-      await nativeWebhooks(instance, hooks.receivers(), path, 'both');
-    }));
+    ({ api } = await env.linkByQr(shop, 'receipts', (instance) => nativeWebhooks(instance, hooks.receivers(), path, 'both')));
   });
 
   const bodies = () => at(hooks.receivers().webhookMessage, path).map((r) => r.json as NativeBody & { object?: string; entry?: any[] });

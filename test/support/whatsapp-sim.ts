@@ -10,7 +10,9 @@ export interface SimulatedWhatsApp {
   readonly t: TestServer;
   /**
    * A new WhatsApp instance linked by QR to the account's phone; resolves once it is connected (`connecting`:
-   * the connect answer, its QR code). `prepare` runs on the new instance before it connects (its webhooks, say).
+   * the connect answer, its QR code). It sends {@link unpaced} (no suite here tests pacing, which would make
+   * each send wait up to 10 s); `prepare` runs on the new instance after that, before it connects (its
+   * webhooks, say, or a pacing policy of its own).
    */
   linkByQr(number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>): ReturnType<typeof linkByQr>;
 }
@@ -18,6 +20,7 @@ export interface SimulatedWhatsApp {
 async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>) {
   const instance = await t.createInstance({ channel: 'whatsapp', name });
   const api: InstanceClient = t.client(instance.key);
+  await unpaced(api);
   await prepare?.(api);
   const connecting = await api.call('connectInstance');
   assert.equal(connecting.phoneConnected, false);
@@ -34,7 +37,7 @@ async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, na
  * A `prepare` for {@link SimulatedWhatsApp.linkByQr}: the instance sends without WhatsApp's default pacing
  * (gaps, 10 s per recipient, typing), for suites that send many messages to a few phones.
  */
-export async function unpaced(api: InstanceClient): Promise<void> {
+async function unpaced(api: InstanceClient): Promise<void> {
   const res = await api.call('setQueuePolicy', {
     body: { perMinute: null, perHour: null, minGapMs: 0, jitterMs: 0, recipientGapMs: 0, typing: { enabled: false, msPerChar: 0, minMs: 0, maxMs: 0 } },
   });

@@ -4,7 +4,7 @@ import { ClientConnection } from './transport/connection.js';
 import { createServerIdentity, type ServerIdentity } from './transport/certificates.js';
 import { Listener } from './transport/listener.js';
 import { routeLibsignalConsole } from './libsignal-console.js';
-import { releaseBaileysUploadTimers } from './baileys-timers.js';
+import { releaseBaileysTimers } from './baileys-timers.js';
 import type { AccountOptions } from './network/network.js';
 import { SimError } from './network/errors.js';
 import { viewOf, type AccountView } from './network/model.js';
@@ -95,8 +95,8 @@ export class Simulator extends PhoneMessaging {
   async listen(): Promise<void> {
     // The phones' libsignal prints their sessions (keys included) to the console; a running simulator keeps it quiet.
     this.quietLibsignal ??= routeLibsignalConsole(() => undefined);
-    // Its clients' processes end with their tests, not 30 s later (Baileys' pre-key upload time-out).
-    releaseBaileysUploadTimers();
+    // Its clients' processes end with their tests, not up to 60 s later (timers Baileys leaves behind).
+    releaseBaileysTimers();
     await this.listener.listen(this.options.port ?? 0);
     await this.mediaHost.listen();
   }
