@@ -138,3 +138,14 @@ export function useSimulator(set: (sim: RunningSimulator) => void, options: { me
     await sim?.stop();
   });
 }
+
+/** A caller of a simulator's HTTP control API (its URL read at each call): the status and the parsed JSON body, if any. */
+export function controlApi(sim: () => RunningSimulator) {
+  return async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+    const res = await fetch(`${sim().controlUrl}${path}`, {
+      method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, body: text ? JSON.parse(text) : undefined };
+  };
+}

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunningSimulator } from '../src/index.js';
-import { useSimulator } from './client.js';
+import { controlApi, useSimulator } from './client.js';
 import { JPEG } from './jpeg.js';
 
 describe('HTTP control API: receipts, disappearing messages, view-once and undecryptable sends', () => {
   let sim: RunningSimulator;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${sim.controlUrl}${path}`, {
-      method, headers: body === undefined ? {} : { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, body: text ? JSON.parse(text) : undefined };
-  };
+  const call = controlApi(() => sim);
   useSimulator((started) => { sim = started; }, { media: true });
 
   it('sets receipt settings and timers, reads and plays with a chosen time, sends view-once and undecryptable messages', async () => {
