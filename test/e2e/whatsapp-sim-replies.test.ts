@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningSimulator } from '@parley/whatsapp-sim';
-import { MediaServer, SAMPLES, sha256Base64 } from '../support/media-server.js';
+import { MediaServer, SAMPLE_FILES, SAMPLES, sha256Base64 } from '../support/media-server.js';
 import { memberOf, phoneGot } from '../support/simulated-phone.js';
 import { useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
 import type { TestServer } from '../support/test-server.js';
@@ -24,13 +24,8 @@ describe('WhatsApp replies of every type, quoted on the simulated phone', () => 
     ({ sim, t } = env);
   });
   before(async () => {
-    media = await MediaServer.start({
-      '/a.png': { body: SAMPLES.png, type: 'image/png' }, '/a.mp4': { body: SAMPLES.mp4, type: 'video/mp4' },
-      '/a.mp3': { body: SAMPLES.mp3, type: 'audio/mpeg' }, '/a.pdf': { body: SAMPLES.pdf, type: 'application/pdf' },
-    });
-    sim.simulator.createAccount({ number: shop, pushName: 'Loja' });
-    sim.simulator.createAccount({ number: friend, pushName: 'Cliente' });
-    ({ api } = await env.linkByQr(shop, 'replies'));
+    media = await MediaServer.start(SAMPLE_FILES);
+    ({ api } = await env.shopWithFriend(shop, friend, 'replies'));
     question = (await sim.simulator.sendText(friend, shop, 'Tem na cor azul?')).id;
     await t.waitFor(async () => {
       const page = await api.call('listChatMessages', { params: { jid: `${friend}@s.whatsapp.net` } });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { RunningSimulator } from '@parley/whatsapp-sim';
-import { MediaServer, SAMPLES, sha256Base64 } from '../support/media-server.js';
+import { MediaServer, SAMPLE_FILES, SAMPLES, sha256Base64 } from '../support/media-server.js';
 import { memberOf, phoneGot } from '../support/simulated-phone.js';
 import { useSimulatedWhatsApp, type SimulatedWhatsApp } from '../support/whatsapp-sim.js';
 import type { TestServer } from '../support/test-server.js';
@@ -23,14 +23,8 @@ describe('WhatsApp media sends, decrypted on the simulated phone', () => {
     ({ sim, t } = env);
   });
   before(async () => {
-    media = await MediaServer.start({
-      '/a.png': { body: SAMPLES.png, type: 'image/png' }, '/a.mp4': { body: SAMPLES.mp4, type: 'video/mp4' },
-      '/a.mp3': { body: SAMPLES.mp3, type: 'audio/mpeg' }, '/a.ogg': { body: SAMPLES.ogg, type: 'audio/ogg' },
-      '/a.pdf': { body: SAMPLES.pdf, type: 'application/pdf' }, '/a.webp': { body: SAMPLES.webp, type: 'image/webp' },
-    });
-    sim.simulator.createAccount({ number: shop, pushName: 'Loja' });
-    sim.simulator.createAccount({ number: friend, pushName: 'Cliente' });
-    ({ api } = await env.linkByQr(shop, 'media-sends'));
+    media = await MediaServer.start(SAMPLE_FILES);
+    ({ api } = await env.shopWithFriend(shop, friend, 'media-sends'));
   });
   after(async () => {
     await media.stop();

@@ -27,9 +27,7 @@ describe('WhatsApp rich sends, decrypted on the simulated phone', () => {
   before(async () => {
     const html = '<html><head><meta property="og:title" content="Promoção de verão"><meta property="og:description" content="Tudo pela metade"></head></html>';
     pages = await MediaServer.start({ '/promo': { body: Buffer.from(html), type: 'text/html; charset=utf-8' } });
-    sim.simulator.createAccount({ number: shop, pushName: 'Loja' });
-    sim.simulator.createAccount({ number: friend, pushName: 'Cliente' });
-    ({ api } = await env.linkByQr(shop, 'rich-sends'));
+    ({ api } = await env.shopWithFriend(shop, friend, 'rich-sends'));
   });
   after(async () => {
     await pages.stop();

@@ -92,6 +92,13 @@ export const SAMPLES = {
   webp: Buffer.concat([Buffer.from('RIFF\u0000\u0010\u0000\u0000WEBPVP8 ', 'latin1'), sampleBytes('\u0000', 600, 'webp')]),
 } as const;
 
+/** The samples a media server serves for send suites: `/a.png`, `/a.mp4`, `/a.mp3`, `/a.ogg`, `/a.pdf`, `/a.webp`. */
+export const SAMPLE_FILES: Record<string, ServedFile> = {
+  '/a.png': { body: SAMPLES.png, type: 'image/png' }, '/a.mp4': { body: SAMPLES.mp4, type: 'video/mp4' },
+  '/a.mp3': { body: SAMPLES.mp3, type: 'audio/mpeg' }, '/a.ogg': { body: SAMPLES.ogg, type: 'audio/ogg' },
+  '/a.pdf': { body: SAMPLES.pdf, type: 'application/pdf' }, '/a.webp': { body: SAMPLES.webp, type: 'image/webp' },
+};
+
 /** Hex SHA-256. */
 export function sha256Hex(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');

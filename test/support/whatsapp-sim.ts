@@ -15,6 +15,8 @@ export interface SimulatedWhatsApp {
    * webhooks, say, or a pacing policy of its own).
    */
   linkByQr(number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>): ReturnType<typeof linkByQr>;
+  /** Creates a shop's account ("Loja") and a friend's ("Cliente") and links a new instance to the shop's phone. */
+  shopWithFriend(shop: string, friend: string, name: string): ReturnType<typeof linkByQr>;
 }
 
 async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>) {
@@ -79,6 +81,11 @@ export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, c
     },
     linkByQr(number, name, prepare) {
       return linkByQr(sim!, t!, number, name, prepare);
+    },
+    shopWithFriend(shop, friend, name) {
+      sim!.simulator.createAccount({ number: shop, pushName: 'Loja' });
+      sim!.simulator.createAccount({ number: friend, pushName: 'Cliente' });
+      return linkByQr(sim!, t!, shop, name);
     },
   };
   return context;
