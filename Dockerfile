@@ -29,4 +29,4 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8080) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM stops the server gracefully (open requests finish, instances are released).
 STOPSIGNAL SIGTERM
-CMD ["node", "packages/server/dist/src/cli.js"]
+CMD ["node", "packages/distribution/bin/parley-server.js"]

@@ -5,6 +5,8 @@ declare module 'autocannon' {
   export interface Options {
     url: string; method?: string; headers?: Record<string, string>; body?: string; connections?: number; duration?: number;
     amount?: number; pipelining?: number;
+    /** Seconds before a request without an answer counts as an error (default 10). */
+    timeout?: number;
     /** Request templates in turn; `setupRequest` may rewrite each request (its body) before it is sent. */
     requests?: { setupRequest?: (request: Record<string, unknown>) => Record<string, unknown> }[];
   }

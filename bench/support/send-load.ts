@@ -7,10 +7,11 @@ export const DRAIN_LIMIT_MS = 300_000;
 /**
  * autocannon against `POST {base}/{key}/message/text`, each request to the next number of `to` in
  * turn (the queue keeps order per recipient, so sends to one recipient leave one at a time). Runs
- * `seconds`, or `amount` requests when given; `extra` is merged into every body.
+ * `seconds`, or `amount` requests when given; `extra` is merged into every body; `timeout`: seconds
+ * before a request counts as an error (autocannon's default 10).
  */
 export function sendLoad(
-  base: string, key: string, to: string[], options: { connections: number; seconds?: number; amount?: number; extra?: Record<string, unknown> },
+  base: string, key: string, to: string[], options: { connections: number; seconds?: number; amount?: number; extra?: Record<string, unknown>; timeout?: number },
 ): Promise<Result> {
   const bodies = to.map((number) => JSON.stringify({ to: number, text: 'hello from the benchmark', ...options.extra }));
   let next = 0;
@@ -20,6 +21,7 @@ export function sendLoad(
     headers: { 'content-type': 'application/json' },
     requests: [{ setupRequest: (request: Record<string, unknown>) => ({ ...request, body: bodies[next++ % bodies.length] }) }],
     connections: options.connections,
+    ...(options.timeout ? { timeout: options.timeout } : {}),
     ...(options.amount ? { amount: options.amount } : { duration: options.seconds ?? 10 }),
   });
 }

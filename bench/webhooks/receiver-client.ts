@@ -4,6 +4,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { CapturedRequest } from './receiver.js';
 
 /** The receiver process and its IPC commands. */
 export class Receiver {
@@ -38,6 +39,23 @@ export class Receiver {
     const answer = Receiver.next<{ times: [string, number][] }>(this.child, 'times');
     this.child.send({ cmd: 'dump' });
     return (await answer).times;
+  }
+
+  /** Starts (and empties) or stops keeping every request (see receiver.ts). */
+  capture(on: boolean): void {
+    this.child.send({ cmd: 'capture', on });
+  }
+
+  /** The requests kept since capturing started. */
+  async captured(): Promise<CapturedRequest[]> {
+    const answer = Receiver.next<{ requests: CapturedRequest[] }>(this.child, 'requests');
+    this.child.send({ cmd: 'captured' });
+    return (await answer).requests;
+  }
+
+  /** Requests counted since the last reset. */
+  async count(): Promise<number> {
+    return (await this.times()).length;
   }
 
   reset(): void {

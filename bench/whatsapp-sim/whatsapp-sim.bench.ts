@@ -12,7 +12,8 @@
  *   CPU per login; the sandbox in the same run (`restored.ts`). Not in the default set.
  *
  * Run: `npm run build && node bench/dist/whatsapp-sim/whatsapp-sim.bench.js`. Environment:
- * BENCH_SIM_SCENARIOS (memory,inbound,history), BENCH_SIM_SESSIONS (100,1000), BENCH_SIM_LINK_CONCURRENCY
+ * BENCH_SIM_SCENARIOS (memory,inbound,history), BENCH_SIM_SESSIONS (100,1000), BENCH_SIM_CHANNELS (whatsapp,sandbox: the
+ *   memory scenario's channels; `sandbox` alone measures idle sandbox instances only), BENCH_SIM_LINK_CONCURRENCY
  * (8 links at once), BENCH_SIM_LINK_DEADLINE_SECONDS (1800: no link starts later; the sessions linked by
  * then are measured), BENCH_SIM_IDLE_SECONDS (30: the wait before each memory reading),
  * BENCH_SIM_INSTANCES (10 pairs), BENCH_SIM_MESSAGES (1000 per round), BENCH_SIM_ROUNDS (3),
@@ -30,6 +31,7 @@ import { restoredScenario, type RestoredResult } from './restored.js';
 const env = (name: string, fallback: string) => process.env[name] ?? fallback;
 const SCENARIOS = env('BENCH_SIM_SCENARIOS', 'memory,inbound,history').split(',');
 const SESSIONS = env('BENCH_SIM_SESSIONS', '100,1000').split(',').map(Number);
+const CHANNELS = env('BENCH_SIM_CHANNELS', 'whatsapp,sandbox').split(',') as ('whatsapp' | 'sandbox')[];
 const LINK_CONCURRENCY = Number(env('BENCH_SIM_LINK_CONCURRENCY', '8'));
 const LINK_DEADLINE_SECONDS = Number(env('BENCH_SIM_LINK_DEADLINE_SECONDS', '1800'));
 const IDLE_SECONDS = Number(env('BENCH_SIM_IDLE_SECONDS', '30'));
@@ -52,20 +54,23 @@ if (SCENARIOS.includes('memory')) {
   const rows: (string | number)[][] = [];
   for (const sessions of SESSIONS) {
     const results: MemoryResult[] = [];
-    for (const channel of ['whatsapp', 'sandbox'] as const) {
+    for (const channel of CHANNELS) {
       console.error(`memory: ${sessions} ${channel} sessions`);
       results.push(await memoryScenario(channel, sessions, { concurrency: LINK_CONCURRENCY, idleSeconds: IDLE_SECONDS, deadlineSeconds: LINK_DEADLINE_SECONDS }));
     }
     const perSession = (r: MemoryResult, field: 'rss' | 'heapUsed') => (r.idle[field] - r.base[field]) / r.sessions;
-    const [wa, sandbox] = results as [MemoryResult, MemoryResult];
+    const wa = results.find((r) => r.channel === 'whatsapp');
+    const sandbox = results.find((r) => r.channel === 'sandbox');
     for (const r of results) {
       rows.push([
         r.channel, r.sessions === r.wanted ? r.sessions : `${r.sessions} of ${r.wanted} (deadline)`, r.linkSeconds.toFixed(0), r.linkCpuSeconds.toFixed(0), mib(r.base.rss, 0), mib(r.idle.rss, 0),
         mib(perSession(r, 'rss'), 2), mib(perSession(r, 'heapUsed'), 2), mib(r.idle.heapUsed, 0), r.channel === 'whatsapp' ? r.simRssMiB.toFixed(0) : '',
       ]);
     }
-    rows.push([`whatsapp ÷ sandbox`, sessions, '', '', '', '', `**${(perSession(wa, 'rss') / perSession(sandbox, 'rss')).toFixed(1)}×**`,
-      `**${(perSession(wa, 'heapUsed') / perSession(sandbox, 'heapUsed')).toFixed(1)}×**`, '', '']);
+    if (wa && sandbox) {
+      rows.push([`whatsapp ÷ sandbox`, sessions, '', '', '', '', `**${(perSession(wa, 'rss') / perSession(sandbox, 'rss')).toFixed(1)}×**`,
+        `**${(perSession(wa, 'heapUsed') / perSession(sandbox, 'heapUsed')).toFixed(1)}×**`, '', '']);
+    }
   }
   header(`memory (${LINK_CONCURRENCY} links at once, ${IDLE_SECONDS} s idle before each reading, after full GCs)`);
   console.log(table(['channel', 'sessions', 'link all (s)', 'Parley CPU linking (s)', 'RSS before (MiB)', 'RSS idle (MiB)', 'RSS / session (MiB)',
@@ -102,7 +107,7 @@ if (SCENARIOS.includes('history')) {
 if (SCENARIOS.includes('restored')) {
   const results: RestoredResult[] = [];
   for (const sessions of SESSIONS) {
-    for (const channel of ['whatsapp', 'sandbox'] as const) {
+    for (const channel of CHANNELS) {
       console.error(`restored: ${sessions} ${channel} sessions`);
       results.push(await restoredScenario(channel, sessions, { idleSeconds: IDLE_SECONDS, perSecond: RESTORE_PER_SECOND, preKeys: PREKEYS }));
     }

@@ -12,7 +12,7 @@ pids=""
 # nodes, and PORT is set to the node's port.
 for n in 1 2 3; do
   env -u HOST -u PARLEY_DATA_DIR -u PARLEY_PUBLIC_URL -u PARLEY_NODE_ID -u PARLEY_ADVERTISE_URL \
-    PORT="808$n" PARLEY_CONFIG="$here/node$n.json" node "$here/../../packages/server/dist/src/cli.js" &
+    PORT="808$n" PARLEY_CONFIG="$here/node$n.json" node "$here/../../packages/distribution/bin/parley-server.js" &
   pids="$pids $!"
 done
 trap 'kill -TERM $pids 2>/dev/null; wait' INT TERM

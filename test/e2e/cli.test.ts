@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
+import { SERVER_BIN } from '../support/server-bin.js';
 
-const require = createRequire(import.meta.url);
-/** What `npm start` runs: @parley/server's compiled CLI (`parley start` of @parley/cli runs the same function). */
-const CLI = join(dirname(require.resolve('@parley/server')), 'cli.js');
-
+/** What `npm start` runs. */
 function run(env: Record<string, string>): NodeProcess {
-  return spawnNode(CLI, [], { env });
+  return spawnNode(SERVER_BIN, [], { env });
 }
 
 const until = untilProcess;

@@ -55,11 +55,13 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     const png = await upload(SAMPLES.png, 'image/png', 'dot.png');
     const ogg = await upload(SAMPLES.ogg, 'audio/ogg', 'note.ogg');
     const webp = await upload(SAMPLES.webp, 'image/webp', 'sticker.webp');
+    const mp4 = await upload(SAMPLES.mp4, 'video/mp4', 'clip.mp4');
     const ids: Record<string, string> = {};
     ids.text = await send(new M.Text('hello from the cloud api', false));
     ids.imageLink = await send(new M.Image(`${media.url}/cat.jpg`, false, 'a cat'));
     ids.imageId = await send(new M.Image(png, true, 'uploaded'));
     ids.audio = await send(new M.Audio(ogg, true, true));
+    ids.video = await send(new M.Video(mp4, true, 'a clip'));
     ids.sticker = await send(new M.Sticker(webp, true));
     ids.document = await send(new M.Document(`${media.url}/report.pdf`, false, undefined, 'report.pdf'));
     ids.location = await send(new M.Location(-46.63, -23.55, 'Praça da Sé', 'São Paulo'));
@@ -72,14 +74,15 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
 
     const received = await t.waitFor(() => {
       const got = t.events.filter((e) => e.type === 'message' && e.instance === bob.id).map((e) => (e as any).message);
-      return got.length >= 13 ? got : undefined;
-    }, 10_000, 'bob to receive the thirteen messages');
+      return got.length >= 14 ? got : undefined;
+    }, 10_000, 'bob to receive the fourteen messages');
     const byId = new Map(received.map((m: any) => [m.id, m]));
     assert.deepEqual(byId.get(ids.text).content, { type: 'text', body: 'hello from the cloud api' });
     assert.equal(byId.get(ids.imageLink).content.type, 'image');
     assert.equal(byId.get(ids.imageLink).content.media.caption, 'a cat');
     assert.equal(byId.get(ids.imageId).content.media.mimeType, 'image/png');
     assert.equal(byId.get(ids.audio).content.type, 'audio');
+    assert.deepEqual([byId.get(ids.video).content.type, byId.get(ids.video).content.media.mimeType, byId.get(ids.video).content.media.caption], ['video', 'video/mp4', 'a clip']);
     assert.equal(byId.get(ids.sticker).content.type, 'sticker');
     assert.equal(byId.get(ids.document).content.type, 'document');
     assert.equal(byId.get(ids.document).content.filename, 'report.pdf');
@@ -99,6 +102,10 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
       ['location request', new M.Interactive(new M.ActionLocation(), new M.Body('Where are you?'))],
       ['call permission', new M.Interactive(new M.ActionCallPermission(), new M.Body('May we call?'))],
       ['contact request', new M.Interactive(new M.ActionContactRequest(), new M.Body('Your number?'))],
+      ['catalog', new M.Interactive(new M.ActionCatalog(new M.Product('sku-1')), new M.Body('Our catalog'))],
+      ['product', new M.Interactive(new M.ActionProduct(new M.CatalogProduct('sku-1', 'catalog-1')))],
+      ['product list', new M.Interactive(new M.ActionProductList('catalog-1', new M.ProductSection('Mugs', new M.Product('sku-1'))), new M.Body('Pick'), new M.Header('Shop'))],
+      ['flow', new M.Interactive(new M.ActionNavigateFlow('token-1', 'flow-1', 'Open', 'WELCOME'), new M.Body('Sign up'))],
       ['image header', new M.Interactive(new M.ActionButtons(new M.Button('y', 'Yes')), new M.Body('Look'), new M.Header(new M.Image(`${media.url}/cat.jpg`)))],
       ['media template header', new M.Template('any', 'en', new M.HeaderComponent(new M.HeaderParameter(new M.Image(`${media.url}/cat.jpg`))))],
     ];

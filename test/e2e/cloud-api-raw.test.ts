@@ -64,6 +64,17 @@ describe('Cloud API: documented requests and bad input', () => {
     await p.t.waitFor(() => p.t.events.find((e) => e.type === 'message.status' && e.instance === p.bob.id && e.messageId === incoming && e.status === 'read'), 5000, 'bob\'s message read');
   });
 
+  it('previews the link of a text sent with preview_url, and sends a text without a link as it is, as the Cloud API does', async () => {
+    p.media.serve('/page.html', { body: Buffer.from('<html><head><meta property="og:title" content="The spring menu"></head></html>'), type: 'text/html' });
+    const linked = await post({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { preview_url: true, body: `See ${p.media.url}/page.html` } });
+    assert.equal(linked.status, 200, JSON.stringify(linked.body));
+    const previewed = (await p.received(linked.body.messages[0].id)).message.content as { preview?: { title?: string } };
+    assert.equal(previewed.preview?.title, 'The spring menu');
+    const plain = await post({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { preview_url: true, body: 'No link in this one' } });
+    assert.equal(plain.status, 200, JSON.stringify(plain.body));
+    assert.deepEqual((await p.received(plain.body.messages[0].id)).message.content, { type: 'text', body: 'No link in this one' });
+  });
+
   it('honours Idempotency-Key like every send: a retry answers the first send\'s id and sends nothing more', async () => {
     const send = () => fetch(`${p.t.url}/${CLOUD_VERSION}/${p.alice.id}/messages`, {
       method: 'POST', headers: { authorization: `Bearer ${p.alice.key}`, 'content-type': 'application/json', 'idempotency-key': 'cloud-retry-1' },
@@ -103,6 +114,9 @@ describe('Cloud API: documented requests and bad input', () => {
   it('answers the phone number and describes received media by the message id', async () => {
     const phone = await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/${p.alice.id}`);
     assert.deepEqual(phone, { status: 200, body: { id: p.alice.id, display_phone_number: `+${p.alice.number}`, verified_name: 'alice' } });
+    // Meta's documented request names the fields: the id always comes back, fields Parley does not have do not.
+    const chosen = await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/${p.alice.id}?fields=verified_name,code_verification_status,quality_rating`);
+    assert.deepEqual(chosen, { status: 200, body: { id: p.alice.id, verified_name: 'alice' } });
     const sent = await post({ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { link: `${p.media.url}/photo.jpg` } });
     const id = sent.body.messages[0].id as string;
     await p.received(id);
@@ -110,6 +124,8 @@ describe('Cloud API: documented requests and bad input', () => {
     assert.equal(described.status, 200, JSON.stringify(described.body));
     assert.equal(described.body.mime_type, 'image/jpeg');
     assert.equal(described.body.file_size, SAMPLES.jpeg.length);
+    const sized = await cloudRequest(p.t, p.bob.key, 'GET', `/${CLOUD_VERSION}/${id}?fields=file_size`);
+    assert.deepEqual(sized, { status: 200, body: { id, file_size: SAMPLES.jpeg.length } });
     const bytes = await fetch(described.body.url, { headers: { authorization: `Bearer ${p.bob.key}` } });
     assert.deepEqual(Buffer.from(await bytes.arrayBuffer()), SAMPLES.jpeg);
     // Another instance's token does not open bob's download.
@@ -155,7 +171,6 @@ describe('Cloud API: documented requests and bad input', () => {
       [{ messaging_product: 'whatsapp', to: 'not a number', type: 'text', text: { body: 'x' } }, 400, 100, 'body.to'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { caption: 'no media' } }, 400, 100, 'image needs exactly one of id and link'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { id: 'pm.000000000000000000000000' } }, 404, 100, 'media pm.000000000000000000000000 not found'],
-      [{ messaging_product: 'whatsapp', to: BOB, type: 'document', document: { link: `${p.media.url}/photo.jpg`, caption: 'c' } }, 400, 100, 'document.caption is not supported'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'contacts', contacts: '[{"name":{}}]' }, 400, 100, 'body.contacts[0].name.formatted_name is required'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: 'nope', emoji: '👍' } }, 404, 131009, 'message nope not found'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' }, context: { message_id: 'nope' } }, 404, 131009, 'message nope not found'],
@@ -188,6 +203,24 @@ describe('Cloud API: documented requests and bad input', () => {
     expectCloudError(json, 400, 100, 'multipart/form-data');
     expectCloudError(await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/pm.0123456789abcdef01234567`), 404, 100, 'not found', 33);
     expectCloudError(await cloudRequest(p.t, p.alice.key, 'DELETE', `/${CLOUD_VERSION}/pm.0123456789abcdef01234567`), 404, 100, 'not found', 33);
+  });
+
+  it('deletes an instance\'s uploads with the instance: the id no longer resolves, no description or bytes are left', async () => {
+    const carol = await p.t.connectedSandbox({ name: 'carol', number: '5511900000803' });
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('file', new Blob([new Uint8Array(SAMPLES.png)], { type: 'image/png' }), 'dot.png');
+    const uploaded = await fetch(`${p.t.url}/${CLOUD_VERSION}/${carol.id}/media`, { method: 'POST', headers: { authorization: `Bearer ${carol.key}` }, body: form });
+    const { id } = await uploaded.json() as { id: string };
+    assert.equal((await cloudRequest(p.t, carol.key, 'GET', `/${CLOUD_VERSION}/${id}`)).body.file_size, SAMPLES.png.length);
+    const { state, media } = p.t.server.context.storage;
+    // Where uploads' descriptions are kept, and where they were kept before they moved under the instance's prefix.
+    const descriptions = async () => [...await state.list(`${carol.id}:cloud-api:media`), ...await state.list(`cloud-api:media:${carol.id}`)].map((d) => d.id);
+    assert.deepEqual(await descriptions(), [id]);
+    assert.equal((await p.t.client().call('adminDeleteInstance', { params: { key: carol.key } })).status, 200);
+    expectCloudError(await cloudRequest(p.t, carol.key, 'GET', `/${CLOUD_VERSION}/${id}`), 401, 190);
+    assert.deepEqual(await descriptions(), []);
+    assert.equal(await media.get(carol.id, id), null);
   });
 });
 

@@ -7,7 +7,7 @@ import { RedisStorage } from '@parley/storage-redis';
 import { freePort, NodeProcess } from '@parley/testkit/host';
 import { createSandboxInstances, storedMessageIds, until, type Instance } from '../support/cluster-load.js';
 import { connectMcp, toolJson, type McpTestClient } from '../support/mcp-client.js';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 import { RoundRobinProxy } from '../support/round-robin-proxy.js';
 
 /** Leases that outlast a 1 s Redis restart on a loaded machine (as in cluster-redis-restart.test.ts). */

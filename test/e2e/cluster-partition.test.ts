@@ -3,12 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { RedisStorage } from '@parley/storage-redis';
 import { TcpProxy } from '@parley/testkit';
 import { freePort, NodeProcess } from '@parley/testkit/host';
 import { clusterLoad, createSandboxInstances, tearDownCluster, until, untilAllStored, type Instance } from '../support/cluster-load.js';
 import { assertDeadlineStopsBeforeTakes, assertOneLinkAtATime } from '../support/cluster-invariants.js';
-import { PrivateRedis } from '../support/private-redis.js';
+import { clusterBackends, openClusterBackend, redisClusterBackend, type ClusterBackend, type ClusterBackendName } from '../support/cluster-backends.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 
 /**
  * Short leases keep ten partitions short: an owner whose renewals go unanswered stops 2 s after the last
@@ -17,52 +17,73 @@ import { PrivateRedis } from '../support/private-redis.js';
 const TIMING = { leaseTtlMs: 3000, renewIntervalMs: 600, driftMarginMs: 1000 };
 /**
  * Node 3's storage: a command time-out longer than the drift margin, as the defaults have (5 s and 1 s),
- * so only a deadline timer — not a check between Redis calls — stops its instances in time.
+ * so only a deadline timer — not a check between storage calls — stops its instances in time.
  */
-const PARTITIONED_STORAGE = { commandTimeoutMs: 2000, pingIntervalMs: 250 };
+const PARTITIONED_STORAGE: Record<ClusterBackendName, Record<string, unknown>> = {
+  redis: { commandTimeoutMs: 2000, pingIntervalMs: 250 },
+  postgres: { commandTimeoutMs: 2000 },
+};
 const PARTITIONS = 10;
+/**
+ * That node 3 replaced its connections that went silent, once the partitions are over: on Redis each
+ * partition finds its connection dead (logged each time); on PostgreSQL the listening connection is
+ * lost, and may still be reconnecting (with back-off) when the next partition begins, so every loss is
+ * followed by a restoration.
+ */
+const REPLACED: Record<ClusterBackendName, (n3: NodeProcess) => Promise<void>> = {
+  redis: async (n3) => {
+    assert.ok(n3.logs('redis connection stopped answering; opening a new one').length >= PARTITIONS, 'node 3 replaced its dead connection each time');
+  },
+  postgres: (n3) => until(async () => {
+    const lost = n3.logs('postgres signals connection lost; reconnecting').length;
+    return lost >= 1 && n3.logs('postgres signals connection restored').length === lost;
+  }, 'node 3 listened again after every loss of its signals connection', 15_000),
+};
 /** Longer than a lease: the other nodes take node 3's instances while it is cut off. */
 const PARTITION_MS = 4000;
 /** The nodes' `shutdownTimeoutMs` (the default). */
 const SHUTDOWN_TIMEOUT_MS = 10_000;
 
 /**
- * Three nodes on a private `redis-server`; node 3 reaches it through a TCP proxy that blackholes the
+ * Three nodes on a private `redis-server`, and again on a database of their own on the machine's
+ * PostgreSQL; node 3 reaches the store through a TCP proxy that blackholes the
  * link (sockets stay open, every byte is dropped) ten times under send load. Node 3 must stop its
- * instances at their lease deadline although its Redis calls hang, the others take them, and no
+ * instances at their lease deadline although its storage calls hang, the others take them, and no
  * instance ever has two owners — by fencing tokens and by the sandbox's record of phone links. After
  * each partition node 3 replaces its dead connections and serves again without a restart; a SIGTERM
  * with its link blackholed still ends it in time.
  */
-describe('cluster: a node whose Redis link is blackholed', () => {
+for (const backendName of clusterBackends('cluster partition')) describe(`cluster: a node whose ${backendName} link is blackholed`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-partition-'));
-  const keyPrefix = 'parley:';
-  let redis: PrivateRedis;
+  let redis: PrivateRedis | undefined;
   let proxy: TcpProxy;
-  let storage: RedisStorage;
+  let backend: ClusterBackend;
   const nodes = new Map<string, NodeProcess>();
   let instances: Instance[] = [];
   const node = (id: string) => nodes.get(id)!;
-  const owners = async () => new Map([...(await storage.cluster().owners(instances.map((i) => i.id)))].map(([id, lease]) => [id, lease.node]));
+  const owners = async () => new Map([...(await backend.cluster.owners(instances.map((i) => i.id)))].map(([id, lease]) => [id, lease.node]));
 
   before(async () => {
-    redis = new PrivateRedis(await freePort(), dir);
-    await redis.start();
-    proxy = new TcpProxy('127.0.0.1', redis.port);
+    if (backendName === 'redis') {
+      redis = new PrivateRedis(await freePort(), dir);
+      await redis.start();
+      backend = await redisClusterBackend(redis.url, 'parley:');
+    } else {
+      backend = await openClusterBackend(backendName, 'partition');
+    }
+    proxy = new TcpProxy(backend.upstream.host, backend.upstream.port);
     await proxy.start();
-    storage = new RedisStorage({ url: redis.url, keyPrefix });
-    await storage.init();
     for (const id of ['n1', 'n2', 'n3']) {
-      const redisUrl = id === 'n3' ? `redis://127.0.0.1:${proxy.port}` : redis.url;
-      nodes.set(id, NodeProcess.launch({ id, port: await freePort(), redisUrl, keyPrefix, dir, cluster: TIMING, ...(id === 'n3' ? { storage: PARTITIONED_STORAGE } : {}) }));
+      const storage = id === 'n3' ? backend.through(proxy.port) : backend.node;
+      nodes.set(id, NodeProcess.launch({ id, port: await freePort(), ...storage, dir, cluster: TIMING, ...(id === 'n3' ? { storage: PARTITIONED_STORAGE[backendName] } : {}) }));
     }
     await Promise.all([...nodes.values()].map((n) => n.ready()));
     instances = await createSandboxInstances(node('n1'), [node('n1'), node('n2')], 6, '551197300000');
   });
 
   after(async () => {
-    await tearDownCluster({ nodes: nodes.values(), closers: [storage, proxy && { close: () => proxy.cut() }], redisUrl: redis.url, keyPrefix, dir });
-    await redis.stop();
+    await tearDownCluster({ nodes: nodes.values(), closers: [backend, proxy && { close: () => proxy.cut() }], dir });
+    await redis?.stop();
   });
 
   /** Moves instances to node 3 (through node 1) until it owns two. */
@@ -93,12 +114,12 @@ describe('cluster: a node whose Redis link is blackholed', () => {
     const results = await load.stop();
     const stops = assertDeadlineStopsBeforeTakes([...nodes.values()], instances.map((i) => i.id));
     assert.ok(stops >= PARTITIONS, `node 3 stopped instances at their deadline in every partition (${stops} stops)`);
-    assert.ok(node('n3').logs('redis connection stopped answering; opening a new one').length >= PARTITIONS, 'node 3 replaced its dead connection each time');
-    // The link record of a phone node 3 stopped is closed once Redis answers again (written late, dated when it went offline).
+    await REPLACED[backendName](node('n3'));
+    // The link record of a phone node 3 stopped is closed once the store answers again (written late, dated when it went offline).
     let last: unknown;
     await until(async () => {
       try {
-        await assertOneLinkAtATime(storage, instances.map((i) => i.number), [...nodes.values()], []);
+        await assertOneLinkAtATime(backend.storage, instances.map((i) => i.number), [...nodes.values()], []);
         return true;
       } catch (err) {
         last = err;
@@ -112,7 +133,7 @@ describe('cluster: a node whose Redis link is blackholed', () => {
     await untilAllStored(node('n1'), instances, results.accepted, load.peerOf);
   });
 
-  it('SIGTERM while its Redis link is blackholed: the node exits 0 within shutdownTimeoutMs', { timeout: 60_000 }, async () => {
+  it('SIGTERM while its store link is blackholed: the node exits 0 within shutdownTimeoutMs', { timeout: 60_000 }, async () => {
     await twoOnNode3();
     proxy.blackhole();
     const started = performance.now();

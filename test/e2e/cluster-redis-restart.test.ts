@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { RedisStorage } from '@parley/storage-redis';
 import { clusterLoad, createSandboxInstances, until, untilAllStored, type Instance } from '../support/cluster-load.js';
 import { freePort, NodeProcess } from '@parley/testkit/host';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 
 /**
  * Short leases keep the test short: a node stops what it owns 7.5 s after its last renewal. Not

@@ -2,13 +2,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { crc32, deflateSync } from 'node:zlib';
-import { RedisStorage } from '@parley/storage-redis';
-import { serviceUrlOrSkip, startHttpReceiver, type HttpReceiver } from '@parley/testkit';
+import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { CLUSTER_SECRET, freePort, NodeProcess } from '@parley/testkit/host';
 import { clusterLoad, createSandboxInstances, storedMessageIds, tearDownCluster, until, untilAllStored, type Instance } from '../support/cluster-load.js';
+import { clusterBackends, openClusterBackend, type ClusterBackend } from '../support/cluster-backends.js';
 import { assertOneLinkAtATime, untilNoEventLost, watchNodeListing, type Death } from '../support/cluster-invariants.js';
 
 /** A dead node stays listed this long after its last heartbeat (short, so the test sees it pruned). */
@@ -32,19 +31,18 @@ function largePng(padding: number): Buffer {
 }
 
 /**
- * Three Parley nodes as separate processes (the real CLI) on one Redis: instances created through
- * node 1 are served through every node, forwarded requests need the cluster secret, a SIGKILLed owner's
- * instances serve again elsewhere within 15 s without losing an accepted send, and a graceful stop
- * hands instances over with no failed request through the other nodes.
+ * Three Parley nodes as separate processes (the real CLI) on one shared store, Redis and then
+ * PostgreSQL: instances created through node 1 are served through every node, forwarded requests need
+ * the cluster secret, a SIGKILLed owner's instances serve again elsewhere within 15 s without losing an
+ * accepted send, a graceful stop hands instances over with no failed request through the other nodes,
+ * and an owner paused past its lease never writes again.
  */
-describe('cluster: three nodes on one Redis', () => {
-  const redisUrl = serviceUrlOrSkip('REDIS_URL', 'cluster of three nodes');
-  if (!redisUrl) return;
-  const keyPrefix = `parley-test:cluster:${process.pid}-${randomBytes(4).toString('hex')}:`;
+for (const backendName of clusterBackends('cluster of three nodes')) describe(`cluster: three nodes on one ${backendName}`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'parley-cluster-'));
   const nodes = new Map<string, NodeProcess>();
   const ports = new Map<string, number>();
-  const storage = new RedisStorage({ url: redisUrl, keyPrefix });
+  let backend: ClusterBackend;
+  let storage: ClusterBackend['storage'];
   let receiver: HttpReceiver;
   const instances: Instance[] = [];
   /** Processes the test killed (their sandbox links ended then). */
@@ -52,25 +50,26 @@ describe('cluster: three nodes on one Redis', () => {
 
   const start = async (id: string) => {
     // Kept before it is ready: a node that never gets ready is still stopped after the tests.
-    const node = NodeProcess.launch({ id, port: ports.get(id)!, redisUrl, keyPrefix, dir, cluster: { deadNodeRetentionMs: DEAD_NODE_RETENTION_MS } });
+    const node = NodeProcess.launch({ id, port: ports.get(id)!, ...backend.node, dir, cluster: { deadNodeRetentionMs: DEAD_NODE_RETENTION_MS } });
     nodes.set(id, node);
     await node.ready();
     return node;
   };
   const node = (id: string) => nodes.get(id)!;
-  const owners = async () => new Map([...(await storage.cluster().owners(instances.map((i) => i.id)))].map(([id, lease]) => [id, lease.node]));
+  const owners = async () => new Map([...(await backend.cluster.owners(instances.map((i) => i.id)))].map(([id, lease]) => [id, lease.node]));
 
   before(async () => {
-    await storage.init();
+    backend = await openClusterBackend(backendName, 'cluster');
+    storage = backend.storage;
     receiver = await startHttpReceiver();
     for (const id of ['n1', 'n2', 'n3']) ports.set(id, await freePort());
     for (const id of ['n1', 'n2', 'n3']) await start(id);
   });
 
-  after(() => tearDownCluster({ nodes: nodes.values(), closers: [receiver, storage], redisUrl, keyPrefix, dir }));
+  after(() => tearDownCluster({ nodes: nodes.values(), closers: [receiver, backend], dir }));
 
   it('refuses to start a second process with a node id in use, naming the field', async () => {
-    const twin = NodeProcess.launch({ id: 'n2', port: await freePort(), redisUrl, keyPrefix, dir: join(dir, 'twin') });
+    const twin = NodeProcess.launch({ id: 'n2', port: await freePort(), ...backend.node, dir: join(dir, 'twin') });
     assert.equal(await twin.exit(), 1);
     assert.ok(twin.lines.some((l) => l.includes('cluster.nodeId (PARLEY_NODE_ID) "n2" is in use by another live node')), twin.lines.join('\n'));
   });
@@ -104,7 +103,7 @@ describe('cluster: three nodes on one Redis', () => {
       assert.ok((await storedMessageIds(node('n3'), instance.key, instances[(i + 1) % instances.length]!.number)).has(sent[i]!));
     }
     // The receiving phones got them, also those owned by another node than the sender (the sandbox
-    // network spans the nodes through Redis).
+    // network spans the nodes through the store's signals).
     for (const [i, instance] of instances.entries()) {
       const peer = instances[(i + 1) % instances.length]!;
       await until(async () => (await storedMessageIds(node('n1'), peer.key, instance.number)).has(sent[i]!), `message ${i} reached ${peer.number}`);
@@ -173,7 +172,7 @@ describe('cluster: three nodes on one Redis', () => {
   });
 
   it('SIGKILL of an owner under load: all serve again within 15 s, no accepted send or webhook event lost, never two owners', async () => {
-    const before = await storage.cluster().owners(instances.map((i) => i.id));
+    const before = await backend.cluster.owners(instances.map((i) => i.id));
     const victim = node('n1');
     const survivors = ['n2', 'n3'];
     const victims = instances.filter((i) => before.get(i.id)?.node === victim.id);
@@ -200,7 +199,7 @@ describe('cluster: three nodes on one Redis', () => {
     const takes = [victim, node('n2'), node('n3')].flatMap((n) => n.logs('instance lease taken'));
     for (const instance of victims) {
       await until(async () => (await owners()).has(instance.id), `${instance.id} has an owner`);
-      const lease = (await storage.cluster().owners([instance.id])).get(instance.id)!;
+      const lease = (await backend.cluster.owners([instance.id])).get(instance.id)!;
       assert.notEqual(lease.node, victim.id);
       const tokens = takes.filter((t) => t.instance === instance.id).sort((a, b) => a.time.localeCompare(b.time)).map((t) => t.fencingToken as number);
       assert.ok(tokens.includes(lease.token), `the current owner's take of ${instance.id} is logged`);
@@ -274,7 +273,7 @@ describe('cluster: three nodes on one Redis', () => {
     const stopped = node(owner).logs('lease could not be renewed in time; instance stopped on this node').map((l) => l.instance);
     const lost = node(owner).logs('lease lost to another node; instance stopped on this node').map((l) => l.instance);
     assert.ok([...stopped, ...lost].includes(mine[0]!.id), 'the woken owner stopped the instance');
-    const lease = (await storage.cluster().owners([mine[0]!.id])).get(mine[0]!.id)!;
+    const lease = (await backend.cluster.owners([mine[0]!.id])).get(mine[0]!.id)!;
     // The paused owner's token can no longer write the instance's channel state: another node took the
     // instance with a greater token while it slept (a rebalance may later give it back, with a new token).
     const old = node(owner).logs('instance lease taken').filter((l) => l.instance === mine[0]!.id && l.fencingToken < lease.token).at(-1)!;

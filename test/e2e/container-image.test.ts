@@ -8,7 +8,7 @@ import { freePort } from '@parley/testkit/host';
 import {
   composeServices, dockerfileRuntime, dockerStop, imageDir, ROOT, runImageCommand, untilHealthy, type RuntimeStage,
 } from '../support/container-image.js';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 
 /**
  * What the container image runs, without a Docker engine: the directory scripts/build-image.sh builds
@@ -32,7 +32,7 @@ describe('the container image', () => {
   });
 
   it('holds the server, the plugins and the parley command, and no development package, test or build file', async () => {
-    for (const path of ['packages/server/dist/src/cli.js', 'packages/dashboard/dist/app/index.html', 'plugins/storage-redis/dist/src/index.js', 'packages/cli/bin/parley.js']) {
+    for (const path of ['packages/distribution/bin/parley-server.js', 'packages/dashboard/dist/app/index.html', 'plugins/storage-redis/dist/src/index.js', 'packages/cli/bin/parley.js']) {
       assert.ok(existsSync(join(dir, path)), `${path} is in the image`);
     }
     for (const path of ['packages/testkit', 'test', 'bench', 'examples', 'packages/server/dist/test', 'packages/server/src', 'packages/server/tsconfig.tsbuildinfo']) {

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '@parley/testkit/host';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 
 const SCRIPT = fileURLToPath(new URL('../../../examples/cluster/start.sh', import.meta.url));
 

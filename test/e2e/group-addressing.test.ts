@@ -57,4 +57,21 @@ describe('group ids in paths come from the main channel\'s addressing (examples/
     assert.equal(whatsapp.body.error.code, 'validation_failed');
     assert.match(whatsapp.body.error.message, /^path\.groupJid /);
   });
+
+  it('takes a Signal group id as the `groupJid` of a group-invite send (the channel then answers it sends text only) and refuses a WhatsApp JID', async () => {
+    const { body: openapi } = await t.request('GET', '/openapi.json');
+    const groupJid = openapi.paths['/{key}/message/group-invite'].post.requestBody.content['application/json'].schema.properties.groupJid;
+    assert.deepEqual({ pattern: groupJid.pattern, description: groupJid.description }, {
+      pattern: '^group\\.[A-Za-z0-9+/]{16,}={0,2}$', description: 'A Signal group id (`group.` followed by the base64 group id).',
+    });
+    const sent = network.sent.length;
+    const invite = { to: '7c9e6679-7425-40de-944b-e07fc1f90ae7', groupName: 'Customers', inviteCode: 'AbCdEfGh12345' };
+    const signal = await t.request('POST', `/${key}/message/group-invite`, { ...invite, groupJid: GROUP });
+    assert.equal(signal.status, 422, JSON.stringify(signal.body));
+    assert.equal(signal.body.error.code, 'capability_not_supported');
+    const whatsapp = await t.request('POST', `/${key}/message/group-invite`, { ...invite, groupJid: '120363000000000000@g.us' });
+    assert.equal(whatsapp.status, 400, JSON.stringify(whatsapp.body));
+    assert.match(whatsapp.body.error.message, /^body\.groupJid must match pattern/);
+    assert.equal(network.sent.length, sent);
+  });
 });

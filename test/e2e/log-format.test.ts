@@ -1,24 +1,22 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
+import { SERVER_BIN } from '../support/server-bin.js';
 
-const require = createRequire(import.meta.url);
 /** What `npm start` runs. */
-const CLI = join(dirname(require.resolve('@parley/server')), 'cli.js');
 /** The storage's start-up line, logged at info by every run below. */
 const OPEN_LINE = 'sqlite storage open';
 
 /**
- * Runs the CLI with its stdout on a real pseudo-terminal: util-linux `script` (`-q` quiet, `-f`
+ * Runs the server with its stdout on a real pseudo-terminal: util-linux `script` (`-q` quiet, `-f`
  * flush, `-e` its child's exit code, the typescript thrown away), in a process group of its own.
  */
 function onTerminal(env: Record<string, string>): NodeProcess {
-  const child = spawn('script', ['-qfec', `${process.execPath} ${CLI}`, '/dev/null'], {
+  const child = spawn('script', ['-qfec', `${process.execPath} ${SERVER_BIN}`, '/dev/null'], {
     env: { PATH: process.env.PATH ?? '', TERM: 'xterm', ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
   });
   let out = '';
@@ -82,13 +80,13 @@ describe('log format: pretty on a terminal, JSON into a pipe, either by choice',
   });
 
   it('into a pipe: JSON lines; with PARLEY_LOG_FORMAT=pretty: human lines without colours', async () => {
-    const json = spawnNode(CLI, [], { env: env() });
+    const json = spawnNode(SERVER_BIN, [], { env: env() });
     try {
       assert.equal((JSON.parse(await openLine(json)) as { msg: string }).msg, OPEN_LINE);
     } finally {
       await stop(json);
     }
-    const pretty = spawnNode(CLI, [], { env: env({ PARLEY_LOG_FORMAT: 'pretty' }) });
+    const pretty = spawnNode(SERVER_BIN, [], { env: env({ PARLEY_LOG_FORMAT: 'pretty' }) });
     try {
       assert.match(await openLine(pretty), /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO.*: sqlite storage open$/);
     } finally {

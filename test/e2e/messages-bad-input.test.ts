@@ -115,7 +115,7 @@ describe('messages: bad input', () => {
     await invalid('create-call-link', {}, 'body.type is required');
     await invalid('product', { to: bob, businessOwnerJid: 'acme', productId: 'p', catalogId: 'c' },
       'body.businessOwnerJid must be a phone number with country code (6 to 15 digits) or a JID');
-    await invalid('group-invite', { to: bob, groupJid: `${bob}@s.whatsapp.net`, groupName: 'g', inviteCode: 'AbCdEf123' }, 'body.groupJid must match pattern "^[\\w.:-]+@g\\.us$"');
+    await invalid('group-invite', { to: bob, groupJid: `${bob}@s.whatsapp.net`, groupName: 'g', inviteCode: 'AbCdEf123' }, 'body.groupJid must match pattern "^\\d{5,40}(-\\d{5,20})?(@g\\.us)?$"');
     await invalid('group-invite', { to: bob, groupJid: '1203630@g.us', groupName: 'g', inviteCode: 'a b' }, 'body.inviteCode must match pattern "^[A-Za-z0-9_-]{6,64}$"');
     await invalid('request-phone', {}, 'body.to is required');
   });

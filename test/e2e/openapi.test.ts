@@ -206,7 +206,8 @@ describe('OpenAPI document', () => {
         const envelope = path.startsWith('/{version}/') ? 'CloudApiError' : 'Error';
         assert.deepEqual(response.content, { 'application/json': { schema: { $ref: `#/components/schemas/${envelope}` } } }, `${entry} ${status}`);
       }
-      if (path.startsWith('/admin/')) assert.deepEqual(op.security, [{ adminToken: [] }], entry);
+      // Driver routes declared `admin` (the WhatsApp session import) take the admin token too.
+      if (path.startsWith('/admin/') || path === '/whatsapp/instances/{key}/session') assert.deepEqual(op.security, [{ adminToken: [] }], entry);
       else if (path === '/metrics') assert.deepEqual(op.security, [{ adminToken: [] }, { metricsToken: [] }], entry);
       else if (path === '/mcp') assert.deepEqual(op.security, [{ adminToken: [] }, { instanceKey: [] }], entry);
       else if (path.startsWith('/{version}/')) assert.deepEqual(op.security, [{ instanceKey: [] }], entry);

@@ -88,8 +88,9 @@ describe('outbound queue: Meta rate limits on a fake clock', () => {
       return r.body.data?.status === 'ERROR' ? r.body.data : undefined;
     }, 5000, 'the send to fail for good');
     assert.equal(failed.queue, undefined);
-    const event = t.events.find((e) => e.type === 'message.status' && e.messageId === id);
-    assert.equal(event?.type === 'message.status' && event.status, 'failed');
+    // The record is written before its event reaches subscribers: wait for the event as well.
+    const event = await t.waitFor(() => t.events.find((e) => e.type === 'message.status' && e.messageId === id), 5000, 'the failed status event');
+    assert.equal(event.type === 'message.status' && event.status, 'failed');
     clock.advance(600_000);
     await expectSends(base + 8, 'no attempt after the last');
   });

@@ -7,8 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { eventually, serviceUrlOrSkip, startHttpReceiver, TcpProxy, type HttpReceiver } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
-import { deleteKeys } from '@parley/storage-redis/testing';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis, deleteKeys } from '@parley/storage-redis/testing';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 const redisUrl = serviceUrlOrSkip('REDIS_URL', 'the server on Redis storage');

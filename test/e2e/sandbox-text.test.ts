@@ -46,8 +46,10 @@ for (const storage of withPostgres('sandbox text between two instances', ['memor
         const res = await aliceApi.call('listChatMessages', { params: { jid: '5511900000002' } });
         return res.data[0]?.status === 'READ';
       }, 5000, 'the sender record to reach READ');
-      const statuses = t.events.filter((e) => e.type === 'message.status' && e.messageId === record.key.id).map((e) => (e as { status: string }).status);
-      assert.deepEqual(statuses, ['sent', 'delivered', 'read']);
+      // The record is written before its event reaches subscribers: wait for the event as well.
+      const statusesOf = () => t.events.filter((e) => e.type === 'message.status' && e.messageId === record.key.id).map((e) => (e as { status: string }).status);
+      await t.waitFor(async () => statusesOf().includes('read'), 5000, 'the read status event');
+      assert.deepEqual(statusesOf(), ['sent', 'delivered', 'read']);
     });
   });
 }

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { freePort } from '@parley/testkit/host';
-import { PrivateRedis } from '../support/private-redis.js';
+import { PrivateRedis } from '@parley/storage-redis/testing';
 import { NO_PACING } from '../support/queue.js';
 import { ServerChild } from '../support/server-child.js';
 

@@ -105,6 +105,13 @@ describe('a main channel with non-phone addresses (examples/channel-signal)', ()
       assert.equal(res.body.error.code, 'validation_failed');
       assert.match(res.body.error.message, /^body\.to must be a Signal account UUID or a group id/, to);
     }
+    // This server's main channels (WhatsApp through the sandbox, Signal) name groups differently, so the
+    // schema takes any group id and the instance's channel checks it: a WhatsApp JID is no Signal group.
+    for (const groupJid of ['120363000000000000@g.us', 'group.short']) {
+      const invite = await t.request('POST', `/${instance.key}/message/group-invite`, { to: ADA, groupJid, groupName: 'Customers', inviteCode: 'AbCdEfGh12345' });
+      assert.equal(invite.status, 400, groupJid);
+      assert.equal(invite.body.error.message, 'body.groupJid must be a Signal group id (`group.` followed by the base64 group id).', groupJid);
+    }
     const presence = await t.request('POST', `/${instance.key}/message/presence`, { to: '5511999990000', status: 'composing' });
     assert.equal(presence.status, 400);
     assert.match(presence.body.error.message, /^body\.to must be a Signal account UUID/);

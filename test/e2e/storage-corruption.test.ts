@@ -1,16 +1,14 @@
 import assert from 'node:assert/strict';
 import { closeSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ServiceUnavailableError } from '@parley/core';
 import { SqliteStorage } from '@parley/storage-sqlite';
 import { spawnNode } from '@parley/testkit';
+import { SERVER_BIN } from '../support/server-bin.js';
 
-const require = createRequire(import.meta.url);
 /** What `npm start` runs. */
-const CLI = join(dirname(require.resolve('@parley/server')), 'cli.js');
 const PAGE = 4096;
 
 /**
@@ -49,9 +47,9 @@ describe('a damaged SQLite database', () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  /** Starts the real CLI on `dataDir`; answers how it exited and its stderr. */
+  /** Starts the real server on `dataDir`; answers how it exited and its stderr. */
   async function start(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-    const proc = spawnNode(CLI, [], { env: { PARLEY_CONFIG: config, PORT: '0', PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: 'corrupt-admin-token-0123456789' } });
+    const proc = spawnNode(SERVER_BIN, [], { env: { PARLEY_CONFIG: config, PORT: '0', PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: 'corrupt-admin-token-0123456789' } });
     const exited = await proc.exited;
     return { code: exited.code, stderr: proc.stderr() };
   }

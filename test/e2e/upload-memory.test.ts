@@ -1,18 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { peakRss } from '../support/process-memory.js';
 import { ServerChild } from '../support/server-child.js';
 
 const MiB = 1024 * 1024;
-
-/** Peak resident memory of a process so far (Linux `VmHWM`), in bytes. */
-function peakRss(pid: number): number {
-  const kb = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb) * 1024;
-}
 
 /**
  * Uploads a whole body of `size` bytes to `path` as fast as the connection takes it, until the server

@@ -8,10 +8,10 @@ import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
 import { startSimulator, type RunningSimulator } from '@parley/whatsapp-sim';
 import { browserUnavailable, launchChromium, signIn } from '../support/browser.js';
+import { SERVER_BIN } from '../support/server-bin.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 /** What `npm start` runs. */
-const SERVER = join(ROOT, 'packages/server/dist/src/cli.js');
 /** The `parley` executable as installed (@parley/cli's bin). */
 const PARLEY = join(ROOT, 'packages/cli/bin/parley.js');
 const EXAMPLE = join(ROOT, 'examples/config.whatsapp-sim.json');
@@ -25,7 +25,7 @@ interface Server { proc: NodeProcess; url: string; dataDir: string }
 async function startServer(config: string): Promise<Server> {
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-offline-'));
   const port = await freePort();
-  const proc = spawnNode(SERVER, [], { env: { PARLEY_CONFIG: config, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: TOKEN } });
+  const proc = spawnNode(SERVER_BIN, [], { env: { PARLEY_CONFIG: config, PORT: String(port), PARLEY_DATA_DIR: dataDir, PARLEY_ADMIN_TOKEN: TOKEN } });
   const url = await untilProcess(() => /API {8}(http:\/\/127\.0\.0\.1:\d+)/.exec(proc.stdout())?.[1], 'the banner', proc, 30_000);
   return { proc, url, dataDir };
 }
@@ -120,6 +120,14 @@ describe('examples/config.whatsapp-sim.json: WhatsApp linked offline, on the in-
     }
     const got = await sendAndRead(server, key, 'Enviado pelo terminal');
     assert.equal(got.text, 'Enviado pelo terminal');
+
+    // The example's groupAddressing is lid: a group the instance creates is LID-addressed on the simulator, answered by number.
+    const group = await call(server, 'POST', `/${key}/groups`, { name: 'Atacado', participants: [CUSTOMER] });
+    assert.equal(group.status, 200, JSON.stringify(group.body));
+    assert.deepEqual(group.body.data.participants.map((p: { id: string }) => p.id).sort(), [`${SHOP}@s.whatsapp.net`, `${CUSTOMER}@s.whatsapp.net`]);
+    const control = (await call(server, 'GET', `/${key}/instance`)).body.instance.connection.simulator.controlUrl as string;
+    const simulated = await (await fetch(`${control}/groups/${group.body.data.id}`)).json() as { addressingMode: string };
+    assert.equal(simulated.addressingMode, 'lid');
   });
 });
 

@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { DEFAULT_MEDIA_LIMITS } from '@parley/core';
 import { cdnTls, encryptMedia, imageMessage, startCdn, type CdnLink, type EncryptedMedia, type FakeCdn } from '@parley/channel-baileys/testing';
 import { apiErrorAnswer } from '../support/api-error.js';
+import { CLOUD_VERSION, cloudRequest } from '../support/cloud-api.js';
 import { dataUri } from '../support/media-server.js';
 import type { TestServer } from '../support/test-server.js';
 import { connectedWhatsApp, receive, startWhatsAppServer } from '../support/whatsapp.js';
@@ -113,6 +114,18 @@ describe('received WhatsApp media through the server', () => {
       await cdn.settled();
       const seen = cdn.requests.filter((r) => r.path === path);
       assert.ok(seen.length > 0 && seen.every((r) => r.closedEarly === true && r.written < large.body.length / 2), `${path}: ${JSON.stringify(seen)}`);
+    }
+  });
+
+  it('the Cloud API describes a received media over the limit, or whose CDN stalls, with its 131052 (media download error)', async () => {
+    const over = await received(instance, large, { path: `${IMAGES}/large.enc`, fileLength: large.plain.length });
+    const stalling = await received(instance, stalled, { path: `${IMAGES}/stalled.enc`, fileLength: stalled.plain.length });
+    for (const [id, status, error] of [[over, 413, tooLarge(over, large.plain.length)], [stalling, 504, idle(stalling)]] as const) {
+      // Described, and downloaded at the url a description would give.
+      for (const path of [`/${CLOUD_VERSION}/${id}`, `/${CLOUD_VERSION}/${instance.id}/media/${id}`]) {
+        const res = await cloudRequest(t, instance.key, 'GET', path);
+        assert.deepStrictEqual([res.status, res.body.error?.code, res.body.error?.message, res.body.error?.error_data.details], [status, 131052, '(#131052) Media download error', error.message], path);
+      }
     }
   });
 

@@ -34,9 +34,10 @@ describe('issue 25 defects, on the simulator', () => {
   });
 
   // Defect 6: the phone's whole history arrives in one Baileys set; Parley splits it into bounded events.
-  it(`a history of 1200 messages arrives as events of at most ${HISTORY_EVENT_RECORDS} records, each message once, isLatest on the last only`, { timeout: 90_000 }, async () => {
+  it(`a history of 1200 messages arrives as events of at most ${HISTORY_EVENT_RECORDS} records, each message once, isLatest on the last only, images without their inline previews`, { timeout: 90_000 }, async () => {
     const shop = sim.simulator.createAccount({ number: '5511987659311', pushName: 'Loja' });
-    const seeded = await sim.simulator.seedHistory(shop.number, { chats: 24, messagesPerChat: 50 });
+    // Every 25th message an image whose message carries the inline preview (jpegThumbnail) phones put there.
+    const seeded = await sim.simulator.seedHistory(shop.number, { chats: 24, messagesPerChat: 50, mediaEvery: 25 });
     const { api } = await env.linkByQr(shop.number, 'big-history');
     const instance = (await api.call('getInstance')).instance.id;
     const histories = () => t.events.flatMap((e) => (e.type === 'history' && e.instance === instance ? [e] : []));
@@ -47,6 +48,11 @@ describe('issue 25 defects, on the simulator', () => {
     for (const event of events) assert.ok(event.messages.length <= HISTORY_EVENT_RECORDS, `${event.messages.length} records in one event`);
     assert.deepStrictEqual(events.flatMap((e) => e.messages.map((m) => m.key.id!)).sort(), expected);
     assert.deepStrictEqual(events.map((e) => e.isLatest).slice(0, -1).filter(Boolean), []);
+    const images = events.flatMap((e) => e.messages.filter((m) => m.message && 'imageMessage' in m.message));
+    assert.equal(images.length, 48, 'two images in each chat');
+    assert.equal(JSON.stringify(events).includes('jpegThumbnail'), false, 'no inline preview in a history event');
+    const stored = await api.call('getMessage', { params: { messageId: images[0]!.key.id! } });
+    assert.equal(JSON.stringify(stored.data).includes('jpegThumbnail'), false, 'nor in the stored record');
   });
 
   // Defect 11: a text the account's phone sends reaches the linked device as `deviceSentMessage`; it is

@@ -104,6 +104,29 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     }
   });
 
+  it('an edited reply keeps its quote (as WhatsApp\'s apps and as Baileys send the edit: the new text only): the edit event\'s context, the stored record\'s contextInfo', { timeout: 90_000 }, async () => {
+    for (const bare of [false, true]) {
+      const offer = await instanceSays(`Temos P, M e G (${bare})`);
+      const reply = await s.send({ kind: 'reply', text: 'Quero M', quoted: { messageId: offer, text: `Temos P, M e G (${bare})` } });
+      await s.native(reply.id, 'the reply');
+      const edit = await s.send({ kind: 'edit', messageId: reply.id, text: 'Quero G', bare });
+      const native = await s.native(edit.id, `the edit of the reply (bare: ${bare})`);
+      assert.deepEqual([native.data.message.edit, native.data.message.content], [{ originalMessageId: reply.id }, { type: 'text', body: 'Quero G' }]);
+      assert.deepEqual(native.data.message.context, { id: offer, from: s.shop }, 'the edited message still replies to the offer');
+      const value = await s.meta(edit.id, 'the edit of the reply');
+      assert.deepEqual(value.messages[0], metaItem(native, 'edit', {
+        context: { from: s.shop, id: offer }, edit: { original_message_id: reply.id, message: { type: 'text', text: { body: 'Quero G' } } },
+      }));
+      const record = await s.t.waitFor(async () => {
+        const found = await stored(reply.id);
+        return found?.message?.extendedTextMessage?.text === 'Quero G' ? found : undefined;
+      }, 20_000, 'the stored reply to show the edit');
+      const quote = record.message.extendedTextMessage.contextInfo;
+      assert.deepEqual([quote?.stanzaId, quote?.participant], [offer, `${s.shop}@s.whatsapp.net`], 'the stored reply still quotes the offer');
+      assert.ok(JSON.stringify(quote?.quotedMessage).includes(`Temos P, M e G (${bare})`), 'with the quoted text');
+    }
+  });
+
   it('a revoke: native message.delete for the chat, none in the meta format, and the stored message is gone', { timeout: 90_000 }, async () => {
     const oops = await s.sim.simulator.sendText(s.friend, s.shop, 'Mensagem errada');
     await s.native(oops.id, 'the message to revoke');
@@ -158,8 +181,9 @@ describe('WhatsApp replies, ad referrals, edits, revokes and group messages from
     // The member edits, then revokes, the reply: an edit in the group, then message.delete for the group chat.
     const edit = await s.send({ kind: 'edit', messageId: reply.id, text: 'Rua B, 20' }, { group: group.jid });
     const edited = await s.meta(edit.id, 'the group edit');
+    // The edited reply still quotes the instance's question.
     assert.deepEqual(edited.messages[0], metaItem(await s.native(edit.id, 'the group edit'), 'edit', {
-      edit: { original_message_id: reply.id, message: { type: 'text', text: { body: 'Rua B, 20' } } },
+      context: { from: s.shop, id: asked }, edit: { original_message_id: reply.id, message: { type: 'text', text: { body: 'Rua B, 20' } } },
     }));
     assert.deepEqual([edited.messages[0].chat_type, edited.messages[0].group_id, edited.messages[0].from], ['group', group.jid, s.friend]);
     await s.send({ kind: 'revoke', messageId: reply.id }, { group: group.jid });

@@ -60,9 +60,9 @@ describe('WhatsApp media sends, decrypted on the simulated phone', () => {
     assert.deepEqual(fileOf(voice.got.id), SAMPLES.ogg);
   });
 
-  it('document by URL and by base64, with mimetype and file name: the phone decrypts the same bytes', { timeout: 60_000 }, async () => {
-    const byUrl = await arrived(await api.call('sendDocument', { body: { to: friend, url: url('/a.pdf'), mimetype: 'application/pdf', fileName: 'boleto.pdf' } }));
-    assert.deepEqual([byUrl.member[0], byUrl.member[1].mimetype, byUrl.member[1].fileName], ['documentMessage', 'application/pdf', 'boleto.pdf']);
+  it('document by URL and by base64, with mimetype, file name and a caption: the phone decrypts the same bytes', { timeout: 60_000 }, async () => {
+    const byUrl = await arrived(await api.call('sendDocument', { body: { to: friend, url: url('/a.pdf'), mimetype: 'application/pdf', fileName: 'boleto.pdf', caption: 'segunda via' } }));
+    assert.deepEqual([byUrl.member[0], byUrl.member[1].mimetype, byUrl.member[1].fileName, byUrl.member[1].caption], ['documentMessage', 'application/pdf', 'boleto.pdf', 'segunda via']);
     assert.deepEqual(fileOf(byUrl.got.id), SAMPLES.pdf);
     const b64 = await arrived(await api.call('sendBase64Document', {
       body: { to: friend, base64: `data:application/pdf;base64,${SAMPLES.pdf.toString('base64')}`, mimetype: 'application/pdf', fileName: 'nota.pdf' },

@@ -44,7 +44,13 @@ describe('WhatsApp server verdicts through Parley', () => {
       const page = await api.call('listChatMessages', { params: { jid: typed } });
       assert.deepEqual(page.data.map((m: { key: { id: string } }) => m.key.id).sort(), [sent.data.key.id, reply.id].sort(), `GET /chat/${typed}/messages`);
     }
-    assert.equal(sim.simulator.received('5511987659401').length, 1, 'nothing went to the 9-digit ghost chat');
+    // A send that waits (here a delay) is resolved before it is queued: it waits under the account WhatsApp answered.
+    const later = await api.call('sendText', { body: { to: '+55 11 98765-9401', text: 'Chega em 10 minutos', delay: 1500 } });
+    assert.equal(later.data.key.remoteJid, maria.jid);
+    const queued = (await api.call('listQueue')).data as Array<{ key: { remoteJid: string } }>;
+    assert.deepEqual(queued.map((q) => q.key.remoteJid), [maria.jid], 'queued under the account WhatsApp answered');
+    await t.waitFor(() => sim.simulator.received(maria.number).find((m) => m.id === later.data.key.id), 20_000, 'the phone to get the delayed send');
+    assert.equal(sim.simulator.received('5511987659401').length, 2, 'nothing went to the 9-digit ghost chat');
   });
 
   it('a restricted account\'s send ends ERROR: message.status failed with error 463, native and meta', { timeout: 90_000 }, async () => {

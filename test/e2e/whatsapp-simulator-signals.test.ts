@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ChannelEvent } from '@parley/core';
 import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
-
-type Of<T extends ChannelEvent['type']> = Extract<ChannelEvent, { type: T }>;
 
 /**
  * Presence, chat states and calls through the WhatsApp simulator over real HTTP: Parley's WhatsApp channel
@@ -12,14 +9,13 @@ type Of<T extends ChannelEvent['type']> = Extract<ChannelEvent, { type: T }>;
  */
 describe('WhatsApp through the simulator: presence, chat states and calls', () => {
   const wa = useSimulatedWhatsApp();
-  const events = <T extends ChannelEvent['type']>(type: T): Array<Of<T>> => wa.t.events.filter((e): e is Of<T> => e.type === type);
 
   it('reports a subscribed phone\'s presence and typing as presence events, and types to the phone', { timeout: 90_000 }, async () => {
     const { sim, t } = wa;
     const account = sim.simulator.createAccount({ number: '5511987657101', pushName: 'Loja' });
     const friend = sim.simulator.createAccount({ number: '5511987657102', pushName: 'Cliente' });
     const { api } = await wa.linkByQr(account.number, 'presence');
-    const of = () => events('presence').filter((e) => e.jid === friend.jid).map((e) => e.status);
+    const of = () => wa.t.eventsOfType('presence').filter((e) => e.jid === friend.jid).map((e) => e.status);
 
     await api.call('subscribePresence', { body: { jid: friend.number } });
     // The current presence comes at once: the phone is offline.
@@ -33,7 +29,7 @@ describe('WhatsApp through the simulator: presence, chat states and calls', () =
     // Baileys reports a pause as `available`.
     await t.waitFor(() => of().length === 6, 10_000, 'the phone\'s presence and chat states');
     assert.deepEqual(of(), ['unavailable', 'available', 'composing', 'recording', 'available', 'unavailable']);
-    assert.ok(events('presence').every((e) => e.chatJid === friend.jid));
+    assert.ok(wa.t.eventsOfType('presence').every((e) => e.chatJid === friend.jid));
 
     for (const status of ['composing', 'recording', 'paused'] as const) {
       await api.call('sendPresence', { body: { to: friend.number, status } });
@@ -49,7 +45,7 @@ describe('WhatsApp through the simulator: presence, chat states and calls', () =
     const caller = sim.simulator.createAccount({ number: '5511987657112', pushName: 'Cliente' });
     const { api } = await wa.linkByQr(account.number, 'calls');
     const companion = sim.simulator.getAccount(account.number).devices[0]!.jid;
-    const calls = (id: string) => events('call').filter((e) => e.callId === id);
+    const calls = (id: string) => wa.t.eventsOfType('call').filter((e) => e.callId === id);
 
     const ringing = sim.simulator.call(caller.number, account.number, { video: true });
     const offer = await t.waitFor(() => calls(ringing.id).find((e) => e.status === 'offer'), 10_000, 'the call offer event');

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MediaServer, sampleBytes } from '../support/media-server.js';
+import { ParleyApiError } from '@parley/client';
+import { MediaServer, SAMPLES, sampleBytes } from '../support/media-server.js';
 import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
 
 /**
@@ -39,6 +40,28 @@ describe('WhatsApp communities, join requests, business and stories through the 
     assert.equal(inviteCode, sim.simulator.getGroup(created.id).inviteCode);
     const info = (await api.call('getCommunityInviteInfo', { query: { code: inviteCode } })).data;
     assert.deepEqual([info.id, info.subject, info.isCommunity], [created.id, 'Moradores', true]);
+
+    // Settings (spec 4.11): who sends, who edits, who adds members, each read back from WhatsApp's metadata.
+    const announced = (await api.call('changeCommunitySetting', { params: { communityId: created.id }, body: { setting: 'announcement' } })).data;
+    assert.equal(announced.announce, true);
+    assert.deepEqual([sim.simulator.getGroup(created.id).announce, sim.simulator.getGroup(created.id).restrict], [true, false]);
+    await api.call('changeCommunitySetting', { params: { communityId: created.id }, body: { setting: 'locked' } });
+    assert.equal(sim.simulator.getGroup(created.id).restrict, true);
+    const open = (await api.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'all_member_add' } })).data;
+    assert.equal(open.memberAddMode, 'all_member_add');
+    assert.equal(sim.simulator.getGroup(created.id).memberAddMode, 'all_member_add');
+    const closed = (await api.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'admin_add' } })).data;
+    assert.equal(closed.memberAddMode, 'admin_add');
+    assert.equal(sim.simulator.getGroup(created.id).memberAddMode, 'admin_add');
+    // Bad input is refused before WhatsApp is asked, and changes nothing.
+    const refusedWith = (status: number, code?: string) => (e: unknown) => e instanceof ParleyApiError && e.status === status && (!code || e.code === code);
+    await assert.rejects(api.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'everyone' as never } }), refusedWith(400, 'validation_failed'));
+    assert.equal(sim.simulator.getGroup(created.id).memberAddMode, 'admin_add');
+    // A member who is not an admin is refused by WhatsApp (401 not-authorized): 403 not_admin.
+    sim.simulator.updateGroupMembers(owner.number, created.id, 'add', [bob.number]);
+    const { api: bobApi } = await env.linkByQr(bob.number, 'communities-bob');
+    await assert.rejects(bobApi.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'all_member_add' } }), refusedWith(403, 'not_admin'));
+    assert.equal(sim.simulator.getGroup(created.id).memberAddMode, 'admin_add');
 
     await api.call('setCommunityJoinApproval', { params: { communityId: created.id }, body: { mode: 'on' } });
     assert.equal(sim.simulator.getGroup(created.id).joinApproval, true);
@@ -131,7 +154,7 @@ describe('WhatsApp communities, join requests, business and stories through the 
     }
   });
 
-  it('posts a text story the audience\'s phones decrypt, and stores a story a contact\'s phone posts', { timeout: 90_000 }, async () => {
+  it('posts text, image and video stories the audience\'s phones decrypt, and stores a story a contact\'s phone posts', { timeout: 90_000 }, async () => {
     const { sim, t } = env;
     const account = sim.simulator.createAccount({ number: '5511987656131', pushName: 'Loja' });
     const fan = sim.simulator.createAccount({ number: '5511987656132', pushName: 'Fã' });
@@ -141,6 +164,22 @@ describe('WhatsApp communities, join requests, business and stories through the 
     const got = await t.waitFor(() => sim.simulator.received(fan.number).find((m) => m.id === story.id), 15_000, 'the fan\'s phone to decrypt the story');
     assert.deepEqual([got.group, got.fromNumber, (got.message.extendedTextMessage as { text?: string } | undefined)?.text], ['status@broadcast', account.number, 'Novidades na loja']);
     assert.equal(sim.simulator.received(other.number).length, 0, 'outside the audience');
+
+
+    // Image and video stories: Baileys uploads each (encrypted) to the simulator's media host and relays it to
+    // the audience only; the fan's phone downloads, checks and decrypts the very bytes Parley was given.
+    const dataUri = (type: string, body: Buffer) => `data:${type};base64,${body.toString('base64')}`;
+    const image = (await api.call('postImageStatus', { body: { url: dataUri('image/jpeg', SAMPLES.jpeg), caption: 'Vitrine nova', statusJidList: [fan.jid] } })).data;
+    const video = (await api.call('postVideoStatus', { body: { url: dataUri('video/mp4', SAMPLES.mp4), caption: 'Bastidores', statusJidList: [fan.jid] } })).data;
+    for (const [story, kind, bytes, caption] of [[image, 'image', SAMPLES.jpeg, 'Vitrine nova'], [video, 'video', SAMPLES.mp4, 'Bastidores']] as const) {
+      const seen = await t.waitFor(() => sim.simulator.received(fan.number).find((m) => m.id === story.id && m.media), 15_000, `the fan's phone to decrypt the ${kind} story`);
+      assert.deepEqual([seen.group, seen.fromNumber, seen.media?.kind, seen.media?.error], ['status@broadcast', account.number, kind, undefined], JSON.stringify(seen.media));
+      const member = seen.message[`${kind}Message`] as { caption?: string; url?: string } | undefined;
+      assert.equal(member?.caption, caption);
+      assert.ok(member?.url?.startsWith('https://127.0.0.1:') || member?.url?.startsWith('https://localhost:'), `uploaded to the simulator's media host: ${member?.url}`);
+      assert.deepEqual(sim.simulator.receivedMedia(fan.number, story.id).data, bytes);
+    }
+    assert.equal(sim.simulator.received(other.number).length, 0, 'media stories stay outside the audience too');
 
     await api.call('updateInstanceFlags', { query: { receiveStatusMessage: true } });
     const posted = await sim.simulator.postStatus(fan.number, 'Meu dia', [account.number]);

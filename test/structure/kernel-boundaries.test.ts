@@ -32,4 +32,18 @@ describe('channel-neutral kernel (issue #27)', () => {
       .map((file) => relative(root, file));
     assert.deepEqual(offending, []);
   });
+
+  it('host machinery stays out of plugins: only the server and the webhook engine depend on @parley/host', () => {
+    const users = ['packages', 'plugins', 'examples'].flatMap((dir) => readdirSync(join(root, dir)).map((name) => join(root, dir, name)))
+      .filter((dir) => {
+        try {
+          const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as Manifest;
+          return Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies }).includes('@parley/host');
+        } catch {
+          return false;
+        }
+      })
+      .map((dir) => relative(root, dir));
+    assert.deepEqual(users.sort(), ['packages/server', 'packages/webhooks']);
+  });
 });

@@ -73,6 +73,7 @@ export function importCircles(graph: Map<string, string[]>, root: string): strin
 export interface Manifest {
   name: string;
   private?: boolean;
+  main?: string;
   dependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
 }

@@ -151,10 +151,11 @@ export async function createSandboxInstances(create: NodeProcess, via: NodeProce
 /** What a cluster test leaves behind: its nodes, what it opened beside them, its Redis keys and its directory. */
 export interface ClusterTestState {
   nodes: Iterable<NodeProcess>;
-  /** Closed in order after the nodes are killed (receivers, mock servers, the test's own storage client). */
+  /** Closed in order after the nodes are killed (receivers, mock servers, the test's own storage client or ClusterBackend). */
   closers: ({ close(): Promise<unknown> } | undefined)[];
-  redisUrl: string;
-  keyPrefix: string;
+  /** With {@link keyPrefix}: the Redis whose keys under the prefix are deleted (a ClusterBackend among the closers deletes its own). */
+  redisUrl?: string;
+  keyPrefix?: string;
   /** The nodes' data directories and logs (`<dir>/<node>/node.log`). */
   dir: string;
 }
@@ -166,7 +167,7 @@ export interface ClusterTestState {
 export async function tearDownCluster(state: ClusterTestState): Promise<void> {
   await Promise.all([...state.nodes].map((n) => n.stop('SIGKILL')));
   for (const closer of state.closers) await closer?.close();
-  await deleteKeys(state.redisUrl, state.keyPrefix);
+  if (state.redisUrl && state.keyPrefix) await deleteKeys(state.redisUrl, state.keyPrefix);
   if (process.env.PARLEY_KEEP_CLUSTER_LOGS) console.log(`cluster test logs kept in ${state.dir}`);
   else rmSync(state.dir, { recursive: true, force: true });
 }

@@ -2,6 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { after, before } from 'node:test';
+import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
+import { startTestServer, type TestServer } from './test-server.js';
 
 /**
  * A small tmpfs of the test's own, to run storage on a disk that really fills up (ENOSPC, which
@@ -61,4 +64,54 @@ export class SmallDisk {
       rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+/**
+ * The real server on SQLite in `disk` (no background checkpoints, so the disk fills when the test says), with
+ * the sandbox channel and native webhooks whose retries follow `schedule` (ms), a second's time-out each.
+ */
+export function startServerOnSmallDisk(disk: SmallDisk, schedule: number[]): Promise<TestServer> {
+  return startTestServer({
+    storage: 'sqlite', captureLogs: true, dataDir: join(disk.dir, 'server'),
+    plugins: [
+      { package: '@parley/storage-sqlite', options: { backgroundCheckpoints: false } },
+      { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } }, { package: '@parley/webhook-native' },
+    ],
+    config: { webhooks: { timeoutMs: 1_000, leaseMs: 3_000, retry: { schedule, jitter: 0, maxRetryAfterMs: 1_000 } } },
+  });
+}
+
+/**
+ * For a describe of the storage-full suites: before it, a webhook receiver and {@link startServerOnSmallDisk};
+ * after it, the disk's space back, the server stopped and the receiver closed (the disk stays mounted: its
+ * owner removes it). Answers them once the suite started.
+ */
+export function useSmallDiskServer(disk: SmallDisk, schedule: number[]): { readonly t: TestServer; readonly receiver: HttpReceiver } {
+  let t: TestServer | undefined;
+  let receiver: HttpReceiver | undefined;
+  before(async () => {
+    receiver = await startHttpReceiver();
+    t = await startServerOnSmallDisk(disk, schedule);
+  });
+  after(async () => {
+    disk.free();
+    await t?.stop();
+    await receiver?.close();
+  });
+  return {
+    get t() {
+      return t!;
+    },
+    get receiver() {
+      return receiver!;
+    },
+  };
+}
+
+/** A server log line (pino JSON). */
+export interface LogLine { level: number; msg: string; [field: string]: unknown }
+
+/** The server's log lines whose message `matches`. */
+export function logLines(t: TestServer, matches: (msg: string) => boolean): LogLine[] {
+  return t.logs.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as LogLine).filter((l) => matches(l.msg));
 }

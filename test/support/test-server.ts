@@ -79,6 +79,11 @@ export class TestServer {
     this.untap = host.server.context.bus.tap((e) => this.events.push(e));
   }
 
+  /** The events of one type seen so far, typed as that event; only one instance's with `instance`. */
+  eventsOfType<T extends ChannelEvent['type']>(type: T, instance?: string): Array<Extract<ChannelEvent, { type: T }>> {
+    return this.events.filter((e): e is Extract<ChannelEvent, { type: T }> => e.type === type && (instance === undefined || e.instance === instance));
+  }
+
   get adminToken(): string {
     return this.host.adminToken;
   }
@@ -169,8 +174,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   if (storage === 'postgres' && !options.plugins && !process.env.DATABASE_URL) throw new Error('storage: postgres needs DATABASE_URL');
   const keyPrefix = `parley-e2e-${process.pid}-${randomBytes(4).toString('hex')}:`;
   const database = storage === 'postgres' && !options.plugins ? await createTestDatabase(process.env.DATABASE_URL!, 'e2e') : undefined;
+  // A small pool on PostgreSQL: the machine's server takes 100 connections, shared by the test files running at once.
   const storagePlugin: PluginEntry = storage === 'redis' ? { package: '@parley/storage-redis', options: { url: redisUrl, keyPrefix } }
-    : database ? { package: '@parley/storage-postgres', options: { url: database.url } } : { package: `@parley/storage-${storage}` };
+    : database ? { package: '@parley/storage-postgres', options: { url: database.url, poolSize: 4 } } : { package: `@parley/storage-${storage}` };
   const plugins = options.plugins ?? [
     storagePlugin,
     { package: '@parley/channel-sandbox', options: { autoScanMs: 0, ...(options.sandbox ?? {}) } },

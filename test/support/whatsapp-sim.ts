@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before } from 'node:test';
 import type { InstanceClient } from '@parley/client';
-import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator } from '@parley/whatsapp-sim';
+import { startSimulator, trustSimulatorMedia, trustSimulatorRoot, type RunningSimulator, type StartOptions } from '@parley/whatsapp-sim';
 import { startTestServer, type TestServer, type TestServerOptions } from './test-server.js';
 
 /** A suite's WhatsApp simulator and the Parley server whose WhatsApp channel (Baileys) connects to it. */
@@ -50,14 +50,15 @@ async function unpaced(api: InstanceClient): Promise<void> {
  * Starts, before the suite, a WhatsApp simulator (its root and media certificate trusted in this process,
  * where the server's Baileys runs) and a Parley server (memory storage, native and meta webhook formats) with the
  * WhatsApp channel pointed at it; stops both after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
- * (`allowPrivateUrls` for media served on loopback, say); `channel` adds to `@parley/channel-baileys`'s options (`reconnect`, say).
+ * (`allowPrivateUrls` for media served on loopback, say); `channel` adds to `@parley/channel-baileys`'s options (`reconnect`, say);
+ * `simulator` are the simulator's own options (`qrRefs`, say).
  */
-export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, channel: Record<string, unknown> = {}): SimulatedWhatsApp {
+export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, channel: Record<string, unknown> = {}, simulator: StartOptions = {}): SimulatedWhatsApp {
   let sim: RunningSimulator | undefined;
   let t: TestServer | undefined;
   let untrust: Array<() => void> = [];
   before(async () => {
-    sim = await startSimulator();
+    sim = await startSimulator(simulator);
     untrust = [trustSimulatorRoot(sim.rootPublicKey), trustSimulatorMedia(sim.mediaCertificate)];
     t = await startTestServer({
       plugins: [

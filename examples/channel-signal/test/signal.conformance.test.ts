@@ -1,6 +1,6 @@
-import { defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord } from '@parley/core';
+import type { InstanceRecord } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import { describeChannelConformance } from '@parley/testkit';
+import { describeChannelConformance, instanceRecord } from '@parley/testkit';
 import { createSignalDriver } from '../src/index.js';
 import { MockSignalNetwork } from '../src/testing/index.js';
 import { signalFarSide } from './conformance-far-side.js';
@@ -11,11 +11,7 @@ const PEER = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
 let network: MockSignalNetwork | undefined;
 
 function instance(): InstanceRecord {
-  return {
-    id: 'ins_conformance_signal', key: 'key-ins_conformance_signal', name: 'conformance', driver: 'signal', createdAt: 0, flags: defaultInstanceFlags(),
-    webhook: defaultWebhookSettings(), webhookSecret: 'whsec_conformance', user: null, phoneConnected: false, wantsConnection: false,
-    health: 'healthy', driverOptions: { account: ACCOUNT }, links: {},
-  };
+  return instanceRecord({ id: 'ins_conformance_signal', name: 'conformance', driver: 'signal', driverOptions: { account: ACCOUNT } });
 }
 
 describeChannelConformance('signal', {

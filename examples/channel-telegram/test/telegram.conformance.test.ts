@@ -1,6 +1,6 @@
-import { defaultInstanceFlags, defaultWebhookSettings, type InstanceRecord, type SocialLink } from '@parley/core';
+import type { InstanceRecord, SocialLink } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
-import { describeChannelConformance } from '@parley/testkit';
+import { describeChannelConformance, instanceRecord } from '@parley/testkit';
 import { createTelegramDriver } from '../src/index.js';
 import { MockBotApi } from '../src/testing/index.js';
 import { telegramFarSide } from './conformance-far-side.js';
@@ -17,11 +17,7 @@ async function botApi(): Promise<MockBotApi> {
 }
 
 function instance(link: SocialLink): InstanceRecord {
-  return {
-    id: 'ins_conformance_tg', key: 'key-ins_conformance_tg', name: 'conformance', driver: 'sandbox', createdAt: 0, flags: defaultInstanceFlags(),
-    webhook: defaultWebhookSettings(), webhookSecret: 'whsec_conformance', user: null, phoneConnected: false, wantsConnection: false,
-    health: 'healthy', driverOptions: {}, links: { telegram: link },
-  };
+  return instanceRecord({ id: 'ins_conformance_tg', name: 'conformance', links: { telegram: link } });
 }
 
 describeChannelConformance('telegram', {

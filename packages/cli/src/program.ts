@@ -5,6 +5,7 @@ import { connectCommand } from './commands/connect.js';
 import { instancesCommand } from './commands/instances.js';
 import { sendCommand } from './commands/send.js';
 import { startCommand } from './commands/start.js';
+import { storageCommand } from './commands/storage.js';
 import { webhooksCommand } from './commands/webhooks.js';
 import { describeFailure, ExitCode, type ExitCodeValue } from './exit-codes.js';
 import { integer } from './command-kit.js';
@@ -25,7 +26,7 @@ const EXIT_CODES = `Exit codes:
 /** The `parley` command tree (commander), with every error turned into an exception rather than an exit. */
 export function buildProgram(): Command {
   const program = new Command('parley')
-    .description('Parley from the command line: run the server, manage instances, link them by QR code, send, inspect webhooks, operate a cluster.')
+    .description('Parley from the command line: run the server, manage instances, link them by QR code, send, inspect webhooks, operate a cluster, copy storage.')
     .version(version, '-V, --version')
     .option('--url <url>', `server URL (env PARLEY_URL; default ${DEFAULT_URL})`)
     .option('--token <token>', 'admin token (env PARLEY_ADMIN_TOKEN; default: ./data/admin-token for a server on this machine)')
@@ -41,6 +42,7 @@ export function buildProgram(): Command {
   program.addCommand(sendCommand());
   program.addCommand(webhooksCommand());
   program.addCommand(clusterCommand());
+  program.addCommand(storageCommand());
   // Sub-commands added with addCommand do not inherit these settings: set them on the whole tree.
   const apply = (command: Command) => {
     command.exitOverride().configureHelp({ showGlobalOptions: true }).showHelpAfterError('(add --help for usage)');

@@ -6,7 +6,7 @@
 //
 // It listens on nothing and touches no real data: it builds the server with the default plugins on
 // in-memory storage in a temporary directory, reads the OpenAPI document the routes produce, and
-// closes it again. The built server is needed (`npx tsc -b packages/server` and the plugins).
+// closes it again. The built distribution is needed (`npx tsc -b packages/distribution`: the server and the plugins).
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -18,12 +18,12 @@ export const COMMAND = 'npm run generate -w @parley/client';
 
 /** The OpenAPI document of a server with every default plugin, built without listening. */
 export async function serverOpenApi() {
-  const { createLogger, DEFAULT_PLUGINS, loadConfig, ParleyServer } = await import('@parley/server');
+  const { createLogger, DEFAULT_PLUGINS, importPlugin, loadConfig, ParleyServer } = await import('@parley/distribution');
   const dataDir = mkdtempSync(join(tmpdir(), 'parley-client-generate-'));
   try {
     const plugins = DEFAULT_PLUGINS.map((p) => (p.package === '@parley/storage-sqlite' ? { package: '@parley/storage-memory' } : p));
     const config = loadConfig({}, { port: 0, dataDir, plugins, adminToken: 'client-generator-token', logLevel: 'silent' });
-    const server = await ParleyServer.create({ config, logger: createLogger({ level: 'silent' }) });
+    const server = await ParleyServer.create({ config, logger: createLogger({ level: 'silent' }), importModule: importPlugin });
     try {
       return JSON.parse(JSON.stringify(server.openapi));
     } finally {
@@ -59,7 +59,7 @@ async function main() {
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err) => {
     console.error(`client generation failed: ${err?.stack ?? err}`);
-    console.error('Build the server and its plugins first: npx tsc -b packages/server plugins/*');
+    console.error('Build the server and its plugins first: npx tsc -b packages/distribution');
     process.exit(1);
   });
 }

@@ -169,10 +169,12 @@ export class UpstreamError extends ParleyError {
  * answer came. It may have been carried out or not, and the server cannot tell. Sending it again
  * is safe only with an `Idempotency-Key` (the same key as the first time): a request that did run
  * is then answered with its first result instead of running twice. `details.reason` says what
- * broke: `connection_lost` or `owner_unresponsive`.
+ * broke: `connection_lost` or `owner_unresponsive`; or `not_replicated`: the request ran on a
+ * replicated store's primary, whose replicas did not confirm its writes in time, so a failover may
+ * undo it (Redis with Sentinel and `waitReplicas`).
  */
 export class OutcomeUnknownError extends ParleyError {
-  constructor(message: string, reason: 'connection_lost' | 'owner_unresponsive') {
+  constructor(message: string, reason: 'connection_lost' | 'owner_unresponsive' | 'not_replicated') {
     super(502, 'outcome_unknown', message, { reason, safeRetry: 'Idempotency-Key' });
   }
 }

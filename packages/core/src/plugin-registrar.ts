@@ -4,6 +4,7 @@ import type { PluginEventSubscriber } from './extension/event-subscriber.js';
 import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
+import type { MediaStore } from './storage/media-store.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
@@ -15,6 +16,7 @@ export interface PluginRegistrations {
   channels: ChannelDriver[];
   formats: WebhookFormat[];
   storage?: Storage;
+  media?: MediaStore;
   connectors: ExternalDataConnector[];
   sinks: Sink[];
   subscribers: PluginEventSubscriber[];
@@ -75,6 +77,14 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
         collected.storage = storage;
       },
     },
+    media: {
+      set(store) {
+        if (provides.media !== true) refuse('set a media store without declaring provides.media');
+        if (collected.media) refuse('set the media store twice');
+        if (typeof store?.name !== 'string' || typeof store.put !== 'function') refuse('set a media store without a name and put/get/delete/clear');
+        collected.media = store;
+      },
+    },
     connectors: {
       add(connector) {
         declared(provides.connectors, connector.kind, 'external-database connector', 'connectors');
@@ -113,6 +123,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       missing(provides.sinks, collected.sinks.map((s) => s.name), 'event sink', 'sinks');
       missing(provides.subscribers, collected.subscribers.map((s) => s.name), 'event subscriber', 'subscribers');
       if (provides.storage === true && !collected.storage) refuse('declares provides.storage but did not set a storage back end');
+      if (provides.media === true && !collected.media) refuse('declares provides.media but did not set a media store');
       return collected;
     },
   };

@@ -5,6 +5,7 @@ import type { HostDeps, ResolvedDeps } from './host-token.js';
 import type { Logger } from './logger.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
+import type { MediaStore } from './storage/media-store.js';
 import type { Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
@@ -12,7 +13,7 @@ import type { WebhookFormat } from './webhook/format.js';
 export const CORE_VERSION = '0.1.0';
 
 /** A label of what a plugin is about, for listings; what it really adds is declared in {@link PluginProvides}. */
-export type PluginKind = 'channel' | 'storage' | 'webhook-format' | 'sink' | 'extension';
+export type PluginKind = 'channel' | 'storage' | 'media' | 'webhook-format' | 'sink' | 'extension';
 
 /** Host settings every plugin may read. */
 export interface HostSettings {
@@ -91,6 +92,8 @@ export interface PluginProvides {
   readonly formats?: readonly string[];
   /** True when it sets the storage back end with `storage.set`. */
   readonly storage?: boolean;
+  /** True when it sets the media store with `media.set` (media bytes kept apart from the storage back end). */
+  readonly media?: boolean;
   /** Kinds of the external-database connectors it adds with `connectors.add` (`mongodb`). */
   readonly connectors?: readonly string[];
   /** Names of the event sinks it adds with `sinks.add` (`amqp`, `nats`). */
@@ -129,6 +132,8 @@ export interface PluginHooks {
   readonly formats: { add(format: WebhookFormat): void };
   /** The storage back end: `storage.set(storage)`, at most once. */
   readonly storage: { set(storage: Storage): void };
+  /** The media store (`kind: 'media'`): `media.set(store)`, at most once; it replaces the storage back end's `media`. */
+  readonly media: { set(store: MediaStore): void };
   /** External-database connectors: `connectors.add(connector)`. */
   readonly connectors: { add(connector: ExternalDataConnector): void };
   /** Event sinks: `sinks.add(sink)`. Sink names must be lower-case ids, unique over all plugins. */

@@ -1,10 +1,14 @@
 export { ParleyServer, type ServerOptions } from './app/parley-server.js';
 export type { ServerContext } from './app/server-context.js';
-export { loadConfig, ConfigError, DEFAULT_PLUGINS, type ParleyConfig, type PluginEntry } from './config/config.js';
+export { loadConfig, ConfigError, type ConfigDefaults, type ParleyConfig, type PluginEntry } from './config/config.js';
 export type { RestoreConfig } from './config/restore-config.js';
-export { PluginError, loadPlugins } from './plugins/plugin-host.js';
+export { PluginError, loadPlugins, type ModuleImporter } from './plugins/plugin-host.js';
 export { createLogger } from './logging/logger.js';
-export { runServerProcess } from './app/run-server.js';
+export { runServerProcess, type ServerProcessOptions } from './app/run-server.js';
 export type { RouteDefinition } from './http/route.js';
 export { dashboardFiles, findDashboard, type DashboardFiles } from './http/dashboard.js';
 export { findDocs, type DocsFiles } from './http/guides.js';
+export { copyStorage, type StorageCopyOptions, type StorageCopySummary } from './storage-copy/storage-copy.js';
+export type { InstanceCopyCounts } from './storage-copy/copy-instance.js';
+export { StorageCopyError } from './storage-copy/storage-copy-error.js';
+export { openStorage, storageEndpoint, type EndpointDistribution, type StorageEndpoint } from './storage-copy/storage-endpoint.js';

@@ -159,6 +159,35 @@ describe('ClusterNode: one start of an instance at a time', () => {
   });
 });
 
+describe('ClusterNode: taking a lease over', () => {
+  it('gives a lease up, unused, when taking over the previous owner\'s work outlasted its deadline', async () => {
+    const leases = new LeaseStore();
+    const { logger, lines } = captureLogger('info');
+    const node = new ClusterNode(leases.store, { ...CONFIG, leaseTtlMs: 300, driftMarginMs: 100 }, { now: () => T }, logger, observer);
+    const started: string[] = [];
+    let slow = true;
+    await node.join();
+    node.start({
+      start: async (id) => void started.push(id),
+      stop: async () => undefined,
+      takeOver: async () => {
+        if (slow) await new Promise((resolve) => setTimeout(resolve, 250));
+      },
+    });
+    try {
+      await assert.rejects(node.claim('ins_c'), (err: Error & { code?: string }) => err.code === 'instance_moving');
+      assert.equal(node.leases.has('ins_c'), false, 'not counted');
+      assert.equal(leases.held.has('ins_c'), false, 'released at once for another node');
+      assert.ok(!lines.some((l) => l.includes('instance lease taken')));
+      slow = false;
+      await node.claim('ins_c');
+      assert.ok(node.leases.has('ins_c'), 'a take-over within the deadline counts');
+    } finally {
+      await node.close();
+    }
+  });
+});
+
 describe('ClusterNode: reading the registry', () => {
   it('answers at once while the node events of an earlier read still wait on the store, and tells them one read at a time', { timeout: 10_000 }, async () => {
     const leases = new LeaseStore();

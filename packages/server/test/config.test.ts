@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { container as rootContainer } from 'tsyringe';
 import { systemClock } from '@parley/core';
-import { ConfigError, DEFAULT_PLUGINS, loadConfig } from '../src/config/config.js';
+import { ConfigError, loadConfig } from '../src/config/config.js';
 import { loadPlugins } from '../src/plugins/plugin-host.js';
 import { silentLogger } from './support.js';
 
@@ -36,7 +36,7 @@ before(() => {
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('loadConfig defaults', () => {
-  it('without a file or environment: port 8080 on every interface, SQLite under ./data, the default plugins', () => {
+  it('without a file or environment: port 8080 on every interface, SQLite under ./data, no plugins of its own', () => {
     assert.deepEqual(loadConfig({}), {
       port: 8080,
       host: '0.0.0.0',
@@ -59,17 +59,20 @@ describe('loadConfig defaults', () => {
       shutdownTimeoutMs: 10000,
       queue: { enabled: true, maxQueued: 10_000, leaseMs: 60_000, recheckMs: 1_000, concurrency: 64 },
       webhooks: {},
-      plugins: DEFAULT_PLUGINS,
+      plugins: [],
       adminToken: undefined,
       metrics: {},
       streams: { retentionSeconds: 86_400, heartbeatSeconds: 15, maxPerInstance: 100, maxTotal: 10_000, bufferBytes: 262_144 },
+      events: { outageWaitSeconds: 900, maxBacklog: 10_000, maxBacklogBytes: 64 << 20 },
       mcp: { enabled: true, maxSessions: 100, maxSessionsPerInstance: 10, idleSeconds: 600 },
       baseDir: process.cwd(),
     });
-    assert.deepEqual(DEFAULT_PLUGINS.map((p) => p.package), [
-      '@parley/storage-sqlite', '@parley/webhook-native', '@parley/webhook-meta', '@parley/channel-baileys', '@parley/channel-sandbox',
-      '@parley/channel-instagram', '@parley/channel-messenger', '@parley/storage-mongodb/external',
-    ]);
+  });
+
+  it('takes the plugins a distribution supplies when the file names none; the file\'s list wins', () => {
+    const defaults = { plugins: [{ package: '@parley/storage-memory' }] };
+    assert.deepEqual(loadConfig({}, {}, defaults).plugins, defaults.plugins);
+    assert.deepEqual(loadConfig(configFile({ plugins: [{ package: '@parley/storage-sqlite' }] }), {}, defaults).plugins, [{ package: '@parley/storage-sqlite' }]);
   });
 });
 
@@ -82,6 +85,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       media: { maxBytes: 2048, timeoutMs: 500, maxDownloadBytes: 4096, downloadTimeoutMs: 60000, downloadIdleMs: 5000 }, rateLimit: { failures: 5, windowSeconds: 10, blockSeconds: 20 }, trustProxy: 'loopback',
       restore: { concurrency: 8, perSecond: { whatsapp: 1 } }, shutdownTimeoutMs: 1000, webhooks: { maxAttempts: 3 }, metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
+      events: { outageWaitSeconds: 60, maxBacklog: 500, maxBacklogBytes: 2 << 20 },
       mcp: { enabled: false, maxSessions: 5, maxSessionsPerInstance: 2, idleSeconds: 60 },
       queue: { enabled: false, maxQueued: 50, leaseMs: 30_000, recheckMs: 20, concurrency: 2 },
       plugins: [{ package: '@parley/storage-memory' }, { package: './local-plugin.js', options: { a: 1 } }],
@@ -112,6 +116,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
       adminToken: undefined,
       metrics: { token: 'file-metrics-token-0123' },
       streams: { retentionSeconds: 3600, heartbeatSeconds: 5, maxPerInstance: 7, maxTotal: 70, bufferBytes: 4096 },
+      events: { outageWaitSeconds: 60, maxBacklog: 500, maxBacklogBytes: 2 << 20 },
       mcp: { enabled: false, maxSessions: 5, maxSessionsPerInstance: 2, idleSeconds: 60 },
       baseDir: dir,
     });
@@ -121,7 +126,7 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     const config = loadConfig(configFile({ dataDir: '/var/lib/parley', media: { timeoutMs: 100 } }));
     assert.equal(config.dataDir, '/var/lib/parley');
     assert.deepEqual(config.media, { maxBytes: 16 * 1024 * 1024, timeoutMs: 100, maxDownloadBytes: 100 * 1024 * 1024, downloadTimeoutMs: 300000, downloadIdleMs: 30000 });
-    assert.deepEqual(config.plugins, DEFAULT_PLUGINS);
+    assert.deepEqual(config.plugins, []);
   });
 
   it('loads a plugin given by a path relative to the config file', async () => {
@@ -159,6 +164,10 @@ describe('loadConfig from PARLEY_CONFIG', () => {
     invalid({ mcp: { maxSessionsPerInstance: 'ten' } }, 'config.mcp.maxSessionsPerInstance must be integer');
     invalid({ mcp: { idleSeconds: 5 } }, 'config.mcp.idleSeconds must be >= 10');
     invalid({ mcp: { enabled: 'yes' } }, 'config.mcp.enabled must be boolean');
+    invalid({ events: { outageWaitSeconds: 0 } }, 'config.events.outageWaitSeconds must be >= 1');
+    invalid({ events: { maxBacklog: 10 } }, 'config.events.maxBacklog must be >= 100');
+    invalid({ events: { maxBacklogBytes: 1024 } }, 'config.events.maxBacklogBytes must be >= 1048576');
+    invalid({ events: { outageWait: 60 } }, 'config.events.outageWait is not allowed');
   });
 
   it('errors name the field: missing and unknown members, in arrays and nested objects', () => {

@@ -1,4 +1,4 @@
-import { type MessageRecord, type PacingPolicy, type SendRequest } from '@parley/core';
+import { ServiceUnavailableError, UpstreamError, type MessageRecord, type PacingPolicy, type SendRequest } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { WHATSAPP_ADDRESSING } from '@parley/whatsapp-proto';
 import type { EventBus } from '../src/events/event-bus.js';
@@ -22,13 +22,25 @@ export const JOB: OutboundJob = { channel: 'whatsapp', to: '5511900000002', remo
 
 /**
  * The outbound queue's sending half over memory storage, with an instance `ins` whose channel records
- * the ids it was asked to send (`h.sends`) and a projection that stores records (failing `h.failStores`
- * times first, as storage refusing writes would). The clock is `h.now`, which a test moves.
+ * the ids it was asked to send (`h.sends`; the first `h.failSends` of them fail as a network failure
+ * would) and a projection that stores records (failing `h.failStores` times first, as storage refusing
+ * writes would). The clock is `h.now`, which a test moves.
  */
 export async function outboundHarness() {
-  const h: { now: number; sends: string[]; failStores: number } = { now: T, sends: [], failStores: 0 };
+  const h: { now: number; sends: string[]; failStores: number; failSends: number; failCompletes: number } = {
+    now: T, sends: [], failStores: 0, failSends: 0, failCompletes: 0,
+  };
   const storage = new MemoryStorage({ now: (): number => h.now });
   await storage.init();
+  // Completing an entry fails `h.failCompletes` times first, as storage going away would.
+  const complete = storage.outbound.complete.bind(storage.outbound);
+  storage.outbound.complete = async (instance, id) => {
+    if (h.failCompletes > 0) {
+      h.failCompletes--;
+      throw new ServiceUnavailableError('storage is unavailable');
+    }
+    return complete(instance, id);
+  };
   const adapter = {
     channel: 'whatsapp',
     capabilities: {
@@ -38,6 +50,10 @@ export async function outboundHarness() {
           // Without the queue the channel picks the id.
           const id = req.id ?? `CHANNEL${h.sends.length + 1}`;
           h.sends.push(id);
+          if (h.failSends > 0) {
+            h.failSends--;
+            throw new UpstreamError('the network failed the send', { retryable: true });
+          }
           return { ...recordOf(id, T, JOB), status: 'SERVER_ACK' } as MessageRecord;
         },
       },
@@ -64,4 +80,15 @@ export async function outboundHarness() {
     policies, pacer, projection, bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: 10, concurrency: 1 },
   });
   return { h, storage, runtime, adapter, projection, worker, clock, policies, pacer };
+}
+
+/** Moves the clock past the lease of entry `id` and runs the worker until the entry is completed (bounded: about 2 s). */
+export async function untilCompleted(h: { now: number }, storage: MemoryStorage, worker: OutboundWorker, id: string): Promise<void> {
+  h.now = T + LEASE_MS + 1;
+  worker.start();
+  try {
+    for (let i = 0; i < 200 && (await storage.outbound.get('ins', id)); i++) await new Promise((r) => setTimeout(r, 10));
+  } finally {
+    await worker.stop();
+  }
 }

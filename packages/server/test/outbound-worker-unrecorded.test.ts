@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isParleyError } from '@parley/core';
 import { encodeJob } from '../src/send/outbound-job.js';
-import { JOB, LEASE_MS, outboundHarness, T } from './outbound-fakes.js';
+import { JOB, LEASE_MS, outboundHarness, T, untilCompleted } from './outbound-fakes.js';
 
 /**
  * Issue 24 item 5: a message the channel took is never answered as a failure that invites a retry,
@@ -25,13 +25,7 @@ describe('OutboundWorker: a send whose record could not be stored', () => {
     assert.equal(await storage.messages.get('ins', 'm1'), null);
 
     // The lease ends: the worker claims the entry again.
-    h.now = T + LEASE_MS + 1;
-    worker.start();
-    try {
-      for (let i = 0; i < 200 && (await storage.outbound.get('ins', 'm1')); i++) await new Promise((r) => setTimeout(r, 10));
-    } finally {
-      await worker.stop();
-    }
+    await untilCompleted(h, storage, worker, 'm1');
     assert.equal(await storage.outbound.get('ins', 'm1'), null, 'completed');
     assert.equal((await storage.messages.get('ins', 'm1'))?.status, 'SERVER_ACK', 'the record the channel answered is stored');
     assert.deepEqual(h.sends, ['m1'], 'sent once');

@@ -6,6 +6,7 @@ import { systemClock, Tokens, type ChannelEvent, type HostSettings } from '@parl
 import { container as rootContainer } from 'tsyringe';
 import type { PluginEntry } from '../src/config/config.js';
 import { loadPlugins, PluginError } from '../src/plugins/plugin-host.js';
+import { MapMediaStore } from './fixtures/memory-media.plugin.js';
 import { silentLogger } from './support.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,6 +29,9 @@ async function refused(entries: PluginEntry[], message: string | RegExp): Promis
 }
 
 const qrEvent = { type: 'qrcode', qr: 'q', image: 'i', id: '01', instance: 'ins_1', provider: 'whatsapp', receivedAt: 1 } as ChannelEvent;
+
+const NO_STORAGE = 'no storage back end configured: add one storage plugin to the configuration\'s `plugins` (for example @parley/storage-sqlite), '
+  + 'or start the server from a distribution that lists its defaults (@parley/distribution)';
 
 describe('plugin host: a good configuration', () => {
   it('loads packages and relative-path modules in order, validates and defaults options, and answers what they provide', async () => {
@@ -97,6 +101,23 @@ describe('plugin host: modules that are not plugins', () => {
     await refused([memory, { package: fixture('future-core.plugin') }], 'plugin @fixture/future-core needs @parley/core ^9.0.0, this server has 0.1.0');
   });
 
+  it('composes the storage with a media store set by a kind "media" plugin, wherever it is listed', async () => {
+    const container = rootContainer.createChildContainer();
+    const loaded = await loadPlugins([memory, sandbox, { package: fixture('memory-media.plugin') }], { container, logger: silentLogger(), host, clock: systemClock, baseDir: here });
+    const store = loaded.storage.media as MapMediaStore;
+    assert.ok(store instanceof MapMediaStore);
+    // Plugins and host services resolve the composed storage; everything but media is the back end's own.
+    assert.equal(container.resolve<typeof loaded.storage>(Tokens.Storage).media, store);
+    assert.equal(loaded.storage.name, 'memory');
+    await loaded.storage.init();
+    assert.equal(store.inits, 1);
+    await loaded.storage.media.put('ins_1', 'm1', { data: Buffer.from('x'), mimetype: 'text/plain' });
+    assert.equal(store.blobs.size, 1);
+    await loaded.storage.instances.list();
+    await loaded.storage.close();
+    assert.equal(store.closes, 1);
+  });
+
   it('refuses a module without a definePlugin default export', async () => {
     await refused([memory, { package: fixture('named-export-only') }], 'plugin ./fixtures/named-export-only.js has no definePlugin(...) default export');
     await refused([memory, { package: fixture('default-not-manifest') }], 'plugin ./fixtures/default-not-manifest.js has no definePlugin(...) default export');
@@ -118,6 +139,11 @@ describe('plugin host: conflicts refuse to boot', () => {
       'two storage back ends configured: @parley/storage-memory and @fixture/second-storage; keep exactly one');
   });
 
+  it('two media stores', async () => {
+    await refused([memory, { package: fixture('memory-media.plugin') }, { package: fixture('memory-media.plugin') }],
+      'two media stores configured: @fixture/memory-media and @fixture/memory-media; keep at most one');
+  });
+
   it('two drivers claiming one channel name', async () => {
     await refused([memory, sandbox, { package: fixture('sandbox-twin.plugin') }],
       'two drivers claim the channel "sandbox": @parley/channel-sandbox and @fixture/sandbox-twin');
@@ -129,9 +155,8 @@ describe('plugin host: conflicts refuse to boot', () => {
   });
 
   it('no storage back end', async () => {
-    await refused([sandbox, { package: '@parley/webhook-native' }],
-      'no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
-    await refused([], 'no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+    await refused([sandbox, { package: '@parley/webhook-native' }], NO_STORAGE);
+    await refused([], NO_STORAGE);
   });
 });
 

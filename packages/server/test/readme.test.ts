@@ -3,7 +3,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { DEFAULT_PLUGINS } from '../src/config/config.js';
 import { configSchema } from '../src/config/config.schema.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
@@ -48,12 +47,6 @@ describe('README configuration', () => {
     const keys = Object.entries(configSchema.properties).flatMap(([key, schema]) =>
       key === 'plugins' || !('properties' in schema) ? [key] : Object.keys(schema.properties).map((sub) => `${key}.${sub}`));
     assert.deepEqual(keys.filter((key) => !listed.has(key)), []);
-  });
-
-  it('shows the embedded default plugin list as it is', () => {
-    const json = /The embedded default plugin list is:\n\n```json\n([\s\S]*?)\n```/.exec(readme)?.[1];
-    assert.ok(json, 'the default list is in the README');
-    assert.deepEqual((JSON.parse(json) as { plugins: unknown }).plugins, DEFAULT_PLUGINS);
   });
 });
 

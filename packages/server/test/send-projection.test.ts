@@ -49,7 +49,7 @@ async function harness() {
   };
   const projector = new StoreProjector(storage, registry, systemClock, silentLogger());
   const bus = new EventBus({ registry, subscribers: [hold, projector, recorder], filter: () => true, clock: systemClock, logger: silentLogger() });
-  return { storage, bus, projection: new SendProjection(storage, bus, projector), runs, release };
+  return { storage, bus, projection: new SendProjection(storage, bus, projector, silentLogger()), runs, release };
 }
 
 describe('SendProjection', () => {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
+import { after, describe, it } from './test-runner.js';
 import { CapabilityNotSupportedError, MESSAGE_STATUS_RANK, requireCapability, restStatusOf, type OutgoingType } from '@parley/core';
 import {
   checkCapabilities, checkInbound, checkSentRecord, connectChecked, freshId, messageEvent, messagingOf, statusEvent,

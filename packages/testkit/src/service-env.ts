@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { it } from 'node:test';
+import { it } from './test-runner.js';
 
 /**
  * Where the services the suites need listen on a developer's machine by default (and on CI's):

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { after, before, describe, it } from './test-runner.js';
 import type { Sink, SinkMessage } from '@parley/core';
 import { eventually, TcpProxy } from './tcp-proxy.js';
 

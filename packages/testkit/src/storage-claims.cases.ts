@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import { ConflictError, NotFoundError, UniqueClaimConflictError, type UniqueClaim } from '@parley/core';
-import { instanceRecord, uniqueId } from './storage-fixtures.js';
+import { filledInstanceRecord, uniqueId } from './storage-fixtures.js';
 import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
 import { FakeClock } from './fake-clock.js';
 
@@ -19,7 +19,7 @@ export function describeClaimCases(harness: StorageHarness): void {
     it('create stores the claims with the record and claimHolder answers the holder', () => withStorage(harness, async ({ instances }) => {
       const number = claim();
       const other = { namespace: uniqueId('driver:handle'), value: number.value };
-      const record = instanceRecord();
+      const record = filledInstanceRecord();
       await instances.create(record, [number, other]);
       assert.equal(await instances.claimHolder(number.namespace, number.value), record.id);
       assert.equal(await instances.claimHolder(other.namespace, other.value), record.id);
@@ -32,9 +32,9 @@ export function describeClaimCases(harness: StorageHarness): void {
     it('refuses a held claim with UniqueClaimConflictError naming it, leaving nothing of the refused record', () => withStorage(harness, async ({ instances }) => {
       const free = claim();
       const held = claim();
-      const first = instanceRecord();
+      const first = filledInstanceRecord();
       await instances.create(first, [held]);
-      const second = instanceRecord();
+      const second = filledInstanceRecord();
       const refusal = await instances.create(second, [free, held]).then(() => null, (err: unknown) => err);
       assert.ok(refusal instanceof UniqueClaimConflictError, String(refusal));
       assert.ok(refusal instanceof ConflictError);
@@ -49,16 +49,16 @@ export function describeClaimCases(harness: StorageHarness): void {
     }));
 
     it('a creation refused for its id or key keeps none of its claims', () => withStorage(harness, async ({ instances }) => {
-      const first = instanceRecord();
+      const first = filledInstanceRecord();
       await instances.create(first);
       const lost = claim();
-      await assert.rejects(instances.create(instanceRecord({ key: first.key }), [lost]), ConflictError);
+      await assert.rejects(instances.create(filledInstanceRecord({ key: first.key }), [lost]), ConflictError);
       assert.equal(await instances.claimHolder(lost.namespace, lost.value), null);
     }));
 
     it('of 20 concurrent creations claiming one value, exactly one succeeds', () => withStorage(harness, async ({ instances }) => {
       const contested = claim();
-      const records = Array.from({ length: 20 }, () => instanceRecord());
+      const records = Array.from({ length: 20 }, () => filledInstanceRecord());
       const outcomes = await Promise.allSettled(records.map((record) => instances.create(record, [contested])));
       const winners = records.filter((_, i) => outcomes[i]!.status === 'fulfilled');
       assert.equal(winners.length, 1);
@@ -72,21 +72,21 @@ export function describeClaimCases(harness: StorageHarness): void {
     it('delete releases the claims of the instance only, and the value can be claimed again', () => withStorage(harness, async ({ instances }) => {
       const mine = claim();
       const theirs = claim();
-      const a = instanceRecord();
-      const b = instanceRecord();
+      const a = filledInstanceRecord();
+      const b = filledInstanceRecord();
       await instances.create(a, [mine]);
       await instances.create(b, [theirs]);
       assert.equal(await instances.delete(a.id), true);
       assert.equal(await instances.claimHolder(mine.namespace, mine.value), null);
       assert.equal(await instances.claimHolder(theirs.namespace, theirs.value), b.id);
-      const c = instanceRecord();
+      const c = filledInstanceRecord();
       await instances.create(c, [mine]);
       assert.equal(await instances.claimHolder(mine.namespace, mine.value), c.id);
     }));
 
     it('claim adds claims to an existing instance, all or none, keeping its own; delete releases them', () => withStorage(harness, async ({ instances }) => {
-      const a = instanceRecord();
-      const b = instanceRecord();
+      const a = filledInstanceRecord();
+      const b = filledInstanceRecord();
       const own = claim();
       const theirs = claim();
       await instances.create(a, [own]);
@@ -111,14 +111,14 @@ export function describeClaimCases(harness: StorageHarness): void {
       const durable = { ...harness, reopen: harness.reopen };
       it('claims survive close and reopen, and still refuse a second holder', async () => {
         const held = claim();
-        const record = instanceRecord();
+        const record = filledInstanceRecord();
         let storage = await harness.create(new FakeClock());
         await storage.init();
         try {
           await storage.instances.create(record, [held]);
           storage = await reopenStorage(durable, storage);
           assert.equal(await storage.instances.claimHolder(held.namespace, held.value), record.id);
-          await assert.rejects(storage.instances.create(instanceRecord(), [held]), UniqueClaimConflictError);
+          await assert.rejects(storage.instances.create(filledInstanceRecord(), [held]), UniqueClaimConflictError);
           await storage.instances.delete(record.id);
           assert.equal(await storage.instances.claimHolder(held.namespace, held.value), null);
         } finally {

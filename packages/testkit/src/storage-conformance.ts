@@ -1,4 +1,4 @@
-import { after, describe } from 'node:test';
+import { after, describe } from './test-runner.js';
 import { describeAuthStateCases } from './storage-auth-state.cases.js';
 import { describeClaimCases } from './storage-claims.cases.js';
 import { describeDeadLetterCountCases } from './storage-dead-letter-counts.cases.js';
@@ -14,6 +14,7 @@ import { describeMessagePageCases } from './storage-message-pages.cases.js';
 import { describeOutboundCases } from './storage-outbound.cases.js';
 import { describePersistenceCases } from './storage-persistence.cases.js';
 import { describeResourceCases } from './storage-resources.cases.js';
+import { describeScanCases } from './storage-scans.cases.js';
 import { describeStateCases } from './storage-state.cases.js';
 
 export type { StorageHarness } from './storage-harness.js';
@@ -22,7 +23,7 @@ export type { StorageHarness } from './storage-harness.js';
  * The conformance suite every storage back end runs: every repository of the Storage contract (with
  * the instances' unique claims), message pages whose totals and contents stay exact under every write, the delivery queue's lanes, leases, retries, dead letters (with totals exact under every write) and
  * statistics, the event log's ordered pages and retention purges, the idempotency keys, the outbound
- * send queue's lanes, leases, pause and bound, and — when the harness can
+ * send queue's lanes, leases, pause and bound, the enumerations `parley storage copy` reads, and — when the harness can
  * reopen — durability across close and reopen. Each test gets its own storage from the harness and
  * its own random instance ids.
  *
@@ -42,6 +43,7 @@ export function describeStorageConformance(label: string, harness: StorageHarnes
     describeResourceCases(harness);
     describeAuthStateCases(harness);
     describeStateCases(harness);
+    describeScanCases(harness);
     describeDeliveryCases(harness);
     describeDeliveryBatchCases(harness);
     describeDeadLetterCountCases(harness);

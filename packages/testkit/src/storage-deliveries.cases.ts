@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import type { DeadLetter, Delivery, DeliveryQueue, NewDelivery } from '@parley/core';
 import { newDelivery, queuedDelivery as queued, uniqueId } from './storage-fixtures.js';
 import type { FakeClock } from './fake-clock.js';

@@ -13,7 +13,7 @@ export function uniqueId(prefix: string): string {
 }
 
 /** A complete instance record with every optional branch filled, so a lossy store shows. */
-export function instanceRecord(overrides: Partial<InstanceRecord> = {}): InstanceRecord {
+export function filledInstanceRecord(overrides: Partial<InstanceRecord> = {}): InstanceRecord {
   return {
     id: uniqueId('ins'),
     key: uniqueId('key'),

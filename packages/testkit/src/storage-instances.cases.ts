@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import { ConflictError, NotFoundError } from '@parley/core';
-import { INHERITED_NAMES, instanceRecord, uniqueId } from './storage-fixtures.js';
+import { INHERITED_NAMES, filledInstanceRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 
 /** InstanceRepository: identity, secret-key lookup, ordering, merge and deletion. */
 export function describeInstanceCases(harness: StorageHarness): void {
   describe('instances', () => {
     it('creates, gets and finds by key a record that reads back whole', () => withStorage(harness, async ({ instances }) => {
-      const record = instanceRecord();
+      const record = filledInstanceRecord();
       await instances.create(record);
       assert.deepEqual(await instances.get(record.id), record);
       assert.deepEqual(await instances.findByKey(record.key), record);
@@ -17,7 +17,7 @@ export function describeInstanceCases(harness: StorageHarness): void {
     }));
 
     it('answers null for an id or key named like an inherited member (constructor, __proto__, …)', () => withStorage(harness, async ({ instances }) => {
-      await instances.create(instanceRecord());
+      await instances.create(filledInstanceRecord());
       for (const name of INHERITED_NAMES) {
         assert.equal(await instances.get(name), null, name);
         assert.equal(await instances.findByKey(name), null, name);
@@ -25,7 +25,7 @@ export function describeInstanceCases(harness: StorageHarness): void {
     }));
 
     it('stores copies: mutating the written or the read object changes nothing', () => withStorage(harness, async ({ instances }) => {
-      const record = instanceRecord();
+      const record = filledInstanceRecord();
       const expected = structuredClone(record);
       await instances.create(record);
       record.name = 'mutated';
@@ -37,18 +37,18 @@ export function describeInstanceCases(harness: StorageHarness): void {
     }));
 
     it('refuses a duplicate id or key with ConflictError', () => withStorage(harness, async ({ instances }) => {
-      const first = instanceRecord();
+      const first = filledInstanceRecord();
       await instances.create(first);
-      await assert.rejects(instances.create(instanceRecord({ id: first.id })), ConflictError);
-      await assert.rejects(instances.create(instanceRecord({ key: first.key })), ConflictError);
+      await assert.rejects(instances.create(filledInstanceRecord({ id: first.id })), ConflictError);
+      await assert.rejects(instances.create(filledInstanceRecord({ key: first.key })), ConflictError);
       assert.deepEqual(await instances.list(), [first]);
     }));
 
     it('lists oldest first by createdAt, ties in creation order', () => withStorage(harness, async ({ instances }) => {
-      const late = instanceRecord({ createdAt: 3_000 });
-      const early = instanceRecord({ createdAt: 1_000 });
-      const tieA = instanceRecord({ createdAt: 2_000 });
-      const tieB = instanceRecord({ createdAt: 2_000 });
+      const late = filledInstanceRecord({ createdAt: 3_000 });
+      const early = filledInstanceRecord({ createdAt: 1_000 });
+      const tieA = filledInstanceRecord({ createdAt: 2_000 });
+      const tieB = filledInstanceRecord({ createdAt: 2_000 });
       for (const record of [late, early, tieA, tieB]) await instances.create(record);
       assert.deepEqual(await instances.list(), [early, tieA, tieB, late]);
     }));
@@ -56,7 +56,7 @@ export function describeInstanceCases(harness: StorageHarness): void {
     it('listPage walks every instance in creation order, a page at a time, across deletions', () => withStorage(harness, async ({ instances }) => {
       assert.deepEqual(await instances.listPage({ limit: 3 }), { items: [] });
       // createdAt against the creation order: pages follow creation, not the field.
-      const records = Array.from({ length: 7 }, (_, i) => instanceRecord({ createdAt: 10_000 - i }));
+      const records = Array.from({ length: 7 }, (_, i) => filledInstanceRecord({ createdAt: 10_000 - i }));
       for (const record of records) await instances.create(record);
       const first = await instances.listPage({ limit: 3 });
       assert.deepEqual(first.items, records.slice(0, 3));
@@ -70,14 +70,14 @@ export function describeInstanceCases(harness: StorageHarness): void {
       assert.equal(second.next, undefined);
       const whole = await instances.listPage({ limit: 5 });
       assert.deepEqual(whole, { items: [records[0], records[1], records[3], records[5], records[6]] });
-      const later = instanceRecord();
+      const later = filledInstanceRecord();
       await instances.create(later);
       const resumed = await instances.listPage({ limit: 10, after: (await instances.listPage({ limit: 5 })).next! });
       assert.deepEqual(resumed, { items: [later] });
     }));
 
     it('update merges shallowly, answers the new record, and an undefined value removes the field', () => withStorage(harness, async ({ instances }) => {
-      const record = instanceRecord();
+      const record = filledInstanceRecord();
       await instances.create(record);
       const flags = { ...record.flags, blocked: true };
       const updated = await instances.update(record.id, { name: 'renamed', flags, proxy: undefined, phoneConnected: false });
@@ -89,8 +89,8 @@ export function describeInstanceCases(harness: StorageHarness): void {
     }));
 
     it('update of the key moves the key lookup, and refuses a key another instance holds', () => withStorage(harness, async ({ instances }) => {
-      const a = instanceRecord();
-      const b = instanceRecord();
+      const a = filledInstanceRecord();
+      const b = filledInstanceRecord();
       await instances.create(a);
       await instances.create(b);
       const newKey = uniqueId('key');
@@ -107,8 +107,8 @@ export function describeInstanceCases(harness: StorageHarness): void {
     }));
 
     it('delete removes the record and its key, and answers whether it existed', () => withStorage(harness, async ({ instances }) => {
-      const a = instanceRecord();
-      const b = instanceRecord();
+      const a = filledInstanceRecord();
+      const b = filledInstanceRecord();
       await instances.create(a);
       await instances.create(b);
       assert.equal(await instances.delete(a.id), true);
@@ -116,7 +116,7 @@ export function describeInstanceCases(harness: StorageHarness): void {
       assert.equal(await instances.get(a.id), null);
       assert.equal(await instances.findByKey(a.key), null);
       assert.deepEqual(await instances.list(), [b]);
-      await instances.create(instanceRecord({ id: a.id, key: a.key, name: 'again' }));
+      await instances.create(filledInstanceRecord({ id: a.id, key: a.key, name: 'again' }));
       assert.equal((await instances.findByKey(a.key))?.name, 'again');
     }));
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import { setStatuses, type MessageRecord, type MessageStatus, type Storage } from '@parley/core';
 import { messageRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import type { NewOutbound, Outbound } from '@parley/core';
 import { uniqueId } from './storage-fixtures.js';
 import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import { decodeStored, encodeStored, type Storage } from '@parley/core';
-import { instanceRecord, messageRecord, newDelivery, uniqueId } from './storage-fixtures.js';
+import { filledInstanceRecord, messageRecord, newDelivery, uniqueId } from './storage-fixtures.js';
 import { FakeClock } from './fake-clock.js';
 import { reopenStorage, type StorageHarness } from './storage-harness.js';
 
@@ -33,7 +33,7 @@ export function describePersistenceCases(harness: StorageHarness): void {
 
   describe('persistence across close and reopen', () => {
     it('keeps instances, messages, chats, contacts, media, auth state and plugin state', async () => {
-      const record = instanceRecord();
+      const record = filledInstanceRecord();
       const instance = record.id;
       const message = messageRecord(CHAT, 'M1', 1_700_000_000, 'READ');
       const bytes = Buffer.from([0, 1, 2, 253, 254, 255]);

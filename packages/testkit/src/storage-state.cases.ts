@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import { INHERITED_NAMES, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
 

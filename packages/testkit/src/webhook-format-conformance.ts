@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it } from './test-runner.js';
 import type { ChannelEvent, WebhookFormat, WebhookRenderContext } from '@parley/core';
 
 /** What {@link describeWebhookFormatConformance} renders. */

@@ -1,5 +1,6 @@
 import { setMaxListeners } from 'node:events';
-import { ClaimPump, describeError, type Clock, type Delivery, type DeliveryOutcome, type Logger, type Storage } from '@parley/core';
+import { describeError, type Clock, type Delivery, type DeliveryOutcome, type Logger, type Storage } from '@parley/core';
+import { ClaimPump } from '@parley/host';
 import type { AttemptResult, DeliveryTransport } from './delivery-transport.js';
 import type { RetryPolicy } from './retry-policy.js';
 import type { WebhookOptions } from './webhook-options.js';

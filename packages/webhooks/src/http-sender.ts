@@ -1,6 +1,5 @@
-import { request as httpRequest, type Agent as HttpAgent, type IncomingMessage } from 'node:http';
-import { request as httpsRequest, type Agent as HttpsAgent } from 'node:https';
-import { guardedAgents } from '@parley/core';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
+import { guardedLookup, privateLiteralError } from '@parley/core';
 
 /** An HTTP answer to one attempt. */
 export interface HttpAnswer {
@@ -10,7 +9,7 @@ export interface HttpAnswer {
   retryAfter?: string;
 }
 
-/** Raised when an attempt runs out of time; other failures are Node's network errors. */
+/** Raised when an attempt runs out of time; other failures are network errors. */
 export class AttemptTimeoutError extends Error {
   readonly code = 'ETIMEDOUT';
   constructor(timeoutMs: number) {
@@ -18,68 +17,112 @@ export class AttemptTimeoutError extends Error {
   }
 }
 
+/** Raised when the shutdown signal aborts an attempt. */
+class AttemptAbortedError extends Error {
+  readonly code = 'ABORT_ERR';
+  constructor() {
+    super('the attempt was aborted');
+  }
+}
+
+/** Idle keep-alive connections are closed after this long (ms) unless the receiver asks for less. */
+const KEEP_ALIVE_MS = 30_000;
+
 /**
- * POSTs webhook bodies over keep-alive connections. Addresses that are not public are refused at
- * connect time by core's guarded agents (host names through their DNS lookup, so DNS rebinding is
- * caught; IP literals, which skip the lookup, right before the socket opens), unless private URLs
- * are allowed. Redirects are not followed.
+ * undici's own connector (TLS with session reuse, TCP keep-alive, no Nagle delay) behind core's
+ * connect-time guard (the one every dial Parley makes for users goes through): a host name is resolved through
+ * {@link guardedLookup}, which refuses it when any of its addresses is private (DNS rebinding
+ * included: the address checked is the address dialled); an IP literal, which skips the lookup, is
+ * checked right before the socket opens. Refusals fail the attempt with code `EPRIVATEADDR`.
+ */
+function guardedConnector(allowPrivate: boolean): buildConnector.connector {
+  const connect = buildConnector({ lookup: guardedLookup(allowPrivate) } as buildConnector.BuildOptions);
+  if (allowPrivate) return connect;
+  return (options, callback) => {
+    const refused = privateLiteralError(options.hostname);
+    if (refused) callback(refused, null);
+    else connect(options, callback);
+  };
+}
+
+/**
+ * POSTs webhook bodies over keep-alive connections (undici, up to `maxSockets` per origin). Addresses
+ * that are not public are refused at connect time ({@link guardedConnector}) unless private URLs are
+ * allowed. Redirects are not followed; the answer's body is read and dropped.
  */
 export class HttpSender {
-  private readonly http: HttpAgent;
-  private readonly https: HttpsAgent;
+  private readonly agent: Agent;
 
   constructor(allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
-    const agents = guardedAgents(allowPrivate, { keepAlive: true, maxSockets });
-    this.http = agents.http;
-    this.https = agents.https;
+    this.agent = new Agent({ connect: guardedConnector(allowPrivate), connections: maxSockets, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
   }
 
   /** Sends one attempt. Rejects on network errors, on time-out and when `signal` aborts. */
   post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<HttpAnswer> {
-    const target = new URL(url);
-    const secure = target.protocol === 'https:';
-    if (!secure && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));
-    const payload = Buffer.from(body, 'utf8');
+    let target: URL;
+    try {
+      target = new URL(url);
+    } catch {
+      return Promise.reject(new Error('invalid URL'));
+    }
+    if (target.protocol !== 'https:' && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));
+    if (signal.aborted) return Promise.reject(new AttemptAbortedError());
     return new Promise((resolve, reject) => {
       const started = performance.now();
-      const request = (secure ? httpsRequest : httpRequest)(target, {
-        method: 'POST',
-        agent: secure ? this.https : this.http,
-        signal,
-        // Object.assign: a spread followed by new members costs V8 a new hidden class per request.
-        headers: Object.assign({}, headers, { 'user-agent': this.userAgent, 'content-length': String(payload.length) }),
-      });
+      let status = 0;
+      let retryAfter: string | undefined;
+      let cancel: ((error: Error) => void) | undefined;
       let settled = false;
       const settle = (outcome: () => void) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
         outcome();
       };
-      const timer = setTimeout(() => {
-        const error = new AttemptTimeoutError(timeoutMs);
+      // Fails the attempt now and ends its request (undici closes the connection of a request cut off).
+      const fail = (error: Error) => {
         settle(() => reject(error));
-        request.destroy(error);
-      }, timeoutMs);
-      request.on('error', (error) => settle(() => reject(error)));
-      request.on('close', () => settle(() => reject(new Error('connection closed before the answer was complete'))));
-      request.on('response', (response: IncomingMessage) => {
-        response.on('error', (error) => settle(() => reject(error)));
-        response.on('end', () => settle(() => resolve({
-          status: response.statusCode ?? 0,
-          responseTimeMs: Math.round(performance.now() - started),
-          ...(typeof response.headers['retry-after'] === 'string' ? { retryAfter: response.headers['retry-after'] } : {}),
-        })));
-        // The answer's body is not used; reading it frees the connection for reuse.
-        response.resume();
-      });
-      request.end(payload);
+        cancel?.(error);
+      };
+      const onAbort = () => fail(new AttemptAbortedError());
+      const timer = setTimeout(() => fail(new AttemptTimeoutError(timeoutMs)), timeoutMs);
+      signal.addEventListener('abort', onAbort);
+      const handler: Dispatcher.DispatchHandlers = {
+        onConnect: (abort) => {
+          if (settled) abort();
+          else cancel = abort;
+        },
+        onHeaders: (statusCode, rawHeaders) => {
+          status = statusCode;
+          retryAfter = headerOf(rawHeaders, 'retry-after');
+          return true;
+        },
+        onData: () => true,
+        onComplete: () => settle(() => resolve({
+          status, responseTimeMs: Math.round(performance.now() - started), ...(retryAfter === undefined ? {} : { retryAfter }),
+        })),
+        onError: (error) => settle(() => reject(error)),
+      };
+      this.agent.dispatch({
+        origin: target.origin, path: target.pathname + target.search, method: 'POST', body,
+        // Object.assign: a spread followed by new members costs V8 a new hidden class per request.
+        headers: Object.assign({}, headers, { 'user-agent': this.userAgent }),
+      }, handler);
     });
   }
 
   /** Closes every connection. */
   destroy(): void {
-    this.http.destroy();
-    this.https.destroy();
+    void this.agent.destroy().catch(() => undefined);
   }
+}
+
+/** A header of an answer (undici hands them over raw: name, value, name, value…), case-insensitively. */
+function headerOf(raw: Buffer[] | string[] | null, name: string): string | undefined {
+  if (!raw) return undefined;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i]!.toString().toLowerCase() === name) return raw[i + 1]!.toString();
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { loggedEventOf, ValidationError, withBoundedRetry } from '@parley/core';
+import { loggedEventOf, ValidationError } from '@parley/core';
 import type {
   ChannelDirectory, ChannelEvent, Clock, DeadLetter, Delivery, HostSettings, InstanceRecord, LoggedEvent, Logger, NewDelivery, Page, Sink, Storage,
   WebhookFormat, WebhookRenderContext, WebhookSettings, WebhookStats,
@@ -18,9 +18,6 @@ import { isSinkTarget, sinkTarget } from './sink-target.js';
 import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
-
-/** Retries of a failed event-log write of events routed nowhere (no caller retries those). */
-const LOG_RETRY_DELAYS_MS = [100, 500, 2000];
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
@@ -72,13 +69,12 @@ export class WebhookEngine {
   /** The per-instance sink settings, statistics and dead letters (`/{key}/instance/sinks`). */
   readonly sinks: SinkRouter;
   private stopHousekeeping: (() => Promise<void>) | null = null;
-  /**
-   * Deliveries and event-log entries handed over in the current tick, written together by
-   * {@link persist}. `alone`: the entry of an event routed nowhere, whose handling does not wait for it.
-   */
+  /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
-  private logBatch: { entry: LoggedEvent; alone: boolean }[] = [];
+  private logBatch: LoggedEvent[] = [];
   private flushing: Promise<void> | null = null;
+  /** Events whose deliveries (and log entry) are durably queued: handled again, they are not queued twice. */
+  private readonly queued = new WeakSet<ChannelEvent>();
   /** The writes under way: {@link written} waits for them. */
   private readonly writing = new Set<Promise<void>>();
 
@@ -106,11 +102,14 @@ export class WebhookEngine {
    * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance
    * (and logs it, with `logEvents`). Resolves once the deliveries and the log entry are persisted;
    * delivery happens in the background. The server's event bus calls it as one of its subscribers, so
-   * an event is queued before the bus moves on. An event routed nowhere resolves at once: its log
-   * entry joins the next write all the same ({@link written} waits for it), and a failed write of it
-   * is retried here (100 ms, 500 ms, 2 s apart), since no caller waits for it.
+   * an event is queued before the bus moves on, and a failed write is the bus's to retry (a storage
+   * outage is waited out). With `logEvents` an event routed nowhere waits for its log entry's write
+   * the same way; without, it resolves at once. An event whose deliveries are queued already (durable:
+   * `enqueue` is) is not queued again when the bus handles it again — a delivery sent and removed since
+   * would be sent twice.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
+    if (this.queued.has(event)) return;
     let context: WebhookRenderContext | undefined;
     const rendered = new Map<string, string | null>();
     const render = (format: string): string | null => {
@@ -119,11 +118,11 @@ export class WebhookEngine {
     };
     const createdAt = this.deps.clock.now();
     const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
-    if (this.deps.logEvents) this.logBatch.push({ entry: loggedEventOf(event), alone: deliveries.length === 0 });
+    if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
     else if (deliveries.length === 0) return;
-    const written = this.persist(deliveries);
+    await this.persist(deliveries);
     if (deliveries.length === 0) return;
-    await written;
+    this.queued.add(event);
     this.worker.wake();
   }
 
@@ -156,36 +155,26 @@ export class WebhookEngine {
    * Group commit: deliveries (and log entries) handed over together — by events of several instances
    * whose handling resumed in the same tick, as after the previous batch was written — go to storage
    * in one `enqueue` call (one transaction). The batch is written one microtask after its first
-   * delivery, so a lone event waits for nothing. Each caller resolves only once its own deliveries are
-   * written. A lane's events never share a batch out of order: the bus hands an instance's next event
+   * delivery, so a lone event waits for nothing. Each caller resolves only once its own deliveries and
+   * log entry are written. A lane's events never share a batch out of order: the bus hands an instance's next event
    * over only after the previous one resolved.
    */
   private persist(deliveries: NewDelivery[]): Promise<void> {
     this.batch.push(...deliveries);
     if (this.flushing) return this.flushing;
-    let alone: LoggedEvent[] = [];
     const write = (this.flushing = Promise.resolve().then(() => {
       const batch = this.batch;
       const logged = this.logBatch;
       this.batch = [];
       this.logBatch = [];
       this.flushing = null;
-      alone = logged.filter((l) => l.alone).map((l) => l.entry);
-      return this.deps.storage.deliveries.enqueue(batch, logged.map((l) => l.entry));
+      return this.deps.storage.deliveries.enqueue(batch, logged);
     }));
-    // The callers with deliveries get a failure (the bus retries them, their entries included). The
-    // entries of events routed nowhere have no caller waiting: retried here, alone, so that nothing is
-    // logged without its deliveries. {@link written} waits for the retries too.
-    const settled = write.catch(() => (alone.length > 0 ? this.appendAlone(alone) : undefined));
+    // Every caller gets a failure: the bus handles their events again, deliveries and entries alike.
+    const settled = write.catch(() => undefined);
     this.writing.add(settled);
     void settled.then(() => this.writing.delete(settled));
     return write;
-  }
-
-  /** Appends entries with bounded retries; never rejects (a final failure is logged). */
-  private async appendAlone(entries: LoggedEvent[]): Promise<void> {
-    const failed = await withBoundedRetry(() => this.deps.storage.events.append(entries), LOG_RETRY_DELAYS_MS);
-    if (failed) this.logger.error({ err: failed.err, events: entries.length, first: entries[0]!.id }, 'event-log append failed after retries; those events cannot be replayed');
   }
 
   /**

@@ -100,7 +100,7 @@ for (const backend of backends()) {
       await storage.deliveries.clear(routed.id);
     });
 
-    it('logEvents: a failed write rejects the handles with deliveries and logs none of their events; an event routed nowhere is logged alone', async () => {
+    it('logEvents: a failed write rejects every handle of it, an event routed nowhere too, and logs none of their events', async () => {
       const engine = engineFor(storage, {}, { logEvents: true });
       const [instance, silent] = await Promise.all([
         createInstance(storage, { webhookMessage: `${receiver.url}/unlogged` }), createInstance(storage, { allowWebhook: false }),
@@ -108,14 +108,30 @@ for (const backend of backends()) {
       spy.failNextEnqueues(new Error('disk full'));
       const handled = engine.handle(textEvent(instance, 1), instance);
       const nowhere = textEvent(silent, 2);
-      // Routed nowhere: resolves at once, its entry goes with the (failing) write and is then retried alone.
-      await engine.handle(nowhere, silent);
+      // Routed nowhere: its entry goes with the (failing) write, and its handle fails with it for the bus to retry.
+      await assert.rejects(engine.handle(nowhere, silent), /disk full/);
       await assert.rejects(handled, /disk full/);
       await engine.written();
       spy.failNextEnqueues(null);
       assert.deepEqual(await storage.events.read({ instance: instance.id, limit: 10 }), [], 'not logged without its deliveries');
       assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 0);
-      assert.deepEqual((await storage.events.read({ instance: silent.id, limit: 10 })).map((e) => e.id), [nowhere.id]);
+      assert.deepEqual(await storage.events.read({ instance: silent.id, limit: 10 }), [], 'not retried behind the bus\'s back');
+      await engine.handle(nowhere, silent);
+      assert.deepEqual((await storage.events.read({ instance: silent.id, limit: 10 })).map((e) => e.id), [nowhere.id], 'logged when handled again');
+    });
+
+    it('an event handled again once its deliveries are queued is not queued again: a webhook sent and removed meanwhile is not sent twice', async () => {
+      const engine = engineFor(storage);
+      const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/again` });
+      const event = textEvent(instance, 1);
+      await engine.handle(event, instance);
+      assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 1);
+      // As the worker leaves it once the webhook is sent: removed.
+      await storage.deliveries.clear(instance.id);
+      const enqueues = spy.enqueues.length;
+      await engine.handle(event, instance);
+      assert.equal(spy.enqueues.length, enqueues, 'no second write');
+      assert.equal((await storage.deliveries.stats(instance.id)).totalPending, 0, 'nothing to send again');
     });
 
     it('a failed batch write rejects every handle of the batch, and nothing is queued', async () => {

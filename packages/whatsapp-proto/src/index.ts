@@ -8,6 +8,7 @@ export {
 } from './outgoing-message.js';
 export { inboundContent, inboundContentOf } from './inbound-content.js';
 export { typedMember } from './typed-member.js';
+export { LABEL_COLORS, MAX_LABELS, newLabel } from './labels.js';
 export { baileysLinkPreview, inboundPreview, mentionContext, mentionsOf, mergeContextInfo, previewMembers } from './rich-text.js';
 export { toWebpSticker, webpStickerMedia, type WebpSticker } from './sticker.js';
 export {

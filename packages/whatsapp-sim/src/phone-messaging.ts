@@ -2,7 +2,7 @@ import { PhoneSignals } from './phone-signals.js';
 import type { ReceivedMessage } from './network/phone.js';
 import { Messaging, type SentMessage, type UndecryptableMessage } from './features/messaging.js';
 import { Groups, type GroupView } from './features/groups.js';
-import { GroupMessages } from './features/group-messages.js';
+import { GroupMessages, type GroupSendOptions } from './features/group-messages.js';
 import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
 import { PhoneMessages, type MessageTarget } from './features/phone-messages.js';
@@ -31,6 +31,10 @@ export abstract class PhoneMessaging extends PhoneSignals {
     this.messaging = new Messaging(this.network, this.media, this.admission);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
+    this.messaging.nameInGroups((jid, device) => {
+      const group = this.groups.all().find((g) => g.jid === jid);
+      return group ? this.groups.addressing(group).device(device) : { participant: device };
+    });
     this.phoneMessages = new PhoneMessages(this.network, this.media, this.messaging, this.groupMessages);
     this.disappearing = new Disappearing(this.network, this.messaging, this.groups);
   }
@@ -72,6 +76,16 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** Copies the phone of `number` got and could not decrypt. */
   undecryptable(number: string): UndecryptableMessage[] {
     return this.messaging.undecryptableBy(this.network.account(number));
+  }
+
+  /**
+   * The phone of `number` loses its Signal sessions with every device of `peer` (as after restoring a backup):
+   * the next message from a companion of `peer` on an old session does not decrypt, and the phone asks for a retry.
+   */
+  async forgetSessions(number: string, peer: string): Promise<void> {
+    const phone = this.network.account(number).phone;
+    const other = this.network.account(peer);
+    for (const jid of [`${other.number}@s.whatsapp.net`, ...[...other.companions.values()].map((d) => d.jid)]) await phone.deleteSession(jid);
   }
 
   /** What the phone of `number` sent, with the receipts each message got. */
@@ -124,8 +138,19 @@ export abstract class PhoneMessaging extends PhoneSignals {
     return this.disappearing.phoneSetsGroup(number, jid, expiration);
   }
 
-  /** The phone of `from` sends a text into a group it is a member of. */
-  sendGroupText(from: string, group: string, text: string): Promise<SentMessage> {
-    return this.groupMessages.phoneSendsText(from, group, text);
+  /**
+   * The phone of `from` sends a text into a group it is a member of. With `{ companions: 'garbled' }` the
+   * companions' `skmsg` does not decrypt (garbled once): each asks for a retry and gets a good 1:1 resend.
+   */
+  sendGroupText(from: string, group: string, text: string, options?: GroupSendOptions): Promise<SentMessage> {
+    return this.groupMessages.phoneSendsText(from, group, text, options);
+  }
+
+  /**
+   * The phone of `number` loses the sender keys it got in group `group` (its JID or id), as after restoring a
+   * backup: the next message there under an old key does not decrypt, and the phone asks its sender for a retry.
+   */
+  async forgetSenderKeys(number: string, group: string): Promise<void> {
+    await this.network.account(number).phone.forgetSenderKeys(this.groupMessages.sendable(number, group).jid);
   }
 }

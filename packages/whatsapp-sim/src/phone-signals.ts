@@ -4,8 +4,9 @@ import { createMediaCertificate } from './media/certificate.js';
 import { MediaHost } from './media/host.js';
 import { SignalLog, type SignalRecord } from './features/signals.js';
 import { Presences, type ChatState } from './features/presence.js';
-import { Calls, type CallRecord } from './features/calls.js';
+import { Calls, type CallLink, type CallRecord } from './features/calls.js';
 import { Profiles, type ProfileChange, type ProfileView } from './features/profile.js';
+import type { GroupPictureTarget } from './features/group-pictures.js';
 import { changeBlock, checkPrivacy, privacyFeature } from './features/privacy.js';
 import { Business, type BusinessProfile, type Product } from './features/business.js';
 
@@ -33,8 +34,9 @@ export abstract class PhoneSignals {
     this.business = new Business(this.network);
   }
 
-  /** Adds business, privacy, presence, call and profile stanzas to what the network answers. */
-  protected useSignalFeatures(): void {
+  /** Adds business, privacy, presence, call and profile stanzas to what the network answers; `groupPictures` answers the picture iqs of groups. */
+  protected useSignalFeatures(groupPictures?: GroupPictureTarget): void {
+    this.profiles.groupPictures = groupPictures;
     this.network.use(this.business.feature());
     this.network.use(privacyFeature(this.network));
     this.network.use(this.presences.feature());
@@ -45,6 +47,11 @@ export abstract class PhoneSignals {
   /** The phone of `number` goes online or offline: companions subscribed to the account are told. */
   setPresence(number: string, presence: 'available' | 'unavailable'): { number: string; online: boolean; lastSeen: number } {
     return this.presences.phoneSets(number, presence);
+  }
+
+  /** Whether the account of `number` is online (its phone or a companion available) and when it was last seen. */
+  presence(number: string): { number: string; online: boolean; lastSeen: number } {
+    return this.presences.of(number);
   }
 
   /** The phone of `number` types (`composing`), records audio (`recording`) or stops (`paused`) in its chat with `to`. */
@@ -65,6 +72,11 @@ export abstract class PhoneSignals {
   /** Calls `number` made or got, with each step (offer, accept, reject, terminate) and who took it. */
   calls(number: string): CallRecord[] {
     return this.callLog.of(number);
+  }
+
+  /** Call links the devices of `number` created, oldest first. */
+  callLinks(number: string): CallLink[] {
+    return this.callLog.linksOf(number);
   }
 
   /** Presences, chat states and call stanzas each device of `number` (its phone and companions) received. */
@@ -108,7 +120,7 @@ export abstract class PhoneSignals {
   setPrivacy(number: string, settings: Record<string, string>): Record<string, string> {
     const account = this.network.account(number);
     if (!settings || typeof settings !== 'object' || Array.isArray(settings) || Object.keys(settings).length === 0) {
-      throw new SimError(400, 'invalid_privacy', 'settings must be an object of category: value', {});
+      throw new SimError(400, 'invalid_privacy', 'settings must be an object of category: value', { field: 'settings' });
     }
     for (const [name, value] of Object.entries(settings)) checkPrivacy(name, value);
     Object.assign(account.social.privacy, settings);

@@ -7,20 +7,25 @@ import { routeLibsignalConsole } from './libsignal-console.js';
 import { releaseBaileysTimers } from './baileys-timers.js';
 import type { AccountOptions } from './network/network.js';
 import { SimError } from './network/errors.js';
+import type { MediaInput } from './features/media.js';
 import { viewOf, type AccountView } from './network/model.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
+import { OfflineQueue } from './features/offline-queue.js';
 import { LoginLimit, type LoginLimitOptions, type LoginLimitView } from './features/login-limit.js';
-import { prekeysFeature } from './features/prekeys.js';
+import { drainPreKeys, MAX_UPLOAD, prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
 import { usyncFeature } from './features/usync.js';
 import type { SentMessage } from './features/messaging.js';
 import { scanQr } from './features/pairing-qr.js';
 import { announceDevices } from './features/device-list.js';
 import { appStateFeature, applyChanges, type AppStateChange } from './features/app-state.js';
+import { phoneStateOf, type PhoneStateView } from './features/chat-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
 import { asControl, groupView, type GroupView } from './features/groups.js';
+import { addressingMode, type AddressingMode } from './features/group-addressing.js';
+import { GroupPictures } from './features/group-pictures.js';
 import { groupIqFeature } from './features/group-iq.js';
 import { changeGroupInfo, type GroupInfoChange } from './features/group-info.js';
 import { Communities, type RequestAction } from './features/communities.js';
@@ -42,6 +47,8 @@ export interface SimulatorOptions {
   handshakeTimeoutMs?: number;
   /** Logins beyond `max` within `windowMs` are ended with stream error 429 (default: no limit; LOGIN_RATE_LIMIT). */
   loginLimit?: LoginLimitOptions;
+  /** How groups that clients create (w:g2 `create`) are addressed: `pn` (default) or `lid`, as WhatsApp creates groups now. */
+  groupAddressing?: AddressingMode;
 }
 
 /** A device as the control API shows it. */
@@ -77,7 +84,11 @@ export class Simulator extends PhoneMessaging {
     });
     this.outages = new Outages(this.listener, () => [...this.connections]);
     this.loginLimit.set(options.loginLimit);
-    this.network.use(loginFeature(this.network, this.loginLimit));
+    if (options.groupAddressing !== undefined) this.groups.clientAddressing = addressingMode(options.groupAddressing);
+    const offline = new OfflineQueue();
+    this.network.holdWhile((device) => offline.isDraining(device));
+    this.network.use(loginFeature(this.network, this.loginLimit, offline));
+    this.network.use(offline.feature(this.network));
     this.network.use(registrationFeature(this.network, this.registrations));
     this.network.use(prekeysFeature(this.network));
     this.network.use(accountBasicsFeature(this.network));
@@ -89,7 +100,7 @@ export class Simulator extends PhoneMessaging {
     this.network.use(this.groupMessages.feature());
     this.network.use(this.status.feature());
     this.network.use(this.media.feature());
-    this.useSignalFeatures();
+    this.useSignalFeatures(new GroupPictures(this.groups, this.mediaHost));
   }
 
   async listen(): Promise<void> {
@@ -167,6 +178,26 @@ export class Simulator extends PhoneMessaging {
     return issueCompanion(this.network, this.network.account(number), options);
   }
 
+  /**
+   * Hands out `count` of a linked device's one-time prekeys, as if that many new contacts fetched its key
+   * bundle; below PREKEY_LOW the device is told to upload more. Answers how many are left.
+   */
+  drainPreKeys(number: string, deviceId: number, count: number): number {
+    if (!Number.isInteger(count) || count < 1 || count > MAX_UPLOAD) throw new SimError(400, 'invalid_count', `count must be an integer from 1 to ${MAX_UPLOAD}`, { field: 'count' });
+    return drainPreKeys(this.network, this.companionJid(number, deviceId), count);
+  }
+
+  /** How many one-time prekeys the server holds for a linked device. */
+  preKeyCount(number: string, deviceId: number): number {
+    return this.network.companionOf(this.companionJid(number, deviceId))!.keys.preKeys.size;
+  }
+
+  private companionJid(number: string, deviceId: number): string {
+    const device = this.network.account(number).companions.get(deviceId);
+    if (!device) throw new SimError(404, 'device_not_found', `${number} has no linked device ${deviceId}`, { number, deviceId });
+    return device.jid;
+  }
+
   /** The phone removes a linked device: its socket gets 401 device_removed and it can no longer log in. */
   removeDevice(number: string, deviceId: number): void {
     const account = this.network.account(number);
@@ -191,10 +222,23 @@ export class Simulator extends PhoneMessaging {
     return applyChanges(this.network, account, changes);
   }
 
-  /** The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out). */
-  createGroup(number: string, subject: string, participants: string[]): GroupView {
+  /**
+   * What the phone of `number` shows after its own and its companions' app-state changes: each chat's state
+   * (pinned, archived, muted, read or marked unread; a deleted chat is gone), its saved contacts and its labels.
+   */
+  phoneState(number: string): PhoneStateView {
+    return phoneStateOf(this.network.account(number));
+  }
+
+  /**
+   * The phone of `number` creates a group with the accounts `participants` (numbers not on the network are left out);
+   * `addressingMode: 'lid'` makes it LID-addressed, as WhatsApp creates groups now (features/group-addressing.ts).
+   */
+  createGroup(number: string, subject: string, participants: string[], options: { addressingMode?: AddressingMode } = {}): GroupView {
     const creator = this.network.account(number);
-    return groupView(asControl('create group', () => this.groups.create(creator, subject, participants.map((p) => String(p).replace(/^\+/, '')))));
+    const mode = options.addressingMode === undefined ? undefined : addressingMode(options.addressingMode);
+    const numbers = participants.map((p) => String(p).replace(/^\+/, ''));
+    return groupView(asControl('create group', () => this.groups.create(creator, subject, numbers, mode ? { addressingMode: mode } : {})));
   }
 
   /** Every group, or those `number` is a member of. */
@@ -219,10 +263,15 @@ export class Simulator extends PhoneMessaging {
     return groupView(asControl('change group', () => changeGroupInfo(this.groups, actor, jid, change)));
   }
 
-  /** The phone of `number` creates a community (and the server its announcement group) with the accounts `participants`. */
-  createCommunity(number: string, subject: string, participants: string[], description?: string): GroupView {
+  /**
+   * The phone of `number` creates a community (and the server its announcement group) with the accounts
+   * `participants`; `addressingMode: 'lid'` makes both LID-addressed, and the groups created in it after (400 for
+   * another value than `pn`, `lid`).
+   */
+  createCommunity(number: string, subject: string, participants: string[], description?: string, options: { addressingMode?: AddressingMode } = {}): GroupView {
     const creator = this.network.account(number);
-    return groupView(asControl('create community', () => this.communities.create(creator, subject, description, participants.map((p) => String(p).replace(/^\+/, '')))));
+    const mode = options.addressingMode === undefined ? 'pn' : addressingMode(options.addressingMode);
+    return groupView(asControl('create community', () => this.communities.create(creator, subject, description, participants.map((p) => String(p).replace(/^\+/, '')), false, mode)));
   }
 
   /** The phone of `number` (an admin of both) links a group to a community, or unlinks it. */
@@ -244,6 +293,20 @@ export class Simulator extends PhoneMessaging {
     return this.getGroup(jid);
   }
 
+  /** The JPEG of the group's picture (404 `picture_not_found`). */
+  groupPicture(jid: string): Buffer {
+    const { picture } = asControl('group', () => this.groups.get(jid));
+    if (!picture) throw new SimError(404, 'picture_not_found', `${jid} has no picture`, { jid });
+    return picture.data;
+  }
+
+  /** The phone of `number` (an admin) resets the group's invite link: the old code stops working (410 gone); the group with its new code. */
+  revokeInvite(number: string, jid: string): GroupView {
+    const actor = this.network.account(number);
+    asControl('invite', () => this.groups.revokeInvite(this.groups.asAdmin(jid, actor), actor));
+    return this.getGroup(jid);
+  }
+
   /** The phone of `number` opens the group's invite link: it joins, or with approval on its request waits. */
   requestJoin(number: string, jid: string): { group: string; outcome: 'joined' | 'requested' } {
     const account = this.network.account(number);
@@ -257,9 +320,15 @@ export class Simulator extends PhoneMessaging {
     return asControl('join requests', () => this.communities.handleRequests(this.groups.asAdmin(jid, actor), actor, action, numbers));
   }
 
-  /** The phone of `from` posts a text story the accounts `audience` see (their phones and companions). */
-  postStatus(from: string, text: string, audience: string[]): Promise<SentMessage> {
-    return this.status.phonePosts(from, text, audience);
+  /**
+   * The phone of `from` posts a story the accounts `audience` see (their phones and companions): a text, or
+   * an image or video it uploads (encrypted) to the media host first.
+   */
+  async postStatus(from: string, story: string | MediaInput, audience: string[]): Promise<SentMessage> {
+    if (typeof story === 'string') return this.status.phonePosts(from, story, audience);
+    if (story?.kind !== 'image' && story?.kind !== 'video') throw new SimError(400, 'invalid_media', 'a story\'s media is an image or a video', { field: 'kind' });
+    this.network.account(from);
+    return this.status.phonePosts(from, await this.media.upload(story), audience);
   }
 
   /** The stanzas the clients of `number` sent to the server, oldest first (optionally one tag only). */

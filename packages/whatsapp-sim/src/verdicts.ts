@@ -57,10 +57,37 @@ export const CLOSE_CODES: Verdict<Record<number, string>> = {
     500: 'stream:error code=500 (Baileys reports 500 badSession)',
     503: 'stream:error code=503 (Baileys reports 503 unavailableService)',
     440: 'stream:error with <conflict type="replaced"/>, as when another socket of the device logs in (Baileys reports 440 connectionReplaced)',
+    403: '<failure reason="403" location="…"/>, as for a banned or blocked number (Baileys reports 403 forbidden): SESSION_REFUSALS.forbidden',
+    411: '<ib><downgrade_webclient/></ib>, the server telling a web client it is not in multi-device (Baileys reports 411 multideviceMismatch): SESSION_REFUSALS.multideviceMismatch',
   },
   source: 'Baileys 7.0.0-rc14 lib/Types/index.js DisconnectReason and lib/Utils/generics.js getErrorCodeFromStreamError (the code attribute wins); '
-    + 'STREAM_ERRORS.replaced for 440',
+    + 'STREAM_ERRORS.replaced for 440; SESSION_REFUSALS for 403 and 411',
 };
+
+/**
+ * The two ways WhatsApp refuses a session for good that are not stream errors. Both end the stream; the
+ * client must not retry.
+ */
+export const SESSION_REFUSALS = {
+  /**
+   * A banned or blocked number: `<failure reason="403" location="…">` (the location is the server's edge,
+   * `etn`, `frc`, `vll` in the wild). Baileys takes the failure's reason as the close's status code
+   * (`CB:failure` → Boom 'Connection Failure', `data` the failure's attributes).
+   */
+  forbidden: {
+    node: (): BinaryNode => ({ tag: 'failure', attrs: { reason: '403', location: 'sim' } }),
+    source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js CB:failure; https://github.com/tgalal/yowsup/issues/3043 (<failure reason="403" location="etn">: '
+      + 'the number is banned); WhiskeySockets/Baileys PR #280, #535 (403 for banned or blocked numbers, named forbidden), issue #1245 (a ban: 503, then 403)',
+  },
+  /**
+   * A web client the server takes for one that never joined multi-device: `<ib><downgrade_webclient/></ib>`.
+   * Baileys ends the socket with 411 'Multi-device beta not joined'.
+   */
+  multideviceMismatch: {
+    node: (): BinaryNode => ({ tag: 'ib', attrs: {}, content: [{ tag: 'downgrade_webclient', attrs: {} }] }),
+    source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js (CB:ib,,downgrade_webclient → DisconnectReason.multideviceMismatch 411)',
+  },
+} as const;
 
 /**
  * Pairing-code requests (`link_code_companion_reg`, stage `companion_hello`) are validated by WhatsApp:

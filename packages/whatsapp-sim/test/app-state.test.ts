@@ -28,17 +28,18 @@ describe('app state: the phone\'s patches with valid MACs reach Baileys', () => 
   let sim: RunningSimulator;
   useSimulator((started) => { sim = started; });
 
-  it('contacts, pin, mute and labels set before linking arrive on the initial sync; later changes (archive too) arrive live', { timeout: 60_000 }, async () => {
+  it('contacts, pin, mute, archive and labels set before linking arrive on the initial sync, the chat state in the history; later changes arrive live', { timeout: 60_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987659201' });
-    // Baileys applies an archive on its initial sync only to a chat it knows (from the history).
-    const seeded = await sim.simulator.seedHistory(me.number, { chats: 2, messagesPerChat: 1 });
-    const [ana, bia] = seeded.chats.map((c) => c.jid) as [string, string];
+    const seeded = await sim.simulator.seedHistory(me.number, { chats: 3, messagesPerChat: 1 });
+    const [ana, bia, caio] = seeded.chats.map((c) => c.jid) as [string, string, string];
     const muteUntil = Date.now() + 3_600_000;
     await sim.simulator.changeAppState(me.number, [
       { kind: 'contact', jid: ana, fullName: 'Ana Souza', firstName: 'Ana' },
       { kind: 'contact', jid: bia, fullName: 'Bia Lima' },
       { kind: 'pin', jid: bia, pinned: true },
       { kind: 'mute', jid: bia, muteEndTimestamp: muteUntil },
+      { kind: 'archive', jid: caio, archived: true },
+      { kind: 'read', jid: caio, read: false },
       { kind: 'label', id: '1', name: 'Cliente novo', color: 3 },
       { kind: 'label-chat', id: '1', jid: bia, labeled: true },
     ]);
@@ -53,18 +54,21 @@ describe('app state: the phone\'s patches with valid MACs reach Baileys', () => 
     await waitFor(() => events.associations.length > 0, 'the app state events');
     // Baileys folds what its initial sync brings into the history set when it has one.
     const contacts = [...events.contacts, ...client.seen.histories.flatMap((h) => h.contacts)];
-    const chats = () => [...events.chats, ...client.seen.histories.flatMap((h) => h.chats)];
     assert.ok(contacts.some((c) => c.id === ana && c.name === 'Ana Souza'), JSON.stringify(contacts));
     assert.ok(contacts.some((c) => c.id === bia && c.name === 'Bia Lima'));
-    // Baileys may hand the chat changes over in a later flush than the label associations.
-    await waitFor(() => chats().some((c) => c.id === bia && c.pinned), 'the pin');
-    await waitFor(() => chats().some((c) => c.id === bia && Number(c.muteEndTime) === muteUntil), 'the mute');
+    // The history carries each chat's state, as WhatsApp's does: whatever Baileys does with the conditional
+    // app-state updates of its initial sync (held while the history came in another flush), the state is there.
+    const history = (jid: string) => client.seen.histories.flatMap((h) => h.chats).find((c) => c.id === jid);
+    await waitFor(() => !!history(bia) && !!history(caio), 'the history set');
+    assert.ok(Number(history(bia)?.pinned) > 0, JSON.stringify(history(bia)));
+    // In Unix seconds as the history carries it, or in milliseconds when Baileys merged the mute action into the set.
+    assert.ok([Math.floor(muteUntil / 1000), muteUntil].includes(Number(history(bia)?.muteEndTime)), JSON.stringify(history(bia)));
+    assert.deepEqual([history(caio)?.archived, history(caio)?.markedAsUnread], [true, true]);
+    assert.deepEqual([!!history(ana)?.pinned, !!history(ana)?.archived, !!history(ana)?.muteEndTime], [false, false, false]);
     assert.deepEqual(events.labels.map((l) => [l.id, l.name, l.color]), [['1', 'Cliente novo', 3]]);
     assert.deepEqual(events.associations.map((a) => [a.type, a.association.labelId, a.association.chatId]), [['add', '1', bia]]);
 
     // Changes while the client is online: the server_sync notification makes it fetch the new patches.
-    // (An archive is live-only here: on an initial sync Baileys applies it only if the chat's history was
-    // processed first, which races with the app-state sync in Baileys itself.)
     await sim.simulator.changeAppState(me.number, [{ kind: 'contact', jid: ana, fullName: 'Ana S. Costa' }, { kind: 'archive', jid: ana, archived: true }]);
     await waitFor(() => events.contacts.some((c) => c.id === ana && c.name === 'Ana S. Costa'), 'the live contact change');
     await waitFor(() => events.chats.some((c) => c.id === ana && c.archived === true), 'the live archive');
@@ -98,5 +102,35 @@ describe('app state: the phone\'s patches with valid MACs reach Baileys', () => 
     await waitFor(() => names.includes('Loja Central'), 'the phone\'s rename after the companion\'s');
     first.end();
     second.end();
+  });
+
+  it('the phone keeps what a companion changes: contacts saved and removed, labels and their chats, pins, read marks and deleted chats', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659221', business: true });
+    const seeded = await sim.simulator.seedHistory(me.number, { chats: 2, messagesPerChat: 1, unreadPerChat: 1 });
+    const [ana, bia] = seeded.chats.map((c) => c.jid) as [string, string];
+    const client = new TestClient(sim.url, { appStateMacVerification: { patch: true, snapshot: true } });
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    await waitFor(() => client.auth.creds.accountSyncCounter === 1, 'the initial sync to complete');
+    const sock = client.sock!;
+    const last = (jid: string) => [{ key: { remoteJid: jid, id: seeded.chats.find((c) => c.jid === jid)!.messageIds[0]!, fromMe: false }, messageTimestamp: 1 }];
+    await sock.addOrEditContact(ana, { fullName: 'Ana Souza', saveOnPrimaryAddressbook: true });
+    await sock.addOrEditContact(bia, { fullName: 'Bia Lima', saveOnPrimaryAddressbook: true });
+    await sock.removeContact(bia);
+    await sock.addLabel(me.jid, { id: '1', name: 'Pago', color: 2, deleted: false });
+    await sock.addLabel(me.jid, { id: '2', name: 'Novo', color: 4, deleted: false });
+    await sock.addChatLabel(ana, '1');
+    await sock.addChatLabel(bia, '1');
+    await sock.removeChatLabel(bia, '1');
+    await sock.addLabel(me.jid, { id: '2', name: 'Novo', color: 4, deleted: true });
+    await sock.chatModify({ pin: true }, ana);
+    await sock.chatModify({ markRead: true, lastMessages: last(ana) }, ana);
+    await sock.chatModify({ delete: true, lastMessages: last(bia) }, bia);
+    const state = sim.simulator.phoneState(me.number);
+    assert.deepEqual(state.contacts, { [ana]: { fullName: 'Ana Souza' } });
+    assert.deepEqual(state.labels, [{ id: '1', name: 'Pago', color: 2, chats: [ana] }]);
+    assert.ok(Number(state.chats[ana]?.pinned) > 0, JSON.stringify(state.chats[ana]));
+    assert.deepEqual([state.chats[ana]?.markedAsUnread, state.chats[ana]?.unreadCount], [false, 0]);
+    assert.equal(state.chats[bia], undefined, 'the deleted chat is gone from the phone');
+    client.end();
   });
 });

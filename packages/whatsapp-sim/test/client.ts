@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import makeWASocket, { Browsers } from '@whiskeysockets/baileys';
 import type { AuthenticationState, BaileysEventMap, ConnectionState, SocketConfig, WAMessage, WAMessageUpdate, WASocket } from '@whiskeysockets/baileys';
 import { after, before } from 'node:test';
@@ -148,4 +149,20 @@ export function controlApi(sim: () => RunningSimulator) {
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   };
+}
+
+/**
+ * A control API refusal in one line, after checking it has Parley's error model (`{status, error: {code,
+ * message, details?}}`): its code, and for a `validation_failed` the simulator's own `reason` (if any) and
+ * the fields it names, `validation_failed:invalid_timer body.expiration`.
+ */
+export function refusal(res: { status: number; body: any }): string {
+  assert.equal(res.body?.status, res.status, JSON.stringify(res.body));
+  const { code, message, details } = res.body.error;
+  assert.equal(typeof message, 'string');
+  if (details !== undefined) assert.equal(typeof details, 'object');
+  if (code !== 'validation_failed') return code;
+  const fields = details.fields as Array<{ field: string; message: string }>;
+  assert.ok(fields.length > 0 && fields.every((f) => /^(body|path)(\.|$)/.test(f.field) && f.message === message), JSON.stringify(fields));
+  return `${code}${details.reason ? `:${details.reason}` : ''} ${fields.map((f) => f.field).join(',')}`;
 }

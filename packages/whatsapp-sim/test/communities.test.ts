@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, useSimulator } from './client.js';
+import { WAMessageStubType } from '@whiskeysockets/baileys';
+import { TestClient, useSimulator, waitFor } from './client.js';
 
 async function linked(sim: RunningSimulator, number: string): Promise<TestClient> {
   const client = new TestClient(sim.url);
@@ -48,6 +49,59 @@ describe('communities and join requests with the Baileys socket', () => {
     assert.ok(!sim.simulator.getGroup(inside!.id).members.some((m) => m.number === alice.number), 'leaving a community leaves its groups');
   });
 
+  it('community settings: who adds members (member_add_mode), who adds groups, announcement; refused for non-admins and bad values', { timeout: 60_000 }, async () => {
+    const alice = sim.simulator.createAccount({ number: '5511987658051', pushName: 'Alice' });
+    const bob = sim.simulator.createAccount({ number: '5511987658052', pushName: 'Bob' });
+    const carla = sim.simulator.createAccount({ number: '5511987658053', pushName: 'Carla' });
+    const davi = sim.simulator.createAccount({ number: '5511987658054', pushName: 'Davi' });
+    const a = (await linked(sim, alice.number)).sock!;
+    const community = (await a.communityCreate('Condomínio', 'Bloco B'))!;
+    // Baileys' communityCreate asks that members may add groups; admins only add members by default.
+    assert.deepEqual([sim.simulator.getGroup(community.id).membersAddGroups, sim.simulator.getGroup(community.id).memberAddMode], [true, 'admin_add']);
+    assert.equal((await a.groupMetadata(community.id)).memberAddMode, false);
+    await a.groupParticipantsUpdate(community.id, [bob.jid], 'add');
+    const bobClient = await linked(sim, bob.number);
+    const b = bobClient.sock!;
+    const refused = (status: number) => (e: Error & { data?: unknown }) => e.data === status;
+
+    // Members add groups while the community lets them; not once an admin turns it off.
+    const horta = await b.communityCreateGroup('Horta', [], community.id);
+    assert.equal(sim.simulator.getGroup(horta!.id).linkedParent, community.id);
+    await assert.rejects(b.communitySettingUpdate(community.id, 'not_allow_non_admin_sub_group_creation' as never), refused(401));
+    await a.communitySettingUpdate(community.id, 'not_allow_non_admin_sub_group_creation' as never);
+    assert.equal(sim.simulator.getGroup(community.id).membersAddGroups, false);
+    await assert.rejects(b.communityCreateGroup('Piscina', [], community.id), refused(401));
+    // A plain group has no such setting: 406.
+    const plain = await a.groupCreate('Portaria', []);
+    await assert.rejects(a.groupSettingUpdate(plain.id, 'allow_non_admin_sub_group_creation' as never), refused(406));
+
+    // Who adds members: a member adds no one under admin_add, anyone under all_member_add, which Baileys reads back.
+    await assert.rejects(b.groupParticipantsUpdate(community.id, [carla.jid], 'add'), refused(401));
+    await assert.rejects(b.communityMemberAddMode(community.id, 'all_member_add'), refused(401));
+    await assert.rejects(a.communityMemberAddMode(community.id, 'everyone' as never), refused(400));
+    await a.communityMemberAddMode(community.id, 'all_member_add');
+    assert.equal((await b.groupMetadata(community.id)).memberAddMode, true);
+    const added = await b.groupParticipantsUpdate(community.id, [carla.jid], 'add');
+    assert.deepEqual(added.map((r) => [r.status, r.jid]), [['200', carla.jid]]);
+    await waitFor(() => bobClient.seen.upserts.some((m) => m.messageStubType === WAMessageStubType.GROUP_MEMBER_ADD_MODE && m.messageStubParameters?.[0] === 'all_member_add'), 'the member-add mode stub');
+    // Removing stays the admins'.
+    await assert.rejects(b.groupParticipantsUpdate(community.id, [carla.jid], 'remove'), refused(401));
+    await a.communityMemberAddMode(community.id, 'admin_add');
+    await assert.rejects(b.groupParticipantsUpdate(community.id, [davi.jid], 'add'), refused(401));
+
+    await a.communitySettingUpdate(community.id, 'announcement');
+    assert.equal((await a.groupMetadata(community.id)).announce, true);
+    assert.equal(sim.simulator.getGroup(community.id).announce, true);
+
+    // The phone changes the same settings through the control API; bad values change nothing.
+    assert.equal(sim.simulator.changeGroup(alice.number, community.id, { memberAddMode: 'all_member_add' }).memberAddMode, 'all_member_add');
+    assert.throws(() => sim.simulator.changeGroup(alice.number, community.id, { memberAddMode: 'anyone' as never }), /memberAddMode must be/);
+    assert.throws(() => sim.simulator.changeGroup(alice.number, plain.id, { setting: 'allow_non_admin_sub_group_creation' }), /a community's setting/);
+    assert.throws(() => sim.simulator.changeGroup(bob.number, community.id, { setting: 'allow_non_admin_sub_group_creation' }), /not-authorized/);
+    assert.equal(sim.simulator.changeGroup(alice.number, community.id, { setting: 'allow_non_admin_sub_group_creation' }).membersAddGroups, true);
+    assert.equal(sim.simulator.getGroup(plain.id).membersAddGroups, false);
+  });
+
   it('a phone asks to join a group with approval on; Baileys lists the request, approves one and rejects another', { timeout: 60_000 }, async () => {
     const admin = sim.simulator.createAccount({ number: '5511987658011', pushName: 'Admin' });
     const carla = sim.simulator.createAccount({ number: '5511987658012', pushName: 'Carla' });
@@ -79,7 +133,7 @@ describe('communities and join requests with the Baileys socket', () => {
   });
 
   it('the control API refuses bad input with clear JSON errors and changes nothing', { timeout: 30_000 }, async () => {
-    const owner = sim.simulator.createAccount({ number: '5511987658021' });
+    const owner = sim.simulator.createAccount({ number: '5511987658031' });
     const control = `${sim.controlUrl}/accounts/${owner.number}`;
     const post = (path: string, body: unknown) => fetch(`${control}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     const created = await post('/communities', { subject: 'Escola', participants: [] });
@@ -88,7 +142,7 @@ describe('communities and join requests with the Baileys socket', () => {
     assert.equal(community.community, true);
     const bad = await post('/communities', { subject: 'Escola', participants: 'todos' });
     assert.equal(bad.status, 400);
-    assert.equal((await bad.json() as { error: { code: string } }).error.code, 'invalid_request');
+    assert.equal((await bad.json() as { error: { code: string } }).error.code, 'validation_failed');
     const wrongAction = await post(`/groups/${community.jid}/requests`, { action: 'maybe', participants: [] });
     assert.equal(wrongAction.status, 400);
     const linkedList = await fetch(`${sim.controlUrl}/groups/${community.jid}/linked`);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { RunningSimulator } from '../src/index.js';
-import { controlApi, useSimulator } from './client.js';
+import { controlApi, refusal, useSimulator } from './client.js';
 import { JPEG } from './jpeg.js';
 
 describe('HTTP control API: presence, chat states, calls, profiles, block lists and privacy', () => {
@@ -13,6 +13,7 @@ describe('HTTP control API: presence, chat states, calls, profiles, block lists 
     const [ana, beto] = ['5511987659501', '5511987659502'];
     for (const number of [ana, beto]) assert.equal((await call('POST', '/accounts', { number })).status, 201);
     assert.deepEqual((await call('POST', `/accounts/${ana}/presence`, { presence: 'available' })).body.online, true);
+    assert.equal((await call('GET', `/accounts/${ana}/presence`)).body.online, true);
     assert.equal((await call('POST', `/accounts/${ana}/chatstate`, { to: beto, state: 'recording' })).status, 204);
     const signals = (await call('GET', `/accounts/${beto}/signals`)).body;
     assert.deepEqual(signals.map((s: { device: string; kind: string; state: string; from: string }) => [s.device, s.kind, s.state, s.from]),
@@ -43,27 +44,27 @@ describe('HTTP control API: presence, chat states, calls, profiles, block lists 
     const [ana, beto] = ['5511987659511', '5511987659512'];
     for (const number of [ana, beto]) await call('POST', '/accounts', { number });
     const cases: Array<[string, string, unknown, number, string]> = [
-      ['POST', `/accounts/${ana}/presence`, { presence: 'busy' }, 400, 'invalid_presence'],
-      ['POST', `/accounts/${ana}/presence`, {}, 400, 'invalid_request'],
-      ['POST', `/accounts/${ana}/chatstate`, { to: beto, state: 'typing' }, 400, 'invalid_chat_state'],
+      ['POST', `/accounts/${ana}/presence`, { presence: 'busy' }, 400, 'validation_failed:invalid_presence body.presence'],
+      ['POST', `/accounts/${ana}/presence`, {}, 400, 'validation_failed body.presence'],
+      ['POST', `/accounts/${ana}/chatstate`, { to: beto, state: 'typing' }, 400, 'validation_failed:invalid_chat_state body.state'],
       ['POST', `/accounts/${ana}/chatstate`, { to: '5511000000000', state: 'paused' }, 404, 'account_not_found'],
-      ['POST', `/accounts/${ana}/calls`, { to: beto, video: 'yes' }, 400, 'invalid_request'],
-      ['POST', `/accounts/${ana}/calls`, { to: ana }, 400, 'invalid_call'],
+      ['POST', `/accounts/${ana}/calls`, { to: beto, video: 'yes' }, 400, 'validation_failed body.video'],
+      ['POST', `/accounts/${ana}/calls`, { to: ana }, 400, 'validation_failed:invalid_call body.to'],
       ['POST', `/accounts/${ana}/calls/NOPE/end`, undefined, 404, 'call_not_found'],
-      ['POST', `/accounts/${ana}/profile`, {}, 400, 'invalid_profile'],
-      ['POST', `/accounts/${ana}/profile`, { name: '' }, 400, 'invalid_profile'],
-      ['POST', `/accounts/${ana}/profile`, { status: 'x'.repeat(140) }, 400, 'invalid_profile'],
-      ['POST', `/accounts/${ana}/profile`, { picture: 'not base64!' }, 400, 'invalid_request'],
-      ['POST', `/accounts/${ana}/profile`, { name: 'Ok', picture: Buffer.from('GIF89a').toString('base64') }, 400, 'invalid_profile'],
-      ['POST', `/accounts/${ana}/blocklist`, { number: beto, blocked: 'yes' }, 400, 'invalid_request'],
-      ['POST', `/accounts/${ana}/blocklist`, { number: ana, blocked: true }, 400, 'invalid_block'],
-      ['POST', `/accounts/${ana}/privacy`, { settings: [] }, 400, 'invalid_request'],
-      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'none', colour: 'blue' } }, 400, 'invalid_privacy'],
-      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'nobody' } }, 400, 'invalid_privacy'],
+      ['POST', `/accounts/${ana}/profile`, {}, 400, 'validation_failed:invalid_profile body.name,body.status,body.picture'],
+      ['POST', `/accounts/${ana}/profile`, { name: '' }, 400, 'validation_failed:invalid_profile body.name'],
+      ['POST', `/accounts/${ana}/profile`, { status: 'x'.repeat(140) }, 400, 'validation_failed:invalid_profile body.status'],
+      ['POST', `/accounts/${ana}/profile`, { picture: 'not base64!' }, 400, 'validation_failed body.picture'],
+      ['POST', `/accounts/${ana}/profile`, { name: 'Ok', picture: Buffer.from('GIF89a').toString('base64') }, 400, 'validation_failed:invalid_profile body.picture'],
+      ['POST', `/accounts/${ana}/blocklist`, { number: beto, blocked: 'yes' }, 400, 'validation_failed body.blocked'],
+      ['POST', `/accounts/${ana}/blocklist`, { number: ana, blocked: true }, 400, 'validation_failed:invalid_block body.number'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: [] }, 400, 'validation_failed body.settings'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'none', colour: 'blue' } }, 400, 'validation_failed:invalid_privacy body.settings.colour'],
+      ['POST', `/accounts/${ana}/privacy`, { settings: { last: 'nobody' } }, 400, 'validation_failed:invalid_privacy body.settings.last'],
     ];
     for (const [method, path, body, status, code] of cases) {
       const answer = await call(method, path, body);
-      assert.deepEqual([answer.status, answer.body?.error?.code], [status, code], `${method} ${path} ${JSON.stringify(body)}`);
+      assert.deepEqual([answer.status, refusal(answer)], [status, code], `${method} ${path} ${JSON.stringify(body)}`);
     }
     assert.deepEqual((await call('GET', `/accounts/${ana}/signals`)).body, []);
     assert.deepEqual((await call('GET', `/accounts/${ana}/calls`)).body, []);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AccountView, ReceivedMessage, RunningSimulator, SentMessage } from '../src/index.js';
-import { TestClient, waitFor, useSimulator } from './client.js';
+import { refusal, TestClient, waitFor, useSimulator } from './client.js';
 
 describe('HTTP control API', () => {
   let sim: RunningSimulator;
@@ -66,41 +66,60 @@ describe('HTTP control API', () => {
     assert.deepEqual((await call('DELETE', '/outage')).body, { mode: 'none' });
   });
 
+  it('answers errors in Parley\'s error model: {status, error: {code, message, details?}}, 400 validation_failed with details.fields', async () => {
+    const missing = await call('POST', '/accounts', {});
+    assert.deepEqual([missing.status, missing.body], [400, {
+      status: 400, error: { code: 'validation_failed', message: 'number is required', details: { fields: [{ field: 'body.number', message: 'number is required' }] } },
+    }]);
+    const timer = await call('POST', '/accounts/5511987655001/chats/5511987655002/disappearing', { expiration: 3600 });
+    assert.equal(timer.body.error.code, 'validation_failed');
+    assert.deepEqual(timer.body.error.details, { value: 3600, fields: [{ field: 'body.expiration', message: timer.body.error.message }], reason: 'invalid_timer' });
+    const json = await call('POST', '/accounts', '{"number": ');
+    assert.deepEqual([json.status, json.body], [400, { status: 400, error: { code: 'malformed_json', message: 'the body is not valid JSON' } }]);
+    const notFound = await call('GET', '/accounts/5599999999999');
+    assert.deepEqual([notFound.status, notFound.body.status, notFound.body.error.code], [404, 404, 'account_not_found']);
+  });
+
   it('answers bad requests with clear JSON errors and changes nothing', async () => {
     const before = (await call('GET', '/accounts')).body.length;
     const cases: Array<[string, string, unknown, number, string, Record<string, string>?]> = [
-      ['POST', '/accounts', '{"number": ', 400, 'bad_request'],
-      ['POST', '/accounts', '[1]', 400, 'bad_request'],
-      ['POST', '/accounts', {}, 400, 'invalid_request'],
-      ['POST', '/accounts', { number: 5511 }, 400, 'invalid_request'],
-      ['POST', '/accounts', { number: 'abc' }, 400, 'invalid_number'],
-      ['POST', '/accounts', { number: '5511987655009', business: 'yes' }, 400, 'invalid_request'],
-      ['POST', '/accounts', { number: '5511987655009', pushName: 'x'.repeat(101) }, 400, 'invalid_push_name'],
+      ['POST', '/accounts', '{"number": ', 400, 'malformed_json'],
+      ['POST', '/accounts', '[1]', 400, 'validation_failed body'],
+      ['POST', '/accounts', {}, 400, 'validation_failed body.number'],
+      ['POST', '/accounts', { number: 5511 }, 400, 'validation_failed body.number'],
+      ['POST', '/accounts', { number: 'abc' }, 400, 'validation_failed:invalid_number body.number'],
+      ['POST', '/accounts', { number: '5511987655009', business: 'yes' }, 400, 'validation_failed body.business'],
+      ['POST', '/accounts', { number: '5511987655009', pushName: 'x'.repeat(101) }, 400, 'validation_failed:invalid_push_name body.pushName'],
       ['POST', '/accounts', 'number=1', 415, 'unsupported_media_type', { 'content-type': 'text/plain' }],
       ['POST', '/accounts', JSON.stringify({ number: '5511987655009', pad: 'x'.repeat(300_000) }), 413, 'payload_too_large'],
       ['GET', '/accounts/5599999999999', undefined, 404, 'account_not_found'],
       ['POST', '/accounts/5599999999999/messages', { to: '5511987655001', text: 'x' }, 404, 'account_not_found'],
-      ['POST', '/accounts/5511987655001/messages', { to: '5511987655002', text: '' }, 400, 'invalid_text'],
-      ['POST', '/accounts/5511987655001/scan', { qr: 'nonsense' }, 400, 'invalid_qr'],
-      ['POST', '/accounts/5511987655001/pairing-code', { code: '12' }, 400, 'invalid_code'],
-      ['DELETE', '/accounts/5511987655001/devices/x', undefined, 400, 'invalid_request'],
-      ['POST', '/outage', { mode: 'sometimes' }, 400, 'invalid_mode'],
-      ['POST', '/outage', { mode: 'refuse', durationMs: -1 }, 400, 'invalid_duration'],
-      ['POST', '/clients/x/close', { code: 'soon' }, 400, 'invalid_request'],
+      ['POST', '/accounts/5511987655001/messages', { to: '5511987655002', text: '' }, 400, 'validation_failed:invalid_text body.text'],
+      ['POST', '/accounts/5511987655001/scan', { qr: 'nonsense' }, 400, 'validation_failed:invalid_qr body.qr'],
+      ['POST', '/accounts/5511987655001/pairing-code', { code: '12' }, 400, 'validation_failed:invalid_code body.code'],
+      ['DELETE', '/accounts/5511987655001/devices/x', undefined, 400, 'validation_failed path.device'],
+      ['POST', '/outage', { mode: 'sometimes' }, 400, 'validation_failed:invalid_mode body.mode'],
+      ['POST', '/outage', { mode: 'refuse', durationMs: -1 }, 400, 'validation_failed:invalid_duration body.durationMs'],
+      ['POST', '/clients/x/close', { code: 'soon' }, 400, 'validation_failed body.code'],
+      ['POST', '/outage', { mode: 'slow' }, 400, 'validation_failed:invalid_latency body.latencyMs'],
+      ['POST', '/login-limit', { limit: { max: 0, windowMs: 10 } }, 400, 'validation_failed:invalid_login_limit body.limit.max,body.limit.windowMs'],
+      ['POST', '/accounts/5511987655001/app-state', { changes: [] }, 400, 'validation_failed:invalid_change body.changes'],
+      ['POST', '/accounts/5511987655001/app-state', { changes: [{ kind: 'nap' }] }, 400, 'validation_failed:invalid_change body.changes[0].kind'],
+      ['POST', '/accounts/5511987655002/catalog', { name: 'Bolo', price: -1, currency: 'brl' }, 400, 'validation_failed:invalid_product body.price,body.currency'],
       ['GET', '/nowhere', undefined, 404, 'route_not_found'],
       ['PUT', '/accounts', undefined, 405, 'method_not_allowed'],
     ];
     for (const [method, path, body, status, code, headers] of cases) {
       const res = await call(method, path, body, headers);
       assert.equal(res.status, status, `${method} ${path}: ${JSON.stringify(res.body)}`);
-      assert.equal(res.body.error.code, code, `${method} ${path}`);
-      assert.equal(typeof res.body.error.message, 'string');
-      assert.equal(typeof res.body.error.details, 'object');
+      assert.equal(refusal(res), code, `${method} ${path}`);
     }
     const duplicate = await call('POST', '/accounts', { number: '5511987655001' });
     assert.equal(duplicate.status, 409);
     assert.equal((await call('GET', '/accounts')).body.length, before);
     assert.equal((await call('GET', '/outage')).body.mode, 'none');
+    assert.deepEqual((await call('GET', '/login-limit')).body, { limit: null });
+    assert.deepEqual((await call('GET', '/accounts/5511987655002/catalog')).body, []);
   });
 
   it('phones create groups, change members and send into them over HTTP; the members\' phones decrypt', async () => {
@@ -132,13 +151,20 @@ describe('HTTP control API', () => {
     const notMember = await call('POST', `/accounts/${outsider.body.number}/groups/${jid}/messages`, { text: 'oi' });
     assert.deepEqual([notMember.status, notMember.body.error.code], [403, 'not_a_member']);
     assert.equal((await call('GET', '/groups/120363000000000000@g.us')).body.error.code, 'group_not_found');
+    // The admin resets the invite link; a member who is not an admin may not.
+    const notAdmin = await call('POST', `/accounts/${beto}/groups/${jid}/invite`);
+    assert.deepEqual([notAdmin.status, notAdmin.body.error.code], [403, 'not_an_admin']);
+    const renewed = await call('POST', `/accounts/${ana}/groups/${jid}/invite`);
+    assert.equal(renewed.status, 200);
+    assert.notEqual(renewed.body.inviteCode, created.body.inviteCode);
+    assert.equal((await call('GET', `/groups/${jid}`)).body.inviteCode, renewed.body.inviteCode);
   });
 
   it('a phone sends a file over HTTP and another phone\'s decrypted copy is readable over HTTP', async () => {
     const [from, to] = ['5511987655201', '5511987655202'];
     for (const number of [from, to]) await call('POST', '/accounts', { number });
     const data = Buffer.from('%PDF-1.4 boleto').toString('base64');
-    assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'gif', data, mimetype: 'image/gif' })).body.error.code, 'invalid_media');
+    assert.equal(refusal(await call('POST', `/accounts/${from}/media`, { to, kind: 'gif', data, mimetype: 'image/gif' })), 'validation_failed:invalid_media body.kind');
     assert.equal((await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data: '%%%', mimetype: 'application/pdf' })).status, 400);
     const sent = await call('POST', `/accounts/${from}/media`, { to, kind: 'document', data, mimetype: 'application/pdf', fileName: 'boleto.pdf' });
     assert.equal(sent.status, 201);
@@ -151,9 +177,11 @@ describe('HTTP control API', () => {
     const number = '5511987655301';
     await call('POST', '/accounts', { number });
     const bad = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }, { kind: 'mute', jid: 5 }] });
-    assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.details.field], [400, 'invalid_change', 'jid']);
+    assert.deepEqual([bad.status, refusal(bad)], [400, 'validation_failed:invalid_change body.changes[1].jid']);
     const done = await call('POST', `/accounts/${number}/app-state`, { changes: [{ kind: 'contact', jid: '5511900000003@s.whatsapp.net', fullName: 'Ok' }] });
     // The refused request applied nothing: the contact is version 1 of its collection.
     assert.deepEqual(done.body, [{ collection: 'critical_unblock_low', version: 1 }]);
+    const shown = await call('GET', `/accounts/${number}/app-state`);
+    assert.deepEqual(shown.body, { chats: {}, contacts: { '5511900000003@s.whatsapp.net': { fullName: 'Ok' } }, labels: [] });
   });
 });

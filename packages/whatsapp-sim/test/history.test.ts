@@ -64,4 +64,33 @@ describe('first login: initial history and app state', () => {
     await waitFor(() => client.auth.creds.processedHistoryMessages.length === 2, 'both history notifications to be processed');
     client.end();
   });
+
+  it('each chat\'s state travels in the history: unread counts, a 1:1 disappearing timer, and a companion\'s own pin for the next companion', { timeout: 90_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987659131', pushName: 'Lia' });
+    const friend = sim.simulator.createAccount({ number: '5511987659132' });
+    await assert.rejects(sim.simulator.seedHistory(me.number, { chats: 1, messagesPerChat: 1, unreadPerChat: -1 }), /unreadPerChat must be/);
+    const seeded = await sim.simulator.seedHistory(me.number, { chats: 2, messagesPerChat: 4, unreadPerChat: 1 });
+    const [first, second] = seeded.chats.map((c) => c.jid) as [string, string];
+    await sim.simulator.setDisappearing(me.number, friend.number, 86_400);
+    const chatsOf = (client: TestClient) => client.seen.histories.flatMap((h) => h.chats);
+    const linked = new TestClient(sim.url);
+    await linked.link((qr) => sim.simulator.scanQr(me.number, qr));
+    await waitFor(() => linked.auth.creds.accountSyncCounter === 1, 'the initial sync to complete', 15_000);
+    const got = chatsOf(linked);
+    assert.deepEqual(got.filter((c) => c.id === first || c.id === second).map((c) => c.unreadCount), [1, 1]);
+    const timer = got.find((c) => c.id === friend.jid);
+    assert.equal(timer?.ephemeralExpiration, 86_400, JSON.stringify(got));
+    assert.ok(Number(timer?.ephemeralSettingTimestamp) > 0);
+    assert.ok(!got.find((c) => c.id === first)?.pinned);
+
+    // The companion pins a chat (its own app-state patch): the phone keeps it, and the next companion's history has it.
+    await linked.sock!.chatModify({ pin: true }, first);
+    const next = new TestClient(sim.url);
+    await next.link((qr) => sim.simulator.scanQr(me.number, qr));
+    await waitFor(() => chatsOf(next).some((c) => c.id === first), 'the second companion\'s history');
+    assert.ok(Number(chatsOf(next).find((c) => c.id === first)?.pinned) > 0);
+    assert.ok(!chatsOf(next).find((c) => c.id === second)?.pinned);
+    linked.end();
+    next.end();
+  });
 });

@@ -32,6 +32,8 @@ describe('issued companions: linked-device credentials without a QR', () => {
     const issued = JSON.parse(res.text, BufferJSON.reviver) as IssuedCompanion;
     assert.deepEqual(issued.device, { id: 1, jid: `${me.number}:1@s.whatsapp.net`, lid: `${me.lid.split('@')[0]}:1@lid` });
     assert.equal(issued.creds.me?.id, issued.device.jid);
+    // A synced client knows its push name (from the phone's critical_block): Baileys needs it to send presence.
+    assert.equal(issued.creds.me?.name, 'Issued');
     assert.ok(Buffer.isBuffer(issued.creds.noiseKey.private) && Buffer.isBuffer(issued.creds.account?.deviceSignature));
     assert.equal(Object.keys(issued.keys['pre-key']).length, 30);
     assert.equal(issued.creds.nextPreKeyId, 31);
@@ -104,7 +106,7 @@ describe('issued companions: linked-device credentials without a QR', () => {
     ] as const) {
       const res = await call('POST', `/accounts/${me.number}/companions`, body);
       assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
-      assert.equal(JSON.parse(res.text).error.details.field, field, res.text);
+      assert.deepEqual(JSON.parse(res.text).error.details.fields.map((f: { field: string }) => f.field), [`body.${field}`], res.text);
     }
     assert.deepEqual(sim.simulator.getAccount(me.number).devices.map((d) => d.id), [1, 2]);
     const unknown = await call('POST', '/accounts/5511987659099/companions', {});

@@ -55,18 +55,23 @@ describe('outages and forced closes as the unmodified Baileys client sees them',
     await waitFor(() => sim.simulator.outage().mode === 'none', 'the end of the outage');
   });
 
-  for (const code of [408, 428, 440, 500, 503]) {
+  for (const code of [403, 408, 411, 428, 440, 500, 503]) {
     it(`closes a client's socket with ${code} and Baileys reports ${code}`, { timeout: 30_000 }, async () => {
       const { client } = await linked();
       sim.simulator.closeClient(client.auth.creds.me!.id, code);
       await waitFor(() => client.closed, 'the close');
       assert.equal(client.seen.closeCode, code);
+      // How Baileys read it (lib/Socket/socket.js): a <failure>, the <ib> downgrade, or a stream error.
+      const message = code === 403 ? 'Connection Failure' : code === 411 ? 'Multi-device beta not joined' : code === 428 ? 'Connection Terminated' : /^Stream Errored/;
+      if (typeof message === 'string') assert.equal(client.seen.closeMessage, message);
+      else assert.match(client.seen.closeMessage ?? '', message);
     });
   }
 
   it('refuses an unknown close code and an unknown device without changing anything', async () => {
     const { client } = await linked();
     assert.throws(() => sim.simulator.closeClient(client.auth.creds.me!.id, 999), { code: 'invalid_code' });
+    assert.throws(() => sim.simulator.closeClient(client.auth.creds.me!.id, 403.5), { code: 'invalid_code' });
     assert.throws(() => sim.simulator.closeClient('5511000000000:1@s.whatsapp.net', 428), { code: 'client_not_connected' });
     await assert.rejects(sim.simulator.startOutage('flood' as 'refuse'), { code: 'invalid_mode' });
     assert.equal(sim.simulator.outage().mode, 'none');

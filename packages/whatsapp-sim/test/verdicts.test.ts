@@ -32,7 +32,7 @@ describe('server verdicts: the ninth digit, restricted accounts, group info from
     assert.throws(() => sim.simulator.createAccount({ number: '5511987650101' }), (e: SimError) => e.status === 409);
     const before = sim.simulator.listAccounts().length;
     const refused = await controlPost(sim, '/accounts', { number: '5511987650103', withoutNinthDigit: 'yes' });
-    assert.deepEqual([refused.status, refused.body.error.code, sim.simulator.listAccounts().length], [400, 'invalid_request', before]);
+    assert.deepEqual([refused.status, refused.body.error.code, sim.simulator.listAccounts().length], [400, 'validation_failed', before]);
     const created = await controlPost(sim, '/accounts', { number: '5511987650103', withoutNinthDigit: true, restricted: true });
     assert.deepEqual([created.status, created.body.number, created.body.dialled, created.body.restricted], [201, '551187650103', '5511987650103', true]);
   });
@@ -79,7 +79,10 @@ describe('server verdicts: the ninth digit, restricted accounts, group info from
     sim.simulator.changeGroup(admin.number, group.jid, { description: 'Regras', setting: 'announcement' });
     assert.throws(() => sim.simulator.changeGroup(member.number, group.jid, { subject: 'Nada', setting: 'locked' }), (e: SimError) => e.status === 403 && e.code === 'not_an_admin');
     const bad = await controlPost(sim, `/accounts/${admin.number}/groups/${group.jid}/info`, { setting: 'everything' });
-    assert.deepEqual([bad.status, bad.body.error.code], [400, 'invalid_change']);
+    assert.deepEqual([bad.status, bad.body.error.code, bad.body.error.details.reason], [400, 'validation_failed', 'invalid_change']);
+    const empty = await controlPost(sim, `/accounts/${admin.number}/groups/${group.jid}/info`, {});
+    assert.deepEqual([empty.status, empty.body.error.code, empty.body.error.details.fields.map((f: { field: string }) => f.field)],
+      [400, 'validation_failed', ['body.subject', 'body.description', 'body.setting', 'body.memberAddMode']]);
     const Stub = proto.WebMessageInfo.StubType;
     const stubs = () => client.seen.upserts.filter((m) => m.key.remoteJid === group.jid && m.messageStubType !== Stub.GROUP_CREATE && m.messageStubType !== Stub.GROUP_PARTICIPANT_ADD)
       .map((m) => [m.messageStubType, m.messageStubParameters, m.key.participant]);

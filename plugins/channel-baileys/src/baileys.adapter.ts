@@ -1,7 +1,8 @@
 import type { ConnectionOptions } from 'node:tls';
-import type { CapabilityGaps, ChannelAdapter, ChannelCapabilities, ChannelContext, MediaLimits } from '@parley/core';
+import { ConflictError, type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext, type MediaLimits } from '@parley/core';
+import type { ImportedSession } from './auth/session-import.js';
 import { GuardedFetcher, parseProxy, type ResolveHost } from '@parley/net';
-import { proto, type GroupMetadata } from '@whiskeysockets/baileys';
+import { proto } from '@whiskeysockets/baileys';
 import { callRejectCapability } from './capabilities/calls.js';
 import { RecipientResolver } from './capabilities/recipients.js';
 import { ServerAcks } from './events/server-acks.js';
@@ -20,12 +21,13 @@ import { ConnectionManager } from './connection/connection-manager.js';
 import { EventRouter } from './events/event-router.js';
 import { HealthMonitor } from './health/health-monitor.js';
 import { LabelStore } from './labels/label-store.js';
+import { moveLegacyState } from './labels/state-namespaces.js';
 import type { InboundEnv } from './mapping/inbound-env.js';
 import { storedMessages, type StoredMessageLookup } from './mapping/stored-message.js';
 import type { ResolvedBaileysOptions } from './options.js';
 import type { AdapterRuntime, MediaDownloader } from './runtime.js';
 import type { BaileysSocket, SocketFactory } from './socket.js';
-import { BoundedCache } from './util/bounded-cache.js';
+import { GroupMetadataCache } from './util/group-cache.js';
 import { normalizeJid } from './util/jids.js';
 
 /** Why the adapter lacks some capabilities (shown in the 422 answer). */
@@ -68,9 +70,12 @@ export class BaileysAdapter implements ChannelAdapter {
     // The host's logger names the instance and the channel already; binding `channel` again wrote it twice on every line.
     const logger = context.logger;
     const health = new HealthMonitor(deps.options.health, context.emit, deps.now);
-    const labels = new LabelStore(context.storage.state, context.instanceId);
+    const stateMoved = moveLegacyState(context.storage.state, context.instanceId).catch((err: unknown) => {
+      logger.warn({ err }, 'could not move the channel\'s labels and stories out of the namespaces of earlier versions; tried again at the next start');
+    });
+    const labels = new LabelStore(context.storage.state, context.instanceId, stateMoved);
     const stored = storedMessages(context);
-    const groupCache = new BoundedCache<GroupMetadata>({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
+    const groupCache = new GroupMetadataCache({ max: deps.options.groupCacheSize, ttlMs: 300_000, now: deps.now });
     const acks = new ServerAcks();
     this.router = new EventRouter({
       acks,
@@ -79,7 +84,7 @@ export class BaileysAdapter implements ChannelAdapter {
       labels,
       groupCache,
       logger,
-      env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id)) ?? undefined),
+      env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id)) ?? undefined, groupCache),
       flags: async () => (await context.instance()).flags,
     });
     this.connection = new ConnectionManager({
@@ -109,7 +114,7 @@ export class BaileysAdapter implements ChannelAdapter {
     });
     const runtime: AdapterRuntime = {
       context, connection: this.connection, labels, groupCache, logger, fetcher, download: deps.download,
-      receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now), acks,
+      receivedMedia: deps.mediaLimits, now: deps.now, recipients: new RecipientResolver(deps.now), acks, stateMoved,
     };
     this.capabilities = {
       connection: connectionCapability(this.connection, deps.simulated),
@@ -136,10 +141,22 @@ export class BaileysAdapter implements ChannelAdapter {
     await this.connection.stop();
     await this.router.stop();
   }
+
+  /**
+   * Replaces the instance's WhatsApp session with an imported one (`POST /whatsapp/instances/{key}/session`),
+   * only while no connection runs (`disconnected`, `stopped`): else 409 `connection_active`, nothing changed.
+   */
+  async importSession(imported: ImportedSession): Promise<void> {
+    const { status } = this.connection.state();
+    if (status !== 'disconnected' && status !== 'stopped') {
+      throw new ConflictError(`the instance's connection is ${status}: log it out (DELETE /{key}/instance) before importing a session`, 'connection_active', { status });
+    }
+    await this.connection.session.replace(imported.entries);
+  }
 }
 
 function inboundEnv(
-  socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup, storedRecord: InboundEnv['storedRecord'],
+  socket: BaileysSocket, now: () => number, storedMessage: StoredMessageLookup, storedRecord: InboundEnv['storedRecord'], groups: GroupMetadataCache,
 ): InboundEnv {
   const user = socket.user;
   return {
@@ -147,7 +164,8 @@ function inboundEnv(
     ...(user?.lid ? { ownLid: normalizeJid(user.lid) } : {}),
     pnForLid: async (lid) => {
       const pn = await socket.signalRepository.lidMapping.getPNForLID(lid).catch(() => null);
-      return pn ? normalizeJid(pn) : undefined;
+      // Else a member's number a LID-addressed group's metadata told (Baileys rc14 does not store those pairs).
+      return pn ? normalizeJid(pn) : groups.pnForLid(lid);
     },
     now: () => Math.floor(now() / 1000),
     storedMessage,

@@ -14,6 +14,8 @@ import { resolveOptions, type BaileysOptions } from './options.js';
 import type { MediaDownloader } from './runtime.js';
 import type { InProcessSimulator } from './simulator/in-process.js';
 import type { SocketFactory } from './socket.js';
+import { sessionImportRoute } from './auth/session-import-route.js';
+import { announceOnlyNameChanges } from './connection/partial-creds.js';
 
 /** Inputs of {@link createBaileysDriver}; everything but `options` exists for tests. */
 export interface BaileysDriverInput {
@@ -84,7 +86,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     input.logger?.warn('reconnect.maxAttempts is no longer used: WhatsApp reconnects after a transient close for as long as it lasts, '
       + 'every reconnect.maxDelayMs at most, and stops only on a close no retry can fix (401, 403, 411, 440)');
   }
-  const socketFactory: SocketFactory = input.socketFactory ?? ((config) => makeWASocket(config));
+  const socketFactory: SocketFactory = input.socketFactory ?? ((config) => announceOnlyNameChanges(makeWASocket(config)));
   const unpin = options.serverRoot && !options.serverRoot.equals(WHATSAPP_ROOT_KEY) ? pinServerRoot(options.serverRoot) : undefined;
   return {
     name: 'whatsapp',
@@ -97,6 +99,7 @@ export function createBaileysDriver(input: BaileysDriverInput = {}): ChannelDriv
     // WhatsApp answers a burst of logins from one address with rate-limit closes and bans: a restart
     // reconnects two accounts a second unless the operator configures otherwise.
     restorePerSecond: 2,
+    routes: [sessionImportRoute('whatsapp')],
     create(context: ChannelContext) {
       input.logger?.debug({ instance: context.instanceId }, 'creating WhatsApp adapter');
       return new BaileysAdapter(context, {

@@ -1,5 +1,6 @@
 import { definePlugin, PluginRegistrationError, type Logger, type PluginManifest } from '@parley/core';
 import { routeLibsignalConsole } from '@parley/whatsapp-sim/libsignal-console';
+import { quietBaileysModuleLogger } from './connection/module-logger.js';
 import { startInProcessSimulator, type InProcessSimulator } from './simulator/in-process.js';
 import { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
 import { baileysOptionsSchema, type BaileysOptions } from './options.js';
@@ -27,7 +28,7 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
     coreVersion: '^0.1.0',
     optionsSchema: baileysOptionsSchema,
     async register(ctx) {
-      quietLibsignal(ctx.logger);
+      quietLibraries(ctx.logger);
       const simulator = ctx.options.simulator ? await startSimulatorFor(ctx.options, ctx.logger) : undefined;
       const options = simulator ? simulatorOptions(ctx.options, simulator) : ctx.options;
       const driver = createBaileysDriver({
@@ -46,9 +47,10 @@ let libsignalRouted = false;
 /**
  * libsignal (Baileys' Signal implementation) prints sessions with `console.info` — private and root keys
  * included — into the server's output. Once per process, its messages go to the logger at debug level
- * instead, without the session objects.
+ * instead, without the session objects. Baileys' own process-wide logger is quieted too.
  */
-function quietLibsignal(logger: Logger): void {
+function quietLibraries(logger: Logger): void {
+  quietBaileysModuleLogger();
   if (libsignalRouted) return;
   libsignalRouted = true;
   routeLibsignalConsole((level, message) => logger[level]({ libsignal: message }, 'libsignal'));

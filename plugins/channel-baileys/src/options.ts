@@ -39,6 +39,12 @@ export interface BaileysOptions {
   syncFullHistory?: boolean;
   /** WebSocket connect timeout handed to Baileys. */
   connectTimeoutMs?: number;
+  /**
+   * Baileys' keep-alive: a ping every `keepAliveIntervalMs` (default Baileys' 30 s), and a connection that
+   * received nothing for that long plus 5 s is taken as lost (408) and reconnected. A link that drops
+   * packets silently is therefore noticed 35 to 65 s after its last frame with the default.
+   */
+  keepAliveIntervalMs?: number;
   /** WhatsApp Web's WebSocket endpoint (Baileys' `waWebSocketUrl`); default Baileys' own, `wss://web.whatsapp.com/ws/chat`. */
   webSocketUrl?: string;
   /**
@@ -75,6 +81,11 @@ export interface SimulatorOptions {
   port?: number;
   /** Port of its HTTP control API, to drive the phones by hand (0: any free port; the start-up log names it). */
   controlPort?: number;
+  /**
+   * How the groups the instances create are addressed: `lid`, by LID with the numbers beside, as WhatsApp
+   * creates groups now; `pn` (default), by phone number (the simulator's `groupAddressing`).
+   */
+  groupAddressing?: 'pn' | 'lid';
 }
 
 /** Options with every default applied. */
@@ -86,6 +97,7 @@ export interface ResolvedBaileysOptions {
   markOnlineOnConnect: boolean;
   syncFullHistory: boolean;
   connectTimeoutMs: number;
+  keepAliveIntervalMs: number;
   webSocketUrl?: string;
   /** The root the server's chain is checked against before each connection attempt; only with a `webSocketUrl`. */
   serverRoot?: Buffer;
@@ -116,6 +128,7 @@ export const baileysOptionsSchema = {
     markOnlineOnConnect: { type: 'boolean' },
     syncFullHistory: { type: 'boolean' },
     connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    keepAliveIntervalMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     webSocketUrl: { type: 'string', pattern: '^wss?://', maxLength: 2048 },
     serverRootKey: { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
     simulator: {
@@ -132,6 +145,7 @@ export const baileysOptionsSchema = {
         },
         port: { type: 'integer', minimum: 0, maximum: 65_535 },
         controlPort: { type: 'integer', minimum: 0, maximum: 65_535 },
+        groupAddressing: { type: 'string', enum: ['pn', 'lid'] },
       },
     },
     qrWaitMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
@@ -163,6 +177,7 @@ export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOpt
     markOnlineOnConnect: options.markOnlineOnConnect ?? false,
     syncFullHistory: options.syncFullHistory ?? false,
     connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
+    keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
     ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl, serverRoot: options.serverRootKey ? Buffer.from(options.serverRootKey, 'base64') : WHATSAPP_ROOT_KEY } : {}),
     qrWaitMs: options.qrWaitMs ?? 10_000,
     ...(options.version ? { version: options.version } : {}),

@@ -1,11 +1,11 @@
 import type { ChannelContext, Logger, ReceivedMediaLimits } from '@parley/core';
-import type { GroupMetadata, WAMessage } from '@whiskeysockets/baileys';
+import type { WAMessage } from '@whiskeysockets/baileys';
 import type { Dispatcher } from 'undici';
 import type { ConnectionManager } from './connection/connection-manager.js';
 import type { LabelStore } from './labels/label-store.js';
 import type { GuardedFetcher } from '@parley/net';
 import type { BaileysSocket } from './socket.js';
-import type { BoundedCache } from './util/bounded-cache.js';
+import type { GroupMetadataCache } from './util/group-cache.js';
 import type { RecipientResolver } from './capabilities/recipients.js';
 import type { ServerAcks } from './events/server-acks.js';
 import { normalizeJid } from './util/jids.js';
@@ -29,7 +29,7 @@ export interface AdapterRuntime {
   readonly context: ChannelContext;
   readonly connection: ConnectionManager;
   readonly labels: LabelStore;
-  readonly groupCache: BoundedCache<GroupMetadata>;
+  readonly groupCache: GroupMetadataCache;
   readonly logger: Logger;
   /** Fetches user-supplied URLs (catalog images, product cards, group pictures) so Baileys gets bytes, never a URL. */
   readonly fetcher: GuardedFetcher;
@@ -40,6 +40,8 @@ export interface AdapterRuntime {
   readonly recipients: RecipientResolver;
   /** Sends awaiting the server's ack (announced before each relay; the event router reports them `sent`). */
   readonly acks: ServerAcks;
+  /** Settles once the channel's state documents are out of earlier versions' namespaces (labels/state-namespaces.ts). */
+  readonly stateMoved: Promise<void>;
   /** Unix ms. */
   now(): number;
 }

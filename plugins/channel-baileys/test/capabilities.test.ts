@@ -136,7 +136,7 @@ describe('capabilities over the socket', () => {
     socket.participating = participatingAnswer([GROUP_NODE, { ...GROUP_NODE, id: COMMUNITY, community: true }]);
     socket.results.set('groupMetadata', groupMeta());
     socket.results.set('groupCreate', groupMeta({ subject: 'New' }));
-    socket.results.set('groupParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: {} }]);
+    socket.results.set('groupParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: { tag: 'participant', attrs: { jid: PEER_JID } } }]);
     socket.results.set('groupRequestParticipantsList', [{ jid: '777@lid', phone_number: '5511977776666@s.whatsapp.net', request_time: String(T), request_method: 'invite_link' }]);
     socket.results.set('groupRequestParticipantsUpdate', [{ status: '200', jid: '5511977776666@s.whatsapp.net' }]);
     socket.results.set('groupInviteCode', 'AbCdEf123456');
@@ -199,7 +199,7 @@ describe('capabilities over the socket', () => {
     socket.results.set('communityInviteCode', 'C0mmun1ty');
     socket.results.set('communityAcceptInvite', COMMUNITY);
     socket.results.set('groupGetInviteInfo', meta);
-    socket.results.set('communityParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: {} }]);
+    socket.results.set('communityParticipantsUpdate', [{ status: '200', jid: PEER_JID, content: { tag: 'participant', attrs: { jid: PEER_JID } } }]);
     socket.results.set('communityRequestParticipantsUpdate', [{ status: '200', jid: PEER_JID }]);
     socket.results.set('communityCreateGroup', groupMeta({ subject: 'Announcements', linkedParent: COMMUNITY }));
     const c = h.adapter.capabilities.communities!;
@@ -225,11 +225,14 @@ describe('capabilities over the socket', () => {
     await c.setting(COMMUNITY, 'announcement');
     await c.memberAddMode(COMMUNITY, 'admin_add');
     await c.joinApproval(COMMUNITY, 'on');
+    // Each route on a community reads its metadata first: a plain group is refused before anything changes.
+    const checked = (...methods: string[]) => ['groupMetadata', ...methods];
     assert.deepStrictEqual(socket.calls.map((x) => x.method), [
-      'groupFetchAllParticipating', 'groupMetadata', 'communityFetchLinkedGroups', 'communityCreate', 'communityUpdateSubject',
-      'groupUpdateDescription', 'communityLeave', 'updateProfilePicture', 'communityInviteCode', 'communityParticipantsUpdate',
-      'communityAcceptInvite', 'groupGetInviteInfo', 'communityRequestParticipantsList', 'communityRequestParticipantsUpdate',
-      'communityCreateGroup', 'communityToggleEphemeral', 'communitySettingUpdate', 'communityMemberAddMode', 'communityJoinApprovalMode',
+      'groupFetchAllParticipating', 'groupMetadata', 'communityFetchLinkedGroups', 'communityCreate', ...checked('communityUpdateSubject', 'groupUpdateDescription'),
+      ...checked('communityLeave'), ...checked('updateProfilePicture'), ...checked('communityInviteCode'), ...checked('communityParticipantsUpdate'),
+      'communityAcceptInvite', 'groupGetInviteInfo', ...checked('communityRequestParticipantsList'), ...checked('communityRequestParticipantsUpdate'),
+      ...checked('communityCreateGroup'), ...checked('communityToggleEphemeral'), ...checked('communitySettingUpdate'), ...checked('communityMemberAddMode'),
+      ...checked('communityJoinApprovalMode'),
     ]);
     assert.deepStrictEqual(socket.callsTo('communityCreateGroup'), [['Announcements', [PEER_JID], COMMUNITY]]);
     assert.deepStrictEqual(socket.callsTo('communityParticipantsUpdate'), [[COMMUNITY, [PEER_JID], 'remove']]);

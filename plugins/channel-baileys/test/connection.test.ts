@@ -263,7 +263,7 @@ describe('connection: logout', () => {
     mock.timers.enable({ apis: ['setTimeout'] });
     const h = await createHarness();
     const socket = await connectOpen(h);
-    await h.storage.state.put(`baileys.${INSTANCE_ID}.labels`, '1', { id: '1', name: 'x', color: 0 });
+    await h.storage.state.put(`${INSTANCE_ID}:baileys.labels`, '1', { id: '1', name: 'x', color: 0 });
     socket.emit('creds.update', {});
     await h.settle();
     assert.equal(Object.keys(await h.storage.authState.get(INSTANCE_ID, 'creds', ['creds'])).length, 1);
@@ -274,7 +274,7 @@ describe('connection: logout', () => {
       phoneConnected: false, user: null, status: 'disconnected', lastError: { code: 401, reason: 'loggedOut', message: 'Stream Errored (conflict)', at: NOW },
     });
     assert.deepStrictEqual(await h.storage.authState.get(INSTANCE_ID, 'creds', ['creds']), {});
-    assert.deepStrictEqual(await h.storage.state.list(`baileys.${INSTANCE_ID}.labels`), []);
+    assert.deepStrictEqual(await h.storage.state.list(`${INSTANCE_ID}:baileys.labels`), []);
     mock.timers.tick(600_000);
     await h.settle();
     assert.equal(h.sockets.all.length, 1);

@@ -227,6 +227,18 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     ]);
   });
 
+  it('mutes: a history chat\'s muteEndTime in seconds, an app-state mute in milliseconds and an unmute (null) become mutedUntil in seconds', async () => {
+    socket.emit('chats.upsert', [{ id: PEER_JID, conversationTimestamp: T, muteEndTime: T + 3600 }]);
+    socket.emit('chats.update', [{ id: GROUP_JID, muteEndTime: (T + 7200) * 1000 + 250 }]);
+    socket.emit('chats.update', [{ id: '5511977776666@s.whatsapp.net', muteEndTime: null }]);
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { type: 'chats.upsert', chats: [{ id: PEER_JID, timestamp: T, mutedUntil: T + 3600 }] },
+      { type: 'chats.upsert', chats: [{ id: GROUP_JID, mutedUntil: T + 7200 }] },
+      { type: 'chats.upsert', chats: [{ id: '5511977776666@s.whatsapp.net', mutedUntil: 0 }] },
+    ]);
+  });
+
   it('chats.update unread counts: an increment per received message is left to the message events; -1 (marked unread) is one unread', async () => {
     socket.emit('chats.update', [
       { id: PEER_JID, conversationTimestamp: T + 5, unreadCount: 1 },
@@ -286,7 +298,7 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     }]);
   });
 
-  it('labels.edit and labels.association keep labels and their chats in the state store', async () => {
+  it('labels.edit and labels.association keep labels and their chats in the state store, and emit the chats with their labels', async () => {
     socket.emit('labels.edit', { id: '1', name: 'New customer', color: 1, deleted: false, predefinedId: '1' });
     socket.emit('labels.edit', { id: '2', name: 'Paid', color: 4, deleted: false });
     socket.emit('labels.association', { type: 'add', association: { type: 'label_jid' as never, chatId: PEER_JID, labelId: '1' } });
@@ -297,7 +309,11 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     const labels = h.adapter.capabilities.labels!;
     assert.deepStrictEqual(await labels.list(), [{ id: '1', name: 'New customer', color: 1 }]);
     assert.deepStrictEqual(await labels.chats('1'), [PEER_JID]);
-    await assert.rejects(labels.chats('2'), { code: 'not_found' });
-    assert.deepStrictEqual(h.events, []);
+    await assert.rejects(labels.chats('2'), { code: 'label_not_found' });
+    assert.deepStrictEqual(h.events, [
+      { type: 'chats.upsert', chats: [{ id: PEER_JID, labels: ['1'] }] },
+      { type: 'chats.upsert', chats: [{ id: GROUP_JID, labels: ['1'] }] },
+      { type: 'chats.upsert', chats: [{ id: GROUP_JID, labels: [] }] },
+    ]);
   });
 });

@@ -331,15 +331,18 @@ describe('inbound messages (messages.upsert → message events)', () => {
 });
 
 describe('mark_messages', () => {
-  it('new incoming messages are marked read when the flag is on; own and history messages are not', async () => {
+  it('new incoming messages are marked read when the flag is on, those from the offline queue too; own and newsletter ones are not', async () => {
     const h = await createHarness({ instance: { flags: { ...defaultInstanceFlags(), markMessages: true } } });
     const socket = await connectOpen(h);
     const incoming = waMessage('IN1', { conversation: 'hi' });
     socket.emit('messages.upsert', { messages: [incoming, waMessage('OWN1', { conversation: 'me' }, { fromMe: true })], type: 'notify' });
-    socket.emit('messages.upsert', { messages: [waMessage('OLD1', { conversation: 'old' })], type: 'append' });
+    // `append`: what WhatsApp kept while the socket was away (stanzas marked offline).
+    const whileAway = waMessage('OFF1', { conversation: 'while you were away' });
+    const post = waMessage('NL1', { conversation: 'channel post' }, { remoteJid: '120363000000000777@newsletter' });
+    socket.emit('messages.upsert', { messages: [whileAway, post], type: 'append' });
     await h.settle();
-    assert.deepStrictEqual(socket.callsTo('readMessages'), [[[incoming.key]]]);
-    assert.equal(h.eventsOf('message').length, 3);
+    assert.deepStrictEqual(socket.callsTo('readMessages'), [[[incoming.key]], [[whileAway.key]]]);
+    assert.deepStrictEqual(h.eventsOf('message').map((e) => (e as Extract<ChannelEventPayload, { type: 'message' }>).message.id), ['IN1', 'OWN1', 'OFF1'], 'newsletter posts are not messages of a chat');
     await h.adapter.stop();
   });
 });

@@ -2,13 +2,14 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import type { ChannelDriver, Logger } from '@parley/core';
+import baileysModuleLogger from '@whiskeysockets/baileys/lib/Utils/logger.js';
 import { baileysPlugin } from '../src/index.js';
 
 const { SessionRecord } = createRequire(import.meta.url)('libsignal') as {
   SessionRecord: new () => { closeSession(session: unknown): void };
 };
 
-describe('libsignal\'s console output in a server with the WhatsApp channel', () => {
+describe('what Baileys and libsignal print themselves, in a server with the WhatsApp channel', () => {
   it('goes to the server\'s logger at debug level, as text without the session (its private keys), not to the console', async () => {
     const logged: Array<[string, unknown, string]> = [];
     const logger: Logger = {
@@ -28,5 +29,13 @@ describe('libsignal\'s console output in a server with the WhatsApp channel', ()
     }
     assert.deepEqual(printed, []);
     assert.deepEqual(logged, [['debug', { libsignal: 'Closing session:' }, 'libsignal']]);
+  });
+
+  it('quiets Baileys\' process-wide logger, which prints whole group results at info on every community call', async () => {
+    baileysModuleLogger.level = 'info'; // Baileys' default
+    const logger = { child: () => logger, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} } as unknown as Logger;
+    await baileysPlugin().register!({ options: {}, logger, host: { allowPrivateUrls: false }, clock: { now: () => 0 }, channels: { add() {} } } as never);
+    assert.equal(baileysModuleLogger.isLevelEnabled('info'), false);
+    assert.equal(baileysModuleLogger.isLevelEnabled('warn'), true);
   });
 });

@@ -28,6 +28,16 @@ describe('sending to a phone number', () => {
     assert.deepStrictEqual(socket.callsTo('sendMessage'), []);
   });
 
+  it('a lookup WhatsApp does not answer (Baileys\' timed-out query) is a retryable 502, not not_on_whatsapp, and is not remembered', async () => {
+    socket.results.set('onWhatsApp', undefined);
+    await assert.rejects(send('5511900008888', 'alô?'), { status: 502, code: 'upstream_error', details: { retryable: true, upstreamCode: 408 } });
+    assert.deepStrictEqual(socket.callsTo('sendMessage'), []);
+    socket.results.set('onWhatsApp', [{ jid: '5511900008888@s.whatsapp.net', exists: true }]);
+    await send('5511900008888', 'alô?');
+    assert.deepStrictEqual(socket.callsTo('onWhatsApp').length, 2, 'asked again');
+    assert.deepStrictEqual(socket.callsTo('sendMessage').map((call) => call[0]), ['5511900008888@s.whatsapp.net']);
+  });
+
   it('groups are sent to as they are, without a lookup', async () => {
     await send('120363000000000001@g.us', 'hi all');
     assert.deepStrictEqual(socket.callsTo('onWhatsApp'), []);

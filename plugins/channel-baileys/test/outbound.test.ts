@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { MediaInput, MessageRecord, OutgoingContent, OutgoingType, SendRequest } from '@parley/core';
+import { ConflictError, type MediaInput, type MessageRecord, type OutgoingContent, type OutgoingType, type SendRequest } from '@parley/core';
 import { proto } from '@whiskeysockets/baileys';
 import type { FakeSocket } from '../src/testing/index.js';
 import { eachOpenHarnessWithoutFetch, GROUP_JID, NOW, NOW_S, PEER, PEER_JID, withoutMessageId, type Harness } from './harness.js';
@@ -380,5 +380,17 @@ describe('sending: every OutgoingContent type to Baileys content', () => {
     await h.adapter.capabilities.messaging!.sendPresence({ to: PEER, status: 'composing' });
     assert.equal(await h.adapter.capabilities.messaging!.createCallLink!('video'), 'https://call.whatsapp.com/video/Xq3PZnd8BQw');
     assert.deepStrictEqual(socket.calls.map((c) => [c.method, ...c.args]), [['sendPresenceUpdate', 'composing', PEER_JID], ['createCallLink', 'video']]);
+  });
+
+  it('refuses an online or offline presence while the account has no push name, which Baileys would drop in silence', async () => {
+    const me = socket.authState.creds.me!;
+    socket.authState.creds.me = { id: me.id };
+    for (const status of ['available', 'unavailable'] as const) {
+      await assert.rejects(h.adapter.capabilities.messaging!.sendPresence({ to: PEER, status }), (err: unknown) => err instanceof ConflictError && err.code === 'no_push_name');
+    }
+    await h.adapter.capabilities.messaging!.sendPresence({ to: PEER, status: 'paused' });
+    socket.authState.creds.me = { ...me, name: 'Alice' };
+    await h.adapter.capabilities.messaging!.sendPresence({ to: PEER, status: 'available' });
+    assert.deepStrictEqual(socket.calls.map((c) => [c.method, ...c.args]), [['sendPresenceUpdate', 'paused', PEER_JID], ['sendPresenceUpdate', 'available', PEER_JID]]);
   });
 });

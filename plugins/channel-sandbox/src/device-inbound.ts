@@ -75,6 +75,9 @@ export class DeviceInbound implements SandboxPhone {
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
     if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
+    // A replay may follow a hand-over that emitted the message and failed after (storage unavailable):
+    // its event, held by the server until storage is back, is processed before the replay looks for it.
+    if (replayed) await this.device.ctx.settled?.();
     const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.id);
     if (!stored || (replayed && !(await loggedSince(this.device.ctx, packet.timestamp, 'message', (e) => (e.message as { id?: string } | undefined)?.id === packet.id)))) {
       await establishSession(this.device, packet.from);

@@ -176,9 +176,13 @@ export class SandboxNetwork {
     this.online.set(phone.number, phone);
     this.onlineInstances.set(phone.instanceId, phone);
     this.announce(phone.number, 'available');
-    // Only a network that spans processes has wake-ups to lose.
-    if (this.relay) this.recheck ??= setInterval(() => this.recheckInboxes(), this.options.inboxRecheckMs).unref();
+    // Only a network that spans processes has wake-ups to lose (a failed hand-over starts the re-reads too).
+    if (this.relay) this.startRechecks();
     await this.drain(phone);
+  }
+
+  private startRechecks(): void {
+    this.recheck ??= setInterval(() => this.recheckInboxes(), this.options.inboxRecheckMs).unref();
   }
 
   /**
@@ -367,14 +371,19 @@ export class SandboxNetwork {
         this.holding.delete(key);
       },
       (err: unknown) => {
-        // Left in the inbox: the phone gets it again when it next comes online.
+        // Left in the inbox: the phone gets it again when it next comes online, or (a failure such as
+        // storage being unavailable while it is online) at the inbox re-reads, every inboxRecheckMs.
         this.holding.delete(key);
         if (err instanceof PhoneWentOfflineError) this.logger.info({ instance: phone.instanceId, kind: packet.kind }, 'sandbox packet kept for the phone\'s next connection');
-        else this.logger.error({ err, kind: packet.kind }, 'sandbox delivery failed');
+        else {
+          this.logger.error({ err, kind: packet.kind }, 'sandbox delivery failed; handed over again at the next inbox re-read');
+          this.startRechecks();
+        }
       },
     ).catch((err: unknown) => {
       this.holding.delete(key);
       this.logger.error({ err }, 'sandbox inbox clean-up failed');
+      this.startRechecks();
     });
   }
 

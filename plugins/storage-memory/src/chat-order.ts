@@ -38,6 +38,23 @@ export class ChatOrders<T extends Ordered> {
     return { items: list.slice(Math.max(0, end - limit), end).reverse(), total: list.length };
   }
 
+  /**
+   * Up to `limit` entries after the position `after` (a chat and an entry's place in it): chats in
+   * code-unit order, each oldest first.
+   */
+  scan(after: { chat: string; at: Ordered } | undefined, limit: number): T[] {
+    const out: T[] = [];
+    const names = [...this.chats.keys()].filter((chat) => !after || chat >= after.chat).sort();
+    for (const chat of names) {
+      const list = this.chats.get(chat)!;
+      // Half a rank past the position: the first entry strictly after it, whether it is still there or not.
+      const from = after?.chat === chat ? this.position(list, { timestamp: after.at.timestamp, seq: after.at.seq + 0.5 }) : 0;
+      out.push(...list.slice(from, from + limit - out.length));
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** Every entry of a chat, which the caller drops. */
   take(chat: string): T[] {
     const list = this.chats.get(chat) ?? [];

@@ -32,6 +32,15 @@ export class Partitions<V> {
   }
 }
 
+/**
+ * A keyset page of a partition: up to `limit` of its keys after `after`, in code-unit order (sorts
+ * the partition's keys, which a memory back end's sizes afford).
+ */
+export function keysAfter(partition: ReadonlyMap<string, unknown>, after: string | undefined, limit: number): string[] {
+  const keys = [...partition.keys()].filter((key) => after === undefined || key > after).sort();
+  return keys.slice(0, limit);
+}
+
 /** Code-unit order, the same as SQLite's BINARY collation for the ids Parley stores. */
 export function byId(a: { id: string }, b: { id: string }): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;

@@ -1,3 +1,4 @@
+import { CLUSTER_MIGRATION } from './cluster/cluster-schema.js';
 import type { Queryable } from './queryable.js';
 
 /**
@@ -268,6 +269,8 @@ export const MIGRATIONS: readonly string[] = [
       WHERE l.instance = k.instance AND l.url = k.url AND l.head = 0;
   END $$;
   `,
+  // 4: cluster coordination and signals (cluster/cluster-schema.ts).
+  CLUSTER_MIGRATION,
 ];
 
 /** The schema version this build writes. */

@@ -31,6 +31,9 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** See {@link PgDatabase.flush}. */
+const WAL_BARRIER = "SELECT set_config('synchronous_commit', 'on', true) AS sync, pg_logical_emit_message(true, 'parley', 'flush')::text AS lsn";
+
 /** Node.js network error codes that mean the server cannot be reached. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
 
@@ -62,6 +65,10 @@ export function isTransient(err: unknown): boolean {
 export class PgDatabase implements Queryable {
   private pool: pg.Pool | null = null;
   private readonly target: string;
+  /** Whether a commit since the last {@link flush} did not wait for its WAL flush. */
+  private unflushed = false;
+  /** The WAL barrier in flight, which every commit before its start awaits too. */
+  private barrier: Promise<void> | undefined;
 
   constructor(private readonly options: PgDatabaseOptions) {
     this.target = redactUrlCredentials(options.url);
@@ -84,7 +91,9 @@ export class PgDatabase implements Queryable {
       // stops a statement running longer (statement_timeout), so no connection stays busy for ever.
       query_timeout: timeoutMs,
       statement_timeout: timeoutMs,
-      // A transaction whose client vanished mid-way must not hold its row locks until TCP notices.
+      // A transaction whose client vanished mid-way must not hold its row locks until TCP notices (in a cluster, the
+      // new owner of an instance waits for them to take over its queued sends). Not shorter: a busy event loop may
+      // leave a live transaction idle for seconds, and the server would end its connection.
       idle_in_transaction_session_timeout: Math.max(timeoutMs * 2, 10_000),
       idleTimeoutMillis: 30_000,
       keepAlive: true,
@@ -162,6 +171,37 @@ export class PgDatabase implements Queryable {
     });
   }
 
+  /**
+   * Notes a commit that did not wait for its WAL flush (`synchronous_commit` off for its transaction), so
+   * that the next {@link flush} waits for it.
+   */
+  committedWithoutFlush(): void {
+    this.unflushed = true;
+  }
+
+  /**
+   * Resolves when every commit made before the call is on disk. With `synchronousCommit` on, only commits
+   * noted by {@link committedWithoutFlush} need it; with it off, every commit does. One autocommitted
+   * statement is the barrier: it writes a WAL record (a transactional logical message, which any user
+   * may emit and nothing but logical decoding reads), so its transaction commits with a flush, and with
+   * `synchronous_commit` on it returns once the WAL is on disk up to its commit — which covers every
+   * earlier commit of every session (the WAL is one sequence). Concurrent barriers share one flush.
+   * (A transaction that writes no WAL record commits without a flush, whatever `synchronous_commit` says.)
+   */
+  flush(): Promise<void> {
+    if (this.options.synchronousCommit === 'on' && !this.unflushed) return this.barrier ?? Promise.resolve();
+    this.unflushed = false;
+    const barrier = this.get(WAL_BARRIER).then(() => undefined, (err: unknown) => {
+      // Not known to be flushed: the next flush tries again.
+      this.unflushed = true;
+      throw err;
+    }).finally(() => {
+      if (this.barrier === barrier) this.barrier = undefined;
+    });
+    this.barrier = barrier;
+    return barrier;
+  }
+
   private async use<T>(work: (pool: pg.Pool) => Promise<T>): Promise<T> {
     const pool = this.pool;
     if (!pool) throw new ServiceUnavailableError('postgres storage is not open');
@@ -174,11 +214,31 @@ export class PgDatabase implements Queryable {
   }
 }
 
-/** The {@link Queryable} of a pool or a client. */
+/** The {@link Queryable} of a pool or a client; statements with parameters run as {@link prepared} ones. */
 function queryable(target: pg.Pool | pg.PoolClient): Queryable {
   return {
-    all: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(sql, params)).rows,
-    get: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(sql, params)).rows[0],
-    run: async (sql: string, params: unknown[] = []) => (await target.query(sql, params)).rowCount ?? 0,
+    all: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(prepared(sql, params))).rows,
+    get: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(prepared(sql, params))).rows[0],
+    run: async (sql: string, params: unknown[] = []) => (await target.query(prepared(sql, params))).rowCount ?? 0,
   };
+}
+
+/** How many distinct statement texts get a name; more (none are expected: the repositories' texts are fixed) run unnamed. */
+const MAX_NAMED = 1000;
+const names = new Map<string, string>();
+
+/**
+ * A statement with parameters as a named prepared statement: node-postgres parses it once per connection
+ * (and PostgreSQL keeps its plan, re-planned after a schema change), then only binds and executes it —
+ * without a name each call is parsed and planned again (most of a primary-key read's server time). A
+ * statement without parameters keeps the simple protocol (it may hold several statements: migrations).
+ */
+function prepared(text: string, values: unknown[]): pg.QueryConfig {
+  if (values.length === 0) return { text };
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMED) {
+    name = `parley_${names.size}`;
+    names.set(text, name);
+  }
+  return name === undefined ? { text, values } : { name, text, values };
 }

@@ -14,9 +14,10 @@ export interface PostgresStorageOptions extends NetworkStorageOptions {
   poolSize?: number;
   /**
    * PostgreSQL's `synchronous_commit` for Parley's sessions. `on` (default): a commit waits until its WAL is
-   * on disk. `off`: a commit is answered once it is in PostgreSQL's WAL buffers, which the WAL writer
-   * flushes within about 0.6 s; a crash of the PostgreSQL server or of its machine can then lose the last
-   * commits (never corrupt anything), as SQLite's `synchronous=NORMAL` can on an OS crash.
+   * on disk. `off`: a commit is answered once it is in PostgreSQL's WAL buffers, and `Storage.flush` waits
+   * until the WAL is on disk up to its call (delivery enqueues stay durable on their own); a crash of the
+   * PostgreSQL server or of its machine can then lose the commits since the last flush (never corrupt
+   * anything), as SQLite's group commit can.
    */
   synchronousCommit?: 'on' | 'off';
 }

@@ -1,4 +1,7 @@
-import { probeStorageHealth, systemClock, type Clock, type Logger, type Storage, type StorageHealth } from '@parley/core';
+import { probeStorageHealth, systemClock, type Clock, type Logger, type RateLimitOptions, type Storage, type StorageHealth } from '@parley/core';
+import { PgClusterStore } from './cluster/pg-cluster-store.js';
+import { PgRateLimiter } from './cluster/pg-rate-limiter.js';
+import { PgSignals } from './cluster/pg-signals.js';
 import { PgDatabase } from './pg-database.js';
 import { resolvePostgresOptions, type PostgresStorageOptions, type ResolvedPostgresOptions } from './postgres.options.js';
 import { PgAuthStateRepository } from './repositories/auth-state.pg.js';
@@ -20,7 +23,7 @@ const RETENTION_BATCHES = 20;
 
 /**
  * Parley's storage on PostgreSQL (12 or later). `init` opens a bounded connection pool and migrates the
- * schema; every write is committed when its promise resolves (`flush` has nothing to wait for).
+ * schema; every write is committed when its promise resolves (`flush` waits for the WAL flush of commits that did not).
  * Operations that cannot reach PostgreSQL within `commandTimeoutMs` throw ServiceUnavailableError; the
  * pool replaces broken connections by itself.
  */
@@ -39,6 +42,8 @@ export class PostgresStorage implements Storage {
   readonly idempotency: PgIdempotencyStore;
   readonly options: ResolvedPostgresOptions;
   private readonly db: PgDatabase;
+  private readonly clusterStore: PgClusterStore;
+  private signalsOf?: PgSignals;
   private retentionTimer: NodeJS.Timeout | undefined;
 
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
@@ -57,6 +62,7 @@ export class PostgresStorage implements Storage {
     this.deliveries = new PgDeliveryQueue(this.db, this.events, clock);
     this.outbound = new PgOutboundQueue(this.db);
     this.idempotency = new PgIdempotencyStore(this.db);
+    this.clusterStore = new PgClusterStore(this.db);
   }
 
   async init(): Promise<void> {
@@ -74,14 +80,33 @@ export class PostgresStorage implements Storage {
     return probeStorageHealth(() => this.db.get('SELECT 1 AS ok'));
   }
 
-  /** Every write is committed before its promise resolves. */
-  async flush(): Promise<void> {
-    return undefined;
+  /** Cluster coordination in this database's schema (docs/cluster.md): every node of a cluster uses the same url and schema. */
+  cluster(): PgClusterStore {
+    return this.clusterStore;
+  }
+
+  /** Signals among the servers on this database and schema (LISTEN/NOTIFY on a connection of their own, opened at the first subscription). */
+  signals(): PgSignals {
+    const { url, schema, commandTimeoutMs } = this.options;
+    this.signalsOf ??= new PgSignals(this.db, { url, schema, timeoutMs: commandTimeoutMs, logger: this.logger });
+    return this.signalsOf;
+  }
+
+  /** Rate-limit counters every server on this database and schema shares (see {@link PgRateLimiter}). */
+  rateLimiter(options: RateLimitOptions): PgRateLimiter {
+    return new PgRateLimiter(this.db, options);
+  }
+
+  /** Every write is committed before its promise resolves; waits for the WAL flush of those that did not wait for it. */
+  flush(): Promise<void> {
+    return this.db.flush();
   }
 
   async close(): Promise<void> {
     clearInterval(this.retentionTimer);
     this.retentionTimer = undefined;
+    await this.signalsOf?.close();
+    this.signalsOf = undefined;
     await this.db.close();
   }
 

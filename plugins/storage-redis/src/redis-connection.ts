@@ -4,6 +4,8 @@ import {
 } from '@parley/core';
 import { ConnectionWatch } from './connection-watch.js';
 import type { ResolvedRedisOptions } from './redis.options.js';
+import { MasterFollower } from './sentinel/master-follower.js';
+import { SentinelLocator, type RedisAddress } from './sentinel/sentinel-locator.js';
 
 /** The node-redis client type this back end uses. */
 export type RedisClient = RedisClientType;
@@ -31,15 +33,32 @@ export class RedisConnection {
   private connected = false;
   private readonly target: string;
   private readonly watch: ConnectionWatch;
+  /** With Sentinel: who names the master, the master named last, and what follows it to a new one. */
+  private readonly locator?: SentinelLocator;
+  private readonly follower?: MasterFollower;
+  private master?: RedisAddress;
+  private readonly moveListeners = new Set<() => void>();
+  /** Counts the clients opened: a WAIT covers only the writes sent on its own connection. */
+  private generation = 0;
+  /** The {@link generation} of the last WAIT that confirmed its writes. */
+  private confirmed = 0;
+  private waiting?: Promise<boolean>;
+  private nextWait?: Promise<boolean>;
 
   constructor(private readonly options: ResolvedRedisOptions, private readonly logger?: Logger) {
-    this.target = redactUrlCredentials(options.url);
+    const { sentinel } = options;
+    this.target = sentinel ? `redis master ${sentinel.name} (sentinels ${sentinel.nodes.join(', ')})` : redactUrlCredentials(options.url);
     this.watch = new ConnectionWatch(options.pingIntervalMs, options.commandTimeoutMs, () => this.client, (reason) => this.replace(reason));
+    if (sentinel) {
+      this.locator = new SentinelLocator(sentinel, options.commandTimeoutMs, logger);
+      this.follower = new MasterFollower(this.locator, options.pingIntervalMs, () => this.master, (master) => this.moveTo(master), logger);
+    }
   }
 
   /** Connects, retrying `connectAttempts` times; throws ServiceUnavailableError when Redis stays unreachable. */
   async connect(): Promise<void> {
     if (this.client) return;
+    if (this.locator) this.master = await this.locateMaster(this.locator);
     const client = this.open();
     this.client = client;
     try {
@@ -50,12 +69,41 @@ export class RedisConnection {
       const cause = err instanceof Error ? ((err as { socketError?: unknown }).socketError ?? err) : err;
       throw new ServiceUnavailableError(`cannot connect to redis at ${this.target}: ${describeError(cause)}`);
     }
+    // Nothing was written before this connection: the first WAIT on it speaks for every write.
+    this.confirmed = this.generation;
     this.watch.start();
+    this.follower?.start();
+  }
+
+  /** The master the sentinels name, asked `connectAttempts` times with the reconnect delays between. */
+  private async locateMaster(locator: SentinelLocator): Promise<RedisAddress> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await locator.master();
+      } catch (err) {
+        if (attempt >= this.options.connectAttempts) throw new ServiceUnavailableError(`cannot connect to ${this.target}: ${describeError(err)}`);
+        await new Promise((resolve) => setTimeout(resolve, Math.min(RECONNECT_BASE_MS * 2 ** attempt, RECONNECT_CAP_MS)));
+      }
+    }
+  }
+
+  /** Follows the sentinels to a new master: the connections are replaced by connections to it. */
+  private moveTo(master: RedisAddress): void {
+    this.master = master;
+    this.replace('the sentinels named a new master', true);
+    for (const listener of this.moveListeners) listener();
+  }
+
+  /** Calls `listener` when the sentinels name a new master (the subscriber connection follows it); answers how to stop. */
+  onMasterMoved(listener: () => void): () => void {
+    this.moveListeners.add(listener);
+    return () => this.moveListeners.delete(listener);
   }
 
   /** A client with this connection's listeners, not connected yet. */
   private open(): RedisClient {
     const client = this.newClient();
+    this.generation++;
     this.watch.follow(client);
     client.on('error', (err: Error) => {
       // Logged once per outage: the client keeps emitting an error per failed reconnection.
@@ -74,13 +122,14 @@ export class RedisConnection {
   }
 
   /**
-   * Replaces a connection that stopped answering: the commands waiting on it fail (503) and a new
+   * Replaces a connection that stopped answering (or, with Sentinel, is on a master the sentinels
+   * replaced: `moved`, which the caller logged): the commands waiting on it fail (503) and a new
    * connection is opened with the usual reconnect policy; commands fail at once until it is ready.
    */
-  private replace(reason: string): void {
+  private replace(reason: string, moved = false): void {
     const dead = this.client;
     if (!dead) return;
-    if (this.connected) this.logger?.warn({ redis: this.target, reason }, 'redis connection stopped answering; opening a new one');
+    if (this.connected && !moved) this.logger?.warn({ redis: this.target, reason }, 'redis connection stopped answering; opening a new one');
     this.connected = false;
     const fresh = this.open();
     this.client = fresh;
@@ -92,7 +141,7 @@ export class RedisConnection {
   /** A client with this connection's URL and reconnect policy, not connected yet. */
   private newClient(): RedisClient {
     return createClient({
-      url: this.options.url,
+      url: this.clientUrl(),
       disableOfflineQueue: true,
       socket: {
         connectTimeout: Math.min(this.options.commandTimeoutMs, 10_000),
@@ -102,6 +151,15 @@ export class RedisConnection {
         },
       },
     }) as RedisClient;
+  }
+
+  /** The configured URL, pointed at the master the sentinels named when there are sentinels. */
+  private clientUrl(): string {
+    if (!this.master) return this.options.url;
+    const url = new URL(this.options.url);
+    url.hostname = this.master.host.includes(':') ? `[${this.master.host}]` : this.master.host;
+    url.port = String(this.master.port);
+    return url.toString();
   }
 
   /**
@@ -164,6 +222,8 @@ export class RedisConnection {
       return value;
     }, (err: unknown) => {
       if (err instanceof ErrorReply) this.watch.heard();
+      // Written to a master the sentinels demoted: ask them now rather than at the next check.
+      if (this.follower && err instanceof ErrorReply && err.message.startsWith('READONLY')) void this.follower.check();
       throw err;
     });
     return this.bounded(answered, () => {
@@ -193,7 +253,47 @@ export class RedisConnection {
     }
   }
 
-  /** Answers whether Redis responds to PING now. */
+  /**
+   * Whether the writes sent before the call reached `waitReplicas` replicas (Redis `WAIT`), so that a
+   * failover to one of them keeps them. True at once with `waitReplicas` 0. False when fewer replicas
+   * confirmed within `waitTimeoutMs`, when the connection was replaced since the last confirmation
+   * (writes sent on the old one cannot be asked about), or when Redis could not be asked. Callers
+   * arriving while a WAIT is in flight share the next one, which covers their writes too.
+   */
+  replicated(): Promise<boolean> {
+    if (this.options.waitReplicas === 0) return Promise.resolve(true);
+    if (!this.waiting) {
+      this.waiting = this.waitOnce().finally(() => {
+        this.waiting = undefined;
+      });
+      return this.waiting;
+    }
+    this.nextWait ??= this.waiting.then(() => {
+      this.nextWait = undefined;
+      return this.replicated();
+    });
+    return this.nextWait;
+  }
+
+  private async waitOnce(): Promise<boolean> {
+    const { waitReplicas, waitTimeoutMs } = this.options;
+    const generation = this.generation;
+    let acked: number;
+    try {
+      acked = await this.run((client) => client.sendCommand<number>(['WAIT', String(waitReplicas), String(waitTimeoutMs)]));
+    } catch (err) {
+      this.logger?.warn({ redis: this.target, err: describeError(err) }, 'redis writes not confirmed by replicas: WAIT failed');
+      return false;
+    }
+    const sameConnection = generation === this.generation && this.confirmed === generation;
+    if (generation === this.generation) this.confirmed = generation;
+    if (acked < waitReplicas) {
+      this.logger?.warn({ redis: this.target, acked, wanted: waitReplicas, waitTimeoutMs }, 'redis writes not confirmed by enough replicas');
+      return false;
+    }
+    return sameConnection;
+  }
+
   /**
    * Readiness: one small write (`key`, expiring in a minute), not a PING: a Redis that answers but
    * refuses writes (`OOM` at `maxmemory` with `noeviction`, `MISCONF` after a failed snapshot,
@@ -210,6 +310,7 @@ export class RedisConnection {
     const client = this.client;
     this.client = undefined;
     this.watch.stop();
+    this.follower?.stop();
     this.connected = false;
     if (!client || !client.isOpen) return;
     if (!client.isReady) {

@@ -16,6 +16,8 @@ export class RedisSignals implements StorageSignals {
   /** The subscribed connection in use (replaced when it stops answering). */
   private client?: RedisClient;
   private watch?: ConnectionWatch;
+  /** Stops following the master the sentinels name (with Sentinel, the subscriber moves with it). */
+  private unfollow?: () => void;
   /** Every subscription, by channel: a replacement connection subscribes them again. */
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly restored = new Set<() => void>();
@@ -59,10 +61,14 @@ export class RedisSignals implements StorageSignals {
     this.watch = this.connection.watchOf(() => this.client, () => this.replace());
     this.watch.follow(client);
     this.watch.start();
+    this.unfollow = this.connection.onMasterMoved(() => this.replace());
     return client;
   }
 
-  /** Swaps a subscribed connection that stopped answering for a new one, subscribed to every channel again. */
+  /**
+   * Swaps a subscribed connection that stopped answering (or is on a master the sentinels replaced)
+   * for a new one, subscribed to every channel again.
+   */
   private replace(): void {
     const dead = this.client;
     const fresh = this.connection.subscriberClient(() => this.announceRestored());
@@ -85,6 +91,7 @@ export class RedisSignals implements StorageSignals {
     const pending = this.subscriber;
     this.subscriber = undefined;
     this.watch?.stop();
+    this.unfollow?.();
     this.restored.clear();
     await pending?.catch(() => undefined);
     const client = this.client;

@@ -1,6 +1,6 @@
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import {
-  blockedMs, redactUrlCredentials, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
+  OutcomeUnknownError, blockedMs, redactUrlCredentials, systemClock, type Clock, type ClusterStore, type Logger, type RateLimitCounter, type RateLimitOptions, type Storage, type StorageHealth,
   type StorageSignals,
 } from '@parley/core';
 import { ClusterKeys } from './cluster/cluster-keys.js';
@@ -54,7 +54,8 @@ export class RedisStorage implements Storage {
     this.connection = new RedisConnection(resolved, logger);
     const keys = new RedisKeys(resolved.keyPrefix);
     this.keyPrefix = resolved.keyPrefix;
-    this.location = `${redactUrlCredentials(resolved.url)} (keys ${resolved.keyPrefix}*)`;
+    const where = resolved.sentinel ? `sentinel master ${resolved.sentinel.name} via ${resolved.sentinel.nodes.join(', ')}` : redactUrlCredentials(resolved.url);
+    this.location = `${where} (keys ${resolved.keyPrefix}*)`;
     this.pubsub = new RedisSignals(this.connection, resolved.keyPrefix);
     this.instances = new RedisInstanceRepository(this.connection, keys);
     // One set of guesses for the documents updated by compare-and-set (records, chats, contacts).
@@ -79,9 +80,16 @@ export class RedisStorage implements Storage {
     await this.connection.connect();
   }
 
-  /** Every command is applied by Redis when it answers (its own persistence policy applies). */
+  /**
+   * Every command is applied by Redis when it answers (its own persistence policy applies). With
+   * `waitReplicas` (Sentinel's default), the writes before the call must also be confirmed by that
+   * many replicas: otherwise a failover could forget what the answer reported, so the request is
+   * answered 502 `outcome_unknown` (reason `not_replicated`: it may or may not survive; retry only
+   * with an `Idempotency-Key`).
+   */
   async flush(): Promise<void> {
-    return undefined;
+    if (await this.connection.replicated()) return;
+    throw new OutcomeUnknownError('the request\'s writes reached the redis master but were not confirmed by its replicas in time; a failover may lose them', 'not_replicated');
   }
 
   /**

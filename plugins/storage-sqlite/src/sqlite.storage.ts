@@ -122,6 +122,10 @@ export class SqliteStorage implements Storage {
     return this.db.flush();
   }
 
+  onDiscard(listener: () => void): void {
+    this.db.onDiscard(listener);
+  }
+
   async close(): Promise<void> {
     if (!this.db.isOpen) return;
     await this.db.close();

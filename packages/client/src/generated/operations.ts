@@ -205,6 +205,7 @@ export const operations = {
   webhookDeadLetters: { method: 'GET', path: '/{key}/instance/webhook/dead-letters', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookRedeliver: { method: 'POST', path: '/{key}/instance/webhook/dead-letters/redeliver', auth: 'instance', keyed: true, text: false, idempotent: false },
   webhookStatistics: { method: 'GET', path: '/{key}/instance/webhook/statistics', auth: 'instance', keyed: true, text: false, idempotent: false },
+  whatsapp_post_instances_key_session: { method: 'POST', path: '/whatsapp/instances/{key}/session', auth: 'admin', keyed: false, text: false, idempotent: false },
 } as const;
 
 /** Types of each operation: path params, query, JSON body and 200 answer, by operationId. */
@@ -382,6 +383,8 @@ export interface Operations {
         unreadCount: number;
         pinned?: boolean;
         archived?: boolean;
+        /** Unix seconds when the mute ends; 0 when not muted. */
+        mutedUntil?: number;
         ephemeralExpiration?: number;
         labels?: string[];
       };
@@ -463,7 +466,7 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * Delete a message template
+   * Delete a server-wide message template
    *
    * `DELETE /admin/cloud-api/templates/{name}/{language}`
    */
@@ -592,7 +595,7 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * A message template
+   * A server-wide message template
    *
    * `GET /admin/cloud-api/templates/{name}/{language}`
    */
@@ -676,7 +679,7 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * The message templates the Cloud API surface renders, by name and language
+   * The server-wide message templates the Cloud API surface renders, by name and language
    *
    * `GET /admin/cloud-api/templates`
    */
@@ -723,7 +726,7 @@ export interface Operations {
     keyed: false;
   };
   /**
-   * Create or replace a message template
+   * Create or replace a server-wide message template
    *
    * `PUT /admin/cloud-api/templates/{name}/{language}`
    */
@@ -2396,6 +2399,8 @@ export interface Operations {
         unreadCount: number;
         pinned?: boolean;
         archived?: boolean;
+        /** Unix seconds when the mute ends; 0 when not muted. */
+        mutedUntil?: number;
         ephemeralExpiration?: number;
         labels?: string[];
       })[];
@@ -3002,7 +3007,7 @@ export interface Operations {
     body: {
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
-      /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
+      /** Phone numbers or contact JIDs that see the story. Empty or absent: the channel's default audience, named in the answer's statusJidList. On WhatsApp that is the account's address book, as its apps' "My contacts" (stored contacts with a saved name; people who only wrote are left out); on the sandbox every stored contact (GET /{key}/contacts). */
       statusJidList?: string[];
     };
     response: {
@@ -3034,7 +3039,7 @@ export interface Operations {
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       caption?: string;
-      /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
+      /** Phone numbers or contact JIDs that see the story. Empty or absent: the channel's default audience, named in the answer's statusJidList. On WhatsApp that is the account's address book, as its apps' "My contacts" (stored contacts with a saved name; people who only wrote are left out); on the sandbox every stored contact (GET /{key}/contacts). */
       statusJidList?: string[];
     };
     response: {
@@ -3064,7 +3069,7 @@ export interface Operations {
     query: undefined;
     body: {
       text: string;
-      /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
+      /** Phone numbers or contact JIDs that see the story. Empty or absent: the channel's default audience, named in the answer's statusJidList. On WhatsApp that is the account's address book, as its apps' "My contacts" (stored contacts with a saved name; people who only wrote are left out); on the sandbox every stored contact (GET /{key}/contacts). */
       statusJidList?: string[];
       /** Extension: #RRGGBB or #AARRGGBB. */
       backgroundColor?: string;
@@ -3100,7 +3105,7 @@ export interface Operations {
       /** http or https URL (at most 4096 characters), or a base64 data URI where media is accepted (bounded by the media size limit). */
       url: string;
       caption?: string;
-      /** Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance's stored contacts (GET /{key}/contacts). */
+      /** Phone numbers or contact JIDs that see the story. Empty or absent: the channel's default audience, named in the answer's statusJidList. On WhatsApp that is the account's address book, as its apps' "My contacts" (stored contacts with a saved name; people who only wrote are left out); on the sandbox every stored contact (GET /{key}/contacts). */
       statusJidList?: string[];
     };
     response: {
@@ -3590,6 +3595,8 @@ export interface Operations {
       mimetype: string;
       /** File name shown to the recipient (no path). */
       fileName: string;
+      /** Optional; an empty caption is the same as none. */
+      caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
       /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
@@ -4355,6 +4362,8 @@ export interface Operations {
       mimetype: string;
       /** File name shown to the recipient (no path). */
       fileName: string;
+      /** Optional; an empty caption is the same as none. */
+      caption?: string;
       /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
       delay?: number;
       /** ISO 8601 time to send at, with `Z` or an offset (2026-06-01T18:30:00-03:00); a past time sends at once; at most 30 days ahead. */
@@ -4765,6 +4774,8 @@ export interface Operations {
       mimetype: string;
       /** File name shown to the recipient (no path). */
       fileName: string;
+      /** Optional; an empty caption is the same as none. */
+      caption?: string;
       /** Channel to send through (default whatsapp). */
       provider?: "whatsapp" | "instagram" | "messenger";
       /** Milliseconds to wait before sending (as Evolution API's `delay`); at most 30 days. Not with `sendAt`. */
@@ -4874,7 +4885,7 @@ export interface Operations {
     body: {
       /** Recipient, as the chosen channel addresses people: whatsapp: Phone number with country code (digits), or a JID. instagram: The Instagram-scoped user id (IGSID) of the recipient (digits). messenger: The Page-scoped user id (PSID) of the recipient (digits). */
       to: string;
-      /** Group JID (…@g.us). */
+      /** Group JID (`<digits>@g.us`), or its digits. */
       groupJid: string;
       groupName: string;
       /** The code of the invite link, without the URL. */
@@ -5958,6 +5969,8 @@ export interface Operations {
         unreadCount: number;
         pinned?: boolean;
         archived?: boolean;
+        /** Unix seconds when the mute ends; 0 when not muted. */
+        mutedUntil?: number;
         ephemeralExpiration?: number;
         labels?: string[];
       };
@@ -6541,6 +6554,8 @@ export interface Operations {
         unreadCount: number;
         pinned?: boolean;
         archived?: boolean;
+        /** Unix seconds when the mute ends; 0 when not muted. */
+        mutedUntil?: number;
         ephemeralExpiration?: number;
         labels?: string[];
       };
@@ -6877,5 +6892,32 @@ export interface Operations {
       };
     };
     keyed: true;
+  };
+  /**
+   * Import a linked WhatsApp session (Baileys useMultiFileAuthState: creds.json and the key files) into an instance that is not connected; its next connect (POST /{key}/instance) logs in without a QR code. Replaces the instance's stored session. Admin token.
+   *
+   * `POST /whatsapp/instances/{key}/session`
+   */
+  whatsapp_post_instances_key_session: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      /** creds.json of the session directory, as parsed JSON (binary values as BufferJSON of Baileys writes them: an object with a type and base64 data). */
+      creds: Record<string, unknown>;
+      /** Every other file of the directory: its name (pre-key-1.json, session-5511….0.json, app-state-sync-key-….json, …) to its parsed JSON content. */
+      keys?: Record<string, unknown>;
+    };
+    response: {
+      status: number;
+      data: {
+        instance: string;
+        device: string;
+        keys: number;
+      };
+    };
+    keyed: false;
   };
 }

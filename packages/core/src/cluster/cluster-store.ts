@@ -1,7 +1,7 @@
 /**
  * The coordination a cluster of Parley nodes needs from its shared store (docs/cluster.md): a
  * registry of live nodes, and one lease per instance carrying a fencing token. Implemented by storage
- * back ends that several servers can share (Redis); a back end without it cannot run a cluster.
+ * back ends that several servers can share (Redis, PostgreSQL); a back end without it cannot run a cluster.
  */
 
 /** What a node publishes about itself; refreshed by every heartbeat. */

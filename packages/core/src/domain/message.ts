@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { ChannelName } from './channel-name.js';
 
 /**
@@ -54,4 +55,22 @@ export interface MediaBlob {
   data: Buffer;
   mimetype: string;
   fileName?: string;
+}
+
+/**
+ * A stored blob opened for reading as a stream ({@link MediaRepository.open}): its description and
+ * its bytes as they arrive from the store, so that a reader never holds the whole blob. The reader
+ * consumes `body` or destroys it; `body` errors when the store fails in the middle of the read.
+ */
+export interface MediaObject {
+  /** The blob's length in bytes, known before its bytes are read. */
+  size: number;
+  mimetype: string;
+  fileName?: string;
+  body: Readable;
+}
+
+/** The `Content-Disposition` a served media carries: `inline`, with its file name (quotes, backslashes and line breaks as `_`). */
+export function inlineDisposition(fileName: string): string {
+  return `inline; filename="${fileName.replace(/["\\\r\n]/g, '_')}"`;
 }

@@ -7,6 +7,8 @@ export interface Chat {
   unreadCount: number;
   pinned?: boolean;
   archived?: boolean;
+  /** Unix seconds when the chat's mute ends; 0 when not muted. */
+  mutedUntil?: number;
   /** Disappearing-messages timer in seconds, 0 when off. */
   ephemeralExpiration?: number;
   labels?: string[];

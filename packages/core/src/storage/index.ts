@@ -9,5 +9,7 @@ export * from './repositories.js';
 export * from './storage.js';
 export * from './storage-health.js';
 export * from './rate-limit.js';
+export * from './scan.js';
 export * from './linked-accounts.js';
 export * from './signals.js';
+export * from './media-store.js';

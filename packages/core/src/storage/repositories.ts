@@ -1,8 +1,10 @@
+import type { Readable } from 'node:stream';
 import type { Fence } from '../cluster/cluster-store.js';
 import type { InstanceRecord } from '../domain/instance.js';
-import type { MediaBlob, MessageRecord, MessageStatus } from '../domain/message.js';
+import type { MediaBlob, MediaObject, MessageRecord, MessageStatus } from '../domain/message.js';
 import type { Chat, Contact } from '../domain/resources.js';
 import { ConflictError } from '../errors.js';
+import type { AuthStateEntry, ScanPage, ScanRequest } from './scan.js';
 
 /**
  * A value one instance holds exclusively within a namespace: the sandbox's phone number is
@@ -60,6 +62,11 @@ export interface InstanceRepository {
   update(id: string, patch: Partial<Omit<InstanceRecord, 'id'>>): Promise<InstanceRecord>;
   /** Deletes the record and releases its claims. Answers false when there was nothing to delete. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Optional enumeration (for `parley storage copy`): every claim the instance holds, ordered by
+   * namespace then value; empty for an unknown id.
+   */
+  claimsOf?(id: string): Promise<UniqueClaim[]>;
 }
 
 /** A page request of {@link InstanceRepository.listPage}. */
@@ -139,6 +146,14 @@ export interface MessageRepository {
   delete(instance: string, ids: string[]): Promise<number>;
   deleteChat(instance: string, chatJid: string): Promise<number>;
   clear(instance: string): Promise<void>;
+  /**
+   * Optional enumeration (for `parley storage copy`): every message of the instance, chat after chat
+   * (in an order of chats the back end chooses), each chat's oldest first — the reverse of
+   * {@link listByChat}'s order, by timestamp then first insertion — so that upserting them in the order
+   * read reproduces every chat's order, ties included. Costs the page (a range of the chat order's
+   * index), not the history's size.
+   */
+  scan?(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>>;
 }
 
 /** Chats (spec 2.5), fed by events. */
@@ -168,11 +183,36 @@ export interface MediaRepository {
   put(instance: string, messageId: string, blob: MediaBlob): Promise<void>;
   get(instance: string, messageId: string): Promise<MediaBlob | null>;
   /**
+   * Optional streaming read: the blob's description and a stream of its bytes, without reading it
+   * whole (the object store's). Null when there is no such blob. Failing to reach the store before
+   * the first byte throws as `get` does (ServiceUnavailableError, 503); a failure later errors the
+   * stream. Readers of back ends without it use `get` ({@link readMedia}).
+   */
+  open?(instance: string, messageId: string): Promise<MediaObject | null>;
+  /**
+   * Optional streaming write: stores the bytes `body` yields as they arrive, without holding them
+   * whole, and answers how many there were. When `body` errors, or the store fails, nothing is
+   * stored under the id and the promise rejects. Writers of back ends without it collect the bytes
+   * and call `put` ({@link writeMedia}).
+   */
+  putStream?(instance: string, messageId: string, body: Readable, description: { mimetype: string; fileName?: string }): Promise<number>;
+  /**
+   * Optional (object stores): an address from which any HTTP client can download the blob for a
+   * limited time (a presigned GET), for GET media to redirect to. Null when the blob is absent or the
+   * store is configured not to hand such addresses out; then the caller serves the blob itself.
+   */
+  presignGet?(instance: string, messageId: string): Promise<string | null>;
+  /**
    * Removes one blob, its bytes and its description, so that `get` answers null; answers whether
    * it existed. Other instances' blobs of the same id are untouched.
    */
   delete(instance: string, messageId: string): Promise<boolean>;
   clear(instance: string): Promise<void>;
+  /**
+   * Optional enumeration (for `parley storage copy`): the ids of the instance's blobs in pages ordered
+   * by id, without their bytes (read each with {@link get}, so memory holds one blob at a time).
+   */
+  scanIds?(instance: string, request: ScanRequest): Promise<ScanPage<string>>;
 }
 
 /**
@@ -190,6 +230,11 @@ export interface AuthStateRepository {
   set(instance: string, entries: { category: string; id: string; value: string | null }[], fence?: Fence): Promise<void>;
   /** Deletes the whole auth state of an instance (logout); `fence` as for {@link set}. */
   clear(instance: string, fence?: Fence): Promise<void>;
+  /**
+   * Optional enumeration (for `parley storage copy`): every entry of the instance's auth state, in
+   * pages ordered by category then id.
+   */
+  scan?(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>>;
 }
 
 /**
@@ -205,4 +250,9 @@ export interface StateRepository {
   list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]>;
   /** Deletes every namespace starting with `prefix`. */
   clearPrefix(prefix: string, fence?: Fence): Promise<void>;
+  /**
+   * Optional enumeration (for `parley storage copy`): the namespaces starting with `prefix` (`''`:
+   * all) that hold at least one document, sorted. An instance's own namespaces start with `<id>:`.
+   */
+  listNamespaces?(prefix: string): Promise<string[]>;
 }

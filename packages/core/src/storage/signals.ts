@@ -1,5 +1,5 @@
 /**
- * Short messages among the servers that share one store (several Parley processes on one Redis):
+ * Short messages among the servers that share one store (several Parley processes on one Redis, or one PostgreSQL schema):
  * a publish reaches every subscription of its topic on every such server, this one included.
  *
  * Delivery is at most once and not stored: a server that is not subscribed, or whose link to the
@@ -9,9 +9,10 @@
  */
 export interface StorageSignals {
   /**
-   * Publishes `message` on `topic` (a name under the store's own key prefix, so deployments that
-   * share the store under different prefixes do not hear each other). Answers how many subscribed
-   * connections received it. Rejects with ServiceUnavailableError while the store is unreachable.
+   * Publishes `message` on `topic` (a name under the store's own key prefix or schema, so deployments
+   * that share the store under different prefixes do not hear each other). Answers how many subscribed
+   * connections received it (a store that cannot tell per topic answers an upper bound: PostgreSQL
+   * counts the deployment's listening connections). Rejects with ServiceUnavailableError while the store is unreachable.
    */
   publish(topic: string, message: string): Promise<number>;
   /**

@@ -52,6 +52,14 @@ export interface Storage {
    * {@link DeliveryQueue.enqueue} is durable on its own.
    */
   flush(): Promise<void>;
+  /**
+   * Optional, for batching back ends: registers `listener`, told (synchronously, before any
+   * {@link flush} waiting for them rejects) whenever writes the back end had accepted are discarded
+   * instead of committed — SQLite's group commit that failed (a full disk, an I/O error) rolls back
+   * every write of its turn. The event bus handles again the events whose writes may be gone with it.
+   * Back ends that commit each write before it resolves leave it out.
+   */
+  onDiscard?(listener: () => void): void;
   /** Flushes and closes. Idempotent. */
   close(): Promise<void>;
   /**

@@ -8,8 +8,7 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 /**
  * A `lookup` for `http.request`/`net.connect` that refuses private addresses at connect time, so a
  * host that resolves differently between validation and connection (DNS rebinding) is still refused.
- * Node skips `lookup` for IP literals: dial through {@link guardedAgents} (or check the literal with
- * {@link privateLiteralError}) so literals are refused too.
+ * Node skips `lookup` for IP literals: check those with {@link privateLiteralError} right before dialling.
  */
 export function guardedLookup(allowPrivate: boolean) {
   return (hostname: string, options: LookupOneOptions | LookupAllOptions | number, callback: LookupCallback): void => {
@@ -82,4 +81,15 @@ export async function assertUrlAllowed(raw: string, check: UrlCheck): Promise<UR
     throw new ValidationError(`${check.field} points to a private network address (${PRIVATE_URLS_HINT})`);
   }
   return url;
+}
+
+/**
+ * The error for dialling `host` when it is an IP literal that is not public (code `EPRIVATEADDR`,
+ * like {@link guardedLookup}); undefined for public literals and host names, which the lookup checks.
+ * `net.connect` skips `lookup` for literals, so this is the connect-time check for them.
+ */
+export function privateLiteralError(host: string | null | undefined): NodeJS.ErrnoException | undefined {
+  const bare = (host ?? '').replace(/^\[|\]$/g, '');
+  if (isIP(bare) === 0 || !isPrivateAddress(bare)) return undefined;
+  return Object.assign(new Error(`${bare} is a private address (${PRIVATE_URLS_HINT})`), { code: 'EPRIVATEADDR' });
 }

@@ -1,4 +1,5 @@
 import { DASHBOARD_PATH } from '../http/dashboard.js';
+import type { MediaRepository, MediaStore } from '@parley/core';
 import type { ParleyServer } from './parley-server.js';
 
 /** Where the banner goes: stdout, or any stream that says whether it is a terminal. */
@@ -23,6 +24,7 @@ export function printBanner(server: ParleyServer, url: string, out: BannerOutput
     `  Docs       ${base}/docs   (OpenAPI: ${base}/openapi.json)`,
     `  Health     ${base}/healthz   ready: ${base}/readyz`,
     `  Storage    ${storage.name}${storage.location ? ` ${storage.location}` : ''}   data dir: ${config.dataDir}`,
+    ...mediaLines(storage.media),
     ...clusterLines(server),
     `  Channels   ${[...drivers.keys()].join(', ')}   (default: ${config.defaultChannel})`,
     `  Webhooks   formats ${[...formats.keys()].join(', ')}${host.allowPrivateUrls ? '   private URLs ALLOWED' : ''}`,
@@ -50,4 +52,10 @@ function clusterLines(server: ParleyServer): string[] {
     `  Cluster    node ${cluster.id} at ${cluster.info.address}, coordinated through ${storage.name}${storage.location ? ` ${storage.location}` : ''}`,
     `             peers: ${peers.length === 0 ? 'none alive yet' : peers.map((peer) => `${peer.id} ${peer.address}`).join(', ')}`,
   ];
+}
+
+/** The media store's line, when a `kind: 'media'` plugin keeps media apart from the storage. */
+function mediaLines(media: MediaRepository): string[] {
+  const store = media as Partial<MediaStore>;
+  return typeof store.name === 'string' && typeof store.location === 'string' ? [`  Media      ${store.name} ${store.location}`] : [];
 }

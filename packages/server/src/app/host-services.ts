@@ -62,6 +62,10 @@ export function registerServerServices(c: HostContainer): void {
     const bus = new EventBus({
       registry: c.resolve(S.Registry), subscribers: [c.resolve(S.Projector), webhooks], filter: instanceFilter, clock: clock(), logger: logger('events'),
       durable: () => webhooks.written().then(() => storage.flush()),
+      onDiscard: (listener) => storage.onDiscard?.(listener),
+      outage: { maxWaitMs: config().events.outageWaitSeconds * 1000 },
+      backlog: { maxEvents: config().events.maxBacklog, maxBytes: config().events.maxBacklogBytes },
+      observer: c.resolve(S.Metrics),
     });
     bus.tap(c.resolve(S.Metrics).event);
     return bus;
@@ -76,7 +80,7 @@ export function registerServerServices(c: HostContainer): void {
     const { media, allowPrivateUrls, allowPrivateProxies } = config();
     return new MediaResolver({ maxBytes: media.maxBytes, timeoutMs: media.timeoutMs, allowPrivateUrls, allowPrivateProxies });
   });
-  c.factory(S.Projection, () => new SendProjection(c.resolve(S.Data), c.resolve(S.Bus), c.resolve(S.Projector)));
+  c.factory(S.Projection, () => new SendProjection(c.resolve(S.Data), c.resolve(S.Bus), c.resolve(S.Projector), logger('send')));
   c.factory(S.Policies, () => new PacingPolicies(c.resolve(S.Data), drivers(), config().queue.maxQueued, clock()));
   c.factory(S.Pacer, () => new Pacer());
   c.factory(S.Worker, () => {

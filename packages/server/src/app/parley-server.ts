@@ -26,7 +26,7 @@ import { upgradeLegacyRecords } from '../instances/legacy-records.js';
 import { createLogger } from '../logging/logger.js';
 import { McpSurface } from '../mcp/mcp-surface.js';
 import { HostContainer } from '../plugins/host-container.js';
-import { loadPlugins } from '../plugins/plugin-host.js';
+import { loadPlugins, type ModuleImporter } from '../plugins/plugin-host.js';
 import { allRoutes } from '../routes/index.js';
 import { backfillUniqueClaims } from '../services/unique-options.js';
 import { StreamHub } from '../streams/stream-hub.js';
@@ -50,6 +50,8 @@ export interface ServerOptions {
   dashboard?: DashboardFiles;
   /** The repository's `docs/`, rendered under `/docs/guides`: by default found above the server's modules ({@link findDocs}). */
   docs?: DocsFiles;
+  /** Imports the plugins named by package (see {@link ModuleImporter}): a distribution passes its own `import`. */
+  importModule?: ModuleImporter;
 }
 
 /**
@@ -123,7 +125,7 @@ export class ParleyServer {
     services.value(Tokens.Clock, clock);
     services.value(ServerTokens.Config, config);
     registerServerServices(services);
-    const plugins = await loadPlugins(config.plugins, { container: services, logger, host, clock, baseDir: config.baseDir });
+    const plugins = await loadPlugins(config.plugins, { container: services, logger, host, clock, baseDir: config.baseDir, importModule: options.importModule });
     services.value(ServerTokens.Plugins, plugins);
     const metrics = services.resolve(ServerTokens.Metrics);
     const cluster = services.resolve(ServerTokens.Cluster);
@@ -332,6 +334,8 @@ export class ParleyServer {
         void this.cluster.nodeEvents?.left(this.cluster.node.info);
       }
       this.shuttingDown = true;
+      // Events held by a storage outage are waited for as long as open requests are, then given up.
+      bus.stopWaiting(config.shutdownTimeoutMs);
       this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
@@ -355,8 +359,6 @@ export class ParleyServer {
       await this.context.outbound.worker.stop();
       await registry.close();
       await bus.drain();
-      // The log entries of events routed nowhere are not waited for on the bus's chains.
-      await webhooks.written();
       // What the subscribers were not handed yet they read from the event log after the restart.
       await this.extensions.feeds.stop();
       await webhooks.stop();

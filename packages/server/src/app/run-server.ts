@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { isParleyError } from '@parley/core';
-import { ConfigError, loadConfig } from '../config/config.js';
-import { PluginError } from '../plugins/plugin-host.js';
+import { ConfigError, loadConfig, type ConfigDefaults } from '../config/config.js';
+import { PluginError, type ModuleImporter } from '../plugins/plugin-host.js';
 import { unsupportedNode } from '../node-version.js';
 import { ParleyServer } from './parley-server.js';
 import { printBanner } from './banner.js';
@@ -13,12 +13,18 @@ import { printBanner } from './banner.js';
  */
 const REPEAT_WINDOW_MS = 1000;
 
-async function start(): Promise<void> {
+/** What the distribution running the process supplies (`@parley/distribution`): its default plugins and its `import`. */
+export interface ServerProcessOptions {
+  defaults?: ConfigDefaults;
+  importModule?: ModuleImporter;
+}
+
+async function start(options: ServerProcessOptions): Promise<void> {
   const { engines } = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { engines: { node: string } };
   const unsupported = unsupportedNode(process.version, engines.node);
   if (unsupported) throw new ConfigError(unsupported);
-  const config = loadConfig();
-  const server = await ParleyServer.create({ config });
+  const config = loadConfig(process.env, {}, options.defaults);
+  const server = await ParleyServer.create({ config, ...(options.importModule ? { importModule: options.importModule } : {}) });
   let stoppingSince: number | undefined;
   const stop = (signal: string) => {
     if (stoppingSince !== undefined) {
@@ -45,14 +51,14 @@ async function start(): Promise<void> {
 }
 
 /**
- * Runs the server as this process's whole job (`npm start`, `parley start`): configuration from the
+ * Runs the server as this process's whole job (`npm start` and `parley start` through `@parley/distribution`): configuration from the
  * environment and `PARLEY_CONFIG`, the start-up banner on stdout, a graceful stop on SIGTERM/SIGINT
  * (exit 0; a second signal exits 1 at once, unless it came within {@link REPEAT_WINDOW_MS} of the first). A start-up failure is printed to stderr — a config or
  * plugin error as one line naming the field, a Parley error (a damaged database file) as one line with its message — and exits 1. Resolves once the server listens.
  */
-export async function runServerProcess(): Promise<void> {
+export async function runServerProcess(options: ServerProcessOptions = {}): Promise<void> {
   try {
-    await start();
+    await start(options);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof PluginError) {
       console.error(`parley: ${err.message}`);

@@ -1,9 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Request } from 'express';
-import { NotFoundError, PayloadTooLargeError, ValidationError, type MediaBlob } from '@parley/core';
+import { NotFoundError, readMedia, ValidationError, writeMedia, type MediaBlob, type MediaObject, type MessageRecord } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
-import { mediaOf } from '../routes/media.routes.js';
+import { messageOfMediaId } from '../events/media-ids.js';
+import { mediaOf, openMediaOf } from '../routes/media.routes.js';
+import { receiveMultipart, type ReceivedFile } from './multipart-upload.js';
 
 /** What Parley keeps of an upload beside its bytes (in the state repository; the bytes in the media store). */
 interface UploadMeta {
@@ -20,45 +22,43 @@ export interface CloudMedia extends UploadMeta {
 
 /** Upload ids: a prefix no channel's message id has, then 24 random hex digits. */
 const UPLOAD_ID = /^pm\.[0-9a-f]{24}$/;
-const namespace = (instanceId: string) => `cloud-api:media:${instanceId}`;
+/** Under the instance's prefix, so that deleting the instance (which clears `<id>:…`) deletes its uploads' descriptions. */
+const namespace = (instanceId: string) => `${instanceId}:cloud-api:media`;
 
 /**
  * The Cloud API's media store over Parley's: an upload's bytes go to the media repository (the store
  * sends and `save_media` use) under its id, its description to the state repository. Deleting removes
  * the description (from then on the id is unknown) and then the bytes from the media repository.
  * Media of received and sent messages are reachable by the message id, which is what the meta
- * webhooks link.
+ * webhooks link, or by the channel's own id of them where the webhooks carry that (media-ids.ts).
  */
 export class CloudMediaStore {
   constructor(private readonly ctx: ServerContext) {}
 
-  /** Reads a multipart upload (`file`, `type`, `messaging_product`) of at most `limit` bytes and stores it. */
+  /**
+   * Reads a multipart upload (`file`, `type`, `messaging_product`) of at most `limit` bytes and
+   * stores it, its file streamed to the media repository as it arrives ({@link receiveMultipart},
+   * `writeMedia`: whole only with a back end that cannot stream writes). An upload refused after its
+   * file was stored (a bad `type`, say) leaves nothing behind.
+   */
   async upload(runtime: InstanceRuntime, req: Request, limit: number): Promise<string> {
     const type = req.headers['content-type'] ?? '';
     if (!/^multipart\/form-data\s*;/i.test(type)) throw new ValidationError('the upload must be multipart/form-data with a file part named file');
-    const raw = await readBounded(req, limit);
-    let form: FormData;
-    try {
-      // undici's multipart parser (Node's own fetch), over bytes already bounded.
-      form = await new Response(new Uint8Array(raw) as Uint8Array<ArrayBuffer>, { headers: { 'content-type': type } }).formData();
-    } catch {
-      throw new ValidationError('the multipart body could not be parsed');
-    }
-    if (form.get('messaging_product') !== null && form.get('messaging_product') !== 'whatsapp') {
-      throw new ValidationError('messaging_product must be whatsapp');
-    }
-    const file = form.get('file');
-    if (!file || typeof file === 'string') throw new ValidationError('file is required: a file part with its content type');
-    const declared = form.get('type');
-    const mimeType = (typeof declared === 'string' && declared ? declared : file.type).toLowerCase().split(';')[0]!.trim();
-    if (!/^[\w.+-]+\/[\w.+-]+$/.test(mimeType)) throw new ValidationError('type must be the file\'s MIME type (image/jpeg, audio/ogg, …)');
-    const data = Buffer.from(await file.arrayBuffer());
-    if (data.length === 0) throw new ValidationError('file is empty');
     const id = `pm.${randomBytes(12).toString('hex')}`;
-    const meta: UploadMeta = { mimeType, sha256: createHash('sha256').update(data).digest('hex'), size: data.length, ...(file.name ? { fileName: file.name } : {}) };
-    await this.ctx.storage.media.put(runtime.id, id, { data, mimetype: mimeType, ...(meta.fileName ? { fileName: meta.fileName } : {}) });
-    await this.ctx.storage.state.put(namespace(runtime.id), id, meta);
-    return id;
+    let stored = false;
+    try {
+      const { fields, file } = await receiveMultipart(req, limit, 'file', async (body, description) => {
+        const size = await writeMedia(this.ctx.storage.media, runtime.id, id, body, description);
+        stored = true;
+        return size;
+      });
+      const meta = uploadMeta(fields, file);
+      await this.ctx.storage.state.put(namespace(runtime.id), id, meta);
+      return id;
+    } catch (err) {
+      if (stored) await this.ctx.storage.media.delete(runtime.id, id).catch(() => undefined);
+      throw err;
+    }
   }
 
   /** An upload or a message's media by id; 404 `media_not_found`. */
@@ -69,13 +69,38 @@ export class CloudMediaStore {
       if (!meta || !blob) throw new NotFoundError(`media ${id}`, 'media_not_found');
       return { ...meta, blob };
     }
-    const record = await this.ctx.storage.messages.get(runtime.id, id);
+    const record = await this.messageOf(runtime, id);
     const blob = record ? await mediaOf(this.ctx, runtime, record) : null;
     if (!blob) throw new NotFoundError(`media ${id}`, 'media_not_found');
     return {
       blob, mimeType: blob.mimetype, size: blob.data.length, sha256: createHash('sha256').update(blob.data).digest('hex'),
       ...(blob.fileName ? { fileName: blob.fileName } : {}),
     };
+  }
+
+  /** The bytes of an upload or a message's media by id, streamed from the media store where it streams; 404 `media_not_found`. */
+  async open(runtime: InstanceRuntime, id: string): Promise<MediaObject> {
+    let media: MediaObject | null = null;
+    if (UPLOAD_ID.test(id)) {
+      const meta = await this.ctx.storage.state.get<UploadMeta>(namespace(runtime.id), id);
+      const stored = meta && (await readMedia(this.ctx.storage.media, runtime.id, id));
+      // The description's type is the upload's (`type`, which may follow the file part the blob was stored under).
+      media = stored && { ...stored, mimetype: meta!.mimeType };
+    } else {
+      const record = await this.messageOf(runtime, id);
+      media = record && (await openMediaOf(this.ctx, runtime, record));
+    }
+    if (!media) throw new NotFoundError(`media ${id}`, 'media_not_found');
+    return media;
+  }
+
+  /** A stored message by its id, or by the channel's own id of its media (a shared reel or post). */
+  private async messageOf(runtime: InstanceRuntime, id: string): Promise<MessageRecord | null> {
+    const messages = this.ctx.storage.messages;
+    const record = await messages.get(runtime.id, id);
+    if (record) return record;
+    const messageId = await messageOfMediaId(this.ctx.storage.state, runtime.id, id);
+    return messageId ? messages.get(runtime.id, messageId) : null;
   }
 
   /** Deletes an upload (a message's media is the message's: 400). */
@@ -86,23 +111,14 @@ export class CloudMediaStore {
   }
 }
 
-/** The request's bytes, refused (413) past `limit`: a declared length before reading, a stream as it passes it. */
-function readBounded(req: Request, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (declared > limit) return Promise.reject(new PayloadTooLargeError(`the upload is larger than ${limit} bytes`, { limit }));
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        req.pause();
-        reject(new PayloadTooLargeError(`the upload is larger than ${limit} bytes`, { limit }));
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.once('error', reject);
-    req.once('end', () => resolve(Buffer.concat(chunks, size)));
-  });
+/** An upload's description from its form, or the 400 that refuses it. */
+function uploadMeta(fields: Map<string, string>, file: ReceivedFile | undefined): UploadMeta {
+  const product = fields.get('messaging_product');
+  if (product !== undefined && product !== 'whatsapp') throw new ValidationError('messaging_product must be whatsapp');
+  if (!file) throw new ValidationError('file is required: a file part with its content type');
+  // Meta's own examples send `type` after the file: the file is stored under its part's type, and this description is what counts.
+  const mimeType = (fields.get('type') || file.mimeType).toLowerCase().split(';')[0]!.trim();
+  if (!/^[\w.+-]+\/[\w.+-]+$/.test(mimeType)) throw new ValidationError('type must be the file\'s MIME type (image/jpeg, audio/ogg, …)');
+  if (file.size === 0) throw new ValidationError('file is empty');
+  return { mimeType, sha256: file.sha256, size: file.size, ...(file.fileName ? { fileName: file.fileName } : {}) };
 }

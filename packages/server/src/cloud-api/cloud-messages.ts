@@ -1,27 +1,33 @@
 import { ValidationError } from '@parley/core';
 import { check, RequestValidator } from '../http/validator.js';
+import { firstLink } from '../send/link-preview.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { CloudMediaStore } from './cloud-media.js';
-import type { TemplateSend, TemplateStore } from './cloud-templates.js';
-import { cloudContacts } from './cloud-schemas.js';
+import type { TemplateStore } from './cloud-templates.js';
+import type { TemplateSend } from './template-render.js';
+import { cloudContacts, interactiveAction } from './cloud-schemas.js';
 import type { ParleySend } from './parley-send.js';
 
 const validContacts = new RequestValidator().body(cloudContacts);
+const validAction = new RequestValidator().body(interactiveAction);
 
-type Media = { id?: string; link?: string; caption?: string; filename?: string };
+/** A media object; `null` members (Chatwoot's `caption: null`) mean none. */
+type Media = { id?: string; link?: string; caption?: string | null; filename?: string | null };
 type Text = { text: string };
 interface Interactive {
   type: 'button' | 'cta_url' | 'list';
   header?: { type: 'text'; text: string };
   body: Text;
   footer?: Text;
-  action: {
-    buttons?: { type: 'reply'; reply: { id: string; title: string } }[];
-    name?: 'cta_url';
-    parameters?: { display_text: string; url: string };
-    button?: string;
-    sections?: { title?: string; rows: { id: string; title: string; description?: string }[] }[];
-  };
+  /** The action object, or its JSON text (Chatwoot sends it so). */
+  action: InteractiveAction | string;
+}
+interface InteractiveAction {
+  buttons?: { type: 'reply'; reply: { id: string; title: string } }[];
+  name?: 'cta_url';
+  parameters?: { display_text: string; url: string };
+  button?: string;
+  sections?: { title?: string; rows: { id: string; title: string; description?: string }[] }[];
 }
 interface CloudContact { name: { formatted_name: string }; phones?: { phone?: string; wa_id?: string }[]; org?: { company?: string } }
 
@@ -30,7 +36,7 @@ export interface CloudMessage {
   messaging_product: 'whatsapp';
   to?: string;
   type?: 'text' | 'image' | 'audio' | 'video' | 'document' | 'sticker' | 'location' | 'contacts' | 'reaction' | 'interactive' | 'template';
-  context?: { message_id: string };
+  context?: { message_id: string } | null;
   text?: { body: string; preview_url?: boolean };
   image?: Media; audio?: Media; video?: Media; document?: Media; sticker?: Media;
   location?: { latitude: number; longitude: number; name?: string; address?: string };
@@ -70,9 +76,9 @@ async function mediaUrl(store: CloudMediaStore, runtime: InstanceRuntime, media:
 }
 
 /** A list's sections and rows as a text (the channel has no list message; docs/cloud-api.md). */
-function listText(i: Interactive): string {
+function listText(i: Interactive, action: InteractiveAction): string {
   const lines = [i.body.text];
-  for (const section of i.action.sections ?? []) {
+  for (const section of action.sections ?? []) {
     lines.push('', ...(section.title ? [`*${section.title}*`] : []));
     for (const row of section.rows) lines.push(`• ${row.title}${row.description ? ` — ${row.description}` : ''}`);
   }
@@ -81,33 +87,42 @@ function listText(i: Interactive): string {
 }
 
 function interactiveSend(to: string, i: Interactive): ParleySend {
+  const action = typeof i.action === 'string' ? fromJsonText<InteractiveAction>(i.action, validAction, 'body.interactive.action') : i.action;
   const header = i.header ? { header: { title: i.header.text } } : {};
   const footer = i.footer ? { footer: i.footer.text } : {};
   if (i.type === 'button') {
-    const buttons = i.action.buttons;
+    const buttons = action.buttons;
     if (!buttons) throw new ValidationError('interactive.action.buttons is required for a button message', { fields: [{ field: 'interactive.action.buttons', message: 'is required' }] });
     return { suffix: 'button_reply', body: { to, ...header, ...footer, text: i.body.text, buttons: buttons.map((b) => ({ type: 'quick_reply' as const, id: b.reply.id, text: b.reply.title })) } };
   }
   if (i.type === 'cta_url') {
-    const p = i.action.parameters;
+    const p = action.parameters;
     if (!p) throw new ValidationError('interactive.action.parameters is required for a cta_url message', { fields: [{ field: 'interactive.action.parameters', message: 'is required' }] });
     return { suffix: 'button_action', body: { to, ...header, ...footer, text: i.body.text, buttons: [{ type: 'cta_url', text: p.display_text, url: p.url }] } };
   }
-  if (!i.action.sections) throw new ValidationError('interactive.action.sections is required for a list message', { fields: [{ field: 'interactive.action.sections', message: 'is required' }] });
-  return { suffix: 'text', body: { to, text: i.header ? `*${i.header.text}*\n${listText(i)}` : listText(i) } };
+  if (!action.sections) throw new ValidationError('interactive.action.sections is required for a list message', { fields: [{ field: 'interactive.action.sections', message: 'is required' }] });
+  return { suffix: 'text', body: { to, text: i.header ? `*${i.header.text}*\n${listText(i, action)}` : listText(i, action) } };
 }
 
-/** `contacts` as an array: JSON text is parsed and held to the array's schema (400 naming the field otherwise). */
-function contactList(value: CloudContact[] | string): CloudContact[] {
-  if (typeof value !== 'string') return value;
+/**
+ * A member a client sent as JSON text (Graph API parameters may be JSON-encoded: whatsapp-api-js
+ * sends `contacts` so, Chatwoot `interactive.action`), parsed and held to the member's schema (400
+ * naming the field otherwise).
+ */
+function fromJsonText<T>(value: string, validator: typeof validContacts, field: string): T {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
-    throw new ValidationError('body.contacts is neither an array of contacts nor its JSON text', { fields: [{ field: 'body.contacts', message: 'is not JSON' }] });
+    throw new ValidationError(`${field} is neither its JSON value nor that value's JSON text`, { fields: [{ field, message: 'is not JSON' }] });
   }
-  check(validContacts, parsed, 'body.contacts');
-  return parsed as CloudContact[];
+  check(validator, parsed, field);
+  return parsed as T;
+}
+
+/** `contacts` as an array. */
+function contactList(value: CloudContact[] | string): CloudContact[] {
+  return typeof value === 'string' ? fromJsonText<CloudContact[]>(value, validContacts, 'body.contacts') : value;
 }
 
 function contactsSend(to: string, contacts: CloudContact[]): ParleySend {
@@ -134,7 +149,8 @@ export async function parleySend(store: CloudMediaStore, templates: TemplateStor
   switch (type) {
     case 'text': {
       const t = member(body, 'text');
-      return { suffix: 'text', body: { to, text: t.body, ...(t.preview_url === undefined ? {} : { linkPreview: t.preview_url }) } };
+      // The Cloud API previews the first link when asked and sends a text without one as it is; Parley's linkPreview refuses that.
+      return { suffix: 'text', body: { to, text: t.body, ...(t.preview_url && firstLink(t.body) ? { linkPreview: true } : {}) } };
     }
     case 'image':
     case 'video': {
@@ -147,11 +163,10 @@ export async function parleySend(store: CloudMediaStore, templates: TemplateStor
       return { suffix: type, body: { to, url: (await mediaUrl(store, runtime, member(body, type), type)).url } };
     case 'document': {
       const m = member(body, 'document');
-      if (m.caption !== undefined) throw new ValidationError('document.caption is not supported: Parley sends documents without a caption (send the text apart)', { fields: [{ field: 'document.caption', message: 'is not supported' }] });
       const media = await mediaUrl(store, runtime, m, 'document');
       const fileName = m.filename ?? media.fileName ?? 'document';
       // A link's type is the one the media resolver finds; a data URI states it.
-      return { suffix: 'document', body: { to, url: media.url, mimetype: media.mimeType ?? mimeOfName(fileName), fileName } };
+      return { suffix: 'document', body: { to, url: media.url, mimetype: media.mimeType ?? mimeOfName(fileName), fileName, ...(m.caption ? { caption: m.caption } : {}) } };
     }
     case 'location': {
       const l = member(body, 'location');
@@ -163,7 +178,7 @@ export async function parleySend(store: CloudMediaStore, templates: TemplateStor
     case 'interactive':
       return interactiveSend(to, member(body, 'interactive'));
     case 'template':
-      return templates.render(to, member(body, 'template'));
+      return templates.render(runtime.id, to, member(body, 'template'));
   }
 }
 

@@ -8,22 +8,28 @@ const mediaObject = (extra: Record<string, JsonSchema> = {}) => s.object({
 });
 const interactiveText = s.object({ text: text(4096) }, ['text']);
 
+/** An optional member a client may send as `null` for "none" (Ruby's nil, as Chatwoot's bodies carry `context: null`). */
+const orNull = (schema: JsonSchema): JsonSchema => s.nullable(schema);
+
+/** `interactive.action`: reply buttons, a cta_url's parameters, or a list's button and sections. */
+export const interactiveAction = s.object({
+  buttons: s.array(s.object({ type: s.enum(['reply']), reply: s.object({ id: text(256), title: text(20) }, ['id', 'title']) }, ['type', 'reply']), { minItems: 1, maxItems: 3 }),
+  name: s.enum(['cta_url']),
+  parameters: s.object({ display_text: text(20), url: text(2048) }, ['display_text', 'url']),
+  button: text(20),
+  sections: s.array(s.object({
+    title: text(24),
+    rows: s.array(s.object({ id: text(200), title: text(24), description: text(72) }, ['id', 'title']), { minItems: 1, maxItems: 10 }),
+  }, ['rows']), { minItems: 1, maxItems: 10 }),
+});
+
 /** `interactive`: the `button`, `cta_url` and `list` kinds (docs/cloud-api.md says how each is sent). */
 const interactive = s.object({
   type: s.enum(['button', 'cta_url', 'list']),
   header: s.openObject({ type: s.enum(['text']), text: text(60) }, ['type', 'text']),
   body: interactiveText,
   footer: interactiveText,
-  action: s.object({
-    buttons: s.array(s.object({ type: s.enum(['reply']), reply: s.object({ id: text(256), title: text(20) }, ['id', 'title']) }, ['type', 'reply']), { minItems: 1, maxItems: 3 }),
-    name: s.enum(['cta_url']),
-    parameters: s.object({ display_text: text(20), url: text(2048) }, ['display_text', 'url']),
-    button: text(20),
-    sections: s.array(s.object({
-      title: text(24),
-      rows: s.array(s.object({ id: text(200), title: text(24), description: text(72) }, ['id', 'title']), { minItems: 1, maxItems: 10 }),
-    }, ['rows']), { minItems: 1, maxItems: 10 }),
-  }),
+  action: { anyOf: [interactiveAction, s.string({ minLength: 2, maxLength: 65536, description: 'The same object as JSON text (Chatwoot sends it so).' })] },
 }, ['type', 'body', 'action']);
 
 /** One contact card; `contacts` is an array of them (or its JSON text, as whatsapp-api-js sends it). */
@@ -44,13 +50,13 @@ export const cloudMessageBody = s.object({
   recipient_type: s.enum(['individual', 'group']),
   to: s.string({ minLength: 1, maxLength: 128, examples: ['5511999990000'], description: 'The recipient\'s number with country code, or a group JID.' }),
   type: s.enum(['text', 'image', 'audio', 'video', 'document', 'sticker', 'location', 'contacts', 'reaction', 'interactive', 'template'], { default: 'text' }),
-  context: s.object({ message_id: text(512) }, ['message_id']),
+  context: orNull(s.object({ message_id: text(512) }, ['message_id'])),
   biz_opaque_callback_data: s.string({ maxLength: 512 }),
   text: s.object({ body: text(4096), preview_url: s.boolean() }, ['body']),
-  image: mediaObject({ caption: text(1024) }),
+  image: mediaObject({ caption: orNull(text(1024)) }),
   audio: mediaObject({ voice: s.boolean({ description: 'Ignored: an Ogg/Opus audio goes as a voice note, any other as an audio file.' }) }),
-  video: mediaObject({ caption: text(1024) }),
-  document: mediaObject({ filename: text(240), caption: text(1024) }),
+  video: mediaObject({ caption: orNull(text(1024)) }),
+  document: mediaObject({ filename: orNull(text(240)), caption: orNull(text(1024)) }),
   sticker: mediaObject(),
   location: s.object({ latitude: s.number({ minimum: -90, maximum: 90 }), longitude: s.number({ minimum: -180, maximum: 180 }), name: s.string({ maxLength: 1000 }), address: s.string({ maxLength: 1000 }) }, ['latitude', 'longitude']),
   contacts: { anyOf: [cloudContacts, s.string({ minLength: 2, maxLength: 65536, description: 'The same array as JSON text (Graph API parameters may be JSON-encoded).' })] },
@@ -61,7 +67,12 @@ export const cloudMessageBody = s.object({
     language: s.object({ code: s.text(15), policy: s.enum(['deterministic']) }, ['code']),
     components: s.array(s.object({
       type: s.enum(['header', 'body', 'button']), sub_type: s.enum(['quick_reply', 'url']), index: { anyOf: [s.string({ pattern: '^[0-9]$' }), s.integer({ minimum: 0, maximum: 9 })] },
-      parameters: s.array(s.object({ type: s.enum(['text', 'payload']), text: s.text(1024), payload: s.text(256), parameter_name: s.text(64) }, ['type']), { maxItems: 100 }),
+      parameters: s.array(s.object({
+        type: s.enum(['text', 'payload', 'currency', 'date_time']), text: s.text(1024), payload: s.text(256), parameter_name: s.text(64),
+        // Rendered as their fallback_value, as the Cloud API does where it does not localize them.
+        currency: s.object({ fallback_value: s.text(256), code: s.string({ pattern: '^[A-Z]{3}$' }), amount_1000: s.integer({ minimum: 1 }) }, ['fallback_value', 'code', 'amount_1000']),
+        date_time: s.openObject({ fallback_value: s.text(256) }, ['fallback_value']),
+      }, ['type']), { maxItems: 100 }),
     }, ['type']), { maxItems: 20 }),
   }, ['name', 'language']),
   status: s.enum(['read']),
@@ -87,3 +98,13 @@ export const versionParam = s.string({ pattern: VERSION_SEGMENT.source, examples
 
 /** The token as a query parameter, which the Graph API takes beside the header (cloud-api docs). */
 export const accessTokenParam = s.string({ minLength: 1, maxLength: 256, description: 'The instance key, when not sent as Authorization: Bearer.' });
+
+/** Graph's `fields` query, which every Graph read takes. */
+export const fieldsParam = s.string({ maxLength: 512, description: 'Comma-separated members to answer (default: every member Parley has); members Parley has no data for are left out.' });
+
+/** The members of `answer` that `fields` names (all without it), and the `always` ones, as Graph answers `?fields=`. */
+export function selectFields(answer: Record<string, unknown>, fields: string | undefined, always: readonly string[]): Record<string, unknown> {
+  const wanted = fields?.split(',').map((f) => f.trim()).filter(Boolean);
+  if (!wanted) return answer;
+  return Object.fromEntries(Object.entries(answer).filter(([k]) => always.includes(k) || wanted.includes(k)));
+}

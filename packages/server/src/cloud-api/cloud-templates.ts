@@ -1,35 +1,15 @@
-import { NotFoundError, ParleyError, ValidationError, type Storage } from '@parley/core';
+import { KeyedSerialQueue, NotFoundError, ParleyError, ValidationError, type Storage } from '@parley/core';
 import { s } from '../http/schema.js';
 import type { ParleySend } from './parley-send.js';
+import { placeholders, renderTemplate, type CloudTemplate, type TemplateSend } from './template-render.js';
 
-/** A button of a template: a quick reply (its payload is sent back by the recipient's tap) or a link. */
-export type TemplateButton = { type: 'quick_reply'; text: string } | { type: 'url'; text: string; url: string };
+/** Server-wide templates (the admin API's); a business account's are under `<instance id>:cloud-api:templates`, cleared with the instance. */
+const SERVER_NAMESPACE = 'cloud-api:templates';
+const namespaceOf = (owner: TemplateOwner) => (owner === SERVER ? SERVER_NAMESPACE : `${owner}:cloud-api:templates`);
 
-/**
- * An operator-defined template (docs/cloud-api.md): what Meta's approved templates are to a Cloud API
- * integration, stored in Parley and rendered to an ordinary message. `{{1}}`, `{{2}}`… (or named
- * `{{first_name}}`) in the header, the body and a url button's url are filled by the send's parameters.
- */
-export interface CloudTemplate {
-  name: string;
-  language: string;
-  header?: string;
-  body: string;
-  footer?: string;
-  buttons?: TemplateButton[];
-}
-
-/** The template member of a Cloud API send (the parameters Parley renders: text, and payloads of quick replies). */
-export interface TemplateSend {
-  name: string;
-  language: { code: string };
-  components?: { type: 'header' | 'body' | 'button'; sub_type?: string; index?: string | number; parameters?: { type: 'text' | 'payload'; text?: string; payload?: string; parameter_name?: string }[] }[];
-}
-
-type TemplateParameter = NonNullable<NonNullable<TemplateSend['components']>[number]['parameters']>[number];
-
-const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_]+)\s*\}\}/g;
-const NAMESPACE = 'cloud-api:templates';
+/** Whose templates: the server's (the admin API) or an instance's (its business account on the Graph paths). */
+export type TemplateOwner = typeof SERVER | string;
+export const SERVER = Symbol('server-wide templates');
 
 /** The admin API's template body (PUT /admin/cloud-api/templates/{name}/{language}). */
 export const templateSchema = s.object({
@@ -49,89 +29,99 @@ export const templateView = s.openObject({ name: s.string(), language: s.string(
 export const TEMPLATE_NAME = '^[a-z0-9_]{1,512}$';
 export const LANGUAGE_CODE = '^[a-z]{2,3}(_[A-Z]{2,4})?$';
 
-/** The placeholders of a text, in order of first appearance. */
-function placeholders(text: string | undefined): string[] {
-  return [...new Set([...(text ?? '').matchAll(PLACEHOLDER)].map((m) => m[1]!))];
+/** The request fields a template's parts came from, named in a refusal (`body.header` on the admin API, `body.components[0].text` on the Graph path). */
+export interface TemplateFields {
+  header: string;
+  body: string;
+  buttons: string;
+  button: (index: number) => string;
+}
+
+const ADMIN_FIELDS: TemplateFields = { header: 'body.header', body: 'body.body', buttons: 'body.buttons', button: (i) => `body.buttons[${i}]` };
+
+function refuse(field: string, problem: string): never {
+  throw new ValidationError(`${field} ${problem}`, { fields: [{ field, message: problem }] });
 }
 
 /** Positional placeholders are `{{1}}`…`{{n}}` without gaps, or every placeholder is named (Meta's two styles). */
 function checkPlaceholders(text: string | undefined, field: string): void {
   const names = placeholders(text);
   const numeric = names.filter((n) => /^\d+$/.test(n));
-  if (numeric.length > 0 && numeric.length !== names.length) throw new ValidationError(`body.${field} mixes numbered and named placeholders`, { fields: [{ field: `body.${field}`, message: 'mixes numbered and named placeholders' }] });
+  if (numeric.length > 0 && numeric.length !== names.length) refuse(field, 'mixes numbered and named placeholders');
   const sorted = numeric.map(Number).sort((a, b) => a - b);
-  if (sorted.some((n, i) => n !== i + 1)) throw new ValidationError(`body.${field} must number its placeholders {{1}} to {{${sorted.length}}} without gaps`, { fields: [{ field: `body.${field}`, message: 'numbers its placeholders with gaps' }] });
+  if (sorted.some((n, i) => n !== i + 1)) refuse(field, `must number its placeholders {{1}} to {{${sorted.length}}} without gaps`);
 }
 
-/** The stored templates (server-wide, in the state repository) and their rendering. */
+/** Checks a template's placeholders and buttons (400 naming the field); nothing is stored on a refusal. */
+export function checkTemplate(input: Omit<CloudTemplate, 'name' | 'language'>, fields: TemplateFields = ADMIN_FIELDS): void {
+  checkPlaceholders(input.header, fields.header);
+  checkPlaceholders(input.body, fields.body);
+  const buttons = input.buttons ?? [];
+  if (new Set(buttons.map((b) => b.type)).size > 1) refuse(fields.buttons, 'must be all quick_reply or all url: a message carries one kind');
+  buttons.forEach((b, i) => {
+    const field = `${fields.button(i)}.url`;
+    if (b.type === 'url' && !('url' in b && b.url)) refuse(field, 'is required for a url button');
+    if (b.type === 'url' && placeholders(b.url).length > 1) refuse(field, 'may hold one placeholder');
+    if (b.type === 'quick_reply' && 'url' in b) refuse(field, 'is for url buttons only');
+  });
+}
+
+/**
+ * The stored templates: the server's (every instance may send them) and each instance's own (its
+ * business account's, managed on the Graph paths), in the state repository, and their rendering.
+ * One store per server: its {@link create} is atomic only against creates through the same store.
+ */
 export class TemplateStore {
+  /**
+   * Creates by owner, one at a time: the state repository has no put-if-absent, so a create's check
+   * and write must not interleave with another's (on Redis or PostgreSQL racing creates all read
+   * "absent" first). In a cluster an instance's Graph paths are served by its owner node only.
+   */
+  private readonly creates = new KeyedSerialQueue();
+
   constructor(private readonly storage: Pick<Storage, 'state'>) {}
 
-  /** Creates or replaces a template after checking its placeholders and buttons (400 naming the field). */
-  async put(name: string, language: string, input: Omit<CloudTemplate, 'name' | 'language'>): Promise<CloudTemplate> {
-    checkPlaceholders(input.header, 'header');
-    checkPlaceholders(input.body, 'body');
-    const buttons = input.buttons ?? [];
-    if (new Set(buttons.map((b) => b.type)).size > 1) throw new ValidationError('body.buttons must be all quick_reply or all url: a message carries one kind', { fields: [{ field: 'body.buttons', message: 'mixes quick_reply and url' }] });
-    buttons.forEach((b, i) => {
-      if (b.type === 'url' && !('url' in b && b.url)) throw new ValidationError(`body.buttons[${i}].url is required for a url button`, { fields: [{ field: `body.buttons[${i}].url`, message: 'is required' }] });
-      if (b.type === 'url' && placeholders(b.url).length > 1) throw new ValidationError(`body.buttons[${i}].url may hold one placeholder`, { fields: [{ field: `body.buttons[${i}].url`, message: 'holds more than one placeholder' }] });
-      if (b.type === 'quick_reply' && 'url' in b) throw new ValidationError(`body.buttons[${i}].url is for url buttons only`, { fields: [{ field: `body.buttons[${i}].url`, message: 'is for url buttons only' }] });
-    });
-    const template: CloudTemplate = { name, language, ...input };
-    await this.storage.state.put(NAMESPACE, `${name}:${language}`, template);
+  /** Stores a template (replacing one of the same name and language) after {@link checkTemplate}. */
+  async put(owner: TemplateOwner, template: CloudTemplate, fields?: TemplateFields): Promise<CloudTemplate> {
+    checkTemplate(template, fields);
+    await this.storage.state.put(namespaceOf(owner), `${template.name}:${template.language}`, template);
     return template;
   }
 
-  async get(name: string, language: string): Promise<CloudTemplate | null> {
-    return this.storage.state.get<CloudTemplate>(NAMESPACE, `${name}:${language}`);
+  /** Stores a template of a name and language the owner has none of: 400 `template_exists` otherwise (the Graph API's create). */
+  create(owner: TemplateOwner, template: CloudTemplate, fields?: TemplateFields): Promise<CloudTemplate> {
+    return this.creates.run(namespaceOf(owner), async () => {
+      if (await this.get(owner, template.name, template.language)) {
+        throw new ParleyError(400, 'template_exists', `template ${template.name} in ${template.language} exists already: delete it to create it anew`);
+      }
+      return this.put(owner, template, fields);
+    });
   }
 
-  async list(): Promise<CloudTemplate[]> {
-    return (await this.storage.state.list<CloudTemplate>(NAMESPACE)).map((d) => d.value);
+  async get(owner: TemplateOwner, name: string, language: string): Promise<CloudTemplate | null> {
+    return this.storage.state.get<CloudTemplate>(namespaceOf(owner), `${name}:${language}`);
   }
 
-  async delete(name: string, language: string): Promise<boolean> {
-    return this.storage.state.delete(NAMESPACE, `${name}:${language}`);
+  /** The owner's templates, by name then language. */
+  async list(owner: TemplateOwner): Promise<CloudTemplate[]> {
+    return (await this.storage.state.list<CloudTemplate>(namespaceOf(owner))).map((d) => d.value);
   }
 
-  /** The Parley send of a Cloud API template message: 404 template_not_found, 400 template_param_mismatch. */
-  async render(to: string, send: TemplateSend): Promise<ParleySend> {
-    const t = await this.get(send.name, send.language.code);
+  async delete(owner: TemplateOwner, name: string, language: string): Promise<boolean> {
+    return this.storage.state.delete(namespaceOf(owner), `${name}:${language}`);
+  }
+
+  /** What an instance may send: its own templates, then the server's of a name and language it has none of. */
+  async available(instanceId: string): Promise<CloudTemplate[]> {
+    const own = await this.list(instanceId);
+    const shadowed = new Set(own.map((t) => `${t.name}:${t.language}`));
+    return [...own, ...(await this.list(SERVER)).filter((t) => !shadowed.has(`${t.name}:${t.language}`))];
+  }
+
+  /** The Parley send of an instance's Cloud API template message (its own template first, then the server's): 404 template_not_found, 400 template_param_mismatch. */
+  async render(instanceId: string, to: string, send: TemplateSend): Promise<ParleySend> {
+    const t = (await this.get(instanceId, send.name, send.language.code)) ?? (await this.get(SERVER, send.name, send.language.code));
     if (!t) throw new NotFoundError(`template ${send.name} in ${send.language.code}`, 'template_not_found');
-    const of = (type: string) => (send.components ?? []).filter((c) => c.type === type);
-    const header = fill(t.header, of('header')[0]?.parameters, 'header');
-    const body = fill(t.body, of('body')[0]?.parameters, 'body')!;
-    const footer = t.footer ? { footer: t.footer } : {};
-    const buttons = t.buttons ?? [];
-    const buttonParams = (i: number) => of('button').find((c) => Number(c.index) === i)?.parameters;
-    if (buttons[0]?.type === 'url') {
-      const links = buttons.map((b, i) => ({ type: 'cta_url' as const, text: b.text, url: fill((b as { url: string }).url, buttonParams(i), `button ${i}`)! }));
-      return { suffix: 'button_action', body: { to, ...(header ? { header: { title: header } } : {}), ...footer, text: body, buttons: links } };
-    }
-    if (buttons.length > 0) {
-      // The id a tap sends back: the button's payload parameter, else its text (Meta's default payload).
-      const replies = buttons.map((b, i) => ({ type: 'quick_reply' as const, id: buttonParams(i)?.find((p) => p.type === 'payload')?.payload ?? b.text, text: b.text }));
-      return { suffix: 'button_reply', body: { to, ...(header ? { header: { title: header } } : {}), ...footer, text: body, buttons: replies } };
-    }
-    if (header) return { suffix: 'title', body: { to, title: header, text: body, ...footer } };
-    return { suffix: 'text', body: { to, text: t.footer ? `${body}\n\n${t.footer}` : body } };
+    return renderTemplate(t, to, send);
   }
-}
-
-/** A text with its placeholders filled: positional parameters in order, named ones by parameter_name. */
-function fill(text: string | undefined, parameters: TemplateParameter[] | undefined, where: string): string | undefined {
-  const names = placeholders(text);
-  const given = (parameters ?? []).filter((p) => p.type === 'text');
-  if (given.length !== names.length) {
-    throw new ParleyError(400, 'template_param_mismatch', `the template's ${where} has ${names.length} parameter(s); ${given.length} given`);
-  }
-  if (text === undefined || names.length === 0) return text;
-  const named = !/^\d+$/.test(names[0]!);
-  const values = new Map(names.map((name, i) => {
-    const param = named ? given.find((p) => p.parameter_name === name) : given[Number(name) - 1] ?? given[i];
-    if (!param || param.text === undefined) throw new ParleyError(400, 'template_param_mismatch', `the template's ${where} has no value for {{${name}}}`);
-    return [name, param.text];
-  }));
-  return text.replace(PLACEHOLDER, (_m, name: string) => values.get(name)!);
 }

@@ -11,13 +11,17 @@ import { parleySend, type CloudMessage } from './cloud-messages.js';
 import { TemplateStore } from './cloud-templates.js';
 import { hubVerifyRoutes } from './hub-verify.routes.js';
 import { profileRoutes } from './profile.routes.js';
+import { graphTemplateRoutes } from './graph-template.routes.js';
 import { templateRoutes } from './template.routes.js';
-import { accessTokenParam, cloudMessageBody, cloudSendAnswer, cloudSuccess, versionParam } from './cloud-schemas.js';
+import { accessTokenParam, cloudMessageBody, cloudSendAnswer, cloudSuccess, fieldsParam, selectFields, versionParam } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
 const mediaParams = s.object({ version: versionParam, mediaId: s.text(512, { description: 'An upload id, or the id of a message with media.' }) }, ['version', 'mediaId']);
 /** Queries the Cloud API's clients add (whatsapp-api-js names the phone number on media calls). */
-const graphQuery = s.object({ phone_number_id: s.text(128), messaging_product: s.enum(['whatsapp']), access_token: accessTokenParam });
+const graphMembers = { phone_number_id: s.text(128), messaging_product: s.enum(['whatsapp']), access_token: accessTokenParam };
+const graphQuery = s.object(graphMembers);
+/** A read's query: Graph's `fields` too. */
+const readQuery = s.object({ ...graphMembers, fields: fieldsParam });
 
 /**
  * The WhatsApp Cloud API's Graph paths over Parley (docs/cloud-api.md): sends through the one send
@@ -29,7 +33,8 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
   const templates = new TemplateStore(ctx.storage);
   const mediaUrl = (version: string, scope: Scope, id: string) => `${ctx.host.publicUrl}/${version}/${encodeURIComponent(scope.id)}/media/${encodeURIComponent(id)}`;
   return [
-    ...templateRoutes(ctx),
+    ...templateRoutes(templates),
+    ...graphTemplateRoutes(ctx, templates),
     ...hubVerifyRoutes(ctx),
     ...profileRoutes(ctx),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, CloudMessage, Scope>({
@@ -61,29 +66,29 @@ export function cloudApiRoutes(ctx: ServerContext): RouteDefinition[] {
         return new JsonReply(200, { id: await media.upload(scope, req, ctx.config.mediaBodyLimitBytes) });
       },
     }),
-    defineRoute<{ version: string; mediaId: string }, { phone_number_id?: string }, unknown, Scope>({
-      ...CLOUD_ROUTE, method: 'get', path: '/{version}/{mediaId}', operationId: 'cloudGetObject', params: mediaParams, query: graphQuery,
+    defineRoute<{ version: string; mediaId: string }, { phone_number_id?: string; fields?: string }, unknown, Scope>({
+      ...CLOUD_ROUTE, method: 'get', path: '/{version}/{mediaId}', operationId: 'cloudGetObject', params: mediaParams, query: readQuery,
       summary: 'A media\'s description (url, mime_type, sha256, file_size), or the phone number when the id is the instance\'s',
       description: 'The `url` is downloaded with the same bearer token. A received or sent message\'s media answers by the message id.',
       response: s.openObject({ id: s.string(), messaging_product: s.string(), url: s.string(), mime_type: s.string(), sha256: s.string(), file_size: s.integer(), display_phone_number: s.string(), verified_name: s.string() }, ['id']),
-      errors: [404],
+      // A received media is fetched to be described: GET /{key}/message/{id}/media's failures (413 over media.maxDownloadBytes, 502, 504).
+      errors: [404, 413, 502, 504],
       handler: async ({ scope, params, query }) => {
         samePhone(scope, query.phone_number_id);
-        if (params.mediaId === scope.id) return new JsonReply(200, phoneNumber(scope));
+        if (params.mediaId === scope.id) return new JsonReply(200, selectFields(phoneNumber(scope), query.fields, ['id']));
         const found = await media.get(scope, params.mediaId);
-        return new JsonReply(200, {
+        return new JsonReply(200, selectFields({
           messaging_product: 'whatsapp', url: mediaUrl(params.version, scope, params.mediaId), mime_type: found.mimeType, sha256: found.sha256, file_size: found.size, id: params.mediaId,
-        });
+        }, query.fields, ['id']));
       },
     }),
     defineRoute<{ version: string; phoneNumberId: string; mediaId: string }, unknown, unknown, Scope>({
       ...CLOUD_ROUTE, method: 'get', path: '/{version}/{phoneNumberId}/media/{mediaId}', operationId: 'cloudDownloadMedia',
       params: s.object({ version: versionParam, phoneNumberId: s.text(128), mediaId: s.text(512) }, ['version', 'phoneNumberId', 'mediaId']),
-      summary: 'The bytes of a media (the url GET /{version}/{media-id} answers)', response: { binary: ['*/*'] }, errors: [404],
+      summary: 'The bytes of a media (the url GET /{version}/{media-id} answers)', response: { binary: ['*/*'] }, errors: [404, 413, 502, 504],
       handler: async ({ scope, params }) => {
         samePhone(scope, params.phoneNumberId);
-        const found = await media.get(scope, params.mediaId);
-        return new BinaryReply(found.blob.data, found.mimeType, found.fileName);
+        return BinaryReply.of(await media.open(scope, params.mediaId));
       },
     }),
     defineRoute<{ version: string; mediaId: string }, { phone_number_id?: string }, unknown, Scope>({

@@ -6,7 +6,7 @@ import { defineRoute, JsonReply, type RouteDefinition } from '../http/route.js';
 import { s } from '../http/schema.js';
 import { connectedCapability } from '../routes/instance-guards.js';
 import { CLOUD_ROUTE, phoneParams, samePhone } from './cloud-route.js';
-import { accessTokenParam, cloudSuccess } from './cloud-schemas.js';
+import { accessTokenParam, cloudSuccess, fieldsParam, selectFields } from './cloud-schemas.js';
 
 type Scope = InstanceRuntime;
 const common = { ...CLOUD_ROUTE, params: phoneParams };
@@ -22,7 +22,7 @@ export function profileRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     defineRoute<{ version: string; phoneNumberId: string }, { fields?: string }, unknown, Scope>({
       ...common, method: 'get', path: '/{version}/{phoneNumberId}/whatsapp_business_profile', operationId: 'cloudGetBusinessProfile',
-      query: s.object({ fields: s.string({ maxLength: 512, description: 'Comma-separated members to answer (default: every member Parley has).' }), access_token: accessTokenParam }),
+      query: s.object({ fields: fieldsParam, access_token: accessTokenParam }),
       summary: 'The business profile (description, websites, vertical, profile_picture_url) as the channel reported it',
       response: s.openObject({ data: s.array(s.openObject({ messaging_product: s.string() }, ['messaging_product'])) }, ['data']), errors: [404],
       handler: async ({ scope, params: p, query }) => {
@@ -31,11 +31,9 @@ export function profileRoutes(ctx: ServerContext): RouteDefinition[] {
         const picture = userView(scope.user(), ctx.host.publicUrl, scope.record.key)?.imageProfile;
         const all: Record<string, unknown> = {
           ...(b?.description ? { description: b.description } : {}), ...(b?.website?.length ? { websites: b.website } : {}),
-          ...(b?.category ? { vertical: b.category } : {}), ...(picture ? { profile_picture_url: picture } : {}),
+          ...(b?.category ? { vertical: b.category } : {}), ...(picture ? { profile_picture_url: picture } : {}), messaging_product: 'whatsapp',
         };
-        const wanted = query.fields?.split(',').map((f) => f.trim()).filter(Boolean);
-        const data = wanted ? Object.fromEntries(Object.entries(all).filter(([k]) => wanted.includes(k))) : all;
-        return new JsonReply(200, { data: [{ ...data, messaging_product: 'whatsapp' }] });
+        return new JsonReply(200, { data: [selectFields(all, query.fields, ['messaging_product'])] });
       },
     }),
     defineRoute<{ version: string; phoneNumberId: string }, unknown, { about?: string } & Partial<Record<(typeof READ_ONLY)[number], unknown>>, Scope>({

@@ -142,6 +142,12 @@ export class ClusterNode {
     // Before the lease counts here (requests meanwhile answer 503 instance_moving and are retried).
     await this.host?.takeOver?.(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'taking over the previous owner\'s work failed'));
     this.leases.add(lease, sentAt);
+    if (!this.leases.fence(instance)) {
+      // The take-over outlasted the lease's deadline (its storage calls waited, e.g. on locks of a node cut off mid-transaction): not used.
+      this.leases.delete(lease);
+      await this.store.release([lease]).catch(() => undefined);
+      throw new InstanceMovingError(instance);
+    }
     this.armDeadline();
     this.info.load = this.leases.size;
     this.observer.leaseTaken();

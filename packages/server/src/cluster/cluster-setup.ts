@@ -1,4 +1,5 @@
-import { fencedStorage, type Clock, type ClusterStore, type InstanceRecord, type Logger, type Storage } from '@parley/core';
+import type { Clock, ClusterStore, InstanceRecord, Logger, Storage } from '@parley/core';
+import { fencedStorage } from '@parley/host';
 import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { InstancePlacement, InstanceRegistry } from '../instances/instance-registry.js';
@@ -37,7 +38,7 @@ export function clusterRuntime(
 ): ClusterRuntime {
   if (!storage.cluster) {
     throw new ConfigError(
-      `cluster.nodeId (PARLEY_NODE_ID) is set, but the storage back end "${storage.name}" cannot run a cluster: every node must use one shared @parley/storage-redis`,
+      `cluster.nodeId (PARLEY_NODE_ID) is set, but the storage back end "${storage.name}" cannot run a cluster: every node must use one shared @parley/storage-redis or @parley/storage-postgres`,
     );
   }
   if (!deps.adminToken) {

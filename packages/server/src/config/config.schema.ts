@@ -84,6 +84,15 @@ export const configSchema = {
         bufferBytes: { type: 'integer', minimum: 1024, maximum: 268435456 },
       },
     },
+    events: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        outageWaitSeconds: { type: 'integer', minimum: 1, maximum: 86400, description: 'How long events are retried while storage is unavailable, then dropped (logged, counted).' },
+        maxBacklog: { type: 'integer', minimum: 100, maximum: 10000000, description: 'Events an instance may hold in memory while its storage is unavailable.' },
+        maxBacklogBytes: { type: 'integer', minimum: 1048576, maximum: 4294967296, description: 'Bytes of events an instance may take in while its storage is unavailable.' },
+      },
+    },
     mcp: {
       type: 'object',
       additionalProperties: false,

@@ -65,6 +65,8 @@ export interface ParleyConfig {
   streams: StreamsConfig;
   /** The MCP server at `/mcp` (docs/mcp.md). */
   mcp: McpConfig;
+  /** How the event bus rides out a storage outage (docs/events.md). */
+  events: EventsConfig;
   /** Directory relative plugin paths resolve against. */
   baseDir: string;
   /** Set when this server is a node of a cluster (docs/cluster.md); undefined for a single server. */
@@ -105,6 +107,16 @@ export interface StreamsConfig {
   bufferBytes: number;
 }
 
+/** How the event bus rides out a storage outage (docs/events.md, "When storage is unavailable"). */
+export interface EventsConfig {
+  /** How long an instance's events are retried while storage is unavailable, from the outage's first failure (default 900). */
+  outageWaitSeconds: number;
+  /** Events an instance may hold in memory while its storage is unavailable (default 10000). */
+  maxBacklog: number;
+  /** Bytes (as JSON) of the events an instance may take in while its storage is unavailable (default 64 MiB). */
+  maxBacklogBytes: number;
+}
+
 /** Settings of the MCP server at `/mcp` (docs/mcp.md). */
 export interface McpConfig {
   /** Serve `/mcp` (default true). */
@@ -131,18 +143,6 @@ export interface RateLimitConfig {
   windowSeconds: number;
   blockSeconds: number;
 }
-
-/** The embedded defaults: zero set-up, everything persisted in SQLite under the data directory. */
-export const DEFAULT_PLUGINS: PluginEntry[] = [
-  { package: '@parley/storage-sqlite' },
-  { package: '@parley/webhook-native' },
-  { package: '@parley/webhook-meta' },
-  { package: '@parley/channel-baileys' },
-  { package: '@parley/channel-sandbox' },
-  { package: '@parley/channel-instagram' },
-  { package: '@parley/channel-messenger' },
-  { package: '@parley/storage-mongodb/external' },
-];
 
 export { ConfigError };
 
@@ -181,15 +181,21 @@ function metricsConfig(token: string | undefined): MetricsConfig {
   return { token };
 }
 
+/** What a distribution of Parley supplies beside the server's own defaults (see `@parley/distribution`). */
+export interface ConfigDefaults {
+  /** The plugins when the file names none: a server assembled from chosen plugins has no list of its own. */
+  plugins?: PluginEntry[];
+}
+
 /**
- * Loads the configuration: embedded defaults, then the JSON file named by `PARLEY_CONFIG` (validated,
+ * Loads the configuration: embedded defaults (the plugins from `defaults`: none without), then the JSON file named by `PARLEY_CONFIG` (validated,
  * errors name the field), then environment variables (`PORT`, `HOST`, `PARLEY_DATA_DIR`,
  * `PARLEY_ADMIN_TOKEN`, `PARLEY_PUBLIC_URL`, `PARLEY_ALLOW_PRIVATE_URLS`, `LOG_LEVEL`, `PARLEY_LOG_FORMAT`, `PARLEY_RATE_LIMIT_FAILURES`,
  * `PARLEY_RATE_LIMIT_WINDOW_SECONDS`, `PARLEY_RATE_LIMIT_BLOCK_SECONDS`, `PARLEY_TRUST_PROXY`, `PARLEY_METRICS_TOKEN`,
  * `PARLEY_NODE_ID`, `PARLEY_ADVERTISE_URL`, `PARLEY_CLUSTER_SECRET`, `PARLEY_EVENT_RETENTION_SECONDS`, `PARLEY_RESTORE_CONCURRENCY`,
  * `PARLEY_RESTORE_PER_SECOND`).
  */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}): ParleyConfig {
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<ParleyConfig> = {}, defaults: ConfigDefaults = {}): ParleyConfig {
   let file: Record<string, unknown> = {};
   let baseDir = process.cwd();
   if (env.PARLEY_CONFIG) {
@@ -255,7 +261,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       recheckMs: f.queue?.recheckMs ?? 1_000, concurrency: f.queue?.concurrency ?? 64,
     },
     webhooks: (f.webhooks as Record<string, unknown>) ?? {},
-    plugins: f.plugins ?? DEFAULT_PLUGINS,
+    plugins: f.plugins ?? defaults.plugins ?? [],
     adminToken: env.PARLEY_ADMIN_TOKEN || undefined,
     metrics: metricsConfig(env.PARLEY_METRICS_TOKEN || f.metrics?.token),
     streams: {
@@ -264,6 +270,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
       maxPerInstance: f.streams?.maxPerInstance ?? 100,
       maxTotal: f.streams?.maxTotal ?? 10_000,
       bufferBytes: f.streams?.bufferBytes ?? 256 * 1024,
+    },
+    events: {
+      outageWaitSeconds: f.events?.outageWaitSeconds ?? 900,
+      maxBacklog: f.events?.maxBacklog ?? 10_000,
+      maxBacklogBytes: f.events?.maxBacklogBytes ?? 64 * 1024 * 1024,
     },
     mcp: {
       enabled: f.mcp?.enabled ?? true,

@@ -1,28 +1,14 @@
 import {
-  CLAIM_FAILURE_LOG_MS, describeError, KeyedSerialQueue, LogThrottle, newUlid, withBoundedRetry, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
+  KeyedSerialQueue, newUlid, ServiceUnavailableError, type ChannelEvent, type ChannelEventPayload, type ChannelName, type Clock, type InstanceRecord, type Logger,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import { DurableRuns } from './durable-runs.js';
+import { EventBacklog, type BacklogLimits } from './event-backlog.js';
+import { RunHandler, type Handled, type HandledRun, type EventBusObserver, type EventFilter, type EventSubscriber } from './run-handler.js';
+import { DEFAULT_OUTAGE_POLICY, SubscriberRetry, type OutagePolicy } from './subscriber-retry.js';
 
-/**
- * A consumer of channel events: the storage projector, the webhook engine of `@parley/webhooks`
- * (its `handle(event, instance)` fits as it is), anything else.
- */
-export interface EventSubscriber {
-  readonly name: string;
-  /**
-   * Handles one event of `instance` (the current record; `runtime` is the loaded instance with its
-   * adapters). The bus awaits it before the next subscriber and the next event of the same instance.
-   */
-  handle(event: ChannelEvent, instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
-  /**
-   * Optional: handles a run of consecutive events of one instance, all of one {@link BATCHED_TYPES}
-   * type, as `handle` would one after another — the run that queued up while the instance's earlier
-   * events were processed, so a networked store can serve it in a few round trips instead of a few
-   * per event. Without it (or for a run of one) the bus calls `handle` for each.
-   */
-  handleBatch?(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
-}
+export type { EventBusObserver, EventFilter, EventSubscriber } from './run-handler.js';
 
 /** Event types whose consecutive runs are handed to {@link EventSubscriber.handleBatch}. */
 export const BATCHED_TYPES: ReadonlySet<ChannelEvent['type']> = new Set(['message', 'message.status']);
@@ -30,9 +16,6 @@ export const BATCHED_TYPES: ReadonlySet<ChannelEvent['type']> = new Set(['messag
 const MAX_BATCH = 256;
 /** A task of {@link EventBus.run} in an instance's queue: no event is batched across it. */
 const BARRIER = Symbol('barrier');
-
-/** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
-export type EventFilter = (event: ChannelEvent, runtime: InstanceRuntime) => boolean;
 
 /** A published event on its way through the subscribers; {@link EventBus.watch} listeners get it in publish order. */
 interface InFlight {
@@ -45,9 +28,6 @@ interface InFlight {
 /** Observes handled events in publish order (see {@link EventBus.watch}). */
 export type EventWatcher = (event: ChannelEvent, instance: InstanceRecord) => void;
 
-/** Bounded retry of a failing subscriber: 3 attempts after the first, 100 ms, 500 ms, 2 s apart. */
-const SUBSCRIBER_RETRY_DELAYS_MS = [100, 500, 2000];
-
 /**
  * Stamps adapter payloads into {@link ChannelEvent}s and hands them to the subscribers in order:
  * events of one instance are processed one after another (so statuses never overtake their
@@ -59,8 +39,6 @@ export class EventBus {
   private readonly waiting = new Map<string, (InFlight | typeof BARRIER)[]>();
   /** Events processed with an earlier one of their run: their own turn on the chain has nothing left to do. */
   private readonly taken = new WeakSet<InFlight>();
-  /** Per instance, the run of events its chain is handling now. */
-  private readonly handlingNow = new Map<string, readonly InFlight[]>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
   /** The records of the `message` events published and not processed yet ({@link isMessagePending}). */
   private readonly pendingRecords = new WeakSet<object>();
@@ -72,14 +50,13 @@ export class EventBus {
    */
   private inFlight: (InFlight | undefined)[] = [];
   private inFlightHead = 0;
-  private readonly registry: InstanceRegistry;
-  private readonly subscribers: readonly EventSubscriber[];
-  private readonly filter: EventFilter;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly durable: (() => Promise<void>) | undefined;
-  /** Commits that fail fail for every batch while storage cannot write (a full disk): a line a minute, not one per batch. */
-  private readonly uncommitted = new LogThrottle(CLAIM_FAILURE_LOG_MS);
+  private readonly retry: SubscriberRetry;
+  private readonly backlog: EventBacklog;
+  private readonly observer: EventBusObserver | undefined;
+  private readonly runs: RunHandler;
+  private readonly durableRuns: DurableRuns;
 
   /**
    * Built over the registry whose adapters publish into it, with every subscriber, in the order
@@ -88,16 +65,33 @@ export class EventBus {
   constructor(options: {
     registry: InstanceRegistry; subscribers: EventSubscriber[]; filter: EventFilter; clock: Clock; logger: Logger;
     /**
-     * Resolves when every write made so far is durable (`Storage.flush`). Watchers are told of an
-     * event only after it, but the instance's next event does not wait for it: a batching back end
-     * (SQLite) commits a turn's writes together instead of one commit per event of the chain.
+     * Resolves when every write made so far is durable (`Storage.flush`). An event is over (told to
+     * the watchers, {@link processed}) once it resolves, but the instance's next event does not wait
+     * for it, so a batching back end (SQLite) commits many events' writes together; a rejection (a
+     * failed group commit) makes the run handled again, with the instance's later runs (see {@link DurableRuns}).
      */
     durable?: () => Promise<void>;
+    /**
+     * Registers a listener told whenever the storage discards writes it had accepted (`Storage.onDiscard`:
+     * SQLite's failed group commit): every run handled or waiting for its commit then is handled again.
+     */
+    onDiscard?: (listener: () => void) => void;
+    /** How a storage outage is waited out (default {@link DEFAULT_OUTAGE_POLICY}). */
+    outage?: Partial<OutagePolicy>;
+    /** What an instance may hold in memory while its storage is unavailable (default {@link EventBacklog}'s). */
+    backlog?: Partial<BacklogLimits>;
+    observer?: EventBusObserver;
   }) {
-    ({ registry: this.registry, filter: this.filter, clock: this.clock, logger: this.logger } = options);
-    this.durable = options.durable;
-    this.subscribers = [...options.subscribers];
-    this.registry.publishTo(this);
+    ({ clock: this.clock, logger: this.logger, observer: this.observer } = options);
+    this.retry = new SubscriberRetry({ ...DEFAULT_OUTAGE_POLICY, ...options.outage }, this.clock);
+    this.backlog = new EventBacklog(options.backlog);
+    this.runs = new RunHandler({
+      registry: options.registry, subscribers: [...options.subscribers], filter: options.filter, retry: this.retry, logger: this.logger,
+      durable: options.durable, observer: this.observer, taps: this.taps,
+    });
+    this.durableRuns = new DurableRuns(this.runs, (instance, task) => void this.chains.run(instance, task));
+    options.onDiscard?.(() => this.runs.discarded());
+    options.registry.publishTo(this);
   }
 
   /** Observes every processed event (tests, diagnostics). Answers an unsubscribe function. */
@@ -152,6 +146,13 @@ export class EventBus {
     // object that spreads one source and then adds members, which cost 2 µs per event here.
     const now = this.clock.now();
     const event = Object.assign({}, payload, { id: newUlid(now), instance: instanceId, provider, receivedAt: now }) as ChannelEvent;
+    const refused = this.backlog.admit(instanceId, event, this.waiting.get(instanceId)?.length ?? 0, this.retry.blocked(instanceId));
+    if (refused) {
+      this.logger.error({ event: event.id, type: event.type, instance: instanceId, ...refused },
+        'event dropped: the instance holds too many events while its storage is unavailable');
+      this.observer?.eventsDropped('backlog', 1);
+      return;
+    }
     const slot: InFlight = { event, settled: false };
     if (event.type === 'message') this.pendingRecords.add(event.message.record);
     this.inFlight.push(slot);
@@ -168,7 +169,8 @@ export class EventBus {
   /** Takes the head of an instance's queue: the entry whose turn it is. */
   private dequeue(instanceId: string): void {
     const list = this.waiting.get(instanceId)!;
-    list.shift();
+    const head = list.shift();
+    if (head !== BARRIER) this.backlog.taken(instanceId, head!.event);
     if (!list.length) this.waiting.delete(instanceId);
   }
 
@@ -191,23 +193,19 @@ export class EventBus {
         this.dequeue(instance);
       }
     }
-    this.handlingNow.set(instance, batch);
-    try {
-      await this.process(batch);
-    } finally {
-      this.handlingNow.delete(instance);
-    }
+    await this.process(batch);
   }
 
   /**
-   * Runs a task in the instance's event order (after every event published so far, before any
-   * published later) and answers its result. The send path stores its records this way, so a
-   * delivery status can never be applied before the message it belongs to.
+   * Runs a task in the instance's event order (after every event published so far is over — its
+   * writes durable —, before any published later) and answers its result. The send path stores its
+   * records this way, so a delivery status can never be applied before the message it belongs to.
    */
   run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
     this.queue(instanceId, BARRIER);
-    return this.chains.run(instanceId, () => {
+    return this.chains.run(instanceId, async () => {
       this.dequeue(instanceId);
+      await this.durableRuns.settle(instanceId);
       return task();
     });
   }
@@ -222,38 +220,70 @@ export class EventBus {
   }
 
   /**
-   * Resolves once every event of the instance published so far, and every task queued by
-   * {@link run}, has been processed. Unlike `run` it queues no barrier: events published meanwhile
-   * keep forming runs for `handleBatch`.
+   * Resolves once every event of the instance published so far is over (handled, its writes durable),
+   * and every task queued by {@link run} has run. Unlike `run` it queues no barrier and does not hold the
+   * chain: events published meanwhile keep forming runs for `handleBatch`, and are handled meanwhile.
    */
-  processed(instanceId: string): Promise<void> {
-    return this.chains.after(instanceId);
+  async processed(instanceId: string): Promise<void> {
+    await this.chains.after(instanceId);
+    await this.durableRuns.settled(instanceId);
   }
 
-  /** Resolves when every event published so far has been processed. */
+  /**
+   * Settles as `work` (a {@link run} or {@link processed} of the instance), unless the instance's events
+   * start failing for storage first: then rejects at once with ServiceUnavailableError, rather than
+   * waiting for the outage to end. `work` itself goes on (a `run` task still runs, in order, once
+   * storage is back); the caller must not depend on it not having happened.
+   */
+  unlessBlocked<T>(instanceId: string, work: Promise<T>): Promise<T> {
+    work.catch(() => undefined);
+    let stop = (): void => undefined;
+    const blocked = new Promise<never>((_, reject) => {
+      stop = this.retry.whenBlocked(instanceId, () => reject(new ServiceUnavailableError(`storage is unavailable to the events of instance ${instanceId}`)));
+    });
+    blocked.catch(() => undefined);
+    return Promise.race([work, blocked]).finally(stop);
+  }
+
+  /** Resolves when every event published so far is over (handled, its writes durable or given up). */
   async drain(): Promise<void> {
+    await this.chains.idle();
+    await this.durableRuns.idle();
+    // Runs handled again were queued on the chains.
     await this.chains.idle();
   }
 
+  /**
+   * Shutdown: a storage outage is waited out for `graceMs` more; then the events of instances whose
+   * storage still fails are given up (logged and counted as `shutdown`), so {@link drain} ends.
+   */
+  stopWaiting(graceMs: number): void {
+    this.retry.stop(graceMs);
+  }
+
+  /**
+   * Handles a run once, after the instance's earlier runs that lost writes are handled again; the run is
+   * over (its slots settled) once its writes are durable. A run whose handling failed for storage holds
+   * the chain until it is handled again: the instance's later events wait out the outage behind it.
+   */
   private async process(batch: InFlight[]): Promise<void> {
-    try {
-      const handled = await this.handle(batch.map((slot) => slot.event));
+    const instance = batch[0]!.event.instance;
+    const settle = (handled?: Handled): void => {
       if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
+      for (const slot of batch) slot.settled = true;
+      this.release();
+    };
+    let run: HandledRun | undefined;
+    try {
+      await this.durableRuns.again(instance);
+      run = await this.runs.handleOnce(batch.map((slot) => slot.event));
     } finally {
       for (const { event } of batch) if (event.type === 'message') this.pendingRecords.delete(event.message.record);
-      const settle = (): void => {
-        for (const slot of batch) slot.settled = true;
-        this.release();
-      };
-      if (this.durable) {
-        void this.durable().then(settle, (err: unknown) => {
-          const event = batch[0]!.event.id;
-          this.uncommitted.note((batches) => this.logger.error({ error: describeError(err), event, events: batch.length, batches },
-            'the writes of handled events did not commit; told to watchers anyway'));
-          settle();
-        });
-      } else settle();
+      if (!run) settle();
     }
+    if (!run) return;
+    this.durableRuns.add(run, settle);
+    if (run.failed) await this.durableRuns.again(instance);
   }
 
   /** Tells the watchers of the settled events at the head of the in-flight list. */
@@ -280,42 +310,4 @@ export class EventBus {
       this.inFlightHead = 0;
     }
   }
-
-  /**
-   * Runs the subscribers on a run of events of one instance (one event, or consecutive events of one
-   * batched type); answers the instance's record and the events handled (the others were dropped).
-   */
-  private async handle(batch: ChannelEvent[]): Promise<{ record: InstanceRecord; events: Set<ChannelEvent> } | undefined> {
-    const first = batch[0]!;
-    let runtime: InstanceRuntime;
-    try {
-      runtime = await this.registry.byIdOrThrow(first.instance);
-    } catch (err) {
-      this.logger.warn({ err, event: first.id, type: first.type, instance: first.instance, events: batch.length }, 'event for an unknown instance dropped');
-      return undefined;
-    }
-    const events = batch.filter((event) => this.filter(event, runtime));
-    if (!events.length) return undefined;
-    for (const subscriber of this.subscribers) {
-      if (events.length > 1 && subscriber.handleBatch) {
-        await this.attempt(subscriber, events, () => subscriber.handleBatch!(events, runtime.record, runtime));
-      } else {
-        for (const event of events) await this.attempt(subscriber, [event], () => subscriber.handle(event, runtime.record, runtime));
-      }
-    }
-    for (const event of events) for (const tap of this.taps) tap(event);
-    return { record: runtime.record, events: new Set(events) };
-  }
-
-  /** Runs a subscriber's handling with the bounded retry; a failure after the last retry is logged and left behind. */
-  private async attempt(subscriber: EventSubscriber, events: ChannelEvent[], run: () => Promise<void>): Promise<void> {
-    const failed = await withBoundedRetry(run, SUBSCRIBER_RETRY_DELAYS_MS);
-    if (!failed) return;
-    const event = events[0]!;
-    this.logger.error(
-      { err: failed.err, subscriber: subscriber.name, event: event.id, type: event.type, instance: event.instance, events: events.length },
-      'event handling failed after retries',
-    );
-  }
-
 }

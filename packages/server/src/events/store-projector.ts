@@ -5,6 +5,7 @@ import {
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { EventSubscriber } from './event-bus.js';
+import { recordMediaIds } from './media-ids.js';
 
 const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
 /** Error codes of received media refused by a limit of the configuration (`media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`). */
@@ -42,6 +43,8 @@ export class StoreProjector implements EventSubscriber {
   private readonly early = new Map<string, { status: MessageStatus; at: number }>();
   /** Records stored from a `message` event, by identity: the send path skips what the channel's own echo stored. */
   private readonly projected = new WeakSet<MessageRecord>();
+  /** Records whose read receipt was sent (`mark_messages`): an event handled again after an outage does not send it twice. */
+  private readonly readSent = new WeakSet<MessageRecord>();
 
   constructor(
     private readonly storage: Storage,
@@ -194,6 +197,7 @@ export class StoreProjector implements EventSubscriber {
     const writes: Promise<unknown>[] = prepared.filter((p) => p.write).map((p) => this.storage.messages.upsert(id, p.stored));
     for (const change of chatChanges.values()) writes.push(this.storage.chats.upsert(id, change));
     for (const [jid, name] of contactChanges) writes.push(this.storage.contacts.upsert(id, { id: jid, notify: name }));
+    writes.push(...recordMediaIds(this.storage.state, id, events.map((e) => e.message)));
     await settleAll(writes);
     for (const event of events) {
       const m = event.message;
@@ -202,6 +206,8 @@ export class StoreProjector implements EventSubscriber {
       if (runtime.record.flags.markMessages && !m.fromMe) {
         // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
         await this.storage.messages.setStatus(id, m.id, 'READ');
+        if (this.readSent.has(m.record)) continue;
+        this.readSent.add(m.record);
         runtime.adapter(event.provider).capabilities.chats?.markRead(m.chatJid, true).catch((err: unknown) =>
           this.logger.warn({ err, instance: id }, 'auto mark-read failed'));
       }

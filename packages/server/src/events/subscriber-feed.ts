@@ -1,7 +1,5 @@
-import {
-  decodeStored, describeError, LogThrottle, ulidFloor, withBoundedRetry, withinTime, type ChannelEvent, type Clock, type EventLog, type Logger, type PluginEventSubscriber,
-  type StateRepository,
-} from '@parley/core';
+import { decodeStored, describeError, LogThrottle, ulidFloor, withinTime, type ChannelEvent, type Clock, type EventLog, type Logger, type PluginEventSubscriber, type StateRepository } from '@parley/core';
+import { withBoundedRetry } from '@parley/host';
 import type { EventBus } from './event-bus.js';
 
 /** Where the cursors of the event subscribers are kept (`storage.state`), one document per subscriber. */

@@ -151,7 +151,7 @@ export function createHttpApp(options: HttpAppOptions): {
   assertPublicBodiesFit(all, limits, options.publicBodies);
   const { middleware: serveRoute, table } = routeMiddleware(all, {
     resolveScope: options.resolveScope, durable: options.durable, readBody, readPublicBody: publicBodyReader(readBody, options.publicBodies), limiter: options.limiter, idempotency: options.idempotency,
-    limits,
+    limits, logger,
   });
 
   // One middleware for the hot path (shutdown check, request log, route): every layer express walks

@@ -14,7 +14,7 @@ import { isKeyed, readsBody, type RouteDefinition } from './route.js';
  */
 export const STATUS_DESCRIPTIONS: Record<number, string> = {
   202: 'Accepted: the request carried only notifications or responses, which have no answer (`/mcp`).',
-  302: 'Found: the answer is at the `Location` header (a browser asking for `/` goes to the dashboard).',
+  302: 'Found: the answer is at the `Location` header (a browser asking for `/` goes to the dashboard; GET media, with a media store configured to, goes to a presigned address of the object store).',
   400: 'The body, query or a path parameter fails its schema (the message names the field), or the body is not JSON.',
   401: 'Missing or wrong admin token (or metrics token, on `/metrics`; or instance key, on `/mcp`).',
   403: 'The instance may not do this (for example it is not an admin of the group).',
@@ -27,7 +27,7 @@ export const STATUS_DESCRIPTIONS: Record<number, string> = {
   429: 'Too many failed authentications (unknown key, bad admin token) from this address, or (sends) the instance\'s outbound queue is full; `Retry-After` says when to retry. On the event streams also `too_many_streams`: a concurrency limit is reached.',
   422: 'The instance\'s channel does not support this capability (or this field), or the `Idempotency-Key` was used for a different request.',
   500: 'Internal error (no internals are exposed). On sends also `sent_not_recorded`: the channel took the message (`details.messageId`) and storing its record failed; do not send it again.',
-  502: 'The channel\'s network refused or failed the operation (`upstream_error`). In a cluster, on requests that change something, also `outcome_unknown`: the connection to the node running the instance broke (or that node stopped answering) after the request reached it, so whether it was carried out is not known; send it again only with an `Idempotency-Key` (docs/rest-api.md, *What an answer means*).',
+  502: 'The channel\'s network refused or failed the operation (`upstream_error`). On requests that change something also `outcome_unknown`: in a cluster the connection to the node running the instance broke (or that node stopped answering) after the request reached it, or (Redis with Sentinel) the store\'s replicas did not confirm the request\'s writes in time, so whether it was carried out, or survives a failover, is not known; send it again only with an `Idempotency-Key` (docs/rest-api.md, *What an answer means*).',
   503: 'Storage or the channel is temporarily unavailable, or the server is shutting down. On sends a 503 means nothing was sent or queued: the send may be made again as it is. On public routes that read a body also `server_busy`: the bodies of callers without credentials being received fill `publicBodies.maxBufferedBytes` (`Retry-After`, the connection is closed).',
   504: 'A download from the channel\'s network passed its time limit and was stopped (`media_download_timeout`).',
 };
@@ -54,10 +54,10 @@ export const BY_KIND: readonly ((route: RouteDefinition) => readonly number[])[]
   (route) => (route.errors?.includes(422) ? [502] : []),
   // An Idempotency-Key still held by its first request (409), or reused for another request (422).
   (route) => (route.idempotent ? [409, 422] : []),
-  // A request that changes something, forwarded to the node running its instance in a cluster (one under
-  // an instance key or about a node, or a new instance): 502 outcome_unknown when the connection broke
-  // after it reached that node (cluster-router.ts).
-  (route) => (route.method !== 'get' && (route.path.includes('{key}') || route.path.includes('{node}') || route.path === '/admin/instances') ? [502] : []),
+  // A request that changes something: 502 outcome_unknown when, in a cluster, the connection to the node
+  // running its instance broke after the request reached it (cluster-router.ts), or when a replicated
+  // store's replicas did not confirm its writes (Redis with Sentinel: `Storage.flush`).
+  (route) => (route.method !== 'get' ? [502] : []),
 ];
 
 /** Every status `route` can answer, success included, in ascending order. */

@@ -1,4 +1,6 @@
+import type { Readable } from 'node:stream';
 import type { Request, Response } from 'express';
+import type { MediaObject } from '@parley/core';
 import type { JsonSchema } from './schema.js';
 
 /** HTTP methods routes use. */
@@ -26,13 +28,22 @@ export interface ErrorEnvelope {
   answer(err: unknown): JsonReply | undefined;
 }
 
-/** A binary answer (spec 4.4 `format=binary`). */
+/**
+ * A binary answer (spec 4.4 `format=binary`): bytes in memory, or a stream of `length` bytes piped
+ * to the client as they come (a stored media read from its store, {@link BinaryReply.of}).
+ */
 export class BinaryReply {
   constructor(
-    readonly data: Buffer,
+    readonly data: Buffer | Readable,
     readonly contentType: string,
     readonly fileName?: string,
+    readonly length = (data as Buffer).length,
   ) {}
+
+  /** A media opened for reading, streamed to the client. */
+  static of(media: MediaObject): BinaryReply {
+    return new BinaryReply(media.body, media.mimetype, media.fileName, media.size);
+  }
 }
 
 /** A non-JSON text answer (the docs page, Meta's verification challenge). */

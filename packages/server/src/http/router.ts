@@ -1,5 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
-import { isParleyError, ParleyError, ValidationError } from '@parley/core';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { describeError, inlineDisposition, isParleyError, ParleyError, ValidationError, type Logger } from '@parley/core';
 import type { FailureLimiter } from './failure-limiter.js';
 import { IdempotencyGuard, REPLAYED_HEADER } from './idempotency.js';
 import { BinaryReply, isKeyed, JsonReply, readsBody, StreamReply, TextReply, toExpressPath, type ErrorEnvelope, type RouteAuth, type RouteDefinition } from './route.js';
@@ -55,6 +57,8 @@ export interface RouterOptions {
   limiter: FailureLimiter;
   /** Serves the `Idempotency-Key` of routes declaring `idempotent`. */
   idempotency: IdempotencyGuard;
+  /** Where failures after an answer's headers (a streamed answer's source) are logged. */
+  logger: Logger;
 }
 
 /** Sends a JSON answer: what `res.json` does, without its content negotiation and ETag machinery (Parley sets no ETags). */
@@ -203,14 +207,33 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
     if (result instanceof StreamReply) {
       result.start(req, res);
     } else if (result instanceof BinaryReply) {
-      res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.data.length));
-      if (result.fileName) res.set('Content-Disposition', `inline; filename="${result.fileName.replace(/["\\\r\n]/g, '_')}"`);
-      res.end(result.data);
+      res.status(200).set('Content-Type', result.contentType).set('Content-Length', String(result.length));
+      if (result.fileName) res.set('Content-Disposition', inlineDisposition(result.fileName));
+      if (Buffer.isBuffer(result.data)) res.end(result.data);
+      else streamBody(req, res, result.data);
     } else if (result instanceof JsonReply) {
       sendJson(res, result.status, result.body);
     } else {
       res.status(result.status).set('Content-Type', result.contentType).send(result.text);
     }
+  }
+
+  /**
+   * Pipes a streamed answer to the client. Its headers are sent: when the source fails mid-way (the
+   * media store went away) the connection is destroyed, so that the client sees a short body, never a
+   * complete-looking one, and the failure is logged; a client that leaves destroys the source.
+   */
+  function streamBody(req: Request, res: Response, body: Readable): void {
+    // Whichever ends first tells the cause: the source failing (then the response is destroyed), or the client leaving.
+    let sourceFailed: unknown;
+    let clientLeft = false;
+    body.once('error', (err) => clientLeft || (sourceFailed ??= err));
+    res.once('close', () => (clientLeft = !res.writableFinished && sourceFailed === undefined));
+    pipeline(body, res).catch(() => {
+      if (sourceFailed !== undefined) {
+        options.logger.warn({ method: req.method, path: (req as MatchedRequest).parleyRoute, err: describeError(sourceFailed) }, 'streamed answer failed mid-way; connection closed');
+      }
+    });
   }
 
   /**

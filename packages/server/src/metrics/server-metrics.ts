@@ -2,6 +2,8 @@ import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import type { ChannelEvent, InstanceRecord, Storage } from '@parley/core';
 import { sinkPartition, type AttemptOutcome, type DeliveryObserver } from '@parley/webhooks';
 import type { ClusterGauges, ClusterObserver } from '../cluster/cluster-observer.js';
+import type { EventBusObserver } from '../events/event-bus.js';
+import type { EventDropReason } from '../events/subscriber-retry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { DropReason } from '../streams/stream-session.js';
 import type { StreamObserver } from '../streams/stream-hub.js';
@@ -46,7 +48,7 @@ export interface MetricsSources {
  * instances and pending deliveries (webhooks, and each event sink) are read from storage at scrape time. No label ever holds an
  * instance key or id: routes are templates, the rest are channel, format, kind and state names.
  */
-export class ServerMetrics implements DeliveryObserver, StreamObserver {
+export class ServerMetrics implements DeliveryObserver, StreamObserver, EventBusObserver {
   readonly registry = new Registry();
   private readonly http = new FastHistogram({
     name: 'parley_http_request_duration_seconds', help: 'HTTP requests by method, route template and status, with their duration',
@@ -58,6 +60,11 @@ export class ServerMetrics implements DeliveryObserver, StreamObserver {
   });
   private readonly events = new FastCounter({
     name: 'parley_events_total', help: 'Channel events processed by the event bus, by kind', labelNames: ['kind'], registry: this.registry,
+  });
+  private readonly eventDrops = new FastCounter({
+    name: 'parley_events_dropped_total',
+    help: 'Events a subscriber (storage, webhooks) left unhandled, by reason: `failed` (an error other than an outage, after 3 retries), `outage` (storage unavailable past events.outageWaitSeconds), `shutdown` (still unavailable when the shutdown grace ended), `backlog` (not queued: the instance held too many events during an outage)',
+    labelNames: ['reason'], registry: this.registry,
   });
   private readonly deliveries = new FastCounter({
     name: 'parley_webhook_deliveries_total', help: 'Webhook deliveries acknowledged with 2xx, by format', labelNames: ['format'], registry: this.registry,
@@ -134,6 +141,11 @@ export class ServerMetrics implements DeliveryObserver, StreamObserver {
   readonly event = (event: ChannelEvent): void => {
     this.events.series(event.type).inc();
   };
+
+  /** {@link EventBusObserver}: events were given up. */
+  eventsDropped(reason: EventDropReason, count: number): void {
+    this.eventDrops.series(reason).inc(count);
+  }
 
   /** {@link DeliveryObserver}: a webhook attempt ended. */
   attempted(format: string, outcome: AttemptOutcome, seconds: number): void {

@@ -4,9 +4,11 @@ import { Ajv } from 'ajv';
 import semver from 'semver';
 import type { DependencyContainer } from 'tsyringe';
 import {
-  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type ChannelAddressing, type ChannelDriver, type Clock, type ExternalDataConnector, type HostSettings,
-  type Logger, type PluginEventSubscriber, type PluginManifest, type PluginRegistrations, type Sink, type Storage, type WebhookFormat,
+  CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type MediaStore, type ChannelAddressing, type ChannelDriver, type Clock,
+  type ExternalDataConnector, type HostSettings, type Logger, type PluginEventSubscriber, type PluginManifest, type PluginRegistrations, type Sink,
+  type Storage, type WebhookFormat,
 } from '@parley/core';
+import { withMediaStore } from '@parley/host';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { HostContainer } from './host-container.js';
@@ -41,15 +43,23 @@ interface ImportedPlugin {
   phase: PluginPhase;
 }
 
-const KINDS = ['channel', 'storage', 'webhook-format', 'sink', 'extension'];
+const KINDS = ['channel', 'storage', 'media', 'webhook-format', 'sink', 'extension'];
 
-async function importManifest(entry: PluginEntry, baseDir: string): Promise<PluginManifest> {
-  const spec = entry.package.startsWith('.') || isAbsolute(entry.package)
-    ? pathToFileURL(resolve(baseDir, entry.package)).href
-    : entry.package;
+/**
+ * Imports a plugin's module. A package name is resolved from the code that assembled the server (a
+ * distribution depends on its plugins; `@parley/server` depends on none), so the distribution passes
+ * its own `import`; without one, the server's module resolution is used (a workspace or flat install).
+ */
+export type ModuleImporter = (specifier: string) => Promise<unknown>;
+
+const serverImport: ModuleImporter = (specifier) => import(specifier);
+
+async function importManifest(entry: PluginEntry, baseDir: string, importModule: ModuleImporter): Promise<PluginManifest> {
+  const relativeFile = entry.package.startsWith('.') || isAbsolute(entry.package);
+  const spec = relativeFile ? pathToFileURL(resolve(baseDir, entry.package)).href : entry.package;
   let mod: { default?: unknown };
   try {
-    mod = (await import(spec)) as { default?: unknown };
+    mod = (await (relativeFile ? serverImport : importModule)(spec)) as { default?: unknown };
   } catch (err) {
     throw new PluginError(`plugin ${entry.package} cannot be loaded: ${(err as Error).message}`);
   }
@@ -60,6 +70,11 @@ async function importManifest(entry: PluginEntry, baseDir: string): Promise<Plug
   if (!KINDS.includes(m.kind)) throw new PluginError(`plugin ${m.name}: unknown kind "${String(m.kind)}"`);
   if (!m.provides || typeof m.provides !== 'object') throw new PluginError(`plugin ${m.name} declares no provides (what its register adds)`);
   return m;
+}
+
+/** The kind of a configured plugin (`storage`, `media`, `channel`…), importing its manifest without registering it. */
+export async function pluginKind(entry: PluginEntry, baseDir: string, importModule: ModuleImporter = serverImport): Promise<PluginManifest['kind']> {
+  return (await importManifest(entry, baseDir, importModule)).kind;
 }
 
 /**
@@ -85,7 +100,9 @@ function sameAddressing(a: ChannelAddressing, b: ChannelAddressing): boolean {
  */
 export async function loadPlugins(
   entries: PluginEntry[],
-  context: { container: DependencyContainer | HostContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string },
+  context: {
+    container: DependencyContainer | HostContainer; logger: Logger; host: HostSettings; clock: Clock; baseDir: string; importModule?: ModuleImporter;
+  },
 ): Promise<LoadedPlugins> {
   const services = context.container instanceof HostContainer ? context.container : new HostContainer(context.container);
   // What every plugin may need at once: the host's logger, clock and settings.
@@ -95,7 +112,7 @@ export async function loadPlugins(
   const ajv = new Ajv({ allErrors: true, strict: true, useDefaults: true });
   const imported: ImportedPlugin[] = [];
   for (const entry of entries) {
-    const manifest = await importManifest(entry, context.baseDir);
+    const manifest = await importManifest(entry, context.baseDir, context.importModule ?? serverImport);
     imported.push({ manifest, options: validatedOptions(ajv, manifest, entry), phase: pluginPhase(manifest, services) });
   }
   const collected = new Collected();
@@ -109,19 +126,21 @@ export async function loadPlugins(
     });
     collected.add(manifest.name, registered);
     // Plugins needing the storage register next; the host's own services resolve it from the container too.
-    if (registered.storage) services.value(Tokens.Storage, registered.storage);
+    if (registered.storage) services.value(Tokens.Storage, collected.storage!);
     context.logger.debug({ plugin: manifest.name, kind: manifest.kind }, 'plugin registered');
   };
-  // In configuration order, but a plugin needing the storage after the storage plugin and one needing a composed service last.
+  // A media store first (the storage is composed with it as it is set), then in configuration order, but a
+  // plugin needing the storage after the storage plugin and one needing a composed service last.
+  for (const plugin of imported) if (plugin.manifest.kind === 'media') await register(plugin);
   const afterStorage: ImportedPlugin[] = [];
   for (const plugin of imported) {
-    if (plugin.phase === 'composed') continue;
+    if (plugin.phase === 'composed' || plugin.manifest.kind === 'media') continue;
     if (plugin.phase === 'storage' && !collected.storage) afterStorage.push(plugin);
     else await register(plugin);
     if (collected.storage) for (const waiting of afterStorage.splice(0)) await register(waiting);
   }
   const storage = collected.storage;
-  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin (for example @parley/storage-sqlite)');
+  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin to the configuration\'s `plugins` (for example @parley/storage-sqlite), or start the server from a distribution that lists its defaults (@parley/distribution)');
   const manifests = imported.map((p) => p.manifest);
   const { drivers, formats, sinks, subscribers, externalDatabase } = collected;
   checkNeeds(manifests, { drivers, formats, sinks, externalDatabase });
@@ -139,7 +158,9 @@ export async function loadPlugins(
 
 /** What the registered plugins added, refusing conflicts as they come. */
 class Collected {
+  /** The storage back end, with its media in the media store when a plugin set one. */
   storage?: Storage;
+  media?: MediaStore;
   externalDatabase?: ExternalDataConnector;
   readonly drivers = new Map<string, ChannelDriver>();
   readonly formats = new Map<string, WebhookFormat>();
@@ -148,9 +169,13 @@ class Collected {
   private readonly owners = new Map<string, string>();
 
   add(name: string, registered: PluginRegistrations): void {
+    if (registered.media) {
+      this.claim('media', name, (owner) => `two media stores configured: ${owner} and ${name}; keep at most one`);
+      this.media = registered.media;
+    }
     if (registered.storage) {
       this.claim('storage', name, (owner) => `two storage back ends configured: ${owner} and ${name}; keep exactly one`);
-      this.storage = registered.storage;
+      this.storage = this.media ? withMediaStore(registered.storage, this.media) : registered.storage;
     }
     for (const driver of registered.channels) {
       this.claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);

@@ -1,4 +1,4 @@
-import { groupAddress, type ChannelAddressing } from '@parley/core';
+import { groupAddress, ValidationError, type ChannelAddressing } from '@parley/core';
 import { dataResponse, s } from '../http/schema.js';
 import { personAddress } from '../routes/instance-guards.js';
 import { channelSlots } from './channel-slots.js';
@@ -98,9 +98,22 @@ export function groupParams(name: string) {
   return keyAnd({ [name]: channelSlots.groupId() });
 }
 
-/** The group id of a path parameter accepted by {@link groupParams}, in the channel's form (WhatsApp: the JID). */
-export function groupJidOf(addressing: ChannelAddressing, value: string): string {
+/**
+ * The group id of a path parameter or body member accepted by {@link groupParams} (or
+ * `channelSlots.groupId()`), in the channel's form (WhatsApp: the JID). With `field`, a value the
+ * channel's `groups.schema` refuses is a 400 naming it: the schema states that rule only when every
+ * main channel of the server states the same one.
+ */
+export function groupJidOf(addressing: ChannelAddressing, value: string, field?: string): string {
+  const rule = addressing.groups?.schema;
+  if (field !== undefined && rule && !new RegExp(rule.pattern, 'u').test(value)) {
+    throw new ValidationError(`${field} must be ${lowerFirst(rule.description)}`, { field });
+  }
   return groupAddress(addressing, value);
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 /** The setting values of spec 4.10 PATCH and 4.11 settings. */

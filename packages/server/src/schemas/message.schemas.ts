@@ -28,7 +28,7 @@ export const providerField = channelSlots.sendProvider();
 /** The chat of spec 2.5. */
 export const chatSchema = s.openObject({
   id: s.string(), name: s.string(), timestamp: s.integer(), unreadCount: s.integer(), pinned: s.boolean(), archived: s.boolean(),
-  ephemeralExpiration: s.integer(), labels: s.array(s.string()),
+  mutedUntil: s.integer({ description: 'Unix seconds when the mute ends; 0 when not muted.' }), ephemeralExpiration: s.integer(), labels: s.array(s.string()),
 }, ['id', 'name', 'timestamp', 'unreadCount']);
 
 /**
@@ -77,12 +77,12 @@ const PLAIN_SEND_BODIES = withSendOptions({
   image: s.object({ to, url: urlField, caption, provider: providerField }, ['to', 'url']),
   audio: s.object({ to, url: urlField, provider: providerField }, ['to', 'url']),
   video: s.object({ to, url: urlField, caption, provider: providerField }, ['to', 'url']),
-  document: s.object({ to, url: urlField, mimetype, fileName, provider: providerField }, ['to', 'url', 'mimetype', 'fileName']),
+  document: s.object({ to, url: urlField, mimetype, fileName, caption, provider: providerField }, ['to', 'url', 'mimetype', 'fileName']),
   sticker: s.object({ to, url: urlField }, ['to', 'url']),
   'video-note': s.object({ to, url: urlField }, ['to', 'url']),
   'base64/image': s.object({ to, base64, caption }, ['to', 'base64']),
   'base64/audio': s.object({ to, base64 }, ['to', 'base64']),
-  'base64/document': s.object({ to, base64, mimetype, fileName }, ['to', 'base64', 'mimetype', 'fileName']),
+  'base64/document': s.object({ to, base64, mimetype, fileName, caption }, ['to', 'base64', 'mimetype', 'fileName']),
   contact: s.object({ to, contact: contactCardSchema }, ['to', 'contact']),
   contacts: s.object({
     to, displayName: s.text(L.name), contacts: s.array(contactCardSchema, { minItems: 1, maxItems: L.contacts }),
@@ -156,7 +156,8 @@ const PLAIN_SEND_BODIES = withSendOptions({
     to, businessOwnerJid: s.text(128, { examples: ['5511999990000'], description: 'Phone number or JID of the business owning the catalog.' }), productId: s.text(128), catalogId: s.text(128),
   }, ['to', 'businessOwnerJid', 'productId', 'catalogId']),
   'group-invite': s.object({
-    to, groupJid: s.string({ minLength: 6, maxLength: 128, pattern: '^[\\w.:-]+@g\\.us$', examples: ['120363000000000000@g.us'], description: 'Group JID (…@g.us).' }),
+    // The group's id in the form the main channel's addressing states (`groups.schema`), as group paths take it.
+    to, groupJid: channelSlots.groupId(),
     groupName: s.text(100), inviteCode: s.string({ pattern: '^[A-Za-z0-9_-]{6,64}$', examples: ['AbCdEfGhIjKlMnOpQrStUv'], description: 'The code of the invite link, without the URL.' }),
   }, ['to', 'groupJid', 'groupName', 'inviteCode']),
   'request-phone': s.object({ to }, ['to']),

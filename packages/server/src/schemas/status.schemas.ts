@@ -3,10 +3,10 @@ import { s } from '../http/schema.js';
 /** Most contacts one story is shared with in one call. */
 export const MAX_STATUS_AUDIENCE = 1024;
 
-/** `statusJidList`: who sees the story; empty or absent means every contact of the instance. */
+/** `statusJidList`: who sees the story; empty or absent means the channel's default audience (docs/rest-api.md). */
 export const statusJidListField = s.array(s.string({ minLength: 1, maxLength: 128 }), {
   maxItems: MAX_STATUS_AUDIENCE,
-  description: 'Phone numbers or contact JIDs that see the story. Empty or absent: every contact in the instance\'s stored contacts (GET /{key}/contacts).',
+  description: 'Phone numbers or contact JIDs that see the story. Empty or absent: the channel\'s default audience, named in the answer\'s statusJidList. On WhatsApp that is the account\'s address book, as its apps\' "My contacts" (stored contacts with a saved name; people who only wrote are left out); on the sandbox every stored contact (GET /{key}/contacts).',
 });
 
 /** A posted story. */

@@ -1,6 +1,7 @@
 import {
   normalizeAddress, PayloadTooLargeError, ValidationError, type ChannelAddressing, type OutgoingContent, type OutgoingType,
 } from '@parley/core';
+import { groupJidOf } from '../schemas/group.schemas.js';
 import { MESSAGE_LIMITS } from '../schemas/message.schemas.js';
 import type { MediaKind } from '../services/media-resolver.js';
 import type { Env } from './content-env.js';
@@ -63,7 +64,7 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
     build: async (env, b) => {
       // The caller's MIME type and name are what the recipient sees, whatever the server answered.
       const m = { ...(await media(env, b.url, 'body.url', 'document', b.fileName)), mimetype: b.mimetype, fileName: b.fileName };
-      return { to: b.to, content: { type: 'document', media: m, mimetype: b.mimetype, fileName: b.fileName } };
+      return { to: b.to, content: defined({ type: 'document', media: m, mimetype: b.mimetype, fileName: b.fileName, caption: b.caption }) };
     },
   },
   sticker: { type: 'sticker', build: async (env, b) => ({ to: b.to, content: { type: 'sticker', media: await media(env, b.url, 'body.url', 'sticker') } }) },
@@ -89,7 +90,7 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
     type: 'document',
     build: async (env, b) => {
       const m = { ...base64Media(env, b.base64, 'body.base64', 'document', b.fileName), mimetype: b.mimetype, fileName: b.fileName };
-      return { to: b.to, content: { type: 'document', media: m, mimetype: b.mimetype, fileName: b.fileName } };
+      return { to: b.to, content: defined({ type: 'document', media: m, mimetype: b.mimetype, fileName: b.fileName, caption: b.caption }) };
     },
   },
   contact: {
@@ -227,8 +228,9 @@ export const MAPPINGS: { [S in MessageSuffix]: Mapping<S> } = {
   },
   'group-invite': {
     type: 'group-invite',
-    build: async (_env, b) => ({
-      to: b.to, content: { type: 'group-invite', groupJid: b.groupJid, groupName: b.groupName, inviteCode: b.inviteCode },
+    check: (b, addressing) => void groupJidOf(addressing, b.groupJid, 'body.groupJid'),
+    build: async ({ addressing }, b) => ({
+      to: b.to, content: { type: 'group-invite', groupJid: groupJidOf(addressing, b.groupJid, 'body.groupJid'), groupName: b.groupName, inviteCode: b.inviteCode },
     }),
   },
   'request-phone': { type: 'request-phone', build: async (_env, b) => ({ to: b.to, content: { type: 'request-phone' } }) },

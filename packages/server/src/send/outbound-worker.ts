@@ -1,6 +1,5 @@
-import {
-  addressNumber, ClaimPump, describeError, isParleyError, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage,
-} from '@parley/core';
+import { addressNumber, describeError, isParleyError, SentNotRecordedError, type Clock, type Logger, type MessageRecord, type Outbound, type Storage } from '@parley/core';
+import { ClaimPump } from '@parley/host';
 import type { EventBus } from '../events/event-bus.js';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
@@ -232,8 +231,11 @@ export class OutboundWorker {
         throw new SentNotRecordedError(entry.id);
       }
       if (failureKind(err) !== 'rate_limit') {
-        await this.deps.storage.outbound.complete(runtime.id, entry.id);
-        throw err;
+        if (await this.removed(runtime, entry, err)) throw err;
+        // Still queued: answering the failure would say nothing is queued, yet the worker tries it again
+        // when its lease ends. The caller answers its queue state.
+        this.wake();
+        return null;
       }
       await this.failed(runtime, entry, job, err);
       // Its retry is the worker's now.
@@ -242,6 +244,20 @@ export class OutboundWorker {
     } finally {
       // Sends to the same recipient may wait behind this one; a send with none behind it costs no look at the queue.
       if (this.blocked) this.wake();
+    }
+  }
+
+  /** Removes the entry of an inline send that failed; false (logged) when storage refused, which leaves it queued and leased. */
+  private async removed(runtime: InstanceRuntime, entry: Outbound, failure: unknown): Promise<boolean> {
+    try {
+      await this.deps.storage.outbound.complete(runtime.id, entry.id);
+      return true;
+    } catch (err) {
+      this.deps.logger.warn(
+        { err, failure: describeError(failure), instance: runtime.id, message: entry.id },
+        'inline send failed and its queue entry could not be removed: the worker tries it again when its lease ends',
+      );
+      return false;
     }
   }
 

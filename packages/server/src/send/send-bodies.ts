@@ -16,12 +16,12 @@ export interface SendBodies {
   image: Recipient & Mentioning & { url: string; caption?: string };
   audio: Recipient & { url: string };
   video: Recipient & Mentioning & { url: string; caption?: string };
-  document: Recipient & { url: string; mimetype: string; fileName: string };
+  document: Recipient & { url: string; mimetype: string; fileName: string; caption?: string };
   sticker: Recipient & { url: string };
   'video-note': Recipient & { url: string };
   'base64/image': Recipient & Mentioning & { base64: string; caption?: string };
   'base64/audio': Recipient & { base64: string };
-  'base64/document': Recipient & { base64: string; mimetype: string; fileName: string };
+  'base64/document': Recipient & { base64: string; mimetype: string; fileName: string; caption?: string };
   contact: Recipient & { contact: ContactCard };
   contacts: Recipient & { displayName: string; contacts: ContactCard[] };
   location: Recipient & { location: { latitude: number; longitude: number; address?: string } };

@@ -77,15 +77,18 @@ export class SendQueue {
     // Durable before anything acts on it: a commit that fails (a full disk) then answers 503 with nothing
     // queued and nothing sent, instead of failing after the channel took the message.
     await storage.flush();
+    const stored: Outbound = { ...entry, order: dueAt, attempts: 0, ...(outcome === 'leased' ? { leasedUntil: now + leaseMs } : {}) };
     if (outcome === 'leased') {
-      const sent = await worker.sendInline(runtime, { ...entry, order: dueAt, attempts: 0, leasedUntil: now + leaseMs }, job);
+      const sent = await worker.sendInline(runtime, stored, job);
       if (sent) return sent;
     } else {
       worker.wake();
     }
-    const queued = await storage.outbound.get(runtime.id, id);
+    // The entry is durable: reading it back may fail (storage going away), but a 503 would say nothing is
+    // queued. Answered as stored then.
+    const queued = await storage.outbound.get(runtime.id, id).catch(() => stored);
     if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
-    return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id));
+    return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false));
   }
 
   /** The record of a send still in the queue, with its queue state, or null. */

@@ -131,6 +131,10 @@ export class InstanceDataRouter implements Storage {
     return this.base.flush();
   }
 
+  onDiscard(listener: () => void): void {
+    this.base.onDiscard?.(listener);
+  }
+
   async close(): Promise<void> {
     await Promise.allSettled([...this.attachments.stores.values()].map((s) => s.close()));
     this.attachments.stores.clear();

@@ -1,34 +1,35 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-/** The real CLI (`parley`), as operators start it: beside the server package's entry point. */
-const CLI = fileURLToPath(new URL('./cli.js', import.meta.resolve('@parley/server')));
+/** The real server command (`parley-server` of `@parley/distribution`), as operators start it. */
+const CLI = fileURLToPath(new URL('../../bin/parley-server.js', import.meta.resolve('@parley/distribution')));
 
 /** Admin token and cluster secret of the test clusters (every node shares them). */
 export const CLUSTER_ADMIN_TOKEN = 'cluster-test-admin-token-0123456789';
 export const CLUSTER_SECRET = 'cluster-test-secret-0123456789';
 
-/** A free TCP port on loopback (the node's advertised address must be known before it starts). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
+
+/** A storage plugin entry of a node's config. */
+export interface StoragePluginEntry {
+  package: string;
+  options: Record<string, unknown>;
 }
 
-/** What a cluster node process is started with (docs/cluster.md: every node on one Redis). */
-export interface NodeOptions {
+/**
+ * Where a node keeps its data, the same for every node of a cluster (docs/cluster.md): a Redis URL and
+ * key prefix, or any storage plugin entry that can run a cluster (`@parley/storage-postgres`).
+ */
+export type NodeStorage = { redisUrl: string; keyPrefix: string } | { storagePlugin: StoragePluginEntry };
+
+/** What a cluster node process is started with. */
+export type NodeOptions = NodeStorage & NodeSettings;
+
+/** What a cluster node process is started with, beside its storage. */
+export interface NodeSettings {
   id: string;
   port: number;
-  redisUrl: string;
-  keyPrefix: string;
   dir: string;
   /** Merged over the `cluster` member of the config. */
   cluster?: Record<string, unknown>;
@@ -36,14 +37,14 @@ export interface NodeOptions {
   plugins?: { package: string; options?: Record<string, unknown> }[];
   /** Merged over the `queue` member of the config. */
   queue?: Record<string, unknown>;
-  /** Merged over the Redis storage plugin's options (`commandTimeoutMs`, `pingIntervalMs`…). */
+  /** Merged over the storage plugin's options (`commandTimeoutMs`, `pingIntervalMs`…). */
   storage?: Record<string, unknown>;
   /** Extra environment (overrides). */
   env?: Record<string, string>;
 }
 
 /**
- * One Parley cluster node running the real CLI in a child process, on Redis storage and the sandbox
+ * One Parley cluster node running the real CLI in a child process, on shared storage and the sandbox
  * channel, for tests and benchmarks that kill, pause and restart nodes. Its output goes to
  * `<dir>/<id>/node.log` and to {@link NodeProcess.lines}.
  */
@@ -69,6 +70,9 @@ export class NodeProcess {
     const dataDir = join(options.dir, options.id);
     mkdirSync(dataDir, { recursive: true });
     const configPath = join(dataDir, 'parley.json');
+    const storage: StoragePluginEntry = 'storagePlugin' in options
+      ? options.storagePlugin
+      : { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix } };
     writeFileSync(configPath, JSON.stringify({
       host: '127.0.0.1', port: options.port, dataDir, logLevel: 'info', defaultChannel: 'sandbox',
       cluster: { nodeId: options.id, advertiseUrl: `http://127.0.0.1:${options.port}`, secret: CLUSTER_SECRET, ...options.cluster },
@@ -78,7 +82,7 @@ export class NodeProcess {
       // ends: short, as the cluster leases of the tests are (docs/queue.md, "In a cluster").
       queue: { leaseMs: 4000, ...options.queue },
       plugins: [
-        { package: '@parley/storage-redis', options: { url: options.redisUrl, keyPrefix: options.keyPrefix, ...options.storage } },
+        { package: storage.package, options: { ...storage.options, ...options.storage } },
         { package: '@parley/channel-sandbox', options: { autoScanMs: 0 } },
         { package: '@parley/webhook-native' },
         ...(options.plugins ?? []),
@@ -91,10 +95,18 @@ export class NodeProcess {
     return new NodeProcess(options.id, `http://127.0.0.1:${options.port}`, child, join(dataDir, 'node.log'));
   }
 
-  /** Starts a node and resolves once it answers `/readyz` 200 (rejects if it exits first or is not ready within 60 s). */
+  /**
+   * Starts a node and resolves once it answers `/readyz` 200; rejects if it exits first or is not ready
+   * within 60 s, and then kills it (a process left running would keep the test's own process alive).
+   */
   static async start(options: NodeOptions): Promise<NodeProcess> {
     const node = NodeProcess.launch(options);
-    await node.ready();
+    try {
+      await node.ready();
+    } catch (err) {
+      await node.stop('SIGKILL');
+      throw err;
+    }
     return node;
   }
 

@@ -18,8 +18,25 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) }).end(text);
 }
 
+/** A refusal as Parley's error model writes it: `{"status", "error": {"code", "message", "details"?}}`. */
 function sendError(res: ServerResponse, error: SimError): void {
-  send(res, error.status, { error: { code: error.code, message: error.message, details: error.details } });
+  const { code, details } = asValidation(error);
+  const body = { code, message: error.message, ...(Object.keys(details).length > 0 ? { details } : {}) };
+  send(res, error.status, { status: error.status, error: body });
+}
+
+/**
+ * A 400 that names the request's field it refuses (`details.field`, one name or several) is Parley's
+ * `validation_failed`: `details.fields` lists `{field, message}` with the field named from the root of
+ * the request (`body.to`, `path.device`), and `details.reason` keeps the simulator's own code when it is
+ * more precise than `invalid_request` (`invalid_change`, `invalid_timer`, …). Other refusals keep theirs.
+ */
+function asValidation(error: SimError): { code: string; details: Record<string, unknown> } {
+  const { field, ...rest } = error.details;
+  const names = typeof field === 'string' ? [field] : Array.isArray(field) ? field.filter((f): f is string => typeof f === 'string') : [];
+  if (error.status !== 400 || names.length === 0) return { code: error.code, details: error.details };
+  const fields = names.map((name) => ({ field: /^(body|path|query)(\.|$)/.test(name) ? name : `body.${name}`, message: error.message }));
+  return { code: 'validation_failed', details: { ...rest, fields, ...(error.code !== 'invalid_request' ? { reason: error.code } : {}) } };
 }
 
 async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> {
@@ -44,15 +61,16 @@ async function readJson(req: IncomingMessage): Promise<Record<string, unknown>> 
   try {
     body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
   } catch {
-    throw new SimError(400, 'bad_request', 'the body is not valid JSON');
+    throw new SimError(400, 'malformed_json', 'the body is not valid JSON');
   }
-  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SimError(400, 'bad_request', 'the body must be a JSON object');
+  if (!body || typeof body !== 'object' || Array.isArray(body)) throw new SimError(400, 'invalid_request', 'the body must be a JSON object', { field: 'body' });
   return body as Record<string, unknown>;
 }
 
 /**
  * The control API over HTTP: a thin JSON layer over `Simulator` (see README "Control API"), answering
- * refusals as `{"error":{"code","message","details"}}`. It listens on loopback and has no authentication:
+ * refusals as Parley's error model does (`{"status","error":{"code","message","details"?}}`, 400
+ * `validation_failed` with `details.fields`). It listens on loopback and has no authentication:
  * it is a test fixture, not something to expose.
  */
 export async function startControlServer(simulator: Simulator, host = '127.0.0.1', port = 0): Promise<{ url: string; close(): Promise<void> }> {

@@ -4,6 +4,8 @@ import { SimError } from '../network/errors.js';
 import type { OutageMode } from '../features/outages.js';
 import type { AppStateChange } from '../features/app-state.js';
 import type { GroupSetting } from '../features/group-info.js';
+import type { MemberAddMode } from '../features/groups.js';
+import type { AddressingMode } from '../features/group-addressing.js';
 import { field, integer, numbers, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 import { signalRoutes } from './signal-routes.js';
@@ -31,7 +33,7 @@ export function routes(sim: Simulator): Route[] {
         status: 201,
         body: sim.createAccount({
           number: text(body, 'number'), pushName: optionalText(body, 'pushName'), business: flag(body, 'business'),
-          withoutNinthDigit: flag(body, 'withoutNinthDigit'), restricted: flag(body, 'restricted'),
+          withoutNinthDigit: flag(body, 'withoutNinthDigit'), restricted: flag(body, 'restricted'), lidAddressed: flag(body, 'lidAddressed'),
         }),
       }),
     },
@@ -39,7 +41,7 @@ export function routes(sim: Simulator): Route[] {
     {
       method: 'DELETE', pattern: new RegExp(`^/accounts/${NUMBER}/devices/([^/]+)$`),
       handle: ([number, id]) => {
-        sim.removeDevice(number!, integer(id, 'device')!);
+        sim.removeDevice(number!, integer(id, 'path.device')!);
         return { status: 204 };
       },
     },
@@ -88,9 +90,11 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/history$`),
       handle: async ([number], body) => ({
         status: 201,
-        body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined }),
+        body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined,
+          unreadPerChat: body.unreadPerChat as number | undefined }),
       }),
     },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`), handle: ([number]) => ok(sim.phoneState(number!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`),
       handle: async ([number], body) => ok(await sim.changeAppState(number!, body.changes as AppStateChange[])),
@@ -100,7 +104,10 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), handle: ([number]) => ok(sim.listGroups(number!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`),
-      handle: ([number], body) => ({ status: 201, body: sim.createGroup(number!, text(body, 'subject'), numbers(body, 'participants')) }),
+      handle: ([number], body) => ({
+        status: 201,
+        body: sim.createGroup(number!, text(body, 'subject'), numbers(body, 'participants'), { addressingMode: optionalText(body, 'addressingMode') as AddressingMode | undefined }),
+      }),
     },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/participants$`),
@@ -110,12 +117,16 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/info$`),
       handle: ([number, jid], body) => ok(sim.changeGroup(number!, jid!, {
         subject: optionalText(body, 'subject'), setting: optionalText(body, 'setting') as GroupSetting | undefined,
+        memberAddMode: optionalText(body, 'memberAddMode') as MemberAddMode | undefined,
         ...(body.description === null ? { description: null } : { description: optionalText(body, 'description') }),
       })),
     },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
-      handle: async ([number, jid], body) => ({ status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text')) }),
+      handle: async ([number, jid], body) => {
+        const companions = optionalText(body, 'companions');
+        return { status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text'), companions === undefined ? {} : { companions: companions as 'garbled' }) };
+      },
     },
     ...messageRoutes(sim),
     ...fateRoutes(sim),

@@ -25,6 +25,9 @@ function settings(body: Body): Record<string, string> {
 export function signalRoutes(sim: Simulator): Route[] {
   return [
     {
+      method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`), handle: ([number]) => ok(sim.presence(number!)),
+    },
+    {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`),
       handle: ([number], body) => ok(sim.setPresence(number!, text(body, 'presence') as 'available')),
     },

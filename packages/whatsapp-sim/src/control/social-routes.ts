@@ -1,8 +1,10 @@
+import type { AddressingMode } from '../features/group-addressing.js';
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { BusinessProfile } from '../features/business.js';
 import { field, numbers, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
+import { mediaInput } from './fate-routes.js';
 
 const GROUP = '([^/]+)';
 
@@ -25,7 +27,7 @@ const PROFILE_FIELDS = ['description', 'address', 'email', 'category'] as const;
 /** A business profile change: only known fields, strings (websites: an array of strings). */
 function profileChange(body: Body): BusinessProfile {
   const unknown = Object.keys(body).filter((k) => k !== 'websites' && !(PROFILE_FIELDS as readonly string[]).includes(k));
-  if (unknown.length) throw new SimError(400, 'invalid_request', `unknown profile fields: ${unknown.join(', ')}`, { fields: unknown });
+  if (unknown.length) throw new SimError(400, 'invalid_request', `unknown profile fields: ${unknown.join(', ')}`, { field: unknown });
   const change: BusinessProfile = {};
   for (const key of PROFILE_FIELDS) {
     const value = optionalText(body, key);
@@ -44,7 +46,10 @@ export function socialRoutes(sim: Simulator): Route[] {
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/communities$`),
       handle: ([number], body) => ({
-        status: 201, body: sim.createCommunity(number!, text(body, 'subject'), numbers(body, 'participants'), optionalText(body, 'description')),
+        status: 201,
+        body: sim.createCommunity(number!, text(body, 'subject'), numbers(body, 'participants'), optionalText(body, 'description'), {
+          addressingMode: optionalText(body, 'addressingMode') as AddressingMode | undefined,
+        }),
       }),
     },
     { method: 'GET', pattern: new RegExp(`^/groups/${GROUP}/linked$`), handle: ([jid]) => ok(sim.communityGroups(jid!)) },
@@ -56,6 +61,7 @@ export function socialRoutes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/join-approval$`),
       handle: ([number, jid], body) => ok(sim.setJoinApproval(number!, jid!, field(body, 'on', 'boolean', true) as boolean)),
     },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/invite$`), handle: ([number, jid]) => ok(sim.revokeInvite(number!, jid!)) },
     { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/join$`), handle: ([number, jid]) => ok(sim.requestJoin(number!, jid!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/${GROUP}/requests$`),
@@ -80,7 +86,11 @@ export function socialRoutes(sim: Simulator): Route[] {
     },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/status$`),
-      handle: async ([number], body) => ({ status: 201, body: await sim.postStatus(number!, text(body, 'text'), numbers(body, 'audience')) }),
+      // A text story (`text`), or an image or video one (`media`: `{ kind, data (base64), mimetype, caption? }`).
+      handle: async ([number], body) => {
+        const story = body.media !== undefined ? mediaInput(typeof body.media === 'object' && body.media !== null ? body.media as Body : {}) : text(body, 'text');
+        return { status: 201, body: await sim.postStatus(number!, story, numbers(body, 'audience')) };
+      },
     },
     {
       method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/stanzas$`),

@@ -33,8 +33,5 @@ export function accountBasicsFeature(network: Network): Feature {
         return [];
       },
     },
-    stanzas: {
-      ib: () => {},
-    },
   };
 }

@@ -7,13 +7,19 @@ import type { Feature, Network } from '../network/network.js';
 import type { Account, PhoneAppState } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { requireSession } from './prekeys.js';
+import { applySyncAction } from './chat-state.js';
 
 /** A change the phone makes to its app state, as WhatsApp's apps sync it to companions. */
 export type AppStateChange =
-  | { kind: 'contact'; jid: string; fullName: string; firstName?: string }
+  /**
+   * A saved contact, indexed by its number's JID or (as WhatsApp's apps now often save them) by its LID; the
+   * action names the other form when the phone knows it (`lidJid` beside a number, `pnJid` beside a LID).
+   */
+  | { kind: 'contact'; jid: string; fullName: string; firstName?: string; lidJid?: string; pnJid?: string }
   | { kind: 'archive'; jid: string; archived: boolean }
   | { kind: 'pin'; jid: string; pinned: boolean }
   | { kind: 'mute'; jid: string; muteEndTimestamp: number | undefined }
+  | { kind: 'read'; jid: string; read: boolean }
   | { kind: 'label'; id: string; name: string; color: number }
   | { kind: 'label-chat'; id: string; jid: string; labeled: boolean }
   | { kind: 'push-name'; name: string };
@@ -32,7 +38,9 @@ function patchOf(change: AppStateChange, timestamp: number): WAPatchCreate {
   switch (change.kind) {
     case 'contact':
       return { type: 'critical_unblock_low', index: ['contact', change.jid], apiVersion: 2, operation: SET,
-        syncAction: { timestamp, contactAction: { fullName: change.fullName, firstName: change.firstName, saveOnPrimaryAddressbook: true } } };
+        syncAction: { timestamp, contactAction: {
+          fullName: change.fullName, firstName: change.firstName, lidJid: change.lidJid, pnJid: change.pnJid, saveOnPrimaryAddressbook: true,
+        } } };
     case 'archive':
       return { type: 'regular_low', index: ['archive', change.jid], apiVersion: 3, operation: SET,
         syncAction: { timestamp, archiveChatAction: { archived: change.archived, messageRange: { lastMessageTimestamp: timestamp } } } };
@@ -41,6 +49,10 @@ function patchOf(change: AppStateChange, timestamp: number): WAPatchCreate {
     case 'mute':
       return { type: 'regular_high', index: ['mute', change.jid], apiVersion: 2, operation: SET,
         syncAction: { timestamp, muteAction: { muted: change.muteEndTimestamp !== undefined, muteEndTimestamp: change.muteEndTimestamp } } };
+    case 'read':
+      // whatsmeow appstate/keys.go IndexMarkChatAsRead, in regular_low; Baileys chatModificationToAppPatch markRead.
+      return { type: 'regular_low', index: ['markChatAsRead', change.jid], apiVersion: 3, operation: SET,
+        syncAction: { timestamp, markChatAsReadAction: { read: change.read, messageRange: { lastMessageTimestamp: timestamp } } } };
     case 'label':
       return { type: 'regular', index: ['label_edit', change.id], apiVersion: 3, operation: SET,
         syncAction: { timestamp, labelEditAction: { name: change.name, color: change.color, deleted: false } } };
@@ -53,24 +65,25 @@ function patchOf(change: AppStateChange, timestamp: number): WAPatchCreate {
 }
 
 const FIELDS: Record<AppStateChange['kind'], Record<string, 'string' | 'boolean' | 'number' | 'number?' | 'string?'>> = {
-  contact: { jid: 'string', fullName: 'string', firstName: 'string?' },
+  contact: { jid: 'string', fullName: 'string', firstName: 'string?', lidJid: 'string?', pnJid: 'string?' },
   archive: { jid: 'string', archived: 'boolean' },
   pin: { jid: 'string', pinned: 'boolean' },
   mute: { jid: 'string', muteEndTimestamp: 'number?' },
+  read: { jid: 'string', read: 'boolean' },
   label: { id: 'string', name: 'string', color: 'number' },
   'label-chat': { id: 'string', jid: 'string', labeled: 'boolean' },
   'push-name': { name: 'string' },
 };
 
 /** Refuses a change whose kind or fields are not what it needs (400 invalid_change, naming the field). */
-function check(change: AppStateChange): void {
+function check(change: AppStateChange, index: number): void {
   const fields = change && typeof change === 'object' ? FIELDS[change.kind] : undefined;
-  if (!fields) throw new SimError(400, 'invalid_change', 'kind must be contact, archive, pin, mute, label, label-chat or push-name');
+  if (!fields) throw new SimError(400, 'invalid_change', 'kind must be contact, archive, pin, mute, read, label, label-chat or push-name', { field: `changes[${index}].kind` });
   for (const [name, type] of Object.entries(fields)) {
     const value = (change as unknown as Record<string, unknown>)[name];
     if (value === undefined && type.endsWith('?')) continue;
     if (typeof value !== type.replace('?', '') || (typeof value === 'string' && (value.length === 0 || value.length > 256))) {
-      throw new SimError(400, 'invalid_change', `${change.kind}.${name} must be a ${type.replace('?', '')}`, { field: name });
+      throw new SimError(400, 'invalid_change', `${change.kind}.${name} must be a ${type.replace('?', '')}`, { field: `changes[${index}].${name}` });
     }
   }
 }
@@ -97,11 +110,18 @@ export function keyShareMessage(account: Account): proto.IMessage {
  * which they fetch the new patches (Baileys messages-recv.js: resyncAppState).
  */
 export async function applyChanges(network: Network, account: Account, changes: AppStateChange[]): Promise<Array<{ collection: string; version: number }>> {
-  if (!Array.isArray(changes) || changes.length === 0 || changes.length > 500) throw new SimError(400, 'invalid_change', 'changes must be 1 to 500 changes');
+  if (!Array.isArray(changes) || changes.length === 0 || changes.length > 500) throw new SimError(400, 'invalid_change', 'changes must be 1 to 500 changes', { field: 'changes' });
+  // All are checked before any is applied: a refused request changes nothing.
+  changes.forEach((change, index) => check(change, index));
+  const applied = await append(account, changes);
+  announce(network, account, new Set(applied.map((a) => a.collection)));
+  return applied;
+}
+
+/** Appends each change as one patch to its collection, and applies it to the phone's own state. */
+async function append(account: Account, changes: AppStateChange[]): Promise<Array<{ collection: string; version: number }>> {
   const applied: Array<{ collection: string; version: number }> = [];
   const getKey = keyOf(account);
-  // All are checked before any is applied: a refused request changes nothing.
-  changes.forEach(check);
   for (const change of changes) {
     const create = patchOf(change, Date.now());
     const collection = collectionOf(account.appState, create.type);
@@ -109,10 +129,20 @@ export async function applyChanges(network: Network, account: Account, changes: 
     const { patch, state } = await encodeSyncdPatch(create, account.appState.keyId.toString('base64'), collection.state, getKey);
     collection.patches.push(Buffer.from(proto.SyncdPatch.encode({ ...patch, version: { version: state.version } }).finish()));
     collection.state = state;
+    applySyncAction(account, create.index, create.syncAction, create.syncAction.timestamp as number);
     applied.push({ collection: create.type, version: state.version });
   }
-  announce(network, account, new Set(applied.map((a) => a.collection)));
   return applied;
+}
+
+/**
+ * A phone's `critical_block` always holds its push name (`setting_pushName`: WhatsApp's apps write it at
+ * registration). A companion learns its own name from it (Baileys sets creds `me.name`, without which
+ * `sendPresenceUpdate('available' | 'unavailable')` sends nothing), so it is written before the
+ * collection is first served.
+ */
+async function withPushName(account: Account): Promise<void> {
+  if (!account.appState.collections.get('critical_block')?.patches.length) await append(account, [{ kind: 'push-name', name: account.pushName }]);
 }
 
 function keyOf(account: Account) {
@@ -155,6 +185,7 @@ export function appStateFeature(network: Network): Feature {
         const changed = new Set<string>();
         for (const asked of getBinaryNodeChildren(sync, 'collection')) {
           const name = asked.attrs.name ?? '';
+          if (name === 'critical_block') await withPushName(account);
           const collection = collectionOf(account.appState, name as WAPatchName);
           const have = Number(asked.attrs.version ?? 0) || 0;
           for (const sent of getBinaryNodeChildren(asked, 'patch')) {
@@ -165,12 +196,20 @@ export function appStateFeature(network: Network): Feature {
             // Encoded before decodePatches, which empties the patch's mutations once it applied them: the other
             // companions must get the patch whole (its MACs cover the mutations).
             const whole = Buffer.from(proto.SyncdPatch.encode(decoded).finish());
+            // Which mutations are REMOVEs (Baileys' removeContact): the decoded mutations keep their order but not their operation.
+            const removes = (decoded.mutations ?? []).map((m) => m.operation === proto.SyncdMutation.SyncdOperation.REMOVE);
             // The phone applies the companion's change to its own state (checking its MACs), so its later patches chain on.
             const { state, mutationMap } = await decodePatches(name as WAPatchName, [decoded], collection.state, keyOf(account), {}, undefined, silentLogger, true)
               .catch(() => { throw new IqError(400, 'bad-request'); });
             collection.state = state;
             // A companion renaming the account (Baileys updateProfileName): the name others see from now on.
-            for (const mutation of Object.values(mutationMap)) {
+            const mutations = Object.values(mutationMap);
+            // Zipped by position only when every mutation decoded under an index of its own (Baileys sends one per patch).
+            const aligned = mutations.length === removes.length;
+            for (const [i, mutation] of mutations.entries()) {
+              // A companion's pin, archive, mute, mark-read, chat deletion, contact or label is the phone's state from now on.
+              const action = mutation.syncAction.value;
+              applySyncAction(account, mutation.index, action, Number(action?.timestamp ?? Date.now()), aligned && removes[i]!);
               const pushName = mutation.syncAction.value?.pushNameSetting?.name;
               if (pushName) account.pushName = pushName;
             }

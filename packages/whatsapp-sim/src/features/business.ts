@@ -172,11 +172,15 @@ export class Business {
 }
 
 function checkProduct(p: Partial<Product>): void {
-  const fine = typeof p.name === 'string' && p.name.length > 0 && p.name.length <= 150
-    && typeof p.price === 'number' && Number.isFinite(p.price) && p.price >= 0
-    && typeof p.currency === 'string' && /^[A-Z]{3}$/.test(p.currency)
-    && typeof (p.description ?? '') === 'string' && (p.description ?? '').length <= MAX_FIELD;
-  if (!fine) throw new SimError(400, 'invalid_product', 'a product needs name (1–150 characters), price (a number ≥ 0) and currency (3 capital letters)');
+  const bad = [
+    !(typeof p.name === 'string' && p.name.length > 0 && p.name.length <= 150) && 'name',
+    !(typeof p.price === 'number' && Number.isFinite(p.price) && p.price >= 0) && 'price',
+    !(typeof p.currency === 'string' && /^[A-Z]{3}$/.test(p.currency)) && 'currency',
+    !(typeof (p.description ?? '') === 'string' && (p.description ?? '').length <= MAX_FIELD) && 'description',
+  ].filter((name): name is string => !!name);
+  if (bad.length) {
+    throw new SimError(400, 'invalid_product', `a product needs name (1–150 characters), price (a number ≥ 0), currency (3 capital letters) and a description of at most ${MAX_FIELD} characters`, { field: bad });
+  }
 }
 
 /** A `<product>` as a client sends it (Utils/business.js toProductNode); absent fields stay undefined. */

@@ -23,7 +23,16 @@ export interface CallRecord {
   events: Array<{ action: 'offer' | 'accept' | 'reject' | 'terminate'; by: string; at: number }>;
 }
 
-/** Calls kept for the control API; the oldest go first. */
+/** A call link a device created (`https://call.whatsapp.com/<media>/<token>`). */
+export interface CallLink {
+  token: string;
+  media: 'audio' | 'video';
+  /** The account that created it (`number@s.whatsapp.net`). */
+  by: string;
+  at: number;
+}
+
+/** Calls kept for the control API; the oldest go first (call links likewise). */
 export const MAX_CALLS = 1000;
 const ACTIONS = new Set(['accept', 'reject', 'terminate']);
 const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
@@ -38,6 +47,7 @@ const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
  */
 export class Calls {
   private readonly calls = new Map<string, { record: CallRecord; caller: Account; callee: Account }>();
+  private readonly links: CallLink[] = [];
 
   constructor(private readonly network: Network, private readonly signals: SignalLog) {}
 
@@ -50,7 +60,7 @@ export class Calls {
     if (typeof video !== 'boolean') throw new SimError(400, 'invalid_request', 'video must be a boolean', { field: 'video' });
     const caller = this.network.account(fromNumber);
     const callee = this.network.account(toNumber);
-    if (caller === callee) throw new SimError(400, 'invalid_call', 'a phone cannot call its own account', { to: toNumber });
+    if (caller === callee) throw new SimError(400, 'invalid_call', 'a phone cannot call its own account', { field: 'to', to: toNumber });
     const id = randomBytes(16).toString('hex').toUpperCase();
     const record: CallRecord = { id, from: jidOf(caller), to: jidOf(callee), video, status: 'offer', devices: [], events: [{ action: 'offer', by: 'phone', at: Date.now() }] };
     this.keep({ record, caller, callee });
@@ -83,10 +93,17 @@ export class Calls {
     return [...this.calls.values()].filter((c) => c.caller === account || c.callee === account).map((c) => c.record);
   }
 
+  /** Call links the account `number`'s devices created, oldest first. */
+  linksOf(number: string): CallLink[] {
+    const account = this.network.account(number);
+    return this.links.filter((link) => link.by === jidOf(account)).map((link) => ({ ...link }));
+  }
+
   private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const child = Array.isArray(node.content) ? node.content[0] : undefined;
     if (!session || !child) return;
+    if (node.attrs.to === '@call' && child.tag === 'link_create') return this.createLink(connection, session.account, node, child);
     connection.send({ tag: 'ack', attrs: { id: node.attrs.id ?? stanzaId(), class: 'call', type: child.tag, from: node.attrs.to ?? jidOf(session.account) } });
     const call = this.calls.get(child.attrs['call-id'] ?? '');
     const { account, device } = session;
@@ -122,5 +139,23 @@ export class Calls {
   private keep(call: { record: CallRecord; caller: Account; callee: Account }): void {
     this.calls.set(call.record.id, call);
     while (this.calls.size > MAX_CALLS) this.calls.delete(this.calls.keys().next().value!);
+  }
+
+  /**
+   * `<call to="@call"><link_create media="audio|video"/></call>` (Baileys Socket/chats.js createCallLink, which
+   * waits for the answer with its id and reads `link_create`'s `token`): answered `<call from="@call" id>
+   * <link_create token media/></call>`. A media other than audio or video is refused with a 400 error child.
+   */
+  private createLink(connection: ClientConnection, account: Account, node: BinaryNode, child: BinaryNode): void {
+    const id = node.attrs.id ?? stanzaId();
+    const media = child.attrs.media;
+    if (media !== 'audio' && media !== 'video') {
+      connection.send({ tag: 'call', attrs: { from: '@call', id, type: 'error' }, content: [{ tag: 'error', attrs: { code: '400', text: 'bad-request' } }] });
+      return;
+    }
+    const token = randomBytes(16).toString('base64url').slice(0, 22);
+    this.links.push({ token, media, by: jidOf(account), at: Date.now() });
+    if (this.links.length > MAX_CALLS) this.links.shift();
+    connection.send({ tag: 'call', attrs: { from: '@call', id, t: unixNow() }, content: [{ tag: 'link_create', attrs: { token, media } }] });
   }
 }

@@ -5,6 +5,7 @@ import type { Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { MAX_MEMBERS } from './groups.js';
 import type { Group, Groups } from './groups.js';
+import { numberOf, type AddressingMode } from './group-addressing.js';
 
 const pn = (number: string): string => `${number}@s.whatsapp.net`;
 const bodyOf = (node: BinaryNode | undefined): string | undefined =>
@@ -25,23 +26,33 @@ export type RequestAction = 'approve' | 'reject';
 export class Communities {
   constructor(private readonly network: Network, private readonly groups: Groups) {}
 
-  /** A community and its announcement group, with the same members. */
-  create(creator: Account, subject: string, description: string | undefined, numbers: string[]): Group {
-    const community = this.groups.create(creator, subject, numbers, { parent: true, description });
+  /**
+   * A community and its announcement group, with the same members, both addressed as `addressingMode` says
+   * (LID-addressed as WhatsApp creates communities now: whatsmeow's group.go parses a community's metadata as
+   * any group's, `addressing_mode` included).
+   */
+  create(creator: Account, subject: string, description: string | undefined, numbers: string[], membersAddGroups = false, addressingMode: AddressingMode = 'pn'): Group {
+    const community = this.groups.create(creator, subject, numbers, { parent: true, description, membersAddGroups, addressingMode });
     const others = [...community.members.keys()].filter((n) => n !== creator.number);
-    this.groups.create(creator, subject, others, { linkedParent: community.jid, defaultSubGroup: true, announce: true });
+    this.groups.create(creator, subject, others, { linkedParent: community.jid, defaultSubGroup: true, announce: true, addressingMode });
     return community;
   }
 
-  /** A new group inside a community; only the community's admins create them. */
+  /**
+   * A new group inside a community, addressed as the community is: its admins create them, or any member when the
+   * community lets members add groups.
+   */
   createLinked(actor: Account, parentJid: string, subject: string, numbers: string[]): Group {
-    const parent = this.community(parentJid, actor);
-    return this.groups.create(actor, subject, numbers, { linkedParent: parent.jid });
+    const parent = this.community(parentJid, actor, true);
+    return this.groups.create(actor, subject, numbers, { linkedParent: parent.jid, addressingMode: parent.addressingMode });
   }
 
-  /** Links an existing group (the actor must be an admin of both) to a community, or unlinks it. */
+  /**
+   * Links an existing group to a community, or unlinks it: the actor must be an admin of the group and of the
+   * community, or only a member of a community that lets members add groups.
+   */
   link(actor: Account, parentJid: string, groupJid: string, linked: boolean): void {
-    const parent = this.community(parentJid, actor);
+    const parent = this.community(parentJid, actor, true);
     const group = this.groups.asAdmin(groupJid, actor);
     if (group.parent || group.defaultSubGroup) throw new IqError(406, 'not-acceptable');
     if (linked && group.linkedParent && group.linkedParent !== parent.jid) throw new IqError(409, 'conflict');
@@ -78,7 +89,7 @@ export class Communities {
   handleRequests(group: Group, actor: Account, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
     return numbers.map((number) => {
       if (!group.requests.delete(number)) return { number, status: 404 };
-      const participant = [{ tag: 'participant', attrs: { jid: pn(number) } }];
+      const participant = [{ tag: 'participant', attrs: this.groups.addressing(group).participant(number) }];
       if (action === 'approve') {
         if (group.members.size >= MAX_MEMBERS) return { number, status: 406 };
         group.members.set(number, 'member');
@@ -100,7 +111,9 @@ export class Communities {
     if (to === '@g.us') {
       if (set && child.tag === 'create' && getBinaryNodeChild(child, 'parent')) {
         const description = bodyOf(getBinaryNodeChild(getBinaryNodeChild(child, 'description'), 'body'));
-        return [this.groups.node(this.create(account, child.attrs.subject ?? '', description || undefined, numbersOf(child)))];
+        // Baileys' communityCreate asks that members may add groups (`<allow_non_admin_sub_group_creation/>`).
+        const membersAddGroups = !!getBinaryNodeChild(child, 'allow_non_admin_sub_group_creation');
+        return [this.groups.node(this.create(account, child.attrs.subject ?? '', description || undefined, numbersOf(child), membersAddGroups, this.groups.clientAddressing))];
       }
       const linkedParent = getBinaryNodeChild(child, 'linked_parent')?.attrs.jid;
       if (set && child.tag === 'create' && linkedParent) {
@@ -119,7 +132,10 @@ export class Communities {
         if (!parent.parent) throw new IqError(406, 'not-acceptable');
         return [{ tag: 'sub_groups', attrs: {}, content: this.subGroups(parent).map((g) => ({
           tag: 'group',
-          attrs: { id: g.id, subject: g.subject, s_t: String(g.subjectTime), creation: String(g.creation), creator: g.creator, size: String(g.members.size) },
+          attrs: {
+            id: g.id, subject: g.subject, s_t: String(g.subjectTime), creation: String(g.creation),
+            ...this.groups.addressing(g).attrs(numberOf(g.creator), 'creator', 'creator_pn'), size: String(g.members.size),
+          },
           content: g.defaultSubGroup ? [{ tag: 'default_sub_group', attrs: {} }] : undefined,
         })) }];
       }
@@ -142,7 +158,9 @@ export class Communities {
         const group = this.groups.asAdmin(to, account);
         return [{ tag: 'membership_approval_requests', attrs: {}, content: [...group.requests].map(([number, time]) => ({
           tag: 'membership_approval_request',
-          attrs: { jid: pn(number), request_time: String(time), request_method: 'invite_link', ...this.lidOf(number) },
+          // A LID group names the requester by LID with `phone_number` (whatsmeow parseParticipant, Baileys' join-request list keeps both).
+          attrs: { ...(group.addressingMode === 'lid' ? this.groups.addressing(group).participant(number) : { jid: pn(number), ...this.lidOf(number) }),
+            request_time: String(time), request_method: 'invite_link' },
         })) }];
       }
       case 'set membership_requests_action': {
@@ -152,7 +170,7 @@ export class Communities {
           if (action.tag !== 'approve' && action.tag !== 'reject') throw new IqError(400, 'bad-request');
           const results = this.handleRequests(group, account, action.tag, numbersOf(action));
           content.push({ tag: action.tag, attrs: {}, content: results.map(({ number, status }) => ({
-            tag: 'participant', attrs: { jid: pn(number), ...(status === 200 ? {} : { error: String(status) }) },
+            tag: 'participant', attrs: { ...this.groups.addressing(group).participant(number), ...(status === 200 ? {} : { error: String(status) }) },
           })) });
         }
         return [{ tag: 'membership_requests_action', attrs: {}, content }];
@@ -162,9 +180,13 @@ export class Communities {
     }
   }
 
-  /** The community of a JID, for one of its admins (401 otherwise, 406 when the group is no community). */
-  private community(jid: string, actor: Account): Group {
-    const parent = this.groups.asAdmin(jid, actor);
+  /**
+   * The community of a JID, for one of its admins (401 otherwise, 406 when the group is no community); with
+   * `addingGroups`, for any member of a community that lets members add groups.
+   */
+  private community(jid: string, actor: Account, addingGroups = false): Group {
+    const member = this.groups.asMember(jid, actor);
+    const parent = addingGroups && member.membersAddGroups ? member : this.groups.asAdmin(jid, actor);
     if (!parent.parent) throw new IqError(406, 'not-acceptable');
     return parent;
   }

@@ -4,6 +4,7 @@ import type { Account } from '../network/model.js';
 import { contentOf, type ReceivedMessage } from '../network/phone.js';
 import { SimError } from '../network/errors.js';
 import { DISAPPEARING_TIMERS as DISAPPEARING } from '../verdicts.js';
+import { keepTimer } from './chat-state.js';
 import { asControl, groupView, type Groups, type GroupView } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
 
@@ -57,7 +58,7 @@ export class Disappearing {
     const seconds = timer(expiration);
     const sender = this.network.account(from);
     const peer = this.network.account(to);
-    if (sender === peer) throw new SimError(400, 'invalid_request', 'a phone sets the timer of a chat with another account', { to });
+    if (sender === peer) throw new SimError(400, 'invalid_request', 'a phone sets the timer of a chat with another account', { field: 'path.peer', to });
     const sent = await this.messaging.phoneSends(from, to, { protocolMessage: { type: EPHEMERAL_SETTING, ephemeralExpiration: seconds } }, '');
     this.keep(sender, peer, seconds, sent.timestamp);
     return sent;
@@ -85,6 +86,7 @@ export class Disappearing {
 
   private keep(by: Account, peer: Account, expiration: number, at: number): void {
     this.chats.set(key(by.number, peer.number), { between: [by.number, peer.number].sort() as [string, string], expiration, setBy: by.number, setAt: at });
+    keepTimer(by, peer, expiration, at);
   }
 }
 

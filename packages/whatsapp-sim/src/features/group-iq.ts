@@ -4,7 +4,7 @@ import { IqError, splitJid } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { requireSession } from './prekeys.js';
-import type { Groups } from './groups.js';
+import { MEMBER_ADD_MODES, type Groups, type MemberAddMode } from './groups.js';
 import type { Communities } from './communities.js';
 import { isDisappearingTimer } from './disappearing.js';
 
@@ -21,7 +21,7 @@ function numbersOf(network: Network, node: BinaryNode | undefined): string[] {
 
 /**
  * `xmlns="w:g2"`: group iqs as Baileys' Socket/groups.js sends them (create, metadata, participating,
- * participants, subject, description, settings, invite codes, join by code, leave). Refusals follow
+ * participants, subject, description, settings, member-add mode, invite codes, join by code, leave). Refusals follow
  * whatsmeow's errors.go: 404 item-not-found (no such group), 403 forbidden (not a member), 401
  * not-authorized (not an admin), 406 not-acceptable (bad subject, full group).
  */
@@ -29,7 +29,7 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
   const onGroups = (account: Account, iq: BinaryNode, child: BinaryNode): BinaryNode[] => {
     const { type } = iq.attrs;
     if (child.tag === 'create' && type === 'set') {
-      const group = groups.create(account, child.attrs.subject ?? '', numbersOf(network, child));
+      const group = groups.create(account, child.attrs.subject ?? '', numbersOf(network, child), { addressingMode: groups.clientAddressing });
       return [groups.node(group)];
     }
     if (child.tag === 'participating' && type === 'get') {
@@ -59,9 +59,14 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
     if (!set) throw new IqError(501, 'feature-not-implemented');
     switch (child.tag) {
       case 'add': case 'remove': case 'promote': case 'demote': {
-        const results = groups.changeMembers(groups.asAdmin(to, account), account, child.tag, numbersOf(network, child));
+        // With member_add_mode all_member_add every member adds; removing and roles stay the admins'.
+        const open = child.tag === 'add' && groups.asMember(to, account).memberAddMode === 'all_member_add';
+        const group = open ? groups.asMember(to, account) : groups.asAdmin(to, account);
+        const results = groups.changeMembers(group, account, child.tag, numbersOf(network, child));
+        // A LID group answers each member by LID with `phone_number` (whatsmeow group.go UpdateGroupParticipants → parseParticipant).
+        const addressing = groups.addressing(group);
         return [{ tag: child.tag, attrs: {}, content: results.map(({ number, status }) => ({
-          tag: 'participant', attrs: { jid: `${number}@s.whatsapp.net`, ...(status === 200 ? {} : { error: String(status) }) },
+          tag: 'participant', attrs: { ...addressing.participant(number), ...(status === 200 ? {} : { error: String(status) }) },
         })) }];
       }
       case 'subject':
@@ -73,8 +78,15 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
         return undefined;
       }
       case 'announcement': case 'not_announcement': case 'locked': case 'unlocked':
+      case 'allow_non_admin_sub_group_creation': case 'not_allow_non_admin_sub_group_creation':
         groups.setting(groups.asAdmin(to, account), account, child.tag);
         return undefined;
+      case 'member_add_mode': {
+        const mode = text(child);
+        if (!MEMBER_ADD_MODES.includes(mode as MemberAddMode)) throw new IqError(400, 'bad-request');
+        groups.setMemberAddMode(groups.asAdmin(to, account), account, mode as MemberAddMode);
+        return undefined;
+      }
       case 'invite':
         return [{ tag: 'invite', attrs: { code: groups.revokeInvite(groups.asAdmin(to, account), account) } }];
       case 'ephemeral': case 'not_ephemeral': {

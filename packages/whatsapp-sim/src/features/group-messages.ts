@@ -4,14 +4,20 @@ import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { deviceOf, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
-import type { Account } from '../network/model.js';
+import type { Account, CompanionDevice } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import type { Groups, Group } from './groups.js';
 import type { Messaging, SentMessage } from './messaging.js';
 import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
+import { GroupRetries, type GroupResendable } from './group-retries.js';
 
 export type Copy = { type: 'pkmsg' | 'msg'; ciphertext: Buffer };
+
+/** How a phone's group message reaches companions: `garbled`, their `skmsg` does not decrypt once (a retry receipt gets a good resend). */
+export interface GroupSendOptions {
+  companions?: 'garbled';
+}
 
 /** Most characters a text sent through the control API may have (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
@@ -25,20 +31,28 @@ const MAX_TEXT = 65_536;
  * `participant`. Phones send into groups the same way.
  */
 export class GroupMessages {
+  private readonly retries: GroupRetries;
+
   constructor(
     private readonly network: Network, private readonly groups: Groups, private readonly messaging: Messaging, private readonly stanzas: MessageStanzas,
-  ) {}
+  ) {
+    this.retries = new GroupRetries(network, messaging, (device, original, enc) => this.resendTo(device, original, enc));
+    messaging.onGroupRetry((device, node) => this.retries.answer(device, node));
+  }
 
   feature(): Feature {
     return { stanzas: { message: (connection, node) => this.fromClient(connection, node) } };
   }
 
-  async phoneSendsText(fromNumber: string, groupJid: string, text: string): Promise<SentMessage> {
+  async phoneSendsText(fromNumber: string, groupJid: string, text: string, options: GroupSendOptions = {}): Promise<SentMessage> {
     this.network.account(fromNumber);
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
-      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
+      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`, { field: 'text' });
     }
-    return this.phoneSends(fromNumber, this.sendable(fromNumber, groupJid).jid, { conversation: text }, text);
+    if (options.companions !== undefined && options.companions !== 'garbled') {
+      throw new SimError(400, 'invalid_request', 'companions must be "garbled" when given', { field: 'companions' });
+    }
+    return this.phoneSends(fromNumber, this.sendable(fromNumber, groupJid).jid, { conversation: text }, text, options);
   }
 
   /** The group `groupJid` (its JID or id), if the phone of `fromNumber` may send into it; else 404 or 403. */
@@ -51,23 +65,33 @@ export class GroupMessages {
     return group;
   }
 
+  /** How the group names the account of `number` in message content (mentions): by LID in a LID-addressed group. */
+  nameOf(group: Group, number: string): string {
+    return this.groups.addressing(group).participant(number).jid!;
+  }
+
   /**
    * The phone of `fromNumber` sends any message into a group it may send in: under its sender key, with
-   * the key's distribution message 1:1 to every member device. `text` is the record's text.
+   * the key's distribution message 1:1 to every member device. `text` is the record's text. The phone keeps
+   * the message to resend it to a companion that asks (group-retries.ts).
    */
-  async phoneSends(fromNumber: string, groupJid: string, message: proto.IMessage, text: string): Promise<SentMessage> {
+  async phoneSends(fromNumber: string, groupJid: string, message: proto.IMessage, text: string, options: GroupSendOptions = {}): Promise<SentMessage> {
     const from = this.network.account(fromNumber);
     const group = this.sendable(fromNumber, groupJid);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
-    const author = `${from.number}@s.whatsapp.net`;
+    const pnAuthor = `${from.number}@s.whatsapp.net`;
+    // In a LID group the phone's sender key goes out under its LID (participant), its sessions stay the number's.
+    const author = this.groups.addressing(group).device(pnAuthor).participant!;
     const record = this.messaging.recordSent(from, { id, to: group.jid, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
     const { ciphertext, distribution } = await from.phone.encryptGroup(group.jid, author, message);
     const skdm: proto.IMessage = { senderKeyDistributionMessage: { groupId: group.jid, axolotlSenderKeyDistributionMessage: distribution } };
-    for (const { account, jid } of this.memberDevices(group, author)) {
+    this.retries.remember(id, { from, group: group.jid, authorJid: author, message, record });
+    for (const { account, jid } of this.memberDevices(group, pnAuthor)) {
       // The phone keeps no sender-key memory: every device gets the distribution message again, which clients accept.
       await this.messaging.ensureSession(from, jid);
       const copy = await from.phone.encrypt(jid, skdm);
-      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, stanzaType(message), copy, undefined, ciphertext);
+      const skmsg = options.companions === 'garbled' && deviceOf(jid) !== 0 ? randomBytes(ciphertext.length) : ciphertext;
+      await this.toDevice(group.jid, account, from, jid, author, id, record.timestamp, stanzaType(message), copy, undefined, skmsg, pnAuthor);
       record.devices.push(jid);
     }
     return record;
@@ -92,10 +116,12 @@ export class GroupMessages {
       if (target && enc?.content instanceof Uint8Array) copies.set(`${target.number}:${deviceOf(to.attrs.jid!)}`, enc);
     }
     const identity = getBinaryNodeChild(node, 'device-identity');
+    // The author as the group names it: in a LID group the sending device's LID JID; the phones' sessions are the device's number form.
+    const author = this.groups.addressing(group).device(device.jid).participant!;
     for (const member of this.memberDevices(group, device.jid)) {
       const enc = copies.get(`${member.account.number}:${deviceOf(member.jid)}`);
       const copy = enc ? { type: enc.attrs.type === 'pkmsg' ? 'pkmsg' as const : 'msg' as const, ciphertext: Buffer.from(enc.content as Uint8Array) } : undefined;
-      await this.toDevice(group.jid, member.account, account, member.jid, device.jid, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content));
+      await this.toDevice(group.jid, member.account, account, member.jid, author, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content), device.jid);
     }
   }
 
@@ -116,19 +142,25 @@ export class GroupMessages {
    * One device gets a sender-key message of `chat` (a group, or status@broadcast): a phone decrypts it (and
    * answers delivery), a companion gets the stanza. `authorJid` names the author's device as its sender key
    * does; `sessionJid` the device its 1:1 copy comes from when that differs (a story's key is under the
-   * author's LID, Baileys relayMessage, while its sessions with phones are under the number).
+   * author's LID, Baileys relayMessage, while its sessions with phones are under the number). A phone that
+   * already has the message (a resend to all after another device's retry receipt: Baileys sendMessagesAgain)
+   * moves its keys on but keeps and acknowledges it once; one that cannot decrypt a companion's group message
+   * asks that device for a retry, from the group with itself as `participant` (whatsmeow retry.go sendRetryReceipt).
    */
   async toDevice(chat: string, target: Account, author: Account, jid: string, authorJid: string, id: string, t: number, type: string,
     copy: Copy | undefined, identity: BinaryNode | undefined, skmsg: Buffer, sessionJid = authorJid): Promise<void> {
     if (deviceOf(jid) === 0) {
+      const fresh = target !== author && !target.phone.received.some((m) => m.id === id && m.group === chat);
       try {
-        const received = await target.phone.receiveGroup(id, chat, authorJid, copy, skmsg, t, target !== author, sessionJid);
+        const received = await target.phone.receiveGroup(id, chat, authorJid, copy, skmsg, t, fresh, sessionJid);
         // The author's key may be under its LID: the record names the author's number either way.
         received.fromNumber = author.number;
-        if (target !== author) await this.messaging.phoneGot(target, received);
-        if (target !== author) this.messaging.acknowledge(target, author, id, chat);
+        if (fresh) await this.messaging.phoneGot(target, received);
+        if (fresh) this.messaging.acknowledge(target, author, id, chat);
       } catch (error) {
         this.messaging.recordFailure(target, { id, from: authorJid, type: 'skmsg', error: (error as Error).message, at: Date.now() });
+        const group = this.groups.all().find((g) => g.jid === chat);
+        if (group && fresh) this.messaging.retries.ask(target, sessionJid, id, { from: chat, ...this.groups.addressing(group).device(`${target.number}@s.whatsapp.net`) });
       }
       return;
     }
@@ -138,9 +170,25 @@ export class GroupMessages {
     if (copy) content.push({ tag: 'enc', attrs: { v: '2', type: copy.type }, content: copy.ciphertext });
     content.push({ tag: 'enc', attrs: { v: '2', type: 'skmsg' }, content: skmsg });
     if (copy?.type === 'pkmsg' && identity) content.push(identity);
+    this.toCompanion(companion, chat, author, authorJid, id, t, type, content);
+  }
+
+  /** A phone's resend of its group message to one companion (group-retries.ts): the 1:1 copy alone, named as the first. */
+  private resendTo(device: CompanionDevice, original: GroupResendable, enc: BinaryNode): void {
+    const { group, from, authorJid, message, record } = original;
+    this.toCompanion(device, group, from, authorJid, record.id, record.timestamp, stanzaType(message), [enc]);
+  }
+
+  /** A `<message>` of `chat` to a companion from the author's device as the chat names it. */
+  private toCompanion(companion: CompanionDevice, chat: string, author: Account, authorJid: string, id: string, t: number, type: string, content: BinaryNode[]): void {
+    // A LID group's message names the author's number beside its LID (`participant_pn`, group-addressing.ts).
+    const lidGroup = authorJid.endsWith('@lid') && chat.endsWith('@g.us');
     this.network.deliver(companion, {
       tag: 'message',
-      attrs: { from: chat, participant: authorJid, id, type, t: String(t), notify: author.pushName, addressing_mode: authorJid.endsWith('@lid') ? 'lid' : 'pn' },
+      attrs: {
+        from: chat, participant: authorJid, ...(lidGroup ? { participant_pn: `${author.number}@s.whatsapp.net` } : {}), id, type, t: String(t), notify: author.pushName,
+        addressing_mode: authorJid.endsWith('@lid') ? 'lid' : 'pn',
+      },
       content,
     });
   }

@@ -3,6 +3,7 @@ import { proto } from '@whiskeysockets/baileys';
 import type { Account } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import type { Media } from './media.js';
+import { chatStateOf } from './chat-state.js';
 
 /** How many chats and messages a phone's history gets; every `mediaEvery`-th message is an image. */
 export interface HistoryOptions {
@@ -10,6 +11,8 @@ export interface HistoryOptions {
   messagesPerChat: number;
   /** Every n-th message of a chat is an image on the media host (0: none). */
   mediaEvery?: number;
+  /** How many of each chat's last messages from the contact the phone has not read (`unreadCount`; default 0). */
+  unreadPerChat?: number;
 }
 
 /** What was seeded: each chat's JID and its messages' ids, oldest first. */
@@ -27,6 +30,15 @@ export const MAX_HISTORY_TOTAL = 100_000;
 /** A fixed JPEG-signed sample for history images (the content does not matter, its encryption does). */
 const SAMPLE_IMAGE = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(600)]);
 
+/** Stand-in for the inline preview phones put in an image message (`jpegThumbnail`, a few kB of JPEG). */
+const SAMPLE_THUMBNAIL = SAMPLE_IMAGE.subarray(0, 300);
+
+/** A history image: uploaded (encrypted) to the media host, with its inline preview as phones send it. */
+async function historyImage(media: Media, caption: string): Promise<proto.IMessage> {
+  const content = await media.upload({ kind: 'image', data: SAMPLE_IMAGE, mimetype: 'image/jpeg', caption });
+  return { ...content, imageMessage: { ...content.imageMessage, jpegThumbnail: SAMPLE_THUMBNAIL } };
+}
+
 function count(value: unknown, name: string, max: number, min = 1): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new SimError(400, 'invalid_history', `${name} must be an integer from ${min} to ${max}`, { field: name });
@@ -37,13 +49,14 @@ function count(value: unknown, name: string, max: number, min = 1): number {
 /**
  * Fills a phone's chat history, as a companion linked afterwards receives it: N chats with contacts
  * `55119<account's last 4 digits><chat, 2 or 3 digits>` (not on the network), each with M messages alternating between the
- * contact and the phone, one minute apart and ending an hour ago, every `mediaEvery`-th an image uploaded
- * (encrypted) to the media host. Replaces any earlier seed.
+ * contact and the phone, one minute apart and ending an hour ago, every `mediaEvery`-th an image (with its inline preview) uploaded
+ * (encrypted) to the media host; the last `unreadPerChat` messages from each contact unread. Replaces any earlier seed.
  */
 export async function seedHistory(media: Media, account: Account, options: HistoryOptions): Promise<SeededHistory> {
   const chats = count(options.chats, 'chats', MAX_HISTORY_CHATS);
   const perChat = count(options.messagesPerChat, 'messagesPerChat', MAX_HISTORY_MESSAGES);
   const mediaEvery = options.mediaEvery === undefined ? 0 : count(options.mediaEvery, 'mediaEvery', MAX_HISTORY_MESSAGES, 0);
+  const unread = options.unreadPerChat === undefined ? 0 : count(options.unreadPerChat, 'unreadPerChat', MAX_HISTORY_MESSAGES, 0);
   if (chats * perChat > MAX_HISTORY_TOTAL) {
     throw new SimError(400, 'invalid_history', `chats × messagesPerChat must be at most ${MAX_HISTORY_TOTAL}`, { field: 'messagesPerChat' });
   }
@@ -58,9 +71,7 @@ export async function seedHistory(media: Media, account: Account, options: Histo
       const fromMe = m % 2 === 1;
       const timestamp = end - (perChat - m) * 60;
       const text = `Mensagem ${m + 1} de ${name}`;
-      const content = mediaEvery && (m + 1) % mediaEvery === 0
-        ? await media.upload({ kind: 'image', data: SAMPLE_IMAGE, mimetype: 'image/jpeg', caption: text })
-        : { conversation: text };
+      const content = mediaEvery && (m + 1) % mediaEvery === 0 ? await historyImage(media, text) : { conversation: text };
       messages.push({
         msgOrderId: m + 1,
         message: {
@@ -69,7 +80,9 @@ export async function seedHistory(media: Media, account: Account, options: Histo
         },
       });
     }
-    history.push({ id: jid, name, displayName: name, conversationTimestamp: end, unreadCount: 0, messages: messages.reverse() });
+    const fromContact = messages.filter((m) => !m.message!.key!.fromMe).length;
+    chatStateOf(account, jid).unreadCount = Math.min(unread, fromContact);
+    history.push({ id: jid, name, displayName: name, conversationTimestamp: end, messages: messages.reverse() });
   }
   account.history = history;
   return {

@@ -5,6 +5,7 @@ import type { Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { takeBundle } from './prekeys.js';
 import { keyShareMessage } from './app-state.js';
+import { conversationsOf } from './chat-state.js';
 
 /** Most messages one history chunk carries (whole chats: a larger chat goes alone). */
 export const HISTORY_CHUNK_MESSAGES = 2_000;
@@ -13,7 +14,7 @@ export const HISTORY_CHUNK_MESSAGES = 2_000;
  * A new companion's first history: right after its first login the phone sends it an INITIAL_BOOTSTRAP
  * history-sync notification whose payload is inline (`initialHistBootstrapInlinePayload`, zlib-deflated
  * `HistorySync`; the companion asks for that with `inlineInitialPayloadInE2EeMsg` when it registers) with
- * the phone's first chats (`seedHistory`; none by default) and the account's push name, then, when the
+ * the phone's first chats (`seedHistory`; none by default) with each chat's state (`chat-state.ts`) and the account's push name, then, when the
  * history is larger than one chunk ({@link HISTORY_CHUNK_MESSAGES}), RECENT chunks with the rest, in
  * `chunkOrder`, `progress` reaching 100 on the last (WhatsApp follows the bootstrap with RECENT chunks;
  * Baileys' `processHistoryMessage`, Utils/history.js, maps both alike and reports RECENT complete at 100).
@@ -29,7 +30,7 @@ export async function sendInitialHistory(network: Network, account: Account, dev
     if (!bundle) return;
     await account.phone.startSession(device.jid, bundle);
   }
-  const chunks = historyChunks(account.history);
+  const chunks = historyChunks(conversationsOf(account));
   const total = chunks.reduce((sum, chunk) => sum + messageCount(chunk), 0);
   let sent = 0;
   // The app-state key first: Baileys syncs app state while it processes the history, and needs the key for it.

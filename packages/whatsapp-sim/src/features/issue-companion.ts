@@ -71,7 +71,8 @@ export function issueCompanion(network: Network, account: Account, options: Issu
   for (let keyId = 1; keyId <= count; keyId++) preKeys[keyId] = Curve.generateKeyPair();
   const keyId = account.appState.keyId.toString('base64');
   Object.assign(creds, {
-    me: { id: jid, lid: lidJid, ...(account.business ? { name: account.pushName } : {}) },
+    // A synced client has applied the phone's critical_block, which holds its push name (app-state.ts).
+    me: { id: jid, lid: lidJid, ...(account.business || synced ? { name: account.pushName } : {}) },
     account: { ...signed, deviceSignature },
     signalIdentities: [createSignalIdentity(lidJid, signed.accountSignatureKey)],
     platform: account.business ? 'smbi' : 'android',

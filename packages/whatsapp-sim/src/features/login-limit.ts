@@ -31,7 +31,7 @@ export class LoginLimit {
     if (options !== undefined) {
       const { max, windowMs } = options;
       if (!Number.isInteger(max) || max < 1 || max > 100_000 || !Number.isInteger(windowMs) || windowMs < 1 || windowMs > MAX_LOGIN_WINDOW_MS) {
-        throw new SimError(400, 'invalid_login_limit', `max must be an integer from 1 to 100000 and windowMs one from 1 to ${MAX_LOGIN_WINDOW_MS}`, { max, windowMs });
+        throw new SimError(400, 'invalid_login_limit', `max must be an integer from 1 to 100000 and windowMs one from 1 to ${MAX_LOGIN_WINDOW_MS}`, { field: ['limit.max', 'limit.windowMs'], max, windowMs });
       }
     }
     this.options = options && { max: options.max, windowMs: options.windowMs };

@@ -1,11 +1,11 @@
-import type { BinaryNode, proto } from '@whiskeysockets/baileys';
+import type { proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { SERVER, unixNow } from '../network/network.js';
+import { unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
-import type { CompanionDevice } from '../network/model.js';
 import { LOGIN_RATE_LIMIT, LOGIN_REFUSED, STREAM_ERRORS } from '../verdicts.js';
 import { sendInitialHistory } from './history.js';
 import type { LoginLimit } from './login-limit.js';
+import type { OfflineQueue } from './offline-queue.js';
 
 /** `<stream:error>` for one of the verdicts in STREAM_ERRORS, then the socket closes. */
 export function endStream(connection: ClientConnection, verdict: keyof typeof STREAM_ERRORS): void {
@@ -15,11 +15,11 @@ export function endStream(connection: ClientConnection, verdict: keyof typeof ST
 
 /**
  * Login of a linked companion (a `ClientPayload` with `username` and `device`): the device must exist and
- * the handshake must come from the noise key it registered with; then `<success>`, what was stored while it
- * was away, and `<ib><offline>`. A second socket of the same device replaces the first (440 conflict). A login over
+ * the handshake must come from the noise key it registered with; then `<success>` and what was stored while it
+ * was away (offline-queue.ts). A second socket of the same device replaces the first (440 conflict). A login over
  * the login limit is ended with `<stream:error code="429"/>` (LOGIN_RATE_LIMIT) before anything else.
  */
-export function loginFeature(network: Network, limit: LoginLimit): Feature {
+export function loginFeature(network: Network, limit: LoginLimit, offline: OfflineQueue): Feature {
   const refuse = (connection: ClientConnection) => {
     connection.send({ tag: 'failure', attrs: { reason: LOGIN_REFUSED.value.reason, location: 'sim' } });
     connection.close();
@@ -43,7 +43,7 @@ export function loginFeature(network: Network, limit: LoginLimit): Feature {
       connection.deviceJid = device.jid;
       if (previous && previous !== connection) endStream(previous, 'replaced');
       connection.send({ tag: 'success', attrs: { t: unixNow(), lid: device.lidJid, location: 'sim', creation: String(Math.floor(device.linkedAt.getTime() / 1000)) } });
-      flushPending(device);
+      offline.start(device);
       if (!device.historySent) {
         device.historySent = true;
         void sendInitialHistory(network, network.accounts.get(number)!, device).catch(() => { device.historySent = false; });
@@ -55,10 +55,4 @@ export function loginFeature(network: Network, limit: LoginLimit): Feature {
       if (session) session.device.connection = undefined;
     },
   };
-}
-
-function flushPending(device: CompanionDevice): void {
-  const pending: BinaryNode[] = device.pending.splice(0);
-  for (const node of pending) device.connection?.send(node);
-  device.connection?.send({ tag: 'ib', attrs: { from: SERVER }, content: [{ tag: 'offline', attrs: { count: String(pending.length) } }] });
 }

@@ -68,12 +68,12 @@ export class Media {
 
   /** Encrypts and uploads a phone's file; the message that carries it. */
   async upload(input: MediaInput): Promise<proto.IMessage> {
-    if (!isMediaKind(input.kind)) throw new SimError(400, 'invalid_media', 'kind must be image, document, audio, video or sticker', { kind: input.kind });
+    if (!isMediaKind(input.kind)) throw new SimError(400, 'invalid_media', 'kind must be image, document, audio, video or sticker', { field: 'kind', kind: input.kind });
     if (typeof input.mimetype !== 'string' || !/^[\w.+-]+\/[\w.+-]+(;.*)?$/.test(input.mimetype)) {
-      throw new SimError(400, 'invalid_media', 'mimetype must be a MIME type such as video/mp4', { mimetype: input.mimetype });
+      throw new SimError(400, 'invalid_media', 'mimetype must be a MIME type such as video/mp4', { field: 'mimetype', mimetype: input.mimetype });
     }
     if (input.data.length === 0 || input.data.length > MAX_PHONE_MEDIA_BYTES) {
-      throw new SimError(400, 'invalid_media', `data must be 1 byte to ${MAX_PHONE_MEDIA_BYTES} bytes`, { size: input.data.length });
+      throw new SimError(400, 'invalid_media', `data must be 1 byte to ${MAX_PHONE_MEDIA_BYTES} bytes`, { field: 'data', size: input.data.length });
     }
     const encrypted = await encryptMedia(input.data, input.kind);
     const directPath = this.host.put(encrypted.blob, input.kind);

@@ -29,7 +29,8 @@ export interface Quoted {
  * A message a phone sends through `Simulator.sendMessage`, by kind. Media kinds are uploaded encrypted to
  * the media host; `reaction` with an empty `emoji` removes the phone's reaction; `edit` and `revoke` name a
  * message the same phone sent. `button`, `list` and `interactive` are replies to a business's buttons, list
- * or native-flow button; their optional `context` names the message they answer.
+ * or native-flow button; their optional `context` names the message they answer. `vote` and `rsvp` answer
+ * a poll or an event the phone received (encrypted with its `messageSecret`, `answers.ts`).
  */
 export type PhoneMessageInput =
   | MediaInput
@@ -40,13 +41,33 @@ export type PhoneMessageInput =
   | { kind: 'list'; id: string; title: string; description?: string; context?: Quoted }
   | { kind: 'interactive'; id: string; title: string; context?: Quoted }
   | { kind: 'reply'; text: string; quoted: Quoted & { text?: string } }
+  | { kind: 'mention'; text: string; mentions: string[] }
   | { kind: 'referral'; text: string; ad: AdReferral }
   | { kind: 'edit'; messageId: string; text: string; bare?: boolean }
-  | { kind: 'revoke'; messageId: string };
+  | { kind: 'revoke'; messageId: string }
+  | VoteInput
+  | RsvpInput;
+
+/** A phone's vote on a poll it received: the options it now chooses, by name (none withdraws its vote). */
+export interface VoteInput {
+  kind: 'vote';
+  /** Id of the poll message. */
+  messageId: string;
+  options: string[];
+}
+
+/** A phone's answer (RSVP) to an event it received, with the guests it brings along. */
+export interface RsvpInput {
+  kind: 'rsvp';
+  /** Id of the event message. */
+  messageId: string;
+  response: 'going' | 'not_going' | 'maybe';
+  extraGuests?: number;
+}
 
 /** Every kind `sendMessage` takes (the control route's `{kind}`). */
 export const MESSAGE_KINDS = [
-  'image', 'audio', 'document', 'video', 'sticker', 'location', 'contacts', 'reaction', 'button', 'list', 'interactive', 'reply', 'referral', 'edit', 'revoke',
+  'image', 'audio', 'document', 'video', 'sticker', 'location', 'contacts', 'reaction', 'button', 'list', 'interactive', 'reply', 'mention', 'referral', 'edit', 'revoke', 'vote', 'rsvp',
 ] as const;
 
 /** The chat a message goes to, as the sending phone sees it. */
@@ -58,11 +79,15 @@ export interface Chat {
   group: boolean;
   /** The recipient's number (1:1 only): whose message a reaction or quote targets by default. */
   peer?: string;
+  /** How the chat names the account of a number in a message's content (mentions, quotes, reaction keys): a LID-addressed group by LID. */
+  userJid?: (number: string) => string;
 }
 
 /** Most characters of any text member (WhatsApp's limit is 65 536). */
 const MAX_TEXT = 65_536;
 const MAX_CONTACTS = 257;
+/** Most members one message mentions (a group's size). */
+const MAX_MENTIONS = 1024;
 
 const invalid = (message: string, field: string): SimError => new SimError(400, 'invalid_message', message, { field });
 
@@ -86,6 +111,17 @@ function jidOf(number: string): string {
   return `${String(number).replace(/^\+/, '')}@s.whatsapp.net`;
 }
 
+/**
+ * The account of `number` as `chat` names it in a message's content: in a LID-addressed group by LID, as that
+ * group names its members everywhere (group-addressing.ts), in mentions, quotes (`contextInfo.participant`)
+ * and reaction keys alike (the key's `participant` is the author's JID as the message named it: Baileys
+ * Utils/generics.js getKeyAuthor falls back to it when the key carries no `participantAlt`).
+ */
+function userJidOf(chat: Chat, number: string): string {
+  const digits = String(number).replace(/^\+/, '');
+  return chat.userJid ? chat.userJid(digits) : jidOf(digits);
+}
+
 /** `contextInfo` naming a message: its id, its author and (for quotes) its content. */
 function contextOf(chat: Chat, quoted: Quoted | undefined, field: string, quotedText?: string): proto.IContextInfo | undefined {
   if (quoted === undefined) return undefined;
@@ -94,17 +130,17 @@ function contextOf(chat: Chat, quoted: Quoted | undefined, field: string, quoted
   if (!author) throw invalid(`${field}.author is required in a group`, `${field}.author`);
   return {
     stanzaId: required(quoted.messageId, `${field}.messageId`, 128),
-    participant: jidOf(author),
+    participant: userJidOf(chat, author),
     ...(quotedText === undefined ? {} : { quotedMessage: { conversation: quotedText } }),
   };
 }
 
 /** The key of a message in `chat` by `author` (a number), as the sending phone names it. */
 function keyOf(chat: Chat, messageId: unknown, author: string | undefined, field: string): proto.IMessageKey {
-  const authorJid = author === undefined ? (chat.peer ? jidOf(chat.peer) : undefined) : jidOf(required(author, 'author', 20));
-  if (!authorJid) throw invalid('author is required in a group', 'author');
-  const fromMe = authorJid === chat.fromJid;
-  return { remoteJid: chat.jid, fromMe, id: required(messageId, field, 128), ...(chat.group && !fromMe ? { participant: authorJid } : {}) };
+  const authorNumber = author === undefined ? chat.peer : required(author, 'author', 20).replace(/^\+/, '');
+  if (!authorNumber) throw invalid('author is required in a group', 'author');
+  const fromMe = jidOf(authorNumber) === chat.fromJid;
+  return { remoteJid: chat.jid, fromMe, id: required(messageId, field, 128), ...(chat.group && !fromMe ? { participant: userJidOf(chat, authorNumber) } : {}) };
 }
 
 function vcardOf(contact: { name: string; number?: string; vcard?: string }, index: number): proto.Message.IContactMessage {
@@ -140,7 +176,7 @@ function adReply(ad: AdReferral): proto.ContextInfo.IExternalAdReplyInfo {
  * response messages (buttonsResponseMessage, templateButtonReplyMessage, listResponseMessage SINGLE_SELECT,
  * interactiveResponseMessage with a nativeFlowResponseMessage whose `paramsJson` carries the button `id`).
  */
-export function buildMessage(chat: Chat, input: Exclude<PhoneMessageInput, MediaInput>, sentBy: (id: string) => boolean): { message: proto.IMessage; text: string } {
+export function buildMessage(chat: Chat, input: Exclude<PhoneMessageInput, MediaInput | VoteInput | RsvpInput>, sentBy: (id: string) => boolean): { message: proto.IMessage; text: string } {
   switch (input.kind) {
     case 'location': {
       const name = optional(input.name, 'name');
@@ -193,6 +229,16 @@ export function buildMessage(chat: Chat, input: Exclude<PhoneMessageInput, Media
       const quoted = input.quoted as (Quoted & { text?: string }) | undefined;
       const contextInfo = contextOf(chat, quoted ?? ({} as Quoted), 'quoted', optional(quoted?.text, 'quoted.text') ?? '');
       return { message: { extendedTextMessage: { text, contextInfo } }, text };
+    }
+    case 'mention': {
+      // A text mentioning members (contextInfo.mentionedJid, Baileys generateWAMessageContent's `mentions`), each
+      // named as the chat names users: in a LID-addressed group by LID, as WhatsApp's apps mention there (reported in
+      // whatsapp-web.js issue #3605, "@lid in message.mentionedIds"; wppconnect wa-js PR #3040 mentions group members by LID).
+      const text = required(input.text, 'text');
+      const mentions: unknown = input.mentions;
+      if (!Array.isArray(mentions) || mentions.length === 0 || mentions.length > MAX_MENTIONS) throw invalid(`mentions must be 1 to ${MAX_MENTIONS} numbers`, 'mentions');
+      const mentionedJid = mentions.map((n, i) => userJidOf(chat, required(n, `mentions[${i}]`, 20)));
+      return { message: { extendedTextMessage: { text, contextInfo: { mentionedJid } } }, text };
     }
     case 'referral': {
       const text = required(input.text, 'text');

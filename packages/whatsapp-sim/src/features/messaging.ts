@@ -13,6 +13,7 @@ import { contentOf, type ReceivedMessage } from '../network/phone.js';
 import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
 import { PhoneReceipts, type ReceiptKind } from './receipts.js';
+import { PhoneRetries } from './phone-retries.js';
 import { VIEW_ONCE_FOR_COMPANIONS } from '../verdicts.js';
 
 export type { ReceiptKind } from './receipts.js';
@@ -31,7 +32,7 @@ export interface SentMessage {
   retries?: Array<{ from: string; count: number; at: number }>;
 }
 
-/** A copy a phone could not decrypt (a real phone would ask for a retry; the simulated one only records it). */
+/** A copy a phone could not decrypt; the phone asks a companion that sent it for a retry (phone-retries.ts). */
 export interface UndecryptableMessage {
   id: string;
   from: string;
@@ -57,8 +58,8 @@ export interface PhoneMessageOptions {
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
  * whatsmeow types.ReceiptTypeInactive documents it as a delivery. A retry receipt for a phone's message makes
- * the phone resend it (retryFrom); retry receipts between companions and peer receipts are not relayed
- * in this slice.
+ * the phone resend it (retryFrom, for a group message group-retries.ts); retry receipts between companions
+ * and peer receipts are not relayed in this slice.
  */
 const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
 
@@ -82,10 +83,18 @@ export class Messaging {
   private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage; companions?: CompanionCopies }>();
   /** How each phone sends its receipts (time, read at once). */
   readonly receipts = new PhoneReceipts();
+  /** The retry receipts phones send for what they could not decrypt. */
+  readonly retries: PhoneRetries;
+  /** Answers a companion's retry receipt for a group message (set by the group feature; group-retries.ts). */
+  private groupRetry: (device: CompanionDevice, node: BinaryNode) => Promise<void> = async () => {};
+  /** How a group names the device a receipt comes from (set by the group feature; group-addressing.ts). */
+  private groupNames: (group: string, deviceJid: string) => Record<string, string> = (_group, participant) => ({ participant });
   /** Called with each message a phone keeps (1:1 and group), after its media is opened. */
   private readonly observers: Array<(account: Account, received: ReceivedMessage) => void> = [];
 
-  constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {}
+  constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {
+    this.retries = new PhoneRetries(network);
+  }
 
   feature(): Feature {
     return {
@@ -107,9 +116,19 @@ export class Messaging {
 
   async phoneSendsText(fromNumber: string, toNumber: string, text: string, options: PhoneMessageOptions = {}): Promise<SentMessage> {
     if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
-      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
+      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`, { field: 'text' });
     }
     return this.phoneSends(fromNumber, toNumber, { conversation: text }, text, options);
+  }
+
+  /** Names receipts' authors in groups as each group addresses its members (a LID group by LID, `participant_pn` beside). */
+  nameInGroups(names: (group: string, deviceJid: string) => Record<string, string>): void {
+    this.groupNames = names;
+  }
+
+  /** Hands companions' retry receipts for group messages to `answer`. */
+  onGroupRetry(answer: (device: CompanionDevice, node: BinaryNode) => Promise<void>): void {
+    this.groupRetry = answer;
   }
 
   /** Runs `observe` on every message a phone keeps from now on. */
@@ -178,6 +197,7 @@ export class Messaging {
     const body = own ? { deviceSentMessage: { destinationJid: toJid, message } } : message;
     const attrs: Record<string, string> = { from: `${from.number}@s.whatsapp.net`, id: record.id, type: stanzaType(message), t: String(record.timestamp), notify: from.pushName };
     if (own) attrs.recipient = toJid;
+    else if (from.lidAddressed) Object.assign(attrs, { from: `${from.lid}@lid`, sender_pn: `${from.number}@s.whatsapp.net` });
     if (fate === 'unavailable') {
       this.network.deliver(device, { tag: 'message', attrs, content: [{ ...VIEW_ONCE_FOR_COMPANIONS.value }] });
       return;
@@ -204,18 +224,23 @@ export class Messaging {
     retries.push({ from: device.jid, count, at: Date.now() });
     // A broken sender's resend is as broken as its first copy (no session to rebuild).
     if (original.companions === 'corrupt' && this.network.accountOf(device.jid) !== original.from) return this.copyTo(original.from, device, original.toJid, original.message, original.record, count, 'corrupt');
-    const bundle = extractE2ESessionFromRetryReceipt(node);
-    if (bundle) {
-      await original.from.phone.deleteSession(device.jid);
-      await original.from.phone.startSession(device.jid, {
-        registrationId: bundle.registrationId, identityKey: Buffer.from(bundle.identityKey),
-        signedPreKey: { keyId: bundle.signedPreKey.keyId, publicKey: Buffer.from(bundle.signedPreKey.publicKey), signature: Buffer.from(bundle.signedPreKey.signature) },
-        preKey: bundle.preKey ? { keyId: bundle.preKey.keyId, publicKey: Buffer.from(bundle.preKey.publicKey) } : undefined,
-      });
-    } else {
-      await this.ensureSession(original.from, device.jid);
-    }
+    await this.retrySession(original.from, device.jid, node);
     await this.copyTo(original.from, device, original.toJid, original.message, original.record, count);
+  }
+
+  /**
+   * The phone's session with a device that sent a retry receipt: a new one from the prekey bundle the receipt
+   * carries (Baileys sends one from its second retry on), else the session it has (whatsmeow handleRetryReceipt).
+   */
+  async retrySession(from: Account, deviceJid: string, receipt: BinaryNode): Promise<void> {
+    const bundle = extractE2ESessionFromRetryReceipt(receipt);
+    if (!bundle) return this.ensureSession(from, deviceJid);
+    await from.phone.deleteSession(deviceJid);
+    await from.phone.startSession(deviceJid, {
+      registrationId: bundle.registrationId, identityKey: Buffer.from(bundle.identityKey),
+      signedPreKey: { keyId: bundle.signedPreKey.keyId, publicKey: Buffer.from(bundle.signedPreKey.publicKey), signature: Buffer.from(bundle.signedPreKey.signature) },
+      preKey: bundle.preKey ? { keyId: bundle.preKey.keyId, publicKey: Buffer.from(bundle.preKey.publicKey) } : undefined,
+    });
   }
 
   /**
@@ -230,7 +255,7 @@ export class Messaging {
       throw new SimError(409, 'not_playable', `message ${messageId} is not an audio message: only audio is played`, { messageId });
     }
     const sender = this.network.accountOf(message.from);
-    if (sender) this.receiptTo(sender, `${account.number}@s.whatsapp.net`, [messageId], kind, message.group, this.receipts.timeOf(account, t));
+    if (sender) this.receiptTo(sender, receiptFrom(account, message.group), [messageId], kind, message.group, this.receipts.timeOf(account, t));
   }
 
   /**
@@ -238,7 +263,7 @@ export class Messaging {
    * when the phone reads at once (both in one go, as a phone with the chat open sends them).
    */
   acknowledge(phoneAccount: Account, sender: Account, id: string, group?: string): void {
-    const from = `${phoneAccount.number}@s.whatsapp.net`;
+    const from = receiptFrom(phoneAccount, group);
     const t = this.receipts.timeOf(phoneAccount);
     this.receiptTo(sender, from, [id], 'delivery', group, t);
     if (this.receipts.of(phoneAccount).readAtOnce) this.receiptTo(sender, from, [id], 'read', group, t);
@@ -313,6 +338,7 @@ export class Messaging {
       if (keep && sender) this.acknowledge(phoneAccount, sender, id);
     } catch (error) {
       this.recordFailure(phoneAccount, { id, from: fromDevice, type, error: (error as Error).message, at: Date.now() });
+      if (keep) this.retries.ask(phoneAccount, fromDevice, id);
     }
   }
 
@@ -322,7 +348,7 @@ export class Messaging {
    */
   receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string, t = unixNow()): void {
     const [first, ...rest] = ids;
-    const attrs: Record<string, string> = group ? { from: group, participant: from, id: first!, t } : { from, id: first!, t };
+    const attrs: Record<string, string> = group ? { from: group, ...this.groupNames(group, from), id: first!, t } : { from, id: first!, t };
     if (type !== 'delivery') attrs.type = type;
     const content = rest.length ? [{ tag: 'list', attrs: {}, content: rest.map((x) => ({ tag: 'item', attrs: { id: x } })) }] : undefined;
     for (const device of sender.companions.values()) this.network.deliver(device, { tag: 'receipt', attrs: { ...attrs }, content });
@@ -336,7 +362,7 @@ export class Messaging {
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
-    if (type === 'retry') return this.retryFrom(session.device, node);
+    if (type === 'retry') return to.endsWith('@g.us') ? this.groupRetry(session.device, node) : this.retryFrom(session.device, node);
     const kind = RELAYED_RECEIPTS[type ?? ''];
     const group = to.endsWith('@g.us') ? to : undefined;
     // In a group the receipt names the message's author as `participant`.
@@ -345,4 +371,9 @@ export class Messaging {
     const ids = [id, ...getBinaryNodeChildren(getBinaryNodeChild(node, 'list'), 'item').map((item) => item.attrs.id ?? '')].filter(Boolean);
     this.receiptTo(sender, session.device.jid, ids, kind, group);
   }
+}
+
+/** Who a phone's receipt comes from: its LID in the 1:1 chats of a `lidAddressed` account, else its number. */
+function receiptFrom(account: Account, group: string | undefined): string {
+  return account.lidAddressed && !group ? `${account.lid}@lid` : `${account.number}@s.whatsapp.net`;
 }

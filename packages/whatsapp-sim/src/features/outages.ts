@@ -1,7 +1,7 @@
 import type { ClientConnection } from '../transport/connection.js';
 import type { Listener } from '../transport/listener.js';
 import { SimError } from '../network/errors.js';
-import { CLOSE_CODES, STREAM_ERRORS } from '../verdicts.js';
+import { CLOSE_CODES, SESSION_REFUSALS, STREAM_ERRORS } from '../verdicts.js';
 
 export type OutageMode = 'refuse' | 'blackhole' | 'slow';
 
@@ -38,12 +38,12 @@ export class Outages {
   }
 
   async start(mode: OutageMode, durationMs?: number, latencyMs?: number): Promise<OutageView> {
-    if (mode !== 'refuse' && mode !== 'blackhole' && mode !== 'slow') throw new SimError(400, 'invalid_mode', 'mode must be "refuse", "blackhole" or "slow"', { mode });
+    if (mode !== 'refuse' && mode !== 'blackhole' && mode !== 'slow') throw new SimError(400, 'invalid_mode', 'mode must be "refuse", "blackhole" or "slow"', { field: 'mode', mode });
     if (mode === 'slow' ? latencyMs === undefined || !Number.isInteger(latencyMs) || latencyMs < 1 || latencyMs > MAX_LATENCY_MS : latencyMs !== undefined) {
-      throw new SimError(400, 'invalid_latency', `latencyMs (an integer from 1 to ${MAX_LATENCY_MS}) goes with mode "slow" only`, { latencyMs });
+      throw new SimError(400, 'invalid_latency', `latencyMs (an integer from 1 to ${MAX_LATENCY_MS}) goes with mode "slow" only`, { field: 'latencyMs', latencyMs });
     }
     if (durationMs !== undefined && (!Number.isInteger(durationMs) || durationMs < 1 || durationMs > MAX_OUTAGE_MS)) {
-      throw new SimError(400, 'invalid_duration', `durationMs must be an integer from 1 to ${MAX_OUTAGE_MS}`, { durationMs });
+      throw new SimError(400, 'invalid_duration', `durationMs must be an integer from 1 to ${MAX_OUTAGE_MS}`, { field: 'durationMs', durationMs });
     }
     if (this.mode !== 'none') throw new SimError(409, 'outage_in_progress', `a ${this.mode} outage is in progress; end it first`, { mode: this.mode });
     this.mode = mode;
@@ -82,12 +82,17 @@ export class Outages {
   }
 }
 
-/** Ends one client's session with a code from CLOSE_CODES: a stream error carrying it (440: a replaced session), or a bare close for 428. */
+/**
+ * Ends one client's session with a code from CLOSE_CODES: a stream error carrying it (440: a replaced session),
+ * a bare close for 428, and for 403 and 411 the refusals of SESSION_REFUSALS (a `<failure>`, an `<ib>`).
+ */
 export function closeClient(connection: ClientConnection, code: number): void {
-  if (!(code in CLOSE_CODES.value)) {
-    throw new SimError(400, 'invalid_code', `code must be one of ${Object.keys(CLOSE_CODES.value).join(', ')}`, { code });
+  if (!Number.isInteger(code) || !(code in CLOSE_CODES.value)) {
+    throw new SimError(400, 'invalid_code', `code must be one of ${Object.keys(CLOSE_CODES.value).join(', ')}`, { field: 'code', code });
   }
   if (code === 440) connection.send(STREAM_ERRORS.replaced.node());
+  else if (code === 403) connection.send(SESSION_REFUSALS.forbidden.node());
+  else if (code === 411) connection.send(SESSION_REFUSALS.multideviceMismatch.node());
   else if (code !== 428) connection.send({ tag: 'stream:error', attrs: { code: String(code) } });
   connection.close();
 }

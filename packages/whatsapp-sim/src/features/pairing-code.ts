@@ -83,7 +83,7 @@ export function pairingCodeFeature(registrations: Registrations): Feature {
 export async function enterPairingCode(network: Network, registrations: Registrations, number: string, typed: string): Promise<CompanionDevice> {
   const account = network.account(number);
   const code = String(typed ?? '').replace(/[-\s]/g, '').toUpperCase();
-  if (!/^[0-9A-Z]{8}$/.test(code)) throw new SimError(400, 'invalid_code', 'a pairing code has 8 letters or digits (a dash in the middle is allowed)');
+  if (!/^[0-9A-Z]{8}$/.test(code)) throw new SimError(400, 'invalid_code', 'a pairing code has 8 letters or digits (a dash in the middle is allowed)', { field: 'code' });
   const registration = registrations.all().find((r) => r.pairingCode?.number === account.number && !r.linking);
   if (!registration?.pairingCode) throw new SimError(404, 'no_pairing_request', `no client asked for a pairing code for ${account.number}`, { number: account.number });
   const request = registration.pairingCode;

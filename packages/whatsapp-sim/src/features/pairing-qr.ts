@@ -13,9 +13,9 @@ const QR_PREFIX = 'https://wa.me/settings/linked_devices#';
  */
 export async function scanQr(network: Network, registrations: Registrations, number: string, qr: string): Promise<CompanionDevice> {
   const account = network.account(number);
-  if (typeof qr !== 'string' || qr.length > 2048) throw new SimError(400, 'invalid_qr', 'qr must be the QR string the client showed');
+  if (typeof qr !== 'string' || qr.length > 2048) throw new SimError(400, 'invalid_qr', 'qr must be the QR string the client showed', { field: 'qr' });
   const parts = (qr.startsWith(QR_PREFIX) ? qr.slice(QR_PREFIX.length) : qr).split(',');
-  if (parts.length < 4) throw new SimError(400, 'invalid_qr', 'a QR string has ref, noise key, identity key and adv secret separated by commas');
+  if (parts.length < 4) throw new SimError(400, 'invalid_qr', 'a QR string has ref, noise key, identity key and adv secret separated by commas', { field: 'qr' });
   const [ref, noiseB64, identityB64, advB64] = parts as [string, string, string, string];
   const registration = registrations.byRef(ref);
   if (!registration) throw new SimError(410, 'qr_expired', 'no client is showing this QR: its ref expired or was never issued', { ref });

@@ -3,7 +3,8 @@ import { SimError } from '../network/errors.js';
 import { isMediaKind, type Media, type MediaInput } from './media.js';
 import type { Messaging, SentMessage } from './messaging.js';
 import type { GroupMessages } from './group-messages.js';
-import { buildMessage, MESSAGE_KINDS, type Chat, type PhoneMessageInput } from './message-kinds.js';
+import { buildMessage, MESSAGE_KINDS, type Chat, type PhoneMessageInput, type RsvpInput, type VoteInput } from './message-kinds.js';
+import { ANSWER_KINDS, buildAnswer } from './answers.js';
 
 /** Where a phone sends: the number `to` (1:1) or the group `group` (its JID or id); exactly one. */
 export interface MessageTarget {
@@ -32,14 +33,17 @@ export class PhoneMessages {
     const fromJid = `${from.number}@s.whatsapp.net`;
     let chat: Chat;
     if (target.group !== undefined) {
-      chat = { fromJid, jid: this.groupMessages.sendable(from.number, String(target.group)).jid, group: true };
+      const group = this.groupMessages.sendable(from.number, String(target.group));
+      chat = { fromJid, jid: group.jid, group: true, userJid: (number) => this.groupMessages.nameOf(group, number) };
     } else {
       const to = this.network.account(String(target.to));
       chat = { fromJid, jid: `${to.number}@s.whatsapp.net`, group: false, peer: to.number };
     }
     const { message, text } = isMediaKind(input.kind)
       ? { message: await this.media.upload(input as MediaInput), text: (input as MediaInput).caption ?? (input as MediaInput).fileName ?? '' }
-      : buildMessage(chat, input as Exclude<PhoneMessageInput, MediaInput>, (id) => this.messaging.sentBy(from).some((m) => m.id === id && m.to === chat.jid));
+      : (ANSWER_KINDS as readonly string[]).includes(input.kind)
+        ? buildAnswer(chat, input as VoteInput | RsvpInput, from.phone.received)
+        : buildMessage(chat, input as Exclude<PhoneMessageInput, MediaInput | VoteInput | RsvpInput>, (id) => this.messaging.sentBy(from).some((m) => m.id === id && m.to === chat.jid));
     return chat.group ? this.groupMessages.phoneSends(from.number, chat.jid, message, text) : this.messaging.phoneSends(from.number, chat.peer!, message, text);
   }
 }

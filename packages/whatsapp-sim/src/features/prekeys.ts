@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { encodeSignedDeviceIdentity, getBinaryNodeChild, getBinaryNodeChildBuffer, getBinaryNodeChildren, KEY_BUNDLE_TYPE } from '@whiskeysockets/baileys';
 import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { deviceOf, IqError } from '../network/network.js';
+import { deviceOf, IqError, SERVER, stanzaId, unixNow } from '../network/network.js';
+import { SimError } from '../network/errors.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice, DeviceKeys } from '../network/model.js';
 import type { PreKeyBundle } from '../network/phone.js';
@@ -51,6 +52,7 @@ function upload(keys: DeviceKeys, iq: BinaryNode): void {
   keys.registrationId = registration.readUInt32BE(0);
   keys.signedPreKey = signedPreKey;
   for (const { id, value } of preKeys) keys.preKeys.set(id!, value!);
+  if (keys.preKeys.size >= PREKEY_LOW) toldLow.delete(keys);
 }
 
 /** A device's bundle; each one-time prekey is given out once, after which only the signed prekey remains. */
@@ -98,7 +100,43 @@ export function keysOf(network: Network, jid: string): { keys: DeviceKeys; devic
 /** Hands out a device's bundle to an in-network requester (the simulated phones). */
 export function takeBundle(network: Network, jid: string): PreKeyBundle | undefined {
   const found = keysOf(network, jid);
-  return found ? take(found.keys) : undefined;
+  return found ? takeFrom(network, found) : undefined;
+}
+
+/**
+ * Below this many one-time prekeys the server tells a companion to upload more (Baileys Defaults
+ * MIN_PREKEY_COUNT; its Socket/socket.js: "the server drives uploads via PreKeyLow notifications").
+ */
+export const PREKEY_LOW = 5;
+
+/** Devices told their prekeys run low whose upload has not come yet: one notification per shortage. */
+const toldLow = new WeakSet<DeviceKeys>();
+
+/**
+ * Takes a bundle; when its one-time prekey leaves a companion fewer than {@link PREKEY_LOW}, the companion
+ * gets `<notification type="encrypt"><count value/></notification>` (kept for its next login when away),
+ * which Baileys answers with an upload (Socket/messages-recv.js handleEncryptNotification).
+ */
+function takeFrom(network: Network, found: { keys: DeviceKeys; device: CompanionDevice | undefined }): PreKeyBundle {
+  const bundle = take(found.keys);
+  if (found.device && bundle.preKey && found.keys.preKeys.size < PREKEY_LOW && !toldLow.has(found.keys)) {
+    toldLow.add(found.keys);
+    // `from` is the server's JID with no user, a JID pair on the wire, which Baileys decodes as `@s.whatsapp.net`
+    // and compares with S_WHATSAPP_NET; the bare `s.whatsapp.net` token would be taken for an identity change.
+    network.deliver(found.device, {
+      tag: 'notification', attrs: { from: `@${SERVER}`, type: 'encrypt', id: stanzaId(), t: unixNow() },
+      content: [{ tag: 'count', attrs: { value: String(found.keys.preKeys.size) } }],
+    });
+  }
+  return bundle;
+}
+
+/** Hands out `count` of a device's one-time prekeys as if that many new contacts fetched its bundle (tests of the top-up). */
+export function drainPreKeys(network: Network, jid: string, count: number): number {
+  const found = keysOf(network, jid);
+  if (!found) throw new SimError(404, 'device_not_found', `no device ${jid}`, { field: 'jid' });
+  for (let i = 0; i < count && found.keys.preKeys.size > 0; i++) takeFrom(network, found);
+  return found.keys.preKeys.size;
 }
 
 /**
@@ -136,7 +174,7 @@ export function prekeysFeature(network: Network): Feature {
             const users = getBinaryNodeChildren(first, 'user').map((user) => {
               const jid = user.attrs.jid ?? '';
               const found = keysOf(network, jid);
-              return found ? bundleNode(jid, take(found.keys), found.device)
+              return found ? bundleNode(jid, takeFrom(network, found), found.device)
                 : { tag: 'user', attrs: { jid }, content: [{ tag: 'error', attrs: { code: '404', text: 'item-not-found' } }] };
             });
             return [{ tag: 'list', attrs: {}, content: users }];

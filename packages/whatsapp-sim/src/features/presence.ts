@@ -20,8 +20,9 @@ const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
 
 /**
  * Presence and chat states (typing, recording) between accounts, as WhatsApp's server relays them:
- * - a device's `<presence type="available|unavailable">` (Baileys sendPresenceUpdate) makes the account
- *   online or offline; the account is online while its phone or any companion is available;
+ * - a device's `<presence type="available|unavailable">` (Baileys sendPresenceUpdate; no `type` is
+ *   available) makes the account online or offline; the account is online while its phone or any
+ *   companion is available;
  * - `<presence type="subscribe" to>` (presenceSubscribe) subscribes that companion to an account: it gets
  *   the current presence at once and every change after (whatsmeow presence.go SubscribePresence: "you
  *   should start receiving *events.Presence for that user"), without `type` when available and with
@@ -58,21 +59,27 @@ export class Presences {
 
   /** The phone of `number` goes online or offline; subscribers are told. */
   phoneSets(number: string, presence: 'available' | 'unavailable'): { number: string; online: boolean; lastSeen: number } {
-    if (presence !== 'available' && presence !== 'unavailable') throw new SimError(400, 'invalid_presence', 'presence must be available or unavailable', { presence });
+    if (presence !== 'available' && presence !== 'unavailable') throw new SimError(400, 'invalid_presence', 'presence must be available or unavailable', { field: 'presence', presence });
     const account = this.network.account(number);
     const state = this.stateOf(account);
     const was = this.isOnline(account);
     state.phone = presence === 'available';
     this.changed(account, was);
-    return { number: account.number, online: this.isOnline(account), lastSeen: state.lastSeen };
+    return this.of(number);
+  }
+
+  /** Whether the account of `number` is online (its phone or a companion available), and when it was last seen. */
+  of(number: string): { number: string; online: boolean; lastSeen: number } {
+    const account = this.network.account(number);
+    return { number: account.number, online: this.isOnline(account), lastSeen: this.stateOf(account).lastSeen };
   }
 
   /** The phone of `number` types, records or stops in its chat with `to`: `to`'s subscribed companions are told. */
   phoneChats(number: string, to: string, state: ChatState): void {
-    if (!CHAT_STATES.includes(state)) throw new SimError(400, 'invalid_chat_state', `state must be one of ${CHAT_STATES.join(', ')}`, { state });
+    if (!CHAT_STATES.includes(state)) throw new SimError(400, 'invalid_chat_state', `state must be one of ${CHAT_STATES.join(', ')}`, { field: 'state', state });
     const from = this.network.account(number);
     const target = this.network.account(to);
-    if (target === from) throw new SimError(400, 'invalid_chat_state', 'a phone has no chat with itself', { to });
+    if (target === from) throw new SimError(400, 'invalid_chat_state', 'a phone has no chat with itself', { field: 'to', to });
     this.relayChatState(from, target, state);
   }
 
@@ -97,11 +104,13 @@ export class Presences {
       if (!blocks(target, account) && !blocks(account, target)) this.send(account, device, this.presenceOf(target), target);
       return;
     }
-    if (type !== 'available' && type !== 'unavailable') return;
+    // A presence without a type is available, as WhatsApp reads it (Baileys' own inbound handler too:
+    // `attrs.type === 'unavailable' ? 'unavailable' : 'available'`): Baileys sends one when it announces its name.
+    if (type !== undefined && type !== 'available' && type !== 'unavailable') return;
     const state = this.stateOf(account);
     const was = this.isOnline(account);
-    if (type === 'available') state.companions.add(device);
-    else state.companions.delete(device);
+    if (type === 'unavailable') state.companions.delete(device);
+    else state.companions.add(device);
     this.changed(account, was);
   }
 

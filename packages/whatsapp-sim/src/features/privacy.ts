@@ -26,8 +26,8 @@ export const PRIVACY_VALUES: Readonly<Record<string, readonly string[]>> = {
 /** Checks one setting; the refusal names it (400 invalid_privacy). */
 export function checkPrivacy(name: string, value: unknown): void {
   const values = PRIVACY_VALUES[name];
-  if (!values) throw new SimError(400, 'invalid_privacy', `the privacy categories are ${Object.keys(DEFAULT_PRIVACY).join(', ')}`, { name });
-  if (typeof value !== 'string' || !values.includes(value)) throw new SimError(400, 'invalid_privacy', `${name} must be one of ${values.join(', ')}`, { name, value });
+  if (!values) throw new SimError(400, 'invalid_privacy', `the privacy categories are ${Object.keys(DEFAULT_PRIVACY).join(', ')}`, { field: `settings.${name}`, name });
+  if (typeof value !== 'string' || !values.includes(value)) throw new SimError(400, 'invalid_privacy', `${name} must be one of ${values.join(', ')}`, { field: `settings.${name}`, name, value });
 }
 
 /** The account's block list as the server answers it: entries keyed by LID. */
@@ -51,7 +51,7 @@ function announceBlock(network: Network, account: Account, target: Account, acti
 
 /** The phone of `account` blocks or unblocks `target`; its companions are told. */
 export function changeBlock(network: Network, account: Account, target: Account, action: 'block' | 'unblock'): void {
-  if (account === target) throw new SimError(400, 'invalid_block', 'an account cannot block itself', { number: target.number });
+  if (account === target) throw new SimError(400, 'invalid_block', 'an account cannot block itself', { field: 'number', number: target.number });
   if (action === 'block') account.social.blocked.add(target.number);
   else account.social.blocked.delete(target.number);
   announceBlock(network, account, target, action);

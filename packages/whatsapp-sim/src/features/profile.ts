@@ -9,6 +9,7 @@ import { SimError } from '../network/errors.js';
 import type { MediaHost } from '../media/host.js';
 import { requireSession } from './prekeys.js';
 import { applyChanges } from './app-state.js';
+import type { GroupPictureTarget } from './group-pictures.js';
 
 /** Longest about text (WhatsApp's apps allow 139 characters). */
 export const MAX_STATUS = 139;
@@ -50,9 +51,13 @@ export function visibleTo(account: Account, viewer: Account, category: 'profile'
  * ErrProfilePictureNotSet and ErrProfilePictureUnauthorized). A new or removed picture is announced with
  * `<notification type="picture"><set|delete jid id/></notification>` (whatsmeow handlePictureNotification;
  * Baileys emits contacts.update with imgUrl changed/removed) to every other companion on the network. The push
- * name changes through app state (`setting_pushName`, app-state.ts).
+ * name changes through app state (`setting_pushName`, app-state.ts). A `target` that is a group goes to
+ * {@link Profiles.groupPictures}.
  */
 export class Profiles {
+  /** Where iqs whose `target` is a group go (group-pictures.ts); without it they are 501. */
+  groupPictures: GroupPictureTarget | undefined;
+
   constructor(private readonly network: Network, private readonly host: MediaHost) {}
 
   feature(): Feature {
@@ -68,8 +73,12 @@ export class Profiles {
         'w:profile:picture': (connection, iq) => {
           const { account } = requireSession(this.network, connection);
           const target = iq.attrs.target;
+          if (target?.endsWith('@g.us')) {
+            if (!this.groupPictures) throw new IqError(501, 'feature-not-implemented');
+            return this.groupPictures.answer(account, iq);
+          }
           if (iq.attrs.type === 'get') return [this.pictureFor(account, target ?? `${account.number}@s.whatsapp.net`)];
-          // Group pictures (a `target` that is a group) are not simulated.
+          // Setting another account's picture is not simulated.
           if (target && this.network.accountOf(target) !== account) throw new IqError(501, 'feature-not-implemented');
           const picture = getBinaryNodeChild(iq, 'picture');
           if (!picture) {
@@ -92,7 +101,7 @@ export class Profiles {
     if (picture !== undefined && picture !== null && (!Buffer.isBuffer(picture) || picture.length === 0 || picture.length > MAX_PICTURE_BYTES || picture[0] !== 0xff || picture[1] !== 0xd8)) {
       throw new SimError(400, 'invalid_profile', `picture must be a JPEG of at most ${MAX_PICTURE_BYTES} bytes`, { field: 'picture' });
     }
-    if (name === undefined && status === undefined && picture === undefined) throw new SimError(400, 'invalid_profile', 'give name, status or picture', {});
+    if (name === undefined && status === undefined && picture === undefined) throw new SimError(400, 'invalid_profile', 'give name, status or picture', { field: ['name', 'status', 'picture'] });
     if (name !== undefined) {
       account.pushName = name;
       // The phone syncs its own name to its companions, as WhatsApp's apps do (Baileys emits creds.update me.name).

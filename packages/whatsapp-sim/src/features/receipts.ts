@@ -44,9 +44,9 @@ export class PhoneReceipts {
 
   /** Changes a phone's settings; bad input changes nothing (400 `invalid_receipt_settings` / `invalid_receipt_time`). */
   change(account: Account, change: ReceiptSettingsChange): ReceiptSettings {
-    if (typeof change !== 'object' || change === null) throw new SimError(400, 'invalid_receipt_settings', 'the receipt settings must be an object');
+    if (typeof change !== 'object' || change === null) throw new SimError(400, 'invalid_receipt_settings', 'the receipt settings must be an object', { field: 'body' });
     const unknown = Object.keys(change).filter((k) => k !== 't' && k !== 'readAtOnce');
-    if (unknown.length) throw new SimError(400, 'invalid_receipt_settings', `unknown receipt settings: ${unknown.join(', ')}`, { fields: unknown });
+    if (unknown.length) throw new SimError(400, 'invalid_receipt_settings', `unknown receipt settings: ${unknown.join(', ')}`, { field: unknown });
     if (change.readAtOnce !== undefined && typeof change.readAtOnce !== 'boolean') {
       throw new SimError(400, 'invalid_receipt_settings', 'readAtOnce must be a boolean', { field: 'readAtOnce' });
     }

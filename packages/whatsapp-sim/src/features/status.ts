@@ -32,19 +32,26 @@ export class StatusBroadcast {
     return { stanzas: { message: (connection, node) => this.fromClient(connection, node) } };
   }
 
-  /** The phone of `from` posts a text story that the accounts `audience` (numbers) see. */
-  async phonePosts(fromNumber: string, text: string, audience: string[]): Promise<SentMessage> {
+  /**
+   * The phone of `from` posts a story that the accounts `audience` (numbers) see: a text, or an image or a
+   * video the phone already uploaded to the media host (`imageMessage` / `videoMessage`, as Baileys'
+   * generateWAMessageContent makes them; the stanza's type is then `media`, Baileys getMessageType).
+   */
+  async phonePosts(fromNumber: string, story: string | proto.IMessage, audience: string[]): Promise<SentMessage> {
     const from = this.network.account(fromNumber);
-    if (typeof text !== 'string' || text.length === 0 || text.length > MAX_TEXT) {
-      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`);
+    if (typeof story === 'string' && (story.length === 0 || story.length > MAX_TEXT)) {
+      throw new SimError(400, 'invalid_text', `text must be a non-empty string of at most ${MAX_TEXT} characters`, { field: 'text' });
     }
+    const media = typeof story === 'string' ? undefined : story.imageMessage ?? story.videoMessage;
+    if (typeof story !== 'string' && !media) throw new SimError(400, 'invalid_media', 'a story is a text, an image or a video', { field: 'kind' });
+    const text = typeof story === 'string' ? story : media?.caption ?? '';
+    const message: proto.IMessage = typeof story === 'string' ? { extendedTextMessage: { text: story } } : story;
     if (!Array.isArray(audience) || audience.length === 0 || audience.length > MAX_AUDIENCE) {
-      throw new SimError(400, 'invalid_audience', `audience must name 1 to ${MAX_AUDIENCE} numbers`);
+      throw new SimError(400, 'invalid_audience', `audience must name 1 to ${MAX_AUDIENCE} numbers`, { field: 'audience' });
     }
     const viewers = [...new Set(audience.map((n) => this.network.account(String(n))))].filter((a) => a !== from);
     const id = `3A${randomBytes(9).toString('hex').toUpperCase()}`;
     const author = `${from.number}@s.whatsapp.net`;
-    const message: proto.IMessage = { extendedTextMessage: { text } };
     const record = this.messaging.recordSent(from, { id, to: STATUS_BROADCAST, text, timestamp: Number(unixNow()), devices: [], receipts: [] });
     const { ciphertext, distribution } = await from.phone.encryptGroup(STATUS_BROADCAST, author, message);
     const skdm: proto.IMessage = { senderKeyDistributionMessage: { groupId: STATUS_BROADCAST, axolotlSenderKeyDistributionMessage: distribution } };
@@ -53,7 +60,7 @@ export class StatusBroadcast {
       for (const jid of devices) {
         await this.messaging.ensureSession(from, jid);
         const copy = await from.phone.encrypt(jid, skdm);
-        await this.groupMessages.toDevice(STATUS_BROADCAST, account, from, jid, author, id, record.timestamp, 'text', copy, undefined, ciphertext);
+        await this.groupMessages.toDevice(STATUS_BROADCAST, account, from, jid, author, id, record.timestamp, media ? 'media' : 'text', copy, undefined, ciphertext);
         record.devices.push(jid);
       }
     }

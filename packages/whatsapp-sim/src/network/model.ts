@@ -41,6 +41,8 @@ export interface Account {
   dialled: string | undefined;
   /** Whether the server refuses the account's messages (RESTRICTED_ACCOUNT). */
   restricted: boolean;
+  /** Whether its 1:1 messages reach others' companions from its LID (AccountOptions.lidAddressed). */
+  lidAddressed: boolean;
   phone: SimPhone;
   companions: Map<number, CompanionDevice>;
   nextDeviceId: number;
@@ -49,9 +51,35 @@ export interface Account {
   advRawId: number;
   /** The phone's chat history (WhatsApp's `HistorySync` conversations), sent to each new companion on link. */
   history: proto.IConversation[];
+  /** The phone's state of each chat (by JID), sent with its history (`features/chat-state.ts`). */
+  chats: Map<string, ChatState>;
+  /** The phone's address book and labels, kept from app-state changes as its chat states are (`features/chat-state.ts`). */
+  book: PhoneBook;
   appState: PhoneAppState;
   /** The profile others see (besides `pushName`), the privacy settings and the block list. */
   social: SocialState;
+}
+
+/** A chat's state on the phone, in the units of WhatsApp's history `Conversation`. */
+export interface ChatState {
+  /** Unix seconds of the pin, 0 when not pinned. */
+  pinned?: number;
+  archived?: boolean;
+  /** When the mute ends, as the mute action carried it (Unix milliseconds); 0 when not muted, -1 always. */
+  muteEndTime?: number;
+  /** Marked unread by the user (a read chat flagged unread). */
+  markedAsUnread?: boolean;
+  /** Messages the phone has not read. */
+  unreadCount?: number;
+  /** The 1:1 disappearing timer in seconds (0 off) and when it was set (Unix seconds). */
+  ephemeralExpiration?: number;
+  ephemeralSettingTimestamp?: number;
+}
+
+/** The phone's saved contacts (by the JID the contact action is indexed by) and its labels with the chats carrying each. */
+export interface PhoneBook {
+  contacts: Map<string, { fullName?: string; firstName?: string }>;
+  labels: Map<string, { name: string; color: number; chats: Set<string> }>;
 }
 
 /** Privacy settings of a new account, as WhatsApp names the categories (whatsmeow types/user.go PrivacySettingType). */

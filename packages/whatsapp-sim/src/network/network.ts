@@ -45,6 +45,11 @@ export interface AccountOptions {
   withoutNinthDigit?: boolean;
   /** The account is restricted: the server refuses its messages with `<ack error="463">` (RESTRICTED_ACCOUNT). */
   restricted?: boolean;
+  /**
+   * Its 1:1 messages reach other accounts' companions from its LID (`from="<lid>@lid"` with `sender_pn`), as
+   * WhatsApp addresses chats moved to LIDs, instead of from its number.
+   */
+  lidAddressed?: boolean;
 }
 
 const QUERY_TIMEOUT_MS = 20_000;
@@ -73,6 +78,7 @@ export class Network implements ConnectionHandler {
   /** Accounts by the other form of their number (the 9-digit form of one registered without it). */
   private readonly byDialled = new Map<string, Account>();
   private readonly features: Feature[] = [];
+  private readonly holds: Array<(device: CompanionDevice) => boolean> = [];
   private readonly iq = new Map<string, IqHandler>();
   private readonly stanzas = new Map<string, StanzaHandler[]>();
   private readonly waiting = new Map<string, Waiter>();
@@ -86,13 +92,13 @@ export class Network implements ConnectionHandler {
 
   createAccount(options: AccountOptions): Account {
     const given = String(options.number ?? '').replace(/^\+/, '');
-    if (!/^[1-9]\d{7,14}$/.test(given)) throw new SimError(400, 'invalid_number', 'number must be 8 to 15 digits with country code, e.g. 5511987654321', { number: options.number });
+    if (!/^[1-9]\d{7,14}$/.test(given)) throw new SimError(400, 'invalid_number', 'number must be 8 to 15 digits with country code, e.g. 5511987654321', { field: 'number', number: options.number });
     if (options.pushName !== undefined && (typeof options.pushName !== 'string' || options.pushName.length < 1 || options.pushName.length > 100)) {
-      throw new SimError(400, 'invalid_push_name', 'pushName must be 1 to 100 characters', { pushName: options.pushName });
+      throw new SimError(400, 'invalid_push_name', 'pushName must be 1 to 100 characters', { field: 'pushName', pushName: options.pushName });
     }
     const eightDigits = options.withoutNinthDigit ? NINTH_DIGIT.value.mobile.exec(given) : undefined;
     if (eightDigits === null) {
-      throw new SimError(400, 'invalid_number', 'withoutNinthDigit needs a Brazilian mobile number in its 9-digit form, 55 DD 9XXXXXXXX (13 digits)', { number: options.number });
+      throw new SimError(400, 'invalid_number', 'withoutNinthDigit needs a Brazilian mobile number in its 9-digit form, 55 DD 9XXXXXXXX (13 digits)', { field: 'number', number: options.number });
     }
     const number = eightDigits ? `55${eightDigits[1]}${eightDigits[2]}` : given;
     for (const form of new Set([given, number])) {
@@ -102,8 +108,9 @@ export class Network implements ConnectionHandler {
     do lid = String(randomInt(10_000_000, 99_999_999)) + String(randomInt(100_000, 999_999)); while (this.byLid.has(lid));
     const account: Account = {
       number, lid, pushName: options.pushName ?? `Phone ${number.slice(-4)}`, business: options.business ?? false,
-      dialled: eightDigits ? given : undefined, restricted: options.restricted ?? false,
-      phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31), history: [],
+      dialled: eightDigits ? given : undefined, restricted: options.restricted ?? false, lidAddressed: options.lidAddressed ?? false,
+      phone: new SimPhone(), companions: new Map(), nextDeviceId: 1, nextKeyIndex: 1, advRawId: randomInt(1, 2 ** 31), history: [], chats: new Map(),
+      book: { contacts: new Map(), labels: new Map() },
       appState: { keyId: randomBytes(6), keyData: randomBytes(32), collections: new Map() }, social: newSocialState(),
     };
     this.accounts.set(number, account);
@@ -164,10 +171,21 @@ export class Network implements ConnectionHandler {
     });
   }
 
-  /** Sends a stanza to a companion now, or keeps it for its next login. */
+  /**
+   * Sends a stanza to a companion now, or keeps it for its next login. A socket cut off by a blackhole
+   * outage (`silenced`) counts as away: WhatsApp keeps a stanza until the device acks it (Baileys
+   * Socket/messages-recv.js sendMessageAck for every message, receipt and notification), a device on a dead
+   * link never does, and the server hands what it kept over at the next login, counted by `<ib><offline
+   * count>` (whatsmeow connectionevents.go handleIB offline; Baileys CB:ib,,offline).
+   */
   deliver(device: CompanionDevice, node: BinaryNode): void {
-    if (device.connection?.isOpen) device.connection.send(node);
+    if (device.connection?.isOpen && !device.connection.silenced && !this.holds.some((held) => held(device))) device.connection.send(node);
     else device.pending.push(node);
+  }
+
+  /** Stanzas for a device `held` answers true for wait in its queue behind what is there (an offline hand-over). */
+  holdWhile(held: (device: CompanionDevice) => boolean): void {
+    this.holds.push(held);
   }
 
   onLogin(connection: ClientConnection, payload: proto.ClientPayload): void {

@@ -66,6 +66,8 @@ export class SimPhone {
   // Peers are always addressed by phone-number JIDs on the phone's side, so no LID lookups are needed.
   private readonly signal = makeLibSignalRepository({ creds: this.creds, keys: this.store }, silentLogger, async () => []);
   private readonly ready: Promise<void>;
+  /** Per group, the authors (device JIDs as the group names them) whose sender keys the phone holds. */
+  private readonly senderKeyAuthors = new Map<string, Set<string>>();
 
   constructor() {
     const preKeys: Record<string, KeyPair> = {};
@@ -148,10 +150,37 @@ export class SimPhone {
     if (copy) {
       const direct = await this.decrypt(sessionJid, copy.type, copy.ciphertext);
       const distribution = (direct.deviceSentMessage?.message ?? direct).senderKeyDistributionMessage;
-      if (distribution) await this.signal.processSenderKeyDistributionMessage({ authorJid: author, item: distribution });
+      if (distribution) await this.processDistribution(author, distribution);
     }
     const plain = await this.signal.decryptGroupMessage({ group, authorJid: author, msg: skmsg });
     return this.keep({ id, from: author, type: 'skmsg', group, timestamp }, proto.Message.decode(unpadRandomMax16(plain)), record);
+  }
+
+  /** Takes the sender key an author's distribution message carries. */
+  private async processDistribution(author: string, distribution: proto.Message.ISenderKeyDistributionMessage): Promise<void> {
+    await this.signal.processSenderKeyDistributionMessage({ authorJid: author, item: distribution });
+    const group = distribution.groupId ?? '';
+    this.senderKeyAuthors.set(group, (this.senderKeyAuthors.get(group) ?? new Set()).add(author));
+  }
+
+  /**
+   * Loses the sender keys it got in `group` (as a phone restored from a backup): the next `skmsg` under one of
+   * them does not decrypt. Keys live under Baileys' sender-key names, `group::user::device` (Signal/Group/sender-key-name.js).
+   */
+  async forgetSenderKeys(group: string): Promise<void> {
+    const forgotten: Record<string, null> = {};
+    for (const author of this.senderKeyAuthors.get(group) ?? []) {
+      const address = this.signal.jidToSignalProtocolAddress(author);
+      const dot = address.lastIndexOf('.');
+      forgotten[`${group}::${address.slice(0, dot)}::${address.slice(dot + 1)}`] = null;
+    }
+    this.senderKeyAuthors.delete(group);
+    await this.store.set({ 'sender-key': forgotten });
+  }
+
+  /** The phone's current sender-key distribution message for `group` (its own key, under `meJid`), serialized. */
+  async distribution(group: string, meJid: string): Promise<Buffer> {
+    return Buffer.from(await this.signal.getSenderKeyDistributionMessage({ group, meId: meJid }));
   }
 
   private async decrypt(fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer): Promise<proto.Message> {

@@ -1,9 +1,16 @@
-import { NotFoundError, type ChatsCapability, type PrivacySettings } from '@parley/core';
+import { ConflictError, NotFoundError, type ChatsCapability, type PrivacySettings } from '@parley/core';
 import { isJidGroup, type MinimalMessage } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 
-/** Chat management (spec 4.5) over Baileys' app-state patches. */
+/** WhatsApp's apps pin at most this many chats (the phone refuses a fourth). */
+const MAX_PINNED_CHATS = 3;
+
+/**
+ * Chat management (spec 4.5) over Baileys' app-state patches. Baileys reports none of the instance's own
+ * patches (emitOwnEvents is off, and WhatsApp does not echo a companion's patch back to it), so each change
+ * WhatsApp took is emitted here as the chat event the phone's own change would have caused.
+ */
 export function chatsCapability(runtime: AdapterRuntime): ChatsCapability {
   const { context } = runtime;
 
@@ -29,15 +36,28 @@ export function chatsCapability(runtime: AdapterRuntime): ChatsCapability {
         const key = { ...last.minimal.key, ...(last.participant ? { participant: last.participant } : {}) };
         await upstream('the read receipt', () => socket.readMessages([key]));
       }
+      // Marked unread shows the badge without touching a count already there.
+      const unread = read ? 0 : Math.max((await context.storage.chats.get(context.instanceId, jid))?.unreadCount ?? 0, 1);
+      context.emit({ type: 'chats.upsert', chats: [{ id: jid, unreadCount: unread }] });
     },
     async pin(jid, pinned) {
       const socket = runtime.connection.openSocket();
+      if (pinned) {
+        const others = (await context.storage.chats.list(context.instanceId)).filter((c) => c.pinned && c.id !== jid);
+        if (others.length >= MAX_PINNED_CHATS) throw new ConflictError(`at most ${MAX_PINNED_CHATS} chats can be pinned: unpin one first`, 'pin_limit');
+      }
       await upstream('the chat pin', () => socket.chatModify({ pin: pinned }, jid));
+      context.emit({ type: 'chats.upsert', chats: [{ id: jid, pinned }] });
     },
     async delete(jid) {
       const socket = runtime.connection.openSocket();
       const last = await lastMessage(jid);
       await upstream('the chat deletion', () => socket.chatModify({ delete: true, lastMessages: [last.minimal] }, jid));
+      // The chat leaves its labels in Parley's label store, as the labels section of docs/rest-api.md says of every channel.
+      for (const label of await runtime.labels.list()) {
+        if ((await runtime.labels.chats(label.id)).includes(jid)) await runtime.labels.associate(label.id, jid, false);
+      }
+      context.emit({ type: 'chats.delete', jids: [jid] });
     },
     async subscribePresence(jid) {
       const socket = runtime.connection.openSocket();

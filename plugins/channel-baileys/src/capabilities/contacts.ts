@@ -33,13 +33,16 @@ async function pnByLid(socket: BaileysSocket, lids: string[]): Promise<Map<strin
 export function contactsCapability(runtime: AdapterRuntime): ContactsCapability {
   const socket = () => runtime.connection.openSocket();
   return {
+    // Baileys reports none of the instance's own app-state patches: the address-book change WhatsApp took is emitted here.
     async save(jid, name) {
       const s = socket();
       await upstream('the contact update', () => s.addOrEditContact(jid, { fullName: name, saveOnPrimaryAddressbook: true }));
+      runtime.context.emit({ type: 'contacts.upsert', contacts: [{ id: jid, name }] });
     },
     async remove(jid) {
       const s = socket();
       await upstream('the contact removal', () => s.removeContact(jid));
+      runtime.context.emit({ type: 'contacts.delete', jids: [jid] });
     },
     async block(jid) {
       const s = socket();

@@ -1,15 +1,16 @@
 import { UpstreamError, type Group, type GroupsCapability } from '@parley/core';
 import { joinRequests, participantResults, toGroup, toInviteInfo } from '../mapping/resources.js';
 import type { AdapterRuntime } from '../runtime.js';
-import { upstream } from '../util/errors.js';
+import { adminUpstream, GROUP_MISSING, INVITE_MISSING, upstream } from '../util/errors.js';
 
 /** Groups (spec 4.10) over Baileys; metadata it fetches also refreshes the send-side group cache. */
 export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
   const socket = () => runtime.connection.openSocket();
+  const known = (lid: string) => runtime.groupCache.pnForLid(lid);
   const participants = (groupJid: string, list: string[], action: 'add' | 'remove' | 'promote' | 'demote') => {
     const s = socket();
     runtime.groupCache.del(groupJid);
-    return upstream(`the participant ${action}`, () => s.groupParticipantsUpdate(groupJid, list, action)).then(participantResults);
+    return adminUpstream(`the participant ${action}`, () => s.groupParticipantsUpdate(groupJid, list, action), GROUP_MISSING).then((r) => participantResults(r, known));
   };
   return {
     async list(): Promise<Group[]> {
@@ -20,7 +21,7 @@ export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
     },
     async get(groupJid) {
       const s = socket();
-      const meta = await upstream('group', () => s.groupMetadata(groupJid));
+      const meta = await upstream('group', () => s.groupMetadata(groupJid), GROUP_MISSING);
       runtime.groupCache.set(meta.id, meta);
       return toGroup(meta);
     },
@@ -32,18 +33,18 @@ export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
     },
     async update(groupJid, change) {
       const s = socket();
-      if (change.subject !== undefined) await upstream('the group subject change', () => s.groupUpdateSubject(groupJid, change.subject!));
-      if (change.description !== undefined) await upstream('the group description change', () => s.groupUpdateDescription(groupJid, change.description));
+      if (change.subject !== undefined) await adminUpstream('the group subject change', () => s.groupUpdateSubject(groupJid, change.subject!), GROUP_MISSING);
+      if (change.description !== undefined) await adminUpstream('the group description change', () => s.groupUpdateDescription(groupJid, change.description), GROUP_MISSING);
       runtime.groupCache.del(groupJid);
     },
     async setting(groupJid, setting) {
       const s = socket();
-      await upstream('the group setting change', () => s.groupSettingUpdate(groupJid, setting));
+      await adminUpstream('the group setting change', () => s.groupSettingUpdate(groupJid, setting), GROUP_MISSING);
       runtime.groupCache.del(groupJid);
     },
     async leave(groupJid) {
       const s = socket();
-      await upstream('leaving the group', () => s.groupLeave(groupJid));
+      await upstream('leaving the group', () => s.groupLeave(groupJid), GROUP_MISSING);
       runtime.groupCache.del(groupJid);
     },
     addParticipants: (groupJid, list) => participants(groupJid, list, 'add'),
@@ -52,44 +53,46 @@ export function groupsCapability(runtime: AdapterRuntime): GroupsCapability {
     demote: (groupJid, list) => participants(groupJid, list, 'demote'),
     async joinRequests(groupJid) {
       const s = socket();
-      return joinRequests(await upstream('the join request list', () => s.groupRequestParticipantsList(groupJid)));
+      const list = await adminUpstream('the join request list', () => s.groupRequestParticipantsList(groupJid), GROUP_MISSING);
+      runtime.groupCache.learnRequesters(list);
+      return joinRequests(list);
     },
     async handleJoinRequests(groupJid, list, action) {
       const s = socket();
       runtime.groupCache.del(groupJid);
-      return participantResults(await upstream('the join request update', () => s.groupRequestParticipantsUpdate(groupJid, list, action)));
+      return participantResults(await adminUpstream('the join request update', () => s.groupRequestParticipantsUpdate(groupJid, list, action), GROUP_MISSING), known);
     },
     async inviteCode(groupJid) {
       const s = socket();
-      const code = await upstream('the invite code query', () => s.groupInviteCode(groupJid));
+      const code = await adminUpstream('the invite code query', () => s.groupInviteCode(groupJid), GROUP_MISSING);
       if (!code) throw new UpstreamError('WhatsApp answered no invite code', { retryable: false });
       return code;
     },
     async inviteInfo(code) {
       const s = socket();
-      return toInviteInfo(await upstream('invite', () => s.groupGetInviteInfo(code)));
+      return toInviteInfo(await upstream('invite', () => s.groupGetInviteInfo(code), INVITE_MISSING));
     },
     async acceptInvite(code) {
       const s = socket();
-      const joined = await upstream('invite', () => s.groupAcceptInvite(code));
+      const joined = await upstream('invite', () => s.groupAcceptInvite(code), INVITE_MISSING);
       if (joined) return joined;
       // With join approval on, WhatsApp answers <membership_approval_request jid> instead of <group jid>
       // (whatsmeow group.go JoinGroupWithLink), which Baileys' groupAcceptInvite reads as no group: the
       // request waits in the group the code leads to.
-      return (await upstream('invite', () => s.groupGetInviteInfo(code))).id;
+      return (await upstream('invite', () => s.groupGetInviteInfo(code), INVITE_MISSING)).id;
     },
     async joinApproval(groupJid, mode) {
       const s = socket();
-      await upstream('the join-approval change', () => s.groupJoinApprovalMode(groupJid, mode));
+      await adminUpstream('the join-approval change', () => s.groupJoinApprovalMode(groupJid, mode), GROUP_MISSING);
       runtime.groupCache.del(groupJid);
     },
     async setPicture(groupJid, image) {
       const s = socket();
-      await upstream('the group picture change', () => s.updateProfilePicture(groupJid, image.data));
+      await adminUpstream('the group picture change', () => s.updateProfilePicture(groupJid, image.data), GROUP_MISSING);
     },
     async removePicture(groupJid) {
       const s = socket();
-      await upstream('the group picture removal', () => s.removeProfilePicture(groupJid));
+      await adminUpstream('the group picture removal', () => s.removeProfilePicture(groupJid), GROUP_MISSING);
     },
   };
 }

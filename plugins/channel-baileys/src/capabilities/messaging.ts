@@ -1,12 +1,13 @@
-import { MediaTooLargeError, UpstreamError, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType, type PresenceRequest, type SendRequest } from '@parley/core';
+import { ConflictError, MediaTooLargeError, UpstreamError, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType, type PresenceRequest, type SendRequest } from '@parley/core';
 import { toJid } from '@parley/whatsapp-proto';
 import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { SEND_TYPES } from '@parley/whatsapp-proto';
-import { outboundPlan } from '../mapping/outbound-content.js';
+import { relayOptionsOf } from '../events/resend.js';
+import { outboundPlan, sendChat } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
-import { disappearingTimer } from './disappearing.js';
+import { disappearingTimer, requireMayPost } from './disappearing.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
@@ -36,6 +37,8 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
 
     async send(request: SendRequest): Promise<MessageRecord> {
       const socket = runtime.connection.openSocket();
+      // Before anything is fetched or created for the send (call links, product cards).
+      await requireMayPost(runtime, socket, sendChat(request));
       const { content, extras } = await prepareSend(runtime, socket, request.content);
       const plan = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
       const timestamp = new Date(runtime.now());
@@ -52,20 +55,27 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
           timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
         }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
+        if (sent.message) runtime.acks.relayed(messageId, { jid, message: sent.message, options: relayOptionsOf(plan.content) });
         return sentRecord(sent, jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(jid, plan.message, {
         userJid: ownJid(socket), timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
       });
-      await upstream(`the ${content.type} message`, () => socket.relayMessage(jid, message.message!, {
-        messageId: message.key.id!, ...(plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {}),
-      }));
+      const options = plan.additionalNodes ? { additionalNodes: plan.additionalNodes } : {};
+      await upstream(`the ${content.type} message`, () => socket.relayMessage(jid, message.message!, { messageId: message.key.id!, ...options }));
+      runtime.acks.relayed(messageId, { jid, message: message.message!, options });
       return sentRecord(message, jid, nowSeconds);
     },
 
     async sendPresence(request: PresenceRequest): Promise<void> {
       const socket = runtime.connection.openSocket();
       const jid = toJid(request.to);
+      // Baileys drops an online/offline presence while the account has no push name (Socket/chats.js
+      // sendPresenceUpdate: "no name present, ignoring presence update request"): answering 200 would lie.
+      if ((request.status === 'available' || request.status === 'unavailable') && !socket.authState.creds.me?.name) {
+        throw new ConflictError('WhatsApp has not told this account its profile name yet (the phone sends it with its first history '
+          + 'sync), and without one it takes no online or offline presence: try again shortly', 'no_push_name');
+      }
       await upstream('the presence update', () => socket.sendPresenceUpdate(request.status, jid));
     },
 

@@ -1,4 +1,4 @@
-import { NotFoundError } from '@parley/core';
+import { NotFoundError, UpstreamError } from '@parley/core';
 import { BoundedCache } from '../util/bounded-cache.js';
 import { upstream } from '../util/errors.js';
 import { isPnJid } from '../util/jids.js';
@@ -35,7 +35,14 @@ export class RecipientResolver {
   }
 
   private async lookup(socket: BaileysSocket, jid: string): Promise<string | null> {
-    const [result] = (await upstream('the number lookup', () => socket.onWhatsApp(jid))) ?? [];
+    const results = await upstream('the number lookup', () => socket.onWhatsApp(jid));
+    // No answer is not "not on WhatsApp": Baileys rc14 answers undefined when the usync query timed out
+    // (Socket/socket.js waitForMessage turns its time-out into undefined, as on a link that drops packets)
+    // or came back as an error. Nothing is cached, and the send fails as retryable (a queued one is tried again).
+    if (results === undefined) {
+      throw new UpstreamError('WhatsApp did not answer the number lookup (no answer in time); nothing was sent', { retryable: true, upstreamCode: 408 });
+    }
+    const [result] = results;
     const answer = result?.exists && typeof result.jid === 'string' ? result.jid : null;
     this.answers.set(jid, { jid: answer, until: this.now() + (answer === null ? UNKNOWN_MS : KNOWN_MS) });
     return answer;

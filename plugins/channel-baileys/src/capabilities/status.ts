@@ -6,6 +6,7 @@ import { messageJson, messageProto, seconds } from '../mapping/record.js';
 import { upstream } from '../util/errors.js';
 import { isLidJid, isPnJid, normalizeJid } from '../util/jids.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
+import { channelNamespace } from '../labels/state-namespaces.js';
 import type { BaileysSocket } from '../socket.js';
 
 /** Stories live 24 hours. */
@@ -58,11 +59,12 @@ async function addressBook(runtime: AdapterRuntime, socket: BaileysSocket): Prom
 /** Status stories (spec 4.13): messages to `status@broadcast`, visible to `statusJidList`. */
 export function statusCapability(runtime: AdapterRuntime): StatusCapability {
   const state = runtime.context.storage.state;
-  const namespace = `baileys.${runtime.context.instanceId}.stories`;
+  const namespace = channelNamespace(runtime.context.instanceId, 'stories');
   const nowSeconds = () => Math.floor(runtime.now() / 1000);
 
   /** Forgets stories older than a day; a story is only ever mentioned while it is live. */
   async function prune(): Promise<void> {
+    await runtime.stateMoved;
     for (const { id, value } of await state.list<PostedStory>(namespace)) {
       if (nowSeconds() - value.timestamp > STORY_TTL_SECONDS) await state.delete(namespace, id);
     }
@@ -106,6 +108,7 @@ export function statusCapability(runtime: AdapterRuntime): StatusCapability {
     async mention(jid, statusMsgId) {
       const socket = runtime.connection.openSocket();
       const to = normalizeJid(jid);
+      await runtime.stateMoved;
       const story = await state.get<PostedStory>(namespace, statusMsgId);
       if (!story || nowSeconds() - story.timestamp > STORY_TTL_SECONDS) {
         throw new NotFoundError(`status story ${statusMsgId}`, 'status_not_found');

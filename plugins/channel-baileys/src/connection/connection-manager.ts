@@ -34,7 +34,8 @@ export class ConnectionManager {
   /** Downloads of the current socket: checked addresses only, through the same proxy as the socket. */
   private dispatcher: Dispatcher | undefined;
   private unlisten: (() => void) | null = null;
-  private readonly session: Session;
+  /** The instance's Baileys session; replaced only while no socket runs (a session import). */
+  readonly session: Session;
   private isOpen = false;
   private user: AccountUser | null = null;
   private qr: { qr: string; image: string } | null = null;

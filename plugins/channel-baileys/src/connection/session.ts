@@ -52,6 +52,15 @@ export class Session {
   }
 
   /**
+   * Replaces the stored session with an imported one (see auth/session-import.ts): the old creds and keys
+   * are deleted, the new ones written in one atomic write, and the next socket loads them.
+   */
+  async replace(entries: { category: string; id: string; value: string }[]): Promise<void> {
+    await this.clear(async () => undefined);
+    await this.context.storage.authState.set(this.context.instanceId, entries);
+  }
+
+  /**
    * True once a phone linked this session. Baileys sets `creds.account` when pairing succeeds
    * (Utils/validate-connection.js `configureSuccessfulPairing`); `creds.registered` is no sign of it,
    * rc14 sets it only at the end of a pairing-code link, never for a QR scan.

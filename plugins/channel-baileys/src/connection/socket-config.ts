@@ -43,6 +43,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     markOnlineOnConnect: options.markOnlineOnConnect,
     syncFullHistory: options.syncFullHistory,
     connectTimeoutMs: options.connectTimeoutMs,
+    keepAliveIntervalMs: options.keepAliveIntervalMs,
     ...(options.webSocketUrl ? { waWebSocketUrl: options.webSocketUrl } : {}),
     // Messages the instance sends are answered by `send`; only messages sent from the phone arrive as events.
     emitOwnEvents: false,

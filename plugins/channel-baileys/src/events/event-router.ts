@@ -1,6 +1,6 @@
 import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
-import { isJidGroup, type BaileysEventMap, type BinaryNode, type GroupMetadata, type WAMessageKey } from '@whiskeysockets/baileys';
+import { isJidGroup, isJidNewsletter, type BaileysEventMap, type BinaryNode, type GroupMetadata, type MessageUpsertType, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
 import type { LabelStore } from '../labels/label-store.js';
 import { callEvent, participantsEvent, presenceEvents } from '../mapping/inbound-events.js';
@@ -11,18 +11,19 @@ import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mappi
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { announcedGroupChange, groupUpdateChange } from './group-updates.js';
 import { ReceiptStanzas } from './receipt-stanzas.js';
+import { resendUnacked } from './resend.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
-import type { BoundedCache } from '../util/bounded-cache.js';
-import { normalizeJid } from '../util/jids.js';
+import type { GroupMetadataCache } from '../util/group-cache.js';
+import { isLidJid, normalizeJid } from '../util/jids.js';
 
 /** What the router needs besides the socket. */
 export interface EventRouterDeps {
   emit: EventSink;
   health: HealthMonitor;
   labels: LabelStore;
-  groupCache: BoundedCache<GroupMetadata>;
+  groupCache: GroupMetadataCache;
   logger: Logger;
   /** Mapping environment of a socket (own JIDs, LID resolution, clock). */
   env(socket: BaileysSocket): InboundEnv;
@@ -61,6 +62,12 @@ export class EventRouter {
       socket.ev.on(event, listener);
       listeners.push([event, listener]);
     }
+    // Sends an earlier socket wrote into a dead link go out again once this one is open.
+    const onOpen: Listener = (update) => {
+      if ((update as { connection?: string }).connection === 'open') this.enqueue('unacked sends', () => resendUnacked(socket, this.deps.acks, this.deps.logger));
+    };
+    socket.ev.on('connection.update', onOpen);
+    listeners.push(['connection.update', onOpen]);
     const onReceipt = (node: BinaryNode): void => this.receipts.observe(node);
     const onAck = (node: BinaryNode): void => this.enqueue('server ack', () => this.serverAck(socket, node));
     socket.ws.on('CB:receipt', onReceipt);
@@ -117,7 +124,8 @@ export class EventRouter {
           if (mapped.kind === 'delete') emit({ type: 'message.delete', chatJid: mapped.chatJid, messageIds: [mapped.messageId] });
           if (mapped.kind !== 'message') continue;
           const story = isOthersStory(mapped.message);
-          if (story || (type === 'notify' && !mapped.message.fromMe)) flags ??= await this.deps.flags();
+          const incoming = arrivedNow(type, msg) && !mapped.message.fromMe;
+          if (story || incoming) flags ??= await this.deps.flags();
           if (dropsStatusStory(mapped.message, flags!)) continue;
           if (isUndecrypted(mapped.message)) {
             this.undecrypted.hold(mapped.message);
@@ -125,7 +133,7 @@ export class EventRouter {
           }
           this.undecrypted.decrypted(mapped.message);
           emit({ type: 'message', message: mapped.message });
-          if (type === 'notify' && !mapped.message.fromMe && !story && flags!.markMessages) toRead.push(msg.key);
+          if (incoming && !story && flags!.markMessages) toRead.push(msg.key);
         }
         // `mark_messages`: new incoming messages are read at once (blue ticks for the sender).
         if (toRead.length > 0) {
@@ -177,18 +185,19 @@ export class EventRouter {
       },
       'group-participants.update': async (update) => {
         groupCache.del(update.id);
-        const event = participantsEvent(update);
+        groupCache.learn(update.participants);
+        const event = await participantsEvent(update, env());
         if (event) emit(event);
       },
-      'contacts.upsert': async (contacts) => this.emitContacts(contacts),
-      'contacts.update': async (contacts) => this.emitContacts(contacts),
+      'contacts.upsert': async (contacts) => this.emitContacts(socket, contacts),
+      'contacts.update': async (contacts) => this.emitContacts(socket, contacts),
       'chats.upsert': async (chats) => {
         this.forgetGroupTimers(chats);
-        this.emitChats(chats.map(chatChange));
+        await this.emitChats(socket, chats.map(chatChange));
       },
       'chats.update': async (updates) => {
         this.forgetGroupTimers(updates);
-        this.emitChats(updates.map(chatUpdateChange));
+        await this.emitChats(socket, updates.map(chatUpdateChange));
       },
       'chats.delete': async (jids) => {
         if (jids.length > 0) emit({ type: 'chats.delete', jids });
@@ -198,13 +207,17 @@ export class EventRouter {
         for (const event of events) emit(event);
         for (const message of live) emit({ type: 'message', message });
       },
+      // The phone's label changes: the store keeps them, and the chats they touch show their new `labels`.
       'labels.edit': async (label) => {
-        if (label.deleted) await labels.remove(label.id);
-        else await labels.put({ id: label.id, name: label.name, color: label.color });
+        if (!label.deleted) return labels.put({ id: label.id, name: label.name, color: label.color });
+        const carrying = await labels.chats(label.id);
+        await labels.remove(label.id);
+        await this.emitLabelsOf(carrying);
       },
       'labels.association': async ({ association, type }) => {
         if (association.type !== 'label_jid') return;
         await labels.associate(association.labelId, association.chatId, type === 'add');
+        await this.emitLabelsOf([association.chatId]);
       },
       'lid-mapping.update': async ({ pn, lid }) => {
         emit({ type: 'contacts.upsert', contacts: [{ id: normalizeJid(pn), lid: normalizeJid(lid) }] });
@@ -226,15 +239,47 @@ export class EventRouter {
     }
   }
 
-  private emitContacts(contacts: Parameters<typeof contactChange>[0][]): void {
-    const changes = contacts.map(contactChange).filter((c) => c !== undefined);
+  private async emitLabelsOf(jids: string[]): Promise<void> {
+    if (jids.length > 0) this.deps.emit({ type: 'chats.upsert', chats: await this.deps.labels.chatLabels(jids) });
+  }
+
+  /** Contacts go out under the person's number, the LID beside, like chats ({@link EventRouter.emitChats}). */
+  private async emitContacts(socket: BaileysSocket, contacts: Parameters<typeof contactChange>[0][]): Promise<void> {
+    const changes = await Promise.all(contacts.map(contactChange).filter((c) => c !== undefined).map(async (change) => {
+      const pn = await numberOf(socket, change.id);
+      return pn ? { ...change, id: pn, lid: change.id } : change;
+    }));
     if (changes.length > 0) this.deps.emit({ type: 'contacts.upsert', contacts: changes } satisfies ChannelEventPayload);
   }
 
-  private emitChats(mapped: ReturnType<typeof chatChange>[]): void {
-    const changes = mapped.filter((c) => c !== undefined);
+  /**
+   * Chats go out under the person's number: Baileys files the chat of a message from a LID (a chat WhatsApp
+   * moved to LIDs) under the LID, while the message itself is the number's (`sender_pn`), which would list
+   * a second chat for the same person. A LID whose number WhatsApp never told stays as it is.
+   */
+  private async emitChats(socket: BaileysSocket, mapped: ReturnType<typeof chatChange>[]): Promise<void> {
+    const changes = await Promise.all(mapped.filter((c) => c !== undefined).map(async (change) => {
+      const pn = await numberOf(socket, change.id);
+      return pn ? { ...change, id: pn } : change;
+    }));
     if (changes.length > 0) this.deps.emit({ type: 'chats.upsert', chats: changes });
   }
+}
+
+/** The number's JID of a LID WhatsApp told the socket about; undefined for any other JID or an unknown LID. */
+async function numberOf(socket: BaileysSocket, jid: string): Promise<string | undefined> {
+  if (!isLidJid(jid)) return undefined;
+  const pn = await socket.signalRepository.lidMapping.getPNForLID(jid).catch(() => null);
+  return pn ? normalizeJid(pn) : undefined;
+}
+
+/**
+ * Whether an upsert is a message that reached the account now: a live one (`notify`), or one WhatsApp kept
+ * while the socket was away and hands over from its offline queue (`append`: Baileys Socket/messages-recv.js
+ * files stanzas marked `offline` so). Other `append`s are the socket's own sends and newsletter posts.
+ */
+function arrivedNow(type: MessageUpsertType, msg: WAMessage): boolean {
+  return type === 'notify' || (type === 'append' && !isJidNewsletter(msg.key.remoteJid ?? ''));
 }
 
 function isUndecrypted(message: InboundMessage): boolean {

@@ -1,21 +1,22 @@
 import type { Label, StateRepository } from '@parley/core';
+import { channelNamespace } from './state-namespaces.js';
 
 /**
  * Labels and their chats, kept in the storage back end's state documents because WhatsApp only
  * pushes them (app-state sync `labels.edit` / `labels.association`); there is no query for them.
- * Namespaces are per instance: `baileys.<instance>.labels` and `baileys.<instance>.label-chats`.
+ * Namespaces are per instance: `<instance>:baileys.labels` and `<instance>:baileys.label-chats`.
  */
 export class LabelStore {
   private readonly labelsNs: string;
   private readonly chatsNs: string;
-  private readonly prefix: string;
   /** Read-modify-write of chat lists is serialized so concurrent events do not lose updates. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private queue: Promise<unknown>;
 
-  constructor(private readonly state: StateRepository, instanceId: string) {
-    this.prefix = `baileys.${instanceId}.`;
-    this.labelsNs = `${this.prefix}labels`;
-    this.chatsNs = `${this.prefix}label-chats`;
+  /** `ready`: what must finish before the store is read (the move out of earlier versions' namespaces). */
+  constructor(private readonly state: StateRepository, instanceId: string, ready: Promise<unknown> = Promise.resolve()) {
+    this.labelsNs = channelNamespace(instanceId, 'labels');
+    this.chatsNs = channelNamespace(instanceId, 'label-chats');
+    this.queue = ready.catch(() => undefined);
   }
 
   async list(): Promise<Label[]> {
@@ -52,6 +53,18 @@ export class LabelStore {
     return (await this.state.get<string[]>(this.chatsNs, labelId)) ?? [];
   }
 
+  /** The ids of the labels a chat carries, in label order. */
+  async labelsOf(chatJid: string): Promise<string[]> {
+    const out: string[] = [];
+    for (const label of await this.list()) if ((await this.chats(label.id)).includes(chatJid)) out.push(label.id);
+    return out;
+  }
+
+  /** The chats `jids` with the ids of the labels each carries now: the `chats.upsert` a label change causes. */
+  chatLabels(jids: readonly string[]): Promise<Array<{ id: string; labels: string[] }>> {
+    return Promise.all(jids.map(async (id) => ({ id, labels: await this.labelsOf(id) })));
+  }
+
   associate(labelId: string, chatJid: string, add: boolean): Promise<void> {
     return this.serial(async () => {
       const current = new Set((await this.state.get<string[]>(this.chatsNs, labelId)) ?? []);
@@ -64,7 +77,10 @@ export class LabelStore {
 
   /** Deletes every label document of the instance (logout). */
   clear(): Promise<void> {
-    return this.serial(() => this.state.clearPrefix(this.prefix));
+    return this.serial(async () => {
+      await this.state.clearPrefix(this.labelsNs);
+      await this.state.clearPrefix(this.chatsNs);
+    });
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {

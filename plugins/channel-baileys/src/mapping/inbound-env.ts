@@ -19,6 +19,14 @@ export interface InboundEnv {
   linkedAt(): number | undefined;
 }
 
+/** Each JID by number where known (a LID through the mapping), in order; undefined stays undefined. */
+export async function pnsOf(env: InboundEnv, jids: string[] | undefined): Promise<string[] | undefined> {
+  if (!jids) return undefined;
+  const out: string[] = [];
+  for (const jid of jids) out.push((await resolvePn(env, jid, undefined)) ?? jid);
+  return out;
+}
+
 /** Phone-number JID among a JID and its alternate, resolving a LID through the mapping when needed. */
 export async function resolvePn(env: InboundEnv, jid: string | null | undefined, alt: string | null | undefined): Promise<string | undefined> {
   const picked = preferPn(jid, alt);

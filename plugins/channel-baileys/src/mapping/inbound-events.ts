@@ -38,10 +38,16 @@ export function callEvent(call: WACallEvent, nowSeconds: number): Payload<'call'
   };
 }
 
-/** A participant change; `modify` (a member's LID/number change) has no spec counterpart. */
-export function participantsEvent(update: BaileysEventMap['group-participants.update']): Payload<'group.participants'> | undefined {
+/**
+ * A participant change, members and author by number where known. A LID-addressed group names both by LID with
+ * the number beside; Baileys rc14 passes the members' numbers (`phoneNumber`) but loses the author's
+ * (`participant_pn`: Socket/messages-recv.js handleNotification puts it in the stub's key as `participantAlt`, which
+ * `proto.WebMessageInfo.fromObject` drops, WAProto's MessageKey having no such field), so the author is resolved here;
+ * `modify` (a member's LID/number change) has no spec counterpart.
+ */
+export async function participantsEvent(update: BaileysEventMap['group-participants.update'], env: InboundEnv): Promise<Payload<'group.participants'> | undefined> {
   if (!PARTICIPANT_ACTIONS.has(update.action)) return undefined;
-  const author = update.authorPn || update.author;
+  const author = await resolvePn(env, update.author, update.authorPn);
   return {
     type: 'group.participants',
     groupJid: update.id,

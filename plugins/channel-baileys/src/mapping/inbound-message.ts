@@ -5,8 +5,9 @@ import {
 } from '@whiskeysockets/baileys';
 import { isLidJid, normalizeJid, userPart } from '../util/jids.js';
 import { inboundContent, mentionsOf } from '@parley/whatsapp-proto';
-import { resolvePn, type InboundEnv } from './inbound-env.js';
+import { pnsOf, resolvePn, type InboundEnv } from './inbound-env.js';
 import { eventResponse, pollVote, type DecryptedAnswer } from './inbound-votes.js';
+import { contextInfoOf, keepQuote } from './edit-quote.js';
 import { messageJson, restStatus, seconds } from './record.js';
 
 /** Outcome of mapping one upserted message. */
@@ -65,6 +66,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
   const chatJid = group || multiSender ? remote : ((await resolvePn(env, remote, key.remoteJidAlt)) ?? remote);
 
   let edit: { originalMessageId: string } | undefined;
+  let original: MessageRecord | undefined;
   if (type === 'protocolMessage') {
     const protocol = content.protocolMessage!;
     const targetId = protocol.key?.id;
@@ -73,9 +75,11 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
       return { kind: 'ignore', why: `protocol message ${String(protocol.type)}` };
     }
     const edited = normalizeMessageContent(protocol.editedMessage);
-    type = getContentType(edited ?? undefined);
-    if (!edited || !type) return { kind: 'ignore', why: 'empty edit' };
-    content = edited;
+    if (!edited || !getContentType(edited)) return { kind: 'ignore', why: 'empty edit' };
+    original = await env.storedRecord(targetId);
+    // An edited reply still quotes what it quoted, though the edit carries the new text only.
+    content = keepQuote(edited, original);
+    type = getContentType(content);
     edit = { originalMessageId: targetId };
   }
 
@@ -96,8 +100,8 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
   const recordId = edit?.originalMessageId ?? key.id;
   const timestamp = seconds(msg.messageTimestamp, env.now());
   // An edit changes what a message says, not when it was sent: the record keeps the original's time (and so its place in the chat).
-  const sentAt = edit ? (await env.storedRecord(recordId))?.messageTimestamp : undefined;
-  const contextInfo = type ? (content[type] as { contextInfo?: proto.IContextInfo | null } | null | undefined)?.contextInfo ?? undefined : undefined;
+  const sentAt = original?.messageTimestamp;
+  const contextInfo = contextInfoOf(content);
   const answer = await decryptAnswer(content, key, env);
   const context = answer?.context ?? (await replyContext(env, contextInfo));
   const referral = adReferral(contextInfo);
@@ -113,7 +117,8 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     provider: 'whatsapp',
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
   };
-  const mentions = mentionsOf(record.message);
+  // A LID-addressed group's members mention each other by LID: the event names them by number where known (the record keeps WhatsApp's JIDs).
+  const mentions = await pnsOf(env, mentionsOf(record.message));
   const message: InboundMessage = {
     id: key.id,
     chatJid,

@@ -49,21 +49,25 @@ function mentioning(content: Mentions): { mentions?: string[]; mentionAll?: bool
   return { ...(content.mentions?.length ? { mentions: content.mentions } : {}), ...(content.mentionAll ? { mentionAll: true } : {}) };
 }
 
+/** The chat a send goes to: a reaction's, pin's or unpin's is its target message's, any other's `to`. */
+export function sendChat(request: Pick<SendRequest, 'to' | 'content'>): string {
+  const { content } = request;
+  return content.type === 'reaction' || content.type === 'pin' || content.type === 'unpin' ? content.target.remoteJid : toJid(request.to);
+}
+
 /** Maps one send request onto Baileys message content. */
 export function outboundPlan(request: SendRequest, env: OutboundEnv): OutboundPlan {
   const content: OutgoingContent = request.content;
+  const jid = sendChat(request);
   switch (content.type) {
     case 'reaction':
-      return { via: 'send', jid: content.target.remoteJid, content: { react: { text: content.emoji, key: protoKey(content.target) } } };
+      return { via: 'send', jid, content: { react: { text: content.emoji, key: protoKey(content.target) } } };
     case 'pin':
-      return {
-        via: 'send', jid: content.target.remoteJid,
-        content: { pin: protoKey(content.target), type: proto.PinInChat.Type.PIN_FOR_ALL, time: pinDurationFor(content.duration) },
-      };
+      return { via: 'send', jid, content: { pin: protoKey(content.target), type: proto.PinInChat.Type.PIN_FOR_ALL, time: pinDurationFor(content.duration) } };
     case 'unpin':
-      return { via: 'send', jid: content.target.remoteJid, content: { pin: protoKey(content.target), type: proto.PinInChat.Type.UNPIN_FOR_ALL } };
+      return { via: 'send', jid, content: { pin: protoKey(content.target), type: proto.PinInChat.Type.UNPIN_FOR_ALL } };
     default:
-      return planFor(toJid(request.to), content, env);
+      return planFor(jid, content, env);
   }
 }
 

@@ -1,9 +1,9 @@
 import type { Chat, Community, Contact, Group, GroupParticipant, InviteInfo, JoinRequest, ParticipantResult, Product } from '@parley/core';
 import {
-  toNumber, type Chat as WAChat, type ChatUpdate, type Contact as WAContact, type GroupMetadata, type GroupParticipant as WAParticipant,
+  isJidGroup, toNumber, type BinaryNode, type Chat as WAChat, type ChatUpdate, type Contact as WAContact, type GroupMetadata, type GroupParticipant as WAParticipant,
   type Product as WAProduct,
 } from '@whiskeysockets/baileys';
-import { isPnJid, normalizeJid, preferPn } from '../util/jids.js';
+import { isLidJid, isPnJid, normalizeJid, preferPn } from '../util/jids.js';
 
 /** A participant's phone-number JID when WhatsApp gives it, else its id (often a LID). */
 export function participantJid(p: Pick<WAParticipant, 'id' | 'phoneNumber'>): string {
@@ -82,9 +82,19 @@ export function toInviteInfo(meta: GroupMetadata): InviteInfo {
   };
 }
 
-/** Results of a participant change. */
-export function participantResults(results: { status: string; jid: string | undefined }[]): ParticipantResult[] {
-  return results.map((r) => ({ jid: r.jid ?? '', status: r.status }));
+/**
+ * Results of a participant change, each member by number as elsewhere: a LID-addressed group answers
+ * `<participant jid="…@lid" phone_number="…">` (whatsmeow group.go parseParticipant), which Baileys passes as
+ * `content` (groupParticipantsUpdate) or drops (the join-request answer): `known` resolves a LID named alone.
+ */
+export function participantResults(
+  results: { status: string; jid: string | undefined; content?: BinaryNode }[], known: (lid: string) => string | undefined = () => undefined,
+): ParticipantResult[] {
+  return results.map((r) => {
+    const pn = r.content?.attrs.phone_number;
+    const jid = isPnJid(pn) ? normalizeJid(pn) : isLidJid(r.jid) ? (known(r.jid) ?? r.jid) : (r.jid ?? '');
+    return { jid, status: r.status };
+  });
 }
 
 /** Pending join requests, from the attribute maps Baileys answers. */
@@ -108,10 +118,23 @@ export function chatChange(chat: WAChat | ChatUpdate): (Partial<Chat> & { id: st
   if (chat.unreadCount !== undefined && chat.unreadCount !== null) change.unreadCount = Math.max(0, chat.unreadCount);
   if (chat.pinned !== undefined && chat.pinned !== null) change.pinned = chat.pinned > 0;
   if (chat.archived !== undefined && chat.archived !== null) change.archived = chat.archived;
+  if (chat.muteEndTime !== undefined && chat.muteEndTime !== null) change.mutedUntil = mutedUntil(chat.muteEndTime);
   if (chat.ephemeralExpiration !== undefined && chat.ephemeralExpiration !== null) change.ephemeralExpiration = chat.ephemeralExpiration;
   // A timer turned off: Baileys writes the EPHEMERAL_SETTING's 0 as null beside the setting's time (Utils/process-message.js).
   else if (chat.ephemeralExpiration === null && chat.ephemeralSettingTimestamp) change.ephemeralExpiration = 0;
   return change;
+}
+
+/**
+ * A Baileys `muteEndTime` in Unix seconds (0: not muted). A history conversation carries it in seconds
+ * (WAProto Conversation.muteEndTime), an app-state mute action in milliseconds (Baileys processSyncAction
+ * passes `muteEndTimestamp` on): a value past the year 5138 in seconds is milliseconds.
+ */
+function mutedUntil(value: Parameters<typeof toNumber>[0]): number {
+  if (value === null || value === undefined) return 0;
+  const n = toNumber(value);
+  if (n <= 0) return 0;
+  return n > 1e11 ? Math.floor(n / 1000) : n;
 }
 
 /**
@@ -122,6 +145,8 @@ export function chatChange(chat: WAChat | ChatUpdate): (Partial<Chat> & { id: st
 export function chatUpdateChange(update: ChatUpdate): (Partial<Chat> & { id: string }) | undefined {
   const change = chatChange({ ...update, unreadCount: undefined });
   if (!change) return undefined;
+  // An unmute: Baileys' processSyncAction writes the mute action's end as null.
+  if (update.muteEndTime === null) change.mutedUntil = 0;
   const unread = update.unreadCount;
   if (unread === 0) change.unreadCount = 0;
   else if (typeof unread === 'number' && unread < 0) change.unreadCount = 1;
@@ -135,10 +160,13 @@ export function fullChat(chat: WAChat): Chat | undefined {
   return { name: change.id, timestamp: 0, unreadCount: 0, ...change } as Chat;
 }
 
-/** The contact fields a Baileys contact (or contact update) carries. */
+/**
+ * The contact fields a Baileys contact (or contact update) carries; none for a group, which Baileys also
+ * reports through `contacts.update` when its picture changes (`<notification type="picture">` from the group).
+ */
 export function contactChange(contact: Partial<WAContact>): (Partial<Contact> & { id: string }) | undefined {
   const id = preferPn(contact.id, contact.phoneNumber);
-  if (!id) return undefined;
+  if (!id || isJidGroup(id)) return undefined;
   const change: Partial<Contact> & { id: string } = { id };
   if (contact.name !== undefined) change.name = contact.name;
   const notify = contact.notify ?? contact.verifiedName;

@@ -33,7 +33,9 @@ export interface InProcessSimulator extends SimulatedPhones {
  */
 export async function startInProcessSimulator(options: SimulatorOptions, logger: Logger): Promise<InProcessSimulator> {
   const sim = await import('@parley/whatsapp-sim');
-  const running = await sim.startSimulator({ port: options.port ?? 0, controlPort: options.controlPort ?? 0 });
+  const running = await sim.startSimulator({
+    port: options.port ?? 0, controlPort: options.controlPort ?? 0, ...(options.groupAddressing ? { groupAddressing: options.groupAddressing } : {}),
+  });
   let untrustMedia: (() => void) | undefined;
   try {
     for (const phone of options.phones) running.simulator.createAccount({ number: phone.number, ...(phone.pushName ? { pushName: phone.pushName } : {}) });

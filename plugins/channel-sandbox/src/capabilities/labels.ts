@@ -1,13 +1,9 @@
-import { ConflictError, NotFoundError, ownMember, type Label, type LabelsCapability } from '@parley/core';
+import { NotFoundError, ownMember, type Label, type LabelsCapability } from '@parley/core';
+import { newLabel } from '@parley/whatsapp-proto';
 import type { SandboxDevice } from '../sandbox-device.js';
 
 /** State document of a phone's labels. */
 const LABELS = 'labels';
-
-/** WhatsApp Business keeps at most this many labels per account. */
-export const MAX_LABELS = 20;
-/** Size of WhatsApp's label palette: colors are indexes 0–19. */
-export const LABEL_COLORS = 20;
 
 interface LabelBook {
   /** Next numeric id (WhatsApp label ids are small integers as text). */
@@ -74,13 +70,10 @@ export class SandboxLabels implements LabelsCapability {
   async create(name: string, color?: number): Promise<Label> {
     this.device.requireConnected();
     return this.update((book) => {
-      if (book.labels.length >= MAX_LABELS) throw new ConflictError(`an account has at most ${MAX_LABELS} labels`, 'label_limit');
-      if (book.labels.some((l) => l.name.toLowerCase() === name.toLowerCase())) throw new ConflictError(`a label named "${name}" exists`, 'label_exists');
-      const id = String(book.next++);
-      // Like WhatsApp, a label without a chosen color takes the next one of the palette.
-      const label: Label = { id, name, color: color ?? (Number(id) - 1) % LABEL_COLORS };
+      const label = newLabel(book.labels, String(book.next), name, color);
+      book.next++;
       book.labels.push(label);
-      book.chats[id] = [];
+      book.chats[label.id] = [];
       return label;
     });
   }

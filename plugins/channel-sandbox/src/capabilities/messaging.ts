@@ -130,12 +130,13 @@ export class SandboxMessaging implements MessagingCapability {
   }
 
   /**
-   * A call link in WhatsApp's format (`https://call.whatsapp.com/<type>/<token>`). The sandbox
-   * simulates no call behind it: the link is only text to share.
+   * A call link in WhatsApp's format (`https://call.whatsapp.com/<video|voice>/<token>`: an audio call's
+   * link says `voice`, Baileys' CALL_AUDIO_PREFIX). The sandbox simulates no call behind it: the link is
+   * only text to share.
    */
   async createCallLink(type: CallLinkType): Promise<string> {
     this.device.requireConnected();
-    return `https://call.whatsapp.com/${type}/${randomBytes(16).toString('base64url')}`;
+    return `https://call.whatsapp.com/${type === 'video' ? 'video' : 'voice'}/${randomBytes(16).toString('base64url')}`;
   }
 
   /** The phone's own copy of media it received (media it sent is stored by the server). */

@@ -1,5 +1,5 @@
-import type { AuthStateRepository } from '@parley/core';
-import { Partitions } from '../partitions.js';
+import { authStatePosition, scanPage, type AuthStateEntry, type AuthStateRepository, type ScanPage, type ScanRequest } from '@parley/core';
+import { keysAfter, Partitions } from '../partitions.js';
 
 /** One map key per category and id; the NUL separator cannot occur in either. */
 function entryKey(category: string, id: string): string {
@@ -30,5 +30,17 @@ export class MemoryAuthStateRepository implements AuthStateRepository {
 
   async clear(instance: string): Promise<void> {
     this.values.delete(instance);
+  }
+
+  /** Keys order as (category, id): the NUL separator sorts before every other character. */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
+    const partition = this.values.peek(instance);
+    const after = authStatePosition.parse(request.after);
+    const keys = keysAfter(partition, after && entryKey(...after), request.limit);
+    const items = keys.map((key) => {
+      const [category, id] = key.split('\u0000') as [string, string];
+      return { category, id, value: partition.get(key)! };
+    });
+    return scanPage(items, request.limit, authStatePosition.of);
   }
 }

@@ -44,6 +44,13 @@ export class MemoryInstanceRepository implements InstanceRepository {
     this.claimsById.set(id, held);
   }
 
+  async claimsOf(id: string): Promise<UniqueClaim[]> {
+    return (this.claimsById.get(id) ?? []).toSorted().map((key) => {
+      const [namespace, value] = key.split('\0') as [string, string];
+      return { namespace, value };
+    });
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
     return this.holderByClaim.get(claimKey({ namespace, value })) ?? null;
   }

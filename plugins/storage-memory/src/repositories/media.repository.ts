@@ -1,5 +1,5 @@
-import type { MediaBlob, MediaRepository } from '@parley/core';
-import { Partitions } from '../partitions.js';
+import { scanPage, type MediaBlob, type MediaRepository, type ScanPage, type ScanRequest } from '@parley/core';
+import { keysAfter, Partitions } from '../partitions.js';
 
 /** A blob with its own copy of the bytes; `fileName` stays absent when not given. */
 function copyBlob(blob: MediaBlob): MediaBlob {
@@ -24,5 +24,9 @@ export class MemoryMediaRepository implements MediaRepository {
 
   async clear(instance: string): Promise<void> {
     this.blobs.delete(instance);
+  }
+
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    return scanPage(keysAfter(this.blobs.peek(instance), request.after, request.limit), request.limit, (id) => id);
   }
 }

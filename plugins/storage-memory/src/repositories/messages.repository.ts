@@ -1,5 +1,6 @@
 import {
-  statusAdvances, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+  messagePosition, scanPage, statusAdvances, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type ScanPage,
+  type ScanRequest,
 } from '@parley/core';
 import { ChatOrders } from '../chat-order.js';
 import { copyOf } from '../copy.js';
@@ -70,6 +71,14 @@ export class MemoryMessageRepository implements MessageRepository {
     const partition = this.messages.existing(instance);
     for (const stored of inChat) partition?.delete(stored.record.key.id);
     return inChat.length;
+  }
+
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
+    const at = messagePosition.parse(request.after);
+    const cursor = at && { chat: at[0], at: { timestamp: at[1], seq: Number(at[2]) } };
+    const items = this.orders.get(instance)?.scan(cursor, request.limit) ?? [];
+    const page = scanPage(items, request.limit, (m) => messagePosition.of(m.record.key.remoteJid, m.timestamp, m.seq));
+    return { ...page, items: items.map((m) => copyOf(m.record)) };
   }
 
   async clear(instance: string): Promise<void> {

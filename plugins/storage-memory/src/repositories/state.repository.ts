@@ -22,6 +22,10 @@ export class MemoryStateRepository implements StateRepository {
     return [...this.documents.peek(namespace)].map(([id, value]) => ({ id, value: copyOf(value as T) })).sort(byId);
   }
 
+  async listNamespaces(prefix: string): Promise<string[]> {
+    return this.documents.names().filter((namespace) => namespace.startsWith(prefix) && this.documents.peek(namespace).size > 0).sort();
+  }
+
   async clearPrefix(prefix: string): Promise<void> {
     for (const namespace of this.documents.names()) if (namespace.startsWith(prefix)) this.documents.delete(namespace);
   }

@@ -1,5 +1,5 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
-import type { AuthStateRepository } from '@parley/core';
+import { authStatePosition, scanPage, type AuthStateEntry, type AuthStateRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
 import type { AuthStateDocument } from '../mongo-documents.js';
@@ -32,5 +32,14 @@ export class MongoAuthStateRepository implements AuthStateRepository {
 
   async clear(instance: string): Promise<void> {
     await this.connection.run((db) => this.collections.authState(db).deleteMany({ instance }));
+  }
+
+  /** A range of the `auth_entry` index (instance, category, id). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
+    const after = authStatePosition.parse(request.after);
+    const filter = after ? { instance, $or: [{ category: { $gt: after[0] } }, { category: after[0], id: { $gt: after[1] } }] } : { instance };
+    const items = await this.connection.run((db) => this.collections.authState(db).find(filter, { projection: { _id: 0, category: 1, id: 1, value: 1 } })
+      .sort({ category: 1, id: 1 }).limit(request.limit).toArray());
+    return scanPage(items.map(({ category, id, value }) => ({ category, id, value })), request.limit, authStatePosition.of);
   }
 }

@@ -83,6 +83,11 @@ export class MongoInstanceRepository implements InstanceRepository {
     return taken.modifiedCount === 1 ? 'taken over' : 'refused';
   }
 
+  async claimsOf(id: string): Promise<UniqueClaim[]> {
+    const documents = await this.connection.run((db) => this.collections.claims(db).find({ instance: id }).sort({ namespace: 1, value: 1 }).toArray());
+    return documents.map(({ namespace, value }) => ({ namespace, value }));
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
     const document = await this.connection.run((db) => this.collections.claims(db).findOne({ namespace, value }));
     return document?.instance ?? null;

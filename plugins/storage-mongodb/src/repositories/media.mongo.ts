@@ -1,4 +1,4 @@
-import { PayloadTooLargeError, type MediaBlob, type MediaRepository } from '@parley/core';
+import { PayloadTooLargeError, scanPage, type MediaBlob, type MediaRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
 import { documentToMedia, mediaToDocument } from '../mongo-mappings.js';
@@ -31,5 +31,13 @@ export class MongoMediaRepository implements MediaRepository {
 
   async clear(instance: string): Promise<void> {
     await this.connection.run((db) => this.collections.media(db).deleteMany({ instance }));
+  }
+
+  /** A range of the `media_id` index; the bytes stay unread. */
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    const filter = request.after === undefined ? { instance } : { instance, messageId: { $gt: request.after } };
+    const documents = await this.connection.run((db) => this.collections.media(db).find(filter, { projection: { _id: 0, messageId: 1 } })
+      .sort({ messageId: 1 }).limit(request.limit).toArray());
+    return scanPage(documents.map((document) => document.messageId), request.limit, (id) => id);
   }
 }

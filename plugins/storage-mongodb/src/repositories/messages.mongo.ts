@@ -1,5 +1,6 @@
 import {
-  MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+  MESSAGE_STATUS_RANK, messagePosition, scanPage, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type ScanPage,
+  type ScanRequest,
 } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
@@ -69,5 +70,25 @@ export class MongoMessageRepository implements MessageRepository {
 
   async clear(instance: string): Promise<void> {
     await this.connection.run((db) => this.access.messages(db).deleteMany({ instance }));
+  }
+
+  /**
+   * Ranges of the `chat_history` index read backwards (chats in descending order, each oldest first):
+   * the rest of the position's chat, then the chats after it.
+   */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
+    const at = messagePosition.parse(request.after);
+    const order = { 'key.remoteJid': -1, ts: 1, seq: 1 } as const;
+    const documents = await this.connection.run(async (db) => {
+      const messages = this.access.messages(db);
+      const read = at ? await messages.find({ instance, 'key.remoteJid': at[0], $or: [{ ts: { $gt: at[1] } }, { ts: at[1], seq: { $gt: Number(at[2]) } }] })
+        .sort(order).limit(request.limit).toArray() : [];
+      if (read.length < request.limit) {
+        read.push(...await messages.find(at ? { instance, 'key.remoteJid': { $lt: at[0] } } : { instance }).sort(order).limit(request.limit - read.length).toArray());
+      }
+      return read;
+    });
+    const page = scanPage(documents, request.limit, (d) => messagePosition.of(d.key.remoteJid, d.ts, d.seq));
+    return { ...page, items: documents.map(documentToMessage) };
   }
 }

@@ -26,6 +26,11 @@ export class MongoStateRepository implements StateRepository {
     return documents.map((document) => ({ id: document.id, value: documentToState<T>(document) }));
   }
 
+  async listNamespaces(prefix: string): Promise<string[]> {
+    const names = await this.connection.run((db) => this.collections.state(db).distinct('namespace', { namespace: { $regex: `^${escapeRegex(prefix)}` } }));
+    return (names as string[]).sort();
+  }
+
   async clearPrefix(prefix: string): Promise<void> {
     await this.connection.run((db) => this.collections.state(db).deleteMany({ namespace: { $regex: `^${escapeRegex(prefix)}` } }));
   }

@@ -1,7 +1,11 @@
-import type { AuthStateRepository } from '@parley/core';
+import { authStatePosition, scanPage, type AuthStateEntry, type AuthStateRepository, type Fence, type ScanPage, type ScanRequest } from '@parley/core';
+import { writeStatements } from '../cluster/fenced.js';
 import type { PgDatabase } from '../pg-database.js';
 
-/** Channel auth state; a `set` is one statement, so its entries apply all or none and are committed when it resolves. */
+/**
+ * Channel auth state; a `set` is one statement, so its entries apply all or none and are committed when it resolves.
+ * With a fence, a write applies only while the fence's token is current (writeStatements).
+ */
 export class PgAuthStateRepository implements AuthStateRepository {
   constructor(private readonly db: PgDatabase) {}
 
@@ -12,25 +16,32 @@ export class PgAuthStateRepository implements AuthStateRepository {
     return Object.fromEntries(rows.map((row) => [row.id, row.value]));
   }
 
-  async set(instance: string, entries: { category: string; id: string; value: string | null }[]): Promise<void> {
+  async set(instance: string, entries: { category: string; id: string; value: string | null }[], fence?: Fence): Promise<void> {
     if (entries.length === 0) return;
     // The last entry of a key wins, as applying them in order would (one statement cannot touch a row twice).
     const last = new Map<string, { category: string; id: string; value: string | null }>();
     for (const entry of entries) last.set(`${entry.category}\n${entry.id}`, entry);
     const writes = [...last.values()].filter((entry) => entry.value !== null);
     const deletes = [...last.values()].filter((entry) => entry.value === null);
-    await this.db.run(
-      `WITH removed AS (
-         DELETE FROM auth_state AS a USING unnest($2::text[], $3::text[]) AS d (category, id)
-         WHERE a.instance = $1 AND a.category = d.category AND a.id = d.id
-       )
-       INSERT INTO auth_state (instance, category, id, value) SELECT $1, w.category, w.id, w.value FROM unnest($4::text[], $5::text[], $6::text[]) AS w (category, id, value)
+    await writeStatements(this.db, fence, [
+      `DELETE FROM auth_state AS a USING unnest($2::text[], $3::text[]) AS d (category, id)
+       WHERE a.instance = $1 AND a.category = d.category AND a.id = d.id`,
+      `INSERT INTO auth_state (instance, category, id, value) SELECT $1, e.category, e.id, e.value FROM unnest($4::text[], $5::text[], $6::text[]) AS e (category, id, value)
        ON CONFLICT (instance, category, id) DO UPDATE SET value = excluded.value`,
-      [instance, deletes.map((e) => e.category), deletes.map((e) => e.id), writes.map((e) => e.category), writes.map((e) => e.id), writes.map((e) => e.value)],
-    );
+    ], [instance, deletes.map((e) => e.category), deletes.map((e) => e.id), writes.map((e) => e.category), writes.map((e) => e.id), writes.map((e) => e.value)]);
   }
 
-  async clear(instance: string): Promise<void> {
-    await this.db.run('DELETE FROM auth_state WHERE instance = $1', [instance]);
+  async clear(instance: string, fence?: Fence): Promise<void> {
+    await writeStatements(this.db, fence, ['DELETE FROM auth_state WHERE instance = $1'], [instance]);
+  }
+
+  /** A range of the primary key (instance, category, id). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
+    const [category, id] = authStatePosition.parse(request.after) ?? ['', ''];
+    const items = await this.db.all<{ category: string; id: string; value: string }>(
+      'SELECT category, id, value FROM auth_state WHERE instance = $1 AND (category, id) > ($2, $3) ORDER BY category, id LIMIT $4',
+      [instance, category, id, request.limit],
+    );
+    return scanPage(items, request.limit, authStatePosition.of);
   }
 }

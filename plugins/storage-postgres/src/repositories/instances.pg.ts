@@ -32,6 +32,10 @@ export class PgInstanceRepository implements InstanceRepository {
     });
   }
 
+  async claimsOf(id: string): Promise<UniqueClaim[]> {
+    return this.db.all<{ namespace: string; value: string }>('SELECT namespace, value FROM instance_claims WHERE instance = $1 ORDER BY namespace, value', [id]);
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
     return (await this.db.get<{ instance: string }>('SELECT instance FROM instance_claims WHERE namespace = $1 AND value = $2', [namespace, value]))?.instance ?? null;
   }

@@ -1,4 +1,4 @@
-import type { MediaBlob, MediaRepository } from '@parley/core';
+import { scanPage, type MediaBlob, type MediaRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { PgDatabase } from '../pg-database.js';
 
 type MediaRow = { mimetype: string; file_name: string | null; data: Buffer };
@@ -27,5 +27,12 @@ export class PgMediaRepository implements MediaRepository {
 
   async clear(instance: string): Promise<void> {
     await this.db.run('DELETE FROM media WHERE instance = $1', [instance]);
+  }
+
+  /** A range of the primary key (instance, message_id); the blobs stay unread. */
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    const ids = (await this.db.all<{ message_id: string }>('SELECT message_id FROM media WHERE instance = $1 AND message_id > $2 ORDER BY message_id LIMIT $3',
+      [instance, request.after ?? '', request.limit])).map((row) => row.message_id);
+    return scanPage(ids, request.limit, (id) => id);
   }
 }

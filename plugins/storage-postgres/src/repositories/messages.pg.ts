@@ -1,10 +1,18 @@
 import {
   decodeStored, encodeStored, MESSAGE_STATUS_RANK,
-  type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+  messagePosition, scanPage, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type ScanPage, type ScanRequest,
 } from '@parley/core';
 import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { PgDatabase } from '../pg-database.js';
 
+
+/** A message as a scan reads it: its record and its place (bigint columns arrive as text). */
+type ScanRow = MessageRow & { chat: string; timestamp: string; seq: string };
+const SCAN_COLUMNS = 'SELECT record, status, chat, timestamp, seq FROM messages';
+const SCAN_ORDER = 'ORDER BY chat DESC, timestamp, seq LIMIT';
+const SCAN_IN_CHAT = `${SCAN_COLUMNS} WHERE instance = $1 AND chat = $2 AND (timestamp, seq) > ($3, $4) ${SCAN_ORDER} $5`;
+const SCAN_CHATS_AFTER = `${SCAN_COLUMNS} WHERE instance = $1 AND chat < $2 ${SCAN_ORDER} $3`;
+const SCAN_CHATS = `${SCAN_COLUMNS} WHERE instance = $1 ${SCAN_ORDER} $2`;
 
 /**
  * Message history. The status has its own column, so a receipt rewrites neither the record nor an
@@ -63,6 +71,22 @@ export class PgMessageRepository implements MessageRepository {
   async clear(instance: string): Promise<void> {
     await this.db.run('DELETE FROM messages WHERE instance = $1', [instance]);
   }
+
+  /**
+   * Ranges of `messages_by_chat` read backwards (chats in descending order, each oldest first): the
+   * rest of the position's chat, then the chats after it.
+   */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
+    const at = messagePosition.parse(request.after);
+    const rows = at ? await this.db.all<ScanRow>(SCAN_IN_CHAT, [instance, at[0], at[1], at[2], request.limit]) : [];
+    if (rows.length < request.limit) {
+      rows.push(...(at ? await this.db.all<ScanRow>(SCAN_CHATS_AFTER, [instance, at[0], request.limit - rows.length])
+        : await this.db.all<ScanRow>(SCAN_CHATS, [instance, request.limit])));
+    }
+    const page = scanPage(rows, request.limit, (row) => messagePosition.of(row.chat, Number(row.timestamp), Number(row.seq)));
+    return { ...page, items: rows.map(messageOf) };
+  }
+
 
   /** Deletes up to `limit` messages older than `before` (Unix s, as `messageTimestamp`); answers how many. */
   async purgeOlderThan(before: number, limit: number): Promise<number> {

@@ -1,7 +1,8 @@
-import { decodeStored, encodeStored, type StateRepository } from '@parley/core';
+import { decodeStored, encodeStored, type Fence, type StateRepository } from '@parley/core';
+import { writeStatements } from '../cluster/fenced.js';
 import type { PgDatabase } from '../pg-database.js';
 
-/** Plugins' small documents by namespace and id. */
+/** Plugins' small documents by namespace and id; a write with a fence applies only while its token is current (writeStatements). */
 export class PgStateRepository implements StateRepository {
   constructor(private readonly db: PgDatabase) {}
 
@@ -10,13 +11,13 @@ export class PgStateRepository implements StateRepository {
     return row ? decodeStored<T>(row.value) : null;
   }
 
-  async put(namespace: string, id: string, value: unknown): Promise<void> {
-    await this.db.run('INSERT INTO state (namespace, id, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, id) DO UPDATE SET value = excluded.value',
+  async put(namespace: string, id: string, value: unknown, fence?: Fence): Promise<void> {
+    await writeStatements(this.db, fence, ['INSERT INTO state (namespace, id, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, id) DO UPDATE SET value = excluded.value'],
       [namespace, id, encodeStored(value ?? null)]);
   }
 
-  async delete(namespace: string, id: string): Promise<boolean> {
-    return await this.db.run('DELETE FROM state WHERE namespace = $1 AND id = $2', [namespace, id]) > 0;
+  async delete(namespace: string, id: string, fence?: Fence): Promise<boolean> {
+    return await writeStatements(this.db, fence, ['DELETE FROM state WHERE namespace = $1 AND id = $2'], [namespace, id]) > 0;
   }
 
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
@@ -24,8 +25,15 @@ export class PgStateRepository implements StateRepository {
       .map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
   }
 
+  /** A range of the primary key, the prefix compared literally as in {@link clearPrefix}. */
+  async listNamespaces(prefix: string): Promise<string[]> {
+    return (await this.db.all<{ namespace: string }>(
+      'SELECT DISTINCT namespace FROM state WHERE namespace >= $1 AND left(namespace, length($1)) = $1 ORDER BY namespace', [prefix],
+    )).map((row) => row.namespace);
+  }
+
   /** A literal prefix comparison on the primary key's range: LIKE would read `_` and `%` in the prefix as wildcards. */
-  async clearPrefix(prefix: string): Promise<void> {
-    await this.db.run('DELETE FROM state WHERE namespace >= $1 AND left(namespace, length($1)) = $1', [prefix]);
+  async clearPrefix(prefix: string, fence?: Fence): Promise<void> {
+    await writeStatements(this.db, fence, ['DELETE FROM state WHERE namespace >= $1 AND left(namespace, length($1)) = $1'], [prefix]);
   }
 }

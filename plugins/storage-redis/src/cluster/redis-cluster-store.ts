@@ -1,4 +1,4 @@
-import type { Clock, ClusterStore, Lease, NodeInfo, NodeRecord } from '@parley/core';
+import { ServiceUnavailableError, type Clock, type ClusterStore, type Lease, type NodeInfo, type NodeRecord } from '@parley/core';
 import type { RedisConnection } from '../redis-connection.js';
 import type { ClusterKeys } from './cluster-keys.js';
 import { acquireScript, forgetScript, joinScript, leaveScript, pruneScript, releaseScript, renewScript } from './cluster.scripts.js';
@@ -72,7 +72,15 @@ export class RedisClusterStore implements ClusterStore {
     const seed = this.clock.now();
     const token = Number(await this.connection.run((c) => acquireScript.run(c,
       [k.lease(instance), k.fence(instance), k.fenceSeq, k.holder, k.unowned, k.move(instance)], [k.stem, instance, node, ttlMs, seed, options.honourMove === false ? 0 : 1])));
-    return token > 0 ? { instance, node, token } : null;
+    if (token <= 0) return null;
+    const lease = { instance, node, token };
+    // With replicas to confirm writes (Sentinel), a token a failover could forget is never used: the
+    // next lease's token must be greater than every earlier one, on the new master too.
+    if (!await this.connection.replicated()) {
+      await this.release([lease]).catch(() => undefined);
+      throw new ServiceUnavailableError(`lease of ${instance} not confirmed by the redis replicas; not taken`);
+    }
+    return lease;
   }
 
   async renew(leases: Lease[], ttlMs: number): Promise<string[]> {

@@ -1,4 +1,5 @@
-import type { AuthStateRepository, Fence } from '@parley/core';
+import { authStatePosition, scanPage, type AuthStateEntry, type AuthStateRepository, type Fence, type ScanPage, type ScanRequest } from '@parley/core';
+import { compareIds } from '../record-fields.js';
 import type { FencedWrites } from '../cluster/fenced-writes.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
@@ -51,6 +52,28 @@ export class RedisAuthStateRepository implements AuthStateRepository {
     const key = this.keys.authState(instance);
     await this.connection.run((client) => (fence ? this.fenced.deleteKey(client, fence, key) : client.del(key)));
   }
+
+  /**
+   * Fields are `[category, id]` JSON, whose text order is not (category, id) order: a page sorts the
+   * decoded names (one HKEYS per page, then one HMGET of the page's values).
+   */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
+    const key = this.keys.authState(instance);
+    const after = authStatePosition.parse(request.after);
+    const items = await this.connection.run(async (client) => {
+      const names = (await client.hKeys(key)).map((name) => JSON.parse(name) as [string, string])
+        .filter((name) => after === undefined || compareNames(name, after) > 0).sort(compareNames).slice(0, request.limit);
+      if (names.length === 0) return [];
+      const values = await client.hmGet(key, names.map(([category, id]) => field(category, id)));
+      return names.flatMap(([category, id], i) => (values[i] == null ? [] : [{ category, id, value: values[i] }]));
+    });
+    return scanPage(items, request.limit, authStatePosition.of);
+  }
+}
+
+/** (category, id) order in code units. */
+function compareNames(a: readonly [string, string], b: readonly [string, string]): number {
+  return compareIds(a[0], b[0]) || compareIds(a[1], b[1]);
 }
 
 function field(category: string, id: string): string {

@@ -5,6 +5,7 @@ import {
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import { keyDigest, type RedisKeys } from '../redis-keys.js';
+import { compareIds } from '../record-fields.js';
 
 // KEYS: record, key index, order, order seq, claims, claims of the instance.
 // ARGV: id, key digest, record JSON, then one claim field each. Answers 'ok', 'id', 'key' or the
@@ -88,6 +89,15 @@ export class RedisInstanceRepository implements InstanceRepository {
       claimScript.run(client, [k.instance(id), k.instanceClaims, k.claimsOf(id)], [id, ...claims.map(claimField)]));
     if (outcome === 'missing') throw new NotFoundError(`instance ${id}`);
     if (outcome !== 'ok') throw new UniqueClaimConflictError(claims[Number(outcome) - 1]!);
+  }
+
+  /** The instance's set of claim fields, sorted (claims are few per instance). */
+  async claimsOf(id: string): Promise<UniqueClaim[]> {
+    const fields = (await this.connection.run((client) => client.sMembers(this.keys.claimsOf(id)))).sort(compareIds);
+    return fields.map((name) => {
+      const at = name.indexOf('\0');
+      return { namespace: name.slice(0, at), value: name.slice(at + 1) };
+    });
   }
 
   async claimHolder(namespace: string, value: string): Promise<string | null> {

@@ -1,4 +1,5 @@
-import type { MediaBlob, MediaRepository } from '@parley/core';
+import { scanPage, type MediaBlob, type MediaRepository, type ScanPage, type ScanRequest } from '@parley/core';
+import { hashFieldsAfter } from '../hash-scan.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
@@ -35,5 +36,11 @@ export class RedisMediaRepository implements MediaRepository {
 
   async clear(instance: string): Promise<void> {
     await this.connection.run((client) => client.del([this.keys.mediaData(instance), this.keys.mediaMeta(instance)]));
+  }
+
+  /** The description hash's field names, sorted per page (see {@link hashFieldsAfter}); the bytes stay unread. */
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    const ids = await this.connection.run((client) => hashFieldsAfter(client, this.keys.mediaMeta(instance), request.after, request.limit));
+    return scanPage(ids, request.limit, (id) => id);
   }
 }

@@ -1,6 +1,10 @@
-import { MESSAGE_STATUS_RANK, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock, type StatusUpdate } from '@parley/core';
+import {
+  MESSAGE_STATUS_RANK, messagePosition, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type Clock,
+  type ScanPage, type ScanRequest, type StatusUpdate,
+} from '@parley/core';
 import { updateHashDocument, updateHashDocuments, type DocumentGuesses } from '../hash-document.js';
 import { LuaScript } from '../lua-script.js';
+import { compareIds } from '../record-fields.js';
 import type { RedisConnection } from '../redis-connection.js';
 import type { RedisKeys } from '../redis-keys.js';
 
@@ -88,6 +92,33 @@ end
 return out
 `);
 
+// KEYS: a chat's set, records. ARGV: position score ('' = from the chat's start), position member, limit.
+// Answers {member, score, record…} of the chat's next `limit` messages oldest first (the set's order),
+// sought by the position member's rank, or (when it was deleted) by counting what sorts before it.
+const scanChatScript = new LuaScript(`
+local start = 0
+if ARGV[1] ~= '' then
+  local score = redis.call('ZSCORE', KEYS[1], ARGV[2])
+  if score and tonumber(score) == tonumber(ARGV[1]) then
+    start = redis.call('ZRANK', KEYS[1], ARGV[2]) + 1
+  else
+    start = redis.call('ZCOUNT', KEYS[1], '-inf', '(' .. ARGV[1])
+    -- Members start with their 16-digit insertion sequence, which compares alike in every collation.
+    for _, member in ipairs(redis.call('ZRANGEBYSCORE', KEYS[1], ARGV[1], ARGV[1])) do
+      if member <= ARGV[2] then start = start + 1 else break end
+    end
+  end
+end
+local out = {}
+local page = redis.call('ZRANGE', KEYS[1], start, start + tonumber(ARGV[3]) - 1, 'WITHSCORES')
+for i = 1, #page, 2 do
+  out[#out + 1] = page[i]
+  out[#out + 1] = page[i + 1]
+  out[#out + 1] = redis.call('HGET', KEYS[2], string.sub(page[i], 18)) or ''
+end
+return out
+`);
+
 const DAY_SECONDS = 86_400;
 
 /**
@@ -162,6 +193,29 @@ export class RedisMessageRepository implements MessageRepository {
   async deleteChat(instance: string, chatJid: string): Promise<number> {
     return await this.connection.run((client) =>
       deleteChatScript.run(client, this.scriptKeys(instance).slice(0, 4), [this.keys.chatMessagesStem(instance), chatJid])) as number;
+  }
+
+  /**
+   * Chats in code-unit order (the instance's set of chats, sorted here), each oldest first: its sorted
+   * set's order, sought by the position's rank, so a page costs the page, not the history.
+   */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
+    const at = messagePosition.parse(request.after);
+    const chats = (await this.connection.run((client) => client.sMembers(this.keys.messageChats(instance))))
+      .filter((chat) => !at || chat >= at[0]).sort(compareIds);
+    const items: MessageRecord[] = [];
+    let next: string | undefined;
+    for (const chat of chats) {
+      const from = at && chat === at[0] ? [String(at[1]), String(at[2])] : ['', ''];
+      const reply = await this.connection.run((client) => scanChatScript.run(client, [this.keys.chatMessages(instance, chat), this.keys.messages(instance)],
+        [...from, request.limit - items.length])) as string[];
+      for (let i = 0; i + 2 < reply.length; i += 3) {
+        if (reply[i + 2] !== '') items.push(JSON.parse(reply[i + 2]!) as MessageRecord);
+        next = messagePosition.of(chat, Number(reply[i + 1]), reply[i]!);
+      }
+      if (items.length >= request.limit) return { items, ...(next === undefined ? {} : { next }) };
+    }
+    return { items };
   }
 
   async clear(instance: string): Promise<void> {

@@ -45,6 +45,15 @@ export class RedisStateRepository implements StateRepository {
       .map(([id, raw]) => ({ id, value: JSON.parse(raw) as T }));
   }
 
+  /** The namespaces set holds every namespace ever written: those left empty are left out (one HLEN each, pipelined). */
+  async listNamespaces(prefix: string): Promise<string[]> {
+    return this.connection.run(async (client) => {
+      const candidates = (await client.sMembers(this.keys.stateNamespaces)).filter((namespace) => namespace.startsWith(prefix)).sort(compareIds);
+      const sizes = await Promise.all(candidates.map((namespace) => client.hLen(this.keys.state(namespace))));
+      return candidates.filter((_, i) => sizes[i]! > 0);
+    });
+  }
+
   async clearPrefix(prefix: string, fence?: Fence): Promise<void> {
     if (fence) {
       await this.connection.run((client) => this.fenced.stateClearPrefix(client, fence, this.keys.stateNamespaces, this.keys.stateStem(), prefix));

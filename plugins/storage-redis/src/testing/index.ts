@@ -17,3 +17,6 @@ export async function deleteKeys(url: string, prefix: string): Promise<void> {
     await client.close();
   }
 }
+
+export { PrivateRedis } from './private-redis.js';
+export { SentinelSet, type SentinelPorts } from './sentinel-set.js';

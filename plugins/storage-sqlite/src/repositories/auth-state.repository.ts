@@ -1,4 +1,4 @@
-import type { AuthStateRepository } from '@parley/core';
+import { authStatePosition, scanPage, type AuthStateEntry, type AuthStateRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 export class SqliteAuthStateRepository implements AuthStateRepository {
@@ -27,5 +27,15 @@ export class SqliteAuthStateRepository implements AuthStateRepository {
 
   async clear(instance: string): Promise<void> {
     this.db.run('DELETE FROM auth_state WHERE instance = +?', [instance]);
+  }
+
+  /** A range of the primary key (instance, category, id). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
+    const [category, id] = authStatePosition.parse(request.after) ?? ['', ''];
+    const items = this.db.all<{ category: string; id: string; value: string }>(
+      'SELECT category, id, value FROM auth_state WHERE instance = +? AND (category, id) > (+?, +?) ORDER BY category, id LIMIT ?',
+      [instance, category, id, request.limit],
+    );
+    return scanPage(items.map((row) => ({ ...row })), request.limit, authStatePosition.of);
   }
 }

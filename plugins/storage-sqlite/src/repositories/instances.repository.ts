@@ -38,6 +38,11 @@ export class SqliteInstanceRepository implements InstanceRepository {
     return this.db.get<{ instance: string }>('SELECT instance FROM instance_claims WHERE namespace = +? AND value = +?', [claim.namespace, claim.value])?.instance;
   }
 
+  async claimsOf(id: string): Promise<UniqueClaim[]> {
+    return this.db.all<{ namespace: string; value: string }>('SELECT namespace, value FROM instance_claims WHERE instance = +? ORDER BY namespace, value', [id])
+      .map((row) => ({ ...row }));
+  }
+
   async claimHolder(namespace: string, value: string): Promise<string | null> {
     return this.holder({ namespace, value }) ?? null;
   }

@@ -1,4 +1,4 @@
-import type { MediaBlob, MediaRepository } from '@parley/core';
+import { scanPage, type MediaBlob, type MediaRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 type MediaRow = { mimetype: string; file_name: string | null; data: Buffer };
@@ -25,5 +25,12 @@ export class SqliteMediaRepository implements MediaRepository {
 
   async clear(instance: string): Promise<void> {
     this.db.run('DELETE FROM media WHERE instance = +?', [instance]);
+  }
+
+  /** A range of the primary key (instance, message_id); the blobs stay unread. */
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    const ids = this.db.all<{ message_id: string }>('SELECT message_id FROM media WHERE instance = +? AND message_id > +? ORDER BY message_id LIMIT ?',
+      [instance, request.after ?? '', request.limit]).map((row) => row.message_id);
+    return scanPage(ids, request.limit, (id) => id);
   }
 }

@@ -1,6 +1,6 @@
 import {
   decodeStored, encodeStored, MESSAGE_STATUS_RANK,
-  type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest,
+  messagePosition, scanPage, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type ScanPage, type ScanRequest,
 } from '@parley/core';
 import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
@@ -15,6 +15,14 @@ import { ChatOrder } from './chat-order.js';
  * compare in full at every lookup.
  */
 const SET_STATUS = `UPDATE messages SET status = ? WHERE instance = +? AND id = +? AND (? = 'ERROR' OR ? > ${STATUS_RANK_SQL})`;
+
+/** A message as a scan reads it: its record and its place. */
+type ScanRow = MessageRow & PlaceRow;
+const SCAN_COLUMNS = 'SELECT record, status, chat, timestamp, seq FROM messages';
+const SCAN_ORDER = 'ORDER BY chat DESC, timestamp, seq LIMIT ?';
+const SCAN_IN_CHAT = `${SCAN_COLUMNS} WHERE instance = +? AND chat = +? AND (timestamp, seq) > (+?, +?) ${SCAN_ORDER}`;
+const SCAN_CHATS_AFTER = `${SCAN_COLUMNS} WHERE instance = +? AND chat < +? ${SCAN_ORDER}`;
+const SCAN_CHATS = `${SCAN_COLUMNS} WHERE instance = +? ${SCAN_ORDER}`;
 
 /** Where a stored message sits in its chat's order. */
 type PlaceRow = { seq: number; chat: string; timestamp: number };
@@ -108,6 +116,20 @@ export class SqliteMessageRepository implements MessageRepository {
       this.order.forget(instance, chatJid);
       return this.db.run('DELETE FROM messages WHERE instance = +? AND chat = +?', [instance, chatJid]);
     });
+  }
+
+  /**
+   * Ranges of `messages_by_chat` read backwards (chats in descending order, each oldest first): the
+   * rest of the position's chat, then the chats after it.
+   */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
+    const at = messagePosition.parse(request.after);
+    const rows = at ? this.db.all<ScanRow>(SCAN_IN_CHAT, [instance, at[0], at[1], at[2], request.limit]) : [];
+    if (rows.length < request.limit) {
+      rows.push(...(at ? this.db.all<ScanRow>(SCAN_CHATS_AFTER, [instance, at[0], request.limit - rows.length]) : this.db.all<ScanRow>(SCAN_CHATS, [instance, request.limit])));
+    }
+    const page = scanPage(rows, request.limit, (row) => messagePosition.of(row.chat, row.timestamp, row.seq));
+    return { ...page, items: rows.map(messageOf) };
   }
 
   async clear(instance: string): Promise<void> {

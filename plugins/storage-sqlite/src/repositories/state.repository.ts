@@ -22,6 +22,13 @@ export class SqliteStateRepository implements StateRepository {
       .map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
   }
 
+  /** A range of the primary key, the prefix compared literally as in {@link clearPrefix}. */
+  async listNamespaces(prefix: string): Promise<string[]> {
+    return this.db.all<{ namespace: string }>(
+      'SELECT DISTINCT namespace FROM state WHERE namespace >= +@prefix AND substr(namespace, 1, length(@prefix)) = @prefix ORDER BY namespace', { prefix },
+    ).map((row) => row.namespace);
+  }
+
   /** A literal prefix comparison: LIKE and GLOB would read `_`, `%` and `*` in the prefix as wildcards. */
   async clearPrefix(prefix: string): Promise<void> {
     this.db.run('DELETE FROM state WHERE namespace >= +@prefix AND substr(namespace, 1, length(@prefix)) = @prefix', { prefix });

@@ -1,0 +1,9 @@
+/**
+ * @parley/host — machinery of the host process that plugins do not need: the claim pump that drains the
+ * durable queues, bounded retries, the fenced storage view a cluster node gives an instance, and the
+ * storage view whose media lives in a media store. The contracts these serve stay in `@parley/core`.
+ */
+export * from './bounded-retry.js';
+export * from './claim-pump.js';
+export * from './fenced-storage.js';
+export * from './media-store.js';

@@ -1,0 +1,89 @@
+import { getBinaryNodeChild, type BinaryNode } from '@whiskeysockets/baileys';
+import { SERVER } from '../network/network.js';
+import type { Feature, Network } from '../network/network.js';
+import type { CompanionDevice } from '../network/model.js';
+
+/** Most stanzas one batch hands over, whatever the client asks (Baileys asks for 100). */
+export const MAX_OFFLINE_BATCH = 500;
+
+/** The stanzas a device missed, tagged as WhatsApp tags them: Baileys files an `offline` message as `append`. */
+const OFFLINE_TAGS = new Set(['message', 'receipt', 'notification', 'call']);
+
+/**
+ * Hands a device what the server kept while it was away, in batches the client asks for: at login an
+ * `<ib><offline_preview count/>` saying how much waits; the client answers `<ib><offline_batch count="N"/>`
+ * (Baileys Socket/socket.js CB:ib,,offline_preview asks for 100, once per preview), the server sends the
+ * next N stanzas, each marked `offline`, and a new preview while more wait; after the last, `<ib><offline
+ * count/>` with the total (Baileys flushes its event buffer and reports receivedPendingNotifications).
+ * Stanzas for the device that arrive meanwhile join the end of the queue, so nothing overtakes what waited.
+ */
+export class OfflineQueue {
+  /** Devices handing over their queue, with how many they handed over so far. */
+  private readonly draining = new Map<CompanionDevice, number>();
+
+  /** Whether `device`'s queue is being handed over (new stanzas must wait behind it). */
+  isDraining(device: CompanionDevice): boolean {
+    return this.draining.has(device);
+  }
+
+  /** After a login: the preview, or at once the end of an empty queue (a hand-over a closed socket cut short starts again). */
+  start(device: CompanionDevice): void {
+    if (device.pending.length === 0) {
+      this.draining.delete(device);
+      this.finish(device, 0);
+      return;
+    }
+    this.draining.set(device, 0);
+    this.preview(device);
+  }
+
+  /** The client asked for a batch of `count` stanzas. */
+  batch(device: CompanionDevice, count: number): void {
+    const sent = this.draining.get(device);
+    if (sent === undefined) return;
+    const size = Math.min(Math.max(1, Number.isFinite(count) ? Math.floor(count) : 1), MAX_OFFLINE_BATCH);
+    const nodes = device.pending.splice(0, size);
+    for (const node of nodes) device.connection?.send(OFFLINE_TAGS.has(node.tag) ? { ...node, attrs: { ...node.attrs, offline: '1' } } : node);
+    const total = sent + nodes.length;
+    if (device.pending.length > 0) {
+      this.draining.set(device, total);
+      this.preview(device);
+      return;
+    }
+    this.draining.delete(device);
+    this.finish(device, total);
+  }
+
+  /** The `ib` stanzas of a client: batch requests go to the queue, the rest (acks of `ib` pushes) are dropped. */
+  feature(network: Network): Feature {
+    return {
+      stanzas: {
+        ib: (connection, node) => {
+          const request = getBinaryNodeChild(node, 'offline_batch');
+          const device = request ? network.session(connection)?.device : undefined;
+          if (device) this.batch(device, Number(request!.attrs.count));
+        },
+      },
+    };
+  }
+
+  private preview(device: CompanionDevice): void {
+    const counts: Record<string, number> = {};
+    for (const node of device.pending) counts[node.tag] = (counts[node.tag] ?? 0) + 1;
+    device.connection?.send(ibNode({
+      tag: 'offline_preview',
+      attrs: {
+        count: String(device.pending.length), message: String(counts.message ?? 0), notification: String(counts.notification ?? 0),
+        receipt: String(counts.receipt ?? 0), call: String(counts.call ?? 0),
+      },
+    }));
+  }
+
+  private finish(device: CompanionDevice, total: number): void {
+    device.connection?.send(ibNode({ tag: 'offline', attrs: { count: String(total) } }));
+  }
+}
+
+function ibNode(child: BinaryNode): BinaryNode {
+  return { tag: 'ib', attrs: { from: SERVER }, content: [child] };
+}
