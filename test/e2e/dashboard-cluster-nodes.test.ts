@@ -56,6 +56,20 @@ describe('dashboard: the Cluster page follows node events', { skip, timeout: 240
     assert.fail(`${id} is not shown ${want} after ${STEPS * STEP_MS} ms of the page's clock (shown: ${(await state(id)).join() || 'no row'}; ${mode}; ${reads.length} reads)`);
   };
 
+  /**
+   * Pauses the page's clock 50 ms ahead of its time. On a loaded machine that moment can pass before the call
+   * reaches the page (Playwright refuses to pause in the past): a fresh moment is taken, five tries at most.
+   */
+  const pauseSoon = async () => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
+      } catch (error) {
+        if (attempt === 5 || !/to the past/.test(String(error))) throw error;
+      }
+    }
+  };
+
   before(async () => {
     await Promise.all(['n1', 'n2'].map(launch));
     browser = await launchChromium();
@@ -81,7 +95,7 @@ describe('dashboard: the Cluster page follows node events', { skip, timeout: 240
     await page.getByText('Live: event stream').waitFor();
     await page.locator('tr[data-node="n2"] .node-alive').waitFor();
     // Paused, then moved on to the page's next slow reload: from that read on, the next is STREAMING_RELOAD_MS away.
-    await page.clock.pauseAt(await page.evaluate(() => Date.now() + 50));
+    await pauseSoon();
     const before = reads.length;
     for (let ms = 0; ms <= STREAMING_RELOAD_MS && reads.length === before; ms += 500) {
       await page.clock.runFor(500);
