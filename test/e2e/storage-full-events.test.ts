@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { logLines, SmallDisk, useSmallDiskServer } from '../support/small-disk.js';
-
-/** 8 MiB: room for the schema, a WAL that grows with every commit, and a filler that takes the rest. */
-const DISK_BYTES = 8 << 20;
-const disk = SmallDisk.mount(DISK_BYTES);
-const skip = typeof disk === 'string' ? disk : false;
+import { it } from 'node:test';
+import { describeOnSmallDisk, logLines, useSmallDiskServer } from '../support/small-disk.js';
 
 const ALICE = '5511974000001';
 const BOB = '5511974000002';
@@ -17,10 +12,8 @@ const HELD = 5;
  * turn's batch rolled back) are a storage outage like a failed write: held, in order, then stored and
  * delivered exactly once when space returns — not counted as handled when their commit failed.
  */
-describe('inbound events while the SQLite disk is full', { skip }, () => {
-  const small = disk as SmallDisk;
+describeOnSmallDisk('inbound events while the SQLite disk is full', (small) => {
   const env = useSmallDiskServer(small, [500, 1_000, 2_000]);
-  after(() => small.remove());
 
   it('holds the events whose commit failed and stores each message and delivers its webhook exactly once when space returns', { timeout: 120_000 }, async () => {
     const { t, receiver } = env;

@@ -1,11 +1,6 @@
 import assert from 'node:assert/strict';
-import { after, describe, it } from 'node:test';
-import { logLines, SmallDisk, useSmallDiskServer } from '../support/small-disk.js';
-
-/** 8 MiB: room for the schema, a WAL that grows with every commit, and a filler that takes the rest. */
-const DISK_BYTES = 8 << 20;
-const disk = SmallDisk.mount(DISK_BYTES);
-const skip = typeof disk === 'string' ? disk : false;
+import { it } from 'node:test';
+import { describeOnSmallDisk, logLines, useSmallDiskServer } from '../support/small-disk.js';
 
 const ALICE = '5511974100001';
 const BOB = '5511974100002';
@@ -18,10 +13,8 @@ const PRESENCES = 3;
  * runs of one instance share a group commit. When that commit fails (a full disk), every run whose writes
  * it discarded is handled again, in order, each once durable: none lost, none logged or delivered twice.
  */
-describe('several runs of one instance in one failed SQLite commit', { skip }, () => {
-  const small = disk as SmallDisk;
+describeOnSmallDisk('several runs of one instance in one failed SQLite commit', (small) => {
   const env = useSmallDiskServer(small, [500, 1_000, 2_000]);
-  after(() => small.remove());
 
   it('handles each run again once the disk has room: every event logged once, in order, each webhook delivered once', { timeout: 120_000 }, async () => {
     const { t, receiver } = env;

@@ -3,21 +3,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ServiceUnavailableError, type NewDelivery } from '@parley/core';
 import { SqliteStorage } from '@parley/storage-sqlite';
-import { logLines, SmallDisk, useSmallDiskServer } from '../support/small-disk.js';
+import { describeOnSmallDisk, logLines, useSmallDiskServer } from '../support/small-disk.js';
 import { waitUntilDelivered } from '../support/webhook-receivers.js';
-
-/** 8 MiB: room for the schema, a WAL that grows with every commit, and a filler that takes the rest. */
-const DISK_BYTES = 8 << 20;
-const disk = SmallDisk.mount(DISK_BYTES);
-const skip = typeof disk === 'string' ? disk : false;
 
 function delivery(id: string, url = 'http://127.0.0.1:9/hook'): NewDelivery {
   return { id, instance: 'i1', url, format: 'native', eventId: id, eventType: 'message', body: '{}', createdAt: 1_000 };
 }
 
-describe('SQLite on a full disk', { skip }, () => {
-  const small = disk as SmallDisk;
-  after(() => small.remove());
+describeOnSmallDisk('SQLite on a full disk', (small) => {
 
   describe('the store', () => {
     let storage: SqliteStorage;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import { startTestServer, type TestServer } from './test-server.js';
 
@@ -64,6 +64,22 @@ export class SmallDisk {
       rmSync(this.dir, { recursive: true, force: true });
     }
   }
+}
+
+/** 8 MiB: room for the schema, a WAL that grows with every commit, and a filler that takes the rest. */
+export const SMALL_DISK_BYTES = 8 << 20;
+
+/**
+ * A describe whose tests run on a {@link SmallDisk} of their own ({@link SMALL_DISK_BYTES}), removed after it;
+ * skipped, saying why, where this process may not mount one.
+ */
+export function describeOnSmallDisk(name: string, body: (disk: SmallDisk) => void): void {
+  const disk = SmallDisk.mount(SMALL_DISK_BYTES);
+  describe(name, { skip: typeof disk === 'string' ? disk : false }, () => {
+    if (typeof disk === 'string') return;
+    after(() => disk.remove());
+    body(disk);
+  });
 }
 
 /**
