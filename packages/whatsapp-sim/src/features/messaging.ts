@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { extractE2ESessionFromRetryReceipt, getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { deviceOf, unixNow, userJid } from '../network/network.js';
+import { unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { blocks } from '../network/model.js';
@@ -14,6 +14,7 @@ import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
 import { PhoneReceipts, type ReceiptKind } from './receipts.js';
 import { PhoneRetries } from './phone-retries.js';
+import { ClientRelay } from './client-relay.js';
 import { VIEW_ONCE_FOR_COMPANIONS } from '../verdicts.js';
 
 export type { ReceiptKind } from './receipts.js';
@@ -72,15 +73,17 @@ export const MAX_RESENDABLE = 1000;
 const MAX_TEXT = 65_536;
 
 /**
- * 1:1 messages: relay of clients' `<message>` stanzas to each addressed device (a simulated phone decrypts
- * its copy; companions get theirs now or at their next login), server acks, and `<receipt>` relay. Phones
- * send with real Signal sessions started from the key bundles the server hands out.
+ * 1:1 messages: relay of clients' `<message>` stanzas (client-relay.ts: a simulated phone decrypts its copy;
+ * companions get theirs now or at their next login), server acks, and `<receipt>` relay. Phones send with
+ * real Signal sessions started from the key bundles the server hands out.
  */
 export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
   /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
   private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage; companions?: CompanionCopies }>();
+  /** The relay of clients' 1:1 messages. */
+  private readonly relay: ClientRelay;
   /** How each phone sends its receipts (time, read at once). */
   readonly receipts = new PhoneReceipts();
   /** The retry receipts phones send for what they could not decrypt. */
@@ -92,14 +95,15 @@ export class Messaging {
   /** Called with each message a phone keeps (1:1 and group), after its media is opened. */
   private readonly observers: Array<(account: Account, received: ReceivedMessage) => void> = [];
 
-  constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {
+  constructor(private readonly network: Network, private readonly media: Media, stanzas: MessageStanzas) {
     this.retries = new PhoneRetries(network);
+    this.relay = new ClientRelay(network, stanzas, (...copy) => this.toPhone(...copy));
   }
 
   feature(): Feature {
     return {
       stanzas: {
-        message: (connection, node) => this.fromClient(connection, node),
+        message: (connection, node) => this.relay.message(connection, node),
         receipt: (connection, node) => this.receiptFromClient(connection, node),
         ack: () => {},
       },
@@ -286,47 +290,6 @@ export class Messaging {
     const bundle = takeBundle(this.network, jid);
     if (!bundle) throw new SimError(404, 'device_not_found', `no keys for ${jid}`);
     await from.phone.startSession(jid, bundle);
-  }
-
-  private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
-    const session = this.network.session(connection);
-    const { id, to } = node.attrs;
-    // Group messages are the group feature's (group-messages.ts), stories the status feature's (status.ts).
-    if (!session || !id || !to || to.endsWith('@g.us') || to.endsWith('@broadcast')) return;
-    const { account, device } = session;
-    const t = unixNow();
-    if (!this.stanzas.admit(connection, node, account)) return;
-    const peer = node.attrs.category === 'peer';
-    const copies = peer
-      ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]
-      : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
-    const destination = this.network.accountOf(to);
-    // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
-    if (peer && destination !== account) return;
-    for (const { jid, enc } of copies) {
-      const target = this.network.accountOf(jid);
-      // A copy may only go to the destination's devices or the sender's own: nothing is relayed to third parties.
-      if (!target || (target !== destination && target !== account) || !enc || !(enc.content instanceof Uint8Array)) continue;
-      // An account that blocked the sender gets nothing; the server still acks, so the sender sees one tick.
-      if (blocks(target, account)) continue;
-      const type = enc.attrs.type === 'pkmsg' ? 'pkmsg' : 'msg';
-      const ciphertext = Buffer.from(enc.content);
-      if (deviceOf(jid) === 0) {
-        // A phone keeps what others sent it; its own account's copies (sent messages, peer traffic) only move its sessions on.
-        await this.toPhone(target, id, device.jid, type, ciphertext, target !== account);
-        continue;
-      }
-      const companion = this.network.companionOf(jid);
-      if (!companion || companion === device) continue;
-      const attrs: Record<string, string> = { from: device.jid, id, type: node.attrs.type ?? 'text', t };
-      if (account.pushName) attrs.notify = account.pushName;
-      if (target === account && destination && destination !== account) attrs.recipient = userJid(to);
-      if (peer) attrs.category = 'peer';
-      const content: BinaryNode[] = [{ tag: 'enc', attrs: { ...enc.attrs }, content: ciphertext }];
-      const identity = getBinaryNodeChild(node, 'device-identity');
-      if (type === 'pkmsg' && identity) content.push(identity);
-      this.network.deliver(companion, { tag: 'message', attrs, content });
-    }
   }
 
   /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
