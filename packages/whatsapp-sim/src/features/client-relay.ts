@@ -1,23 +1,64 @@
+import { randomBytes } from 'node:crypto';
 import { getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
 import { deviceOf, unixNow, userJid } from '../network/network.js';
 import type { Network } from '../network/network.js';
-import type { Account } from '../network/model.js';
+import type { Account, CompanionDevice } from '../network/model.js';
 import { blocks } from '../network/model.js';
 import type { MessageStanzas } from './message-stanzas.js';
 
 /** Hands a copy addressed to a phone (device 0) to that phone: it decrypts it and, when `keep`, keeps and acknowledges it. */
 export type PhoneInbox = (phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean) => Promise<void>;
 
+/** Client messages the relay remembers, to relay retry receipts for them; the oldest go first. */
+export const MAX_RELAYED = 1000;
+
 /**
  * The relay of clients' 1:1 `<message>` stanzas: each copy in `<participants>` (or the one `<enc>` of peer
- * traffic) goes to the device it names — a phone decrypts its own, a companion gets it now or at its next
- * login. Only the destination's devices and the sender's own get copies. Group messages and stories are
- * relayed by their own features (group-messages.ts, status.ts).
+ * traffic, or of a resend addressed to one device) goes to the device it names — a phone decrypts its own, a
+ * companion gets it now or at its next login. Only the destination's devices and the sender's own get
+ * copies. Group messages and stories are relayed by their own features (group-messages.ts, status.ts).
+ *
+ * Retry receipts between companions: a companion that cannot decrypt another client's copy answers
+ * `<receipt type="retry" to="sender device">`; the server hands it to that device (`from` the asking
+ * device, its `<retry>`, `<registration>` and `<keys>` as sent), and the sender's resend — Baileys relays it
+ * to that device alone, `<message to="device"><enc count=N>` (Socket/messages-send.js relayMessage with
+ * `participant`) — goes to it like any copy. whatsmeow does the same both ways (retry.go sendRetryReceipt,
+ * handleRetryReceipt). The server relays a retry receipt only for a message it relayed from that device to
+ * the asking one.
  */
 export class ClientRelay {
+  /** Recent client messages: `id` → the sending device and the devices that got a copy. */
+  private readonly relayed = new Map<string, { from: string; to: Set<string> }>();
+  /** Accounts whose companions get the next messages from other accounts' clients garbled, and how many. */
+  private readonly garbling = new Map<Account, number>();
+
   constructor(private readonly network: Network, private readonly stanzas: MessageStanzas, private readonly toPhone: PhoneInbox) {}
+
+  /**
+   * The next `messages` messages other accounts' clients send to `account` reach its companions as a `msg`
+   * no session decrypts (its phone gets a good copy); their resends (`<enc count>`) go through untouched.
+   */
+  garbleNext(account: Account, messages: number): void {
+    this.garbling.set(account, messages);
+  }
+
+  /**
+   * A companion's retry receipt for another client's 1:1 message: to the device that sent the message,
+   * when the server relayed that message from it to the asking device. Answers whether it was relayed.
+   */
+  retry(asking: CompanionDevice, node: BinaryNode): boolean {
+    const { id, to } = node.attrs;
+    const sender = this.network.companionOf(to ?? '');
+    const relayed = this.relayed.get(id ?? '');
+    if (!sender || !relayed || relayed.from !== sender.jid || !relayed.to.has(asking.jid)) return false;
+    const attrs: Record<string, string> = { from: asking.jid, id: id!, type: 'retry', t: unixNow() };
+    if (node.attrs.recipient) attrs.recipient = node.attrs.recipient;
+    const content = Array.isArray(node.content) ? node.content : undefined;
+    this.network.deliver(sender, { tag: 'receipt', attrs, content });
+    return true;
+  }
 
   async message(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
@@ -27,10 +68,14 @@ export class ClientRelay {
     const t = unixNow();
     if (!this.stanzas.admit(connection, node, account)) return;
     const peer = node.attrs.category === 'peer';
-    const copies = peer
+    // A resend answering a retry receipt is addressed to the one device (`recipient` the chat, when it is the sender's own).
+    const resend = !peer && !getBinaryNodeChild(node, 'participants') && deviceOf(to) !== 0;
+    const copies = peer || resend
       ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]
       : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
-    const destination = this.network.accountOf(to);
+    const chat = resend && node.attrs.recipient ? node.attrs.recipient : to;
+    const destination = this.network.accountOf(chat);
+    const garbled = !peer && !resend && destination && destination !== account && this.takeGarbling(destination);
     // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
     if (peer && destination !== account) return;
     for (const { jid, enc } of copies) {
@@ -50,12 +95,31 @@ export class ClientRelay {
       if (!companion || companion === device) continue;
       const attrs: Record<string, string> = { from: device.jid, id, type: node.attrs.type ?? 'text', t };
       if (account.pushName) attrs.notify = account.pushName;
-      if (target === account && destination && destination !== account) attrs.recipient = userJid(to);
+      if (target === account && destination && destination !== account) attrs.recipient = userJid(chat);
       if (peer) attrs.category = 'peer';
-      const content: BinaryNode[] = [{ tag: 'enc', attrs: { ...enc.attrs }, content: ciphertext }];
+      const content: BinaryNode[] = garbled && target === destination
+        ? [{ tag: 'enc', attrs: { v: '2', type: 'msg' }, content: randomBytes(64) }]
+        : [{ tag: 'enc', attrs: { ...enc.attrs }, content: ciphertext }];
       const identity = getBinaryNodeChild(node, 'device-identity');
       if (type === 'pkmsg' && identity) content.push(identity);
       this.network.deliver(companion, { tag: 'message', attrs, content });
+      if (!peer) this.remember(id, device.jid, companion.jid);
     }
+  }
+
+  private remember(id: string, from: string, to: string): void {
+    const entry = this.relayed.get(id);
+    if (entry?.from === from) entry.to.add(to);
+    else this.relayed.set(id, { from, to: new Set([to]) });
+    while (this.relayed.size > MAX_RELAYED) this.relayed.delete(this.relayed.keys().next().value!);
+  }
+
+  /** Whether the next message to `account` is one to garble (counting it). */
+  private takeGarbling(account: Account): boolean {
+    const left = this.garbling.get(account) ?? 0;
+    if (left <= 0) return false;
+    if (left === 1) this.garbling.delete(account);
+    else this.garbling.set(account, left - 1);
+    return true;
   }
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { extractE2ESessionFromRetryReceipt, getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { unixNow } from '../network/network.js';
+import { deviceOf, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { blocks } from '../network/model.js';
@@ -59,8 +59,8 @@ export interface PhoneMessageOptions {
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
  * whatsmeow types.ReceiptTypeInactive documents it as a delivery. A retry receipt for a phone's message makes
- * the phone resend it (retryFrom, for a group message group-retries.ts); retry receipts between companions
- * and peer receipts are not relayed in this slice.
+ * the phone resend it (retryFrom, for a group message group-retries.ts); one for a client's message goes to
+ * the sending companion (client-relay.ts). Peer receipts are not relayed.
  */
 const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
 
@@ -82,8 +82,8 @@ export class Messaging {
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
   /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
   private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage; companions?: CompanionCopies }>();
-  /** The relay of clients' 1:1 messages. */
-  private readonly relay: ClientRelay;
+  /** The relay of clients' 1:1 messages (and of their retry receipts between companions). */
+  readonly relay: ClientRelay;
   /** How each phone sends its receipts (time, read at once). */
   readonly receipts = new PhoneReceipts();
   /** The retry receipts phones send for what they could not decrypt. */
@@ -325,7 +325,12 @@ export class Messaging {
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
-    if (type === 'retry') return to.endsWith('@g.us') ? this.groupRetry(session.device, node) : this.retryFrom(session.device, node);
+    if (type === 'retry') {
+      if (to.endsWith('@g.us')) return this.groupRetry(session.device, node);
+      // A retry receipt to a companion is for a client's message (client-relay.ts); one to a number, for its phone's.
+      if (deviceOf(to) !== 0) return void this.relay.retry(session.device, node);
+      return this.retryFrom(session.device, node);
+    }
     const kind = RELAYED_RECEIPTS[type ?? ''];
     const group = to.endsWith('@g.us') ? to : undefined;
     // In a group the receipt names the message's author as `participant`.
