@@ -77,7 +77,8 @@ export const SESSION_REFUSALS = {
   forbidden: {
     node: (): BinaryNode => ({ tag: 'failure', attrs: { reason: '403', location: 'sim' } }),
     source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js CB:failure; https://github.com/tgalal/yowsup/issues/3043 (<failure reason="403" location="etn">: '
-      + 'the number is banned); WhiskeySockets/Baileys PR #280, #535 (403 for banned or blocked numbers, named forbidden), issue #1245 (a ban: 503, then 403)',
+      + 'the number is banned); WhiskeySockets/Baileys PR #280, #535 (403 for banned or blocked numbers, named forbidden), issue #1245 (a ban: 503, then 403); '
+      + 'whatsmeow types/events/events.go ConnectFailureMainDeviceGone = 403 ("now called LOCKED in the whatsapp web code"), a logged-out reason (IsLoggedOut)',
   },
   /**
    * A web client the server takes for one that never joined multi-device: `<ib><downgrade_webclient/></ib>`.
