@@ -128,8 +128,8 @@ export abstract class PhoneMessaging extends PhoneSignals {
   }
 
   /**
-   * The next `messages` messages other accounts' clients (companions, a Parley instance) send to `number`
-   * reach its companions garbled: each companion fails to decrypt its copy, answers a retry receipt the
+   * The next `messages` messages other accounts' clients (companions, a Parley instance) send to `number`, 1:1
+   * or into a group it is in (there the `skmsg`), reach its companions garbled: each companion fails to decrypt its copy, answers a retry receipt the
    * server relays to the sending device, and decrypts the resend (which is not garbled). Its phone gets good
    * copies. Answers `{ number, messages }`; 400 `invalid_request` for a count outside 1–100.
    */

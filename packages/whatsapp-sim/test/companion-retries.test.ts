@@ -67,6 +67,42 @@ describe('retry receipts between companions', () => {
     receiver.end();
   });
 
+  it('in a group: a garbled skmsg is retried by the member\'s companion, resent to it alone by the author\'s, and decrypted once', { timeout: 60_000 }, async () => {
+    const shop = sim.simulator.createAccount({ number: '5511987659341', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987659342', pushName: 'Cliente' });
+    const store = new Map<string, proto.IMessage>();
+    const sender = new TestClient(sim.url, { getMessage: async (key) => store.get(key.id ?? '') });
+    const receiver = new TestClient(sim.url);
+    await sender.link((qr) => sim.simulator.scanQr(shop.number, qr));
+    await receiver.link((qr) => sim.simulator.scanQr(friend.number, qr));
+    const group = await sender.sock!.groupCreate('Pedidos', [friend.jid]);
+    const send = async (text: string) => {
+      const sent = (await sender.sock!.sendMessage(group.id, { text }))!;
+      store.set(sent.key.id!, sent.message!);
+      return sent.key.id!;
+    };
+    const texts = (id: string) => [...receiver.seen.upserts.filter((m) => m.key.id === id).map((m) => m.message),
+      ...receiver.seen.messageUpdates.filter((u) => u.key.id === id).map((u) => u.update.message)].map(textOf).filter(Boolean);
+    const first = await send('primeira');
+    await waitFor(() => texts(first).length > 0, 'the first group text');
+
+    sim.simulator.garbleIncoming(friend.number);
+    const id = await send('segunda, reenviada');
+    await waitFor(() => texts(id).length > 0, 'the resend to decrypt', 20_000);
+    assert.deepEqual(texts(id), ['segunda, reenviada']);
+    assert.ok(receiver.seen.upserts.some((m) => m.key.id === id && m.messageStubType === proto.WebMessageInfo.StubType.CIPHERTEXT));
+    const retries = sim.simulator.stanzas(friend.number, 'receipt').filter((s) => s.stanza.attrs.id === id && s.stanza.attrs.type === 'retry');
+    assert.deepEqual(retries.map((s) => [s.stanza.attrs.to, s.stanza.attrs.participant]), [[group.id, `${shop.number}:1@s.whatsapp.net`]]);
+    const relays = sim.simulator.stanzas(shop.number, 'message').filter((s) => s.stanza.attrs.id === id);
+    assert.deepEqual(relays.map((s) => s.stanza.attrs.participant), [undefined, `${friend.number}:1@s.whatsapp.net`], 'the message, then its resend to the asking device');
+    // The friend's phone decrypted its own copy at once, and keeps it once.
+    assert.equal(sim.simulator.received(friend.number).filter((m) => m.id === id).length, 1);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    assert.deepEqual(texts(id), ['segunda, reenviada'], 'decrypted once');
+    sender.end();
+    receiver.end();
+  });
+
   it('a retry receipt for a message the server did not relay to the asking device reaches nobody', { timeout: 60_000 }, async () => {
     const a = sim.simulator.createAccount({ number: '5511987659321' });
     const b = sim.simulator.createAccount({ number: '5511987659322' });

@@ -21,7 +21,8 @@ export const MAX_RELAYED = 1000;
  * copies. Group messages and stories are relayed by their own features (group-messages.ts, status.ts).
  *
  * Retry receipts between companions: a companion that cannot decrypt another client's copy answers
- * `<receipt type="retry" to="sender device">`; the server hands it to that device (`from` the asking
+ * `<receipt type="retry" to="sender device">` (in a group `to` the group, `participant` the sender's device);
+ * the server hands it to that device (`from` the asking
  * device, its `<retry>`, `<registration>` and `<keys>` as sent), and the sender's resend — Baileys relays it
  * to that device alone, `<message to="device"><enc count=N>` (Socket/messages-send.js relayMessage with
  * `participant`) — goes to it like any copy. whatsmeow does the same both ways (retry.go sendRetryReceipt,
@@ -45,15 +46,19 @@ export class ClientRelay {
   }
 
   /**
-   * A companion's retry receipt for another client's 1:1 message: to the device that sent the message,
-   * when the server relayed that message from it to the asking device. Answers whether it was relayed.
+   * A companion's retry receipt for another client's message: to the device that sent it, when the server
+   * relayed that message from it to the asking device. In a 1:1 chat the receipt is `to` the sender's device
+   * and comes `from` the asking one; in a group it is `to` the group with the sender's device as `participant`,
+   * and comes from the group with the asking device as `asker` names it (`participant`, by LID in a LID
+   * group). Answers whether it was relayed.
    */
-  retry(asking: CompanionDevice, node: BinaryNode): boolean {
+  retry(asking: CompanionDevice, node: BinaryNode, asker?: Record<string, string>): boolean {
     const { id, to } = node.attrs;
-    const sender = this.network.companionOf(to ?? '');
+    const group = to?.endsWith('@g.us') ? to : undefined;
+    const sender = this.network.companionOf((group ? node.attrs.participant : to) ?? '');
     const relayed = this.relayed.get(id ?? '');
     if (!sender || !relayed || relayed.from !== sender.jid || !relayed.to.has(asking.jid)) return false;
-    const attrs: Record<string, string> = { from: asking.jid, id: id!, type: 'retry', t: unixNow() };
+    const attrs: Record<string, string> = { ...(group ? { from: group, ...asker } : { from: asking.jid }), id: id!, type: 'retry', t: unixNow() };
     if (node.attrs.recipient) attrs.recipient = node.attrs.recipient;
     const content = Array.isArray(node.content) ? node.content : undefined;
     this.network.deliver(sender, { tag: 'receipt', attrs, content });
@@ -75,7 +80,7 @@ export class ClientRelay {
       : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
     const chat = resend && node.attrs.recipient ? node.attrs.recipient : to;
     const destination = this.network.accountOf(chat);
-    const garbled = !peer && !resend && destination && destination !== account && this.takeGarbling(destination);
+    const garbled = !peer && !resend && destination && destination !== account && this.garbles(destination);
     // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
     if (peer && destination !== account) return;
     for (const { jid, enc } of copies) {
@@ -107,15 +112,16 @@ export class ClientRelay {
     }
   }
 
-  private remember(id: string, from: string, to: string): void {
+  /** Remembers that the server relayed client message `id` from device `from` to device `to` (for retry receipts). */
+  remember(id: string, from: string, to: string): void {
     const entry = this.relayed.get(id);
     if (entry?.from === from) entry.to.add(to);
     else this.relayed.set(id, { from, to: new Set([to]) });
     while (this.relayed.size > MAX_RELAYED) this.relayed.delete(this.relayed.keys().next().value!);
   }
 
-  /** Whether the next message to `account` is one to garble (counting it). */
-  private takeGarbling(account: Account): boolean {
+  /** Whether the next client message to `account` (1:1, or in a group it is in) is one to garble (counting it). */
+  garbles(account: Account): boolean {
     const left = this.garbling.get(account) ?? 0;
     if (left <= 0) return false;
     if (left === 1) this.garbling.delete(account);

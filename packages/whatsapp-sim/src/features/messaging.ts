@@ -326,7 +326,8 @@ export class Messaging {
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
     if (type === 'retry') {
-      if (to.endsWith('@g.us')) return this.groupRetry(session.device, node);
+      // A client's group message: to its author's device (client-relay.ts); a phone's: the phone resends (group-retries.ts).
+      if (to.endsWith('@g.us')) return this.relay.retry(session.device, node, this.groupNames(to, session.device.jid)) ? undefined : this.groupRetry(session.device, node);
       // A retry receipt to a companion is for a client's message (client-relay.ts); one to a number, for its phone's.
       if (deviceOf(to) !== 0) return void this.relay.retry(session.device, node);
       return this.retryFrom(session.device, node);
