@@ -20,6 +20,7 @@ describe('WhatsApp retry receipts between two Parley instances, on the simulator
   let sim: RunningSimulator;
   let t: TestServer;
   let shopApi: Api;
+  let friendApi: Api;
   const hooks = useWebhookReceivers();
   const [shop, friend] = ['5511987659401', '5511987659402'];
   const env = useSimulatedWhatsApp();
@@ -27,16 +28,17 @@ describe('WhatsApp retry receipts between two Parley instances, on the simulator
     ({ sim, t } = env);
     for (const [number, pushName] of [[shop, 'Loja'], [friend, 'Cliente']] as const) sim.simulator.createAccount({ number, pushName });
     ({ api: shopApi } = await env.linkByQr(shop, 'companion-retry-shop', (instance) => nativeWebhooks(instance, hooks.receivers(), 'shop')));
-    await env.linkByQr(friend, 'companion-retry-friend', (instance) => nativeWebhooks(instance, hooks.receivers(), 'friend'));
+    ({ api: friendApi } = await env.linkByQr(friend, 'companion-retry-friend', (instance) => nativeWebhooks(instance, hooks.receivers(), 'friend')));
   });
 
   const bodies = (path: string) => at(hooks.receivers().webhookMessage, path).map((r) => r.json as NativeBody);
   /** What the friend's instance reported of message `id`: `[content type, text]` per `message` webhook. */
   const messages = (id: string) => bodies('friend').filter((b) => b.type === 'message' && b.data.message.id === id)
     .map((b) => [b.data.message.content.type, b.data.message.content.body]);
-  /** The statuses the shop's instance reported of message `id`, in order. */
-  const statuses = (id: string) => bodies('shop').filter((b) => b.type === 'message.status' && b.data.messageId === id).map((b) => b.data.status);
-  const sendText = async (text: string): Promise<string> => (await shopApi.call('sendText', { body: { to: friend, text } })).data.key.id;
+  /** The statuses the shop's instance reported of message `id`, in order (with the member, in a group). */
+  const statuses = (id: string) => bodies('shop').filter((b) => b.type === 'message.status' && b.data.messageId === id)
+    .map((b) => (b.data.participant ? `${b.data.status} ${b.data.participant}` : b.data.status));
+  const sendText = async (text: string, to = friend): Promise<string> => (await shopApi.call('sendText', { body: { to, text } })).data.key.id;
 
   it('a copy the receiving instance cannot decrypt is retried, resent and reported once on both sides', { timeout: 90_000 }, async () => {
     const first = await sendText('primeira');
@@ -62,5 +64,26 @@ describe('WhatsApp retry receipts between two Parley instances, on the simulator
     assert.deepEqual(relays.map((s) => s.stanza.attrs.to), [`${friend}@s.whatsapp.net`, friendDevice], 'the message, then its resend to the asking device');
     // The friend's instance stored it as the text (its history answers the message, not a stub).
     assert.equal(sim.simulator.received(friend).filter((m) => m.id === id).length, 1, 'the phone got its own good copy once');
+  });
+
+  it('in a group: the member instance\'s garbled copy is retried, resent to it alone and reported once on both sides', { timeout: 90_000 }, async () => {
+    const group = (await shopApi.call('createGroup', { body: { name: 'Pedidos', participants: [friend] } })).data;
+    await t.waitFor(async () => (await friendApi.call('listGroups')).data.some((g) => g.id === group.id), 20_000, 'the group on the friend\'s instance');
+    const first = await sendText('primeira no grupo', group.id);
+    await t.waitFor(() => messages(first).length > 0, 20_000, 'the first group text on the friend\'s instance');
+
+    sim.simulator.garbleIncoming(friend);
+    const id = await sendText('segunda no grupo', group.id);
+    await t.waitFor(() => messages(id).length > 0, 20_000, 'the resent group text on the friend\'s instance');
+    await t.waitFor(() => statuses(id).includes(`delivered ${friend}@s.whatsapp.net`), 20_000, 'the member\'s delivered status');
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    assert.deepEqual(messages(id), [['text', 'segunda no grupo']], 'one message webhook, the text itself');
+    // The member's phone and its linked device each deliver it: the member's status moves once.
+    assert.deepEqual([statuses(first), statuses(id)], [['sent', `delivered ${friend}@s.whatsapp.net`], ['sent', `delivered ${friend}@s.whatsapp.net`]], 'each status once');
+    const retries = sim.simulator.stanzas(friend, 'receipt').filter((s) => s.stanza.attrs.id === id && s.stanza.attrs.type === 'retry');
+    assert.equal(retries.length, 1, 'one retry receipt');
+    const friendDevice = sim.simulator.getAccount(friend).devices[0]!.jid;
+    const relays = sim.simulator.stanzas(shop, 'message').filter((s) => s.stanza.attrs.id === id);
+    assert.deepEqual(relays.map((s) => s.stanza.attrs.participant), [undefined, friendDevice], 'the message, then its resend to the asking device');
   });
 });

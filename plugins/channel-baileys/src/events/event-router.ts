@@ -45,7 +45,7 @@ export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
   private readonly undecrypted: UndecryptedMessages;
   private readonly receipts = new ReceiptStanzas();
-  /** One-to-one statuses move once, however many of the recipient's devices send the receipt. */
+  /** A status moves once per recipient (a group's member), however many of its devices send the receipt. */
   private readonly reported = new ReportedStatuses();
 
   constructor(private readonly deps: EventRouterDeps) {
@@ -156,7 +156,9 @@ export class EventRouter {
       },
       'message-receipt.update': async (receipts) => {
         for (const receipt of receipts) {
-          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) emit(status);
+          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) {
+            if (this.reported.advances(status.messageId, status.status, status.participant)) emit(status);
+          }
         }
       },
       'messages.delete': async (deletion) => {
