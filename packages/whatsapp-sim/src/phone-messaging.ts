@@ -10,6 +10,10 @@ import type { PhoneMessageInput } from './features/message-kinds.js';
 import { Disappearing, type ChatTimer } from './features/disappearing.js';
 import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
 import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
+import { SimError } from './network/errors.js';
+
+/** Most client messages `garbleIncoming` garbles at once. */
+const MAX_GARBLED = 100;
 
 /**
  * What the simulator's phones send and receive: messages of every kind 1:1 and in groups, media, receipts,
@@ -121,6 +125,20 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
   sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
     return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
+  }
+
+  /**
+   * The next `messages` messages other accounts' clients (companions, a Parley instance) send to `number`, 1:1
+   * or into a group it is in (there the `skmsg`), reach its companions garbled: each companion fails to decrypt its copy, answers a retry receipt the
+   * server relays to the sending device, and decrypts the resend (which is not garbled). Its phone gets good
+   * copies. Answers `{ number, messages }`; 400 `invalid_request` for a count outside 1–100.
+   */
+  garbleIncoming(number: string, messages = 1): { number: string; messages: number } {
+    if (!Number.isInteger(messages) || messages < 1 || messages > MAX_GARBLED) {
+      throw new SimError(400, 'invalid_request', `messages must be an integer from 1 to ${MAX_GARBLED}`, { field: 'messages' });
+    }
+    this.messaging.relay.garbleNext(this.network.account(number), messages);
+    return { number, messages };
   }
 
   /** The phone of `from` sets the disappearing-messages timer (seconds, 0 off) of its chat with `to`. */

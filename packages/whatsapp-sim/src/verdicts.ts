@@ -77,7 +77,8 @@ export const SESSION_REFUSALS = {
   forbidden: {
     node: (): BinaryNode => ({ tag: 'failure', attrs: { reason: '403', location: 'sim' } }),
     source: 'Baileys 7.0.0-rc14 lib/Socket/socket.js CB:failure; https://github.com/tgalal/yowsup/issues/3043 (<failure reason="403" location="etn">: '
-      + 'the number is banned); WhiskeySockets/Baileys PR #280, #535 (403 for banned or blocked numbers, named forbidden), issue #1245 (a ban: 503, then 403)',
+      + 'the number is banned); WhiskeySockets/Baileys PR #280, #535 (403 for banned or blocked numbers, named forbidden), issue #1245 (a ban: 503, then 403); '
+      + 'whatsmeow types/events/events.go ConnectFailureMainDeviceGone = 403 ("now called LOCKED in the whatsapp web code"), a logged-out reason (IsLoggedOut)',
   },
   /**
    * A web client the server takes for one that never joined multi-device: `<ib><downgrade_webclient/></ib>`.
@@ -194,4 +195,23 @@ export const DISAPPEARING_TIMERS: Verdict<readonly number[]> = {
   source: 'whatsmeow disappearing timers (DisappearingTimer24Hours, DisappearingTimer7Days, DisappearingTimer90Days; ParseDisappearingTimerString '
     + '"0, 24h, 7d, 90d"), group.go parseGroupNode and parseGroupChange (ephemeral, not_ephemeral); Baileys 7.0.0-rc14 lib/Socket/groups.js '
     + 'groupToggleEphemeral and extractGroupMetadata, lib/Socket/messages-recv.js handleGroupNotification, lib/Utils/process-message.js (EPHEMERAL_SETTING)',
+};
+
+/**
+ * Per-participant codes of a group's participant changes (`<participant jid error="…">` in the answer to an
+ * add, remove, promote or demote, which Baileys' groupParticipantsUpdate returns as each `status`) that are
+ * not 200, 404 (not on WhatsApp, not a member) or 409 (already a member):
+ * - `full`: adding to a group at its member limit. WhatsApp Web's add-participants job answers 419 ("can't be
+ *   added because the group is full"), as whatsapp-web.js maps its codes (403 there is an add the person's
+ *   privacy settings allow only by invitation, 408 one who recently left, 417 a community refusal).
+ * - `creator`: removing or demoting the group's creator (`superadmin`). No public source we found records
+ *   WhatsApp's code for it (whatsmeow's UpdateGroupParticipants and Baileys' groupParticipantsUpdate pass any
+ *   code through; neither names this case): the simulator answers 403, the refusal Parley documents
+ *   (docs/rest-api.md, Groups) and its sandbox channel gives, so that both channels agree. Revisit when a
+ *   capture of WhatsApp's answer is public.
+ */
+export const PARTICIPANT_CODES: Verdict<{ full: number; creator: number }> = {
+  value: { full: 419, creator: 403 },
+  source: 'whatsapp-web.js src/structures/GroupChat.js addParticipants errorCodes (419 group full; 403, 408, 409, 417); whatsmeow group.go '
+    + 'UpdateGroupParticipants and types.GroupParticipant.Error; the creator code: no public source (see above)',
 };

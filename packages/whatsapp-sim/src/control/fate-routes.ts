@@ -2,7 +2,7 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { MediaInput } from '../features/media.js';
 import { receiptTime } from '../features/receipts.js';
-import { field, NUMBER, ok, optionalText, text } from './validate.js';
+import { field, integer, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 
 /** A media message of a control body: `{ kind, data (base64), mimetype, fileName?, caption? }`. */
@@ -23,7 +23,7 @@ const expiration = (body: Body): number => field(body, 'expiration', 'number', t
 
 /**
  * Control routes of what becomes of messages (README "Control API"): receipts (read and played, timed,
- * read at once), disappearing-message timers of chats and groups. Each is a call on `Simulator`.
+ * read at once), disappearing-message timers of chats and groups, clients' messages garbled for companions. Each is a call on `Simulator`.
  */
 export function fateRoutes(sim: Simulator): Route[] {
   return [
@@ -43,6 +43,10 @@ export function fateRoutes(sim: Simulator): Route[] {
         const images = body.images.map((image: unknown) => mediaInput(typeof image === 'object' && image !== null ? image as Body : {}));
         return { status: 201, body: await sim.sendAlbum(number!, text(body, 'to'), images) };
       },
+    },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/garble$`),
+      handle: ([number], body) => ok(sim.garbleIncoming(number!, integer(body.messages, 'messages', false))),
     },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/receipts$`),

@@ -4,6 +4,7 @@ import { IqError } from '../network/network.js';
 import type { Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { MAX_MEMBERS } from './groups.js';
+import { PARTICIPANT_CODES } from '../verdicts.js';
 import type { Group, Groups } from './groups.js';
 import { numberOf, type AddressingMode } from './group-addressing.js';
 
@@ -91,7 +92,7 @@ export class Communities {
       if (!group.requests.delete(number)) return { number, status: 404 };
       const participant = [{ tag: 'participant', attrs: this.groups.addressing(group).participant(number) }];
       if (action === 'approve') {
-        if (group.members.size >= MAX_MEMBERS) return { number, status: 406 };
+        if (group.members.size >= MAX_MEMBERS) return { number, status: PARTICIPANT_CODES.value.full };
         group.members.set(number, 'member');
         this.groups.notify(group, actor, { tag: 'add', attrs: { reason: 'approval' }, content: participant });
       } else {

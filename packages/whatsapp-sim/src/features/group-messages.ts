@@ -108,7 +108,8 @@ export class GroupMessages {
     const skmsg = getBinaryNodeChildren(node, 'enc').find((e) => e.attrs.type === 'skmsg');
     // Not a member, or a member who may not send: WhatsApp drops it (the sender sees no delivery).
     if (!group?.members.has(account.number) || (group.announce && group.members.get(account.number) === 'member')) return;
-    if (!(skmsg?.content instanceof Uint8Array)) return;
+    if (!skmsg) return this.resendFromClient(node, group, account, device, t);
+    if (!(skmsg.content instanceof Uint8Array)) return;
     const copies = new Map<string, BinaryNode>();
     for (const to of getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to')) {
       const target = this.network.accountOf(to.attrs.jid ?? '');
@@ -118,11 +119,32 @@ export class GroupMessages {
     const identity = getBinaryNodeChild(node, 'device-identity');
     // The author as the group names it: in a LID group the sending device's LID JID; the phones' sessions are the device's number form.
     const author = this.groups.addressing(group).device(device.jid).participant!;
+    // Members whose companions get this message garbled (Simulator.garbleIncoming): their skmsg does not decrypt.
+    const garbled = new Set([...group.members.keys()].map((n) => this.network.accounts.get(n)).filter((a): a is Account => !!a && a !== account && this.messaging.relay.garbles(a)));
     for (const member of this.memberDevices(group, device.jid)) {
       const enc = copies.get(`${member.account.number}:${deviceOf(member.jid)}`);
       const copy = enc ? { type: enc.attrs.type === 'pkmsg' ? 'pkmsg' as const : 'msg' as const, ciphertext: Buffer.from(enc.content as Uint8Array) } : undefined;
-      await this.toDevice(group.jid, member.account, account, member.jid, author, id, t, node.attrs.type ?? 'text', copy, identity, Buffer.from(skmsg.content), device.jid);
+      const companion = deviceOf(member.jid) !== 0;
+      const body = companion && garbled.has(member.account) ? randomBytes(64) : Buffer.from(skmsg.content);
+      await this.toDevice(group.jid, member.account, account, member.jid, author, id, t, node.attrs.type ?? 'text', copy, identity, body, device.jid);
+      if (companion) this.messaging.relay.remember(id, device.jid, member.jid);
     }
+  }
+
+  /**
+   * A client's resend of its group message to the one device that asked for a retry (Baileys sendMessagesAgain:
+   * `<message to="group" participant="device"><enc type="pkmsg|msg" count=N>`, the sender-key distribution
+   * inside, no `skmsg`), to that member's companion only.
+   */
+  private resendFromClient(node: BinaryNode, group: Group, account: Account, device: CompanionDevice, t: number): void {
+    const target = this.network.companionOf(node.attrs.participant ?? '');
+    const enc = getBinaryNodeChild(node, 'enc');
+    if (!target || target === device || !group.members.has(this.network.accountOf(target.jid)!.number) || !(enc?.content instanceof Uint8Array)) return;
+    const identity = getBinaryNodeChild(node, 'device-identity');
+    const content: BinaryNode[] = [{ tag: 'enc', attrs: { ...enc.attrs }, content: Buffer.from(enc.content) }];
+    if (enc.attrs.type === 'pkmsg' && identity) content.push(identity);
+    const author = this.groups.addressing(group).device(device.jid).participant!;
+    this.toCompanion(target, group.jid, account, author, node.attrs.id!, t, node.attrs.type ?? 'text', content);
   }
 
   /** Every device of every member (phones as `number@s.whatsapp.net`), except the author's own. */

@@ -6,6 +6,7 @@ import type { Account } from '../network/model.js';
 import { IqError } from '../network/network.js';
 import { SimError } from '../network/errors.js';
 import { GroupAddressing, numberOf, type AddressingMode } from './group-addressing.js';
+import { PARTICIPANT_CODES } from '../verdicts.js';
 
 export type Role = 'member' | 'admin' | 'superadmin';
 
@@ -146,7 +147,8 @@ export class Groups {
 
   /**
    * Adds, removes, promotes or demotes members. Each asked number gets a status: 200, 404 (not on
-   * WhatsApp / not a member), 409 (already a member), 406 (the group is full).
+   * WhatsApp / not a member), 409 (already a member), 419 (the group is full) and 403 (the creator removed or
+   * demoted), PARTICIPANT_CODES.
    */
   changeMembers(group: Group, actor: Account, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
     const results = numbers.map((number) => ({ number, status: this.change(group, action, number) }));
@@ -163,12 +165,12 @@ export class Groups {
     if (action === 'add') {
       if (!this.network.accounts.has(number)) return 404;
       if (role) return 409;
-      if (group.members.size >= MAX_MEMBERS) return 406;
+      if (group.members.size >= MAX_MEMBERS) return PARTICIPANT_CODES.value.full;
       group.members.set(number, 'member');
       return 200;
     }
     if (!role) return 404;
-    if (role === 'superadmin' && action !== 'promote') return 406;
+    if (role === 'superadmin' && action !== 'promote') return PARTICIPANT_CODES.value.creator;
     if (action === 'remove') group.members.delete(number);
     else group.members.set(number, action === 'promote' ? (role === 'superadmin' ? role : 'admin') : 'member');
     return 200;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { extractE2ESessionFromRetryReceipt, getBinaryNodeChild, getBinaryNodeChildren } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import type { ClientConnection } from '../transport/connection.js';
-import { deviceOf, unixNow, userJid } from '../network/network.js';
+import { deviceOf, unixNow } from '../network/network.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { blocks } from '../network/model.js';
@@ -14,6 +14,7 @@ import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
 import { PhoneReceipts, type ReceiptKind } from './receipts.js';
 import { PhoneRetries } from './phone-retries.js';
+import { ClientRelay } from './client-relay.js';
 import { VIEW_ONCE_FOR_COMPANIONS } from '../verdicts.js';
 
 export type { ReceiptKind } from './receipts.js';
@@ -58,8 +59,8 @@ export interface PhoneMessageOptions {
  * Receipt types a client sends that reach the message's sender, and as what. `inactive` is the delivery
  * receipt of a client that is not marked online (Baileys sends it when `markOnlineOnConnect` is off);
  * whatsmeow types.ReceiptTypeInactive documents it as a delivery. A retry receipt for a phone's message makes
- * the phone resend it (retryFrom, for a group message group-retries.ts); retry receipts between companions
- * and peer receipts are not relayed in this slice.
+ * the phone resend it (retryFrom, for a group message group-retries.ts); one for a client's message goes to
+ * the sending companion (client-relay.ts). Peer receipts are not relayed.
  */
 const RELAYED_RECEIPTS: Record<string, ReceiptKind> = { '': 'delivery', inactive: 'delivery', read: 'read', played: 'played' };
 
@@ -72,15 +73,17 @@ export const MAX_RESENDABLE = 1000;
 const MAX_TEXT = 65_536;
 
 /**
- * 1:1 messages: relay of clients' `<message>` stanzas to each addressed device (a simulated phone decrypts
- * its copy; companions get theirs now or at their next login), server acks, and `<receipt>` relay. Phones
- * send with real Signal sessions started from the key bundles the server hands out.
+ * 1:1 messages: relay of clients' `<message>` stanzas (client-relay.ts: a simulated phone decrypts its copy;
+ * companions get theirs now or at their next login), server acks, and `<receipt>` relay. Phones send with
+ * real Signal sessions started from the key bundles the server hands out.
  */
 export class Messaging {
   private readonly sent = new Map<Account, SentMessage[]>();
   private readonly failures = new Map<Account, UndecryptableMessage[]>();
   /** What phones sent 1:1, by message id, to resend to a device that asks for a retry. */
   private readonly resendable = new Map<string, { from: Account; toJid: string; message: proto.IMessage; record: SentMessage; companions?: CompanionCopies }>();
+  /** The relay of clients' 1:1 messages (and of their retry receipts between companions). */
+  readonly relay: ClientRelay;
   /** How each phone sends its receipts (time, read at once). */
   readonly receipts = new PhoneReceipts();
   /** The retry receipts phones send for what they could not decrypt. */
@@ -92,14 +95,15 @@ export class Messaging {
   /** Called with each message a phone keeps (1:1 and group), after its media is opened. */
   private readonly observers: Array<(account: Account, received: ReceivedMessage) => void> = [];
 
-  constructor(private readonly network: Network, private readonly media: Media, private readonly stanzas: MessageStanzas) {
+  constructor(private readonly network: Network, private readonly media: Media, stanzas: MessageStanzas) {
     this.retries = new PhoneRetries(network);
+    this.relay = new ClientRelay(network, stanzas, (...copy) => this.toPhone(...copy));
   }
 
   feature(): Feature {
     return {
       stanzas: {
-        message: (connection, node) => this.fromClient(connection, node),
+        message: (connection, node) => this.relay.message(connection, node),
         receipt: (connection, node) => this.receiptFromClient(connection, node),
         ack: () => {},
       },
@@ -288,47 +292,6 @@ export class Messaging {
     await from.phone.startSession(jid, bundle);
   }
 
-  private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
-    const session = this.network.session(connection);
-    const { id, to } = node.attrs;
-    // Group messages are the group feature's (group-messages.ts), stories the status feature's (status.ts).
-    if (!session || !id || !to || to.endsWith('@g.us') || to.endsWith('@broadcast')) return;
-    const { account, device } = session;
-    const t = unixNow();
-    if (!this.stanzas.admit(connection, node, account)) return;
-    const peer = node.attrs.category === 'peer';
-    const copies = peer
-      ? [{ jid: to, enc: getBinaryNodeChild(node, 'enc') }]
-      : getBinaryNodeChildren(getBinaryNodeChild(node, 'participants'), 'to').map((p) => ({ jid: p.attrs.jid ?? '', enc: getBinaryNodeChild(p, 'enc') }));
-    const destination = this.network.accountOf(to);
-    // Peer traffic (app-state keys, history requests) only goes between one account's own devices.
-    if (peer && destination !== account) return;
-    for (const { jid, enc } of copies) {
-      const target = this.network.accountOf(jid);
-      // A copy may only go to the destination's devices or the sender's own: nothing is relayed to third parties.
-      if (!target || (target !== destination && target !== account) || !enc || !(enc.content instanceof Uint8Array)) continue;
-      // An account that blocked the sender gets nothing; the server still acks, so the sender sees one tick.
-      if (blocks(target, account)) continue;
-      const type = enc.attrs.type === 'pkmsg' ? 'pkmsg' : 'msg';
-      const ciphertext = Buffer.from(enc.content);
-      if (deviceOf(jid) === 0) {
-        // A phone keeps what others sent it; its own account's copies (sent messages, peer traffic) only move its sessions on.
-        await this.toPhone(target, id, device.jid, type, ciphertext, target !== account);
-        continue;
-      }
-      const companion = this.network.companionOf(jid);
-      if (!companion || companion === device) continue;
-      const attrs: Record<string, string> = { from: device.jid, id, type: node.attrs.type ?? 'text', t };
-      if (account.pushName) attrs.notify = account.pushName;
-      if (target === account && destination && destination !== account) attrs.recipient = userJid(to);
-      if (peer) attrs.category = 'peer';
-      const content: BinaryNode[] = [{ tag: 'enc', attrs: { ...enc.attrs }, content: ciphertext }];
-      const identity = getBinaryNodeChild(node, 'device-identity');
-      if (type === 'pkmsg' && identity) content.push(identity);
-      this.network.deliver(companion, { tag: 'message', attrs, content });
-    }
-  }
-
   /** A phone gets its copy: it decrypts, and for a message it keeps, its delivery receipt goes back. */
   private async toPhone(phoneAccount: Account, id: string, fromDevice: string, type: 'pkmsg' | 'msg', ciphertext: Buffer, keep: boolean): Promise<void> {
     try {
@@ -362,7 +325,13 @@ export class Messaging {
     const { id, to, type } = node.attrs;
     if (!session || !id || !to) return;
     connection.send({ tag: 'ack', attrs: { class: 'receipt', id, from: to, ...(type ? { type } : {}) } });
-    if (type === 'retry') return to.endsWith('@g.us') ? this.groupRetry(session.device, node) : this.retryFrom(session.device, node);
+    if (type === 'retry') {
+      // A client's group message: to its author's device (client-relay.ts); a phone's: the phone resends (group-retries.ts).
+      if (to.endsWith('@g.us')) return this.relay.retry(session.device, node, this.groupNames(to, session.device.jid)) ? undefined : this.groupRetry(session.device, node);
+      // A retry receipt to a companion is for a client's message (client-relay.ts); one to a number, for its phone's.
+      if (deviceOf(to) !== 0) return void this.relay.retry(session.device, node);
+      return this.retryFrom(session.device, node);
+    }
     const kind = RELAYED_RECEIPTS[type ?? ''];
     const group = to.endsWith('@g.us') ? to : undefined;
     // In a group the receipt names the message's author as `participant`.

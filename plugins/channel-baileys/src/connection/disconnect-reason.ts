@@ -21,7 +21,18 @@ const NAMES: Record<number, string> = {
 /**
  * Closes that a reconnection cannot fix, with what they mean. Retrying them does harm: with 440 two
  * clients of one account kick each other out without end, and a banned number (403) or a phone that
- * refuses this linked device (411) refuses every attempt.
+ * refuses this linked device (411) refuses every attempt. What the codes are, from public sources:
+ * - 440 `connectionReplaced`: `<stream:error><conflict type="replaced"/>` (Baileys 7.0.0-rc14
+ *   Types/index.d.ts DisconnectReason, Socket/socket.js CB:stream:error; whatsmeow events.StreamReplaced).
+ * - 403 `forbidden`: `<failure reason="403">` at login (Baileys Socket/socket.js CB:failure keeps the
+ *   reason as the close code; DisconnectReason.forbidden). whatsmeow types/events ConnectFailureMainDeviceGone
+ *   = 403 ("now called LOCKED in the whatsapp web code") and counts it among the logged-out reasons
+ *   (ConnectFailureReason.IsLoggedOut: 401, 403, 406); Baileys PRs #280 and #535 report it for banned or
+ *   blocked numbers. The session is kept here all the same: a locked account can be unlocked, and an explicit
+ *   connect tries it again.
+ * - 411 `multideviceMismatch`: `<ib><downgrade_webclient/></ib>`, the server telling a web client that its
+ *   account is not in multi-device (Baileys Socket/socket.js CB:ib,,downgrade_webclient → "Multi-device beta
+ *   not joined", DisconnectReason.multideviceMismatch).
  */
 const FINAL: Partial<Record<number, string>> = {
   [DisconnectReason.connectionReplaced]:

@@ -11,6 +11,7 @@ import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mappi
 import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
 import { announcedGroupChange, groupUpdateChange } from './group-updates.js';
 import { ReceiptStanzas } from './receipt-stanzas.js';
+import { ReportedStatuses } from './reported-statuses.js';
 import { resendUnacked } from './resend.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
@@ -44,6 +45,8 @@ export class EventRouter {
   private queue: Promise<void> = Promise.resolve();
   private readonly undecrypted: UndecryptedMessages;
   private readonly receipts = new ReceiptStanzas();
+  /** A status moves once per recipient (a group's member), however many of its devices send the receipt. */
+  private readonly reported = new ReportedStatuses();
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -144,6 +147,7 @@ export class EventRouter {
         for (const update of updates) {
           for (const status of await statusesFromUpdate(update, env(), (id) => this.receipts.takeDelivered(id))) {
             if (status.status === 'sent' && !this.deps.acks.firstSent(status.messageId)) continue;
+            if (!this.reported.advances(status.messageId, status.status)) continue;
             if (status.status === 'failed') health.sendFailed(status.error?.code ?? 0);
             if (status.status === 'sent') health.sendAccepted();
             emit(status);
@@ -152,7 +156,9 @@ export class EventRouter {
       },
       'message-receipt.update': async (receipts) => {
         for (const receipt of receipts) {
-          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) emit(status);
+          for (const status of await statusesFromReceipt(receipt, env(), (id, member) => this.receipts.takePlayed(id, member))) {
+            if (this.reported.advances(status.messageId, status.status, status.participant)) emit(status);
+          }
         }
       },
       'messages.delete': async (deletion) => {
