@@ -12,7 +12,7 @@ const HEARTBEAT = 1_000;
 
 /** A state repository of a fresh memory store, and a presence beating into it (no timer: the test beats). */
 function presenceIn(state: StateRepository, clock = new FakeClock()) {
-  return new ServerPresence(state, clock, silentLogger(), { version: '1.2.3', node: 'node-a' }, HEARTBEAT);
+  return new ServerPresence(state, clock, silentLogger(), { version: '1.2.3', node: 'node-a' }, { heartbeatMs: HEARTBEAT, stopWaitMs: 50 });
 }
 
 async function memoryState(): Promise<StateRepository> {
@@ -52,13 +52,24 @@ describe('ServerPresence: a running server\'s record in the storage', () => {
       },
     });
     const { logger, lines } = captureLogger();
-    const presence = new ServerPresence(flaky, new FakeClock(), logger, { version: '1' }, HEARTBEAT);
+    const presence = new ServerPresence(flaky, new FakeClock(), logger, { version: '1' }, { heartbeatMs: HEARTBEAT, stopWaitMs: 50 });
     await presence.start();
     assert.ok(lines.some((line) => line.includes('presence record could not be written') && line.includes('storage unreachable')), lines.join('\n'));
     failing = false;
     await presence.beat();
     assert.equal((await state.get<ServerPresenceRecord>(SERVER_PRESENCE_NAMESPACE, presence.id))?.beats, 2);
     await presence.stop();
+  });
+
+  it('does not hold a shutdown up when the store does not answer: the record is left, said in the log', async () => {
+    const state = await memoryState();
+    const stuck: StateRepository = Object.assign(Object.create(state) as StateRepository, { delete: () => new Promise<boolean>(() => {}) });
+    const { logger, lines } = captureLogger();
+    const presence = new ServerPresence(stuck, new FakeClock(), logger, { version: '1' }, { heartbeatMs: HEARTBEAT, stopWaitMs: 50 });
+    await presence.start();
+    await presence.stop();
+    assert.ok(lines.some((line) => line.includes('presence record was not deleted within 50 ms')), lines.join('\n'));
+    assert.equal((await state.list(SERVER_PRESENCE_NAMESPACE)).length, 1);
   });
 });
 

@@ -10,7 +10,7 @@ import { silentLogger } from './support.js';
 
 /** A server's presence in `storage`, beating when the test says (its timer is a second: the watch beats it first). */
 async function serverOn(storage: MemoryStorage): Promise<ServerPresence> {
-  const presence = new ServerPresence(storage.state, new FakeClock(), silentLogger(), { version: '9.9.9' }, 1_000);
+  const presence = new ServerPresence(storage.state, new FakeClock(), silentLogger(), { version: '9.9.9' }, { heartbeatMs: 1_000, stopWaitMs: 50 });
   await presence.start();
   await presence.listening('http://127.0.0.1:9');
   return presence;

@@ -11,6 +11,27 @@ export const SERVER_PRESENCE_NAMESPACE = 'parley.servers';
 /** How often a running server rewrites its record. */
 export const PRESENCE_HEARTBEAT_MS = 5_000;
 
+/** How long a stop waits for a write under way, then for the delete: a store in an outage does not hold the shutdown up. */
+export const PRESENCE_STOP_WAIT_MS = 2_000;
+
+/** The timing of a {@link ServerPresence} (tests shorten it). */
+export interface PresenceTiming {
+  heartbeatMs: number;
+  stopWaitMs: number;
+}
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first; answers whether it settled. */
+function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    const done = () => {
+      clearTimeout(timer);
+      resolve(true);
+    };
+    promise.then(done, done);
+  });
+}
+
 /** What a running server says of itself in {@link SERVER_PRESENCE_NAMESPACE}, under an id of its own. */
 export interface ServerPresenceRecord {
   /** Host name and process id of the server. */
@@ -50,10 +71,10 @@ export class ServerPresence {
     private readonly clock: Clock,
     private readonly logger: Logger,
     about: { version: string; node?: string },
-    heartbeatMs: number = PRESENCE_HEARTBEAT_MS,
+    private readonly timing: PresenceTiming = { heartbeatMs: PRESENCE_HEARTBEAT_MS, stopWaitMs: PRESENCE_STOP_WAIT_MS },
   ) {
     const now = clock.now();
-    this.record = { host: hostname(), pid: process.pid, ...about, startedAt: now, heartbeatAt: now, heartbeatMs, beats: 0 };
+    this.record = { host: hostname(), pid: process.pid, ...about, startedAt: now, heartbeatAt: now, heartbeatMs: timing.heartbeatMs, beats: 0 };
   }
 
   /** Writes the record (a failure is logged, not thrown) and beats every `heartbeatMs` until {@link stop}. */
@@ -78,14 +99,20 @@ export class ServerPresence {
     return this.writing;
   }
 
-  /** Stops beating and deletes the record (after a write under way). Idempotent; a failure is logged. */
+  /**
+   * Stops beating and deletes the record, after a write under way; each waited for at most
+   * `stopWaitMs` (a record left behind costs a later copy one watch). Idempotent; a failure is logged.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
-    await this.writing;
-    await this.state.delete(SERVER_PRESENCE_NAMESPACE, this.id).catch((err: unknown) => {
-      this.logger.warn({ err: describeError(err) }, 'the server\'s presence record could not be deleted: `parley storage copy` waits two heartbeats to see it is stale');
+    if (this.writing) await settledWithin(this.writing, this.timing.stopWaitMs);
+    const deleted = this.state.delete(SERVER_PRESENCE_NAMESPACE, this.id).catch((err: unknown) => {
+      this.logger.warn({ err: describeError(err) }, 'the server\'s presence record could not be deleted: `parley storage copy` watches it two heartbeats and a half to see it is stale');
     });
+    if (!(await settledWithin(deleted, this.timing.stopWaitMs))) {
+      this.logger.warn(`the server's presence record was not deleted within ${this.timing.stopWaitMs} ms: \`parley storage copy\` watches it two heartbeats and a half to see it is stale`);
+    }
   }
 }
