@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serviceUrlOrSkip } from '@parley/testkit';
 import { PostgresStorage } from '@parley/storage-postgres';
+import { SqliteStorage } from '@parley/storage-sqlite';
 import { createTestDatabase, type TestDatabase } from '@parley/storage-postgres/testing';
 import { runParley as parley } from '../support/parley-cli.js';
 import { ServerChild } from '../support/server-child.js';
@@ -73,6 +74,29 @@ if (serverUrl) {
       assert.match(copied.stderr, new RegExp(`the source's presence record of a server \\(host ${hostname()}, pid ${pid}(?: \\(http://127\\.0\\.0\\.1:\\d+\\))?, `
         + 'Parley [\\d.]+, started [^)]+\\) did not change: a server that stopped without clearing it \\(killed or crashed\\); copying'));
       assert.deepEqual((JSON.parse(copied.stdout) as { instances: { id: string }[] }).instances.map((c) => c.id), [instanceId]);
+    });
+
+    it('a server started again deletes the dead one\'s record in the background: after its graceful stop a copy watches nothing', { timeout: 120_000 }, async () => {
+      const server = await ServerChild.start(dataDir);
+      // The test reads the same SQLite file beside the server (WAL).
+      const storage = new SqliteStorage({ file: join(dataDir, 'parley.db') });
+      await storage.init();
+      try {
+        const deadline = performance.now() + 40_000;
+        let ids: string[] = [];
+        while (performance.now() < deadline) {
+          ids = (await storage.state.list('parley.servers')).map((document) => document.id);
+          if (ids.length === 1 && ids[0]!.includes(`:${server.child.pid}:`)) break;
+          await new Promise((resolve) => setTimeout(resolve, 500));
+        }
+        assert.equal(ids.length, 1, `only the running server's record is left: ${ids.join(', ')}`);
+      } finally {
+        await storage.close();
+        assert.equal(await server.kill('SIGTERM'), 0);
+      }
+      const copied = await parley(dir, 'storage', 'copy', '--from', from, '--to', to);
+      assert.equal(copied.code, 0, copied.stderr);
+      assert.doesNotMatch(copied.stderr, /presence record/);
     });
   });
 }

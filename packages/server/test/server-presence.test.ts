@@ -4,8 +4,9 @@ import { describe, it } from 'node:test';
 import type { StateRepository } from '@parley/core';
 import { FakeClock } from '@parley/testkit';
 import { MemoryStorage } from '@parley/storage-memory';
-import { SERVER_PRESENCE_NAMESPACE, ServerPresence, type ServerPresenceRecord } from '../src/app/server-presence.js';
-import { watchServers } from '../src/storage-copy/running-servers.js';
+import { SERVER_PRESENCE_NAMESPACE, type ServerPresenceRecord } from '../src/presence/presence-record.js';
+import { watchServers } from '../src/presence/presence-watch.js';
+import { ServerPresence } from '../src/presence/server-presence.js';
 import { captureLogger, silentLogger } from './support.js';
 
 const HEARTBEAT = 1_000;
@@ -71,12 +72,36 @@ describe('ServerPresence: a running server\'s record in the storage', () => {
     assert.ok(lines.some((line) => line.includes('presence record was not deleted within 50 ms')), lines.join('\n'));
     assert.equal((await state.list(SERVER_PRESENCE_NAMESPACE)).length, 1);
   });
+
+  it('deletes, in the background of its start, the records of servers that died without clearing them, and no running server\'s', async () => {
+    const state = await memoryState();
+    await state.put(SERVER_PRESENCE_NAMESPACE, 'old-host:7:dead', { host: 'old-host', pid: 7, version: '0.1', startedAt: 0, heartbeatAt: 0, heartbeatMs: HEARTBEAT, beats: 3 });
+    const running = presenceIn(state);
+    await running.beat();
+    const { logger, lines } = captureLogger();
+    const starting = new ServerPresence(state, new FakeClock(), logger, { version: '1' }, { heartbeatMs: HEARTBEAT, stopWaitMs: 50, sleep: () => running.beat() });
+    assert.equal(await starting.pruneStale(), 1);
+    assert.deepEqual((await state.list(SERVER_PRESENCE_NAMESPACE)).map((d) => d.id).sort(), [running.id].sort());
+    assert.ok(lines.some((line) => line.includes('presence records of servers that stopped without clearing them deleted') && line.includes('"pruned":1')), lines.join('\n'));
+  });
+
+  it('ends that watch at once when the server stops', async () => {
+    const state = await memoryState();
+    // A minute's heartbeat: the watch would last two minutes and a half.
+    await state.put(SERVER_PRESENCE_NAMESPACE, 'old-host:7:dead', { host: 'old-host', pid: 7, version: '0.1', startedAt: 0, heartbeatAt: 0, heartbeatMs: 60_000, beats: 3 });
+    const presence = new ServerPresence(state, new FakeClock(), silentLogger(), { version: '1' });
+    await presence.start();
+    const started = performance.now();
+    await presence.stop();
+    assert.ok(performance.now() - started < 1_000, 'stopped without waiting for the watch');
+    assert.deepEqual((await state.list(SERVER_PRESENCE_NAMESPACE)).map((d) => d.id), ['old-host:7:dead'], 'nothing deleted by a watch cut short');
+  });
 });
 
 describe('watchServers: telling a running server from a stopped one by its record', () => {
   it('answers at once, without waiting, when no server has a record', async () => {
     let slept = 0;
-    const verdict = await watchServers(await memoryState(), async () => void slept++, () => assert.fail('nothing to watch'));
+    const verdict = await watchServers(await memoryState(), { sleep: async () => void slept++, watching: () => assert.fail('nothing to watch') });
     assert.deepEqual(verdict, { running: [], stale: [] });
     assert.equal(slept, 0);
   });
@@ -86,11 +111,15 @@ describe('watchServers: telling a running server from a stopped one by its recor
     const presence = presenceIn(state);
     await presence.start();
     let polls = 0;
-    const verdict = await watchServers(state, async () => {
-      if (++polls === 3) await presence.beat();
-    }, (records, windowMs) => {
-      assert.deepEqual(records.map((r) => r.id), [presence.id]);
-      assert.equal(windowMs, 2.5 * HEARTBEAT);
+    const verdict = await watchServers(state, {
+      sleep: async () => {
+        if (++polls === 3) await presence.beat();
+      },
+      watching: (records, windowMs) => {
+        assert.deepEqual(records.map((r) => r.id), [presence.id]);
+        assert.equal(windowMs, 2.5 * HEARTBEAT);
+      },
+      untilRunning: true,
     });
     assert.deepEqual(verdict.running.map((r) => [r.id, r.record.beats]), [[presence.id, 2]]);
     assert.equal(polls, 3);
@@ -102,10 +131,12 @@ describe('watchServers: telling a running server from a stopped one by its recor
     const presence = presenceIn(state, new FakeClock(Date.UTC(2100, 0, 1)));
     await presence.start();
     let polls = 0;
-    const verdict = await watchServers(state, async (ms) => {
-      assert.equal(ms, HEARTBEAT / 4);
-      polls++;
-    }, () => {});
+    const verdict = await watchServers(state, {
+      sleep: async (ms) => {
+        assert.equal(ms, HEARTBEAT / 4);
+        polls++;
+      },
+    });
     assert.deepEqual(verdict.running, []);
     assert.deepEqual(verdict.stale.map((r) => r.id), [presence.id]);
     assert.equal(polls, 10, 'two heartbeats and a half of quarter-heartbeat polls');
@@ -116,15 +147,17 @@ describe('watchServers: telling a running server from a stopped one by its recor
     const stopping = presenceIn(state);
     await stopping.start();
     let polls = 0;
-    const stopped = await watchServers(state, async () => {
-      if (++polls === 2) await stopping.stop();
-    }, () => {});
+    const stopped = await watchServers(state, {
+      sleep: async () => {
+        if (++polls === 2) await stopping.stop();
+      },
+    });
     assert.deepEqual(stopped, { running: [], stale: [] });
     assert.equal(polls, 2);
     const crashed = presenceIn(state);
     await crashed.start();
     const starting = presenceIn(state);
-    const verdict = await watchServers(state, () => starting.start(), () => {});
+    const verdict = await watchServers(state, { sleep: () => starting.start(), untilRunning: true });
     assert.deepEqual(verdict.running.map((r) => r.id), [starting.id]);
   });
 });

@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import { FakeClock } from '@parley/testkit';
 import { MemoryStorage } from '@parley/storage-memory';
 import { StorageCopyError } from '../src/index.js';
-import { SERVER_PRESENCE_NAMESPACE, ServerPresence } from '../src/app/server-presence.js';
+import { SERVER_PRESENCE_NAMESPACE } from '../src/presence/presence-record.js';
+import { ServerPresence } from '../src/presence/server-presence.js';
 import { copy, filledSource } from './storage-copy-support.js';
 import { silentLogger } from './support.js';
 

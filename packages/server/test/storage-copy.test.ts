@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { filledInstanceRecord, newDelivery } from '@parley/testkit';
 import { MemoryStorage } from '@parley/storage-memory';
 import { StorageCopyError } from '../src/index.js';
-import { SERVER_PRESENCE_NAMESPACE } from '../src/app/server-presence.js';
+import { SERVER_PRESENCE_NAMESPACE } from '../src/presence/presence-record.js';
 import { copy, filledSource } from './storage-copy-support.js';
 
 describe('copyStorage (parley storage copy) between real memory stores', () => {

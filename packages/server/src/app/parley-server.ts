@@ -35,7 +35,7 @@ import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
 import { AdminToken, instanceBearer, metricsVerifier } from './admin-token.js';
 import { credentialVerifier } from './credential.js';
 import { registerServerServices } from './host-services.js';
-import { ServerPresence } from './server-presence.js';
+import { ServerPresence } from '../presence/server-presence.js';
 import { ServerTokens } from './server-tokens.js';
 import type { ServerContext } from './server-context.js';
 

@@ -1,7 +1,8 @@
 import type { InstanceRecord, Storage } from '@parley/core';
-import { SERVER_PRESENCE_NAMESPACE } from '../app/server-presence.js';
+import { SERVER_PRESENCE_NAMESPACE } from '../presence/presence-record.js';
 import { copyInstance, eachPage, type CopySettings, type InstanceCopyCounts, type ScanningStorage } from './copy-instance.js';
-import { describeServer, presenceRecords, watchServers } from './running-servers.js';
+import { presenceRecords } from '../presence/presence-record.js';
+import { describeServer, watchServers } from '../presence/presence-watch.js';
 import { StorageCopyError } from './storage-copy-error.js';
 
 /** What `copyStorage` copies, and how. */
@@ -96,8 +97,10 @@ async function copyState(source: ScanningStorage, target: Storage, namespaces: r
  */
 async function refuseRunningServers(side: 'source' | 'target', storage: Storage, options: StorageCopyOptions): Promise<Set<string>> {
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const { running, stale } = await watchServers(storage.state, sleep, (records, windowMs) => {
-    options.progress(`the ${side} holds ${records.length} server presence record(s): watching them for ${Math.ceil(windowMs / 1000)} s to tell a running server from a stopped one`);
+  const { running, stale } = await watchServers(storage.state, {
+    sleep, untilRunning: true,
+    watching: (records, windowMs) => options.progress(`the ${side} holds ${records.length} server presence record(s): `
+      + `watching them for ${Math.ceil(windowMs / 1000)} s to tell a running server from a stopped one`),
   });
   if (running.length > 0) {
     throw new StorageCopyError(`nothing copied: a Parley server is running on the ${side} (${storage.name}): ${running.map(describeServer).join('; ')}. `

@@ -1,15 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { describeError, type Clock, type Logger, type StateRepository } from '@parley/core';
-
-/**
- * The state namespace where every running server keeps a record of itself: server-wide, read by
- * `parley storage copy` to refuse a store a server holds, never copied.
- */
-export const SERVER_PRESENCE_NAMESPACE = 'parley.servers';
-
-/** How often a running server rewrites its record. */
-export const PRESENCE_HEARTBEAT_MS = 5_000;
+import { PRESENCE_HEARTBEAT_MS, SERVER_PRESENCE_NAMESPACE, type ServerPresenceRecord } from './presence-record.js';
+import { watchServers } from './presence-watch.js';
 
 /** How long a stop waits for a write under way, then for the delete: a store in an outage does not hold the shutdown up. */
 export const PRESENCE_STOP_WAIT_MS = 2_000;
@@ -18,7 +11,12 @@ export const PRESENCE_STOP_WAIT_MS = 2_000;
 export interface PresenceTiming {
   heartbeatMs: number;
   stopWaitMs: number;
+  /** How the stale-record watch waits (default: a timer). */
+  sleep?(ms: number): Promise<void>;
 }
+
+/** Ends the stale-record watch when the server stops. */
+class PresenceStopped extends Error {}
 
 /** Resolves when `promise` settles or after `ms`, whichever comes first; answers whether it settled. */
 function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
@@ -30,25 +28,6 @@ function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> 
     };
     promise.then(done, done);
   });
-}
-
-/** What a running server says of itself in {@link SERVER_PRESENCE_NAMESPACE}, under an id of its own. */
-export interface ServerPresenceRecord {
-  /** Host name and process id of the server. */
-  host: string;
-  pid: number;
-  version: string;
-  /** Where it listens, once it does. */
-  url?: string;
-  /** Its cluster node id, on a cluster. */
-  node?: string;
-  /** Unix milliseconds, by the server's clock. */
-  startedAt: number;
-  heartbeatAt: number;
-  /** How often it rewrites the record: a reader that sees no change for longer takes it for stopped. */
-  heartbeatMs: number;
-  /** Records written so far: it changes at every heartbeat, whatever the clocks of the hosts say. */
-  beats: number;
 }
 
 /**
@@ -65,6 +44,9 @@ export class ServerPresence {
   private timer?: NodeJS.Timeout;
   private writing?: Promise<void>;
   private stopped = false;
+  private pruning?: Promise<void>;
+  /** Ends the stale-record watch's current wait (at stop). */
+  private wake?: () => void;
 
   constructor(
     private readonly state: StateRepository,
@@ -77,10 +59,32 @@ export class ServerPresence {
     this.record = { host: hostname(), pid: process.pid, ...about, startedAt: now, heartbeatAt: now, heartbeatMs: timing.heartbeatMs, beats: 0 };
   }
 
-  /** Writes the record (a failure is logged, not thrown) and beats every `heartbeatMs` until {@link stop}. */
+  /**
+   * Writes the record (a failure is logged, not thrown) and beats every `heartbeatMs` until
+   * {@link stop}; in the background, deletes the records of servers that died ({@link pruneStale}).
+   */
   async start(): Promise<void> {
     await this.beat();
     this.timer ??= setInterval(() => void this.beat(), this.record.heartbeatMs).unref();
+    this.pruning ??= this.pruneStale().then(() => undefined, (err: unknown) => {
+      if (!(err instanceof PresenceStopped)) this.logger.warn({ err: describeError(err) }, 'looking for presence records of servers that died failed');
+    });
+  }
+
+  /**
+   * Deletes the presence records of servers that died without clearing them — unchanged while watched
+   * for two heartbeats and a half (`watchServers`) — so that `parley storage copy` need not watch them
+   * again. Answers how many it deleted. Run by {@link start}; ended by {@link stop}.
+   */
+  async pruneStale(): Promise<number> {
+    const { stale } = await watchServers(this.state, { sleep: (ms) => this.pause(ms), ignore: this.id });
+    let pruned = 0;
+    for (const { id } of stale) {
+      if (this.stopped) break;
+      if (await this.state.delete(SERVER_PRESENCE_NAMESPACE, id)) pruned++;
+    }
+    if (pruned > 0) this.logger.info({ pruned }, 'presence records of servers that stopped without clearing them deleted');
+    return pruned;
   }
 
   /** Adds where the server listens, written at once. */
@@ -99,6 +103,16 @@ export class ServerPresence {
     return this.writing;
   }
 
+  /** Waits `ms` for the stale-record watch; throws {@link PresenceStopped} once the server stops. */
+  private async pause(ms: number): Promise<void> {
+    if (this.stopped) throw new PresenceStopped();
+    await (this.timing.sleep?.(ms) ?? new Promise<void>((resolve) => {
+      this.wake = resolve;
+      setTimeout(resolve, ms).unref();
+    }));
+    if (this.stopped) throw new PresenceStopped();
+  }
+
   /**
    * Stops beating and deletes the record, after a write under way; each waited for at most
    * `stopWaitMs` (a record left behind costs a later copy one watch). Idempotent; a failure is logged.
@@ -107,6 +121,8 @@ export class ServerPresence {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
+    this.wake?.();
+    if (this.pruning) await settledWithin(this.pruning, this.timing.stopWaitMs);
     if (this.writing) await settledWithin(this.writing, this.timing.stopWaitMs);
     const deleted = this.state.delete(SERVER_PRESENCE_NAMESPACE, this.id).catch((err: unknown) => {
       this.logger.warn({ err: describeError(err) }, 'the server\'s presence record could not be deleted: `parley storage copy` watches it two heartbeats and a half to see it is stale');
