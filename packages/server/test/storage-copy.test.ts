@@ -1,41 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Storage } from '@parley/core';
-import { filledInstanceRecord, messageRecord, newDelivery } from '@parley/testkit';
+import { filledInstanceRecord, newDelivery } from '@parley/testkit';
 import { MemoryStorage } from '@parley/storage-memory';
-import { copyStorage, StorageCopyError, type StorageCopySummary } from '../src/index.js';
-
-/** A source with one instance owning a bit of everything, and a server-wide state document. */
-async function filledSource() {
-  const source = new MemoryStorage();
-  await source.init();
-  const record = filledInstanceRecord();
-  await source.instances.create(record, [{ namespace: 'instance-name', value: 'support line' }]);
-  for (const id of ['B2', 'A1', 'C3']) await source.messages.upsert(record.id, messageRecord('5511@s.whatsapp.net', id, 1_700_000_000));
-  await source.chats.upsert(record.id, { id: '5511@s.whatsapp.net', name: 'Bob' });
-  await source.contacts.upsert(record.id, { id: '5511@s.whatsapp.net', name: 'Bob' });
-  await source.media.put(record.id, 'A1', { data: Buffer.from('bytes'), mimetype: 'image/png', fileName: 'a.png' });
-  await source.authState.set(record.id, [{ category: 'creds', id: 'creds', value: '{"me":1}' }, { category: 'session', id: '5511.0', value: 's' }]);
-  await source.state.put(`${record.id}:sandbox`, 'device', { paired: true });
-  await source.state.put('sandbox:numbers', '5511999990000', record.id);
-  await source.events.append([{ id: '01JAAAAAAAAAAAAAAAAAAAAAAA', instance: record.id, type: 'message', at: 1, event: '{}' }]);
-  await source.outbound.setPaused(record.id, true);
-  return { source, record };
-}
-
-/** Runs a copy, counting the target's opening. */
-async function copy(source: Storage, target: Storage, instances?: string[]): Promise<{ summary?: StorageCopySummary; error?: unknown; opened: number }> {
-  let opened = 0;
-  const openTarget = async () => {
-    opened++;
-    return target;
-  };
-  try {
-    return { summary: await copyStorage({ source, openTarget, batch: 2, progress: () => {}, ...(instances ? { instances } : {}) }), opened };
-  } catch (error) {
-    return { error, opened };
-  }
-}
+import { StorageCopyError } from '../src/index.js';
+import { SERVER_PRESENCE_NAMESPACE } from '../src/presence/presence-record.js';
+import { copy, filledSource } from './storage-copy-support.js';
 
 describe('copyStorage (parley storage copy) between real memory stores', () => {
   it('copies an instance with everything it owns, and a re-run converges on the same data', async () => {
@@ -65,12 +34,44 @@ describe('copyStorage (parley storage copy) between real memory stores', () => {
     assert.equal((await target.messages.listByChat(record.id, '5511@s.whatsapp.net', { page: 1, limit: 10 })).total, 3);
   });
 
+  it('reads chats, contacts, media and state documents in pages of the batch, never a list of them whole', async () => {
+    const { source, record } = await filledSource();
+    for (let i = 0; i < 4; i++) {
+      await source.chats.upsert(record.id, { id: `55110${i}@s.whatsapp.net`, name: `chat ${i}` });
+      await source.contacts.upsert(record.id, { id: `55110${i}@s.whatsapp.net`, name: `contact ${i}` });
+      await source.media.put(record.id, `M${i}`, { data: Buffer.from(`bytes ${i}`), mimetype: 'text/plain' });
+      await source.state.put(`${record.id}:labels`, `label${i}`, { i });
+    }
+    const limits: string[] = [];
+    for (const [name, repository] of [['chats', source.chats], ['contacts', source.contacts], ['state', source.state]] as const) {
+      const scan = repository.scan!.bind(repository) as (key: string, request: { limit: number; after?: string }) => Promise<{ items: unknown[] }>;
+      Object.assign(repository, {
+        // The servers' presence records are read whole: one per running server.
+        list: (key: string) => (key === SERVER_PRESENCE_NAMESPACE ? Promise.resolve([]) : assert.fail(`${name}.list reads a whole ${name === 'state' ? 'namespace' : 'instance'}`)),
+        scan: async (key: string, request: { limit: number; after?: string }) => {
+          limits.push(`${name} ${request.limit}`);
+          return scan(key, request);
+        },
+      });
+    }
+    const target = new MemoryStorage();
+    const { summary, error } = await copy(source, target);
+    assert.equal(error, undefined);
+    assert.deepEqual(summary!.instances.map(({ chats, contacts, media }) => ({ chats, contacts, media })), [{ chats: 5, contacts: 5, media: 5 }]);
+    assert.deepEqual(summary!.state, { namespaces: 3, documents: 6 });
+    assert.ok(limits.length >= 3 * 2 + 3 && limits.every((limit) => limit.endsWith(' 2')), limits.join(', '));
+    assert.deepEqual((await target.chats.list(record.id)).map((chat) => chat.name).sort(), ['Bob', 'chat 0', 'chat 1', 'chat 2', 'chat 3']);
+    assert.equal((await target.contacts.get(record.id, '551103@s.whatsapp.net'))?.name, 'contact 3');
+    assert.equal((await target.media.get(record.id, 'M3'))?.data.toString(), 'bytes 3');
+    assert.deepEqual(await target.state.get(`${record.id}:labels`, 'label3'), { i: 3 });
+  });
+
   it('with --instance, copies only that instance and its own state', async () => {
     const { source, record } = await filledSource();
     const other = filledInstanceRecord();
     await source.instances.create(other);
     const target = new MemoryStorage();
-    const { summary } = await copy(source, target, [record.id]);
+    const { summary } = await copy(source, target, { instances: [record.id] });
     assert.deepEqual(summary!.instances.map((c) => c.id), [record.id]);
     assert.equal(await target.instances.get(other.id), null);
     assert.equal(await target.state.get('sandbox:numbers', '5511999990000'), null);
@@ -91,7 +92,7 @@ describe('copyStorage (parley storage copy) between real memory stores', () => {
   it('refuses an unknown instance, an empty source and a source that cannot list its data, writing nothing', async () => {
     const { source } = await filledSource();
     const target = new MemoryStorage();
-    const unknown = await copy(source, target, ['ins_nope']);
+    const unknown = await copy(source, target, { instances: ['ins_nope'] });
     assert.ok(unknown.error instanceof StorageCopyError && unknown.error.reason === 'usage');
     assert.equal(unknown.error.message, 'no such instance in the source: ins_nope');
     const empty = await copy(new MemoryStorage(), target);

@@ -6,6 +6,7 @@ export { describeStorageConformance, type StorageHarness } from './storage-confo
 export { describeClusterStoreConformance } from './cluster-store-conformance.js';
 export { describeSignalsConformance, type SignalsHarness } from './signals-conformance.js';
 export { describeMessagePageCases } from './storage-message-pages.cases.js';
+export { scanAll } from './scan-all.js';
 export { filledInstanceRecord, messageRecord, newDelivery } from './storage-fixtures.js';
 export { exampleContent } from './channel-conformance-examples.js';
 export { startHttpReceiver, type HttpReceiver, type ReceivedRequest, type ReceiverReply, type Responder } from './http-receiver.js';

@@ -1,28 +1,15 @@
 import assert from 'node:assert/strict';
-import type { ScanPage, ScanRequest } from '@parley/core';
+import { scanAll } from './scan-all.js';
 import { describe, it } from './test-runner.js';
 import { filledInstanceRecord, messageRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type StorageHarness } from './storage-harness.js';
-
-/** Every item of a scan, read in pages of `limit`, checking that each page stays within it. */
-async function scanAll<T>(scan: (request: ScanRequest) => Promise<ScanPage<T>>, limit: number): Promise<T[]> {
-  const items: T[] = [];
-  let after: string | undefined;
-  for (;;) {
-    const page = await scan({ limit, ...(after === undefined ? {} : { after }) });
-    assert.ok(page.items.length <= limit, `a page holds at most ${limit} items`);
-    items.push(...page.items);
-    if (page.next === undefined) return items;
-    after = page.next;
-  }
-}
 
 /** Code-unit order, as every back end's scans order ids. */
 const sorted = (values: string[]) => [...values].sort();
 
 /**
- * The enumerations `parley storage copy` reads an instance with: claims, every message, media ids,
- * auth state entries and state namespaces, each in keyset pages that list every item exactly once,
+ * The enumerations `parley storage copy` reads an instance with: claims, every message, chats,
+ * contacts, media ids, auth state entries, state namespaces and their documents, each in keyset pages that list every item exactly once,
  * in order, and nothing of another instance.
  */
 export function describeScanCases(harness: StorageHarness): void {
@@ -107,6 +94,44 @@ export function describeScanCases(harness: StorageHarness): void {
       assert.deepEqual(await scanAll((request) => authState.scan!(instance, request), 2), expected.filter((e) => e.id !== '10'));
       await authState.clear(instance);
       assert.deepEqual((await authState.scan(instance, { limit: 3 })).items, []);
+    }));
+
+    it('chats.scan and contacts.scan page through an instance\'s chats and contacts by id, whole, and nothing of another instance', () => withStorage(harness, async ({ chats, contacts }) => {
+      assert.ok(chats.scan, 'chats.scan is implemented');
+      assert.ok(contacts.scan, 'contacts.scan is implemented');
+      const instance = uniqueId('ins');
+      // Activity against id order: a scan orders by id, not as list does.
+      const ids = ['5511999990003@s.whatsapp.net', '120363000000000001@g.us', '5511999990001@s.whatsapp.net', '123@lid', '5511999990002@s.whatsapp.net'];
+      for (const [i, id] of ids.entries()) {
+        await chats.upsert(instance, { id, name: `chat ${i}`, timestamp: 1_700_000_000 + i, unreadCount: i });
+        await contacts.upsert(instance, { id, name: `contact ${i}`, notify: `n${i}` });
+      }
+      await chats.upsert(uniqueId('other'), { id: ids[0]! });
+      await contacts.upsert(uniqueId('other'), { id: ids[0]! });
+      const byId = <T extends { id: string }>(items: T[]) => [...items].sort((a, b) => (a.id < b.id ? -1 : 1));
+      for (const limit of [1, 2, 5, 50]) {
+        assert.deepEqual(await scanAll((request) => chats.scan!(instance, request), limit), byId(await chats.list(instance)), `chats, pages of ${limit}`);
+        assert.deepEqual(await scanAll((request) => contacts.scan!(instance, request), limit), byId(await contacts.list(instance)), `contacts, pages of ${limit}`);
+      }
+      const first = await chats.scan(instance, { limit: 2 });
+      await chats.delete(instance, first.items[1]!.id);
+      const rest = await scanAll((request) => chats.scan!(instance, { ...request, after: request.after ?? first.next! }), 2);
+      assert.deepEqual(rest.map((chat) => chat.id), sorted(ids).slice(2), 'a scan goes on from a position whose chat was deleted');
+      await contacts.clear(instance);
+      assert.deepEqual(await contacts.scan(instance, { limit: 3 }), { items: [] });
+    }));
+
+    it('state.scan pages through the documents of one namespace by id, with their values', () => withStorage(harness, async ({ state }) => {
+      assert.ok(state.scan, 'state.scan is implemented');
+      const ns = uniqueId('ins') + ':labels';
+      const ids = ['b', 'a', 'c10', 'c2', 'A', 'z:1'];
+      for (const [i, id] of ids.entries()) await state.put(ns, id, { id, n: i, nested: [i, { on: i % 2 === 0 }] });
+      await state.put(`${ns}x`, 'a', 'another namespace');
+      for (const limit of [1, 4, 6, 100]) assert.deepEqual(await scanAll((request) => state.scan!(ns, request), limit), await state.list(ns), `pages of ${limit}`);
+      assert.deepEqual((await scanAll((request) => state.scan!(ns, request), 2)).map((document) => document.id), sorted(ids));
+      await state.delete(ns, 'c10');
+      assert.deepEqual((await scanAll((request) => state.scan!(ns, request), 2)).map((document) => document.id), sorted(ids.filter((id) => id !== 'c10')));
+      assert.deepEqual(await state.scan(uniqueId('empty'), { limit: 5 }), { items: [] });
     }));
 
     it('state.listNamespaces lists the non-empty namespaces starting with a prefix, sorted', () => withStorage(harness, async ({ state }) => {

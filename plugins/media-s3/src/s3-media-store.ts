@@ -8,6 +8,7 @@ import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import {
   ServiceUnavailableError, describeError, inlineDisposition, systemClock, type Clock, type Logger, type MediaBlob, type MediaObject, type MediaStore,
+  type ScanPage, type ScanRequest,
 } from '@parley/core';
 import type { ResolvedS3MediaOptions } from './s3.options.js';
 
@@ -20,6 +21,19 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * PutObject.
  */
 const UPLOAD_PART_BYTES = 5 * 1024 * 1024;
+
+/** Most keys one ListObjectsV2 answers (S3's `MaxKeys` limit). */
+const LIST_PAGE_KEYS = 1000;
+
+/** The message id an object's name under its instance's prefix encodes; none for a name Parley did not write. */
+function messageIdOf(name: string): string[] {
+  if (name.includes('/')) return [];
+  try {
+    return [decodeURIComponent(name)];
+  } catch {
+    return [];
+  }
+}
 
 /** A failure of the SDK that means "no such object" (or bucket). */
 function notFound(err: unknown): boolean {
@@ -151,7 +165,24 @@ export class S3MediaStore implements MediaStore {
   }
 
   async clear(instance: string): Promise<void> {
-    await this.deleteWhere(`${this.options.prefix}${encodeURIComponent(instance)}/`, () => true);
+    await this.deleteWhere(this.instancePrefix(instance), () => true);
+  }
+
+  /**
+   * The ids of the instance's objects, one ListObjectsV2 request per page (up to 1,000 keys, S3's
+   * most), in the bucket's key order: the byte order of the URI-encoded ids (the ids' own order where
+   * they need no encoding, as message ids). The position is the last key's encoded name, passed back
+   * as `StartAfter`. Objects under the instance's prefix that Parley did not write are skipped.
+   */
+  async scanIds(instance: string, request: ScanRequest): Promise<ScanPage<string>> {
+    const prefix = this.instancePrefix(instance);
+    const page: ListObjectsV2CommandOutput = await this.call((o) => this.client.send(new ListObjectsV2Command({
+      Bucket: this.options.bucket, Prefix: prefix, MaxKeys: Math.min(request.limit, LIST_PAGE_KEYS),
+      ...(request.after === undefined ? {} : { StartAfter: `${prefix}${request.after}` }),
+    }), o));
+    const names = (page.Contents ?? []).flatMap((object) => (object.Key ? [object.Key.slice(prefix.length)] : []));
+    const ids = names.flatMap(messageIdOf);
+    return page.IsTruncated && names.length > 0 ? { items: ids, next: names.at(-1)! } : { items: ids };
   }
 
   /** Deletes the media stored more than `retentionDays` ago (by the object's last modification); answers how many. */
@@ -176,7 +207,11 @@ export class S3MediaStore implements MediaStore {
   }
 
   private key(instance: string, messageId: string): string {
-    return `${this.options.prefix}${encodeURIComponent(instance)}/${encodeURIComponent(messageId)}`;
+    return `${this.instancePrefix(instance)}${encodeURIComponent(messageId)}`;
+  }
+
+  private instancePrefix(instance: string): string {
+    return `${this.options.prefix}${encodeURIComponent(instance)}/`;
   }
 
   /** Lists the objects under `prefix` a page (1,000) at a time and deletes those `expired` picks, in one request per page. */

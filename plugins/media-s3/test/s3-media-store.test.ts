@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { PassThrough, Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import { ServiceUnavailableError, silentLogger } from '@parley/core';
-import { FakeClock, registerPlugin } from '@parley/testkit';
+import { FakeClock, registerPlugin, scanAll } from '@parley/testkit';
 import plugin, { S3MediaStore, resolveS3MediaOptions } from '../src/index.js';
 import { S3TestServer } from '../src/testing/index.js';
 
@@ -95,6 +95,31 @@ describe('@parley/media-s3 against an S3 protocol server (s3rver on loopback)', 
     assert.equal(await store.get('ins_c', 'two'), null);
     // An instance whose id starts with another's is not the other.
     assert.equal((await store.get('ins_cc', 'one'))!.data.toString(), 'kept');
+  });
+
+  it('lists the ids of one instance\'s objects in ListObjectsV2 pages (parley storage copy), without their bytes', async () => {
+    const ids = ['up_b', 'ABC', 'msg1', 'msg10', 'msg2', '3EB0/odd id?'];
+    for (const id of ids) await store.put('ins_l', id, { data: Buffer.from(id), mimetype: 'text/plain' });
+    await store.put('ins_ll', 'msg3', { data: Buffer.from('another instance'), mimetype: 'text/plain' });
+    // An object under the instance's prefix that Parley did not write (s3rver takes unsigned requests).
+    assert.equal((await fetch(`${s3.endpoint}/${s3.bucket}/test/ins_l/nested/foreign`, { method: 'PUT', body: 'x' })).status, 200);
+    // The bucket's order is the encoded ids' ('3EB0%2Fodd%20id%3F' first).
+    const expected = ['3EB0/odd id?', 'ABC', 'msg1', 'msg10', 'msg2', 'up_b'];
+    for (const limit of [1, 2, 6, 50]) assert.deepEqual(await scanAll((request) => store.scanIds('ins_l', request), limit), expected, `pages of ${limit}`);
+    await store.delete('ins_l', 'msg10');
+    assert.deepEqual(await scanAll((request) => store.scanIds('ins_l', request), 2), expected.filter((id) => id !== 'msg10'));
+    assert.deepEqual(await store.scanIds('ins_none', { limit: 10 }), { items: [] });
+  });
+
+  it('pages past S3\'s 1,000 keys a listing answers, whatever limit is asked', { timeout: 120_000 }, async () => {
+    const ids = Array.from({ length: 1_003 }, (_, i) => `M${String(i).padStart(5, '0')}`);
+    for (let at = 0; at < ids.length; at += 50) {
+      await Promise.all(ids.slice(at, at + 50).map((id) => store.put('ins_many', id, { data: Buffer.from('x'), mimetype: 'text/plain' })));
+    }
+    const pages: number[] = [];
+    assert.deepEqual(await scanAll((request) => store.scanIds('ins_many', request), 5_000, pages), ids);
+    assert.deepEqual(pages, [1_000, 3]);
+    await store.clear('ins_many');
   });
 
   it('sweeps media older than retentionDays by the store\'s time, and nothing newer', async () => {

@@ -310,6 +310,12 @@ describe('SqliteStorage query plans', () => {
       assert.match(plan("SELECT seq FROM deliveries WHERE id = 'd'"), /USING COVERING INDEX sqlite_autoindex_deliveries_1/);
       assert.match(plan('SELECT record FROM instances ORDER BY created_at, seq'), /instances_by_age/);
       assert.doesNotMatch(plan("SELECT chat FROM chats WHERE instance = 'i' ORDER BY timestamp DESC, id"), /TEMP B-TREE/);
+      // The scans of `parley storage copy`: a range of each primary key, in its order.
+      for (const [table, scan] of [['chats', "SELECT id, chat FROM chats WHERE instance = +'i' AND id > +'a' ORDER BY id LIMIT 3"],
+        ['contacts', "SELECT id, contact FROM contacts WHERE instance = +'i' AND id > +'a' ORDER BY id LIMIT 3"],
+        ['state', "SELECT id, value FROM state WHERE namespace = +'n' AND id > +'a' ORDER BY id LIMIT 3"]] as const) {
+        assert.match(plan(scan), new RegExp(`^SEARCH ${table} USING PRIMARY KEY \\((instance|namespace)=\\? AND id>\\?\\)$`));
+      }
       // The lane-head skip scan: each step seeks the next lane, then its oldest delivery.
       assert.match(
         plan("SELECT n.url FROM deliveries AS n WHERE n.dead_at IS NULL AND n.instance = 'i' AND n.url > 'u' ORDER BY n.url LIMIT 1"),

@@ -29,11 +29,11 @@ export function storageCommand(): Command {
   const storage = new Command('storage').description('operate on storage back ends directly (no server involved): copy instances between them');
   storage.command('copy')
     .description('copy instances and everything they own (messages, chats, contacts, media, auth state, state, webhooks, event log) to another back end; '
-      + 'stop the server first. Re-running converges (every write is an upsert)')
+      + 'refused while a server runs on either store: stop it first. Re-running converges (every write is an upsert)')
     .requiredOption('--from <endpoint>', `the source: ${ENDPOINT_HELP}`)
     .requiredOption('--to <endpoint>', 'the target, in the same forms as --from')
     .option('--instance <id...>', 'copy only these instances (ids); default: every instance and the server-wide state')
-    .option('--batch <n>', 'items read per page (memory holds one page and one media blob at a time)', integer(1, 100_000), 500)
+    .option('--batch <n>', 'items read per page (memory holds one page and at most one media blob at a time)', integer(1, 100_000), 500)
     .action(async (options: CopyOptions, command: Command) => {
       const json = command.optsWithGlobals<{ json?: boolean }>().json === true;
       const server = await serverModule('storage copy');
@@ -46,7 +46,6 @@ export function storageCommand(): Command {
           throw new CliError('--from and --to name the same storage: nothing to copy', ExitCode.usage);
         }
         const progress = (line: string) => process.stderr.write(`${line}\n`);
-        progress('parley storage copy: no server may run on the source or the target while it copies (docs/storage.md)');
         const logger = server.createLogger({ level: process.env.LOG_LEVEL ?? 'warn', format: 'json', destination: process.stderr }) as unknown as Parameters<typeof server.openStorage>[1];
         const source = await server.openStorage(from, logger);
         opened.push(source);

@@ -165,6 +165,12 @@ export interface ChatRepository {
   list(instance: string): Promise<Chat[]>;
   delete(instance: string, id: string): Promise<boolean>;
   clear(instance: string): Promise<void>;
+  /**
+   * Optional enumeration (for `parley storage copy`): the instance's chats in keyset pages ordered by
+   * id (code units); the position is the last chat's id. Costs the page (a range of the (instance, id)
+   * key), not the number of chats.
+   */
+  scan?(instance: string, request: ScanRequest): Promise<ScanPage<Chat>>;
 }
 
 /** Contacts (spec 2.6), fed by events and the contacts API. */
@@ -176,6 +182,8 @@ export interface ContactRepository {
   list(instance: string): Promise<Contact[]>;
   delete(instance: string, id: string): Promise<boolean>;
   clear(instance: string): Promise<void>;
+  /** Optional enumeration (for `parley storage copy`): as {@link ChatRepository.scan}, for contacts. */
+  scan?(instance: string, request: ScanRequest): Promise<ScanPage<Contact>>;
 }
 
 /** Media bytes of messages (spec 4.4), keyed by message id (or by an upload's id). */
@@ -209,8 +217,10 @@ export interface MediaRepository {
   delete(instance: string, messageId: string): Promise<boolean>;
   clear(instance: string): Promise<void>;
   /**
-   * Optional enumeration (for `parley storage copy`): the ids of the instance's blobs in pages ordered
-   * by id, without their bytes (read each with {@link get}, so memory holds one blob at a time).
+   * Optional enumeration (for `parley storage copy`): the ids of the instance's blobs in keyset pages,
+   * without their bytes (read each with {@link open} or {@link get}, so memory holds at most one blob).
+   * Databases order by id; an object store in the order of its keys (which encode the ids), stable
+   * from page to page.
    */
   scanIds?(instance: string, request: ScanRequest): Promise<ScanPage<string>>;
 }
@@ -255,4 +265,10 @@ export interface StateRepository {
    * all) that hold at least one document, sorted. An instance's own namespaces start with `<id>:`.
    */
   listNamespaces?(prefix: string): Promise<string[]>;
+  /**
+   * Optional enumeration (for `parley storage copy`): the documents of one namespace in keyset pages
+   * ordered by id (code units), the position being the last document's id; costs the page, not the
+   * namespace's size (where the back end can: Redis sorts the namespace's ids per page).
+   */
+  scan?<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>>;
 }

@@ -35,6 +35,7 @@ import { streamUpgradeHandler } from '../streams/ws-upgrade.js';
 import { AdminToken, instanceBearer, metricsVerifier } from './admin-token.js';
 import { credentialVerifier } from './credential.js';
 import { registerServerServices } from './host-services.js';
+import { ServerPresence } from '../presence/server-presence.js';
 import { ServerTokens } from './server-tokens.js';
 import type { ServerContext } from './server-context.js';
 
@@ -78,6 +79,8 @@ export class ParleyServer {
     private readonly extensions: { feeds: SubscriberFeeds; subscribers: PluginEventSubscriber[] },
     /** The MCP server at `/mcp`, unless `mcp.enabled` is false. */
     readonly mcp: McpSurface | undefined,
+    /** This server's presence record, which `parley storage copy` reads (docs/storage.md). */
+    private readonly presence: ServerPresence,
     private readonly cluster?: ClusterRuntime,
   ) {}
 
@@ -131,6 +134,7 @@ export class ParleyServer {
     const cluster = services.resolve(ServerTokens.Cluster);
     const storage = services.resolve(ServerTokens.Data);
     await storage.init();
+    const presence = new ServerPresence(storage.state, clock, logger.child({ component: 'presence' }), { version: VERSION, ...(cluster ? { node: cluster.node.id } : {}) });
     await cluster?.node.join();
     await backfillUniqueClaims(storage, plugins.drivers, clock, logger);
 
@@ -229,13 +233,15 @@ export class ParleyServer {
       },
       ...(cluster ? { relay: (instance, req, socket, head) => cluster.router.routeUpgrade(instance, req, socket, head) } : {}),
     });
-    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, extensions, mcp, cluster);
+    server = new ParleyServer(context, adminToken, http.routes, http.openapi, http, retention, upgrade, extensions, mcp, presence, cluster);
     return server;
   }
 
   /** Listens, starts webhook delivery and restores connected instances in the background. Answers the base URL. */
   async listen(): Promise<string> {
     const { config, logger } = this.context;
+    // First: `parley storage copy` refuses a store a server holds (docs/storage.md).
+    await this.presence.start();
     // Before anything listens: no client resumes into entries past the retention.
     await this.retention.start();
     // Before any event: each subscriber catches up from its cursor, then follows the bus.
@@ -259,6 +265,7 @@ export class ParleyServer {
     });
     // Port 0 (tests, benchmarks) is known only now: links in webhooks must name the real port.
     if (!config.publicUrl && config.port === 0) this.context.host.publicUrl = this.url;
+    await this.presence.listening(this.url);
     this.context.webhooks.start();
     if (this.context.outbound.queue) this.context.outbound.worker.start();
     const { registry, storage, restorer } = this.context;
@@ -365,6 +372,7 @@ export class ParleyServer {
       await this.cluster?.fanIn?.stop();
       await this.cluster?.nodeEvents?.stop();
       await this.cluster?.forwarder.close();
+      await this.presence.stop();
       await storage.close();
       logger.info('shutdown complete');
     })();

@@ -1,4 +1,4 @@
-import { LinkedAccountIndex, type InstanceRecord, type ScanPage, type ScanRequest, type Storage } from '@parley/core';
+import { LinkedAccountIndex, readMedia, writeMedia, type InstanceRecord, type MediaRepository, type ScanPage, type ScanRequest, type Storage } from '@parley/core';
 
 /** What was copied of one instance. */
 export interface InstanceCopyCounts {
@@ -16,9 +16,11 @@ export interface InstanceCopyCounts {
 export type ScanningStorage = Storage & {
   instances: Required<Pick<Storage['instances'], 'claimsOf'>> & Storage['instances'];
   messages: Required<Pick<Storage['messages'], 'scan'>> & Storage['messages'];
+  chats: Required<Pick<Storage['chats'], 'scan'>> & Storage['chats'];
+  contacts: Required<Pick<Storage['contacts'], 'scan'>> & Storage['contacts'];
   media: Required<Pick<Storage['media'], 'scanIds'>> & Storage['media'];
   authState: Required<Pick<Storage['authState'], 'scan'>> & Storage['authState'];
-  state: Required<Pick<Storage['state'], 'listNamespaces'>> & Storage['state'];
+  state: Required<Pick<Storage['state'], 'listNamespaces' | 'scan'>> & Storage['state'];
 };
 
 /** Settings of one copy. */
@@ -64,9 +66,35 @@ async function copyRecord(source: ScanningStorage, target: Storage, record: Inst
 }
 
 /**
+ * The media store both sides use (one bucket and prefix: the `location` of a `MediaStore`), whose
+ * blobs are already where the target reads them; undefined otherwise.
+ */
+function sharedMediaStore(source: Storage, target: Storage): string | undefined {
+  const location = (media: MediaRepository) => ((media as { location?: unknown }).location as string | undefined);
+  const shared = location(source.media);
+  return typeof shared === 'string' && shared === location(target.media) ? shared : undefined;
+}
+
+/**
+ * Copies the instance's media, page by page of ids, each blob streamed from the source's `open` to the
+ * target's `putStream` where they have them (an object store's), else read or written whole: memory
+ * holds one blob at most, and none of it whole when both sides stream.
+ */
+async function copyMedia(source: ScanningStorage, target: Storage, id: string, batch: number): Promise<number> {
+  return eachPage((request) => source.media.scanIds(id, request), batch, async (ids) => {
+    for (const messageId of ids) {
+      const object = await readMedia(source.media, id, messageId);
+      if (!object) continue;
+      await writeMedia(target.media, id, messageId, object.body, { mimetype: object.mimetype, ...(object.fileName === undefined ? {} : { fileName: object.fileName }) });
+    }
+  });
+}
+
+/**
  * Copies one instance and everything it owns except its state documents (copied by namespace, see
- * `copyStorage`): the record with its claims, messages, chats, contacts, media (one blob in memory at
- * a time), channel auth state, the event log and the outbound queue's paused flag. Every write is an
+ * `copyStorage`): the record with its claims, messages, chats, contacts, media (none when both sides
+ * use one media store), channel auth state, the event log and the outbound queue's paused flag, each
+ * in pages of `batch`. Every write is an
  * upsert, so a re-run converges on the source.
  */
 export async function copyInstance(source: ScanningStorage, target: Storage, record: InstanceRecord, settings: CopySettings): Promise<InstanceCopyCounts> {
@@ -81,16 +109,15 @@ export async function copyInstance(source: ScanningStorage, target: Storage, rec
     messages += items.length;
     settings.progress(`${label}: ${messages} messages`);
   });
-  const chats = await source.chats.list(id);
-  for (const chat of chats) await target.chats.upsert(id, chat);
-  const contacts = await source.contacts.list(id);
-  for (const contact of contacts) await target.contacts.upsert(id, contact);
-  const media = await eachPage((request) => source.media.scanIds(id, request), batch, async (ids) => {
-    for (const messageId of ids) {
-      const blob = await source.media.get(id, messageId);
-      if (blob) await target.media.put(id, messageId, blob);
-    }
+  const chats = await eachPage((request) => source.chats.scan(id, request), batch, async (items) => {
+    for (const chat of items) await target.chats.upsert(id, chat);
   });
+  const contacts = await eachPage((request) => source.contacts.scan(id, request), batch, async (items) => {
+    for (const contact of items) await target.contacts.upsert(id, contact);
+  });
+  const shared = sharedMediaStore(source, target);
+  if (shared) settings.progress(`${label}: media left in ${shared}, which the target uses too`);
+  const media = shared ? 0 : await copyMedia(source, target, id, batch);
   const authState = await eachPage((request) => source.authState.scan(id, request), batch, (entries) => target.authState.set(id, entries));
   let events = 0;
   for (let after: string | undefined, page; (page = await source.events.read({ instance: id, limit: batch, ...(after ? { after } : {}) })).length > 0;) {
@@ -100,7 +127,7 @@ export async function copyInstance(source: ScanningStorage, target: Storage, rec
   }
   await target.outbound.setPaused(id, await source.outbound.isPaused(id));
   await target.flush();
-  const counts = { id, name: record.name, messages, chats: chats.length, contacts: contacts.length, media, authState, events };
-  settings.progress(`${label}: copied ${messages} messages, ${counts.chats} chats, ${counts.contacts} contacts, ${media} media, ${authState} auth state entries, ${events} events`);
+  const counts = { id, name: record.name, messages, chats, contacts, media, authState, events };
+  settings.progress(`${label}: copied ${messages} messages, ${chats} chats, ${contacts} contacts, ${media} media, ${authState} auth state entries, ${events} events`);
   return counts;
 }

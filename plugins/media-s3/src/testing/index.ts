@@ -1,16 +1,25 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import S3rver from 's3rver';
+import { fileURLToPath } from 'node:url';
+
+/** How long s3rver may take to listen or to stop. */
+const PROCESS_TIMEOUT_MS = 15_000;
 
 /**
  * An S3 protocol server of the test's own on loopback ([s3rver](https://github.com/jamhall/s3rver),
  * files in a temporary directory), with one bucket. It accepts the credentials `S3RVER` / `S3RVER`,
  * which {@link S3TestServer.start} puts in the environment the AWS SDK reads. For tests
  * (`@parley/media-s3/testing`; s3rver is an optional peer dependency the test installs).
+ *
+ * s3rver runs in a child process started with `--openssl-legacy-provider`: it encrypts the
+ * continuation token of a truncated ListObjectsV2 page with DES, which Node 17+ offers only from
+ * OpenSSL's legacy provider (in-process, every listing past one page failed with a 500).
  */
 export class S3TestServer {
-  private server?: S3rver;
+  private child?: ChildProcess;
   private port = 0;
 
   private constructor(private readonly directory: string, readonly bucket: string) {}
@@ -38,14 +47,37 @@ export class S3TestServer {
 
   /** Stops answering (connections refused) and keeps the stored objects. */
   async pause(): Promise<void> {
-    await this.server?.close();
-    this.server = undefined;
+    const child = this.child;
+    this.child = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = once(child, 'exit');
+    child.send('stop');
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_TIMEOUT_MS);
+    await exited;
+    clearTimeout(timer);
   }
 
   /** Answers again on the same port, with the objects stored before. */
   async listen(): Promise<void> {
-    this.server = new S3rver({ address: '127.0.0.1', port: this.port, silent: true, directory: this.directory, configureBuckets: [{ name: this.bucket }] });
-    this.port = (await this.server.run()).port;
+    const entry = fileURLToPath(new URL('./s3rver-process.js', import.meta.url));
+    const child = fork(entry, [this.directory, String(this.port), this.bucket], { execArgv: ['--openssl-legacy-provider'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_TIMEOUT_MS);
+    const waiting = new AbortController();
+    const exited = once(child, 'exit', { signal: waiting.signal }).then(([code]) => {
+      throw new Error(`s3rver exited before it listened (code ${String(code)})`);
+    });
+    exited.catch(() => undefined);
+    try {
+      const [message] = await Promise.race([once(child, 'message', { signal: waiting.signal }) as Promise<[{ port: number }]>, exited]);
+      this.port = message.port;
+    } finally {
+      waiting.abort();
+      clearTimeout(timer);
+    }
+    // The test's process may end without stopping it: the closed IPC channel then stops it.
+    child.unref();
+    child.channel?.unref();
+    this.child = child;
   }
 
   /** Stops and deletes the stored objects. */

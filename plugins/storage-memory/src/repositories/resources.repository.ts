@@ -1,6 +1,6 @@
-import { mergeChat, mergeContact, type Chat, type ChatRepository, type Contact, type ContactRepository } from '@parley/core';
+import { mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import { copyOf } from '../copy.js';
-import { byId, Partitions } from '../partitions.js';
+import { byId, keysAfter, Partitions } from '../partitions.js';
 
 /** Chats and contacts: one map per instance, merged by the core merge of the repository contract. */
 class MemoryResourceRepository<T extends { id: string }> {
@@ -25,6 +25,12 @@ class MemoryResourceRepository<T extends { id: string }> {
 
   async list(instance: string): Promise<T[]> {
     return [...this.resources.peek(instance).values()].sort(this.order).map(copyOf);
+  }
+
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
+    const partition = this.resources.peek(instance);
+    const items = keysAfter(partition, request.after, request.limit).map((id) => copyOf(partition.get(id)!));
+    return scanPage(items, request.limit, (resource) => resource.id);
   }
 
   async delete(instance: string, id: string): Promise<boolean> {

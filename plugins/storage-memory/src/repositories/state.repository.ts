@@ -1,6 +1,6 @@
-import type { StateRepository } from '@parley/core';
+import { scanPage, type ScanPage, type ScanRequest, type StateRepository } from '@parley/core';
 import { copyOf } from '../copy.js';
-import { byId, Partitions } from '../partitions.js';
+import { byId, keysAfter, Partitions } from '../partitions.js';
 
 export class MemoryStateRepository implements StateRepository {
   private readonly documents = new Partitions<unknown>();
@@ -20,6 +20,12 @@ export class MemoryStateRepository implements StateRepository {
 
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
     return [...this.documents.peek(namespace)].map(([id, value]) => ({ id, value: copyOf(value as T) })).sort(byId);
+  }
+
+  async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
+    const partition = this.documents.peek(namespace);
+    const items = keysAfter(partition, request.after, request.limit).map((id) => ({ id, value: copyOf(partition.get(id) as T) }));
+    return scanPage(items, request.limit, (document) => document.id);
   }
 
   async listNamespaces(prefix: string): Promise<string[]> {

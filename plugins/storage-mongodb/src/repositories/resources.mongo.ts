@@ -1,5 +1,5 @@
 import type { Collection, Db, Sort } from 'mongodb';
-import type { Chat, ChatRepository, Contact, ContactRepository } from '@parley/core';
+import { scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
 import { documentToResource, mergeUpsert, type PartitionedDocument } from '../mongo-mappings.js';
@@ -33,6 +33,13 @@ class MongoResourceRepository<T extends { id: string }> {
   async list(instance: string): Promise<T[]> {
     const documents = await this.connection.run((db) => this.untyped(db).find({ instance }).sort(this.order).toArray());
     return documents.map((document) => documentToResource(document as unknown as PartitionedDocument<T>));
+  }
+
+  /** A range of the unique (instance, id) index. */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
+    const filter = request.after === undefined ? { instance } : { instance, id: { $gt: request.after } };
+    const documents = await this.connection.run((db) => this.untyped(db).find(filter).sort({ id: 1 }).limit(request.limit).toArray());
+    return scanPage(documents.map((document) => documentToResource(document as unknown as PartitionedDocument<T>)), request.limit, (resource) => resource.id);
   }
 
   async delete(instance: string, id: string): Promise<boolean> {

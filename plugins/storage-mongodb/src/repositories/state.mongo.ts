@@ -1,4 +1,4 @@
-import type { StateRepository } from '@parley/core';
+import { scanPage, type ScanPage, type ScanRequest, type StateRepository } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
 import { documentToState, stateToDocument } from '../mongo-mappings.js';
@@ -24,6 +24,13 @@ export class MongoStateRepository implements StateRepository {
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
     const documents = await this.connection.run((db) => this.collections.state(db).find({ namespace }).sort({ id: 1 }).toArray());
     return documents.map((document) => ({ id: document.id, value: documentToState<T>(document) }));
+  }
+
+  /** A range of the unique (namespace, id) index. */
+  async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
+    const filter = request.after === undefined ? { namespace } : { namespace, id: { $gt: request.after } };
+    const documents = await this.connection.run((db) => this.collections.state(db).find(filter).sort({ id: 1 }).limit(request.limit).toArray());
+    return scanPage(documents.map((document) => ({ id: document.id, value: documentToState<T>(document) })), request.limit, (document) => document.id);
   }
 
   async listNamespaces(prefix: string): Promise<string[]> {

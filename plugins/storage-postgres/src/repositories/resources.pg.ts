@@ -1,4 +1,6 @@
-import { decodeStored, encodeStored, mergeChat, mergeContact, type Chat, type ChatRepository, type Contact, type ContactRepository } from '@parley/core';
+import {
+  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest,
+} from '@parley/core';
 import type { PgDatabase } from '../pg-database.js';
 
 /** Where one kind of resource is stored. Table and column names are constants of this file, never input. */
@@ -52,6 +54,14 @@ class PgResourceRepository<T extends { id: string }> {
     const { table, column, order } = this.spec;
     return (await this.db.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 ORDER BY ${order}`, [instance]))
       .map((row) => decodeStored<T>(row.doc));
+  }
+
+  /** A range of the primary key (instance, id). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
+    const { table, column } = this.spec;
+    const rows = await this.db.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id > $2 ORDER BY id LIMIT $3`,
+      [instance, request.after ?? '', request.limit]);
+    return scanPage(rows.map((row) => decodeStored<T>(row.doc)), request.limit, (resource) => resource.id);
   }
 
   async delete(instance: string, id: string): Promise<boolean> {

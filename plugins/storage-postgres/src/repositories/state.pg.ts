@@ -1,4 +1,4 @@
-import { decodeStored, encodeStored, type Fence, type StateRepository } from '@parley/core';
+import { decodeStored, encodeStored, scanPage, type Fence, type ScanPage, type ScanRequest, type StateRepository } from '@parley/core';
 import { writeStatements } from '../cluster/fenced.js';
 import type { PgDatabase } from '../pg-database.js';
 
@@ -23,6 +23,13 @@ export class PgStateRepository implements StateRepository {
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
     return (await this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = $1 ORDER BY id', [namespace]))
       .map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
+  }
+
+  /** A range of the primary key (namespace, id). */
+  async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
+    const rows = await this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3',
+      [namespace, request.after ?? '', request.limit]);
+    return scanPage(rows.map((row) => ({ id: row.id, value: decodeStored<T>(row.value) })), request.limit, (document) => document.id);
   }
 
   /** A range of the primary key, the prefix compared literally as in {@link clearPrefix}. */

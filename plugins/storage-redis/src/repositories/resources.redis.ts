@@ -1,4 +1,5 @@
-import type { Chat, ChatRepository, Contact, ContactRepository } from '@parley/core';
+import type { Chat, ChatRepository, Contact, ContactRepository, ScanPage, ScanRequest } from '@parley/core';
+import { hashEntriesAfter } from '../hash-scan.js';
 import { updateHashDocument, type DocumentGuesses } from '../hash-document.js';
 import { compareIds, definedFields } from '../record-fields.js';
 import type { RedisConnection } from '../redis-connection.js';
@@ -37,6 +38,13 @@ class RedisResourceRepository<T extends { id: string }> {
   async list(instance: string): Promise<T[]> {
     const all = await this.connection.run((client) => client.hVals(this.key(instance)));
     return all.map((raw) => JSON.parse(raw) as T).sort(this.order);
+  }
+
+  /** A page of the hash sorted by id (see {@link hashEntriesAfter}). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
+    const { entries, next } = await this.connection.run((client) => hashEntriesAfter(client, this.key(instance), request.after, request.limit));
+    const items = entries.map(([, raw]) => JSON.parse(raw) as T);
+    return next === undefined ? { items } : { items, next };
   }
 
   async delete(instance: string, id: string): Promise<boolean> {

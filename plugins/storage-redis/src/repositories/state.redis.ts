@@ -1,5 +1,6 @@
-import type { Fence, StateRepository } from '@parley/core';
+import type { Fence, ScanPage, ScanRequest, StateRepository } from '@parley/core';
 import { clearPrefixLua, type FencedWrites } from '../cluster/fenced-writes.js';
+import { hashEntriesAfter } from '../hash-scan.js';
 import { compareIds } from '../record-fields.js';
 import { LuaScript } from '../lua-script.js';
 import type { RedisConnection } from '../redis-connection.js';
@@ -43,6 +44,13 @@ export class RedisStateRepository implements StateRepository {
     return Object.entries(all)
       .sort(([a], [b]) => compareIds(a, b))
       .map(([id, raw]) => ({ id, value: JSON.parse(raw) as T }));
+  }
+
+  /** A page of the namespace's hash sorted by id (see {@link hashEntriesAfter}). */
+  async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
+    const { entries, next } = await this.connection.run((client) => hashEntriesAfter(client, this.keys.state(namespace), request.after, request.limit));
+    const items = entries.map(([id, raw]) => ({ id, value: JSON.parse(raw) as T }));
+    return next === undefined ? { items } : { items, next };
   }
 
   /** The namespaces set holds every namespace ever written: those left empty are left out (one HLEN each, pipelined). */

@@ -1,4 +1,6 @@
-import { decodeStored, encodeStored, mergeChat, mergeContact, type Chat, type ChatRepository, type Contact, type ContactRepository } from '@parley/core';
+import {
+  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest,
+} from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 /** Where and how one kind of resource is stored. Table and column names are constants of this file, never input. */
@@ -25,11 +27,13 @@ class SqliteResourceRepository<T extends { id: string }> {
    * compared in full at every lookup (bench/rest-send, issue 26).
    */
   private readonly select: string;
+  private readonly scanSql: string;
 
   constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T>) {
     const columns = ['instance', 'id', ...Object.keys(spec.sortColumns), spec.column];
     this.insert = `INSERT OR REPLACE INTO ${spec.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
     this.select = `SELECT ${spec.column} FROM ${spec.table} WHERE instance = +? AND id = +?`;
+    this.scanSql = `SELECT id, ${spec.column} FROM ${spec.table} WHERE instance = +? AND id > +? ORDER BY id LIMIT ?`;
   }
 
   async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
@@ -51,6 +55,12 @@ class SqliteResourceRepository<T extends { id: string }> {
     const { table, column, order } = this.spec;
     return this.db.all<Record<string, string>>(`SELECT ${column} FROM ${table} WHERE instance = +? ORDER BY ${order}`, [instance])
       .map((row) => decodeStored<T>(row[column]!));
+  }
+
+  /** A range of the primary key (instance, id). */
+  async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
+    const items = this.db.all<Record<string, string>>(this.scanSql, [instance, request.after ?? '', request.limit]).map((row) => decodeStored<T>(row[this.spec.column]!));
+    return scanPage(items, request.limit, (resource) => resource.id);
   }
 
   async delete(instance: string, id: string): Promise<boolean> {

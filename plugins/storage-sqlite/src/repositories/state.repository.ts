@@ -1,4 +1,4 @@
-import { decodeStored, encodeStored, type StateRepository } from '@parley/core';
+import { decodeStored, encodeStored, scanPage, type ScanPage, type ScanRequest, type StateRepository } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 export class SqliteStateRepository implements StateRepository {
@@ -20,6 +20,13 @@ export class SqliteStateRepository implements StateRepository {
   async list<T = unknown>(namespace: string): Promise<{ id: string; value: T }[]> {
     return this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = +? ORDER BY id', [namespace])
       .map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
+  }
+
+  /** A range of the primary key (namespace, id). */
+  async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
+    const items = this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = +? AND id > +? ORDER BY id LIMIT ?',
+      [namespace, request.after ?? '', request.limit]).map((row) => ({ id: row.id, value: decodeStored<T>(row.value) }));
+    return scanPage(items, request.limit, (document) => document.id);
   }
 
   /** A range of the primary key, the prefix compared literally as in {@link clearPrefix}. */
