@@ -225,7 +225,7 @@ describe('Cloud API: documented requests and bad input', () => {
 });
 
 describe('Cloud API on a server that refuses private network URLs, with a small media body limit', () => {
-  it('refuses a media link on a private address through the same guard, without fetching it, and an upload over the limit', async () => {
+  it('refuses a media link and a previewed link on a private address through the same guard, without fetching them, and an upload over the limit', async () => {
     const t = await startTestServer({ config: { allowPrivateUrls: false, mediaBodyLimitBytes: 4096 } });
     const media = await MediaServer.start({ '/photo.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' } });
     try {
@@ -234,7 +234,12 @@ describe('Cloud API on a server that refuses private network URLs, with a small 
       assert.equal(res.status, 400);
       assert.equal(res.body.error.code, 100);
       assert.match(res.body.error.error_data.details, /private network address .*PARLEY_ALLOW_PRIVATE_URLS/);
+      // preview_url fetches the text's link through the same guard.
+      const preview = await cloudRequest(t, alice.key, 'POST', `/${CLOUD_VERSION}/${alice.id}/messages`, { messaging_product: 'whatsapp', to: '5511900000812', type: 'text', text: { preview_url: true, body: `See ${media.url}/photo.jpg` } });
+      assert.deepEqual([preview.status, preview.body.error?.code], [400, 100], JSON.stringify(preview.body));
+      assert.match(preview.body.error.error_data.details, /^body\.text link points to a private network address/);
       assert.equal(media.totalHits(), 0);
+      assert.equal((await t.client(alice.key).call('listChats')).data.length, 0, 'nothing sent');
       const form = new FormData();
       form.append('messaging_product', 'whatsapp');
       form.append('file', new Blob([new Uint8Array(SAMPLES.mp4)], { type: 'video/mp4' }), 'clip.mp4');
