@@ -133,17 +133,23 @@ describe('Cloud API: documented requests and bad input', () => {
     expectCloudError({ status: foreign.status, body: await foreign.json() }, 400, 100, `Object with ID '${p.bob.id}'`, 33);
   });
 
-  it('reads the business profile Parley has and writes about, refusing the members a linked device cannot change', async () => {
+  it('reads the business profile Parley has, about included, and writes about, refusing the members a linked device cannot change', async () => {
     const profilePath = `/${CLOUD_VERSION}/${p.alice.id}/whatsapp_business_profile`;
     const read = await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about,description,vertical`);
     assert.deepEqual(read, { status: 200, body: { data: [{ messaging_product: 'whatsapp' }] } });
     const about = await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'Open 9am to 6pm' });
     assert.deepEqual(about, { status: 200, body: { success: true } });
+    // Read back as the Cloud API answers it, with and without ?fields=.
+    assert.deepEqual(await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about,description`), { status: 200, body: { data: [{ about: 'Open 9am to 6pm', messaging_product: 'whatsapp' }] } });
+    const whole = (await cloudRequest(p.t, p.alice.key, 'GET', profilePath)).body.data[0];
+    assert.deepEqual([whole.about, Object.keys(whole).sort()], ['Open 9am to 6pm', ['about', 'messaging_product', 'profile_picture_url']]);
+    assert.deepEqual((await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=vertical`)).body, { data: [{ messaging_product: 'whatsapp' }] });
     const seen = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
     assert.equal(JSON.stringify(seen).includes('Open 9am to 6pm'), true, JSON.stringify(seen));
     expectCloudError(await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'x', email: 'a@b.c', websites: ['https://x'] }), 400, 100, 'email, websites cannot be changed through Parley');
     const after = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
     assert.deepEqual(after, seen, 'a refused update changes nothing, about included');
+    assert.equal((await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about`)).body.data[0].about, 'Open 9am to 6pm');
   });
 
   it('refuses missing and wrong tokens and another instance\'s phone number id, in the Cloud API\'s envelope', async () => {
