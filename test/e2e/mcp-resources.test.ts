@@ -57,6 +57,38 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     assert.equal(mcp.updated.includes(chatsOf(alice)), false);
   });
 
+  it('a message the agent sends and its read status notify the messages resource, readable once told (fed after the event log)', async () => {
+    await mcp.client.subscribeResource({ uri: messagesOf(alice, bob) });
+    mcp.updated.length = 0;
+    const sent = toolJson(await mcp.client.callTool({ name: 'send_text', arguments: { to: bob.number, text: 'told and readable' } })).data.key.id as string;
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update of the send');
+    // Told once the event is in the log: the resource read at once shows the message.
+    assert.equal((await read(mcp, messagesOf(alice, bob)))[0].key.id, sent);
+    await t.waitFor(async () => (await t.client(bob.key).call('getMessage', { params: { messageId: sent } })).status === 200, 5000, 'the message at bob');
+    mcp.updated.length = 0;
+    assert.equal((await t.client(bob.key).call('updateChat', { params: { jid: alice.number }, query: { action: 'markRead', value: true } })).status, 200);
+    await t.waitFor(() => t.events.find((e) => e.type === 'message.status' && e.instance === alice.id && e.messageId === sent && e.status === 'read'), 5000, 'the read status');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update of the read status');
+    assert.equal((await read(mcp, messagesOf(alice, bob)))[0].status, 'READ');
+    await mcp.client.unsubscribeResource({ uri: messagesOf(alice, bob) });
+  });
+
+  it('a chat named by a phone number reads, but is subscribed to only by its id (events name chats by id: it would never be told)', async () => {
+    const byNumber = `parley://instances/${alice.id}/chats/${bob.number}/messages`;
+    assert.ok((await read(mcp, byNumber)).length > 0, 'read as the REST path reads it');
+    const refused = await mcpError(mcp.client.subscribeResource({ uri: byNumber }));
+    assert.equal(refused.code, RESOURCE_NOT_FOUND);
+    assert.match(refused.message, new RegExp(`the instance has no chat of id ${bob.number}; subscribe by a chat id as the chats resource lists it`));
+    const notYet = await mcpError(mcp.client.subscribeResource({ uri: `parley://instances/${alice.id}/chats/${encodeURIComponent(jidOf('5511900000599'))}/messages` }));
+    assert.equal(notYet.code, RESOURCE_NOT_FOUND);
+    // By its id it is told.
+    await mcp.client.subscribeResource({ uri: messagesOf(alice, bob) });
+    mcp.updated.length = 0;
+    await deliverText(t, bob, alice, 'told by id');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update');
+    await mcp.client.unsubscribeResource({ uri: messagesOf(alice, bob) });
+  });
+
   it('an instance key reaches no other instance: resources, subscriptions and tools are refused', async () => {
     for (const uri of [chatsOf(bob), messagesOf(bob, alice), 'parley://instances/ins_nothere/chats', 'https://example.com/x']) {
       assert.equal((await mcpError(mcp.client.readResource({ uri }))).code, RESOURCE_NOT_FOUND, uri);
