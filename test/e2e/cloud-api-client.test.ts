@@ -230,4 +230,21 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     assert.equal(receiver.requests.filter((r) => r.method === 'GET').length, 2, 'no request to a URL the instance does not deliver to');
     receiver.respond({});
   });
+  it('a client sending in a loop is paced by the instance\'s policy: the sends wait in its queue, none goes around it', async () => {
+    const before = (await t.client(alice.key).call('getQueuePolicy')).data;
+    assert.equal((await t.request('PUT', `/${alice.key}/queue/policy`, { perMinute: null, perHour: null, minGapMs: 600_000, jitterMs: 0, recipientGapMs: 0, quietHours: null, typing: { enabled: false } })).status, 200);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await send(new M.Text(`loop ${i}`)));
+      const queued = (await t.client(alice.key).call('listQueue', { query: { limit: 10 } })).data;
+      const waiting = queued.filter((m) => ids.includes(m.key.id));
+      assert.ok(waiting.length >= 2 && waiting.every((m) => ['queued', 'scheduled'].includes(m.queue?.state ?? '')), JSON.stringify(queued.map((m) => m.queue)));
+      await t.settle();
+      const arrived = t.events.filter((e) => e.type === 'message' && e.instance === bob.id && ids.includes((e as any).message.id));
+      assert.ok(arrived.length <= 1, `${arrived.length} of the loop's sends arrived at once`);
+      for (const m of waiting) assert.equal((await t.client(alice.key).call('cancelQueuedSend', { params: { messageId: m.key.id } })).status, 200);
+    } finally {
+      assert.equal((await t.request('PUT', `/${alice.key}/queue/policy`, before)).status, 200);
+    }
+  });
 });
