@@ -75,6 +75,38 @@ describe('Cloud API: documented requests and bad input', () => {
     assert.deepEqual((await p.received(plain.body.messages[0].id)).message.content, { type: 'text', body: 'No link in this one' });
   });
 
+  it('sends the documented edges: a reaction removed by an empty emoji, biz_opaque_callback_data, a group by its JID, two contacts at once', async () => {
+    const first = await post({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'react to me' }, biz_opaque_callback_data: 'order-4711' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const id = first.body.messages[0].id as string;
+    await p.received(id);
+    const reacted = await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: id, emoji: '👍' } });
+    await p.received(reacted.body.messages[0].id);
+    const removed = await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: id, emoji: '' } });
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    // A reaction without its emoji is the removal, as the channel delivers it.
+    assert.deepEqual((await p.received(removed.body.messages[0].id)).message.content, { type: 'reaction', messageId: id });
+
+    const group = (await p.t.client(p.alice.key).call('createGroup', { body: { name: 'Cloud group', participants: [BOB] } })).data;
+    const toGroup = await post({ messaging_product: 'whatsapp', recipient_type: 'group', to: group.id, type: 'text', text: { body: 'hello group' } });
+    assert.equal(toGroup.status, 200, JSON.stringify(toGroup.body));
+    assert.deepEqual(toGroup.body.contacts, [{ input: group.id, wa_id: group.id.replace(/@g\.us$/, '') }]);
+    const inGroup = await p.received(toGroup.body.messages[0].id);
+    assert.deepEqual([inGroup.message.chatJid, inGroup.message.content], [group.id, { type: 'text', body: 'hello group' }]);
+
+    const two = await post({
+      messaging_product: 'whatsapp', to: BOB, type: 'contacts', contacts: [
+        { name: { formatted_name: 'Ana Lima', first_name: 'Ana' }, phones: [{ phone: '+55 11 90000-0001', type: 'CELL', wa_id: '5511900000001' }], org: { company: 'Acme' } },
+        { name: { formatted_name: 'Bruno' }, phones: [{ phone: '+5511900000003' }], emails: [{ email: 'b@example.com' }] },
+      ],
+    });
+    assert.equal(two.status, 200, JSON.stringify(two.body));
+    const cards = (await p.received(two.body.messages[0].id)).message.content as { type: string; contacts: { formattedName: string; vcard: string }[] };
+    assert.deepEqual([cards.type, cards.contacts.map((c) => c.formattedName)], ['contacts', ['Ana Lima', 'Bruno']]);
+    assert.match(cards.contacts[0]!.vcard, /waid=5511900000001:/);
+    assert.match(cards.contacts[1]!.vcard, /5511900000003/);
+  });
+
   it('honours Idempotency-Key like every send: a retry answers the first send\'s id and sends nothing more', async () => {
     const send = () => fetch(`${p.t.url}/${CLOUD_VERSION}/${p.alice.id}/messages`, {
       method: 'POST', headers: { authorization: `Bearer ${p.alice.key}`, 'content-type': 'application/json', 'idempotency-key': 'cloud-retry-1' },
