@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import { deliverText, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
 import { connectMcp, mcpError, toolJson, type McpTestClient } from '../support/mcp-client.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -99,6 +99,16 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     assert.match(refused.message, /\binstance is not allowed/);
     const send = await mcpError(mcp.client.callTool({ name: 'send_text', arguments: { instance: bob.id, to: alice.number, text: 'x' } }));
     assert.match(send.message, /\binstance is not allowed/);
+    // Nor through what another instance's data is named by: a message only bob and carol have is not alice's to quote or react to.
+    const carol = await phone(t, 'carol', '5511900000503');
+    const theirs = await deliverText(t, bob, carol, 'between bob and carol');
+    for (const [name, args] of [['reply_text', { messageId: theirs, to: bob.number, text: 'x' }], ['send_reaction', { msgId: theirs, text: '👍' }]] as const) {
+      const result = await mcp.client.callTool({ name, arguments: args });
+      assert.equal(result.isError, true, name);
+      assert.equal(JSON.parse((result.content as { text: string }[])[0]!.text).error.code, 'message_not_found', name);
+    }
+    assert.deepEqual(toolJson(await mcp.client.callTool({ name: 'list_chat_messages', arguments: { jid: carol.number } })).data, []);
+    assert.equal((await t.client(carol.key).call('listChatMessages', { params: { jid: bob.number } })).total, 1, 'carol got nothing more');
   });
 
   it('the admin token\'s tools take the instance, and its resources reach every instance', async () => {
