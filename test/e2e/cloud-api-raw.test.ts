@@ -184,9 +184,24 @@ describe('Cloud API: documented requests and bad input', () => {
     assert.equal((await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about`)).body.data[0].about, 'Open 9am to 6pm');
   });
 
-  it('refuses missing and wrong tokens and another instance\'s phone number id, in the Cloud API\'s envelope', async () => {
+  it('refuses missing and wrong tokens, another instance\'s phone number id, messages and uploads, in the Cloud API\'s envelope', async () => {
     const body = { messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' } };
+    // Dave's message to bob and dave's upload are not alice's to quote, react to, mark read, send or describe.
+    const dave = await p.t.connectedSandbox({ name: 'dave', number: '5511900000804' });
+    const theirs = (await p.sendVia('sendText', { to: BOB, text: 'from dave' }, { id: dave.id, key: dave.key, number: '5511900000804', jid: '5511900000804@s.whatsapp.net' })).key.id as string;
+    await p.received(theirs);
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('file', new Blob([new Uint8Array(SAMPLES.png)], { type: 'image/png' }), 'dave.png');
+    const upload = (await (await fetch(`${p.t.url}/${CLOUD_VERSION}/${dave.id}/media`, { method: 'POST', headers: { authorization: `Bearer ${dave.key}` }, body: form })).json() as { id: string }).id;
     const before = sentCount();
+    expectCloudError(await post({ ...body, context: { message_id: theirs } }), 404, 131009, `message ${theirs} not found`);
+    expectCloudError(await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: theirs, emoji: '👍' } }), 404, 131009);
+    expectCloudError(await post({ messaging_product: 'whatsapp', status: 'read', message_id: theirs }), 404, 131009);
+    expectCloudError(await post({ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { id: upload } }), 404, 100, `media ${upload} not found`, 33);
+    expectCloudError(await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/${upload}`), 404, 100, undefined, 33);
+    expectCloudError(await cloudRequest(p.t, p.alice.key, 'DELETE', `/${CLOUD_VERSION}/${upload}`), 404, 100, undefined, 33);
+    assert.equal((await cloudRequest(p.t, dave.key, 'GET', `/${CLOUD_VERSION}/${upload}`)).body.file_size, SAMPLES.png.length, 'dave\'s upload is still there');
     expectCloudError(await cloudRequest(p.t, undefined, 'POST', `/${CLOUD_VERSION}/${p.alice.id}/messages`, body), 401, 190, 'Authorization: Bearer');
     expectCloudError(await post(body, 'not-a-key'), 401, 190);
     expectCloudError(await post(body, p.alice.key, p.bob.id), 400, 100, `Object with ID '${p.bob.id}'`, 33);
