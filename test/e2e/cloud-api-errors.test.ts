@@ -43,4 +43,30 @@ describe('Cloud API errors: the rest of the table', () => {
       await t.stop();
     }
   });
+  it('a Graph path or method Parley does not answer, and a request while the server stops, answer in the Cloud API\'s envelope', async () => {
+    const t = await startTestServer();
+    try {
+      const alice = await t.connectedSandbox({ name: 'alice', number: '5511900000921' });
+      // What whatsapp-api-js also builds (blocking users, QR codes, registration) and methods no path has.
+      for (const [method, path] of [['POST', `/${alice.id}/block_users`], ['GET', `/${alice.id}/message_qrdls`], ['POST', `/${alice.id}/register`], ['PUT', `/${alice.id}/messages`], ['GET', `/${alice.id}/messages`], ['GET', `/${alice.id}/a/b/c`]] as const) {
+        const res = await cloudRequest(t, alice.key, method, `/${CLOUD_VERSION}${path}`, method === 'GET' ? undefined : { messaging_product: 'whatsapp' });
+        const [status, code, subcode, title, details] = cloudErrorOf(res);
+        assert.deepEqual([status, code, subcode, title, res.body.error.type], [400, 100, 33, '(#100) Unsupported request', 'GraphMethodException'], `${method} ${path}`);
+        assert.equal(details, `no route ${method} /${CLOUD_VERSION}/:id${path.slice(alice.id.length + 1)} (the paths answered are listed in /docs)`);
+      }
+      // Outside the Cloud API's version segment, Parley's own model as before.
+      assert.equal((await t.request('GET', '/nothing-here')).body.error.code, 'route_not_found');
+      // What close() sets first: every request is then refused, each in its path's envelope.
+      (t.server as unknown as { shuttingDown: boolean }).shuttingDown = true;
+      try {
+        const cloud = await cloudRequest(t, alice.key, 'GET', `/${CLOUD_VERSION}/${alice.id}`);
+        assert.deepEqual(cloudErrorOf(cloud), [503, 2, undefined, '(#2) Service temporarily unavailable', 'the server is shutting down']);
+        assert.deepEqual((await t.request('GET', `/${alice.key}/instance`)).body, { status: 503, error: { code: 'shutting_down', message: 'the server is shutting down' } });
+      } finally {
+        (t.server as unknown as { shuttingDown: boolean }).shuttingDown = false;
+      }
+    } finally {
+      await t.stop();
+    }
+  });
 });

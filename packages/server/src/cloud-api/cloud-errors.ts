@@ -22,6 +22,7 @@ export const CLOUD_ERRORS: Record<string, CloudError> = {
   unauthorized: { code: 190, type: 'OAuthException', title: 'Invalid OAuth access token - Cannot parse access token', status: 401 },
   instance_not_found: { code: 190, type: 'OAuthException', title: 'Invalid OAuth access token - Cannot parse access token', status: 401 },
   phone_number_mismatch: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported request - method type: post', status: 400 },
+  route_not_found: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported request', status: 400 },
   validation_failed: { code: 100, title: 'Invalid parameter' },
   malformed_json: { code: 100, title: 'Invalid parameter' },
   media_too_large: { code: 131052, title: 'Media download error' },
