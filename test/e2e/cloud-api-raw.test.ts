@@ -224,6 +224,8 @@ describe('Cloud API: documented requests and bad input', () => {
       [{ messaging_product: 'whatsapp', to: 'not a number', type: 'text', text: { body: 'x' } }, 400, 100, 'body.to'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { caption: 'no media' } }, 400, 100, 'image needs exactly one of id and link'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { id: 'pm.000000000000000000000000' } }, 404, 100, 'media pm.000000000000000000000000 not found'],
+      [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { link: `${p.media.url}/missing.jpg` } }, 400, 131053, 'body.url could not be fetched: HTTP 404'],
+      [{ messaging_product: 'whatsapp', to: BOB, type: 'document', document: { link: 'http://127.0.0.1:9/closed.pdf', filename: 'closed.pdf' } }, 400, 131053, 'body.url could not be fetched'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'contacts', contacts: '[{"name":{}}]' }, 400, 100, 'body.contacts[0].name.formatted_name is required'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: 'nope', emoji: '👍' } }, 404, 131009, 'message nope not found'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' }, context: { message_id: 'nope' } }, 404, 131009, 'message nope not found'],
