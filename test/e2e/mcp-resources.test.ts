@@ -73,6 +73,17 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     await mcp.client.unsubscribeResource({ uri: messagesOf(alice, bob) });
   });
 
+  it('a chat deleted notifies the chat list, which reads without it', async () => {
+    const dora = await phone(t, 'dora', '5511900000504');
+    await deliverText(t, dora, alice, 'a chat to delete');
+    await mcp.client.subscribeResource({ uri: chatsOf(alice) });
+    mcp.updated.length = 0;
+    assert.equal((await t.client(alice.key).call('deleteChat', { params: { jid: dora.number } })).status, 200);
+    await t.waitFor(() => mcp.updated.includes(chatsOf(alice)), 5000, 'the chat list update');
+    assert.equal((await read(mcp, chatsOf(alice))).some((c: { id: string }) => c.id === jidOf(dora.number)), false);
+    await mcp.client.unsubscribeResource({ uri: chatsOf(alice) });
+  });
+
   it('a chat named by a phone number reads, but is subscribed to only by its id (events name chats by id: it would never be told)', async () => {
     const byNumber = `parley://instances/${alice.id}/chats/${bob.number}/messages`;
     assert.ok((await read(mcp, byNumber)).length > 0, 'read as the REST path reads it');
