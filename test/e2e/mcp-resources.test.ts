@@ -136,6 +136,10 @@ describe('MCP resources, subscriptions and who reaches what', () => {
       const chats = await read(admin, chatsOf(bob));
       assert.equal(chats[0].id, jidOf(alice.number));
       assert.deepEqual((await admin.client.listResources()).resources, []);
+      // And its subscriptions are told of any instance's events.
+      await admin.client.subscribeResource({ uri: messagesOf(bob, alice) });
+      await deliverText(t, alice, bob, 'told to the admin');
+      await t.waitFor(() => admin.updated.includes(messagesOf(bob, alice)), 5000, 'the admin session told of bob\'s message');
     } finally {
       await admin.close();
     }
