@@ -4,7 +4,7 @@ import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
 import * as M from 'whatsapp-api-js/messages';
 import type { WhatsAppAPI } from 'whatsapp-api-js';
 import { cloudClient } from '../support/cloud-api.js';
-import { MediaServer, SAMPLES, sha256Hex } from '../support/media-server.js';
+import { MediaServer, SAMPLE_FILES, SAMPLES, sha256Hex } from '../support/media-server.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 
 describe('Cloud API through the unmodified whatsapp-api-js client', () => {
@@ -20,7 +20,10 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
 
   before(async () => {
     t = await startTestServer();
-    media = await MediaServer.start({ '/cat.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' }, '/report.pdf': { body: SAMPLES.pdf, type: 'application/pdf' } });
+    media = await MediaServer.start({
+      ...SAMPLE_FILES, '/cat.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' }, '/report.pdf': { body: SAMPLES.pdf, type: 'application/pdf' },
+      '/menu.html': { body: Buffer.from('<html><head><meta property="og:title" content="The spring menu"></head></html>'), type: 'text/html' },
+    });
     receiver = await startHttpReceiver();
     const webhook = (path: string) => ({ allowWebhook: true, webhookFormat: 'cloud-api', webhookMessage: `${receiver.url}/${path}` });
     alice = await t.connectedSandbox({ name: 'alice', number: '5511900000701', webhook: webhook('alice') });
@@ -43,7 +46,7 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     return res.messages[0].id as string;
   }
 
-  it('sends every message type the client builds that the channel has, and bob receives each', async () => {
+  it('sends every message type the client builds that the channel has (media by link and by id), and bob receives each as built', async () => {
     const upload = async (data: Buffer, type: string, name: string): Promise<string> => {
       const form = new FormData();
       form.append('messaging_product', 'whatsapp');
@@ -56,14 +59,20 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     const ogg = await upload(SAMPLES.ogg, 'audio/ogg', 'note.ogg');
     const webp = await upload(SAMPLES.webp, 'image/webp', 'sticker.webp');
     const mp4 = await upload(SAMPLES.mp4, 'video/mp4', 'clip.mp4');
+    const pdf = await upload(SAMPLES.pdf, 'application/pdf', 'upload.pdf');
     const ids: Record<string, string> = {};
     ids.text = await send(new M.Text('hello from the cloud api', false));
+    ids.preview = await send(new M.Text(`Our menu: ${media.url}/menu.html`, true));
     ids.imageLink = await send(new M.Image(`${media.url}/cat.jpg`, false, 'a cat'));
     ids.imageId = await send(new M.Image(png, true, 'uploaded'));
     ids.audio = await send(new M.Audio(ogg, true, true));
+    ids.audioLink = await send(new M.Audio(`${media.url}/a.mp3`));
     ids.video = await send(new M.Video(mp4, true, 'a clip'));
+    ids.videoLink = await send(new M.Video(`${media.url}/a.mp4`, false, 'a linked clip'));
     ids.sticker = await send(new M.Sticker(webp, true));
+    ids.stickerLink = await send(new M.Sticker(`${media.url}/a.webp`));
     ids.document = await send(new M.Document(`${media.url}/report.pdf`, false, undefined, 'report.pdf'));
+    ids.documentId = await send(new M.Document(pdf, true, 'the quarter', 'q3.pdf'));
     ids.location = await send(new M.Location(-46.63, -23.55, 'Praça da Sé', 'São Paulo'));
     ids.contacts = await send(new M.Contacts([new M.Name('Ana Lima', 'Ana'), new M.Phone('+55 11 90000-0001', 'CELL', '5511900000001'), new M.Organization('Acme')]));
     ids.buttons = await send(new M.Interactive(new M.ActionButtons(new M.Button('yes', 'Yes'), new M.Button('no', 'No')), new M.Body('Agree?'), new M.Header('Terms'), new M.Footer('Reply below')));
@@ -74,23 +83,37 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
 
     const received = await t.waitFor(() => {
       const got = t.events.filter((e) => e.type === 'message' && e.instance === bob.id).map((e) => (e as any).message);
-      return got.length >= 14 ? got : undefined;
-    }, 10_000, 'bob to receive the fourteen messages');
+      return got.length >= Object.keys(ids).length ? got : undefined;
+    }, 10_000, `bob to receive the ${Object.keys(ids).length} messages`);
     const byId = new Map(received.map((m: any) => [m.id, m]));
     assert.deepEqual(byId.get(ids.text).content, { type: 'text', body: 'hello from the cloud api' });
     assert.equal(byId.get(ids.imageLink).content.type, 'image');
     assert.equal(byId.get(ids.imageLink).content.media.caption, 'a cat');
     assert.equal(byId.get(ids.imageId).content.media.mimeType, 'image/png');
-    assert.equal(byId.get(ids.audio).content.type, 'audio');
-    assert.deepEqual([byId.get(ids.video).content.type, byId.get(ids.video).content.media.mimeType, byId.get(ids.video).content.media.caption], ['video', 'video/mp4', 'a clip']);
-    assert.equal(byId.get(ids.sticker).content.type, 'sticker');
-    assert.equal(byId.get(ids.document).content.type, 'document');
-    assert.equal(byId.get(ids.document).content.filename, 'report.pdf');
-    assert.equal(byId.get(ids.location).content.type, 'location');
-    assert.equal(byId.get(ids.contacts).content.type, 'contacts');
+    assert.equal(byId.get(ids.preview).content.preview?.title, 'The spring menu', 'preview_url previews the link');
+    const mediaOf = (id: string) => { const c = byId.get(id).content; return [c.type, c.media.mimeType, c.media.sha256, c.media.caption ?? null]; };
+    assert.deepEqual([...mediaOf(ids.audio), byId.get(ids.audio).content.voice], ['audio', 'audio/ogg', sha256Hex(SAMPLES.ogg), null, true]);
+    assert.deepEqual(mediaOf(ids.audioLink), ['audio', 'audio/mpeg', sha256Hex(SAMPLES.mp3), null]);
+    assert.deepEqual(mediaOf(ids.video), ['video', 'video/mp4', sha256Hex(SAMPLES.mp4), 'a clip']);
+    assert.deepEqual(mediaOf(ids.videoLink), ['video', 'video/mp4', sha256Hex(SAMPLES.mp4), 'a linked clip']);
+    assert.deepEqual(mediaOf(ids.sticker), ['sticker', 'image/webp', sha256Hex(SAMPLES.webp), null]);
+    assert.deepEqual(mediaOf(ids.stickerLink), ['sticker', 'image/webp', sha256Hex(SAMPLES.webp), null]);
+    assert.deepEqual([...mediaOf(ids.document), byId.get(ids.document).content.filename], ['document', 'application/pdf', sha256Hex(SAMPLES.pdf), null, 'report.pdf']);
+    assert.deepEqual([...mediaOf(ids.documentId), byId.get(ids.documentId).content.filename], ['document', 'application/pdf', sha256Hex(SAMPLES.pdf), 'the quarter', 'q3.pdf']);
+    assert.deepEqual(byId.get(ids.location).content, { type: 'location', latitude: -23.55, longitude: -46.63, address: 'Praça da Sé\nSão Paulo' });
+    const [card] = byId.get(ids.contacts).content.contacts;
+    assert.equal(card.formattedName, 'Ana Lima');
+    assert.match(card.vcard, /\nORG:Acme;\n/);
+    assert.match(card.vcard, /waid=5511900000001:/);
     assert.equal(byId.get(ids.reply).context?.id, ids.text);
-    // The sandbox's receiving side shows buttons as unsupported, as it does for the REST sends of those types.
-    assert.ok(byId.has(ids.buttons) && byId.has(ids.cta));
+    // The sandbox's receiving side shows buttons as unsupported, as it does for the REST sends of those types: alice's record shows what went.
+    const sentRecord = async (id: string) => (await t.client(alice.key).call('getMessage', { params: { messageId: id } })).data.message as any;
+    const buttons = (await sentRecord(ids.buttons)).interactiveMessage;
+    assert.deepEqual([buttons.header.title, buttons.body.text, buttons.footer.text], ['Terms', 'Agree?', 'Reply below']);
+    assert.deepEqual(buttons.nativeFlowMessage.buttons.map((b: any) => [b.name, JSON.parse(b.buttonParamsJson)]), [['quick_reply', { display_text: 'Yes', id: 'yes' }], ['quick_reply', { display_text: 'No', id: 'no' }]]);
+    const cta = (await sentRecord(ids.cta)).interactiveMessage;
+    assert.equal(cta.body.text, 'Our site');
+    assert.deepEqual(cta.nativeFlowMessage.buttons.map((b: any) => [b.name, JSON.parse(b.buttonParamsJson).display_text, JSON.parse(b.buttonParamsJson).url]), [['cta_url', 'Open site', 'https://example.com/']]);
     assert.equal(byId.get(ids.list).content.body, 'Pick one\n\n*Food*\n• Pizza — cheese\n• Soup');
     assert.deepEqual(byId.get(ids.reaction).content, { type: 'reaction', emoji: '👍', messageId: ids.text });
     sent.push(...Object.values(ids));
@@ -126,7 +149,9 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
   });
 
   it('its webhook parser accepts every cloud-api delivery with its signature verified: bob gets each message, alice only statuses', async () => {
-    await t.waitFor(() => receiver.requests.filter((r) => r.url === '/alice').some((r) => r.body.includes('"read"')), 10_000, 'alice\'s read status delivery');
+    // Bob's read marks the whole chat read: wait for the status of the message he named, not any read status.
+    const statusesAt = (path: string) => receiver.requests.filter((r) => r.url === path).flatMap((r) => (r.json as any).entry.flatMap((e: any) => e.changes.flatMap((c: any) => c.value.statuses ?? [])));
+    await t.waitFor(() => statusesAt('/alice').some((s: any) => s.id === sent[0] && s.status === 'read'), 10_000, 'alice\'s read status delivery');
     const parse = async (who: { key: string; webhookSecret: string }, path: string) => {
       const client = cloudClient(t, who.key, { appSecret: who.webhookSecret });
       const got = { messages: [] as any[], statuses: [] as any[] };
@@ -134,6 +159,11 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
       for (const request of receiver.requests.filter((r) => r.url === path)) {
         assert.equal(await client.post(JSON.parse(request.body), request.body, String(request.headers['x-hub-signature-256'])), undefined);
         assert.equal((request.json as any).object, 'whatsapp_business_account');
+        // Exactly what the Cloud API sends: messages and statuses, none of Parley's other events (alice saw bob typing) or members.
+        for (const change of (request.json as any).entry.flatMap((e: any) => e.changes)) {
+          assert.equal(change.field, 'messages', request.body);
+          assert.deepEqual(Object.keys(change.value).filter((k) => !['messaging_product', 'metadata', 'contacts', 'messages', 'statuses'].includes(k)), [], request.body);
+        }
       }
       return got;
     };
@@ -199,5 +229,22 @@ describe('Cloud API through the unmodified whatsapp-api-js client', () => {
     assert.equal(other.body.error.message, 'body.url must be one of the instance\'s webhook URLs');
     assert.equal(receiver.requests.filter((r) => r.method === 'GET').length, 2, 'no request to a URL the instance does not deliver to');
     receiver.respond({});
+  });
+  it('a client sending in a loop is paced by the instance\'s policy: the sends wait in its queue, none goes around it', async () => {
+    const before = (await t.client(alice.key).call('getQueuePolicy')).data;
+    assert.equal((await t.request('PUT', `/${alice.key}/queue/policy`, { perMinute: null, perHour: null, minGapMs: 600_000, jitterMs: 0, recipientGapMs: 0, quietHours: null, typing: { enabled: false } })).status, 200);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) ids.push(await send(new M.Text(`loop ${i}`)));
+      const queued = (await t.client(alice.key).call('listQueue', { query: { limit: 10 } })).data;
+      const waiting = queued.filter((m) => ids.includes(m.key.id));
+      assert.ok(waiting.length >= 2 && waiting.every((m) => ['queued', 'scheduled'].includes(m.queue?.state ?? '')), JSON.stringify(queued.map((m) => m.queue)));
+      await t.settle();
+      const arrived = t.events.filter((e) => e.type === 'message' && e.instance === bob.id && ids.includes((e as any).message.id));
+      assert.ok(arrived.length <= 1, `${arrived.length} of the loop's sends arrived at once`);
+      for (const m of waiting) assert.equal((await t.client(alice.key).call('cancelQueuedSend', { params: { messageId: m.key.id } })).status, 200);
+    } finally {
+      assert.equal((await t.request('PUT', `/${alice.key}/queue/policy`, before)).status, 200);
+    }
   });
 });

@@ -75,6 +75,38 @@ describe('Cloud API: documented requests and bad input', () => {
     assert.deepEqual((await p.received(plain.body.messages[0].id)).message.content, { type: 'text', body: 'No link in this one' });
   });
 
+  it('sends the documented edges: a reaction removed by an empty emoji, biz_opaque_callback_data, a group by its JID, two contacts at once', async () => {
+    const first = await post({ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'react to me' }, biz_opaque_callback_data: 'order-4711' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    const id = first.body.messages[0].id as string;
+    await p.received(id);
+    const reacted = await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: id, emoji: '👍' } });
+    await p.received(reacted.body.messages[0].id);
+    const removed = await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: id, emoji: '' } });
+    assert.equal(removed.status, 200, JSON.stringify(removed.body));
+    // A reaction without its emoji is the removal, as the channel delivers it.
+    assert.deepEqual((await p.received(removed.body.messages[0].id)).message.content, { type: 'reaction', messageId: id });
+
+    const group = (await p.t.client(p.alice.key).call('createGroup', { body: { name: 'Cloud group', participants: [BOB] } })).data;
+    const toGroup = await post({ messaging_product: 'whatsapp', recipient_type: 'group', to: group.id, type: 'text', text: { body: 'hello group' } });
+    assert.equal(toGroup.status, 200, JSON.stringify(toGroup.body));
+    assert.deepEqual(toGroup.body.contacts, [{ input: group.id, wa_id: group.id.replace(/@g\.us$/, '') }]);
+    const inGroup = await p.received(toGroup.body.messages[0].id);
+    assert.deepEqual([inGroup.message.chatJid, inGroup.message.content], [group.id, { type: 'text', body: 'hello group' }]);
+
+    const two = await post({
+      messaging_product: 'whatsapp', to: BOB, type: 'contacts', contacts: [
+        { name: { formatted_name: 'Ana Lima', first_name: 'Ana' }, phones: [{ phone: '+55 11 90000-0001', type: 'CELL', wa_id: '5511900000001' }], org: { company: 'Acme' } },
+        { name: { formatted_name: 'Bruno' }, phones: [{ phone: '+5511900000003' }], emails: [{ email: 'b@example.com' }] },
+      ],
+    });
+    assert.equal(two.status, 200, JSON.stringify(two.body));
+    const cards = (await p.received(two.body.messages[0].id)).message.content as { type: string; contacts: { formattedName: string; vcard: string }[] };
+    assert.deepEqual([cards.type, cards.contacts.map((c) => c.formattedName)], ['contacts', ['Ana Lima', 'Bruno']]);
+    assert.match(cards.contacts[0]!.vcard, /waid=5511900000001:/);
+    assert.match(cards.contacts[1]!.vcard, /5511900000003/);
+  });
+
   it('honours Idempotency-Key like every send: a retry answers the first send\'s id and sends nothing more', async () => {
     const send = () => fetch(`${p.t.url}/${CLOUD_VERSION}/${p.alice.id}/messages`, {
       method: 'POST', headers: { authorization: `Bearer ${p.alice.key}`, 'content-type': 'application/json', 'idempotency-key': 'cloud-retry-1' },
@@ -133,22 +165,43 @@ describe('Cloud API: documented requests and bad input', () => {
     expectCloudError({ status: foreign.status, body: await foreign.json() }, 400, 100, `Object with ID '${p.bob.id}'`, 33);
   });
 
-  it('reads the business profile Parley has and writes about, refusing the members a linked device cannot change', async () => {
+  it('reads the business profile Parley has, about included, and writes about, refusing the members a linked device cannot change', async () => {
     const profilePath = `/${CLOUD_VERSION}/${p.alice.id}/whatsapp_business_profile`;
     const read = await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about,description,vertical`);
     assert.deepEqual(read, { status: 200, body: { data: [{ messaging_product: 'whatsapp' }] } });
     const about = await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'Open 9am to 6pm' });
     assert.deepEqual(about, { status: 200, body: { success: true } });
+    // Read back as the Cloud API answers it, with and without ?fields=.
+    assert.deepEqual(await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about,description`), { status: 200, body: { data: [{ about: 'Open 9am to 6pm', messaging_product: 'whatsapp' }] } });
+    const whole = (await cloudRequest(p.t, p.alice.key, 'GET', profilePath)).body.data[0];
+    assert.deepEqual([whole.about, Object.keys(whole).sort()], ['Open 9am to 6pm', ['about', 'messaging_product', 'profile_picture_url']]);
+    assert.deepEqual((await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=vertical`)).body, { data: [{ messaging_product: 'whatsapp' }] });
     const seen = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
     assert.equal(JSON.stringify(seen).includes('Open 9am to 6pm'), true, JSON.stringify(seen));
     expectCloudError(await cloudRequest(p.t, p.alice.key, 'POST', profilePath, { messaging_product: 'whatsapp', about: 'x', email: 'a@b.c', websites: ['https://x'] }), 400, 100, 'email, websites cannot be changed through Parley');
     const after = await p.t.client(p.bob.key).call('getContactStatus', { params: { number: p.alice.number } });
     assert.deepEqual(after, seen, 'a refused update changes nothing, about included');
+    assert.equal((await cloudRequest(p.t, p.alice.key, 'GET', `${profilePath}?fields=about`)).body.data[0].about, 'Open 9am to 6pm');
   });
 
-  it('refuses missing and wrong tokens and another instance\'s phone number id, in the Cloud API\'s envelope', async () => {
+  it('refuses missing and wrong tokens, another instance\'s phone number id, messages and uploads, in the Cloud API\'s envelope', async () => {
     const body = { messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' } };
+    // Dave's message to bob and dave's upload are not alice's to quote, react to, mark read, send or describe.
+    const dave = await p.t.connectedSandbox({ name: 'dave', number: '5511900000804' });
+    const theirs = (await p.sendVia('sendText', { to: BOB, text: 'from dave' }, { id: dave.id, key: dave.key, number: '5511900000804', jid: '5511900000804@s.whatsapp.net' })).key.id as string;
+    await p.received(theirs);
+    const form = new FormData();
+    form.append('messaging_product', 'whatsapp');
+    form.append('file', new Blob([new Uint8Array(SAMPLES.png)], { type: 'image/png' }), 'dave.png');
+    const upload = (await (await fetch(`${p.t.url}/${CLOUD_VERSION}/${dave.id}/media`, { method: 'POST', headers: { authorization: `Bearer ${dave.key}` }, body: form })).json() as { id: string }).id;
     const before = sentCount();
+    expectCloudError(await post({ ...body, context: { message_id: theirs } }), 404, 131009, `message ${theirs} not found`);
+    expectCloudError(await post({ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: theirs, emoji: '👍' } }), 404, 131009);
+    expectCloudError(await post({ messaging_product: 'whatsapp', status: 'read', message_id: theirs }), 404, 131009);
+    expectCloudError(await post({ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { id: upload } }), 404, 100, `media ${upload} not found`, 33);
+    expectCloudError(await cloudRequest(p.t, p.alice.key, 'GET', `/${CLOUD_VERSION}/${upload}`), 404, 100, undefined, 33);
+    expectCloudError(await cloudRequest(p.t, p.alice.key, 'DELETE', `/${CLOUD_VERSION}/${upload}`), 404, 100, undefined, 33);
+    assert.equal((await cloudRequest(p.t, dave.key, 'GET', `/${CLOUD_VERSION}/${upload}`)).body.file_size, SAMPLES.png.length, 'dave\'s upload is still there');
     expectCloudError(await cloudRequest(p.t, undefined, 'POST', `/${CLOUD_VERSION}/${p.alice.id}/messages`, body), 401, 190, 'Authorization: Bearer');
     expectCloudError(await post(body, 'not-a-key'), 401, 190);
     expectCloudError(await post(body, p.alice.key, p.bob.id), 400, 100, `Object with ID '${p.bob.id}'`, 33);
@@ -171,6 +224,8 @@ describe('Cloud API: documented requests and bad input', () => {
       [{ messaging_product: 'whatsapp', to: 'not a number', type: 'text', text: { body: 'x' } }, 400, 100, 'body.to'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { caption: 'no media' } }, 400, 100, 'image needs exactly one of id and link'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { id: 'pm.000000000000000000000000' } }, 404, 100, 'media pm.000000000000000000000000 not found'],
+      [{ messaging_product: 'whatsapp', to: BOB, type: 'image', image: { link: `${p.media.url}/missing.jpg` } }, 400, 131053, 'body.url could not be fetched: HTTP 404'],
+      [{ messaging_product: 'whatsapp', to: BOB, type: 'document', document: { link: 'http://127.0.0.1:9/closed.pdf', filename: 'closed.pdf' } }, 400, 131053, 'body.url could not be fetched'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'contacts', contacts: '[{"name":{}}]' }, 400, 100, 'body.contacts[0].name.formatted_name is required'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'reaction', reaction: { message_id: 'nope', emoji: '👍' } }, 404, 131009, 'message nope not found'],
       [{ messaging_product: 'whatsapp', to: BOB, type: 'text', text: { body: 'x' }, context: { message_id: 'nope' } }, 404, 131009, 'message nope not found'],
@@ -225,7 +280,7 @@ describe('Cloud API: documented requests and bad input', () => {
 });
 
 describe('Cloud API on a server that refuses private network URLs, with a small media body limit', () => {
-  it('refuses a media link on a private address through the same guard, without fetching it, and an upload over the limit', async () => {
+  it('refuses a media link and a previewed link on a private address through the same guard, without fetching them, and an upload over the limit', async () => {
     const t = await startTestServer({ config: { allowPrivateUrls: false, mediaBodyLimitBytes: 4096 } });
     const media = await MediaServer.start({ '/photo.jpg': { body: SAMPLES.jpeg, type: 'image/jpeg' } });
     try {
@@ -234,7 +289,12 @@ describe('Cloud API on a server that refuses private network URLs, with a small 
       assert.equal(res.status, 400);
       assert.equal(res.body.error.code, 100);
       assert.match(res.body.error.error_data.details, /private network address .*PARLEY_ALLOW_PRIVATE_URLS/);
+      // preview_url fetches the text's link through the same guard.
+      const preview = await cloudRequest(t, alice.key, 'POST', `/${CLOUD_VERSION}/${alice.id}/messages`, { messaging_product: 'whatsapp', to: '5511900000812', type: 'text', text: { preview_url: true, body: `See ${media.url}/photo.jpg` } });
+      assert.deepEqual([preview.status, preview.body.error?.code], [400, 100], JSON.stringify(preview.body));
+      assert.match(preview.body.error.error_data.details, /^body\.text link points to a private network address/);
       assert.equal(media.totalHits(), 0);
+      assert.equal((await t.client(alice.key).call('listChats')).data.length, 0, 'nothing sent');
       const form = new FormData();
       form.append('messaging_product', 'whatsapp');
       form.append('file', new Blob([new Uint8Array(SAMPLES.mp4)], { type: 'video/mp4' }), 'clip.mp4');

@@ -43,4 +43,23 @@ describe('Cloud API on a WhatsApp instance (the simulator)', () => {
     assert.deepEqual((await shop.api.call('listQueue')).data, []);
     assert.deepEqual(sim.simulator.stanzas('5511987659201', 'message').filter((s) => (s.stanza.attrs.to ?? '').startsWith(nobody)), []);
   });
+
+  it('a business account\'s profile reads as the phone has it, and about written through the Cloud API is what WhatsApp answers', { timeout: 60_000 }, async () => {
+    const number = '5511987659203';
+    sim.simulator.createAccount({ number, pushName: 'Doceria', business: true });
+    sim.simulator.setBusinessProfile(number, { description: 'Doces finos', websites: ['https://doceria.example'], category: 'Confeitaria' });
+    const bakery = await env.linkByQr(number, 'cloud-api-business');
+    const path = `/${CLOUD_VERSION}/${bakery.open.id}/whatsapp_business_profile`;
+    const read = (query = '') => cloudRequest(t, bakery.api.key, 'GET', `${path}${query}`);
+    const profile = await t.waitFor(async () => {
+      const { body } = await read('?fields=description,websites,vertical');
+      return body.data?.[0]?.description ? body.data[0] : undefined;
+    }, 10_000, 'the business profile');
+    assert.deepEqual(profile, { description: 'Doces finos', websites: ['https://doceria.example'], vertical: 'Confeitaria', messaging_product: 'whatsapp' });
+    assert.deepEqual(await cloudRequest(t, bakery.api.key, 'POST', path, { messaging_product: 'whatsapp', about: 'Encomendas pelo WhatsApp' }), { status: 200, body: { success: true } });
+    assert.deepEqual((await read('?fields=about')).body, { data: [{ about: 'Encomendas pelo WhatsApp', messaging_product: 'whatsapp' }] });
+    // What another account's WhatsApp answers for the bakery's about text.
+    const seen = await shop.api.call('getContactStatus', { params: { number } });
+    assert.equal((seen.data as { status: string | null }).status, 'Encomendas pelo WhatsApp');
+  });
 });

@@ -82,4 +82,59 @@ describe('MCP tools under random bad arguments', () => {
     assert.deepEqual((await t.client(bob.key).call('listChats')).data, []);
     assert.equal((await t.client(alice.key).call('listQueue')).total, 0);
   });
+
+  it('resource URIs of every wrong shape are refused as not found or invalid, on read, subscribe and unsubscribe; the session keeps serving', async () => {
+    const own = `parley://instances/${alice.id}`;
+    const uris = [
+      '', ' ', 'parley://', 'parley://instances/', `${own}`, `${own}/`, `${own}/chats/`, `${own}/chats//messages`, `${own}/chats/%/messages`, `${own}/chats/%E0%A4%A/messages`,
+      `${own}/chats/${'9'.repeat(5000)}/messages`, `${own}/chats/x/messages/extra`, `${own}/CHATS`, `${own.toUpperCase()}/chats`, `parley://instances/%2e%2e/chats`,
+      `parley://instances/${encodeURIComponent(alice.id + '/chats')}/chats`, `parley://instances/${bob.id}/chats`, 'file:///etc/passwd', 'http://127.0.0.1:1/', '\u0000', '👍',
+      `${own}/chats/${encodeURIComponent('../../admin')}/messages`, `${own}/chats?x=1`, `${own}/chats#frag`,
+    ];
+    const wrong: string[] = [];
+    for (const uri of uris) {
+      for (const [what, call] of [['read', () => mcp.client.readResource({ uri })], ['subscribe', () => mcp.client.subscribeResource({ uri })]] as const) {
+        try {
+          await call();
+          wrong.push(`${what} ${uri.slice(0, 60)}: accepted`);
+        } catch (err) {
+          if (!(err instanceof McpError) || ![-32002, -32602].includes(err.code)) wrong.push(`${what} ${uri.slice(0, 60)}: ${String(err).slice(0, 200)}`);
+        }
+      }
+      await mcp.client.unsubscribeResource({ uri }).catch((err) => wrong.push(`unsubscribe ${uri.slice(0, 60)}: ${String(err).slice(0, 200)}`));
+    }
+    assert.deepEqual(wrong, []);
+    assert.ok((await mcp.client.listTools()).tools.length > 0);
+  });
+});
+
+describe('the MCP endpoint under malformed JSON-RPC', () => {
+  it('answers every malformed request with a 4xx or a JSON-RPC error, never a 5xx, and keeps serving the session', async () => {
+    const { t, phones: { alice } } = await startWithPhones({ alice: '5511900000711' });
+    const mcp = await connectMcp(t, alice.key);
+    try {
+      const headers = { authorization: `Bearer ${alice.key}`, accept: 'application/json, text/event-stream', 'content-type': 'application/json', 'mcp-session-id': mcp.transport.sessionId!, 'mcp-protocol-version': '2025-06-18' };
+      const bodies = [
+        '', '{', 'null', '[]', '[1,2]', '"text"', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}', '{"jsonrpc":"2.0","id":{},"method":"tools/list"}',
+        '{"jsonrpc":"2.0","id":1}', '{"jsonrpc":"2.0","id":1,"method":"no/such"}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":null}',
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":{"$gt":""}}}', '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"send_text","arguments":"x"}}',
+        '{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":5}}', '{"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{}}',
+        `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":"${'x'.repeat(10_000)}"}}`, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}',
+        JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'tools/list' }, { jsonrpc: '2.0', id: 2, method: 'nope' }]),
+      ];
+      const wrong: string[] = [];
+      for (const body of bodies) {
+        const res = await fetch(`${t.url}/mcp`, { method: 'POST', headers, body });
+        const text = await res.text();
+        if (res.status >= 500) wrong.push(`${body.slice(0, 80)}: ${res.status} ${text.slice(0, 200)}`);
+        if (res.status === 200 && !/"error"|"result"/.test(text)) wrong.push(`${body.slice(0, 80)}: 200 without a JSON-RPC answer ${text.slice(0, 200)}`);
+      }
+      assert.deepEqual(wrong, []);
+      assert.ok((await mcp.client.listTools()).tools.some((tool) => tool.name === 'send_text'));
+      assert.equal((await t.client(alice.key).call('listQueue')).total, 0);
+    } finally {
+      await mcp.close();
+      await t.stop();
+    }
+  });
 });

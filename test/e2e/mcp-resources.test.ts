@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
-import { deliverText, jidOf, startWithPhones, type Phone } from '../support/conversation.js';
+import { deliverText, jidOf, phone, startWithPhones, type Phone } from '../support/conversation.js';
 import { connectMcp, mcpError, toolJson, type McpTestClient } from '../support/mcp-client.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -57,6 +57,49 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     assert.equal(mcp.updated.includes(chatsOf(alice)), false);
   });
 
+  it('a message the agent sends and its read status notify the messages resource, readable once told (fed after the event log)', async () => {
+    await mcp.client.subscribeResource({ uri: messagesOf(alice, bob) });
+    mcp.updated.length = 0;
+    const sent = toolJson(await mcp.client.callTool({ name: 'send_text', arguments: { to: bob.number, text: 'told and readable' } })).data.key.id as string;
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update of the send');
+    // Told once the event is in the log: the resource read at once shows the message.
+    assert.equal((await read(mcp, messagesOf(alice, bob)))[0].key.id, sent);
+    await t.waitFor(async () => (await t.client(bob.key).call('getMessage', { params: { messageId: sent } })).status === 200, 5000, 'the message at bob');
+    mcp.updated.length = 0;
+    assert.equal((await t.client(bob.key).call('updateChat', { params: { jid: alice.number }, query: { action: 'markRead', value: true } })).status, 200);
+    await t.waitFor(() => t.events.find((e) => e.type === 'message.status' && e.instance === alice.id && e.messageId === sent && e.status === 'read'), 5000, 'the read status');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update of the read status');
+    assert.equal((await read(mcp, messagesOf(alice, bob)))[0].status, 'READ');
+    await mcp.client.unsubscribeResource({ uri: messagesOf(alice, bob) });
+  });
+
+  it('a chat deleted notifies the chat list, which reads without it', async () => {
+    const dora = await phone(t, 'dora', '5511900000504');
+    await deliverText(t, dora, alice, 'a chat to delete');
+    await mcp.client.subscribeResource({ uri: chatsOf(alice) });
+    mcp.updated.length = 0;
+    assert.equal((await t.client(alice.key).call('deleteChat', { params: { jid: dora.number } })).status, 200);
+    await t.waitFor(() => mcp.updated.includes(chatsOf(alice)), 5000, 'the chat list update');
+    assert.equal((await read(mcp, chatsOf(alice))).some((c: { id: string }) => c.id === jidOf(dora.number)), false);
+    await mcp.client.unsubscribeResource({ uri: chatsOf(alice) });
+  });
+
+  it('a chat named by a phone number reads, but is subscribed to only by its id (events name chats by id: it would never be told)', async () => {
+    const byNumber = `parley://instances/${alice.id}/chats/${bob.number}/messages`;
+    assert.ok((await read(mcp, byNumber)).length > 0, 'read as the REST path reads it');
+    const refused = await mcpError(mcp.client.subscribeResource({ uri: byNumber }));
+    assert.equal(refused.code, RESOURCE_NOT_FOUND);
+    assert.match(refused.message, new RegExp(`the instance has no chat of id ${bob.number}; subscribe by a chat id as the chats resource lists it`));
+    const notYet = await mcpError(mcp.client.subscribeResource({ uri: `parley://instances/${alice.id}/chats/${encodeURIComponent(jidOf('5511900000599'))}/messages` }));
+    assert.equal(notYet.code, RESOURCE_NOT_FOUND);
+    // By its id it is told.
+    await mcp.client.subscribeResource({ uri: messagesOf(alice, bob) });
+    mcp.updated.length = 0;
+    await deliverText(t, bob, alice, 'told by id');
+    await t.waitFor(() => mcp.updated.includes(messagesOf(alice, bob)), 5000, 'the update');
+    await mcp.client.unsubscribeResource({ uri: messagesOf(alice, bob) });
+  });
+
   it('an instance key reaches no other instance: resources, subscriptions and tools are refused', async () => {
     for (const uri of [chatsOf(bob), messagesOf(bob, alice), 'parley://instances/ins_nothere/chats', 'https://example.com/x']) {
       assert.equal((await mcpError(mcp.client.readResource({ uri }))).code, RESOURCE_NOT_FOUND, uri);
@@ -67,6 +110,16 @@ describe('MCP resources, subscriptions and who reaches what', () => {
     assert.match(refused.message, /\binstance is not allowed/);
     const send = await mcpError(mcp.client.callTool({ name: 'send_text', arguments: { instance: bob.id, to: alice.number, text: 'x' } }));
     assert.match(send.message, /\binstance is not allowed/);
+    // Nor through what another instance's data is named by: a message only bob and carol have is not alice's to quote or react to.
+    const carol = await phone(t, 'carol', '5511900000503');
+    const theirs = await deliverText(t, bob, carol, 'between bob and carol');
+    for (const [name, args] of [['reply_text', { messageId: theirs, to: bob.number, text: 'x' }], ['send_reaction', { msgId: theirs, text: '👍' }]] as const) {
+      const result = await mcp.client.callTool({ name, arguments: args });
+      assert.equal(result.isError, true, name);
+      assert.equal(JSON.parse((result.content as { text: string }[])[0]!.text).error.code, 'message_not_found', name);
+    }
+    assert.deepEqual(toolJson(await mcp.client.callTool({ name: 'list_chat_messages', arguments: { jid: carol.number } })).data, []);
+    assert.equal((await t.client(carol.key).call('listChatMessages', { params: { jid: bob.number } })).total, 1, 'carol got nothing more');
   });
 
   it('the admin token\'s tools take the instance, and its resources reach every instance', async () => {
@@ -83,6 +136,10 @@ describe('MCP resources, subscriptions and who reaches what', () => {
       const chats = await read(admin, chatsOf(bob));
       assert.equal(chats[0].id, jidOf(alice.number));
       assert.deepEqual((await admin.client.listResources()).resources, []);
+      // And its subscriptions are told of any instance's events.
+      await admin.client.subscribeResource({ uri: messagesOf(bob, alice) });
+      await deliverText(t, alice, bob, 'told to the admin');
+      await t.waitFor(() => admin.updated.includes(messagesOf(bob, alice)), 5000, 'the admin session told of bob\'s message');
     } finally {
       await admin.close();
     }

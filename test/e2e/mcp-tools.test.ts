@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { deliverText, startWithPhones, type Phone } from '../support/conversation.js';
@@ -35,6 +36,50 @@ describe('MCP tools over Streamable HTTP (official SDK client)', () => {
     const messages = byName.get('list_chat_messages')!.inputSchema;
     assert.deepEqual(Object.keys(messages.properties!).sort(), ['jid', 'limit', 'page']);
     assert.equal(messages.properties!.instance, undefined);
+  });
+
+  it('every tool is the REST operation docs/mcp.md names, its arguments that operation\'s members with their schemas, its annotations as documented', async () => {
+    const doc = readFileSync(new URL('../../../docs/mcp.md', import.meta.url), 'utf8');
+    const table = doc.slice(doc.indexOf('| Tool | REST operation | Annotations |')).split('\n').slice(2);
+    const openapi = (await t.request('GET', '/openapi.json')).body;
+    const { tools } = await mcp.client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    const documented = new Set<string>();
+    const wrong: string[] = [];
+    for (const line of table) {
+      if (!line.startsWith('|')) break;
+      const [toolCell, restCell, annotationCell] = line.split('|').slice(1, 4).map((c) => c.trim()) as [string, string, string];
+      const names = [...toolCell.replace(/\(.*?\)/g, '').matchAll(/`(\w+)`/g)].map((m) => m[1]!);
+      const operations = [...restCell.matchAll(/`(GET|POST|PATCH|PUT|DELETE) ([^`?]+)(?:\?(\w+)=\w+)?`/g)].map((m) => ({ method: m[1]!.toLowerCase(), path: m[2]!, fixed: m[3] }));
+      names.forEach((name, i) => {
+        documented.add(name);
+        const tool = byName.get(name);
+        if (!tool) return void wrong.push(`${name}: documented, not listed`);
+        const op = operations[operations.length === names.length ? i : 0]!;
+        const path = op.path.replace('{type}', name.replace(/^(send|reply)_/, ''));
+        const operation = openapi.paths[path]?.[op.method];
+        if (!operation) return void wrong.push(`${name}: no operation ${op.method} ${path}`);
+        const parameters = (operation.parameters ?? []) as { name: string; in: string }[];
+        const body = operation.requestBody?.content['application/json'].schema ?? { properties: {} };
+        const expected = [
+          ...parameters.filter((p) => p.name !== 'key' && p.name !== op.fixed && p.in !== 'header').map((p) => p.name),
+          ...Object.keys(body.properties ?? {}), ...(parameters.some((p) => p.name === 'Idempotency-Key') ? ['idempotencyKey'] : []),
+        ].sort();
+        const got = Object.keys(tool.inputSchema.properties ?? {}).sort();
+        if (JSON.stringify(got) !== JSON.stringify(expected)) wrong.push(`${name}: arguments ${got.join(',')}, ${op.method} ${path} takes ${expected.join(',')}`);
+        for (const [member, schema] of Object.entries(body.properties ?? {})) {
+          if (JSON.stringify(tool.inputSchema.properties![member]) !== JSON.stringify(schema)) wrong.push(`${name}: ${member}'s schema is not the route's`);
+        }
+        const a = tool.annotations ?? {};
+        const says = (word: string) => annotationCell.includes(word);
+        if ((a.readOnlyHint === true) !== says('read-only')) wrong.push(`${name}: readOnlyHint ${a.readOnlyHint}, documented ${annotationCell}`);
+        if ((a.destructiveHint === true) !== says('destructive')) wrong.push(`${name}: destructiveHint ${a.destructiveHint}, documented ${annotationCell}`);
+        if ((a.openWorldHint === true) !== says('open world')) wrong.push(`${name}: openWorldHint ${a.openWorldHint}, documented ${annotationCell}`);
+        if (says('idempotent') && a.idempotentHint !== true) wrong.push(`${name}: documented idempotent, idempotentHint ${a.idempotentHint}`);
+      });
+    }
+    assert.deepEqual(wrong, []);
+    assert.deepEqual([...documented].sort(), [...byName.keys()].sort(), 'every listed tool is documented');
   });
 
   it('is documented in /openapi.json as what it is: the MCP transport, with either credential', async () => {

@@ -1,4 +1,5 @@
 import { WhatsAppAPI } from 'whatsapp-api-js';
+import assert from 'node:assert/strict';
 import type { TestServer } from './test-server.js';
 
 /** The Cloud API version the tests pin (any vN.N answers the same). */
@@ -27,4 +28,12 @@ export async function cloudRequest(t: TestServer, token: string | undefined, met
   });
   const text = await res.text();
   return { status: res.status, body: text ? JSON.parse(text) : undefined };
+}
+
+/** The Cloud API's error of an answer: its HTTP status, code, subcode, title and details. */
+export function cloudErrorOf(res: { status: number; body: any }): [number, number, number | undefined, string, string] {
+  const { error } = res.body;
+  assert.match(error.fbtrace_id, /^[A-Za-z0-9_-]{16}$/, JSON.stringify(res.body));
+  assert.equal(error.error_data.messaging_product, 'whatsapp');
+  return [res.status, error.code, error.error_subcode, error.message, error.error_data.details];
 }

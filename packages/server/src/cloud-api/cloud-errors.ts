@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { isParleyError } from '@parley/core';
 import { JsonReply, type ErrorEnvelope } from '../http/route.js';
+import { MediaLinkError } from '../services/media-resolver.js';
 import { s } from '../http/schema.js';
 
 /** One row of the error table: the Cloud API's code (and subcode), type and title for a Parley error. */
@@ -22,11 +23,13 @@ export const CLOUD_ERRORS: Record<string, CloudError> = {
   unauthorized: { code: 190, type: 'OAuthException', title: 'Invalid OAuth access token - Cannot parse access token', status: 401 },
   instance_not_found: { code: 190, type: 'OAuthException', title: 'Invalid OAuth access token - Cannot parse access token', status: 401 },
   phone_number_mismatch: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported request - method type: post', status: 400 },
+  route_not_found: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported request', status: 400 },
   validation_failed: { code: 100, title: 'Invalid parameter' },
   malformed_json: { code: 100, title: 'Invalid parameter' },
   media_too_large: { code: 131052, title: 'Media download error' },
   media_download_timeout: { code: 131052, title: 'Media download error' },
   payload_too_large: { code: 131053, title: 'Media upload error' },
+  media_link_failed: { code: 131053, title: 'Media upload error' },
   media_not_found: { code: 100, subcode: 33, type: 'GraphMethodException', title: 'Unsupported get request. Object does not exist', status: 404 },
   message_not_found: { code: 131009, title: 'Parameter value is not valid' },
   chat_not_found: { code: 131009, title: 'Parameter value is not valid' },
@@ -84,6 +87,8 @@ export const cloudErrorEnvelope: ErrorEnvelope = {
   name: 'CloudApiError',
   schema: cloudErrorSchema,
   answer(err) {
+    // A media link that could not be fetched is Parley's validation_failed, and the Cloud API's media upload error.
+    if (err instanceof MediaLinkError) return cloudError(err.status, 'media_link_failed', err.message);
     if (isParleyError(err)) return cloudError(err.status, err.code, err.message);
     const body = BODY_ERRORS[(err as { type?: string }).type ?? ''];
     if (body) return cloudError(body.status, body.code, (err as Error).message);

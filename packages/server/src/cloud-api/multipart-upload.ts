@@ -73,7 +73,12 @@ export function receiveMultipart(req: Request, limit: number, fileField: string,
   req.once('end', () => stopped || parser.end());
   req.once('close', () => req.complete || stop(new Error('the client closed the upload')));
   return new Promise((resolve, reject) => {
-    parser.once('error', (err) => {
+    // Busboy emits a malformed body's error itself, and stopping destroys it with that error, which
+    // emits it again: every emission is listened to (an unheard one is an uncaught exception), the first decides.
+    let failed = false;
+    parser.on('error', (err) => {
+      if (failed) return;
+      failed = true;
       stop(err);
       reject(isParleyError(err) ? err : new ValidationError('the multipart body could not be parsed'));
     });
@@ -93,7 +98,7 @@ async function keep(file: Readable, info: busboy.FileInfo, sink: FileSink): Prom
       done(null, chunk);
     },
   });
-  file.once('error', (err) => hashed.destroy(err));
+  file.on('error', (err) => hashed.destroy(err));
   file.pipe(hashed);
   const fileName = info.filename || undefined;
   const size = await sink(hashed, { mimetype: info.mimeType, ...(fileName ? { fileName } : {}) });

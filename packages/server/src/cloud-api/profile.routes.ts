@@ -14,23 +14,39 @@ const common = { ...CLOUD_ROUTE, params: phoneParams };
 const READ_ONLY = ['address', 'description', 'email', 'vertical', 'websites', 'profile_picture_handle'] as const;
 
 /**
+ * The account's about text as the channel answers it for the account's own address, when the answer
+ * asks for `about` and the channel can tell (it reads about texts and the account is connected);
+ * undefined otherwise, and when the about text is unset or hidden.
+ */
+async function ownAbout(scope: InstanceRuntime, fields: string | undefined): Promise<string | undefined> {
+  if (fields !== undefined && !fields.split(',').map((f) => f.trim()).includes('about')) return undefined;
+  const contacts = scope.main.capabilities.contacts;
+  const user = scope.user();
+  if (!contacts || !user || !scope.isConnected()) return undefined;
+  return (await contacts.status(user.id)).status ?? undefined;
+}
+
+/**
  * The Cloud API's business profile, where Parley has the data: read from what the channel reported
- * (description, websites, category as `vertical`, the profile picture), `about` written as the
- * account's about text (`PUT /{key}/instance/status`).
+ * (description, websites, category as `vertical`, the profile picture) and the account's about text,
+ * `about` written as that text (`PUT /{key}/instance/status`).
  */
 export function profileRoutes(ctx: ServerContext): RouteDefinition[] {
   return [
     defineRoute<{ version: string; phoneNumberId: string }, { fields?: string }, unknown, Scope>({
       ...common, method: 'get', path: '/{version}/{phoneNumberId}/whatsapp_business_profile', operationId: 'cloudGetBusinessProfile',
       query: s.object({ fields: fieldsParam, access_token: accessTokenParam }),
-      summary: 'The business profile (description, websites, vertical, profile_picture_url) as the channel reported it',
-      response: s.openObject({ data: s.array(s.openObject({ messaging_product: s.string() }, ['messaging_product'])) }, ['data']), errors: [404],
+      summary: 'The business profile (about, description, websites, vertical, profile_picture_url) as the channel reports it',
+      description: '`about` is the account\'s about text, read from the channel while the instance is connected; the other members are what the '
+        + 'channel reported of a business account. Members Parley has no data for are left out; `?fields=` filters.',
+      response: s.openObject({ data: s.array(s.openObject({ messaging_product: s.string() }, ['messaging_product'])) }, ['data']), errors: [404, 502],
       handler: async ({ scope, params: p, query }) => {
         samePhone(scope, p.phoneNumberId);
         const b = scope.record.businessProfile;
         const picture = userView(scope.user(), ctx.host.publicUrl, scope.record.key)?.imageProfile;
+        const about = await ownAbout(scope, query.fields);
         const all: Record<string, unknown> = {
-          ...(b?.description ? { description: b.description } : {}), ...(b?.website?.length ? { websites: b.website } : {}),
+          ...(about ? { about } : {}), ...(b?.description ? { description: b.description } : {}), ...(b?.website?.length ? { websites: b.website } : {}),
           ...(b?.category ? { vertical: b.category } : {}), ...(picture ? { profile_picture_url: picture } : {}), messaging_product: 'whatsapp',
         };
         return new JsonReply(200, { data: [selectFields(all, query.fields, ['messaging_product'])] });

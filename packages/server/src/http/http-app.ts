@@ -1,5 +1,5 @@
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
-import { LogThrottle, type Logger } from '@parley/core';
+import { LogThrottle, ParleyError, type Logger } from '@parley/core';
 import { redactPath, unmatchedPath } from '../logging/logger.js';
 import { DASHBOARD_PATH, dashboardRouter, findDashboard, type DashboardFiles } from './dashboard.js';
 import { DOCS_HTML, DOCS_INIT_JS, swaggerUiDir } from './docs-page.js';
@@ -8,7 +8,7 @@ import { findDocs, type DocsFiles } from './guides.js';
 import { errorHandler, sendError, UNAUTHENTICATED_LOG_MS } from './error-handler.js';
 import { boundIntegers } from './integer-bounds.js';
 import { buildOpenApi } from './openapi.js';
-import { defineRoute, isKeyed, readsBody, TextReply, type RouteDefinition } from './route.js';
+import { defineRoute, isKeyed, readsBody, TextReply, type ErrorEnvelope, type RouteDefinition } from './route.js';
 import { jsonBody } from './json-body.js';
 import { publicBodyReader } from './public-body.js';
 import type { PublicBodiesConfig } from '../config/config.js';
@@ -84,6 +84,24 @@ function notFoundMessage(method: string, path: string, isKnownPrefix: (segment: 
 }
 
 /**
+ * The error envelope of the family of routes a path belongs to when no route matched it: the routes
+ * whose first segment is a guarded parameter that the path's first segment satisfies (the Cloud API's
+ * `/{version}/…`). A client of that protocol gets its failures in its own envelope even where no route
+ * of it answers: an unknown path or method, the server shutting down.
+ */
+function familyEnvelope(routes: RouteDefinition[]): (path: string) => ErrorEnvelope | undefined {
+  const families = routes.flatMap((route) => {
+    const first = /^\/\{(\w+)\}/.exec(route.path)?.[1];
+    const guard = first === undefined ? undefined : route.pathGuard?.[first];
+    return guard && route.errorEnvelope ? [{ guard, envelope: route.errorEnvelope }] : [];
+  });
+  return (path) => {
+    const segment = /^\/([^/]+)/.exec(path)?.[1];
+    return segment === undefined ? undefined : families.find((f) => f.guard.test(segment))?.envelope;
+  };
+}
+
+/**
  * Refuses at start-up a `publicBodies.maxBufferedBytes` below the body limit of a route read before its
  * caller is authenticated (Meta's webhooks: 4 MiB): such a route could then never receive a body of its
  * full size, and would answer 503 to each.
@@ -153,13 +171,21 @@ export function createHttpApp(options: HttpAppOptions): {
     resolveScope: options.resolveScope, durable: options.durable, readBody, readPublicBody: publicBodyReader(readBody, options.publicBodies), limiter: options.limiter, idempotency: options.idempotency,
     limits, logger,
   });
+  const envelopeOf = familyEnvelope(all);
+  /** A failure no route answered: in the envelope of the path's family of routes (through the error handler), else Parley's. */
+  const unrouted = (req: Request, res: Response, next: NextFunction, status: number, code: string, message: string): void => {
+    const envelope = envelopeOf(req.path);
+    if (!envelope) return sendError(res, status, code, message);
+    (req as MatchedRequest).parleyErrorEnvelope = envelope;
+    next(new ParleyError(status, code, message));
+  };
 
   // One middleware for the hot path (shutdown check, request log, route): every layer express walks
   // costs each request a `next()` round. The route reads the body itself, after authenticating.
   app.use((req: Request, res: Response, next: NextFunction) => {
     if (options.isShuttingDown()) {
       res.set('Connection', 'close');
-      sendError(res, 503, 'shutting_down', 'the server is shutting down');
+      unrouted(req, res, next, 503, 'shutting_down', 'the server is shutting down');
       return;
     }
     const started = process.hrtime.bigint();
@@ -192,8 +218,12 @@ export function createHttpApp(options: HttpAppOptions): {
   const dashboard = options.dashboard ?? findDashboard();
   app.use(DASHBOARD_PATH, dashboardRouter(dashboard, logger));
 
-  app.use((req: Request, res: Response) => {
-    sendError(res, 404, 'route_not_found', notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg)));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const family = envelopeOf(req.path) !== undefined;
+    // A protocol's own family: what was asked, segments that could be a key left out (its paths are listed in /docs).
+    const asked = req.path.split('/').map((seg, i) => (i > 1 && KEY_LIKE.test(seg) ? ':id' : seg.slice(0, 64))).join('/');
+    const message = family ? `no route ${req.method} ${asked} (the paths answered are listed in /docs)` : notFoundMessage(req.method, req.path, (seg) => prefixes.has(seg));
+    unrouted(req, res, next, 404, 'route_not_found', message);
   });
   app.use(errorHandler(logger));
   return { app, openapi, routes: all, table, undeclared, dashboard };

@@ -75,8 +75,7 @@ export class SessionResources {
   async list(): Promise<Resource[]> {
     if (this.principal.kind !== 'instance') return [];
     const { id, key } = this.principal;
-    const answer = await this.caller.call(this.routes().listChats, key, { path: this.routes().listChats.path, query: {} });
-    const chats = answer.status === 200 ? (answer.body.data as { id: string; name?: string }[]) : [];
+    const chats = await this.chats(key);
     return [
       { uri: resourceUri(id), name: 'chats', title: 'Chats, most recent first', mimeType: 'application/json' },
       ...chats.slice(0, LISTED_CHATS).map((chat) => ({
@@ -101,8 +100,18 @@ export class SessionResources {
     return { contents: [{ uri: canonical, mimeType: 'application/json', text: JSON.stringify(answer.body.data) }] };
   }
 
+  /**
+   * Subscribes to a resource. A chat's messages resource names the chat by its id as the chat list
+   * answers it: the read takes a phone number too (as the REST path does), but events name chats by
+   * id, so a subscription by anything else would never be told; it is refused (resource not found)
+   * saying so, as is a chat the instance does not have yet (the chat list's update tells of it).
+   */
   async subscribe(uri: string): Promise<void> {
-    const { canonical } = await this.resolve(uri);
+    const { target, key, canonical } = await this.resolve(uri);
+    if (target.jid !== undefined && !(await this.chats(key)).some((chat) => chat.id === target.jid)) {
+      throw new ProtocolError(ProtocolCode.ResourceNotFound, `${uri.slice(0, 300)}: the instance has no chat of id ${target.jid.slice(0, 128)}; `
+        + 'subscribe by a chat id as the chats resource lists it (subscribe to the chats resource to hear of new chats)', { uri: uri.slice(0, 300) });
+    }
     if (!this.subscribed.has(canonical) && this.subscribed.size >= MAX_SUBSCRIPTIONS) {
       throw new ProtocolError(ProtocolCode.InvalidRequest, `at most ${MAX_SUBSCRIPTIONS} subscriptions per session: unsubscribe from one first`);
     }
@@ -127,6 +136,12 @@ export class SessionResources {
   /** The subscribed URIs among `uris`. */
   watched(uris: readonly string[]): string[] {
     return uris.filter((uri) => this.subscribed.has(uri));
+  }
+
+  /** The chats of the instance of `key` (none when the list cannot be read). */
+  private async chats(key: string): Promise<{ id: string; name?: string }[]> {
+    const answer = await this.caller.call(this.routes().listChats, key, { path: this.routes().listChats.path, query: {} });
+    return answer.status === 200 ? (answer.body.data as { id: string; name?: string }[]) : [];
   }
 
   /** The resource a URI names, and the key to read it with; an unknown or foreign one is refused alike (no instance's existence leaks). */

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { assertUrlAllowed, PayloadTooLargeError, ValidationError, type MediaInput } from '@parley/core';
-import { guardedGet, GuardedGetError, parseProxy, type GuardedGetResult } from '@parley/net';
+import { guardedGet, GuardedGetError, parseProxy, type GuardedGetFailure, type GuardedGetResult } from '@parley/net';
 
 /** Which media a field accepts; decides the content-type check. */
 export type MediaKind = 'image' | 'audio' | 'video' | 'document' | 'sticker';
@@ -31,6 +31,20 @@ export interface MediaLimits {
   allowPrivateProxies?: boolean;
   /** Redirects followed, each re-validated (default 3). */
   maxRedirects?: number;
+}
+
+/** Failures of the link itself (it answered an error status, nothing, or not in time), not of the server's policy or limits. */
+const LINK_FAILURES: ReadonlySet<GuardedGetFailure> = new Set(['status', 'timeout', 'idle', 'network', 'empty']);
+
+/**
+ * A media URL that could not be fetched for a reason of the link's ({@link LINK_FAILURES}): a 400
+ * `validation_failed` like every refused field, which protocols with a code of their own for it tell
+ * apart (the Cloud API's 131053, media upload error).
+ */
+export class MediaLinkError extends ValidationError {
+  constructor(message: string, readonly failure: GuardedGetFailure) {
+    super(message);
+  }
 }
 
 /**
@@ -99,6 +113,7 @@ export class MediaResolver {
   private fetchError(err: GuardedGetError, field: string): Error {
     if (err.failure === 'too_large') return new PayloadTooLargeError(`${field} is larger than ${this.limits.maxBytes} bytes`, { field, limit: this.limits.maxBytes });
     if (err.failure === 'redirects') return new ValidationError(`${field} redirects too many times`);
-    return new ValidationError(`${field} could not be fetched: ${err.message}`);
+    const message = `${field} could not be fetched: ${err.message}`;
+    return LINK_FAILURES.has(err.failure) ? new MediaLinkError(message, err.failure) : new ValidationError(message);
   }
 }
