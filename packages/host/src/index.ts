@@ -5,5 +5,6 @@
  */
 export * from './bounded-retry.js';
 export * from './claim-pump.js';
+export * from './compose-storage.js';
 export * from './fenced-storage.js';
 export * from './media-store.js';
