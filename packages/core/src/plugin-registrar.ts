@@ -5,7 +5,7 @@ import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { MediaStore } from './storage/media-store.js';
-import { OUTBOX_KEYS, RECORD_STORE_KEYS } from './storage/storage-keys.js';
+import { OUTBOX_KEYS, RECORD_STORE_KEYS, STORAGE_KEYS } from './storage/storage-keys.js';
 import type { Outbox, RecordStore, Storage, StoreLifecycle } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
@@ -67,7 +67,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
   };
   const checkStore = (store: unknown, keys: readonly string[], what: string): void => {
     const missing = lacking(store, keys);
-    if (missing.length > 0) refuse(`set a ${what} without ${missing.join(', ')}`);
+    if (missing.length > 0) refuse(`set ${what} without ${missing.join(', ')}`);
   };
   const declared = (list: readonly string[] | undefined, name: string, what: string, field: string): void => {
     if (!list?.includes(name)) refuse(`registered the ${what} "${name}" without declaring it in provides.${field}`);
@@ -100,7 +100,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
         }
         if (collected.storage) refuse('set the storage back end twice');
         if (collected.records || collected.outbox) refuse('set a storage back end beside a record store or an outbox it set alone');
-        checkStore(storage, [...RECORD_STORE_KEYS, ...OUTBOX_KEYS], 'storage back end');
+        checkStore(storage, STORAGE_KEYS, 'a storage back end');
         collected.storage = storage;
         collected.records = storage;
         collected.outbox = storage;
@@ -110,7 +110,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       set(store) {
         if (provides.records !== true) refuse('set a record store without declaring provides.records');
         if (collected.records) refuse('set the record store twice');
-        checkStore(store, RECORD_STORE_KEYS, 'record store');
+        checkStore(store, RECORD_STORE_KEYS, 'a record store');
         collected.records = store;
       },
     },
@@ -118,7 +118,7 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       set(outbox) {
         if (provides.outbox !== true) refuse('set an outbox without declaring provides.outbox');
         if (collected.outbox) refuse('set the outbox twice');
-        checkStore(outbox, OUTBOX_KEYS, 'outbox');
+        checkStore(outbox, OUTBOX_KEYS, 'an outbox');
         collected.outbox = outbox;
       },
     },

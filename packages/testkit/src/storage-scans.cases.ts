@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ScanPage, ScanRequest } from '@parley/core';
 import { describe, it } from './test-runner.js';
 import { filledInstanceRecord, messageRecord, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 /** Every item of a scan, read in pages of `limit`, checking that each page stays within it. */
 async function scanAll<T>(scan: (request: ScanRequest) => Promise<ScanPage<T>>, limit: number): Promise<T[]> {
@@ -25,7 +25,7 @@ const sorted = (values: string[]) => [...values].sort();
  * auth state entries and state namespaces, each in keyset pages that list every item exactly once,
  * in order, and nothing of another instance.
  */
-export function describeScanCases(harness: StorageHarness): void {
+export function describeScanCases(harness: RecordStoreHarness): void {
   describe('enumerations (storage copy)', () => {
     it('claimsOf lists the claims an instance holds, sorted, and none once it is deleted', () => withStorage(harness, async ({ instances }) => {
       assert.ok(instances.claimsOf, 'instances.claimsOf is implemented');
