@@ -5,7 +5,8 @@ import type { PluginHooks, PluginManifest, PluginProvides } from './plugin.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { MediaStore } from './storage/media-store.js';
-import type { Storage } from './storage/storage.js';
+import { OUTBOX_KEYS, RECORD_STORE_KEYS, STORAGE_KEYS } from './storage/storage-keys.js';
+import type { Outbox, RecordStore, Storage, StoreLifecycle } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
 /** A registration that does not fit the plugin's manifest or the id syntax. */
@@ -15,7 +16,12 @@ export class PluginRegistrationError extends Error {}
 export interface PluginRegistrations {
   channels: ChannelDriver[];
   formats: WebhookFormat[];
+  /** The storage back end set with `storage.set` (then also {@link records} and {@link outbox}). */
   storage?: Storage;
+  /** The record store: set with `records.set`, or the back end set with `storage.set`. */
+  records?: RecordStore;
+  /** The outbox: set with `outbox.set`, or the back end set with `storage.set`. */
+  outbox?: Outbox;
   media?: MediaStore;
   connectors: ExternalDataConnector[];
   sinks: Sink[];
@@ -34,6 +40,19 @@ export interface PluginRegistrar {
 
 const ID_RULE = 'a lower-case letter, then up to 31 lower-case letters, digits or dashes';
 
+const LIFECYCLE = ['init', 'health', 'flush', 'close'] as const;
+
+/** What `store` lacks of a store with the repositories `keys` (the repositories and lifecycle methods it does not have). */
+function lacking(store: unknown, keys: readonly string[]): string[] {
+  if (typeof store !== 'object' || store === null) return ['everything: it is not an object'];
+  const members = store as Record<string, unknown>;
+  return [
+    ...(typeof members.name === 'string' && members.name !== '' ? [] : ['a name']),
+    ...keys.filter((key) => typeof members[key] !== 'object' || members[key] === null),
+    ...LIFECYCLE.filter((method) => typeof (store as Partial<StoreLifecycle>)[method] !== 'function').map((method) => `${method}()`),
+  ];
+}
+
 /**
  * Builds the typed hooks of one plugin. Each hook checks its registration at once — the id syntax
  * and that the manifest's `provides` declares it — so the error points at the plugin that is wrong.
@@ -45,6 +64,10 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
   const collected: PluginRegistrations = { channels: [], formats: [], connectors: [], sinks: [], subscribers: [] };
   const refuse = (message: string): never => {
     throw new PluginRegistrationError(`plugin ${plugin}: ${message}`);
+  };
+  const checkStore = (store: unknown, keys: readonly string[], what: string): void => {
+    const missing = lacking(store, keys);
+    if (missing.length > 0) refuse(`set ${what} without ${missing.join(', ')}`);
   };
   const declared = (list: readonly string[] | undefined, name: string, what: string, field: string): void => {
     if (!list?.includes(name)) refuse(`registered the ${what} "${name}" without declaring it in provides.${field}`);
@@ -72,9 +95,31 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
     },
     storage: {
       set(storage) {
-        if (provides.storage !== true) refuse('set a storage back end without declaring provides.storage');
+        if (provides.storage !== true && !(provides.records === true && provides.outbox === true)) {
+          refuse('set a storage back end without declaring provides.storage (or provides.records and provides.outbox)');
+        }
         if (collected.storage) refuse('set the storage back end twice');
+        if (collected.records || collected.outbox) refuse('set a storage back end beside a record store or an outbox it set alone');
+        checkStore(storage, STORAGE_KEYS, 'a storage back end');
         collected.storage = storage;
+        collected.records = storage;
+        collected.outbox = storage;
+      },
+    },
+    records: {
+      set(store) {
+        if (provides.records !== true) refuse('set a record store without declaring provides.records');
+        if (collected.records) refuse('set the record store twice');
+        checkStore(store, RECORD_STORE_KEYS, 'a record store');
+        collected.records = store;
+      },
+    },
+    outbox: {
+      set(outbox) {
+        if (provides.outbox !== true) refuse('set an outbox without declaring provides.outbox');
+        if (collected.outbox) refuse('set the outbox twice');
+        checkStore(outbox, OUTBOX_KEYS, 'an outbox');
+        collected.outbox = outbox;
       },
     },
     media: {
@@ -123,6 +168,8 @@ export function createRegistrar(manifest: Pick<PluginManifest<never>, 'name' | '
       missing(provides.sinks, collected.sinks.map((s) => s.name), 'event sink', 'sinks');
       missing(provides.subscribers, collected.subscribers.map((s) => s.name), 'event subscriber', 'subscribers');
       if (provides.storage === true && !collected.storage) refuse('declares provides.storage but did not set a storage back end');
+      if (provides.records === true && !collected.records) refuse('declares provides.records but did not set a record store');
+      if (provides.outbox === true && !collected.outbox) refuse('declares provides.outbox but did not set an outbox');
       if (provides.media === true && !collected.media) refuse('declares provides.media but did not set a media store');
       return collected;
     },

@@ -6,7 +6,7 @@ import type { Logger } from './logger.js';
 import type { Sink } from './sink/sink.js';
 import type { ExternalDataConnector } from './storage/external-data.js';
 import type { MediaStore } from './storage/media-store.js';
-import type { Storage } from './storage/storage.js';
+import type { Outbox, RecordStore, Storage } from './storage/storage.js';
 import type { WebhookFormat } from './webhook/format.js';
 
 /** Version of the plugin contract; plugins declare the semver range they were built for. */
@@ -90,8 +90,15 @@ export interface PluginProvides {
   readonly channels?: readonly string[];
   /** Names of the webhook formats it adds with `formats.add` (`native`). */
   readonly formats?: readonly string[];
-  /** True when it sets the storage back end with `storage.set`. */
+  /**
+   * True when it sets a whole storage back end — record store and outbox in one object — with
+   * `storage.set`. It means `records` and `outbox` both, as it always has for storage plugins.
+   */
   readonly storage?: boolean;
+  /** True when it sets the record store alone (instances, messages, chats, contacts, media, auth state, state) with `records.set`. */
+  readonly records?: boolean;
+  /** True when it sets the outbox alone (deliveries, outbound queue, event log, idempotency keys) with `outbox.set`. */
+  readonly outbox?: boolean;
   /** True when it sets the media store with `media.set` (media bytes kept apart from the storage back end). */
   readonly media?: boolean;
   /** Kinds of the external-database connectors it adds with `connectors.add` (`mongodb`). */
@@ -130,9 +137,13 @@ export interface PluginHooks {
   readonly channels: { add(driver: ChannelDriver): void };
   /** Webhook formats: `formats.add(format)`. */
   readonly formats: { add(format: WebhookFormat): void };
-  /** The storage back end: `storage.set(storage)`, at most once. */
+  /** The storage back end, both halves in one object: `storage.set(storage)`, at most once (`provides.storage`). */
   readonly storage: { set(storage: Storage): void };
-  /** The media store (`kind: 'media'`): `media.set(store)`, at most once; it replaces the storage back end's `media`. */
+  /** The record store alone: `records.set(store)`, at most once (`provides.records`); another plugin provides the outbox. */
+  readonly records: { set(store: RecordStore): void };
+  /** The outbox alone: `outbox.set(outbox)`, at most once (`provides.outbox`); another plugin provides the record store. */
+  readonly outbox: { set(outbox: Outbox): void };
+  /** The media store (`kind: 'media'`): `media.set(store)`, at most once; it replaces the record store's `media`. */
   readonly media: { set(store: MediaStore): void };
   /** External-database connectors: `connectors.add(connector)`. */
   readonly connectors: { add(connector: ExternalDataConnector): void };

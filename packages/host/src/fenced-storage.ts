@@ -1,4 +1,4 @@
-import { FencedOffError, UNFENCED, type AuthStateRepository, type Fence, type StateRepository, type Storage } from '@parley/core';
+import { FencedOffError, storageView, UNFENCED, type AuthStateRepository, type Fence, type StateRepository, type Storage } from '@parley/core';
 
 /**
  * True when a state namespace belongs to `instance`: one of its `:`- or `.`-separated segments is
@@ -14,7 +14,8 @@ export function isInstanceNamespace(namespace: string, instance: string): boolea
  * keys) and writes to the instance's own state namespaces carry the instance's current fencing token,
  * which the store checks atomically with the write. `fence()` answers undefined once this node lost
  * the lease; writes then fail at once with {@link FencedOffError}. Reads and every other repository
- * are the base storage's.
+ * are the base storage's: the view is a {@link storageView} of it (every repository of the key lists,
+ * the lifecycle running on `base`), and `unfencedStorage(view)` answers `base`.
  */
 export function fencedStorage(base: Storage, instance: string, fence: () => Fence | undefined): Storage {
   const current = (): Fence => {
@@ -37,13 +38,7 @@ export function fencedStorage(base: Storage, instance: string, fence: () => Fenc
     delete: async (namespace, id) => (owned(namespace) ? baseState.delete(namespace, id, current()) : baseState.delete(namespace, id)),
     clearPrefix: async (prefix) => (owned(prefix) ? baseState.clearPrefix(prefix, current()) : baseState.clearPrefix(prefix)),
   };
-  return new Proxy(base, {
-    get(target, property, receiver) {
-      if (property === UNFENCED) return target;
-      if (property === 'authState') return authState;
-      if (property === 'state') return state;
-      const value = Reflect.get(target, property, receiver) as unknown;
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
+  const view = storageView(base, { authState, state });
+  Object.defineProperty(view, UNFENCED, { value: base });
+  return view;
 }

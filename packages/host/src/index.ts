@@ -1,9 +1,11 @@
 /**
  * @parley/host — machinery of the host process that plugins do not need: the claim pump that drains the
- * durable queues, bounded retries, the fenced storage view a cluster node gives an instance, and the
- * storage view whose media lives in a media store. The contracts these serve stay in `@parley/core`.
+ * durable queues, bounded retries, the fenced storage view a cluster node gives an instance, the
+ * storage view whose media lives in a media store, and the storage composed of a record store and an outbox
+ * that two plugins provide. The contracts these serve stay in `@parley/core`.
  */
 export * from './bounded-retry.js';
 export * from './claim-pump.js';
+export * from './compose-storage.js';
 export * from './fenced-storage.js';
 export * from './media-store.js';

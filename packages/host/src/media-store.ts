@@ -1,10 +1,10 @@
-import type { MediaStore, Storage } from '@parley/core';
+import type { MediaStore, RecordStore } from '@parley/core';
 
 /**
- * The storage back end with its `media` replaced by `store`: everything else is the back end's own
- * (methods run on the back end itself); `init` and `close` also start and stop the store.
+ * A record store (or a whole storage) with its `media` replaced by `store`: everything else is the
+ * back end's own (methods run on the back end itself); `init` and `close` also start and stop the store.
  */
-export function withMediaStore(storage: Storage, store: MediaStore): Storage {
+export function withMediaStore<S extends RecordStore>(storage: S, store: MediaStore): S {
   return new Proxy(storage, {
     get(target, property) {
       if (property === 'media') return store;

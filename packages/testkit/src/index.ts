@@ -2,7 +2,10 @@ export {
   describeChannelConformance, type ChannelConformanceDeclaration, type ChannelConformanceHarness, type ChannelConformanceRun, type ChannelFarSide,
   type ConformanceHost, type ConformanceInboundKind, type InboundRequest, type RouteCall,
 } from './channel-conformance.js';
-export { describeStorageConformance, type StorageHarness } from './storage-conformance.js';
+export {
+  describeOutboxConformance, describeRecordStoreConformance, describeStorageConformance, type OutboxHarness, type RecordStoreHarness, type StorageHarness,
+  type StoreHarness,
+} from './storage-conformance.js';
 export { describeClusterStoreConformance } from './cluster-store-conformance.js';
 export { describeSignalsConformance, type SignalsHarness } from './signals-conformance.js';
 export { describeMessagePageCases } from './storage-message-pages.cases.js';

@@ -7,7 +7,7 @@ const TEST_HOST: HostSettings = { dataDir: '/nonexistent', publicUrl: 'http://12
 /**
  * Calls a plugin's `register` the way the host does — through the typed hooks of `@parley/core`'s
  * `createRegistrar`, which check every registration against the manifest's `provides` — and answers
- * what it registered (drivers, formats, storage, connectors, sinks, subscribers). The options are passed
+ * what it registered (drivers, formats, storage and its halves, connectors, sinks, subscribers). The options are passed
  * as given: the host's schema validation is not part of this; `deps` are the host services the
  * manifest declares, as the test provides them.
  */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import { decodeStored, encodeStored } from '@parley/core';
 import { uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 /** Creds shaped like a channel library's: Buffers and Uint8Arrays nested in objects and arrays. */
 function creds() {
@@ -17,7 +17,7 @@ function creds() {
 }
 
 /** AuthStateRepository: opaque text by category and id, atomic writes, byte-exact binary round trips. */
-export function describeAuthStateCases(harness: StorageHarness): void {
+export function describeAuthStateCases(harness: RecordStoreHarness): void {
   describe('authState', () => {
     it('round-trips encodeStored values with nested binary byte-exact', () => withStorage(harness, async ({ authState }) => {
       const instance = uniqueId('ins');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import { ConflictError, NotFoundError, UniqueClaimConflictError, type UniqueClaim } from '@parley/core';
 import { filledInstanceRecord, uniqueId } from './storage-fixtures.js';
-import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
+import { reopenStorage, withStorage, type RecordStoreHarness } from './storage-harness.js';
 import { FakeClock } from './fake-clock.js';
 
 /** A claim in a namespace no other test uses. */
@@ -14,7 +14,7 @@ function claim(value = uniqueId('v')): UniqueClaim {
  * Unique claims of InstanceRepository: a value held by one instance at a time, created atomically with
  * the record, looked up by index, released on delete, durable across reopen.
  */
-export function describeClaimCases(harness: StorageHarness): void {
+export function describeClaimCases(harness: RecordStoreHarness): void {
   describe('instance unique claims', () => {
     it('create stores the claims with the record and claimHolder answers the holder', () => withStorage(harness, async ({ instances }) => {
       const number = claim();

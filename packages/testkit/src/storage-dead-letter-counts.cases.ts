@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import type { DeliveryQueue } from '@parley/core';
 import { newDelivery, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type OutboxHarness } from './storage-harness.js';
 
 const T = 1_000_000;
 const URLS = Array.from({ length: 6 }, (_, i) => `http://127.0.0.1:${9300 + i}/hook`);
@@ -26,7 +26,7 @@ async function deadIds(queue: DeliveryQueue, instance: string, limit = 2): Promi
  * way a delivery dies, comes back or goes: a failure for good alone or in a `complete` batch,
  * redelivery by id and of all, a purge by age, an instance's clear, and concurrent failures.
  */
-export function describeDeadLetterCountCases(harness: StorageHarness): void {
+export function describeDeadLetterCountCases(harness: OutboxHarness): void {
   describe('dead-letter totals', () => {
     it('stay exact through deaths, redeliveries, purges and clears, per instance', () => withStorage(harness, async ({ deliveries }, clock) => {
       const instance = uniqueId('ins');

@@ -3,7 +3,7 @@ import { describe, it } from './test-runner.js';
 import type { DeadLetter, Delivery, DeliveryQueue, NewDelivery } from '@parley/core';
 import { newDelivery, queuedDelivery as queued, uniqueId } from './storage-fixtures.js';
 import type { FakeClock } from './fake-clock.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type OutboxHarness } from './storage-harness.js';
 
 /** Fake times: the queue takes `now` from its caller, so no test sleeps. */
 const T = 1_000_000;
@@ -26,7 +26,7 @@ async function failDead(queue: DeliveryQueue, clock: FakeClock, id: string, erro
 }
 
 /** DeliveryQueue: durable lanes, leases, retries, dead letters and exact statistics. */
-export function describeDeliveryCases(harness: StorageHarness): void {
+export function describeDeliveryCases(harness: OutboxHarness): void {
   describe('deliveries', () => {
     it('enqueue stores deliveries due at createdAt with no attempts; duplicate ids are ignored', () => withStorage(harness, async ({ deliveries }) => {
       const instance = uniqueId('ins');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import type { Delivery, NewDelivery } from '@parley/core';
 import { newDelivery, queuedDelivery as queued, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type OutboxHarness } from './storage-harness.js';
 
 /** Fake times: the queue takes `now` from its caller, so no test sleeps. */
 const T = 2_000_000;
@@ -17,7 +17,7 @@ function lane(instance: string, url: string, count: number, at = T): NewDelivery
 }
 
 /** DeliveryQueue batches: `claim` with `perLane`, `complete`, and `expedite` (sinks publish a lane's batch pipelined). */
-export function describeDeliveryBatchCases(harness: StorageHarness): void {
+export function describeDeliveryBatchCases(harness: OutboxHarness): void {
   describe('delivery batches', () => {
     it('claim with perLane answers each lane head first with the due ones behind it, in lane order', () => withStorage(harness, async ({ deliveries }) => {
       const a = uniqueId('ins');

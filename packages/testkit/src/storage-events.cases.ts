@@ -3,7 +3,7 @@ import { describe, it } from './test-runner.js';
 import { newUlid, type LoggedEvent } from '@parley/core';
 import { FakeClock } from './fake-clock.js';
 import { newDelivery, uniqueId } from './storage-fixtures.js';
-import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
+import { reopenStorage, withStorage, type OutboxHarness } from './storage-harness.js';
 
 const T = 1_700_000_000_000;
 
@@ -16,7 +16,7 @@ function entry(instance: string, at: number, type = 'message'): LoggedEvent {
 const ids = (entries: LoggedEvent[]): string[] => entries.map((e) => e.id);
 
 /** EventLog: ordered appends, paged reads per instance and across instances, retention purges, per-instance clears. */
-export function describeEventLogCases(harness: StorageHarness): void {
+export function describeEventLogCases(harness: OutboxHarness): void {
   describe('event log', () => {
     it('reads entries back exactly, in id order, after an exclusive position, up to limit', () => withStorage(harness, async ({ events }) => {
       const a = uniqueId('ins');

@@ -1,30 +1,39 @@
-import type { Clock, Storage } from '@parley/core';
+import type { Clock, Outbox, RecordStore, Storage, StoreLifecycle } from '@parley/core';
 import { FakeClock } from './fake-clock.js';
 
 /**
- * How a storage back end plugs into {@link describeStorageConformance}. Differences between back ends
- * are declared here, as data; the suite never inspects the storage's class.
+ * How a store under test plugs into a conformance suite: a whole {@link Storage} back end
+ * ({@link StorageHarness}), a record store alone ({@link RecordStoreHarness}) or an outbox alone
+ * ({@link OutboxHarness}). Differences between back ends are declared here, as data; the suites never
+ * inspect the store's class.
  */
-export interface StorageHarness {
+export interface StoreHarness<S extends StoreLifecycle> {
   /**
-   * A new storage over empty data, isolated from every other storage this harness created (its own
+   * A new store over empty data, isolated from every other store this harness created (its own
    * file, key prefix or database): the delivery queue and the instance list are global, so the suite
-   * asserts them exactly. The suite calls `init` and `close`. The storage must take every time it
+   * asserts them exactly. The suite calls `init` and `close`. The store must take every time it
    * makes (dead letters, redeliveries, retention cut-offs) from `clock`, as the server's plugin
    * `register` context gives it; the suite passes a fake one and asserts exact times.
    */
-  create(clock: Clock): Promise<Storage>;
+  create(clock: Clock): Promise<S>;
   /**
-   * A new storage over the data of `previous`, which the suite has already closed. Durable back ends
+   * A new store over the data of `previous`, which the suite has already closed. Durable back ends
    * provide it; the persistence tests run only when it is present.
    */
-  reopen?(previous: Storage): Promise<Storage>;
+  reopen?(previous: S): Promise<S>;
   /** Runs once after the suite (temporary directories, test databases). */
   cleanup?(): Promise<void>;
 }
 
-/** Creates and initializes a storage on a new fake clock, runs `body`, and closes the storage whatever happens. */
-export async function withStorage<T>(harness: StorageHarness, body: (storage: Storage, clock: FakeClock) => Promise<T>): Promise<T> {
+/** How a whole storage back end (record store and outbox in one) plugs into `describeStorageConformance`. */
+export type StorageHarness = StoreHarness<Storage>;
+/** How a record store plugs into `describeRecordStoreConformance`. */
+export type RecordStoreHarness = StoreHarness<RecordStore>;
+/** How an outbox plugs into `describeOutboxConformance`. */
+export type OutboxHarness = StoreHarness<Outbox>;
+
+/** Creates and initializes a store on a new fake clock, runs `body`, and closes the store whatever happens. */
+export async function withStorage<S extends StoreLifecycle, T>(harness: StoreHarness<S>, body: (storage: S, clock: FakeClock) => Promise<T>): Promise<T> {
   const clock = new FakeClock();
   const storage = await harness.create(clock);
   await storage.init();
@@ -35,8 +44,8 @@ export async function withStorage<T>(harness: StorageHarness, body: (storage: St
   }
 }
 
-/** Closes `storage`, reopens its data with the harness and initializes the new storage. */
-export async function reopenStorage(harness: Required<Pick<StorageHarness, 'reopen'>>, storage: Storage): Promise<Storage> {
+/** Closes `storage`, reopens its data with the harness and initializes the new store. */
+export async function reopenStorage<S extends StoreLifecycle>(harness: Required<Pick<StoreHarness<S>, 'reopen'>>, storage: S): Promise<S> {
   await storage.close();
   const reopened = await harness.reopen(storage);
   await reopened.init();

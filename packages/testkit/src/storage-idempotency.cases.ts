@@ -3,7 +3,7 @@ import { describe, it } from './test-runner.js';
 import type { IdempotencyClaim, IdempotentAnswer } from '@parley/core';
 import { FakeClock } from './fake-clock.js';
 import { uniqueId } from './storage-fixtures.js';
-import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
+import { reopenStorage, withStorage, type OutboxHarness } from './storage-harness.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const LEASE = 60_000;
@@ -19,7 +19,7 @@ const ANSWER: IdempotentAnswer = { status: 200, body: { status: 200, data: { id:
  * IdempotencyStore: one holder per key, answers kept until they expire by the caller's clock, keys per
  * scope, leases that end, and (for durable back ends) keys that survive a reopen.
  */
-export function describeIdempotencyCases(harness: StorageHarness): void {
+export function describeIdempotencyCases(harness: OutboxHarness): void {
   describe('idempotency keys', () => {
     it('begin takes a free key; the next begin sees it in progress; complete keeps the answer until it expires', () => withStorage(harness, async ({ idempotency }, clock) => {
       const scope = uniqueId('inst');

@@ -2,10 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import { ConflictError, NotFoundError } from '@parley/core';
 import { INHERITED_NAMES, filledInstanceRecord, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 /** InstanceRepository: identity, secret-key lookup, ordering, merge and deletion. */
-export function describeInstanceCases(harness: StorageHarness): void {
+export function describeInstanceCases(harness: RecordStoreHarness): void {
   describe('instances', () => {
     it('creates, gets and finds by key a record that reads back whole', () => withStorage(harness, async ({ instances }) => {
       const record = filledInstanceRecord();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
-import type { StorageHarness } from './storage-harness.js';
+import type { StoreLifecycle } from '@parley/core';
+import type { StoreHarness } from './storage-harness.js';
 import { FakeClock } from './fake-clock.js';
 
 /** Storage lifecycle: init, health and idempotent close. */
-export function describeLifecycleCases(harness: StorageHarness): void {
+export function describeLifecycleCases(harness: StoreHarness<StoreLifecycle>): void {
   describe('lifecycle', () => {
     it('is ready after init, not ready after close, and close is idempotent', async () => {
       const storage = await harness.create(new FakeClock());

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import type { MessageRepository } from '@parley/core';
 import { messageRecord, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 const CHATS = ['5511900000001@s.whatsapp.net', '5511900000002@s.whatsapp.net', '120363000000000001@g.us'];
 
@@ -65,7 +65,7 @@ async function assertPages(messages: MessageRepository, instance: string, model:
  * inserts at the newest end, the oldest end and in between (history sync), replaces that keep, change
  * the timestamp of or move a message to another chat, deletes, chat deletes, and concurrent writers.
  */
-export function describeMessagePageCases(harness: StorageHarness): void {
+export function describeMessagePageCases(harness: RecordStoreHarness): void {
   describe('message pages and counts', () => {
     it('pages and totals stay exact through inserts anywhere, replaces, moves and deletes', () => withStorage(harness, async ({ messages }) => {
       const instance = uniqueId('ins');

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
-import { setStatuses, type MessageRecord, type MessageStatus, type Storage } from '@parley/core';
+import { setStatuses, type MessageRecord, type MessageStatus, type RecordStore } from '@parley/core';
 import { messageRecord, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 const CHAT = '5511988887777@s.whatsapp.net';
 const OTHER_CHAT = '120363000000000000@g.us';
 
-async function upsertAll(storage: Storage, instance: string, records: MessageRecord[]): Promise<void> {
+async function upsertAll(storage: RecordStore, instance: string, records: MessageRecord[]): Promise<void> {
   for (const record of records) await storage.messages.upsert(instance, record);
 }
 
 /** MessageRepository: replace by id, forward-only status, paging newest first, deletion, isolation. */
-export function describeMessageCases(harness: StorageHarness): void {
+export function describeMessageCases(harness: RecordStoreHarness): void {
   describe('messages', () => {
     it('upsert inserts, get reads back whole, unknown ids answer null', () => withStorage(harness, async ({ messages }) => {
       const instance = uniqueId('ins');

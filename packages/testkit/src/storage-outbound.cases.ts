@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import type { NewOutbound, Outbound } from '@parley/core';
 import { uniqueId } from './storage-fixtures.js';
-import { reopenStorage, withStorage, type StorageHarness } from './storage-harness.js';
+import { reopenStorage, withStorage, type OutboxHarness } from './storage-harness.js';
 
 /** Fake times: the queue takes `now` from its caller, so no test sleeps. */
 const T = 2_000_000;
@@ -21,7 +21,7 @@ function queued(item: NewOutbound, changes: Partial<Outbound> = {}): Outbound {
 const ids = (items: { id: string }[]) => items.map((i) => i.id);
 
 /** OutboundQueue: durable per-instance send queue with lanes per recipient, leases, pause and a bound. */
-export function describeOutboundCases(harness: StorageHarness): void {
+export function describeOutboundCases(harness: OutboxHarness): void {
   describe('outbound queue', () => {
     it('enqueue stores once per id, claim answers due entries only, with a lease', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');

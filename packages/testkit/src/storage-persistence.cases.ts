@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
-import { decodeStored, encodeStored, type Storage } from '@parley/core';
+import { decodeStored, encodeStored, type StoreLifecycle } from '@parley/core';
 import { filledInstanceRecord, messageRecord, newDelivery, uniqueId } from './storage-fixtures.js';
 import { FakeClock } from './fake-clock.js';
-import { reopenStorage, type StorageHarness } from './storage-harness.js';
+import { reopenStorage, type OutboxHarness, type RecordStoreHarness, type StoreHarness } from './storage-harness.js';
 
 const T = 1_000_000;
 const CHAT = '5511988887777@s.whatsapp.net';
 
 /** Runs `body` on a storage that is closed and reopened in the middle, and closes whichever is open. */
-async function acrossReopen(
-  harness: StorageHarness & Required<Pick<StorageHarness, 'reopen'>>,
-  write: (storage: Storage) => Promise<void>,
-  verify: (storage: Storage) => Promise<void>,
+async function acrossReopen<S extends StoreLifecycle>(
+  harness: StoreHarness<S> & Required<Pick<StoreHarness<S>, 'reopen'>>,
+  write: (storage: S) => Promise<void>,
+  verify: (storage: S) => Promise<void>,
 ): Promise<void> {
   let storage = await harness.create(new FakeClock());
   await storage.init();
@@ -25,8 +25,8 @@ async function acrossReopen(
   }
 }
 
-/** Everything written survives close and reopen. Runs only for harnesses that can reopen. */
-export function describePersistenceCases(harness: StorageHarness): void {
+/** Every record written survives close and reopen. Runs only for harnesses that can reopen. */
+export function describeRecordPersistenceCases(harness: RecordStoreHarness): void {
   const { reopen } = harness;
   if (!reopen) return;
   const durable = { ...harness, reopen };
@@ -68,7 +68,16 @@ export function describePersistenceCases(harness: StorageHarness): void {
         assert.deepEqual(await storage.state.list(ns), [{ id: 'network', value: { phones: ['5511999990000'] } }]);
       });
     });
+  });
+}
 
+/** The outbox's deliveries survive close and reopen. Runs only for harnesses that can reopen. */
+export function describeOutboxPersistenceCases(harness: OutboxHarness): void {
+  const { reopen } = harness;
+  if (!reopen) return;
+  const durable = { ...harness, reopen };
+
+  describe('persistence across close and reopen', () => {
     it('keeps queued deliveries with their schedule and lane order, dead letters and statistics', async () => {
       const instance = uniqueId('ins');
       const url = 'http://127.0.0.1:9001/hook';

@@ -2,14 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import type { Chat, Contact } from '@parley/core';
 import { uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 const ALICE = '5511911110000@s.whatsapp.net';
 const BOB = '5511922220000@s.whatsapp.net';
 const GROUP = '120363000000000001@g.us';
 
 /** ChatRepository, ContactRepository and MediaRepository. */
-export function describeResourceCases(harness: StorageHarness): void {
+export function describeResourceCases(harness: RecordStoreHarness): void {
   describe('chats', () => {
     it('upsert creates with defaults, merges given fields and ignores undefined ones', () => withStorage(harness, async ({ chats }) => {
       const instance = uniqueId('ins');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { scanAll } from './scan-all.js';
 import { describe, it } from './test-runner.js';
 import { filledInstanceRecord, messageRecord, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 /** Code-unit order, as every back end's scans order ids. */
 const sorted = (values: string[]) => [...values].sort();
@@ -12,7 +12,7 @@ const sorted = (values: string[]) => [...values].sort();
  * contacts, media ids, auth state entries, state namespaces and their documents, each in keyset pages that list every item exactly once,
  * in order, and nothing of another instance.
  */
-export function describeScanCases(harness: StorageHarness): void {
+export function describeScanCases(harness: RecordStoreHarness): void {
   describe('enumerations (storage copy)', () => {
     it('claimsOf lists the claims an instance holds, sorted, and none once it is deleted', () => withStorage(harness, async ({ instances }) => {
       assert.ok(instances.claimsOf, 'instances.claimsOf is implemented');

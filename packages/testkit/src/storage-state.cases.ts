@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
 import { INHERITED_NAMES, uniqueId } from './storage-fixtures.js';
-import { withStorage, type StorageHarness } from './storage-harness.js';
+import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
 /** StateRepository: JSON documents by namespace and id. */
-export function describeStateCases(harness: StorageHarness): void {
+export function describeStateCases(harness: RecordStoreHarness): void {
   describe('state', () => {
     it('put, get, overwrite and delete JSON documents', () => withStorage(harness, async ({ state }) => {
       const ns = uniqueId('sandbox');

@@ -7,6 +7,8 @@ export * from './idempotency.js';
 export * from './merge.js';
 export * from './repositories.js';
 export * from './storage.js';
+export * from './storage-keys.js';
+export * from './store-halves.js';
 export * from './storage-health.js';
 export * from './rate-limit.js';
 export * from './scan.js';

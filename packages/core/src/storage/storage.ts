@@ -16,27 +16,13 @@ export interface StorageHealth {
 }
 
 /**
- * A storage back end: every repository of Parley behind one object, registered under the
- * {@link Tokens.Storage} token by exactly one storage plugin. Operations that cannot reach the store
- * throw ServiceUnavailableError (HTTP 503).
+ * What every store has beside its repositories: a name, where its data lives, and its lifecycle.
+ * A {@link RecordStore} and an {@link Outbox} each have these; the host calls them on each store it
+ * was given (once on a back end that is both).
  */
-export interface Storage {
+export interface StoreLifecycle {
   /** Back end name, for logs and the banner. */
   readonly name: string;
-  readonly instances: InstanceRepository;
-  readonly messages: MessageRepository;
-  readonly chats: ChatRepository;
-  readonly contacts: ContactRepository;
-  readonly media: MediaRepository;
-  readonly authState: AuthStateRepository;
-  readonly state: StateRepository;
-  readonly deliveries: DeliveryQueue;
-  /** Idempotency keys of the REST API (`Idempotency-Key`), kept so that they hold across restarts and servers. */
-  readonly idempotency: IdempotencyStore;
-  /** The durable event log the live event streams replay from (`GET /{key}/events`). */
-  readonly events: EventLog;
-  /** The durable outbound send queue (issue 16). */
-  readonly outbound: OutboundQueue;
   /**
    * Optional: where the data lives, for the start-up banner and operators: a file path, or a URL
    * without its credentials (and the key prefix). Never holds a secret.
@@ -62,6 +48,39 @@ export interface Storage {
   onDiscard?(listener: () => void): void;
   /** Flushes and closes. Idempotent. */
   close(): Promise<void>;
+}
+
+/** The repositories of a {@link RecordStore}: what Parley knows of its instances and their accounts. */
+export interface RecordRepositories {
+  readonly instances: InstanceRepository;
+  readonly messages: MessageRepository;
+  readonly chats: ChatRepository;
+  readonly contacts: ContactRepository;
+  readonly media: MediaRepository;
+  readonly authState: AuthStateRepository;
+  readonly state: StateRepository;
+}
+
+/** The repositories of an {@link Outbox}: the durable queues and logs of work still to do or to replay. */
+export interface OutboxRepositories {
+  /** Webhook deliveries, with their retries and dead letters. */
+  readonly deliveries: DeliveryQueue;
+  /** The durable outbound send queue (issue 16). */
+  readonly outbound: OutboundQueue;
+  /** The durable event log the live event streams replay from (`GET /{key}/events`). */
+  readonly events: EventLog;
+  /** Idempotency keys of the REST API (`Idempotency-Key`), kept so that they hold across restarts and servers. */
+  readonly idempotency: IdempotencyStore;
+}
+
+/**
+ * The record store: instances, messages, chats, contacts, media, auth state and plugin state (the
+ * `provides.records` half of storage). The cluster coordination, the signals among servers and the
+ * shared rate limiter belong to it: leases fence its auth state and state writes, and it is the store
+ * every server of a cluster shares. Operations that cannot reach the store throw
+ * ServiceUnavailableError (HTTP 503).
+ */
+export interface RecordStore extends RecordRepositories, StoreLifecycle {
   /**
    * Optional: a rate limiter whose counters live in this store, so that several servers sharing it
    * count together (the server limits failed authentications per client address with it). Called
@@ -81,3 +100,19 @@ export interface Storage {
    */
   cluster?(): ClusterStore;
 }
+
+/**
+ * The outbox: webhook deliveries, the outbound send queue, the event log and the idempotency keys
+ * (the `provides.outbox` half of storage). `deliveries.enqueue` logs its events in the same write, so
+ * the deliveries and the event log of one back end stay together. Operations that cannot reach the
+ * store throw ServiceUnavailableError (HTTP 503).
+ */
+export interface Outbox extends OutboxRepositories, StoreLifecycle {}
+
+/**
+ * Both halves of storage: a {@link RecordStore} and an {@link Outbox}, the storage the host's services
+ * use, registered under the {@link Tokens.Storage} token. A back end providing both (`provides.storage`,
+ * every back end of this repository) is one; so is what the host composes from two plugins providing
+ * one half each (see `composeStorage` in `@parley/host`).
+ */
+export interface Storage extends RecordStore, Outbox {}

@@ -1,10 +1,5 @@
-import type { Storage } from '@parley/core';
+import { STORAGE_KEYS, type Storage } from '@parley/core';
 import type { FastHistogram } from './fast-metrics.js';
-
-/** The repositories of a {@link Storage} whose calls are timed. */
-const REPOSITORIES = [
-  'instances', 'messages', 'chats', 'contacts', 'media', 'authState', 'state', 'deliveries', 'idempotency', 'events', 'outbound',
-] as const;
 
 type Method = (...args: unknown[]) => unknown;
 
@@ -63,12 +58,13 @@ function timedRepository<T extends object>(repo: T, repository: string, histogra
 }
 
 /**
- * The storage back end with its repository calls timed (`parley_storage_operation_duration_seconds`).
+ * The storage back end with its repository calls timed (`parley_storage_operation_duration_seconds`):
+ * every repository of {@link STORAGE_KEYS}, the record store's and the outbox's.
  * Every other member (`name`, `init`, `flush`, `close`, `health`, the optional rate limiter, any a
  * back end adds) goes straight to the back end.
  */
 export function timedStorage(base: Storage, histogram: FastHistogram): Storage {
   const timed = delegate(base);
-  for (const name of REPOSITORIES) Object.defineProperty(timed, name, { value: timedRepository(base[name], name, histogram), enumerable: true });
+  for (const name of STORAGE_KEYS) Object.defineProperty(timed, name, { value: timedRepository(base[name], name, histogram), enumerable: true });
   return timed;
 }

@@ -14,7 +14,7 @@ export type PluginPhase = 'boot' | 'storage' | 'composed';
 const PHASES: readonly PluginPhase[] = ['boot', 'storage', 'composed'];
 
 /** What a composed service is built from: every plugin's registrations but event subscribers. */
-const COMPOSING = ['channels', 'formats', 'storage', 'connectors', 'sinks'] as const;
+const COMPOSING = ['channels', 'formats', 'storage', 'records', 'outbox', 'connectors', 'sinks'] as const;
 
 /**
  * The phase of a plugin (see {@link PluginPhase}). Refuses, naming the plugin and the member, a
@@ -31,8 +31,10 @@ export function pluginPhase(manifest: PluginManifest, host: HostContainer): Plug
     if (typeof token !== 'symbol') throw new PluginError(`plugin ${name}: deps.${member} is not a host token (one of Tokens of @parley/core)`);
     const service = tokenName(token);
     if (token === Tokens.Storage) {
-      if (manifest.provides.storage === true) {
-        throw new PluginError(`plugin ${name}: dependency cycle: deps.${member} needs ${service}, the storage back end this plugin provides`);
+      const half = (['storage', 'records', 'outbox'] as const).find((what) => manifest.provides[what] === true);
+      if (half) {
+        const provided = half === 'storage' ? 'the storage back end' : half === 'records' ? 'composed of the record store' : 'composed of the outbox';
+        throw new PluginError(`plugin ${name}: dependency cycle: deps.${member} needs ${service}, ${provided} this plugin provides`);
       }
       later('storage');
     } else if (host.composed(token)) {

@@ -6,9 +6,9 @@ import type { DependencyContainer } from 'tsyringe';
 import {
   CORE_VERSION, createRegistrar, PluginRegistrationError, Tokens, type MediaStore, type ChannelAddressing, type ChannelDriver, type Clock,
   type ExternalDataConnector, type HostSettings, type Logger, type PluginEventSubscriber, type PluginManifest, type PluginRegistrations, type Sink,
-  type Storage, type WebhookFormat,
+  type Outbox, type RecordStore, type Storage, type WebhookFormat,
 } from '@parley/core';
-import { withMediaStore } from '@parley/host';
+import { composeStorage, withMediaStore } from '@parley/host';
 import type { PluginEntry } from '../config/config.js';
 import { formatAjvErrors } from '../http/ajv-errors.js';
 import { HostContainer } from './host-container.js';
@@ -94,7 +94,8 @@ function sameAddressing(a: ChannelAddressing, b: ChannelAddressing): boolean {
  * `register` in configuration order — a plugin needing the storage after the storage plugin, one
  * needing a composed service at {@link LoadedPlugins.registerComposed} — with typed hooks that check
  * each registration against the manifest's `provides` and its deps resolved; refuses conflicts — no
- * storage or two storages, two drivers claiming one name, drivers of one channel disagreeing on its
+ * storage, half of it (a record store without an outbox or the reverse, naming the half missing), two record
+ * stores or two outboxes (two storages among them), two drivers claiming one name, drivers of one channel disagreeing on its
  * addressing, two formats with one name, two external-database connectors, two sinks or subscribers
  * with one name — and finally checks every manifest's `needs` against what all plugins provided.
  */
@@ -126,7 +127,7 @@ export async function loadPlugins(
     });
     collected.add(manifest.name, registered);
     // Plugins needing the storage register next; the host's own services resolve it from the container too.
-    if (registered.storage) services.value(Tokens.Storage, collected.storage!);
+    if ((registered.records || registered.outbox) && collected.storage) services.value(Tokens.Storage, collected.storage);
     context.logger.debug({ plugin: manifest.name, kind: manifest.kind }, 'plugin registered');
   };
   // A media store first (the storage is composed with it as it is set), then in configuration order, but a
@@ -139,8 +140,7 @@ export async function loadPlugins(
     else await register(plugin);
     if (collected.storage) for (const waiting of afterStorage.splice(0)) await register(waiting);
   }
-  const storage = collected.storage;
-  if (!storage) throw new PluginError('no storage back end configured: add one storage plugin to the configuration\'s `plugins` (for example @parley/storage-sqlite), or start the server from a distribution that lists its defaults (@parley/distribution)');
+  const storage = collected.storage ?? collected.refuseMissingHalf();
   const manifests = imported.map((p) => p.manifest);
   const { drivers, formats, sinks, subscribers, externalDatabase } = collected;
   checkNeeds(manifests, { drivers, formats, sinks, externalDatabase });
@@ -158,8 +158,10 @@ export async function loadPlugins(
 
 /** What the registered plugins added, refusing conflicts as they come. */
 class Collected {
-  /** The storage back end, with its media in the media store when a plugin set one. */
+  /** The storage composed of the record store and the outbox, with its media in the media store when a plugin set one. */
   storage?: Storage;
+  records?: RecordStore;
+  outbox?: Outbox;
   media?: MediaStore;
   externalDatabase?: ExternalDataConnector;
   readonly drivers = new Map<string, ChannelDriver>();
@@ -173,9 +175,18 @@ class Collected {
       this.claim('media', name, (owner) => `two media stores configured: ${owner} and ${name}; keep at most one`);
       this.media = registered.media;
     }
-    if (registered.storage) {
-      this.claim('storage', name, (owner) => `two storage back ends configured: ${owner} and ${name}; keep exactly one`);
-      this.storage = this.media ? withMediaStore(registered.storage, this.media) : registered.storage;
+    const what = registered.storage ? 'storage back ends' : undefined;
+    if (registered.records) {
+      this.claim('records', name, (owner) => `two ${what ?? 'record stores'} configured: ${owner} and ${name}; keep exactly one`);
+      this.records = registered.records;
+    }
+    if (registered.outbox) {
+      this.claim('outbox', name, (owner) => `two ${what ?? 'outboxes'} configured: ${owner} and ${name}; keep exactly one`);
+      this.outbox = registered.outbox;
+    }
+    if ((registered.records || registered.outbox) && this.records && this.outbox) {
+      const storage = composeStorage(this.records, this.outbox);
+      this.storage = this.media ? withMediaStore(storage, this.media) : storage;
     }
     for (const driver of registered.channels) {
       this.claim(`driver:${driver.name}`, name, (owner) => `two drivers claim the channel "${driver.name}": ${owner} and ${name}`);
@@ -201,6 +212,18 @@ class Collected {
       this.claim('connector', name, (owner) => `two external-database connectors configured: ${owner} and ${name} ("${connector.kind}"); keep at most one`);
       this.externalDatabase = connector;
     }
+  }
+
+  /** Refuses the boot for want of a record store, an outbox or both, naming the plugin that provides the other half. */
+  refuseMissingHalf(): never {
+    const own = (half: string) => this.owners.get(half);
+    if (this.records) {
+      throw new PluginError(`no outbox configured: ${own('records')} provides the record store only; add a plugin providing the outbox (provides.outbox, or a storage back end providing both)`);
+    }
+    if (this.outbox) {
+      throw new PluginError(`no record store configured: ${own('outbox')} provides the outbox only; add a plugin providing the record store (provides.records, or a storage back end providing both)`);
+    }
+    throw new PluginError('no storage back end configured: add one storage plugin to the configuration\'s `plugins` (for example @parley/storage-sqlite), or start the server from a distribution that lists its defaults (@parley/distribution)');
   }
 
   private claim(key: string, plugin: string, message: (owner: string) => string): void {

@@ -1,8 +1,6 @@
 import {
-  ServiceUnavailableError, setStatuses, type AuthStateRepository, type Chat, type ChatRepository, type Contact, type ContactRepository,
-  type DeliveryQueue, type EventLog, type IdempotencyStore, type ExternalDataStore, type InstanceRepository, type MediaRepository, type MessageRecord,
-  type MessageRepository, type MessageStatus, type OutboundQueue, type Page, type PageRequest, type StateRepository, type Storage,
-  type StorageHealth, type StorageSignals, type StatusUpdate,
+  repositoriesOf, ServiceUnavailableError, setStatuses, STORAGE_KEYS, type Chat, type Contact, type ExternalDataStore, type MessageRecord,
+  type MessageRepository, type MessageStatus, type Page, type PageRequest, type Storage, type StorageHealth, type StorageSignals, type StatusUpdate,
 } from '@parley/core';
 
 /**
@@ -59,43 +57,32 @@ class RoutedResources<T extends { id: string }> implements ResourceRepository<T>
   clear(instance: string) { return this.r(instance).clear(instance); }
 }
 
+/** The members of {@link Storage} the router takes from the back end as they are: every repository is declared by {@link Storage}. */
+export interface InstanceDataRouter extends Storage {}
+
 /**
  * The storage the server uses: the configured back end, except that messages, chats and contacts of
- * an instance with an attached external database go there.
+ * an instance with an attached external database go there. Its repositories are derived from
+ * {@link STORAGE_KEYS}: the routed ones replaced, every other one the back end's own.
  */
-export class InstanceDataRouter implements Storage {
+export class InstanceDataRouter {
   private readonly attachments = new Attachments();
   readonly name: string;
   readonly location?: string;
-  readonly instances: InstanceRepository;
-  readonly messages: MessageRepository;
-  readonly chats: ChatRepository;
-  readonly contacts: ContactRepository;
-  readonly media: MediaRepository;
-  readonly authState: AuthStateRepository;
-  readonly state: StateRepository;
-  readonly deliveries: DeliveryQueue;
-  readonly idempotency: IdempotencyStore;
-  readonly events: EventLog;
-  readonly outbound: OutboundQueue;
   /** The back end's signals among servers, when it has them. */
   readonly signals?: () => StorageSignals;
 
   constructor(private readonly base: Storage) {
     this.name = base.name;
     if (base.location !== undefined) this.location = base.location;
-    this.instances = base.instances;
-    this.media = base.media;
-    this.authState = base.authState;
-    this.state = base.state;
-    this.deliveries = base.deliveries;
-    this.idempotency = base.idempotency;
-    this.events = base.events;
-    this.outbound = base.outbound;
     if (base.signals) this.signals = () => base.signals!();
-    this.messages = new RoutedMessages(base.messages, this.attachments);
-    this.chats = new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats);
-    this.contacts = new RoutedResources<Contact>(base.contacts, (instance) => this.attachments.pick(instance)?.contacts);
+    const routed: Pick<Storage, 'messages' | 'chats' | 'contacts'> = {
+      messages: new RoutedMessages(base.messages, this.attachments),
+      chats: new RoutedResources<Chat>(base.chats, (instance) => this.attachments.pick(instance)?.chats),
+      contacts: new RoutedResources<Contact>(base.contacts, (instance) => this.attachments.pick(instance)?.contacts),
+    };
+    const own = routed as Partial<Storage>;
+    Object.assign(this, repositoriesOf(base, STORAGE_KEYS, (key, repository) => own[key] ?? repository));
   }
 
   /** Marks an instance as bound to an external database that is being connected. */
