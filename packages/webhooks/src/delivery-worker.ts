@@ -48,8 +48,6 @@ export class DeliveryWorker {
    * aborts them all at once anyway, and a controller per attempt was a visible share of its CPU.
    */
   private abort = new AbortController();
-  /** Slots reserved for lanes leased as they are enqueued ({@link reserve}) and not launched yet. */
-  private reserved = 0;
   /** Claim rounds; wake-ups of one event-loop turn share one: finding lane heads is the queue's costliest call. */
   private readonly pump = new ClaimPump(() => this.round(), {
     failed: (error, run) => this.deps.logger.error({ error: describeError(error), ...run }, 'delivery queue unavailable; retrying with backoff'),
@@ -68,34 +66,6 @@ export class DeliveryWorker {
   /** Asks for a claim round (cheap when one is running: it loops once more). */
   wake(): void {
     this.pump.wake();
-  }
-
-  /**
-   * Reserves every free slot for lanes about to be leased as they are enqueued (`DeliveryQueue.enqueueInBatch`
-   * with a lease) and answers how many: none while the worker is stopped. What the enqueue did not lease
-   * is given back with {@link unreserve}; what it leased is launched with {@link launchLeased}.
-   */
-  reserve(): number {
-    if (!this.pump.isRunning) return 0;
-    const free = Math.max(0, this.deps.options.concurrency - this.inFlight.size - this.reserved);
-    this.reserved += free;
-    return free;
-  }
-
-  /** Gives back `slots` reserved slots (not leased, or their write was discarded). */
-  unreserve(slots: number): void {
-    this.reserved -= slots;
-  }
-
-  /**
-   * Launches lanes leased as they were enqueued (head first), now durable, in slots reserved for them,
-   * without a claim. A worker stopped meanwhile leaves them leased: they are claimed
-   * again once the lease expires, as an attempt aborted by {@link stop} is.
-   */
-  launchLeased(lanes: readonly Delivery[][]): void {
-    this.reserved -= lanes.length;
-    if (!this.pump.isRunning) return;
-    for (const lane of lanes) this.launch(lane);
   }
 
   /**
@@ -132,7 +102,7 @@ export class DeliveryWorker {
   private round(): Promise<boolean> {
     const { storage, options, clock } = this.deps;
     return this.pump.claimRound<Delivery[]>({
-      free: () => options.concurrency - this.inFlight.size - this.reserved,
+      free: () => options.concurrency - this.inFlight.size,
       claim: async (now, limit) => lanesOf(await storage.deliveries.claim({ now, limit, leaseMs: options.leaseMs, perLane: options.batchSize })),
       launch: (lane) => this.launch(lane),
       nextDueAt: () => storage.deliveries.nextDueAt(),
@@ -205,7 +175,7 @@ export class DeliveryWorker {
 }
 
 /** Splits a claim's answer into lanes: each lane's deliveries come together, head first. */
-export function lanesOf(claimed: Delivery[]): Delivery[][] {
+function lanesOf(claimed: Delivery[]): Delivery[][] {
   const lanes: Delivery[][] = [];
   for (const delivery of claimed) {
     const last = lanes.at(-1)?.[0];

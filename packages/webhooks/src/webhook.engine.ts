@@ -6,7 +6,7 @@ import type {
 import { isAllowedNumber, parseAllowNumber } from './allow-number.js';
 import { deliveryId } from './delivery-id.js';
 import type { DeliveryObserver } from './delivery-observer.js';
-import { DeliveryWorker, lanesOf } from './delivery-worker.js';
+import { DeliveryWorker } from './delivery-worker.js';
 import { scheduleHousekeeping } from './housekeeping.js';
 import { HttpSender } from './http-sender.js';
 import { RetryPolicy } from './retry-policy.js';
@@ -20,7 +20,7 @@ import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
 
 /** What {@link WebhookEngine.persist} answers for a write that was durable when it resolved. */
-const DURABLE = { durable: Promise.resolve(), wake: true };
+const DURABLE = { durable: Promise.resolve() };
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
@@ -75,7 +75,7 @@ export class WebhookEngine {
   /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
   private logBatch: LoggedEvent[] = [];
-  private flushing: Promise<{ durable: Promise<void>; wake: boolean }> | null = null;
+  private flushing: Promise<{ durable: Promise<void> }> | null = null;
   /** Events whose deliveries (and log entry) are durably queued: handled again, they are not queued twice. */
   private readonly queued = new WeakSet<ChannelEvent>();
   /** The writes under way: {@link written} waits for them. */
@@ -125,13 +125,12 @@ export class WebhookEngine {
     const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
     if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
     else if (deliveries.length === 0) return;
-    const { durable, wake } = await this.persist(deliveries);
+    const { durable } = await this.persist(deliveries);
     if (deliveries.length === 0) return;
     // A write discarded (its group commit rolled back) leaves the event unmarked: handled again, it is queued again.
-    // Deliveries leased as they were written go out without a claim round: the worker wakes for the others.
     durable.then(() => {
       this.queued.add(event);
-      if (wake) this.worker.wake();
+      this.worker.wake();
     }, () => undefined);
   }
 
@@ -169,7 +168,7 @@ export class WebhookEngine {
    * never share a batch out of order: the bus hands an instance's next event over only after the
    * previous one resolved.
    */
-  private persist(deliveries: NewDelivery[]): Promise<{ durable: Promise<void>; wake: boolean }> {
+  private persist(deliveries: NewDelivery[]): Promise<{ durable: Promise<void> }> {
     this.batch.push(...deliveries);
     if (this.flushing) return this.flushing;
     const write = (this.flushing = Promise.resolve().then(() => {
@@ -179,35 +178,13 @@ export class WebhookEngine {
       this.logBatch = [];
       this.flushing = null;
       const queue = this.deps.storage.deliveries;
-      return queue.enqueueInBatch ? this.enqueueLeased(batch, logged) : queue.enqueue(batch, logged).then(() => DURABLE);
+      return queue.enqueueInBatch ? queue.enqueueInBatch(batch, logged) : queue.enqueue(batch, logged).then(() => DURABLE);
     }));
     // Every caller gets a failure: the bus handles their events again, deliveries and entries alike.
     const settled = write.then(() => undefined, () => undefined);
     this.writing.add(settled);
     void settled.then(() => this.writing.delete(settled));
     return write;
-  }
-
-  /**
-   * Writes a batch into the storage's group of writes under way (`enqueueInBatch`), the heads of empty
-   * lanes leased in the worker's free slots: once durable they are attempted at once, without a claim
-   * round (a query and a commit of its own). The rest wait for a claim: `wake` says whether any is left.
-   */
-  private async enqueueLeased(batch: NewDelivery[], logged: LoggedEvent[]): Promise<{ durable: Promise<void>; wake: boolean }> {
-    const { leaseMs, batchSize } = this.options;
-    const slots = batch.length > 0 ? this.worker.reserve() : 0;
-    let written;
-    try {
-      const lease = slots > 0 ? { now: this.deps.clock.now(), leaseMs, limit: slots, perLane: batchSize } : undefined;
-      written = await this.deps.storage.deliveries.enqueueInBatch!(batch, logged, lease);
-    } catch (err) {
-      this.worker.unreserve(slots);
-      throw err;
-    }
-    const lanes = lanesOf(written.leased);
-    this.worker.unreserve(slots - lanes.length);
-    if (lanes.length > 0) written.durable.then(() => this.worker.launchLeased(lanes), () => this.worker.unreserve(lanes.length));
-    return { durable: written.durable, wake: written.leased.length < batch.length };
   }
 
   /**

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { Delivery, DeliveryQueue, LoggedEvent, NewDelivery, Storage } from '@parley/core';
+import type { DeliveryQueue, LoggedEvent, NewDelivery, Storage } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { startHttpReceiver, type HttpReceiver } from '@parley/testkit';
-import { backends, createInstance, engineFor, eventually, initialized, textEvent } from './support/harness.js';
+import { createInstance, engineFor, eventually, initialized, textEvent } from './support/harness.js';
 
 /**
  * A delivery queue that commits in groups, as SQLite's does: `enqueueInBatch` holds the writes in an open
@@ -23,7 +23,7 @@ function groupCommitQueue(base: DeliveryQueue) {
       group = { writes: [], durable, settle };
     }
     group.writes.push([deliveries, events]);
-    return { durable: group.durable, leased: [] };
+    return { durable: group.durable };
   };
   return {
     queue, calls,
@@ -82,55 +82,6 @@ describe('engine writing into a group commit (enqueueInBatch)', () => {
       await eventually(() => storage.deliveries.stats(instance.id), (s) => s.totalSent === 1 && s.totalPending === 0);
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.deepEqual(receiver.requests.map((r) => r.url), ['/group'], 'delivered exactly once');
-    } finally {
-      await engine.stop();
-    }
-  });
-});
-
-describe('engine on SQLite: deliveries leased as they are written', () => {
-  let storage: Storage;
-  let receiver: HttpReceiver;
-  const claimed: Delivery[] = [];
-
-  before(async () => {
-    storage = await backends().find((b) => b.name === 'sqlite')!.open();
-    const claim = storage.deliveries.claim.bind(storage.deliveries);
-    storage.deliveries.claim = async (options) => {
-      const answer = await claim(options);
-      claimed.push(...answer);
-      return answer;
-    };
-    receiver = await startHttpReceiver();
-  });
-  after(async () => {
-    await receiver.close();
-    await storage.close();
-  });
-
-  it('a delivery heading an empty lane goes out once durable without a claim; one behind a queued delivery waits for its turn', async () => {
-    const engine = engineFor(storage, { retry: { schedule: [300], jitter: 0, maxRetryAfterMs: 1_000 } });
-    const instance = await createInstance(storage, { webhookMessage: `${receiver.url}/leased` });
-    let attempts = 0;
-    // The second event's first attempt is refused: its retry holds the lane.
-    receiver.respond(() => (++attempts === 2 ? { status: 500 } : {}));
-    engine.start();
-    try {
-      const [first, second, third] = [1, 2, 3].map((n) => textEvent(instance, n));
-      await engine.handle(first!, instance);
-      await storage.flush();
-      await receiver.waitFor(1);
-      assert.equal(claimed.length, 0, 'sent without a claim');
-      await engine.handle(second!, instance);
-      await storage.flush();
-      await receiver.waitFor(2);
-      await engine.handle(third!, instance);
-      await storage.flush();
-      await eventually(() => storage.deliveries.stats(instance.id), (s) => s.totalSent === 3, 5_000);
-      const order = receiver.requests.map((r) => r.body.match(/message (\d)/)?.[1]);
-      assert.deepEqual(order, ['1', '2', '2', '3'], 'lane order kept: the third waited behind the retried second');
-      assert.ok(claimed.some((d) => d.eventId === third!.id), 'the third was claimed once the lane was free');
-      assert.equal(claimed.filter((d) => d.eventId === first!.id).length, 0);
     } finally {
       await engine.stop();
     }

@@ -30,8 +30,7 @@ describe('SqliteDeliveryQueue.enqueueInBatch', () => {
     try {
       const d = delivery(1, 'http://127.0.0.1:9/a');
       let committed = false;
-      const { durable, leased } = await storage.deliveries.enqueueInBatch([d], [{ id: 'evt_1', instance: 'ins_a', type: 'message', at: T, event: '{}' }]);
-      assert.deepEqual(leased, []);
+      const { durable } = await storage.deliveries.enqueueInBatch([d], [{ id: 'evt_1', instance: 'ins_a', type: 'message', at: T, event: '{}' }]);
       void durable.then(() => (committed = true));
       assert.equal(committed, false, 'answered before the commit');
       await durable;
@@ -42,48 +41,18 @@ describe('SqliteDeliveryQueue.enqueueInBatch', () => {
     }
   });
 
-  it('with a lease: the heads of empty lanes are written leased with their followers, up to the limit; lanes holding a delivery are not', async () => {
+  it('a long batch goes in several multi-row inserts, in lane order; an id queued already, in it or before, is kept as it was', async () => {
     const storage = await opened();
     try {
-      const busy = delivery(0, 'busy');
-      await storage.deliveries.enqueue([busy]);
-      const [a1, a2, a3] = [1, 2, 3].map((n) => delivery(n, 'a'));
-      const b1 = delivery(1, 'b');
-      const c1 = delivery(1, 'c');
-      const busy1 = delivery(1, 'busy');
-      const later = delivery(1, 'later', 'ins_a', T + 60_000);
-      const { durable, leased } = await storage.deliveries.enqueueInBatch([a1!, busy1, a2!, b1, a3!, c1, later], [], { now: T, leaseMs: LEASE, limit: 2, perLane: 2 });
+      const lane = Array.from({ length: 70 }, (_, n) => delivery(n, 'long'));
+      await storage.deliveries.enqueue([lane[5]!]);
+      const { durable } = await storage.deliveries.enqueueInBatch([...lane, { ...lane[40]!, body: '{"again":true}' }]);
       await durable;
-      // Lane a (two of three: perLane), lane b; lane c is past the limit, busy holds a delivery, later is not due.
-      assert.deepEqual(leased, [queued(a1!), queued(a2!), queued(b1)]);
-      // A claim takes the lanes left: busy's head and c; never a leased lane, nor a3 behind a leased head.
-      assert.deepEqual((await storage.deliveries.claim({ now: T, limit: 10, leaseMs: LEASE, perLane: 5 })).map((d) => d.id).sort(),
-        [busy.id, busy1.id, c1.id].sort());
-      // Settled as a claim's batch: a3 is claimable next, in lane order.
-      await storage.deliveries.complete([
-        { id: a1!.id, outcome: 'sent', status: 200, responseTimeMs: 1 }, { id: a2!.id, outcome: 'sent', status: 200, responseTimeMs: 1 },
-      ]);
-      assert.deepEqual((await storage.deliveries.claim({ now: T, limit: 10, leaseMs: LEASE })).map((d) => d.id), [a3!.id]);
-      // After a crash, a leased lane is claimed again once its lease expires, followers and all.
-      assert.deepEqual((await storage.deliveries.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE, perLane: 5 })).map((d) => d.id).filter((id) => id.includes('_b_')),
-        [b1.id]);
-    } finally {
-      await storage.close();
-    }
-  });
-
-  it('an id queued already is kept as it was and not answered leased', async () => {
-    const storage = await opened();
-    try {
-      const d = delivery(1, 'again');
-      await storage.deliveries.enqueue([d]);
-      await storage.deliveries.complete([{ id: d.id, outcome: 'released' }]);
-      const claimed = await storage.deliveries.claim({ now: T, limit: 1, leaseMs: LEASE });
-      assert.deepEqual(claimed.map((x) => x.id), [d.id]);
-      // Its lane holds it (leased by the claim): a second write of it leases nothing.
-      const { leased } = await storage.deliveries.enqueueInBatch([d], [], { now: T, leaseMs: LEASE, limit: 5, perLane: 5 });
-      assert.deepEqual(leased, []);
-      assert.equal((await storage.deliveries.stats('ins_a')).totalPending, 1);
+      assert.equal((await storage.deliveries.stats('ins_a')).totalPending, 70);
+      const claimed = await storage.deliveries.claim({ now: T, limit: 1, leaseMs: LEASE, perLane: 100 });
+      // lane[5] was queued first, then the rest in the batch's order; the repeated id keeps its first body.
+      assert.deepEqual(claimed.map((d) => d.id), [lane[5]!, ...lane.filter((_, n) => n !== 5)].map((d) => d.id));
+      assert.equal(claimed.find((d) => d.id === lane[40]!.id)!.body, lane[40]!.body);
     } finally {
       await storage.close();
     }

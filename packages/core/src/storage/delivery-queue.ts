@@ -92,17 +92,8 @@ export interface DeliveryQueue {
    * is committed and rejects when it was discarded (the deliveries and entries are gone: the caller
    * enqueues them again). {@link claim} never answers a delivery before it is durable. Back ends that
    * commit each write before it resolves leave it out: callers use `enqueue`.
-   *
-   * With `lease`, a delivery that is its lane's head once written (nothing of its lane queued before
-   * it) is written leased until `now + leaseMs`, as {@link claim} would lease it, up to `limit` heads,
-   * each with up to `perLane − 1` deliveries of this call behind it riding on its lease: `leased`
-   * answers them as `claim` would (each lane's together, head first). The caller attempts them once
-   * `durable` resolves, without a claim, and settles them with {@link complete}; after a crash they are
-   * claimable again when the lease expires. Without `lease`, `leased` is empty.
    */
-  enqueueInBatch?(
-    deliveries: NewDelivery[], events?: LoggedEvent[], lease?: { now: number; leaseMs: number; limit: number; perLane: number },
-  ): Promise<{ durable: Promise<void>; leased: Delivery[] }>;
+  enqueueInBatch?(deliveries: NewDelivery[], events?: LoggedEvent[]): Promise<{ durable: Promise<void> }>;
   /**
    * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
    * (worker crash) makes the delivery claimable again. Answers the oldest due first (by `nextAttemptAt`,

@@ -58,13 +58,6 @@ const INSERTS = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
   `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at) VALUES ${
     Array(i + 1).fill('(?, ?, ?, ?, ?, ?, ?, ?, 0, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`);
 
-/** Whether a lane holds a delivery that is not dead (a lane head inserted after it would overtake it). */
-const LANE_HOLDS_ANY = 'SELECT 1 AS any FROM deliveries WHERE instance = +? AND url = +? AND dead_at IS NULL LIMIT 1';
-
-/** One delivery inserted as its lane's head, leased (see `enqueueInBatch`). */
-const INSERT_LEASED = `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at, lease_until)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?) ON CONFLICT (id) DO NOTHING`;
-
 /**
  * The durable delivery queue. Lanes are not stored: a lane's head is its lowest `seq` among rows not
  * dead, read from the `deliveries_lanes` index. Statistics are counters in `delivery_stats`, written in
@@ -109,68 +102,27 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
    * The writes of {@link enqueue} in the current batch (group commit), answered before it commits:
    * `durable` is that very batch's end, so it rejects when the batch holding them was rolled back.
    * A claim commits the batch before it answers (`transactionNow`), so it never hands out a delivery
-   * that is not durable. With `lease`, the heads of lanes that hold nothing else are inserted leased.
+   * that is not durable.
    */
-  async enqueueInBatch(
-    deliveries: NewDelivery[], events: LoggedEvent[] = [], lease?: { now: number; leaseMs: number; limit: number; perLane: number },
-  ): Promise<{ durable: Promise<void>; leased: Delivery[] }> {
-    if (deliveries.length === 0 && events.length === 0) return { durable: Promise.resolve(), leased: [] };
-    let leased: Delivery[] = [];
+  async enqueueInBatch(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<{ durable: Promise<void> }> {
+    if (deliveries.length === 0 && events.length === 0) return { durable: Promise.resolve() };
     if (deliveries.length === 0) this.log.appendInBatch(events);
-    else leased = this.write(deliveries, events, lease);
+    else this.write(deliveries, events);
     // Taken right after the writes, synchronously: the batch that holds them.
-    return { durable: this.db.flush(), leased };
+    return { durable: this.db.flush() };
   }
 
-  /**
-   * Inserts the deliveries, {@link ROWS_PER_INSERT} a statement, and the log entries, in one savepoint of
-   * the batch; with `lease`, first the heads it leases (each alone, to learn that it was inserted: an id
-   * queued already is kept as it was), so each precedes the deliveries of its lane behind it. Answers
-   * the leased lanes, head first.
-   */
-  private write(
-    deliveries: readonly NewDelivery[], events: readonly LoggedEvent[], lease?: { now: number; leaseMs: number; limit: number; perLane: number },
-  ): Delivery[] {
-    return this.db.transaction(() => {
+  /** Inserts the deliveries, {@link ROWS_PER_INSERT} a statement, and the log entries, in one savepoint of the batch. */
+  private write(deliveries: readonly NewDelivery[], events: readonly LoggedEvent[]): void {
+    this.db.transaction(() => {
       this.log.appendNow(events);
-      const { leased, rest } = lease && lease.limit > 0 ? this.leaseHeads(deliveries, lease) : { leased: [], rest: deliveries };
-      for (let from = 0; from < rest.length; from += ROWS_PER_INSERT) {
-        const chunk = rest.slice(from, from + ROWS_PER_INSERT);
+      for (let from = 0; from < deliveries.length; from += ROWS_PER_INSERT) {
+        const chunk = deliveries.slice(from, from + ROWS_PER_INSERT);
         const params: unknown[] = [];
         for (const d of chunk) params.push(d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt);
         this.db.run(INSERTS[chunk.length - 1]!, params);
       }
-      return leased;
     });
-  }
-
-  /**
-   * Inserts leased the deliveries that head an empty lane (up to `limit` lanes), each with up to
-   * `perLane − 1` of its lane's deliveries behind it; answers those lanes and the deliveries left to insert.
-   */
-  private leaseHeads(deliveries: readonly NewDelivery[], lease: { now: number; leaseMs: number; limit: number; perLane: number }) {
-    const lanes = new Map<string, Delivery[] | null>();
-    const leased: Delivery[][] = [];
-    const rest: NewDelivery[] = [];
-    for (const d of deliveries) {
-      const key = `${d.instance}\n${d.url}`;
-      let lane = lanes.get(key);
-      if (lane === undefined) {
-        lane = null;
-        if (leased.length < lease.limit && d.createdAt <= lease.now && !this.db.get(LANE_HOLDS_ANY, [d.instance, d.url])
-          && this.db.run(INSERT_LEASED, [d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt, lease.now + lease.leaseMs]) === 1) {
-          leased.push((lane = [{ ...d, attempts: 0, nextAttemptAt: d.createdAt }]));
-          lanes.set(key, lane);
-          continue;
-        }
-        lanes.set(key, null);
-      }
-      // Behind a head leased here, due at once: it rides on the head's lease, as a claim's `perLane` would.
-      if (lane && lane.length < lease.perLane && d.createdAt <= lease.now) lane.push({ ...d, attempts: 0, nextAttemptAt: d.createdAt });
-      else if (lane) lanes.set(key, null);
-      rest.push(d);
-    }
-    return { leased: leased.flat(), rest };
   }
 
   /**
