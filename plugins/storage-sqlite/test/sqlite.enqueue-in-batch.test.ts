@@ -41,7 +41,7 @@ describe('SqliteDeliveryQueue.enqueueInBatch', () => {
     }
   });
 
-  it('a long batch goes in several multi-row inserts, in lane order; an id queued already, in it or before, is kept as it was', async () => {
+  it('a long batch goes in several multi-row inserts, in lane order; an id queued already, in it or before, is kept as it was; acknowledged in one call', async () => {
     const storage = await opened();
     try {
       const lane = Array.from({ length: 70 }, (_, n) => delivery(n, 'long'));
@@ -53,6 +53,9 @@ describe('SqliteDeliveryQueue.enqueueInBatch', () => {
       // lane[5] was queued first, then the rest in the batch's order; the repeated id keeps its first body.
       assert.deepEqual(claimed.map((d) => d.id), [lane[5]!, ...lane.filter((_, n) => n !== 5)].map((d) => d.id));
       assert.equal(claimed.find((d) => d.id === lane[40]!.id)!.body, lane[40]!.body);
+      // Settled in one call: the 70 delivered ones leave in three DELETEs, each counted once with its time; an unknown id is ignored.
+      await storage.deliveries.complete([...claimed, delivery(99, 'unknown')].map((d, n) => ({ id: d.id, outcome: 'sent' as const, status: 200, responseTimeMs: n < 35 ? 2 : 4 })));
+      assert.deepEqual(await storage.deliveries.stats('ins_a'), { totalSent: 70, totalFailed: 0, totalPending: 0, avgResponseTime: 3 });
     } finally {
       await storage.close();
     }
