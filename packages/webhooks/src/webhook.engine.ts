@@ -128,7 +128,7 @@ export class WebhookEngine {
     const { durable } = await this.persist(deliveries);
     if (deliveries.length === 0) return;
     // A write discarded (its group commit rolled back) leaves the event unmarked: handled again, it is queued again.
-    durable.then(() => {
+    void durable.then(() => {
       this.queued.add(event);
       this.worker.wake();
     }, () => undefined);
