@@ -19,6 +19,9 @@ import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
 
+/** What {@link WebhookEngine.persist} answers for a write that was durable when it resolved. */
+const DURABLE = { durable: Promise.resolve() };
+
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
 export interface WebhookEngineDeps {
   storage: Storage;
@@ -72,7 +75,7 @@ export class WebhookEngine {
   /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
   private logBatch: LoggedEvent[] = [];
-  private flushing: Promise<void> | null = null;
+  private flushing: Promise<{ durable: Promise<void> }> | null = null;
   /** Events whose deliveries (and log entry) are durably queued: handled again, they are not queued twice. */
   private readonly queued = new WeakSet<ChannelEvent>();
   /** The writes under way: {@link written} waits for them. */
@@ -99,14 +102,16 @@ export class WebhookEngine {
   }
 
   /**
-   * Routes, renders and durably enqueues one event, for the webhooks and the sinks of its instance
-   * (and logs it, with `logEvents`). Resolves once the deliveries and the log entry are persisted;
-   * delivery happens in the background. The server's event bus calls it as one of its subscribers, so
-   * an event is queued before the bus moves on, and a failed write is the bus's to retry (a storage
-   * outage is waited out). With `logEvents` an event routed nowhere waits for its log entry's write
-   * the same way; without, it resolves at once. An event whose deliveries are queued already (durable:
-   * `enqueue` is) is not queued again when the bus handles it again — a delivery sent and removed since
-   * would be sent twice.
+   * Routes, renders and enqueues one event, for the webhooks and the sinks of its instance (and logs
+   * it, with `logEvents`). Resolves once the deliveries and the log entry are written: with a back end
+   * that commits writes in groups (`DeliveryQueue.enqueueInBatch`, SQLite) before that group's commit,
+   * so they share it with the other writes of the caller's run — the server's event bus awaits
+   * `Storage.flush` before an event is over, and handles it again when the commit was discarded; with
+   * any other back end once they are durable. Delivery happens in the background, once they are
+   * durable. A failed write is the caller's to retry (a storage outage is waited out). Without
+   * `logEvents` an event routed nowhere resolves at once. An event whose deliveries are durably queued
+   * is not queued again when the bus handles it again — a delivery sent and removed since would be
+   * sent twice; one whose write was discarded is.
    */
   async handle(event: ChannelEvent, instance: InstanceRecord): Promise<void> {
     if (this.queued.has(event)) return;
@@ -120,10 +125,13 @@ export class WebhookEngine {
     const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
     if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
     else if (deliveries.length === 0) return;
-    await this.persist(deliveries);
+    const { durable } = await this.persist(deliveries);
     if (deliveries.length === 0) return;
-    this.queued.add(event);
-    this.worker.wake();
+    // A write discarded (its group commit rolled back) leaves the event unmarked: handled again, it is queued again.
+    void durable.then(() => {
+      this.queued.add(event);
+      this.worker.wake();
+    }, () => undefined);
   }
 
   private webhookDeliveries(event: ChannelEvent, instance: InstanceRecord, createdAt: number, render: (format: string) => string | null): NewDelivery[] {
@@ -156,10 +164,11 @@ export class WebhookEngine {
    * whose handling resumed in the same tick, as after the previous batch was written — go to storage
    * in one `enqueue` call (one transaction). The batch is written one microtask after its first
    * delivery, so a lone event waits for nothing. Each caller resolves only once its own deliveries and
-   * log entry are written. A lane's events never share a batch out of order: the bus hands an instance's next event
-   * over only after the previous one resolved.
+   * log entry are written, with `durable`, settled when they are durable (or discarded). A lane's events
+   * never share a batch out of order: the bus hands an instance's next event over only after the
+   * previous one resolved.
    */
-  private persist(deliveries: NewDelivery[]): Promise<void> {
+  private persist(deliveries: NewDelivery[]): Promise<{ durable: Promise<void> }> {
     this.batch.push(...deliveries);
     if (this.flushing) return this.flushing;
     const write = (this.flushing = Promise.resolve().then(() => {
@@ -168,10 +177,11 @@ export class WebhookEngine {
       this.batch = [];
       this.logBatch = [];
       this.flushing = null;
-      return this.deps.storage.deliveries.enqueue(batch, logged);
+      const queue = this.deps.storage.deliveries;
+      return queue.enqueueInBatch ? queue.enqueueInBatch(batch, logged) : queue.enqueue(batch, logged).then(() => DURABLE);
     }));
     // Every caller gets a failure: the bus handles their events again, deliveries and entries alike.
-    const settled = write.catch(() => undefined);
+    const settled = write.then(() => undefined, () => undefined);
     this.writing.add(settled);
     void settled.then(() => this.writing.delete(settled));
     return write;
@@ -179,8 +189,9 @@ export class WebhookEngine {
 
   /**
    * Resolves once every write of what was handed over so far is over (written, or failed: the caller
-   * that handed it over got the error). Never rejects. The server awaits it before closing storage and
-   * before ending the streams of an instance that moved away.
+   * that handed it over got the error); written in a group of writes (`enqueueInBatch`) it is durable
+   * at the next `Storage.flush`. Never rejects. The server awaits it, then the flush, before an event is
+   * over, before closing storage and before ending the streams of an instance that moved away.
    */
   async written(): Promise<void> {
     await Promise.all([...this.writing]);

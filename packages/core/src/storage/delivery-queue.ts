@@ -85,6 +85,16 @@ export interface DeliveryQueue {
    */
   enqueue(deliveries: NewDelivery[], events?: LoggedEvent[]): Promise<void>;
   /**
+   * Optional, for back ends that commit writes in groups (those with `Storage.onDiscard`): writes what
+   * {@link enqueue} writes, as atomically, into the group of writes under way, and resolves once they
+   * are written (readable) without waiting for that group's commit, so they share it with the caller's
+   * other writes (the event bus's run). Answers `durable`, which resolves once the group holding them
+   * is committed and rejects when it was discarded (the deliveries and entries are gone: the caller
+   * enqueues them again). {@link claim} never answers a delivery before it is durable. Back ends that
+   * commit each write before it resolves leave it out: callers use `enqueue`.
+   */
+  enqueueInBatch?(deliveries: NewDelivery[], events?: LoggedEvent[]): Promise<{ durable: Promise<void> }>;
+  /**
    * Leases up to `limit` lane heads due at `now` and not leased, for `leaseMs`. A lease that expires
    * (worker crash) makes the delivery claimable again. Answers the oldest due first (by `nextAttemptAt`,
    * then enqueue order); claiming does not count an attempt.

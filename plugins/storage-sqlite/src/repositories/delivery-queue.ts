@@ -48,6 +48,22 @@ const HEADS_OF_TARGET = `${HEADS}
   SELECT seq FROM heads WHERE url = +@url AND next_attempt_at > +@now AND (lease_until IS NULL OR lease_until <= +@now)`;
 
 /**
+ * Deliveries per INSERT (or acknowledgements per DELETE) statement: up to this many are one statement;
+ * one statement text per row count up to it is compiled and cached (nine parameters a row at most, far
+ * below SQLite's bound).
+ */
+const ROWS_PER_INSERT = 32;
+
+/** `INSERTS[n - 1]` writes n deliveries (1 ≤ n ≤ {@link ROWS_PER_INSERT}), each due at its creation; a queued id is kept as it was. */
+const INSERTS = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
+  `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at) VALUES ${
+    Array(i + 1).fill('(?, ?, ?, ?, ?, ?, ?, ?, 0, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`);
+
+/** `DELETES[n - 1]` removes n delivered ones (1 ≤ n ≤ {@link ROWS_PER_INSERT}) not dead, answering each it removed. */
+const DELETES = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
+  `DELETE FROM deliveries WHERE id IN (${Array(i + 1).fill('?').join(', ')}) AND dead_at IS NULL RETURNING id, instance`);
+
+/**
  * The durable delivery queue. Lanes are not stored: a lane's head is its lowest `seq` among rows not
  * dead, read from the `deliveries_lanes` index. Statistics are counters in `delivery_stats`, written in
  * the same transaction as the ack or fail they count.
@@ -82,22 +98,36 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
    */
   async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
     if (deliveries.length === 0) return this.log.append(events);
-    this.db.transaction(() => {
-      this.log.appendNow(events);
-      for (const delivery of deliveries) {
-        this.db.run(
-          `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at)
-           VALUES (@id, @instance, @url, @format, @eventId, @eventType, @body, @createdAt, 0, @createdAt)
-           ON CONFLICT (id) DO NOTHING`,
-          {
-            id: delivery.id, instance: delivery.instance, url: delivery.url, format: delivery.format, eventId: delivery.eventId,
-            eventType: delivery.eventType, body: delivery.body, createdAt: delivery.createdAt,
-          },
-        );
-      }
-    });
+    this.write(deliveries, events);
     // Enqueued means durable: the caller acknowledges the event on this promise.
     await this.db.flush();
+  }
+
+  /**
+   * The writes of {@link enqueue} in the current batch (group commit), answered before it commits:
+   * `durable` is that very batch's end, so it rejects when the batch holding them was rolled back.
+   * A claim commits the batch before it answers (`transactionNow`), so it never hands out a delivery
+   * that is not durable.
+   */
+  async enqueueInBatch(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<{ durable: Promise<void> }> {
+    if (deliveries.length === 0 && events.length === 0) return { durable: Promise.resolve() };
+    if (deliveries.length === 0) this.log.appendInBatch(events);
+    else this.write(deliveries, events);
+    // Taken right after the writes, synchronously: the batch that holds them.
+    return { durable: this.db.flush() };
+  }
+
+  /** Inserts the deliveries, {@link ROWS_PER_INSERT} a statement, and the log entries, in one savepoint of the batch. */
+  private write(deliveries: readonly NewDelivery[], events: readonly LoggedEvent[]): void {
+    this.db.transaction(() => {
+      this.log.appendNow(events);
+      for (let from = 0; from < deliveries.length; from += ROWS_PER_INSERT) {
+        const chunk = deliveries.slice(from, from + ROWS_PER_INSERT);
+        const params: unknown[] = [];
+        for (const d of chunk) params.push(d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt);
+        this.db.run(INSERTS[chunk.length - 1]!, params);
+      }
+    });
   }
 
   /**
@@ -127,7 +157,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   }
 
   async ack(id: string, result: { responseTimeMs: number; status: number }): Promise<void> {
-    this.acknowledge(id, result.responseTimeMs);
+    // One statement, atomic by itself: no savepoint.
+    this.db.locked(() => this.acknowledge(new Map([[id, result.responseTimeMs]])));
     // Statistics are exact across crashes: the outcome is durable before the worker moves on.
     await this.db.flush();
   }
@@ -139,12 +170,15 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async complete(outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
+    // The delivered ones of a lane's batch leave in one statement (per ROWS_PER_INSERT), not one each.
+    const sent = new Map<string, number>();
     this.db.transaction(() => {
       for (const outcome of outcomes) {
-        if (outcome.outcome === 'sent') this.acknowledge(outcome.id, outcome.responseTimeMs);
+        if (outcome.outcome === 'sent') sent.set(outcome.id, outcome.responseTimeMs);
         else if (outcome.outcome === 'failed') this.failAttempt(outcome.id, outcome.failure);
         else this.db.run('UPDATE deliveries SET lease_until = NULL WHERE id = +? AND dead_at IS NULL', [outcome.id]);
       }
+      this.acknowledge(sent);
     });
     await this.db.flush();
   }
@@ -157,9 +191,15 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     );
   }
 
-  private acknowledge(id: string, responseTimeMs: number): void {
-    const row = this.db.write<{ instance: string }>('DELETE FROM deliveries WHERE id = +? AND dead_at IS NULL RETURNING instance', [id]);
-    if (row) this.count(row.instance, { sent: 1, failed: 0, responseTimeMs });
+  /** Removes the delivered ones (id → response time; in the batch's transaction) and counts those it removed. */
+  private acknowledge(sent: ReadonlyMap<string, number>): void {
+    const ids = [...sent.keys()];
+    for (let from = 0; from < ids.length; from += ROWS_PER_INSERT) {
+      const chunk = ids.slice(from, from + ROWS_PER_INSERT);
+      for (const row of this.db.all<{ id: string; instance: string }>(DELETES[chunk.length - 1]!, chunk)) {
+        this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: sent.get(row.id)! });
+      }
+    }
   }
 
   private failAttempt(id: string, failure: DeliveryFailure): void {

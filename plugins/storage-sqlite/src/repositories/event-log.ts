@@ -21,6 +21,11 @@ export class SqliteEventLog implements EventLog {
   constructor(private readonly db: SqliteDatabase) {}
 
   async append(entries: LoggedEvent[]): Promise<void> {
+    this.appendInBatch(entries);
+  }
+
+  /** What {@link append} writes, synchronously, in the current batch (the delivery queue's `enqueueInBatch`). */
+  appendInBatch(entries: readonly LoggedEvent[]): void {
     if (entries.length === 0) return;
     // One statement is atomic by itself; several (a long run) share a savepoint.
     if (entries.length <= ROWS_PER_INSERT) this.db.locked(() => this.appendNow(entries));
