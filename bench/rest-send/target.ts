@@ -8,11 +8,16 @@
  * `fair-baseline` is the same send's storage work done plainly (./fair-baseline.ts), in a temporary directory.
  * Parley targets create a sending sandbox phone and BENCH_PEERS (20) receiving ones. Prints one JSON
  * line `{ port, key?, to? }` (`to`: the receiving numbers) on stdout once it listens; stops on SIGTERM.
+ *
+ * Started with `--expose-gc` and an IPC channel (bench/memory), it answers the IPC message `'heap'` with
+ * its memory after full collections (`{ heapUsed, rss, external }`), and `{ snapshot: file }` with a heap
+ * snapshot written there (to see what grows): hooks of this bench process only, no endpoint of the server.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import express from 'express';
 import { deleteKeys } from '@parley/storage-redis/testing';
 import { createTestDatabase } from '@parley/storage-postgres/testing';
@@ -92,6 +97,26 @@ async function main(): Promise<Record<string, unknown>> {
     return { port: Number(new URL(url).port), key: keys[0], to: peers, ...(database ? { database: database.name } : {}) };
   }
   throw new Error(`unknown target ${kind}`);
+}
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (process.send && gc) {
+  process.on('message', (message) => {
+    if (typeof message === 'object' && message && 'snapshot' in message) {
+      process.send!({ snapshot: writeHeapSnapshot((message as { snapshot: string }).snapshot) });
+      return;
+    }
+    if (message !== 'heap') return;
+    void (async () => {
+      // Full collections with turns in between, so finalizers and weak references settle.
+      for (let i = 0; i < 3; i++) {
+        gc();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      const { heapUsed, rss, external } = process.memoryUsage();
+      process.send!({ heapUsed, rss, external });
+    })();
+  });
 }
 
 main().then((info) => process.stdout.write(`${JSON.stringify(info)}\n`), (err: unknown) => {

@@ -99,6 +99,8 @@ export class McpSessions implements EventAudience {
 
   /** Tells each subscribed session of the resources an event changed (the bus calls it once the event log has the event). */
   notify(event: ChannelEvent): void {
+    // Every handled event comes here: without a session there is nobody to tell, and no URI to build.
+    if (this.sessions.size === 0) return;
     const uris = changedBy(event);
     if (uris.length === 0) return;
     for (const session of this.sessions.values()) {
