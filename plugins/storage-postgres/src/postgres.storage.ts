@@ -23,7 +23,10 @@ const RETENTION_BATCHES = 20;
 
 /**
  * Parley's storage on PostgreSQL (12 or later). `init` opens a bounded connection pool and migrates the
- * schema; every write is committed when its promise resolves (`flush` waits for the WAL flush of commits that did not).
+ * schema. Queue operations, instances, idempotency keys, fenced writes and the cluster's are committed when
+ * their promise resolves; the other writes (messages, chats, contacts, media, event-log rows, unfenced state
+ * and auth state) share a group commit per event-loop turn (see GroupCommit), and `flush` waits for it and
+ * for the WAL flush of commits that did not wait for theirs.
  * Operations that cannot reach PostgreSQL within `commandTimeoutMs` throw ServiceUnavailableError; the
  * pool replaces broken connections by itself.
  */
@@ -97,9 +100,14 @@ export class PostgresStorage implements Storage {
     return new PgRateLimiter(this.db, options);
   }
 
-  /** Every write is committed before its promise resolves; waits for the WAL flush of those that did not wait for it. */
+  /** Resolves when the group commit of the writes made before the call is committed, and every commit is on disk. */
   flush(): Promise<void> {
     return this.db.flush();
+  }
+
+  /** `listener` is told (synchronously, before the flushes waiting for it reject) whenever a group commit is discarded. */
+  onDiscard(listener: () => void): void {
+    this.db.onDiscard(listener);
   }
 
   async close(): Promise<void> {
