@@ -37,6 +37,8 @@ interface Batch {
   /** An earlier batch was discarded while this one was pending: its flush fails too. */
   tainted?: Error;
   settled: boolean;
+  /** When it was committed or discarded (Date.now()). */
+  settledAt?: number;
 }
 
 /** A statement waiting for the writer: a write of `batch`, or a read. */
@@ -50,6 +52,9 @@ interface Statement {
 }
 
 type Item = Statement | { readonly commit: Batch };
+
+/** pg's per-statement `query_timeout` for the writer's statements: none in effect ({@link GroupCommit.query} bounds them). */
+const UNBOUNDED_MS = 2 ** 31 - 1;
 
 /**
  * Group commit on PostgreSQL: writes that do not need to be durable on their own share one transaction
@@ -105,9 +110,16 @@ export class GroupCommit {
     return this.enqueue(sql, params, undefined);
   }
 
-  /** Resolves when every write queued before the call is committed; rejects when its batch (or an earlier pending one) was discarded. */
+  /**
+   * Resolves when every write queued before the call is committed; rejects when its batch (or an earlier
+   * pending one) was discarded. Between batches it answers how the last one ended (a write resolved just
+   * before its batch failed must not be answered as durable), for at most `timeoutMs` after that failure:
+   * a caller that wrote nothing since (an instance creation long after a time-out) is not failed for it.
+   */
   flush(): Promise<void> {
-    return this.last?.done ?? Promise.resolve();
+    const last = this.last;
+    if (!last || (last.settledAt !== undefined && Date.now() - last.settledAt > this.options.timeoutMs)) return Promise.resolve();
+    return last.done;
   }
 
   /** Registers `listener`, told whenever a batch whose writes had run is discarded instead of committed. */
@@ -189,11 +201,11 @@ export class GroupCommit {
     }
     try {
       if (batch && !batch.begun) {
-        await client.query('BEGIN');
+        await this.query(client, 'BEGIN');
         batch.begun = true;
         this.inTransaction = batch;
       }
-      const result = await client.query(prepared(statement.sql, statement.params));
+      const result = await this.query(client, prepared(statement.sql, statement.params));
       batch?.ran.push({ sql: statement.sql, params: statement.params });
       statement.resolve(result);
     } catch (err) {
@@ -212,9 +224,9 @@ export class GroupCommit {
   private async replay(batch: Batch): Promise<void> {
     const client = this.client!;
     try {
-      await client.query('ROLLBACK');
-      await client.query('BEGIN');
-      for (const write of batch.ran) await client.query(prepared(write.sql, write.params));
+      await this.query(client, 'ROLLBACK');
+      await this.query(client, 'BEGIN');
+      for (const write of batch.ran) await this.query(client, prepared(write.sql, write.params));
     } catch (err) {
       this.discard(batch, err);
       if (this.broken || isTransient(err)) this.dropClient();
@@ -224,7 +236,7 @@ export class GroupCommit {
   private async commit(batch: Batch): Promise<void> {
     if (batch.failed || !batch.begun) return this.settle(batch);
     try {
-      const result = await this.client!.query('COMMIT');
+      const result = await this.query(this.client!, 'COMMIT');
       // COMMIT of a transaction PostgreSQL aborted answers ROLLBACK: not committed.
       if (result.command !== 'COMMIT') throw new Error('postgres rolled the batch back');
       this.inTransaction = null;
@@ -260,6 +272,7 @@ export class GroupCommit {
   private settle(batch: Batch): void {
     if (batch.settled) return;
     batch.settled = true;
+    batch.settledAt = Date.now();
     this.pending.delete(batch);
     const failure = batch.failed ?? batch.tainted;
     if (failure) batch.reject(failure);
@@ -278,6 +291,25 @@ export class GroupCommit {
         if (item.batch) this.discard(item.batch, error);
       }
     }
+  }
+
+  /**
+   * One statement on the writer's connection, its answer awaited at most `timeoutMs`. Not pg's own
+   * `query_timeout`: its timer runs in the timers phase of the event loop, before the poll phase that
+   * reads the answer, so after the loop was blocked for longer than the bound (a synchronous key
+   * generation on a loaded machine) it fails a statement whose answer came long ago — and here that
+   * discards a whole batch. This bound looks once more after the next poll phase (`setImmediate`)
+   * before it gives up; the connection is then closed (its answer may still come).
+   */
+  private query(client: pg.PoolClient, config: string | pg.QueryConfig): Promise<pg.QueryResult> {
+    const running = client.query({ ...(typeof config === 'string' ? { text: config } : config), query_timeout: UNBOUNDED_MS } as pg.QueryConfig);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => setImmediate(() => reject(new Error('Query read timeout'))), this.options.timeoutMs);
+    });
+    late.catch(() => undefined);
+    running.catch(() => undefined);
+    return Promise.race([running, late]).finally(() => clearTimeout(timer));
   }
 
   private async connection(): Promise<pg.PoolClient> {

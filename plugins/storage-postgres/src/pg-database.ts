@@ -18,6 +18,8 @@ export interface PgDatabaseOptions {
   schema: string;
   poolSize: number;
   synchronousCommit: 'on' | 'off';
+  /** Whether {@link PgDatabase.writes} share a group commit (else they are committed each on its own, as the pool's statements). */
+  groupCommit?: boolean;
   /** Bound of a connection checkout, of a statement on the server and of the wait for its answer. */
   timeoutMs: number;
   logger?: Logger;
@@ -75,6 +77,11 @@ export class PgDatabase implements Queryable {
       unavailable: (err) => (err instanceof ParleyError ? err : new ServiceUnavailableError(`postgres storage unavailable: ${describeError(err)}`)),
     });
     const { group } = this;
+    if (!options.groupCommit) {
+      this.writes = this;
+      this.reads = this;
+      return;
+    }
     this.writes = {
       all: async <T extends Row>(sql: string, params: unknown[] = []) => (await this.use(() => group.write(sql, params))).rows as T[],
       get: async <T extends Row>(sql: string, params: unknown[] = []) => (await this.use(() => group.write(sql, params))).rows[0] as T | undefined,

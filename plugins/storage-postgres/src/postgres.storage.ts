@@ -52,8 +52,8 @@ export class PostgresStorage implements Storage {
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: PostgresStorageOptions = {}, private readonly logger?: Logger, private readonly clock: Clock = systemClock) {
     this.options = resolvePostgresOptions(options);
-    const { url, schema, poolSize, synchronousCommit, commandTimeoutMs } = this.options;
-    this.db = new PgDatabase({ url, schema, poolSize, synchronousCommit, timeoutMs: commandTimeoutMs, logger });
+    const { url, schema, poolSize, synchronousCommit, groupCommit, commandTimeoutMs } = this.options;
+    this.db = new PgDatabase({ url, schema, poolSize, synchronousCommit, groupCommit, timeoutMs: commandTimeoutMs, logger });
     this.instances = new PgInstanceRepository(this.db);
     this.messages = new PgMessageRepository(this.db);
     this.chats = new PgChatRepository(this.db);

@@ -31,7 +31,7 @@ describe('@parley/storage-postgres group commit', () => {
     database = await createTestDatabase(serverUrl, 'group');
     admin = new pg.Client({ connectionString: database.url });
     await admin.connect();
-    storage = new PostgresStorage({ url: database.url, schema: 'grouped', poolSize: 4, commandTimeoutMs: 3_000 });
+    storage = new PostgresStorage({ url: database.url, schema: 'grouped', poolSize: 4, commandTimeoutMs: 3_000, groupCommit: true });
     await storage.init();
     storage.onDiscard(() => discards.push(Date.now()));
   });
