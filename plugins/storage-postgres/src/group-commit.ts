@@ -56,6 +56,9 @@ type Item = Statement | { readonly commit: Batch };
 /** pg's per-statement `query_timeout` for the writer's statements: none in effect ({@link GroupCommit.query} bounds them). */
 const UNBOUNDED_MS = 2 ** 31 - 1;
 
+/** A statement's timer firing this much after it was due means the event loop was blocked meanwhile. */
+const STALL_MS = 100;
+
 /**
  * Group commit on PostgreSQL: writes that do not need to be durable on their own share one transaction
  * per event-loop turn on one connection of the pool (the writer), committed once — one commit, one WAL
@@ -298,14 +301,28 @@ export class GroupCommit {
    * `query_timeout`: its timer runs in the timers phase of the event loop, before the poll phase that
    * reads the answer, so after the loop was blocked for longer than the bound (a synchronous key
    * generation on a loaded machine) it fails a statement whose answer came long ago — and here that
-   * discards a whole batch. This bound looks once more after the next poll phase (`setImmediate`)
-   * before it gives up; the connection is then closed (its answer may still come).
+   * discards a whole batch. This bound starts over once when its timer fired late (the loop was
+   * blocked, and whatever carries the answer in this process with it), and looks once more after the
+   * next poll phase (`setImmediate`) before it gives up; the connection is then closed (its answer may
+   * still come).
    */
   private query(client: pg.PoolClient, config: string | pg.QueryConfig): Promise<pg.QueryResult> {
     const running = client.query({ ...(typeof config === 'string' ? { text: config } : config), query_timeout: UNBOUNDED_MS } as pg.QueryConfig);
     let timer: NodeJS.Timeout | undefined;
+    const { timeoutMs } = this.options;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => setImmediate(() => reject(new Error('Query read timeout'))), this.options.timeoutMs);
+      let due = Date.now() + timeoutMs;
+      let stalls = 0;
+      const fire = () => {
+        // Fired late: the loop was blocked (and with it, whatever carries the answer in this process): once more.
+        if (Date.now() - due > STALL_MS && stalls++ === 0) {
+          due = Date.now() + timeoutMs;
+          timer = setTimeout(fire, timeoutMs);
+          return;
+        }
+        setImmediate(() => reject(new Error('Query read timeout')));
+      };
+      timer = setTimeout(fire, timeoutMs);
     });
     late.catch(() => undefined);
     running.catch(() => undefined);
