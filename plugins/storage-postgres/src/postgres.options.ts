@@ -49,6 +49,6 @@ export function resolvePostgresOptions(options: PostgresStorageOptions = {}, env
     schema: options.schema ?? 'public',
     poolSize: options.poolSize ?? 10,
     synchronousCommit: options.synchronousCommit ?? 'on',
-    groupCommit: options.groupCommit ?? true,
+    groupCommit: options.groupCommit ?? false,
   };
 }

@@ -23,10 +23,11 @@ const RETENTION_BATCHES = 20;
 
 /**
  * Parley's storage on PostgreSQL (12 or later). `init` opens a bounded connection pool and migrates the
- * schema. Queue operations, instances, idempotency keys, fenced writes and the cluster's are committed when
- * their promise resolves; the other writes (messages, chats, contacts, media, event-log rows, unfenced state
- * and auth state) share a group commit per event-loop turn (see GroupCommit), and `flush` waits for it and
- * for the WAL flush of commits that did not wait for theirs.
+ * schema. Every write is committed when its promise resolves, except with the `groupCommit` option: then
+ * messages, chats, contacts, media, event-log rows, unfenced state and auth state share a group commit per
+ * event-loop turn (see GroupCommit), while queue operations, instances, idempotency keys, fenced writes and
+ * the cluster's still commit per call. `flush` waits for the group commit and for the WAL flush of commits
+ * that did not wait for theirs.
  * Operations that cannot reach PostgreSQL within `commandTimeoutMs` throw ServiceUnavailableError; the
  * pool replaces broken connections by itself.
  */

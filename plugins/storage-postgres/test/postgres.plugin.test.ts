@@ -47,7 +47,7 @@ describe('@parley/storage-postgres plugin manifest', () => {
 
   it('applies defaults: DATABASE_URL, then the local server; schema public; a pool of 10; synchronous commits; history kept forever', () => {
     assert.deepEqual(resolvePostgresOptions({}, {}), {
-      url: 'postgres://postgres@127.0.0.1:5432/postgres', schema: 'public', poolSize: 10, synchronousCommit: 'on', groupCommit: true, messageRetentionDays: 0, commandTimeoutMs: 5000,
+      url: 'postgres://postgres@127.0.0.1:5432/postgres', schema: 'public', poolSize: 10, synchronousCommit: 'on', groupCommit: false, messageRetentionDays: 0, commandTimeoutMs: 5000,
     });
     assert.equal(resolvePostgresOptions({}, { DATABASE_URL: 'postgresql://db:5433/app' }).url, 'postgresql://db:5433/app');
     assert.equal(resolvePostgresOptions({ url: 'postgres://other/db' }, { DATABASE_URL: 'postgresql://db:5433/app' }).url, 'postgres://other/db');
