@@ -75,6 +75,25 @@ describe('@parley/storage-postgres group commit', () => {
     assert.deepEqual(discards, []);
   });
 
+  it('does not fail a commit whose answer came while the event loop was blocked past the time-out', async () => {
+    const stalled = new PostgresStorage({ url: database.url, schema: 'stalled', poolSize: 2, commandTimeoutMs: 1_000, groupCommit: true });
+    await stalled.init();
+    try {
+      let discarded = 0;
+      stalled.onDiscard(() => discarded++);
+      await stalled.messages.upsert('ins_s', message('s1'));
+      const flushed = stalled.flush().then(() => 'committed', (err: Error) => err.message);
+      // The turn's COMMIT goes out on the next turns; then the process is blocked for longer than the bound.
+      for (let i = 0; i < 3; i++) await new Promise((resolve) => setImmediate(resolve));
+      const until = Date.now() + 1_500;
+      while (Date.now() < until) { /* a synchronous stall, as a key generation on a loaded machine */ }
+      assert.equal(await flushed, 'committed');
+      assert.equal(discarded, 0);
+    } finally {
+      await stalled.close();
+    }
+  });
+
   it('discards the batch when its connection is lost: listeners told, flush 503, nothing half-written, then recovers', async () => {
     await storage.messages.upsert('ins_c', message('locked'));
     await storage.flush();
