@@ -1,7 +1,9 @@
 import pg from 'pg';
 import { ParleyError, ServiceUnavailableError, describeError, redactUrlCredentials, type Logger } from '@parley/core';
+import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
-import type { Queryable, Row } from './queryable.js';
+import { isTransient } from './pg-errors.js';
+import { prepared, queryable, type Queryable, type Row } from './queryable.js';
 
 export type { Queryable, Row } from './queryable.js';
 
@@ -16,6 +18,8 @@ export interface PgDatabaseOptions {
   schema: string;
   poolSize: number;
   synchronousCommit: 'on' | 'off';
+  /** Whether {@link PgDatabase.writes} share a group commit (else they are committed each on its own, as the pool's statements). */
+  groupCommit?: boolean;
   /** Bound of a connection checkout, of a statement on the server and of the wait for its answer. */
   timeoutMs: number;
   logger?: Logger;
@@ -31,30 +35,11 @@ const types = {
     oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** Writes of one group commit at most (a turn's writes beyond it go into the next one). */
+const MAX_BATCH_WRITES = 500;
+
 /** See {@link PgDatabase.flush}. */
 const WAL_BARRIER = "SELECT set_config('synchronous_commit', 'on', true) AS sync, pg_logical_emit_message(true, 'parley', 'flush')::text AS lsn";
-
-/** Node.js network error codes that mean the server cannot be reached. */
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'EAI_AGAIN']);
-
-/**
- * SQLSTATEs that mean "not now" rather than "wrong": connection exceptions (class 08), too many
- * connections, the server shutting down or starting, a statement cancelled by `statement_timeout`,
- * and the conflicts PostgreSQL resolves by aborting one transaction (serialization, deadlock).
- */
-const TRANSIENT_SQLSTATE = /^(08...|53300|57P0[1-3]|57014|40001|40P01)$/;
-
-/** Messages of pg and pg-pool for a connection that broke, timed out or was never made. */
-const TRANSIENT_MESSAGE = /Connection terminated|timeout exceeded when trying to connect|Query read timeout|not queryable|Connection refused|ended unexpectedly/i;
-
-/** Whether an error of pg means that PostgreSQL cannot be reached right now (answered as HTTP 503). */
-export function isTransient(err: unknown): boolean {
-  if (!(err instanceof Error)) return false;
-  const code = (err as { code?: unknown }).code;
-  if (typeof code === 'string' && (NETWORK_CODES.has(code) || TRANSIENT_SQLSTATE.test(code))) return true;
-  if (err instanceof AggregateError) return err.errors.some(isTransient);
-  return TRANSIENT_MESSAGE.test(err.message);
-}
 
 /**
  * One bounded pg pool over the storage's schema. Every statement runs through it; an error that means
@@ -69,9 +54,55 @@ export class PgDatabase implements Queryable {
   private unflushed = false;
   /** The WAL barrier in flight, which every commit before its start awaits too. */
   private barrier: Promise<void> | undefined;
+  private readonly group: GroupCommit;
+  /**
+   * Writes that need not be durable on their own (projections, event-log rows, plugins' state): each
+   * runs in the group commit's transaction of its turn and resolves before that commits ({@link flush}
+   * waits for it). Read them back through {@link reads}.
+   */
+  readonly writes: Queryable;
+  /** Reads that see the {@link writes} made before them, committed or not (through the group commit's connection while it has any). */
+  readonly reads: Queryable;
 
   constructor(private readonly options: PgDatabaseOptions) {
     this.target = redactUrlCredentials(options.url);
+    this.group = new GroupCommit({
+      connect: () => this.use((pool) => pool.connect()),
+      timeoutMs: options.timeoutMs,
+      maxWrites: MAX_BATCH_WRITES,
+      othersWaiting: () => (this.pool?.waitingCount ?? 0) > 0,
+      committed: () => {
+        if (options.synchronousCommit === 'off') this.committedWithoutFlush();
+      },
+      unavailable: (err) => (err instanceof ParleyError ? err : new ServiceUnavailableError(`postgres storage unavailable: ${describeError(err)}`)),
+    });
+    const { group } = this;
+    if (!options.groupCommit) {
+      this.writes = this;
+      this.reads = this;
+      return;
+    }
+    this.writes = {
+      all: async <T extends Row>(sql: string, params: unknown[] = []) => (await this.use(() => group.write(sql, params))).rows as T[],
+      get: async <T extends Row>(sql: string, params: unknown[] = []) => (await this.use(() => group.write(sql, params))).rows[0] as T | undefined,
+      run: async (sql: string, params: unknown[] = []) => (await this.use(() => group.write(sql, params))).rowCount ?? 0,
+    };
+    const read = (sql: string, params: unknown[]) => this.use((pool) => (group.busy ? group.read(sql, params) : pool.query(prepared(sql, params))));
+    this.reads = {
+      all: async <T extends Row>(sql: string, params: unknown[] = []) => (await read(sql, params)).rows as T[],
+      get: async <T extends Row>(sql: string, params: unknown[] = []) => (await read(sql, params)).rows[0] as T | undefined,
+      run: async (sql: string, params: unknown[] = []) => (await read(sql, params)).rowCount ?? 0,
+    };
+  }
+
+  /** Registers `listener`, told whenever a group commit whose writes had run is discarded instead of committed. */
+  onDiscard(listener: () => void): void {
+    this.group.onDiscard(listener);
+  }
+
+  /** Resolves when the {@link writes} queued before the call are committed (not necessarily flushed to disk: see {@link flush}). */
+  committedWrites(): Promise<void> {
+    return this.group.flush();
   }
 
   get isOpen(): boolean {
@@ -118,6 +149,7 @@ export class PgDatabase implements Queryable {
   }
 
   async close(): Promise<void> {
+    await this.group.close();
     const pool = this.pool;
     this.pool = null;
     await pool?.end();
@@ -180,7 +212,8 @@ export class PgDatabase implements Queryable {
   }
 
   /**
-   * Resolves when every commit made before the call is on disk. With `synchronousCommit` on, only commits
+   * Resolves when every commit made before the call is on disk, the group commit of the {@link writes}
+   * queued before it first (rejects when it was discarded). With `synchronousCommit` on, only commits
    * noted by {@link committedWithoutFlush} need it; with it off, every commit does. One autocommitted
    * statement is the barrier: it writes a WAL record (a transactional logical message, which any user
    * may emit and nothing but logical decoding reads), so its transaction commits with a flush, and with
@@ -189,6 +222,10 @@ export class PgDatabase implements Queryable {
    * (A transaction that writes no WAL record commits without a flush, whatever `synchronous_commit` says.)
    */
   flush(): Promise<void> {
+    return this.group.flush().then(() => this.walFlush());
+  }
+
+  private walFlush(): Promise<void> {
     if (this.options.synchronousCommit === 'on' && !this.unflushed) return this.barrier ?? Promise.resolve();
     this.unflushed = false;
     const barrier = this.get(WAL_BARRIER).then(() => undefined, (err: unknown) => {
@@ -212,33 +249,4 @@ export class PgDatabase implements Queryable {
       throw new ServiceUnavailableError(`postgres storage unavailable: ${describeError(err)}`);
     }
   }
-}
-
-/** The {@link Queryable} of a pool or a client; statements with parameters run as {@link prepared} ones. */
-function queryable(target: pg.Pool | pg.PoolClient): Queryable {
-  return {
-    all: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(prepared(sql, params))).rows,
-    get: async <T extends Row>(sql: string, params: unknown[] = []) => (await target.query<T>(prepared(sql, params))).rows[0],
-    run: async (sql: string, params: unknown[] = []) => (await target.query(prepared(sql, params))).rowCount ?? 0,
-  };
-}
-
-/** How many distinct statement texts get a name; more (none are expected: the repositories' texts are fixed) run unnamed. */
-const MAX_NAMED = 1000;
-const names = new Map<string, string>();
-
-/**
- * A statement with parameters as a named prepared statement: node-postgres parses it once per connection
- * (and PostgreSQL keeps its plan, re-planned after a schema change), then only binds and executes it —
- * without a name each call is parsed and planned again (most of a primary-key read's server time). A
- * statement without parameters keeps the simple protocol (it may hold several statements: migrations).
- */
-function prepared(text: string, values: unknown[]): pg.QueryConfig {
-  if (values.length === 0) return { text };
-  let name = names.get(text);
-  if (name === undefined && names.size < MAX_NAMED) {
-    name = `parley_${names.size}`;
-    names.set(text, name);
-  }
-  return name === undefined ? { text, values } : { name, text, values };
 }

@@ -20,6 +20,12 @@ export interface PostgresStorageOptions extends NetworkStorageOptions {
    * anything), as SQLite's group commit can.
    */
   synchronousCommit?: 'on' | 'off';
+  /**
+   * Group commit (default false): the writes that need not be durable on their own (messages, chats,
+   * contacts, media, event-log rows, unfenced state and auth state) share one transaction per event-loop
+   * turn on one connection, committed once; `Storage.flush` waits for it. Off: each is committed on its own.
+   */
+  groupCommit?: boolean;
 }
 
 /** Options with every default applied. */
@@ -33,6 +39,7 @@ export const postgresOptionsSchema = networkStorageOptionsSchema('^postgres(ql)?
   schema: { type: 'string', pattern: SCHEMA_NAME },
   poolSize: { type: 'integer', minimum: 1, maximum: 100 },
   synchronousCommit: { enum: ['on', 'off'] },
+  groupCommit: { type: 'boolean' },
 });
 
 /** Applies defaults; `env` supplies `DATABASE_URL`. */
@@ -42,5 +49,6 @@ export function resolvePostgresOptions(options: PostgresStorageOptions = {}, env
     schema: options.schema ?? 'public',
     poolSize: options.poolSize ?? 10,
     synchronousCommit: options.synchronousCommit ?? 'on',
+    groupCommit: options.groupCommit ?? false,
   };
 }

@@ -23,7 +23,11 @@ const RETENTION_BATCHES = 20;
 
 /**
  * Parley's storage on PostgreSQL (12 or later). `init` opens a bounded connection pool and migrates the
- * schema; every write is committed when its promise resolves (`flush` waits for the WAL flush of commits that did not).
+ * schema. Every write is committed when its promise resolves, except with the `groupCommit` option: then
+ * messages, chats, contacts, media, event-log rows, unfenced state and auth state share a group commit per
+ * event-loop turn (see GroupCommit), while queue operations, instances, idempotency keys, fenced writes and
+ * the cluster's still commit per call. `flush` waits for the group commit and for the WAL flush of commits
+ * that did not wait for theirs.
  * Operations that cannot reach PostgreSQL within `commandTimeoutMs` throw ServiceUnavailableError; the
  * pool replaces broken connections by itself.
  */
@@ -49,8 +53,8 @@ export class PostgresStorage implements Storage {
   /** `clock` dates dead letters, redeliveries and the retention cut-off (the plugin passes the server's). */
   constructor(options: PostgresStorageOptions = {}, private readonly logger?: Logger, private readonly clock: Clock = systemClock) {
     this.options = resolvePostgresOptions(options);
-    const { url, schema, poolSize, synchronousCommit, commandTimeoutMs } = this.options;
-    this.db = new PgDatabase({ url, schema, poolSize, synchronousCommit, timeoutMs: commandTimeoutMs, logger });
+    const { url, schema, poolSize, synchronousCommit, groupCommit, commandTimeoutMs } = this.options;
+    this.db = new PgDatabase({ url, schema, poolSize, synchronousCommit, groupCommit, timeoutMs: commandTimeoutMs, logger });
     this.instances = new PgInstanceRepository(this.db);
     this.messages = new PgMessageRepository(this.db);
     this.chats = new PgChatRepository(this.db);
@@ -97,9 +101,14 @@ export class PostgresStorage implements Storage {
     return new PgRateLimiter(this.db, options);
   }
 
-  /** Every write is committed before its promise resolves; waits for the WAL flush of those that did not wait for it. */
+  /** Resolves when the group commit of the writes made before the call is committed, and every commit is on disk. */
   flush(): Promise<void> {
     return this.db.flush();
+  }
+
+  /** `listener` is told (synchronously, before the flushes waiting for it reject) whenever a group commit is discarded. */
+  onDiscard(listener: () => void): void {
+    this.db.onDiscard(listener);
   }
 
   async close(): Promise<void> {

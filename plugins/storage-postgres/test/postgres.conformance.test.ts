@@ -4,18 +4,18 @@ import type { Clock, Storage } from '@parley/core';
 import { PostgresStorage } from '../src/index.js';
 import { createTestDatabase, postgresUrlOrSkip, type TestDatabase } from './pg-env.js';
 
-describe('@parley/storage-postgres conformance', () => {
+for (const groupCommit of [false, true]) describe(`@parley/storage-postgres conformance${groupCommit ? ', group commit' : ''}`, () => {
   const serverUrl = postgresUrlOrSkip('postgres storage conformance');
   if (!serverUrl) return;
   // One database for the run, one schema per storage: each test's storage starts empty.
   let database: TestDatabase;
   before(async () => {
-    database = await createTestDatabase(serverUrl, 'conformance');
+    database = await createTestDatabase(serverUrl, groupCommit ? 'conformance_gc' : 'conformance');
   });
   const schemas = new WeakMap<Storage, string>();
   let created = 0;
   const open = (schema: string, clock?: Clock): Storage => {
-    const storage = new PostgresStorage({ url: database.url, schema, poolSize: 4 }, undefined, clock);
+    const storage = new PostgresStorage({ url: database.url, schema, poolSize: 4, groupCommit }, undefined, clock);
     schemas.set(storage, schema);
     return storage;
   };
@@ -25,5 +25,5 @@ describe('@parley/storage-postgres conformance', () => {
     reopen: async (previous) => open(schemas.get(previous)!),
     cleanup: () => database.drop(),
   };
-  describeStorageConformance('postgres', harness);
+  describeStorageConformance(groupCommit ? 'postgres-group-commit' : 'postgres', harness);
 });

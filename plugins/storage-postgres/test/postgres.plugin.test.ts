@@ -8,7 +8,7 @@ import plugin, { PostgresStorage, postgresOptionsSchema, resolvePostgresOptions 
 describe('@parley/storage-postgres plugin manifest', () => {
   it('declares a storage plugin with a closed options schema', () => {
     assert.equal(plugin.optionsSchema, postgresOptionsSchema);
-    assertStorageManifest(plugin, '@parley/storage-postgres', ['commandTimeoutMs', 'messageRetentionDays', 'poolSize', 'schema', 'synchronousCommit', 'url']);
+    assertStorageManifest(plugin, '@parley/storage-postgres', ['commandTimeoutMs', 'groupCommit', 'messageRetentionDays', 'poolSize', 'schema', 'synchronousCommit', 'url']);
   });
 
   it('registers a PostgresStorage as the storage back end without connecting', async () => {
@@ -22,11 +22,11 @@ describe('@parley/storage-postgres plugin manifest', () => {
 
   it('takes a postgres URL, a lower-case schema name and a pool of 1 to 100 (the host validates options with ajv, strict)', () => {
     const validate = new Ajv({ strict: true }).compile(postgresOptionsSchema);
-    for (const options of [{}, { url: 'postgresql://u:p@db:5433/app?sslmode=require', schema: 'parley_2', poolSize: 100, synchronousCommit: 'off' }]) {
+    for (const options of [{}, { url: 'postgresql://u:p@db:5433/app?sslmode=require', schema: 'parley_2', poolSize: 100, synchronousCommit: 'off', groupCommit: true }]) {
       assert.ok(validate(options), JSON.stringify(options));
     }
     // The schema name is put into SQL between double quotes: only names that need no escaping are accepted.
-    for (const options of [{ url: 'mysql://127.0.0.1/parley' }, { schema: 'Parley' }, { schema: 'a"; DROP SCHEMA public; --' }, { poolSize: 0 }, { poolSize: 101 }, { synchronousCommit: 'local' }, { database: 'x' }]) {
+    for (const options of [{ url: 'mysql://127.0.0.1/parley' }, { schema: 'Parley' }, { schema: 'a"; DROP SCHEMA public; --' }, { poolSize: 0 }, { poolSize: 101 }, { synchronousCommit: 'local' }, { groupCommit: 'yes' }, { database: 'x' }]) {
       assert.equal(validate(options), false, JSON.stringify(options));
     }
   });
@@ -47,7 +47,7 @@ describe('@parley/storage-postgres plugin manifest', () => {
 
   it('applies defaults: DATABASE_URL, then the local server; schema public; a pool of 10; synchronous commits; history kept forever', () => {
     assert.deepEqual(resolvePostgresOptions({}, {}), {
-      url: 'postgres://postgres@127.0.0.1:5432/postgres', schema: 'public', poolSize: 10, synchronousCommit: 'on', messageRetentionDays: 0, commandTimeoutMs: 5000,
+      url: 'postgres://postgres@127.0.0.1:5432/postgres', schema: 'public', poolSize: 10, synchronousCommit: 'on', groupCommit: false, messageRetentionDays: 0, commandTimeoutMs: 5000,
     });
     assert.equal(resolvePostgresOptions({}, { DATABASE_URL: 'postgresql://db:5433/app' }).url, 'postgresql://db:5433/app');
     assert.equal(resolvePostgresOptions({ url: 'postgres://other/db' }, { DATABASE_URL: 'postgresql://db:5433/app' }).url, 'postgres://other/db');

@@ -11,7 +11,7 @@ export class PgAuthStateRepository implements AuthStateRepository {
 
   async get(instance: string, category: string, ids: string[]): Promise<Record<string, string>> {
     if (ids.length === 0) return {};
-    const rows = await this.db.all<{ id: string; value: string }>(
+    const rows = await this.db.reads.all<{ id: string; value: string }>(
       'SELECT id, value FROM auth_state WHERE instance = $1 AND category = $2 AND id = ANY($3::text[])', [instance, category, ids]);
     return Object.fromEntries(rows.map((row) => [row.id, row.value]));
   }
@@ -23,7 +23,7 @@ export class PgAuthStateRepository implements AuthStateRepository {
     for (const entry of entries) last.set(`${entry.category}\n${entry.id}`, entry);
     const writes = [...last.values()].filter((entry) => entry.value !== null);
     const deletes = [...last.values()].filter((entry) => entry.value === null);
-    await writeStatements(this.db, fence, [
+    await writeStatements(fence ? this.db : this.db.writes, fence, [
       `DELETE FROM auth_state AS a USING unnest($2::text[], $3::text[]) AS d (category, id)
        WHERE a.instance = $1 AND a.category = d.category AND a.id = d.id`,
       `INSERT INTO auth_state (instance, category, id, value) SELECT $1, e.category, e.id, e.value FROM unnest($4::text[], $5::text[], $6::text[]) AS e (category, id, value)
@@ -32,13 +32,13 @@ export class PgAuthStateRepository implements AuthStateRepository {
   }
 
   async clear(instance: string, fence?: Fence): Promise<void> {
-    await writeStatements(this.db, fence, ['DELETE FROM auth_state WHERE instance = $1'], [instance]);
+    await writeStatements(fence ? this.db : this.db.writes, fence, ['DELETE FROM auth_state WHERE instance = $1'], [instance]);
   }
 
   /** A range of the primary key (instance, category, id). */
   async scan(instance: string, request: ScanRequest): Promise<ScanPage<AuthStateEntry>> {
     const [category, id] = authStatePosition.parse(request.after) ?? ['', ''];
-    const items = await this.db.all<{ category: string; id: string; value: string }>(
+    const items = await this.db.reads.all<{ category: string; id: string; value: string }>(
       'SELECT category, id, value FROM auth_state WHERE instance = $1 AND (category, id) > ($2, $3) ORDER BY category, id LIMIT $4',
       [instance, category, id, request.limit],
     );

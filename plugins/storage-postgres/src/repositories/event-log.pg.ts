@@ -11,7 +11,7 @@ export class PgEventLog implements EventLog {
 
   async append(entries: LoggedEvent[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.run(
+    await this.db.writes.run(
       `INSERT INTO events (id, instance, type, at, event)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
       [entries.map((e) => e.id), entries.map((e) => e.instance), entries.map((e) => e.type), entries.map((e) => e.at), entries.map((e) => e.event)],
@@ -21,17 +21,17 @@ export class PgEventLog implements EventLog {
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {
     const from = after ?? '';
     return instance === undefined
-      ? this.db.all<LoggedEvent & Record<string, unknown>>('SELECT id, instance, type, at, event FROM events WHERE id > $1 ORDER BY id LIMIT $2', [from, limit])
-      : this.db.all<LoggedEvent & Record<string, unknown>>(
+      ? this.db.reads.all<LoggedEvent & Record<string, unknown>>('SELECT id, instance, type, at, event FROM events WHERE id > $1 ORDER BY id LIMIT $2', [from, limit])
+      : this.db.reads.all<LoggedEvent & Record<string, unknown>>(
         'SELECT id, instance, type, at, event FROM events WHERE instance = $1 AND id > $2 ORDER BY id LIMIT $3', [instance, from, limit],
       );
   }
 
   async purge(before: number): Promise<number> {
-    return this.db.run('DELETE FROM events WHERE id < $1', [ulidFloor(before)]);
+    return this.db.writes.run('DELETE FROM events WHERE id < $1', [ulidFloor(before)]);
   }
 
   async clear(instance: string): Promise<void> {
-    await this.db.run('DELETE FROM events WHERE instance = $1', [instance]);
+    await this.db.writes.run('DELETE FROM events WHERE instance = $1', [instance]);
   }
 }

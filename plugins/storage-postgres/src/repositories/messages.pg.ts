@@ -23,7 +23,7 @@ export class PgMessageRepository implements MessageRepository {
 
   /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
   async upsert(instance: string, record: MessageRecord): Promise<void> {
-    await this.db.run(
+    await this.db.writes.run(
       `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES ($1, $2, $3, $4, $5, $6)
        ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
        record = excluded.record`,
@@ -33,13 +33,13 @@ export class PgMessageRepository implements MessageRepository {
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = await this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
+    const row = await this.db.reads.get<MessageRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
     return row ? messageOf(row) : null;
   }
 
   /** One statement moves the status forward and tells whether the message exists. */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
-    const row = await this.db.get<{ found: boolean }>(
+    const row = await this.db.writes.get<{ found: boolean }>(
       `WITH moved AS (
          UPDATE messages SET status = $3 WHERE instance = $1 AND id = $2 AND ($3 = 'ERROR' OR $4 > ${STATUS_RANK_SQL}) RETURNING 1
        )
@@ -51,25 +51,25 @@ export class PgMessageRepository implements MessageRepository {
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
     const [rows, count] = await Promise.all([
-      this.db.all<MessageRow>(
+      this.db.reads.all<MessageRow>(
         'SELECT record, status FROM messages WHERE instance = $1 AND chat = $2 ORDER BY timestamp DESC, seq DESC LIMIT $3 OFFSET $4',
         [instance, chatJid, page.limit, (page.page - 1) * page.limit],
       ),
-      this.db.get<{ n: number }>('SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2', [instance, chatJid]),
+      this.db.reads.get<{ n: number }>('SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2', [instance, chatJid]),
     ]);
     return { items: rows.map(messageOf), total: count?.n ?? 0 };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = $1 AND id = ANY($2::text[])', [instance, ids]);
+    return this.db.writes.run('DELETE FROM messages WHERE instance = $1 AND id = ANY($2::text[])', [instance, ids]);
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE instance = $1 AND chat = $2', [instance, chatJid]);
+    return this.db.writes.run('DELETE FROM messages WHERE instance = $1 AND chat = $2', [instance, chatJid]);
   }
 
   async clear(instance: string): Promise<void> {
-    await this.db.run('DELETE FROM messages WHERE instance = $1', [instance]);
+    await this.db.writes.run('DELETE FROM messages WHERE instance = $1', [instance]);
   }
 
   /**
@@ -78,10 +78,10 @@ export class PgMessageRepository implements MessageRepository {
    */
   async scan(instance: string, request: ScanRequest): Promise<ScanPage<MessageRecord>> {
     const at = messagePosition.parse(request.after);
-    const rows = at ? await this.db.all<ScanRow>(SCAN_IN_CHAT, [instance, at[0], at[1], at[2], request.limit]) : [];
+    const rows = at ? await this.db.reads.all<ScanRow>(SCAN_IN_CHAT, [instance, at[0], at[1], at[2], request.limit]) : [];
     if (rows.length < request.limit) {
-      rows.push(...(at ? await this.db.all<ScanRow>(SCAN_CHATS_AFTER, [instance, at[0], request.limit - rows.length])
-        : await this.db.all<ScanRow>(SCAN_CHATS, [instance, request.limit])));
+      rows.push(...(at ? await this.db.reads.all<ScanRow>(SCAN_CHATS_AFTER, [instance, at[0], request.limit - rows.length])
+        : await this.db.reads.all<ScanRow>(SCAN_CHATS, [instance, request.limit])));
     }
     const page = scanPage(rows, request.limit, (row) => messagePosition.of(row.chat, Number(row.timestamp), Number(row.seq)));
     return { ...page, items: rows.map(messageOf) };
@@ -90,6 +90,6 @@ export class PgMessageRepository implements MessageRepository {
 
   /** Deletes up to `limit` messages older than `before` (Unix s, as `messageTimestamp`); answers how many. */
   async purgeOlderThan(before: number, limit: number): Promise<number> {
-    return this.db.run('DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE timestamp < $1 LIMIT $2)', [before, limit]);
+    return this.db.writes.run('DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE timestamp < $1 LIMIT $2)', [before, limit]);
   }
 }

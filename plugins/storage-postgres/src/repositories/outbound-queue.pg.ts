@@ -82,6 +82,9 @@ export class PgOutboundQueue implements OutboundQueue {
    * `Storage.flush` waits for it.
    */
   async complete(instance: string, id: string): Promise<void> {
+    // The send's record is a group-commit write: committed first, so that an entry is never completed
+    // while its record could still be discarded (and so that the check below sees it).
+    await this.db.committedWrites();
     await this.inLane(instance, id, async (tx) => {
       await this.remove(tx, instance, id);
     }, RECORDED_RELAXES);

@@ -40,19 +40,19 @@ class PgResourceRepository<T extends { id: string }> {
   }
 
   async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
-    const row = await this.db.get<{ doc: string }>(this.upsertSql, [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource)]);
+    const row = await this.db.writes.get<{ doc: string }>(this.upsertSql, [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource)]);
     return decodeStored<T>(row!.doc);
   }
 
   async get(instance: string, id: string): Promise<T | null> {
     const { table, column } = this.spec;
-    const row = await this.db.get<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id = $2`, [instance, id]);
+    const row = await this.db.reads.get<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id = $2`, [instance, id]);
     return row ? decodeStored<T>(row.doc) : null;
   }
 
   async list(instance: string): Promise<T[]> {
     const { table, column, order } = this.spec;
-    return (await this.db.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 ORDER BY ${order}`, [instance]))
+    return (await this.db.reads.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 ORDER BY ${order}`, [instance]))
       .map((row) => decodeStored<T>(row.doc));
   }
 
@@ -65,11 +65,11 @@ class PgResourceRepository<T extends { id: string }> {
   }
 
   async delete(instance: string, id: string): Promise<boolean> {
-    return await this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = $1 AND id = $2`, [instance, id]) > 0;
+    return await this.db.writes.run(`DELETE FROM ${this.spec.table} WHERE instance = $1 AND id = $2`, [instance, id]) > 0;
   }
 
   async clear(instance: string): Promise<void> {
-    await this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = $1`, [instance]);
+    await this.db.writes.run(`DELETE FROM ${this.spec.table} WHERE instance = $1`, [instance]);
   }
 }
 
