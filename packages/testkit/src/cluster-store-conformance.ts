@@ -138,11 +138,13 @@ export function describeClusterStoreConformance(label: string, harness: StorageH
     it('of many nodes acquiring one instance at once, exactly one gets it; tokens grow across every take', () => withCluster(harness, async (cluster) => {
       const tokens: number[] = [];
       for (let round = 0; round < 3; round++) {
-        const takes = await Promise.all(['n1', 'n2', 'n3', 'n4', 'n5'].map((n) => cluster.acquire('ins_race', n, 100)));
+        // A lease that outlives any wait for a connection (a loaded machine: a 100 ms lease expired before the last
+        // caller ran, and a second winner was right), given back before the next round.
+        const takes = await Promise.all(['n1', 'n2', 'n3', 'n4', 'n5'].map((n) => cluster.acquire('ins_race', n, 30_000)));
         const won = takes.filter((t) => t !== null);
         assert.equal(won.length, 1, `one winner in round ${round}: ${JSON.stringify(takes)}`);
         tokens.push(won[0]!.token);
-        await sleep(150);
+        await cluster.release([won[0]!]);
       }
       assert.ok(tokens[0]! < tokens[1]! && tokens[1]! < tokens[2]!, `tokens grow: ${tokens}`);
       const other = (await cluster.acquire('ins_race_other', 'n1', 5000))!;

@@ -59,7 +59,7 @@ class PgResourceRepository<T extends { id: string }> {
   /** A range of the primary key (instance, id). */
   async scan(instance: string, request: ScanRequest): Promise<ScanPage<T>> {
     const { table, column } = this.spec;
-    const rows = await this.db.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id > $2 ORDER BY id LIMIT $3`,
+    const rows = await this.db.reads.all<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id > $2 ORDER BY id LIMIT $3`,
       [instance, request.after ?? '', request.limit]);
     return scanPage(rows.map((row) => decodeStored<T>(row.doc)), request.limit, (resource) => resource.id);
   }

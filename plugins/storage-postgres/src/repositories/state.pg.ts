@@ -27,7 +27,7 @@ export class PgStateRepository implements StateRepository {
 
   /** A range of the primary key (namespace, id). */
   async scan<T = unknown>(namespace: string, request: ScanRequest): Promise<ScanPage<{ id: string; value: T }>> {
-    const rows = await this.db.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3',
+    const rows = await this.db.reads.all<{ id: string; value: string }>('SELECT id, value FROM state WHERE namespace = $1 AND id > $2 ORDER BY id LIMIT $3',
       [namespace, request.after ?? '', request.limit]);
     return scanPage(rows.map((row) => ({ id: row.id, value: decodeStored<T>(row.value) })), request.limit, (document) => document.id);
   }
