@@ -244,8 +244,12 @@ if (amqpUrl && natsUrl) {
       assert.equal(redelivered.data.redelivered, dead.total);
       await t.waitFor(() => arrivals(brokers.amqp.messages(), created.id).ids.length === dead.total, 15_000, 'redelivered events published');
       assert.deepEqual(arrivals(brokers.amqp.messages(), created.id).ids, dead.data.map((d) => d.eventId));
-      const afterwards = await api.call('sinkStatistics', { params: { name: 'amqp' } });
-      assert.equal(afterwards.data.totalSent, dead.total);
+      // The broker has them before the worker books them sent (the booking follows the broker's confirm).
+      const afterwards = await t.waitFor(async () => {
+        const stats = await api.call('sinkStatistics', { params: { name: 'amqp' } });
+        return stats.data.totalSent === dead.total && stats.data.totalPending === 0 && stats;
+      }, 15_000, 'the redelivered events booked sent');
+      assert.equal(afterwards.data.totalFailed, 3 * dead.total, 'the redelivery counted no failed attempt');
       assert.equal((await api.call('sinkDeadLetters', { params: { name: 'amqp' } })).total, 0);
     });
 

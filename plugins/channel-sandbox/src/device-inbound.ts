@@ -50,13 +50,14 @@ export class DeviceInbound implements SandboxPhone {
   /**
    * A receipt for a message this phone sent. A replayed receipt of a direct chat that the stored
    * record has reached already, and whose event the server logged, is dropped (a group's receipts come
-   * from each member, and the record moves with the first).
+   * from each member, and the record moves with the first). The log is searched from the message's
+   * send time: a replayed receipt is stamped when it is sent again, any time after the first one.
    */
   private async onReceipt(packet: ReceiptPacket, replayed: boolean): Promise<void> {
     if (replayed && !isGroupJid(packet.chatJid)) {
       const stored = await this.device.ctx.storage.messages.get(this.device.ctx.instanceId, packet.messageId);
       if (stored && MESSAGE_STATUS_RANK[stored.status] >= MESSAGE_STATUS_RANK[restStatusOf(packet.status)]
-        && (await loggedSince(this.device.ctx, packet.timestamp, 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
+        && (await loggedSince(this.device.ctx, Number(stored.messageTimestamp), 'message.status', (e) => e.messageId === packet.messageId && e.status === packet.status))) return;
     }
     this.device.ctx.emit({
       type: 'message.status', messageId: packet.messageId, chatJid: packet.chatJid, recipientId: packet.from,
