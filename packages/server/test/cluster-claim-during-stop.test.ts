@@ -16,7 +16,7 @@ describe('ClusterNode: a claim answered after a stop or a drain began', () => {
   for (const begin of ['close', 'drain'] as const) {
     it(`is given back, not started (${begin === 'close' ? 'graceful stop' : 'admin drain'})`, async () => {
       const leases = new LeaseStore();
-      const { logger } = captureLogger('info');
+      const { logger, lines } = captureLogger('info');
       const node = new ClusterNode(leases.store, CONFIG, { now: () => T }, logger, observer);
       const started: string[] = [];
       const host: InstanceHost = { start: async (id) => void started.push(id), stop: async () => undefined };
@@ -35,6 +35,7 @@ describe('ClusterNode: a claim answered after a stop or a drain began', () => {
         assert.equal(node.leases.size, 0, 'the lease is not held here');
         assert.equal(leases.held.has('ins_c'), false, 'the lease is released in the store: another node takes it at once');
         assert.deepEqual(started, [], 'the instance is not started on the stopping node');
+        assert.ok(lines.some((l) => l.includes('lease given back unused') && l.includes('"leaving":true')), lines.join('\n'));
       } finally {
         answer();
         await node.close();

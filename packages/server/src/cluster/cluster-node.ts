@@ -147,6 +147,7 @@ export class ClusterNode {
     // deadline (its storage calls waited, e.g. on locks of a node cut off mid-transaction).
     if (this.closing || this.info.draining || !this.leases.fence(instance)) {
       this.leases.delete(lease);
+      this.logger.info({ instance, fencingToken: lease.token, leaving: this.closing || this.info.draining }, 'lease given back unused: this node began leaving, or its deadline passed, while it was taken');
       await this.store.release([lease]).catch(() => undefined);
       throw new InstanceMovingError(instance);
     }
