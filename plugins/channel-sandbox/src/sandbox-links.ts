@@ -47,8 +47,6 @@ export class SandboxLinks {
   readonly process = randomUUID();
   /** Open links of this process, by number: document id and content. */
   private readonly open = new Map<string, { id: string; link: SandboxLink }>();
-  /** Close records whose first write failed and that are still being retried, by link id. */
-  private readonly unclosed = new Map<string, { number: string; write: () => Promise<void> }>();
 
   constructor(private readonly storage: Storage, private readonly clock: Clock, private readonly logger: Logger) {}
 
@@ -89,46 +87,21 @@ export class SandboxLinks {
     const write = () => this.storage.state.put(linksNamespace(number), open.id, closed);
     await write().catch((err: unknown) => {
       this.logger.warn({ err, number }, 'sandbox link record not closed yet; trying again');
-      this.unclosed.set(open.id, { number, write });
-      void this.retryClose(open.id);
+      void this.retryClose(write, number);
     });
   }
 
-  private async retryClose(id: string): Promise<void> {
+  private async retryClose(write: () => Promise<void>, number: string): Promise<void> {
     const until = performance.now() + CLOSE_RETRY.forMs;
     let last: unknown;
     for (let delay = CLOSE_RETRY.firstMs; performance.now() < until; delay = Math.min(delay * 2, CLOSE_RETRY.maxMs)) {
       await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      const pending = this.unclosed.get(id);
-      // Written by settle() meanwhile.
-      if (!pending) return;
       try {
-        await pending.write();
-        this.unclosed.delete(id);
-        return;
+        return await write();
       } catch (err) {
         last = err;
       }
     }
-    const pending = this.unclosed.get(id);
-    this.unclosed.delete(id);
-    if (pending) this.logger.error({ err: last, number: pending.number }, 'sandbox link record not closed');
-  }
-
-  /**
-   * Writes every close record still being retried once more, now, and resolves when those writes
-   * settled (one failing again is logged). A process stopping gracefully calls it before it closes
-   * its storage: the retries' pauses would otherwise outlast the process, and links it did close
-   * would stay recorded open, as if a live process still had the phones online.
-   */
-  async settle(): Promise<void> {
-    await Promise.all([...this.unclosed].map(async ([id, { number, write }]) => {
-      try {
-        await write();
-        this.unclosed.delete(id);
-      } catch (err) {
-        this.logger.error({ err, number }, 'sandbox link record not closed at shutdown');
-      }
-    }));
+    this.logger.error({ err: last, number }, 'sandbox link record not closed');
   }
 }

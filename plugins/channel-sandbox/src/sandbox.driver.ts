@@ -114,11 +114,6 @@ export class SandboxDriver implements ChannelDriver {
     return this.network;
   }
 
-  /** At shutdown (its instances stopped, storage still open): link records whose close is still being retried are written now. */
-  async close(): Promise<void> {
-    await this.network?.links.settle();
-  }
-
   async create(context: ChannelContext): Promise<SandboxAdapter> {
     const record = await context.instance();
     // The network is every instance's: it writes through the unfenced storage, never one instance's fenced view.
