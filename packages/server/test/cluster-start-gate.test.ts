@@ -1,67 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ClusterStore, InstanceRecord, Lease, Storage } from '@parley/core';
+import type { InstanceRecord, Storage } from '@parley/core';
 import { ClusterNode } from '../src/cluster/cluster-node.js';
-import type { ClusterObserver } from '../src/cluster/cluster-observer.js';
 import { registryHost } from '../src/cluster/cluster-setup.js';
-import type { ClusterConfig } from '../src/config/cluster-config.js';
 import type { InstanceRegistry } from '../src/instances/instance-registry.js';
 import type { InstanceRestorer } from '../src/instances/instance-restorer.js';
+import { CONFIG, LeaseStore, observer, T, until } from './cluster-node-fakes.js';
 import { captureLogger } from './support.js';
-
-const T = Date.UTC(2030, 0, 1, 12);
-const CONFIG: ClusterConfig = {
-  nodeId: 'n1', advertiseUrl: 'http://127.0.0.1:1', secret: 'a-secret-of-16-chars', leaseTtlMs: 60_000, renewIntervalMs: 20,
-  driftMarginMs: 1_000, handoverWaitMs: 1_000, movesPerMinute: 0, deadNodeRetentionMs: 60_000,
-};
-const observer: ClusterObserver = { leaseTaken() {}, leasesLost() {}, handedOver() {}, forwarded() {}, handoverWaited() {}, peerRefused() {} };
-
-/** Waits (bounded) until `done` holds. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (done()) return;
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-  throw new Error(`${what}: not within 2.5 s`);
-}
-
-/**
- * The lease store as Redis keeps it (SET NX leases, one growing token), for one node: the test says
- * when a lease is lost (it expired in Redis while the node's renewals went unanswered: a partition).
- */
-class LeaseStore {
-  private token = 0;
-  readonly held = new Map<string, number>();
-  readonly expire = new Set<string>();
-  readonly store = {
-    join: async () => true,
-    heartbeat: async () => true,
-    leave: async () => undefined,
-    nodes: async () => [],
-    prune: async () => false,
-    acquire: async (instance: string, node: string): Promise<Lease | null> => {
-      if (this.held.has(instance)) return null;
-      this.held.set(instance, ++this.token);
-      return { instance, node, token: this.token };
-    },
-    renew: async (leases: Lease[]) => leases.filter((l) => this.held.get(l.instance) !== l.token || this.expire.has(l.instance)).map((l) => {
-      if (this.expire.delete(l.instance)) this.held.delete(l.instance);
-      return l.instance;
-    }),
-    release: async (leases: Lease[]) => {
-      for (const l of leases) if (this.held.get(l.instance) === l.token) this.held.delete(l.instance);
-    },
-    owners: async () => new Map(),
-    heldBy: async () => [],
-    unowned: async () => [],
-    offer: async () => undefined,
-    requestMove: async () => undefined,
-    movesFor: async () => new Map(),
-    moveTarget: async () => undefined,
-    forget: async () => undefined,
-    firstToClaim: async () => true,
-  } satisfies ClusterStore;
-}
 
 /** One loaded runtime whose connection counts its connects (a second one opens a second session). */
 interface Runtime {

@@ -142,9 +142,12 @@ export class ClusterNode {
     // Before the lease counts here (requests meanwhile answer 503 instance_moving and are retried).
     await this.host?.takeOver?.(instance).catch((err: unknown) => this.logger.warn({ err, instance }, 'taking over the previous owner\'s work failed'));
     this.leases.add(lease, sentAt);
-    if (!this.leases.fence(instance)) {
-      // The take-over outlasted the lease's deadline (its storage calls waited, e.g. on locks of a node cut off mid-transaction): not used.
+    // Not used when a stop or drain began meanwhile (its hand-over listed the leases to give up without this one: nothing would
+    // stop the instance here, a stopping process would connect it and exit), nor when the take-over outlasted the lease's
+    // deadline (its storage calls waited, e.g. on locks of a node cut off mid-transaction).
+    if (this.closing || this.info.draining || !this.leases.fence(instance)) {
       this.leases.delete(lease);
+      this.logger.info({ instance, fencingToken: lease.token, leaving: this.closing || this.info.draining }, 'lease given back unused: this node began leaving, or its deadline passed, while it was taken');
       await this.store.release([lease]).catch(() => undefined);
       throw new InstanceMovingError(instance);
     }
@@ -358,12 +361,8 @@ export class ClusterNode {
   }
 
   private async adopt(id: string, overrideMove: boolean): Promise<void> {
-    try {
-      await this.claim(id, { honourMove: !overrideMove });
-    } catch {
-      return; // another node was faster
-    }
-    this.waiting.delete(id);
+    // Refused: another node was faster.
+    if (await this.claim(id, { honourMove: !overrideMove }).then(() => true, () => false)) this.waiting.delete(id);
   }
 
   /** Hands over the instances an admin (or a rebalance) asked to move to another live node. */
