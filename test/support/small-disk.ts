@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,6 +50,23 @@ export class SmallDisk {
     } finally {
       closeSync(fd);
     }
+  }
+
+  /**
+   * Fills the disk, then sends `while filling 0`, `while filling 1`, … (`send`, at most 300) until one is refused
+   * 503: the WAL file may still have room for a few commits, so the disk is full when a send cannot commit.
+   * Answers the texts accepted before it.
+   */
+  async fillUntilRefused(send: (text: string) => Promise<{ status: number; body: unknown }>): Promise<string[]> {
+    this.fill();
+    const accepted: string[] = [];
+    let full = await send('while filling 0');
+    for (let i = 1; full.status === 200 && i < 300; i++) {
+      accepted.push(`while filling ${i - 1}`);
+      full = await send(`while filling ${i}`);
+    }
+    assert.equal(full.status, 503, JSON.stringify(full.body));
+    return accepted;
   }
 
   /** Gives the filler's space back. */
