@@ -1,11 +1,11 @@
-import type { DeliveryStatus } from '@parley/core';
+import { MESSAGE_STATUS_RANK, restStatusOf, type DeliveryStatus } from '@parley/core';
 import { BoundedCache } from '../util/bounded-cache.js';
 
 /** Messages whose furthest status is remembered at once; the least recently reported go first. */
 const REMEMBERED = 10_000;
 
-/** How far each status goes: a later receipt reports only what goes further. */
-const RANK: Partial<Record<DeliveryStatus, number>> = { delivered: 1, read: 2, played: 3 };
+/** The statuses receipts report (`sent` and `failed` are the server ack's); each goes as far as its REST status ranks. */
+const FROM_RECEIPTS = new Set<DeliveryStatus>(['delivered', 'read', 'played']);
 
 /**
  * The furthest status reported of each message the instance sent, per recipient: the message in a 1:1
@@ -23,10 +23,10 @@ export class ReportedStatuses {
    * reported; if so it is now the furthest.
    */
   advances(messageId: string, status: DeliveryStatus, participant?: string): boolean {
-    const rank = RANK[status];
-    if (rank === undefined) return true;
+    if (!FROM_RECEIPTS.has(status)) return true;
+    const rank = MESSAGE_STATUS_RANK[restStatusOf(status)];
     const key = participant ? `${messageId}\u0000${participant}` : messageId;
-    if ((this.furthest.get(key) ?? 0) >= rank) return false;
+    if ((this.furthest.get(key) ?? -Infinity) >= rank) return false;
     this.furthest.set(key, rank);
     return true;
   }
