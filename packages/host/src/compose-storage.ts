@@ -44,9 +44,11 @@ export function composeStorage(records: RecordStore, outbox: Outbox): Storage {
       outbox.onDiscard?.(listener);
     },
     async close() {
-      const closed = await Promise.allSettled([outbox.close()]);
-      await records.close();
-      if (closed[0].status === 'rejected') throw closed[0].reason;
+      try {
+        await outbox.close();
+      } finally {
+        await records.close();
+      }
     },
   };
   if (records.rateLimiter) storage.rateLimiter = (options) => records.rateLimiter!(options);
