@@ -2,12 +2,10 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { DOCS_DIR } from '../support/doc-examples.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
-
-const PARLEY_BIN = fileURLToPath(new URL('../../../packages/cli/bin/parley.js', import.meta.url));
+import { PARLEY_BIN } from '../support/parley-cli.js';
 
 /**
  * Where the reference, the OpenAPI document and the CLI describe the same behaviour, they say the same

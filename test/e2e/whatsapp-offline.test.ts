@@ -9,11 +9,9 @@ import { freePort } from '@parley/testkit/host';
 import { startSimulator, type RunningSimulator } from '@parley/whatsapp-sim';
 import { browserUnavailable, launchChromium, signIn } from '../support/browser.js';
 import { SERVER_BIN } from '../support/server-bin.js';
+import { PARLEY_BIN } from '../support/parley-cli.js';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-/** What `npm start` runs. */
-/** The `parley` executable as installed (@parley/cli's bin). */
-const PARLEY = join(ROOT, 'packages/cli/bin/parley.js');
 const EXAMPLE = join(ROOT, 'examples/config.whatsapp-sim.json');
 const TOKEN = 'offline-admin-token-0123456789';
 /** The example's phones: the first scans by default, the second is the customer. */
@@ -108,7 +106,7 @@ describe('examples/config.whatsapp-sim.json: WhatsApp linked offline, on the in-
 
     const cwd = mkdtempSync(join(tmpdir(), 'parley-offline-cli-'));
     try {
-      const cli = spawnNode(PARLEY, ['connect', 'terminal', '--simulate-scan', '--timeout', '60', '--qr', 'text'], {
+      const cli = spawnNode(PARLEY_BIN, ['connect', 'terminal', '--simulate-scan', '--timeout', '60', '--qr', 'text'], {
         cwd, env: { PARLEY_URL: server.url, PARLEY_ADMIN_TOKEN: TOKEN },
       });
       const exit = await cli.exited;
