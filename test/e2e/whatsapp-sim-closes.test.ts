@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import type { ChannelEvent } from '@parley/core';
 import type { RunningSimulator } from '@parley/whatsapp-sim';
 import { at } from '../support/webhook-receivers.js';
-import { delivered, nativeWebhooks, useWebhookReceivers, type NativeBody } from '../support/simulated-webhooks.js';
+import { delivered, deliveredMeta, nativeWebhooks, useWebhookReceivers, type NativeBody } from '../support/simulated-webhooks.js';
 import { useSimulatedWhatsApp } from '../support/whatsapp-sim.js';
 import type { TestServer } from '../support/test-server.js';
 
@@ -33,7 +33,7 @@ describe('WhatsApp 403 and 411 closes from the simulator: Parley stops, reports 
     it(`${code} ${reason}: one close webhook, stopped, no reconnection, wantsConnection false, a later connect logs in without a QR code`, { timeout: 90_000 }, async () => {
       const account = sim.simulator.createAccount({ number: `551198765970${n}` });
       const path = `closes-${code}`;
-      const { api } = await env.linkByQr(account.number, path, (instance) => nativeWebhooks(instance, hooks.receivers(), path));
+      const { api } = await env.linkByQr(account.number, path, (instance) => nativeWebhooks(instance, hooks.receivers(), path, 'both'));
       const { id } = (await api.call('getInstance')).instance as { id: string };
       const device = () => sim.simulator.getAccount(account.number).devices[0]!;
       const sentStanzas = () => sim.simulator.stanzas(account.number).length;
@@ -63,6 +63,9 @@ describe('WhatsApp 403 and 411 closes from the simulator: Parley stops, reports 
         const health = await delivered(t, hooks.receivers(), 'webhookMessage', path, (b) => b.type === 'health' && b.data.status === 'restricted', 'the restricted health webhook');
         assert.deepEqual([health.data.shouldRotate, health.data.shouldPause], [true, true]);
         assert.equal(instance.health, 'restricted');
+        // Spec 6.3 `health` in the meta format: field health, {status, previous, reason, should_pause, should_rotate}.
+        const meta = await deliveredMeta(t, hooks.receivers(), 'webhookMessage', path, (c) => c.field === 'health' && c.value.health.status === 'restricted', 'the meta health webhook');
+        assert.deepEqual(meta.value.health, { status: 'restricted', previous: 'healthy', reason: health.data.reason, should_pause: true, should_rotate: true });
       }
 
       // The session was kept: an explicit connect logs in with it (no QR code) and the number is usable again.
