@@ -51,7 +51,7 @@ describe('HTTP control API: receipts, disappearing messages, view-once and undec
       ['POST', `/accounts/${beto}/receipts`, { t: 'ontem' }, 400, 'validation_failed:invalid_receipt_time body.t'],
       ['POST', `/accounts/${beto}/receipts`, { t: 12 }, 400, 'validation_failed:invalid_receipt_time body.t'],
       ['POST', `/accounts/${beto}/receipts`, { readAtOnce: 'yes' }, 400, 'validation_failed:invalid_receipt_settings body.readAtOnce'],
-      ['POST', `/accounts/${beto}/receipts`, { late: true }, 400, 'validation_failed:invalid_receipt_settings body.late'],
+      ['POST', `/accounts/${beto}/receipts`, { late: true }, 400, 'validation_failed body.late'],
       ['POST', `/accounts/${beto}/messages/received/${sent.body.id}/read`, { t: 1.5 }, 400, 'validation_failed:invalid_receipt_time body.t'],
       ['POST', `/accounts/${beto}/messages/received/${sent.body.id}/played`, {}, 409, 'not_playable'],
       ['POST', `/accounts/${beto}/messages/received/NOPE/played`, {}, 404, 'message_not_found'],

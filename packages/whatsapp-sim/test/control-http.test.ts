@@ -82,6 +82,7 @@ describe('HTTP control API', () => {
 
   it('answers bad requests with clear JSON errors and changes nothing', async () => {
     const before = (await call('GET', '/accounts')).body.length;
+    const sentBefore = (await call('GET', '/accounts/5511987655001/messages/sent')).body.length;
     const cases: Array<[string, string, unknown, number, string, Record<string, string>?]> = [
       ['POST', '/accounts', '{"number": ', 400, 'malformed_json'],
       ['POST', '/accounts', '[1]', 400, 'validation_failed body'],
@@ -106,6 +107,13 @@ describe('HTTP control API', () => {
       ['POST', '/accounts/5511987655001/app-state', { changes: [] }, 400, 'validation_failed:invalid_change body.changes'],
       ['POST', '/accounts/5511987655001/app-state', { changes: [{ kind: 'nap' }] }, 400, 'validation_failed:invalid_change body.changes[0].kind'],
       ['POST', '/accounts/5511987655002/catalog', { name: 'Bolo', price: -1, currency: 'brl' }, 400, 'validation_failed:invalid_product body.price,body.currency'],
+      // A member a route does not take is refused, as Parley refuses one it does not document: a typo is no silent default.
+      ['POST', '/accounts', { number: '5511987655009', pushname: 'Ana' }, 400, 'validation_failed body.pushname'],
+      ['POST', '/outage', { mode: 'refuse', durationMS: 100 }, 400, 'validation_failed body.durationMS'],
+      ['POST', '/accounts/5511987655001/messages', { to: '5511987655002', text: 'x', colour: 'red' }, 400, 'validation_failed body.colour'],
+      ['POST', '/accounts/5511987655001/messages/location', { to: '5511987655002', latitude: 1, longitude: 2, nome: 'x', endereco: 'y' }, 400, 'validation_failed body.nome,body.endereco'],
+      ['POST', '/accounts/5511987655001/messages/nap', { to: '5511987655002' }, 404, 'unknown_kind'],
+      ['POST', '/accounts/5511987655002/catalog', { name: 'Bolo', price: 10, currency: 'BRL', stock: 3 }, 400, 'validation_failed body.stock'],
       ['GET', '/nowhere', undefined, 404, 'route_not_found'],
       ['PUT', '/accounts', undefined, 405, 'method_not_allowed'],
     ];
@@ -117,6 +125,7 @@ describe('HTTP control API', () => {
     const duplicate = await call('POST', '/accounts', { number: '5511987655001' });
     assert.equal(duplicate.status, 409);
     assert.equal((await call('GET', '/accounts')).body.length, before);
+    assert.equal((await call('GET', '/accounts/5511987655001/messages/sent')).body.length, sentBefore, 'nothing sent');
     assert.equal((await call('GET', '/outage')).body.mode, 'none');
     assert.deepEqual((await call('GET', '/login-limit')).body, { limit: null });
     assert.deepEqual((await call('GET', '/accounts/5511987655002/catalog')).body, []);

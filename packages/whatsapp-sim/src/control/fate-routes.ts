@@ -28,7 +28,7 @@ const expiration = (body: Body): number => field(body, 'expiration', 'number', t
 export function fateRoutes(sim: Simulator): Route[] {
   return [
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/(read|played)$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/(read|played)$`), members: ['t'],
       handle: ([number, id, kind], body) => {
         const t = timeOf(body);
         if (kind === 'played') sim.markPlayed(number!, id!, t);
@@ -37,7 +37,7 @@ export function fateRoutes(sim: Simulator): Route[] {
       },
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/albums$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/albums$`), members: ['to', 'images'],
       handle: async ([number], body) => {
         if (!Array.isArray(body.images)) throw new SimError(400, 'invalid_album', 'images must be an array of images', { field: 'images' });
         const images = body.images.map((image: unknown) => mediaInput(typeof image === 'object' && image !== null ? image as Body : {}));
@@ -45,11 +45,11 @@ export function fateRoutes(sim: Simulator): Route[] {
       },
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/garble$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/garble$`), members: ['messages'],
       handle: ([number], body) => ok(sim.garbleIncoming(number!, integer(body.messages, 'messages', false))),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/receipts$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/receipts$`), members: ['t', 'readAtOnce'],
       handle: ([number], body) => ok(sim.setReceipts(number!, body)),
     },
     {
@@ -57,11 +57,11 @@ export function fateRoutes(sim: Simulator): Route[] {
       handle: ([number, peer]) => ok(sim.chatTimer(number!, peer!)),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chats/${NUMBER}/disappearing$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chats/${NUMBER}/disappearing$`), members: ['expiration'],
       handle: async ([number, peer], body) => ({ status: 201, body: await sim.setDisappearing(number!, peer!, expiration(body)) }),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/disappearing$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/disappearing$`), members: ['expiration'],
       handle: ([number, jid], body) => ok(sim.setGroupDisappearing(number!, jid!, expiration(body))),
     },
   ];

@@ -3,6 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import { routes } from './routes.js';
+import { refuseUnknown } from './validate.js';
 
 /** Largest control request body (JSON), far above any legitimate one. */
 const MAX_BODY_BYTES = 256 * 1024;
@@ -86,9 +87,11 @@ export async function startControlServer(simulator: Simulator, host = '127.0.0.1
         res.setHeader('allow', matches.map((m) => m.route.method).join(', '));
         throw new SimError(405, 'method_not_allowed', `${req.method} is not allowed on ${path}`, { path });
       }
-      const body = req.method === 'GET' || req.method === 'DELETE' ? {} : await readJson(req);
+      const { route } = match;
+      const body = route.method === 'POST' ? await readJson(req) : {};
       const params = (match.params!.slice(1)).map((p) => decodeURIComponent(p));
-      const { status, body: answer } = await match.route.handle(params, body, url.searchParams);
+      if (route.method === 'POST') refuseUnknown(typeof route.members === 'function' ? route.members(params) : route.members, body);
+      const { status, body: answer } = await route.handle(params, body, url.searchParams);
       send(res, status, answer);
     })().catch((error: unknown) => {
       if (res.headersSent) return;

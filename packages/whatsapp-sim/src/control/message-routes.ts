@@ -33,15 +33,31 @@ function messageOf(kind: string, body: Body): PhoneMessageInput {
   };
 }
 
+const MEDIA_MEMBERS = ['data', 'mimetype', 'fileName', 'caption', 'voice', 'animated'] as const;
+
+/** The members each kind takes beside `to` or `group` (the README's table). */
+const KIND_MEMBERS: Record<(typeof MESSAGE_KINDS)[number], readonly string[]> = {
+  image: MEDIA_MEMBERS, audio: MEDIA_MEMBERS, document: MEDIA_MEMBERS, video: MEDIA_MEMBERS, sticker: MEDIA_MEMBERS,
+  location: ['latitude', 'longitude', 'name', 'address'], contacts: ['contacts'], reaction: ['messageId', 'emoji', 'author'],
+  button: ['id', 'text', 'template', 'context'], list: ['id', 'title', 'description', 'context'], interactive: ['id', 'title', 'context'],
+  reply: ['text', 'quoted'], mention: ['text', 'mentions'], referral: ['text', 'ad'], edit: ['messageId', 'text', 'bare'],
+  revoke: ['messageId'], vote: ['messageId', 'options'], rsvp: ['messageId', 'response', 'extraGuests'],
+};
+
+/** The members of `kind`'s body; 404 `unknown_kind` for a kind there is not. */
+function kindMembers(kind: string): readonly string[] {
+  if (!(MESSAGE_KINDS as readonly string[]).includes(kind)) {
+    throw new SimError(404, 'unknown_kind', `no message kind ${kind}; kinds: ${MESSAGE_KINDS.join(', ')}`, { kind });
+  }
+  return ['to', 'group', ...KIND_MEMBERS[kind as (typeof MESSAGE_KINDS)[number]]];
+}
+
 /** `POST /accounts/{number}/messages/{kind}`: the phone sends a message of that kind to `to` or into `group`. */
 export function messageRoutes(sim: Simulator): Route[] {
   return [
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/([a-z]+)$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages/([a-z]+)$`), members: ([, kind]) => kindMembers(kind!),
       handle: async ([number, kind], body) => {
-        if (!(MESSAGE_KINDS as readonly string[]).includes(kind!)) {
-          throw new SimError(404, 'unknown_kind', `no message kind ${kind}; kinds: ${MESSAGE_KINDS.join(', ')}`, { kind });
-        }
         const target = { to: optionalText(body, 'to'), group: optionalText(body, 'group') };
         const { to: _to, group: _group, ...rest } = body;
         return { status: 201, body: await sim.sendMessage(number!, target, messageOf(kind!, rest)) };

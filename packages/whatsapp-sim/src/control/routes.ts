@@ -28,7 +28,7 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: /^\/$/, handle: () => ok({ websocketUrl: sim.url, rootPublicKey: sim.rootPublicKey.toString('base64'), mediaHost: sim.mediaHostname, mediaCertificate: sim.mediaCertificate }) },
     { method: 'GET', pattern: /^\/accounts$/, handle: () => ok(sim.listAccounts()) },
     {
-      method: 'POST', pattern: /^\/accounts$/,
+      method: 'POST', pattern: /^\/accounts$/, members: ['number', 'pushName', 'business', 'withoutNinthDigit', 'restricted', 'lidAddressed'],
       handle: (_p, body) => ({
         status: 201,
         body: sim.createAccount({
@@ -45,9 +45,9 @@ export function routes(sim: Simulator): Route[] {
         return { status: 204 };
       },
     },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/scan$`), handle: async ([number], body) => ok(await sim.scanQr(number!, text(body, 'qr'))) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/scan$`), members: ['qr'], handle: async ([number], body) => ok(await sim.scanQr(number!, text(body, 'qr'))) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/companions$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/companions$`), members: ['preKeys', 'synced', 'announce', 'platform'],
       handle: ([number], body) => {
         const issued = sim.issueCompanion(number!, {
           preKeys: integer(body.preKeys, 'preKeys', false), synced: field(body, 'synced', 'boolean', false) as boolean | undefined,
@@ -57,9 +57,9 @@ export function routes(sim: Simulator): Route[] {
         return { status: 201, body: JSON.parse(JSON.stringify(issued, BufferJSON.replacer)) };
       },
     },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/pairing-code$`), handle: async ([number], body) => ok(await sim.enterPairingCode(number!, text(body, 'code'))) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/pairing-code$`), members: ['code'], handle: async ([number], body) => ok(await sim.enterPairingCode(number!, text(body, 'code'))) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`), members: ['to', 'text', 'companions'],
       handle: async ([number], body) => {
         const companions = optionalText(body, 'companions');
         if (companions !== undefined && companions !== 'corrupt') throw new SimError(400, 'invalid_request', 'companions must be "corrupt" when given', { field: 'companions' });
@@ -71,7 +71,7 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`), members: ['to', 'kind', 'data', 'mimetype', 'fileName', 'caption', 'viewOnce'],
       handle: async ([number], body) => {
         const media = mediaInput(body);
         const to = text(body, 'to');
@@ -87,7 +87,7 @@ export function routes(sim: Simulator): Route[] {
       },
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/history$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/history$`), members: ['chats', 'messagesPerChat', 'mediaEvery', 'unreadPerChat'],
       handle: async ([number], body) => ({
         status: 201,
         body: await sim.seedHistory(number!, { chats: body.chats as number, messagesPerChat: body.messagesPerChat as number, mediaEvery: body.mediaEvery as number | undefined,
@@ -96,25 +96,25 @@ export function routes(sim: Simulator): Route[] {
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`), handle: ([number]) => ok(sim.phoneState(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/app-state$`), members: ['changes'],
       handle: async ([number], body) => ok(await sim.changeAppState(number!, body.changes as AppStateChange[])),
     },
     { method: 'GET', pattern: /^\/groups$/, handle: () => ok(sim.listGroups()) },
     { method: 'GET', pattern: /^\/groups\/([^/]+)$/, handle: ([jid]) => ok(sim.getGroup(jid!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), handle: ([number]) => ok(sim.listGroups(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups$`), members: ['subject', 'participants', 'addressingMode'],
       handle: ([number], body) => ({
         status: 201,
         body: sim.createGroup(number!, text(body, 'subject'), numbers(body, 'participants'), { addressingMode: optionalText(body, 'addressingMode') as AddressingMode | undefined }),
       }),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/participants$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/participants$`), members: ['action', 'participants'],
       handle: ([number, jid], body) => ok(sim.updateGroupMembers(number!, jid!, memberAction(body), numbers(body, 'participants'))),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/info$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/info$`), members: ['subject', 'description', 'setting', 'memberAddMode'],
       handle: ([number, jid], body) => ok(sim.changeGroup(number!, jid!, {
         subject: optionalText(body, 'subject'), setting: optionalText(body, 'setting') as GroupSetting | undefined,
         memberAddMode: optionalText(body, 'memberAddMode') as MemberAddMode | undefined,
@@ -122,7 +122,7 @@ export function routes(sim: Simulator): Route[] {
       })),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/groups/([^/]+)/messages$`), members: ['text', 'companions'],
       handle: async ([number, jid], body) => {
         const companions = optionalText(body, 'companions');
         return { status: 201, body: await sim.sendGroupText(number!, jid!, text(body, 'text'), companions === undefined ? {} : { companions: companions as 'garbled' }) };
@@ -134,7 +134,7 @@ export function routes(sim: Simulator): Route[] {
     ...socialRoutes(sim),
     { method: 'GET', pattern: /^\/clients\/pending$/, handle: () => ok(sim.pendingClients()) },
     {
-      method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/,
+      method: 'POST', pattern: /^\/clients\/([^/]+)\/close$/, members: ['code'],
       handle: ([jid], body) => {
         sim.closeClient(jid!, integer(body.code, 'code')!);
         return { status: 204 };
@@ -142,13 +142,13 @@ export function routes(sim: Simulator): Route[] {
     },
     { method: 'GET', pattern: /^\/outage$/, handle: () => ok(sim.outage()) },
     {
-      method: 'POST', pattern: /^\/outage$/,
+      method: 'POST', pattern: /^\/outage$/, members: ['mode', 'durationMs', 'latencyMs'],
       handle: async (_p, body) => ok(await sim.startOutage(text(body, 'mode') as OutageMode, integer(body.durationMs, 'durationMs', false), integer(body.latencyMs, 'latencyMs', false))),
     },
     { method: 'DELETE', pattern: /^\/outage$/, handle: async () => ok(await sim.endOutage()) },
     { method: 'GET', pattern: /^\/login-limit$/, handle: () => ok({ limit: sim.loginLimitView() ?? null }) },
     {
-      method: 'POST', pattern: /^\/login-limit$/,
+      method: 'POST', pattern: /^\/login-limit$/, members: ['limit'],
       handle: (_p, body) => ok({ limit: sim.setLoginLimit(body.limit === null ? undefined : {
         max: integer((body.limit as Body | undefined)?.max, 'limit.max')!, windowMs: integer((body.limit as Body | undefined)?.windowMs, 'limit.windowMs')!,
       }) ?? null }),

@@ -28,11 +28,11 @@ export function signalRoutes(sim: Simulator): Route[] {
       method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`), handle: ([number]) => ok(sim.presence(number!)),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/presence$`), members: ['presence'],
       handle: ([number], body) => ok(sim.setPresence(number!, text(body, 'presence') as 'available')),
     },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chatstate$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/chatstate$`), members: ['to', 'state'],
       handle: ([number], body) => {
         sim.sendChatState(number!, text(body, 'to'), text(body, 'state') as ChatState);
         return { status: 204 };
@@ -41,22 +41,22 @@ export function signalRoutes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/signals$`), handle: ([number]) => ok(sim.signals(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`), handle: ([number]) => ok(sim.calls(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls$`), members: ['to', 'video'],
       handle: ([number], body) => ({ status: 201, body: sim.call(number!, text(body, 'to'), { video: field(body, 'video', 'boolean', false) as boolean | undefined }) }),
     },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/end$`), handle: ([number, id]) => ok(sim.endCall(number!, id!)) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/end$`), members: [], handle: ([number, id]) => ok(sim.endCall(number!, id!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), handle: ([number]) => ok(sim.profile(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), members: ['name', 'status', 'picture'],
       handle: async ([number], body) => ok(await sim.setProfile(number!, { name: optionalText(body, 'name'), status: optionalText(body, 'status'), picture: picture(body) })),
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile/picture$`), handle: ([number]) => ok({ data: sim.profilePicture(number!).toString('base64') }) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`), handle: ([number]) => ok(sim.blocklist(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`),
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/blocklist$`), members: ['number', 'blocked'],
       handle: ([number], body) => ok(sim.setBlocked(number!, text(body, 'number'), field(body, 'blocked', 'boolean', true) as boolean)),
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number]) => ok(sim.privacy(number!)) },
-    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), handle: ([number], body) => ok(sim.setPrivacy(number!, settings(body))) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/privacy$`), members: ['settings'], handle: ([number], body) => ok(sim.setPrivacy(number!, settings(body))) },
   ];
 }

@@ -1,10 +1,30 @@
 import { SimError } from '../network/errors.js';
 
-/** One control route: a method, a path pattern (its groups are the params) and what it does. */
-export interface Route {
-  method: 'GET' | 'POST' | 'DELETE';
+/** What every control route has: a path pattern (its groups are the params) and what it does. */
+interface RouteBase {
   pattern: RegExp;
   handle(params: string[], body: Record<string, unknown>, query?: URLSearchParams): Promise<{ status: number; body?: unknown }> | { status: number; body?: unknown };
+}
+
+/**
+ * The top-level body members a POST route takes (README "Control API"), or a function of the route's
+ * params answering them (a message kind's members). Any other member is refused before the route runs
+ * ({@link refuseUnknown}), as Parley refuses a member it does not document.
+ */
+export type Members = readonly string[] | ((params: string[]) => readonly string[]);
+
+/** One control route: GET and DELETE take no body; a POST names the body members it takes. */
+export type Route = (RouteBase & { method: 'GET' | 'DELETE' }) | (RouteBase & { method: 'POST'; members: Members });
+
+/**
+ * Refuses a body with members outside `members`: 400 `validation_failed` naming each (`body.<name> is not
+ * allowed`, Parley's wording), so a misspelt member (`pushname`, `durationMS`) changes nothing instead of
+ * being ignored.
+ */
+export function refuseUnknown(members: readonly string[], body: Body): void {
+  const unknown = Object.keys(body).filter((name) => !members.includes(name)).map((name) => `body.${name}`);
+  if (unknown.length === 0) return;
+  throw new SimError(400, 'invalid_request', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not allowed`, { field: unknown });
 }
 
 /** A control request's JSON body. */
