@@ -27,6 +27,11 @@ describe('WhatsApp server verdicts through Parley', () => {
     const maria = sim.simulator.createAccount({ number: '5511987659401', pushName: 'Dona Maria', withoutNinthDigit: true });
     assert.equal(maria.jid, '551187659401@s.whatsapp.net');
     const { api } = await env.linkByQr(shop.number, 'ninth-digit');
+    // Spec 4.8 GET /actions/registered asks WhatsApp's usync: either form is the 8-digit account; a number with no account is not.
+    for (const typed of ['5511987659401', '+551187659401']) {
+      assert.deepEqual(await api.call('isRegistered', { query: { number: typed } }), { status: 200, registered: true, jid: maria.jid }, typed);
+    }
+    assert.deepEqual(await api.call('isRegistered', { query: { number: '5511987659499' } }), { status: 200, registered: false });
     const sent = await api.call('sendText', { body: { to: '5511987659401', text: 'Seu pedido saiu para entrega' } });
     assert.equal(sent.data.key.remoteJid, maria.jid, 'sent to the account WhatsApp answered');
     const got = await t.waitFor(() => sim.simulator.received(maria.number).find((m) => m.id === sent.data.key.id), 20_000, 'the phone to decrypt the send');

@@ -132,6 +132,25 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     await env.t.waitFor(named('Bia Lima'), 20_000, 'a contact the phone saved after linking');
   });
 
+  it('logs out (DELETE /{key}/instance): the phone no longer lists the device, one logged-out close, and a connect shows a new QR code', { timeout: 60_000 }, async () => {
+    const account = env.sim.simulator.createAccount({ number: '5511987657031' });
+    const { api } = await linkByQr(account.number, 'logout');
+    const { id } = (await api.call('getInstance')).instance as { id: string };
+    const [device] = env.sim.simulator.getAccount(account.number).devices;
+    assert.ok(device, 'linked');
+    const logout = await api.call('logoutInstance');
+    assert.equal(logout.status, 200);
+    await env.t.waitFor(() => env.sim.simulator.getAccount(account.number).devices.length === 0, 10_000, 'the phone to drop the device');
+    const close = await env.t.waitFor(() => env.t.events.find((e) => e.type === 'connection' && e.status === 'close' && (e as { instance?: string }).instance === id), 10_000, 'the close event');
+    assert.ok(close.type === 'connection' && close.status === 'close');
+    assert.deepEqual([close.loggedOut, close.willReconnect], [true, false]);
+    assert.equal((await api.call('getInstance')).instance.phoneConnected, false);
+    // The session is gone on both sides: connecting again is a new link.
+    const again = await api.call('connectInstance');
+    assert.match(again.qrcode ?? '', /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
+    assert.equal(env.sim.simulator.getAccount(account.number).devices.length, 0);
+  });
+
   // Defect 1 of issue 25: a socket announcing `Chrome (Parley)` (browserName) asks for a code WhatsApp
   // refuses (the simulator's PAIRING_CODE_DISPLAY verdict), so the code could never be entered; the
   // channel asks for codes on a socket named `Chrome (Windows)`, replacing the QR socket.
