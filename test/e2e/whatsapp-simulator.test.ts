@@ -133,7 +133,7 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
   });
 
   it('logs out (DELETE /{key}/instance): the phone no longer lists the device, one logged-out close, and a connect shows a new QR code', { timeout: 60_000 }, async () => {
-    const account = env.sim.simulator.createAccount({ number: '5511987657031' });
+    const account = env.sim.simulator.createAccount({ number: '5511987657061' });
     const { api } = await linkByQr(account.number, 'logout');
     const { id } = (await api.call('getInstance')).instance as { id: string };
     const [device] = env.sim.simulator.getAccount(account.number).devices;
