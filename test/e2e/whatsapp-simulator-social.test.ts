@@ -164,7 +164,12 @@ describe('WhatsApp communities, join requests, business and stories through the 
     const got = await t.waitFor(() => sim.simulator.received(fan.number).find((m) => m.id === story.id), 15_000, 'the fan\'s phone to decrypt the story');
     assert.deepEqual([got.group, got.fromNumber, (got.message.extendedTextMessage as { text?: string } | undefined)?.text], ['status@broadcast', account.number, 'Novidades na loja']);
     assert.equal(sim.simulator.received(other.number).length, 0, 'outside the audience');
-
+    // POST /status/mention: the fan's phone gets, in its chat with the account, the mention of that story (STATUS_MENTION_MESSAGE, 25).
+    const mention = (await api.call('mentionInStatus', { body: { jid: fan.jid, statusMsgId: story.id } })).data;
+    const mentioned = await t.waitFor(() => sim.simulator.received(fan.number).find((m) => m.id === mention.id), 15_000, 'the fan\'s phone to decrypt the mention');
+    assert.equal(mentioned.group, undefined, 'in the 1:1 chat');
+    const inner = (mentioned.message.statusMentionMessage as { message?: { protocolMessage?: { key?: { remoteJid?: string; id?: string }; type?: number } } } | undefined)?.message?.protocolMessage;
+    assert.deepEqual([inner?.type, inner?.key?.remoteJid, inner?.key?.id], [25, 'status@broadcast', story.id]);
 
     // Image and video stories: Baileys uploads each (encrypted) to the simulator's media host and relays it to
     // the audience only; the fan's phone downloads, checks and decrypts the very bytes Parley was given.
