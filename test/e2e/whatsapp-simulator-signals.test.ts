@@ -77,5 +77,12 @@ describe('WhatsApp through the simulator: presence, chat states and calls', () =
     sim.simulator.endCall(caller.number, ended.id);
     const terminate = await t.waitFor(() => calls(ended.id).find((e) => e.status === 'terminate'), 10_000, 'the terminate event');
     assert.deepEqual([terminate.from, terminate.isVideo], [caller.number, false]);
+    // Placing, accepting or ending a call is beyond Baileys (spec 4.6): a clear 422, and the phone sees nothing.
+    const signals = sim.simulator.signals(caller.number).length;
+    for (const [path, body] of [['call', { to: caller.number }], ['call/accept', { callId: ended.id, callFrom: caller.number }], ['call/end', { callId: ended.id, peerJid: caller.jid }]] as const) {
+      const res = await t.request('POST', `/${api.key}/${path}`, body);
+      assert.deepEqual([res.status, res.body.error.code], [422, 'capability_not_supported'], path);
+    }
+    assert.equal(sim.simulator.signals(caller.number).length, signals, 'no call stanza reached the phone');
   });
 });
