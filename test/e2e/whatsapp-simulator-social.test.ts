@@ -18,7 +18,7 @@ describe('WhatsApp communities, join requests, business and stories through the 
     const owner = sim.simulator.createAccount({ number: '5511987656101', pushName: 'Associação' });
     const bob = sim.simulator.createAccount({ number: '5511987656102', pushName: 'Bob' });
     const carla = sim.simulator.createAccount({ number: '5511987656103', pushName: 'Carla' });
-    const { api } = await env.linkByQr(owner.number, 'communities');
+    const { api, connecting } = await env.linkByQr(owner.number, 'communities');
     const created = (await api.call('createCommunity', { body: { name: 'Moradores', subject: 'Rua das Flores' } })).data;
     assert.deepEqual([created.name, created.description], ['Moradores', 'Rua das Flores']);
     const onServer = sim.simulator.getGroup(created.id);
@@ -53,6 +53,11 @@ describe('WhatsApp communities, join requests, business and stories through the 
     const closed = (await api.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'admin_add' } })).data;
     assert.equal(closed.memberAddMode, 'admin_add');
     assert.equal(sim.simulator.getGroup(created.id).memberAddMode, 'admin_add');
+    // The community's disappearing timer and picture, as WhatsApp keeps them.
+    await api.call('setCommunityEphemeral', { params: { communityId: created.id }, body: { expiration: 604_800 } });
+    assert.equal(sim.simulator.getGroup(created.id).ephemeral, 604_800);
+    await api.call('setCommunityPicture', { params: { communityId: created.id }, body: { url: connecting.image } });
+    assert.deepEqual([...sim.simulator.groupPicture(created.id).subarray(0, 2)], [0xff, 0xd8], 'a JPEG on the server');
     // Bad input is refused before WhatsApp is asked, and changes nothing.
     const refusedWith = (status: number, code?: string) => (e: unknown) => e instanceof ParleyApiError && e.status === status && (!code || e.code === code);
     await assert.rejects(api.call('setCommunityMemberAddMode', { params: { communityId: created.id }, body: { mode: 'everyone' as never } }), refusedWith(400, 'validation_failed'));
