@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { startLocalHttp, type LocalHttp } from './fixtures/local-http.js';
-import { connectedWhatsApp, startWhatsAppServer } from '../support/whatsapp.js';
 
 describe('logging never reveals secrets', () => {
   let t: TestServer;
@@ -67,30 +66,6 @@ describe('logging never reveals secrets', () => {
     assert.ok(parsed.some((l) => l.msg === 'request' && l.path === '/:key/message/text' && l.status === 200), 'request lines carry the redacted path');
     for (const line of lines) {
       for (const secret of secrets) assert.ok(!line.includes(secret), `a log line contains a secret (${secret.slice(0, 4)}…): ${line}`);
-    }
-  });
-});
-
-describe('log lines of a channel name it once', () => {
-  it('a WhatsApp instance\'s lines (the adapter\'s and Baileys\' own) carry `instance` and `channel` once each', async () => {
-    const t = await startWhatsAppServer({ captureLogs: true });
-    try {
-      const { id, socket } = await connectedWhatsApp(t, 'logs', '5511940000009');
-      // Baileys logs through the bridge the socket was built with (`lib: baileys`).
-      socket.config.logger!.warn({ attempt: 1 }, 'baileys warning');
-      socket.close(500);
-      await t.waitFor(() => t.logs.join('').includes('"lib":"baileys"'), 5000, 'a line of Baileys');
-      const lines = t.logs.join('').split('\n').filter((l) => l.includes(`"instance":"${id}"`));
-      assert.ok(lines.length >= 2, lines.join('\n'));
-      for (const line of lines) {
-        assert.ok((line.match(/"channel":/g)?.length ?? 0) <= 1, line);
-        assert.equal(line.match(/"instance":/g)?.length, 1, line);
-      }
-      const baileys = lines.find((l) => l.includes('"msg":"baileys warning"'))!;
-      assert.equal(baileys.match(/"channel":"whatsapp"/g)?.length, 1, baileys);
-      assert.ok(baileys.includes('"lib":"baileys"'), baileys);
-    } finally {
-      await t.stop();
     }
   });
 });

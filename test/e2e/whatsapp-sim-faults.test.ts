@@ -19,7 +19,8 @@ const RECONNECT = { baseDelayMs: 100, maxDelayMs: 2_000, jitter: 0 };
 describe('WhatsApp faults from the simulator: Parley reconnects, backs off, or stops as documented', () => {
   let sim: RunningSimulator;
   let t: TestServer;
-  const env = useSimulatedWhatsApp({}, { reconnect: RECONNECT });
+  // Baileys' own lines at warn and above, and the server's log captured: a close's lines name the instance and channel once.
+  const env = useSimulatedWhatsApp({}, { reconnect: RECONNECT, logLevel: 'warn' }, {}, { captureLogs: true });
   before(() => {
     ({ sim, t } = env);
   });
@@ -34,7 +35,7 @@ describe('WhatsApp faults from the simulator: Parley reconnects, backs off, or s
   }
   const opens = (events: ConnectionEvent[]) => events.filter((e) => e.status === 'open').length;
 
-  it('408, 428, 500, 503: one close event each {code, willReconnect: true, loggedOut: false}, then open again', { timeout: 120_000 }, async () => {
+  it('408, 428, 500, 503: one close event each {code, willReconnect: true, loggedOut: false}, then open again; log lines name the instance and channel once', { timeout: 120_000 }, async () => {
     const { api, device, connections } = await linked();
     for (const code of [408, 428, 500, 503]) {
       const before = connections().length;
@@ -48,6 +49,17 @@ describe('WhatsApp faults from the simulator: Parley reconnects, backs off, or s
       assert.deepEqual([close.code, close.willReconnect, close.loggedOut], [code, true, false]);
       assert.equal((await api.call('getInstance')).instance.connection?.status, 'open');
     }
+    // The adapter's lines and Baileys' own (its logger bridged, `lib: baileys`) name the instance once and the channel at most once.
+    const instance = (await api.call('getInstance')).instance.id as string;
+    const lines = t.logs.join('').split('\n').filter((l) => l.includes(`"instance":"${instance}"`));
+    for (const line of lines) {
+      assert.ok((line.match(/"channel":/g)?.length ?? 0) <= 1, line);
+      assert.equal(line.match(/"instance":/g)?.length, 1, line);
+    }
+    const streamError = lines.find((l) => l.includes('"msg":"stream errored out"') && l.includes('"code":"500"'));
+    assert.ok(streamError, 'Baileys logged the 500 stream error');
+    assert.equal(streamError.match(/"channel":"whatsapp"/g)?.length, 1, streamError);
+    assert.ok(streamError.includes('"lib":"baileys"'), streamError);
   });
 
   it('a refuse outage: one close event with willReconnect, refused attempts only in lastError, open once the port is back', { timeout: 60_000 }, async () => {

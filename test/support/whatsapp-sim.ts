@@ -51,9 +51,11 @@ async function unpaced(api: InstanceClient): Promise<void> {
  * where the server's Baileys runs) and a Parley server (memory storage, native and meta webhook formats) with the
  * WhatsApp channel pointed at it; stops both after. The answer's fields are set once the suite's `before` ran. `config` adds to the server's configuration
  * (`allowPrivateUrls` for media served on loopback, say); `channel` adds to `@parley/channel-baileys`'s options (`reconnect`, say);
- * `simulator` are the simulator's own options (`qrRefs`, say).
+ * `simulator` are the simulator's own options (`qrRefs`, say); `server` the test server's (`captureLogs`, say).
  */
-export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, channel: Record<string, unknown> = {}, simulator: StartOptions = {}): SimulatedWhatsApp {
+export function useSimulatedWhatsApp(
+  config: TestServerOptions['config'] = {}, channel: Record<string, unknown> = {}, simulator: StartOptions = {}, server: Pick<TestServerOptions, 'captureLogs'> = {},
+): SimulatedWhatsApp {
   let sim: RunningSimulator | undefined;
   let t: TestServer | undefined;
   let untrust: Array<() => void> = [];
@@ -66,6 +68,7 @@ export function useSimulatedWhatsApp(config: TestServerOptions['config'] = {}, c
         { package: '@parley/channel-baileys', options: { webSocketUrl: sim.url, connectTimeoutMs: 5000, logLevel: 'silent', ...channel } },
       ],
       config: { defaultChannel: 'whatsapp', ...config },
+      ...server,
     });
   });
   after(async () => {
