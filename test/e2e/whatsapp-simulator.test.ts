@@ -110,7 +110,7 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     for (const chat of seeded.chats) assert.ok(JSON.stringify(chats).includes(chat.jid), `${chat.jid} is listed`);
   });
 
-  it('takes the phone\'s app state on link: contact names as its address book, labels, and later changes live', { timeout: 90_000 }, async () => {
+  it('takes the phone\'s app state on link: contact names as its address book, labels, later changes live, and all of it again on a full resync', { timeout: 90_000 }, async () => {
     const account = env.sim.simulator.createAccount({ number: '5511987657051', pushName: 'Loja' });
     const [ana, bia] = ['5511912347001@s.whatsapp.net', '5511912347002@s.whatsapp.net'];
     await env.sim.simulator.changeAppState(account.number, [
@@ -130,6 +130,12 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     assert.ok(JSON.stringify(labels).includes('"4"'));
     await env.sim.simulator.changeAppState(account.number, [{ kind: 'contact', jid: bia, fullName: 'Bia Lima' }]);
     await env.t.waitFor(named('Bia Lima'), 20_000, 'a contact the phone saved after linking');
+
+    // A full resync (spec 4.1) after the stored contacts were wiped brings the phone's address book back.
+    await api.call('clearStorage');
+    assert.deepEqual((await api.call('listContacts')).data, []);
+    assert.equal((await api.call('resyncInstance')).status, 200);
+    await env.t.waitFor(async () => (await named('Ana Souza')()) && (await named('Bia Lima')()), 20_000, 'the address book after a full resync');
   });
 
   it('logs out (DELETE /{key}/instance): the phone no longer lists the device, one logged-out close, and a connect shows a new QR code', { timeout: 60_000 }, async () => {

@@ -107,12 +107,15 @@ describe('connection: QR, pairing code, open', () => {
     }
   });
 
-  it('resync asks for every app-state collection; it needs an open connection', async () => {
+  it('resync asks for every app-state collection from the start (the synced versions forgotten); it needs an open connection', async () => {
     const h = await createHarness();
     await assert.rejects(h.adapter.capabilities.connection!.resync(), { status: 409, code: 'not_connected' });
     const socket = await connectOpen(h);
+    await socket.authState.keys.set({ 'app-state-sync-version': { regular: { version: 7, hash: Buffer.alloc(128), indexValueMap: {} } } });
     await h.adapter.capabilities.connection!.resync();
     assert.deepStrictEqual(socket.callsTo('resyncAppState'), [[ALL_WA_PATCH_NAMES, false]]);
+    const versions = await socket.authState.keys.get('app-state-sync-version', [...ALL_WA_PATCH_NAMES]);
+    assert.deepStrictEqual(Object.values(versions).filter((v) => v !== undefined && v !== null), [], 'no collection keeps its synced version');
     await h.adapter.stop();
   });
 

@@ -1,7 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConflictError, ValidationError, type ConnectionCapability, type SimulatedScanResult } from '@parley/core';
+import { fullResync } from '../connection/app-state-resync.js';
 import type { ConnectionManager } from '../connection/connection-manager.js';
 import type { SimulatedPhones } from '../simulator/in-process.js';
+import { upstream } from '../util/errors.js';
 
 /** How long a simulated scan waits for the connection to open (pair-success, the 515 restart, the login). */
 const SCAN_OPEN_WAIT_MS = 20_000;
@@ -12,7 +14,7 @@ export function connectionCapability(manager: ConnectionManager, simulated?: Sim
     connect: () => manager.connect(),
     requestPairingCode: (phoneNumber) => manager.requestPairingCode(phoneNumber),
     restart: () => manager.restart(),
-    resync: () => manager.resync(),
+    resync: () => upstream('the app-state resync', () => fullResync(manager.openSocket())),
     logout: () => manager.logout(),
     state: () => manager.state(),
   };

@@ -2,7 +2,7 @@ import {
   ConflictError, ServiceUnavailableError, type AccountUser, type ConnectResult,
   type ConnectionError, type ConnectionState, type ConnectionStatus,
 } from '@parley/core';
-import { ALL_WA_PATCH_NAMES, DisconnectReason, type ConnectionState as WAConnectionState } from '@whiskeysockets/baileys';
+import { DisconnectReason, type ConnectionState as WAConnectionState } from '@whiskeysockets/baileys';
 import { parseProxy, redactProxy } from '@parley/net';
 import type { Dispatcher } from 'undici';
 import type { BaileysSocket } from '../socket.js';
@@ -148,11 +148,6 @@ export class ConnectionManager {
     await this.teardown();
     this.resetAttempts();
     await this.start();
-  }
-
-  async resync(): Promise<void> {
-    const socket = this.openSocket();
-    await upstream('the app-state resync', () => socket.resyncAppState(ALL_WA_PATCH_NAMES, false));
   }
 
   async logout(): Promise<void> {
