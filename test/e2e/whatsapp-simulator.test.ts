@@ -138,16 +138,22 @@ describe('WhatsApp through the simulator, over real HTTP', () => {
     await env.t.waitFor(async () => (await named('Ana Souza')()) && (await named('Bia Lima')()), 20_000, 'the address book after a full resync');
   });
 
-  it('logs out (DELETE /{key}/instance): the phone no longer lists the device, one logged-out close, and a connect shows a new QR code', { timeout: 60_000 }, async () => {
+  it('restarts as the same device, then logs out (DELETE /{key}/instance): the phone no longer lists the device, one logged-out close, and a connect shows a new QR code', { timeout: 60_000 }, async () => {
     const account = env.sim.simulator.createAccount({ number: '5511987657061' });
     const { api } = await linkByQr(account.number, 'logout');
     const { id } = (await api.call('getInstance')).instance as { id: string };
     const [device] = env.sim.simulator.getAccount(account.number).devices;
     assert.ok(device, 'linked');
+    // A restart (POST /{key}/instance/restart) keeps the session: the same device logs in again, no QR code.
+    assert.equal((await api.call('restartInstance')).status, 200);
+    await env.t.waitFor(async () => (await api.call('getInstance')).instance.phoneConnected && env.sim.simulator.getAccount(account.number).devices[0]?.online, 20_000, 'the restarted connection');
+    assert.deepEqual(env.sim.simulator.getAccount(account.number).devices.map((d) => d.id), [device.id], 'the same linked device');
+    const closes = () => env.t.events.filter((e) => e.type === 'connection' && e.status === 'close' && (e as { instance?: string }).instance === id);
+    const closedBefore = closes().length;
     const logout = await api.call('logoutInstance');
     assert.equal(logout.status, 200);
     await env.t.waitFor(() => env.sim.simulator.getAccount(account.number).devices.length === 0, 10_000, 'the phone to drop the device');
-    const close = await env.t.waitFor(() => env.t.events.find((e) => e.type === 'connection' && e.status === 'close' && (e as { instance?: string }).instance === id), 10_000, 'the close event');
+    const close = await env.t.waitFor(() => closes()[closedBefore], 10_000, 'the close event');
     assert.ok(close.type === 'connection' && close.status === 'close');
     assert.deepEqual([close.loggedOut, close.willReconnect], [true, false]);
     assert.equal((await api.call('getInstance')).instance.phoneConnected, false);
