@@ -56,7 +56,7 @@ describe('importing a linked Baileys session (useMultiFileAuthState files) into 
   const shop = '5511987659901';
   const friend = '5511987659902';
 
-  it('the imported session logs in without a QR code, as the same device, and sends', { timeout: 90_000 }, async () => {
+  it('the imported session logs in without a QR code, as the same device, and sends; imported again elsewhere, it replaces the first (440)', { timeout: 90_000 }, async () => {
     sim.simulator.createAccount({ number: shop, pushName: 'Loja' });
     sim.simulator.createAccount({ number: friend, pushName: 'Cliente' });
     const dir = await mkdtemp(join(tmpdir(), 'parley-import-'));
@@ -92,6 +92,21 @@ describe('importing a linked Baileys session (useMultiFileAuthState files) into 
       // A running connection is not replaced.
       const busy = await t.admin('POST', `/whatsapp/instances/${instance.key}/session`, files);
       assert.deepEqual([busy.status, busy.body.error?.code], [409, 'connection_active']);
+
+      // The same session imported into a second instance: its login replaces the first socket on the server
+      // (stream error conflict, Baileys 440), and the first instance stops for good with one close event.
+      const twin = await t.createInstance({ channel: 'whatsapp', name: 'imported-twin' });
+      assert.equal((await t.admin('POST', `/whatsapp/instances/${twin.key}/session`, files)).status, 200);
+      const closes = () => t.events.filter((e) => e.type === 'connection' && e.status === 'close' && (e as { instance?: string }).instance === instance.id);
+      await t.client(twin.key).call('connectInstance');
+      await t.waitFor(async () => (await t.client(twin.key).call('getInstance')).instance.phoneConnected, 20_000, 'the twin to log in');
+      const [replaced] = await t.waitFor(() => (closes().length > 0 ? closes() : undefined), 20_000, 'the first instance\'s close');
+      assert.ok(replaced?.type === 'connection' && replaced.status === 'close');
+      assert.deepEqual([replaced.code, replaced.reason, replaced.willReconnect, replaced.loggedOut], [440, 'connectionReplaced', false, false]);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      assert.equal(closes().length, 1, 'one close: no reconnection that would kick the twin out');
+      assert.equal((await api.call('getInstance')).instance.connection?.status, 'stopped');
+      assert.equal((await t.client(twin.key).call('getInstance')).instance.phoneConnected, true, 'the twin stays connected');
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
