@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { afterEach, describe, it, mock } from 'node:test';
 import type { ChannelEventPayload } from '@parley/core';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
+import { CIPHERTEXT_GRACE_MS } from '../src/events/undecrypted.js';
 import { HISTORY_EVENT_BYTES, HISTORY_EVENT_RECORDS } from '../src/mapping/history.js';
 import { FAKE_LINKED_AT, type FakeSocket } from '../src/testing/index.js';
 import { eachOpenHarness, INSTANCE_ID, PEER_JID, type Harness } from './harness.js';
@@ -21,6 +22,7 @@ describe('history sync events', () => {
     h = harness;
     socket = open;
   });
+  afterEach(() => mock.timers.reset());
 
   async function sync(messages: WAMessage[], isLatest = true): Promise<History[]> {
     socket.emit('messaging-history.set', { chats: [], contacts: [], messages, isLatest, progress: 40 });
@@ -68,5 +70,31 @@ describe('history sync events', () => {
       ['history', 3],
       ['message', '3EB0LIVE01'],
     ]);
+  });
+
+  it('a live message Baileys put in a history set and also flushed as an upsert of the same window is one message event', async () => {
+    // Utils/event-buffer.js: an upsert comes first, a history set holding the same key joins the set too
+    // (the upsert stays), and the flush emits the history set before the upserts.
+    const live = text('3EB0BOTH01', FAKE_LINKED_AT + 30, 'sent while the history was syncing');
+    await sync([text('3EB0OLD002', FAKE_LINKED_AT - 60), live]);
+    socket.emit('messages.upsert', { messages: [live], type: 'notify' });
+    await h.settle();
+    assert.deepStrictEqual(h.events.filter((e) => e.type === 'message').map((e) => e.type === 'message' && e.message.id), ['3EB0BOTH01']);
+    // A later upsert of the same id (an edit's original, a resend) is not swallowed.
+    socket.emit('messages.upsert', { messages: [live], type: 'notify' });
+    await h.settle();
+    assert.equal(h.events.filter((e) => e.type === 'message').length, 2);
+  });
+
+  it('a message first undecryptable whose decrypted copy comes in a history set is that message, never message-unsupported', async () => {
+    mock.timers.enable({ apis: ['setTimeout'] });
+    const stub: WAMessage = { ...text('3EB0STUB001', FAKE_LINKED_AT + 30), message: undefined, messageStubType: proto.WebMessageInfo.StubType.CIPHERTEXT, messageStubParameters: ['Bad MAC'] };
+    socket.emit('messages.upsert', { messages: [stub], type: 'notify' });
+    await h.settle();
+    await sync([text('3EB0STUB001', FAKE_LINKED_AT + 30, 'decrypted at last')]);
+    mock.timers.tick(CIPHERTEXT_GRACE_MS);
+    await h.settle();
+    const messages = h.events.flatMap((e) => (e.type === 'message' ? [[e.message.id, e.message.content.type]] : []));
+    assert.deepStrictEqual(messages, [['3EB0STUB001', 'text']]);
   });
 });

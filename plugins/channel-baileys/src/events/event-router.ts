@@ -16,6 +16,7 @@ import { resendUnacked } from './resend.js';
 import type { ServerAcks } from './server-acks.js';
 import { UndecryptedMessages } from './undecrypted.js';
 import type { BaileysSocket } from '../socket.js';
+import { BoundedCache } from '../util/bounded-cache.js';
 import type { GroupMetadataCache } from '../util/group-cache.js';
 import { isLidJid, normalizeJid } from '../util/jids.js';
 
@@ -47,6 +48,12 @@ export class EventRouter {
   private readonly receipts = new ReceiptStanzas();
   /** A status moves once per recipient (a group's member), however many of its devices send the receipt. */
   private readonly reported = new ReportedStatuses();
+  /**
+   * Ids of live messages a history set carried (see `historyBatch`), already reported. Baileys' buffer keeps
+   * an upsert that came before a history set holding its key, and flushes the set first: the upsert of the
+   * same window is that message again, not a second one.
+   */
+  private readonly liveFromHistory = new BoundedCache<true>({ max: 1_000, ttlMs: 60_000 });
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -135,7 +142,8 @@ export class EventRouter {
             continue;
           }
           this.undecrypted.decrypted(mapped.message);
-          emit({ type: 'message', message: mapped.message });
+          if (this.liveFromHistory.has(mapped.message.id)) this.liveFromHistory.del(mapped.message.id);
+          else emit({ type: 'message', message: mapped.message });
           if (incoming && !story && flags!.markMessages) toRead.push(msg.key);
         }
         // `mark_messages`: new incoming messages are read at once (blue ticks for the sender).
@@ -211,7 +219,12 @@ export class EventRouter {
       'messaging-history.set': async (set) => {
         const { events, live } = await historyBatch(set, env());
         for (const event of events) emit(event);
-        for (const message of live) emit({ type: 'message', message });
+        for (const message of live) {
+          // A decrypted copy: a CIPHERTEXT stub of it held for a resend is no message-unsupported.
+          this.undecrypted.decrypted(message);
+          this.liveFromHistory.set(message.id, true);
+          emit({ type: 'message', message });
+        }
       },
       // The phone's label changes: the store keeps them, and the chats they touch show their new `labels`.
       'labels.edit': async (label) => {
