@@ -55,6 +55,33 @@ describe('issue 25 defects, on the simulator', () => {
     assert.equal(JSON.stringify(stored.data).includes('jpegThumbnail'), false, 'nor in the stored record');
   });
 
+  // Defect 6, the other order of one buffered window: a text that reaches the account while its new device
+  // restarts after pairing waits in the device's offline queue and is in the history the phone builds at
+  // its first login; Baileys flushes both at once (the history set first), and it is one message event.
+  it('a text that arrives while the new device restarts after pairing: in its history and its offline queue, one message event', { timeout: 60_000 }, async () => {
+    const shop = sim.simulator.createAccount({ number: '5511987659331', pushName: 'Loja' });
+    const friend = sim.simulator.createAccount({ number: '5511987659332', pushName: 'Cliente' });
+    const created = await t.createInstance({ channel: 'whatsapp', name: 'linking-window' });
+    const api = t.client(created.key);
+    const connecting = await api.call('connectInstance');
+    await sim.simulator.scanQr(shop.number, connecting.qrcode);
+    // The device is linked; the network refuses its login until the friend's text waits for it.
+    await sim.simulator.startOutage('refuse');
+    let sent: { id: string };
+    try {
+      sent = await sim.simulator.sendText(friend.number, shop.number, 'Chegou enquanto vinculava');
+    } finally {
+      await sim.simulator.endOutage();
+    }
+    await t.waitFor(async () => (await api.call('getInstance')).instance.phoneConnected, 30_000, 'the first login');
+    const mine = (e: { instance?: string }) => e.instance === created.id;
+    const histories = () => t.events.flatMap((e) => (e.type === 'history' && mine(e) ? e.messages.map((m) => m.key.id) : []));
+    const messages = () => t.events.filter((e) => e.type === 'message' && mine(e) && e.message.id === sent.id);
+    await t.waitFor(() => histories().includes(sent.id) && messages().length > 0, 20_000, 'the text in the history and as a message');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    assert.equal(messages().length, 1, 'one message event');
+  });
+
   // Defect 11: a text the account's phone sends reaches the linked device as `deviceSentMessage`; it is
   // the account's own message (from me), addressed to the friend's chat, not a message from the friend.
   it('a text the account\'s phone sends is a from-me message in the friend\'s chat', { timeout: 60_000 }, async () => {

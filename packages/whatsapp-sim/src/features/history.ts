@@ -30,7 +30,7 @@ export async function sendInitialHistory(network: Network, account: Account, dev
     if (!bundle) return;
     await account.phone.startSession(device.jid, bundle);
   }
-  const chunks = historyChunks(conversationsOf(account));
+  const chunks = historyChunks(withReceivedSince(conversationsOf(account), account, device.linkedAt));
   const total = chunks.reduce((sum, chunk) => sum + messageCount(chunk), 0);
   let sent = 0;
   // The app-state key first: Baileys syncs app state while it processes the history, and needs the key for it.
@@ -61,6 +61,31 @@ export async function sendInitialHistory(network: Network, account: Account, dev
       content: [{ tag: 'enc', attrs: { v: '2', type }, content: ciphertext }],
     });
   }
+}
+
+/**
+ * The conversations with the 1:1 messages the phone received from the time the companion was linked until
+ * now, as a phone's history holds what it had when it built it: a message that reached the account while the
+ * new device restarted after pairing is in its history *and* waits in its offline queue (Baileys gets both
+ * in one buffered window). Earlier traffic stays out, so a history is what `seedHistory` seeded otherwise.
+ */
+function withReceivedSince(conversations: proto.IConversation[], account: Account, linkedAt: Date): proto.IConversation[] {
+  const since = Math.floor(linkedAt.getTime() / 1000);
+  const recent = account.phone.received.filter((m) => m.group === undefined && m.timestamp >= since);
+  if (recent.length === 0) return conversations;
+  const byChat = new Map(conversations.map((chat) => [chat.id ?? '', { ...chat, messages: [...(chat.messages ?? [])] }]));
+  for (const received of recent) {
+    const jid = `${received.fromNumber}@s.whatsapp.net`;
+    const chat = byChat.get(jid) ?? { id: jid, messages: [] };
+    byChat.set(jid, chat);
+    const info: proto.IWebMessageInfo = {
+      key: { remoteJid: jid, fromMe: false, id: received.id }, message: proto.Message.fromObject(received.message), messageTimestamp: received.timestamp,
+    };
+    // Newest first, as WhatsApp lists a conversation's messages.
+    chat.messages!.unshift({ message: info });
+    chat.conversationTimestamp = received.timestamp;
+  }
+  return [...byChat.values()];
 }
 
 const messageCount = (conversations: proto.IConversation[]) => conversations.reduce((sum, chat) => sum + (chat.messages?.length ?? 0), 0);
