@@ -54,7 +54,10 @@ class CloseWrite {
 
   constructor(readonly number: string, private readonly write: () => Promise<void>, logger: Logger) {
     const first = write();
-    this.firstAttempt = first.then(() => undefined, (err: unknown) => logger.warn({ err, number }, 'sandbox link record not closed yet; trying again'));
+    this.firstAttempt = first.then(() => undefined, (err: unknown) => {
+      // Stopping, it is not tried again: the stop says what it gave up.
+      if (!this.stopping) logger.warn({ err, number }, 'sandbox link record not closed yet; trying again');
+    });
     this.done = first.then(() => true, (err: unknown) => {
       this.lastError = err;
       return this.retry();
@@ -164,11 +167,11 @@ export class SandboxLinks {
     this.stopping = true;
     const writes = [...this.closing];
     for (const write of writes) write.hurry();
-    let onAbort!: () => void;
-    const aborted = new Promise<void>((resolve) => (onAbort = resolve));
+    const aborted = Promise.withResolvers<undefined>();
+    const onAbort = () => aborted.resolve(undefined);
     if (shutdown.aborted) onAbort();
     else shutdown.addEventListener('abort', onAbort, { once: true });
-    const outcomes = await Promise.race([Promise.all(writes.map((w) => w.done)), aborted.then(() => undefined)]);
+    const outcomes = await Promise.race([Promise.all(writes.map((w) => w.done)), aborted.promise]);
     shutdown.removeEventListener('abort', onAbort);
     const left = outcomes ? writes.filter((_, i) => !outcomes[i]) : [...this.closing];
     if (!left.length) return;
