@@ -8,6 +8,7 @@ import { messageJson, messageProto, recordToWAMessage, seconds } from '../mappin
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 import { disappearingTimer, requireMayPost } from './disappearing.js';
+import { mentionsAsGroupNames } from './group-mentions.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
@@ -51,11 +52,12 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const messageId = request.id ?? generateMessageIDV2(socket.user?.id);
       runtime.acks.expect(messageId);
       if (plan.via === 'send') {
-        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, plan.content, {
+        const sendable = await mentionsAsGroupNames(runtime, socket, jid, plan.content);
+        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, sendable, {
           timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
         }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
-        if (sent.message) runtime.acks.relayed(messageId, { jid, message: sent.message, options: relayOptionsOf(plan.content) });
+        if (sent.message) runtime.acks.relayed(messageId, { jid, message: sent.message, options: relayOptionsOf(sendable) });
         return sentRecord(sent, jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(jid, plan.message, {
