@@ -250,15 +250,29 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     ]);
   });
 
-  it('contacts.upsert / contacts.update / lid-mapping.update', async () => {
+  it('contacts.upsert / contacts.update / lid-mapping.update: Baileys\' picture sentinels are no URLs', async () => {
+    socket.results.set('profilePictureUrl', 'https://pps.whatsapp.net/v/t61/maria-new.jpg');
     socket.emit('contacts.upsert', [{ id: PEER_LID, phoneNumber: PEER_JID, name: 'Maria Silva', notify: 'Maria' }]);
     socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria.jpg' }, { id: PEER_JID, imgUrl: 'changed' }]);
     socket.emit('lid-mapping.update', { lid: PEER_LID, pn: `${PEER}:0@s.whatsapp.net` });
+    await h.settle();
     await h.settle();
     assert.deepStrictEqual(h.events, [
       { type: 'contacts.upsert', contacts: [{ id: PEER_JID, name: 'Maria Silva', notify: 'Maria', lid: PEER_LID }] },
       { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria.jpg' }, { id: PEER_JID }] },
       { type: 'contacts.upsert', contacts: [{ id: PEER_JID, lid: PEER_LID }] },
+      { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria-new.jpg' }] },
+    ]);
+    assert.deepEqual(socket.callsTo('profilePictureUrl'), [[PEER_JID, 'image']]);
+    h.events.length = 0;
+    // Removed: none at once; a fetch still in flight for an earlier change is not reported after it.
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'changed' }]);
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'removed' }]);
+    await h.settle();
+    await h.settle();
+    assert.deepStrictEqual(h.events, [
+      { type: 'contacts.upsert', contacts: [{ id: PEER_JID }] },
+      { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] },
     ]);
   });
 
