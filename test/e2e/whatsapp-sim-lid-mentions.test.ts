@@ -54,10 +54,11 @@ describe('mentions in a LID-addressed WhatsApp group, on the simulator', () => {
     const [, everyone] = memberOf((await phoneGot(sim, t, carol.number, all.key.id, 'Carol\'s phone to decrypt the mention of everyone')).message);
     assert.deepEqual([...everyone.contextInfo.mentionedJid].sort(), [shop.lid, owner.lid, carol.lid, dave.lid].sort());
 
-    // A member's phone mentions as the apps do (by LID, `@<LID user>` in the text): Parley's event names the member by number.
-    const said = await sim.simulator.sendMessage(carol.number, { group: group.jid }, { kind: 'mention', text: `@${shop.number} tem?`, mentions: [shop.number] });
+    // A member's phone mentions as the apps do (by LID, `@<LID user>` in the text): Parley's event names the member by
+    // number, in `mentions` and in the text, as its own sends are written; the record keeps WhatsApp's text.
+    const said = await sim.simulator.sendMessage(carol.number, { group: group.jid }, { kind: 'mention', text: `@${shop.number} tem? @${dave.number}1`, mentions: [shop.number] });
     const inbound = await t.waitFor(() => t.eventsOfType('message', id).find((e) => e.message.id === said.id), 20_000, 'Carol\'s mention');
-    assert.deepEqual(inbound.message.mentions, [shop.jid]);
-    assert.equal(memberOf(inbound.message.record.message as Record<string, unknown>)[1].text, `@${userOf(shop.lid)} tem?`);
+    assert.deepEqual([inbound.message.mentions, inbound.message.content], [[shop.jid], { type: 'text', body: `@${shop.number} tem? @${dave.number}1` }]);
+    assert.equal(memberOf(inbound.message.record.message as Record<string, unknown>)[1].text, `@${userOf(shop.lid)} tem? @${dave.number}1`);
   });
 });

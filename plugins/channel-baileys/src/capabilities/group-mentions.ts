@@ -1,11 +1,9 @@
 import { isJidGroup, type AnyMessageContent, type GroupMetadata } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
 import type { BaileysSocket } from '../socket.js';
-import { isLidJid, isPnJid, normalizeJid, userPart } from '../util/jids.js';
+import { isLidJid, isPnJid, normalizeJid } from '../util/jids.js';
+import { mentionRenames, renameMentions } from '../util/mention-text.js';
 import { sendSideMetadata } from './disappearing.js';
-
-/** `@` followed by digits in a text: where WhatsApp's apps show a mention (the mentioned JID's user part). */
-const MENTION_IN_TEXT = /@(\d+)(?!\d)/g;
 
 /**
  * The member `jid` (a number's JID) as a LID-addressed group names it: its LID from the group's metadata
@@ -36,10 +34,9 @@ export async function mentionsAsGroupNames(runtime: AdapterRuntime, socket: Bail
   const meta = await sendSideMetadata(runtime, socket, jid);
   if (meta?.addressingMode !== 'lid') return content;
   const named = await Promise.all(mentions.map((m) => memberLid(meta, socket, m)));
-  const renamed = new Map(mentions.map((m, i) => [userPart(m), userPart(named[i]!)] as const).filter(([from, to]) => from !== to));
-  const rename = (text: string): string => text.replace(MENTION_IN_TEXT, (whole, digits: string) => (renamed.has(digits) ? `@${renamed.get(digits)!}` : whole));
+  const renames = mentionRenames(mentions, named);
   const out: Record<string, unknown> = { ...content, mentions: named };
-  if (typeof out.text === 'string') out.text = rename(out.text);
-  if (typeof out.caption === 'string') out.caption = rename(out.caption);
+  if (typeof out.text === 'string') out.text = renameMentions(out.text, renames);
+  if (typeof out.caption === 'string') out.caption = renameMentions(out.caption, renames);
   return out as AnyMessageContent;
 }
