@@ -23,14 +23,7 @@ describe('mentions in a LID-addressed WhatsApp group, on the simulator', () => {
   });
 
   it('Parley\'s mentions by number reach the members by LID, text and caption alike; a member\'s come back by number', { timeout: 150_000 }, async () => {
-    const shop = sim.simulator.createAccount({ number: '5511987659401', pushName: 'Loja' });
-    const owner = sim.simulator.createAccount({ number: '5511987659402', pushName: 'Dona' });
-    const carol = sim.simulator.createAccount({ number: '5511987659403', pushName: 'Carol' });
-    const dave = sim.simulator.createAccount({ number: '5511987659404', pushName: 'Dave' });
-    const { api } = await env.linkByQr(shop.number, 'lid-mentions');
-    const { id } = (await api.call('getInstance')).instance as { id: string };
-    const group = sim.simulator.createGroup(owner.number, 'Atacado', [shop.number, carol.number, dave.number], { addressingMode: 'lid' });
-    await t.waitFor(() => t.eventsOfType('group.update', id).flatMap((e) => e.groups).find((g) => g.id === group.jid && g.participants), 20_000, 'the group joined');
+    const { shop, owner, carol, dave, api, id, group } = await env.shopInLidGroup('551198765960', 'lid-mentions');
 
     const text = (await api.call('sendText', {
       body: { to: group.jid, text: `Oi @${dave.number} e @${carol.number}, e @${owner.number}9 não`, mentions: [dave.number, carol.number] },
