@@ -269,7 +269,8 @@ export class EventRouter {
       const named = pn ? { ...change, id: pn, lid: change.id } : change;
       if (contact.imgUrl === PICTURE_CHANGED) this.pictures.changed(socket, named.id);
       else if (named.imgUrl !== undefined) this.pictures.superseded(named.id);
-      changes.push(named);
+      // A change that says nothing but the id (a changed picture, whose URL comes later) is no event.
+      if (Object.keys(named).length > 1) changes.push(named);
     }
     if (changes.length > 0) this.deps.emit({ type: 'contacts.upsert', contacts: changes } satisfies ChannelEventPayload);
   }
