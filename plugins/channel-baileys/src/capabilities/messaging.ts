@@ -8,7 +8,7 @@ import { messageJson, messageProto, recordToWAMessage, seconds } from '../mappin
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 import { disappearingTimer, requireMayPost } from './disappearing.js';
-import { mentionsAsGroupNames } from './group-mentions.js';
+import { asGroupNames } from './group-addressing.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
@@ -41,23 +41,23 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       // Before anything is fetched or created for the send (call links, product cards).
       await requireMayPost(runtime, socket, sendChat(request));
       const { content, extras } = await prepareSend(runtime, socket, request.content);
-      const plan = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
+      const planned = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
       const timestamp = new Date(runtime.now());
-      const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
       const nowSeconds = Math.floor(runtime.now() / 1000);
-      const jid = await runtime.recipients.resolve(socket, plan.jid);
+      const jid = await runtime.recipients.resolve(socket, planned.jid);
+      // In a LID-addressed group, members named by LID as WhatsApp's apps name them (mentions, quotes, reactions, pins).
+      const { plan, quoted } = await asGroupNames(runtime, socket, jid, { plan: planned, quoted: request.quoted ? recordToWAMessage(request.quoted) : undefined });
       const timer = await disappearingTimer(runtime, socket, jid);
       const ephemeral = timer > 0 ? { ephemeralExpiration: timer } : {};
       // The id is chosen here so the server's ack of it can be told from the socket's other stanzas.
       const messageId = request.id ?? generateMessageIDV2(socket.user?.id);
       runtime.acks.expect(messageId);
       if (plan.via === 'send') {
-        const sendable = await mentionsAsGroupNames(runtime, socket, jid, plan.content);
-        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, sendable, {
+        const sent = await upstream(`the ${content.type} message`, () => socket.sendMessage(jid, plan.content, {
           timestamp, messageId, ...(quoted ? { quoted } : {}), ...ephemeral,
         }));
         if (!sent?.key.id) throw new UpstreamError(`WhatsApp did not accept the ${content.type} message`, { retryable: true });
-        if (sent.message) runtime.acks.relayed(messageId, { jid, message: sent.message, options: relayOptionsOf(sendable) });
+        if (sent.message) runtime.acks.relayed(messageId, { jid, message: sent.message, options: relayOptionsOf(plan.content) });
         return sentRecord(sent, jid, nowSeconds);
       }
       const message = generateWAMessageFromContent(jid, plan.message, {

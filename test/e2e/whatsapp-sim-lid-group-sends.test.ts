@@ -9,12 +9,13 @@ import type { TestServer } from '../support/test-server.js';
 const userOf = (jid: string): string => jid.split('@')[0]!;
 
 /**
- * Mentions in a LID-addressed group (`addressing_mode="lid"`), on the simulator. WhatsApp's apps mention members
- * there by LID: `contextInfo.mentionedJid` holds LIDs and the text shows `@<LID user>` (the simulator's phones send
- * their `mention` kind so). Parley's API takes mentions by number (`@<number>` in the text): the members' phones get
- * them as the apps send them, and a member's mention reaches Parley by number.
+ * Parley's sends naming members of a LID-addressed group (`addressing_mode="lid"`), on the simulator. WhatsApp's apps
+ * name members there by LID: mentions (`contextInfo.mentionedJid`, the text showing `@<LID user>`), a quote's author
+ * (`contextInfo.participant`), a reaction's or pin's target (the key's `participant`); the simulator's phones send
+ * theirs so. Parley's API and records name members by number: the members' phones get them as the apps send them,
+ * and a member's mention reaches Parley by number.
  */
-describe('mentions in a LID-addressed WhatsApp group, on the simulator', () => {
+describe('sends naming members of a LID-addressed WhatsApp group, on the simulator', () => {
   let sim: RunningSimulator;
   let t: TestServer;
   const env = useSimulatedWhatsApp();
@@ -23,7 +24,7 @@ describe('mentions in a LID-addressed WhatsApp group, on the simulator', () => {
   });
 
   it('Parley\'s mentions by number reach the members by LID, text and caption alike; a member\'s come back by number', { timeout: 150_000 }, async () => {
-    const { shop, owner, carol, dave, api, id, group } = await env.shopInLidGroup('551198765960', 'lid-mentions');
+    const { shop, owner, carol, dave, api, id, group } = await env.shopInLidGroup('551198765960', 'lid-mentions-out');
 
     const text = (await api.call('sendText', {
       body: { to: group.jid, text: `Oi @${dave.number} e @${carol.number}, e @${owner.number}9 não`, mentions: [dave.number, carol.number] },
@@ -53,5 +54,22 @@ describe('mentions in a LID-addressed WhatsApp group, on the simulator', () => {
     const inbound = await t.waitFor(() => t.eventsOfType('message', id).find((e) => e.message.id === said.id), 20_000, 'Carol\'s mention');
     assert.deepEqual([inbound.message.mentions, inbound.message.content], [[shop.jid], { type: 'text', body: `@${shop.number} tem? @${dave.number}1` }]);
     assert.equal(memberOf(inbound.message.record.message as Record<string, unknown>)[1].text, `@${userOf(shop.lid)} tem? @${dave.number}1`);
+  });
+  it('Parley\'s quotes, reactions and pins name the member by LID, its own messages by its own LID', { timeout: 150_000 }, async () => {
+    const { shop, owner, carol, api, id, group } = await env.shopInLidGroup('551198765961', 'lid-answers-out');
+    const said = await sim.simulator.sendGroupText(carol.number, group.jid, 'Chegou o pedido?');
+    await t.waitFor(() => t.eventsOfType('message', id).find((e) => e.message.id === said.id), 20_000, 'Carol\'s message');
+    const onOwnerPhone = async (sent: { data: { key: { id: string } } }) => memberOf((await phoneGot(sim, t, owner.number, sent.data.key.id)).message);
+
+    const [, reply] = await onOwnerPhone(await api.call('replyText', { params: { messageId: said.id }, body: { to: group.jid, text: 'Chegou sim' } }));
+    assert.deepEqual([reply.contextInfo?.stanzaId, reply.contextInfo?.participant], [said.id, carol.lid]);
+    const ours = await api.call('sendText', { body: { to: group.jid, text: 'Mais alguém?' } });
+    const [, own] = await onOwnerPhone(await api.call('replyText', { params: { messageId: ours.data.key.id }, body: { to: group.jid, text: 'Ninguém?' } }));
+    assert.deepEqual([own.contextInfo?.stanzaId, own.contextInfo?.participant], [ours.data.key.id, shop.lid]);
+
+    const [, reaction] = await onOwnerPhone(await api.call('sendReaction', { body: { text: '👍', msgId: said.id } }));
+    assert.deepEqual(reaction.key, { remoteJid: group.jid, fromMe: false, id: said.id, participant: carol.lid });
+    const [pinType, pin] = await onOwnerPhone(await api.call('pinMessage', { body: { id: said.id, duration: 86_400 } }));
+    assert.deepEqual([pinType, pin.key?.participant, pin.key?.id], ['pinInChatMessage', carol.lid, said.id]);
   });
 });
