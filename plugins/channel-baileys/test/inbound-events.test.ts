@@ -271,6 +271,13 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     await h.settle();
     await h.settle();
     assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] }]);
+    h.events.length = 0;
+    // A new picture WhatsApp does not show this account (Baileys answers no URL): unknown, so no stale URL stays.
+    socket.results.set('profilePictureUrl', undefined);
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'changed' }]);
+    await h.settle();
+    await h.settle();
+    assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] }]);
   });
 
   it('messages.delete: deleted keys grouped by chat', async () => {
