@@ -1,6 +1,6 @@
 import type { BaileysSocket } from '../socket.js';
 
-/** Picture fetches in flight at once; a notification past that reports the picture unknown at once. */
+/** Picture fetches in flight at once; a notification past that reports the picture unknown (null) without asking. */
 const MAX_PENDING = 200;
 
 /**
