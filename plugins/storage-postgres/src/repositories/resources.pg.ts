@@ -20,8 +20,8 @@ interface ResourceTable<T, P> {
 /**
  * Chats and contacts: one row per (instance, id) holding the resource as jsonb. An upsert is one
  * statement: a new resource is the contract's merge over its defaults, an existing one gets the given
- * fields with jsonb's `||` (a shallow merge, as the core's; fields given as null removed, a contact's `imgUrl`), under the row lock of ON CONFLICT, so
- * concurrent upserts never lose fields.
+ * fields with jsonb's `||` (a shallow merge, as the core's; fields given as null, a contact's `imgUrl`,
+ * removed), under the row lock of ON CONFLICT, so concurrent upserts never lose fields.
  */
 class PgResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
   private readonly upsertSql: string;

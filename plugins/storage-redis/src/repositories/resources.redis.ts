@@ -6,8 +6,8 @@ import type { RedisConnection } from '../redis-connection.js';
 
 /**
  * Chats and contacts: one hash per instance, id → JSON. An upsert merges the given fields (undefined
- * ones ignored, null ones removed: a contact's `imgUrl`) into the stored document, or into the defaults when new, by compare-and-set
- * (starting from the text last read or written here, see {@link DocumentGuesses}).
+ * ones ignored, null ones removed: a contact's `imgUrl`) into the stored document, or into the defaults
+ * when new, by compare-and-set (starting from the text last read or written here, see {@link DocumentGuesses}).
  */
 class RedisResourceRepository<T extends { id: string }> {
   constructor(
