@@ -280,6 +280,16 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] }]);
   });
 
+  it('contacts.update: at most 200 picture queries in flight; past that a changed picture is unknown at once', async () => {
+    socket.results.set('profilePictureUrl', new Promise<never>(() => undefined));
+    const jids = Array.from({ length: 201 }, (_, i) => `55119000${String(i).padStart(5, '0')}@s.whatsapp.net`);
+    socket.emit('contacts.update', jids.map((id) => ({ id, imgUrl: 'changed' })));
+    await h.settle();
+    await h.settle();
+    assert.equal(socket.callsTo('profilePictureUrl').length, 200);
+    assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: jids[200], imgUrl: null }] }]);
+  });
+
   it('messages.delete: deleted keys grouped by chat', async () => {
     socket.emit('messages.delete', { keys: [{ remoteJid: PEER_JID, id: 'A' }, { remoteJid: GROUP_JID, id: 'B' }, { remoteJid: PEER_JID, id: 'C' }] });
     socket.emit('messages.delete', { jid: PEER_JID, all: true });
