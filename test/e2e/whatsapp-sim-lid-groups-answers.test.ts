@@ -20,14 +20,7 @@ describe('quotes and reactions in a LID-addressed WhatsApp group, on the simulat
     t.waitFor(() => t.eventsOfType('message', instance).find((e) => e.message.id === id), 20_000, `the message event of ${id}`);
 
   it('a phone quoting or reacting to a member names it by LID on the wire; Parley names it by number', { timeout: 150_000 }, async () => {
-    const shop = sim.simulator.createAccount({ number: '5511987659401', pushName: 'Loja' });
-    const owner = sim.simulator.createAccount({ number: '5511987659402', pushName: 'Dona' });
-    const carol = sim.simulator.createAccount({ number: '5511987659403', pushName: 'Carol' });
-    const dave = sim.simulator.createAccount({ number: '5511987659404', pushName: 'Dave' });
-    const { api } = await env.linkByQr(shop.number, 'lid-answers');
-    const { id } = (await api.call('getInstance')).instance as { id: string };
-    const group = sim.simulator.createGroup(owner.number, 'Atacado', [shop.number, carol.number, dave.number], { addressingMode: 'lid' });
-    await t.waitFor(() => t.events.some((e) => e.type === 'group.update' && e.instance === id && e.groups.some((g) => g.id === group.jid && g.participants)), 20_000, 'the group joined');
+    const { shop, owner, carol, dave, api, id, group } = await env.shopInLidGroup('551198765940', 'lid-answers');
 
     const said = await sim.simulator.sendGroupText(carol.number, group.jid, 'Chegou o pedido?');
     await messageEvent(id, said.id);

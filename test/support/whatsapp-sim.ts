@@ -17,6 +17,21 @@ export interface SimulatedWhatsApp {
   linkByQr(number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>): ReturnType<typeof linkByQr>;
   /** Creates a shop's account ("Loja") and a friend's ("Cliente") and links a new instance to the shop's phone. */
   shopWithFriend(shop: string, friend: string, name: string): ReturnType<typeof linkByQr>;
+  /**
+   * Accounts `<prefix>1` to `<prefix>4` (the shop "Loja", the owner "Dona", "Carol", "Dave"), a new instance linked to
+   * the shop's phone, and a LID-addressed group "Atacado" the owner's phone made with the other three; resolves once
+   * the instance reported the group with its members.
+   */
+  shopInLidGroup(prefix: string, name: string): ReturnType<typeof shopInLidGroup>;
+}
+
+async function shopInLidGroup(sim: RunningSimulator, t: TestServer, prefix: string, name: string) {
+  const [shop, owner, carol, dave] = ['Loja', 'Dona', 'Carol', 'Dave'].map((pushName, i) => sim.simulator.createAccount({ number: `${prefix}${i + 1}`, pushName }));
+  const { api } = await linkByQr(sim, t, shop!.number, name);
+  const { id } = (await api.call('getInstance')).instance as { id: string };
+  const group = sim.simulator.createGroup(owner!.number, 'Atacado', [shop!.number, carol!.number, dave!.number], { addressingMode: 'lid' });
+  await t.waitFor(() => t.eventsOfType('group.update', id).flatMap((e) => e.groups).find((g) => g.id === group.jid && g.participants), 20_000, 'the group joined');
+  return { shop: shop!, owner: owner!, carol: carol!, dave: dave!, api, id, group };
 }
 
 async function linkByQr(sim: RunningSimulator, t: TestServer, number: string, name: string, prepare?: (api: InstanceClient) => Promise<unknown>) {
@@ -90,6 +105,9 @@ export function useSimulatedWhatsApp(
       sim!.simulator.createAccount({ number: shop, pushName: 'Loja' });
       sim!.simulator.createAccount({ number: friend, pushName: 'Cliente' });
       return linkByQr(sim!, t!, shop, name);
+    },
+    shopInLidGroup(prefix, name) {
+      return shopInLidGroup(sim!, t!, prefix, name);
     },
   };
   return context;

@@ -1,23 +1,21 @@
-import type { MediaStore, RecordStore } from '@parley/core';
+import { storageView, type MediaStore, type Storage } from '@parley/core';
 
 /**
- * A record store (or a whole storage) with its `media` replaced by `store`: everything else is the
- * back end's own (methods run on the back end itself); `init` and `close` also start and stop the store.
+ * A storage with its `media` replaced by `store`: a {@link storageView} of `storage` (every other
+ * repository of the key lists, the optional rate limiter, signals and cluster the back end's own,
+ * running on it), whose `init` and `close` also start and stop the store (started after the storage,
+ * stopped before it).
  */
-export function withMediaStore<S extends RecordStore>(storage: S, store: MediaStore): S {
-  return new Proxy(storage, {
-    get(target, property) {
-      if (property === 'media') return store;
-      if (property === 'init') return async () => {
-        await target.init();
-        await store.init?.();
-      };
-      if (property === 'close') return async () => {
-        await store.close?.();
-        await target.close();
-      };
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
+export function withMediaStore(storage: Storage, store: MediaStore): Storage {
+  return {
+    ...storageView(storage, { media: store }),
+    async init() {
+      await storage.init();
+      await store.init?.();
     },
-  });
+    async close() {
+      await store.close?.();
+      await storage.close();
+    },
+  };
 }

@@ -125,7 +125,8 @@ export async function startRun(harness: ChannelConformanceHarness): Promise<Conf
       try {
         await farSide.close?.();
         await adapter.stop();
-        await driver.close?.();
+        // No deadline: a test host waits for whatever the driver finishes.
+        await driver.close?.(new AbortController().signal);
         await projection;
       } finally {
         await storage.close();

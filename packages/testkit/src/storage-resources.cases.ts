@@ -69,6 +69,17 @@ export function describeResourceCases(harness: RecordStoreHarness): void {
       assert.equal(await contacts.get(uniqueId('ins'), ALICE), null);
     }));
 
+    it('imgUrl null removes the stored picture URL and keeps every other field; on a new contact it stores none', () => withStorage(harness, async ({ contacts }) => {
+      const instance = uniqueId('ins');
+      await contacts.upsert(instance, { id: ALICE, name: 'Alice', lid: '99@lid', imgUrl: 'https://pps.example/a.jpg' });
+      const bare: Contact = { id: ALICE, name: 'Alice', notify: '', lid: '99@lid' };
+      assert.deepEqual(await contacts.upsert(instance, { id: ALICE, imgUrl: null }), bare);
+      assert.deepEqual(await contacts.get(instance, ALICE), bare);
+      assert.deepEqual(await contacts.list(instance), [bare]);
+      assert.deepEqual(await contacts.upsert(instance, { id: BOB, notify: 'Bob', imgUrl: null }), { id: BOB, name: '', notify: 'Bob' });
+      assert.deepEqual(await contacts.get(instance, BOB), { id: BOB, name: '', notify: 'Bob' });
+    }));
+
     it('lists ordered by id', () => withStorage(harness, async ({ contacts }) => {
       const instance = uniqueId('ins');
       for (const id of [BOB, GROUP, ALICE]) await contacts.upsert(instance, { id, name: id.slice(0, 4) });

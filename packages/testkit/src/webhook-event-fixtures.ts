@@ -300,7 +300,7 @@ function internalEvents(): Record<InternalEventName, ChannelEvent> {
     }, 50),
     'chats-upsert': stamp('whatsapp', { type: 'chats.upsert', chats: [{ id: PEER_JID, unreadCount: 2 }] }, 51),
     'chats-delete': stamp('whatsapp', { type: 'chats.delete', jids: [GROUP_JID] }, 52),
-    'contacts-upsert': stamp('whatsapp', { type: 'contacts.upsert', contacts: [{ id: PEER_JID, notify: 'Maria' }] }, 53),
+    'contacts-upsert': stamp('whatsapp', { type: 'contacts.upsert', contacts: [{ id: PEER_JID, notify: 'Maria', imgUrl: null }] }, 53),
     'message-delete': stamp('whatsapp', { type: 'message.delete', chatJid: PEER_JID, messageIds: ['3EB0A1B2C3D4E5F60708090A'] }, 54),
     'contacts-delete': stamp('whatsapp', { type: 'contacts.delete', jids: ['5511977776666@s.whatsapp.net'] }, 55),
   };

@@ -250,16 +250,44 @@ describe('presence, calls, groups, chats, contacts, history', () => {
     ]);
   });
 
-  it('contacts.upsert / contacts.update / lid-mapping.update', async () => {
+  it('contacts.upsert / contacts.update / lid-mapping.update: Baileys\' picture sentinels are no URLs', async () => {
+    socket.results.set('profilePictureUrl', 'https://pps.whatsapp.net/v/t61/maria-new.jpg');
     socket.emit('contacts.upsert', [{ id: PEER_LID, phoneNumber: PEER_JID, name: 'Maria Silva', notify: 'Maria' }]);
     socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria.jpg' }, { id: PEER_JID, imgUrl: 'changed' }]);
     socket.emit('lid-mapping.update', { lid: PEER_LID, pn: `${PEER}:0@s.whatsapp.net` });
     await h.settle();
+    await h.settle();
     assert.deepStrictEqual(h.events, [
       { type: 'contacts.upsert', contacts: [{ id: PEER_JID, name: 'Maria Silva', notify: 'Maria', lid: PEER_LID }] },
-      { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria.jpg' }, { id: PEER_JID }] },
+      { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria.jpg' }] },
       { type: 'contacts.upsert', contacts: [{ id: PEER_JID, lid: PEER_LID }] },
+      { type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: 'https://pps.whatsapp.net/v/t61/maria-new.jpg' }] },
     ]);
+    assert.deepEqual(socket.callsTo('profilePictureUrl'), [[PEER_JID, 'image']]);
+    h.events.length = 0;
+    // Removed: none at once; a fetch still in flight for an earlier change is not reported after it.
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'changed' }]);
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'removed' }]);
+    await h.settle();
+    await h.settle();
+    assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] }]);
+    h.events.length = 0;
+    // A new picture WhatsApp does not show this account (Baileys answers no URL): unknown, so no stale URL stays.
+    socket.results.set('profilePictureUrl', undefined);
+    socket.emit('contacts.update', [{ id: PEER_JID, imgUrl: 'changed' }]);
+    await h.settle();
+    await h.settle();
+    assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: PEER_JID, imgUrl: null }] }]);
+  });
+
+  it('contacts.update: at most 200 picture queries in flight; past that a changed picture is unknown at once', async () => {
+    socket.results.set('profilePictureUrl', new Promise<never>(() => undefined));
+    const jids = Array.from({ length: 201 }, (_, i) => `55119000${String(i).padStart(5, '0')}@s.whatsapp.net`);
+    socket.emit('contacts.update', jids.map((id) => ({ id, imgUrl: 'changed' })));
+    await h.settle();
+    await h.settle();
+    assert.equal(socket.callsTo('profilePictureUrl').length, 200);
+    assert.deepStrictEqual(h.events, [{ type: 'contacts.upsert', contacts: [{ id: jids[200], imgUrl: null }] }]);
   });
 
   it('messages.delete: deleted keys grouped by chat', async () => {

@@ -38,6 +38,63 @@ export async function sandboxLinks(storage: Storage, number: string): Promise<Sa
 }
 
 /**
+ * The write of one link's close record: tried at once, then again after pauses ({@link CLOSE_RETRY})
+ * until it is written, until the retries' time is up, or — once the process stops ({@link hurry}) —
+ * after one more answer from storage.
+ */
+class CloseWrite {
+  /** Resolves after the first attempt, whatever its outcome. */
+  readonly firstAttempt: Promise<void>;
+  /** Resolves true once written, false once given up. */
+  readonly done: Promise<boolean>;
+  /** The last attempt's error. */
+  lastError: unknown;
+  private stopping = false;
+  private wake?: () => void;
+
+  constructor(readonly number: string, private readonly write: () => Promise<void>, logger: Logger) {
+    const first = write();
+    this.firstAttempt = first.then(() => undefined, (err: unknown) => {
+      // Stopping, it is not tried again: the stop says what it gave up.
+      if (!this.stopping) logger.warn({ err, number }, 'sandbox link record not closed yet; trying again');
+    });
+    this.done = first.then(() => true, (err: unknown) => {
+      this.lastError = err;
+      return this.retry();
+    });
+  }
+
+  /**
+   * The process stops: the pause before the next attempt ends now, and that attempt (or the one under
+   * way) is the last: storage that still fails then is not waited for past the stop.
+   */
+  hurry(): void {
+    this.stopping = true;
+    this.wake?.();
+  }
+
+  private async retry(): Promise<boolean> {
+    const until = performance.now() + CLOSE_RETRY.forMs;
+    for (let delay = CLOSE_RETRY.firstMs; !this.stopping && performance.now() < until; delay = Math.min(delay * 2, CLOSE_RETRY.maxMs)) {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delay).unref();
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      try {
+        await this.write();
+        return true;
+      } catch (err) {
+        this.lastError = err;
+      }
+    }
+    return false;
+  }
+}
+
+/**
  * The network's record of which process had each phone online, and when: one document per link in
  * the shared storage (never fenced, so it shows what happened, not what a lease allowed). On a network
  * that spans several nodes this is what proves no account ever had two live connections at once.
@@ -47,6 +104,10 @@ export class SandboxLinks {
   readonly process = randomUUID();
   /** Open links of this process, by number: document id and content. */
   private readonly open = new Map<string, { id: string; link: SandboxLink }>();
+  /** Close records being written (first attempt under way, or being retried). */
+  private readonly closing = new Set<CloseWrite>();
+  /** Set by {@link settle}: the process is stopping. */
+  private stopping = false;
 
   constructor(private readonly storage: Storage, private readonly clock: Clock, private readonly logger: Logger) {}
 
@@ -84,24 +145,40 @@ export class SandboxLinks {
     if (!open) return;
     this.open.delete(number);
     const closed = { ...open.link, closedAt: this.clock.now() };
-    const write = () => this.storage.state.put(linksNamespace(number), open.id, closed);
-    await write().catch((err: unknown) => {
-      this.logger.warn({ err, number }, 'sandbox link record not closed yet; trying again');
-      void this.retryClose(write, number);
+    const write = new CloseWrite(number, () => this.storage.state.put(linksNamespace(number), open.id, closed), this.logger);
+    if (this.stopping) write.hurry();
+    this.closing.add(write);
+    void write.done.then((written) => {
+      this.closing.delete(write);
+      // Given up while stopping: settle() says so, once for all of them.
+      if (!written && !this.stopping) this.logger.error({ err: write.lastError, number }, 'sandbox link record not closed');
     });
+    await write.firstAttempt;
   }
 
-  private async retryClose(write: () => Promise<void>, number: string): Promise<void> {
-    const until = performance.now() + CLOSE_RETRY.forMs;
-    let last: unknown;
-    for (let delay = CLOSE_RETRY.firstMs; performance.now() < until; delay = Math.min(delay * 2, CLOSE_RETRY.maxMs)) {
-      await new Promise((resolve) => setTimeout(resolve, delay).unref());
-      try {
-        return await write();
-      } catch (err) {
-        last = err;
-      }
-    }
-    this.logger.error({ err: last, number }, 'sandbox link record not closed');
+  /**
+   * A graceful stop, before storage closes (the driver's close): every close record still being
+   * written is tried again at once — the retries' pauses would outlast the process — or its attempt
+   * under way is awaited. Resolves once each is written or given up: its attempt failed (storage
+   * still fails: nothing says it will answer before the stop must end), or `shutdown` aborted (the
+   * stop's time is spent). What was given up is logged in one line: those links stay open in the record.
+   */
+  async settle(shutdown: AbortSignal): Promise<void> {
+    this.stopping = true;
+    const writes = [...this.closing];
+    for (const write of writes) write.hurry();
+    const aborted = Promise.withResolvers<undefined>();
+    const onAbort = () => aborted.resolve(undefined);
+    if (shutdown.aborted) onAbort();
+    else shutdown.addEventListener('abort', onAbort, { once: true });
+    const outcomes = await Promise.race([Promise.all(writes.map((w) => w.done)), aborted.promise]);
+    shutdown.removeEventListener('abort', onAbort);
+    const left = outcomes ? writes.filter((_, i) => !outcomes[i]) : [...this.closing];
+    if (!left.length) return;
+    this.logger.error(
+      { err: left[0]!.lastError, numbers: left.map((w) => w.number) },
+      outcomes ? 'sandbox link records not closed at shutdown: storage still failing; those links stay open in the record'
+        : 'sandbox link records not closed at shutdown: shutdownTimeoutMs spent; those links stay open in the record',
+    );
   }
 }

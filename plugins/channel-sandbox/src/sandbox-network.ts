@@ -79,7 +79,7 @@ export class SandboxNetwork {
   /** Inbox reads in progress, by number. */
   private readonly draining = new Map<string, Promise<void>>();
   /** The record of which process had each phone online, and when. */
-  private readonly links: SandboxLinks;
+  readonly links: SandboxLinks;
   private readonly latencyMs: number;
   /** Reads the online phones' inboxes again every `inboxRecheckMs` while any phone is online here. */
   private recheck?: NodeJS.Timeout;

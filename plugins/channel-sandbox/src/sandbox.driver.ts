@@ -114,6 +114,14 @@ export class SandboxDriver implements ChannelDriver {
     return this.network;
   }
 
+  /**
+   * At shutdown (every instance stopped, storage still open): waits for the link records still being
+   * written ({@link SandboxLinks.settle}), no longer than `shutdown` allows.
+   */
+  async close(shutdown: AbortSignal): Promise<void> {
+    await this.network?.links.settle(shutdown);
+  }
+
   async create(context: ChannelContext): Promise<SandboxAdapter> {
     const record = await context.instance();
     // The network is every instance's: it writes through the unfenced storage, never one instance's fenced view.

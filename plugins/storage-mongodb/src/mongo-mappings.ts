@@ -65,26 +65,33 @@ export function documentToResource<T>(document: PartitionedDocument<T>): T {
   return resource as T;
 }
 
+/** A change to a chat or contact: given fields are set, undefined ones ignored, null ones removed (a contact's `imgUrl`). */
+export type ResourceChange<T> = { [K in keyof T]?: T[K] | null } & { id: string };
+
 /**
- * The update of a merge-upsert: given fields are set (undefined ones ignored), the defaults of the
- * fields not given apply only when the document is created.
+ * The update of a merge-upsert: given fields are set (undefined ones ignored, null ones unset), the defaults of
+ * the fields not given apply only when the document is created.
  */
 export function mergeUpsert<T extends { id: string }>(
   instance: string,
-  given: Partial<T> & { id: string },
+  given: ResourceChange<T>,
   defaults: Omit<T, 'id'>,
-): { filter: { instance: string; id: string }; update: { $set?: Record<string, unknown>; $setOnInsert?: Record<string, unknown> } } {
+): { filter: { instance: string; id: string }; update: { $set?: Record<string, unknown>; $unset?: Record<string, ''>; $setOnInsert?: Record<string, unknown> } } {
   const set: Record<string, unknown> = {};
+  const unset: Record<string, ''> = {};
   for (const [name, value] of Object.entries(given)) {
-    if (value !== undefined && name !== 'id') set[name] = jsonClean(value);
+    if (name === 'id' || value === undefined) continue;
+    if (value === null) unset[name] = '';
+    else set[name] = jsonClean(value);
   }
   const setOnInsert: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(defaults)) {
-    if (!(name in set)) setOnInsert[name] = value;
+    if (!(name in set) && !(name in unset)) setOnInsert[name] = value;
   }
   // Empty operators are omitted: servers before 5.0 refuse them.
-  const update: { $set?: Record<string, unknown>; $setOnInsert?: Record<string, unknown> } = {};
+  const update: { $set?: Record<string, unknown>; $unset?: Record<string, ''>; $setOnInsert?: Record<string, unknown> } = {};
   if (Object.keys(set).length > 0) update.$set = set;
+  if (Object.keys(unset).length > 0) update.$unset = unset;
   if (Object.keys(setOnInsert).length > 0) update.$setOnInsert = setOnInsert;
   return { filter: { instance, id: given.id }, update };
 }

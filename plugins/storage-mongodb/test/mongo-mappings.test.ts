@@ -96,6 +96,10 @@ describe('@parley/storage-mongodb mappings', () => {
     assert.deepEqual(mergeUpsert<Contact>('ins_01', { id: 'c1', name: 'A', notify: 'B' }, { name: '', notify: '' }), {
       filter: { instance: 'ins_01', id: 'c1' }, update: { $set: { name: 'A', notify: 'B' } },
     });
+    // A contact's picture gone: `imgUrl: null` is unset, never stored as null.
+    assert.deepEqual(mergeUpsert<Contact>('ins_01', { id: 'c1', notify: 'B', imgUrl: null }, { name: '', notify: '' }), {
+      filter: { instance: 'ins_01', id: 'c1' }, update: { $set: { notify: 'B' }, $unset: { imgUrl: '' }, $setOnInsert: { name: '' } },
+    });
   });
 
   it('answers chats and contacts without the storage fields', () => {

@@ -137,12 +137,7 @@ export class GroupCommit {
   }
 
   private openBatch(): Batch {
-    let resolve!: () => void;
-    let reject!: (err: unknown) => void;
-    const done = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
+    const { promise: done, resolve, reject } = Promise.withResolvers<void>();
     // A failed batch is reported to whoever awaits flush(); nobody awaiting it is not an error.
     done.catch(() => undefined);
     const batch: Batch = { done, resolve, reject, size: 0, sealed: false, begun: false, ran: [], settled: false };

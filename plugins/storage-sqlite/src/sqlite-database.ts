@@ -301,12 +301,7 @@ export class SqliteDatabase {
     if (++this.writes === BACKGROUND_AFTER_WRITES) this.startBackgroundCheckpoints(db);
     if (this.batch) return;
     db.exec('BEGIN IMMEDIATE');
-    let resolve!: () => void;
-    let reject!: (err: unknown) => void;
-    const done = new Promise<void>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
+    const { promise: done, resolve, reject } = Promise.withResolvers<void>();
     // A failed commit is reported to whoever awaits flush(); nobody awaiting it is not an error.
     done.catch(() => undefined);
     this.batch = { done, resolve, reject };

@@ -110,8 +110,14 @@ export interface ChannelDriver {
   readonly pacing?: PacingPolicy;
   /** Extra routes mounted under `/<name>/…` (for example the sandbox scan and Meta webhook endpoints). */
   routes?: DriverRoute[];
-  /** Releases driver-wide resources at shutdown. */
-  close?(): Promise<void>;
+  /**
+   * Releases driver-wide resources at shutdown: called once every instance has stopped, and awaited
+   * before storage closes, so a driver may finish writes its instances' stops left under way. The server
+   * runs it alongside its own last steps (draining events, stopping deliveries). `shutdown` aborts when
+   * the stop's time is spent (`shutdownTimeoutMs` counted from the stop request, as for open requests):
+   * a driver that waits for something stops waiting then, so the stop keeps its bound.
+   */
+  close?(shutdown: AbortSignal): Promise<void>;
   /**
    * Connections per second the server starts for this driver's instances when it restores them
    * (after a restart or when taking instances over), unless `restore.perSecond` in the server's

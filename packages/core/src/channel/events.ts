@@ -1,7 +1,7 @@
 import type { ChannelName } from '../domain/channel-name.js';
 import type { AccountUser, HealthStatus } from '../domain/account.js';
 import type { DeliveryStatus, MessageRecord } from '../domain/message.js';
-import type { CallStatus, Chat, Contact, Group, PresenceStatus } from '../domain/resources.js';
+import type { CallStatus, Chat, Contact, ContactChange, Group, PresenceStatus } from '../domain/resources.js';
 
 /** Media attached to an inbound message; `url` is filled by the server (the REST media endpoint, spec 4.4). */
 export interface InboundMedia {
@@ -160,7 +160,8 @@ export type ChannelEventPayload =
   | { type: 'history'; messages: MessageRecord[]; chats: Chat[]; contacts: Contact[]; isLatest: boolean; progress?: number }
   | { type: 'chats.upsert'; chats: (Partial<Chat> & { id: string })[] }
   | { type: 'chats.delete'; jids: string[] }
-  | { type: 'contacts.upsert'; contacts: (Partial<Contact> & { id: string })[] }
+  /** Contacts changed (`imgUrl: null`: the picture is gone or unknown, see {@link ContactChange}). */
+  | { type: 'contacts.upsert'; contacts: ContactChange[] }
   /** Contacts removed from the account's address book. */
   | { type: 'contacts.delete'; jids: string[] }
   | { type: 'message.delete'; chatJid: string; messageIds: string[] };

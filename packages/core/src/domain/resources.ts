@@ -23,6 +23,13 @@ export interface Contact {
   lid?: string;
 }
 
+/**
+ * A change to a contact (the `contacts.upsert` event, {@link ContactRepository.upsert}): the given fields win,
+ * absent ones stay as stored. `imgUrl: null` says the contact has no picture Parley can name (removed, or changed
+ * to one whose URL is unknown): the stored `imgUrl` is removed.
+ */
+export type ContactChange = Partial<Omit<Contact, 'imgUrl'>> & { id: string; imgUrl?: string | null };
+
 /** Group participant role: `superadmin`, `admin`, or null for a regular member (spec 2.7). */
 export type ParticipantRole = 'superadmin' | 'admin' | null;
 

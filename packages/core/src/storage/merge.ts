@@ -1,6 +1,6 @@
 import type { InstanceRecord } from '../domain/instance.js';
 import { MESSAGE_STATUS_RANK, type MessageStatus } from '../domain/message.js';
-import type { Chat, Contact } from '../domain/resources.js';
+import type { Chat, Contact, ContactChange } from '../domain/resources.js';
 import type { WebhookStats } from './delivery-queue.js';
 
 /**
@@ -24,9 +24,16 @@ export function mergeChat(current: Chat | null, patch: Partial<Chat> & { id: str
   return given({ ...(current ?? { id: patch.id, name: patch.id, timestamp: 0, unreadCount: 0 }) }, patch);
 }
 
-/** {@link ContactRepository.upsert}: like {@link mergeChat}, a new contact starts as `{ id, name: '', notify: '' }`. */
-export function mergeContact(current: Contact | null, patch: Partial<Contact> & { id: string }): Contact {
-  return given({ ...(current ?? { id: patch.id, name: '', notify: '' }) }, patch);
+/**
+ * {@link ContactRepository.upsert}: like {@link mergeChat}, a new contact starts as `{ id, name: '', notify: '' }`;
+ * `imgUrl: null` removes the picture URL.
+ */
+export function mergeContact(current: Contact | null, patch: ContactChange): Contact {
+  const { imgUrl, ...rest } = patch;
+  const merged = given({ ...(current ?? { id: patch.id, name: '', notify: '' }) }, rest);
+  if (imgUrl === null) delete merged.imgUrl;
+  else if (imgUrl !== undefined) merged.imgUrl = imgUrl;
+  return merged;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Fence } from '../cluster/cluster-store.js';
 import type { InstanceRecord } from '../domain/instance.js';
 import type { MediaBlob, MediaObject, MessageRecord, MessageStatus } from '../domain/message.js';
-import type { Chat, Contact } from '../domain/resources.js';
+import type { Chat, Contact, ContactChange } from '../domain/resources.js';
 import { ConflictError } from '../errors.js';
 import type { AuthStateEntry, ScanPage, ScanRequest } from './scan.js';
 
@@ -175,8 +175,8 @@ export interface ChatRepository {
 
 /** Contacts (spec 2.6), fed by events and the contacts API. */
 export interface ContactRepository {
-  /** Merges the given fields, creating the contact with empty `name`/`notify` when new. */
-  upsert(instance: string, contact: Partial<Contact> & { id: string }): Promise<Contact>;
+  /** Merges the given fields, creating the contact with empty `name`/`notify` when new; `imgUrl: null` removes the stored picture URL. */
+  upsert(instance: string, contact: ContactChange): Promise<Contact>;
   get(instance: string, id: string): Promise<Contact | null>;
   /** Every contact, ordered by id. */
   list(instance: string): Promise<Contact[]>;

@@ -326,12 +326,14 @@ export class ParleyServer {
 
   /**
    * Graceful shutdown: refuse new requests, end the event streams, let in-flight ones finish (bounded by
-   * `shutdownTimeoutMs`), stop channels, drain events into the durable queue, stop delivery, close
-   * storage. Idempotent.
+   * `shutdownTimeoutMs`), stop channels, drain events into the durable queue and stop delivery while the
+   * drivers close (their waits bounded by `shutdownTimeoutMs` from the start), close storage. Idempotent.
    */
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
+      // Drivers finishing writes their instances' stops left under way stop waiting this long after the stop began.
+      const spent = AbortSignal.timeout(config.shutdownTimeoutMs);
       // A cluster node hands its instances over first, still forwarding their requests to the new owners
       // (its restore only offered instances to the cluster: it is over at once).
       if (this.cluster) {
@@ -365,6 +367,8 @@ export class ParleyServer {
       // Sends in flight finish (or stay leased, to be taken up after the restart) before channels stop.
       await this.context.outbound.worker.stop();
       await registry.close();
+      // Alongside the steps below (a driver may be finishing writes its instances' stops left under way), awaited before storage closes.
+      const drivers = registry.closeDrivers(spent);
       await bus.drain();
       // What the subscribers were not handed yet they read from the event log after the restart.
       await this.extensions.feeds.stop();
@@ -373,6 +377,7 @@ export class ParleyServer {
       await this.cluster?.nodeEvents?.stop();
       await this.cluster?.forwarder.close();
       await this.presence.stop();
+      await drivers;
       await storage.close();
       logger.info('shutdown complete');
     })();

@@ -208,9 +208,13 @@ export class InstanceRegistry {
     return [...this.byId.values()];
   }
 
-  /** Stops every adapter and driver (shutdown). */
+  /** Stops every adapter (shutdown); then {@link closeDrivers}. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.byId.keys()].map((id) => this.unload(id)));
-    await Promise.allSettled([...this.drivers.values()].map((d) => d.close?.()));
+  }
+
+  /** Closes every driver (shutdown, after {@link close}, before storage closes); `shutdown` aborts when the stop's time is spent. */
+  async closeDrivers(shutdown: AbortSignal): Promise<void> {
+    await Promise.allSettled([...this.drivers.values()].map((d) => d.close?.(shutdown)));
   }
 }

@@ -234,10 +234,13 @@ export function buildMessage(chat: Chat, input: Exclude<PhoneMessageInput, Media
       // A text mentioning members (contextInfo.mentionedJid, Baileys generateWAMessageContent's `mentions`), each
       // named as the chat names users: in a LID-addressed group by LID, as WhatsApp's apps mention there (reported in
       // whatsapp-web.js issue #3605, "@lid in message.mentionedIds"; wppconnect wa-js PR #3040 mentions group members by LID).
-      const text = required(input.text, 'text');
+      // The text shows each mention as `@<user part>` of that JID: an `@<number>` of the input becomes `@<LID user>` there.
       const mentions: unknown = input.mentions;
       if (!Array.isArray(mentions) || mentions.length === 0 || mentions.length > MAX_MENTIONS) throw invalid(`mentions must be 1 to ${MAX_MENTIONS} numbers`, 'mentions');
-      const mentionedJid = mentions.map((n, i) => userJidOf(chat, required(n, `mentions[${i}]`, 20)));
+      const numbers = mentions.map((n, i) => String(required(n, `mentions[${i}]`, 20)).replace(/^\+/, ''));
+      const mentionedJid = numbers.map((n) => userJidOf(chat, n));
+      const shown = new Map(numbers.map((n, i) => [n, mentionedJid[i]!.split('@')[0]!] as const));
+      const text = required(input.text, 'text').replace(/@(\d+)(?!\d)/g, (_, digits: string) => `@${shown.get(digits) ?? digits}`);
       return { message: { extendedTextMessage: { text, contextInfo: { mentionedJid } } }, text };
     }
     case 'referral': {

@@ -8,7 +8,7 @@ import { normalizeJid } from '../util/jids.js';
  * A group's metadata for a send: the send-side cache Baileys' group sends read through, else one query
  * (undefined when it fails, e.g. for a group the account is not in: the send then meets WhatsApp's verdict).
  */
-async function sendSideMetadata(runtime: AdapterRuntime, socket: BaileysSocket, jid: string): Promise<GroupMetadata | undefined> {
+export async function sendSideMetadata(runtime: AdapterRuntime, socket: BaileysSocket, jid: string): Promise<GroupMetadata | undefined> {
   let meta = runtime.groupCache.get(jid);
   if (!meta) {
     meta = await socket.groupMetadata(jid).catch(() => undefined);

@@ -8,6 +8,7 @@ import { messageJson, messageProto, recordToWAMessage, seconds } from '../mappin
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
 import { disappearingTimer, requireMayPost } from './disappearing.js';
+import { asGroupNames } from './group-addressing.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
 const MEDIA_TYPES = new Set(['imageMessage', 'videoMessage', 'audioMessage', 'documentMessage', 'stickerMessage', 'ptvMessage']);
@@ -40,11 +41,12 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       // Before anything is fetched or created for the send (call links, product cards).
       await requireMayPost(runtime, socket, sendChat(request));
       const { content, extras } = await prepareSend(runtime, socket, request.content);
-      const plan = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
+      const planned = outboundPlan({ ...request, content }, { now: () => runtime.now(), ...extras });
       const timestamp = new Date(runtime.now());
-      const quoted = request.quoted ? recordToWAMessage(request.quoted) : undefined;
       const nowSeconds = Math.floor(runtime.now() / 1000);
-      const jid = await runtime.recipients.resolve(socket, plan.jid);
+      const jid = await runtime.recipients.resolve(socket, planned.jid);
+      // In a LID-addressed group, members named by LID as WhatsApp's apps name them (mentions, quotes, reactions, pins).
+      const { plan, quoted } = await asGroupNames(runtime, socket, jid, { plan: planned, quoted: request.quoted ? recordToWAMessage(request.quoted) : undefined });
       const timer = await disappearingTimer(runtime, socket, jid);
       const ephemeral = timer > 0 ? { ephemeralExpiration: timer } : {};
       // The id is chosen here so the server's ack of it can be told from the socket's other stanzas.

@@ -1,4 +1,4 @@
-import type { ChannelEventPayload, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
+import type { ChannelEventPayload, ContactChange, EventSink, InboundMessage, InstanceFlags, Logger } from '@parley/core';
 import { dropsStatusStory, isOthersStory } from '@parley/core';
 import { isJidGroup, isJidNewsletter, type BaileysEventMap, type BinaryNode, type GroupMetadata, type MessageUpsertType, type WAMessage, type WAMessageKey } from '@whiskeysockets/baileys';
 import type { HealthMonitor } from '../health/health-monitor.js';
@@ -8,7 +8,8 @@ import { historyBatch } from '../mapping/history.js';
 import type { InboundEnv } from '../mapping/inbound-env.js';
 import { mapInboundMessage } from '../mapping/inbound-message.js';
 import { statusesFromReceipt, statusesFromUpdate, statusFromAck } from '../mapping/inbound-status.js';
-import { chatChange, chatUpdateChange, contactChange, toGroup } from '../mapping/resources.js';
+import { chatChange, chatUpdateChange, contactChange, PICTURE_CHANGED, toGroup } from '../mapping/resources.js';
+import { ContactPictures } from './contact-pictures.js';
 import { announcedGroupChange, groupUpdateChange } from './group-updates.js';
 import { ReceiptStanzas } from './receipt-stanzas.js';
 import { ReportedStatuses } from './reported-statuses.js';
@@ -54,6 +55,10 @@ export class EventRouter {
    * same window is that message again, not a second one.
    */
   private readonly liveFromHistory = new BoundedCache<true>({ max: 1_000, ttlMs: 60_000 });
+  /** New profile pictures' URLs, fetched outside the queue and reported through it. */
+  private readonly pictures = new ContactPictures((work) => this.enqueue('profile picture', work), (jid, imgUrl) => {
+    this.deps.emit({ type: 'contacts.upsert', contacts: [{ id: jid, imgUrl }] });
+  });
 
   constructor(private readonly deps: EventRouterDeps) {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
@@ -99,6 +104,7 @@ export class EventRouter {
    * cancels one: the router outlives sockets), then waits for every event to be handled.
    */
   async stop(): Promise<void> {
+    this.pictures.clear();
     await this.queue;
     this.undecrypted.flush();
     await this.queue;
@@ -262,12 +268,23 @@ export class EventRouter {
     if (jids.length > 0) this.deps.emit({ type: 'chats.upsert', chats: await this.deps.labels.chatLabels(jids) });
   }
 
-  /** Contacts go out under the person's number, the LID beside, like chats ({@link EventRouter.emitChats}). */
+  /**
+   * Contacts go out under the person's number, the LID beside, like chats ({@link EventRouter.emitChats}). A
+   * picture notification's sentinels are not URLs: a removed picture goes out as `imgUrl: null`, a changed one's
+   * URL is fetched ({@link ContactPictures}).
+   */
   private async emitContacts(socket: BaileysSocket, contacts: Parameters<typeof contactChange>[0][]): Promise<void> {
-    const changes = await Promise.all(contacts.map(contactChange).filter((c) => c !== undefined).map(async (change) => {
+    const changes: ContactChange[] = [];
+    for (const contact of contacts) {
+      const change = contactChange(contact);
+      if (!change) continue;
       const pn = await numberOf(socket, change.id);
-      return pn ? { ...change, id: pn, lid: change.id } : change;
-    }));
+      const named = pn ? { ...change, id: pn, lid: change.id } : change;
+      if (contact.imgUrl === PICTURE_CHANGED) this.pictures.changed(socket, named.id);
+      else if (named.imgUrl !== undefined) this.pictures.superseded(named.id);
+      // A change that says nothing but the id (a changed picture, whose URL comes later) is no event.
+      if (Object.keys(named).length > 1) changes.push(named);
+    }
     if (changes.length > 0) this.deps.emit({ type: 'contacts.upsert', contacts: changes } satisfies ChannelEventPayload);
   }
 

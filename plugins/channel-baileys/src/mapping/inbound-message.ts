@@ -1,9 +1,10 @@
-import type { InboundMessage, MessageRecord, Referral } from '@parley/core';
+import type { InboundContent, InboundMessage, MessageRecord, Referral } from '@parley/core';
 import {
   getContentType, isJidBroadcast, isJidGroup, isJidNewsletter, isJidStatusBroadcast, normalizeMessageContent, proto,
   type WAMessage,
 } from '@whiskeysockets/baileys';
 import { isLidJid, normalizeJid, userPart } from '../util/jids.js';
+import { mentionRenames, renameMentions } from '../util/mention-text.js';
 import { inboundContent, mentionsOf } from '@parley/whatsapp-proto';
 import { pnsOf, resolvePn, type InboundEnv } from './inbound-env.js';
 import { eventResponse, pollVote, type DecryptedAnswer } from './inbound-votes.js';
@@ -117,8 +118,11 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     provider: 'whatsapp',
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
   };
-  // A LID-addressed group's members mention each other by LID: the event names them by number where known (the record keeps WhatsApp's JIDs).
-  const mentions = await pnsOf(env, mentionsOf(record.message));
+  // A LID-addressed group's members mention each other by LID: the event names them by number where known, in
+  // `mentions` and as `@<number>` in the text (the record keeps WhatsApp's JIDs and text).
+  const mentioned = mentionsOf(record.message);
+  const mentions = await pnsOf(env, mentioned);
+  const renames = mentionRenames(mentioned ?? [], mentions ?? []);
   const message: InboundMessage = {
     id: key.id,
     chatJid,
@@ -129,7 +133,7 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     chatType: group ? 'group' : 'individual',
     ...(group ? { groupId: remote } : {}),
     ...(msg.pushName ? { pushName: msg.pushName } : {}),
-    content: unreadable || !type ? { type: 'unsupported', typeName: unreadable ?? 'unknown' } : answer?.content ?? inboundContent(content, type, recordId),
+    content: unreadable || !type ? { type: 'unsupported', typeName: unreadable ?? 'unknown' } : answer?.content ?? shownByNumber(inboundContent(content, type, recordId), renames),
     ...(context ? { context } : {}),
     ...(mentions ? { mentions } : {}),
     ...(referral ? { referral } : {}),
@@ -137,6 +141,14 @@ export async function mapInboundMessage(msg: WAMessage, env: InboundEnv): Promis
     record,
   };
   return { kind: 'message', message };
+}
+
+/** The text or caption of `content` with the mentions `renames` names (`@<LID user>` → `@<number>`) by number. */
+function shownByNumber(content: InboundContent, renames: ReadonlyMap<string, string>): InboundContent {
+  if (renames.size === 0) return content;
+  if (content.type === 'text') return { ...content, body: renameMentions(content.body, renames) };
+  if ('media' in content && content.media.caption) return { ...content, media: { ...content.media, caption: renameMentions(content.media.caption, renames) } };
+  return content;
 }
 
 /** A poll vote or event response, decrypted; undefined for other content (and for answers that do not decrypt: they stay unsupported). */

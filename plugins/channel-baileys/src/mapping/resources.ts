@@ -1,4 +1,4 @@
-import type { Chat, Community, Contact, Group, GroupParticipant, InviteInfo, JoinRequest, ParticipantResult, Product } from '@parley/core';
+import type { Chat, Community, Contact, ContactChange, Group, GroupParticipant, InviteInfo, JoinRequest, ParticipantResult, Product } from '@parley/core';
 import {
   isJidGroup, toNumber, type BinaryNode, type Chat as WAChat, type ChatUpdate, type Contact as WAContact, type GroupMetadata, type GroupParticipant as WAParticipant,
   type Product as WAProduct,
@@ -161,17 +161,27 @@ export function fullChat(chat: WAChat): Chat | undefined {
 }
 
 /**
+ * Baileys' `imgUrl` sentinels of a picture notification (`<notification type="picture">`, Socket/messages-recv.js):
+ * `changed` for `<set>` (a new picture, its URL not fetched), `removed` for `<delete>`. Neither is a URL.
+ */
+export const PICTURE_CHANGED = 'changed';
+const PICTURE_REMOVED = 'removed';
+
+/**
  * The contact fields a Baileys contact (or contact update) carries; none for a group, which Baileys also
  * reports through `contacts.update` when its picture changes (`<notification type="picture">` from the group).
+ * A removed picture is `imgUrl: null` (none); a changed one carries no `imgUrl` (its URL is fetched afterwards:
+ * events/contact-pictures.ts); only a URL is a URL.
  */
-export function contactChange(contact: Partial<WAContact>): (Partial<Contact> & { id: string }) | undefined {
+export function contactChange(contact: Partial<WAContact>): ContactChange | undefined {
   const id = preferPn(contact.id, contact.phoneNumber);
   if (!id || isJidGroup(id)) return undefined;
-  const change: Partial<Contact> & { id: string } = { id };
+  const change: ContactChange = { id };
   if (contact.name !== undefined) change.name = contact.name;
   const notify = contact.notify ?? contact.verifiedName;
   if (notify !== undefined) change.notify = notify;
-  if (typeof contact.imgUrl === 'string' && contact.imgUrl !== 'changed') change.imgUrl = contact.imgUrl;
+  if (contact.imgUrl === PICTURE_REMOVED) change.imgUrl = null;
+  else if (typeof contact.imgUrl === 'string' && contact.imgUrl !== PICTURE_CHANGED) change.imgUrl = contact.imgUrl;
   const lid = contact.lid ?? (contact.id?.endsWith('@lid') ? contact.id : undefined);
   if (lid && lid !== id) change.lid = lid;
   return change;
@@ -181,7 +191,8 @@ export function contactChange(contact: Partial<WAContact>): (Partial<Contact> & 
 export function fullContact(contact: WAContact): Contact | undefined {
   const change = contactChange(contact);
   if (!change) return undefined;
-  return { name: '', notify: '', ...change } as Contact;
+  const { imgUrl, ...fields } = change;
+  return { name: '', notify: '', ...fields, ...(imgUrl ? { imgUrl } : {}) } as Contact;
 }
 
 /** Spec 2.10 product of a Baileys catalog product. */

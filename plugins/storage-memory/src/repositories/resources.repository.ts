@@ -1,17 +1,19 @@
-import { mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest } from '@parley/core';
+import {
+  mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactChange, type ContactRepository, type ScanPage, type ScanRequest,
+} from '@parley/core';
 import { copyOf } from '../copy.js';
 import { byId, keysAfter, Partitions } from '../partitions.js';
 
 /** Chats and contacts: one map per instance, merged by the core merge of the repository contract. */
-class MemoryResourceRepository<T extends { id: string }> {
+class MemoryResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
   private readonly resources = new Partitions<T>();
 
   constructor(
-    private readonly merge: (current: T | null, patch: Partial<T> & { id: string }) => T,
+    private readonly merge: (current: T | null, patch: P) => T,
     private readonly order: (a: T, b: T) => number,
   ) {}
 
-  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+  async upsert(instance: string, resource: P): Promise<T> {
     const partition = this.resources.of(instance);
     const merged = copyOf(this.merge(partition.get(resource.id) ?? null, resource));
     partition.set(resource.id, merged);
@@ -50,7 +52,7 @@ export class MemoryChatRepository extends MemoryResourceRepository<Chat> impleme
 }
 
 /** Contacts, ordered by id. */
-export class MemoryContactRepository extends MemoryResourceRepository<Contact> implements ContactRepository {
+export class MemoryContactRepository extends MemoryResourceRepository<Contact, ContactChange> implements ContactRepository {
   constructor() {
     super(mergeContact, byId);
   }

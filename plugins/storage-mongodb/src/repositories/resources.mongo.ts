@@ -2,11 +2,11 @@ import type { Collection, Db, Sort } from 'mongodb';
 import { scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest } from '@parley/core';
 import type { MongoCollections } from '../mongo-collections.js';
 import { retryOnDuplicate, type MongoConnection } from '../mongo-connection.js';
-import { documentToResource, mergeUpsert, type PartitionedDocument } from '../mongo-mappings.js';
+import { documentToResource, mergeUpsert, type PartitionedDocument, type ResourceChange } from '../mongo-mappings.js';
 
 /**
  * Chats and contacts: one collection each, partitioned by `instance`, unique by id. An upsert is one
- * findOneAndUpdate: given fields are `$set`, defaults of the others `$setOnInsert`.
+ * findOneAndUpdate: given fields are `$set`, null ones `$unset`, defaults of the others `$setOnInsert`.
  */
 class MongoResourceRepository<T extends { id: string }> {
   constructor(
@@ -16,7 +16,7 @@ class MongoResourceRepository<T extends { id: string }> {
     private readonly order: Sort,
   ) {}
 
-  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+  async upsert(instance: string, resource: ResourceChange<T>): Promise<T> {
     const { filter, update } = mergeUpsert<T>(instance, resource, this.defaults(resource.id));
     const document = await this.connection.run(async (db) => {
       const collection = this.untyped(db);

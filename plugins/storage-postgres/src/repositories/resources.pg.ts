@@ -1,10 +1,11 @@
 import {
-  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest,
+  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactChange, type ContactRepository, type ScanPage,
+  type ScanRequest,
 } from '@parley/core';
 import type { PgDatabase } from '../pg-database.js';
 
 /** Where one kind of resource is stored. Table and column names are constants of this file, never input. */
-interface ResourceTable<T> {
+interface ResourceTable<T, P> {
   table: string;
   /** The jsonb column holding the document. */
   column: string;
@@ -13,23 +14,23 @@ interface ResourceTable<T> {
   /** `ORDER BY` of `list`. */
   order: string;
   /** The core merge of the repository contract, for a resource that does not exist yet. */
-  merge(current: T | null, patch: Partial<T> & { id: string }): T;
+  merge(current: T | null, patch: P): T;
 }
 
 /**
  * Chats and contacts: one row per (instance, id) holding the resource as jsonb. An upsert is one
  * statement: a new resource is the contract's merge over its defaults, an existing one gets the given
- * fields with jsonb's `||` (a shallow merge, as the core's), under the row lock of ON CONFLICT, so
- * concurrent upserts never lose fields.
+ * fields with jsonb's `||` (a shallow merge, as the core's; fields given as null, a contact's `imgUrl`,
+ * removed), under the row lock of ON CONFLICT, so concurrent upserts never lose fields.
  */
-class PgResourceRepository<T extends { id: string }> {
+class PgResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
   private readonly upsertSql: string;
 
-  constructor(private readonly db: PgDatabase, private readonly spec: ResourceTable<T>) {
+  constructor(private readonly db: PgDatabase, private readonly spec: ResourceTable<T, P>) {
     const { table, column, sortColumn } = spec;
     // $3 is the new resource (the contract's merge over the defaults), $4 the given fields alone: a stored
-    // resource gets only those, or the defaults would overwrite what it holds.
-    const merged = `${table}.${column} || $4::jsonb`;
+    // resource gets only those, or the defaults would overwrite what it holds; $5 the fields given as null, removed.
+    const merged = `(${table}.${column} || $4::jsonb) - $5::text[]`;
     const sort = sortColumn === undefined ? { column: '', value: '', update: '' } : {
       column: `, ${sortColumn}`,
       value: `, coalesce(($3::jsonb ->> '${sortColumn}')::double precision, 0)`,
@@ -39,8 +40,10 @@ class PgResourceRepository<T extends { id: string }> {
       ON CONFLICT (instance, id) DO UPDATE SET ${column} = ${merged}${sort.update} RETURNING ${column}::text AS doc`;
   }
 
-  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
-    const row = await this.db.writes.get<{ doc: string }>(this.upsertSql, [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource)]);
+  async upsert(instance: string, resource: P): Promise<T> {
+    const removed = Object.entries(resource).filter(([, value]) => value === null).map(([name]) => name);
+    const row = await this.db.writes.get<{ doc: string }>(this.upsertSql,
+      [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource), removed]);
     return decodeStored<T>(row!.doc);
   }
 
@@ -81,7 +84,7 @@ export class PgChatRepository extends PgResourceRepository<Chat> implements Chat
 }
 
 /** Contacts, ordered by id. */
-export class PgContactRepository extends PgResourceRepository<Contact> implements ContactRepository {
+export class PgContactRepository extends PgResourceRepository<Contact, ContactChange> implements ContactRepository {
   constructor(db: PgDatabase) {
     super(db, { table: 'contacts', column: 'contact', order: 'id', merge: mergeContact });
   }

@@ -6,8 +6,8 @@ import type { RedisConnection } from '../redis-connection.js';
 
 /**
  * Chats and contacts: one hash per instance, id → JSON. An upsert merges the given fields (undefined
- * ones ignored) into the stored document, or into the defaults when new, by compare-and-set
- * (starting from the text last read or written here, see {@link DocumentGuesses}).
+ * ones ignored, null ones removed: a contact's `imgUrl`) into the stored document, or into the defaults
+ * when new, by compare-and-set (starting from the text last read or written here, see {@link DocumentGuesses}).
  */
 class RedisResourceRepository<T extends { id: string }> {
   constructor(
@@ -18,13 +18,13 @@ class RedisResourceRepository<T extends { id: string }> {
     private readonly guesses: DocumentGuesses,
   ) {}
 
-  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+  async upsert(instance: string, resource: { [K in keyof T]?: T[K] | null } & { id: string }): Promise<T> {
     const given = definedFields(resource);
-    const stored = await this.connection.run((client) => updateHashDocument<T>(client, this.key(instance), resource.id, (current) => ({
-      ...(current ?? this.defaults(resource.id)),
-      ...given,
-      id: resource.id,
-    }), this.guesses));
+    const stored = await this.connection.run((client) => updateHashDocument<T>(client, this.key(instance), resource.id, (current) => {
+      const next: Record<string, unknown> = { ...(current ?? this.defaults(resource.id)), ...given, id: resource.id };
+      for (const [name, value] of Object.entries(given)) if (value === null) delete next[name];
+      return next as T;
+    }, this.guesses));
     return stored!;
   }
 

@@ -1,10 +1,11 @@
 import {
-  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactRepository, type ScanPage, type ScanRequest,
+  decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactChange, type ContactRepository, type ScanPage,
+  type ScanRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
 
 /** Where and how one kind of resource is stored. Table and column names are constants of this file, never input. */
-interface ResourceTable<T> {
+interface ResourceTable<T, P> {
   table: string;
   /** The column holding the JSON document. */
   column: string;
@@ -13,14 +14,14 @@ interface ResourceTable<T> {
   /** `ORDER BY` of `list`. */
   order: string;
   /** The core merge of the repository contract (given fields over the stored resource or the defaults). */
-  merge(current: T | null, patch: Partial<T> & { id: string }): T;
+  merge(current: T | null, patch: P): T;
 }
 
 /**
  * Chats and contacts: one row per (instance, id) holding the resource as JSON. An upsert reads,
  * merges and writes under the batch's write lock, so concurrent upserts never lose fields.
  */
-class SqliteResourceRepository<T extends { id: string }> {
+class SqliteResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
   private readonly insert: string;
   /**
    * Built once: the statement cache is keyed by the SQL text, and a text built per call is hashed and
@@ -29,14 +30,14 @@ class SqliteResourceRepository<T extends { id: string }> {
   private readonly select: string;
   private readonly scanSql: string;
 
-  constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T>) {
+  constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T, P>) {
     const columns = ['instance', 'id', ...Object.keys(spec.sortColumns), spec.column];
     this.insert = `INSERT OR REPLACE INTO ${spec.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
     this.select = `SELECT ${spec.column} FROM ${spec.table} WHERE instance = +? AND id = +?`;
     this.scanSql = `SELECT id, ${spec.column} FROM ${spec.table} WHERE instance = +? AND id > +? ORDER BY id LIMIT ?`;
   }
 
-  async upsert(instance: string, resource: Partial<T> & { id: string }): Promise<T> {
+  async upsert(instance: string, resource: P): Promise<T> {
     return this.db.locked(() => {
       const merged = this.spec.merge(this.read(instance, resource.id), resource);
       const text = encodeStored(merged);
@@ -85,7 +86,7 @@ export class SqliteChatRepository extends SqliteResourceRepository<Chat> impleme
 }
 
 /** Contacts, ordered by id. */
-export class SqliteContactRepository extends SqliteResourceRepository<Contact> implements ContactRepository {
+export class SqliteContactRepository extends SqliteResourceRepository<Contact, ContactChange> implements ContactRepository {
   constructor(db: SqliteDatabase) {
     super(db, { table: 'contacts', column: 'contact', sortColumns: {}, order: 'id', merge: mergeContact });
   }
