@@ -8,6 +8,14 @@ import { undeclaredImports, type Manifest } from './source-imports.js';
 const root = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const server = join(root, 'packages', 'server');
 
+/**
+ * Host machinery: what only the host process (the server, the webhook engine) runs. It lives in
+ * `@parley/host`, never in the contracts a plugin author imports.
+ */
+const HOST_MACHINERY = [
+  'ClaimPump', 'withBoundedRetry', 'fencedStorage', 'withMediaStore', 'composeStorage', 'guardedLookup', 'privateLiteralError', 'privateDir',
+];
+
 function tsFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
@@ -45,5 +53,12 @@ describe('channel-neutral kernel (issue #27)', () => {
       })
       .map((dir) => relative(root, dir));
     assert.deepEqual(users.sort(), ['packages/server', 'packages/webhooks']);
+  });
+
+  it('@parley/core exports no host machinery: @parley/host does', async () => {
+    const core = Object.keys(await import('@parley/core'));
+    const host = Object.keys(await import('@parley/host'));
+    assert.deepEqual(HOST_MACHINERY.filter((name) => core.includes(name)), []);
+    assert.deepEqual(HOST_MACHINERY.filter((name) => !host.includes(name)), []);
   });
 });

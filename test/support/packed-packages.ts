@@ -1,4 +1,3 @@
-import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -60,16 +59,11 @@ export function workspaceDirs(): string[] {
 }
 
 /**
- * The directories of the packages lerna versions and publishes: lerna.json's `packages` globs (one
- * `*` level, as the repository writes them), without private packages.
+ * The directories of the packages lerna publishes: the workspaces (lerna.json names no `packages`, so
+ * lerna versions every workspace, the private ones too), without private packages.
  */
 export function publishableDirs(): string[] {
-  const { packages } = JSON.parse(readFileSync(join(ROOT, 'lerna.json'), 'utf8')) as { packages: string[] };
-  return packages.flatMap((glob) => {
-    assert.match(glob, /^[\w-]+\/\*$/, `lerna.json packages entry ${glob} has the form <dir>/*`);
-    const parent = join(ROOT, glob.slice(0, -2));
-    return readdirSync(parent).map((name) => join(parent, name));
-  }).filter((dir) => existsSync(join(dir, 'package.json')) && !manifestOf(dir).private);
+  return workspaceDirs().filter((dir) => !manifestOf(dir).private);
 }
 
 /** The package.json of a workspace directory. */

@@ -1,5 +1,6 @@
 import { ConflictError, type CapabilityGaps, type ChannelAdapter, type ChannelCapabilities, type ChannelContext } from '@parley/core';
 import type { BotApi } from './bot-api.js';
+import type { DownloadLimits } from './file-download.js';
 import { eventsOf } from './inbound.js';
 import { TelegramMessaging } from './messaging.js';
 import type { TgUpdate } from './telegram-types.js';
@@ -24,8 +25,8 @@ export class TelegramAdapter implements ChannelAdapter {
   readonly capabilities: ChannelCapabilities;
   readonly capabilityGaps = GAPS;
 
-  constructor(private readonly context: ChannelContext, api: BotApi) {
-    this.capabilities = { messaging: new TelegramMessaging(api, () => this.token(), context.emit) };
+  constructor(private readonly context: ChannelContext, api: BotApi, limits: DownloadLimits) {
+    this.capabilities = { messaging: new TelegramMessaging(api, () => this.token(), context.emit, limits) };
   }
 
   /**

@@ -1,4 +1,4 @@
-import type { ChannelDriver, Clock } from '@parley/core';
+import { DEFAULT_MEDIA_LIMITS, type ChannelDriver, type Clock, type MediaLimits } from '@parley/core';
 import { TelegramAdapter } from './adapter.js';
 import { BotApi } from './bot-api.js';
 import { linkBot } from './link.js';
@@ -15,6 +15,8 @@ export interface TelegramDriverOptions {
    */
   publicUrl: () => string;
   clock?: Clock;
+  /** The host's limits of received media (`host.media`): downloads of received files keep to them. Default: core's `DEFAULT_MEDIA_LIMITS`. */
+  media?: MediaLimits;
 }
 
 /**
@@ -30,7 +32,7 @@ export function createTelegramDriver(options: TelegramDriverOptions): ChannelDri
     channel: 'telegram',
     role: 'social',
     addressing: { description: 'The Telegram chat id (an integer, negative for groups) or @channelusername.', phoneNumbers: false },
-    create: (context) => new TelegramAdapter(context, api),
+    create: (context) => new TelegramAdapter(context, api, options.media ?? DEFAULT_MEDIA_LIMITS),
     link: (input) => linkBot(api, options.publicUrl(), input, now()),
     routes: [webhookRoute()],
   };

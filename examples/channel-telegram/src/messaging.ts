@@ -1,8 +1,9 @@
 import {
-  CapabilityNotSupportedError, UpstreamError, ValidationError,
+  CapabilityNotSupportedError, ValidationError,
   type EventSink, type MediaBlob, type MediaInput, type MessageContent, type MessageRecord, type MessagingCapability, type PresenceRequest, type SendRequest,
 } from '@parley/core';
 import { sendError, type BotApi } from './bot-api.js';
+import { downloadFile, type DownloadLimits } from './file-download.js';
 import { messageIdOf, telegramMessageId, type TgFile, type TgMessage } from './telegram-types.js';
 
 /**
@@ -24,7 +25,9 @@ const CHAT_ACTIONS: Partial<Record<PresenceRequest['status'], string>> = { compo
  * already fetched them under its size and private-address rules.
  */
 export class TelegramMessaging implements MessagingCapability {
-  constructor(private readonly api: BotApi, private readonly token: () => Promise<string>, private readonly emit: EventSink) {}
+  constructor(
+    private readonly api: BotApi, private readonly token: () => Promise<string>, private readonly emit: EventSink, private readonly limits: DownloadLimits,
+  ) {}
 
   supports(type: SendRequest['content']['type']): boolean {
     return type in METHODS;
@@ -69,7 +72,7 @@ export class TelegramMessaging implements MessagingCapability {
     }
   }
 
-  /** A received file, through `getFile` and the file URL it answers (files up to 20 MB). */
+  /** A received file, through `getFile` and the file URL it answers (files up to 20 MB), within the host's limits of received media. */
   async downloadMedia(record: MessageRecord): Promise<MediaBlob | null> {
     const member = Object.values(record.message)[0] as { fileId?: unknown; mimetype?: unknown; fileName?: unknown } | undefined;
     if (!member || typeof member.fileId !== 'string') return null;
@@ -78,10 +81,8 @@ export class TelegramMessaging implements MessagingCapability {
       throw sendError(err);
     });
     if (!file.file_path) return null;
-    const response = await fetch(this.api.fileUrl(token, file.file_path));
-    if (!response.ok) throw new UpstreamError(`Telegram file download answered HTTP ${response.status}`, { retryable: response.status >= 500, upstreamCode: response.status });
     return {
-      data: Buffer.from(await response.arrayBuffer()),
+      data: await downloadFile(this.api.fileUrl(token, file.file_path), file.file_size, this.limits),
       mimetype: typeof member.mimetype === 'string' ? member.mimetype : 'application/octet-stream',
       ...(typeof member.fileName === 'string' ? { fileName: member.fileName } : {}),
     };

@@ -21,6 +21,6 @@ export default definePlugin<TelegramPluginOptions>({
     },
   },
   register({ channels, options, host, clock }) {
-    channels.add(createTelegramDriver({ ...options, publicUrl: () => host.publicUrl, clock }));
+    channels.add(createTelegramDriver({ ...options, publicUrl: () => host.publicUrl, clock, ...(host.media ? { media: host.media } : {}) }));
   },
 });

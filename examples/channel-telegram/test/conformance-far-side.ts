@@ -40,6 +40,11 @@ export function telegramFarSide(options: { mock: MockBotApi; botId: number; secr
         mock.addChat(peer.id);
       },
       async deliverInbound(request: InboundRequest) {
+        const { attachment } = request;
+        if (attachment) {
+          const { declaredBytes, stalls } = attachment;
+          mock.addFile(`F${request.id}`, Buffer.alloc(attachment.bytes, 1), { ...(declaredBytes !== undefined ? { declaredSize: declaredBytes } : {}), ...(stalls ? { stalls } : {}) });
+        }
         const message = { message_id: ++messageId, from: { is_bot: false, ...peer }, chat: { id: peer.id, type: 'private' as const }, date: Math.floor(Date.now() / 1000), ...contentOf(request) };
         const update: TgUpdate = { update_id: ++updateId, message };
         const answer = await host.route('post', '/webhook/:botId', {

@@ -28,15 +28,16 @@ describeChannelConformance('telegram', {
     inbound: ['text', 'image', 'audio', 'video', 'document', 'location'],
     peer: { to: String(PEER.id), chatJid: String(PEER.id) },
     echoesSends: false,
+    receivedMedia: { kind: 'document' },
   },
-  async start() {
+  async start(options) {
     const api = await botApi();
     const storage = new MemoryStorage();
     await storage.init();
     const token = api.addBot(BOT_ID, 'conformance_bot');
     const link: SocialLink = { channel: 'telegram', accountId: String(BOT_ID), accessToken: token, appSecret: SECRET, verifyToken: 'unused', linkedAt: 1_700_000_000_000 };
     return {
-      driver: createTelegramDriver({ apiBaseUrl: api.url, timeoutMs: 5_000, publicUrl: () => 'http://127.0.0.1:1' }),
+      driver: createTelegramDriver({ apiBaseUrl: api.url, timeoutMs: 5_000, publicUrl: () => 'http://127.0.0.1:1', ...(options?.media ? { media: options.media } : {}) }),
       storage,
       instance: instance(link),
       farSide: telegramFarSide({ mock: api, botId: BOT_ID, secret: SECRET, peer: PEER }),

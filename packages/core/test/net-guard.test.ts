@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
-import type { LookupAddress } from 'node:dns';
 import { describe, it } from 'node:test';
-import { assertUrlAllowed, guardedLookup, isPrivateAddress, isPublicAddress, ValidationError } from '../src/index.js';
+import { assertUrlAllowed, isPrivateAddress, isPublicAddress, ValidationError } from '../src/index.js';
 
 describe('isPrivateAddress', () => {
   it('flags loopback, private, link-local, CGNAT, multicast, reserved and documentation IPv4 ranges', () => {
@@ -108,26 +107,5 @@ describe('assertUrlAllowed', () => {
     ]) {
       await rejects(raw, { field: 'body.url', allowPrivate: false }, 'body.url points to a private network host (set PARLEY_ALLOW_PRIVATE_URLS=1 to allow private network URLs)');
     }
-  });
-});
-
-describe('guardedLookup', () => {
-  function lookup(allowPrivate: boolean, host: string, options: object): Promise<{ err: NodeJS.ErrnoException | null; address: string | LookupAddress[]; family?: number }> {
-    return new Promise((resolve) => guardedLookup(allowPrivate)(host, options as never, (err, address, family) => resolve({ err, address, family })));
-  }
-
-  it('refuses a host resolving to a private address at connect time (EPRIVATEADDR)', async () => {
-    const { err } = await lookup(false, 'localhost', {});
-    assert.equal(err?.code, 'EPRIVATEADDR');
-    assert.match(err!.message, /^localhost resolves to a private address \((127\.0\.0\.1|::1)\)$/);
-  });
-
-  it('answers the address when private addresses are allowed, in single and all forms', async () => {
-    const one = await lookup(true, 'localhost', { family: 4 });
-    assert.equal(one.err, null);
-    assert.equal(one.address, '127.0.0.1');
-    assert.equal(one.family, 4);
-    const all = await lookup(true, 'localhost', { family: 4, all: true });
-    assert.deepEqual(all.address, [{ address: '127.0.0.1', family: 4 }]);
   });
 });

@@ -1,6 +1,6 @@
 import type {
   CapabilityName, ChannelAdapter, ChannelDriver, ChannelEventPayload, DeliveryStatus, DriverResponse, InboundContent, InstanceRecord,
-  MessageRecord, OutgoingType, Storage,
+  MediaLimits, MessageRecord, OutgoingType, Storage,
 } from '@parley/core';
 
 /** Inbound content types the suite can ask a far side to send. */
@@ -37,6 +37,23 @@ export interface ChannelConformanceDeclaration {
    * linked devices see them; false when it must not.
    */
   echoesSends: boolean;
+  /**
+   * The channel downloads the attachments of received messages (`messaging.downloadMedia`) within the
+   * host's limits of received media it is built with (docs/plugins.md, "Received media limits"): the
+   * suite starts runs with small limits (`start({ media })`) and has the far side deliver `kind` with
+   * attachments larger than declared, declared too large, and stalling. Absent: not checked here.
+   */
+  receivedMedia?: { kind: ConformanceInboundKind };
+}
+
+/** The attachment of a received message the suite asks for (see {@link ChannelConformanceDeclaration.receivedMedia}). */
+export interface InboundAttachment {
+  /** Bytes the network serves. */
+  bytes: number;
+  /** The size the message (or the network's file lookup) declares, when it is not `bytes`. */
+  declaredBytes?: number;
+  /** The network sends the headers and the first byte, then nothing more. */
+  stalls?: boolean;
 }
 
 /** One inbound message the suite asks the far side to send to the instance. */
@@ -46,6 +63,8 @@ export interface InboundRequest {
   text: string;
   /** A fresh message id the far side may use when it chooses ids (Meta's `mid`, WhatsApp's key id). */
   id: string;
+  /** Only for channels declaring `receivedMedia`: the attachment the network serves for this message. */
+  attachment?: InboundAttachment;
 }
 
 /**
@@ -120,8 +139,11 @@ export interface ChannelConformanceRun {
 /** How a channel plugs into {@link describeChannelConformance}. */
 export interface ChannelConformanceHarness {
   declares: ChannelConformanceDeclaration;
-  /** A new, isolated run for one test (fresh storage, driver and far side). */
-  start(): Promise<ChannelConformanceRun>;
+  /**
+   * A new, isolated run for one test (fresh storage, driver and far side). `media`: the host's limits
+   * of received media to build the driver with (given by the checks of `receivedMedia`; the defaults otherwise).
+   */
+  start(options?: { media?: MediaLimits }): Promise<ChannelConformanceRun>;
   /** Runs once after the suite (mock servers, temporary directories). */
   cleanup?(): Promise<void>;
 }

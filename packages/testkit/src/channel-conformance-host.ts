@@ -1,6 +1,6 @@
 import {
   LinkedAccountIndex, NotFoundError, restStatusOf, ingestInto,
-  type ChannelAdapter, type ChannelContext, type ChannelEventPayload, type Logger, type MessageRecord,
+  type ChannelAdapter, type ChannelContext, type ChannelEventPayload, type Logger, type MediaLimits, type MessageRecord,
 } from '@parley/core';
 import type { ChannelConformanceHarness, ChannelFarSide, ConformanceHost, RouteCall } from './channel-conformance-harness.js';
 
@@ -27,8 +27,8 @@ export interface ConformanceRun {
  * `emit` records each payload and projects messages and statuses onto storage as the server's store
  * projector does (so stored statuses can be checked), and builds the far side.
  */
-export async function startRun(harness: ChannelConformanceHarness): Promise<ConformanceRun> {
-  const { driver, storage, instance, farSide: buildFarSide } = await harness.start();
+export async function startRun(harness: ChannelConformanceHarness, options?: { media?: MediaLimits }): Promise<ConformanceRun> {
+  const { driver, storage, instance, farSide: buildFarSide } = await harness.start(options);
   await storage.instances.create(instance);
   const index = new LinkedAccountIndex(storage.state, storage.instances);
   for (const link of Object.values(instance.links)) if (link) await index.add(instance.id, link);

@@ -6,11 +6,12 @@ import {
 } from './channel-conformance-checks.js';
 import { exampleContent, SEND_TYPES } from './channel-conformance-examples.js';
 import type { ChannelConformanceHarness } from './channel-conformance-harness.js';
+import { describeReceivedMediaChecks } from './channel-conformance-media.js';
 import { startRun, type ConformanceRun } from './channel-conformance-host.js';
 
 export type {
   ChannelConformanceDeclaration, ChannelConformanceHarness, ChannelConformanceRun, ChannelFarSide, ConformanceHost, ConformanceInboundKind,
-  InboundRequest, RouteCall,
+  InboundAttachment, InboundRequest, RouteCall,
 } from './channel-conformance-harness.js';
 
 /** Lets queued network work (loopback answers, in-process deliveries) run. */
@@ -38,7 +39,9 @@ async function drain(run: ConformanceRun): Promise<void> {
  * - each declared inbound kind arrives as one `message` event of that content type, whose record
  *   is the inbound message's;
  * - a new adapter over the same storage (a server restart) keeps the session (no new QR), the
- *   stored records, and the state that maps later statuses onto messages sent before the restart.
+ *   stored records, and the state that maps later statuses onto messages sent before the restart;
+ * - channels declaring `receivedMedia`: received attachments download within the host's media limits
+ *   the driver is built with, and past them fail with `MediaTooLargeError` / `MediaDownloadTimeoutError`.
  *
  * The suite plays the server: it stores each sent record and projects `message` and
  * `message.status` events onto storage as the server's store projector does, so stored statuses can be checked.
@@ -172,6 +175,7 @@ export function describeChannelConformance(label: string, harness: ChannelConfor
         }));
       }
     });
+    describeReceivedMediaChecks(harness, text);
 
     it('a new adapter over the same storage keeps the session, the records and the message state', () => withRun(async (run) => {
       await connectChecked(run, declares);

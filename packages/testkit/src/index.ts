@@ -1,7 +1,8 @@
 export {
   describeChannelConformance, type ChannelConformanceDeclaration, type ChannelConformanceHarness, type ChannelConformanceRun, type ChannelFarSide,
-  type ConformanceHost, type ConformanceInboundKind, type InboundRequest, type RouteCall,
+  type ConformanceHost, type ConformanceInboundKind, type InboundAttachment, type InboundRequest, type RouteCall,
 } from './channel-conformance.js';
+export { CONFORMANCE_MEDIA_LIMITS } from './channel-conformance-media.js';
 export {
   describeOutboxConformance, describeRecordStoreConformance, describeStorageConformance, type OutboxHarness, type RecordStoreHarness, type StorageHarness,
   type StoreHarness,

@@ -1,5 +1,5 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
-import { guardedLookup, privateLiteralError } from '@parley/core';
+import { guardedLookup, privateLiteralError } from '@parley/host';
 
 /** An HTTP answer to one attempt. */
 export interface HttpAnswer {

@@ -31,6 +31,14 @@ interface Bot {
 
 const UPLOAD_FIELDS = { sendPhoto: 'photo', sendDocument: 'document', sendVideo: 'video', sendAudio: 'audio', sendVoice: 'voice' } as const;
 
+/** A file the mock serves. */
+interface MockFile {
+  path: string;
+  data: Buffer;
+  declaredSize?: number;
+  stalls?: boolean;
+}
+
 /**
  * A local Telegram Bot API that behaves as core.telegram.org/bots/api documents it, for the methods
  * this channel uses: every answer is `{ ok, result }` or `{ ok: false, error_code, description }`
@@ -42,7 +50,7 @@ export class MockBotApi {
   readonly calls: BotApiCall[] = [];
   private readonly bots = new Map<string, Bot>();
   private readonly chats = new Set<number>();
-  private readonly files = new Map<string, { path: string; data: Buffer }>();
+  private readonly files = new Map<string, MockFile>();
   private rateLimited?: { method: string; retryAfter: number };
 
   private constructor(private readonly server: ReturnType<typeof createServer>, readonly url: string) {}
@@ -104,9 +112,13 @@ export class MockBotApi {
     return { status: res.status, body: text ? JSON.parse(text) : undefined };
   }
 
-  /** Stores a file `getFile` can answer and the file URL serves. */
-  addFile(fileId: string, data: Buffer): void {
-    this.files.set(fileId, { path: `documents/file_${this.files.size}`, data });
+  /**
+   * Stores a file `getFile` can answer and the file URL serves. `declaredSize`: the `file_size`
+   * `getFile` answers instead of the real one (a network that lies); `stalls`: the file URL sends its
+   * headers and first byte, then nothing more (a host gone silent).
+   */
+  addFile(fileId: string, data: Buffer, options: Pick<MockFile, 'declaredSize' | 'stalls'> = {}): void {
+    this.files.set(fileId, { path: `documents/file_${this.files.size}`, data, ...options });
   }
 
   reset(): void {
@@ -130,7 +142,9 @@ export class MockBotApi {
     if (file) {
       const found = [...this.files.values()].find((f) => f.path === file[2]);
       if (!this.bot(file[1]!) || !found) return answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
-      res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(found.data);
+      res.writeHead(200, { 'content-type': 'application/octet-stream' });
+      if (found.stalls) res.write(found.data.subarray(0, 1));
+      else res.end(found.data);
       return;
     }
     const route = /^\/bot([^/]+)\/(\w+)$/.exec(req.url ?? '');
@@ -161,7 +175,7 @@ export class MockBotApi {
         return { value: true };
       case 'getFile': {
         const found = this.files.get(String(p.file_id));
-        return found ? { value: { file_id: p.file_id, file_unique_id: `u${p.file_id}`, file_size: found.data.length, file_path: found.path } } : { code: 400, error: 'Bad Request: invalid file_id' };
+        return found ? { value: { file_id: p.file_id, file_unique_id: `u${p.file_id}`, file_size: found.declaredSize ?? found.data.length, file_path: found.path } } : { code: 400, error: 'Bad Request: invalid file_id' };
       }
       case 'sendChatAction':
         return this.chats.has(Number(p.chat_id)) ? { value: true } : { code: 400, error: 'Bad Request: chat not found' };

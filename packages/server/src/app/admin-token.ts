@@ -1,7 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { newSecret, privateDir, privateExistingFile, PRIVATE_FILE_MODE, silentLogger, UnauthorizedError, type Logger } from '@parley/core';
+import { privateDir } from '@parley/host';
+import { newSecret, privateExistingFile, PRIVATE_FILE_MODE, silentLogger, UnauthorizedError, type Logger } from '@parley/core';
 
 /** SHA-256 of the token of an `Authorization: Bearer <token>` header (undefined without one): compared in constant time. */
 export function bearerDigest(header: string | undefined): Buffer | undefined {
