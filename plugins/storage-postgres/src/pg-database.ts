@@ -4,6 +4,7 @@ import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { isTransient } from './pg-errors.js';
 import { prepared, queryable, type Queryable, type Row } from './queryable.js';
+import { WriteBehind } from './write-behind.js';
 
 export type { Queryable, Row } from './queryable.js';
 
@@ -55,6 +56,11 @@ export class PgDatabase implements Queryable {
   /** The WAL barrier in flight, which every commit before its start awaits too. */
   private barrier: Promise<void> | undefined;
   private readonly group: GroupCommit;
+  private readonly discardListeners = new Set<() => void>();
+  /** Writes whose callers do not wait for them (see {@link writeBehind}). */
+  private readonly behind = new WriteBehind(() => {
+    for (const listener of this.discardListeners) listener();
+  });
   /**
    * Writes that need not be durable on their own (projections, event-log rows, plugins' state): each
    * runs in the group commit's transaction of its turn and resolves before that commits ({@link flush}
@@ -95,9 +101,27 @@ export class PgDatabase implements Queryable {
     };
   }
 
-  /** Registers `listener`, told whenever a group commit whose writes had run is discarded instead of committed. */
+  /**
+   * Registers `listener`, told whenever writes that had been accepted are lost: a group commit whose
+   * writes had run discarded instead of committed, or a {@link writeBehind} that failed.
+   */
   onDiscard(listener: () => void): void {
     this.group.onDiscard(listener);
+    this.discardListeners.add(listener);
+  }
+
+  /**
+   * Starts a write through {@link writes} without waiting for it (an idempotent write nothing reads in the
+   * same step: event-log appends, see {@link WriteBehind}). {@link flush} waits for it and rejects when it
+   * failed (the {@link onDiscard} listeners are told first); {@link writtenBehind} waits for it either way.
+   */
+  writeBehind(sql: string, params: unknown[]): void {
+    this.behind.start(() => this.writes.run(sql, params));
+  }
+
+  /** Resolves once every {@link writeBehind} started before the call is over (a read that must see them awaits this first). */
+  writtenBehind(): Promise<void> {
+    return this.behind.idle();
   }
 
   /** Resolves when the {@link writes} queued before the call are committed (not necessarily flushed to disk: see {@link flush}). */
@@ -220,9 +244,10 @@ export class PgDatabase implements Queryable {
    * `synchronous_commit` on it returns once the WAL is on disk up to its commit — which covers every
    * earlier commit of every session (the WAL is one sequence). Concurrent barriers share one flush.
    * (A transaction that writes no WAL record commits without a flush, whatever `synchronous_commit` says.)
+   * The {@link writeBehind} writes started before the call are awaited first.
    */
   flush(): Promise<void> {
-    return this.group.flush().then(() => this.walFlush());
+    return this.behind.settled().then(() => this.group.flush()).then(() => this.walFlush());
   }
 
   private walFlush(): Promise<void> {

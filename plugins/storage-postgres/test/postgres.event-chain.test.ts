@@ -1,0 +1,109 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import pg from 'pg';
+import { MESSAGE_STATUS_RANK, setStatuses, statusAdvances, type MessageRecord, type MessageStatus } from '@parley/core';
+import { PostgresStorage } from '../src/index.js';
+import { collapseStatuses } from '../src/repositories/messages.pg.js';
+import { createTestDatabase, postgresUrlOrSkip, type TestDatabase } from './pg-env.js';
+
+const STATUSES = Object.keys(MESSAGE_STATUS_RANK) as MessageStatus[];
+
+/** Every sequence of up to `length` statuses. */
+function sequences(length: number): MessageStatus[][] {
+  if (length === 0) return [[]];
+  const shorter = sequences(length - 1);
+  return [...shorter, ...shorter.filter((s) => s.length === length - 1).flatMap((s) => STATUSES.map((status) => [...s, status]))];
+}
+
+describe('@parley/storage-postgres collapseStatuses', () => {
+  it('gives, from every stored status, what applying each status in order as setStatus does gives', () => {
+    for (const sequence of sequences(4).filter((s) => s.length > 0)) {
+      const { status, force } = collapseStatuses(sequence);
+      for (const stored of STATUSES) {
+        const oneByOne = sequence.reduce((current, next) => (statusAdvances(current, next) ? next : current), stored);
+        const collapsed = force || statusAdvances(stored, status) ? status : stored;
+        assert.equal(collapsed, oneByOne, `${stored} then ${sequence.join(', ')}`);
+      }
+    }
+  });
+});
+
+function message(id: string): MessageRecord {
+  return { key: { remoteJid: '5511988887777@s.whatsapp.net', fromMe: true, id }, message: { conversation: id }, messageTimestamp: '1700000000', status: 'PENDING' };
+}
+
+/**
+ * What the server does on an instance's event chain, in fewer round trips: the statements a run of
+ * receipts costs, and event-log appends that do not hold the chain (the chain handles an instance's
+ * events one run after another, so each round trip there bounds the instance's send rate).
+ */
+describe('@parley/storage-postgres on the event chain', () => {
+  const serverUrl = postgresUrlOrSkip('postgres storage: statements on the event chain');
+  if (!serverUrl) return;
+  let database: TestDatabase;
+  let admin: pg.Client;
+  let storage: PostgresStorage;
+  const discards: number[] = [];
+
+  before(async () => {
+    database = await createTestDatabase(serverUrl, 'chain');
+    admin = new pg.Client({ connectionString: database.url });
+    await admin.connect();
+    storage = new PostgresStorage({ url: database.url, schema: 'chain', poolSize: 4, commandTimeoutMs: 3_000 });
+    await storage.init();
+    storage.onDiscard(() => discards.push(Date.now()));
+  });
+  after(async () => {
+    await storage.close();
+    await admin.end();
+    await database.drop();
+  });
+
+  it('applies a run of receipts in one statement', async () => {
+    await storage.messages.upsert('ins_s', message('r1'));
+    await storage.messages.upsert('ins_s', message('r2'));
+    const pool = (storage as unknown as { db: { pool: pg.Pool } }).db.pool;
+    let statements = 0;
+    const count = () => void statements++;
+    pool.on('acquire', count);
+    try {
+      const found = await setStatuses(storage.messages, 'ins_s', [
+        { id: 'r1', status: 'SERVER_ACK' }, { id: 'r2', status: 'SERVER_ACK' }, { id: 'r1', status: 'DELIVERY_ACK' }, { id: 'gone', status: 'READ' },
+      ]);
+      assert.deepEqual(found, [true, true, true, false]);
+    } finally {
+      pool.off('acquire', count);
+    }
+    assert.equal(statements, 1, 'one connection checkout: one statement for the whole run');
+    assert.equal((await storage.messages.get('ins_s', 'r1'))?.status, 'DELIVERY_ACK');
+    assert.equal((await storage.messages.get('ins_s', 'r2'))?.status, 'SERVER_ACK');
+  });
+
+  it('answers an event-log append without waiting for its statement; flush waits for it, and reads see it', async () => {
+    const entry = { id: '01JCHAIN000000000000000001', instance: 'ins_l', type: 'message', at: 1, event: '{"n":1}' };
+    // Another transaction holds the entry's key: the append's INSERT waits for it on the server.
+    await admin.query('BEGIN');
+    await admin.query("INSERT INTO chain.events (id, instance, type, at, event) VALUES ($1, 'ins_l', 'message', 1, '{\"n\":0}')", [entry.id]);
+    let appended = false;
+    let flushed = false;
+    const append = storage.events.append([entry]).then(() => (appended = true));
+    const flush = append.then(() => storage.flush()).then(() => (flushed = true));
+    const read = storage.events.read({ instance: 'ins_l', limit: 10 });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(appended, true, 'the append answered while its statement waits on the server');
+    assert.equal(flushed, false, 'flush waits for the statement');
+    await admin.query('ROLLBACK');
+    await flush;
+    assert.deepEqual((await read).map((e) => e.id), [entry.id], 'a read started after the append sees it');
+    assert.equal((await admin.query('SELECT event FROM chain.events WHERE id = $1', [entry.id])).rows[0]?.event, '{"n":1}');
+  });
+
+  it('tells the discard listeners and fails the flush when an append behind fails, then flushes again', async () => {
+    const before = discards.length;
+    // PostgreSQL refuses the entry (its time is not an integer); the append has answered already.
+    await storage.events.append([{ id: '01JCHAIN000000000000000002', instance: 'ins_l', type: 'message', at: 1.5 as number, event: '{}' }]);
+    await assert.rejects(storage.flush());
+    assert.equal(discards.length, before + 1, 'told once, before the flush rejected');
+    await storage.flush();
+  });
+});
