@@ -4,7 +4,7 @@ import pg from 'pg';
 import { MESSAGE_STATUS_RANK, setStatuses, statusAdvances, type MessageRecord, type MessageStatus } from '@parley/core';
 import { PostgresStorage } from '../src/index.js';
 import { collapseStatuses } from '../src/repositories/messages.pg.js';
-import { createTestDatabase, postgresUrlOrSkip, type TestDatabase } from './pg-env.js';
+import { openTestStorage, postgresUrlOrSkip, type StorageUnderTest } from './pg-env.js';
 
 const STATUSES = Object.keys(MESSAGE_STATUS_RANK) as MessageStatus[];
 
@@ -40,39 +40,31 @@ function message(id: string): MessageRecord {
 describe('@parley/storage-postgres on the event chain', () => {
   const serverUrl = postgresUrlOrSkip('postgres storage: statements on the event chain');
   if (!serverUrl) return;
-  let database: TestDatabase;
+  let t: StorageUnderTest;
   let admin: pg.Client;
   let storage: PostgresStorage;
-  const discards: number[] = [];
+  let discards: number[];
 
   before(async () => {
-    database = await createTestDatabase(serverUrl, 'chain');
-    admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    storage = new PostgresStorage({ url: database.url, schema: 'chain', poolSize: 4, commandTimeoutMs: 3_000 });
-    await storage.init();
-    storage.onDiscard(() => discards.push(Date.now()));
+    t = await openTestStorage(serverUrl, 'chain', { schema: 'chain' });
+    ({ storage, admin, discards } = t);
   });
-  after(async () => {
-    await storage.close();
-    await admin.end();
-    await database.drop();
-  });
+  after(() => t.close());
 
   it('applies a run of receipts in one statement', async () => {
     await storage.messages.upsert('ins_s', message('r1'));
     await storage.messages.upsert('ins_s', message('r2'));
-    const pool = (storage as unknown as { db: { pool: pg.Pool } }).db.pool;
+    const { pool, relaxed } = (storage as unknown as { db: { pool: pg.Pool; relaxed: pg.Pool } }).db;
     let statements = 0;
     const count = () => void statements++;
-    pool.on('acquire', count);
+    for (const each of [pool, relaxed]) each.on('acquire', count);
     try {
       const found = await setStatuses(storage.messages, 'ins_s', [
         { id: 'r1', status: 'SERVER_ACK' }, { id: 'r2', status: 'SERVER_ACK' }, { id: 'r1', status: 'DELIVERY_ACK' }, { id: 'gone', status: 'READ' },
       ]);
       assert.deepEqual(found, [true, true, true, false]);
     } finally {
-      pool.off('acquire', count);
+      for (const each of [pool, relaxed]) each.off('acquire', count);
     }
     assert.equal(statements, 1, 'one connection checkout: one statement for the whole run');
     assert.equal((await storage.messages.get('ins_s', 'r1'))?.status, 'DELIVERY_ACK');
@@ -96,6 +88,24 @@ describe('@parley/storage-postgres on the event chain', () => {
     await flush;
     assert.deepEqual((await read).map((e) => e.id), [entry.id], 'a read started after the append sees it');
     assert.equal((await admin.query('SELECT event FROM chain.events WHERE id = $1', [entry.id])).rows[0]?.event, '{"n":1}');
+  });
+
+  it('commits the writes the server flushes without a disk flush each, on sessions of their own within poolSize; flush puts them on disk', async () => {
+    const relaxed = (storage as unknown as { db: { relaxed: pg.Pool } }).db.relaxed;
+    assert.equal((await relaxed.query('SHOW synchronous_commit')).rows[0]?.synchronous_commit, 'off');
+    const ids = Array.from({ length: 20 }, (_, i) => `w${i}`);
+    await Promise.all([
+      ...ids.map((id) => storage.messages.upsert('ins_w', message(id))),
+      ...ids.map((id) => storage.messages.get('ins_w', id)),
+      ...ids.map((id) => storage.outbound.count(`ins_${id}`)),
+    ]);
+    // Visible to every session once the write resolved, flushed or not.
+    assert.equal((await admin.query("SELECT count(*)::int AS n FROM chain.messages WHERE instance = 'ins_w'")).rows[0]?.n, 20);
+    const written = (await admin.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn as string;
+    await storage.flush();
+    assert.equal((await admin.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS done', [written])).rows[0]?.done, true);
+    const sessions = (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'parley:chain'")).rows[0]?.n as number;
+    assert.ok(sessions <= 4, `${sessions} connections for a poolSize of 4`);
   });
 
   it('tells the discard listeners and fails the flush when an append behind fails, then flushes again', async () => {

@@ -15,7 +15,7 @@ export class PgEventLog implements EventLog {
 
   async append(entries: LoggedEvent[]): Promise<void> {
     if (entries.length === 0) return;
-    this.db.writeBehind(
+    this.db.writeBehind(entries.map((e) => e.id),
       `INSERT INTO events (id, instance, type, at, event)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
       [entries.map((e) => e.id), entries.map((e) => e.instance), entries.map((e) => e.type), entries.map((e) => e.at), entries.map((e) => e.event)],
