@@ -108,6 +108,40 @@ describe('@parley/storage-postgres on the event chain', () => {
     assert.ok(sessions <= 4, `${sessions} connections for a poolSize of 4`);
   });
 
+  it('completes a send in one statement, and an enqueue is on disk once flush resolves', async () => {
+    const { pool } = (storage as unknown as { db: { pool: pg.Pool } }).db;
+    assert.equal(await storage.outbound.enqueue({ id: 'c1', instance: 'ins_c', lane: 'sandbox:1', dueAt: 1, createdAt: 1, payload: '{}' }, 10), 'queued');
+    assert.equal(await storage.outbound.enqueue({ id: 'c2', instance: 'ins_c', lane: 'sandbox:1', dueAt: 1, createdAt: 1, payload: '{}' }, 10), 'queued');
+    const written = (await admin.query('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]!.lsn as string;
+    await storage.flush();
+    assert.equal((await admin.query('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS done', [written])).rows[0]?.done, true);
+    // Every statement a checked-out connection runs during the completion.
+    const statements: string[] = [];
+    const watch = (client: pg.PoolClient) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        const config = args[0] as string | { text: string };
+        statements.push(typeof config === 'string' ? config : config.text);
+        return query(...args);
+      };
+    };
+    pool.on('acquire', watch);
+    try {
+      await storage.outbound.complete('ins_c', 'c1');
+    } finally {
+      pool.off('acquire', watch);
+    }
+    assert.equal(statements.length, 1, statements.join('\n'));
+    assert.equal(await storage.outbound.get('ins_c', 'c1'), null);
+    assert.equal(await storage.outbound.count('ins_c'), 1);
+    const [next] = await storage.outbound.claim({ now: 2, limit: 10, leaseMs: 1_000 });
+    assert.equal(next?.id, 'c2', 'the lane moved on to the next entry');
+    await storage.outbound.complete('ins_c', 'c2');
+    assert.equal((await admin.query("SELECT count(*)::int AS n FROM chain.outbound_lanes WHERE instance = 'ins_c'")).rows[0]?.n, 0, 'an empty lane is dropped');
+    await storage.outbound.complete('ins_c', 'unknown');
+    assert.equal(await storage.outbound.count('ins_c'), 0);
+  });
+
   it('tells the discard listeners and fails the flush when an append behind fails, then flushes again', async () => {
     const before = discards.length;
     // PostgreSQL refuses the entry (its time is not an integer); the append has answered already.
