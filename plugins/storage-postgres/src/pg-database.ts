@@ -59,6 +59,8 @@ export class PgDatabase implements Queryable {
   private unflushed = false;
   /** The WAL barrier in flight, which every commit before its start awaits too. */
   private barrier: Promise<void> | undefined;
+  /** The barrier that starts once {@link barrier} ends, shared by the flushes called meanwhile. */
+  private nextBarrier: Promise<void> | undefined;
   private readonly group: GroupCommit;
   private readonly discardListeners = new Set<() => void>();
   /** Writes whose callers do not wait for them (see {@link writeBehind}). */
@@ -304,6 +306,20 @@ export class PgDatabase implements Queryable {
 
   private walFlush(): Promise<void> {
     if (this.options.synchronousCommit === 'on' && !this.unflushed) return this.barrier ?? Promise.resolve();
+    // One barrier at a time: the one in flight covers only the commits before its start, so the callers
+    // that come meanwhile share the next one, started when it ends (PostgreSQL's own group commit shares
+    // a disk flush the same way), instead of a statement and a flush each.
+    if (this.barrier) {
+      return (this.nextBarrier ??= this.barrier.catch(() => undefined).then(() => {
+        this.nextBarrier = undefined;
+        return this.startBarrier();
+      }));
+    }
+    return this.startBarrier();
+  }
+
+  /** Starts a WAL barrier covering every commit made before it. */
+  private startBarrier(): Promise<void> {
     this.unflushed = false;
     const barrier = this.get(WAL_BARRIER).then(() => undefined, (err: unknown) => {
       // Not known to be flushed: the next flush tries again.
