@@ -271,6 +271,29 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // 4: cluster coordination and signals (cluster/cluster-schema.ts).
   CLUSTER_MIGRATION,
+  // 5: the completion of a send as one server-side call (PgOutboundQueue.complete), the Lanes class's steps:
+  // lock the lane's head row, delete the entry (and count it out), point the lane at its new head or drop it.
+  // A client-side transaction held the instance's outbound_counts row — which every enqueue of the instance
+  // takes — over its round trips; here it is held only until the commit. Each statement of a plpgsql
+  // function takes a snapshot of its own, so the head is recomputed from every committed change.
+  `
+  CREATE FUNCTION outbound_complete(p_instance text, p_id text) RETURNS boolean LANGUAGE plpgsql AS $$
+  DECLARE
+    v_lane text;
+  BEGIN
+    SELECT lane INTO v_lane FROM outbound WHERE instance = p_instance AND id = p_id;
+    IF v_lane IS NULL THEN RETURN false; END IF;
+    INSERT INTO outbound_lanes (instance, lane, head, ready_at) VALUES (p_instance, v_lane, 0, 0)
+      ON CONFLICT (instance, lane) DO UPDATE SET head = outbound_lanes.head;
+    DELETE FROM outbound WHERE instance = p_instance AND id = p_id;
+    IF FOUND THEN UPDATE outbound_counts SET n = n - 1 WHERE instance = p_instance; END IF;
+    UPDATE outbound_lanes AS l SET head = h.seq, ready_at = h.ready FROM (
+      SELECT seq, coalesce(lease_until, due_at) AS ready FROM outbound WHERE instance = p_instance AND lane = v_lane ORDER BY ord, seq LIMIT 1
+    ) AS h WHERE l.instance = p_instance AND l.lane = v_lane;
+    IF NOT FOUND THEN DELETE FROM outbound_lanes WHERE instance = p_instance AND lane = v_lane; END IF;
+    RETURN true;
+  END $$;
+  `,
 ];
 
 /** The schema version this build writes. */

@@ -4,6 +4,7 @@ import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
 import { isTransient } from './pg-errors.js';
 import { prepared, queryable, type Queryable, type Row } from './queryable.js';
+import { WriteBehind } from './write-behind.js';
 
 export type { Queryable, Row } from './queryable.js';
 
@@ -49,16 +50,28 @@ const WAL_BARRIER = "SELECT set_config('synchronous_commit', 'on', true) AS sync
  */
 export class PgDatabase implements Queryable {
   private pool: pg.Pool | null = null;
+  /** The pool of the {@link writes} without group commit: sessions with `synchronous_commit` off (see {@link relaxedWrites}). */
+  private relaxed: pg.Pool | null = null;
+  /** Connections of `poolSize` given to {@link relaxed} (0: none, the writes commit on the pool). */
+  private readonly relaxedSize: number = 0;
   private readonly target: string;
   /** Whether a commit since the last {@link flush} did not wait for its WAL flush. */
   private unflushed = false;
   /** The WAL barrier in flight, which every commit before its start awaits too. */
   private barrier: Promise<void> | undefined;
+  /** The barrier that starts once {@link barrier} ends, shared by the flushes called meanwhile. */
+  private nextBarrier: Promise<void> | undefined;
   private readonly group: GroupCommit;
+  private readonly discardListeners = new Set<() => void>();
+  /** Writes whose callers do not wait for them (see {@link writeBehind}). */
+  private readonly behind = new WriteBehind(() => {
+    for (const listener of this.discardListeners) listener();
+  });
   /**
-   * Writes that need not be durable on their own (projections, event-log rows, plugins' state): each
-   * runs in the group commit's transaction of its turn and resolves before that commits ({@link flush}
-   * waits for it). Read them back through {@link reads}.
+   * Writes that need not be durable on their own (projections, event-log rows, plugins' state), made
+   * durable by the next {@link flush}: with group commit each runs in the group commit's transaction of
+   * its turn and resolves before that commits; without it each commits on its own, without waiting for its
+   * WAL flush when `synchronousCommit` is on ({@link relaxedWrites}). Read them back through {@link reads}.
    */
   readonly writes: Queryable;
   /** Reads that see the {@link writes} made before them, committed or not (through the group commit's connection while it has any). */
@@ -78,7 +91,8 @@ export class PgDatabase implements Queryable {
     });
     const { group } = this;
     if (!options.groupCommit) {
-      this.writes = this;
+      this.relaxedSize = options.synchronousCommit === 'on' ? Math.floor(options.poolSize / 2) : 0;
+      this.writes = this.relaxedSize > 0 ? this.relaxedWrites() : this;
       this.reads = this;
       return;
     }
@@ -95,9 +109,61 @@ export class PgDatabase implements Queryable {
     };
   }
 
-  /** Registers `listener`, told whenever a group commit whose writes had run is discarded instead of committed. */
+  /**
+   * The {@link writes} without group commit, with `synchronousCommit` on: each is one autocommitted
+   * statement on a pool of their own whose sessions commit without waiting for the WAL flush
+   * (`synchronous_commit` off), noted so that the next {@link flush} waits for it (one barrier for every
+   * commit before it). The server awaits that flush before an answer or an event counts, so what it
+   * relies on is on disk as before; an instance's event chain, which runs these writes one run after
+   * another, no longer waits for a disk flush at each. A commit is visible to every session at once, flushed
+   * or not: reads on the other pool see it. The two pools share `poolSize` (this one half, rounded down).
+   */
+  private relaxedWrites(): Queryable {
+    const write = async <R>(work: (q: Queryable) => Promise<R>): Promise<R> => {
+      try {
+        return await this.use(() => {
+          if (!this.relaxed) throw new ServiceUnavailableError('postgres storage is not open');
+          return work(queryable(this.relaxed));
+        });
+      } finally {
+        // Also after a failure: a statement cut off after its COMMIT left may have committed.
+        this.committedWithoutFlush();
+      }
+    };
+    return {
+      all: <T extends Row>(sql: string, params: unknown[] = []) => write((q) => q.all<T>(sql, params)),
+      get: <T extends Row>(sql: string, params: unknown[] = []) => write((q) => q.get<T>(sql, params)),
+      run: (sql: string, params: unknown[] = []) => write((q) => q.run(sql, params)),
+    };
+  }
+
+  /**
+   * Registers `listener`, told whenever writes that had been accepted are lost: a group commit whose
+   * writes had run discarded instead of committed, or a {@link writeBehind} that failed.
+   */
   onDiscard(listener: () => void): void {
     this.group.onDiscard(listener);
+    this.discardListeners.add(listener);
+  }
+
+  /**
+   * Starts a write through {@link writes} without waiting for it (an idempotent write nothing reads in the
+   * same step: event-log appends, see {@link WriteBehind}), after the writes in flight that name any of
+   * its `keys`. {@link flush} waits for it and rejects when it
+   * failed (the {@link onDiscard} listeners are told first); {@link writtenBehind} waits for it either way.
+   */
+  writeBehind(keys: readonly string[], sql: string, params: unknown[]): void {
+    this.behind.start(keys, () => this.writes.run(sql, params));
+  }
+
+  /** Resolves once the {@link writeBehind} writes in flight that name any of `keys` are over (a write of the same keys made otherwise awaits this first). */
+  writtenBehindOf(keys: readonly string[]): Promise<void> {
+    return this.behind.over(keys);
+  }
+
+  /** Resolves once every {@link writeBehind} started before the call is over (a read that must see them awaits this first). */
+  writtenBehind(): Promise<void> {
+    return this.behind.idle();
   }
 
   /** Resolves when the {@link writes} queued before the call are committed (not necessarily flushed to disk: see {@link flush}). */
@@ -112,10 +178,26 @@ export class PgDatabase implements Queryable {
   /** Opens the pool and migrates the schema; answers the schema version. */
   async open(): Promise<number> {
     if (this.pool) return this.transaction((tx) => migrate(tx, this.options.schema));
-    const { url, schema, poolSize, timeoutMs } = this.options;
+    const { schema, poolSize } = this.options;
+    this.pool = this.newPool(poolSize - this.relaxedSize, this.options.synchronousCommit);
+    this.relaxed = this.relaxedSize > 0 ? this.newPool(this.relaxedSize, 'off') : null;
+    try {
+      return await this.transaction((tx) => migrate(tx, schema));
+    } catch (err) {
+      await this.endPools();
+      if (err instanceof ServiceUnavailableError) {
+        throw new ServiceUnavailableError(`cannot connect to the postgres storage at ${this.target}: ${err.message}`);
+      }
+      throw err;
+    }
+  }
+
+  /** A pool of at most `max` connections over the schema, whose sessions commit with `synchronousCommit`. */
+  private newPool(max: number, synchronousCommit: 'on' | 'off'): pg.Pool {
+    const { url, schema, timeoutMs } = this.options;
     const pool = new pg.Pool({
       connectionString: url,
-      max: poolSize,
+      max,
       // A checkout waits at most this long for a free connection or a new one; then the call answers 503.
       connectionTimeoutMillis: timeoutMs,
       // The answer of a statement is awaited this long (a server that stopped answering), and the server
@@ -128,31 +210,27 @@ export class PgDatabase implements Queryable {
       idle_in_transaction_session_timeout: Math.max(timeoutMs * 2, 10_000),
       idleTimeoutMillis: 30_000,
       keepAlive: true,
-      options: `-c search_path="${schema}" -c synchronous_commit=${this.options.synchronousCommit}`,
+      options: `-c search_path="${schema}" -c synchronous_commit=${synchronousCommit}`,
       types,
       // Shown in pg_stat_activity: which Parley storage (schema) a connection serves.
       application_name: `parley:${schema}`,
     });
     // An idle connection the server or the network dropped: the pool discards it; nothing is waiting on it.
     pool.on('error', (err) => this.options.logger?.warn({ postgres: this.target, err: redactUrlCredentials(err.message) }, 'postgres idle connection lost'));
-    this.pool = pool;
-    try {
-      return await this.transaction((tx) => migrate(tx, schema));
-    } catch (err) {
-      this.pool = null;
-      await pool.end().catch(() => undefined);
-      if (err instanceof ServiceUnavailableError) {
-        throw new ServiceUnavailableError(`cannot connect to the postgres storage at ${this.target}: ${err.message}`);
-      }
-      throw err;
-    }
+    return pool;
   }
 
   async close(): Promise<void> {
     await this.group.close();
-    const pool = this.pool;
+    await this.behind.idle();
+    await this.endPools();
+  }
+
+  private async endPools(): Promise<void> {
+    const pools = [this.pool, this.relaxed];
     this.pool = null;
-    await pool?.end();
+    this.relaxed = null;
+    await Promise.all(pools.map((pool) => pool?.end().catch(() => undefined)));
   }
 
   all<T extends Row>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -220,13 +298,28 @@ export class PgDatabase implements Queryable {
    * `synchronous_commit` on it returns once the WAL is on disk up to its commit — which covers every
    * earlier commit of every session (the WAL is one sequence). Concurrent barriers share one flush.
    * (A transaction that writes no WAL record commits without a flush, whatever `synchronous_commit` says.)
+   * The {@link writeBehind} writes started before the call are awaited first.
    */
   flush(): Promise<void> {
-    return this.group.flush().then(() => this.walFlush());
+    return this.behind.settled().then(() => this.group.flush()).then(() => this.walFlush());
   }
 
   private walFlush(): Promise<void> {
     if (this.options.synchronousCommit === 'on' && !this.unflushed) return this.barrier ?? Promise.resolve();
+    // One barrier at a time: the one in flight covers only the commits before its start, so the callers
+    // that come meanwhile share the next one, started when it ends (PostgreSQL's own group commit shares
+    // a disk flush the same way), instead of a statement and a flush each.
+    if (this.barrier) {
+      return (this.nextBarrier ??= this.barrier.catch(() => undefined).then(() => {
+        this.nextBarrier = undefined;
+        return this.startBarrier();
+      }));
+    }
+    return this.startBarrier();
+  }
+
+  /** Starts a WAL barrier covering every commit made before it. */
+  private startBarrier(): Promise<void> {
     this.unflushed = false;
     const barrier = this.get(WAL_BARRIER).then(() => undefined, (err: unknown) => {
       // Not known to be flushed: the next flush tries again.

@@ -26,8 +26,10 @@ const RETENTION_BATCHES = 20;
  * schema. Every write is committed when its promise resolves, except with the `groupCommit` option: then
  * messages, chats, contacts, media, event-log rows, unfenced state and auth state share a group commit per
  * event-loop turn (see GroupCommit), while queue operations, instances, idempotency keys, fenced writes and
- * the cluster's still commit per call. `flush` waits for the group commit and for the WAL flush of commits
- * that did not wait for theirs.
+ * the cluster's still commit per call. Without it those writes commit on a pool of their own without
+ * waiting for their WAL flush (PgDatabase.writes), and an event-log append alone is written behind
+ * (WriteBehind). `flush` waits for the group commit, for the appends behind, and for the WAL flush of
+ * commits that did not wait for theirs.
  * Operations that cannot reach PostgreSQL within `commandTimeoutMs` throw ServiceUnavailableError; the
  * pool replaces broken connections by itself.
  */

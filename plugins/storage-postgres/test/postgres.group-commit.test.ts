@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ServiceUnavailableError, type MessageRecord } from '@parley/core';
 import { PostgresStorage } from '../src/index.js';
-import { createTestDatabase, postgresUrlOrSkip, type TestDatabase } from './pg-env.js';
+import { openTestStorage, postgresUrlOrSkip, type StorageUnderTest } from './pg-env.js';
 
 function message(id: string, timestamp = 1_700_000_000): MessageRecord {
   return { key: { remoteJid: '5511988887777@s.whatsapp.net', fromMe: true, id }, message: { conversation: id }, messageTimestamp: String(timestamp), status: 'PENDING' };
@@ -21,25 +21,17 @@ async function until(probe: () => Promise<boolean>, what: string): Promise<void>
 describe('@parley/storage-postgres group commit', () => {
   const serverUrl = postgresUrlOrSkip('postgres storage: group commit');
   if (!serverUrl) return;
-  let database: TestDatabase;
+  let t: StorageUnderTest;
   let admin: pg.Client;
   let storage: PostgresStorage;
-  const discards: number[] = [];
+  let discards: number[];
   const rows = async (sql: string, params: unknown[] = []) => (await admin.query(sql, params)).rows as Record<string, unknown>[];
 
   before(async () => {
-    database = await createTestDatabase(serverUrl, 'group');
-    admin = new pg.Client({ connectionString: database.url });
-    await admin.connect();
-    storage = new PostgresStorage({ url: database.url, schema: 'grouped', poolSize: 4, commandTimeoutMs: 3_000, groupCommit: true });
-    await storage.init();
-    storage.onDiscard(() => discards.push(Date.now()));
+    t = await openTestStorage(serverUrl, 'group', { schema: 'grouped', groupCommit: true });
+    ({ storage, admin, discards } = t);
   });
-  after(async () => {
-    await storage.close();
-    await admin.end();
-    await database.drop();
-  });
+  after(() => t.close());
 
   it('commits the writes of one turn in one transaction, seen by reads before the commit and by others after the flush', async () => {
     const writes = Promise.all([
@@ -76,7 +68,7 @@ describe('@parley/storage-postgres group commit', () => {
   });
 
   it('does not fail a commit whose answer came while the event loop was blocked past the time-out', async () => {
-    const stalled = new PostgresStorage({ url: database.url, schema: 'stalled', poolSize: 2, commandTimeoutMs: 1_000, groupCommit: true });
+    const stalled = new PostgresStorage({ url: t.url, schema: 'stalled', poolSize: 2, commandTimeoutMs: 1_000, groupCommit: true });
     await stalled.init();
     try {
       let discarded = 0;

@@ -48,6 +48,27 @@ describe('@parley/storage-postgres statements on one connection', () => {
     }
   });
 
+  it('shares WAL barriers: flushes called while one is in flight share the next one', async () => {
+    const pool = (db as unknown as { pool: { on(e: string, f: () => void): void; off(e: string, f: () => void): void } }).pool;
+    let statements = 0;
+    const count = () => void statements++;
+    pool.on('acquire', count);
+    const flushes: Promise<void>[] = [];
+    try {
+      for (let i = 0; i < 50; i++) {
+        // A commit that did not wait for its flush, then a flush: microtasks only in between, so the
+        // first barrier cannot end before the last flush is called.
+        db.committedWithoutFlush();
+        flushes.push(db.flush());
+        for (let tick = 0; tick < 50; tick++) await null;
+      }
+      await Promise.all(flushes);
+    } finally {
+      pool.off('acquire', count);
+    }
+    assert.equal(statements, 2, 'the first barrier, and one for every flush called while it ran');
+  });
+
   it('completes a sent entry without changing the session\'s synchronous_commit, with and without a stored record', async () => {
     const queue = new PgOutboundQueue(db);
     const messages = new PgMessageRepository(db);

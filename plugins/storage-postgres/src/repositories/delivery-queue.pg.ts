@@ -51,6 +51,8 @@ export class PgDeliveryQueue implements DeliveryQueue {
    */
   async enqueue(deliveries: NewDelivery[], events: LoggedEvent[] = []): Promise<void> {
     if (deliveries.length === 0) return this.log.append(events);
+    // An entry of these events appended behind lands first (the first write of an id is the one kept).
+    await this.db.writtenBehindOf(events.map((e) => e.id));
     // Durable on its own (DeliveryQueue.enqueue), also when the sessions' synchronousCommit is off.
     await this.db.run("SELECT set_config('synchronous_commit', 'on', true), delivery_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)", [
       events.map((e) => e.id), events.map((e) => e.instance), events.map((e) => e.type), events.map((e) => e.at), events.map((e) => e.event),

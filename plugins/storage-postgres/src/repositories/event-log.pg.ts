@@ -5,13 +5,17 @@ import type { PgDatabase } from '../pg-database.js';
  * The event log in the `events` table; the delivery queue's enqueue appends in its own transaction
  * (`delivery_enqueue`). The id is a ULID, so the primary key orders entries by time and a
  * purge is a range delete on it; one instance's page reads `events_by_instance`.
+ *
+ * An append alone is written behind (`PgDatabase.writeBehind`): it resolves at once, the server's next
+ * `flush` waits for it, and this log's reads wait for it first — so it is readable here once `append`
+ * resolves, and by other servers on the schema once a flush after it resolved.
  */
 export class PgEventLog implements EventLog {
   constructor(private readonly db: PgDatabase) {}
 
   async append(entries: LoggedEvent[]): Promise<void> {
     if (entries.length === 0) return;
-    await this.db.writes.run(
+    this.db.writeBehind(entries.map((e) => e.id),
       `INSERT INTO events (id, instance, type, at, event)
        SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[]) ON CONFLICT (id) DO NOTHING`,
       [entries.map((e) => e.id), entries.map((e) => e.instance), entries.map((e) => e.type), entries.map((e) => e.at), entries.map((e) => e.event)],
@@ -19,6 +23,7 @@ export class PgEventLog implements EventLog {
   }
 
   async read({ instance, after, limit }: EventLogQuery): Promise<LoggedEvent[]> {
+    await this.db.writtenBehind();
     const from = after ?? '';
     return instance === undefined
       ? this.db.reads.all<LoggedEvent & Record<string, unknown>>('SELECT id, instance, type, at, event FROM events WHERE id > $1 ORDER BY id LIMIT $2', [from, limit])
@@ -28,10 +33,13 @@ export class PgEventLog implements EventLog {
   }
 
   async purge(before: number): Promise<number> {
+    await this.db.writtenBehind();
     return this.db.writes.run('DELETE FROM events WHERE id < $1', [ulidFloor(before)]);
   }
 
+  /** After the appends in flight, so that none of them lands after it. */
   async clear(instance: string): Promise<void> {
+    await this.db.writtenBehind();
     await this.db.writes.run('DELETE FROM events WHERE instance = $1', [instance]);
   }
 }

@@ -1,6 +1,7 @@
 import {
   decodeStored, encodeStored, MESSAGE_STATUS_RANK,
   messagePosition, scanPage, type MessageRecord, type MessageRepository, type MessageStatus, type Page, type PageRequest, type ScanPage, type ScanRequest,
+  type StatusUpdate,
 } from '@parley/core';
 import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { PgDatabase } from '../pg-database.js';
@@ -13,6 +14,34 @@ const SCAN_ORDER = 'ORDER BY chat DESC, timestamp, seq LIMIT';
 const SCAN_IN_CHAT = `${SCAN_COLUMNS} WHERE instance = $1 AND chat = $2 AND (timestamp, seq) > ($3, $4) ${SCAN_ORDER} $5`;
 const SCAN_CHATS_AFTER = `${SCAN_COLUMNS} WHERE instance = $1 AND chat < $2 ${SCAN_ORDER} $3`;
 const SCAN_CHATS = `${SCAN_COLUMNS} WHERE instance = $1 ${SCAN_ORDER} $2`;
+
+/**
+ * {@link PgMessageRepository.setStatuses}: one update per message ($2 ids, $3 statuses, $4 their ranks,
+ * $5 whether it applies whatever is stored), answering the ids of $1 that exist. The data-modifying CTE
+ * runs whether or not it is read; the outer query sees the rows as they were before it (an update
+ * neither adds nor removes one).
+ */
+const SET_STATUSES = `
+  WITH u AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::boolean[]) AS u (mid, next, next_rank, force)),
+  moved AS (
+    UPDATE messages SET status = u.next FROM u
+    WHERE messages.instance = $1 AND messages.id = u.mid AND (u.force OR u.next = 'ERROR' OR u.next_rank > ${STATUS_RANK_SQL})
+    RETURNING 1
+  )
+  SELECT u.mid AS id FROM u WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = u.mid)`;
+
+/**
+ * The statuses of one message, applied in order as {@link PgMessageRepository.setStatus} applies each,
+ * as one update: with no `ERROR` among them, the first of the highest rank, applied forward only (as
+ * each would be); after an `ERROR` (which always applies), the first of the highest rank that follows
+ * it (or the `ERROR`), applied whatever is stored.
+ */
+export function collapseStatuses(statuses: readonly MessageStatus[]): { status: MessageStatus; force: boolean } {
+  const error = statuses.lastIndexOf('ERROR');
+  let best: MessageStatus | undefined;
+  for (const status of statuses.slice(error + 1)) if (best === undefined || MESSAGE_STATUS_RANK[status] > MESSAGE_STATUS_RANK[best]) best = status;
+  return error < 0 ? { status: best!, force: false } : { status: best ?? 'ERROR', force: true };
+}
 
 /**
  * Message history. The status has its own column, so a receipt rewrites neither the record nor an
@@ -47,6 +76,22 @@ export class PgMessageRepository implements MessageRepository {
       [instance, id, status, MESSAGE_STATUS_RANK[status]],
     );
     return row?.found === true;
+  }
+
+  /**
+   * The receipts that queued up for an instance in one statement (one round trip and one commit instead
+   * of one per receipt, on the instance's event chain): each message's statuses collapsed in order
+   * ({@link collapseStatuses}), each update answered with whether its message exists.
+   */
+  async setStatuses(instance: string, updates: readonly StatusUpdate[]): Promise<boolean[]> {
+    if (updates.length === 0) return [];
+    const byId = new Map<string, MessageStatus[]>();
+    for (const { id, status } of updates) byId.set(id, [...(byId.get(id) ?? []), status]);
+    const collapsed = [...byId.values()].map(collapseStatuses);
+    const found = new Set((await this.db.writes.all<{ id: string }>(SET_STATUSES, [
+      instance, [...byId.keys()], collapsed.map((c) => c.status), collapsed.map((c) => MESSAGE_STATUS_RANK[c.status]), collapsed.map((c) => c.force),
+    ])).map((row) => row.id));
+    return updates.map(({ id }) => found.has(id));
   }
 
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {

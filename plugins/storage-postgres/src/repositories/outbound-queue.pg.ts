@@ -11,9 +11,12 @@ const LANES = new Lanes({
 /** The lane of an entry ($1 instance, $2 id). */
 const LANE_OF = 'SELECT lane FROM outbound WHERE instance = $1 AND id = $2';
 
-/** {@link LANE_OF}, which also turns `synchronous_commit` off for the rest of the transaction when the entry's message record is stored. */
-const RECORDED_RELAXES = `SELECT o.lane, CASE WHEN EXISTS (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = $2)
-  THEN set_config('synchronous_commit', 'off', true) END AS relaxed FROM outbound AS o WHERE o.instance = $1 AND o.id = $2`;
+/**
+ * The completion of entry $2 of instance $1 (the `outbound_complete` function, migration 5), committed
+ * without waiting for its WAL flush when the entry's message record is stored.
+ */
+const COMPLETE = `SELECT CASE WHEN EXISTS (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = $2)
+  THEN set_config('synchronous_commit', 'off', true) END AS relaxed, outbound_complete($1, $2) AS completed`;
 
 const NOT_PAUSED = 'NOT EXISTS (SELECT 1 FROM outbound_paused AS p WHERE p.instance = l.instance)';
 
@@ -57,14 +60,25 @@ export class PgOutboundQueue implements OutboundQueue {
     return this.enqueues.run(item.instance, () => this.enqueueNow(item, bound, lease));
   }
 
-  /** One call of the `outbound_enqueue` function (migration 2), its own transaction. */
+  /**
+   * One call of the `outbound_enqueue` function (migration 2), its own transaction, committed without
+   * waiting for its WAL flush: durable once `Storage.flush` resolves (OutboundQueue's contract), which the
+   * server awaits before it answers or sends. An instance's enqueues run one after another (above), and
+   * each takes the instance's `outbound_counts` row, so a disk flush each would bound the instance's
+   * accepted sends per second; concurrent flushes share one.
+   */
   private async enqueueNow(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     if (bound <= 0) return 'full';
-    const row = await this.db.get<{ outcome: EnqueueOutcome }>(
-      'SELECT outbound_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome',
-      [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, bound, lease?.now ?? null, lease ? lease.now + lease.leaseMs : null],
-    );
-    return row!.outcome;
+    try {
+      const row = await this.db.get<{ outcome: EnqueueOutcome }>(
+        "SELECT set_config('synchronous_commit', 'off', true) AS relaxed, outbound_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome",
+        [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, bound, lease?.now ?? null, lease ? lease.now + lease.leaseMs : null],
+      );
+      return row!.outcome;
+    } finally {
+      // Also after a failure: a statement cut off after its COMMIT left may have committed.
+      this.db.committedWithoutFlush();
+    }
   }
 
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
@@ -75,20 +89,22 @@ export class PgOutboundQueue implements OutboundQueue {
   }
 
   /**
-   * When the send's message record is stored, the completion does not wait for its WAL flush
-   * (`synchronous_commit` off for this transaction only): lost in a crash of the server, the entry is
-   * claimed again, finds its record and is completed without a second send (the worker's resume path),
-   * so the flush buys nothing, and the instance's count row is not held locked through it. The next
+   * One call of the `outbound_complete` function (migration 5): one round trip, and the instance's count
+   * row (which every enqueue of the instance takes) held only until the commit. When the send's message
+   * record is stored, the completion does not wait for its WAL flush (`synchronous_commit` off for this
+   * transaction only): lost in a crash of the server, the entry is claimed again, finds its record and is
+   * completed without a second send (the worker's resume path), so the flush buys nothing. The next
    * `Storage.flush` waits for it.
    */
   async complete(instance: string, id: string): Promise<void> {
     // The send's record is a group-commit write: committed first, so that an entry is never completed
     // while its record could still be discarded (and so that the check below sees it).
     await this.db.committedWrites();
-    await this.inLane(instance, id, async (tx) => {
-      await this.remove(tx, instance, id);
-    }, RECORDED_RELAXES);
-    this.db.committedWithoutFlush();
+    try {
+      await this.db.get(COMPLETE, [instance, id]);
+    } finally {
+      this.db.committedWithoutFlush();
+    }
   }
 
   async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
@@ -155,11 +171,11 @@ export class PgOutboundQueue implements OutboundQueue {
 
   /**
    * Runs `work` in a transaction holding the lane of entry `id`, then moves the lane's head on; answers
-   * undefined (changing nothing) for an unknown id. `lookup` reads the entry's lane ($1 instance, $2 id).
+   * undefined (changing nothing) for an unknown id.
    */
-  private inLane<T>(instance: string, id: string, work: (tx: Queryable) => Promise<T>, lookup = LANE_OF): Promise<T | undefined> {
+  private inLane<T>(instance: string, id: string, work: (tx: Queryable) => Promise<T>): Promise<T | undefined> {
     return this.db.transaction(async (tx) => {
-      const row = await tx.get<{ lane: string }>(lookup, [instance, id]);
+      const row = await tx.get<{ lane: string }>(LANE_OF, [instance, id]);
       if (!row) return new Rollback(undefined);
       const lane = { instance, lane: row.lane };
       await LANES.lock(tx, [lane]);
