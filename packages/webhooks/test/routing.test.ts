@@ -35,7 +35,9 @@ for (const backend of backends()) {
     before(async () => {
       storage = await backend.open();
       receiver = await startHttpReceiver();
-      engine = engineFor(storage, {}, { logger: recordingLogger(logs) });
+      // Exact delivery counts: an attempt that outlasts TEST_OPTIONS' 500 ms time-out on a loaded machine is
+      // retried (at-least-once, a second request), so these suites give attempts and leases ample time.
+      engine = engineFor(storage, { timeoutMs: 10_000, leaseMs: 25_000 }, { logger: recordingLogger(logs) });
       engine.start();
     });
 
