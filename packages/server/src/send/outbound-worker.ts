@@ -8,8 +8,8 @@ import { decodeJob, recordOf, type OutboundJob, type PendingRecords } from './ou
 import { backoffMs, failedSendError, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
 import type { Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
-import type { SendProjection } from './send-projection.js';
 import { sendingChannel } from './sending-channel.js';
+import { storeSent } from './sent-record.js';
 
 /** Settings of the worker (config `queue.*`). */
 export interface OutboundWorkerOptions {
@@ -28,7 +28,7 @@ export interface OutboundWorkerDeps {
   logger: Logger;
   policies: PacingPolicies;
   pacer: Pacer;
-  projection: SendProjection;
+  /** The bus through which a send's record reaches the store ({@link storeSent}), and the resume path waits for the channel's events. */
   bus: EventBus;
   metrics?: Pick<ServerMetrics, 'sent'>;
   options: OutboundWorkerOptions;
@@ -262,7 +262,7 @@ export class OutboundWorker {
   }
 
   private async send(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, typing: number): Promise<MessageRecord> {
-    const { storage, clock, projection, metrics, logger } = this.deps;
+    const { storage, clock, metrics, logger } = this.deps;
     const channel = sendingChannel(runtime, job.provider, job.content.type);
     if (typing > 0) {
       await channel.messaging.sendPresence({ to: job.to, status: 'composing' });
@@ -286,10 +286,10 @@ export class OutboundWorker {
    * {@link Unrecorded} and keeps the record for the entry's next claim.
    */
   private async record(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, sent: MessageRecord): Promise<MessageRecord> {
-    const { storage, projection } = this.deps;
+    const { storage, bus } = this.deps;
     const key = `${entry.instance}/${entry.id}`;
     try {
-      const stored = await projection.project(runtime.id, sendingChannel(runtime, job.provider, job.content.type).adapter, job.content, sent);
+      const stored = await storeSent(bus, runtime.id, sendingChannel(runtime, job.provider, job.content.type).adapter.channel, job.content, sent);
       await storage.outbound.complete(runtime.id, entry.id);
       await storage.flush();
       this.unrecorded.delete(key);
