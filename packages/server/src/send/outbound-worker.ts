@@ -61,6 +61,9 @@ class Unrecorded extends Error {
   }
 }
 
+/** At most this many ids are kept as {@link OutboundWorker.unclaimed}; beyond it a first claim looks for the record as any other. */
+const MAX_UNCLAIMED = 65_536;
+
 /** {@link OutboundWorker.takeOver} reads the instance's queue this many sends at a time, and at most {@link TAKEOVER_SCAN}. */
 const TAKEOVER_PAGE = 100;
 const TAKEOVER_SCAN = 1_000;
@@ -82,6 +85,12 @@ export class OutboundWorker {
    * entry completed, and nothing is sent a second time. Only sends made while storage fails land here.
    */
   private readonly unrecorded = new Map<string, MessageRecord>();
+  /**
+   * Sends this process queued under a new message id, by `instance/id`, that no claim has taken since
+   * ({@link queuedNew}): off a cluster only this worker sends them, so none can have a record, and their
+   * first claim does not look for one.
+   */
+  private readonly unclaimed = new Set<string>();
   private readonly pump = new ClaimPump(() => this.round(), {
     failed: (err, run) => this.deps.logger.error({ error: describeError(err), ...run }, 'outbound queue unavailable; retrying with backoff'),
     recovered: (run) => this.deps.logger.info(run, 'outbound queue available again'),
@@ -97,6 +106,19 @@ export class OutboundWorker {
   async stop(): Promise<void> {
     await this.pump.stop();
     await Promise.all(this.inFlight.values());
+  }
+
+  /**
+   * The send path queued a send under a new message id (not leased to the request). Not kept in a
+   * cluster, where another node may claim and send it.
+   */
+  queuedNew(instance: string, id: string): void {
+    if (!this.deps.owns && this.unclaimed.size < MAX_UNCLAIMED) this.unclaimed.add(`${instance}/${id}`);
+  }
+
+  /** The send was cancelled: it will not be claimed. */
+  forget(instance: string, id: string): void {
+    this.unclaimed.delete(`${instance}/${id}`);
   }
 
   /** Looks at the queue soon (a send was accepted, resumed, or one ended). */
@@ -141,7 +163,7 @@ export class OutboundWorker {
     // Another node's instance (or one between owners): back to the queue, held for a recheck so that
     // this node does not claim it again at once; its owner's worker claims it once that hold is over.
     if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
-    const stored = await storage.messages.get(entry.instance, entry.id);
+    const stored = this.unclaimed.delete(`${entry.instance}/${entry.id}`) ? null : await storage.messages.get(entry.instance, entry.id);
     const runtime = await this.runtimeOf(entry);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
     // The record is written only once the channel took the message, or failed the send for good: a

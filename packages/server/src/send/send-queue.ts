@@ -78,17 +78,21 @@ export class SendQueue {
     // queued and nothing sent, instead of failing after the channel took the message.
     await storage.flush();
     const stored: Outbound = { ...entry, order: dueAt, attempts: 0, ...(outcome === 'leased' ? { leasedUntil: now + leaseMs } : {}) };
-    if (outcome === 'leased') {
-      const sent = await worker.sendInline(runtime, stored, job);
-      if (sent) return sent;
-    } else {
+    if (outcome === 'queued') {
+      if (runKey === undefined) worker.queuedNew(runtime.id, id);
       worker.wake();
+      // Answered as it was stored (the worker may take it meanwhile: GET /{key}/message/{id} tells where it
+      // stands then). The entry is durable: reading the pause may fail (storage going away), but a 503
+      // would say nothing is queued.
+      return this.view(stored, await storage.outbound.isPaused(runtime.id).catch(() => false));
     }
-    // The entry is durable: reading it back may fail (storage going away), but a 503 would say nothing is
-    // queued. Answered as stored then.
+    const sent = await worker.sendInline(runtime, stored, job);
+    if (sent) return sent;
+    // Still queued after the inline send (a rate limit's backoff, a failure storage would not let it
+    // remove, another node's instance now): answered as it stands, or as stored when reading it fails.
     const queued = await storage.outbound.get(runtime.id, id).catch(() => stored);
     if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
-    return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false));
+    return this.view(queued, false);
   }
 
   /** The record of a send still in the queue, with its queue state, or null. */
@@ -114,7 +118,7 @@ export class SendQueue {
   async cancel(instance: string, id: string): Promise<void> {
     const { storage, clock } = this.deps;
     const outcome = await storage.outbound.cancel(instance, id, clock.now());
-    if (outcome === 'cancelled') return;
+    if (outcome === 'cancelled') return this.deps.worker.forget(instance, id);
     if (outcome === 'sending') throw new ConflictError(`message ${id} is being sent and can no longer be cancelled`, 'already_sending');
     if (await storage.messages.get(instance, id)) throw new ConflictError(`message ${id} was already sent`, 'already_sent');
     throw new NotFoundError(`queued message ${id}`, 'queued_message_not_found');
