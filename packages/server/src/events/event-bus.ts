@@ -11,11 +11,8 @@ import { DEFAULT_OUTAGE_POLICY, SubscriberRetry, type OutagePolicy } from './sub
 
 export type { EventBusObserver, EventFilter, EventSubscriber } from './run-handler.js';
 
-/**
- * Event types whose consecutive runs are handed over together: to {@link EventSubscriber.handleBatch},
- * and the send path's records to {@link EventSubscriber.handleSent}.
- */
-export const BATCHED_TYPES: ReadonlySet<BusEvent['type']> = new Set(['message', 'message.status', 'sent']);
+/** Event types whose consecutive runs are handed to {@link EventSubscriber.handleBatch}. */
+export const BATCHED_TYPES: ReadonlySet<BusEvent['type']> = new Set(['message', 'message.status']);
 /** Longest run handed over at once. */
 const MAX_BATCH = 256;
 /** A task of {@link EventBus.run} in an instance's queue: no event is batched across it. */
@@ -206,18 +203,25 @@ export class EventBus {
 
   /**
    * An event's turn: processed with the events of its type queued right after it (up to a barrier),
-   * unless it was processed already with an earlier one.
+   * unless it was processed already with an earlier one. The send path's records join such a run
+   * wherever they stand in it, so they never cut one: the store applies them after the run's channel
+   * events, and a status of theirs that came first waits for its record as an early status.
    */
   private async turnOf(slot: InFlight): Promise<void> {
     if (this.taken.has(slot)) return;
-    const { instance, type } = slot.event;
+    const { instance } = slot.event;
+    // The channel event type of the run; undefined while it holds records only.
+    let type: BusEvent['type'] | undefined = slot.event.type === 'sent' ? undefined : slot.event.type;
     const batch = [slot];
     this.dequeue(instance);
-    if (BATCHED_TYPES.has(type)) {
+    if (type === undefined || BATCHED_TYPES.has(type)) {
       const list = this.waiting.get(instance);
       while (list?.length && batch.length < MAX_BATCH) {
         const next = list[0]!;
-        if (next === BARRIER || next.event.type !== type) break;
+        if (next === BARRIER) break;
+        const nextType = next.event.type;
+        if (type === undefined && BATCHED_TYPES.has(nextType)) type = nextType;
+        else if (nextType !== 'sent' && nextType !== type) break;
         batch.push(next);
         this.taken.add(next);
         this.dequeue(instance);

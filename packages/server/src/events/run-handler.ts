@@ -28,8 +28,9 @@ export interface EventSubscriber {
    */
   handleBatch?(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
   /**
-   * Optional, the store's alone: stores the records of sends their channel took (a run of the send
-   * path's {@link SentEvent}s, which no other subscriber sees), as idempotently as `handle`.
+   * Optional, the store's alone: stores the records of sends their channel took (the send path's
+   * {@link SentEvent}s of a run, which no other subscriber sees), as idempotently as `handle`; called
+   * after the run's channel events are handled.
    */
   handleSent?(sent: readonly SentRecord[], runtime: InstanceRuntime): Promise<void>;
 }
@@ -193,19 +194,17 @@ export class RunHandler {
       const failed = await this.deps.retry.attempt(run);
       if (failed) drops.push({ ...failed, subscriber: subscriber.name, events: some });
     };
-    // A run is of one type: the send path's records go to the store alone.
-    if (events[0]!.type === 'sent') {
-      const sent = (events as SentEvent[]).map((event) => event.sent);
-      for (const subscriber of this.deps.subscribers) if (subscriber.handleSent) await attempt(subscriber, events, () => subscriber.handleSent!(sent, runtime));
-      return drops;
-    }
-    const channelEvents = events as ChannelEvent[];
+    // The channel events of a run are of one type; the send path's records among them go to the store alone, after them.
+    const sentEvents = events.filter((event): event is SentEvent => event.type === 'sent');
+    const channelEvents = sentEvents.length ? events.filter((event): event is ChannelEvent => event.type !== 'sent') : events as ChannelEvent[];
+    const sent = sentEvents.map((event) => event.sent);
     for (const subscriber of this.deps.subscribers) {
-      if (events.length > 1 && subscriber.handleBatch) {
-        await attempt(subscriber, events, () => subscriber.handleBatch!(channelEvents, runtime.record, runtime));
+      if (channelEvents.length > 1 && subscriber.handleBatch) {
+        await attempt(subscriber, channelEvents, () => subscriber.handleBatch!(channelEvents, runtime.record, runtime));
       } else {
         for (const event of channelEvents) await attempt(subscriber, [event], () => subscriber.handle(event, runtime.record, runtime));
       }
+      if (sent.length && subscriber.handleSent) await attempt(subscriber, sentEvents, () => subscriber.handleSent!(sent, runtime));
     }
     return drops;
   }
