@@ -78,21 +78,22 @@ export class SendQueue {
     // queued and nothing sent, instead of failing after the channel took the message.
     await storage.flush();
     const stored: Outbound = { ...entry, order: dueAt, attempts: 0, ...(outcome === 'leased' ? { leasedUntil: now + leaseMs } : {}) };
-    if (outcome === 'queued') {
+    if (outcome === 'leased') {
+      const sent = await worker.sendInline(runtime, stored, job);
+      if (sent) return sent;
+    } else {
       if (runKey === undefined) worker.queuedNew(runtime.id, id);
       worker.wake();
-      // Answered as it was stored (the worker may take it meanwhile: GET /{key}/message/{id} tells where it
-      // stands then). The entry is durable: reading the pause may fail (storage going away), but a 503
-      // would say nothing is queued.
-      return this.view(stored, await storage.outbound.isPaused(runtime.id).catch(() => false));
     }
-    const sent = await worker.sendInline(runtime, stored, job);
-    if (sent) return sent;
-    // Still queued after the inline send (a rate limit's backoff, a failure storage would not let it
-    // remove, another node's instance now): answered as it stands, or as stored when reading it fails.
+    // The entry is durable: reading the pause or the entry may fail (storage going away), but a 503 would
+    // say nothing is queued. A new id's entry is answered as it was stored (a worker may take it meanwhile:
+    // GET /{key}/message/{id} tells where it stands then); an entry a run under the same key may have
+    // queued before, or one still queued after its inline send, as it stands, or as stored when reading fails.
+    const paused = outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false);
+    if (outcome === 'queued' && runKey === undefined) return this.view(stored, paused);
     const queued = await storage.outbound.get(runtime.id, id).catch(() => stored);
     if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
-    return this.view(queued, false);
+    return this.view(queued, paused);
   }
 
   /** The record of a send still in the queue, with its queue state, or null. */
