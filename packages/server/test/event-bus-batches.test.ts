@@ -79,22 +79,4 @@ describe('EventBus: runs of events that queued up', () => {
     assert.deepEqual(calls, ['one presence', 'plain presence', 'batch m1,m2', 'plain m1', 'plain m2']);
     assert.ok(caughtUp!.includes('plain m1'), 'processed() resolved after the events published before it');
   });
-
-  it('isMessagePending() sees the record of a message event being handled or waiting, and forgets it once processed', async () => {
-    const { bus, release } = harness();
-    const handled = { key: { id: 'm1' } };
-    const waiting = { key: { id: 'm2' } };
-    const message = (record: object) => ({ type: 'message', message: { id: 'x', record } }) as unknown as ChannelEventPayload;
-    bus.publish('ins_1', 'whatsapp', message(handled));
-    bus.publish('ins_1', 'whatsapp', presence());
-    bus.publish('ins_1', 'whatsapp', message(waiting));
-    await new Promise((resolve) => setImmediate(resolve));
-    assert.equal(bus.isMessagePending(handled), true, 'being handled');
-    assert.equal(bus.isMessagePending(waiting), true, 'waiting for its turn');
-    assert.equal(bus.isMessagePending({ key: { id: 'm1' } }), false, 'another object with the same content');
-    release();
-    await bus.drain();
-    assert.equal(bus.isMessagePending(handled), false);
-    assert.equal(bus.isMessagePending(waiting), false);
-  });
 });

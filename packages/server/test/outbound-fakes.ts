@@ -8,7 +8,6 @@ import { recordOf, type OutboundJob } from '../src/send/outbound-job.js';
 import { OutboundWorker } from '../src/send/outbound-worker.js';
 import { Pacer } from '../src/send/pacer.js';
 import type { PacingPolicies } from '../src/send/pacing-policies.js';
-import type { SendProjection } from '../src/send/send-projection.js';
 import { silentLogger } from './support.js';
 
 export const T = Date.UTC(2030, 0, 1, 12);
@@ -23,8 +22,8 @@ export const JOB: OutboundJob = { channel: 'whatsapp', to: '5511900000002', remo
 /**
  * The outbound queue's sending half over memory storage, with an instance `ins` whose channel records
  * the ids it was asked to send (`h.sends`; the first `h.failSends` of them fail as a network failure
- * would) and a projection that stores records (failing `h.failStores` times first, as storage refusing
- * writes would). The clock is `h.now`, which a test moves.
+ * would) and a bus whose `publishSent` stores records (failing `h.failStores` times first, as storage
+ * refusing writes would). The clock is `h.now`, which a test moves.
  */
 export async function outboundHarness() {
   const h: { now: number; sends: string[]; failStores: number; failSends: number; failCompletes: number } = {
@@ -62,24 +61,23 @@ export async function outboundHarness() {
   const runtime = {
     id: 'ins', main: adapter, adapter: () => adapter, isConnected: () => true, record: { driver: 'sandbox' }, addressing: WHATSAPP_ADDRESSING,
   } as unknown as InstanceRuntime;
-  const projection = {
-    project: async (instance: string, _adapter: unknown, _content: unknown, record: MessageRecord) => {
+  const bus = {
+    publishSent: async (instance: string, _provider: unknown, sent: { record: MessageRecord }) => {
       if (h.failStores > 0) {
         h.failStores--;
-        throw new Error('storage is unavailable');
+        throw new ServiceUnavailableError('storage is unavailable');
       }
-      await storage.messages.upsert(instance, record);
-      return record;
+      await storage.messages.upsert(instance, sent.record);
     },
-  } as unknown as SendProjection;
+  } as unknown as EventBus;
   const clock = { now: () => h.now };
   const policies = { get: async () => POLICY } as unknown as PacingPolicies;
   const pacer = new Pacer();
   const worker = new OutboundWorker({
     storage, registry: { byIdOrThrow: async () => runtime } as unknown as InstanceRegistry, clock, logger: silentLogger(),
-    policies, pacer, projection, bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: 10, concurrency: 1 },
+    policies, pacer, bus, options: { leaseMs: LEASE_MS, recheckMs: 10, concurrency: 1 },
   });
-  return { h, storage, runtime, adapter, projection, worker, clock, policies, pacer };
+  return { h, storage, runtime, adapter, bus, worker, clock, policies, pacer };
 }
 
 /** Moves the clock past the lease of entry `id` and runs the worker until the entry is completed (bounded: about 2 s). */

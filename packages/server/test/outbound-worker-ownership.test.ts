@@ -9,7 +9,6 @@ import { instanceNotFound } from '../src/instances/instance-runtime.js';
 import { OutboundWorker } from '../src/send/outbound-worker.js';
 import { Pacer } from '../src/send/pacer.js';
 import type { PacingPolicies } from '../src/send/pacing-policies.js';
-import type { SendProjection } from '../src/send/send-projection.js';
 
 const T = Date.UTC(2030, 0, 1, 12);
 const RECHECK_MS = 1_000;
@@ -25,11 +24,11 @@ async function until(done: () => Promise<boolean>): Promise<void> {
   throw new Error('condition not met in 2 s');
 }
 
-/** A worker over `storage` whose registry and ownership are the test's (projection, bus and policies are never reached). */
+/** A worker over `storage` whose registry and ownership are the test's (bus and policies are never reached). */
 function workerOf(storage: MemoryStorage, registry: InstanceRegistry, owns: (instance: string) => boolean): OutboundWorker {
   return new OutboundWorker({
     storage, registry, clock: { now: () => T }, logger: silent, policies: {} as PacingPolicies, pacer: new Pacer(),
-    projection: {} as SendProjection, bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: RECHECK_MS, concurrency: 4 },
+    bus: {} as EventBus, options: { leaseMs: LEASE_MS, recheckMs: RECHECK_MS, concurrency: 4 },
     owns,
   });
 }

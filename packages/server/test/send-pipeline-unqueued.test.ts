@@ -12,9 +12,9 @@ import { JOB, outboundHarness } from './outbound-fakes.js';
  */
 describe('SendPipeline without the queue: a sent message whose record could not be stored', () => {
   it('answers sent_not_recorded naming the message', async () => {
-    const { h, storage, runtime, projection } = await outboundHarness();
+    const { h, storage, runtime, bus } = await outboundHarness();
     h.failStores = 1;
-    const pipeline = new SendPipeline(storage, {} as MediaResolver, projection);
+    const pipeline = new SendPipeline(storage, {} as MediaResolver, bus);
     const answer = await pipeline.send(runtime, 'text', { to: JOB.to, text: 'once' }).then(() => null, (err: unknown) => err);
     assert.ok(isParleyError(answer) && answer.status === 500 && answer.code === 'sent_not_recorded', String(answer));
     assert.deepEqual(h.sends, ['CHANNEL1']);

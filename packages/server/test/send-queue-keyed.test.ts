@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { messageIdFor } from '@parley/core';
-import { SendQueue } from '../src/send/send-queue.js';
+import { messageIdFor, type MessageRecord } from '@parley/core';
+import { SendQueue, type QueuedRecord } from '../src/send/send-queue.js';
 import { sendingChannel } from '../src/send/sending-channel.js';
 import { JOB, LEASE_MS, outboundHarness } from './outbound-fakes.js';
 
@@ -27,6 +27,12 @@ describe('SendQueue: a send under an idempotency key', () => {
     assert.equal(first.key.id, id);
     assert.equal(second.key.id, id);
     assert.equal((await storage.outbound.list('ins', { limit: 10, offset: 0 })).total, 1);
+    // The second run (a minute later) is answered with the entry the first queued, not with its own.
+    h.now += 60_000;
+    const third = await queue.accept(runtime, channel, request, { sendAt: new Date(h.now + 60_000).toISOString() }, 'k1');
+    const timing = (record: MessageRecord) => ({ at: record.messageTimestamp, dueAt: (record as QueuedRecord).queue.dueAt });
+    assert.deepEqual(timing(third), timing(first));
+    h.now -= 60_000;
 
     // Due now: it leaves inline once; a run after it was sent answers its record.
     const sent = await queue.accept(runtime, channel, request, {}, 'k2');

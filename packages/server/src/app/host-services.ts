@@ -16,7 +16,6 @@ import { OutboundWorker } from '../send/outbound-worker.js';
 import { Pacer } from '../send/pacer.js';
 import { PacingPolicies } from '../send/pacing-policies.js';
 import { SendPipeline } from '../send/send-pipeline.js';
-import { SendProjection } from '../send/send-projection.js';
 import { SendQueue } from '../send/send-queue.js';
 import { InstanceDataRouter } from '../services/instance-data-router.js';
 import { MediaResolver } from '../services/media-resolver.js';
@@ -80,14 +79,13 @@ export function registerServerServices(c: HostContainer): void {
     const { media, allowPrivateUrls, allowPrivateProxies } = config();
     return new MediaResolver({ maxBytes: media.maxBytes, timeoutMs: media.timeoutMs, allowPrivateUrls, allowPrivateProxies });
   });
-  c.factory(S.Projection, () => new SendProjection(c.resolve(S.Data), c.resolve(S.Bus), c.resolve(S.Projector), logger('send')));
   c.factory(S.Policies, () => new PacingPolicies(c.resolve(S.Data), drivers(), config().queue.maxQueued, clock()));
   c.factory(S.Pacer, () => new Pacer());
   c.factory(S.Worker, () => {
     const cluster = c.resolve(S.Cluster);
     return new OutboundWorker({
       storage: c.resolve(S.Data), registry: c.resolve(S.Registry), clock: clock(), logger: logger('outbound'), policies: c.resolve(S.Policies),
-      pacer: c.resolve(S.Pacer), projection: c.resolve(S.Projection), bus: c.resolve(S.Bus), metrics: c.resolve(S.Metrics), options: config().queue,
+      pacer: c.resolve(S.Pacer), bus: c.resolve(S.Bus), metrics: c.resolve(S.Metrics), options: config().queue,
       pending: pending(), owns: cluster ? (instance) => cluster.node.fence(instance) !== undefined : undefined,
     });
   });
@@ -99,7 +97,7 @@ export function registerServerServices(c: HostContainer): void {
       pending: pending(),
     });
   });
-  c.factory(S.Pipeline, () => new SendPipeline(c.resolve(S.Data), c.resolve(S.Media), c.resolve(S.Projection), c.resolve(S.Metrics), c.resolve(S.Queue)));
+  c.factory(S.Pipeline, () => new SendPipeline(c.resolve(S.Data), c.resolve(S.Media), c.resolve(S.Bus), c.resolve(S.Metrics), c.resolve(S.Queue)));
   c.factory(Tokens.Sends, () => hostSends(c), { composed: true });
   c.factory(S.Restorer, () => new InstanceRestorer({
     storage: c.resolve(S.Data), registry: c.resolve(S.Registry), drivers: drivers(), config: config().restore, logger: logger(), clock: clock(),

@@ -13,7 +13,6 @@ import type { OutboundWorker } from '../send/outbound-worker.js';
 import type { Pacer } from '../send/pacer.js';
 import type { PacingPolicies } from '../send/pacing-policies.js';
 import type { SendPipeline } from '../send/send-pipeline.js';
-import type { SendProjection } from '../send/send-projection.js';
 import type { SendQueue } from '../send/send-queue.js';
 import type { InstanceDataRouter } from '../services/instance-data-router.js';
 import type { MediaResolver } from '../services/media-resolver.js';
@@ -39,7 +38,6 @@ export const ServerTokens = {
   Bus: token<EventBus>('Bus'),
   Subscribers: token<SubscriberFeeds>('Subscribers'),
   Media: token<MediaResolver>('Media'),
-  Projection: token<SendProjection>('Projection'),
   Policies: token<PacingPolicies>('Policies'),
   Pacer: token<Pacer>('Pacer'),
   Worker: token<OutboundWorker>('Worker'),

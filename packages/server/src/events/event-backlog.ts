@@ -21,7 +21,7 @@ export class EventBacklog {
   /** Per instance, the bytes of its measured events still waiting. */
   private readonly bytes = new Map<string, number>();
   /** The size each measured event was counted with. */
-  private readonly sizes = new WeakMap<ChannelEvent, number>();
+  private readonly sizes = new WeakMap<object, number>();
 
   constructor(limits: Partial<BacklogLimits> = {}) {
     this.limits = { ...DEFAULT_BACKLOG_LIMITS, ...limits };
@@ -42,8 +42,8 @@ export class EventBacklog {
     return undefined;
   }
 
-  /** The event left the waiting list (its turn came). */
-  taken(instance: string, event: ChannelEvent): void {
+  /** The event left the waiting list (its turn came); one it never admitted (the send path's records) counted for nothing. */
+  taken(instance: string, event: object): void {
     const size = this.sizes.get(event);
     if (size === undefined) return;
     const left = this.bytes.get(instance)! - size;

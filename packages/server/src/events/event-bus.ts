@@ -6,23 +6,31 @@ import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { DurableRuns } from './durable-runs.js';
 import { EventBacklog, type BacklogLimits } from './event-backlog.js';
 import { RunHandler, type Handled, type HandledRun, type EventBusObserver, type EventFilter, type EventSubscriber } from './run-handler.js';
+import type { BusEvent, SentEvent, SentRecord } from './sent-records.js';
 import { DEFAULT_OUTAGE_POLICY, SubscriberRetry, type OutagePolicy } from './subscriber-retry.js';
 
 export type { EventBusObserver, EventFilter, EventSubscriber } from './run-handler.js';
 
 /** Event types whose consecutive runs are handed to {@link EventSubscriber.handleBatch}. */
-export const BATCHED_TYPES: ReadonlySet<ChannelEvent['type']> = new Set(['message', 'message.status']);
+export const BATCHED_TYPES: ReadonlySet<BusEvent['type']> = new Set(['message', 'message.status']);
 /** Longest run handed over at once. */
 const MAX_BATCH = 256;
 /** A task of {@link EventBus.run} in an instance's queue: no event is batched across it. */
 const BARRIER = Symbol('barrier');
 
-/** A published event on its way through the subscribers; {@link EventBus.watch} listeners get it in publish order. */
+/** An event on its way through the subscribers. */
 interface InFlight {
-  readonly event: ChannelEvent;
+  readonly event: BusEvent;
   /** The instance's record once the subscribers have handled the event; absent while pending or when dropped. */
   record?: InstanceRecord;
   settled: boolean;
+  /** A {@link SentEvent}'s: told whether its record is durable once its run is over. */
+  readonly stored?: (stored: boolean) => void;
+}
+
+/** A channel's event on its way; {@link EventBus.watch} listeners get these in publish order (never the send path's records). */
+interface Published extends InFlight {
+  readonly event: ChannelEvent;
 }
 
 /** Observes handled events in publish order (see {@link EventBus.watch}). */
@@ -40,15 +48,13 @@ export class EventBus {
   /** Events processed with an earlier one of their run: their own turn on the chain has nothing left to do. */
   private readonly taken = new WeakSet<InFlight>();
   private readonly taps = new Set<(event: ChannelEvent) => void>();
-  /** The records of the `message` events published and not processed yet ({@link isMessagePending}). */
-  private readonly pendingRecords = new WeakSet<object>();
   private readonly watchers = new Set<EventWatcher>();
   /**
    * Published events not yet told to the watchers, in publish (= id) order, from `inFlightHead` on;
    * the slots before it are emptied as they are told, so a told event (a history batch of up to
    * 500 records) is not kept alive until the next compaction.
    */
-  private inFlight: (InFlight | undefined)[] = [];
+  private inFlight: (Published | undefined)[] = [];
   private inFlightHead = 0;
   private readonly clock: Clock;
   private readonly logger: Logger;
@@ -153,11 +159,32 @@ export class EventBus {
       this.observer?.eventsDropped('backlog', 1);
       return;
     }
-    const slot: InFlight = { event, settled: false };
-    if (event.type === 'message') this.pendingRecords.add(event.message.record);
+    const slot: Published = { event, settled: false };
     this.inFlight.push(slot);
     this.queue(instanceId, slot);
     void this.chains.run(instanceId, () => this.turnOf(slot));
+  }
+
+  /**
+   * Hands the record of a message its channel took to the store, as an event of the instance (a
+   * {@link SentEvent}, which only the store's `handleSent` sees): stored after every event published
+   * before it — the statuses the channel emitted before its send returned apply after the record — and
+   * in the runs of records that queue up meanwhile. Resolves once the record is durable. Rejects with
+   * ServiceUnavailableError once the instance's events fail for storage (the record is still stored,
+   * in order, once storage is back: the bus holds it as it holds the instance's events), or when its
+   * storing was given up.
+   */
+  publishSent(instanceId: string, provider: ChannelName, sent: SentRecord): Promise<void> {
+    const event: SentEvent = { type: 'sent', id: `sent:${sent.record.key.id}`, instance: instanceId, provider, sent };
+    const stored = new Promise<void>((resolve, reject) => {
+      const slot: InFlight = {
+        event, settled: false,
+        stored: (ok) => (ok ? resolve() : reject(new ServiceUnavailableError(`the record of message ${sent.record.key.id} could not be stored`))),
+      };
+      this.queue(instanceId, slot);
+      void this.chains.run(instanceId, () => this.turnOf(slot));
+    });
+    return this.unlessBlocked(instanceId, stored);
   }
 
   private queue(instanceId: string, entry: InFlight | typeof BARRIER): void {
@@ -176,18 +203,25 @@ export class EventBus {
 
   /**
    * An event's turn: processed with the events of its type queued right after it (up to a barrier),
-   * unless it was processed already with an earlier one.
+   * unless it was processed already with an earlier one. The send path's records join such a run
+   * wherever they stand in it, so they never cut one: the store applies them after the run's channel
+   * events, and a status of theirs that came first waits for its record as an early status.
    */
   private async turnOf(slot: InFlight): Promise<void> {
     if (this.taken.has(slot)) return;
-    const { instance, type } = slot.event;
+    const { instance } = slot.event;
+    // The channel event type of the run; undefined while it holds records only.
+    let type: BusEvent['type'] | undefined = slot.event.type === 'sent' ? undefined : slot.event.type;
     const batch = [slot];
     this.dequeue(instance);
-    if (BATCHED_TYPES.has(type)) {
+    if (type === undefined || BATCHED_TYPES.has(type)) {
       const list = this.waiting.get(instance);
       while (list?.length && batch.length < MAX_BATCH) {
         const next = list[0]!;
-        if (next === BARRIER || next.event.type !== type) break;
+        if (next === BARRIER) break;
+        const nextType = next.event.type;
+        if (type === undefined && BATCHED_TYPES.has(nextType)) type = nextType;
+        else if (nextType !== 'sent' && nextType !== type) break;
         batch.push(next);
         this.taken.add(next);
         this.dequeue(instance);
@@ -198,8 +232,8 @@ export class EventBus {
 
   /**
    * Runs a task in the instance's event order (after every event published so far is over — its
-   * writes durable —, before any published later) and answers its result. The send path stores its
-   * records this way, so a delivery status can never be applied before the message it belongs to.
+   * writes durable —, before any published later) and answers its result: REST routes that read
+   * what the instance's events wrote (labels, actions, external databases).
    */
   run<T>(instanceId: string, task: () => Promise<T>): Promise<T> {
     this.queue(instanceId, BARRIER);
@@ -208,15 +242,6 @@ export class EventBus {
       await this.durableRuns.settle(instanceId);
       return task();
     });
-  }
-
-  /**
-   * Whether a `message` event carrying this very record object is published and not processed yet
-   * (waiting for its turn or being handled): the send path's test for a channel's echo of its send.
-   * One lookup, however many events wait.
-   */
-  isMessagePending(record: object): boolean {
-    return this.pendingRecords.has(record);
   }
 
   /**
@@ -270,7 +295,10 @@ export class EventBus {
     const instance = batch[0]!.event.instance;
     const settle = (handled?: Handled): void => {
       if (handled) for (const slot of batch) if (handled.events.has(slot.event)) slot.record = handled.record;
-      for (const slot of batch) slot.settled = true;
+      for (const slot of batch) {
+        slot.settled = true;
+        slot.stored?.(handled !== undefined && !handled.lost.has(slot.event));
+      }
       this.release();
     };
     let run: HandledRun | undefined;
@@ -278,7 +306,6 @@ export class EventBus {
       await this.durableRuns.again(instance);
       run = await this.runs.handleOnce(batch.map((slot) => slot.event));
     } finally {
-      for (const { event } of batch) if (event.type === 'message') this.pendingRecords.delete(event.message.record);
       if (!run) settle();
     }
     if (!run) return;

@@ -2,6 +2,7 @@ import { describeError, LogThrottle, ServiceUnavailableError, type ChannelEvent,
 import { CLAIM_FAILURE_LOG_MS } from '@parley/host';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
+import type { BusEvent, SentEvent, SentRecord } from './sent-records.js';
 import { isNotReplicated, type EventDropReason, type SubscriberRetry } from './subscriber-retry.js';
 
 /**
@@ -26,6 +27,12 @@ export interface EventSubscriber {
    * per event. Without it (or for a run of one) the bus calls `handle` for each.
    */
   handleBatch?(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
+  /**
+   * Optional, the store's alone: stores the records of sends their channel took (the send path's
+   * {@link SentEvent}s of a run, which no other subscriber sees), as idempotently as `handle`; called
+   * after the run's channel events are handled.
+   */
+  handleSent?(sent: readonly SentRecord[], runtime: InstanceRuntime): Promise<void>;
 }
 
 /** Decides whether an event is processed at all (instance flags such as `receive_presence`). */
@@ -40,7 +47,9 @@ export interface EventBusObserver {
 /** What a run of events handled answers: the instance's record and the events handled. */
 export interface Handled {
   record: InstanceRecord;
-  events: Set<ChannelEvent>;
+  events: Set<BusEvent>;
+  /** The events whose writes may be missing: the run was given up, or a subscriber gave them up. */
+  lost: Set<BusEvent>;
 }
 
 /** A run of events one subscriber gave up after its short retries. */
@@ -48,7 +57,7 @@ interface SubscriberDrop {
   err: unknown;
   reason: EventDropReason;
   subscriber: string;
-  events: ChannelEvent[];
+  events: BusEvent[];
 }
 
 /**
@@ -60,7 +69,7 @@ interface SubscriberDrop {
 export interface HandledRun {
   readonly runtime: InstanceRuntime;
   /** The events the subscribers handled (the filter let them through). */
-  readonly events: ChannelEvent[];
+  readonly events: BusEvent[];
   drops: SubscriberDrop[];
   /** The count of discarded commits when the handling began. */
   readonly since: number;
@@ -100,7 +109,7 @@ export class RunHandler {
    * instance is in a storage outage it is not run (`failed`: {@link again} handles it). Answers
    * undefined when there is nothing to handle (an unknown instance, every event filtered out).
    */
-  async handleOnce(batch: ChannelEvent[]): Promise<HandledRun | undefined> {
+  async handleOnce(batch: BusEvent[]): Promise<HandledRun | undefined> {
     const first = batch[0]!;
     let runtime: InstanceRuntime;
     try {
@@ -109,7 +118,7 @@ export class RunHandler {
       this.deps.logger.warn({ err, event: first.id, type: first.type, instance: first.instance, events: batch.length }, 'event for an unknown instance dropped');
       return undefined;
     }
-    const events = batch.filter((event) => this.deps.filter(event, runtime));
+    const events = batch.filter((event) => event.type === 'sent' || this.deps.filter(event, runtime));
     if (!events.length) return undefined;
     const since = this.discards;
     const run: HandledRun = { runtime, events, drops: [], since, failed: true, outcome: Promise.resolve('again') };
@@ -167,8 +176,8 @@ export class RunHandler {
         'event handling failed after retries',
       );
     }
-    for (const event of events) for (const tap of this.deps.taps) tap(event);
-    return { record: runtime.record, events: new Set(events) };
+    for (const event of events) if (event.type !== 'sent') for (const tap of this.deps.taps) tap(event);
+    return { record: runtime.record, events: new Set(events), lost: new Set(failed ? events : run.drops.flatMap((drop) => drop.events)) };
   }
 
   /**
@@ -176,21 +185,26 @@ export class RunHandler {
    * outage ({@link SubscriberRetry.attempt}); answers the runs a subscriber gave up. An outage is thrown,
    * and so is a commit discarded since `since` (the discard count when the handling began). `step` names the subscriber at work, for the log line of a run given up.
    */
-  private async handle(events: ChannelEvent[], runtime: InstanceRuntime, step: { name: string }, since: number): Promise<SubscriberDrop[]> {
+  private async handle(events: BusEvent[], runtime: InstanceRuntime, step: { name: string }, since: number): Promise<SubscriberDrop[]> {
     const drops: SubscriberDrop[] = [];
-    const attempt = async (subscriber: EventSubscriber, some: ChannelEvent[], run: () => Promise<void>): Promise<void> => {
+    const attempt = async (subscriber: EventSubscriber, some: BusEvent[], run: () => Promise<void>): Promise<void> => {
       step.name = subscriber.name;
       // The store's writes may be gone with a failed commit: no subscriber goes on from them (webhooks tell of stored state).
       if (this.discards !== since) throw DISCARDED();
       const failed = await this.deps.retry.attempt(run);
       if (failed) drops.push({ ...failed, subscriber: subscriber.name, events: some });
     };
+    // The channel events of a run are of one type; the send path's records among them go to the store alone, after them.
+    const sentEvents = events.filter((event): event is SentEvent => event.type === 'sent');
+    const channelEvents = sentEvents.length ? events.filter((event): event is ChannelEvent => event.type !== 'sent') : events as ChannelEvent[];
+    const sent = sentEvents.map((event) => event.sent);
     for (const subscriber of this.deps.subscribers) {
-      if (events.length > 1 && subscriber.handleBatch) {
-        await attempt(subscriber, events, () => subscriber.handleBatch!(events, runtime.record, runtime));
+      if (channelEvents.length > 1 && subscriber.handleBatch) {
+        await attempt(subscriber, channelEvents, () => subscriber.handleBatch!(channelEvents, runtime.record, runtime));
       } else {
-        for (const event of events) await attempt(subscriber, [event], () => subscriber.handle(event, runtime.record, runtime));
+        for (const event of channelEvents) await attempt(subscriber, [event], () => subscriber.handle(event, runtime.record, runtime));
       }
+      if (sent.length && subscriber.handleSent) await attempt(subscriber, sentEvents, () => subscriber.handleSent!(sent, runtime));
     }
     return drops;
   }
@@ -202,7 +216,7 @@ export class RunHandler {
    * confirm sooner, and holding the instance's events would turn a missing replica into an event
    * outage (docs/events.md, *When storage is unavailable*). It is logged, a line a minute.
    */
-  private async committed(events: ChannelEvent[]): Promise<void> {
+  private async committed(events: BusEvent[]): Promise<void> {
     try {
       await this.deps.durable?.();
     } catch (err) {

@@ -6,27 +6,11 @@ import type { InstanceRegistry } from '../instances/instance-registry.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import type { EventSubscriber } from './event-bus.js';
 import { recordMediaIds } from './media-ids.js';
+import { OwnCopies, overlays, type SentRecord } from './sent-records.js';
 
 const MEDIA_TYPES = new Set(['image', 'audio', 'video', 'document', 'sticker']);
 /** Error codes of received media refused by a limit of the configuration (`media.maxDownloadBytes`, `media.downloadTimeoutMs`, `media.downloadIdleMs`). */
 const RECEIVED_MEDIA_LIMITS = new Set(['media_too_large', 'media_download_timeout']);
-
-/**
- * Whether writing `next` over `current` would store what is stored already: every field of `next`
- * serializes as the same field of `current` (what `{ ...current, ...next }` serialized would tell,
- * without serializing the whole record twice). An undefined field of `next` counts as absent.
- */
-function overlays(current: MessageRecord, next: MessageRecord): boolean {
-  const stored = current as unknown as Record<string, unknown>;
-  for (const [field, value] of Object.entries(next)) {
-    if (value === undefined) {
-      if (stored[field] !== undefined) return false;
-    } else if (value !== stored[field] && JSON.stringify(value) !== JSON.stringify(stored[field])) {
-      return false;
-    }
-  }
-  return true;
-}
 
 /** Statuses that arrived before their message are kept this long, at most this many per process. */
 export const EARLY_STATUS_TTL_MS = 60_000;
@@ -41,8 +25,8 @@ export class StoreProjector implements EventSubscriber {
   readonly name = 'store';
   /** Statuses seen before their message was stored, by `instance/messageId`. */
   private readonly early = new Map<string, { status: MessageStatus; at: number }>();
-  /** Records stored from a `message` event, by identity: the send path skips what the channel's own echo stored. */
-  private readonly projected = new WeakSet<MessageRecord>();
+  /** Own messages stored from `message` events: the record of a send whose copy the channel reported is not stored twice. */
+  private readonly ownCopies = new OwnCopies();
   /** Records whose read receipt was sent (`mark_messages`): an event handled again after an outage does not send it twice. */
   private readonly readSent = new WeakSet<MessageRecord>();
 
@@ -199,9 +183,9 @@ export class StoreProjector implements EventSubscriber {
     for (const [jid, name] of contactChanges) writes.push(this.storage.contacts.upsert(id, { id: jid, notify: name }));
     writes.push(...recordMediaIds(this.storage.state, id, events.map((e) => e.message)));
     await settleAll(writes);
-    for (const event of events) {
+    for (const [i, event] of events.entries()) {
       const m = event.message;
-      this.projected.add(m.record);
+      if (m.fromMe) this.ownCopies.remember(id, prepared[i]!.stored);
       if (runtime.record.flags.saveMedia && MEDIA_TYPES.has(m.content.type)) await this.saveMedia(event, runtime);
       if (runtime.record.flags.markMessages && !m.fromMe) {
         // mark_messages: read on arrival — the sender gets its read receipt, the record reads READ.
@@ -215,30 +199,46 @@ export class StoreProjector implements EventSubscriber {
   }
 
   /**
-   * Stores a message record without ever moving its status backwards (the same message can arrive
-   * from the send path and as the channel's own echo), then applies a status that came early.
+   * Stores a message record without ever moving its status backwards (a history sync may carry a
+   * message stored already, further on), then applies a status that came early.
    */
-  async storeMessage(instanceId: string, record: MessageRecord): Promise<MessageRecord> {
-    return (await this.storeMessageIfChanged(instanceId, record)).stored;
-  }
-
-  /**
-   * Whether this very record object was stored from a `message` event: a channel that reports its
-   * own sends (the sandbox does) hands the send path and the echo the same record, and once the echo
-   * is stored the send path has nothing left to write.
-   */
-  wasProjected(record: MessageRecord): boolean {
-    return this.projected.has(record);
-  }
-
-  /**
-   * Like {@link storeMessage}; also tells whether the message was already stored (the send path
-   * then skips work the channel's own echo already did).
-   */
-  async storeMessageIfChanged(instanceId: string, record: MessageRecord): Promise<{ stored: MessageRecord; existed: boolean }> {
-    const { stored, existed, write } = await this.prepareMessage(instanceId, record);
+  private async storeMessage(instanceId: string, record: MessageRecord): Promise<void> {
+    const { stored, write } = await this.prepareMessage(instanceId, record);
     if (write) await this.storage.messages.upsert(instanceId, stored);
-    return { stored, existed };
+  }
+
+  /**
+   * Stores the records of messages their channel took, which the send path publishes
+   * (`EventBus.publishSent`): the only writer of sent records. A record whose own copy the channel
+   * reported before (a `message` event of the same instance and message id, stored just before, that
+   * holds everything the record does) is not written again; any other is stored as {@link storeMessage}
+   * stores it, with its chat when the message was not stored before. The media of a media send is kept
+   * as the copy GET media serves (spec 4.4); a copy that cannot be kept is logged, and GET media then
+   * asks the channel.
+   */
+  async handleSent(sent: readonly SentRecord[], runtime: InstanceRuntime): Promise<void> {
+    const id = runtime.id;
+    if (sent.length > 1 && new Set(sent.map((s) => s.record.key.id)).size < sent.length) {
+      for (const one of sent) await this.handleSent([one], runtime);
+      return;
+    }
+    const records = sent.map((s) => s.record).filter((record) => !this.ownCopies.covers(id, record));
+    const prepared = await Promise.all(records.map((record) => this.prepareMessage(id, record)));
+    const writes: Promise<unknown>[] = prepared.filter((p) => p.write).map((p) => this.storage.messages.upsert(id, p.stored));
+    const chats = new Map<string, number>();
+    for (const [i, { key, messageTimestamp }] of records.entries()) {
+      if (!prepared[i]!.existed) chats.set(key.remoteJid, Math.max(chats.get(key.remoteJid) ?? 0, Number(messageTimestamp)));
+    }
+    for (const [jid, timestamp] of chats) writes.push(this.storage.chats.upsert(id, { id: jid, timestamp }));
+    await settleAll(writes);
+    for (const { record, media } of sent) {
+      if (!media) continue;
+      try {
+        await this.storage.media.put(id, record.key.id, media);
+      } catch (err) {
+        this.logger.warn({ err, instance: id, message: record.key.id }, 'sent media not kept: GET media will ask the channel');
+      }
+    }
   }
 
   /** The record to store (its status never moved backwards, an early status applied) and whether it needs writing. */

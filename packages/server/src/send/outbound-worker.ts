@@ -8,8 +8,8 @@ import { decodeJob, recordOf, type OutboundJob, type PendingRecords } from './ou
 import { backoffMs, failedSendError, failureKind, MAX_ATTEMPTS, typingMs } from './outbound-retry.js';
 import type { Pacer } from './pacer.js';
 import type { PacingPolicies } from './pacing-policies.js';
-import type { SendProjection } from './send-projection.js';
 import { sendingChannel } from './sending-channel.js';
+import { storeSent } from './sent-record.js';
 
 /** Settings of the worker (config `queue.*`). */
 export interface OutboundWorkerOptions {
@@ -28,7 +28,7 @@ export interface OutboundWorkerDeps {
   logger: Logger;
   policies: PacingPolicies;
   pacer: Pacer;
-  projection: SendProjection;
+  /** The bus through which a send's record reaches the store ({@link storeSent}), and the resume path waits for the channel's events. */
   bus: EventBus;
   metrics?: Pick<ServerMetrics, 'sent'>;
   options: OutboundWorkerOptions;
@@ -61,6 +61,9 @@ class Unrecorded extends Error {
   }
 }
 
+/** At most this many ids are kept as {@link OutboundWorker.unclaimed}; beyond it a first claim looks for the record as any other. */
+const MAX_UNCLAIMED = 65_536;
+
 /** {@link OutboundWorker.takeOver} reads the instance's queue this many sends at a time, and at most {@link TAKEOVER_SCAN}. */
 const TAKEOVER_PAGE = 100;
 const TAKEOVER_SCAN = 1_000;
@@ -82,6 +85,12 @@ export class OutboundWorker {
    * entry completed, and nothing is sent a second time. Only sends made while storage fails land here.
    */
   private readonly unrecorded = new Map<string, MessageRecord>();
+  /**
+   * Sends this process queued under a new message id, by `instance/id`, that no claim has taken since
+   * ({@link queuedNew}): off a cluster only this worker sends them, so none can have a record, and their
+   * first claim does not look for one.
+   */
+  private readonly unclaimed = new Set<string>();
   private readonly pump = new ClaimPump(() => this.round(), {
     failed: (err, run) => this.deps.logger.error({ error: describeError(err), ...run }, 'outbound queue unavailable; retrying with backoff'),
     recovered: (run) => this.deps.logger.info(run, 'outbound queue available again'),
@@ -97,6 +106,19 @@ export class OutboundWorker {
   async stop(): Promise<void> {
     await this.pump.stop();
     await Promise.all(this.inFlight.values());
+  }
+
+  /**
+   * The send path queued a send under a new message id (not leased to the request). Not kept in a
+   * cluster, where another node may claim and send it.
+   */
+  queuedNew(instance: string, id: string): void {
+    if (!this.deps.owns && this.unclaimed.size < MAX_UNCLAIMED) this.unclaimed.add(`${instance}/${id}`);
+  }
+
+  /** The send was cancelled: it will not be claimed. */
+  forget(instance: string, id: string): void {
+    this.unclaimed.delete(`${instance}/${id}`);
   }
 
   /** Looks at the queue soon (a send was accepted, resumed, or one ended). */
@@ -141,7 +163,7 @@ export class OutboundWorker {
     // Another node's instance (or one between owners): back to the queue, held for a recheck so that
     // this node does not claim it again at once; its owner's worker claims it once that hold is over.
     if (owns && !owns(entry.instance)) return storage.outbound.release(entry.instance, entry.id, { dueAt: Math.max(entry.dueAt, clock.now() + options.recheckMs) });
-    const stored = await storage.messages.get(entry.instance, entry.id);
+    const stored = this.unclaimed.delete(`${entry.instance}/${entry.id}`) ? null : await storage.messages.get(entry.instance, entry.id);
     const runtime = await this.runtimeOf(entry);
     if (!runtime) return storage.outbound.complete(entry.instance, entry.id);
     // The record is written only once the channel took the message, or failed the send for good: a
@@ -262,7 +284,7 @@ export class OutboundWorker {
   }
 
   private async send(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, typing: number): Promise<MessageRecord> {
-    const { storage, clock, projection, metrics, logger } = this.deps;
+    const { storage, clock, metrics, logger } = this.deps;
     const channel = sendingChannel(runtime, job.provider, job.content.type);
     if (typing > 0) {
       await channel.messaging.sendPresence({ to: job.to, status: 'composing' });
@@ -286,10 +308,10 @@ export class OutboundWorker {
    * {@link Unrecorded} and keeps the record for the entry's next claim.
    */
   private async record(runtime: InstanceRuntime, entry: Outbound, job: OutboundJob, sent: MessageRecord): Promise<MessageRecord> {
-    const { storage, projection } = this.deps;
+    const { storage, bus } = this.deps;
     const key = `${entry.instance}/${entry.id}`;
     try {
-      const stored = await projection.project(runtime.id, sendingChannel(runtime, job.provider, job.content.type).adapter, job.content, sent);
+      const stored = await storeSent(bus, runtime.id, sendingChannel(runtime, job.provider, job.content.type).adapter.channel, job.content, sent);
       await storage.outbound.complete(runtime.id, entry.id);
       await storage.flush();
       this.unrecorded.delete(key);

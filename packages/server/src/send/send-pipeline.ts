@@ -5,9 +5,10 @@ import type { ServerMetrics } from '../metrics/server-metrics.js';
 import { MAPPINGS, type Mapping } from './content-mappings.js';
 import type { MessageSuffix, Recipient, SendBodies } from './send-bodies.js';
 import type { SendOptions } from './send-options.js';
-import type { SendProjection } from './send-projection.js';
+import type { EventBus } from '../events/event-bus.js';
 import type { SendQueue } from './send-queue.js';
 import { sendingChannel, type SendingChannel } from './sending-channel.js';
+import { storeSent } from './sent-record.js';
 
 /**
  * The one send path of spec 4.2, 4.3 and 4.13, in the order docs/rest-api.md documents:
@@ -23,7 +24,7 @@ export class SendPipeline {
   constructor(
     private readonly storage: Storage,
     private readonly media: MediaResolver,
-    private readonly projection: SendProjection,
+    private readonly bus: EventBus,
     private readonly metrics?: Pick<ServerMetrics, 'sent'>,
     private readonly queue?: SendQueue,
   ) {}
@@ -80,7 +81,7 @@ export class SendPipeline {
     const record = await channel.messaging.send({ to, content, quoted });
     this.metrics?.sent(channel.adapter.channel, mapping.type);
     // Sent: a failure to store it now must not read as a send that can be made again.
-    return this.projection.project(runtime.id, channel.adapter, content, record).catch((err: unknown) => {
+    return storeSent(this.bus, runtime.id, channel.adapter.channel, content, record).catch((err: unknown) => {
       throw new SentNotRecordedError(record.key.id, err);
     });
   }

@@ -82,13 +82,18 @@ export class SendQueue {
       const sent = await worker.sendInline(runtime, stored, job);
       if (sent) return sent;
     } else {
+      if (runKey === undefined) worker.queuedNew(runtime.id, id);
       worker.wake();
     }
-    // The entry is durable: reading it back may fail (storage going away), but a 503 would say nothing is
-    // queued. Answered as stored then.
+    // The entry is durable: reading the pause or the entry may fail (storage going away), but a 503 would
+    // say nothing is queued. A new id's entry is answered as it was stored (a worker may take it meanwhile:
+    // GET /{key}/message/{id} tells where it stands then); an entry a run under the same key may have
+    // queued before, or one still queued after its inline send, as it stands, or as stored when reading fails.
+    const paused = outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false);
+    if (outcome === 'queued' && runKey === undefined) return this.view(stored, paused);
     const queued = await storage.outbound.get(runtime.id, id).catch(() => stored);
     if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
-    return this.view(queued, outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false));
+    return this.view(queued, paused);
   }
 
   /** The record of a send still in the queue, with its queue state, or null. */
@@ -114,7 +119,7 @@ export class SendQueue {
   async cancel(instance: string, id: string): Promise<void> {
     const { storage, clock } = this.deps;
     const outcome = await storage.outbound.cancel(instance, id, clock.now());
-    if (outcome === 'cancelled') return;
+    if (outcome === 'cancelled') return this.deps.worker.forget(instance, id);
     if (outcome === 'sending') throw new ConflictError(`message ${id} is being sent and can no longer be cancelled`, 'already_sending');
     if (await storage.messages.get(instance, id)) throw new ConflictError(`message ${id} was already sent`, 'already_sent');
     throw new NotFoundError(`queued message ${id}`, 'queued_message_not_found');
