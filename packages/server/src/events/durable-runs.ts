@@ -34,8 +34,7 @@ export class DurableRuns {
   /** Adds a run handled once; `over` is told when it is over (in the instance's order). */
   add(run: HandledRun, over: (handled: Handled) => void): void {
     const instance = run.runtime.id;
-    let resolve!: () => void;
-    const done = new Promise<void>((r) => (resolve = r));
+    const { promise: done, resolve } = Promise.withResolvers<void>();
     const entry: Pending = { run, state: 'waiting', givenUp: false, over, done, resolve };
     const list = this.pending.get(instance);
     if (list) list.push(entry);
