@@ -13,6 +13,9 @@ import { socialRoutes } from './social-routes.js';
 import { messageRoutes } from './message-routes.js';
 import { fateRoutes, mediaInput } from './fate-routes.js';
 
+/** `companions` of `POST /accounts/{number}/messages`: what the recipient's companions get instead of a plain copy. */
+const COMPANION_COPIES: Record<string, 'sendUndecryptable' | 'sendTextAfterHistory'> = { corrupt: 'sendUndecryptable', 'after-history': 'sendTextAfterHistory' };
+
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
   const action = text(body, 'action');
@@ -62,8 +65,10 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`), members: ['to', 'text', 'companions'],
       handle: async ([number], body) => {
         const companions = optionalText(body, 'companions');
-        if (companions !== undefined && companions !== 'corrupt') throw new SimError(400, 'invalid_request', 'companions must be "corrupt" when given', { field: 'companions' });
-        const send = companions ? sim.sendUndecryptable.bind(sim) : sim.sendText.bind(sim);
+        if (companions !== undefined && !Object.hasOwn(COMPANION_COPIES, companions)) {
+          throw new SimError(400, 'invalid_request', 'companions must be "corrupt" or "after-history" when given', { field: 'companions' });
+        }
+        const send = companions ? sim[COMPANION_COPIES[companions]!].bind(sim) : sim.sendText.bind(sim);
         return { status: 201, body: await send(number!, text(body, 'to'), text(body, 'text')) };
       },
     },
