@@ -13,6 +13,7 @@ import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts
 import { SimError } from './network/errors.js';
 import { sendRecentChunk, withReceived, type HistoryMessage } from './features/history.js';
 import { OfflineQueue } from './features/offline-queue.js';
+import type { MediaRequest } from './media/serving.js';
 
 /** Most client messages `garbleIncoming` garbles at once. */
 const MAX_GARBLED = 100;
@@ -74,6 +75,16 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
   mediaFile(directPathOrUrl: string): Buffer | undefined {
     return this.mediaHost.get(directPathOrUrl);
+  }
+
+  /** The downloads the media host answered, oldest first: how much of each file it wrote and whether the client closed first. */
+  mediaRequests(): MediaRequest[] {
+    return this.mediaHost.requests();
+  }
+
+  /** Removes a file from the media host by its direct path or URL (later downloads get 404); 404 `media_not_found` if there is none. */
+  removeMedia(directPathOrUrl: string): void {
+    if (!this.mediaHost.remove(directPathOrUrl)) throw new SimError(404, 'media_not_found', `no file at ${directPathOrUrl} on the media host`, { path: directPathOrUrl });
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */
