@@ -15,6 +15,7 @@ export type { OutageMode, OutageView } from './features/outages.js';
 export * as verdicts from './verdicts.js';
 export { memoryAuthState, memoryKeyStore } from './network/memory-keys.js';
 export type { MediaInput, ReceivedMedia } from './features/media.js';
+export type { MediaRequest, MediaServing } from './media/serving.js';
 export type { GroupView } from './features/groups.js';
 export type { AddressingMode } from './features/group-addressing.js';
 export type { SentAlbum } from './features/albums.js';

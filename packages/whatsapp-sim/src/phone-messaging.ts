@@ -11,6 +11,9 @@ import { Disappearing, type ChatTimer } from './features/disappearing.js';
 import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
 import type { ReceiptSettings, ReceiptSettingsChange } from './features/receipts.js';
 import { SimError } from './network/errors.js';
+import { sendRecentChunk, withReceived, type HistoryMessage } from './features/history.js';
+import { OfflineQueue } from './features/offline-queue.js';
+import type { MediaRequest } from './media/serving.js';
 
 /** Most client messages `garbleIncoming` garbles at once. */
 const MAX_GARBLED = 100;
@@ -22,6 +25,8 @@ const MAX_GARBLED = 100;
  */
 export abstract class PhoneMessaging extends PhoneSignals {
   protected readonly admission = new MessageStanzas();
+  /** The hand-over of what devices missed (`<ib><offline>`), in the batches they ask for. */
+  protected readonly offline = new OfflineQueue();
   protected readonly media: Media;
   protected readonly messaging: Messaging;
   protected readonly groups: Groups;
@@ -70,6 +75,16 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** A file on the media host by its direct path or URL, as uploaded (message media encrypted, catalog images plain). */
   mediaFile(directPathOrUrl: string): Buffer | undefined {
     return this.mediaHost.get(directPathOrUrl);
+  }
+
+  /** The downloads the media host answered, oldest first: how much of each file it wrote and whether the client closed first. */
+  mediaRequests(): MediaRequest[] {
+    return this.mediaHost.requests();
+  }
+
+  /** Removes a file from the media host by its direct path or URL (later downloads get 404); 404 `media_not_found` if there is none. */
+  removeMedia(directPathOrUrl: string): void {
+    if (!this.mediaHost.remove(directPathOrUrl)) throw new SimError(404, 'media_not_found', `no file at ${directPathOrUrl} on the media host`, { path: directPathOrUrl });
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */
@@ -125,6 +140,25 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** The phone of `from` sends a text whose copies for the companions of `to` never decrypt, nor do its resends. */
   sendUndecryptable(from: string, to: string, text: string): Promise<SentMessage> {
     return this.messaging.phoneSendsText(from, to, text, { companions: 'corrupt' });
+  }
+
+  /**
+   * The phone of `from` sends a text to `to`, and the phone of `to` first sends each of its companions a later
+   * RECENT history chunk holding that text (as a phone that got it builds the chunk with what it has), so the
+   * live copy comes right behind a history set with its key. A companion that is away gets both at its next
+   * login, and that hand-over ends only once it acknowledged the text (`OfflineQueue.endAfterAcks`): both are
+   * handled inside the one window of Baileys' event buffer that lasts from login to `<ib><offline>`
+   * (Socket/socket.js), and Baileys files the live upsert under the history set (Utils/event-buffer.js).
+   */
+  sendTextAfterHistory(from: string, to: string, text: string): Promise<SentMessage> {
+    const account = this.network.account(to);
+    return this.messaging.phoneSendsText(from, to, text, {
+      ahead: async (device, sent, message) => {
+        if (!device.connection?.isOpen || device.connection.silenced) this.offline.endAfterAcks(device, [sent.id]);
+        const held: HistoryMessage = { fromNumber: from, id: sent.id, message: { ...message }, timestamp: sent.timestamp };
+        await sendRecentChunk(this.network, account, device, withReceived([], [held]));
+      },
+    });
   }
 
   /**

@@ -69,6 +69,11 @@ export abstract class PhoneSignals {
     return this.callLog.phoneEnds(number, callId);
   }
 
+  /** The phone of `number` accepts a call that rings on it (the caller's devices get `accept`; 404 `call_not_found`, 409 `call_not_ringing`). */
+  acceptCall(number: string, callId: string): CallRecord {
+    return this.callLog.phoneAccepts(number, callId);
+  }
+
   /** Calls `number` made or got, with each step (offer, accept, reject, terminate) and who took it. */
   calls(number: string): CallRecord[] {
     return this.callLog.of(number);

@@ -11,7 +11,6 @@ import type { MediaInput } from './features/media.js';
 import { viewOf, type AccountView } from './network/model.js';
 import { Registrations, registrationFeature, type RefTimings } from './features/registration.js';
 import { loginFeature, endStream } from './features/login.js';
-import { OfflineQueue } from './features/offline-queue.js';
 import { LoginLimit, type LoginLimitOptions, type LoginLimitView } from './features/login-limit.js';
 import { drainPreKeys, MAX_UPLOAD, prekeysFeature } from './features/prekeys.js';
 import { accountBasicsFeature } from './features/account-basics.js';
@@ -85,7 +84,7 @@ export class Simulator extends PhoneMessaging {
     this.outages = new Outages(this.listener, () => [...this.connections]);
     this.loginLimit.set(options.loginLimit);
     if (options.groupAddressing !== undefined) this.groups.clientAddressing = addressingMode(options.groupAddressing);
-    const offline = new OfflineQueue();
+    const offline = this.offline;
     this.network.holdWhile((device) => offline.isDraining(device));
     this.network.use(loginFeature(this.network, this.loginLimit, offline));
     this.network.use(offline.feature(this.network));

@@ -61,6 +61,8 @@ describe('HTTP control API: receipts, disappearing messages, view-once and undec
       ['POST', `/accounts/${ana}/groups/120363000000000000@g.us/disappearing`, { expiration: 86_400 }, 404, 'group_not_found'],
       ['POST', `/accounts/${ana}/media`, { to: beto, kind: 'audio', data: 'AAAA', mimetype: 'audio/ogg', viewOnce: true }, 400, 'validation_failed:invalid_media body.kind'],
       ['POST', `/accounts/${ana}/messages`, { to: beto, text: 'x', companions: 'lost' }, 400, 'validation_failed body.companions'],
+      ['POST', `/accounts/${ana}/messages`, { to: beto, text: 'x', companions: 'toString' }, 400, 'validation_failed body.companions'],
+      ['POST', `/accounts/${ana}/messages`, { to: beto, text: '', companions: 'after-history' }, 400, 'validation_failed:invalid_text body.text'],
       ['POST', `/accounts/${ana}/albums`, { to: beto, images: [{ kind: 'image', data: 'AAAA', mimetype: 'image/jpeg' }] }, 400, 'validation_failed:invalid_album body.images'],
       ['POST', `/accounts/${ana}/albums`, { to: beto, images: 'all' }, 400, 'validation_failed:invalid_album body.images'],
       ['POST', `/accounts/${ana}/albums`, { to: beto, images: [{ kind: 'image', mimetype: 'image/jpeg' }, {}] }, 400, 'validation_failed body.data'],

@@ -25,6 +25,11 @@ describe('HTTP control API: presence, chat states, calls, profiles, block lists 
     const ended = await call('POST', `/accounts/${beto}/calls/${placed.body.id}/end`);
     assert.deepEqual([ended.status, ended.body.status, ended.body.events.at(-1).by], [200, 'terminate', 'phone']);
     assert.equal((await call('GET', `/accounts/${ana}/calls`)).body[0].status, 'terminate');
+    const answered = await call('POST', `/accounts/${ana}/calls`, { to: beto });
+    const accepted = await call('POST', `/accounts/${beto}/calls/${answered.body.id}/accept`);
+    assert.deepEqual([accepted.status, accepted.body.status, accepted.body.events.at(-1).by], [200, 'accept', 'phone']);
+    assert.equal(refusal(await call('POST', `/accounts/${beto}/calls/${answered.body.id}/accept`)), 'call_not_ringing');
+    assert.equal(refusal(await call('POST', `/accounts/${ana}/calls/${answered.body.id}/accept`)), 'call_not_found');
 
     const profile = await call('POST', `/accounts/${ana}/profile`, { name: 'Ana Paula', status: 'Disponível', picture: JPEG.toString('base64') });
     assert.deepEqual([profile.body.pushName, profile.body.status, profile.body.picture.size], ['Ana Paula', 'Disponível', JPEG.length]);
@@ -51,6 +56,8 @@ describe('HTTP control API: presence, chat states, calls, profiles, block lists 
       ['POST', `/accounts/${ana}/calls`, { to: beto, video: 'yes' }, 400, 'validation_failed body.video'],
       ['POST', `/accounts/${ana}/calls`, { to: ana }, 400, 'validation_failed:invalid_call body.to'],
       ['POST', `/accounts/${ana}/calls/NOPE/end`, undefined, 404, 'call_not_found'],
+      ['POST', `/accounts/${ana}/calls/NOPE/accept`, undefined, 404, 'call_not_found'],
+      ['POST', `/accounts/${ana}/calls/NOPE/accept`, { now: true }, 400, 'validation_failed body.now'],
       ['POST', `/accounts/${ana}/profile`, {}, 400, 'validation_failed:invalid_profile body.name,body.status,body.picture'],
       ['POST', `/accounts/${ana}/profile`, { name: '' }, 400, 'validation_failed:invalid_profile body.name'],
       ['POST', `/accounts/${ana}/profile`, { status: 'x'.repeat(140) }, 400, 'validation_failed:invalid_profile body.status'],

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MessageUpsertType } from '@whiskeysockets/baileys';
+import { proto, type MessageUpsertType } from '@whiskeysockets/baileys';
 import type { RunningSimulator } from '../src/index.js';
-import { TestClient, waitFor, useSimulator } from './client.js';
+import { controlApi, TestClient, waitFor, useSimulator } from './client.js';
 
 describe('the offline queue, handed over in the batches the client asks for', () => {
   let sim: RunningSimulator;
   useSimulator((started) => { sim = started; });
+  const call = controlApi(() => sim);
 
   it('230 stored messages arrive in batches of 100 as `append` upserts, in order, once each, and messages sent meanwhile once too', { timeout: 90_000 }, async () => {
     const me = sim.simulator.createAccount({ number: '5511987652301' });
@@ -45,6 +46,30 @@ describe('the offline queue, handed over in the batches the client asks for', ()
     await client.link((qr) => sim.simulator.scanQr(me.number, qr));
     await waitFor(() => client.seen.updates.some((u) => u.receivedPendingNotifications === true), 'the end of the (empty) offline queue');
     assert.equal(sim.simulator.stanzas(me.number, 'ib').filter((s) => JSON.stringify(s.stanza).includes('offline_batch')).length, 0);
+    client.end();
+  });
+
+  it('`companions: "after-history"`: a RECENT chunk holding the text, then the text, in one offline batch: Baileys keeps it in the history set and never upserts it', { timeout: 60_000 }, async () => {
+    const me = sim.simulator.createAccount({ number: '5511987652321' });
+    const friend = sim.simulator.createAccount({ number: '5511987652322', pushName: 'Bia' });
+    const client = new TestClient(sim.url);
+    await client.link((qr) => sim.simulator.scanQr(me.number, qr));
+    // After its first sync (Baileys counts it in accountSyncCounter) a login holds events only until `<ib><offline>`.
+    await waitFor(() => (client.auth.creds.accountSyncCounter ?? 0) > 0, 'the first history and app-state sync');
+    client.end();
+    await waitFor(() => client.closed, 'the client to go offline');
+
+    const sent = await call('POST', `/accounts/${friend.number}/messages`, { to: me.number, text: 'atrás do histórico', companions: 'after-history' });
+    assert.equal(sent.status, 201);
+    client.connect();
+    await waitFor(() => client.seen.histories.some((set) => set.messages.some((m) => m.key.id === sent.body.id)), 'the chunk');
+    await waitFor(() => client.seen.updates.some((u) => u.receivedPendingNotifications === true), 'the end of the offline queue');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const [set] = client.seen.histories.filter((s) => s.messages.some((m) => m.key.id === sent.body.id));
+    assert.equal(set!.syncType, proto.HistorySync.HistorySyncType.RECENT);
+    assert.equal(set!.messages.find((m) => m.key.id === sent.body.id)!.message?.conversation, 'atrás do histórico');
+    assert.deepEqual(client.seen.upserts.filter((m) => m.key.id === sent.body.id), [], 'the live copy came behind the set and was folded into it (Utils/event-buffer.js; in the other order Baileys upserts it)');
+    assert.equal(sim.simulator.received(me.number).at(-1)!.id, sent.body.id, 'the phone got it too');
     client.end();
   });
 });

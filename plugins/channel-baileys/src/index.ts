@@ -2,7 +2,7 @@ import { definePlugin, PluginRegistrationError, type Logger, type PluginManifest
 import { routeLibsignalConsole } from '@parley/whatsapp-sim/libsignal-console';
 import { quietBaileysModuleLogger } from './connection/module-logger.js';
 import { startInProcessSimulator, type InProcessSimulator } from './simulator/in-process.js';
-import { createBaileysDriver, type BaileysDriverInput } from './baileys.driver.js';
+import { createBaileysDriver } from './baileys.driver.js';
 import { baileysOptionsSchema, type BaileysOptions } from './options.js';
 
 export { BaileysAdapter, BAILEYS_CAPABILITY_GAPS, type BaileysAdapterDeps } from './baileys.adapter.js';
@@ -12,15 +12,8 @@ export { baileysOptionsSchema, resolveOptions, type BaileysOptions, type Simulat
 export type { BaileysSocket, SocketFactory } from './socket.js';
 export type { MediaDownloader } from './runtime.js';
 
-/**
- * What a test server hands the plugin's driver besides the host's settings: a socket factory (a
- * fake socket instead of WhatsApp's servers), the TLS and host names of a local stand-in for
- * WhatsApp's media CDN. Production loads the default export, which has none.
- */
-export type BaileysPluginTestInput = Pick<BaileysDriverInput, 'socketFactory' | 'mediaTls' | 'resolveHost'>;
-
-/** The plugin manifest, its driver built from the host's settings (and, in tests, `testInput`). */
-export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginManifest<BaileysOptions> {
+/** The plugin manifest, its driver built from the host's settings. */
+export function baileysPlugin(): PluginManifest<BaileysOptions> {
   return definePlugin<BaileysOptions>({
     name: '@parley/channel-baileys',
     kind: 'channel',
@@ -35,7 +28,6 @@ export function baileysPlugin(testInput: BaileysPluginTestInput = {}): PluginMan
         options, logger: ctx.logger, ...(simulator ? { simulator } : {}), allowPrivateUrls: ctx.host.allowPrivateUrls,
         ...(ctx.host.allowPrivateProxies === undefined ? {} : { allowPrivateProxy: ctx.host.allowPrivateProxies }), now: () => ctx.clock.now(),
         ...(ctx.host.media ? { mediaLimits: ctx.host.media } : {}),
-        ...testInput,
       });
       ctx.channels.add(driver);
     },

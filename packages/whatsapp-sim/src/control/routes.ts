@@ -12,6 +12,10 @@ import { signalRoutes } from './signal-routes.js';
 import { socialRoutes } from './social-routes.js';
 import { messageRoutes } from './message-routes.js';
 import { fateRoutes, mediaInput } from './fate-routes.js';
+import { mediaServing } from '../media/serving.js';
+
+/** `companions` of `POST /accounts/{number}/messages`: what the recipient's companions get instead of a plain copy. */
+const COMPANION_COPIES: Record<string, 'sendUndecryptable' | 'sendTextAfterHistory'> = { corrupt: 'sendUndecryptable', 'after-history': 'sendTextAfterHistory' };
 
 const MEMBER_ACTIONS = ['add', 'remove', 'promote', 'demote'] as const;
 function memberAction(body: Body): (typeof MEMBER_ACTIONS)[number] {
@@ -62,18 +66,30 @@ export function routes(sim: Simulator): Route[] {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/messages$`), members: ['to', 'text', 'companions'],
       handle: async ([number], body) => {
         const companions = optionalText(body, 'companions');
-        if (companions !== undefined && companions !== 'corrupt') throw new SimError(400, 'invalid_request', 'companions must be "corrupt" when given', { field: 'companions' });
-        const send = companions ? sim.sendUndecryptable.bind(sim) : sim.sendText.bind(sim);
+        if (companions !== undefined && !Object.hasOwn(COMPANION_COPIES, companions)) {
+          throw new SimError(400, 'invalid_request', 'companions must be "corrupt" or "after-history" when given', { field: 'companions' });
+        }
+        const send = companions ? sim[COMPANION_COPIES[companions]!].bind(sim) : sim.sendText.bind(sim);
         return { status: 201, body: await send(number!, text(body, 'to'), text(body, 'text')) };
+      },
+    },
+    { method: 'GET', pattern: /^\/media\/requests$/, handle: () => ok(sim.mediaRequests()) },
+    {
+      method: 'DELETE', pattern: /^\/media\/files$/,
+      handle: (_params, _body, query) => {
+        const path = query?.get('path');
+        if (!path) throw new SimError(400, 'invalid_request', 'path (the query parameter) is required', { field: 'query.path' });
+        sim.removeMedia(path);
+        return { status: 204 };
       },
     },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received$`), handle: ([number]) => ok(sim.received(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`), members: ['to', 'kind', 'data', 'mimetype', 'fileName', 'caption', 'viewOnce'],
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`), members: ['to', 'kind', 'data', 'mimetype', 'fileName', 'caption', 'viewOnce', 'fileLength', 'serve'],
       handle: async ([number], body) => {
-        const media = mediaInput(body);
+        const media = { ...mediaInput(body), fileLength: integer(body.fileLength, 'fileLength', false), serve: mediaServing(body.serve) };
         const to = text(body, 'to');
         const sent = field(body, 'viewOnce', 'boolean', false) ? sim.sendViewOnce(number!, to, media) : sim.sendMedia(number!, to, media);
         return { status: 201, body: await sent };

@@ -45,6 +45,7 @@ export function signalRoutes(sim: Simulator): Route[] {
       handle: ([number], body) => ({ status: 201, body: sim.call(number!, text(body, 'to'), { video: field(body, 'video', 'boolean', false) as boolean | undefined }) }),
     },
     { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/end$`), members: [], handle: ([number, id]) => ok(sim.endCall(number!, id!)) },
+    { method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/calls/([^/]+)/accept$`), members: [], handle: ([number, id]) => ok(sim.acceptCall(number!, id!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), handle: ([number]) => ok(sim.profile(number!)) },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/profile$`), members: ['name', 'status', 'picture'],

@@ -35,6 +35,8 @@ export interface CallLink {
 /** Calls kept for the control API; the oldest go first (call links likewise). */
 export const MAX_CALLS = 1000;
 const ACTIONS = new Set(['accept', 'reject', 'terminate']);
+/** The phone's client, as the `<call>` stanzas of a phone name it (`platform`, `version`; whatsmeow CallRemoteMeta). */
+const PHONE_CLIENT = { platform: 'android', version: '2.24.12.78' };
 const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
 
 /**
@@ -69,7 +71,7 @@ export class Calls {
     if (video) media.push({ tag: 'video', attrs: { enc: 'vp8', dec: 'vp8', orientation: '0', screen_width: '1080', screen_height: '1920' } });
     const offer: BinaryNode = { tag: 'offer', attrs: { 'call-id': id, 'call-creator': record.from }, content: [...media, { tag: 'net', attrs: { medium: '3' } }] };
     for (const device of callee.companions.values()) {
-      const node: BinaryNode = { tag: 'call', attrs: { from: record.from, id: stanzaId(), t: unixNow(), notify: caller.pushName, platform: 'android', version: '2.24.12.78' }, content: [offer] };
+      const node: BinaryNode = { tag: 'call', attrs: { from: record.from, id: stanzaId(), t: unixNow(), notify: caller.pushName, ...PHONE_CLIENT }, content: [offer] };
       if (this.signals.toCompanion(callee, device, node, { kind: 'call', from: record.from, state: 'offer', callId: id }, true)) record.devices.push(device.jid);
     }
     this.signals.toPhone(callee, { kind: 'call', from: record.from, state: 'offer', callId: id });
@@ -84,6 +86,22 @@ export class Calls {
     if (!call || (call.caller !== account && call.callee !== account)) throw new SimError(404, 'call_not_found', `${number} has no call ${callId}`, { callId });
     if (call.record.status === 'reject' || call.record.status === 'terminate') throw new SimError(409, 'call_ended', `call ${callId} already ended (${call.record.status})`, { callId });
     this.step(call, account, 'phone', 'terminate');
+    return call.record;
+  }
+
+  /**
+   * The phone of `number`, the callee, accepts a call that rings: the caller's devices get `<call from t platform
+   * version><accept call-id call-creator/></call>` (whatsmeow call.go handleCallEvent reads those attributes for
+   * its CallAccept event, "emitted when a call is accepted on WhatsApp"; Baileys handleCall reports status
+   * `accept`). What the callee's own companions get when its phone answers, no public source shows: they are
+   * sent nothing (README "Calls").
+   */
+  phoneAccepts(number: string, callId: string): CallRecord {
+    const account = this.network.account(number);
+    const call = this.calls.get(callId);
+    if (!call || call.callee !== account) throw new SimError(404, 'call_not_found', `${number} got no call ${callId}`, { callId });
+    if (call.record.status !== 'offer') throw new SimError(409, 'call_not_ringing', `call ${callId} is not ringing (${call.record.status})`, { callId });
+    this.step(call, account, 'phone', 'accept');
     return call.record;
   }
 
@@ -118,16 +136,17 @@ export class Calls {
     record.status = action;
     record.events.push({ action, by: byDevice, at: Date.now() });
     const other = by === call.caller ? call.callee : call.caller;
+    const fromPhone = byDevice === 'phone' && action === 'accept' ? PHONE_CLIENT : {};
     const stanza = (): BinaryNode => ({
-      tag: 'call', attrs: { from: jidOf(by), id: stanzaId(), t: unixNow() },
+      tag: 'call', attrs: { from: jidOf(by), id: stanzaId(), t: unixNow(), ...fromPhone },
       content: [{ tag: action, attrs: { 'call-id': record.id, 'call-creator': record.from } }],
     });
     if (!blocks(other, by)) {
       for (const device of other.companions.values()) this.signals.toCompanion(other, device, stanza(), { kind: 'call', from: jidOf(by), state: action, callId: record.id });
       this.signals.toPhone(other, { kind: 'call', from: jidOf(by), state: action, callId: record.id });
     }
-    // The callee's other devices stop ringing once one of them answered or the call ended.
-    if (by === call.callee) {
+    // The callee's other devices stop ringing once one of them answered or the call ended (not told of its phone's answer: no source shows what they get).
+    if (by === call.callee && !(action === 'accept' && byDevice === 'phone')) {
       for (const device of by.companions.values()) {
         if (device.jid === byDevice) continue;
         const node: BinaryNode = { tag: 'call', attrs: { from: record.from, id: stanzaId(), t: unixNow() }, content: [{ tag: 'terminate', attrs: { 'call-id': record.id, 'call-creator': record.from } }] };

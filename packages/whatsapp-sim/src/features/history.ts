@@ -3,6 +3,7 @@ import { proto } from '@whiskeysockets/baileys';
 import { stanzaId, unixNow } from '../network/network.js';
 import type { Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
+import type { ReceivedMessage } from '../network/phone.js';
 import { takeBundle } from './prekeys.js';
 import { keyShareMessage } from './app-state.js';
 import { conversationsOf } from './chat-state.js';
@@ -25,11 +26,6 @@ export const HISTORY_CHUNK_MESSAGES = 2_000;
  * (Utils/history.js `downloadAndProcessHistorySyncNotification`).
  */
 export async function sendInitialHistory(network: Network, account: Account, device: CompanionDevice): Promise<void> {
-  if (!(await account.phone.hasSession(device.jid))) {
-    const bundle = takeBundle(network, device.jid);
-    if (!bundle) return;
-    await account.phone.startSession(device.jid, bundle);
-  }
   const chunks = historyChunks(withReceivedSince(conversationsOf(account), account, device.linkedAt));
   const total = chunks.reduce((sum, chunk) => sum + messageCount(chunk), 0);
   let sent = 0;
@@ -39,19 +35,43 @@ export async function sendInitialHistory(network: Network, account: Account, dev
     sent += messageCount(conversations);
     const syncType = chunkOrder === 0 ? 'INITIAL_BOOTSTRAP' : 'RECENT';
     const progress = total === 0 ? 100 : Math.floor((sent * 100) / total);
-    const history = proto.HistorySync.encode({
-      syncType: proto.HistorySync.HistorySyncType[syncType], conversations, chunkOrder, progress,
-      ...(chunkOrder === 0 ? { pushnames: [{ id: `${account.number}@s.whatsapp.net`, pushname: account.pushName }] } : {}),
-    }).finish();
-    bodies.push({
-      protocolMessage: {
-        type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
-        historySyncNotification: {
-          syncType: proto.Message.HistorySyncType[syncType], chunkOrder, progress, initialHistBootstrapInlinePayload: deflateSync(history),
-        },
-      },
-    });
+    const pushnames = chunkOrder === 0 ? [{ id: `${account.number}@s.whatsapp.net`, pushname: account.pushName }] : undefined;
+    bodies.push(historyNotification(syncType, conversations, chunkOrder, progress, pushnames));
   });
+  await sendToCompanion(network, account, device, bodies);
+}
+
+/**
+ * One later RECENT chunk (chunk order 1, progress 100) with `conversations`, sent by the phone of `account` to
+ * its companion `device` now (or queued for its next login): what a phone sends after the bootstrap.
+ */
+export async function sendRecentChunk(network: Network, account: Account, device: CompanionDevice, conversations: proto.IConversation[]): Promise<void> {
+  await sendToCompanion(network, account, device, [historyNotification('RECENT', conversations, 1, 100)]);
+}
+
+function historyNotification(
+  syncType: 'INITIAL_BOOTSTRAP' | 'RECENT', conversations: proto.IConversation[], chunkOrder: number, progress: number, pushnames?: proto.IPushname[],
+): proto.IMessage {
+  const history = proto.HistorySync.encode({
+    syncType: proto.HistorySync.HistorySyncType[syncType], conversations, chunkOrder, progress, ...(pushnames ? { pushnames } : {}),
+  }).finish();
+  return {
+    protocolMessage: {
+      type: proto.Message.ProtocolMessage.Type.HISTORY_SYNC_NOTIFICATION,
+      historySyncNotification: {
+        syncType: proto.Message.HistorySyncType[syncType], chunkOrder, progress, initialHistBootstrapInlinePayload: deflateSync(history),
+      },
+    },
+  };
+}
+
+/** Encrypts `bodies` from the phone of `account` for its companion `device` (a session started if none) and delivers them in order. */
+async function sendToCompanion(network: Network, account: Account, device: CompanionDevice, bodies: proto.IMessage[]): Promise<void> {
+  if (!(await account.phone.hasSession(device.jid))) {
+    const bundle = takeBundle(network, device.jid);
+    if (!bundle) return;
+    await account.phone.startSession(device.jid, bundle);
+  }
   for (const body of bodies) {
     const { type, ciphertext } = await account.phone.encrypt(device.jid, body);
     network.deliver(device, {
@@ -71,19 +91,26 @@ export async function sendInitialHistory(network: Network, account: Account, dev
  */
 function withReceivedSince(conversations: proto.IConversation[], account: Account, linkedAt: Date): proto.IConversation[] {
   const since = Math.floor(linkedAt.getTime() / 1000);
-  const recent = account.phone.received.filter((m) => m.group === undefined && m.timestamp >= since);
-  if (recent.length === 0) return conversations;
+  return withReceived(conversations, account.phone.received.filter((m) => m.group === undefined && m.timestamp >= since));
+}
+
+/** A 1:1 message a phone received, as a history holds it. */
+export type HistoryMessage = Pick<ReceivedMessage, 'fromNumber' | 'id' | 'message' | 'timestamp'>;
+
+/** `conversations` with each of `received` (oldest first) at the top of its sender's chat, a chat added where there is none. */
+export function withReceived(conversations: proto.IConversation[], received: HistoryMessage[]): proto.IConversation[] {
+  if (received.length === 0) return conversations;
   const byChat = new Map(conversations.map((chat) => [chat.id ?? '', { ...chat, messages: [...(chat.messages ?? [])] }]));
-  for (const received of recent) {
-    const jid = `${received.fromNumber}@s.whatsapp.net`;
+  for (const message of received) {
+    const jid = `${message.fromNumber}@s.whatsapp.net`;
     const chat = byChat.get(jid) ?? { id: jid, messages: [] };
     byChat.set(jid, chat);
     const info: proto.IWebMessageInfo = {
-      key: { remoteJid: jid, fromMe: false, id: received.id }, message: proto.Message.fromObject(received.message), messageTimestamp: received.timestamp,
+      key: { remoteJid: jid, fromMe: false, id: message.id }, message: proto.Message.fromObject(message.message), messageTimestamp: message.timestamp,
     };
     // Newest first, as WhatsApp lists a conversation's messages.
     chat.messages!.unshift({ message: info });
-    chat.conversationTimestamp = received.timestamp;
+    chat.conversationTimestamp = message.timestamp;
   }
   return [...byChat.values()];
 }

@@ -6,6 +6,7 @@ import { SimError } from '../network/errors.js';
 import { decryptMedia, encryptMedia } from '../media/crypto.js';
 import { MEDIA_CONN_TTL_S } from '../media/host.js';
 import type { MediaHost } from '../media/host.js';
+import { mediaServing, type MediaServing } from '../media/serving.js';
 import { requireSession } from './prekeys.js';
 
 /** Media a phone sends through the control API. */
@@ -20,6 +21,10 @@ export interface MediaInput {
   voice?: boolean;
   /** An animated sticker (sticker only). */
   animated?: boolean;
+  /** The size the message announces (`fileLength`) when it is not the file's: a sender that lies. */
+  fileLength?: number;
+  /** How the media host serves the file (whole by default). */
+  serve?: MediaServing;
 }
 
 /** A media file a phone received, decrypted (`ok`), or why it could not be (`error`). */
@@ -75,11 +80,15 @@ export class Media {
     if (input.data.length === 0 || input.data.length > MAX_PHONE_MEDIA_BYTES) {
       throw new SimError(400, 'invalid_media', `data must be 1 byte to ${MAX_PHONE_MEDIA_BYTES} bytes`, { field: 'data', size: input.data.length });
     }
+    if (input.fileLength !== undefined && !(Number.isSafeInteger(input.fileLength) && input.fileLength >= 0)) {
+      throw new SimError(400, 'invalid_media', 'fileLength must be an integer of at least 0', { field: 'fileLength' });
+    }
+    mediaServing(input.serve);
     const encrypted = await encryptMedia(input.data, input.kind);
-    const directPath = this.host.put(encrypted.blob, input.kind);
+    const directPath = this.host.put(encrypted.blob, input.kind, input.serve);
     const fields = {
       url: this.host.url(directPath), directPath, mediaKey: encrypted.mediaKey, fileSha256: encrypted.fileSha256,
-      fileEncSha256: encrypted.fileEncSha256, fileLength: encrypted.fileLength, mimetype: input.mimetype,
+      fileEncSha256: encrypted.fileEncSha256, fileLength: input.fileLength ?? encrypted.fileLength, mimetype: input.mimetype,
       mediaKeyTimestamp: Math.floor(Date.now() / 1000),
     };
     if (input.kind === 'image') return { imageMessage: { ...fields, caption: input.caption } };

@@ -53,6 +53,8 @@ export type CompanionCopies = 'unavailable' | 'corrupt';
 export interface PhoneMessageOptions {
   /** What the recipient's companions get (its own companions too, for `unavailable`). */
   companions?: CompanionCopies;
+  /** Runs for each of the recipient's companions right before its copy is sent (the phone's history chunk holding the message). */
+  ahead?: (device: CompanionDevice, sent: SentMessage, message: proto.IMessage) => Promise<void>;
 }
 
 /**
@@ -181,6 +183,7 @@ export class Messaging {
     for (const target of targets) {
       const fate = companions === 'unavailable' || (companions === 'corrupt' && !target.own) ? companions : undefined;
       if (!fate) await this.ensureSession(from, target.jid);
+      if (!target.own) await options.ahead?.(target.device, record, message);
       await this.copyTo(from, target.device, toJid, message, record, undefined, fate);
       record.devices.push(target.jid);
     }

@@ -4,22 +4,28 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sha256 } from './crypto.js';
 import type { MediaCertificate } from './certificate.js';
+import { serveBlob, type MediaRequest, type MediaServing } from './serving.js';
 
 /** Largest upload the host takes (WhatsApp's documents go to 2 GB; a test fixture keeps them in memory). */
 export const MAX_UPLOAD_BYTES = 64 * 1024 * 1024;
 /** Most files the host keeps; the oldest go first. */
 export const MAX_BLOBS = 1000;
+/** Downloads the host remembers ({@link MediaHost.requests}); the oldest go first. */
+export const MAX_REQUESTS = 1000;
 /** How long a `media_conn` auth token is valid, in seconds (WhatsApp answers a few minutes to hours). */
 export const MEDIA_CONN_TTL_S = 3600;
 
 /**
  * The media host on loopback over HTTPS: `POST /mms/<type>/<token>?auth=…&token=…` or `/product/image/<token>` (Baileys
  * getWAUploadToServer) stores an encrypted file whose SHA-256 is the token and answers `{ url, direct_path }`;
- * `GET <direct_path>` returns it. The files are opaque ciphertext: the host never has their keys.
+ * `GET <direct_path>` returns it, as the file's {@link MediaServing} says (whole, by default). The files are
+ * opaque ciphertext: the host never has their keys.
  */
 export class MediaHost {
   readonly auth = randomBytes(24).toString('base64url');
   private readonly blobs = new Map<string, Buffer>();
+  private readonly servings = new Map<string, MediaServing>();
+  private readonly downloads: MediaRequest[] = [];
   private readonly server: Server;
 
   constructor(certificate: MediaCertificate, private readonly host = '127.0.0.1') {
@@ -37,12 +43,25 @@ export class MediaHost {
     return `${this.host}:${(this.server.address() as AddressInfo).port}`;
   }
 
-  /** Stores an encrypted file and returns its direct path (what messages carry as `directPath`). */
-  put(blob: Buffer, type: string): string {
+  /** Stores an encrypted file, served as `serving` says, and returns its direct path (what messages carry as `directPath`). */
+  put(blob: Buffer, type: string, serving?: MediaServing): string {
     const directPath = `/v/t62.${type}/${randomBytes(12).toString('hex')}.enc?ccb=11-4`;
     this.blobs.set(pathOf(directPath), blob);
-    while (this.blobs.size > MAX_BLOBS) this.blobs.delete(this.blobs.keys().next().value!);
+    if (serving) this.servings.set(pathOf(directPath), serving);
+    while (this.blobs.size > MAX_BLOBS) this.remove(this.blobs.keys().next().value!);
     return directPath;
+  }
+
+  /** Removes the file at a direct path or URL on this host (later downloads get 404); whether there was one. */
+  remove(directPathOrUrl: string): boolean {
+    const path = pathOf(directPathOrUrl.replace(/^https:\/\/[^/]+/, ''));
+    this.servings.delete(path);
+    return this.blobs.delete(path);
+  }
+
+  /** The downloads the host answered, oldest first (at most {@link MAX_REQUESTS}). */
+  requests(): MediaRequest[] {
+    return this.downloads.map((request) => ({ ...request }));
   }
 
   /** The stored file at a direct path or URL on this host. */
@@ -64,7 +83,10 @@ export class MediaHost {
     if (req.method === 'GET') {
       const blob = this.blobs.get(url.pathname);
       if (!blob) return answer(res, 404, { error: 'not found' });
-      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': blob.length }).end(blob);
+      const request: MediaRequest = { path: url.pathname, size: blob.length, written: 0 };
+      this.downloads.push(request);
+      if (this.downloads.length > MAX_REQUESTS) this.downloads.shift();
+      serveBlob(res, blob, this.servings.get(url.pathname) ?? {}, request);
       return;
     }
     // Message media under /mms/<type>/, catalog images under /product/image/ (Baileys' MEDIA_PATH_MAP).

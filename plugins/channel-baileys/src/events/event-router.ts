@@ -189,7 +189,7 @@ export class EventRouter {
       },
       call: async (calls) => {
         for (const call of calls) {
-          const event = callEvent(call, env().now());
+          const event = callEvent(call, env().now(), env());
           if (event) emit(event);
         }
       },

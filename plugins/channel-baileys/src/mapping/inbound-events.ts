@@ -1,5 +1,5 @@
 import type { CallStatus, ChannelEventPayload, PresenceStatus } from '@parley/core';
-import type { BaileysEventMap, WACallEvent } from '@whiskeysockets/baileys';
+import { areJidsSameUser, jidNormalizedUser, type BaileysEventMap, type WACallEvent } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
 import { participantJid } from './resources.js';
@@ -22,10 +22,17 @@ export async function presenceEvents(update: BaileysEventMap['presence.update'],
   return out;
 }
 
-/** A call event; signalling-only updates (transport, pre-accept, latency) answer undefined. */
-export function callEvent(call: WACallEvent, nowSeconds: number): Payload<'call'> | undefined {
+/**
+ * A call event, `from` naming the other party (docs/rest-api.md "Calls"); signalling-only updates (transport,
+ * pre-accept, latency) answer undefined. Baileys' `from` is the call's creator (handleCall reads the child's
+ * `from`, else its `call-creator`), which is the account itself on a call its phone placed: then the other
+ * party is the stanza's sender, `chatId` (the callee whose `<accept>`, `<reject>` or `<terminate>` it is).
+ */
+export function callEvent(call: WACallEvent, nowSeconds: number, own: { ownJid: string; ownLid?: string }): Payload<'call'> | undefined {
   if (!CALL_STATUSES.has(call.status as CallStatus)) return undefined;
-  const fromJid = call.callerPn ?? call.from;
+  const creator = call.callerPn ?? call.from;
+  const mine = areJidsSameUser(creator, own.ownJid) || (own.ownLid !== undefined && areJidsSameUser(creator, own.ownLid));
+  const fromJid = mine ? jidNormalizedUser(call.chatId) : creator;
   return {
     type: 'call',
     callId: call.id,

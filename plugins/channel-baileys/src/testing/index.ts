@@ -9,6 +9,6 @@ export { encryptEventResponse, encryptPollVote, type AnswerScope } from './peer-
 export { groupNode, participatingAnswer, type GroupNodeSpec } from './wa-groups.js';
 export { WHATSAPP_RECORD_MEMBERS } from './record-members.js';
 export {
-  CDN_HOST, cdnTls, documentMessage, encryptMedia, fixedResolver, imageMessage, startCdn,
+  CDN_HOST, cdnTls, documentMessage, encryptMedia, fixedResolver, startCdn,
   type CdnFile, type CdnLink, type CdnRequest, type EncryptedMedia, type FakeCdn,
 } from './wa-cdn.js';

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { MessageRecord } from '@parley/core';
 import type { ResolveHost } from '@parley/net';
-import { encryptedStream, proto, type WAMessage } from '@whiskeysockets/baileys';
+import { encryptedStream } from '@whiskeysockets/baileys';
 import { listenOnLoopback } from './loopback-server.js';
 
 /** The host name of WhatsApp's media CDN, which the certificate of {@link cdnTls} names. */
@@ -68,14 +68,6 @@ export function documentMessage(remoteJid: string, media: EncryptedMedia, link: 
   return {
     key: { remoteJid, fromMe: false, id: messageId() }, messageTimestamp: '1735700002', status: 'DELIVERY_ACK',
     message: { documentMessage: { ...mediaFields(media, link), mimetype: 'application/pdf', fileName: 'report.pdf' } },
-  };
-}
-
-/** A received JPEG image from `remoteJid` as Baileys decodes it (proto content, for `messages.upsert`), pointing at a file on the CDN. */
-export function imageMessage(remoteJid: string, media: EncryptedMedia, link: CdnLink, timestamp: number): WAMessage {
-  return {
-    key: { remoteJid, fromMe: false, id: messageId() }, messageTimestamp: timestamp, pushName: 'Maria Silva',
-    message: proto.Message.fromObject({ imageMessage: { ...mediaFields(media, link), mimetype: 'image/jpeg' } }),
   };
 }
 
