@@ -138,6 +138,49 @@ describe('WhatsApp communities, join requests, business and stories through the 
     assert.deepEqual(sim.simulator.catalog(shop.number).map((p) => p.name), ['Bolo de pote']);
   });
 
+  it('lists the phone\'s collections with their products (limit honoured) and reads a customer\'s order by its token', { timeout: 90_000 }, async () => {
+    const { sim, t } = env;
+    const shop = sim.simulator.createAccount({ number: '5511987656151', pushName: 'Empório', business: true });
+    const buyer = sim.simulator.createAccount({ number: '5511987656152', pushName: 'Cliente' });
+    const add = (name: string, price: number, images: string[] = []) => sim.simulator.addProduct(shop.number, { name, description: '', price, currency: 'BRL', images });
+    const cafe = add('Café', 3990, ['https://mmg.whatsapp.net/v/t62.product-catalog-image/cafe.enc']);
+    const filtro = add('Filtro', 1250);
+    const xicara = add('Xícara', 2500);
+    const kitchen = sim.simulator.addCollection(shop.number, 'Cozinha', [cafe.id, filtro.id, xicara.id]);
+    const gifts = sim.simulator.addCollection(shop.number, 'Presentes', [xicara.id]);
+    const { api } = await env.linkByQr(shop.number, 'collections');
+    const { id } = (await api.call('getInstance')).instance as { id: string };
+
+    const shown = (list: Array<{ id: string; name: string; products: Array<{ id: string; name: string; price: number }> }>) =>
+      list.map((c) => [c.id, c.name, c.products.map((p) => [p.id, p.name, p.price])]);
+    assert.deepEqual(shown((await api.call('listCatalogCollections', { query: { limit: 10 } })).data), [
+      [kitchen.id, 'Cozinha', [[cafe.id, 'Café', 3990], [filtro.id, 'Filtro', 1250], [xicara.id, 'Xícara', 2500]]],
+      [gifts.id, 'Presentes', [[xicara.id, 'Xícara', 2500]]],
+    ]);
+    // Baileys sends `limit` as both the collection and the item limit.
+    assert.deepEqual(shown((await api.call('listCatalogCollections', { query: { limit: 1 } })).data), [[kitchen.id, 'Cozinha', [[cafe.id, 'Café', 3990]]]]);
+
+    // A customer's phone orders: the business gets the orderMessage (a message Parley has no type for: unsupported, its record kept whole).
+    const { order, sent } = await sim.simulator.sendOrder(buyer.number, shop.number, [{ productId: cafe.id, quantity: 2 }, { productId: filtro.id }]);
+    const event = await t.waitFor(() => t.eventsOfType('message', id).find((e) => e.message.id === sent.id), 20_000, 'the order message event');
+    assert.deepEqual([event.message.from, event.message.fromMe, event.message.content], [buyer.number, false, { type: 'unsupported', typeName: 'orderMessage' }]);
+    const stored = await t.waitFor(async () => (await api.call('listChatMessages', { params: { jid: buyer.jid } })).data.find((m) => m.key.id === sent.id), 10_000, 'the stored order message');
+    const { orderId, token, itemCount, sellerJid } = (stored.message as { orderMessage: { orderId: string; token: string; itemCount: number; sellerJid: string } }).orderMessage;
+    assert.deepEqual([orderId, token, itemCount, sellerJid], [order.id, order.token, 3, shop.jid]);
+
+    const details = await api.call('getCatalogOrder', { params: { orderId }, query: { token } });
+    assert.deepEqual(details.data, {
+      id: orderId, price: { total: 9230, currency: 'BRL' },
+      products: [
+        { id: cafe.id, name: 'Café', price: 3990, quantity: 2, currency: 'BRL', imageUrl: cafe.images[0] },
+        { id: filtro.id, name: 'Filtro', price: 1250, quantity: 1, currency: 'BRL' },
+      ],
+    });
+    const notFound = (e: unknown) => e instanceof ParleyApiError && e.status === 404 && e.code === 'order_not_found';
+    await assert.rejects(api.call('getCatalogOrder', { params: { orderId }, query: { token: `${token.slice(1)}A` } }), notFound);
+    await assert.rejects(api.call('getCatalogOrder', { params: { orderId: '1111111111111111' }, query: { token } }), notFound);
+  });
+
   it('creates a product whose image is at the shop\'s own URL: uploaded whole to the media host', { timeout: 90_000 }, async () => {
     const { sim } = env;
     const shop = sim.simulator.createAccount({ number: '5511987656141', business: true });

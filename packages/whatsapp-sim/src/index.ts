@@ -25,6 +25,8 @@ export type { HistoryOptions, SeededHistory } from './features/history-seed.js';
 export type { AppStateChange } from './features/app-state.js';
 export type { SignalRecord } from './features/signals.js';
 export type { ChatState } from './features/presence.js';
+export type { BusinessProfile, Product, Collection, CollectionView } from './features/business.js';
+export type { Order, OrderItem, OrderLine } from './features/orders.js';
 export type { CallLink, CallRecord } from './features/calls.js';
 export type { ProfileChange, ProfileView } from './features/profile.js';
 export type { GroupInfoChange, GroupSetting } from './features/group-info.js';

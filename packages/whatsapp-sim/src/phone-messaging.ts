@@ -14,6 +14,7 @@ import { SimError } from './network/errors.js';
 import { sendRecentChunk, withReceived, type HistoryMessage } from './features/history.js';
 import { OfflineQueue } from './features/offline-queue.js';
 import type { MediaRequest } from './media/serving.js';
+import type { Order, OrderItem } from './features/orders.js';
 
 /** Most client messages `garbleIncoming` garbles at once. */
 const MAX_GARBLED = 100;
@@ -125,6 +126,16 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** How the phone of `number` sends receipts: the `t` they carry (`null`: the current time) and whether it reads at once. */
   setReceipts(number: string, change: ReceiptSettingsChange): ReceiptSettings {
     return this.messaging.receipts.change(this.network.account(number), change);
+  }
+
+  /**
+   * The phone of `from` orders from the catalog of the business `to`: the server records the order and the
+   * phone sends the business an `orderMessage` (order id, token, item count, seller JID, total) as the app does.
+   */
+  async sendOrder(from: string, to: string, items: OrderItem[]): Promise<{ order: Order; sent: SentMessage }> {
+    const { order, message } = this.orderBook.place(this.network.account(from), this.network.account(to), items);
+    const sent = await this.messaging.phoneSends(order.buyer, order.seller, message, order.products[0]!.name);
+    return { order, sent };
   }
 
   /** The phone of `from` sends a view-once image: the phone of `to` gets it, every companion `<unavailable type="view_once">`. */

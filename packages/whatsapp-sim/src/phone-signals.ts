@@ -8,7 +8,8 @@ import { Calls, type CallLink, type CallRecord } from './features/calls.js';
 import { Profiles, type ProfileChange, type ProfileView } from './features/profile.js';
 import type { GroupPictureTarget } from './features/group-pictures.js';
 import { changeBlock, checkPrivacy, privacyFeature } from './features/privacy.js';
-import { Business, type BusinessProfile, type Product } from './features/business.js';
+import { Business, type BusinessProfile, type CollectionView, type Product } from './features/business.js';
+import { Orders, type Order } from './features/orders.js';
 
 /**
  * What the simulator's phones do beside messages: presence and chat states, calls, profiles, block lists,
@@ -24,6 +25,7 @@ export abstract class PhoneSignals {
   private readonly callLog: Calls;
   private readonly profiles: Profiles;
   private readonly business: Business;
+  protected readonly orderBook: Orders;
 
   constructor(host: string) {
     this.mediaHost = new MediaHost(this.certificate, host);
@@ -32,12 +34,14 @@ export abstract class PhoneSignals {
     this.callLog = new Calls(this.network, this.signalLog);
     this.profiles = new Profiles(this.network, this.mediaHost);
     this.business = new Business(this.network);
+    this.orderBook = new Orders(this.network, this.business);
   }
 
   /** Adds business, privacy, presence, call and profile stanzas to what the network answers; `groupPictures` answers the picture iqs of groups. */
   protected useSignalFeatures(groupPictures?: GroupPictureTarget): void {
     this.profiles.groupPictures = groupPictures;
     this.network.use(this.business.feature());
+    this.network.use(this.orderBook.feature());
     this.network.use(privacyFeature(this.network));
     this.network.use(this.presences.feature());
     this.network.use(this.callLog.feature());
@@ -153,5 +157,20 @@ export abstract class PhoneSignals {
   /** The business phone adds a product to its catalog. */
   addProduct(number: string, product: Omit<Product, 'id' | 'isHidden' | 'images'> & Partial<Pick<Product, 'isHidden' | 'images'>>): Product {
     return this.business.addProduct(this.network.account(number), product);
+  }
+
+  /** A business account's collections, each with its products. */
+  collections(number: string): CollectionView[] {
+    return this.business.collections(this.network.account(number));
+  }
+
+  /** The business phone groups products of its catalog (by id) into a new collection named `name`. */
+  addCollection(number: string, name: string, productIds: string[]): CollectionView {
+    return this.business.addCollection(this.network.account(number), name, productIds);
+  }
+
+  /** The orders customers placed with the business `number`, oldest first. */
+  orders(number: string): Order[] {
+    return this.orderBook.of(this.network.account(number));
   }
 }

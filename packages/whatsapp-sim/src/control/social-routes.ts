@@ -2,7 +2,8 @@ import type { AddressingMode } from '../features/group-addressing.js';
 import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { BusinessProfile } from '../features/business.js';
-import { field, numbers, NUMBER, ok, optionalText, text } from './validate.js';
+import type { OrderItem } from '../features/orders.js';
+import { field, integer, numbers, NUMBER, ok, optionalText, refuseUnknown, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 import { mediaInput } from './fate-routes.js';
 
@@ -20,6 +21,23 @@ function websites(body: Body): string[] {
     throw new SimError(400, 'invalid_request', 'websites must be an array of at most 2 strings', { field: 'websites' });
   }
   return value as string[];
+}
+
+function strings(body: Body, name: string): string[] {
+  const value = body[name];
+  if (!Array.isArray(value) || !value.every((x) => typeof x === 'string')) throw new SimError(400, 'invalid_request', `${name} must be an array of strings`, { field: name });
+  return value as string[];
+}
+
+/** An order's items: `[{ productId, quantity? }]`, objects with those members only. */
+function orderItems(body: Body): OrderItem[] {
+  const value = body.items;
+  if (!Array.isArray(value)) throw new SimError(400, 'invalid_request', 'items must be an array of { productId, quantity? }', { field: 'items' });
+  return value.map((item: unknown, i) => {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new SimError(400, 'invalid_request', `items[${i}] must be an object`, { field: `items[${i}]` });
+    refuseUnknown(['productId', 'quantity'], item as Body);
+    return { productId: text(item as Body, 'productId'), quantity: integer((item as Body).quantity, `items[${i}].quantity`, false) };
+  });
 }
 
 const PROFILE_FIELDS = ['description', 'address', 'email', 'category'] as const;
@@ -81,6 +99,17 @@ export function socialRoutes(sim: Simulator): Route[] {
         };
         return { status: 201, body: sim.addProduct(number!, product) };
       },
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/collections$`), handle: ([number]) => ok(sim.collections(number!)) },
+    {
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/collections$`), members: ['name', 'productIds'],
+      handle: ([number], body) => ({ status: 201, body: sim.addCollection(number!, text(body, 'name'), strings(body, 'productIds')) }),
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/orders$`), handle: ([number]) => ok(sim.orders(number!)) },
+    {
+      // The phone of {number} orders from the catalog of the business `to`.
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/orders$`), members: ['to', 'items'],
+      handle: async ([number], body) => ({ status: 201, body: await sim.sendOrder(number!, text(body, 'to'), orderItems(body)) }),
     },
     {
       method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/status$`), members: ['text', 'media', 'audience'],

@@ -30,8 +30,25 @@ export interface Product {
   originCountryCode?: string;
 }
 
+/** A collection of catalog products, as `<collections>` carries it (products by id, in the order given). */
+export interface Collection {
+  id: string;
+  name: string;
+  productIds: string[];
+}
+
+/** A collection with its products, as the control API shows it. */
+export interface CollectionView {
+  id: string;
+  name: string;
+  products: Product[];
+}
+
 /** Most products a catalog holds in the simulator, and most a page may ask for. */
 const MAX_PRODUCTS = 500;
+/** Most collections an account has, and most products in one. */
+const MAX_COLLECTIONS = 50;
+const MAX_COLLECTION_ITEMS = 100;
 const MAX_PAGE = 100;
 const MAX_FIELD = 5000;
 
@@ -50,6 +67,7 @@ const leaf = (tag: string, value: string | undefined): BinaryNode[] => (value ==
 export class Business {
   private readonly profiles = new Map<string, BusinessProfile>();
   private readonly catalogs = new Map<string, Product[]>();
+  private readonly collectionLists = new Map<string, Collection[]>();
 
   constructor(private readonly network: Network) {}
 
@@ -83,6 +101,36 @@ export class Business {
     const product: Product = { isHidden: false, images: [], ...input, id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}` };
     this.catalogs.set(account.number, [...list, product]);
     return product;
+  }
+
+  /** The product `id` of `account`'s catalog (404 `product_not_found`). */
+  product(account: Account, id: string): Product {
+    const product = this.catalogs.get(account.number)?.find((p) => p.id === id);
+    if (!product) throw new SimError(404, 'product_not_found', `product ${id} is not in ${account.number}'s catalog`, { productId: id });
+    return product;
+  }
+
+  /** A business account's collections with their products (a product deleted since is left out). */
+  collections(account: Account): CollectionView[] {
+    const catalog = this.catalog(account);
+    return (this.collectionLists.get(account.number) ?? []).map((c) => ({
+      id: c.id, name: c.name, products: c.productIds.flatMap((id) => catalog.filter((p) => p.id === id)),
+    }));
+  }
+
+  /** The business phone groups products of its catalog into a new collection. */
+  addCollection(account: Account, name: string, productIds: string[]): CollectionView {
+    if (!account.business) throw new SimError(409, 'not_a_business', `${account.number} is not a business account`, { number: account.number });
+    const list = this.collectionLists.get(account.number) ?? [];
+    if (list.length >= MAX_COLLECTIONS) throw new SimError(409, 'collections_full', `an account has at most ${MAX_COLLECTIONS} collections`);
+    if (typeof name !== 'string' || name.length === 0 || name.length > 150) throw new SimError(400, 'invalid_collection', 'name must be 1–150 characters', { field: 'name' });
+    if (!Array.isArray(productIds) || productIds.length === 0 || productIds.length > MAX_COLLECTION_ITEMS || new Set(productIds).size !== productIds.length) {
+      throw new SimError(400, 'invalid_collection', `productIds must list 1 to ${MAX_COLLECTION_ITEMS} distinct product ids`, { field: 'productIds' });
+    }
+    for (const id of productIds) this.product(account, id);
+    const collection: Collection = { id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}`, name, productIds: [...productIds] };
+    this.collectionLists.set(account.number, [...list, collection]);
+    return this.collections(account).at(-1)!;
   }
 
   feature(): Feature {
@@ -122,6 +170,25 @@ export class Business {
     return [];
   }
 
+  /**
+   * `<collections biz_jid>` with `collection_limit` and `item_limit` (Baileys getCollections), answered as
+   * Utils/business.js parseCollectionsNode reads it: `<collection>` with `<id>`, `<name>`, its products and a
+   * `<status_info>`; hidden products only to the owner. Not a business: 404 item-not-found, as a catalog.
+   */
+  private collectionsNode(account: Account, child: BinaryNode): BinaryNode {
+    const owner = this.network.accountOf(child.attrs.biz_jid ?? '');
+    if (!owner?.business) throw new IqError(404, 'item-not-found');
+    const limit = (tag: string) => Math.min(Number(string(getBinaryNodeChild(child, tag)) ?? 10) || 10, MAX_PAGE);
+    const collections = this.collections(owner).slice(0, limit('collection_limit'));
+    return { tag: 'collections', attrs: {}, content: collections.map((c) => ({
+      tag: 'collection', attrs: {}, content: [
+        ...leaf('id', c.id), ...leaf('name', c.name),
+        ...c.products.filter((p) => owner === account || !p.isHidden).slice(0, limit('item_limit')).map(productNode),
+        { tag: 'status_info', attrs: {}, content: leaf('status', 'APPROVED') },
+      ],
+    })) };
+  }
+
   private catalogIq(account: Account, iq: BinaryNode): BinaryNode[] {
     const [child] = Array.isArray(iq.content) ? iq.content : [];
     const list = this.catalogs.get(account.number) ?? [];
@@ -140,7 +207,7 @@ export class Business {
         ] }];
       }
       case 'collections':
-        return [{ tag: 'collections', attrs: {}, content: [] }];
+        return [this.collectionsNode(account, child)];
       case 'product_catalog_add': {
         if (!account.business) throw new IqError(403, 'forbidden');
         const product = this.addProduct(account, asControlProduct(parseProduct(getBinaryNodeChild(child, 'product'))));

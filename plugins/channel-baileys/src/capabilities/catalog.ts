@@ -73,7 +73,8 @@ export function catalogCapability(runtime: AdapterRuntime): CatalogCapability {
     },
     async order(orderId, token): Promise<Order> {
       const s = socket();
-      const details = await upstream('order', () => s.getOrderDetails(orderId, token));
+      // WhatsApp answers an unknown order or a wrong token with an iq error, not an order: 404 order_not_found, as documented.
+      const details = await upstream('order', () => s.getOrderDetails(orderId, token), { codes: [404], what: `order ${orderId}`, code: 'order_not_found' });
       return {
         id: orderId,
         price: { total: details.price.total, currency: details.price.currency },
