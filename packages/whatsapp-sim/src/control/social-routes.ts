@@ -3,7 +3,7 @@ import type { Simulator } from '../simulator.js';
 import { SimError } from '../network/errors.js';
 import type { BusinessProfile } from '../features/business.js';
 import type { OrderItem } from '../features/orders.js';
-import { field, integer, numbers, NUMBER, ok, optionalText, refuseUnknown, text } from './validate.js';
+import { field, integer, numbers, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 import { mediaInput } from './fate-routes.js';
 
@@ -29,14 +29,18 @@ function strings(body: Body, name: string): string[] {
   return value as string[];
 }
 
-/** An order's items: `[{ productId, quantity? }]`, objects with those members only. */
+/** An order's items: `[{ productId, quantity? }]`, objects with those members only (others: 400 naming them). */
 function orderItems(body: Body): OrderItem[] {
   const value = body.items;
   if (!Array.isArray(value)) throw new SimError(400, 'invalid_request', 'items must be an array of { productId, quantity? }', { field: 'items' });
   return value.map((item: unknown, i) => {
-    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new SimError(400, 'invalid_request', `items[${i}] must be an object`, { field: `items[${i}]` });
-    refuseUnknown(['productId', 'quantity'], item as Body);
-    return { productId: text(item as Body, 'productId'), quantity: integer((item as Body).quantity, `items[${i}].quantity`, false) };
+    const name = `items[${i}]`;
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new SimError(400, 'invalid_request', `${name} must be an object`, { field: name });
+    const unknown = Object.keys(item).filter((key) => key !== 'productId' && key !== 'quantity').map((key) => `body.${name}.${key}`);
+    if (unknown.length) throw new SimError(400, 'invalid_request', `${unknown.join(', ')} ${unknown.length === 1 ? 'is' : 'are'} not allowed`, { field: unknown });
+    const { productId, quantity } = item as Body;
+    if (typeof productId !== 'string') throw new SimError(400, 'invalid_request', `${name}.productId must be a string`, { field: `${name}.productId` });
+    return { productId, quantity: integer(quantity, `${name}.quantity`, false) };
   });
 }
 
