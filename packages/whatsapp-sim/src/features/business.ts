@@ -52,6 +52,9 @@ const MAX_COLLECTION_ITEMS = 100;
 const MAX_PAGE = 100;
 const MAX_FIELD = 5000;
 
+/** A 16-digit id, as WhatsApp's product, collection and order ids look. */
+export const catalogId = (): string => `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}`;
+
 const string = (node: BinaryNode | undefined): string | undefined =>
   node?.content instanceof Uint8Array ? Buffer.from(node.content).toString('utf8') : typeof node?.content === 'string' ? node.content : undefined;
 const leaf = (tag: string, value: string | undefined): BinaryNode[] => (value === undefined ? [] : [{ tag, attrs: {}, content: Buffer.from(value) }]);
@@ -98,7 +101,7 @@ export class Business {
     const list = this.catalogs.get(account.number) ?? [];
     if (list.length >= MAX_PRODUCTS) throw new SimError(409, 'catalog_full', `a catalog holds at most ${MAX_PRODUCTS} products`);
     checkProduct(input);
-    const product: Product = { isHidden: false, images: [], ...input, id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}` };
+    const product: Product = { isHidden: false, images: [], ...input, id: catalogId() };
     this.catalogs.set(account.number, [...list, product]);
     return product;
   }
@@ -128,7 +131,7 @@ export class Business {
       throw new SimError(400, 'invalid_collection', `productIds must list 1 to ${MAX_COLLECTION_ITEMS} distinct product ids`, { field: 'productIds' });
     }
     for (const id of productIds) this.product(account, id);
-    const collection: Collection = { id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}`, name, productIds: [...productIds] };
+    const collection: Collection = { id: catalogId(), name, productIds: [...productIds] };
     this.collectionLists.set(account.number, [...list, collection]);
     return this.collections(account).at(-1)!;
   }

@@ -1,4 +1,4 @@
-import { randomBytes, randomInt } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { getBinaryNodeChild } from '@whiskeysockets/baileys';
 import type { BinaryNode, proto } from '@whiskeysockets/baileys';
 import { IqError, SERVER } from '../network/network.js';
@@ -6,7 +6,7 @@ import type { Feature, Network } from '../network/network.js';
 import type { Account } from '../network/model.js';
 import { SimError } from '../network/errors.js';
 import { requireSession } from './prekeys.js';
-import type { Business } from './business.js';
+import { catalogId, type Business } from './business.js';
 
 /** One line of an order: the product as it was when ordered, and how many. */
 export interface OrderLine {
@@ -79,7 +79,7 @@ export class Orders {
     if (products.some((p) => p.currency !== currency)) throw new SimError(400, 'invalid_order', 'the products of an order share one currency', { field: 'items' });
     const total = products.reduce((sum, p) => sum + p.price * p.quantity, 0);
     const order: Order = {
-      id: `${randomInt(1_000_000, 9_999_999)}${randomInt(100_000_000, 999_999_999)}`, token: randomBytes(24).toString('base64'),
+      id: catalogId(), token: randomBytes(24).toString('base64'),
       seller: seller.number, buyer: buyer.number, products, total, currency,
     };
     this.orders.set(order.id, order);
