@@ -27,6 +27,10 @@
  * `parley-postgres` stores on the PostgreSQL at DATABASE_URL, in a database of its own: its CPU µs/req
  * adds the CPU of the server's backends serving that database (their /proc times; PostgreSQL's shared
  * background processes, the WAL writer and checkpointer, serve every database and are not counted).
+ * `parley-redis` likewise adds the CPU of the redis-server at REDIS_URL (its `INFO server` process_id,
+ * /proc): on a shared Redis other clients' commands count too, so a private `redis-server --port <free>
+ * --save '' --appendonly no` gives the clean figure; "CPU µs/req" then counts Parley and Redis together,
+ * and the Redis server's own share is printed below the table.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
@@ -34,6 +38,7 @@ import { fileURLToPath } from 'node:url';
 import { cpuMicrosOf, machine, percentile, rssMiBOf, table } from '../support/measure.js';
 import { queueDrained, sendLoad } from '../support/send-load.js';
 import { backendCpuMicros } from '../support/postgres-cpu.js';
+import { redisServerPid } from '../support/redis-cpu.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -87,21 +92,32 @@ interface Round {
   p50: number;
   p99: number;
   cpuPerRequest: number;
+  /** The part of cpuPerRequest spent by a database server process (redis-server, PostgreSQL backends). */
+  serverCpuPerRequest: number;
 }
+
+/** The redis-server's pid, for `parley-redis` (its CPU counts with the target's). */
+const redisPid = process.env.BENCH_KINDS?.split(',').includes('parley-redis') === false ? undefined
+  : await redisServerPid(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
 
 /** One measured round against a running target. */
 async function round(kind: string, target: Started): Promise<Round> {
   const { child, info } = target;
   const cpuBefore = cpuMicrosOf(child.pid!);
   const serverBefore = info.database ? await backendCpuMicros(info.database) : undefined;
+  const redisBefore = kind === 'parley-redis' ? cpuMicrosOf(redisPid!) : undefined;
   const started = performance.now();
   const result = await load(info.port, info.key ?? 'bench', info.to ?? ['5511970000002']);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${kind}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
   // A queued send answered PENDING is still sent after the round: its CPU counts once the queue is empty.
   await drained(kind, info);
-  const cpu = cpuMicrosOf(child.pid!) - cpuBefore + (serverBefore ? await backendCpuMicros(info.database!, serverBefore) : 0);
+  const server = (serverBefore ? await backendCpuMicros(info.database!, serverBefore) : 0) + (redisBefore !== undefined ? cpuMicrosOf(redisPid!) - redisBefore : 0);
+  const cpu = cpuMicrosOf(child.pid!) - cpuBefore + server;
   const sentPerSecond = result.requests.total / ((performance.now() - started) / 1000);
-  return { rps: result.requests.average, sentPerSecond, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / result.requests.total };
+  return {
+    rps: result.requests.average, sentPerSecond, p50: result.latency.p50, p99: result.latency.p99,
+    cpuPerRequest: cpu / result.requests.total, serverCpuPerRequest: server / result.requests.total,
+  };
 }
 
 const median = (values: number[]) => percentile(values, 50);
@@ -152,6 +168,10 @@ if (rounds.has('parley-direct') && rounds.has('parley')) {
 }
 if (rounds.has('parley-redis') && rounds.has('parley')) {
   console.log(`\nRedis vs SQLite, sends completed end to end (median of per-round ratios): ${versus('parley-redis', sqlite, sent)}`);
+  const redis = rounds.get('parley-redis')!;
+  const server = median(redis.map((x) => x.serverCpuPerRequest));
+  console.log(`CPU µs per send, parley-redis: ${Math.round(cpuOf(redis))} (Parley ${Math.round(median(redis.map((x) => x.cpuPerRequest - x.serverCpuPerRequest)))} + redis-server ${Math.round(server)}), `
+    + `parley (SQLite): ${Math.round(cpuOf(sqlite))}; Redis ÷ SQLite CPU per send ${(cpuOf(redis) / cpuOf(sqlite)).toFixed(2)}×`);
 }
 if (rounds.has('parley-postgres') && rounds.has('parley')) {
   console.log(`\nPostgreSQL vs SQLite, sends completed end to end (median of per-round ratios): ${versus('parley-postgres', sqlite, sent)}`);

@@ -8,20 +8,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { Agent, request } from 'undici';
+import { bareUndici } from './bare-undici.js';
 import type { CapturedRequest } from './receiver.js';
 
 const [, , base, file, concurrencyArg, client] = process.argv as [string, string, string, string, string, string];
 const requests = JSON.parse(readFileSync(file, 'utf8')) as CapturedRequest[];
 const concurrency = Number(concurrencyArg);
-const undici = new Agent({ connections: concurrency, keepAliveTimeout: 30_000 });
+const undici = bareUndici(concurrency);
 const nodeAgent = new HttpAgent({ keepAlive: true, maxSockets: concurrency });
 
-async function postUndici(one: CapturedRequest): Promise<number> {
-  const answer = await request(`${base}${one.path}`, { method: 'POST', headers: one.headers, body: one.body, dispatcher: undici });
-  await answer.body.dump();
-  return answer.statusCode;
-}
+const postUndici = (one: CapturedRequest) => undici.post(`${base}${one.path}`, one.headers, one.body);
 
 function postNodeHttp(one: CapturedRequest): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -2,9 +2,10 @@
  * bench/webhooks: the webhook engine (`@parley/webhooks`) delivering to a local keep-alive receiver
  * (a bare node:http server in its own process answering 200), on memory and SQLite storage:
  * - burst: N events enqueued through `engine.handle` (one ordered chain per instance, all instances at
- *   once, as the event bus does), timed until the receiver got them all: deliveries/s and
- *   enqueue-to-receive latency; beside the ceiling, a bare loop POSTing the same bodies and headers
- *   with the engine's own HTTP client (`HttpSender`) at the same concurrency, in the same run;
+ *   once, as the event bus does), timed until the receiver got them all: deliveries/s, CPU per delivery
+ *   and enqueue-to-receive latency; beside it, in interleaved rounds, two ceilings POSTing the same
+ *   bodies and headers (rendered and signed beforehand) at the same concurrency: with the engine's own
+ *   HTTP client (`HttpSender`) and with bare undici (issue 26, target 2: the engine ≤ 1.5× its CPU);
  * - paced: 500 events/s for a while, enqueue-to-receive p50/p99;
  * - backlog (SQLite): the receiver down, 100,000 events enqueued, RSS before/after; then the receiver
  *   up, everything delivered, RSS sampled during and after.
@@ -13,8 +14,9 @@
  *      then `node --expose-gc bench/dist/webhooks/webhooks.bench.js`
  * Env: BENCH_WEBHOOKS_N (burst events, default 5000), BENCH_WEBHOOKS_LANES (instances, 32),
  *      BENCH_WEBHOOKS_PACED_SECONDS (10), BENCH_WEBHOOKS_BACKLOG (100000; 0 skips the backlog run),
- *      BENCH_WEBHOOKS_STORAGE (memory,sqlite), BENCH_WEBHOOKS_ROUNDS (3: engine and ceiling bursts alternate,
- *      each figure is the median round; "engine / ceiling" is the median of the per-round ratios).
+ *      BENCH_WEBHOOKS_STORAGE (memory,sqlite), BENCH_WEBHOOKS_ROUNDS (3: engine and ceiling bursts take turns,
+ *      each figure is the median round; a ratio is the median of the per-round ratios),
+ *      BENCH_WEBHOOKS_PROFILE (a directory: CPU profiles of each burst, see ./profile.ts).
  */
 import { setMaxListeners } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -29,6 +31,8 @@ import {
   HttpSender, newWebhookSecret, resolveWebhookOptions, standardWebhookHeaders, WebhookEngine, deliveryId, type WebhookOptionsInput,
 } from '@parley/webhooks';
 import { machine, percentile, rssMiB, table } from '../support/measure.js';
+import { bareUndici } from './bare-undici.js';
+import { profiled } from './profile.js';
 import { Receiver } from './receiver-client.js';
 
 const N = Number(process.env.BENCH_WEBHOOKS_N ?? 5_000);
@@ -43,6 +47,9 @@ const CONCURRENCY = resolveWebhookOptions(OPTIONS).concurrency;
 const USER_AGENT = resolveWebhookOptions(OPTIONS).userAgent;
 
 const now = () => performance.timeOrigin + performance.now();
+/** CPU time of this thread alone (Node ≥ 23.9; the repository's @types/node does not declare it yet). */
+const threadCpuUsage = (previous?: NodeJS.CpuUsage): NodeJS.CpuUsage =>
+  (process as unknown as { threadCpuUsage(previous?: NodeJS.CpuUsage): NodeJS.CpuUsage }).threadCpuUsage(previous);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const gc = () => (globalThis as { gc?: () => void }).gc?.();
 const heapMiB = () => Math.round((process.memoryUsage().heapUsed / 1048576) * 10) / 10;
@@ -100,12 +107,14 @@ interface Figures {
   p99: number;
   /** CPU time of this process per delivery (user + system, µs): insensitive to other load on the machine. */
   cpuUs: number;
+  /** The same, of the main thread alone: the rest is other threads' (SQLite's background checkpoints). */
+  mainThreadUs: number;
 }
 
-function figures(count: number, seconds: number, latencies: number[], cpu: NodeJS.CpuUsage): Figures {
+function figures(count: number, seconds: number, latencies: number[], cpu: NodeJS.CpuUsage, thread: NodeJS.CpuUsage): Figures {
   return {
     rate: Math.round(count / seconds), p50: Math.round(percentile(latencies, 50)), p99: Math.round(percentile(latencies, 99)),
-    cpuUs: Math.round((cpu.user + cpu.system) / count),
+    cpuUs: Math.round((cpu.user + cpu.system) / count), mainThreadUs: Math.round((thread.user + thread.system) / count),
   };
 }
 
@@ -117,7 +126,7 @@ async function latencies(handedAt: Map<string, number>): Promise<number[]> {
 }
 
 /** Burst: N events handed over as fast as the engine takes them, one chain per instance. */
-async function burst(kind: string, lanes = LANES): Promise<Figures & { enqueueRate: number }> {
+async function burst(kind: string, lanes = LANES, profile = `engine-${kind}-${lanes}`): Promise<Figures & { enqueueRate: number }> {
   const storage = await openStorage(kind);
   const instances = await createInstances(storage, lanes);
   const engine = engineOn(storage);
@@ -125,27 +134,36 @@ async function burst(kind: string, lanes = LANES): Promise<Figures & { enqueueRa
   receiver.reset();
   const reached = receiver.expect(N);
   const handedAt = new Map<string, number>();
+  let enqueued = 0;
   const cpu = process.cpuUsage();
+  const thread = threadCpuUsage();
   const started = now();
-  await Promise.all(instances.map(async (instance, lane) => {
-    for (let n = lane; n < N; n += lanes) {
-      const event = textEvent(instance, n);
-      handedAt.set(event.id, now());
-      await engine.handle(event, instance);
-    }
-  }));
-  const enqueued = now();
-  await reached;
+  await profiled(profile, async () => {
+    await Promise.all(instances.map(async (instance, lane) => {
+      for (let n = lane; n < N; n += lanes) {
+        const event = textEvent(instance, n);
+        handedAt.set(event.id, now());
+        await engine.handle(event, instance);
+      }
+    }));
+    enqueued = now();
+    await reached;
+  });
   const seconds = (now() - started) / 1000;
   const used = process.cpuUsage(cpu);
-  const result = { ...figures(N, seconds, await latencies(handedAt), used), enqueueRate: Math.round(N / ((enqueued - started) / 1000)) };
+  const usedByThread = threadCpuUsage(thread);
+  const result = { ...figures(N, seconds, await latencies(handedAt), used, usedByThread), enqueueRate: Math.round(N / ((enqueued - started) / 1000)) };
   await engine.stop();
   await storage.close();
   return result;
 }
 
-/** The ceiling: the same bodies and headers POSTed by a bare loop with the engine's HTTP client, `CONCURRENCY` at a time. */
-async function ceiling(): Promise<Figures> {
+/**
+ * The ceiling: the same bodies and headers, rendered and signed beforehand, POSTed by a bare loop
+ * `CONCURRENCY` at a time, with the engine's own HTTP client (`sender`: undici behind the guarded
+ * dialer, a time-out and the shared abort signal) or with bare undici (./bare-undici.ts).
+ */
+async function ceiling(client: 'sender' | 'undici', profile: string = client): Promise<Figures> {
   const context = { instance: fixture.instance, mainChannel: 'whatsapp', serviceTag: 'parley', mediaUrl: (id: string) => `https://parley.example/{key}/message/${id}/media` };
   const format = new NativeFormat();
   const secret = newWebhookSecret();
@@ -154,31 +172,40 @@ async function ceiling(): Promise<Figures> {
     const url = `${receiver.url}/lane/${n % LANES}`;
     const id = deliveryId(event.id, 'native', url);
     const body = JSON.stringify(format.render(event, context));
-    return { eventId: event.id, url, body, headers: { 'content-type': 'application/json', ...standardWebhookHeaders(id, Math.floor(Date.now() / 1000), body, secret) } };
+    return { eventId: event.id, url, body, headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...standardWebhookHeaders(id, Math.floor(Date.now() / 1000), body, secret) } };
   });
   const sender = new HttpSender(true, USER_AGENT, CONCURRENCY);
+  const undici = bareUndici(CONCURRENCY);
+  // One signal shared by every request in flight, as the engine's worker shares one between its attempts.
+  const abort = new AbortController();
+  setMaxListeners(0, abort.signal);
+  const post = client === 'sender'
+    ? async (request: (typeof requests)[number]) => (await sender.post(request.url, request.headers, request.body, 15_000, abort.signal)).status
+    : (request: (typeof requests)[number]) => undici.post(request.url, request.headers, request.body);
   receiver.reset();
   const reached = receiver.expect(N);
   const handedAt = new Map<string, number>();
   let next = 0;
   const cpu = process.cpuUsage();
+  const thread = threadCpuUsage();
   const started = now();
-  // One signal shared by every request in flight, as the engine's worker shares one between its attempts.
-  const abort = new AbortController();
-  setMaxListeners(0, abort.signal);
-  await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-    while (next < requests.length) {
-      const request = requests[next++]!;
-      handedAt.set(request.eventId, now());
-      const answer = await sender.post(request.url, request.headers, request.body, 15_000, abort.signal);
-      if (answer.status !== 200) throw new Error(`ceiling: HTTP ${answer.status}`);
-    }
-  }));
-  await reached;
+  await profiled(profile, async () => {
+    await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
+      while (next < requests.length) {
+        const request = requests[next++]!;
+        handedAt.set(request.eventId, now());
+        const status = await post(request);
+        if (status !== 200) throw new Error(`ceiling: HTTP ${status}`);
+      }
+    }));
+    await reached;
+  });
   const seconds = (now() - started) / 1000;
   const used = process.cpuUsage(cpu);
+  const usedByThread = threadCpuUsage(thread);
   sender.destroy();
-  return figures(N, seconds, await latencies(handedAt), used);
+  await undici.close();
+  return figures(N, seconds, await latencies(handedAt), used, usedByThread);
 }
 
 /** Paced: PACED_RATE events/s spread over the instances for PACED_SECONDS. */
@@ -193,6 +220,7 @@ async function paced(kind: string): Promise<Figures> {
   const handedAt = new Map<string, number>();
   const chains = instances.map(() => Promise.resolve());
   const cpu = process.cpuUsage();
+  const thread = threadCpuUsage();
   const started = now();
   for (let n = 0; n < total;) {
     const due = Math.min(total, Math.floor(((now() - started) / 1000) * PACED_RATE) + 1);
@@ -208,7 +236,7 @@ async function paced(kind: string): Promise<Figures> {
   }
   await Promise.all(chains);
   await reached;
-  const result = figures(total, (now() - started) / 1000, await latencies(handedAt), process.cpuUsage(cpu));
+  const result = figures(total, (now() - started) / 1000, await latencies(handedAt), process.cpuUsage(cpu), threadCpuUsage(thread));
   await engine.stop();
   await storage.close();
   return result;
@@ -259,31 +287,44 @@ async function backlog(): Promise<{ rss: Record<string, number>; enqueueRate: nu
 const date = new Date().toISOString().slice(0, 10);
 console.log(`\n### bench/webhooks — ${date}, ${machine()}; ${LANES} instances (lanes), concurrency ${CONCURRENCY}, native format\n`);
 
-const top = await ceiling(); // warm-up of the receiver and the client
+await ceiling('sender'); // warm-up of the receiver and the clients
+await ceiling('undici');
 const rows: (string | number)[][] = [];
 const median = (values: number[]) => percentile(values, 50);
+const times = (value: number) => `${value.toFixed(2)}×`;
 for (const kind of STORAGES) {
-  // Engine and ceiling alternate, ROUNDS times: a slower stretch of a shared machine hits both.
-  const pairs: { engine: Figures & { enqueueRate: number }; bare: Figures }[] = [];
-  for (let r = 0; r < ROUNDS; r++) pairs.push({ engine: await burst(kind), bare: await ceiling() });
+  // Engine and ceilings take turns, ROUNDS times, the order reversed every other round: a slower
+  // stretch of a shared machine hits each as often.
+  const pairs: { engine: Figures & { enqueueRate: number }; sender: Figures; undici: Figures }[] = [];
+  await burst(kind, LANES, `engine-${kind}-warm-up`); // the engine's code compiled and optimised before the first round
+  for (let r = 0; r < ROUNDS; r++) {
+    const round: Partial<(typeof pairs)[number]> = {};
+    const steps = [
+      async () => (round.engine = await burst(kind, LANES, `engine-${kind}-${r + 1}`)),
+      async () => (round.sender = await ceiling('sender', `sender-${kind}-${r + 1}`)),
+      async () => (round.undici = await ceiling('undici', `undici-${kind}-${r + 1}`)),
+    ];
+    for (const step of r % 2 === 0 ? steps : steps.reverse()) await step();
+    pairs.push(round as (typeof pairs)[number]);
+  }
   const of = (pick: (pair: (typeof pairs)[number]) => number) => median(pairs.map(pick));
   rows.push([
-    kind, LANES, of((p) => p.engine.rate), of((p) => p.bare.rate), `${Math.round(of((p) => p.engine.rate / p.bare.rate) * 100)}%`,
-    of((p) => p.engine.cpuUs), of((p) => p.bare.cpuUs), `${Math.round(of((p) => p.bare.cpuUs / p.engine.cpuUs) * 100)}%`,
-    of((p) => p.engine.enqueueRate), of((p) => p.engine.p50), of((p) => p.engine.p99), of((p) => p.bare.p50), of((p) => p.bare.p99),
+    kind, LANES, of((p) => p.engine.rate), of((p) => p.undici.rate), of((p) => p.engine.cpuUs), of((p) => p.sender.cpuUs), of((p) => p.undici.cpuUs),
+    times(of((p) => p.engine.cpuUs / p.undici.cpuUs)), times(of((p) => p.engine.cpuUs / p.sender.cpuUs)),
+    of((p) => p.engine.enqueueRate), of((p) => p.engine.p50), of((p) => p.engine.p99), of((p) => p.undici.p50), of((p) => p.undici.p99),
   ]);
-  console.log(`${kind}, per round (engine/s vs ceiling/s): ${pairs.map((p) => `${p.engine.rate} vs ${p.bare.rate}`).join(', ')}`);
+  console.log(`${kind}, per round (engine [its main thread] / engine's client / bare undici CPU µs per delivery; engine ÷ bare undici): ${pairs
+    .map((p) => `${p.engine.cpuUs} [${p.engine.mainThreadUs}] / ${p.sender.cpuUs} / ${p.undici.cpuUs} (${times(p.engine.cpuUs / p.undici.cpuUs)})`).join(', ')}`);
 }
 for (const kind of STORAGES) {
   // One instance and URL: strict order, one request at a time (no ceiling at concurrency 1 to compare with).
   const single = await burst(kind, 1);
-  rows.push([kind, 1, single.rate, '', '', single.cpuUs, '', '', single.enqueueRate, single.p50, single.p99, '', '']);
+  rows.push([kind, 1, single.rate, '', single.cpuUs, '', '', '', '', single.enqueueRate, single.p50, single.p99, '', '']);
 }
-void top;
-console.log(`Burst of ${N} events:\n`);
+console.log(`Burst of ${N} events (ratios: median of the per-round ratios):\n`);
 console.log(table([
-  'storage', 'lanes', 'engine deliveries/s', 'ceiling req/s', 'engine / ceiling', 'engine CPU µs/delivery', 'ceiling CPU µs/req', 'ceiling CPU / engine CPU',
-  'enqueue events/s', 'engine p50 ms', 'engine p99 ms', 'ceiling p50 ms', 'ceiling p99 ms',
+  'storage', 'lanes', 'engine deliveries/s', 'bare undici req/s', 'engine CPU µs/delivery', "engine's client CPU µs/req", 'bare undici CPU µs/req',
+  'engine ÷ bare undici (CPU)', "engine ÷ engine's client (CPU)", 'enqueue events/s', 'engine p50 ms', 'engine p99 ms', 'bare undici p50 ms', 'bare undici p99 ms',
 ], rows));
 
 const pacedRows: (string | number)[][] = [];

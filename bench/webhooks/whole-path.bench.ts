@@ -5,8 +5,10 @@
  * receiver process (./receiver.ts) answering 200 at once: each message is sent, received by its
  * phone, stored, routed, rendered, queued, claimed, signed, POSTed and booked. Beside it, in the same
  * interleaved rounds:
- * - `none`: the same server and load with no webhook configured, so that "webhook path" =
- *   (CPU with webhooks − CPU without) per send ÷ deliveries per send is the cost of the webhooks alone;
+ * - the same process with its webhooks switched off (`allowWebhook: false`) for as many sends, before
+ *   or after (the order alternating by round), so that "webhook path" = (CPU with webhooks − CPU
+ *   without) per send ÷ deliveries per send is the cost of the webhooks alone, without the spread
+ *   between two processes; `none`, a process with no webhook configured, is shown beside it;
  * - `bare undici` / `bare node:http`: a process re-POSTing the bodies and headers the receiver
  *   captured in that round, at the engine's concurrency (16 by default), over keep-alive (./bare-loop.ts).
  * CPU is user + system time: of the Parley process from /proc/<pid>/stat (until every delivery of the
@@ -27,6 +29,7 @@ import { resolveWebhookOptions } from '@parley/webhooks';
 import { cpuMicrosOf, machine, percentile, table } from '../support/measure.js';
 import { queueDrained, sendLoad } from '../support/send-load.js';
 import { Receiver } from './receiver-client.js';
+import type { CapturedRequest } from './receiver.js';
 
 const SENDS = Number(process.env.BENCH_WP_SENDS ?? 3_000);
 const ROUNDS = Number(process.env.BENCH_WP_ROUNDS ?? 5);
@@ -36,17 +39,23 @@ const here = fileURLToPath(new URL('.', import.meta.url));
 const trees: [string, string][] = [['this tree', here], ...(process.env.BENCH_WP_TREES ?? '').split(',').filter(Boolean)
   .map((entry) => entry.split('=') as [string, string]).map(([name, dir]): [string, string] => [name, join(dir, 'bench/dist/webhooks')])];
 const dir = mkdtempSync(join(tmpdir(), 'parley-bench-wp-'));
-process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGTERM');
+  rmSync(dir, { recursive: true, force: true });
+});
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values: number[]) => percentile(values, 50);
 
 interface Target {
   child: ChildProcess;
-  info: { port: number; key: string; to: string[] };
+  info: { port: number; key: string; to: string[]; peerKeys: string[] };
 }
 
 async function start(folder: string, mode: 'webhooks' | 'none', receiver: Receiver): Promise<Target> {
   const child = spawn(process.execPath, [join(folder, 'whole-path-target.js'), receiver.url, mode], { stdio: ['ignore', 'pipe', 'inherit'] });
+  // A bench that fails half-way stops its targets too.
+  children.add(child);
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once('line', resolve);
     child.once('exit', (code) => reject(new Error(`target exited with ${code}`)));
@@ -79,6 +88,15 @@ async function settled(receiver: Receiver, quietMs = 1_500): Promise<number> {
   }
 }
 
+/** Turns every receiving phone's webhook on or off (`allowWebhook`), its URL and format kept. */
+async function webhooksOn(target: Target, on: boolean): Promise<void> {
+  const base = `http://127.0.0.1:${target.info.port}`;
+  for (const key of target.info.peerKeys) {
+    const res = await fetch(`${base}/${key}/instance`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ allowWebhook: on }) });
+    if (res.status !== 200) throw new Error(`allowWebhook ${on}: HTTP ${res.status} ${await res.text()}`);
+  }
+}
+
 const receiver = await Receiver.start();
 const none = await start(here, 'none', receiver);
 await sendAll(none, 1_000);
@@ -96,21 +114,72 @@ console.error(`warm-up done: ${perSend.toFixed(2)} webhook deliveries per send`)
 interface Round {
   /** Parley CPU µs per delivered webhook, the whole path (sends included). */
   whole: Map<string, number>;
-  /** Parley CPU µs per send without webhooks. */
+  /** The same process's CPU µs per send with its webhooks switched off, in the same round. */
+  off: Map<string, number>;
+  /** Parley CPU µs per send in a process without any webhook. */
   noneUs: number;
   bareUndici: number;
   bareNodeHttp: number;
 }
 
-/** One round of a webhook target: CPU per delivery; keeps the captured requests for the bare loops. */
+/** Sends before the counted phases of a round (see {@link pairedRound}). */
+const WARM_SENDS = 300;
+/** After the last expected request or send, how long a round's CPU is still counted (ms): the same for every kind of round. */
+const TAIL_MS = 200;
+
+/** Waits until the receiver got `count` requests (polling every 50 ms); false after `limitMs`. */
+async function reached(count: number, limitMs = 30_000): Promise<boolean> {
+  for (const until = performance.now() + limitMs; performance.now() < until; await sleep(50)) if ((await receiver.count()) >= count) return true;
+  return false;
+}
+
+/**
+ * One round of a webhook target: CPU per delivery, counted until {@link TAIL_MS} after the round's
+ * last delivery arrived (not over the idle wait that makes sure no other follows); the receiver keeps
+ * the requests for the bare loops.
+ */
 async function hookRound(target: Target): Promise<number> {
   receiver.reset();
   receiver.capture(true);
   const before = cpuMicrosOf(target.child.pid!);
-  await sendAll(target, SENDS);
-  // Every delivery of the round arrived once the count stops moving (the wait is idle for Parley).
-  const delivered = await settled(receiver, 1_000);
-  return (cpuMicrosOf(target.child.pid!) - before) / delivered;
+  const sent = await sendAll(target, SENDS);
+  if (!(await reached(Math.round(sent * perSend)))) throw new Error(`the deliveries of ${sent} sends did not all arrive`);
+  await sleep(TAIL_MS);
+  const used = cpuMicrosOf(target.child.pid!) - before;
+  return used / (await settled(receiver, 1_000));
+}
+
+/** CPU per send of a target while nothing is delivered (its webhooks off, or none configured), counted until {@link TAIL_MS} after the sends. */
+async function quietRound(target: Target): Promise<number> {
+  const before = cpuMicrosOf(target.child.pid!);
+  const sent = await sendAll(target, SENDS);
+  await sleep(TAIL_MS);
+  return (cpuMicrosOf(target.child.pid!) - before) / sent;
+}
+
+/**
+ * A target's sends with its webhooks on, then off (the other way round every other round), in one
+ * process: the difference is the webhooks' own CPU without the spread between processes (their heaps,
+ * their databases' sizes). Answers µs per delivery (on) and µs per send (off), and the captured requests.
+ */
+async function pairedRound(target: Target, onFirst: boolean): Promise<{ on: number; off: number; requests: CapturedRequest[] }> {
+  let on = 0;
+  let off = 0;
+  let requests: CapturedRequest[] = [];
+  // Not counted: the first sends after the process sat idle cost more (measured: about +60 µs a send),
+  // whichever phase comes first.
+  await webhooksOn(target, onFirst);
+  await sendAll(target, WARM_SENDS);
+  if (onFirst) await settled(receiver, 500);
+  for (const webhooks of onFirst ? [true, false] : [false, true]) {
+    if (webhooks !== onFirst) await webhooksOn(target, webhooks);
+    if (webhooks) {
+      on = await hookRound(target);
+      requests = await receiver.captured();
+      receiver.capture(false);
+    } else off = await quietRound(target);
+  }
+  return { on, off, requests };
 }
 
 async function bare(file: string, client: 'undici' | 'node-http'): Promise<number> {
@@ -123,34 +192,37 @@ async function bare(file: string, client: 'undici' | 'node-http'): Promise<numbe
   return cpuUs / requests;
 }
 
+/** The webhooks' own CPU per delivery in a round: with webhooks minus without (the same process switched off), per send, over deliveries per send. */
+const hookOnly = (round: Round, name: string) => (round.whole.get(name)! * perSend - round.off.get(name)!) / perSend;
 const rounds: Round[] = [];
 for (let r = 0; r < ROUNDS; r++) {
   const whole = new Map<string, number>();
+  const off = new Map<string, number>();
+  let requests: CapturedRequest[] = [];
   // The trees take turns going first: a machine getting busier within a round hits each as often.
-  for (const [name] of r % 2 === 0 ? trees : [...trees].reverse()) whole.set(name, await hookRound(withHooks.get(name)!));
-  const requests = await receiver.captured();
-  receiver.capture(false);
+  for (const [name] of r % 2 === 0 ? trees : [...trees].reverse()) {
+    const paired = await pairedRound(withHooks.get(name)!, r % 2 === 0);
+    whole.set(name, paired.on);
+    off.set(name, paired.off);
+    requests = paired.requests;
+  }
   const file = join(dir, `round-${r}.json`);
   writeFileSync(file, JSON.stringify(requests));
-  const before = cpuMicrosOf(none.child.pid!);
-  const sent = await sendAll(none, SENDS);
-  await sleep(1_000);
-  const noneUs = (cpuMicrosOf(none.child.pid!) - before) / sent;
-  const round = { whole, noneUs, bareUndici: await bare(file, 'undici'), bareNodeHttp: await bare(file, 'node-http') };
+  const noneUs = await quietRound(none);
+  const round = { whole, off, noneUs, bareUndici: await bare(file, 'undici'), bareNodeHttp: await bare(file, 'node-http') };
   rounds.push(round);
-  console.error(`round ${r + 1}: ${[...whole].map(([n, us]) => `${n} ${Math.round(us)} µs/delivery`).join(', ')}; none ${Math.round(noneUs)} µs/send; `
-    + `bare undici ${Math.round(round.bareUndici)}, node:http ${Math.round(round.bareNodeHttp)} µs/request`);
+  console.error(`round ${r + 1}: ${[...whole].map(([n, us]) => `${n} ${Math.round(us)} µs/delivery, off ${Math.round(off.get(n)!)} µs/send`).join('; ')}; `
+    + `none ${Math.round(noneUs)} µs/send; bare undici ${Math.round(round.bareUndici)}, node:http ${Math.round(round.bareNodeHttp)} µs/request; `
+    + `webhook path ÷ bare undici ${[...whole.keys()].map((n) => `${n} ${(hookOnly(round, n) / round.bareUndici).toFixed(2)}×`).join(', ')}`);
 }
 for (const target of [none, ...withHooks.values()]) target.child.kill('SIGTERM');
 receiver.stop();
 
-/** The webhooks' own CPU per delivery in a round: with webhooks minus without, per send, over deliveries per send. */
-const hookOnly = (round: Round, name: string) => (round.whole.get(name)! * perSend - round.noneUs) / perSend;
 const ratio = (values: number[]) => `${median(values).toFixed(2)}×`;
 console.log(`\n### bench/webhooks, whole path — ${new Date().toISOString().slice(0, 16)} UTC, ${machine()}; ${SENDS} sends a round to ${none.info.to.length} `
   + `phones with native webhooks (${perSend.toFixed(2)} deliveries a send), ${ROUNDS} interleaved rounds, ${CONNECTIONS} connections, webhook concurrency ${CONCURRENCY}\n`);
 console.log(table(
-  ['tree', 'whole path CPU µs/delivery', 'webhook path CPU µs/delivery (with − without webhooks)', 'bare undici µs/request', 'bare node:http µs/request',
+  ['tree', 'whole path CPU µs/delivery', 'webhook path CPU µs/delivery (with − without webhooks, same process)', 'bare undici µs/request', 'bare node:http µs/request',
     'whole path ÷ bare undici', 'webhook path ÷ bare undici', 'webhook path ÷ bare node:http'],
   trees.map(([name]) => [
     name, Math.round(median(rounds.map((r) => r.whole.get(name)!))), Math.round(median(rounds.map((r) => hookOnly(r, name)))),
@@ -159,7 +231,8 @@ console.log(table(
     ratio(rounds.map((r) => hookOnly(r, name) / r.bareNodeHttp)),
   ]),
 ));
-console.log(`\nWithout webhooks: ${Math.round(median(rounds.map((r) => r.noneUs)))} µs of Parley CPU per send (median round).`);
+console.log(`\nWithout webhooks: ${trees.map(([name]) => `${name} (switched off) ${Math.round(median(rounds.map((r) => r.off.get(name)!)))}`).join(', ')}, `
+  + `a process without any webhook ${Math.round(median(rounds.map((r) => r.noneUs)))} µs of Parley CPU per send (median round).`);
 if (trees.length > 1) {
   const [first] = trees[0]!;
   for (const [name] of trees.slice(1)) {

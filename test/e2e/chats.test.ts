@@ -150,6 +150,20 @@ for (const storage of ['memory', 'sqlite'] as const) {
       assert.deepEqual(res, { status: 200, data: PRIVACY });
     });
 
+    it('changes privacy settings (kept by the sandbox phone across a restart); bad ones change nothing', async () => {
+      const api = t.client(alice.key);
+      const changed = { ...PRIVACY, readreceipts: 'none', groupadd: 'contacts' };
+      assert.deepEqual(await api.call('updatePrivacySettings', { body: { readreceipts: 'none', groupadd: 'contacts' } }), { status: 200, data: changed });
+      for (const body of [{ readreceipts: 'contacts' }, { colour: 'blue' }, {}]) {
+        const res = await t.request('PUT', `/${alice.key}/chat/privacy`, body);
+        assert.deepEqual([res.status, res.body.error.code], [400, 'validation_failed'], JSON.stringify(body));
+      }
+      assert.equal((await api.call('restartInstance')).status, 200);
+      await t.waitFor(async () => (await api.call('getInstance')).instance.phoneConnected || undefined, 5000, 'the restart');
+      assert.deepEqual((await api.call('getPrivacySettings')).data, changed);
+      await api.call('updatePrivacySettings', { body: { readreceipts: 'all', groupadd: 'all' } });
+    });
+
     it('rejects bad chat updates and changes nothing', async () => {
       const before = await chatOf(bob, jidOf(ALICE));
       // Queries the typed client refuses at compile time (unknown actions, wrong types, missing members): sent raw.

@@ -3,12 +3,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnNode } from '@parley/testkit';
+import { killLeftovers, spawnNode } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
 import {
   composeServices, dockerfileRuntime, dockerStop, imageDir, ROOT, runImageCommand, untilHealthy, type RuntimeStage,
 } from '../support/container-image.js';
 import { PrivateRedis } from '@parley/storage-redis/testing';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 /**
  * What the container image runs, without a Docker engine: the directory scripts/build-image.sh builds

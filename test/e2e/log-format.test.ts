@@ -4,8 +4,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
+import { killLeftovers, spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
 import { SERVER_BIN } from '../support/server-bin.js';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 /** What `npm start` runs. */
 /** The storage's start-up line, logged at info by every run below. */

@@ -11,7 +11,7 @@ import { exportTargets, manifestOf, npm, publishableDirs, run, workspaceDirs, ty
 const VITEST = '5.1.2';
 const TYPES_NODE = '^24.0.0';
 /** The packages a channel author installs to build and test the example channels. */
-const AUTHOR_PACKAGES = ['@parley/core', '@parley/testkit', '@parley/storage-memory'];
+const AUTHOR_PACKAGES = ['@parley/core', '@parley/net', '@parley/testkit', '@parley/storage-memory'];
 /** The example channels, and which of their tests run outside (the Telegram end-to-end test needs a whole server). */
 const EXAMPLES = [
   { dir: 'channel-signal', tests: ['addressing.test', 'signal.conformance.test', 'conformance-far-side'] },

@@ -5,8 +5,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ServiceUnavailableError } from '@parley/core';
 import { SqliteStorage } from '@parley/storage-sqlite';
-import { spawnNode } from '@parley/testkit';
+import { killLeftovers, spawnNode } from '@parley/testkit';
 import { SERVER_BIN } from '../support/server-bin.js';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 /** What `npm start` runs. */
 const PAGE = 4096;

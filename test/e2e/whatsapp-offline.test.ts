@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
+import { killLeftovers, spawnNode, untilProcess, type NodeProcess } from '@parley/testkit';
 import { freePort } from '@parley/testkit/host';
 import { startSimulator, type RunningSimulator } from '@parley/whatsapp-sim';
 import { browserUnavailable, launchChromium, signIn } from '../support/browser.js';
 import { SERVER_BIN } from '../support/server-bin.js';
 import { PARLEY_BIN } from '../support/parley-cli.js';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const EXAMPLE = join(ROOT, 'examples/config.whatsapp-sim.json');

@@ -5,9 +5,12 @@ import { after, before, describe, it } from 'node:test';
 import type { ParleyConfig } from '@parley/server';
 import { streamEvents } from '@parley/client';
 import { startCliHost, type CliHost } from './host.js';
-import { untilProcess as until } from '@parley/testkit';
+import { killLeftovers, untilProcess as until } from '@parley/testkit';
 import { PARLEY_BIN, runParley, spawnParley } from './parley-process.js';
 import { decodeTerminalQrs } from './terminal-qr-decode.js';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 /** Runs a program (not Node) to its end: exit status and stdout. */
 async function runCommand(file: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string }> {

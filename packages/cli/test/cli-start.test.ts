@@ -6,8 +6,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { after, before, describe, it } from 'node:test';
-import { untilProcess as until } from '@parley/testkit';
+import { killLeftovers, untilProcess as until } from '@parley/testkit';
 import { runParley, spawnParley } from './parley-process.js';
+
+// A process a failed test left running would keep this file's process alive: none outlives the file.
+after(killLeftovers);
 
 const TOKEN = 'cli-start-admin-token-0123456789';
 

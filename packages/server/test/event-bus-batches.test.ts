@@ -6,6 +6,11 @@ import type { InstanceRegistry } from '../src/instances/instance-registry.js';
 import { silentLogger } from './support.js';
 
 const status = (messageId: string): ChannelEventPayload => ({ type: 'message.status', messageId, chatJid: 'c@s.whatsapp.net', recipientId: 'c', status: 'delivered', timestamp: 1 });
+const message = (id: string): ChannelEventPayload => ({
+  type: 'message',
+  message: { id, chatJid: 'c@s.whatsapp.net', from: 'c', fromMe: true, timestamp: 1, chatType: 'individual', content: { type: 'text', body: id },
+    record: { key: { remoteJid: 'c@s.whatsapp.net', fromMe: true, id }, message: { conversation: id }, messageTimestamp: '1', status: 'SERVER_ACK' } },
+});
 const presence = (): ChannelEventPayload => ({ type: 'presence', jid: 'c@s.whatsapp.net', status: 'available' });
 
 /** A bus over one fake instance, with a subscriber that batches (its first call held until `release`) and one that does not. */
@@ -16,7 +21,7 @@ function harness() {
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
   let first = true;
-  const describe = (e: ChannelEvent) => (e.type === 'message.status' ? e.messageId! : e.type);
+  const describe = (e: ChannelEvent) => (e.type === 'message.status' ? e.messageId! : e.type === 'message' ? `msg ${e.message.id}` : e.type);
   const batching: EventSubscriber = {
     name: 'batching',
     handle: async (event) => {
@@ -78,5 +83,27 @@ describe('EventBus: runs of events that queued up', () => {
     // m1 and m2 form one run: processed() queued no task between them.
     assert.deepEqual(calls, ['one presence', 'plain presence', 'batch m1,m2', 'plain m1', 'plain m2']);
     assert.ok(caughtUp!.includes('plain m1'), 'processed() resolved after the events published before it');
+  });
+
+  it('takes messages and statuses queued together into one run, in publish order, up to another type', async () => {
+    const { bus, calls, release, tapped } = harness();
+    bus.publish('ins_1', 'whatsapp', presence());
+    // A send's message and its receipts, interleaved with the next send's, as they queue up under load:
+    bus.publish('ins_1', 'whatsapp', message('m1'));
+    bus.publish('ins_1', 'whatsapp', status('m1'));
+    bus.publish('ins_1', 'whatsapp', message('m2'));
+    bus.publish('ins_1', 'whatsapp', status('m2'));
+    bus.publish('ins_1', 'whatsapp', status('m1'));
+    bus.publish('ins_1', 'whatsapp', presence());
+    bus.publish('ins_1', 'whatsapp', message('m3'));
+    release();
+    await bus.drain();
+    assert.deepEqual(calls, [
+      'one presence', 'plain presence',
+      'batch msg m1,m1,msg m2,m2,m1', 'plain msg m1', 'plain m1', 'plain msg m2', 'plain m2', 'plain m1',
+      'one presence', 'plain presence',
+      'one msg m3', 'plain msg m3',
+    ]);
+    assert.deepEqual(tapped, ['presence', 'msg m1', 'm1', 'msg m2', 'm2', 'm1', 'presence', 'msg m3']);
   });
 });

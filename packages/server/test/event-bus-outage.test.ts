@@ -130,6 +130,31 @@ describe('EventBus through a storage outage', () => {
     assert.deepEqual(s.handled, []);
   });
 
+  it('stopWaiting: a try in flight at the grace\'s end (a silent store, hanging until its command time-out) is not waited for', async () => {
+    let attempts = 0;
+    const silent: EventSubscriber = {
+      name: 'store',
+      // The first try fails (the outage begins); the next ones hang, as on a store whose link drops every packet.
+      handle: () => (attempts++ === 0 ? Promise.reject(new ServiceUnavailableError('postgres did not answer within 2000 ms')) : new Promise(() => undefined)),
+    };
+    const { events, drops } = bus(silent);
+    // A server's sockets keep its event loop alive; here nothing would while the try hangs (the grace timer
+    // is unref'd), and Node 22's test runner fails a test whose event loop empties with a promise pending.
+    const alive = setInterval(() => undefined, 1_000);
+    try {
+      events.publish('a', 'whatsapp', presence(1));
+      await until(() => attempts >= 2, 'a try to hang');
+      const started = performance.now();
+      events.stopWaiting(200);
+      await events.drain();
+      const took = performance.now() - started;
+      assert.ok(took >= 150 && took < 5_000, `drain ended after the grace (${Math.round(took)} ms)`);
+      assert.deepEqual(drops, [['shutdown', 1]]);
+    } finally {
+      clearInterval(alive);
+    }
+  });
+
   it('unlessBlocked: a wait on the instance\'s chain ends with 503 once its events fail for storage; the task still runs after', async () => {
     const s = store();
     const { events } = bus(s.subscriber);

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { Logger } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import type { EventBus } from '../src/events/event-bus.js';
-import { InstanceMovingError } from '../src/cluster/cluster-node.js';
+import { InstanceMovingError } from '../src/cluster/instance-moving.js';
 import type { InstanceRegistry } from '../src/instances/instance-registry.js';
 import { instanceNotFound } from '../src/instances/instance-runtime.js';
 import { OutboundWorker } from '../src/send/outbound-worker.js';

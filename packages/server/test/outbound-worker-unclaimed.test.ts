@@ -34,4 +34,20 @@ describe('OutboundWorker: looking for the record of a claimed send', () => {
     assert.deepEqual(h.sends, [], 'not sent again');
     await storage.close();
   });
+
+  it('looks again once the instance was deleted with its queue: an entry of the same id restored later is not its own', async () => {
+    const { h, storage, worker } = await outboundHarness();
+    assert.equal(await storage.outbound.enqueue(entry('m3'), 10), 'queued');
+    worker.queuedNew('ins', 'm3');
+    // The instance is deleted with its queue, as InstanceAdmin.delete does it.
+    await storage.outbound.clear('ins');
+    worker.forgetInstance('ins');
+    // Restored from a copy taken after another process sent it: its record and its entry both come back.
+    await storage.messages.upsert('ins', { ...recordOf('m3', T, JOB), status: 'SERVER_ACK' });
+    assert.equal(await storage.outbound.enqueue(entry('m3'), 10), 'queued');
+    await untilCompleted(h, storage, worker, 'm3');
+    assert.equal(await storage.outbound.get('ins', 'm3'), null, 'completed');
+    assert.deepEqual(h.sends, [], 'not sent again');
+    await storage.close();
+  });
 });

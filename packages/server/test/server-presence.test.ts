@@ -73,6 +73,27 @@ describe('ServerPresence: a running server\'s record in the storage', () => {
     assert.equal((await state.list(SERVER_PRESENCE_NAMESPACE)).length, 1);
   });
 
+  it('waits, in all, no longer than stopWaitMs — or the shutdown\'s time left, when shorter — for a beat under way and the delete', async () => {
+    const state = await memoryState();
+    const { logger, lines } = captureLogger();
+    for (const [stopWaitMs, maxWaitMs, bound] of [[300, undefined, 300], [300, 100, 100]] as const) {
+      let writes = 0;
+      // The first write (the start's) answers; then the store goes silent: a beat hangs, so does the delete.
+      const silent: StateRepository = Object.assign(Object.create(state) as StateRepository, {
+        put: (...args: Parameters<StateRepository['put']>) => (writes++ === 0 ? state.put(...args) : new Promise<void>(() => {})),
+        delete: () => new Promise<boolean>(() => {}),
+      });
+      const presence = new ServerPresence(silent, new FakeClock(), logger, { version: '1' }, { heartbeatMs: HEARTBEAT, stopWaitMs });
+      await presence.start();
+      void presence.beat();
+      const started = performance.now();
+      await presence.stop(maxWaitMs);
+      const took = performance.now() - started;
+      assert.ok(took >= bound - 20 && took < bound + 150, `stop took ${Math.round(took)} ms for a bound of ${bound} ms`);
+      assert.ok(lines.some((line) => line.includes(`presence record was not deleted within ${bound} ms`)), lines.join('\n'));
+    }
+  });
+
   it('deletes, in the background of its start, the records of servers that died without clearing them, and no running server\'s', async () => {
     const state = await memoryState();
     await state.put(SERVER_PRESENCE_NAMESPACE, 'old-host:7:dead', { host: 'old-host', pid: 7, version: '0.1', startedAt: 0, heartbeatAt: 0, heartbeatMs: HEARTBEAT, beats: 3 });

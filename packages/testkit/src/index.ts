@@ -30,4 +30,4 @@ export { assertStorageManifest, driverSummary, registerPlugin } from './plugin-r
 export { shippedChannelDirectory } from './channel-directory.js';
 export { startHttpProxy, startMediaHost, startSocksProxy, type ConnectSeen, type LocalServer, type SocksSeen } from './local-proxies.js';
 export { startCountingListener, type CountingListener } from './counting-listener.js';
-export { spawnNode, untilProcess, type NodeProcess } from './node-process.js';
+export { killLeftovers, spawnNode, untilProcess, type NodeProcess } from './node-process.js';

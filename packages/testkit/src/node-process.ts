@@ -9,9 +9,14 @@ export interface NodeProcess {
   readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** The processes {@link spawnNode} started that have not closed yet. */
+const running = new Set<NodeProcess>();
+
 /**
  * Runs `node <script> <args>` with only `PATH` and the given variables in its environment (none of
- * the test's own), stdin closed, stdout and stderr collected as text.
+ * the test's own), stdin closed, stdout and stderr collected as text. A test that fails before it
+ * stops the process leaves it running, and its open pipes then keep the test file's process alive for
+ * good: end the file with {@link killLeftovers}.
  */
 export function spawnNode(script: string, args: readonly string[] = [], options: { env?: Record<string, string>; cwd?: string } = {}): NodeProcess {
   const child = spawn(process.execPath, [script, ...args], {
@@ -22,7 +27,20 @@ export function spawnNode(script: string, args: readonly string[] = [], options:
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
-  return { child, stdout: () => out, stderr: () => err, exited };
+  const proc: NodeProcess = { child, stdout: () => out, stderr: () => err, exited };
+  running.add(proc);
+  void exited.then(() => running.delete(proc));
+  return proc;
+}
+
+/**
+ * Kills (SIGKILL) every process {@link spawnNode} started that is still running, and waits until
+ * they closed: for an `after` hook, so that a failed test's process does not outlive its file.
+ */
+export async function killLeftovers(): Promise<void> {
+  const left = [...running];
+  for (const proc of left) proc.child.kill('SIGKILL');
+  await Promise.all(left.map((proc) => proc.exited));
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from './test-runner.js';
-import { setStatuses, type MessageRecord, type MessageStatus, type RecordStore } from '@parley/core';
+import { getMessages, setStatuses, upsertMessages, type MessageRecord, type MessageStatus, type RecordStore } from '@parley/core';
 import { messageRecord, uniqueId } from './storage-fixtures.js';
 import { withStorage, type RecordStoreHarness } from './storage-harness.js';
 
@@ -86,6 +86,26 @@ export function describeMessageCases(harness: RecordStoreHarness): void {
       assert.deepEqual(statuses, expected);
       assert.deepEqual(await setStatuses(messages, instance, []), []);
       assert.deepEqual(await setStatuses(messages, uniqueId('ins'), [{ id: 'S1', status: 'READ' }]), [false], 'another instance has no such message');
+    }));
+
+    it('upsertMessages and getMessages (upsert and get calls issued together) act as upsert and get calls in order', () => withStorage(harness, async (storage) => {
+      const { messages } = storage;
+      const instance = uniqueId('ins');
+      const stored = messageRecord(CHAT, 'U0', 500, 'READ');
+      await messages.upsert(instance, stored);
+      const first = messageRecord(CHAT, 'U1', 500);
+      const second = messageRecord(CHAT, 'U2', 500, 'SERVER_ACK');
+      const again: MessageRecord = { ...messageRecord(CHAT, 'U1', 500, 'DELIVERY_ACK'), message: { conversation: 'edited' } };
+      const replaced: MessageRecord = { ...messageRecord(OTHER_CHAT, 'U0', 600, 'PENDING'), message: { conversation: 'moved' } };
+      await upsertMessages(messages, instance, [first, second, again, replaced, messageRecord(OTHER_CHAT, 'U3', 10)]);
+      // U1 given twice: the later record, in the first one's place among equal timestamps; U0 replaced whole, moved to another chat.
+      assert.deepEqual(await messages.listByChat(instance, CHAT, { page: 1, limit: 10 }), { items: [second, again], total: 2 });
+      assert.deepEqual(await messages.listByChat(instance, OTHER_CHAT, { page: 1, limit: 10 }), { items: [replaced, messageRecord(OTHER_CHAT, 'U3', 10)], total: 2 });
+      assert.deepEqual(await getMessages(messages, instance, ['U2', 'NOPE', 'U1', 'U0', 'U2']), [second, null, again, replaced, second]);
+      assert.deepEqual(await getMessages(messages, uniqueId('ins'), ['U1', 'U2']), [null, null], 'another instance has no such messages');
+      assert.deepEqual(await getMessages(messages, instance, []), []);
+      await upsertMessages(messages, instance, []);
+      assert.equal((await messages.listByChat(instance, CHAT, { page: 1, limit: 10 })).total, 2, 'nothing written for no records');
     }));
 
     it('listByChat answers newest first by numeric timestamp, then insertion order, with page and total', () => withStorage(harness, async (storage) => {

@@ -123,6 +123,26 @@ export function describeOutboundCases(harness: OutboxHarness): void {
       assert.deepEqual(ids(await outbound.claim({ now: T + 10, limit: 10, leaseMs: LEASE })), [p.id]);
     }));
 
+    it('enqueue answers paused for a send left waiting in a paused instance (duplicates too), queued once it is resumed', () => withStorage(harness, async ({ outbound }) => {
+      const instance = uniqueId('ins');
+      const lease = { now: T, leaseMs: LEASE };
+      const first = send(instance, 'a', T);
+      assert.equal(await outbound.enqueue(first, BOUND), 'queued');
+      await outbound.setPaused(instance, true);
+      const [due, later] = [send(instance, 'b', T), send(instance, 'c', T + 60_000)];
+      assert.equal(await outbound.enqueue(due, BOUND, lease), 'paused');
+      assert.equal(await outbound.enqueue(later, BOUND), 'paused');
+      assert.equal(await outbound.enqueue(first, BOUND, lease), 'paused');
+      assert.equal(await outbound.enqueue(send(instance, 'd', T), 3), 'full');
+      assert.deepEqual(await outbound.get(instance, due.id), queued(due));
+      assert.equal(await outbound.count(instance), 3);
+      // Another instance is not paused by it.
+      assert.equal(await outbound.enqueue(send(uniqueId('ins'), 'a', T + 1), BOUND, lease), 'queued');
+      await outbound.setPaused(instance, false);
+      assert.equal(await outbound.enqueue(later, BOUND), 'queued');
+      assert.equal(await outbound.enqueue(send(instance, 'e', T), BOUND, lease), 'leased');
+    }));
+
     it('enqueue refuses past the bound and stores nothing', () => withStorage(harness, async ({ outbound }) => {
       const instance = uniqueId('ins');
       const other = uniqueId('ins');
@@ -150,10 +170,10 @@ export function describeOutboundCases(harness: OutboxHarness): void {
       const later = send(instance, 'c', T + 60_000);
       await outbound.enqueue(later, BOUND);
       assert.equal(await outbound.enqueue(send(instance, 'c', T), BOUND, { now: T, leaseMs: LEASE }), 'leased');
-      // Paused instance: queued.
+      // Paused instance: waiting, and said so.
       const paused = uniqueId('ins');
       await outbound.setPaused(paused, true);
-      assert.equal(await outbound.enqueue(send(paused, 'a', T), BOUND, { now: T, leaseMs: LEASE }), 'queued');
+      assert.equal(await outbound.enqueue(send(paused, 'a', T), BOUND, { now: T, leaseMs: LEASE }), 'paused');
       // A crashed caller's lease expires and a worker takes the send.
       await outbound.complete(instance, behind.id);
       assert.deepEqual(ids(await outbound.claim({ now: T + LEASE, limit: 10, leaseMs: LEASE })).includes(head.id), true);
@@ -191,7 +211,7 @@ export function describeOutboundCases(harness: OutboxHarness): void {
       assert.deepEqual(await Promise.all([
         outbound.enqueue(c, 3, lease),
         outbound.setPaused(instance, true).then(() => outbound.enqueue(d, 10, lease)),
-      ]), ['full', 'queued']);
+      ]), ['full', 'paused']);
       await outbound.setPaused(instance, false);
       await Promise.all([outbound.complete(instance, a1.id), outbound.complete(instance, b1.id)]);
       // a2 now heads lane a; d waited for the pause; c was never stored.

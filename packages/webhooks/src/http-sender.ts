@@ -25,6 +25,27 @@ class AttemptAbortedError extends Error {
   }
 }
 
+/** Where an attempt goes: `origin` for undici's connection pools, `path` with its query. */
+interface Target {
+  origin: string;
+  path: string;
+}
+
+/** Above this many remembered URLs, {@link HttpSender}'s memo of parsed ones starts over. */
+const TARGETS_KEPT = 4_096;
+
+/** The target of `url`, or the message an attempt to it fails with (not a URL, not HTTP). */
+function parseTarget(url: string): Target | string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'invalid URL';
+  }
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') return `unsupported scheme ${parsed.protocol}`;
+  return { origin: parsed.origin, path: parsed.pathname + parsed.search };
+}
+
 /** Idle keep-alive connections are closed after this long (ms) unless the receiver asks for less. */
 const KEEP_ALIVE_MS = 30_000;
 
@@ -52,21 +73,22 @@ function guardedConnector(allowPrivate: boolean): buildConnector.connector {
  */
 export class HttpSender {
   private readonly agent: Agent;
+  /** {@link targetOf}'s memo: bounded, it starts over when full. */
+  private readonly targets = new Map<string, Target | string>();
 
   constructor(allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
     this.agent = new Agent({ connect: guardedConnector(allowPrivate), connections: maxSockets, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
   }
 
-  /** Sends one attempt. Rejects on network errors, on time-out and when `signal` aborts. */
+  /**
+   * Sends one attempt. Rejects on network errors, on time-out and when `signal` aborts. `headers` is
+   * the attempt's own object: the user agent is added to it.
+   */
   post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<HttpAnswer> {
-    let target: URL;
-    try {
-      target = new URL(url);
-    } catch {
-      return Promise.reject(new Error('invalid URL'));
-    }
-    if (target.protocol !== 'https:' && target.protocol !== 'http:') return Promise.reject(new Error(`unsupported scheme ${target.protocol}`));
+    const target = this.targetOf(url);
+    if (typeof target === 'string') return Promise.reject(new Error(target));
     if (signal.aborted) return Promise.reject(new AttemptAbortedError());
+    headers['user-agent'] = this.userAgent;
     return new Promise((resolve, reject) => {
       const started = performance.now();
       let status = 0;
@@ -104,12 +126,19 @@ export class HttpSender {
         })),
         onError: (error) => settle(() => reject(error)),
       };
-      this.agent.dispatch({
-        origin: target.origin, path: target.pathname + target.search, method: 'POST', body,
-        // Object.assign: a spread followed by new members costs V8 a new hidden class per request.
-        headers: Object.assign({}, headers, { 'user-agent': this.userAgent }),
-      }, handler);
+      this.agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', body, headers }, handler);
     });
+  }
+
+  /** The origin and path of `url`, parsed once per URL (a lane's URL is the same for each of its deliveries), or why it cannot be posted to. */
+  private targetOf(url: string): Target | string {
+    let target = this.targets.get(url);
+    if (target === undefined) {
+      target = parseTarget(url);
+      if (this.targets.size >= TARGETS_KEPT) this.targets.clear();
+      this.targets.set(url, target);
+    }
+    return target;
   }
 
   /** Closes every connection. */
@@ -118,11 +147,15 @@ export class HttpSender {
   }
 }
 
-/** A header of an answer (undici hands them over raw: name, value, name, value…), case-insensitively. */
+/**
+ * A header of an answer (undici hands them over raw: name, value, name, value…), case-insensitively.
+ * Only names of `name`'s length are decoded (`name` is ASCII): most answers carry no such header.
+ */
 function headerOf(raw: Buffer[] | string[] | null, name: string): string | undefined {
   if (!raw) return undefined;
   for (let i = 0; i + 1 < raw.length; i += 2) {
-    if (raw[i]!.toString().toLowerCase() === name) return raw[i + 1]!.toString();
+    const header = raw[i]!;
+    if (header.length === name.length && header.toString().toLowerCase() === name) return raw[i + 1]!.toString();
   }
   return undefined;
 }

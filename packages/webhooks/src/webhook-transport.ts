@@ -33,18 +33,21 @@ export class WebhookTransport implements DeliveryTransport {
   constructor(private readonly deps: WebhookTransportDeps) {}
 
   attempt(deliveries: readonly Delivery[], signal: AbortSignal, mayStart: () => boolean): Promise<AttemptResult[]> {
-    return attemptInTurn(deliveries, signal, mayStart, (delivery) => this.post(delivery, signal));
+    return attemptInTurn(deliveries, signal, mayStart, (delivery) => {
+      const secret = this.cachedSecret(delivery.instance);
+      // The secret is nearly always cached: read from storage only when it is not, without an extra turn otherwise.
+      return secret === undefined ? this.secretOf(delivery.instance).then((read) => this.post(delivery, read, signal)) : this.post(delivery, secret, signal);
+    });
   }
 
-  private async post(delivery: Delivery, signal: AbortSignal): Promise<AttemptResult> {
+  private async post(delivery: Delivery, secret: string | null, signal: AbortSignal): Promise<AttemptResult> {
     const { formats, sender, clock, observer, timeoutMs } = this.deps;
-    const secret = await this.secretOf(delivery.instance);
     if (secret === null) return { delivered: false, error: 'instance no longer exists', final: true };
-    const headers: Record<string, string> = {
-      'content-type': 'application/json',
-      ...(secret ? standardWebhookHeaders(delivery.id, Math.floor(clock.now() / 1_000), delivery.body, secret) : {}),
-      ...(secret ? formats.get(delivery.format)?.signatureHeaders?.(delivery.body, secret) : {}),
-    };
+    // One object per attempt, filled in place (the sender adds its user agent).
+    const headers: Record<string, string> = secret ? standardWebhookHeaders(delivery.id, Math.floor(clock.now() / 1_000), delivery.body, secret) : {};
+    headers['content-type'] = 'application/json';
+    const extra = secret ? formats.get(delivery.format)?.signatureHeaders?.(delivery.body, secret) : undefined;
+    if (extra) Object.assign(headers, extra);
     const started = performance.now();
     const seconds = () => (performance.now() - started) / 1e3;
     let answer;
@@ -64,11 +67,15 @@ export class WebhookTransport implements DeliveryTransport {
     return { delivered: false, error: `HTTP ${status}`, status, responseTimeMs, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
 
-  /** The instance's webhook secret ('' when it has none), or null when the instance no longer exists. */
+  /** The instance's cached webhook secret, as {@link secretOf} answers it, or undefined when the cache has none in date. */
+  private cachedSecret(instanceId: string): string | null | undefined {
+    const cached = this.secrets.get(instanceId);
+    return cached && cached.expires > this.deps.clock.now() ? cached.secret : undefined;
+  }
+
+  /** The instance's webhook secret ('' when it has none), or null when the instance no longer exists: read from storage, then cached. */
   private async secretOf(instanceId: string): Promise<string | null> {
     const now = this.deps.clock.now();
-    const cached = this.secrets.get(instanceId);
-    if (cached && cached.expires > now) return cached.secret;
     const instance = await this.deps.storage.instances.get(instanceId);
     if (this.secrets.size >= SECRET_CACHE_SWEEP_SIZE) {
       for (const [id, entry] of this.secrets) if (entry.expires <= now) this.secrets.delete(id);

@@ -19,7 +19,7 @@ import { SinkTransport } from './sink-transport.js';
 import { WebhookTransport } from './webhook-transport.js';
 import { resolveWebhookOptions, type WebhookOptions, type WebhookOptionsInput } from './webhook-options.js';
 
-/** What {@link WebhookEngine.persist} answers for a write that was durable when it resolved. */
+/** How {@link WebhookEngine.persist} reads a write that was durable when it resolved (a back end without group commit). */
 const DURABLE = { durable: Promise.resolve() };
 
 /** Everything the engine needs, given explicitly (the server resolves them from its container). */
@@ -72,10 +72,14 @@ export class WebhookEngine {
   /** The per-instance sink settings, statistics and dead letters (`/{key}/instance/sinks`). */
   readonly sinks: SinkRouter;
   private stopHousekeeping: (() => Promise<void>) | null = null;
+  /** `host.publicUrl` without trailing slashes: the base of media addresses in payloads. */
+  private readonly publicBase: string;
   /** Deliveries and event-log entries handed over in the current tick, written together by {@link persist}. */
   private batch: NewDelivery[] = [];
   private logBatch: LoggedEvent[] = [];
-  private flushing: Promise<{ durable: Promise<void> }> | null = null;
+  /** The events of {@link batch} with deliveries: marked queued, and the worker woken, once the batch is durable. */
+  private routed: ChannelEvent[] = [];
+  private flushing: Promise<void> | null = null;
   /** Events whose deliveries (and log entry) are durably queued: handled again, they are not queued twice. */
   private readonly queued = new WeakSet<ChannelEvent>();
   /** The writes under way: {@link written} waits for them. */
@@ -83,6 +87,7 @@ export class WebhookEngine {
 
   constructor(private readonly deps: WebhookEngineDeps) {
     this.formats = new Map(deps.formats.map((format) => [format.name, format]));
+    this.publicBase = deps.host.publicUrl.replace(/\/+$/, '');
     this.logger = deps.logger.child({ component: 'webhooks' });
     const options = (this.options = resolveWebhookOptions(deps.options));
     this.sender = new HttpSender(deps.host.allowPrivateUrls, options.userAgent, options.concurrency);
@@ -122,16 +127,11 @@ export class WebhookEngine {
       return rendered.get(format)!;
     };
     const createdAt = this.deps.clock.now();
-    const deliveries = [...this.webhookDeliveries(event, instance, createdAt, render), ...this.sinks.deliveries(event, instance, createdAt, render)];
+    const deliveries = this.webhookDeliveries(event, instance, createdAt, render);
+    for (const delivery of this.sinks.deliveries(event, instance, createdAt, render)) deliveries.push(delivery);
     if (this.deps.logEvents) this.logBatch.push(loggedEventOf(event));
     else if (deliveries.length === 0) return;
-    const { durable } = await this.persist(deliveries);
-    if (deliveries.length === 0) return;
-    // A write discarded (its group commit rolled back) leaves the event unmarked: handled again, it is queued again.
-    void durable.then(() => {
-      this.queued.add(event);
-      this.worker.wake();
-    }, () => undefined);
+    await this.persist(event, deliveries);
   }
 
   private webhookDeliveries(event: ChannelEvent, instance: InstanceRecord, createdAt: number, render: (format: string) => string | null): NewDelivery[] {
@@ -168,17 +168,24 @@ export class WebhookEngine {
    * never share a batch out of order: the bus hands an instance's next event over only after the
    * previous one resolved.
    */
-  private persist(deliveries: NewDelivery[]): Promise<{ durable: Promise<void> }> {
-    this.batch.push(...deliveries);
+  private persist(event: ChannelEvent, deliveries: readonly NewDelivery[]): Promise<void> {
+    for (const delivery of deliveries) this.batch.push(delivery);
+    if (deliveries.length > 0) this.routed.push(event);
     if (this.flushing) return this.flushing;
-    const write = (this.flushing = Promise.resolve().then(() => {
-      const batch = this.batch;
-      const logged = this.logBatch;
+    const write = (this.flushing = Promise.resolve().then(async () => {
+      const { batch, logBatch, routed } = this;
       this.batch = [];
       this.logBatch = [];
+      this.routed = [];
       this.flushing = null;
       const queue = this.deps.storage.deliveries;
-      return queue.enqueueInBatch ? queue.enqueueInBatch(batch, logged) : queue.enqueue(batch, logged).then(() => DURABLE);
+      const { durable } = await (queue.enqueueInBatch ? queue.enqueueInBatch(batch, logBatch) : queue.enqueue(batch, logBatch).then(() => DURABLE));
+      if (routed.length === 0) return;
+      // A write discarded (its group commit rolled back) leaves its events unmarked: handled again, they are queued again.
+      void durable.then(() => {
+        for (const one of routed) this.queued.add(one);
+        this.worker.wake();
+      }, () => undefined);
     }));
     // Every caller gets a failure: the bus handles their events again, deliveries and entries alike.
     const settled = write.then(() => undefined, () => undefined);
@@ -317,8 +324,8 @@ export class WebhookEngine {
   }
 
   private renderContext(instance: InstanceRecord): WebhookRenderContext {
-    const { mediaUrl, host } = this.deps;
-    const base = host.publicUrl.replace(/\/+$/, '');
+    const { mediaUrl } = this.deps;
+    const base = this.publicBase;
     const mainChannel = this.deps.channels.mainChannel(instance);
     return {
       instance,

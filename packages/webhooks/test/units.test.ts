@@ -34,6 +34,23 @@ describe('standard webhooks signature', () => {
     assert.notEqual(deliveryId('01JD7R00000000000000000001', 'meta', 'https://a.example/hook'), id);
     assert.notEqual(deliveryId('01JD7R00000000000000000001', 'native', 'https://b.example/hook'), id);
   });
+
+  it('signatures and delivery ids do not change when their memos start over', () => {
+    // The id as every earlier version derived it: a delivery re-enqueued after an upgrade is still the same delivery.
+    const id = 'msg_01JD7R00000000000000000001_ZGDdhv9cFxduv7JK';
+    const vector = () => standardWebhookHeaders('msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}', 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')['webhook-signature'];
+    assert.equal(deliveryId('01JD7R00000000000000000001', 'native', 'https://a.example/hook'), id);
+    assert.equal(vector(), 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+    const seen = new Set<string>();
+    // More URLs and secrets than either memo keeps: each starts over at least once.
+    for (let n = 0; n < 5_000; n++) {
+      seen.add(deliveryId('01JD7R00000000000000000001', 'native', `https://a.example/hook/${n}`));
+      seen.add(standardWebhookHeaders('msg_x', 1, '{}', newWebhookSecret())['webhook-signature']!);
+    }
+    assert.equal(seen.size, 10_000);
+    assert.equal(deliveryId('01JD7R00000000000000000001', 'native', 'https://a.example/hook'), id);
+    assert.equal(vector(), 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
 });
 
 describe('retry policy', () => {

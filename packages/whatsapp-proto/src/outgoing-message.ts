@@ -73,20 +73,19 @@ export function locationFields(content: { latitude: number; longitude: number; n
  * stamps (reaction and pin times, invite expiry).
  */
 export function outgoingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
-  const members = contentMembers(content, nowMs);
-  const mentions = mentionContext(content);
-  if (mentions) mergeContextInfo(members, mentions);
-  return withContextInfo(members, messageContextInfo(content));
+  return withContextInfo(pendingMessage(content, nowMs), messageContextInfo(content));
 }
 
 /**
  * The `message` of the record of a send the channel has not taken yet (queued, or failed for good):
  * {@link outgoingMessage} without the per-send member the channel adds when it sends
- * (`messageContextInfo`: the message secret). Both WhatsApp drivers' `pendingRecord`.
+ * (`messageContextInfo`: the message secret, not drawn here). Both WhatsApp drivers' `pendingRecord`.
  */
 export function pendingMessage(content: OutgoingContent, nowMs: number): Record<string, unknown> {
-  const { messageContextInfo: _added, ...message } = outgoingMessage(content, nowMs);
-  return message;
+  const members = contentMembers(content, nowMs);
+  const mentions = mentionContext(content);
+  if (mentions) mergeContextInfo(members, mentions);
+  return members;
 }
 
 function contentMembers(content: OutgoingContent, nowMs: number): Record<string, unknown> {

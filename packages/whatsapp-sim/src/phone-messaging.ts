@@ -6,6 +6,7 @@ import { GroupMessages, type GroupSendOptions } from './features/group-messages.
 import { MessageStanzas } from './features/message-stanzas.js';
 import { Media, type MediaInput, type ReceivedMedia } from './features/media.js';
 import { PhoneMessages, type MessageTarget } from './features/phone-messages.js';
+import { MediaRetries, type MediaRetry } from './features/media-retry.js';
 import type { PhoneMessageInput } from './features/message-kinds.js';
 import { Disappearing, type ChatTimer } from './features/disappearing.js';
 import { phoneSendsAlbum, type SentAlbum } from './features/albums.js';
@@ -29,6 +30,7 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** The hand-over of what devices missed (`<ib><offline>`), in the batches they ask for. */
   protected readonly offline = new OfflineQueue();
   protected readonly media: Media;
+  protected readonly mediaRetries: MediaRetries;
   protected readonly messaging: Messaging;
   protected readonly groups: Groups;
   protected readonly groupMessages: GroupMessages;
@@ -38,6 +40,7 @@ export abstract class PhoneMessaging extends PhoneSignals {
   constructor(host: string) {
     super(host);
     this.media = new Media(this.network, this.mediaHost);
+    this.mediaRetries = new MediaRetries(this.network, this.media);
     this.messaging = new Messaging(this.network, this.media, this.admission);
     this.groups = new Groups(this.network);
     this.groupMessages = new GroupMessages(this.network, this.groups, this.messaging, this.admission);
@@ -86,6 +89,20 @@ export abstract class PhoneMessaging extends PhoneSignals {
   /** Removes a file from the media host by its direct path or URL (later downloads get 404); 404 `media_not_found` if there is none. */
   removeMedia(directPathOrUrl: string): void {
     if (!this.mediaHost.remove(directPathOrUrl)) throw new SimError(404, 'media_not_found', `no file at ${directPathOrUrl} on the media host`, { path: directPathOrUrl });
+  }
+
+  /**
+   * The phone of `number` deletes the file of a message it has (received, sent or in its history; the message stays): a companion's media
+   * retry request for it is answered `answer` (`not_found`, default, or `general_error`) instead of a new upload.
+   * 404 `media_not_found` when the phone has no file of that message; 400 naming `field` (default `answer`) for another answer.
+   */
+  loseMedia(number: string, messageId: string, answer?: unknown, field?: string): void {
+    this.mediaRetries.lose(this.network.account(number), messageId, answer, field);
+  }
+
+  /** The media retry requests of its companions the phone of `number` answered, oldest first (media-retry.ts). */
+  answeredMediaRetries(number: string): MediaRetry[] {
+    return this.mediaRetries.of(this.network.account(number));
   }
 
   /** What the phone of `number` received, decrypted, oldest first. */

@@ -4,6 +4,8 @@ import { createMediaCertificate } from './media/certificate.js';
 import { MediaHost } from './media/host.js';
 import { SignalLog, type SignalRecord } from './features/signals.js';
 import { Presences, type ChatState } from './features/presence.js';
+import { GroupPresences, isGroupJid } from './features/group-presence.js';
+import type { Groups } from './features/groups.js';
 import { Calls, type CallLink, type CallRecord } from './features/calls.js';
 import { Profiles, type ProfileChange, type ProfileView } from './features/profile.js';
 import type { GroupPictureTarget } from './features/group-pictures.js';
@@ -22,6 +24,7 @@ export abstract class PhoneSignals {
   protected readonly mediaHost: MediaHost;
   private readonly signalLog: SignalLog;
   private readonly presences: Presences;
+  private groupPresences: GroupPresences | undefined;
   private readonly callLog: Calls;
   private readonly profiles: Profiles;
   private readonly business: Business;
@@ -37,9 +40,16 @@ export abstract class PhoneSignals {
     this.orderBook = new Orders(this.network, this.business);
   }
 
-  /** Adds business, privacy, presence, call and profile stanzas to what the network answers; `groupPictures` answers the picture iqs of groups. */
-  protected useSignalFeatures(groupPictures?: GroupPictureTarget): void {
+  /**
+   * Adds business, privacy, presence, call and profile stanzas to what the network answers; `groupPictures`
+   * answers the picture iqs of groups, and `groups` gets presence and chat states in groups.
+   */
+  protected useSignalFeatures(groupPictures?: GroupPictureTarget, groups?: Groups): void {
     this.profiles.groupPictures = groupPictures;
+    if (groups) {
+      this.groupPresences = new GroupPresences(this.network, groups, this.signalLog, (account) => this.presences.isOnline(account));
+      this.network.use(this.groupPresences.feature());
+    }
     this.network.use(this.business.feature());
     this.network.use(this.orderBook.feature());
     this.network.use(privacyFeature(this.network));
@@ -58,9 +68,13 @@ export abstract class PhoneSignals {
     return this.presences.of(number);
   }
 
-  /** The phone of `number` types (`composing`), records audio (`recording`) or stops (`paused`) in its chat with `to`. */
+  /**
+   * The phone of `number` types (`composing`), records audio (`recording`) or stops (`paused`) in its chat with
+   * `to`: a number, or a group's JID (`id@g.us`) the phone is a member of.
+   */
   sendChatState(number: string, to: string, state: ChatState): void {
-    this.presences.phoneChats(number, to, state);
+    if (typeof to === 'string' && isGroupJid(to) && this.groupPresences) this.groupPresences.phoneChats(number, to, state);
+    else this.presences.phoneChats(number, to, state);
   }
 
   /** The phone of `from` calls the account `to` (audio, or video): the offer rings on `to`'s companions. */

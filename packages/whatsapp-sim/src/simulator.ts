@@ -23,6 +23,7 @@ import { phoneStateOf, type PhoneStateView } from './features/chat-state.js';
 import { enterPairingCode, pairingCodeFeature } from './features/pairing-code.js';
 import { closeClient, Outages, type OutageMode, type OutageView } from './features/outages.js';
 import { asControl, groupView, type GroupView } from './features/groups.js';
+import type { MemberResult } from './features/group-adds.js';
 import { addressingMode, type AddressingMode } from './features/group-addressing.js';
 import { GroupPictures } from './features/group-pictures.js';
 import { groupIqFeature } from './features/group-iq.js';
@@ -99,7 +100,8 @@ export class Simulator extends PhoneMessaging {
     this.network.use(this.groupMessages.feature());
     this.network.use(this.status.feature());
     this.network.use(this.media.feature());
-    this.useSignalFeatures(new GroupPictures(this.groups, this.mediaHost));
+    this.network.use(this.mediaRetries.feature());
+    this.useSignalFeatures(new GroupPictures(this.groups, this.mediaHost), this.groups);
   }
 
   async listen(): Promise<void> {
@@ -251,7 +253,7 @@ export class Simulator extends PhoneMessaging {
   }
 
   /** The phone of `number` (an admin) adds, removes, promotes or demotes members; each number gets a status. */
-  updateGroupMembers(number: string, jid: string, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
+  updateGroupMembers(number: string, jid: string, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): MemberResult[] {
     const actor = this.network.account(number);
     return asControl(`${action} members`, () => this.groups.changeMembers(this.groups.asAdmin(jid, actor), actor, action, numbers));
   }
@@ -314,7 +316,7 @@ export class Simulator extends PhoneMessaging {
   }
 
   /** The phone of `number` (an admin) approves or rejects join requests: `[{ number, status }]`. */
-  handleJoinRequests(number: string, jid: string, action: RequestAction, numbers: string[]): Array<{ number: string; status: number }> {
+  handleJoinRequests(number: string, jid: string, action: RequestAction, numbers: string[]): MemberResult[] {
     const actor = this.network.account(number);
     return asControl('join requests', () => this.communities.handleRequests(this.groups.asAdmin(jid, actor), actor, action, numbers));
   }

@@ -6,8 +6,8 @@ import makeWASocket, { downloadMediaMessage } from '@whiskeysockets/baileys';
 import QRCode from 'qrcode';
 import { getGlobalDispatcher, type Dispatcher } from 'undici';
 import { BaileysAdapter } from './baileys.adapter.js';
-import { baileysLogger } from './connection/logger-bridge.js';
 import { DownloadBound, readBounded } from './media/bounded-download.js';
+import { mediaGone, renewMedia } from './media/media-retry.js';
 import { systemResolve, type ResolveHost } from '@parley/net';
 import { pinServerRoot, WHATSAPP_ROOT_KEY } from './connection/server-certificate.js';
 import { resolveOptions, type BaileysOptions } from './options.js';
@@ -47,7 +47,8 @@ export interface BaileysDriverInput {
 }
 
 /**
- * Expired media links are renewed by asking the sender's phone to upload the media again. Baileys
+ * Media WhatsApp's host no longer has (404, 410) is asked of the account's phone again ({@link renewMedia}),
+ * then downloaded from its new path; `message` then carries that path. Baileys
  * hands `options` to the global `fetch`, which takes the guarded dispatcher (checked addresses
  * only, through the instance's proxy when it has one), bounded for this download by a
  * {@link DownloadBound}. Baileys answers a stream (its `buffer` mode would read any size), read
@@ -61,11 +62,15 @@ const defaultDownload: MediaDownloader = async (message, socket, logger, dispatc
     timedOut: (setting, ms) => new MediaDownloadTimeoutError(what, ms, setting),
   });
   const options: RequestInit & { dispatcher: Dispatcher } = { dispatcher: bound };
+  const fetchStream = () => downloadMediaMessage(message, 'stream', { options });
   try {
     let stream: Readable;
     try {
-      stream = await bound.race(downloadMediaMessage(message, 'stream', { options }, {
-        reuploadRequest: (m) => socket.updateMediaMessage(m), logger: baileysLogger(logger, 'warn'),
+      stream = await bound.race(fetchStream().catch(async (err: unknown) => {
+        if (!mediaGone(err)) throw err;
+        logger.info({ messageId: message.key.id }, 'media gone from WhatsApp\'s media host: asking the phone to upload it again');
+        await renewMedia(socket, message);
+        return fetchStream();
       }));
     } catch (err) {
       throw bound.failure ?? err;

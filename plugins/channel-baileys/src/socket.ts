@@ -7,11 +7,13 @@ import type { BaileysEventEmitter, UserFacingSocketConfig, WASocket } from '@whi
 export type BaileysSocket = Pick<
   WASocket,
   | 'user' | 'authState' | 'signalRepository' | 'end' | 'logout' | 'requestPairingCode' | 'resyncAppState'
-  | 'fetchAccountReachoutTimelock' | 'waUploadToServer'
+  | 'fetchAccountReachoutTimelock' | 'waUploadToServer' | 'refreshMediaConn'
   // messaging
   | 'sendMessage' | 'relayMessage' | 'sendPresenceUpdate' | 'createCallLink' | 'updateMediaMessage' | 'readMessages'
   // chats, contacts, labels, profile
-  | 'chatModify' | 'presenceSubscribe' | 'fetchPrivacySettings' | 'addOrEditContact' | 'removeContact' | 'updateBlockStatus'
+  | 'chatModify' | 'presenceSubscribe' | 'fetchPrivacySettings' | 'updateReadReceiptsPrivacy' | 'updateProfilePicturePrivacy'
+  | 'updateStatusPrivacy' | 'updateOnlinePrivacy' | 'updateLastSeenPrivacy' | 'updateGroupsAddPrivacy' | 'updateCallPrivacy'
+  | 'updateMessagesPrivacy' | 'addOrEditContact' | 'removeContact' | 'updateBlockStatus'
   | 'fetchBlocklist' | 'fetchStatus' | 'onWhatsApp' | 'addLabel' | 'addChatLabel' | 'removeChatLabel' | 'updateProfilePicture'
   | 'removeProfilePicture' | 'profilePictureUrl' | 'updateProfileName' | 'updateProfileStatus' | 'getBusinessProfile'
   // groups

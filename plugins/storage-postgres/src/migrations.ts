@@ -1,4 +1,7 @@
-import { CLUSTER_MIGRATION } from './cluster/cluster-schema.js';
+import { CLUSTER_MIGRATION, SIGNAL_PAYLOADS_AGE_MIGRATION } from './cluster/cluster-schema.js';
+import { MESSAGES_DELETE_MIGRATION } from './delete-schema.js';
+import { COMPLETE_MANY_MIGRATION, ENQUEUE_MANY_MIGRATION } from './enqueue-schema.js';
+import { STATUSES_MIGRATION } from './statuses-schema.js';
 import type { Queryable } from './queryable.js';
 
 /**
@@ -294,6 +297,16 @@ export const MIGRATIONS: readonly string[] = [
     RETURN true;
   END $$;
   `,
+  // 6: a run of receipts applied message by message on the server (statuses-schema.ts).
+  STATUSES_MIGRATION,
+  // 7: a run of an instance's enqueues in one call (enqueue-schema.ts).
+  ENQUEUE_MANY_MIGRATION,
+  // 8: completions of an instance's sends together (enqueue-schema.ts).
+  COMPLETE_MANY_MIGRATION,
+  // 9: messages deleted by their keys, one by one on the server (delete-schema.ts).
+  MESSAGES_DELETE_MIGRATION,
+  // 10: stored signal payloads by age, for their sweep (cluster/cluster-schema.ts).
+  SIGNAL_PAYLOADS_AGE_MIGRATION,
 ];
 
 /** The schema version this build writes. */

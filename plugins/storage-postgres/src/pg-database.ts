@@ -2,7 +2,9 @@ import pg from 'pg';
 import { ParleyError, ServiceUnavailableError, describeError, redactUrlCredentials, type Logger } from '@parley/core';
 import { GroupCommit } from './group-commit.js';
 import { migrate } from './migrations.js';
+import { KeyLookups } from './key-lookups.js';
 import { isTransient } from './pg-errors.js';
+import { TurnUpserts } from './turn-upserts.js';
 import { prepared, queryable, type Queryable, type Row } from './queryable.js';
 import { WriteBehind } from './write-behind.js';
 
@@ -76,9 +78,15 @@ export class PgDatabase implements Queryable {
   readonly writes: Queryable;
   /** Reads that see the {@link writes} made before them, committed or not (through the group commit's connection while it has any). */
   readonly reads: Queryable;
+  /** Reads of messages, chats and contacts by key through {@link reads}, those of one event-loop turn in one statement (each alone, in order, under group commit). */
+  readonly lookups: KeyLookups;
+  /** Upserts of messages, chats, contacts and state through {@link writes}, those of one event-loop turn in one statement (each alone, in order, under group commit). */
+  readonly upserts: TurnUpserts;
 
   constructor(private readonly options: PgDatabaseOptions) {
     this.target = redactUrlCredentials(options.url);
+    this.lookups = new KeyLookups(() => this.reads, options.groupCommit);
+    this.upserts = new TurnUpserts(() => this.writes, options.groupCommit);
     this.group = new GroupCommit({
       connect: () => this.use((pool) => pool.connect()),
       timeoutMs: options.timeoutMs,

@@ -40,3 +40,18 @@ export async function openTestStorage(serverUrl: string, name: string, options: 
     },
   };
 }
+
+/** Connection checkouts of `storage`'s pools while `work` runs: one per statement (every statement checks a connection out). */
+export async function statementsOf(storage: PostgresStorage, work: () => Promise<unknown>): Promise<number> {
+  const { pool, relaxed } = (storage as unknown as { db: { pool: pg.Pool; relaxed: pg.Pool | null } }).db;
+  const pools = [pool, relaxed].filter((each): each is pg.Pool => each !== null);
+  let statements = 0;
+  const count = () => void statements++;
+  for (const each of pools) each.on('acquire', count);
+  try {
+    await work();
+  } finally {
+    for (const each of pools) each.off('acquire', count);
+  }
+  return statements;
+}

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { MESSAGE_STATUS_RANK, setStatuses, statusAdvances, type MessageRecord, type MessageStatus } from '@parley/core';
 import { PostgresStorage } from '../src/index.js';
 import { collapseStatuses } from '../src/repositories/messages.pg.js';
-import { openTestStorage, postgresUrlOrSkip, type StorageUnderTest } from './pg-env.js';
+import { openTestStorage, postgresUrlOrSkip, statementsOf, type StorageUnderTest } from './pg-env.js';
 
 const STATUSES = Object.keys(MESSAGE_STATUS_RANK) as MessageStatus[];
 
@@ -54,18 +54,12 @@ describe('@parley/storage-postgres on the event chain', () => {
   it('applies a run of receipts in one statement', async () => {
     await storage.messages.upsert('ins_s', message('r1'));
     await storage.messages.upsert('ins_s', message('r2'));
-    const { pool, relaxed } = (storage as unknown as { db: { pool: pg.Pool; relaxed: pg.Pool } }).db;
-    let statements = 0;
-    const count = () => void statements++;
-    for (const each of [pool, relaxed]) each.on('acquire', count);
-    try {
+    const statements = await statementsOf(storage, async () => {
       const found = await setStatuses(storage.messages, 'ins_s', [
         { id: 'r1', status: 'SERVER_ACK' }, { id: 'r2', status: 'SERVER_ACK' }, { id: 'r1', status: 'DELIVERY_ACK' }, { id: 'gone', status: 'READ' },
       ]);
       assert.deepEqual(found, [true, true, true, false]);
-    } finally {
-      for (const each of [pool, relaxed]) each.off('acquire', count);
-    }
+    });
     assert.equal(statements, 1, 'one connection checkout: one statement for the whole run');
     assert.equal((await storage.messages.get('ins_s', 'r1'))?.status, 'DELIVERY_ACK');
     assert.equal((await storage.messages.get('ins_s', 'r2'))?.status, 'SERVER_ACK');

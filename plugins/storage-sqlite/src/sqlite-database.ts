@@ -5,51 +5,16 @@ import { privateExistingFile, privateFile, PRIVATE_DIR_MODE, ServiceUnavailableE
 import { BackgroundCheckpointer } from './background-checkpointer.js';
 import { corruptionAdvice } from './integrity-check.js';
 import { migrate } from './migrations.js';
-import { isCorruption, SqliteHealth, sqliteCode, type ProbeResult, type SqliteHealthEvents } from './sqlite-health.js';
+import {
+  BACKGROUND_AFTER_WRITES, BUSY_TIMEOUT_MS, WAL_AUTOCHECKPOINT_PAGES, WAL_BACKSTOP_PAGES, type SqliteDatabaseOptions,
+} from './sqlite-settings.js';
+import { isCorruption, SqliteHealth, sqliteCode, unavailable, type ProbeResult } from './sqlite-health.js';
 
 /** Bind parameters and rows as the repositories use them. */
 export type Params = Record<string, unknown> | unknown[];
 export type Row = Record<string, unknown>;
-
-/** Result codes that mean "the store cannot be reached right now", answered as HTTP 503. */
-const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
-
-/** How long a writer waits for another connection's lock before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5_000;
-
-/**
- * WAL pages between automatic checkpoints (SQLite's default is 1,000). A checkpoint copies each page
- * once however often the commits since the last one rewrote it, and the same hot pages (a chat's
- * latest messages, index leaves) are rewritten by every turn's commit: checkpointing 4x less often
- * copies far fewer pages per write (bench/rest-send: commit time per send roughly halved). The WAL
- * file grows to about 16 MiB before it is reused; durability is the same.
- */
-const WAL_AUTOCHECKPOINT_PAGES = 4_000;
-
-/**
- * With a {@link BackgroundCheckpointer}, the writer's own automatic checkpoint is only a backstop:
- * it runs once the WAL holds this many pages (64 MiB), which the background thread normally never
- * lets happen.
- */
-const WAL_BACKSTOP_PAGES = 16_000;
-
-/**
- * The background checkpointer starts after this many writing statements: a thread is worth its
- * start-up only for a database that keeps writing (short-lived stores, as in tests, never start one).
- */
-const BACKGROUND_AFTER_WRITES = 1_000;
-
-/** Options of {@link SqliteDatabase} (SqliteStorage resolves their defaults). */
-export interface SqliteDatabaseOptions {
-  /** Checkpoint from a worker thread instead of inside commits. */
-  backgroundCheckpoints: boolean;
-  /** Told when a background checkpoint fails (the backstop checkpoint still runs). */
-  onCheckpointError: (message: string) => void;
-  /** Told which existing files of the database were readable by others and are now 0600. */
-  onPermissionsTightened: (files: string[]) => void;
-  /** Told when writes start failing, work again, or the file is found damaged. */
-  health: SqliteHealthEvents;
-}
+/** Registers how to reverse a write just made, inside {@link SqliteDatabase.undoable}. */
+export type Undo = (reverse: () => void) => void;
 
 /**
  * The probe of {@link SqliteHealth} writes this much (64 pages), in a row it deletes again: room for
@@ -89,6 +54,8 @@ export class SqliteDatabase {
   private readonly discardListeners = new Set<() => void>();
   private checkpointer: BackgroundCheckpointer | null = null;
   private writes = 0;
+  /** Names the current batch's state: see {@link SqliteDatabase.lockedEpoch}. */
+  private epoch = 0;
   private readonly health: SqliteHealth;
 
   constructor(
@@ -249,9 +216,40 @@ export class SqliteDatabase {
         return result;
       } catch (err) {
         // SQLite may have rolled the whole transaction back itself (disk full, I/O error): no savepoint is left.
+        this.epoch++;
         if (db.inTransaction) {
           this.statement('ROLLBACK TO op').run();
           this.statement('RELEASE op').run();
+        }
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * Like {@link SqliteDatabase.transaction} without its SAVEPOINT and RELEASE (two statements, and the
+   * copies of the pages a savepoint journals), for work of few writes each of which one statement can
+   * reverse: `work` registers after each write how to reverse it (`undo`). When a later statement fails
+   * with the batch still open, the registered reversals run, newest first, which leaves the batch as a
+   * rollback to a savepoint would; should a reversal fail too, the whole batch is rolled back (its
+   * other writers fail with it, through {@link flush}). When SQLite rolled the batch back itself, so
+   * has everything `work` wrote.
+   */
+  undoable<T>(work: (undo: Undo) => T): T {
+    return this.use((db) => {
+      this.beginBatch(db);
+      const reversals: (() => void)[] = [];
+      try {
+        return work((reverse) => reversals.push(reverse));
+      } catch (err) {
+        this.epoch++;
+        const batch = this.batch;
+        if (batch && db.inTransaction && reversals.length > 0) {
+          try {
+            for (const reverse of reversals.reverse()) reverse();
+          } catch (undoFailed) {
+            if (this.batch === batch) this.abandonBatch(batch, unavailable(undoFailed, 'sqlite write could not be undone'));
+          }
         }
         throw err;
       }
@@ -281,6 +279,17 @@ export class SqliteDatabase {
   }
 
   /**
+   * A number naming the open batch while one is (undefined between batches). The batch holds the write
+   * lock, so a row read now stays as read until this number changes, except where this connection
+   * writes it: it changes when the batch ends (committed or rolled back) and when a savepoint inside it
+   * is rolled back (which may undo writes a reader kept). Lets a repository keep what it read or wrote
+   * under the lock and spare reading it again in the same batch.
+   */
+  lockedEpoch(): number | undefined {
+    return this.batch ? this.epoch : undefined;
+  }
+
+  /**
    * Registers `listener`, told whenever a batch is rolled back instead of committed: what a
    * repository keeps in memory for its batch's commit (counters, sends not written yet) goes with it.
    */
@@ -301,6 +310,7 @@ export class SqliteDatabase {
     if (++this.writes === BACKGROUND_AFTER_WRITES) this.startBackgroundCheckpoints(db);
     if (this.batch) return;
     db.exec('BEGIN IMMEDIATE');
+    this.epoch++;
     const { promise: done, resolve, reject } = Promise.withResolvers<void>();
     // A failed commit is reported to whoever awaits flush(); nobody awaiting it is not an error.
     done.catch(() => undefined);
@@ -372,17 +382,6 @@ export class SqliteDatabase {
       throw error;
     }
   }
-}
-
-/**
- * Maps an unreachable-store error or a damaged file onto ServiceUnavailableError (the store cannot
- * serve, and readiness says why); anything else passes through.
- */
-function unavailable(err: unknown, message: string): unknown {
-  const code = sqliteCode(err);
-  if (code !== undefined && UNAVAILABLE.test(code)) return new ServiceUnavailableError(`${message}: ${code}`);
-  if (isCorruption(code)) return new ServiceUnavailableError(`sqlite database file is damaged: ${code}`);
-  return err;
 }
 
 /** Named parameters bind as one object, positional ones as arguments. */

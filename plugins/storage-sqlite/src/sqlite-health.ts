@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { StorageHealth } from '@parley/core';
+import { ServiceUnavailableError, type StorageHealth } from '@parley/core';
 
 /** Result codes of a write that found no room or no working disk: the store cannot write for now. */
 const CANNOT_WRITE = /^SQLITE_(FULL|IOERR|READONLY|CANTOPEN|NOLFS)/;
@@ -94,4 +94,18 @@ export class SqliteHealth {
     this.writeFailure = null;
     this.events.canWriteAgain(failedForMs);
   }
+}
+
+/** Result codes that mean "the store cannot be reached right now", answered as HTTP 503. */
+const UNAVAILABLE = /^SQLITE_(BUSY|LOCKED|IOERR|FULL|CANTOPEN|READONLY|PROTOCOL|NOLFS)/;
+
+/**
+ * Maps an unreachable-store error or a damaged file onto ServiceUnavailableError (the store cannot
+ * serve, and readiness says why); anything else passes through.
+ */
+export function unavailable(err: unknown, message: string): unknown {
+  const code = sqliteCode(err);
+  if (code !== undefined && UNAVAILABLE.test(code)) return new ServiceUnavailableError(`${message}: ${code}`);
+  if (isCorruption(code)) return new ServiceUnavailableError(`sqlite database file is damaged: ${code}`);
+  return err;
 }

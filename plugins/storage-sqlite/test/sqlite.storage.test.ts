@@ -330,6 +330,10 @@ describe('SqliteStorage query plans', () => {
       assert.match(plan("SELECT id, value FROM auth_state WHERE instance = 'i' AND category = 'c' AND id IN (SELECT value FROM json_each('[1]'))"), /SEARCH auth_state USING PRIMARY KEY/);
       assert.match(plan("SELECT * FROM deliveries WHERE instance = 'i' AND dead_at IS NOT NULL ORDER BY dead_at, seq"), /USING INDEX deliveries_dead/);
       assert.match(plan('SELECT * FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < 5'), /USING INDEX deliveries_dead_age/);
+      // An outbound claim's two writes, whatever the number of heads: rowid and primary-key lookups.
+      assert.match(plan("UPDATE outbound SET lease_until = 1 WHERE seq IN (SELECT value FROM json_each('[1]'))"), /^SEARCH outbound USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+      assert.match(plan("UPDATE outbound_lanes SET ready_at = 1 WHERE (instance, lane) IN (SELECT value ->> 0, value ->> 1 FROM json_each('[]'))"),
+        /^SEARCH outbound_lanes USING PRIMARY KEY \(instance=\? AND lane=\?\)/);
     } finally {
       raw.close();
     }

@@ -199,6 +199,7 @@ export const operations = {
   updateCommunity: { method: 'PUT', path: '/{key}/community/{communityId}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateGroup: { method: 'PUT', path: '/{key}/groups/{groupJid}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateInstanceFlags: { method: 'PATCH', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
+  updatePrivacySettings: { method: 'PUT', path: '/{key}/chat/privacy', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateSinkSettings: { method: 'PUT', path: '/{key}/instance/sinks/{name}', auth: 'instance', keyed: true, text: false, idempotent: false },
   updateWebhookSettings: { method: 'PUT', path: '/{key}/instance', auth: 'instance', keyed: true, text: false, idempotent: false },
   verifyWebhookReceiver: { method: 'POST', path: '/{key}/instance/webhook/verify', auth: 'instance', keyed: true, text: false, idempotent: false },
@@ -351,8 +352,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -898,8 +906,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -2029,8 +2044,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -2057,8 +2079,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -3188,8 +3217,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -3235,8 +3271,15 @@ export interface Operations {
       data: ({
         /** The participant as given (JID form). */
         jid: string;
-        /** `200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member. */
+        /** `200` done; `403` not allowed (the creator, or an add the person's privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full. */
         status: string;
+        /** WhatsApp: an add the person's privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead. */
+        addRequest?: {
+          /** The invitation code. */
+          code: string;
+          /** Unix seconds when the invitation expires. */
+          expiration: number;
+        };
       })[];
     };
     keyed: true;
@@ -6675,6 +6718,33 @@ export interface Operations {
     response: {
       status: 200;
       message: string;
+    };
+    keyed: true;
+  };
+  /**
+   * Change privacy settings of the account
+   *
+   * `PUT /{key}/chat/privacy`
+   */
+  updatePrivacySettings: {
+    params: {
+      /** Instance key (secret). */
+      key: string;
+    };
+    query: undefined;
+    body: {
+      readreceipts?: "all" | "none";
+      profile?: "all" | "contacts" | "contact_blacklist" | "none";
+      status?: "all" | "contacts" | "contact_blacklist" | "none";
+      online?: "all" | "match_last_seen";
+      last?: "all" | "contacts" | "contact_blacklist" | "none";
+      groupadd?: "all" | "contacts" | "contact_blacklist";
+      calladd?: "all" | "known";
+      messages?: "all" | "contacts";
+    };
+    response: {
+      status: 200;
+      data: Record<string, string>;
     };
     keyed: true;
   };

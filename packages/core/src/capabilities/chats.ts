@@ -9,4 +9,9 @@ export interface ChatsCapability {
   /** Disappearing-messages timer in seconds (0 turns it off). */
   setDisappearing(jid: string, expiration: number): Promise<void>;
   privacy(): Promise<PrivacySettings>;
+  /**
+   * Changes some privacy settings (each a category of `PRIVACY_VALUES` with one of its values, checked by
+   * the caller) and answers all of them as they now are.
+   */
+  setPrivacy(settings: PrivacySettings): Promise<PrivacySettings>;
 }

@@ -52,6 +52,13 @@ export interface ChannelContext {
    * completely before it returns (test harnesses that record events).
    */
   settled?(): Promise<void>;
+  /**
+   * Runs `task` in the instance's event order: after every event emitted so far is handled (its writes
+   * durable), before any emitted later. For a write of the channel's own to a record its events also
+   * write (a message's stored media path, read then written whole): a status the events move meanwhile
+   * cannot be overwritten with an older one. Absent where events are handled as `emit` returns.
+   */
+  inOrder?(task: () => Promise<void>): Promise<void>;
   storage: Storage;
   /** Logger bound to the instance id and the channel (`instance`, `channel`): an adapter binds neither again (pino would write them twice). */
   logger: Logger;

@@ -96,6 +96,11 @@ export interface ParticipantResult {
   jid: string;
   /** Protocol status: `200` on success, `403`/`404`/`409`… otherwise. */
   status: string;
+  /**
+   * An add the person's privacy settings refuse (`403`): the invitation the network offers instead, its
+   * `code` valid until `expiration` (Unix seconds). WhatsApp only.
+   */
+  addRequest?: { code: string; expiration: number };
 }
 
 /** Summary of a group or community behind an invite code. */
@@ -184,6 +189,21 @@ export interface ContactStatus {
 
 /** Privacy settings of the account (spec 4.5; fields follow WhatsApp's privacy categories). */
 export type PrivacySettings = Record<string, string>;
+
+/**
+ * WhatsApp's privacy categories and the values each takes (Baileys 7.0.0-rc14 Types/Chat.d.ts: WAPrivacyValue,
+ * WAPrivacyOnlineValue, WAPrivacyGroupAddValue, WAReadReceiptsValue, WAPrivacyCallValue, WAPrivacyMessagesValue).
+ */
+export const PRIVACY_VALUES: Readonly<Record<string, readonly string[]>> = {
+  readreceipts: ['all', 'none'],
+  profile: ['all', 'contacts', 'contact_blacklist', 'none'],
+  status: ['all', 'contacts', 'contact_blacklist', 'none'],
+  online: ['all', 'match_last_seen'],
+  last: ['all', 'contacts', 'contact_blacklist', 'none'],
+  groupadd: ['all', 'contacts', 'contact_blacklist'],
+  calladd: ['all', 'known'],
+  messages: ['all', 'contacts'],
+};
 
 /** A posted status story (spec 4.13). */
 export interface StatusStory {

@@ -79,7 +79,7 @@ export function loadSinkTls(tls: SinkTlsOptions | undefined): SinkTlsSettings | 
   return settings;
 }
 
-/** Rejects with `message` when `promise` has not settled within `ms`, or at once when `signal` aborts. */
+/** Rejects with `message` when `promise` has not settled within `ms` (Infinity: no bound), or at once when `signal` aborts. */
 export function withinTime<T>(promise: Promise<T>, ms: number, message: string, signal?: AbortSignal): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const fail = (error: Error) => {
@@ -88,7 +88,8 @@ export function withinTime<T>(promise: Promise<T>, ms: number, message: string, 
       reject(error);
     };
     const onAbort = () => fail(new Error('aborted'));
-    const timer = setTimeout(() => fail(new Error(message)), ms);
+    // setTimeout takes Infinity for 1 ms.
+    const timer = Number.isFinite(ms) ? setTimeout(() => fail(new Error(message)), ms) : undefined;
     signal?.addEventListener('abort', onAbort, { once: true });
     promise.then((value) => {
       clearTimeout(timer);

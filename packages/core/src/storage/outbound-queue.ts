@@ -30,8 +30,12 @@ export interface Outbound extends NewOutbound {
   lastError?: string;
 }
 
-/** What {@link OutboundQueue.enqueue} did. */
-export type EnqueueOutcome = 'full' | 'queued' | 'leased';
+/**
+ * What {@link OutboundQueue.enqueue} did: `full` (nothing stored), `queued` (stored, waiting for a
+ * worker), `paused` (stored, waiting, and the instance was paused when it was enqueued: the caller
+ * tells so without reading the flag again) or `leased` (stored, leased to the caller).
+ */
+export type EnqueueOutcome = 'full' | 'queued' | 'paused' | 'leased';
 
 /** One page of an instance's queue. */
 export interface OutboundPage {
@@ -59,10 +63,12 @@ export interface OutboundPage {
 export interface OutboundQueue {
   /**
    * Stores the send durably unless the instance already holds `bound` queued sends (answers 'full' and
-   * stores nothing). A duplicate id is stored once and answers 'queued'. With `lease`, a send that is
-   * due (`dueAt <= lease.now`), heads its lane and belongs to an instance that is not paused is stored
-   * already leased to the caller until `lease.now + lease.leaseMs`, in the same atomic step, and answers
-   * 'leased': the caller sends it at once, and if it dies the lease expires and a worker sends it.
+   * stores nothing). A send left waiting answers 'paused' when the instance is paused at that moment
+   * (read in the same atomic step), else 'queued'; a duplicate id is stored once and answers the same
+   * way. With `lease`, a send that is due (`dueAt <= lease.now`), heads its lane and belongs to an
+   * instance that is not paused is stored already leased to the caller until `lease.now + lease.leaseMs`,
+   * in the same atomic step, and answers 'leased': the caller sends it at once, and if it dies the lease
+   * expires and a worker sends it.
    */
   enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome>;
   /**

@@ -114,6 +114,25 @@ export async function setStatuses(messages: MessageRepository, instance: string,
   return out;
 }
 
+/**
+ * Stores records of an instance as {@link MessageRepository.upsert} calls in the order given (an id
+ * given twice: the later record stands, in the earlier one's place among equal timestamps), issued
+ * together as the store projector issues a run's writes (a back end may write the calls of one turn
+ * in one statement: PostgreSQL does); fails with the first failure once every call is over.
+ */
+export async function upsertMessages(messages: MessageRepository, instance: string, records: readonly MessageRecord[]): Promise<void> {
+  const outcomes = await Promise.allSettled(records.map((record) => messages.upsert(instance, record)));
+  for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
+}
+
+/**
+ * The records of an instance with these ids, in the order given (null for an unknown id): one `get`
+ * each, issued together (a back end may read the calls of one turn in one statement: PostgreSQL does).
+ */
+export function getMessages(messages: MessageRepository, instance: string, ids: readonly string[]): Promise<(MessageRecord | null)[]> {
+  return Promise.all(ids.map((id) => messages.get(instance, id)));
+}
+
 export interface MessageRepository {
   /** Inserts or replaces the record with the same `key.id` in this instance. */
   upsert(instance: string, record: MessageRecord): Promise<void>;

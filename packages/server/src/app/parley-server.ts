@@ -39,6 +39,7 @@ import { registerServerServices } from './host-services.js';
 import { ServerPresence } from '../presence/server-presence.js';
 import { ServerTokens } from './server-tokens.js';
 import type { ServerContext } from './server-context.js';
+import { settledWithin, ShutdownBudget } from './shutdown-budget.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -326,26 +327,28 @@ export class ParleyServer {
   }
 
   /**
-   * Graceful shutdown: refuse new requests, end the event streams, let in-flight ones finish (bounded by
-   * `shutdownTimeoutMs`), stop channels, drain events into the durable queue and stop delivery while the
-   * drivers close (their waits bounded by `shutdownTimeoutMs` from the start), close storage. Idempotent.
+   * Graceful shutdown, within `shutdownTimeoutMs` from the call ({@link ShutdownBudget}: its steps over
+   * a little before, for the process to exit): refuse new requests, end the event streams, let in-flight
+   * ones finish (until the deadline), stop channels, drain events into the durable queue (those held by a
+   * storage outage given up with the first steps' time) and stop delivery while the drivers close, close
+   * storage (each wait bounded by what is left). Idempotent.
    */
   close(): Promise<void> {
     this.closed ??= (async () => {
       const { registry, bus, webhooks, storage, config, logger } = this.context;
-      // Drivers finishing writes their instances' stops left under way stop waiting this long after the stop began.
-      const spent = AbortSignal.timeout(config.shutdownTimeoutMs);
+      const budget = new ShutdownBudget(config.shutdownTimeoutMs);
+      // Events held by a storage outage are waited for, from the stop request, as long as the stop's last
+      // steps leave room for (a try in flight then is not waited for), then given up.
+      bus.stopWaiting(budget.leftForFirstSteps());
       // A cluster node hands its instances over first, still forwarding their requests to the new owners
-      // (its restore only offered instances to the cluster: it is over at once).
+      // (its restore only offered instances to the cluster: it is over at once); its store calls end by then too.
       if (this.cluster) {
         await this.restoring;
-        await this.cluster.node.close();
+        await this.cluster.node.close(() => budget.leftForFirstSteps());
         // Not waited for: a stop with Redis unreachable must not wait for the storage's command time-out.
         void this.cluster.nodeEvents?.left(this.cluster.node.info);
       }
       this.shuttingDown = true;
-      // Events held by a storage outage are waited for as long as open requests are, then given up.
-      bus.stopWaiting(config.shutdownTimeoutMs);
       this.context.restorer.stop();
       // Streams never go idle: they are ended first, so that the open connections can close.
       this.context.streams.close();
@@ -360,7 +363,7 @@ export class ParleyServer {
         const timer = setTimeout(() => {
           if (this.openRequests.size) logger.warn(`connections open after shutdownTimeoutMs closed: ${this.openRequests.describe()}`);
           server.closeAllConnections();
-        }, config.shutdownTimeoutMs);
+        }, budget.left());
         await done;
         clearTimeout(timer);
       }
@@ -369,17 +372,25 @@ export class ParleyServer {
       await this.context.outbound.worker.stop();
       await registry.close();
       // Alongside the steps below (a driver may be finishing writes its instances' stops left under way), awaited before storage closes.
-      const drivers = registry.closeDrivers(spent);
+      const drivers = registry.closeDrivers(budget.spent);
       await bus.drain();
-      // What the subscribers were not handed yet they read from the event log after the restart.
-      await this.extensions.feeds.stop();
-      await webhooks.stop();
-      await this.cluster?.fanIn?.stop();
-      await this.cluster?.nodeEvents?.stop();
-      await this.cluster?.forwarder.close();
-      await this.presence.stop();
+      const delivery = (async () => {
+        // What the subscribers were not handed yet they read from the event log after the restart.
+        await this.extensions.feeds.stop();
+        await webhooks.stop();
+        await this.cluster?.fanIn?.stop();
+        await this.cluster?.nodeEvents?.stop();
+        await this.cluster?.forwarder.close();
+      })();
+      // Their last store calls wait for its command time-out on a silent store: not past the stop's time.
+      if (await settledWithin(delivery, budget.left())) await delivery;
+      else logger.warn(`event delivery not stopped within shutdownTimeoutMs (${config.shutdownTimeoutMs} ms): what it had not recorded is delivered again after the restart`);
+      await this.presence.stop(budget.left());
       await drivers;
-      await storage.close();
+      // A store whose link drops every packet holds its close until its command time-out: not past the stop's time.
+      const closing = storage.close();
+      if (await settledWithin(closing, budget.left())) await closing;
+      else logger.warn(`storage not closed within shutdownTimeoutMs (${config.shutdownTimeoutMs} ms): its connections end with the process`);
       logger.info('shutdown complete');
     })();
     return this.closed;

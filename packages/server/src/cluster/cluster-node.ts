@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { ParleyError, type Clock, type ClusterStore, type Fence, type Lease, type Logger, type NodeInfo, type NodeRecord } from '@parley/core';
+import { withinTime, type Clock, type ClusterStore, type Fence, type Lease, type Logger, type NodeInfo, type NodeRecord } from '@parley/core';
+import { settledWithin } from '../app/shutdown-budget.js';
+import { InstanceMovingError } from './instance-moving.js';
 import type { ClusterConfig } from '../config/cluster-config.js';
 import { ConfigError } from '../config/config.js';
 import type { KeyHolders } from '../http/idempotency.js';
@@ -8,13 +10,6 @@ import type { InstanceHost } from './instance-host.js';
 import { bounded } from './bounded-call.js';
 import { LeaseTable } from './lease-table.js';
 import { candidates, fairShare, spreadOrder } from './placement.js';
-
-/** 503 `instance_moving`: another node owns the instance, or it is between owners; a retry finds the owner. */
-export class InstanceMovingError extends ParleyError {
-  constructor(instance: string) {
-    super(503, 'instance_moving', `instance ${instance} is owned by another cluster node or moving between nodes; retry`);
-  }
-}
 
 /** Loop period: lease deadlines are checked, orphans looked for and moves applied this often. */
 const SCAN_MS = 500;
@@ -212,15 +207,18 @@ export class ClusterNode {
     return this.leases.has(instance);
   }
 
-  /** Drains (an admin drain, or a graceful stop): stops every owned instance and releases its lease so other nodes take it at once. */
-  private async handOver(reason: Exclude<HandOverReason, 'move'>): Promise<void> {
+  /**
+   * Drains (an admin drain, or a graceful stop): stops every owned instance and releases its lease so other nodes take
+   * it at once. `left` (a stop): how long store calls may still wait; one unanswered then is not waited for.
+   */
+  private async handOver(reason: Exclude<HandOverReason, 'move'>, left: () => number = () => Infinity): Promise<void> {
     this.info.draining = true;
-    await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()).catch(() => undefined);
+    await settledWithin(this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now()), left());
     const all = this.leases.all();
     await this.giveUp(all, true);
     // Counted once given up here: if the release fails, the leases expire and the others take the instances then.
     this.observer.handedOver(reason, all.length);
-    await this.store.release(all);
+    await withinTime(this.store.release(all), left(), 'the lease releases got no answer within the stop\'s time');
     this.logger.info({ instances: all.length }, 'instances handed over to the other nodes');
   }
 
@@ -231,15 +229,19 @@ export class ClusterNode {
     await this.store.heartbeat(this.info, this.config.leaseTtlMs, this.clock.now());
   }
 
-  /** Stops the loop, hands every instance over and leaves the registry. Idempotent. */
-  async close(): Promise<void> {
+  /**
+   * Stops the loop, hands every instance over and leaves the registry. Idempotent. Its store calls (the loop's round
+   * under way, the draining heartbeat, the releases, the leave) are waited for as long as `left()` says: the leases a silent
+   * store could not release expire, and the others take the instances then. The instances are stopped whatever it does.
+   */
+  async close(left: () => number = () => Infinity): Promise<void> {
     if (this.closing) return;
     this.closing = true;
     clearTimeout(this.timer);
     clearTimeout(this.renewTimer);
-    await Promise.all([this.running, this.renewing]);
-    await this.handOver('shutdown').catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
-    await this.store.leave(this.info).catch(() => undefined);
+    await settledWithin(Promise.all([this.running, this.renewing]), left());
+    await this.handOver('shutdown', left).catch((err: unknown) => this.logger.warn({ err }, 'handing instances over failed; their leases will expire'));
+    await settledWithin(this.store.leave(this.info), left());
     clearTimeout(this.deadlineTimer);
   }
 

@@ -7,7 +7,8 @@ import {
 } from '@parley/core';
 import type { PrereadRequest } from '../http/json-body.js';
 import type { MatchedRequest } from '../http/router.js';
-import { InstanceMovingError, type ClusterNode } from './cluster-node.js';
+import type { ClusterNode } from './cluster-node.js';
+import { InstanceMovingError } from './instance-moving.js';
 import type { Attempt } from './answer-relay.js';
 import type { ClusterObserver } from './cluster-observer.js';
 import { FORWARD_KEY_HEADER, FORWARDED_BY_HEADER, INGEST_FOR_HEADER, prepareBody, SECRET_HEADER, type ForwardBody, type Forwarder } from './forwarder.js';

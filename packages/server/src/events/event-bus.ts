@@ -11,12 +11,19 @@ import { DEFAULT_OUTAGE_POLICY, SubscriberRetry, type OutagePolicy } from './sub
 
 export type { EventBusObserver, EventFilter, EventSubscriber } from './run-handler.js';
 
-/** Event types whose consecutive runs are handed to {@link EventSubscriber.handleBatch}. */
+/**
+ * Event types handed together to {@link EventSubscriber.handleBatch}: a run takes every event of these
+ * types queued for the instance, in any mix and in publish order (a send's message and its statuses,
+ * interleaved with the next sends' under load), up to {@link MAX_BATCH} and a barrier.
+ */
 export const BATCHED_TYPES: ReadonlySet<BusEvent['type']> = new Set(['message', 'message.status']);
 /** Longest run handed over at once. */
 const MAX_BATCH = 256;
 /** A task of {@link EventBus.run} in an instance's queue: no event is batched across it. */
 const BARRIER = Symbol('barrier');
+
+/** Whether an event joins a run: a send path's record or an event of {@link BATCHED_TYPES}. */
+const batchable = (event: BusEvent): boolean => event.type === 'sent' || BATCHED_TYPES.has(event.type);
 
 /** An event on its way through the subscribers. */
 interface InFlight {
@@ -202,26 +209,22 @@ export class EventBus {
   }
 
   /**
-   * An event's turn: processed with the events of its type queued right after it (up to a barrier),
-   * unless it was processed already with an earlier one. The send path's records join such a run
-   * wherever they stand in it, so they never cut one: the store applies them after the run's channel
-   * events, and a status of theirs that came first waits for its record as an early status.
+   * An event's turn: processed with the batchable events queued right after it (messages and statuses
+   * alike, in order, up to a barrier), unless it was processed already with an earlier one. The send
+   * path's records join such a run wherever they stand in it, so they never cut one: the store applies
+   * them after the run's channel events, and a status of theirs that came first waits for its record as
+   * an early status.
    */
   private async turnOf(slot: InFlight): Promise<void> {
     if (this.taken.has(slot)) return;
     const { instance } = slot.event;
-    // The channel event type of the run; undefined while it holds records only.
-    let type: BusEvent['type'] | undefined = slot.event.type === 'sent' ? undefined : slot.event.type;
     const batch = [slot];
     this.dequeue(instance);
-    if (type === undefined || BATCHED_TYPES.has(type)) {
+    if (batchable(slot.event)) {
       const list = this.waiting.get(instance);
       while (list?.length && batch.length < MAX_BATCH) {
         const next = list[0]!;
-        if (next === BARRIER) break;
-        const nextType = next.event.type;
-        if (type === undefined && BATCHED_TYPES.has(nextType)) type = nextType;
-        else if (nextType !== 'sent' && nextType !== type) break;
+        if (next === BARRIER || !batchable(next.event)) break;
         batch.push(next);
         this.taken.add(next);
         this.dequeue(instance);

@@ -21,10 +21,11 @@ export interface EventSubscriber {
    */
   handle(event: ChannelEvent, instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
   /**
-   * Optional: handles a run of consecutive events of one instance, all of one `BATCHED_TYPES`
-   * type, as `handle` would one after another — the run that queued up while the instance's earlier
-   * events were processed, so a networked store can serve it in a few round trips instead of a few
-   * per event. Without it (or for a run of one) the bus calls `handle` for each.
+   * Optional: handles a run of consecutive events of one instance, each of a `BATCHED_TYPES` type
+   * (messages and statuses mixed, in publish order), with the outcome of `handle` called on each in
+   * order — a status that follows its message in the run applies after it — the run that queued up
+   * while the instance's earlier events were processed, so a store can serve it in a few calls (round
+   * trips) instead of a few per event. Without it (or for a run of one) the bus calls `handle` for each.
    */
   handleBatch?(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void>;
   /**
@@ -105,7 +106,7 @@ export class RunHandler {
 
   /**
    * Runs the subscribers once on a run of events of one instance (one event, or consecutive events of
-   * one batched type), without waiting for their writes to be durable: its `outcome` tells. While the
+   * the batched types), without waiting for their writes to be durable: its `outcome` tells. While the
    * instance is in a storage outage it is not run (`failed`: {@link again} handles it). Answers
    * undefined when there is nothing to handle (an unknown instance, every event filtered out).
    */
@@ -194,7 +195,7 @@ export class RunHandler {
       const failed = await this.deps.retry.attempt(run);
       if (failed) drops.push({ ...failed, subscriber: subscriber.name, events: some });
     };
-    // The channel events of a run are of one type; the send path's records among them go to the store alone, after them.
+    // The send path's records among a run's channel events go to the store alone, after them.
     const sentEvents = events.filter((event): event is SentEvent => event.type === 'sent');
     const channelEvents = sentEvents.length ? events.filter((event): event is ChannelEvent => event.type !== 'sent') : events as ChannelEvent[];
     const sent = sentEvents.map((event) => event.sent);

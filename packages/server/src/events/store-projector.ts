@@ -1,5 +1,5 @@
 import {
-  isParleyError, MESSAGE_STATUS_RANK, restStatusOf, setStatuses, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type ChannelEventOf, type Chat, type Clock,
+  getMessages, isParleyError, MESSAGE_STATUS_RANK, restStatusOf, setStatuses, upsertMessages, STATUS_BROADCAST, statusAdvances, type ChannelEvent, type ChannelEventOf, type Chat, type Clock,
   type InboundMessage, type InstanceRecord, type Logger, type MessageRecord, type MessageStatus, type Storage,
 } from '@parley/core';
 import type { InstanceRegistry } from '../instances/instance-registry.js';
@@ -112,22 +112,43 @@ export class StoreProjector implements EventSubscriber {
   }
 
   /**
-   * A run of consecutive events of one type (see `EventSubscriber.handleBatch`): messages projected
-   * together, statuses applied in one storage call; other types one by one.
+   * A run of consecutive events (see `EventSubscriber.handleBatch`): messages and statuses, mixed, are
+   * applied in {@link inOrderSegments} — each segment's messages projected together, then its statuses in
+   * one storage call, which ends as applying its events one by one would; other types one by one.
    */
   async handleBatch(events: readonly ChannelEvent[], instance: InstanceRecord, runtime: InstanceRuntime): Promise<void> {
-    const first = events[0]!;
-    if (first.type === 'message') return this.projectMessages(runtime.id, events as ChannelEventOf<'message'>[], runtime);
-    if (first.type !== 'message.status') {
+    if (!events.every((e) => e.type === 'message' || e.type === 'message.status')) {
       for (const event of events) await this.handle(event, instance, runtime);
       return;
     }
+    for (const segment of inOrderSegments(events as MessageOrStatus[])) await this.projectSegment(runtime, segment);
+  }
+
+  /**
+   * A segment's messages, then its statuses: the statuses of messages outside the segment (stored
+   * before, or not yet: early) beside the messages' projection, those of the segment's own messages
+   * after it.
+   */
+  private async projectSegment(runtime: InstanceRuntime, events: readonly MessageOrStatus[]): Promise<void> {
+    const messages = events.filter((e): e is ChannelEventOf<'message'> => e.type === 'message');
     // Group receipts of single members do not move the message's own status; watermark receipts (Messenger) name no message.
-    const updates = (events as ChannelEventOf<'message.status'>[]).filter((e) => !e.participant && e.messageId)
-      .map((e) => ({ id: e.messageId!, status: restStatusOf(e.status) }));
-    const exists = await setStatuses(this.storage.messages, runtime.id, updates);
+    const statuses = events.filter((e): e is ChannelEventOf<'message.status'> => e.type === 'message.status' && !e.participant && !!e.messageId);
+    const own = new Set(messages.map((e) => e.message.id));
+    const later = statuses.filter((e) => own.has(e.messageId!));
+    const beside = later.length ? statuses.filter((e) => !own.has(e.messageId!)) : statuses;
+    const first: Promise<unknown>[] = [];
+    if (messages.length) first.push(this.projectMessages(runtime.id, messages, runtime));
+    if (beside.length) first.push(this.applyStatuses(runtime.id, beside));
+    await settleAll(first);
+    if (later.length) await this.applyStatuses(runtime.id, later);
+  }
+
+  /** Statuses applied in one storage call (`setStatuses`); one whose message is not stored yet is kept as early. */
+  private async applyStatuses(id: string, events: readonly ChannelEventOf<'message.status'>[]): Promise<void> {
+    const updates = events.map((e) => ({ id: e.messageId!, status: restStatusOf(e.status) }));
+    const exists = await setStatuses(this.storage.messages, id, updates);
     updates.forEach((update, i) => {
-      if (!exists[i]) this.rememberEarly(runtime.id, update.id, update.status);
+      if (!exists[i]) this.rememberEarly(id, update.id, update.status);
     });
   }
 
@@ -149,7 +170,7 @@ export class StoreProjector implements EventSubscriber {
     const chatIds = [...new Set(events.map((e) => e.message.chatJid))];
     const contactIds = [...new Set(events.filter((e) => namesContact(e.message)).map((e) => e.message.chatJid))];
     const [prepared, chats, contacts] = await Promise.all([
-      Promise.all(events.map((e) => this.prepareMessage(id, Object.assign({}, e.message.record, { provider: e.provider })))),
+      this.prepareMessages(id, events.map((e) => Object.assign({}, e.message.record, { provider: e.provider }))),
       Promise.all(chatIds.map((jid) => this.storage.chats.get(id, jid))),
       Promise.all(contactIds.map((jid) => this.storage.contacts.get(id, jid))),
     ]);
@@ -178,7 +199,7 @@ export class StoreProjector implements EventSubscriber {
         contactChanges.set(m.chatJid, m.pushName!);
       }
     }
-    const writes: Promise<unknown>[] = prepared.filter((p) => p.write).map((p) => this.storage.messages.upsert(id, p.stored));
+    const writes: Promise<unknown>[] = [upsertMessages(this.storage.messages, id, prepared.filter((p) => p.write).map((p) => p.stored))];
     for (const change of chatChanges.values()) writes.push(this.storage.chats.upsert(id, change));
     for (const [jid, name] of contactChanges) writes.push(this.storage.contacts.upsert(id, { id: jid, notify: name }));
     writes.push(...recordMediaIds(this.storage.state, id, events.map((e) => e.message)));
@@ -203,7 +224,7 @@ export class StoreProjector implements EventSubscriber {
    * message stored already, further on), then applies a status that came early.
    */
   private async storeMessage(instanceId: string, record: MessageRecord): Promise<void> {
-    const { stored, write } = await this.prepareMessage(instanceId, record);
+    const { stored, write } = (await this.prepareMessages(instanceId, [record]))[0]!;
     if (write) await this.storage.messages.upsert(instanceId, stored);
   }
 
@@ -223,8 +244,8 @@ export class StoreProjector implements EventSubscriber {
       return;
     }
     const records = sent.map((s) => s.record).filter((record) => !this.ownCopies.covers(id, record));
-    const prepared = await Promise.all(records.map((record) => this.prepareMessage(id, record)));
-    const writes: Promise<unknown>[] = prepared.filter((p) => p.write).map((p) => this.storage.messages.upsert(id, p.stored));
+    const prepared = await this.prepareMessages(id, records);
+    const writes: Promise<unknown>[] = [upsertMessages(this.storage.messages, id, prepared.filter((p) => p.write).map((p) => p.stored))];
     const chats = new Map<string, number>();
     for (const [i, { key, messageTimestamp }] of records.entries()) {
       if (!prepared[i]!.existed) chats.set(key.remoteJid, Math.max(chats.get(key.remoteJid) ?? 0, Number(messageTimestamp)));
@@ -241,9 +262,19 @@ export class StoreProjector implements EventSubscriber {
     }
   }
 
-  /** The record to store (its status never moved backwards, an early status applied) and whether it needs writing. */
-  private async prepareMessage(instanceId: string, record: MessageRecord): Promise<{ stored: MessageRecord; existed: boolean; write: boolean }> {
-    const existing = await this.storage.messages.get(instanceId, record.key.id);
+  /**
+   * The records to store (each status never moved backwards, an early status applied) and whether each
+   * needs writing, read together (`getMessages`). The ids are distinct (callers project a run naming one
+   * message twice one message at a time).
+   */
+  private async prepareMessages(instanceId: string, records: readonly MessageRecord[]): Promise<{ stored: MessageRecord; existed: boolean; write: boolean }[]> {
+    if (records.length === 0) return [];
+    const found = await getMessages(this.storage.messages, instanceId, records.map((record) => record.key.id));
+    return records.map((record, i) => this.prepared(instanceId, record, found[i] ?? null));
+  }
+
+  /** One record of {@link prepareMessages}, against what is stored under its id (`existing`). */
+  private prepared(instanceId: string, record: MessageRecord, existing: MessageRecord | null): { stored: MessageRecord; existed: boolean; write: boolean } {
     let status = record.status;
     if (existing && MESSAGE_STATUS_RANK[existing.status] > MESSAGE_STATUS_RANK[status]) status = existing.status;
     const earlyKey = `${instanceId}/${record.key.id}`;
@@ -292,6 +323,34 @@ export class StoreProjector implements EventSubscriber {
       this.logger.warn({ err, instance: runtime.id, message: event.message.id }, 'saving incoming media failed');
     }
   }
+}
+
+type MessageOrStatus = ChannelEventOf<'message'> | ChannelEventOf<'message.status'>;
+
+/**
+ * Cuts a run of messages and statuses into segments, in order, within which applying every message
+ * first and then every status ends as applying the events one by one: a segment ends before a message
+ * that one of its statuses named (a status that came before its message keeps waiting for it as an early
+ * status) or that it holds already (a copy stored again after a status of the first one). A status of a
+ * message earlier in its segment applies after it; the others name messages no write of the segment
+ * touches. A run of the send path's interleaved events (m1, s1, s1, m2, s2, m3, …) is one segment.
+ */
+function inOrderSegments(events: readonly MessageOrStatus[]): MessageOrStatus[][] {
+  const segments: MessageOrStatus[][] = [];
+  let current: MessageOrStatus[] = [];
+  const named = new Set<string>();
+  for (const event of events) {
+    const id = event.type === 'message' ? event.message.id : event.messageId;
+    if (event.type === 'message' && named.has(id!)) {
+      segments.push(current);
+      current = [];
+      named.clear();
+    }
+    current.push(event);
+    if (id) named.add(id);
+  }
+  if (current.length) segments.push(current);
+  return segments;
 }
 
 /** Waits for every write, then fails with the first failure: no write is left running when the event's task ends. */

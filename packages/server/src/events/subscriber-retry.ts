@@ -107,7 +107,10 @@ export class SubscriberRetry {
     for (;;) {
       if (this.stopped && this.outages.has(instance)) return { err: new Error('shutdown during a storage outage'), reason: 'shutdown' };
       try {
-        await work();
+        // A try may hang until the store's command time-out: the grace's end does not wait for it.
+        if ((await this.untilStopped(work())) === 'stopped') {
+          return { err: new Error('shutdown during a storage outage: the last try was not waited for'), reason: 'shutdown' };
+        }
         this.outages.delete(instance);
         return undefined;
       } catch (err) {
@@ -144,7 +147,8 @@ export class SubscriberRetry {
 
   /**
    * Shutdown: outages are waited out for `graceMs` more, then every pause ends and an instance whose
-   * storage still fails is given up at once (its events logged and counted as `shutdown`).
+   * storage still fails is given up at once (its events logged and counted as `shutdown`), a try in
+   * flight not waited for.
    */
   stop(graceMs: number): void {
     if (this.graceTimer || this.stopped) return;
@@ -153,6 +157,26 @@ export class SubscriberRetry {
       for (const wake of this.sleepers) wake();
     }, graceMs);
     this.graceTimer.unref();
+  }
+
+  /**
+   * Settles as `attempt` does, or answers `stopped` if the shutdown's grace ends first (the attempt left
+   * to settle unobserved: its writes are idempotent, its events given up). A try begun after the grace
+   * is waited for: it is not one of an outage ({@link run} gives those up before trying).
+   */
+  private async untilStopped(attempt: Promise<void>): Promise<'done' | 'stopped'> {
+    if (this.stopped) {
+      await attempt;
+      return 'done';
+    }
+    let wake!: () => void;
+    const stopped = new Promise<'stopped'>((resolve) => (wake = () => resolve('stopped')));
+    this.sleepers.add(wake);
+    try {
+      return await Promise.race([attempt.then(() => 'done' as const), stopped]);
+    } finally {
+      this.sleepers.delete(wake);
+    }
   }
 
   private sleep(ms: number): Promise<void> {

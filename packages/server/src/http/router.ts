@@ -135,7 +135,8 @@ export function routeMiddleware(routes: RouteDefinition[], options: RouterOption
       if (withBody) await (keyed ? readBody : readPublicBody)(req, res, limit);
       const p = { ...matched };
       if (params) check(params, p, 'path');
-      const q = { ...(req.query as Record<string, unknown>) };
+      // Without a query string there is nothing to parse (express's `req.query` parses the URL on every read).
+      const q: Record<string, unknown> = req.url.includes('?') ? { ...(req.query as Record<string, unknown>) } : {};
       if (query) check(query, q, 'query');
       let b: unknown = req.body;
       if (body) {

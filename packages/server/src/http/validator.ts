@@ -26,13 +26,16 @@ export class RequestValidator {
   }
 }
 
-/** The JSON pointer of the first number in `value` that is not finite, if any. */
-function nonFinite(value: unknown, pointer = ''): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : pointer;
+/**
+ * The JSON pointer (relative to `value`) of the first number in `value` that is not finite, if any.
+ * The pointer is built on the way back from a find only: a request without one (nearly all) builds no strings.
+ */
+function nonFinite(value: unknown): string | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : '';
   if (value === null || typeof value !== 'object') return undefined;
-  for (const [name, member] of Object.entries(value)) {
-    const found = nonFinite(member, `${pointer}/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`);
-    if (found !== undefined) return found;
+  for (const name of Object.keys(value)) {
+    const found = nonFinite((value as Record<string, unknown>)[name]);
+    if (found !== undefined) return `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}${found}`;
   }
   return undefined;
 }

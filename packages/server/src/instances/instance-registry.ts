@@ -123,6 +123,7 @@ export class InstanceRegistry {
       instance: async () => this.byId.get(id)?.record ?? (await this.storage.instances.get(id)) ?? record,
       emit: (payload: ChannelEventPayload) => this.sink!.publish(id, adapter?.channel ?? driver.channel, payload),
       settled: () => this.sink!.processed(id),
+      inOrder: (task) => this.sink!.run(id, task),
       storage: this.placement?.storageFor(id, this.storage) ?? this.storage,
       logger: this.logger.child({ instance: id, channel: driver.name }),
     });

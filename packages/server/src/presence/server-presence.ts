@@ -3,8 +3,9 @@ import { hostname } from 'node:os';
 import { describeError, type Clock, type Logger, type StateRepository } from '@parley/core';
 import { PRESENCE_HEARTBEAT_MS, SERVER_PRESENCE_NAMESPACE, type ServerPresenceRecord } from './presence-record.js';
 import { watchServers } from './presence-watch.js';
+import { settledWithin } from '../app/shutdown-budget.js';
 
-/** How long a stop waits for a write under way, then for the delete: a store in an outage does not hold the shutdown up. */
+/** How long a stop waits, in all, for a write under way and the delete: a store in an outage does not hold the shutdown up. */
 export const PRESENCE_STOP_WAIT_MS = 2_000;
 
 /** The timing of a {@link ServerPresence} (tests shorten it). */
@@ -17,18 +18,6 @@ export interface PresenceTiming {
 
 /** Ends the stale-record watch when the server stops. */
 class PresenceStopped extends Error {}
-
-/** Resolves when `promise` settles or after `ms`, whichever comes first; answers whether it settled. */
-function settledWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => resolve(false), ms);
-    const done = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    promise.then(done, done);
-  });
-}
 
 /**
  * Keeps this server's presence record: written when the server starts, rewritten every
@@ -114,21 +103,25 @@ export class ServerPresence {
   }
 
   /**
-   * Stops beating and deletes the record, after a write under way; each waited for at most
-   * `stopWaitMs` (a record left behind costs a later copy one watch). Idempotent; a failure is logged.
+   * Stops beating and deletes the record, after a write under way; those waited for at most `stopWaitMs`
+   * in all, or `maxWaitMs` when it is shorter (what the shutdown has left), a record left behind costing
+   * a later copy one watch. Idempotent; a failure is logged.
    */
-  async stop(): Promise<void> {
+  async stop(maxWaitMs = this.timing.stopWaitMs): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.timer);
     this.wake?.();
-    if (this.pruning) await settledWithin(this.pruning, this.timing.stopWaitMs);
-    if (this.writing) await settledWithin(this.writing, this.timing.stopWaitMs);
+    const waitMs = Math.min(maxWaitMs, this.timing.stopWaitMs);
+    const deadline = performance.now() + waitMs;
+    const left = () => Math.max(0, deadline - performance.now());
+    if (this.pruning) await settledWithin(this.pruning, left());
+    if (this.writing) await settledWithin(this.writing, left());
     const deleted = this.state.delete(SERVER_PRESENCE_NAMESPACE, this.id).catch((err: unknown) => {
       this.logger.warn({ err: describeError(err) }, 'the server\'s presence record could not be deleted: `parley storage copy` watches it two heartbeats and a half to see it is stale');
     });
-    if (!(await settledWithin(deleted, this.timing.stopWaitMs))) {
-      this.logger.warn(`the server's presence record was not deleted within ${this.timing.stopWaitMs} ms: \`parley storage copy\` watches it two heartbeats and a half to see it is stale`);
+    if (!(await settledWithin(deleted, left()))) {
+      this.logger.warn(`the server's presence record was not deleted within ${waitMs} ms: \`parley storage copy\` watches it two heartbeats and a half to see it is stale`);
     }
   }
 }

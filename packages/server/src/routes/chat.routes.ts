@@ -1,4 +1,4 @@
-import { normalizeAddress, requireCapability } from '@parley/core';
+import { normalizeAddress, PRIVACY_VALUES, requireCapability, type PrivacySettings } from '@parley/core';
 import type { ServerContext } from '../app/server-context.js';
 import type { InstanceRuntime } from '../instances/instance-runtime.js';
 import { defineRoute, type RouteDefinition } from '../http/route.js';
@@ -22,7 +22,7 @@ export const DISAPPEARING_EXPIRATIONS = [0, 86400, 604800, 7776000] as const;
 
 const chatJidParams = keyAnd({ jid: s.string({ minLength: 3, maxLength: 128, description: 'Chat JID, or a phone number.' }) });
 
-/** Spec 4.5: chat list, paginated messages, update (mark read, pin), delete, presence, disappearing, privacy. */
+/** Spec 4.5: chat list, paginated messages, update (mark read, pin), delete, presence, disappearing, privacy (read and, as an extension, change). */
 export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
   /**
    * The chat a path names. Instagram and Messenger key chats by the user's numeric id, which is no
@@ -138,6 +138,19 @@ export function chatRoutes(ctx: ServerContext): RouteDefinition[] {
       handler: async ({ scope }) => {
         const capability = connectedCapability(scope, 'chats');
         return { data: await capability.privacy() };
+      },
+    }),
+    defineRoute<unknown, unknown, PrivacySettings, Scope>({
+      method: 'put', path: '/{key}/chat/privacy', operationId: 'updatePrivacySettings', tag, auth: 'instance', params: keyParams,
+      summary: 'Change privacy settings of the account',
+      description: 'Parley extension (spec 4.5 only reads them). The body names the categories to change, each with one of '
+        + 'WhatsApp\'s values for it; the others stay. Answers `data`: every setting as it now is. An unknown category or value '
+        + 'answers 400 and changes nothing.',
+      body: s.object(Object.fromEntries(Object.entries(PRIVACY_VALUES).map(([name, values]) => [name, s.enum(values)])), [], { minProperties: 1 }),
+      response: dataResponse(s.anyObject({ additionalProperties: s.string() })), errors: [409, 422],
+      handler: async ({ scope, body }) => {
+        const capability = connectedCapability(scope, 'chats');
+        return { data: await capability.setPrivacy(body) };
       },
     }),
   ];

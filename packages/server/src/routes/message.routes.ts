@@ -61,7 +61,7 @@ export function messageRoutes(ctx: ServerContext): RouteDefinition[] {
       description: 'No message results, so the answer is `{status: 200, message}`. With `provider` `instagram` or `messenger`, '
         + '`to` is the user id and the presence becomes a sender action: `composing`/`recording` → `typing_on`, '
         + '`paused`/`unavailable` → `typing_off`, `available` → `mark_seen`.',
-      body: SEND_BODIES.presence, response: messageResponse, errors: [409, 422],
+      body: SEND_BODIES.presence, response: messageResponse, errors: [404, 409, 422],
       handler: async ({ scope, body }) => {
         // Main-channel recipients are what the main driver's addressing accepts; social channels take their own user ids.
         const to = scope.adapter(body.provider) === scope.main ? normalizeAddress(scope.addressing, body.to, 'body.to') : body.to;

@@ -40,7 +40,11 @@ export const communitySchema = s.openObject({
 /** Outcome of a participant change, one per participant given, in order. */
 export const participantResultSchema = s.openObject({
   jid: s.string({ description: 'The participant as given (JID form).' }),
-  status: s.string({ description: '`200` done; `403` not allowed (the creator); `404` not a member / not on the network / no request; `409` already a member.' }),
+  status: s.string({ description: '`200` done; `403` not allowed (the creator, or an add the person\'s privacy settings refuse); `404` not a member / not on the network / no request; `409` already a member; `419` the group is full.' }),
+  addRequest: s.openObject({
+    code: s.string({ description: 'The invitation code.' }),
+    expiration: s.integer({ description: 'Unix seconds when the invitation expires.' }),
+  }, ['code', 'expiration'], { description: 'WhatsApp: an add the person\'s privacy settings refuse (`403`) comes with the invitation WhatsApp offers instead.' }),
 }, ['jid', 'status']);
 
 /** The answer of a participant change: `data`, one result per participant. */

@@ -88,7 +88,8 @@ export class OutboundWorker {
   /**
    * Sends this process queued under a new message id, by `instance/id`, that no claim has taken since
    * ({@link queuedNew}): off a cluster only this worker sends them, so none can have a record, and their
-   * first claim does not look for one.
+   * first claim does not look for one. Dropped on that claim, on a cancel and when the instance's queue
+   * is deleted with it ({@link forgetInstance}).
    */
   private readonly unclaimed = new Set<string>();
   private readonly pump = new ClaimPump(() => this.round(), {
@@ -119,6 +120,15 @@ export class OutboundWorker {
   /** The send was cancelled: it will not be claimed. */
   forget(instance: string, id: string): void {
     this.unclaimed.delete(`${instance}/${id}`);
+  }
+
+  /**
+   * The instance was deleted with its queue: none of its sends will be claimed, and an entry of the
+   * same id that comes back later (the instance restored from a copy) is not one this process queued.
+   */
+  forgetInstance(instance: string): void {
+    const prefix = `${instance}/`;
+    for (const key of this.unclaimed) if (key.startsWith(prefix)) this.unclaimed.delete(key);
   }
 
   /** Looks at the queue soon (a send was accepted, resumed, or one ended). */

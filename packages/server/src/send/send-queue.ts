@@ -85,12 +85,13 @@ export class SendQueue {
       if (runKey === undefined) worker.queuedNew(runtime.id, id);
       worker.wake();
     }
-    // The entry is durable: reading the pause or the entry may fail (storage going away), but a 503 would
-    // say nothing is queued. A new id's entry is answered as it was stored (a worker may take it meanwhile:
-    // GET /{key}/message/{id} tells where it stands then); an entry a run under the same key may have
-    // queued before, or one still queued after its inline send, as it stands, or as stored when reading fails.
-    const paused = outcome === 'queued' && await storage.outbound.isPaused(runtime.id).catch(() => false);
-    if (outcome === 'queued' && runKey === undefined) return this.view(stored, paused);
+    // The entry is durable: reading it may fail (storage going away), but a 503 would say nothing is
+    // queued. A new id's entry is answered as it was stored, paused as the enqueue found the instance (a
+    // worker may take it meanwhile: GET /{key}/message/{id} tells where it stands then); an entry a run
+    // under the same key may have queued before, or one still queued after its inline send, as it stands,
+    // or as stored when reading fails.
+    const paused = outcome === 'paused';
+    if (outcome !== 'leased' && runKey === undefined) return this.view(stored, paused, job);
     const queued = await storage.outbound.get(runtime.id, id).catch(() => stored);
     if (!queued) return recordOf(id, now, job, 'PENDING', this.deps.pending);
     return this.view(queued, paused);
@@ -103,9 +104,9 @@ export class SendQueue {
     return this.view(entry, await this.deps.storage.outbound.isPaused(instance));
   }
 
-  /** The record and queue state of an entry. */
-  view(entry: Outbound, paused: boolean): QueuedRecord {
-    const record = recordOf(entry.id, entry.createdAt, decodeJob(entry.payload), 'PENDING', this.deps.pending);
+  /** The record and queue state of an entry; `job`: its payload decoded, when the caller holds it already (it just encoded it). */
+  view(entry: Outbound, paused: boolean, job: OutboundJob = decodeJob(entry.payload)): QueuedRecord {
+    const record = recordOf(entry.id, entry.createdAt, job, 'PENDING', this.deps.pending);
     const now = this.deps.clock.now();
     const state: QueueState = entry.leasedUntil !== undefined && entry.leasedUntil > now ? 'sending'
       : paused ? 'paused' : entry.dueAt > now ? 'scheduled' : 'queued';

@@ -107,6 +107,7 @@ export class InstanceAdmin {
     await this.ctx.registry.forgetLinks(runtime.record);
     this.ctx.outbound.policies.forget(id);
     this.ctx.outbound.pacer.forget(id);
+    this.ctx.outbound.worker.forgetInstance(id);
     await s.instances.delete(id);
     await this.ctx.cluster?.store.forget(id);
     this.ctx.logger.info({ instance: id }, 'instance deleted');

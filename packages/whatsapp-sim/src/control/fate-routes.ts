@@ -5,13 +5,19 @@ import { receiptTime } from '../features/receipts.js';
 import { field, integer, NUMBER, ok, optionalText, text } from './validate.js';
 import type { Body, Route } from './validate.js';
 
-/** A media message of a control body: `{ kind, data (base64), mimetype, fileName?, caption? }`. */
+/** The bytes of a base64 member of a body (a string, else 400 naming it). */
+function base64(body: Body, name: string): Buffer {
+  const value = text(body, name);
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value)) throw new SimError(400, 'invalid_request', `${name} must be base64`, { field: name });
+  return Buffer.from(value, 'base64');
+}
+
+/** A media message of a control body: `{ kind, data (base64), mimetype, fileName?, caption?, thumbnail? (base64 JPEG) }`. */
 export function mediaInput(body: Body): MediaInput {
-  const data = text(body, 'data');
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data)) throw new SimError(400, 'invalid_request', 'data must be base64', { field: 'data' });
   return {
-    kind: text(body, 'kind') as MediaInput['kind'], data: Buffer.from(data, 'base64'), mimetype: text(body, 'mimetype'),
+    kind: text(body, 'kind') as MediaInput['kind'], data: base64(body, 'data'), mimetype: text(body, 'mimetype'),
     fileName: optionalText(body, 'fileName'), caption: optionalText(body, 'caption'),
+    ...(body.thumbnail !== undefined ? { thumbnail: base64(body, 'thumbnail') } : {}),
   };
 }
 

@@ -87,7 +87,7 @@ export function routes(sim: Simulator): Route[] {
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/sent$`), handle: ([number]) => ok(sim.sent(number!)) },
     { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/undecryptable$`), handle: ([number]) => ok(sim.undecryptable(number!)) },
     {
-      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`), members: ['to', 'kind', 'data', 'mimetype', 'fileName', 'caption', 'viewOnce', 'fileLength', 'serve'],
+      method: 'POST', pattern: new RegExp(`^/accounts/${NUMBER}/media$`), members: ['to', 'kind', 'data', 'mimetype', 'fileName', 'caption', 'viewOnce', 'fileLength', 'serve', 'thumbnail'],
       handle: async ([number], body) => {
         const media = { ...mediaInput(body), fileLength: integer(body.fileLength, 'fileLength', false), serve: mediaServing(body.serve) };
         const to = text(body, 'to');
@@ -95,6 +95,15 @@ export function routes(sim: Simulator): Route[] {
         return { status: 201, body: await sent };
       },
     },
+    {
+      // The phone deletes the file; `?answer=general_error` changes what it answers a media retry (default not_found).
+      method: 'DELETE', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/media$`),
+      handle: ([number, id], _body, query) => {
+        sim.loseMedia(number!, id!, query?.get('answer') ?? undefined, 'query.answer');
+        return { status: 204 };
+      },
+    },
+    { method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/media-retries$`), handle: ([number]) => ok(sim.answeredMediaRetries(number!)) },
     {
       method: 'GET', pattern: new RegExp(`^/accounts/${NUMBER}/messages/received/([^/]+)/media$`),
       handle: ([number, id]) => {

@@ -65,8 +65,9 @@ export function groupIqFeature(network: Network, groups: Groups, communities: Co
         const results = groups.changeMembers(group, account, child.tag, numbersOf(network, child));
         // A LID group answers each member by LID with `phone_number` (whatsmeow group.go UpdateGroupParticipants → parseParticipant).
         const addressing = groups.addressing(group);
-        return [{ tag: child.tag, attrs: {}, content: results.map(({ number, status }) => ({
+        return [{ tag: child.tag, attrs: {}, content: results.map(({ number, status, addRequest }) => ({
           tag: 'participant', attrs: { ...addressing.participant(number), ...(status === 200 ? {} : { error: String(status) }) },
+          ...(addRequest ? { content: [{ tag: 'add_request', attrs: { code: addRequest.code, expiration: String(addRequest.expiration) } }] } : {}),
         })) }];
       }
       case 'subject':

@@ -7,6 +7,7 @@ import { IqError } from '../network/network.js';
 import { SimError } from '../network/errors.js';
 import { GroupAddressing, numberOf, type AddressingMode } from './group-addressing.js';
 import { PARTICIPANT_CODES } from '../verdicts.js';
+import { addRequest, mayAdd, PRIVACY_REFUSED, type MemberResult } from './group-adds.js';
 
 export type Role = 'member' | 'admin' | 'superadmin';
 
@@ -139,7 +140,8 @@ export class Groups {
       // New groups let only admins add members (the simulator's default; WhatsApp lets the creator choose).
       memberAddMode: 'admin_add', membersAddGroups: kind.membersAddGroups ?? false, addressingMode: kind.addressingMode ?? 'pn',
     };
-    for (const number of numbers) if (this.network.accounts.has(number) && group.members.size < MAX_MEMBERS) group.members.set(number, 'member');
+    // Someone whose `groupadd` privacy refuses the creator is left out, as an add would refuse them.
+    for (const number of numbers) if (mayAdd(this.network, creator, number) && group.members.size < MAX_MEMBERS) group.members.set(number, 'member');
     this.groups.set(id, group);
     this.notify(group, creator, { tag: 'create', attrs: {}, content: [this.node(group)] });
     return group;
@@ -148,10 +150,18 @@ export class Groups {
   /**
    * Adds, removes, promotes or demotes members. Each asked number gets a status: 200, 404 (not on
    * WhatsApp / not a member), 409 (already a member), 419 (the group is full) and 403 (the creator removed or
-   * demoted), PARTICIPANT_CODES.
+   * demoted), PARTICIPANT_CODES. An add that the person's `groupadd` privacy refuses is 403 with an
+   * `addRequest`: the invitation WhatsApp offers the admin to send instead (whatsmeow group.go parseParticipant
+   * reads `<participant error="403"><add_request code expiration/></participant>` as GroupParticipant.AddRequest;
+   * Baileys rc14 groupParticipantsUpdate passes the node as `content`; group-adds.ts). The simulator does not
+   * accept it yet (v4 invites).
    */
-  changeMembers(group: Group, actor: Account, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): Array<{ number: string; status: number }> {
-    const results = numbers.map((number) => ({ number, status: this.change(group, action, number) }));
+  changeMembers(group: Group, actor: Account, action: 'add' | 'remove' | 'promote' | 'demote', numbers: string[]): MemberResult[] {
+    const results = numbers.map((number) => {
+      const status = this.change(group, actor, action, number);
+      const refused = action === 'add' && status === PRIVACY_REFUSED;
+      return { number, status, ...(refused ? { addRequest: addRequest(newInviteCode()) } : {}) };
+    });
     const changed = results.filter((r) => r.status === 200).map((r) => r.number);
     if (changed.length) {
       const participants = changed.map((number) => ({ tag: 'participant', attrs: this.addressing(group).participant(number) }));
@@ -160,11 +170,12 @@ export class Groups {
     return results;
   }
 
-  private change(group: Group, action: 'add' | 'remove' | 'promote' | 'demote', number: string): number {
+  private change(group: Group, actor: Account, action: 'add' | 'remove' | 'promote' | 'demote', number: string): number {
     const role = group.members.get(number);
     if (action === 'add') {
       if (!this.network.accounts.has(number)) return 404;
       if (role) return 409;
+      if (!mayAdd(this.network, actor, number)) return PRIVACY_REFUSED;
       if (group.members.size >= MAX_MEMBERS) return PARTICIPANT_CODES.value.full;
       group.members.set(number, 'member');
       return 200;

@@ -30,13 +30,9 @@ export const MAX_HISTORY_TOTAL = 100_000;
 /** A fixed JPEG-signed sample for history images (the content does not matter, its encryption does). */
 const SAMPLE_IMAGE = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(600)]);
 
-/** Stand-in for the inline preview phones put in an image message (`jpegThumbnail`, a few kB of JPEG). */
-const SAMPLE_THUMBNAIL = SAMPLE_IMAGE.subarray(0, 300);
-
-/** A history image: uploaded (encrypted) to the media host, with its inline preview as phones send it. */
-async function historyImage(media: Media, caption: string): Promise<proto.IMessage> {
-  const content = await media.upload({ kind: 'image', data: SAMPLE_IMAGE, mimetype: 'image/jpeg', caption });
-  return { ...content, imageMessage: { ...content.imageMessage, jpegThumbnail: SAMPLE_THUMBNAIL } };
+/** A history image: uploaded (encrypted) to the media host, with its inline preview (`jpegThumbnail`) as phones send it. */
+function historyImage(media: Media, caption: string): Promise<proto.IMessage> {
+  return media.upload({ kind: 'image', data: SAMPLE_IMAGE, mimetype: 'image/jpeg', caption });
 }
 
 function count(value: unknown, name: string, max: number, min = 1): number {
@@ -71,11 +67,14 @@ export async function seedHistory(media: Media, account: Account, options: Histo
       const fromMe = m % 2 === 1;
       const timestamp = end - (perChat - m) * 60;
       const text = `Mensagem ${m + 1} de ${name}`;
+      const id = `3EB0${randomBytes(8).toString('hex').toUpperCase()}`;
       const content = mediaEvery && (m + 1) % mediaEvery === 0 ? await historyImage(media, text) : { conversation: text };
+      // The phone has the media of its history: a media retry for it gets a new upload.
+      if (content.imageMessage) media.keep(account, id, content, SAMPLE_IMAGE);
       messages.push({
         msgOrderId: m + 1,
         message: {
-          key: { remoteJid: jid, fromMe, id: `3EB0${randomBytes(8).toString('hex').toUpperCase()}` }, message: content, messageTimestamp: timestamp,
+          key: { remoteJid: jid, fromMe, id }, message: content, messageTimestamp: timestamp,
           status: fromMe ? proto.WebMessageInfo.Status.READ : undefined, pushName: fromMe ? undefined : name,
         },
       });

@@ -13,6 +13,7 @@ import { contentOf, type ReceivedMessage } from '../network/phone.js';
 import type { MessageStanzas } from './message-stanzas.js';
 import { stanzaType } from './message-kinds.js';
 import { PhoneReceipts, type ReceiptKind } from './receipts.js';
+import { readReceiptsFlow } from './privacy-rules.js';
 import { PhoneRetries } from './phone-retries.js';
 import { ClientRelay } from './client-relay.js';
 import { VIEW_ONCE_FOR_COMPANIONS } from '../verdicts.js';
@@ -152,7 +153,9 @@ export class Messaging {
     if (viewOnce && input.kind !== 'image') throw new SimError(400, 'invalid_media', 'only an image is sent view-once here', { field: 'kind' });
     const uploaded = await this.media.upload(input);
     const message = viewOnce ? { viewOnceMessageV2: { message: { imageMessage: { ...uploaded.imageMessage, viewOnce: true } } } } : uploaded;
-    return this.phoneSends(fromNumber, toNumber, message, input.caption ?? input.fileName ?? '', viewOnce ? { companions: 'unavailable' } : {});
+    const sent = await this.phoneSends(fromNumber, toNumber, message, input.caption ?? input.fileName ?? '', viewOnce ? { companions: 'unavailable' } : {});
+    this.media.keep(this.network.account(fromNumber), sent.id, uploaded, input.data);
+    return sent;
   }
 
   /** Opens what a phone kept: its media is downloaded and decrypted. */
@@ -310,9 +313,12 @@ export class Messaging {
 
   /**
    * A receipt from `from` (a user or device JID) for messages of `sender`: to its companions, and its phone's
-   * record. In a group the receipt comes from the group, with the reader as `participant`.
+   * record. In a group the receipt comes from the group, with the reader as `participant`. A 1:1 `read` goes
+   * nowhere when either side turned read receipts off (privacy-rules.ts readReceiptsFlow).
    */
   receiptTo(sender: Account, from: string, ids: string[], type: ReceiptKind, group?: string, t = unixNow()): void {
+    const reader = this.network.accountOf(from);
+    if (type === 'read' && !group && reader && !readReceiptsFlow(reader, sender)) return;
     const [first, ...rest] = ids;
     const attrs: Record<string, string> = group ? { from: group, ...this.groupNames(group, from), id: first!, t } : { from, id: first!, t };
     if (type !== 'delivery') attrs.type = type;

@@ -44,6 +44,8 @@ export class PhoneMessages {
       : (ANSWER_KINDS as readonly string[]).includes(input.kind)
         ? buildAnswer(chat, input as VoteInput | RsvpInput, from.phone.received)
         : buildMessage(chat, input as Exclude<PhoneMessageInput, MediaInput | VoteInput | RsvpInput>, (id) => this.messaging.sentBy(from).some((m) => m.id === id && m.to === chat.jid));
-    return chat.group ? this.groupMessages.phoneSends(from.number, chat.jid, message, text) : this.messaging.phoneSends(from.number, chat.peer!, message, text);
+    const sent = await (chat.group ? this.groupMessages.phoneSends(from.number, chat.jid, message, text) : this.messaging.phoneSends(from.number, chat.peer!, message, text));
+    if (isMediaKind(input.kind)) this.media.keep(from, sent.id, message, (input as MediaInput).data);
+    return sent;
   }
 }

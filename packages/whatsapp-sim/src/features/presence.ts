@@ -3,6 +3,7 @@ import type { ClientConnection } from '../transport/connection.js';
 import type { Feature, Network } from '../network/network.js';
 import type { Account, CompanionDevice } from '../network/model.js';
 import { blocks } from '../network/model.js';
+import { seesLastSeen, seesOnline } from './privacy-rules.js';
 import { SimError } from '../network/errors.js';
 import type { SignalLog } from './signals.js';
 
@@ -18,6 +19,18 @@ interface Online {
 
 const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
 
+/** The child of a `<chatstate>` for a state: `<composing/>`, `<composing media="audio"/>` (recording) or `<paused/>`. */
+export function chatStateChild(state: ChatState): BinaryNode {
+  return state === 'paused' ? { tag: 'paused', attrs: {} } : { tag: 'composing', attrs: state === 'recording' ? { media: 'audio' } : {} };
+}
+
+/** The state a client's `<chatstate>` carries, if it is one WhatsApp knows. */
+export function chatStateOfNode(node: BinaryNode): ChatState | undefined {
+  const child = Array.isArray(node.content) ? node.content[0] : undefined;
+  if (child?.tag === 'composing') return child.attrs.media === 'audio' ? 'recording' : 'composing';
+  return child?.tag === 'paused' ? 'paused' : undefined;
+}
+
 /**
  * Presence and chat states (typing, recording) between accounts, as WhatsApp's server relays them:
  * - a device's `<presence type="available|unavailable">` (Baileys sendPresenceUpdate; no `type` is
@@ -27,10 +40,13 @@ const jidOf = (account: Account): string => `${account.number}@s.whatsapp.net`;
  *   the current presence at once and every change after (whatsmeow presence.go SubscribePresence: "you
  *   should start receiving *events.Presence for that user"), without `type` when available and with
  *   `type="unavailable" last` otherwise (whatsmeow handlePresence reads exactly these; `last="deny"` when the
- *   account's `last` privacy is `none`);
+ *   account's `last` privacy hides it from the subscriber); an account whose `online` privacy hides it from
+ *   the subscriber (`match_last_seen` with a last seen it does not see) always looks offline to it
+ *   (privacy-rules.ts seesOnline, seesLastSeen);
  * - `<chatstate to><composing|paused/></chatstate>` (`composing media="audio"` for recording) goes to the
  *   addressee's companions that subscribed to the sender, with `from` the sender (whatsmeow handleChatState);
  * - nothing goes from an account to one that blocked it, nor to one it blocked.
+ * Groups' chat states and subscriptions are group-presence.ts's.
  */
 export class Presences {
   private readonly online = new Map<Account, Online>();
@@ -83,11 +99,14 @@ export class Presences {
     this.relayChatState(from, target, state);
   }
 
-  /** The presence stanza a subscriber gets about `account`: online, or offline with its last seen (or `deny`). */
-  private presenceOf(account: Account): BinaryNode {
-    if (this.isOnline(account)) return { tag: 'presence', attrs: { from: jidOf(account) } };
-    const hidden = account.social.privacy.last === 'none';
-    return { tag: 'presence', attrs: { from: jidOf(account), type: 'unavailable', last: hidden ? 'deny' : String(this.stateOf(account).lastSeen) } };
+  /**
+   * The presence stanza `viewer` gets about `account`: online when its privacy shows that to the viewer, else
+   * offline with its last seen, or `deny` when that is hidden from the viewer (privacy-rules.ts).
+   */
+  private presenceOf(account: Account, viewer: Account): BinaryNode {
+    if (this.isOnline(account) && seesOnline(account, viewer)) return { tag: 'presence', attrs: { from: jidOf(account) } };
+    const last = seesLastSeen(account, viewer) ? String(this.stateOf(account).lastSeen) : 'deny';
+    return { tag: 'presence', attrs: { from: jidOf(account), type: 'unavailable', last } };
   }
 
   private async fromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
@@ -101,7 +120,7 @@ export class Presences {
       const set = this.subscribers.get(target) ?? new Set();
       set.add(device);
       this.subscribers.set(target, set);
-      if (!blocks(target, account) && !blocks(account, target)) this.send(account, device, this.presenceOf(target), target);
+      if (!blocks(target, account) && !blocks(account, target)) this.send(account, device, this.presenceOf(target, account), target);
       return;
     }
     // A presence without a type is available, as WhatsApp reads it (Baileys' own inbound handler too:
@@ -117,16 +136,14 @@ export class Presences {
   private async chatStateFromClient(connection: ClientConnection, node: BinaryNode): Promise<void> {
     const session = this.network.session(connection);
     const target = this.network.accountOf(node.attrs.to ?? '');
-    const child = Array.isArray(node.content) ? node.content[0] : undefined;
-    if (!session || !target || target === session.account || !child) return;
-    const state: ChatState | undefined = child.tag === 'composing' ? (child.attrs.media === 'audio' ? 'recording' : 'composing') : child.tag === 'paused' ? 'paused' : undefined;
-    if (state) this.relayChatState(session.account, target, state);
+    const state = chatStateOfNode(node);
+    if (session && target && target !== session.account && state) this.relayChatState(session.account, target, state);
   }
 
   private relayChatState(from: Account, target: Account, state: ChatState): void {
     if (blocks(target, from) || blocks(from, target)) return;
     this.signals.toPhone(target, { kind: 'chatstate', from: jidOf(from), state });
-    const child: BinaryNode = state === 'paused' ? { tag: 'paused', attrs: {} } : { tag: 'composing', attrs: state === 'recording' ? { media: 'audio' } : {} };
+    const child = chatStateChild(state);
     for (const device of this.subscribers.get(from) ?? []) {
       if (this.network.accountOf(device.jid) !== target) continue;
       this.signals.toCompanion(target, device, { tag: 'chatstate', attrs: { from: jidOf(from) }, content: [child] }, { kind: 'chatstate', from: jidOf(from), state });
@@ -142,15 +159,16 @@ export class Presences {
     const now = this.isOnline(account);
     if (now === was) return;
     if (!now) this.stateOf(account).lastSeen = Math.floor(Date.now() / 1000);
-    const node = this.presenceOf(account);
     for (const device of this.subscribers.get(account) ?? []) {
       const viewer = this.network.accountOf(device.jid);
       if (!viewer || viewer.companions.get(device.id) !== device || blocks(account, viewer) || blocks(viewer, account)) continue;
-      this.send(viewer, device, { ...node, attrs: { ...node.attrs } }, account);
+      // A viewer the account's online is hidden from sees no change: it was and stays "last seen: deny".
+      if (seesOnline(account, viewer)) this.send(viewer, device, this.presenceOf(account, viewer), account);
     }
   }
 
-  private isOnline(account: Account): boolean {
+  /** Whether the account is online: its phone or a companion available. */
+  isOnline(account: Account): boolean {
     const state = this.online.get(account);
     return !!state && (state.phone || state.companions.size > 0);
   }

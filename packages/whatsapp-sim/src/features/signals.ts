@@ -7,13 +7,19 @@ export interface SignalRecord {
   /** The receiving device: `phone`, or a companion's JID (`number:id@s.whatsapp.net`). */
   device: string;
   kind: 'presence' | 'chatstate' | 'call';
-  /** The account it is about or from (`number@s.whatsapp.net`). */
+  /** The account it is about or from (`number@s.whatsapp.net`); the group for a group's presence. */
   from: string;
   /** `available`/`unavailable`; `composing`/`recording`/`paused`; `offer`/`accept`/`reject`/`terminate`. */
   state: string;
   /** Last seen (Unix seconds) of an unavailable presence, or `deny` when the account's privacy hides it. */
   last?: string;
   callId?: string;
+  /** The group (`id@g.us`) a chat state was typed in, or whose presence (`count`) a subscription got. */
+  group?: string;
+  /** In a group: the sender as the group named it (its LID, `lid@lid`, in a LID-addressed group). */
+  participant?: string;
+  /** A group's presence: how many of its members are online. */
+  count?: number;
   at: number;
 }
 

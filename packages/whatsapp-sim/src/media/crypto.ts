@@ -17,10 +17,10 @@ const MAC_LENGTH = 10;
 /**
  * WhatsApp's media encryption: keys from HKDF-SHA256 of a random 32-byte media key with the type's info
  * string (Baileys getMediaKeys), AES-256-CBC with PKCS#7, and a 10-byte HMAC-SHA256 over iv + ciphertext
- * appended (whatsmeow upload.go / download.go describe the same layout).
+ * appended (whatsmeow upload.go / download.go describe the same layout). The iv comes from the key, so the
+ * same file under the same key encrypts to the same blob: what a phone uploads again on a media retry.
  */
-export async function encryptMedia(plain: Buffer, type: MediaType): Promise<EncryptedMedia> {
-  const mediaKey = randomBytes(32);
+export async function encryptMedia(plain: Buffer, type: MediaType, mediaKey: Buffer = randomBytes(32)): Promise<EncryptedMedia> {
   const { iv, cipherKey, macKey } = await getMediaKeys(mediaKey, type);
   const cipher = createCipheriv('aes-256-cbc', cipherKey, iv);
   const enc = Buffer.concat([cipher.update(plain), cipher.final()]);

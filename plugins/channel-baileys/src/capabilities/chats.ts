@@ -1,7 +1,19 @@
-import { ConflictError, NotFoundError, type ChatsCapability, type PrivacySettings } from '@parley/core';
+import { ConflictError, NotFoundError, ValidationError, type ChatsCapability, type PrivacySettings } from '@parley/core';
 import { isJidGroup, type MinimalMessage } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
+import type { BaileysSocket } from '../socket.js';
 import { upstream } from '../util/errors.js';
+import { memberMetadata } from './disappearing.js';
+
+/**
+ * Baileys' setter of each privacy category (rc14 Socket/chats.js: each sends `<iq xmlns="privacy" type="set">`
+ * with one `<category name value/>`).
+ */
+const PRIVACY_SETTERS: Record<string, keyof BaileysSocket & `update${string}Privacy`> = {
+  readreceipts: 'updateReadReceiptsPrivacy', profile: 'updateProfilePicturePrivacy', status: 'updateStatusPrivacy',
+  online: 'updateOnlinePrivacy', last: 'updateLastSeenPrivacy', groupadd: 'updateGroupsAddPrivacy', calladd: 'updateCallPrivacy',
+  messages: 'updateMessagesPrivacy',
+};
 
 /** WhatsApp's apps pin at most this many chats (the phone refuses a fourth). */
 const MAX_PINNED_CHATS = 3;
@@ -61,6 +73,8 @@ export function chatsCapability(runtime: AdapterRuntime): ChatsCapability {
     },
     async subscribePresence(jid) {
       const socket = runtime.connection.openSocket();
+      // A group's chat states come to its members who subscribed to it; WhatsApp answers others nothing.
+      if (isJidGroup(jid)) await memberMetadata(runtime, socket, jid);
       await upstream('the presence subscription', () => socket.presenceSubscribe(jid));
     },
     async setDisappearing(jid, expiration) {
@@ -74,6 +88,17 @@ export function chatsCapability(runtime: AdapterRuntime): ChatsCapability {
     },
     async privacy(): Promise<PrivacySettings> {
       const socket = runtime.connection.openSocket();
+      return upstream('the privacy settings query', () => socket.fetchPrivacySettings(true));
+    },
+    async setPrivacy(settings: PrivacySettings): Promise<PrivacySettings> {
+      const socket = runtime.connection.openSocket();
+      // One iq per category, in order (the route checked every name and value before any is sent). The answer is
+      // read back with `force`, which also renews Baileys' cached settings (readMessages picks `read` or `read-self` from them).
+      for (const [name, value] of Object.entries(settings)) {
+        const setter = PRIVACY_SETTERS[name];
+        if (!setter) throw new ValidationError(`body.${name} is not a privacy category`);
+        await upstream(`the ${name} privacy setting`, () => (socket[setter] as (v: string) => Promise<void>)(value));
+      }
       return upstream('the privacy settings query', () => socket.fetchPrivacySettings(true));
     },
   };

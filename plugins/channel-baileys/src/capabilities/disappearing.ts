@@ -3,18 +3,28 @@ import { isJidGroup, type GroupMetadata } from '@whiskeysockets/baileys';
 import type { AdapterRuntime } from '../runtime.js';
 import type { BaileysSocket } from '../socket.js';
 import { normalizeJid } from '../util/jids.js';
+import { GROUP_MISSING, upstream } from '../util/errors.js';
 
 /**
- * A group's metadata for a send: the send-side cache Baileys' group sends read through, else one query
- * (undefined when it fails, e.g. for a group the account is not in: the send then meets WhatsApp's verdict).
+ * A group's metadata for a call only a member makes (a chat state to it, a subscription to its presence): the
+ * send-side cache Baileys' group sends read through, else one query (cached); 404 `group_not_found` when WhatsApp
+ * has no such group or the account is not in it. Sent anyway, WhatsApp's server relays nothing and says nothing
+ * (as the simulator does), so answering 200 would lie.
  */
-export async function sendSideMetadata(runtime: AdapterRuntime, socket: BaileysSocket, jid: string): Promise<GroupMetadata | undefined> {
-  let meta = runtime.groupCache.get(jid);
-  if (!meta) {
-    meta = await socket.groupMetadata(jid).catch(() => undefined);
-    if (meta) runtime.groupCache.set(jid, meta);
-  }
+export async function memberMetadata(runtime: AdapterRuntime, socket: BaileysSocket, jid: string): Promise<GroupMetadata> {
+  const cached = runtime.groupCache.get(jid);
+  if (cached) return cached;
+  const meta = await upstream('group', () => socket.groupMetadata(jid), GROUP_MISSING);
+  runtime.groupCache.set(jid, meta);
   return meta;
+}
+
+/**
+ * A group's metadata for a send, as {@link memberMetadata} finds it, but undefined when it cannot (e.g. for a
+ * group the account is not in: the send then meets WhatsApp's verdict).
+ */
+export function sendSideMetadata(runtime: AdapterRuntime, socket: BaileysSocket, jid: string): Promise<GroupMetadata | undefined> {
+  return memberMetadata(runtime, socket, jid).catch(() => undefined);
 }
 
 /**

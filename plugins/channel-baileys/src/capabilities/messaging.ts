@@ -1,13 +1,14 @@
 import { ConflictError, MediaTooLargeError, UpstreamError, type CallLinkType, type MediaBlob, type MessageRecord, type MessagingCapability, type OutgoingType, type PresenceRequest, type SendRequest } from '@parley/core';
 import { toJid } from '@parley/whatsapp-proto';
-import { generateMessageIDV2, generateWAMessageFromContent, getContentType, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
+import { generateMessageIDV2, generateWAMessageFromContent, getContentType, isJidGroup, normalizeMessageContent, proto, type WAMessage } from '@whiskeysockets/baileys';
 import { SEND_TYPES } from '@parley/whatsapp-proto';
 import { relayOptionsOf } from '../events/resend.js';
 import { outboundPlan, sendChat } from '../mapping/outbound-content.js';
 import { messageJson, messageProto, recordToWAMessage, seconds } from '../mapping/record.js';
 import { ownJid, type AdapterRuntime } from '../runtime.js';
 import { upstream } from '../util/errors.js';
-import { disappearingTimer, requireMayPost } from './disappearing.js';
+import { disappearingTimer, memberMetadata, requireMayPost } from './disappearing.js';
+import { keepRenewedMedia } from '../media/media-retry.js';
 import { asGroupNames } from './group-addressing.js';
 import { createCallLink, prepareSend } from './outgoing-prep.js';
 
@@ -78,6 +79,8 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
         throw new ConflictError('WhatsApp has not told this account its profile name yet (the phone sends it with its first history '
           + 'sync), and without one it takes no online or offline presence: try again shortly', 'no_push_name');
       }
+      // A chat state to a group goes to its members (`<chatstate to="…@g.us">`): only a member may send one.
+      if (isJidGroup(jid)) await memberMetadata(runtime, socket, jid);
       await upstream('the presence update', () => socket.sendPresenceUpdate(request.status, jid));
     },
 
@@ -103,7 +106,19 @@ export function messagingCapability(runtime: AdapterRuntime): MessagingCapabilit
       const message: WAMessage = {
         ...recordToWAMessage(record), message: type === 'ptvMessage' ? proto.Message.fromObject({ videoMessage: content.ptvMessage }) : content,
       };
+      const directPath = media.directPath;
       const data = await upstream('the media download', () => runtime.download(message, socket, runtime.logger, dispatcher, limits));
+      // The phone uploaded it again (media-retry.ts): later downloads go to the new path.
+      const renewed = Object.values(message.message ?? {}).find((m) => m?.directPath) as proto.Message.IImageMessage | undefined;
+      if (renewed?.directPath && renewed.directPath !== directPath) {
+        // Only spares the phone a second request: the bytes are the answer even when the record cannot be updated.
+        // In the event order (a receipt handled meanwhile keeps its status), not waited for: the answer does not wait for the instance's events.
+        const { context } = runtime;
+        const keep = () => keepRenewedMedia(context.storage.messages, context.instanceId, record.key.id, type, renewed);
+        (context.inOrder ? context.inOrder(keep) : keep()).catch((err: unknown) => {
+          runtime.logger.warn({ err, messageId: record.key.id }, 'the renewed media path could not be stored: the next download asks the phone again');
+        });
+      }
       return { data, mimetype: media.mimetype || DEFAULT_MIME[type]!, ...(media.fileName ? { fileName: media.fileName } : {}) };
     },
   };

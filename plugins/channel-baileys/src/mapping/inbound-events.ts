@@ -1,5 +1,5 @@
 import type { CallStatus, ChannelEventPayload, PresenceStatus } from '@parley/core';
-import { areJidsSameUser, jidNormalizedUser, type BaileysEventMap, type WACallEvent } from '@whiskeysockets/baileys';
+import { areJidsSameUser, isJidGroup, jidNormalizedUser, type BaileysEventMap, type WACallEvent } from '@whiskeysockets/baileys';
 import { userPart } from '../util/jids.js';
 import { resolvePn, type InboundEnv } from './inbound-env.js';
 import { participantJid } from './resources.js';
@@ -10,12 +10,17 @@ const PRESENCES = new Set<PresenceStatus>(['unavailable', 'available', 'composin
 const CALL_STATUSES = new Set<CallStatus>(['offer', 'ringing', 'accept', 'reject', 'timeout', 'terminate']);
 const PARTICIPANT_ACTIONS = new Set(['add', 'remove', 'promote', 'demote']);
 
-/** One presence event per member listed in a `presence.update`. */
+/**
+ * One presence event per member listed in a `presence.update`. A group's own entry is skipped: WhatsApp answers
+ * a subscription to a group with `<presence from="group@g.us" count="N">`, its members online, which Baileys
+ * reports as the group being `available` with a `groupOnlineCount` (Socket/chats.js handlePresenceUpdate;
+ * Baileys PR #2545) — no member's presence, and the spec's presence event has no place for a count.
+ */
 export async function presenceEvents(update: BaileysEventMap['presence.update'], env: InboundEnv): Promise<Payload<'presence'>[]> {
   const chatJid = (await resolvePn(env, update.id, undefined)) ?? update.id;
   const out: Payload<'presence'>[] = [];
   for (const [member, data] of Object.entries(update.presences)) {
-    if (!PRESENCES.has(data.lastKnownPresence)) continue;
+    if (!PRESENCES.has(data.lastKnownPresence) || isJidGroup(member)) continue;
     const jid = (await resolvePn(env, member, undefined)) ?? member;
     out.push({ type: 'presence', jid, status: data.lastKnownPresence, chatJid });
   }

@@ -1,6 +1,6 @@
 import type { Chat, Community, Contact, ContactChange, Group, GroupParticipant, InviteInfo, JoinRequest, ParticipantResult, Product } from '@parley/core';
 import {
-  isJidGroup, toNumber, type BinaryNode, type Chat as WAChat, type ChatUpdate, type Contact as WAContact, type GroupMetadata, type GroupParticipant as WAParticipant,
+  getBinaryNodeChild, isJidGroup, toNumber, type BinaryNode, type Chat as WAChat, type ChatUpdate, type Contact as WAContact, type GroupMetadata, type GroupParticipant as WAParticipant,
   type Product as WAProduct,
 } from '@whiskeysockets/baileys';
 import { isLidJid, isPnJid, normalizeJid, preferPn } from '../util/jids.js';
@@ -86,6 +86,8 @@ export function toInviteInfo(meta: GroupMetadata): InviteInfo {
  * Results of a participant change, each member by number as elsewhere: a LID-addressed group answers
  * `<participant jid="…@lid" phone_number="…">` (whatsmeow group.go parseParticipant), which Baileys passes as
  * `content` (groupParticipantsUpdate) or drops (the join-request answer): `known` resolves a LID named alone.
+ * An add the person's privacy refuses answers `error="403"` with `<add_request code expiration/>` (whatsmeow
+ * parseParticipant reads it as GroupParticipant.AddRequest): kept as `addRequest`.
  */
 export function participantResults(
   results: { status: string; jid: string | undefined; content?: BinaryNode }[], known: (lid: string) => string | undefined = () => undefined,
@@ -93,7 +95,10 @@ export function participantResults(
   return results.map((r) => {
     const pn = r.content?.attrs.phone_number;
     const jid = isPnJid(pn) ? normalizeJid(pn) : isLidJid(r.jid) ? (known(r.jid) ?? r.jid) : (r.jid ?? '');
-    return { jid, status: r.status };
+    const request = r.content ? getBinaryNodeChild(r.content, 'add_request') : undefined;
+    const expiration = Number(request?.attrs.expiration);
+    const addRequest = request?.attrs.code && Number.isInteger(expiration) ? { addRequest: { code: request.attrs.code, expiration } } : {};
+    return { jid, status: r.status, ...addRequest };
   });
 }
 

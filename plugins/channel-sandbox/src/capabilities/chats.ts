@@ -102,4 +102,11 @@ export class SandboxChats implements ChatsCapability {
     this.device.requireConnected();
     return (await this.device.ctx.storage.state.get<PrivacySettings>(this.device.namespace, 'privacy')) ?? { ...DEFAULT_PRIVACY };
   }
+
+  /** Kept in the phone's state; the sandbox network applies none of them. */
+  async setPrivacy(settings: PrivacySettings): Promise<PrivacySettings> {
+    const next = { ...(await this.privacy()), ...settings };
+    await this.device.ctx.storage.state.put(this.device.namespace, 'privacy', next);
+    return next;
+  }
 }

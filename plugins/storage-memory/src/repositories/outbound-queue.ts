@@ -18,14 +18,15 @@ export class MemoryOutboundQueue implements OutboundQueue {
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     const entries = this.entriesOf(item.instance);
-    if (entries.has(item.id)) return 'queued';
+    const waiting = this.paused.has(item.instance) ? 'paused' : 'queued';
+    if (entries.has(item.id)) return waiting;
     if (entries.size >= bound) return 'full';
     const entry: Entry = { item: { ...item, order: item.dueAt, attempts: 0 }, seq: ++this.seq };
     entries.set(item.id, entry);
     const lane = this.laneOf(item);
     lane.push(entry);
     lane.sort((a, b) => byLaneOrder({ order: a.item.order, seq: a.seq }, { order: b.item.order, seq: b.seq }));
-    if (!lease || lane[0] !== entry || item.dueAt > lease.now || this.paused.has(item.instance)) return 'queued';
+    if (!lease || lane[0] !== entry || item.dueAt > lease.now || waiting === 'paused') return waiting;
     entry.item = { ...entry.item, leasedUntil: lease.now + lease.leaseMs };
     return 'leased';
   }

@@ -26,16 +26,16 @@ export class MongoOutboundQueue implements OutboundQueue {
 
   async enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
     return this.run(async (entries, db) => {
-      if (await entries.findOne({ _id: `${item.instance}\n${item.id}` }, { projection: { _id: 1 } })) return 'queued';
+      const waiting = await this.collections.outboundPaused(db).findOne({ _id: item.instance }) ? 'paused' : 'queued';
+      if (await entries.findOne({ _id: `${item.instance}\n${item.id}` }, { projection: { _id: 1 } })) return waiting;
       if (await entries.countDocuments({ instance: item.instance }) >= bound) return 'full';
-      const leased = lease !== undefined && item.dueAt <= lease.now
-        && !(await entries.findOne({ instance: item.instance, lane: item.lane, order: { $lte: item.dueAt } }, { projection: { _id: 1 } }))
-        && !(await this.collections.outboundPaused(db).findOne({ _id: item.instance }));
+      const leased = lease !== undefined && item.dueAt <= lease.now && waiting === 'queued'
+        && !(await entries.findOne({ instance: item.instance, lane: item.lane, order: { $lte: item.dueAt } }, { projection: { _id: 1 } }));
       const seq = await this.collections.nextSeq(db, 'outbound');
       await entries.updateOne({ _id: `${item.instance}\n${item.id}` }, {
         $setOnInsert: { ...item, order: item.dueAt, seq, attempts: 0, ...(leased ? { leasedUntil: lease.now + lease.leaseMs } : {}) },
       }, { upsert: true });
-      return leased ? 'leased' : 'queued';
+      return leased ? 'leased' : waiting;
     });
   }
 

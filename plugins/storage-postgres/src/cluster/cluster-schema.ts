@@ -82,3 +82,11 @@ export const CLUSTER_MIGRATION = `
     RETURN true;
   END $$;
 `;
+
+/**
+ * Migration 10: stored signal payloads by age. A large publish deletes the payloads older than a minute
+ * (PgSignals); with no index on `at`, every such publish read every payload of the last minute.
+ */
+export const SIGNAL_PAYLOADS_AGE_MIGRATION = `
+  CREATE INDEX signal_payloads_by_age ON signal_payloads (at);
+`;

@@ -10,6 +10,24 @@ const expiresIn = (ms: string) => `clock_timestamp() + ${ms}::double precision *
 /** SQL: a row whose `expires_at` is still in the future on the database's clock. */
 const LIVE = 'expires_at > clock_timestamp()';
 
+/*
+ * Leases by their (instance, token), given as unnest($n::text[], $m::bigint[]): each statement also names the
+ * lease rows by `l.instance = ANY($n)`, a probe of the primary key per instance. Joined to the unnested pairs
+ * alone, a plan made while `cluster_leases` was young hashed (renew) or scanned (release) every lease ever
+ * taken, on every renewal tick of every node. The extra condition holds for every row the join keeps.
+ */
+
+/** Extends by $3 ms the leases of instances $1 still at tokens $2; answers the instances extended. */
+export const RENEW = `UPDATE cluster_leases AS l SET expires_at = ${expiresIn('$3')} FROM unnest($1::text[], $2::bigint[]) AS r (instance, token)
+  WHERE l.instance = ANY($1::text[]) AND l.instance = r.instance AND l.token = r.token RETURNING l.instance`;
+
+/** Ends node $1's live leases of instances $2 at tokens $3, and offers those instances. */
+export const RELEASE = `WITH released AS (
+    UPDATE cluster_leases AS l SET expires_at = NULL, held_by = NULL FROM unnest($2::text[], $3::bigint[]) AS r (instance, token)
+    WHERE l.instance = ANY($2::text[]) AND l.instance = r.instance AND l.token = r.token AND l.node = $1 AND l.${LIVE} RETURNING l.instance
+  )
+  INSERT INTO cluster_unowned (instance, offered_at) SELECT instance, clock_timestamp() FROM released ON CONFLICT (instance) DO NOTHING`;
+
 /** `leases` as the parallel arrays of unnest($n::text[], $m::bigint[]). */
 function columns(leases: Lease[]): [string[], number[]] {
   return [leases.map((l) => l.instance), leases.map((l) => l.token)];
@@ -77,9 +95,7 @@ export class PgClusterStore implements ClusterStore {
   async renew(leases: Lease[], ttlMs: number): Promise<string[]> {
     if (leases.length === 0) return [];
     const [instances, tokens] = columns(leases);
-    const kept = await this.db.all<{ instance: string }>(
-      `UPDATE cluster_leases AS l SET expires_at = ${expiresIn('$3')} FROM unnest($1::text[], $2::bigint[]) AS r (instance, token)
-       WHERE l.instance = r.instance AND l.token = r.token RETURNING l.instance`, [instances, tokens, ttlMs]);
+    const kept = await this.db.all<{ instance: string }>(RENEW, [instances, tokens, ttlMs]);
     const renewed = new Set(kept.map((row) => row.instance));
     return instances.filter((id) => !renewed.has(id));
   }
@@ -87,13 +103,7 @@ export class PgClusterStore implements ClusterStore {
   async release(leases: Lease[]): Promise<void> {
     if (leases.length === 0) return;
     const [instances, tokens] = columns(leases);
-    await this.db.run(
-      `WITH released AS (
-         UPDATE cluster_leases AS l SET expires_at = NULL, held_by = NULL FROM unnest($2::text[], $3::bigint[]) AS r (instance, token)
-         WHERE l.instance = r.instance AND l.token = r.token AND l.node = $1 AND l.${LIVE} RETURNING l.instance
-       )
-       INSERT INTO cluster_unowned (instance, offered_at) SELECT instance, clock_timestamp() FROM released ON CONFLICT (instance) DO NOTHING`,
-      [leases[0]!.node, instances, tokens]);
+    await this.db.run(RELEASE, [leases[0]!.node, instances, tokens]);
   }
 
   async owners(instances: string[]): Promise<Map<string, Lease>> {

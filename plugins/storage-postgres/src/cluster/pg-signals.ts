@@ -15,6 +15,18 @@ const INLINE = '=';
 const STORED = '@';
 /** Stored payloads older than this are deleted by the next large publish (a listener reads its row at once). */
 const STORED_PAYLOAD_TTL = "interval '1 minute'";
+/** How many connections of application name $3 listen on this database. */
+const LISTENING = '(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $3)';
+/**
+ * Publishes message $2 on channel $1 by the id of its `signal_payloads` row, deleting the rows older than
+ * {@link STORED_PAYLOAD_TTL} on the way: a range of `signal_payloads_by_age` (migration 10) bounded on both
+ * sides, the cutoff computed once (`clock_timestamp()` compared row by row is no index condition).
+ */
+export const PUBLISH_STORED = `WITH old AS (
+    DELETE FROM signal_payloads WHERE at >= (SELECT min(at) FROM signal_payloads) AND at < (SELECT clock_timestamp() - ${STORED_PAYLOAD_TTL})
+  ),
+  stored AS (INSERT INTO signal_payloads (message) VALUES ($2) RETURNING id)
+  SELECT pg_notify($1, '${STORED}' || id), ${LISTENING} AS n FROM stored`;
 /** Reconnection back-off of the listening connection: first wait, doubled after each failure up to the last. */
 const RECONNECT_FIRST_MS = 100;
 const RECONNECT_MAX_MS = 2_000;
@@ -65,13 +77,9 @@ export class PgSignals implements StorageSignals {
    */
   async publish(topic: string, message: string): Promise<number> {
     const channel = this.channel(topic);
-    const listening = '(SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = $3)';
     const row = Buffer.byteLength(INLINE + message) < NOTIFY_PAYLOAD_LIMIT
-      ? await this.db.get<{ n: number }>(`SELECT pg_notify($1, $2), ${listening} AS n`, [channel, INLINE + message, this.applicationName])
-      : await this.db.get<{ n: number }>(
-        `WITH old AS (DELETE FROM signal_payloads WHERE at < clock_timestamp() - ${STORED_PAYLOAD_TTL}),
-         stored AS (INSERT INTO signal_payloads (message) VALUES ($2) RETURNING id)
-         SELECT pg_notify($1, '${STORED}' || id), ${listening} AS n FROM stored`, [channel, message, this.applicationName]);
+      ? await this.db.get<{ n: number }>(`SELECT pg_notify($1, $2), ${LISTENING} AS n`, [channel, INLINE + message, this.applicationName])
+      : await this.db.get<{ n: number }>(PUBLISH_STORED, [channel, message, this.applicationName]);
     return row?.n ?? 0;
   }
 

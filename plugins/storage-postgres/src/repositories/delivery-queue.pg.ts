@@ -27,12 +27,54 @@ const CLAIM = `
   )
   UPDATE deliveries AS d SET lease_until = $3 FROM leased WHERE d.seq = leased.head RETURNING d.*`;
 
-/** The deliveries that follow each head of $1 in its lane, at most $2 each (they ride on the head's lease). */
-const FOLLOWERS = `
-  SELECT f.* FROM unnest($1::bigint[]) AS h (seq) JOIN deliveries AS hd ON hd.seq = h.seq CROSS JOIN LATERAL (
-    SELECT * FROM deliveries AS d WHERE d.instance = hd.instance AND d.url = hd.url AND d.dead_at IS NULL AND d.seq > hd.seq
+/**
+ * The deliveries that follow each head of $1 in its lane, at most $2 each (they ride on the head's lease). Each
+ * head is read by its seq (LATERAL … LIMIT 1): joined to the unnested seqs, a plan made on a young table hashed
+ * the whole queue.
+ */
+export const FOLLOWERS = `
+  SELECT f.* FROM unnest($1::bigint[]) AS h (seq)
+  CROSS JOIN LATERAL (SELECT instance, url FROM deliveries WHERE seq = h.seq LIMIT 1) AS hd
+  CROSS JOIN LATERAL (
+    SELECT * FROM deliveries AS d WHERE d.instance = hd.instance AND d.url = hd.url AND d.dead_at IS NULL AND d.seq > h.seq
     ORDER BY d.seq LIMIT $2
   ) AS f ORDER BY f.seq`;
+
+/**
+ * The live delivery $1: found by its id, then by its seq. Beside the id, `dead_at IS NULL` matches the predicate
+ * of `deliveries_lanes`, which a plan made on a young table chose, reading every live delivery for one.
+ */
+const LIVE_BY_ID = 'seq = (SELECT seq FROM deliveries WHERE id = $1) AND dead_at IS NULL';
+/** A sent delivery $1 leaves the queue. */
+export const DELIVERED = `DELETE FROM deliveries WHERE ${LIVE_BY_ID} RETURNING instance`;
+/** A delivery $1 that was neither sent nor failed gives its lease back. */
+export const RELEASED = `UPDATE deliveries SET lease_until = NULL WHERE ${LIVE_BY_ID}`;
+/** A failed attempt of delivery $1: retried at $2, or (no $2) dead since $5; $3 the error, $4 the status. */
+export const FAILED = `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = coalesce($2, next_attempt_at), last_error = $3,
+  last_status = $4, lease_until = NULL, dead_at = CASE WHEN $2::bigint IS NULL THEN $5::bigint END
+  WHERE ${LIVE_BY_ID} RETURNING instance`;
+/** The lanes of the live deliveries $1, each delivery read by its id (LATERAL … LIMIT 1), as {@link LIVE_BY_ID}. */
+export const LIVE_LANES = `SELECT DISTINCT d.instance, d.url FROM unnest($1::text[]) AS k (id)
+  CROSS JOIN LATERAL (SELECT instance, url, dead_at FROM deliveries WHERE id = k.id LIMIT 1) AS d WHERE d.dead_at IS NULL`;
+
+/**
+ * Dead letters $2 of instance $1, each found by its id alone (LATERAL … LIMIT 1: the instance and `dead_at`
+ * checked on what it found, outside the LIMIT, so no index of theirs is taken) and deleted by its address: with
+ * `instance = $1 AND dead_at IS NOT NULL AND id = ANY($2)`, a plan made on a young table read the instance's
+ * every dead letter along `deliveries_dead` and filtered them by the ids. A dead letter changed meanwhile (moved
+ * back to the queue) is kept, as the check of `dead_at` on its new version keeps it in the statement it replaces.
+ */
+export const DISCARD_DEAD = `DELETE FROM deliveries AS d USING unnest($2::text[]) AS k (id)
+  CROSS JOIN LATERAL (SELECT ctid AS addr, instance, dead_at FROM deliveries WHERE id = k.id LIMIT 1) AS f
+  WHERE d.ctid = f.addr AND f.instance = $1 AND f.dead_at IS NOT NULL`;
+
+/**
+ * Dead letters dead before $1: a range of `deliveries_dead_age` bounded on both sides (the lower bound the
+ * first dead letter's time, which every one has or follows). With the upper bound alone a plan made on a
+ * young table scanned the whole queue per purge, as the event log's did (`PURGE_EVENTS`).
+ */
+export const PURGE_DEAD = `DELETE FROM deliveries WHERE dead_at IS NOT NULL
+  AND dead_at >= (SELECT min(dead_at) FROM deliveries WHERE dead_at IS NOT NULL) AND dead_at < $1`;
 
 /** Counter increments of one instance. */
 type Counts = { sent: number; failed: number; sum: number; responses: number };
@@ -92,7 +134,7 @@ export class PgDeliveryQueue implements DeliveryQueue {
     if (outcomes.length === 0) return;
     const now = this.clock.now();
     await this.db.transaction(async (tx) => {
-      const lanes = await this.lanesOf(tx, 'id = ANY($1::text[]) AND dead_at IS NULL', [outcomes.map((outcome) => outcome.id)]);
+      const lanes = await this.lanesOf(tx, LIVE_LANES, [outcomes.map((outcome) => outcome.id)]);
       await LANES.lock(tx, lanes);
       const counts = new Map<string, Counts>();
       const count = (instance: string, sent: number, responseTimeMs: number | undefined): void => {
@@ -107,13 +149,13 @@ export class PgDeliveryQueue implements DeliveryQueue {
       };
       for (const outcome of outcomes) {
         if (outcome.outcome === 'sent') {
-          const row = await tx.get<{ instance: string }>('DELETE FROM deliveries WHERE id = $1 AND dead_at IS NULL RETURNING instance', [outcome.id]);
+          const row = await tx.get<{ instance: string }>(DELIVERED, [outcome.id]);
           if (row) count(row.instance, 1, outcome.responseTimeMs);
         } else if (outcome.outcome === 'failed') {
           const row = await this.failAttempt(tx, outcome.id, outcome.failure, now);
           if (row) count(row.instance, 0, outcome.failure.responseTimeMs);
         } else {
-          await tx.run('UPDATE deliveries SET lease_until = NULL WHERE id = $1 AND dead_at IS NULL', [outcome.id]);
+          await tx.run(RELEASED, [outcome.id]);
         }
       }
       await writeCounts(tx, counts);
@@ -122,12 +164,7 @@ export class PgDeliveryQueue implements DeliveryQueue {
   }
 
   private failAttempt(tx: Queryable, id: string, failure: DeliveryFailure, now: number): Promise<{ instance: string } | undefined> {
-    return tx.get<{ instance: string }>(
-      `UPDATE deliveries SET attempts = attempts + 1, next_attempt_at = coalesce($2, next_attempt_at), last_error = $3, last_status = $4,
-         lease_until = NULL, dead_at = CASE WHEN $2::bigint IS NULL THEN $5::bigint END
-       WHERE id = $1 AND dead_at IS NULL RETURNING instance`,
-      [id, failure.nextAttemptAt, failure.error, failure.status ?? null, now],
-    );
+    return tx.get<{ instance: string }>(FAILED, [id, failure.nextAttemptAt, failure.error, failure.status ?? null, now]);
   }
 
   /** Makes the target's postponed, unleased lane heads due now; a scan of the lanes, run when a target comes back. */
@@ -152,12 +189,15 @@ export class PgDeliveryQueue implements DeliveryQueue {
   }
 
   async deadLetters(instance: string, page: { limit: number; offset: number }): Promise<{ items: DeadLetter[]; total: number }> {
-    const [rows, count] = await Promise.all([
-      this.db.all<DeliveryRow>('SELECT * FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT $2 OFFSET $3',
-        [instance, page.limit, page.offset]),
-      this.db.get<{ total: number }>('SELECT count(*) AS total FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL', [instance]),
-    ]);
-    return { items: rows.map((row) => ({ ...deliveryOf(row), deadAt: row.dead_at! })), total: count?.total ?? 0 };
+    // The page and the total in one statement: one snapshot, so they agree.
+    const rows = await this.db.all<DeliveryRow & { list_total: number }>(
+      `SELECT c.n AS list_total, d.* FROM (SELECT count(*) AS n FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL) c
+        LEFT JOIN LATERAL (SELECT * FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL ORDER BY dead_at, seq LIMIT $2 OFFSET $3) d ON true
+        ORDER BY d.dead_at, d.seq`,
+      [instance, page.limit, page.offset],
+    );
+    const items = rows.filter((row) => row.id !== null).map((row) => ({ ...deliveryOf(row), deadAt: row.dead_at! }));
+    return { items, total: rows[0]?.list_total ?? 0 };
   }
 
   /** Revived deliveries rejoin their lanes at their old place (seq), so their lanes' heads are recomputed. */
@@ -166,7 +206,7 @@ export class PgDeliveryQueue implements DeliveryQueue {
     const params = ids === undefined ? [instance] : [instance, ids];
     const now = this.clock.now();
     return this.db.transaction(async (tx) => {
-      const lanes = await this.lanesOf(tx, which, params);
+      const lanes = await this.lanesOf(tx, `SELECT DISTINCT instance, url FROM deliveries WHERE ${which}`, params);
       await LANES.lock(tx, lanes);
       const revived = await tx.run(
         `UPDATE deliveries SET dead_at = NULL, lease_until = NULL, attempts = 0, next_attempt_at = $${params.length + 1} WHERE ${which}`,
@@ -180,11 +220,11 @@ export class PgDeliveryQueue implements DeliveryQueue {
   async discardDeadLetters(instance: string, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     // Dead letters are in no lane (lanes hold live deliveries only): deleting them moves no head.
-    return this.db.run('DELETE FROM deliveries WHERE instance = $1 AND dead_at IS NOT NULL AND id = ANY($2::text[])', [instance, ids]);
+    return this.db.run(DISCARD_DEAD, [instance, ids]);
   }
 
   async purgeDeadLetters(before: number): Promise<number> {
-    return this.db.run('DELETE FROM deliveries WHERE dead_at IS NOT NULL AND dead_at < $1', [before]);
+    return this.db.run(PURGE_DEAD, [before]);
   }
 
   async stats(instance: string): Promise<WebhookStats> {
@@ -208,9 +248,9 @@ export class PgDeliveryQueue implements DeliveryQueue {
     });
   }
 
-  /** The lanes of the deliveries `where` selects. */
-  private async lanesOf(tx: Queryable, where: string, params: unknown[]): Promise<LaneKey[]> {
-    return (await tx.all<{ instance: string; url: string }>(`SELECT DISTINCT instance, url FROM deliveries WHERE ${where}`, params))
+  /** The lanes (instance, url) that `sql` answers. */
+  private async lanesOf(tx: Queryable, sql: string, params: unknown[]): Promise<LaneKey[]> {
+    return (await tx.all<{ instance: string; url: string }>(sql, params))
       .map((row) => ({ instance: row.instance, lane: row.url }));
   }
 }

@@ -17,18 +17,25 @@ const SCAN_CHATS = `${SCAN_COLUMNS} WHERE instance = $1 ${SCAN_ORDER} $2`;
 
 /**
  * {@link PgMessageRepository.setStatuses}: one update per message ($2 ids, $3 statuses, $4 their ranks,
- * $5 whether it applies whatever is stored), answering the ids of $1 that exist. The data-modifying CTE
- * runs whether or not it is read; the outer query sees the rows as they were before it (an update
- * neither adds nor removes one).
+ * $5 whether it applies whatever is stored) by `messages_set_statuses` (statuses-schema.ts), answering
+ * the ids of $2 that exist.
  */
-const SET_STATUSES = `
-  WITH u AS (SELECT * FROM unnest($2::text[], $3::text[], $4::int[], $5::boolean[]) AS u (mid, next, next_rank, force)),
-  moved AS (
-    UPDATE messages SET status = u.next FROM u
-    WHERE messages.instance = $1 AND messages.id = u.mid AND (u.force OR u.next = 'ERROR' OR u.next_rank > ${STATUS_RANK_SQL})
-    RETURNING 1
-  )
-  SELECT u.mid AS id FROM u WHERE EXISTS (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = u.mid)`;
+export const SET_STATUSES = 'SELECT id FROM messages_set_statuses($1, $2, $3, $4, $5) AS id';
+
+/** {@link PgMessageRepository.delete}: the messages of ids $2 of instance $1 deleted one by one by `messages_delete` (delete-schema.ts), answering how many. */
+export const DELETE_MESSAGES = 'SELECT messages_delete($1, $2) AS n';
+
+/**
+ * {@link PgMessageRepository.purgeOlderThan}: up to $2 messages older than $1, the oldest first (a range of
+ * `messages_by_time`), each found by its seq and deleted by its row's address (LATERAL … LIMIT 1). As
+ * `seq IN (SELECT … LIMIT $2)`, a plan made on a young table read the whole table twice per call (a
+ * sequential scan for the old ones, another hashed against them). A message another statement changed
+ * meanwhile (a receipt) is left for the next sweep.
+ */
+export const PURGE_MESSAGES = `DELETE FROM messages AS m
+  USING (SELECT seq FROM messages WHERE timestamp < $1 ORDER BY timestamp LIMIT $2) AS o
+  CROSS JOIN LATERAL (SELECT ctid AS addr FROM messages WHERE seq = o.seq LIMIT 1) AS k
+  WHERE m.ctid = k.addr`;
 
 /**
  * The statuses of one message, applied in order as {@link PgMessageRepository.setStatus} applies each,
@@ -43,6 +50,13 @@ export function collapseStatuses(statuses: readonly MessageStatus[]): { status: 
   return error < 0 ? { status: best!, force: false } : { status: best ?? 'ERROR', force: true };
 }
 
+/** One row per message of the page (none: one row of nulls) beside the chat's count, in one snapshot. */
+export const LIST_BY_CHAT = `SELECT c.n AS total, p.record, p.status
+  FROM (SELECT coalesce((SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2), 0) AS n) c
+  LEFT JOIN LATERAL (SELECT record, status, timestamp, seq FROM messages WHERE instance = $1 AND chat = $2
+    ORDER BY timestamp DESC, seq DESC LIMIT $3 OFFSET $4) p ON true
+  ORDER BY p.timestamp DESC, p.seq DESC`;
+
 /**
  * Message history. The status has its own column, so a receipt rewrites neither the record nor an
  * index; a page is a range of `messages_by_chat` and its total the chat's kept count.
@@ -50,20 +64,18 @@ export function collapseStatuses(statuses: readonly MessageStatus[]): { status: 
 export class PgMessageRepository implements MessageRepository {
   constructor(private readonly db: PgDatabase) {}
 
-  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps. */
+  /** A replace keeps the row's seq, so the message keeps its place among equal timestamps; one write of the turn's statement ({@link PgDatabase.upserts}). */
   async upsert(instance: string, record: MessageRecord): Promise<void> {
-    await this.db.writes.run(
-      `INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES ($1, $2, $3, $4, $5, $6)
-       ON CONFLICT (instance, id) DO UPDATE SET chat = excluded.chat, timestamp = excluded.timestamp, status = excluded.status,
-       record = excluded.record`,
-      // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
-      [instance, record.key.id, record.key.remoteJid, Number(record.messageTimestamp) || 0, record.status, encodeStored(record)],
-    );
+    // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
+    await this.db.upserts.message({
+      instance, id: record.key.id, chat: record.key.remoteJid, timestamp: Number(record.messageTimestamp) || 0, status: record.status, record: encodeStored(record),
+    });
   }
 
+  /** A lookup of the turn's statement ({@link PgDatabase.lookups}), with the other reads by key made beside it (a run's messages among them). */
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = await this.db.reads.get<MessageRow>('SELECT record, status FROM messages WHERE instance = $1 AND id = $2', [instance, id]);
-    return row ? messageOf(row) : null;
+    const row = await this.db.lookups.get('message', instance, id);
+    return row ? messageOf({ record: row.doc, status: row.status as MessageStatus }) : null;
   }
 
   /** One statement moves the status forward and tells whether the message exists. */
@@ -87,26 +99,27 @@ export class PgMessageRepository implements MessageRepository {
     if (updates.length === 0) return [];
     const byId = new Map<string, MessageStatus[]>();
     for (const { id, status } of updates) byId.set(id, [...(byId.get(id) ?? []), status]);
-    const collapsed = [...byId.values()].map(collapseStatuses);
+    // In one order (ids sorted), so that two runs updating the same messages lock them in the same order.
+    const ids = [...byId.keys()].sort();
+    const collapsed = ids.map((id) => collapseStatuses(byId.get(id)!));
     const found = new Set((await this.db.writes.all<{ id: string }>(SET_STATUSES, [
-      instance, [...byId.keys()], collapsed.map((c) => c.status), collapsed.map((c) => MESSAGE_STATUS_RANK[c.status]), collapsed.map((c) => c.force),
+      instance, ids, collapsed.map((c) => c.status), collapsed.map((c) => MESSAGE_STATUS_RANK[c.status]), collapsed.map((c) => c.force),
     ])).map((row) => row.id));
     return updates.map(({ id }) => found.has(id));
   }
 
+  /**
+   * A page and the chat's total in one statement, so both come from one snapshot: two statements (even run
+   * at once) could count a message stored between them and not list it.
+   */
   async listByChat(instance: string, chatJid: string, page: PageRequest): Promise<Page<MessageRecord>> {
-    const [rows, count] = await Promise.all([
-      this.db.reads.all<MessageRow>(
-        'SELECT record, status FROM messages WHERE instance = $1 AND chat = $2 ORDER BY timestamp DESC, seq DESC LIMIT $3 OFFSET $4',
-        [instance, chatJid, page.limit, (page.page - 1) * page.limit],
-      ),
-      this.db.reads.get<{ n: number }>('SELECT n FROM chat_message_counts WHERE instance = $1 AND chat = $2', [instance, chatJid]),
-    ]);
-    return { items: rows.map(messageOf), total: count?.n ?? 0 };
+    const rows = await this.db.reads.all<{ total: number; record: string | null; status: string | null }>(LIST_BY_CHAT, [instance, chatJid, page.limit, (page.page - 1) * page.limit]);
+    const items = rows.flatMap((row) => (row.record === null ? [] : [messageOf(row as MessageRow)]));
+    return { items, total: rows[0]?.total ?? 0 };
   }
 
   async delete(instance: string, ids: string[]): Promise<number> {
-    return this.db.writes.run('DELETE FROM messages WHERE instance = $1 AND id = ANY($2::text[])', [instance, ids]);
+    return (await this.db.writes.get<{ n: number }>(DELETE_MESSAGES, [instance, ids]))!.n;
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
@@ -135,6 +148,6 @@ export class PgMessageRepository implements MessageRepository {
 
   /** Deletes up to `limit` messages older than `before` (Unix s, as `messageTimestamp`); answers how many. */
   async purgeOlderThan(before: number, limit: number): Promise<number> {
-    return this.db.writes.run('DELETE FROM messages WHERE seq IN (SELECT seq FROM messages WHERE timestamp < $1 LIMIT $2)', [before, limit]);
+    return this.db.writes.run(PURGE_MESSAGES, [before, limit]);
   }
 }

@@ -1,5 +1,6 @@
-import { KeyedSerialQueue, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
+import { ServiceUnavailableError, type EnqueueOutcome, type NewOutbound, type Outbound, type OutboundPage, type OutboundQueue } from '@parley/core';
 import { outboundOf, type OutboundRow } from '@parley/storage-sql';
+import { KeyedBatches } from '../keyed-batches.js';
 import { Rollback, type PgDatabase, type Queryable } from '../pg-database.js';
 import { Lanes } from './lanes.pg.js';
 
@@ -17,6 +18,48 @@ const LANE_OF = 'SELECT lane FROM outbound WHERE instance = $1 AND id = $2';
  */
 const COMPLETE = `SELECT CASE WHEN EXISTS (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = $2)
   THEN set_config('synchronous_commit', 'off', true) END AS relaxed, outbound_complete($1, $2) AS completed`;
+
+/** One enqueue, as {@link PgOutboundQueue.enqueue} is called. */
+interface Enqueue { item: NewOutbound; bound: number; lease?: { now: number; leaseMs: number } | undefined }
+
+/** Enqueues of one statement at most, and characters of their payloads (media travel inside them): the rest go into the next. */
+const MAX_ENQUEUES = 200;
+const MAX_ENQUEUE_CHARS = 4 * 1024 * 1024;
+
+/** Enqueues of instance $1 ($2–$9: one array element each), with whether the instance is paused. */
+const ENQUEUE = `SELECT set_config('synchronous_commit', 'off', true) AS relaxed,
+  outbound_enqueue_many($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcomes,
+  EXISTS (SELECT 1 FROM outbound_paused WHERE instance = $1) AS paused`;
+
+/**
+ * The completions of entries $2 (distinct ids) of instance $1, committed without waiting for the WAL flush when every
+ * one's message record is stored (each looked up by its key: LATERAL … LIMIT 1 is never turned into a scan of the instance).
+ */
+const COMPLETE_MANY = `SELECT CASE WHEN (SELECT count(*) FROM unnest($2::text[]) AS k (id)
+    CROSS JOIN LATERAL (SELECT 1 FROM messages AS m WHERE m.instance = $1 AND m.id = k.id LIMIT 1) AS m) = cardinality($2::text[])
+  THEN set_config('synchronous_commit', 'off', true) END AS relaxed, outbound_complete_many($1, $2) AS completed`;
+
+/**
+ * A page ($2 entries after the first $3) of instance $1's queue by due time, beside its size, in one statement
+ * (one snapshot). The queue is walked along `outbound_by_instance` one entry after another (each step the next
+ * (due_at, seq) of the instance, LIMIT 1), up to the page's end, then the page's entries are read by their seq.
+ * As `ORDER BY due_at, seq LIMIT $2 OFFSET $3`, a plan made on a young table read and sorted the instance's
+ * whole queue for every page.
+ */
+export const LIST = `
+  WITH RECURSIVE walk (n, due_at, seq) AS (
+    SELECT 1::bigint, f.due_at, f.seq FROM (SELECT due_at, seq FROM outbound WHERE instance = $1 ORDER BY due_at, seq LIMIT 1) AS f
+    UNION ALL
+    SELECT w.n + 1, f.due_at, f.seq FROM walk AS w CROSS JOIN LATERAL (
+      SELECT due_at, seq FROM outbound WHERE instance = $1 AND (due_at, seq) > (w.due_at, w.seq) ORDER BY due_at, seq LIMIT 1
+    ) AS f WHERE w.n < $2::bigint + $3::bigint
+  )
+  SELECT c.n AS list_total, o.* FROM (SELECT coalesce((SELECT n FROM outbound_counts WHERE instance = $1), 0) AS n) AS c
+  LEFT JOIN LATERAL (
+    SELECT r.* FROM walk AS w CROSS JOIN LATERAL (SELECT * FROM outbound WHERE seq = w.seq LIMIT 1) AS r
+    WHERE w.n > $3::bigint AND w.n <= $2::bigint + $3::bigint
+  ) AS o ON true
+  ORDER BY o.due_at, o.seq`;
 
 const NOT_PAUSED = 'NOT EXISTS (SELECT 1 FROM outbound_paused AS p WHERE p.instance = l.instance)';
 
@@ -50,31 +93,53 @@ export class PgOutboundQueue implements OutboundQueue {
    * An instance's enqueues of this process run in call order, as on the other back ends: the pool would
    * run concurrent ones in whatever order its connections get them, so which of two sends started
    * together gets the last place under the bound, or heads its lane, would be chance. They wait on the
-   * instance's `outbound_counts` row one after another anyway.
+   * instance's `outbound_counts` row one after another anyway, so those made while one is in flight go
+   * together: one call of `outbound_enqueue_many` (migration 7), each enqueue as `outbound_enqueue` does it.
    */
-  private readonly enqueues = new KeyedSerialQueue();
+  private readonly enqueues = new KeyedBatches<Enqueue, EnqueueOutcome>({
+    one: (instance, enqueue) => this.enqueueNow(instance, [enqueue]).then(([outcome]) => outcome!),
+    many: (instance, enqueues) => this.enqueueNow(instance, enqueues),
+    // An outage fails them all; an error of one enqueue's input (a payload PostgreSQL refuses) fails only that one.
+    retryAlone: (err) => !(err instanceof ServiceUnavailableError),
+    weight: (enqueue) => enqueue.item.payload.length,
+  }, MAX_ENQUEUES, MAX_ENQUEUE_CHARS);
+
+  /** An instance's completions, those made while one is in flight together ({@link complete}). */
+  private readonly completions = new KeyedBatches<string, void>({
+    one: (instance, id) => this.completeNow(instance, [id]),
+    many: async (instance, ids) => {
+      await this.completeNow(instance, ids);
+      return ids.map(() => undefined);
+    },
+    retryAlone: (err) => !(err instanceof ServiceUnavailableError),
+    weight: () => 1,
+  }, MAX_ENQUEUES, MAX_ENQUEUES);
 
   constructor(private readonly db: PgDatabase) {}
 
   enqueue(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
-    return this.enqueues.run(item.instance, () => this.enqueueNow(item, bound, lease));
+    if (bound <= 0) return Promise.resolve('full');
+    return this.enqueues.call(item.instance, { item, bound, lease });
   }
 
   /**
-   * One call of the `outbound_enqueue` function (migration 2), its own transaction, committed without
-   * waiting for its WAL flush: durable once `Storage.flush` resolves (OutboundQueue's contract), which the
-   * server awaits before it answers or sends. An instance's enqueues run one after another (above), and
-   * each takes the instance's `outbound_counts` row, so a disk flush each would bound the instance's
+   * One statement for enqueues of `instance`, in order, its own transaction, committed without waiting
+   * for its WAL flush: durable once `Storage.flush` resolves (OutboundQueue's contract), which the
+   * server awaits before it answers or sends. An instance's enqueues run one batch after another (above),
+   * and each takes the instance's `outbound_counts` row, so a disk flush each would bound the instance's
    * accepted sends per second; concurrent flushes share one.
    */
-  private async enqueueNow(item: NewOutbound, bound: number, lease?: { now: number; leaseMs: number }): Promise<EnqueueOutcome> {
-    if (bound <= 0) return 'full';
+  private async enqueueNow(instance: string, enqueues: readonly Enqueue[]): Promise<EnqueueOutcome[]> {
     try {
-      const row = await this.db.get<{ outcome: EnqueueOutcome }>(
-        "SELECT set_config('synchronous_commit', 'off', true) AS relaxed, outbound_enqueue($1, $2, $3, $4, $5, $6, $7, $8, $9) AS outcome",
-        [item.instance, item.id, item.lane, item.dueAt, item.createdAt, item.payload, bound, lease?.now ?? null, lease ? lease.now + lease.leaseMs : null],
-      );
-      return row!.outcome;
+      // The paused flag in the same statement (the function answers 'queued' for a paused instance too):
+      // the caller needs no read of its own after the enqueue.
+      const row = await this.db.get<{ outcomes: ('full' | 'queued' | 'leased')[]; paused: boolean }>(ENQUEUE, [
+        instance,
+        enqueues.map((e) => e.item.id), enqueues.map((e) => e.item.lane), enqueues.map((e) => e.item.dueAt),
+        enqueues.map((e) => e.item.createdAt), enqueues.map((e) => e.item.payload), enqueues.map((e) => e.bound),
+        enqueues.map((e) => e.lease?.now ?? null), enqueues.map((e) => (e.lease ? e.lease.now + e.lease.leaseMs : null)),
+      ]);
+      return row!.outcomes.map((outcome) => (outcome === 'queued' && row!.paused ? 'paused' : outcome));
     } finally {
       // Also after a failure: a statement cut off after its COMMIT left may have committed.
       this.db.committedWithoutFlush();
@@ -90,18 +155,24 @@ export class PgOutboundQueue implements OutboundQueue {
 
   /**
    * One call of the `outbound_complete` function (migration 5): one round trip, and the instance's count
-   * row (which every enqueue of the instance takes) held only until the commit. When the send's message
-   * record is stored, the completion does not wait for its WAL flush (`synchronous_commit` off for this
-   * transaction only): lost in a crash of the server, the entry is claimed again, finds its record and is
-   * completed without a second send (the worker's resume path), so the flush buys nothing. The next
-   * `Storage.flush` waits for it.
+   * row (which every enqueue of the instance takes) held only until the commit; the completions of an
+   * instance made while one is in flight go together, one call of `outbound_complete_many` (migration 8).
+   * When the sends' message records are stored, the completion does not wait for its WAL flush
+   * (`synchronous_commit` off for this transaction only): lost in a crash of the server, the entry is
+   * claimed again, finds its record and is completed without a second send (the worker's resume path), so
+   * the flush buys nothing. The next `Storage.flush` waits for it.
    */
   async complete(instance: string, id: string): Promise<void> {
     // The send's record is a group-commit write: committed first, so that an entry is never completed
     // while its record could still be discarded (and so that the check below sees it).
     await this.db.committedWrites();
+    await this.completions.call(instance, id);
+  }
+
+  private async completeNow(instance: string, ids: readonly string[]): Promise<void> {
     try {
-      await this.db.get(COMPLETE, [instance, id]);
+      if (ids.length === 1) await this.db.get(COMPLETE, [instance, ids[0]]);
+      else await this.db.get(COMPLETE_MANY, [instance, [...new Set(ids)]]);
     } finally {
       this.db.committedWithoutFlush();
     }
@@ -133,12 +204,10 @@ export class PgOutboundQueue implements OutboundQueue {
     return row ? outboundOf(row) : null;
   }
 
+  /** A page and the total in one statement (one snapshot: an entry is never counted and not listed, or listed and not counted). */
   async list(instance: string, page: { limit: number; offset: number }): Promise<OutboundPage> {
-    const [rows, total] = await Promise.all([
-      this.db.all<OutboundRow>('SELECT * FROM outbound WHERE instance = $1 ORDER BY due_at, seq LIMIT $2 OFFSET $3', [instance, page.limit, page.offset]),
-      this.count(instance),
-    ]);
-    return { items: rows.map(outboundOf), total };
+    const rows = await this.db.all<OutboundRow & { list_total: number }>(LIST, [instance, page.limit, page.offset]);
+    return { items: rows.filter((row) => row.id !== null).map(outboundOf), total: rows[0]?.list_total ?? 0 };
   }
 
   async count(instance: string): Promise<number> {

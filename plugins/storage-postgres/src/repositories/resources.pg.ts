@@ -2,15 +2,16 @@ import {
   decodeStored, encodeStored, mergeChat, mergeContact, scanPage, type Chat, type ChatRepository, type Contact, type ContactChange, type ContactRepository, type ScanPage,
   type ScanRequest,
 } from '@parley/core';
+import type { LookupKind } from '../key-lookups.js';
 import type { PgDatabase } from '../pg-database.js';
 
 /** Where one kind of resource is stored. Table and column names are constants of this file, never input. */
 interface ResourceTable<T, P> {
   table: string;
+  /** Its kind of {@link PgDatabase.lookups} and {@link PgDatabase.upserts}, which `get` and `upsert` go through. */
+  lookup: Exclude<LookupKind, 'message'>;
   /** The jsonb column holding the document. */
   column: string;
-  /** A column written beside the document for `order`, from the merged document's field of that name. */
-  sortColumn?: string;
   /** `ORDER BY` of `list`. */
   order: string;
   /** The core merge of the repository contract, for a resource that does not exist yet. */
@@ -24,32 +25,22 @@ interface ResourceTable<T, P> {
  * removed), under the row lock of ON CONFLICT, so concurrent upserts never lose fields.
  */
 class PgResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
-  private readonly upsertSql: string;
+  constructor(private readonly db: PgDatabase, private readonly spec: ResourceTable<T, P>) {}
 
-  constructor(private readonly db: PgDatabase, private readonly spec: ResourceTable<T, P>) {
-    const { table, column, sortColumn } = spec;
-    // $3 is the new resource (the contract's merge over the defaults), $4 the given fields alone: a stored
-    // resource gets only those, or the defaults would overwrite what it holds; $5 the fields given as null, removed.
-    const merged = `(${table}.${column} || $4::jsonb) - $5::text[]`;
-    const sort = sortColumn === undefined ? { column: '', value: '', update: '' } : {
-      column: `, ${sortColumn}`,
-      value: `, coalesce(($3::jsonb ->> '${sortColumn}')::double precision, 0)`,
-      update: `, ${sortColumn} = coalesce((${merged} ->> '${sortColumn}')::double precision, 0)`,
-    };
-    this.upsertSql = `INSERT INTO ${table} (instance, id, ${column}${sort.column}) VALUES ($1, $2, $3::jsonb${sort.value})
-      ON CONFLICT (instance, id) DO UPDATE SET ${column} = ${merged}${sort.update} RETURNING ${column}::text AS doc`;
-  }
-
+  /** One write of the turn's statement ({@link PgDatabase.upserts}). */
   async upsert(instance: string, resource: P): Promise<T> {
     const removed = Object.entries(resource).filter(([, value]) => value === null).map(([name]) => name);
-    const row = await this.db.writes.get<{ doc: string }>(this.upsertSql,
-      [instance, resource.id, encodeStored(this.spec.merge(null, resource)), encodeStored(resource), removed]);
-    return decodeStored<T>(row!.doc);
+    // created: the contract's merge over the defaults, for a new resource; patch: the given fields alone,
+    // all a stored one gets (else the defaults would overwrite what it holds); removed: those given as null.
+    const doc = await this.db.upserts.resource(this.spec.lookup, {
+      instance, id: resource.id, created: encodeStored(this.spec.merge(null, resource)), patch: encodeStored(resource), removed,
+    });
+    return decodeStored<T>(doc);
   }
 
+  /** A lookup of the turn's statement ({@link PgDatabase.lookups}), with the other key reads made beside it. */
   async get(instance: string, id: string): Promise<T | null> {
-    const { table, column } = this.spec;
-    const row = await this.db.reads.get<{ doc: string }>(`SELECT ${column}::text AS doc FROM ${table} WHERE instance = $1 AND id = $2`, [instance, id]);
+    const row = await this.db.lookups.get(this.spec.lookup, instance, id);
     return row ? decodeStored<T>(row.doc) : null;
   }
 
@@ -79,13 +70,13 @@ class PgResourceRepository<T extends { id: string }, P extends { id: string } = 
 /** Chats, most recent activity first (the `timestamp` column), ties by id. */
 export class PgChatRepository extends PgResourceRepository<Chat> implements ChatRepository {
   constructor(db: PgDatabase) {
-    super(db, { table: 'chats', column: 'chat', sortColumn: 'timestamp', order: 'timestamp DESC, id', merge: mergeChat });
+    super(db, { table: 'chats', lookup: 'chat', column: 'chat', order: 'timestamp DESC, id', merge: mergeChat });
   }
 }
 
 /** Contacts, ordered by id. */
 export class PgContactRepository extends PgResourceRepository<Contact, ContactChange> implements ContactRepository {
   constructor(db: PgDatabase) {
-    super(db, { table: 'contacts', column: 'contact', order: 'id', merge: mergeContact });
+    super(db, { table: 'contacts', lookup: 'contact', column: 'contact', order: 'id', merge: mergeContact });
   }
 }

@@ -35,6 +35,7 @@ local function refresh(laneKey, instance)
 end
 local function remove(instance, key)
   local f = redis.call('HMGET', key, 'laneKey', 'seq', 'id')
+  if not f[1] then return end
   local member = f[2] .. ':' .. f[3]
   redis.call('ZREM', LANE .. f[1], member)
   redis.call('ZREM', INST .. instance, member)
@@ -45,29 +46,43 @@ end
 
 /**
  * ARGV: instance, id, lane, laneKey, dueAt, createdAt, payload, bound, lease now ('' for none), lease end
- * → 'queued', 'leased' or 'full'.
+ * → 'queued', 'paused' (waiting in a paused instance), 'leased' or 'full'. Sets the lane's due score
+ * itself instead of calling refresh() (which reads back the head, the pause and the head's times): it
+ * knows before inserting whether the entry will head its lane (equal orders sort by seq, and this seq
+ * is the largest yet), and behind another head the score stays that head's, which every other script
+ * keeps right. A lane with entries is already registered in the lane sets.
  */
 export const enqueueOutbound = new LuaScript(`${PRELUDE}
 local instance, id, laneKey, dueAt = ARGV[5], ARGV[6], ARGV[8], ARGV[9]
 local key = ITEM .. instance .. ':' .. id
-if redis.call('EXISTS', key) == 1 then return 'queued' end
+local waiting = redis.call('SISMEMBER', KEYS[3], instance) == 1 and 'paused' or 'queued'
+if redis.call('EXISTS', key) == 1 then return waiting end
 if redis.call('ZCARD', INST .. instance) >= tonumber(ARGV[12]) then return 'full' end
 local seq = string.format('%016d', redis.call('INCR', KEYS[2]))
-redis.call('HSET', key, 'instance', instance, 'id', id, 'lane', ARGV[7], 'laneKey', laneKey, 'order', dueAt, 'dueAt', dueAt,
-  'createdAt', ARGV[10], 'payload', ARGV[11], 'attempts', 0, 'seq', seq)
+local head = redis.call('ZRANGE', LANE .. laneKey, 0, 0, 'WITHSCORES')
+local heads = not head[1] or tonumber(dueAt) < tonumber(head[2])
+local lease = heads and waiting == 'queued' and ARGV[13] ~= '' and tonumber(dueAt) <= tonumber(ARGV[13])
+local fields = { 'instance', instance, 'id', id, 'lane', ARGV[7], 'laneKey', laneKey, 'order', dueAt, 'dueAt', dueAt,
+  'createdAt', ARGV[10], 'payload', ARGV[11], 'attempts', 0, 'seq', seq }
+if lease then
+  fields[#fields + 1] = 'leasedUntil'
+  fields[#fields + 1] = ARGV[14]
+end
+redis.call('HSET', key, unpack(fields))
 local member = seq .. ':' .. id
 redis.call('ZADD', LANE .. laneKey, dueAt, member)
 redis.call('ZADD', INST .. instance, dueAt, member)
-redis.call('SADD', LANES .. instance, laneKey)
-redis.call('HSET', KEYS[4], laneKey, instance)
-local outcome = 'queued'
-if ARGV[13] ~= '' and tonumber(dueAt) <= tonumber(ARGV[13]) and redis.call('ZRANGE', LANE .. laneKey, 0, 0)[1] == member
-  and redis.call('SISMEMBER', KEYS[3], instance) == 0 then
-  redis.call('HSET', key, 'leasedUntil', ARGV[14])
-  outcome = 'leased'
+if not head[1] then
+  redis.call('SADD', LANES .. instance, laneKey)
+  redis.call('HSET', KEYS[4], laneKey, instance)
 end
-refresh(laneKey, instance)
-return outcome
+if waiting == 'paused' then
+  redis.call('ZREM', KEYS[1], laneKey)
+  return waiting
+end
+if not heads then return waiting end
+redis.call('ZADD', KEYS[1], lease and ARGV[14] or dueAt, laneKey)
+return lease and 'leased' or waiting
 `);
 
 /** ARGV: now, limit, leasedUntil → entry hashes (flat field lists). */
@@ -91,10 +106,9 @@ end
 return out
 `);
 
-/** ARGV: instance, id. */
+/** ARGV: instance, id (an entry already gone is left so). */
 export const completeOutbound = new LuaScript(`${PRELUDE}
-local key = ITEM .. ARGV[5] .. ':' .. ARGV[6]
-if redis.call('EXISTS', key) == 1 then remove(ARGV[5], key) end
+remove(ARGV[5], ITEM .. ARGV[5] .. ':' .. ARGV[6])
 return 1
 `);
 

@@ -1,4 +1,4 @@
-import type { SqliteDatabase } from '../sqlite-database.js';
+import type { SqliteDatabase, Undo } from '../sqlite-database.js';
 
 /** A message's sort key in its chat: numeric timestamp, then `seq` (first insertion order). */
 type OrderKey = { timestamp: number; seq: number };
@@ -71,13 +71,31 @@ export class ChatOrder {
     return bound ? { total, bound } : { total };
   }
 
-  /** Counts a message whose row is written with `key`. */
-  add(instance: string, chat: string, key: OrderKey): void {
+  /**
+   * Counts a message whose row is written with `key`. Called inside a transaction, or with `undo` inside
+   * {@link SqliteDatabase.undoable}: the one statement of nearly every add needs no savepoint, and the
+   * rarer paths of several writes run in one.
+   */
+  add(instance: string, chat: string, key: OrderKey, undo?: Undo): void {
     const grown = this.db.write<Block>(GROW_LAST, [instance, chat, key.timestamp, key.seq, instance, chat]);
     if (grown) {
-      if (grown.n > 2 * this.blockSize) this.split(instance, chat, grown);
+      if (grown.n <= 2 * this.blockSize) return;
+      undo?.(() => this.db.run('UPDATE message_blocks SET n = n - 1 WHERE instance = +? AND chat = +? AND timestamp = +? AND seq = +?',
+        [instance, chat, grown.timestamp, grown.seq]));
+      this.atomically(undo, () => this.split(instance, chat, grown));
       return;
     }
+    this.atomically(undo, () => this.addBelowLast(instance, chat, key));
+  }
+
+  /** `work` in a savepoint of its own when the caller undoes by statements, else as part of the caller's transaction. */
+  private atomically(undo: Undo | undefined, work: () => void): void {
+    if (undo) this.db.transaction(work);
+    else work();
+  }
+
+  /** Counts a message that sorts before the lower bound of the chat's last block, or the chat's first. */
+  private addBelowLast(instance: string, chat: string, key: OrderKey): void {
     let block = this.blockOf(instance, chat, key);
     if (!block) {
       // Older than every block: the first block extends down to it, or the chat's first block begins.

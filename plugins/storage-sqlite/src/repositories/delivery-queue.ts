@@ -48,7 +48,7 @@ const HEADS_OF_TARGET = `${HEADS}
   SELECT seq FROM heads WHERE url = +@url AND next_attempt_at > +@now AND (lease_until IS NULL OR lease_until <= +@now)`;
 
 /**
- * Deliveries per INSERT (or acknowledgements per DELETE) statement: up to this many are one statement;
+ * Deliveries per INSERT statement: up to this many are one statement;
  * one statement text per row count up to it is compiled and cached (nine parameters a row at most, far
  * below SQLite's bound).
  */
@@ -59,8 +59,14 @@ const INSERTS = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
   `INSERT INTO deliveries (id, instance, url, format, event_id, event_type, body, created_at, attempts, next_attempt_at) VALUES ${
     Array(i + 1).fill('(?, ?, ?, ?, ?, ?, ?, ?, 0, ?)').join(', ')} ON CONFLICT (id) DO NOTHING`);
 
-/** `DELETES[n - 1]` removes n delivered ones (1 ≤ n ≤ {@link ROWS_PER_INSERT}) not dead, answering each it removed. */
-const DELETES = Array.from({ length: ROWS_PER_INSERT }, (_, i) =>
+/**
+ * Acknowledgements per DELETE statement: a lane's batch of the default size (`batchSize` 64) delivered
+ * leaves in one statement, which needs no savepoint.
+ */
+const ROWS_PER_DELETE = 64;
+
+/** `DELETES[n - 1]` removes n delivered ones (1 ≤ n ≤ {@link ROWS_PER_DELETE}) not dead, answering each it removed. */
+const DELETES = Array.from({ length: ROWS_PER_DELETE }, (_, i) =>
   `DELETE FROM deliveries WHERE id IN (${Array(i + 1).fill('?').join(', ')}) AND dead_at IS NULL RETURNING id, instance`);
 
 /**
@@ -117,9 +123,13 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
     return { durable: this.db.flush() };
   }
 
-  /** Inserts the deliveries, {@link ROWS_PER_INSERT} a statement, and the log entries, in one savepoint of the batch. */
+  /**
+   * Inserts the deliveries, {@link ROWS_PER_INSERT} a statement, and the log entries, in one savepoint
+   * of the batch — or, when that is a single statement (no entries, at most {@link ROWS_PER_INSERT}
+   * deliveries), without one: a statement is atomic by itself.
+   */
   private write(deliveries: readonly NewDelivery[], events: readonly LoggedEvent[]): void {
-    this.db.transaction(() => {
+    const insert = () => {
       this.log.appendNow(events);
       for (let from = 0; from < deliveries.length; from += ROWS_PER_INSERT) {
         const chunk = deliveries.slice(from, from + ROWS_PER_INSERT);
@@ -127,7 +137,9 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
         for (const d of chunk) params.push(d.id, d.instance, d.url, d.format, d.eventId, d.eventType, d.body, d.createdAt, d.createdAt);
         this.db.run(INSERTS[chunk.length - 1]!, params);
       }
-    });
+    };
+    if (events.length === 0 && deliveries.length <= ROWS_PER_INSERT) this.db.locked(insert);
+    else this.db.transaction(insert);
   }
 
   /**
@@ -170,16 +182,19 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
 
   async complete(outcomes: DeliveryOutcome[]): Promise<void> {
     if (outcomes.length === 0) return;
-    // The delivered ones of a lane's batch leave in one statement (per ROWS_PER_INSERT), not one each.
+    // The delivered ones of a lane's batch leave in one statement (per ROWS_PER_DELETE), not one each;
+    // a batch that is only that one statement is atomic by itself and takes no savepoint.
     const sent = new Map<string, number>();
-    this.db.transaction(() => {
+    const apply = () => {
       for (const outcome of outcomes) {
         if (outcome.outcome === 'sent') sent.set(outcome.id, outcome.responseTimeMs);
         else if (outcome.outcome === 'failed') this.failAttempt(outcome.id, outcome.failure);
         else this.db.run('UPDATE deliveries SET lease_until = NULL WHERE id = +? AND dead_at IS NULL', [outcome.id]);
       }
       this.acknowledge(sent);
-    });
+    };
+    if (outcomes.length <= ROWS_PER_DELETE && outcomes.every((outcome) => outcome.outcome === 'sent')) this.db.locked(apply);
+    else this.db.transaction(apply);
     await this.db.flush();
   }
 
@@ -194,8 +209,8 @@ export class SqliteDeliveryQueue implements DeliveryQueue {
   /** Removes the delivered ones (id → response time; in the batch's transaction) and counts those it removed. */
   private acknowledge(sent: ReadonlyMap<string, number>): void {
     const ids = [...sent.keys()];
-    for (let from = 0; from < ids.length; from += ROWS_PER_INSERT) {
-      const chunk = ids.slice(from, from + ROWS_PER_INSERT);
+    for (let from = 0; from < ids.length; from += ROWS_PER_DELETE) {
+      const chunk = ids.slice(from, from + ROWS_PER_DELETE);
       for (const row of this.db.all<{ id: string; instance: string }>(DELETES[chunk.length - 1]!, chunk)) {
         this.count(row.instance, { sent: 1, failed: 0, responseTimeMs: sent.get(row.id)! });
       }

@@ -4,6 +4,7 @@ import {
 } from '@parley/core';
 import { messageOf, STATUS_RANK_SQL, type MessageRow } from '@parley/storage-sql';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import { BatchKept } from './batch-kept.js';
 import { ChatOrder } from './chat-order.js';
 
 
@@ -27,12 +28,21 @@ const SCAN_CHATS = `${SCAN_COLUMNS} WHERE instance = +? ${SCAN_ORDER}`;
 /** Where a stored message sits in its chat's order. */
 type PlaceRow = { seq: number; chat: string; timestamp: number };
 
+/**
+ * Messages by (instance, id), in their chats' orders ({@link ChatOrder}). What a batch read or wrote of
+ * a record is kept for it ({@link BatchKept}): a send's record and its own copy (the sent record and the
+ * channel's `message` event of the same id) are each read before they are written, and the second read
+ * in the batch is answered from memory (issue 26).
+ */
 export class SqliteMessageRepository implements MessageRepository {
   private readonly order: ChatOrder;
+  /** The open batch's rows (null: none), by `instance\nid`. */
+  private readonly kept: BatchKept<MessageRow | null>;
 
   /** `blockSize`: see {@link ChatOrder}; tests pass a small one to exercise splits and merges. */
   constructor(private readonly db: SqliteDatabase, blockSize?: number) {
     this.order = new ChatOrder(db, blockSize);
+    this.kept = new BatchKept(db);
   }
 
   /**
@@ -45,15 +55,19 @@ export class SqliteMessageRepository implements MessageRepository {
     // messageTimestamp is text; ordering needs the number ("999" sorts after "1000" as text).
     const timestamp = Number(record.messageTimestamp) || 0;
     const content = [record.status, encodeStored(record)];
-    this.db.transaction(() => {
-      const inserted = this.db.write<{ seq: number }>(
+    // A new message: its row and its place in the chat's order, undone by statements should the second
+    // fail (no savepoint: nearly always two statements in all).
+    const inserted = this.db.undoable((undo) => {
+      const row = this.db.write<{ seq: number }>(
         'INSERT INTO messages (instance, id, chat, timestamp, status, record) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING seq',
         [instance, id, chat, timestamp, ...content],
       );
-      if (inserted) {
-        this.order.add(instance, chat, { timestamp, seq: inserted.seq });
-        return;
-      }
+      if (!row) return false;
+      undo(() => this.db.run('DELETE FROM messages WHERE seq = +?', [row.seq]));
+      this.order.add(instance, chat, { timestamp, seq: row.seq }, undo);
+      return true;
+    });
+    if (!inserted) this.db.transaction(() => {
       const stored = this.db.get<PlaceRow>('SELECT seq, chat, timestamp FROM messages WHERE instance = +? AND id = +?', [instance, id])!;
       this.db.run('UPDATE messages SET chat = ?, timestamp = ?, status = ?, record = ? WHERE seq = +?', [chat, timestamp, ...content, stored.seq]);
       if (stored.chat !== chat || stored.timestamp !== timestamp) {
@@ -61,10 +75,16 @@ export class SqliteMessageRepository implements MessageRepository {
         this.order.add(instance, chat, { timestamp, seq: stored.seq });
       }
     });
+    this.kept.set(`${instance}\n${id}`, { status: record.status, record: content[1]! });
   }
 
   async get(instance: string, id: string): Promise<MessageRecord | null> {
-    const row = this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = +? AND id = +?', [instance, id]);
+    const key = `${instance}\n${id}`;
+    let row = this.kept.get(key);
+    if (row === undefined) {
+      row = this.db.get<MessageRow>('SELECT record, status FROM messages WHERE instance = +? AND id = +?', [instance, id]) ?? null;
+      this.kept.set(key, row);
+    }
     return row ? messageOf(row) : null;
   }
 
@@ -75,6 +95,12 @@ export class SqliteMessageRepository implements MessageRepository {
    */
   async setStatus(instance: string, id: string, status: MessageStatus): Promise<boolean> {
     const moved = this.db.run(SET_STATUS, [status, instance, id, status, MESSAGE_STATUS_RANK[status]]);
+    if (moved > 0) {
+      const key = `${instance}\n${id}`;
+      const row = this.kept.get(key);
+      if (row) this.kept.set(key, { ...row, status });
+      else this.kept.delete(key);
+    }
     return moved > 0 || this.db.get('SELECT 1 AS found FROM messages WHERE instance = +? AND id = +?', [instance, id]) !== undefined;
   }
 
@@ -103,6 +129,7 @@ export class SqliteMessageRepository implements MessageRepository {
       let deleted = 0;
       for (const id of new Set(ids)) {
         const gone = this.db.write<PlaceRow>('DELETE FROM messages WHERE instance = +? AND id = +? RETURNING seq, chat, timestamp', [instance, id]);
+        this.kept.delete(`${instance}\n${id}`);
         if (!gone) continue;
         this.order.remove(instance, gone.chat, gone);
         deleted++;
@@ -112,6 +139,7 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   async deleteChat(instance: string, chatJid: string): Promise<number> {
+    this.kept.clear();
     return this.db.transaction(() => {
       this.order.forget(instance, chatJid);
       return this.db.run('DELETE FROM messages WHERE instance = +? AND chat = +?', [instance, chatJid]);
@@ -133,6 +161,7 @@ export class SqliteMessageRepository implements MessageRepository {
   }
 
   async clear(instance: string): Promise<void> {
+    this.kept.clear();
     this.db.transaction(() => {
       this.order.clear(instance);
       this.db.run('DELETE FROM messages WHERE instance = +?', [instance]);

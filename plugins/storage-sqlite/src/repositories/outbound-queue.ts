@@ -1,6 +1,6 @@
 import type { EnqueueOutcome, NewOutbound, Outbound, OutboundPage, OutboundQueue } from '@parley/core';
 import { outboundOf, type OutboundRow } from '@parley/storage-sql';
-import type { SqliteDatabase } from '../sqlite-database.js';
+import type { SqliteDatabase, Undo } from '../sqlite-database.js';
 
 const NOT_PAUSED = 'l.instance NOT IN (SELECT instance FROM outbound_paused)';
 
@@ -10,9 +10,21 @@ const READY = `
   WHERE l.ready_at <= +@now AND o.due_at <= +@now AND ${NOT_PAUSED}
   ORDER BY l.ready_at, l.head LIMIT @limit`;
 
+/** Leases the entries of a JSON array of seqs (rowid lookups). */
+const LEASE_ENTRIES = 'UPDATE outbound SET lease_until = ? WHERE seq IN (SELECT value FROM json_each(?))';
+/** Makes the lanes of a JSON array of `[instance, lane]` ready at a lease's end (primary-key lookups). */
+const LEASE_LANES = 'UPDATE outbound_lanes SET ready_at = ? WHERE (instance, lane) IN (SELECT value ->> 0, value ->> 1 FROM json_each(?))';
+
+/** Writes a lane's head row from its first entry (lane order), when it has one; changes no row otherwise. */
+const REFRESH_LANE = `
+  INSERT INTO outbound_lanes (instance, lane, head, ready_at)
+  SELECT instance, lane, seq, coalesce(lease_until, due_at) FROM outbound WHERE instance = +? AND lane = +? ORDER BY ord, seq LIMIT 1
+  ON CONFLICT (instance, lane) DO UPDATE SET head = excluded.head, ready_at = excluded.ready_at`;
+
 /**
  * The outbound queue in the `outbound` table (migration 6), with each lane's head in `outbound_lanes`.
- * Every method is one statement or one transaction in the turn's batch, durable at the next commit
+ * Every method is one statement or one atomic step in the turn's batch (a transaction, or for an
+ * enqueue and a completion an undoable write: {@link SqliteDatabase.undoable}), durable at the next commit
  * ({@link SqliteStorage.flush}): the server flushes before it answers a request, and a completion or release lost to a crash only makes
  * the entry claimable again (where the worker finds its record and sends nothing twice).
  *
@@ -82,17 +94,20 @@ export class SqliteOutboundQueue implements OutboundQueue {
     return this.db.locked((): EnqueueOutcome => {
       const state = this.stateOf(item);
       if ((state.n ?? 0) + (this.pendingCounts.get(item.instance) ?? 0) >= bound) return 'full';
+      const waiting = state.paused === null ? 'queued' : 'paused';
       // A duplicate id is stored once.
-      if (state.stored !== null || this.unwritten.has(key)) return 'queued';
-      this.countBy(item.instance, 1);
+      if (state.stored !== null || this.unwritten.has(key)) return waiting;
       if (lease !== undefined && item.dueAt <= lease.now && state.ahead === null && state.paused === null) {
         this.unwritten.set(key, { item, leaseUntil: lease.now + lease.leaseMs });
         this.unwrittenLanes.add(laneKey);
         this.db.beforeCommit(this.writeUnwritten);
+        this.countBy(item.instance, 1);
         return 'leased';
       }
-      this.db.transaction(() => this.insert(item, null, state.ahead === null));
-      return 'queued';
+      // Counted once written: a write that failed leaves the size as it was.
+      this.db.undoable((undo) => this.insert(item, null, state.ahead === null, undo));
+      this.countBy(item.instance, 1);
+      return waiting;
     });
   }
 
@@ -105,11 +120,15 @@ export class SqliteOutboundQueue implements OutboundQueue {
    */
   async claim({ now, limit, leaseMs }: { now: number; limit: number; leaseMs: number }): Promise<Outbound[]> {
     this.writeUnwritten();
-    const claimed = this.db.transaction(() => this.db.all<OutboundRow>(READY, { now, limit }).map((row) => {
-      this.db.run('UPDATE outbound SET lease_until = ? WHERE seq = +?', [now + leaseMs, row.seq]);
-      this.setHead(row.instance, row.lane, row.seq, now + leaseMs);
-      return outboundOf({ ...row, lease_until: now + leaseMs });
-    }));
+    const claimed = this.db.transaction(() => {
+      const rows = this.db.all<OutboundRow>(READY, { now, limit });
+      if (rows.length === 0) return [];
+      // Every head claimed in two statements, whatever their number: the leases, then their lanes' ready times.
+      const until = now + leaseMs;
+      this.db.run(LEASE_ENTRIES, [until, JSON.stringify(rows.map((row) => row.seq))]);
+      this.db.run(LEASE_LANES, [until, JSON.stringify(rows.map((row) => [row.instance, row.lane]))]);
+      return rows.map((row) => outboundOf({ ...row, lease_until: until }));
+    });
     if (claimed.length > 0) await this.db.flush();
     return claimed;
   }
@@ -124,7 +143,7 @@ export class SqliteOutboundQueue implements OutboundQueue {
       this.countBy(instance, -1);
       return;
     }
-    this.db.transaction(() => this.remove(instance, id));
+    this.db.undoable((undo) => this.remove(instance, id, undo));
   }
 
   async release(instance: string, id: string, update: { dueAt: number; failed?: { error: string } }): Promise<void> {
@@ -224,23 +243,31 @@ export class SqliteOutboundQueue implements OutboundQueue {
     return state;
   }
 
-  /** Writes an entry (leased until `leaseUntil`, or waiting) and, when it heads its lane, the lane's head. */
-  private insert(item: NewOutbound, leaseUntil: number | null, head: boolean): void {
+  /**
+   * Writes an entry (leased until `leaseUntil`, or waiting) and, when it heads its lane, the lane's head.
+   * With `undo` (see {@link SqliteDatabase.undoable}) it says how to take the entry out again.
+   */
+  private insert(item: NewOutbound, leaseUntil: number | null, head: boolean, undo?: Undo): void {
     this.emptyInBatch.delete(item.instance);
     const { seq } = this.db.write<{ seq: number }>(
       `INSERT INTO outbound (instance, id, lane, ord, due_at, created_at, payload, lease_until)
        VALUES (@instance, @id, @lane, @dueAt, @dueAt, @createdAt, @payload, @leaseUntil) RETURNING seq`,
       { instance: item.instance, id: item.id, lane: item.lane, dueAt: item.dueAt, createdAt: item.createdAt, payload: item.payload, leaseUntil },
     )!;
+    undo?.(() => this.db.run('DELETE FROM outbound WHERE seq = +?', [seq]));
     // Nothing of the lane before it: it is the lane's new head (ready at its lease end while leased).
     if (head) this.setHead(item.instance, item.lane, seq, leaseUntil ?? item.dueAt);
   }
 
-  private remove(instance: string, id: string): void {
-    const row = this.db.write<{ lane: string }>('DELETE FROM outbound WHERE instance = +? AND id = +? RETURNING lane', [instance, id]);
+  /** Deletes an entry and moves its lane on; with `undo` (see {@link SqliteDatabase.undoable}) it says how to put the entry back. */
+  private remove(instance: string, id: string, undo?: Undo): void {
+    const row = this.db.write<OutboundRow>('DELETE FROM outbound WHERE instance = +? AND id = +? RETURNING *', [instance, id]);
     if (!row) return;
-    this.countBy(instance, -1);
+    undo?.(() => this.db.run(
+      `INSERT INTO outbound (seq, instance, id, lane, ord, due_at, created_at, attempts, last_error, lease_until, payload)
+       VALUES (@seq, @instance, @id, @lane, @ord, @due_at, @created_at, @attempts, @last_error, @lease_until, @payload)`, row));
     this.refreshLane(instance, row.lane);
+    this.countBy(instance, -1);
   }
 
   private setHead(instance: string, lane: string, head: number, readyAt: number): void {
@@ -251,12 +278,12 @@ export class SqliteOutboundQueue implements OutboundQueue {
     );
   }
 
-  /** Points the lane at its current head (its lease end while leased, else its due time), or drops an empty lane. */
+  /**
+   * Points the lane at its current head (its lease end while leased, else its due time) in one statement,
+   * or drops an empty lane (the statement found no head).
+   */
   private refreshLane(instance: string, lane: string): void {
-    const head = this.db.get<{ seq: number; due_at: number; lease_until: number | null }>(
-      'SELECT seq, due_at, lease_until FROM outbound WHERE instance = +? AND lane = +? ORDER BY ord, seq LIMIT 1', [instance, lane]);
-    if (head) this.setHead(instance, lane, head.seq, head.lease_until ?? head.due_at);
-    else this.db.run('DELETE FROM outbound_lanes WHERE instance = +? AND lane = +?', [instance, lane]);
+    if (this.db.run(REFRESH_LANE, [instance, lane]) === 0) this.db.run('DELETE FROM outbound_lanes WHERE instance = +? AND lane = +?', [instance, lane]);
   }
 
   /** Queued sends of an instance: the stored count plus this batch's changes. */

@@ -3,6 +3,7 @@ import {
   type ScanRequest,
 } from '@parley/core';
 import type { SqliteDatabase } from '../sqlite-database.js';
+import { BatchKept } from './batch-kept.js';
 
 /** Where and how one kind of resource is stored. Table and column names are constants of this file, never input. */
 interface ResourceTable<T, P> {
@@ -20,6 +21,10 @@ interface ResourceTable<T, P> {
 /**
  * Chats and contacts: one row per (instance, id) holding the resource as JSON. An upsert reads,
  * merges and writes under the batch's write lock, so concurrent upserts never lose fields.
+ *
+ * What a batch read or wrote is kept for it ({@link BatchKept}): the store projector reads a chat and
+ * then upserts it in the same batch, and the upsert's own read is answered from memory (issue 26: one
+ * chat read per send fewer).
  */
 class SqliteResourceRepository<T extends { id: string }, P extends { id: string } = Partial<T> & { id: string }> {
   private readonly insert: string;
@@ -29,12 +34,15 @@ class SqliteResourceRepository<T extends { id: string }, P extends { id: string 
    */
   private readonly select: string;
   private readonly scanSql: string;
+  /** The open batch's documents (null: none), by `instance\nid`, as stored text. */
+  private readonly kept: BatchKept<string | null>;
 
   constructor(private readonly db: SqliteDatabase, private readonly spec: ResourceTable<T, P>) {
     const columns = ['instance', 'id', ...Object.keys(spec.sortColumns), spec.column];
     this.insert = `INSERT OR REPLACE INTO ${spec.table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
     this.select = `SELECT ${spec.column} FROM ${spec.table} WHERE instance = +? AND id = +?`;
     this.scanSql = `SELECT id, ${spec.column} FROM ${spec.table} WHERE instance = +? AND id > +? ORDER BY id LIMIT ?`;
+    this.kept = new BatchKept(db);
   }
 
   async upsert(instance: string, resource: P): Promise<T> {
@@ -43,6 +51,7 @@ class SqliteResourceRepository<T extends { id: string }, P extends { id: string 
       const text = encodeStored(merged);
       const sortValues = Object.values(this.spec.sortColumns).map((value) => value(merged));
       this.db.run(this.insert, [instance, resource.id, ...sortValues, text]);
+      this.kept.set(`${instance}\n${resource.id}`, text);
       // A copy, so the caller never holds the objects of its own patch through the answer.
       return decodeStored<T>(text);
     });
@@ -65,16 +74,24 @@ class SqliteResourceRepository<T extends { id: string }, P extends { id: string 
   }
 
   async delete(instance: string, id: string): Promise<boolean> {
-    return this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = +? AND id = +?`, [instance, id]) > 0;
+    const deleted = this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = +? AND id = +?`, [instance, id]) > 0;
+    this.kept.set(`${instance}\n${id}`, null);
+    return deleted;
   }
 
   async clear(instance: string): Promise<void> {
     this.db.run(`DELETE FROM ${this.spec.table} WHERE instance = +?`, [instance]);
+    this.kept.clear();
   }
 
   private read(instance: string, id: string): T | null {
-    const row = this.db.get<Record<string, string>>(this.select, [instance, id]);
-    return row ? decodeStored<T>(row[this.spec.column]!) : null;
+    const key = `${instance}\n${id}`;
+    let text = this.kept.get(key);
+    if (text === undefined) {
+      text = this.db.get<Record<string, string>>(this.select, [instance, id])?.[this.spec.column] ?? null;
+      this.kept.set(key, text);
+    }
+    return text === null ? null : decodeStored<T>(text);
   }
 }
 
