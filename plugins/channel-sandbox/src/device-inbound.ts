@@ -84,8 +84,9 @@ export class DeviceInbound implements SandboxPhone {
       await establishSession(this.device, packet.from);
       const message: InboundMessage = inboundFromPacket(packet, this.device);
       await keepReceivedMedia(this.device.ctx, packet);
-      this.device.ctx.emit({ type: 'message', message });
+      // Unread before the server hears of it: a chat read on arrival (markMessageRead) must find the message.
       await this.device.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.device.jid });
+      this.device.ctx.emit({ type: 'message', message });
     }
     await this.device.network.reply(packet.from, {
       kind: 'receipt', from: this.device.number, messageId: packet.id, chatJid: packet.groupJid ?? this.device.jid, status: 'delivered',
