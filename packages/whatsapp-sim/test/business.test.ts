@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getUrlFromDirectPath } from '@whiskeysockets/baileys';
@@ -46,9 +46,11 @@ describe('business accounts: profile and catalog with the Baileys socket', () =>
     const png = Buffer.from('89504e470d0a1a0a0000000d49484452000000010000000108060000001f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082', 'hex');
     // Uploaded whole first: Baileys' own upload of image bytes (`uploadingNecessaryImages`) starts before
     // its temporary file is written, and the host refuses the truncated file (its hash is not the token).
-    const file = join(await mkdtemp(join(tmpdir(), 'sim-product-')), 'image');
+    const dir = await mkdtemp(join(tmpdir(), 'sim-product-'));
+    const file = join(dir, 'image');
     await writeFile(file, png);
-    const { directPath } = await sock.waUploadToServer(file, { mediaType: 'product-catalog-image', fileEncSha256B64: createHash('sha256').update(png).digest('base64') });
+    const { directPath } = await sock.waUploadToServer(file, { mediaType: 'product-catalog-image', fileEncSha256B64: createHash('sha256').update(png).digest('base64') })
+      .finally(() => rm(dir, { recursive: true, force: true }));
     assert.deepEqual(sim.simulator.mediaFile(directPath), png);
     const created = await sock.productCreate({
       name: 'Brigadeiro', description: 'Cento', price: 9000, currency: 'BRL', images: [{ url: getUrlFromDirectPath(directPath) }], originCountryCode: 'BR',

@@ -2,12 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Storage } from '@parley/core';
-import { describe } from 'node:test';
+import { after, describe } from 'node:test';
 import { describeMessagePageCases, describeStorageConformance } from '@parley/testkit';
 import { SqliteStorage } from '../src/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'parley-sqlite-conformance-'));
 let files = 0;
+// The block-size cases below create stores under root after the conformance suite cleaned it up.
+after(() => rmSync(root, { recursive: true, force: true }));
 
 describeStorageConformance('sqlite', {
   create: async (clock) => new SqliteStorage({ file: join(root, `store-${++files}`, 'parley.db'), clock }),
