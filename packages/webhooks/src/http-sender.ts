@@ -1,5 +1,6 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { guardedLookup, privateLiteralError } from '@parley/host';
+import { BoundedMemo } from './bounded-memo.js';
 
 /** An HTTP answer to one attempt. */
 export interface HttpAnswer {
@@ -30,9 +31,6 @@ interface Target {
   origin: string;
   path: string;
 }
-
-/** Above this many remembered URLs, {@link HttpSender}'s memo of parsed ones starts over. */
-const TARGETS_KEPT = 4_096;
 
 /** The target of `url`, or the message an attempt to it fails with (not a URL, not HTTP). */
 function parseTarget(url: string): Target | string {
@@ -73,8 +71,8 @@ function guardedConnector(allowPrivate: boolean): buildConnector.connector {
  */
 export class HttpSender {
   private readonly agent: Agent;
-  /** {@link targetOf}'s memo: bounded, it starts over when full. */
-  private readonly targets = new Map<string, Target | string>();
+  /** The origin and path of each URL, parsed once (a lane's URL is the same for each of its deliveries), or why it cannot be posted to. */
+  private readonly targets = new BoundedMemo(4_096, parseTarget);
 
   constructor(allowPrivate: boolean, private readonly userAgent: string, maxSockets: number) {
     this.agent = new Agent({ connect: guardedConnector(allowPrivate), connections: maxSockets, keepAliveTimeout: KEEP_ALIVE_MS, keepAliveMaxTimeout: KEEP_ALIVE_MS });
@@ -85,7 +83,7 @@ export class HttpSender {
    * the attempt's own object: the user agent is added to it.
    */
   post(url: string, headers: Record<string, string>, body: string, timeoutMs: number, signal: AbortSignal): Promise<HttpAnswer> {
-    const target = this.targetOf(url);
+    const target = this.targets.get(url);
     if (typeof target === 'string') return Promise.reject(new Error(target));
     if (signal.aborted) return Promise.reject(new AttemptAbortedError());
     headers['user-agent'] = this.userAgent;
@@ -128,17 +126,6 @@ export class HttpSender {
       };
       this.agent.dispatch({ origin: target.origin, path: target.path, method: 'POST', body, headers }, handler);
     });
-  }
-
-  /** The origin and path of `url`, parsed once per URL (a lane's URL is the same for each of its deliveries), or why it cannot be posted to. */
-  private targetOf(url: string): Target | string {
-    let target = this.targets.get(url);
-    if (target === undefined) {
-      target = parseTarget(url);
-      if (this.targets.size >= TARGETS_KEPT) this.targets.clear();
-      this.targets.set(url, target);
-    }
-    return target;
   }
 
   /** Closes every connection. */
