@@ -1,4 +1,4 @@
-import { MESSAGE_STATUS_RANK, restStatusOf, type InboundMessage } from '@parley/core';
+import { KeyedSerialQueue, MESSAGE_STATUS_RANK, restStatusOf, type InboundMessage } from '@parley/core';
 import { isGroupJid, USER_SUFFIX } from '@parley/whatsapp-proto';
 import { receiveEphemeral } from './capabilities/chats.js';
 import { establishSession, hasBlocked } from './capabilities/contacts.js';
@@ -15,6 +15,14 @@ import type { MessagePacket, Packet, ReceiptPacket } from './sandbox-packets.js'
  * does not depend on the capabilities that incoming packets reach (chats, contacts).
  */
 export class DeviceInbound implements SandboxPhone {
+  /**
+   * Arrivals of messages, one chat's after another in the order the network handed them over: the
+   * network hands each packet over as it comes, and an arrival waits on storage (the session, media,
+   * the unread mark), so a later message of a chat could otherwise be emitted before an earlier one.
+   * A phone shows a chat's messages in the order they came, and so does the server.
+   */
+  private readonly arrivals = new KeyedSerialQueue();
+
   constructor(readonly device: SandboxDevice) {}
 
   get number(): string {
@@ -74,8 +82,20 @@ export class DeviceInbound implements SandboxPhone {
    * logged (a crash came between its store and its webhooks): emitted again, so its webhook is not lost.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
+    // Queued before any wait (the network's hand-over order); the receipt goes after, outside the queue,
+    // for the sender's own arrivals may be waiting on this phone.
+    const arrived = await this.arrivals.run(packet.groupJid ?? packet.from, () => this.arrive(packet, replayed));
+    if (!arrived) return;
+    await this.device.network.reply(packet.from, {
+      kind: 'receipt', from: this.device.number, messageId: packet.id, chatJid: packet.groupJid ?? this.device.jid, status: 'delivered',
+      timestamp: Math.floor(this.device.network.now() / 1000),
+    }, replayed);
+  }
+
+  /** Emits a message that is new to the server; answers false for a blocked sender's (dropped, no receipt). */
+  private async arrive(packet: MessagePacket, replayed: boolean): Promise<boolean> {
     // A blocked sender's direct messages never arrive (nor get a delivery receipt); group messages still do.
-    if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return;
+    if (!packet.groupJid && (await hasBlocked(this.device, packet.from))) return false;
     // A replay may follow a hand-over that emitted the message and failed after (storage unavailable):
     // its event, held by the server until storage is back, is processed before the replay looks for it.
     if (replayed) await this.device.ctx.settled?.();
@@ -88,9 +108,6 @@ export class DeviceInbound implements SandboxPhone {
       await this.device.trackUnread(message.chatJid, packet.timestamp, { id: packet.id, from: packet.from, senderChat: packet.groupJid ?? this.device.jid });
       this.device.ctx.emit({ type: 'message', message });
     }
-    await this.device.network.reply(packet.from, {
-      kind: 'receipt', from: this.device.number, messageId: packet.id, chatJid: packet.groupJid ?? this.device.jid, status: 'delivered',
-      timestamp: Math.floor(this.device.network.now() / 1000),
-    }, replayed);
+    return true;
   }
 }
