@@ -7,9 +7,12 @@ import type { TestServer } from '../support/test-server.js';
 /** A short reconnect policy: a retry after the expiry, if there were one, would show within the wait below. */
 const RECONNECT = { baseDelayMs: 100, maxDelayMs: 500, jitter: 0 };
 
+/** Each QR code's life (the plugin's `qrTimeoutMs`, Baileys' `qrTimeout`), here and in the simulator. */
+const QR_MS = 3_000;
+
 /**
  * Issue 25 defect 11, QR expiry on the simulator: the simulator hands out a single QR ref (WhatsApp hands
- * out six, 60 s then 20 s each; one keeps the test to Baileys' first 60 s). Nobody scans it, Baileys ends
+ * out six, 60 s then 20 s each; one ref living `QR_MS` keeps the test short). Nobody scans it, Baileys ends
  * the socket itself with 408 "QR refs attempts ended", and Parley reports it as docs/rest-api.md says: one
  * close event {code 408, reason `qr_timeout`, willReconnect false}, `stopped` with that failure, the wish
  * to be connected cleared and no retry; an explicit connect shows a new QR code.
@@ -17,12 +20,12 @@ const RECONNECT = { baseDelayMs: 100, maxDelayMs: 500, jitter: 0 };
 describe('a QR code nobody scans until the simulator\'s refs run out: qr_timeout, no retry', () => {
   let sim: RunningSimulator;
   let t: TestServer;
-  const env = useSimulatedWhatsApp({}, { reconnect: RECONNECT }, { qrRefs: { count: 1, firstMs: 60_000, nextMs: 20_000 } });
+  const env = useSimulatedWhatsApp({}, { reconnect: RECONNECT, qrTimeoutMs: QR_MS }, { qrRefs: { count: 1, firstMs: QR_MS, nextMs: QR_MS } });
   before(() => {
     ({ sim, t } = env);
   });
 
-  it('one close event {408, qr_timeout, willReconnect false}, stopped, wantsConnection false, no new QR until a connect', { timeout: 120_000 }, async () => {
+  it('one close event {408, qr_timeout, willReconnect false}, stopped, wantsConnection false, no new QR until a connect', { timeout: 60_000 }, async () => {
     sim.simulator.createAccount({ number: '5511987659821' });
     const created = await t.createInstance({ channel: 'whatsapp', name: 'qr-expiry' });
     const api = t.client(created.key);
@@ -32,8 +35,10 @@ describe('a QR code nobody scans until the simulator\'s refs run out: qr_timeout
     const connecting = await api.call('connectInstance');
     assert.match(connecting.qrcode, /^https:\/\/wa\.me\/settings\/linked_devices#2@/);
     assert.equal(sim.simulator.pendingClients().length, 1);
-    // Baileys shows the single ref for its 60 s, then ends the socket by itself.
-    await t.waitFor(() => mine().some((e) => e.type === 'connection' && e.status === 'close'), 90_000, 'the QR code to expire');
+    // Baileys shows the single ref for its QR_MS, then ends the socket by itself.
+    const shownAt = Date.now();
+    await t.waitFor(() => mine().some((e) => e.type === 'connection' && e.status === 'close'), 30_000, 'the QR code to expire');
+    assert.ok(Date.now() - shownAt >= QR_MS - 1_000, 'the code lived its qrTimeoutMs');
     const closedAt = mine().length;
     // Far longer than the whole reconnect policy: a retry would have opened a socket and shown a new QR code.
     await new Promise((resolve) => setTimeout(resolve, 3_000));

@@ -45,6 +45,12 @@ export interface BaileysOptions {
    * packets silently is therefore noticed 35 to 65 s after its last frame with the default.
    */
   keepAliveIntervalMs?: number;
+  /**
+   * How long each QR code lives before the next one shows (Baileys' `qrTimeout`); default Baileys' own:
+   * 60 s for the first code, 20 s for each next. WhatsApp hands out six codes a connection, after which
+   * the connection ends (`qr_timeout`): about 160 s of codes by default, six times this when set.
+   */
+  qrTimeoutMs?: number;
   /** WhatsApp Web's WebSocket endpoint (Baileys' `waWebSocketUrl`); default Baileys' own, `wss://web.whatsapp.com/ws/chat`. */
   webSocketUrl?: string;
   /**
@@ -98,6 +104,7 @@ export interface ResolvedBaileysOptions {
   syncFullHistory: boolean;
   connectTimeoutMs: number;
   keepAliveIntervalMs: number;
+  qrTimeoutMs?: number;
   webSocketUrl?: string;
   /** The root the server's chain is checked against before each connection attempt; only with a `webSocketUrl`. */
   serverRoot?: Buffer;
@@ -129,6 +136,7 @@ export const baileysOptionsSchema = {
     syncFullHistory: { type: 'boolean' },
     connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     keepAliveIntervalMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    qrTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     webSocketUrl: { type: 'string', pattern: '^wss?://', maxLength: 2048 },
     serverRootKey: { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
     simulator: {
@@ -178,6 +186,7 @@ export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOpt
     syncFullHistory: options.syncFullHistory ?? false,
     connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
     keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
+    ...(options.qrTimeoutMs ? { qrTimeoutMs: options.qrTimeoutMs } : {}),
     ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl, serverRoot: options.serverRootKey ? Buffer.from(options.serverRootKey, 'base64') : WHATSAPP_ROOT_KEY } : {}),
     qrWaitMs: options.qrWaitMs ?? 10_000,
     ...(options.version ? { version: options.version } : {}),

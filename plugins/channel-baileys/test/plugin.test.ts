@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Logger } from '@parley/core';
 import { registerPlugin } from '@parley/testkit';
-import plugin, { createBaileysDriver, resolveOptions } from '../src/index.js';
+import plugin, { baileysOptionsSchema, createBaileysDriver, resolveOptions } from '../src/index.js';
 import { nextAttempt, reconnectDelay } from '../src/connection/backoff.js';
-import { createHarness, quietLogger } from './harness.js';
+import { Ajv } from 'ajv';
+import { createHarness, ME, quietLogger } from './harness.js';
 
 describe('plugin and driver', () => {
   it('the manifest declares and registers a main-channel driver named whatsapp, with phone-number addressing', async () => {
@@ -34,6 +35,20 @@ describe('plugin and driver', () => {
     createBaileysDriver({ options: { reconnect: { maxAttempts: 3 } }, logger });
     createBaileysDriver({ options: { reconnect: { baseDelayMs: 5 } }, logger });
     assert.equal(warnings.length, 1);
+  });
+
+  it('qrTimeoutMs sets each QR code\'s life on the socket (Baileys\' qrTimeout); absent, Baileys keeps its own 60 s then 20 s', async () => {
+    const validate = new Ajv().compile(baileysOptionsSchema);
+    assert.deepStrictEqual([30_000, 1_000, 999, 600_001, '30000'].map((qrTimeoutMs) => validate({ qrTimeoutMs })), [true, true, false, false, false]);
+    for (const [options, expected] of [[{ qrTimeoutMs: 30_000 }, 30_000], [{}, undefined]] as const) {
+      const h = await createHarness({ options });
+      const connecting = h.adapter.capabilities.connection!.connect();
+      const socket = await h.sockets.next(1);
+      assert.equal(socket.config.qrTimeout, expected);
+      socket.open(ME);
+      await connecting;
+      await h.adapter.stop();
+    }
   });
 
   it('backoff doubles from the base, is capped, and jitter only shortens it', () => {

@@ -44,6 +44,7 @@ export function socketConfig(input: SocketConfigInput): UserFacingSocketConfig {
     syncFullHistory: options.syncFullHistory,
     connectTimeoutMs: options.connectTimeoutMs,
     keepAliveIntervalMs: options.keepAliveIntervalMs,
+    ...(options.qrTimeoutMs ? { qrTimeout: options.qrTimeoutMs } : {}),
     ...(options.webSocketUrl ? { waWebSocketUrl: options.webSocketUrl } : {}),
     // Messages the instance sends are answered by `send`; only messages sent from the phone arrive as events.
     emitOwnEvents: false,
