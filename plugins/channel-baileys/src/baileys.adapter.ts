@@ -86,6 +86,7 @@ export class BaileysAdapter implements ChannelAdapter {
       logger,
       env: (socket) => inboundEnv(socket, deps.now, stored, async (id) => (await context.storage.messages.get(context.instanceId, id)) ?? undefined, groupCache),
       flags: async () => (await context.instance()).flags,
+      undecryptableGraceMs: deps.options.undecryptableGraceMs,
     });
     this.connection = new ConnectionManager({
       context,

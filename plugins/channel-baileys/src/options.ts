@@ -1,4 +1,5 @@
 import { WHATSAPP_ROOT_KEY } from './connection/server-certificate.js';
+import { CIPHERTEXT_GRACE_MS } from './events/undecrypted.js';
 
 /**
  * Reconnection policy: capped exponential backoff with jitter. A transient close (408, 428, 500, 503,
@@ -51,6 +52,11 @@ export interface BaileysOptions {
    * the connection ends (`qr_timeout`): about 160 s of codes by default, six times this when set.
    */
   qrTimeoutMs?: number;
+  /**
+   * How long a message that did not decrypt waits for the sender's resend (Baileys asks for it with a
+   * retry receipt) before it is reported as `message-unsupported` with details `ciphertext`; default 30 s.
+   */
+  undecryptableGraceMs?: number;
   /** WhatsApp Web's WebSocket endpoint (Baileys' `waWebSocketUrl`); default Baileys' own, `wss://web.whatsapp.com/ws/chat`. */
   webSocketUrl?: string;
   /**
@@ -105,6 +111,7 @@ export interface ResolvedBaileysOptions {
   connectTimeoutMs: number;
   keepAliveIntervalMs: number;
   qrTimeoutMs?: number;
+  undecryptableGraceMs: number;
   webSocketUrl?: string;
   /** The root the server's chain is checked against before each connection attempt; only with a `webSocketUrl`. */
   serverRoot?: Buffer;
@@ -137,6 +144,7 @@ export const baileysOptionsSchema = {
     connectTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     keepAliveIntervalMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     qrTimeoutMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
+    undecryptableGraceMs: { type: 'integer', minimum: 1000, maximum: 600_000 },
     webSocketUrl: { type: 'string', pattern: '^wss?://', maxLength: 2048 },
     serverRootKey: { type: 'string', pattern: '^[A-Za-z0-9+/]{43}=$' },
     simulator: {
@@ -187,6 +195,7 @@ export function resolveOptions(options: BaileysOptions = {}): ResolvedBaileysOpt
     connectTimeoutMs: options.connectTimeoutMs ?? 20_000,
     keepAliveIntervalMs: options.keepAliveIntervalMs ?? 30_000,
     ...(options.qrTimeoutMs ? { qrTimeoutMs: options.qrTimeoutMs } : {}),
+    undecryptableGraceMs: options.undecryptableGraceMs ?? CIPHERTEXT_GRACE_MS,
     ...(options.webSocketUrl ? { webSocketUrl: options.webSocketUrl, serverRoot: options.serverRootKey ? Buffer.from(options.serverRootKey, 'base64') : WHATSAPP_ROOT_KEY } : {}),
     qrWaitMs: options.qrWaitMs ?? 10_000,
     ...(options.version ? { version: options.version } : {}),

@@ -4,7 +4,7 @@ import type { ChannelEventPayload } from '@parley/core';
 import { proto, type WAMessage } from '@whiskeysockets/baileys';
 import { CIPHERTEXT_GRACE_MS } from '../src/events/undecrypted.js';
 import type { FakeSocket } from '../src/testing/index.js';
-import { eachOpenHarness, PEER, PEER_JID, type Harness } from './harness.js';
+import { connectOpen, createHarness, eachOpenHarness, PEER, PEER_JID, type Harness } from './harness.js';
 
 const T = 1_735_700_000;
 const CIPHERTEXT = proto.WebMessageInfo.StubType.CIPHERTEXT;
@@ -79,5 +79,25 @@ describe('inbound messages without readable content', () => {
   it('an album\'s parent produces no event; its images arrive as messages of their own', async () => {
     await receive(envelope('3EB0ALBUM00001', { message: proto.Message.fromObject({ albumMessage: { expectedImageCount: 2 } }) }));
     assert.deepStrictEqual(h.events, []);
+  });
+});
+
+describe('the grace for a resend, set by undecryptableGraceMs', () => {
+  afterEach(() => mock.timers.reset());
+
+  it('reports a message that never decrypts once that grace has passed, not before', async () => {
+    const h = await createHarness({ options: { undecryptableGraceMs: 5_000 } });
+    const socket = await connectOpen(h);
+    mock.timers.enable({ apis: ['setTimeout'] });
+    socket.emit('messages.upsert', { messages: [envelope('3EB0CIPHER0009', { messageStubType: CIPHERTEXT, messageStubParameters: ['Bad MAC'] })], type: 'notify' });
+    await h.settle();
+    mock.timers.tick(4_999);
+    await h.settle();
+    assert.deepStrictEqual(h.eventsOf('message'), [], 'held for the grace');
+    mock.timers.tick(1);
+    await h.settle();
+    assert.deepStrictEqual(h.eventsOf('message'), [unsupported('3EB0CIPHER0009', 'ciphertext')]);
+    mock.timers.reset();
+    await h.adapter.stop();
   });
 });

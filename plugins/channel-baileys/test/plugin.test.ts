@@ -26,7 +26,7 @@ describe('plugin and driver', () => {
   it('options get their defaults; reconnect.maxAttempts of older configurations is dropped with a warning', () => {
     assert.deepStrictEqual(resolveOptions({ reconnect: { maxAttempts: 3 }, keyCacheSize: 10 }), {
       reconnect: { baseDelayMs: 2000, maxDelayMs: 120_000, jitter: 0.2 }, keyCacheSize: 10, groupCacheSize: 500,
-      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, keepAliveIntervalMs: 30_000, qrWaitMs: 10_000, logLevel: 'warn',
+      browserName: 'Parley', markOnlineOnConnect: false, syncFullHistory: false, connectTimeoutMs: 20_000, keepAliveIntervalMs: 30_000, undecryptableGraceMs: 30_000, qrWaitMs: 10_000, logLevel: 'warn',
       health: { failedSendThreshold: 3, failedSendWindowMs: 600_000 },
     });
     assert.equal(typeof createBaileysDriver().create, 'function');

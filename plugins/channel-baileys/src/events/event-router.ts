@@ -34,6 +34,8 @@ export interface EventRouterDeps {
   flags(): Promise<InstanceFlags>;
   /** The server's acks of the instance's sends (shared with the messaging capability, which announces them). */
   acks: ServerAcks;
+  /** How long a message that did not decrypt waits for a resend before it is reported (plugin option `undecryptableGraceMs`). */
+  undecryptableGraceMs: number;
 }
 
 type Handlers = { [E in keyof BaileysEventMap]?: (payload: BaileysEventMap[E]) => Promise<void> };
@@ -64,7 +66,7 @@ export class EventRouter {
     // Reported through the queue, so it leaves in order with the events handled meanwhile.
     this.undecrypted = new UndecryptedMessages((message) => this.enqueue('undecrypted message', async () => {
       this.deps.emit({ type: 'message', message });
-    }));
+    }), deps.undecryptableGraceMs);
   }
 
   /** Subscribes to a socket's events; answers the function that unsubscribes. */

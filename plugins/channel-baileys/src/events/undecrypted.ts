@@ -2,7 +2,7 @@ import type { InboundMessage } from '@parley/core';
 
 /**
  * How long a message that did not decrypt waits for the sender's resend before it is reported as
- * unsupported. Baileys answers a failed decryption with a retry receipt (Socket/messages-recv.js,
+ * unsupported, by default (the plugin option `undecryptableGraceMs`). Baileys answers a failed decryption with a retry receipt (Socket/messages-recv.js,
  * `sendRetryRequest`), and the sender's client resends within seconds under the same message id.
  */
 export const CIPHERTEXT_GRACE_MS = 30_000;
@@ -10,21 +10,21 @@ export const CIPHERTEXT_GRACE_MS = 30_000;
 const MAX_HELD = 1_000;
 
 /**
- * Messages that did not decrypt (`unsupported` with type `ciphertext`), held for
- * {@link CIPHERTEXT_GRACE_MS}: a resend that decrypts arrives as the message itself and cancels the
+ * Messages that did not decrypt (`unsupported` with type `ciphertext`), held for `graceMs`
+ * ({@link CIPHERTEXT_GRACE_MS} by default): a resend that decrypts arrives as the message itself and cancels the
  * hold, so one message is reported once, either as what it is or as unsupported.
  */
 export class UndecryptedMessages {
   private readonly held = new Map<string, { message: InboundMessage; timer: ReturnType<typeof setTimeout> }>();
 
-  constructor(private readonly report: (message: InboundMessage) => void) {}
+  constructor(private readonly report: (message: InboundMessage) => void, private readonly graceMs = CIPHERTEXT_GRACE_MS) {}
 
   /** Holds a message that did not decrypt (a repeat of one already held is dropped). */
   hold(message: InboundMessage): void {
     const key = keyOf(message);
     if (this.held.has(key)) return;
     if (this.held.size >= MAX_HELD) this.release(this.held.keys().next().value!);
-    const timer = setTimeout(() => this.release(key), CIPHERTEXT_GRACE_MS);
+    const timer = setTimeout(() => this.release(key), this.graceMs);
     timer.unref?.();
     this.held.set(key, { message, timer });
   }
