@@ -82,8 +82,8 @@ export class DeviceInbound implements SandboxPhone {
    * logged (a crash came between its store and its webhooks): emitted again, so its webhook is not lost.
    */
   private async onMessage(packet: MessagePacket, replayed: boolean): Promise<void> {
-    // Queued before any wait (the network's hand-over order); the receipt goes after, outside the queue,
-    // for the sender's own arrivals may be waiting on this phone.
+    // Queued before any wait (the network's hand-over order). The receipt goes after, outside the queue:
+    // it waits for the sender to store what it caused, which the chat's next arrival need not wait for.
     const arrived = await this.arrivals.run(packet.groupJid ?? packet.from, () => this.arrive(packet, replayed));
     if (!arrived) return;
     await this.device.network.reply(packet.from, {

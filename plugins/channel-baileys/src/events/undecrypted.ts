@@ -2,8 +2,9 @@ import type { InboundMessage } from '@parley/core';
 
 /**
  * How long a message that did not decrypt waits for the sender's resend before it is reported as
- * unsupported, by default (the plugin option `undecryptableGraceMs`). Baileys answers a failed decryption with a retry receipt (Socket/messages-recv.js,
- * `sendRetryRequest`), and the sender's client resends within seconds under the same message id.
+ * unsupported, by default (the plugin option `undecryptableGraceMs`). Baileys answers a failed
+ * decryption with a retry receipt (Socket/messages-recv.js, `sendRetryRequest`), and the sender's
+ * client resends within seconds under the same message id.
  */
 export const CIPHERTEXT_GRACE_MS = 30_000;
 /** Messages held at once; past it the oldest is reported at once (a flood of undecryptable messages holds no unbounded memory). */
@@ -11,8 +12,8 @@ const MAX_HELD = 1_000;
 
 /**
  * Messages that did not decrypt (`unsupported` with type `ciphertext`), held for `graceMs`
- * ({@link CIPHERTEXT_GRACE_MS} by default): a resend that decrypts arrives as the message itself and cancels the
- * hold, so one message is reported once, either as what it is or as unsupported.
+ * ({@link CIPHERTEXT_GRACE_MS} by default): a resend that decrypts arrives as the message itself and
+ * cancels the hold, so one message is reported once, either as what it is or as unsupported.
  */
 export class UndecryptedMessages {
   private readonly held = new Map<string, { message: InboundMessage; timer: ReturnType<typeof setTimeout> }>();
