@@ -1,11 +1,9 @@
-import { requireCapability, type ChannelAdapter, type ChannelContext, type ChannelEventPayload, type Logger, type Storage } from '@parley/core';
+import { requireCapability, silentLogger as silent, type ChannelAdapter, type ChannelContext, type ChannelEventPayload, type Storage } from '@parley/core';
 import { MemoryStorage } from '@parley/storage-memory';
 import { FakeClock } from '@parley/testkit';
 import { SandboxDriver } from '../src/sandbox.driver.js';
 import { defaultSandboxOptions } from '../src/sandbox.options.js';
 import { sandboxInstance } from './conformance-far-side.js';
-
-const silent: Logger = { child: () => silent, trace() {}, debug() {}, info() {}, warn() {}, error() {}, fatal() {} };
 
 /** Two linked sandbox phones on one network and one storage, without a server: each context's `emit` is the test's. */
 export interface TwoPhones {
